@@ -1,0 +1,57 @@
+/**
+ * Platform configuration: every environment variable the HTTP platform and the table client read,
+ * parsed once with valibot. Each domain keeps its own settings in `shared/<domain>/config.ts`,
+ * built with the same `readEnv` helper so that a bad value fails loudly at cold start.
+ */
+import * as v from 'valibot';
+
+/** The table name used when `TABLE_NAME` is not set (local runs and tests). */
+export const DEFAULT_TABLE_NAME = 'chain-data';
+
+const platformSchema = v.object({
+  TABLE_NAME: v.optional(v.pipe(v.string(), v.minLength(3), v.maxLength(255)), DEFAULT_TABLE_NAME),
+  /** Set locally (dynalite) and in tests; unset in AWS. */
+  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  AWS_REGION: v.optional(v.string(), 'us-east-1'),
+  /** Comma-separated list of allowed CORS origins; `*` allows any origin. */
+  CORS_ALLOWED_ORIGINS: v.optional(v.string(), '*'),
+});
+
+export type PlatformConfig = {
+  tableName: string;
+  dynamodbEndpoint: string | undefined;
+  region: string;
+  corsAllowedOrigins: string[];
+};
+
+/**
+ * Parses `env` with a valibot object schema and throws one readable error naming every bad variable.
+ */
+export function readEnv<TSchema extends v.GenericSchema<Record<string, unknown>, Record<string, unknown>>>(
+  schema: TSchema,
+  env: Record<string, string | undefined> = process.env,
+): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, env);
+  if (!result.success) {
+    const problems = result.issues.map((issue) => `${v.getDotPath(issue) ?? '?'}: ${issue.message}`);
+    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  return result.output;
+}
+
+export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
+  const raw = readEnv(platformSchema, env);
+  return {
+    tableName: raw.TABLE_NAME,
+    dynamodbEndpoint: raw.DYNAMODB_ENDPOINT,
+    region: raw.AWS_REGION,
+    corsAllowedOrigins: raw.CORS_ALLOWED_ORIGINS.split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin.length > 0),
+  };
+}
+
+/** Read at call time, so that tests and the local gateway can set the environment before first use. */
+export function platformConfig(): PlatformConfig {
+  return loadPlatformConfig(process.env);
+}

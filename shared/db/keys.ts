@@ -1,0 +1,328 @@
+/**
+ * The key design of the single table: one function per access pattern, each with the request it serves.
+ * The ids (X1, N3, O2, C1, G1 ...) are those of `shared/design/access-patterns.md`.
+ *
+ * Conventions
+ * - Every chain item's partition key starts with `C#<chainId>#`, so one table serves up to 55 chains
+ *   (and more) without any pattern reading another chain's items.
+ * - Addresses, hashes, selectors and topics are lowercase hex in keys.
+ * - Numbers in sort keys are zero-padded decimals so that string order is numeric order:
+ *   block numbers 12 digits, transaction/log indexes 6, batch positions 4, uint256 values 78.
+ * - A list is always ONE Query on ONE key range: newest first is `ScanIndexForward: false` on an
+ *   ascending sort key. Filters that a reference API offers (direction, token type, token, selector,
+ *   topic0 ...) each get their own range, written by the ingest as an *index item*: a copy of the
+ *   record under another key. Copies are small (well under 1 KB) and are written in the same batch as
+ *   the record, so they cost write units, never read-and-discard work.
+ * - Every item that ingest writes for a block is listed in that block's write manifest (G2) so that a
+ *   reorg can delete exactly what an orphaned block wrote.
+ */
+
+// ---------------------------------------------------------------------------------------------------
+// Encoding helpers
+
+export const pad = (value: number | bigint, width: number): string => value.toString().padStart(width, '0');
+export const blockKey = (blockNumber: number | bigint): string => pad(blockNumber, 12);
+export const indexKey = (index: number): string => pad(index, 6);
+export const batchKey = (position: number): string => pad(position, 4);
+/** uint256 as a fixed-width decimal: 78 digits hold 2^256 - 1. */
+export const uint256Key = (value: bigint | string): string => pad(BigInt(value), 78);
+export const lower = (hex: string): string => hex.toLowerCase();
+
+/** A full primary key. */
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/** A key range: all items of `pk` (optionally with `sk` between two bounds or starting with a prefix). */
+export interface KeyRange {
+  pk: string;
+  skPrefix?: string;
+  index?: 'gsi1' | 'gsi2';
+}
+
+const chain = (chainId: number): string => `C#${chainId}`;
+
+// ---------------------------------------------------------------------------------------------------
+// Chain registry and ingest (G1, X8)
+
+export const chainKeys = {
+  /** Chains indexed into this table (insights: unknown or unindexed chain -> 404). Query pk=CHAINS. */
+  registry: (chainId: number): ItemKey => ({ pk: 'CHAINS', sk: pad(chainId, 12) }),
+  registryRange: (): KeyRange => ({ pk: 'CHAINS' }),
+  /**
+   * G1 / X8: the ingest cursor of a chain: last ingested block number and hash. GetItem; updated with
+   * a condition on the previous block number so that only one writer advances it. Its block number
+   * is also the indexed head used for explorer `confirmations`.
+   */
+  cursor: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'CURSOR' }),
+  /**
+   * G2: the write manifest of one block: every key the ingest wrote for it, in chunks of at most
+   * 500 keys. Query pk to undo an orphaned block; sk is the chunk number.
+   */
+  manifest: (chainId: number, blockNumber: number | bigint, chunk: number): ItemKey => ({
+    pk: `${chain(chainId)}#WROTE#${blockKey(blockNumber)}`,
+    sk: pad(chunk, 4),
+  }),
+  manifestRange: (chainId: number, blockNumber: number | bigint): KeyRange => ({
+    pk: `${chain(chainId)}#WROTE#${blockKey(blockNumber)}`,
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Blocks, transactions, logs (N1, N2, N3, N4, N5, N6)
+
+export const blockKeys = {
+  /**
+   * N1: blocks of a chain ordered by number. Query pk, sk BETWEEN two block keys (the block range);
+   * asc or desc with ScanIndexForward. The item is the whole insights block.
+   * GSI1 on the same item orders the chain's blocks by timestamp: the block-by-time lookup that
+   * turns `filter_block_timestamp_*` into a block range (Query gsi1, Limit 1, from either end).
+   */
+  block: (chainId: number, blockNumber: number | bigint): ItemKey => ({
+    pk: `${chain(chainId)}#BLOCKS`,
+    sk: blockKey(blockNumber),
+  }),
+  blocksRange: (chainId: number): KeyRange => ({ pk: `${chain(chainId)}#BLOCKS` }),
+  blockByTime: (chainId: number, timestamp: number, blockNumber: number | bigint) => ({
+    gsi1pk: `${chain(chainId)}#BLOCKTIME`,
+    gsi1sk: `${pad(timestamp, 12)}#${blockKey(blockNumber)}`,
+  }),
+  blockByTimeRange: (chainId: number): KeyRange => ({ pk: `${chain(chainId)}#BLOCKTIME`, index: 'gsi1' }),
+  /** N2: block by hash. GetItem; the item is a copy of the block. */
+  blockByHash: (chainId: number, blockHash: string): ItemKey => ({
+    pk: `${chain(chainId)}#BLOCKHASH#${lower(blockHash)}`,
+    sk: 'BLOCK',
+  }),
+};
+
+export const transactionKeys = {
+  /**
+   * N2: transaction by hash, with its receipt fields. GetItem on sk `TX`. The same partition holds the
+   * transaction's token transfers (N10, sk `TT#<log>#<batch>`) and logs (sk `LOG#<log>`), so
+   * "token transfers of a transaction" is one Query with begins_with(sk, 'TT#').
+   */
+  transaction: (chainId: number, hash: string): ItemKey => ({ pk: `${chain(chainId)}#TX#${lower(hash)}`, sk: 'TX' }),
+  transactionTokenTransfer: (chainId: number, hash: string, logIndex: number, batchPosition: number): ItemKey => ({
+    pk: `${chain(chainId)}#TX#${lower(hash)}`,
+    sk: `TT#${indexKey(logIndex)}#${batchKey(batchPosition)}`,
+  }),
+  transactionTokenTransfersRange: (chainId: number, hash: string): KeyRange => ({
+    pk: `${chain(chainId)}#TX#${lower(hash)}`,
+    skPrefix: 'TT#',
+  }),
+  transactionLog: (chainId: number, hash: string, logIndex: number): ItemKey => ({
+    pk: `${chain(chainId)}#TX#${lower(hash)}`,
+    sk: `LOG#${indexKey(logIndex)}`,
+  }),
+  /**
+   * N3 (I1): transactions sent to a contract calling one selector, ordered by block then index.
+   * Query pk, sk BETWEEN block bounds. `selector` is the 4-byte selector, or `0x` for empty calldata.
+   * N3 with `filter_from_address`: its own range, the same key with `#FROM#<address>` appended.
+   */
+  callsToContract: (chainId: number, contract: string, selector: string, from?: string): KeyRange => ({
+    pk: `${chain(chainId)}#CALLS#${lower(contract)}#${lower(selector)}${from ? `#FROM#${lower(from)}` : ''}`,
+  }),
+  /** N6: transactions with a selector across all contracts (resolve of a selector), newest first. */
+  callsWithSelector: (chainId: number, selector: string): KeyRange => ({
+    pk: `${chain(chainId)}#SELECTOR#${lower(selector)}`,
+  }),
+  /** Sort key shared by every transaction range: block, then position in the block. */
+  sortKey: (blockNumber: number | bigint, transactionIndex: number): string =>
+    `${blockKey(blockNumber)}#${indexKey(transactionIndex)}`,
+};
+
+export const logKeys = {
+  /** N4 (I2): logs emitted by a contract, ordered by block then log index. Query pk, sk BETWEEN block bounds. */
+  contractLogs: (chainId: number, contract: string): KeyRange => ({ pk: `${chain(chainId)}#LOGS#${lower(contract)}` }),
+  /** N4 with `filter_topic_0`: its own range per (contract, topic0). */
+  contractLogsWithTopic0: (chainId: number, contract: string, topic0: string): KeyRange => ({
+    pk: `${chain(chainId)}#LOGS#${lower(contract)}#T0#${lower(topic0)}`,
+  }),
+  /** N5: logs with a topic0 across contracts (resolve of an event signature), newest first. */
+  logsWithTopic0: (chainId: number, topic0: string): KeyRange => ({ pk: `${chain(chainId)}#TOPIC0#${lower(topic0)}` }),
+  sortKey: (blockNumber: number | bigint, logIndex: number): string => `${blockKey(blockNumber)}#${indexKey(logIndex)}`,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Token transfers (X3, N8, N9, N10)
+
+export type TokenStandard = 'ERC-20' | 'ERC-721' | 'ERC-1155' | 'ERC-404';
+export const TOKEN_STANDARDS: readonly TokenStandard[] = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'];
+export type Direction = 'all' | 'to' | 'from';
+
+/**
+ * A set of token standards as a key segment: the standards in canonical order joined by `+`,
+ * or `ALL` for no type filter. A transfer of standard S is written to the range of every set that
+ * contains S, so a request for any set of standards reads exactly one range.
+ */
+export function tokenTypeSetKey(types: readonly TokenStandard[] | undefined): string {
+  if (!types || types.length === 0) return 'ALL';
+  const unique = TOKEN_STANDARDS.filter((standard) => types.includes(standard));
+  return unique.length === TOKEN_STANDARDS.length ? 'ALL' : unique.join('+');
+}
+
+/** Every type-set key whose range must hold an entry of `standard` (ALL and each subset containing it). */
+export function tokenTypeSetsContaining(standard: TokenStandard, standards: readonly TokenStandard[] = TOKEN_STANDARDS): string[] {
+  const others = standards.filter((s) => s !== standard);
+  const sets = new Set<string>();
+  const count = 1 << others.length;
+  for (let mask = 0; mask < count; mask += 1) {
+    const members = [standard, ...others.filter((_, bit) => mask & (1 << bit))];
+    sets.add(tokenTypeSetKey(members));
+  }
+  return [...sets];
+}
+
+export const tokenTransferKeys = {
+  /**
+   * X3 (E3) and N9 (I5a by owner): token transfers touching an address, newest first, one range per
+   * (direction, type set) and per (direction, token). direction: `all` (from or to), `to`, `from`.
+   * ERC-1155 batches are flattened: one entry per (log, batch position).
+   */
+  byAddress: (chainId: number, address: string, direction: Direction, typeSet: string): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(address)}#TT#${direction}#${typeSet}`,
+  }),
+  byAddressAndToken: (chainId: number, address: string, direction: Direction, token: string): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(address)}#TT#${direction}#TOKEN#${lower(token)}`,
+  }),
+  /** N8 (I5c): token transfers of a token contract, ordered by block. */
+  byToken: (chainId: number, token: string): KeyRange => ({ pk: `${chain(chainId)}#TT#${lower(token)}` }),
+  sortKey: (blockNumber: number | bigint, logIndex: number, batchPosition: number): string =>
+    `${blockKey(blockNumber)}#${indexKey(logIndex)}#${batchKey(batchPosition)}`,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Per-address lists of the explorer (X1, X2, X4, X5, X6, X7) and names (N11)
+
+export const addressKeys = {
+  /**
+   * X7: address details for embedding (is_contract, contract creator, token name/symbol/decimals/type
+   * when the address is a token). BatchGetItem of up to 100 addresses. Also G3's token contract lookup.
+   */
+  address: (chainId: number, address: string): ItemKey => ({ pk: `${chain(chainId)}#ADDR#${lower(address)}`, sk: 'ADDR' }),
+  /**
+   * X4 (E4) and N7 (resolve of an address): transactions touching an address, newest first, one range
+   * per direction; `to` also holds the transactions that created a contract at the address... for the
+   * creator: a creation is written to the creator's `from` range and the created contract's `to` range.
+   */
+  transactions: (chainId: number, address: string, direction: Direction): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(address)}#TX#${direction}`,
+  }),
+  /** X5 (E5): internal transactions touching an address, newest first; sk block#txIndex#index. */
+  internalTransactions: (chainId: number, address: string, direction: Direction): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(address)}#ITX#${direction}`,
+  }),
+  internalTransactionSortKey: (blockNumber: number | bigint, transactionIndex: number, index: number): string =>
+    `${blockKey(blockNumber)}#${indexKey(transactionIndex)}#${indexKey(index)}`,
+  /** X6 (E6): withdrawals received by an address, by withdrawal index; sk is the 20-digit index. */
+  withdrawals: (chainId: number, address: string): KeyRange => ({ pk: `${chain(chainId)}#A#${lower(address)}#WD` }),
+  withdrawalSortKey: (index: number | bigint): string => pad(index, 20),
+  /**
+   * G3 / O6: the current balance of one holder in one token (and token id for ERC-1155), as read with
+   * balanceOf at the block. GetItem. sk `BAL#<token>#<tokenId or ->`.
+   */
+  balance: (chainId: number, holder: string, token: string, tokenId?: bigint | string): ItemKey => ({
+    pk: `${chain(chainId)}#A#${lower(holder)}`,
+    sk: `BAL#${lower(token)}#${tokenId === undefined ? '-' : BigInt(tokenId).toString()}`,
+  }),
+  /**
+   * X1 (E1): token balances of an address, one range per type set. The ingest keeps one entry per
+   * (holder, token, id) in each range and moves it when the value changes (delete old sort key, put new).
+   * Order: value desc, then token name, then token type, matching the cursor (value, token_name, token_type):
+   * sk `<78-digit value>#<type rank>#<token name>#<token>#<token id>`, read with ScanIndexForward false.
+   */
+  balancesByValue: (chainId: number, holder: string, typeSet: string): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(holder)}#BALS#${typeSet}`,
+  }),
+  /**
+   * X2 (E2): NFT collections held by an address, one range per type set; sk `<type rank>#<contract>`
+   * gives ERC-721, then ERC-1155, then ERC-404, then contract ascending. The collection item carries
+   * `amount` and its newest 9 token instances (token id desc), so a page needs no second Query.
+   */
+  nftCollections: (chainId: number, holder: string, typeSet: string): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(holder)}#NFTCOL#${typeSet}`,
+  }),
+  /** The NFT instances an address holds in one collection, token id desc (to rebuild the 9 shown). */
+  nftHoldings: (chainId: number, holder: string, contract: string): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(holder)}#NFT#${lower(contract)}`,
+  }),
+  /** N11: a human-readable name (token symbol, lowercased) registered on a chain -> address. GetItem. */
+  name: (chainId: number, name: string): ItemKey => ({ pk: `${chain(chainId)}#NAME#${name.toLowerCase()}`, sk: 'NAME' }),
+};
+
+export const nftKeys = {
+  /** G3: one NFT instance: owner, token URI, metadata (resolved inline for data: URIs). GetItem. */
+  instance: (chainId: number, contract: string, tokenId: bigint | string): ItemKey => ({
+    pk: `${chain(chainId)}#NFT#${lower(contract)}`,
+    sk: uint256Key(tokenId),
+  }),
+};
+
+/** Ranking of token standards in the NFT collection and token balance orders. */
+export const TOKEN_TYPE_RANK: Record<TokenStandard, string> = { 'ERC-721': '1', 'ERC-1155': '2', 'ERC-404': '3', 'ERC-20': '4' };
+
+// ---------------------------------------------------------------------------------------------------
+// Orders (O1 - O6)
+
+export const orderKeys = {
+  /** O1: an order by id. GetItem. */
+  order: (orderId: string): ItemKey => ({ pk: `ORDER#${orderId}`, sk: 'ORDER' }),
+  /**
+   * O4: open orders waiting for a deposit, by (source chain, deposit address): GSI1, sparse (the
+   * attributes are removed when the order leaves the waiting states). Used by deposit detection.
+   */
+  awaitingDeposit: (srcChain: number, globalAddress: string, orderId: string) => ({
+    gsi1pk: `${chain(srcChain)}#DEPOSIT#${lower(globalAddress)}`,
+    gsi1sk: `ORDER#${orderId}`,
+  }),
+  awaitingDepositRange: (srcChain: number, globalAddress: string): KeyRange => ({
+    pk: `${chain(srcChain)}#DEPOSIT#${lower(globalAddress)}`,
+    index: 'gsi1',
+  }),
+  /**
+   * O5: orders still waiting, ordered by expiry: GSI2, sparse, sharded in 8 partitions by the order
+   * id's first hex digit (mod 8) so that creation never funnels into one hot key. The sweeper queries
+   * each shard with gsi2sk <= now.
+   */
+  expiryShards: 8,
+  pendingExpiry: (orderId: string, expiredAt: number) => ({
+    gsi2pk: `ORDERS#PENDING#${parseInt(orderId[0] ?? '0', 16) % 8}`,
+    gsi2sk: `${pad(expiredAt, 15)}#${orderId}`,
+  }),
+  pendingExpiryRange: (shard: number): KeyRange => ({ pk: `ORDERS#PENDING#${shard}`, index: 'gsi2' }),
+  /** O2: a checkout session; its `orderId` attribute links its single order (set in a transaction). */
+  checkoutSession: (sessionId: string): ItemKey => ({ pk: `CHECKOUT#${sessionId}`, sk: 'SESSION' }),
+  /** O3: an idempotency key and the first response it produced; conditional put, 24 h TTL. */
+  idempotencyKey: (scope: string, key: string): ItemKey => ({ pk: `IDEMPOTENCY#${scope}#${key}`, sk: 'KEY' }),
+  /** O6: a partner record (discount). GetItem. The fee token balance is addressKeys.balance (G3). */
+  partner: (partnerId: string): ItemKey => ({ pk: `PARTNER#${partnerId}`, sk: 'PARTNER' }),
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Collections (C1 - C3)
+
+export type CollectionFilter = 'creator' | 'symbol' | 'referrer' | 'chainId' | 'gameOwner' | 'gameId';
+
+export const collectionKeys = {
+  /** C2: a collection by predicted address. GetItem; created with attribute_not_exists(pk) (409 on a duplicate). */
+  collection: (predictedAddress: string): ItemKey => ({ pk: `COLLECTION#${lower(predictedAddress)}`, sk: 'COLLECTION' }),
+  /**
+   * C1: the newest-first list, one range per filter value and one unfiltered range (`filter` absent).
+   * Each range holds a copy of every collection that matches, sk `<createdAt ms, 15 digits>#<uuid>`,
+   * written in the same transaction as the collection, together with the range's counter (`total`).
+   * C3: a combination reads the range of its most selective filter (smallest counter) and checks the
+   * other filters on the copies it reads.
+   */
+  list: (filter?: { field: CollectionFilter; value: string | number }): KeyRange => ({
+    pk: filter ? `COLLECTIONS#${filter.field}#${normaliseCollectionFilter(filter.field, filter.value)}` : 'COLLECTIONS#ALL',
+  }),
+  listSortKey: (createdAtMs: number, uuid: string): string => `${pad(createdAtMs, 15)}#${uuid}`,
+  /** The counter of one list range: `count` is the number of collections in it. */
+  counter: (range: KeyRange): ItemKey => ({ pk: 'COLLECTIONS#COUNTERS', sk: range.pk }),
+};
+
+function normaliseCollectionFilter(field: CollectionFilter, value: string | number): string {
+  const text = String(value);
+  return field === 'creator' || field === 'gameOwner' ? text.toLowerCase() : text;
+}

@@ -1,0 +1,45 @@
+/**
+ * The single table's definition: one source for the CDK stack, the local server and the tests.
+ * Every item has a string partition key `pk` and sort key `sk`; two overloaded, sparse GSIs
+ * serve the patterns that need a second ordering of the same item (see `keys.ts`).
+ */
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+export const TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Epoch seconds; DynamoDB deletes the item some time after. Readers also treat a past `ttl` as absent. */
+  ttlAttribute: 'ttl',
+  globalSecondaryIndexes: [
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  ],
+} as const;
+
+export type IndexName = (typeof TABLE.globalSecondaryIndexes)[number]['indexName'];
+
+/** CreateTable input for the local server and the tests (on-demand, every GSI projecting all attributes). */
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  const keyAttributes = [
+    TABLE.partitionKey,
+    TABLE.sortKey,
+    ...TABLE.globalSecondaryIndexes.flatMap((gsi) => [gsi.partitionKey, gsi.sortKey]),
+  ];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keyAttributes.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: TABLE.globalSecondaryIndexes.map((gsi) => ({
+      IndexName: gsi.indexName,
+      KeySchema: [
+        { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
+        { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}

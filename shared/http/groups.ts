@@ -1,0 +1,61 @@
+/**
+ * The four API groups and the error format each one answers in, matching its reference system:
+ * - explorer (Blockscout API v2): 422 `{"errors":[{"title","source":{"pointer"},"detail"}]}` for invalid
+ *   parameters (one entry per failing parameter), `{"message"}` otherwise;
+ * - insights (thirdweb Insight v1): `{"error": "<message>"}`;
+ * - orders and collections (B3): `{"success":false,"message","statusCode"}` with the HTTP status repeated.
+ */
+import type { RequestIssue } from './errors';
+import { describeIssue } from './errors';
+
+export type ApiGroup = 'explorer' | 'insights' | 'orders' | 'collections';
+
+/** The base URL (one HTTP API each) that serves a group. */
+export type ApiName = 'base' | 'orders' | 'collections';
+
+export const API_OF_GROUP: Record<ApiGroup, ApiName> = {
+  explorer: 'base',
+  insights: 'base',
+  orders: 'orders',
+  collections: 'collections',
+};
+
+export interface ErrorResponse {
+  statusCode: number;
+  body: unknown;
+}
+
+/** Status of a validation failure in each group. */
+export const VALIDATION_STATUS: Record<ApiGroup, number> = { explorer: 422, insights: 400, orders: 400, collections: 400 };
+
+export function errorBody(group: ApiGroup, statusCode: number, message: string, issues?: RequestIssue[]): unknown {
+  switch (group) {
+    case 'explorer':
+      if (issues && issues.length > 0) {
+        return {
+          errors: issues.map((issue) => ({
+            title: issue.title ?? 'Invalid value',
+            source: { pointer: `/${issue.part === 'path' ? `${issue.key}_param` : issue.key}` },
+            detail: issue.message,
+          })),
+        };
+      }
+      return { message };
+    case 'insights':
+      return { error: issues && issues.length > 0 ? issues.map(describeIssue).join('; ') : message };
+    case 'orders':
+    case 'collections':
+      return {
+        success: false,
+        message: issues && issues.length > 0 ? issues.map(describeIssue).join('; ') : message,
+        statusCode,
+      };
+  }
+}
+
+/** The group that owns a request path (used by the fallback for unknown routes). */
+export function groupOfPath(api: ApiName, path: string): ApiGroup {
+  if (api === 'orders') return 'orders';
+  if (api === 'collections') return 'collections';
+  return path.startsWith('/insights') ? 'insights' : 'explorer';
+}

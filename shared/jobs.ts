@@ -1,0 +1,28 @@
+/**
+ * Scheduled functions: the counterpart of the route table for work that no HTTP request starts.
+ * The CDK stack creates one function per job (per configured chain for `perChain` jobs) with an
+ * EventBridge schedule, and grants it exactly `table`.
+ */
+import type { TableAccess } from './routes';
+
+export interface Job {
+  /** PascalCase id: the function's construct id (suffixed with the chain id for per-chain jobs). */
+  id: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  handler: string;
+  /** EventBridge schedule expression, e.g. `rate(1 minute)`. */
+  schedule: string;
+  table: TableAccess;
+  /**
+   * One function per chain listed in the stack's `chains` context (chainId and the SSM parameter that
+   * holds its RPC URL); the function gets CHAIN_ID and RPC_URL_PARAMETER and may read that parameter.
+   */
+  perChain: boolean;
+  /** At most this many concurrent invocations (1 for a job that must have a single writer). */
+  reservedConcurrency?: number;
+  timeoutSeconds: number;
+  memorySize?: number;
+  summary: string;
+}
+
+export const jobs: readonly Job[] = [];

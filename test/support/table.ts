@@ -1,0 +1,39 @@
+/**
+ * Gives the calling test file its own table on the shared embedded DynamoDB, so files never see each
+ * other's items. Call `useTestTable()` at the top of a file, before the handlers are invoked.
+ */
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { beforeAll } from 'vitest';
+import { ensureTable, localClient } from '../../shared/db/local/ensure-table';
+
+export function testEndpoint(): string {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('DYNAMODB_ENDPOINT is not set: is test/support/global-setup.ts configured?');
+  return endpoint;
+}
+
+/** Sets TABLE_NAME to a fresh table for this file and creates it before the file's tests run. */
+export function useTestTable(prefix = 'test'): { readonly name: string } {
+  const name = `${prefix}-${randomUUID().slice(0, 8)}`;
+  process.env.TABLE_NAME = name;
+  beforeAll(async () => {
+    process.env.TABLE_NAME = name;
+    await ensureTable(localClient(testEndpoint()), name);
+  });
+  return { name };
+}
+
+/** Every item of a table (a Scan: tests only), sorted by key, to compare the table before and after. */
+export async function tableSnapshot(tableName: string): Promise<Record<string, unknown>[]> {
+  const client = localClient(testEndpoint());
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, any> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items.sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
+}
