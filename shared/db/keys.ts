@@ -148,7 +148,11 @@ export const logKeys = {
 // Token transfers (X3, N8, N9, N10)
 
 export type TokenStandard = 'ERC-20' | 'ERC-721' | 'ERC-1155' | 'ERC-404';
-export const TOKEN_STANDARDS: readonly TokenStandard[] = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'];
+/**
+ * The standards the ingest detects and indexes (ERC-165 and event shape). ERC-404 is accepted in
+ * `type` filters (Blockscout lists it) but nothing is classified as ERC-404, so its ranges are empty.
+ */
+export const TOKEN_STANDARDS: readonly TokenStandard[] = ['ERC-20', 'ERC-721', 'ERC-1155'];
 export type Direction = 'all' | 'to' | 'from';
 
 /**
@@ -159,6 +163,7 @@ export type Direction = 'all' | 'to' | 'from';
 export function tokenTypeSetKey(types: readonly TokenStandard[] | undefined): string {
   if (!types || types.length === 0) return 'ALL';
   const unique = TOKEN_STANDARDS.filter((standard) => types.includes(standard));
+  if (unique.length === 0) return 'NONE'; // only unindexed standards asked for: an always-empty range
   return unique.length === TOKEN_STANDARDS.length ? 'ALL' : unique.join('+');
 }
 
