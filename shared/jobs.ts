@@ -25,4 +25,16 @@ export interface Job {
   summary: string;
 }
 
-export const jobs: readonly Job[] = [];
+export const jobs: readonly Job[] = [
+  {
+    id: 'ExpireOrders',
+    handler: 'functions/orders/expire-orders.ts',
+    schedule: 'rate(1 minute)',
+    // Queries the O5 expiry ranges; conditional UpdateItem per order (in a transaction with its checkout session).
+    table: { read: true, write: ['UpdateItem'] },
+    perChain: false,
+    reservedConcurrency: 1,
+    timeoutSeconds: 60,
+    summary: 'Persist `expired` for orders still waiting for their deposit past expiredAt',
+  },
+];

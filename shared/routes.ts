@@ -41,6 +41,67 @@ export interface Route {
 }
 
 export const routes: readonly Route[] = [
+  // ----- orders (orders base URL) -----
+  {
+    id: 'CreateOrder',
+    method: 'POST',
+    path: '/orders',
+    group: 'orders',
+    handler: 'functions/orders/create-order.ts',
+    // Reads partner, fee-token balance, session and idempotency key; one TransactWriteItems puts the
+    // order (and the idempotency key) and updates the checkout session.
+    table: { read: true, write: ['PutItem', 'UpdateItem'] },
+    summary: 'Create a cross-chain swap order with its deposit address, fee breakdown and optional onramp link',
+    example: {
+      headers: { 'content-type': 'application/json' },
+      body: {
+        type: 'swap',
+        recipientAddress: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+        srcChain: 8453,
+        dstChain: 1,
+        srcTokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        dstTokenAddress: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+        srcAmount: '25000000',
+        payload: { expectedDstAmount: '24900000' },
+        metadata: {
+          srcToken: { chainId: 8453, address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+          dstToken: { chainId: 1, address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+        },
+        clientReferenceId: 'example-order-1',
+      },
+    },
+  },
+  {
+    id: 'GetOrder',
+    method: 'GET',
+    path: '/orders/{id}',
+    group: 'orders',
+    handler: 'functions/orders/get-order.ts',
+    table: READ_ONLY,
+    summary: 'One order by id; a waiting order past its expiry reads as expired',
+    example: { pathParameters: { id: '0b9c2f6e-3c1d-4e8a-9f2b-7d5e1a4c6b30' } },
+  },
+  {
+    id: 'CreateCheckoutSession',
+    method: 'POST',
+    path: '/checkout-sessions',
+    group: 'orders',
+    handler: 'functions/orders/create-checkout-session.ts',
+    // Reads the idempotency key; one TransactWriteItems puts the session (and the key).
+    table: { read: true, write: ['PutItem'] },
+    summary: 'Open a checkout session (expires_in 300 to 86400 seconds) that one order may name',
+    example: { headers: { 'content-type': 'application/json' }, body: { expires_in: 1800, clientReferenceId: 'example-checkout-1' } },
+  },
+  {
+    id: 'GetCheckoutSession',
+    method: 'GET',
+    path: '/checkout-sessions/{id}',
+    group: 'orders',
+    handler: 'functions/orders/get-checkout-session.ts',
+    table: READ_ONLY,
+    summary: 'One checkout session: status (open, processing, complete, expired) and its order',
+    example: { pathParameters: { id: '5e0f8a2b-9d4c-4f1e-8b3a-2c7d6e9f0a1b' } },
+  },
   // ----- collections (collections base URL) -----
   {
     id: 'ListCollections',
@@ -58,11 +119,35 @@ export const routes: readonly Route[] = [
     path: '/collections',
     group: 'collections',
     handler: 'functions/collections/create-collection.ts',
-    table: { read: true, write: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] },
+    // One TransactWriteItems of Puts (conditional on the collection) and counter Updates; no reads.
+    table: { read: false, write: ['PutItem', 'UpdateItem'] },
     summary: 'Store a collection signed by its creator (EIP-712) and return its predicted address',
     example: {
       headers: { 'content-type': 'application/json' },
-      body: { note: 'replaced by scripts/generate-events.ts with a validly signed collection' },
+      // Signed with the anvil dev key #0 (0xac09...ff80) over the default signing domain of chain 8453;
+      // its predicted address is the GetCollection example's. test/functions/collections checks both.
+      body: {
+        name: 'Example Collection',
+        symbol: 'EXMPL',
+        baseURI: 'https://example.com/collections/exmpl/',
+        creator: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+        gameOwner: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+        maxSupply: '10000',
+        mintPrice: '1000000000000000',
+        maxPerWallet: '10',
+        isWhitelistEnabled: false,
+        whitelistMerkleRoot: '0x0000000000000000000000000000000000000000000000000000000000000000',
+        startTime: '1767225600',
+        endTime: '1798761600',
+        chainId: 8453,
+        creatorSignature:
+          '0x12be2a5dc2c8608172f899b01baebd366619db316bb243d22ef7a7fd226ae2185fb698a0339d09e1f559df89e371f6e409702e6a65d1f7028c8bc15456e219ab1b',
+        gameId: 'example-game',
+        referrer: 'examplepartner',
+        image: 'https://example.com/collections/exmpl/cover.png',
+        description: 'An example collection created from the generated sam event',
+        attributes: [{ trait_type: 'Edition', value: 'First' }],
+      },
     },
   },
   {
@@ -83,7 +168,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/collections/get-collection.ts',
     table: READ_ONLY,
     summary: 'One collection by its predicted address',
-    example: { pathParameters: { predictedAddress: '0x0000000000000000000000000000000000000001' } },
+    example: { pathParameters: { predictedAddress: '0x7164d9c6686CA801316944a00826d2Db5D1bE313' } },
   },
 ];
 

@@ -1,30 +1,47 @@
 /**
  * The `$default` route of each HTTP API: a request that matches no route answers 404 JSON, or 405
  * with an `Allow` header when the path exists with another method, in the format of the path's group.
- * The API it serves comes from API_NAME (set by the stack) or, locally, from requestContext.apiId.
+ * A CORS preflight (OPTIONS) of a path that exists answers 204 with the methods that path accepts.
+ * Every answer carries the CORS headers of shared/http/cors.ts, so a browser can read the error.
+ * The API it serves comes from requestContext.apiId locally (buildApiEvent sets it to the API's name)
+ * and from API_NAME (set by the stack) in AWS.
  */
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { CORS_MAX_AGE_SECONDS, corsMiddleware } from '../../shared/http/cors';
 import { errorBody, groupOfPath, type ApiName } from '../../shared/http/groups';
 import { toHttpResponse } from '../../shared/http/response';
 import { API_NAMES, matchRoute } from '../../shared/routes';
 
-export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
   const api = apiName(event);
-  const method = event.requestContext?.http?.method ?? 'GET';
+  const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const group = groupOfPath(api, path);
   const { allowedMethods } = matchRoute(api, method, path);
   if (method === 'OPTIONS' && allowedMethods.length > 0) {
-    return { statusCode: 204, headers: { allow: [...allowedMethods, 'OPTIONS'].join(', ') } };
+    const methods = [...allowedMethods, 'OPTIONS'].join(', ');
+    return {
+      statusCode: 204,
+      // Canonical names: the CORS middleware keeps headers already set under these names.
+      headers: { allow: methods, 'Access-Control-Allow-Methods': methods, 'Access-Control-Max-Age': String(CORS_MAX_AGE_SECONDS) },
+    };
   }
   if (allowedMethods.length > 0) {
     const message = `Method ${method} is not allowed on ${path}; allowed: ${allowedMethods.join(', ')}`;
     return toHttpResponse({ statusCode: 405, body: errorBody(group, 405, message), headers: { allow: allowedMethods.join(', ') } });
   }
   return toHttpResponse({ statusCode: 404, body: errorBody(group, 404, `No route for ${method} ${path}`) });
-};
+}
 
 function apiName(event: APIGatewayProxyEventV2): ApiName {
-  const candidates = [process.env.API_NAME, event.requestContext?.apiId];
+  // Locally apiId is the API's name; in AWS it is a generated id and API_NAME (set by the stack) decides.
+  const candidates = [event.requestContext?.apiId, process.env.API_NAME];
   return (candidates.find((name) => API_NAMES.includes(name as ApiName)) as ApiName | undefined) ?? 'base';
 }
+
+export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .use(httpHeaderNormalizer())
+  .use(corsMiddleware())
+  .handler(routeNotFound);

@@ -5,47 +5,74 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { buildApiEvent, localContext } from '../../shared/http/api-event';
 import type { ApiName } from '../../shared/http/groups';
 import { FALLBACK_HANDLER, matchRoute } from '../../shared/routes';
 
 export const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
 const handlers = new Map<string, Promise<LambdaHandler>>();
 
-/** Loads a handler module once (as a Lambda container would) and returns its `handler` export. */
+/**
+ * Loads a handler module once (as a warm Lambda container keeps it) and returns its `handler` export.
+ * A module that fails to load is not cached, so the next request tries again.
+ */
 export function loadHandler(modulePath: string): Promise<LambdaHandler> {
   let loaded = handlers.get(modulePath);
   if (!loaded) {
-    loaded = import(pathToFileURL(path.join(REPOSITORY_ROOT, modulePath)).href).then((module) => module.handler as LambdaHandler);
+    loaded = import(pathToFileURL(path.join(REPOSITORY_ROOT, modulePath)).href).then((module: { handler?: unknown }) => {
+      if (typeof module.handler !== 'function') throw new Error(`${modulePath} does not export a function named handler`);
+      return module.handler as LambdaHandler;
+    });
     handlers.set(modulePath, loaded);
+    loaded.catch(() => handlers.delete(modulePath));
   }
   return loaded;
+}
+
+/** How many handler modules this process has loaded (each one has created its DynamoDB client). */
+export function loadedHandlerCount(): number {
+  return handlers.size;
 }
 
 export interface LocalRequest {
   api: ApiName;
   method: string;
-  /** Path and query, e.g. `/collections?limit=5&chainId=1`. */
+  /** Path and query as sent, e.g. `/collections?limit=5&chainId=1`. */
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /** True when `body` is base64 (a body whose content type is not text). */
+  isBase64Encoded?: boolean;
   sourceIp?: string;
 }
 
 export interface LocalResponse {
   statusCode: number;
+  /** Lowercase names. */
   headers: Record<string, string>;
+  /** `set-cookie` values from the result's `cookies`. */
+  cookies: string[];
   body: string;
+  /** True when `body` is base64 and must be decoded before it is sent. */
+  isBase64Encoded: boolean;
 }
 
-export async function dispatch(request: LocalRequest): Promise<LocalResponse> {
-  const url = new URL(request.url, 'http://local');
-  const rawPath = url.pathname;
-  const rawQueryString = url.search.startsWith('?') ? url.search.slice(1) : url.search;
+/** A request turned into what API Gateway would hand to Lambda: the event and the function that gets it. */
+export interface PreparedRequest {
+  event: APIGatewayProxyEventV2;
+  /** Handler module relative to the repository root. */
+  modulePath: string;
+  /** The route's id, or `<api>-route-not-found` for the fallback. */
+  functionName: string;
+  routeId?: string;
+}
+
+export function prepareRequest(request: LocalRequest): PreparedRequest {
+  const { rawPath, rawQueryString } = splitUrl(request.url);
   const { match } = matchRoute(request.api, request.method, rawPath);
   const event = buildApiEvent({
     api: request.api,
@@ -56,14 +83,60 @@ export async function dispatch(request: LocalRequest): Promise<LocalResponse> {
     pathParameters: match?.pathParameters,
     headers: request.headers,
     body: request.body,
+    isBase64Encoded: request.isBase64Encoded,
     sourceIp: request.sourceIp,
   });
-  const modulePath = match ? match.route.handler : FALLBACK_HANDLER;
-  const handler = await loadHandler(modulePath);
-  const result = await handler(event, localContext(match ? match.route.id : `${request.api}-route-not-found`));
+  return {
+    event,
+    modulePath: match ? match.route.handler : FALLBACK_HANDLER,
+    functionName: match ? match.route.id : `${request.api}-route-not-found`,
+    routeId: match?.route.id,
+  };
+}
+
+/** Runs the prepared event through its handler module and reads the result as API Gateway does. */
+export async function invoke(prepared: PreparedRequest): Promise<LocalResponse> {
+  const handler = await loadHandler(prepared.modulePath);
+  const result = await handler(prepared.event, localContext(prepared.functionName));
+  return readResult(result);
+}
+
+export async function dispatch(request: LocalRequest): Promise<LocalResponse> {
+  return invoke(prepareRequest(request));
+}
+
+/**
+ * Payload format 2.0: a result with a `statusCode` is a structured response; anything else is a JSON
+ * body with status 200.
+ */
+export function readResult(result: APIGatewayProxyResultV2): LocalResponse {
+  if (typeof result !== 'object' || result === null || typeof (result as { statusCode?: unknown }).statusCode !== 'number') {
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      cookies: [],
+      body: typeof result === 'string' ? result : JSON.stringify(result ?? null),
+      isBase64Encoded: false,
+    };
+  }
+  const structured = result as Exclude<APIGatewayProxyResultV2, string>;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name.toLowerCase()] = String(value);
-  return { statusCode: result.statusCode ?? 200, headers, body: typeof result.body === 'string' ? result.body : '' };
+  for (const [name, value] of Object.entries(structured.headers ?? {})) headers[name.toLowerCase()] = String(value);
+  return {
+    statusCode: structured.statusCode ?? 200,
+    headers,
+    cookies: structured.cookies ?? [],
+    body: typeof structured.body === 'string' ? structured.body : '',
+    isBase64Encoded: structured.isBase64Encoded === true,
+  };
+}
+
+/** The path and the query string exactly as sent (no normalisation, no decoding), like `rawPath` and `rawQueryString`. */
+export function splitUrl(url: string): { rawPath: string; rawQueryString: string } {
+  const withoutFragment = url.split('#', 1)[0];
+  const mark = withoutFragment.indexOf('?');
+  const rawPath = mark === -1 ? withoutFragment : withoutFragment.slice(0, mark);
+  return { rawPath: rawPath || '/', rawQueryString: mark === -1 ? '' : withoutFragment.slice(mark + 1) };
 }
 
 /** dispatch() for tests: the JSON body parsed. */

@@ -116,6 +116,18 @@ export const transactionKeys = {
     sk: `LOG#${indexKey(logIndex)}`,
   }),
   /**
+   * The internal transactions of a transaction (Blockscout index order), in the same partition:
+   * Query begins_with(sk, 'ITX#'). The canonical copy of every internal transaction.
+   */
+  transactionInternalTransaction: (chainId: number, hash: string, index: number): ItemKey => ({
+    pk: `${chain(chainId)}#TX#${lower(hash)}`,
+    sk: `ITX#${indexKey(index)}`,
+  }),
+  transactionInternalTransactionsRange: (chainId: number, hash: string): KeyRange => ({
+    pk: `${chain(chainId)}#TX#${lower(hash)}`,
+    skPrefix: 'ITX#',
+  }),
+  /**
    * N3 (I1): transactions sent to a contract calling one selector, ordered by block then index.
    * Query pk, sk BETWEEN block bounds. `selector` is the 4-byte selector, or `0x` for empty calldata.
    * N3 with `filter_from_address`: its own range, the same key with `#FROM#<address>` appended.
@@ -240,6 +252,9 @@ export const addressKeys = {
   balancesByValue: (chainId: number, holder: string, typeSet: string): KeyRange => ({
     pk: `${chain(chainId)}#A#${lower(holder)}#BALS#${typeSet}`,
   }),
+  /** The X1 sort key of one (token, id) balance; the token name is cut to 64 characters. */
+  balanceByValueSortKey: (value: bigint | string, standard: TokenStandard, tokenName: string, token: string, tokenId?: bigint | string | null): string =>
+    `${uint256Key(value)}#${TOKEN_TYPE_RANK[standard]}#${tokenName.slice(0, 64)}#${lower(token)}#${tokenId === undefined || tokenId === null ? '-' : BigInt(tokenId).toString()}`,
   /**
    * X2 (E2): NFT collections held by an address, one range per type set; sk `<type rank>#<contract>`
    * gives ERC-721, then ERC-1155, then ERC-404, then contract ascending. The collection item carries
@@ -248,10 +263,13 @@ export const addressKeys = {
   nftCollections: (chainId: number, holder: string, typeSet: string): KeyRange => ({
     pk: `${chain(chainId)}#A#${lower(holder)}#NFTCOL#${typeSet}`,
   }),
+  nftCollectionSortKey: (standard: TokenStandard, contract: string): string => `${TOKEN_TYPE_RANK[standard]}#${lower(contract)}`,
   /** The NFT instances an address holds in one collection, token id desc (to rebuild the 9 shown). */
   nftHoldings: (chainId: number, holder: string, contract: string): KeyRange => ({
     pk: `${chain(chainId)}#A#${lower(holder)}#NFT#${lower(contract)}`,
   }),
+  /** sk of one holding: the token id as 78 digits, so ScanIndexForward false is token id desc. */
+  nftHoldingSortKey: (tokenId: bigint | string): string => uint256Key(tokenId),
   /** N11: a human-readable name (token symbol, lowercased) registered on a chain -> address. GetItem. */
   name: (chainId: number, name: string): ItemKey => ({ pk: `${chain(chainId)}#NAME#${name.toLowerCase()}`, sk: 'NAME' }),
 };
@@ -302,6 +320,9 @@ export const orderKeys = {
   idempotencyKey: (scope: string, key: string): ItemKey => ({ pk: `IDEMPOTENCY#${scope}#${key}`, sk: 'KEY' }),
   /** O6: a partner record (discount). GetItem. The fee token balance is addressKeys.balance (G3). */
   partner: (partnerId: string): ItemKey => ({ pk: `PARTNER#${partnerId}`, sk: 'PARTNER' }),
+  /** Every partner record, by id (operator CLI listing): GSI1 on the partner item. Query gsi1pk=PARTNERS. */
+  partnerListing: (partnerId: string) => ({ gsi1pk: 'PARTNERS', gsi1sk: partnerId }),
+  partnersRange: (): KeyRange => ({ pk: 'PARTNERS', index: 'gsi1' }),
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -314,17 +335,23 @@ export const collectionKeys = {
   collection: (predictedAddress: string): ItemKey => ({ pk: `COLLECTION#${lower(predictedAddress)}`, sk: 'COLLECTION' }),
   /**
    * C1: the newest-first list, one range per filter value and one unfiltered range (`filter` absent).
-   * Each range holds a copy of every collection that matches, sk `<createdAt ms, 15 digits>#<uuid>`,
-   * written in the same transaction as the collection, together with the range's counter (`total`).
+   * Each range holds one small entry per collection that matches (sk `<createdAt ms, 15 digits>#<uuid>`,
+   * the predicted address and the six filter values, about 250 bytes), written in the same
+   * transaction as the collection, together with the range's counter (`total`). A page is one Query
+   * on the range (skipping `(page - 1) * limit` entries keys-only) and one BatchGetItem of the page's
+   * collections; small entries keep the skip cheap, since read units are charged by item size.
    * C3: a combination reads the range of its most selective filter (smallest counter) and checks the
-   * other filters on the copies it reads.
+   * other filters on the entries it reads (bounded: see shared/collections/config.ts).
    */
   list: (filter?: { field: CollectionFilter; value: string | number }): KeyRange => ({
     pk: filter ? `COLLECTIONS#${filter.field}#${normaliseCollectionFilter(filter.field, filter.value)}` : 'COLLECTIONS#ALL',
   }),
   listSortKey: (createdAtMs: number, uuid: string): string => `${pad(createdAtMs, 15)}#${uuid}`,
-  /** The counter of one list range: `count` is the number of collections in it. */
-  counter: (range: KeyRange): ItemKey => ({ pk: 'COLLECTIONS#COUNTERS', sk: range.pk }),
+  /**
+   * The counter of one list range (`count` = number of entries), each in its own partition so that
+   * concurrent creations spread their counter updates. Read with one BatchGetItem for all ranges.
+   */
+  counter: (range: KeyRange): ItemKey => ({ pk: `COLLECTIONS-COUNT#${range.pk}`, sk: 'COUNT' }),
 };
 
 function normaliseCollectionFilter(field: CollectionFilter, value: string | number): string {

@@ -20,13 +20,18 @@ export interface ApiRequest {
   body?: string;
   sourceIp?: string;
   host?: string;
+  /** True when `body` is base64 (API Gateway does this for bodies whose content type is not text). */
+  isBase64Encoded?: boolean;
+  /** Fixed request id and time make an event reproducible (the `events/` files); random and now otherwise. */
+  requestId?: string;
+  time?: Date;
 }
 
 export function buildApiEvent(request: ApiRequest): APIGatewayProxyEventV2 {
   const method = request.method.toUpperCase();
   const rawQueryString = request.rawQueryString ?? '';
   const headers: Record<string, string> = { host: request.host ?? `${request.api}.localhost`, ...lowercaseKeys(request.headers ?? {}) };
-  const now = new Date();
+  const now = request.time ?? new Date();
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: request.routePath ? `${method} ${request.routePath}` : '$default',
@@ -45,13 +50,13 @@ export function buildApiEvent(request: ApiRequest): APIGatewayProxyEventV2 {
         sourceIp: request.sourceIp ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? 'local',
       },
-      requestId: randomUUID(),
+      requestId: request.requestId ?? randomUUID(),
       routeKey: request.routePath ? `${method} ${request.routePath}` : '$default',
       stage: '$default',
-      time: now.toISOString(),
+      time: requestTime(now),
       timeEpoch: now.getTime(),
     },
-    isBase64Encoded: false,
+    isBase64Encoded: request.isBase64Encoded ?? false,
   };
   const query = joinedQuery(rawQueryString);
   if (query) event.queryStringParameters = query;
@@ -77,6 +82,15 @@ export function localContext(functionName: string): Context {
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `requestContext.time` as API Gateway writes it (common log format, UTC): `12/Mar/2020:19:03:58 +0000`. */
+export function requestTime(date: Date): string {
+  const two = (value: number) => String(value).padStart(2, '0');
+  const day = `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}`;
+  return `${day}:${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`;
 }
 
 function lowercaseKeys(headers: Record<string, string>): Record<string, string> {

@@ -1,24 +1,25 @@
 /**
  * The one Middy stack every HTTP handler uses. A route file declares its group, its valibot schemas
  * and one function; this module adds, in order:
- *  1. Powertools logger context (request ids on every log line);
+ *  1. Powertools logger context (Lambda request id and, as correlation_id, API Gateway's request id
+ *     on every log line);
  *  2. header normalisation (lowercase names) and HTTP API 2.0 event normalisation;
- *  3. CORS headers on every response (allowed origins from CORS_ALLOWED_ORIGINS);
+ *  3. CORS headers on every response (shared/http/cors.ts);
  *  4. the error responder: validation and domain errors become the group's 4xx, anything else a
  *     logged 500 that leaks nothing;
  *  5. for routes with a body: a size limit and the JSON body parser;
  *  6. valibot validation of path, query (repeats read from rawQueryString) and body. A failure
- *     throws before the handler body runs.
+ *     throws before the handler body runs, listing every failing value (every unknown parameter of a
+ *     strict object too, where valibot itself stops at the first).
  */
 import middy from '@middy/core';
-import httpCors from '@middy/http-cors';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
-import { platformConfig } from '../config';
+import { corsMiddleware } from './cors';
 import { HttpError, RequestValidationError, type RequestIssue, type RequestPart } from './errors';
 import { errorBody, VALIDATION_STATUS, type ApiGroup } from './groups';
 import { logger } from './logger';
@@ -64,19 +65,12 @@ export function httpHandler<
   Q extends AnySchema | undefined = undefined,
   B extends AnySchema | undefined = undefined,
 >(spec: HandlerSpec<P, Q, B>): HttpHandler {
-  const origins = platformConfig().corsAllowedOrigins;
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(correlationId())
     .use(httpHeaderNormalizer())
     .use(httpEventNormalizer())
-    .use(
-      httpCors({
-        origins,
-        headers: 'content-type,idempotency-key',
-        methods: 'GET,POST,OPTIONS',
-        exposeHeaders: 'idempotent-replayed',
-      }),
-    )
+    .use(corsMiddleware())
     .use(errorResponder(spec.group));
   if (spec.body) handler.use(bodyLimit(MAX_BODY_BYTES)).use(httpJsonBodyParser());
   handler.use(requestValidator(spec as HandlerSpec<AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>));
@@ -98,7 +92,7 @@ function requestValidator(spec: HandlerSpec<AnySchema | undefined, AnySchema | u
         if (!schema) return undefined;
         const result = v.safeParse(schema, input, { abortEarly: false });
         if (result.success) return result.output;
-        issues.push(...result.issues.map((issue) => toRequestIssue(part, issue)));
+        issues.push(...requestIssues(part, schema, input, result.issues));
         return undefined;
       };
       const path = parse('path', spec.path, event.pathParameters ?? {});
@@ -113,6 +107,34 @@ function requestValidator(spec: HandlerSpec<AnySchema | undefined, AnySchema | u
       };
     },
   };
+}
+
+/**
+ * The issues of one request part. valibot reports only the first unknown key of a strict object; a
+ * client fixing its request wants them all, so for a top-level strict object every unknown key of the
+ * input becomes its own issue.
+ */
+export function requestIssues(part: RequestPart, schema: AnySchema, input: unknown, issues: readonly v.BaseIssue<unknown>[]): RequestIssue[] {
+  const result = issues.map((issue) => toRequestIssue(part, issue));
+  const entries = (schema as { type?: string; entries?: Record<string, unknown> }).type === 'strict_object' ? (schema as { entries?: Record<string, unknown> }).entries : undefined;
+  if (!entries || typeof input !== 'object' || input === null) return result;
+  const reported = new Set(result.filter((issue) => issue.title === 'Unexpected field').map((issue) => issue.key));
+  for (const key of Object.keys(input)) {
+    if (!(key in entries) && !reported.has(key)) result.push(toRequestIssue(part, unknownKeyIssue(key)));
+  }
+  return result;
+}
+
+function unknownKeyIssue(key: string): v.BaseIssue<unknown> {
+  return {
+    kind: 'schema',
+    type: 'strict_object',
+    input: key,
+    expected: 'never',
+    received: `"${key}"`,
+    message: `Invalid key: Expected never but received "${key}"`,
+    path: [{ type: 'object', origin: 'key', input: {}, key, value: undefined }],
+  } as v.BaseIssue<unknown>;
 }
 
 /** One issue per failing value; an unknown key of a strict object names that key. */
@@ -155,13 +177,32 @@ export function errorResponse(group: ApiGroup, error: (Error & { statusCode?: nu
   if (error instanceof HttpError) {
     return { statusCode: error.statusCode, body: errorBody(group, error.statusCode, error.message) };
   }
-  // Errors created by middy's own middleware (http-errors): client errors with a safe message.
-  if (error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 && error.expose !== false) {
-    // The JSON body parser reports malformed JSON as 415; to a client that is a bad request.
-    const statusCode = /malformed JSON/i.test(error.message) ? 400 : error.statusCode;
-    return { statusCode, body: errorBody(group, statusCode, error.message) };
+  // Errors created by middy's own middleware (@middy/util createError): client errors meant to be shown.
+  if (error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 && error.expose === true) {
+    const { statusCode, message } = clientErrorOfMiddy(error.statusCode, error.message);
+    return { statusCode, body: errorBody(group, statusCode, message) };
   }
   logger.error('Unhandled error', { error: error ?? undefined, requestId });
   const message = `Internal server error${requestId ? ` (request id ${requestId})` : ''}`;
   return { statusCode: 500, body: errorBody(group, 500, message) };
+}
+
+/**
+ * The JSON body parser answers 415 both for a wrong content type and for a body that is not JSON; to
+ * a client the second is a bad request (400). Both get a message that says what to fix.
+ */
+function clientErrorOfMiddy(statusCode: number, message: string): { statusCode: number; message: string } {
+  if (statusCode === 415 && /malformed JSON/i.test(message)) return { statusCode: 400, message: 'The request body is not valid JSON' };
+  if (statusCode === 415) return { statusCode, message: 'Unsupported Media Type: send the body as JSON with content-type: application/json' };
+  return { statusCode, message };
+}
+
+/** Adds API Gateway's request id (what a client and the access log see) to every log line as correlation_id. */
+function correlationId(): middy.MiddlewareObj<APIGatewayProxyEventV2> {
+  return {
+    before: async ({ event }) => {
+      const requestId = event.requestContext?.requestId;
+      if (requestId) logger.setCorrelationId(requestId);
+    },
+  };
 }

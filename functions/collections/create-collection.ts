@@ -1,0 +1,18 @@
+/** POST /collections: store a collection signed by its creator (EIP-712) under its predicted address. */
+import { createCollection } from '../../shared/collections/collections';
+import { collectionsConfig } from '../../shared/collections/config';
+import { createCollectionBody, createCollectionResponse, type CreateCollectionResponse } from '../../shared/collections/schemas';
+import { httpHandler } from '../../shared/http/handler';
+
+const config = collectionsConfig();
+
+export const handler = httpHandler({
+  group: 'collections',
+  body: createCollectionBody,
+  response: createCollectionResponse,
+  handle: async ({ body }) => {
+    const collection = await createCollection(body, config);
+    const response: CreateCollectionResponse = { success: true, message: 'Collection created', statusCode: 201, data: collection };
+    return { statusCode: 201, body: response };
+  },
+});

@@ -1,0 +1,185 @@
+/**
+ * `ApiFunction`: a NodejsFunction with the house defaults, so the stack reads as a list of routes.
+ * - nodejs22.x on ARM64, bundled locally by esbuild into one minified ESM file with source maps;
+ * - its own log group with a retention period and removal policy;
+ * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
+ * - exactly the DynamoDB actions its route or job declares (`TableAccess`), never Scan, never `dynamodb:*`;
+ * - a CloudFormation logical id equal to its construct id (the route or job id), so that
+ *   `sam local invoke -t cdk.out/<Stack>.template.json <RouteId>` finds it.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ArnFormat, Aws, type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type CfnLogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { TABLE } from '../shared/db/table';
+import type { TableAccess } from '../shared/routes';
+
+/** The repository root: handler paths in the route and job tables are relative to it. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** What every reader gets: point reads and key-range queries on the table and its indexes. */
+export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+/**
+ * Defines `require` in the ESM bundle: esbuild's shim for CommonJS dependencies (AWS SDK internals,
+ * middy plugins) calls it, and an ES module has none of its own.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+export interface ApiFunctionProps {
+  /** Handler module relative to the repository root; it exports `handler`. */
+  handler: string;
+  table: ITable;
+  /** The table access the route or job declares; it becomes the function's only DynamoDB grant. */
+  access: TableAccess;
+  serviceName: string;
+  logRetention: RetentionDays;
+  /** Removal policy of the function's log group. */
+  removalPolicy: RemovalPolicy;
+  /** Extra environment variables (CORS origins, API_NAME, CHAIN_ID, operator settings...). */
+  environment?: Record<string, string>;
+  timeout: Duration;
+  memorySize: number;
+  reservedConcurrentExecutions?: number;
+  description?: string;
+  /** Lambda's own retries of a failed asynchronous invocation (scheduled jobs set 0). */
+  retryAttempts?: number;
+  maxEventAge?: Duration;
+}
+
+export class ApiFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+    const entry = resolve(REPO_ROOT, props.handler);
+    if (!existsSync(entry)) {
+      throw new Error(`${id}: handler file ${props.handler} does not exist`);
+    }
+
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    (this.logGroup.node.defaultChild as CfnLogGroup).overrideLogicalId(`${id}LogGroup`);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry,
+      handler: 'handler',
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      retryAttempts: props.retryAttempts,
+      maxEventAge: props.maxEventAge,
+      description: props.description?.slice(0, 256),
+      logGroup: this.logGroup,
+      environment: {
+        ...props.environment,
+        TABLE_NAME: props.table.tableName,
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        // Mappings are enough for readable stack traces; embedding the sources would double the asset.
+        sourcesContent: false,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // Bundle the AWS SDK too: the version tested locally is the one deployed, and a tree-shaken
+        // bundle starts faster than loading the runtime's full SDK.
+        externalModules: [],
+        tsconfig: resolve(REPO_ROOT, 'tsconfig.json'),
+        forceDockerBundling: false,
+      },
+    });
+    (this.function.node.defaultChild as CfnFunction).overrideLogicalId(id);
+
+    for (const statement of tableStatements(props.table, props.access)) {
+      this.function.addToRolePolicy(statement);
+    }
+  }
+
+  /** Lets the function read one SSM parameter (and decrypt it when it is a SecureString). */
+  grantParameterRead(parameterName: string): void {
+    for (const statement of parameterStatements(Stack.of(this), parameterName)) {
+      this.function.addToRolePolicy(statement);
+    }
+  }
+}
+
+/** The IAM statements for a `TableAccess`: built here because `grantReadData` would include Scan. */
+export function tableStatements(table: ITable, access: TableAccess): PolicyStatement[] {
+  const statements: PolicyStatement[] = [];
+  if (access.read) {
+    statements.push(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: [...READ_ACTIONS],
+        resources: [
+          table.tableArn,
+          ...TABLE.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`),
+        ],
+      }),
+    );
+  }
+  if (access.write.length > 0) {
+    statements.push(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: [...new Set(access.write)].map((action) => `dynamodb:${action}`),
+        resources: [table.tableArn],
+      }),
+    );
+  }
+  return statements;
+}
+
+/** The ARN of an SSM parameter by name (names with a path start with `/`, which the ARN drops). */
+export function parameterArn(stack: Stack, parameterName: string): string {
+  return stack.formatArn({
+    service: 'ssm',
+    resource: 'parameter',
+    resourceName: parameterName.replace(/^\//, ''),
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
+}
+
+/**
+ * ssm:GetParameter on exactly one parameter, and kms:Decrypt for a SecureString encrypted with the
+ * AWS-managed `aws/ssm` key: its key id is not known at synth time, so the statement names any key of
+ * the account and region but only through SSM and only for this parameter (Parameter Store passes the
+ * parameter ARN as the encryption context).
+ */
+export function parameterStatements(stack: Stack, parameterName: string): PolicyStatement[] {
+  const arn = parameterArn(stack, parameterName);
+  return [
+    new PolicyStatement({ effect: Effect.ALLOW, actions: ['ssm:GetParameter'], resources: [arn] }),
+    new PolicyStatement({
+      effect: Effect.ALLOW,
+      actions: ['kms:Decrypt'],
+      resources: [stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*' })],
+      conditions: {
+        StringEquals: {
+          'kms:ViaService': `ssm.${Aws.REGION}.${Aws.URL_SUFFIX}`,
+          'kms:EncryptionContext:PARAMETER_ARN': arn,
+        },
+      },
+    }),
+  ];
+}
+

@@ -1,0 +1,291 @@
+/**
+ * The whole service: one DynamoDB table, one function per row of the route table behind three HTTP
+ * APIs (base, orders, collections), a fallback function per API for unknown routes, and one scheduled
+ * function per job (per configured chain for per-chain jobs). Settings come from CDK context
+ * (see `settings.ts` and cdk.json); the route and job tables come from shared/.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  type HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { TABLE } from '../shared/db/table';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/cors';
+import type { ApiName } from '../shared/http/groups';
+import { type Job, jobs as jobTable } from '../shared/jobs';
+import {
+  API_NAMES,
+  apiOf,
+  FALLBACK_HANDLER,
+  NO_TABLE,
+  type Route,
+  routes as routeTable,
+  type TableAccess,
+} from '../shared/routes';
+import { ApiFunction, REPO_ROOT } from './api-function';
+import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
+
+export interface ServiceStackProps extends StackProps {
+  /** Defaults to the route table of shared/routes.ts (tests pass their own). */
+  routes?: readonly Route[];
+  /** Defaults to the job table of shared/jobs.ts (tests pass their own). */
+  jobs?: readonly Job[];
+  /** Defaults to the `chains` context. */
+  chains?: readonly ChainSetting[];
+}
+
+/** One JSON line per request in each API's access log. */
+export const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  path: '$context.path',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  latency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  error: '$context.error.message',
+} as const;
+
+/** Memory of a job that does not say (routes use the `routeMemorySize` context). */
+export const DEFAULT_JOB_MEMORY_SIZE = 512;
+
+const splitList = (list: string): string[] => list.split(',').map((entry) => entry.trim()).filter(Boolean);
+
+const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** Construct (and logical) id of the function answering unknown routes of an API, e.g. `BaseRouteNotFound`. */
+export const fallbackFunctionId = (api: ApiName): string => `${pascal(api)}RouteNotFound`;
+
+/** Construct id of an API; its URL is the stack output `${pascal(api)}Url`. */
+export const apiConstructId = (api: ApiName): string => `${pascal(api)}Api`;
+export const apiUrlOutputId = (api: ApiName): string => `${pascal(api)}Url`;
+
+/** The functions a job becomes: one, or one per chain for a per-chain job. */
+export function jobInstances(job: Job, chains: readonly ChainSetting[]): { id: string; chain?: ChainSetting }[] {
+  return job.perChain ? chains.map((chain) => ({ id: `${job.id}${chain.chainId}`, chain })) : [{ id: job.id }];
+}
+
+export class ServiceStack extends Stack {
+  readonly settings: ServiceSettings;
+  readonly table: Table;
+  readonly apis = new Map<ApiName, { api: HttpApi; stage: HttpStage }>();
+  readonly functions = new Map<string, ApiFunction>();
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
+    super(scope, id, props);
+    this.settings = readSettings(this);
+    const routes = props.routes ?? routeTable;
+    const jobs = props.jobs ?? jobTable;
+    const chains = props.chains ?? this.settings.chains;
+    checkTables(routes, jobs, chains);
+    for (const job of jobs.filter((candidate) => candidate.perChain && chains.length === 0)) {
+      Annotations.of(this).addWarningV2(
+        `chain-data-api:noChainFor${job.id}`,
+        `Job ${job.id} runs once per chain, but the \`chains\` context lists none: it is not deployed`,
+      );
+    }
+
+    this.table = this.createTable();
+
+    for (const api of API_NAMES) {
+      const fallback = this.addFunction(fallbackFunctionId(api), FALLBACK_HANDLER, NO_TABLE, {
+        description: `Answers requests that match no route of the ${api} API (404, or 405 with Allow)`,
+        environment: { API_NAME: api },
+      });
+      this.apis.set(api, this.createApi(api, fallback));
+    }
+
+    for (const route of routes) {
+      const fn = this.addFunction(route.id, route.handler, route.table, { description: route.summary });
+      this.apis.get(apiOf(route))!.api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.id}Integration`, fn.function),
+      });
+    }
+
+    for (const job of jobs) {
+      for (const instance of jobInstances(job, chains)) {
+        this.addJob(job, instance.id, instance.chain);
+      }
+    }
+
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
+  }
+
+  private createTable(): Table {
+    const table = new Table(this, 'Table', {
+      partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TABLE.ttlAttribute,
+      removalPolicy: this.settings.removalPolicy,
+      deletionProtection: this.settings.removalPolicy === RemovalPolicy.RETAIN,
+    });
+    for (const index of TABLE.globalSecondaryIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    // A fixed logical id: a renamed construct must never replace (and so empty) the table.
+    (table.node.defaultChild as CfnTable).overrideLogicalId('Table');
+    return table;
+  }
+
+  private createApi(api: ApiName, fallback: ApiFunction): { api: HttpApi; stage: HttpStage } {
+    const name = pascal(api);
+    const httpApi = new HttpApi(this, apiConstructId(api), {
+      apiName: `${this.stackName}-${api}`,
+      description: `${this.stackName}: the ${api} API`,
+      // The stage is added below, with throttling and access logs the default stage cannot take.
+      createDefaultStage: false,
+      defaultIntegration: new HttpLambdaIntegration(`${name}RouteNotFoundIntegration`, fallback.function),
+      // API Gateway answers preflights itself and sets the CORS headers of every response (it ignores
+      // the ones the functions send), so it gets the same headers the local gateway uses (shared/http/cors.ts).
+      corsPreflight: {
+        allowOrigins: this.settings.corsAllowedOrigins,
+        allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
+        allowHeaders: splitList(CORS_ALLOWED_HEADERS),
+        exposeHeaders: splitList(CORS_EXPOSED_HEADERS),
+        maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+      },
+    });
+    const accessLogs = new LogGroup(this, `${name}AccessLogs`, {
+      retention: this.settings.logRetention,
+      removalPolicy: this.settings.removalPolicy,
+    });
+    const stage = httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: this.settings.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+    new CfnOutput(this, apiUrlOutputId(api), { value: stage.url, description: `Base URL of the ${api} API` });
+    return { api: httpApi, stage };
+  }
+
+  private addFunction(
+    id: string,
+    handler: string,
+    access: TableAccess,
+    options: {
+      description: string;
+      environment?: Record<string, string>;
+      timeoutSeconds?: number;
+      memorySize?: number;
+      reservedConcurrency?: number;
+      scheduled?: boolean;
+    },
+  ): ApiFunction {
+    const timeoutSeconds = options.timeoutSeconds ?? this.settings.routeTimeoutSeconds;
+    const fn = new ApiFunction(this, id, {
+      handler,
+      table: this.table,
+      access,
+      serviceName: this.settings.serviceName,
+      logRetention: this.settings.logRetention,
+      removalPolicy: this.settings.removalPolicy,
+      environment: {
+        ...this.settings.functionEnvironment,
+        CORS_ALLOWED_ORIGINS: this.settings.corsAllowedOrigins.join(','),
+        ...options.environment,
+      },
+      timeout: Duration.seconds(timeoutSeconds),
+      memorySize: options.memorySize ?? this.settings.routeMemorySize,
+      reservedConcurrentExecutions: options.reservedConcurrency,
+      description: options.description,
+      // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
+      // that waited longer than one run (e.g. behind a busy single-writer job) is superseded.
+      ...(options.scheduled
+        ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) }
+        : {}),
+    });
+    this.functions.set(id, fn);
+    return fn;
+  }
+
+  private addJob(job: Job, id: string, chain: ChainSetting | undefined): void {
+    const fn = this.addFunction(id, job.handler, job.table, {
+      description: chain ? `${job.summary} (chain ${chain.chainId})` : job.summary,
+      environment: chain ? { CHAIN_ID: String(chain.chainId), RPC_URL_PARAMETER: chain.rpcUrlParameter } : {},
+      timeoutSeconds: job.timeoutSeconds,
+      memorySize: job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
+      reservedConcurrency: job.reservedConcurrency,
+      scheduled: true,
+    });
+    if (chain) fn.grantParameterRead(chain.rpcUrlParameter);
+    new Rule(this, `${id}Schedule`, {
+      description: `Runs ${id} on ${job.schedule}`,
+      schedule: Schedule.expression(job.schedule),
+      targets: [new LambdaFunction(fn.function)],
+    });
+  }
+}
+
+/**
+ * Fails synthesis with one message naming every problem in the route and job tables: a missing
+ * handler file, a duplicate id (ids are CloudFormation logical ids), a bad schedule or timeout.
+ */
+function checkTables(routes: readonly Route[], jobs: readonly Job[], chains: readonly ChainSetting[]): void {
+  const problems: string[] = [];
+  const functionIds = [
+    ...API_NAMES.map(fallbackFunctionId),
+    ...routes.map((route) => route.id),
+    ...jobs.flatMap((job) => jobInstances(job, chains).map((instance) => instance.id)),
+  ];
+  const seen = new Set<string>();
+  for (const id of functionIds) {
+    if (!/^[A-Z][A-Za-z0-9]{0,254}$/.test(id)) problems.push(`function id ${id} is not PascalCase alphanumeric`);
+    if (seen.has(id)) problems.push(`function id ${id} is used twice`);
+    seen.add(id);
+  }
+  const handlers = [
+    { id: 'route-not-found fallback', handler: FALLBACK_HANDLER },
+    ...routes.map((route) => ({ id: `route ${route.id}`, handler: route.handler })),
+    ...jobs.map((job) => ({ id: `job ${job.id}`, handler: job.handler })),
+  ];
+  for (const { id, handler } of handlers) {
+    if (!existsSync(resolve(REPO_ROOT, handler))) problems.push(`${id}: handler file ${handler} does not exist`);
+  }
+  const routeKeys = new Set<string>();
+  for (const route of routes) {
+    const key = `${apiOf(route)} ${route.method} ${route.path}`;
+    if (routeKeys.has(key)) problems.push(`route ${route.id}: ${route.method} ${route.path} is declared twice`);
+    routeKeys.add(key);
+  }
+  for (const job of jobs) {
+    if (!/^(rate|cron)\(.+\)$/.test(job.schedule)) problems.push(`job ${job.id}: schedule ${job.schedule} is not rate(...) or cron(...)`);
+    if (!Number.isInteger(job.timeoutSeconds) || job.timeoutSeconds < 1 || job.timeoutSeconds > 900) {
+      problems.push(`job ${job.id}: timeoutSeconds must be a whole number from 1 to 900`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(`Cannot build the stack:\n- ${problems.join('\n- ')}`);
+  }
+}

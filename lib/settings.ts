@@ -1,0 +1,177 @@
+/**
+ * Deploy-time settings of the stack, read from CDK context (cdk.json, or `-c key=value` on the CLI)
+ * and validated once, so that a typo fails `cdk synth` with a readable message instead of deploying
+ * something unintended. Values given on the command line arrive as strings: numbers, JSON arrays and
+ * objects, and comma-separated origin lists are accepted in that form too.
+ */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import * as v from 'valibot';
+
+/** A chain that per-chain jobs run for: its id and the SSM parameter holding its RPC URL. */
+export interface ChainSetting {
+  chainId: number;
+  /** SSM parameter name, e.g. `/chain-data-api/rpc/8453` (String or SecureString). */
+  rpcUrlParameter: string;
+}
+
+export interface ServiceSettings {
+  removalPolicy: RemovalPolicy;
+  logRetention: RetentionDays;
+  corsAllowedOrigins: string[];
+  throttle: { rateLimit: number; burstLimit: number };
+  chains: ChainSetting[];
+  /** Extra environment variables for every function (domain settings chosen at deploy time). */
+  functionEnvironment: Record<string, string>;
+  serviceName: string;
+  /** Memory and timeout of the HTTP route functions (jobs carry their own in shared/jobs.ts). */
+  routeMemorySize: number;
+  routeTimeoutSeconds: number;
+}
+
+/** Every context key the stack reads, with its default. cdk.json repeats these defaults. */
+export const SETTING_DEFAULTS = {
+  removalPolicy: 'retain',
+  logRetentionDays: 30,
+  corsAllowedOrigins: ['*'],
+  throttleRateLimit: 100,
+  throttleBurstLimit: 200,
+  chains: [] as ChainSetting[],
+  functionEnvironment: {} as Record<string, string>,
+  serviceName: 'chain-data-api',
+  routeMemorySize: 512,
+  routeTimeoutSeconds: 15,
+} as const;
+
+/** Environment variables the stack sets itself; `functionEnvironment` may not override them. */
+export const STACK_MANAGED_ENV = [
+  'TABLE_NAME',
+  'POWERTOOLS_SERVICE_NAME',
+  'NODE_OPTIONS',
+  'CORS_ALLOWED_ORIGINS',
+  'API_NAME',
+  'CHAIN_ID',
+  'RPC_URL_PARAMETER',
+] as const;
+
+const RETENTION_VALUES = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number');
+
+/** Parses a JSON array/object given as a CLI string; leaves other values alone. */
+const fromJsonString = (value: unknown): unknown => {
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  if (!trimmed.startsWith('[') && !trimmed.startsWith('{')) return value;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return value;
+  }
+};
+
+const integer = (min: number, max: number) =>
+  v.pipe(
+    v.union([v.number(), v.pipe(v.string(), v.regex(/^\s*\d+\s*$/), v.transform(Number))], 'must be a whole number'),
+    v.integer('must be a whole number'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+const origin = v.pipe(
+  v.string(),
+  v.trim(),
+  v.check(
+    (value) => value === '*' || /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(value),
+    'must be `*` or an origin like https://app.example.com (scheme, host, optional port; no path)',
+  ),
+);
+
+const originList = v.pipe(
+  v.unknown(),
+  v.transform((value) => (typeof value === 'string' && !value.trim().startsWith('[') ? value.split(',') : fromJsonString(value))),
+  v.array(origin),
+  v.transform((origins) => origins.filter((entry) => entry.length > 0)),
+  v.minLength(1, 'must list at least one origin'),
+);
+
+const parameterName = v.pipe(
+  v.string(),
+  v.regex(/^\/?[A-Za-z0-9_.\-/]+$/, 'must be an SSM parameter name such as /chain-data-api/rpc/8453'),
+  v.check((name) => !name.includes('//') && !name.endsWith('/'), 'must be an SSM parameter name such as /chain-data-api/rpc/8453'),
+);
+
+const chainList = v.pipe(
+  v.unknown(),
+  v.transform(fromJsonString),
+  v.array(v.strictObject({ chainId: integer(1, Number.MAX_SAFE_INTEGER), rpcUrlParameter: parameterName })),
+  v.check(
+    (chains) => new Set(chains.map((chain) => chain.chainId)).size === chains.length,
+    'lists a chainId more than once',
+  ),
+);
+
+const environmentName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const functionEnvironment = v.pipe(
+  v.unknown(),
+  v.transform(fromJsonString),
+  v.record(
+    v.pipe(v.string(), v.regex(environmentName, 'is not a valid environment variable name')),
+    v.pipe(
+      v.union([v.string(), v.number(), v.boolean()], 'values must be strings (numbers and booleans are converted)'),
+      v.transform(String),
+    ),
+  ),
+  v.check(
+    (env) => !Object.keys(env).some((key) => (STACK_MANAGED_ENV as readonly string[]).includes(key)),
+    `may not set a variable the stack manages (${STACK_MANAGED_ENV.join(', ')})`,
+  ),
+);
+
+const settingsSchema = v.object({
+  removalPolicy: v.picklist(['retain', 'destroy'], 'must be `retain` or `destroy`'),
+  logRetentionDays: v.pipe(
+    integer(1, 9999),
+    v.check((days) => RETENTION_VALUES.includes(days), `must be one of CloudWatch's retention periods: ${RETENTION_VALUES.join(', ')}`),
+  ),
+  corsAllowedOrigins: originList,
+  // API Gateway accepts up to the account limit (10,000 rps by default); anything above is a typo.
+  throttleRateLimit: integer(1, 10_000),
+  throttleBurstLimit: integer(1, 5_000),
+  chains: chainList,
+  functionEnvironment,
+  serviceName: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, `.`, `_` or `-`')),
+  routeMemorySize: integer(128, 10_240),
+  // An HTTP API waits at most 30 s for its integration; a longer Lambda timeout only burns money.
+  routeTimeoutSeconds: integer(1, 29),
+});
+
+type SettingKey = keyof typeof SETTING_DEFAULTS;
+
+/** Reads and validates every setting from the construct tree's context, applying the defaults. */
+export function readSettings(scope: Construct): ServiceSettings {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(SETTING_DEFAULTS) as SettingKey[]) {
+    raw[key] = scope.node.tryGetContext(key) ?? SETTING_DEFAULTS[key];
+  }
+  const result = v.safeParse(settingsSchema, raw);
+  if (!result.success) {
+    const problems = result.issues.map((issue) => `context \`${v.getDotPath(issue) ?? '?'}\` ${issue.message}`);
+    throw new Error(`Invalid stack settings: ${problems.join('; ')}`);
+  }
+  const settings = result.output;
+  if (settings.throttleBurstLimit < settings.throttleRateLimit) {
+    throw new Error('Invalid stack settings: context `throttleBurstLimit` must be at least `throttleRateLimit`');
+  }
+  return {
+    removalPolicy: settings.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    logRetention: settings.logRetentionDays as RetentionDays,
+    corsAllowedOrigins: settings.corsAllowedOrigins,
+    throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
+    chains: settings.chains,
+    functionEnvironment: settings.functionEnvironment,
+    serviceName: settings.serviceName,
+    routeMemorySize: settings.routeMemorySize,
+    routeTimeoutSeconds: settings.routeTimeoutSeconds,
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * Decoding with viem: token transfer events (ERC-20 / ERC-721 Transfer, ERC-1155 TransferSingle and
+ * TransferBatch), revert data (Error(string), Panic(uint256)), and NFT metadata held in `data:` URIs.
+ */
+import { decodeErrorResult, decodeEventLog, hexToString, panicReasons, size, type Address, type Hex } from 'viem';
+import { erc1155Abi, erc20Abi, erc721Abi, TOPIC } from './abis';
+import { normalizeAddress } from './address';
+
+export type TokenStandard = 'ERC-20' | 'ERC-721' | 'ERC-1155';
+
+/** One token movement; a TransferBatch log yields one per (id, value) pair, `batchIndex` its position. */
+export interface DecodedTokenTransfer {
+  standard: TokenStandard;
+  token: Address;
+  from: Address;
+  to: Address;
+  /** null for ERC-20. */
+  tokenId: bigint | null;
+  /** ERC-20 value, ERC-1155 value, 1 for ERC-721. */
+  amount: bigint;
+  /** Position inside a TransferBatch; 0 for every other event. */
+  batchIndex: number;
+  /** ERC-1155 operator; null otherwise. */
+  operator: Address | null;
+}
+
+export interface RawLog {
+  address: string;
+  topics: readonly Hex[];
+  data: Hex;
+}
+
+/**
+ * The token transfers a log carries, or none when it is not a transfer event (or is malformed: a
+ * log that claims the Transfer topic but does not decode is not a token transfer). `Transfer` is
+ * told apart by its topic count: 3 topics = ERC-20 (value in data), 4 topics = ERC-721 (id indexed).
+ */
+export function decodeTokenTransfers(log: RawLog): DecodedTokenTransfer[] {
+  const topic0 = log.topics[0]?.toLowerCase();
+  const token = normalizeAddress(log.address);
+  const topics = log.topics as [Hex, ...Hex[]];
+  try {
+    if (topic0 === TOPIC.transfer && log.topics.length === 3) {
+      const event = decodeEventLog({ abi: erc20Abi, eventName: 'Transfer', topics, data: log.data, strict: true });
+      return [transfer('ERC-20', token, event.args.from, event.args.to, null, event.args.value)];
+    }
+    if (topic0 === TOPIC.transfer && log.topics.length === 4) {
+      const event = decodeEventLog({ abi: erc721Abi, eventName: 'Transfer', topics, data: log.data, strict: true });
+      return [transfer('ERC-721', token, event.args.from, event.args.to, event.args.tokenId, 1n)];
+    }
+    if (topic0 === TOPIC.transferSingle && log.topics.length === 4) {
+      const event = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferSingle', topics, data: log.data, strict: true });
+      const { operator, from, to, id, value } = event.args;
+      return [{ ...transfer('ERC-1155', token, from, to, id, value), operator: normalizeAddress(operator) }];
+    }
+    if (topic0 === TOPIC.transferBatch && log.topics.length === 4) {
+      const event = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferBatch', topics, data: log.data, strict: true });
+      const { operator, from, to, ids, values } = event.args;
+      if (ids.length !== values.length) return [];
+      return ids.map((id, batchIndex) => ({
+        ...transfer('ERC-1155', token, from, to, id, values[batchIndex]),
+        batchIndex,
+        operator: normalizeAddress(operator),
+      }));
+    }
+  } catch {
+    return [];
+  }
+  return [];
+}
+
+function transfer(standard: TokenStandard, token: Address, from: string, to: string, tokenId: bigint | null, amount: bigint): DecodedTokenTransfer {
+  return { standard, token, from: normalizeAddress(from), to: normalizeAddress(to), tokenId, amount, batchIndex: 0, operator: null };
+}
+
+/**
+ * A human-readable revert reason from revert data: the message of Error(string), `panic: <reason>
+ * (0x<code>)` for Panic(uint256), otherwise the raw data (a custom error, as Blockscout shows it);
+ * null when there is no data.
+ */
+export function decodeRevertReason(data: Hex | null | undefined): string | null {
+  if (!data || data === '0x') return null;
+  try {
+    const decoded = decodeErrorResult({ abi: [], data });
+    if (decoded.errorName === 'Error') return String(decoded.args?.[0] ?? '');
+    if (decoded.errorName === 'Panic') {
+      const code = Number(decoded.args?.[0] ?? 0);
+      const reason = (panicReasons as Record<number, string>)[code] ?? 'unknown panic code';
+      return `panic: ${reason} (0x${code.toString(16).padStart(2, '0')})`;
+    }
+  } catch {
+    // not Error / Panic: fall through to the raw data
+  }
+  return data.toLowerCase();
+}
+
+/** A bytes32 string (old tokens' name/symbol): UTF-8 up to the first NUL. */
+export function bytes32ToString(value: Hex): string {
+  if (size(value) !== 32) return '';
+  return hexToString(value, { size: 32 }).replace(/\0+$/, '');
+}
+
+/** How the metadata of an NFT instance was obtained. */
+export type MetadataStatus = 'resolved' | 'unresolved' | 'invalid' | 'none';
+
+export interface ResolvedMetadata {
+  status: MetadataStatus;
+  /** The metadata document as JSON text (only when resolved). */
+  metadataJson: string | null;
+}
+
+/** Metadata larger than this is not stored inline (DynamoDB items are limited to 400 KB). */
+export const MAX_INLINE_METADATA_BYTES = 64 * 1024;
+
+/**
+ * Resolves token metadata that lives in the URI itself: `data:application/json;base64,...` and
+ * `data:application/json[;utf8],...` (raw or percent-encoded JSON). Any other URI (ipfs://, https://,
+ * ar:// ...) is `unresolved`: the ingest never fetches from the network. `none` means no URI.
+ */
+export function resolveTokenMetadata(uri: string | null | undefined): ResolvedMetadata {
+  if (!uri) return { status: 'none', metadataJson: null };
+  const match = /^data:([^,]*),(.*)$/s.exec(uri.trim());
+  if (!match) return { status: 'unresolved', metadataJson: null };
+  const [, mediaType, payload] = match;
+  const params = mediaType.split(';').map((part) => part.trim().toLowerCase());
+  if (params[0] !== '' && !params[0].includes('json')) return { status: 'unresolved', metadataJson: null };
+  let text: string;
+  try {
+    text = params.includes('base64') ? Buffer.from(payload, 'base64').toString('utf8') : decodeDataText(payload);
+  } catch {
+    return { status: 'invalid', metadataJson: null };
+  }
+  try {
+    const document = JSON.parse(text) as unknown;
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) return { status: 'invalid', metadataJson: null };
+    const json = JSON.stringify(document);
+    if (Buffer.byteLength(json) > MAX_INLINE_METADATA_BYTES) return { status: 'unresolved', metadataJson: null };
+    return { status: 'resolved', metadataJson: json };
+  } catch {
+    return { status: 'invalid', metadataJson: null };
+  }
+}
+
+/** The text of a non-base64 data URI: raw JSON as most contracts emit it, or percent-encoded. */
+function decodeDataText(payload: string): string {
+  try {
+    JSON.parse(payload);
+    return payload;
+  } catch {
+    return decodeURIComponent(payload);
+  }
+}
+
+/** ERC-1155 `uri(id)` with the `{id}` placeholder replaced by the id as 64 lowercase hex digits. */
+export function expandErc1155Uri(uri: string, tokenId: bigint): string {
+  return uri.replaceAll('{id}', tokenId.toString(16).padStart(64, '0'));
+}

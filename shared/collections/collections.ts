@@ -1,0 +1,135 @@
+/**
+ * The collections domain: what each endpoint does, between the validated request and the table.
+ */
+import { randomUUID } from 'node:crypto';
+import { isAddressEqual, type Hex } from 'viem';
+import { BadRequestError, NotFoundError } from '../http/errors';
+import type { CollectionsConfig } from './config';
+import { chooseRange, entryMatches, filterTerms, rangesToCount } from './plan';
+import type { Collection, CreateCollectionBody, ListCollectionsQuery } from './schemas';
+import { collectionTypedData, predictedAddressOf, recoverCollectionSigner, toAddress, type SignedCollectionMetadata } from './signing';
+import {
+  countRangeEntries,
+  getCollectionByAddress,
+  getCollectionsByAddress,
+  putNewCollection,
+  readRangeEntries,
+  readRangePage,
+} from './store';
+
+// ---------------------------------------------------------------------------------------------------
+// GET /collections
+
+export interface CollectionsPage {
+  total: number;
+  collections: Collection[];
+}
+
+/**
+ * One page of the collections matching every filter, newest first, with the number of matches.
+ * No filter or one filter: the range's counter is `total` and the page is read from the range after
+ * skipping (page - 1) * limit entries keys only. Several filters: the smallest range (counters read
+ * with one BatchGetItem) is read whole, at most `combinationScanLimit` entries, and the other filters
+ * are checked on its entries.
+ */
+export async function listCollections(query: ListCollectionsQuery, config: CollectionsConfig): Promise<CollectionsPage> {
+  const terms = filterTerms(query);
+  const offset = (query.page - 1) * query.limit;
+  const choice = chooseRange(terms, await countRangeEntries(rangesToCount(terms)));
+  if (choice.checks.length === 0) {
+    const addresses = offset < choice.count ? await readRangePage(choice.range, offset, query.limit) : [];
+    return { total: choice.count, collections: await getCollectionsByAddress(addresses) };
+  }
+  if (choice.count === 0) return { total: 0, collections: [] };
+  if (choice.count > config.combinationScanLimit) {
+    const fields = terms.map((term) => term.field).join(', ');
+    throw new BadRequestError(
+      `This combination of filters (${fields}) would have to check ${choice.count} collections, more than ${config.combinationScanLimit}; ` +
+        'narrow it with a more selective filter such as creator, gameOwner or gameId',
+    );
+  }
+  const matching = (await readRangeEntries(choice.range)).filter((entry) => entryMatches(entry, choice.checks));
+  const page = matching.slice(offset, offset + query.limit).map((entry) => entry.address);
+  return { total: matching.length, collections: await getCollectionsByAddress(page) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// POST /collections
+
+/**
+ * Verifies the creator's EIP-712 signature over the metadata for the body's chain, derives the
+ * predicted address (CREATE2 from the chain's factory, salt = the typed-data hash) and stores the
+ * collection with its list entries. A signature by anyone but `creator` is a 400; an existing
+ * collection at the same predicted address is a 409.
+ */
+export async function createCollection(body: CreateCollectionBody, config: CollectionsConfig): Promise<Collection> {
+  const metadata: SignedCollectionMetadata = {
+    name: body.name,
+    symbol: body.symbol,
+    baseURI: body.baseURI,
+    creator: toAddress(body.creator),
+    gameOwner: toAddress(body.gameOwner),
+    maxSupply: body.maxSupply,
+    mintPrice: body.mintPrice,
+    maxPerWallet: body.maxPerWallet,
+    isWhitelistEnabled: body.isWhitelistEnabled,
+    whitelistMerkleRoot: body.whitelistMerkleRoot.toLowerCase(),
+    startTime: body.startTime,
+    endTime: body.endTime,
+  };
+  const signature = body.creatorSignature.toLowerCase() as Hex;
+  const signer = await recoverCollectionSigner(metadata, body.chainId, signature, config);
+  if (!signer) throw new BadRequestError('creatorSignature: is not a valid ECDSA signature');
+  if (!isAddressEqual(signer, metadata.creator as Hex)) {
+    throw new BadRequestError(
+      `creatorSignature: was not made by creator ${metadata.creator} over this metadata on chain ${body.chainId} ` +
+        '(sign the typed data from GET /collections/signing-domain)',
+    );
+  }
+  const collection: Collection = {
+    uuid: randomUUID(),
+    predictedAddress: predictedAddressOf(metadata, body.chainId, config),
+    creator: metadata.creator,
+    gameOwner: metadata.gameOwner,
+    ...(body.gameId === undefined ? {} : { gameId: body.gameId }),
+    chainId: body.chainId,
+    creatorSignature: signature,
+    name: metadata.name,
+    symbol: metadata.symbol,
+    baseURI: metadata.baseURI,
+    maxSupply: metadata.maxSupply,
+    mintPrice: metadata.mintPrice,
+    startTime: metadata.startTime,
+    endTime: metadata.endTime,
+    tokenStandard: 'ERC721',
+    maxPerWallet: metadata.maxPerWallet,
+    isWhitelistEnabled: metadata.isWhitelistEnabled,
+    ...(body.image === undefined ? {} : { image: body.image }),
+    ...(body.description === undefined ? {} : { description: body.description }),
+    ...(body.external_url === undefined ? {} : { external_url: body.external_url }),
+    ...(body.animation_url === undefined ? {} : { animation_url: body.animation_url }),
+    attributes: body.attributes ?? [],
+    createdAt: new Date().toISOString(),
+    whitelistMerkleRoot: metadata.whitelistMerkleRoot,
+    ...(body.referrer === undefined ? {} : { referrer: body.referrer }),
+  };
+  await putNewCollection(collection);
+  return collection;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// GET /collections/signing-domain
+
+/** The domain, types and primary type a creator's wallet signs for a chain. */
+export function signingDomainFor(chainId: number, config: CollectionsConfig) {
+  return collectionTypedData(chainId, config);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// GET /collections/{predictedAddress}
+
+export async function getCollection(predictedAddress: string): Promise<Collection> {
+  const collection = await getCollectionByAddress(predictedAddress);
+  if (!collection) throw new NotFoundError(`No collection with predictedAddress ${predictedAddress}`);
+  return collection;
+}

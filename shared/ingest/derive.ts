@@ -1,0 +1,340 @@
+/**
+ * From a fetched block to records: the block, its transactions (with receipt fields, fees, revert
+ * reason), logs, token transfers (ERC-1155 batches flattened), internal transactions, withdrawals,
+ * and what the block touched (balances, NFT instances, collections, contracts). Pure: the same
+ * bundle always gives the same records. The two facts that need chain state at the block (is the
+ * recipient a contract, is a created contract a token) are filled in by `tagTransactions`.
+ */
+import { hexToNumber, type Hex } from 'viem';
+import { byteLength, isZeroAddress, normalizeAddress, selectorOf } from '../chain/address';
+import { decodeTokenTransfers } from '../chain/decode';
+import type { TraceCall } from '../chain/trace';
+import type { BlockBundle } from './fetch-block';
+import type {
+  BlockRecord,
+  IndexedTokenStandard,
+  InternalTransactionRecord,
+  LogRecord,
+  TokenTransferRecord,
+  TransactionRecord,
+  TransactionTypeTag,
+  WithdrawalRecord,
+} from './records';
+
+/** A (holder, token, id) whose balance the block may have changed. tokenId is set for ERC-1155 only. */
+export interface BalanceTouch {
+  holder: string;
+  token: string;
+  standard: IndexedTokenStandard;
+  tokenId: bigint | null;
+}
+
+export interface ContractCreation {
+  address: string;
+  creator: string;
+  transactionHash: string;
+}
+
+/** Native currency moved by a transaction or an internal call that took effect (for listeners). */
+export interface NativeTransfer {
+  transactionHash: string;
+  /** null for the transaction itself, else the internal transaction's index. */
+  internalIndex: number | null;
+  from: string;
+  to: string;
+  /** Decimal wei. */
+  value: string;
+}
+
+export interface DerivedBlock {
+  chainId: number;
+  block: BlockRecord;
+  transactions: TransactionRecord[];
+  logs: LogRecord[];
+  tokenTransfers: TokenTransferRecord[];
+  internalTransactions: InternalTransactionRecord[];
+  withdrawals: WithdrawalRecord[];
+  nativeTransfers: NativeTransfer[];
+  /** Contracts created by calls that took effect. */
+  creations: ContractCreation[];
+  /** Token contracts with transfers in the block, with the standard of their first transfer event. */
+  tokens: Map<string, IndexedTokenStandard>;
+  balanceTouches: BalanceTouch[];
+  /** (contract, token id) of every NFT moved. */
+  nftTouches: { contract: string; standard: 'ERC-721' | 'ERC-1155'; tokenId: bigint }[];
+  /** Addresses that may be contracts: transaction recipients, internal call targets, log emitters. */
+  candidateContracts: Set<string>;
+  /** Emitted a log or was created: certainly a contract at this block. */
+  knownContracts: Set<string>;
+}
+
+const dec = (value: bigint | number | null | undefined): string | null => (value === null || value === undefined ? null : BigInt(value).toString());
+const num = (value: bigint | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
+const lowerOrNull = (value: string | null | undefined): string | null => (value ? value.toLowerCase() : null);
+const jsonText = (value: unknown): string => JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? item.toString() : item));
+
+export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock {
+  const { block: rawBlock, receipts, traces, revertReasons } = bundle;
+  const blockNumber = Number(rawBlock.number);
+  const blockHash = rawBlock.hash!.toLowerCase();
+  const blockTimestamp = Number(rawBlock.timestamp);
+  const baseFee = rawBlock.baseFeePerGas ?? null;
+  const at = { chainId, blockNumber, blockHash, blockTimestamp };
+
+  const block: BlockRecord = {
+    kind: 'block',
+    chainId,
+    number: blockNumber,
+    hash: blockHash,
+    parentHash: rawBlock.parentHash.toLowerCase(),
+    timestamp: blockTimestamp,
+    nonce: (rawBlock.nonce ?? '0x0000000000000000').toLowerCase(),
+    sha3Uncles: rawBlock.sha3Uncles.toLowerCase(),
+    mixHash: rawBlock.mixHash.toLowerCase(),
+    miner: normalizeAddress(rawBlock.miner),
+    stateRoot: rawBlock.stateRoot.toLowerCase(),
+    transactionsRoot: rawBlock.transactionsRoot.toLowerCase(),
+    receiptsRoot: rawBlock.receiptsRoot.toLowerCase(),
+    logsBloom: (rawBlock.logsBloom ?? '0x').toLowerCase(),
+    size: Number(rawBlock.size),
+    extraData: rawBlock.extraData.toLowerCase(),
+    difficulty: rawBlock.difficulty.toString(),
+    totalDifficulty: dec(rawBlock.totalDifficulty),
+    transactionCount: rawBlock.transactions.length,
+    gasLimit: Number(rawBlock.gasLimit),
+    gasUsed: Number(rawBlock.gasUsed),
+    baseFeePerGas: dec(baseFee),
+    withdrawalsRoot: lowerOrNull(rawBlock.withdrawalsRoot),
+    withdrawalCount: rawBlock.withdrawals?.length ?? 0,
+    blobGasUsed: num(rawBlock.blobGasUsed),
+    excessBlobGas: num(rawBlock.excessBlobGas),
+  };
+
+  const derived: DerivedBlock = {
+    chainId,
+    block,
+    transactions: [],
+    logs: [],
+    tokenTransfers: [],
+    internalTransactions: [],
+    withdrawals: [],
+    nativeTransfers: [],
+    creations: [],
+    tokens: new Map(),
+    balanceTouches: [],
+    nftTouches: [],
+    candidateContracts: new Set(),
+    knownContracts: new Set(),
+  };
+  const balanceKeys = new Set<string>();
+  const nftKeys = new Set<string>();
+
+  rawBlock.transactions.forEach((tx, position) => {
+    const receipt = receipts[position];
+    const hash = tx.hash.toLowerCase();
+    const txAt = { ...at, transactionHash: hash, transactionIndex: position };
+    const from = normalizeAddress(tx.from);
+    const to = tx.to ? normalizeAddress(tx.to) : null;
+    const succeeded = receipt.status === 'success';
+    const selector = selectorOf(tx.input);
+    const effectiveGasPrice = receipt.effectiveGasPrice ?? tx.gasPrice ?? 0n;
+    const gasUsed = receipt.gasUsed;
+    const trace = traces?.[position] ?? null;
+    const internalCalls = trace ? trace.calls.slice(1) : [];
+    const effective = effectiveSuccess(trace?.calls ?? [], succeeded);
+
+    // logs and token transfers
+    let transferCount = 0;
+    for (const log of receipt.logs) {
+      const emitter = normalizeAddress(log.address);
+      derived.knownContracts.add(emitter);
+      derived.candidateContracts.add(emitter);
+      derived.logs.push({
+        kind: 'log',
+        ...txAt,
+        logIndex: log.logIndex,
+        address: emitter,
+        data: log.data.toLowerCase(),
+        dataOmitted: false,
+        topics: log.topics.map((topic) => topic.toLowerCase()),
+      });
+      for (const transfer of decodeTokenTransfers(log)) {
+        transferCount += 1;
+        const tokenId = transfer.tokenId;
+        derived.tokenTransfers.push({
+          kind: 'tokenTransfer',
+          ...txAt,
+          logIndex: log.logIndex,
+          batchIndex: transfer.batchIndex,
+          token: transfer.token,
+          tokenStandard: transfer.standard,
+          from: transfer.from,
+          to: transfer.to,
+          amount: transfer.amount.toString(),
+          tokenId: tokenId === null ? null : tokenId.toString(),
+          transferType: isZeroAddress(transfer.from) ? 'mint' : isZeroAddress(transfer.to) ? 'burn' : 'transfer',
+          operator: transfer.operator,
+          methodSelector: selector,
+        });
+        if (!derived.tokens.has(transfer.token)) derived.tokens.set(transfer.token, transfer.standard);
+        for (const holder of [transfer.from, transfer.to]) {
+          if (isZeroAddress(holder)) continue;
+          const id = transfer.standard === 'ERC-1155' ? tokenId : null;
+          const key = `${holder}|${transfer.token}|${id ?? '-'}`;
+          if (!balanceKeys.has(key)) {
+            balanceKeys.add(key);
+            derived.balanceTouches.push({ holder, token: transfer.token, standard: transfer.standard, tokenId: id });
+          }
+        }
+        if (transfer.standard !== 'ERC-20' && tokenId !== null) {
+          const key = `${transfer.token}|${tokenId}`;
+          if (!nftKeys.has(key)) {
+            nftKeys.add(key);
+            derived.nftTouches.push({ contract: transfer.token, standard: transfer.standard, tokenId });
+          }
+        }
+      }
+    }
+
+    // internal transactions
+    for (const call of internalCalls) {
+      derived.internalTransactions.push(internalRecord(txAt, call));
+      if (call.to && call.type === 'call') derived.candidateContracts.add(call.to);
+      if (call.createdContract && effective.get(call.index)) {
+        derived.creations.push({ address: call.createdContract, creator: call.from, transactionHash: hash });
+        derived.knownContracts.add(call.createdContract);
+      }
+      if (call.value > 0n && effective.get(call.index) && call.callType !== 'delegatecall' && call.callType !== 'callcode') {
+        const target = call.to ?? call.createdContract;
+        if (target) derived.nativeTransfers.push({ transactionHash: hash, internalIndex: call.index, from: call.from, to: target, value: call.value.toString() });
+      }
+    }
+
+    const contractAddress = receipt.contractAddress ? normalizeAddress(receipt.contractAddress) : null;
+    if (contractAddress && succeeded) {
+      derived.creations.unshift({ address: contractAddress, creator: from, transactionHash: hash });
+      derived.knownContracts.add(contractAddress);
+    }
+    if (to) derived.candidateContracts.add(to);
+    if (tx.value > 0n && succeeded) {
+      const target = to ?? contractAddress;
+      if (target) derived.nativeTransfers.push({ transactionHash: hash, internalIndex: null, from, to: target, value: tx.value.toString() });
+    }
+
+    const inputSize = byteLength(tx.input);
+    derived.transactions.push({
+      kind: 'transaction',
+      chainId,
+      hash,
+      blockNumber,
+      blockHash,
+      blockTimestamp,
+      transactionIndex: position,
+      from,
+      to,
+      value: tx.value.toString(),
+      input: tx.input.toLowerCase(),
+      inputOmitted: false,
+      inputSize,
+      methodSelector: selector,
+      nonce: tx.nonce,
+      gas: Number(tx.gas),
+      gasPrice: dec(tx.gasPrice ?? effectiveGasPrice),
+      maxFeePerGas: dec(tx.maxFeePerGas),
+      maxPriorityFeePerGas: dec(tx.maxPriorityFeePerGas),
+      type: tx.typeHex ? hexToNumber(tx.typeHex as Hex) : 0,
+      r: lowerOrNull(tx.r),
+      s: lowerOrNull(tx.s),
+      v: dec(tx.v),
+      yParity: tx.yParity ?? null,
+      accessListJson: 'accessList' in tx && tx.accessList ? jsonText(tx.accessList) : null,
+      authorizationListJson: 'authorizationList' in tx && tx.authorizationList ? jsonText(tx.authorizationList) : null,
+      status: succeeded ? 1 : 0,
+      gasUsed: Number(gasUsed),
+      cumulativeGasUsed: Number(receipt.cumulativeGasUsed),
+      effectiveGasPrice: effectiveGasPrice.toString(),
+      contractAddress,
+      logsBloom: receipt.logsBloom.toLowerCase(),
+      blobGasUsed: num(receipt.blobGasUsed),
+      blobGasPrice: dec(receipt.blobGasPrice),
+      logCount: receipt.logs.length,
+      baseFeePerGas: dec(baseFee),
+      fee: (gasUsed * effectiveGasPrice).toString(),
+      burntFee: (gasUsed * (baseFee ?? 0n)).toString(),
+      priorityFee: (gasUsed * maxBig(0n, effectiveGasPrice - (baseFee ?? 0n))).toString(),
+      revertReason: succeeded ? null : (revertReasons.get(hash) ?? null),
+      transactionTypes: [],
+      hasErrorInInternalTransactions: internalCalls.some((call) => call.error !== null),
+      tokenTransferCount: transferCount,
+      tracesAvailable: traces !== null,
+    });
+  });
+
+  for (const withdrawal of rawBlock.withdrawals ?? []) {
+    const amountGwei = BigInt(withdrawal.amount);
+    derived.withdrawals.push({
+      kind: 'withdrawal',
+      chainId,
+      index: Number(BigInt(withdrawal.index)),
+      validatorIndex: Number(BigInt(withdrawal.validatorIndex)),
+      address: normalizeAddress(withdrawal.address),
+      amountGwei: amountGwei.toString(),
+      amount: (amountGwei * 1_000_000_000n).toString(),
+      blockNumber,
+      blockHash,
+      blockTimestamp,
+    });
+  }
+  return derived;
+}
+
+/**
+ * Fills `transactionTypes` once the chain state at the block is known: which recipients are
+ * contracts and which created contracts are tokens.
+ */
+export function tagTransactions(derived: DerivedBlock, isContract: (address: string) => boolean, isToken: (address: string) => boolean): void {
+  for (const tx of derived.transactions) {
+    const tags: TransactionTypeTag[] = [];
+    if (tx.tokenTransferCount > 0) tags.push('token_transfer');
+    if (tx.to === null) tags.push('contract_creation');
+    if (tx.to !== null && isContract(tx.to)) tags.push('contract_call');
+    if (tx.contractAddress && isToken(tx.contractAddress)) tags.push('token_creation');
+    if (BigInt(tx.value) > 0n) tags.push('coin_transfer');
+    tx.transactionTypes = tags;
+  }
+}
+
+function internalRecord(txAt: { chainId: number; blockNumber: number; blockHash: string; blockTimestamp: number; transactionHash: string; transactionIndex: number }, call: TraceCall): InternalTransactionRecord {
+  return {
+    kind: 'internalTransaction',
+    ...txAt,
+    index: call.index,
+    type: call.type,
+    callType: call.callType,
+    from: call.from,
+    to: call.to,
+    createdContract: call.createdContract,
+    value: call.value.toString(),
+    gasLimit: call.gas.toString(),
+    gasUsed: call.gasUsed.toString(),
+    success: call.error === null,
+    error: call.error,
+    traceAddress: call.traceAddress,
+  };
+}
+
+/** A call took effect when it and every call above it succeeded (and so did the transaction). */
+function effectiveSuccess(calls: readonly TraceCall[], transactionSucceeded: boolean): Map<number, boolean> {
+  const byPath = new Map<string, boolean>();
+  const result = new Map<number, boolean>();
+  for (const call of calls) {
+    const parentPath = call.traceAddress.slice(0, -1).join('.');
+    const parentOk = call.traceAddress.length === 0 ? transactionSucceeded : (byPath.get(parentPath) ?? false);
+    const ok = parentOk && call.error === null;
+    byPath.set(call.traceAddress.join('.'), ok);
+    result.set(call.index, ok);
+  }
+  return result;
+}
+
+const maxBig = (a: bigint, b: bigint): bigint => (a > b ? a : b);

@@ -1,0 +1,232 @@
+/**
+ * Reading one block from a node, with viem: the block with its transactions, the receipts
+ * (eth_getBlockReceipts, else one eth_getTransactionReceipt per transaction), the call traces
+ * (debug_traceBlockByNumber with the callTracer, else parity's trace_block, else none: logged once)
+ * and the revert data of failed transactions (from the trace, else by replaying the call with
+ * eth_call at the parent block).
+ *
+ * Every answer is checked against the block before it is used: a receipt or a trace of another block
+ * (a node behind a load balancer answering from a different head, a reorg between two calls) is a
+ * fault like a timeout, and the whole block is fetched again with exponential backoff.
+ */
+import { BaseError, type Block, type Hex, type Transaction, type TransactionReceipt } from 'viem';
+import type { ChainClient } from '../chain/client';
+import { decodeRevertReason } from '../chain/decode';
+import { errorMessage, isMethodUnsupportedError, withBackoff, type RetryPolicy } from '../chain/retry';
+import { flattenCallTracerFrame, groupParityTraces, type CallTracerFrame, type ParityTrace, type TransactionTrace } from '../chain/trace';
+
+export type FullBlock = Block<bigint, true, 'latest'> & { transactions: Transaction[] };
+
+export interface BlockBundle {
+  block: FullBlock;
+  /** One per transaction, in block order. */
+  receipts: TransactionReceipt[];
+  /** One per transaction, in block order; null when the node serves no traces. */
+  traces: TransactionTrace[] | null;
+  /** Revert reason of each failed transaction, by hash. */
+  revertReasons: Map<string, string | null>;
+}
+
+export type TraceMethod = 'callTracer' | 'parity' | 'none';
+
+export interface BlockSourceLog {
+  warn(message: string, details?: Record<string, unknown>): void;
+}
+
+/** A malformed or inconsistent answer: retried like a transport fault. */
+export class InconsistentAnswerError extends Error {
+  override name = 'InconsistentAnswerError';
+}
+
+export class BlockSource {
+  private blockReceipts: boolean | undefined;
+  private traceMethod: TraceMethod | undefined;
+
+  constructor(
+    private readonly client: ChainClient,
+    private readonly policy: RetryPolicy,
+    private readonly log: BlockSourceLog,
+  ) {}
+
+  /** The block, receipts, traces and revert reasons of `blockNumber`, all consistent with one block hash. */
+  fetch(blockNumber: bigint): Promise<BlockBundle> {
+    return withBackoff(`block ${blockNumber}`, this.policy, () => this.fetchOnce(blockNumber), (error, attempt) =>
+      this.log.warn('retrying block fetch', { blockNumber: Number(blockNumber), attempt, error: errorMessage(error) }),
+    );
+  }
+
+  /** Hash of the block at `blockNumber` on the node's canonical chain, or null past its head. */
+  blockHashAt(blockNumber: bigint): Promise<string | null> {
+    return withBackoff(`block hash ${blockNumber}`, this.policy, async () => {
+      const block = await this.client.getBlock({ blockNumber }).catch((error: unknown) => {
+        if (error instanceof BaseError && error.name === 'BlockNotFoundError') return null;
+        throw error;
+      });
+      return block?.hash?.toLowerCase() ?? null;
+    });
+  }
+
+  headBlockNumber(): Promise<bigint> {
+    return withBackoff('head block number', this.policy, () => this.client.getBlockNumber({ cacheTime: 0 }));
+  }
+
+  private async fetchOnce(blockNumber: bigint): Promise<BlockBundle> {
+    const block = (await this.client.getBlock({ blockNumber, includeTransactions: true })) as FullBlock;
+    checkBlock(block, blockNumber);
+    const [receipts, traces] = await Promise.all([this.fetchReceipts(block), this.fetchTraces(block)]);
+    checkReceipts(block, receipts);
+    if (traces) checkTraces(block, traces);
+    const revertReasons = await this.revertReasons(block, receipts, traces);
+    return { block, receipts, traces, revertReasons };
+  }
+
+  private async fetchReceipts(block: FullBlock): Promise<TransactionReceipt[]> {
+    if (block.transactions.length === 0) return [];
+    if (this.blockReceipts !== false) {
+      try {
+        const receipts = await this.client.getBlockReceipts({ blockNumber: block.number! });
+        this.blockReceipts = true;
+        return receipts;
+      } catch (error) {
+        if (!isMethodUnsupportedError(error)) throw error;
+        this.blockReceipts = false;
+        this.log.warn('eth_getBlockReceipts is not served: reading receipts one transaction at a time');
+      }
+    }
+    return Promise.all(block.transactions.map((tx) => this.client.getTransactionReceipt({ hash: tx.hash })));
+  }
+
+  private async fetchTraces(block: FullBlock): Promise<TransactionTrace[] | null> {
+    if (block.transactions.length === 0) return this.traceMethod === 'none' ? null : [];
+    const blockTag = `0x${block.number!.toString(16)}` as Hex;
+    if (this.traceMethod === undefined || this.traceMethod === 'callTracer') {
+      try {
+        const result = (await this.client.request({
+          method: 'debug_traceBlockByNumber' as 'eth_chainId',
+          params: [blockTag, { tracer: 'callTracer' }] as unknown as undefined,
+        })) as unknown as { txHash?: Hex; result?: CallTracerFrame; error?: string }[];
+        if (!Array.isArray(result)) throw new InconsistentAnswerError('debug_traceBlockByNumber: not an array');
+        this.traceMethod = 'callTracer';
+        return result.map((entry) => {
+          if (!entry?.result) throw new InconsistentAnswerError(`debug_traceBlockByNumber: no trace (${entry?.error ?? 'empty entry'})`);
+          return flattenCallTracerFrame(entry.result, entry.txHash?.toLowerCase() as Hex | undefined ?? null);
+        });
+      } catch (error) {
+        if (!isMethodUnsupportedError(error)) throw error;
+        this.traceMethod = 'parity';
+      }
+    }
+    if (this.traceMethod === 'parity') {
+      try {
+        const result = (await this.client.request({
+          method: 'trace_block' as 'eth_chainId',
+          params: [blockTag] as unknown as undefined,
+        })) as unknown as ParityTrace[];
+        if (!Array.isArray(result)) throw new InconsistentAnswerError('trace_block: not an array');
+        return groupParityTraces(result, block.transactions.length);
+      } catch (error) {
+        if (!isMethodUnsupportedError(error)) throw error;
+        this.traceMethod = 'none';
+        this.log.warn('the node serves neither debug_traceBlockByNumber nor trace_block: internal transactions are not indexed');
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Revert reasons of the failed transactions: decoded from the top-level call's output when the
+   * trace has it, otherwise by replaying the transaction as an eth_call on the parent block's state
+   * (exact for the first failing transaction of a block, best effort after it).
+   */
+  private async revertReasons(block: FullBlock, receipts: TransactionReceipt[], traces: TransactionTrace[] | null) {
+    const reasons = new Map<string, string | null>();
+    await Promise.all(
+      block.transactions.map(async (tx, position) => {
+        if (receipts[position].status !== 'reverted') return;
+        const top = traces?.[position]?.calls[0];
+        if (top?.output && top.output !== '0x') {
+          reasons.set(tx.hash.toLowerCase(), decodeRevertReason(top.output));
+          return;
+        }
+        reasons.set(tx.hash.toLowerCase(), decodeRevertReason(await this.replay(tx, block.number! - 1n)));
+      }),
+    );
+    return reasons;
+  }
+
+  private async replay(tx: Transaction, parentNumber: bigint): Promise<Hex | null> {
+    try {
+      await this.client.call({
+        account: tx.from,
+        to: tx.to ?? undefined,
+        data: tx.input,
+        value: tx.value,
+        gas: tx.gas,
+        blockNumber: parentNumber < 0n ? 0n : parentNumber,
+      });
+      return null; // succeeds on the parent state: no reason to report
+    } catch (error) {
+      const data = revertDataOf(error);
+      if (data !== undefined) return data;
+      if (error instanceof BaseError && /revert/i.test(error.message)) return null;
+      throw error;
+    }
+  }
+}
+
+/** The revert data an eth_call error carries, if any. */
+function revertDataOf(error: unknown): Hex | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const withData = error.walk((cause) => {
+    const data = (cause as { data?: unknown }).data;
+    return typeof data === 'string' ? data.startsWith('0x') : typeof (data as { data?: unknown })?.data === 'string';
+  }) as { data?: unknown } | null;
+  if (!withData) return undefined;
+  const data = withData.data as Hex | { data: Hex };
+  return typeof data === 'string' ? data : data.data;
+}
+
+function checkBlock(block: FullBlock | null, blockNumber: bigint): asserts block is FullBlock {
+  if (!block || block.number !== blockNumber || !block.hash) {
+    throw new InconsistentAnswerError(`eth_getBlockByNumber(${blockNumber}) answered block ${block?.number ?? 'null'}`);
+  }
+  if (!Array.isArray(block.transactions) || block.transactions.some((tx) => typeof tx !== 'object' || !tx.hash)) {
+    throw new InconsistentAnswerError(`block ${blockNumber}: transactions are not full objects`);
+  }
+}
+
+function checkReceipts(block: FullBlock, receipts: TransactionReceipt[]): void {
+  if (!Array.isArray(receipts) || receipts.length !== block.transactions.length) {
+    throw new InconsistentAnswerError(`block ${block.number}: ${receipts?.length} receipts for ${block.transactions.length} transactions`);
+  }
+  const blockHash = block.hash!.toLowerCase();
+  receipts.forEach((receipt, position) => {
+    const tx = block.transactions[position];
+    if (
+      receipt?.blockHash?.toLowerCase() !== blockHash ||
+      receipt.blockNumber !== block.number ||
+      receipt.transactionHash?.toLowerCase() !== tx.hash.toLowerCase() ||
+      receipt.transactionIndex !== position
+    ) {
+      throw new InconsistentAnswerError(`block ${block.number}: receipt ${position} belongs to block ${receipt?.blockHash} / tx ${receipt?.transactionHash}`);
+    }
+    for (const log of receipt.logs) {
+      if (log.blockHash && log.blockHash.toLowerCase() !== blockHash) {
+        throw new InconsistentAnswerError(`block ${block.number}: a log of receipt ${position} belongs to block ${log.blockHash}`);
+      }
+    }
+  });
+}
+
+function checkTraces(block: FullBlock, traces: TransactionTrace[]): void {
+  if (traces.length !== block.transactions.length) {
+    throw new InconsistentAnswerError(`block ${block.number}: ${traces.length} traces for ${block.transactions.length} transactions`);
+  }
+  traces.forEach((trace, position) => {
+    const hash = block.transactions[position].hash.toLowerCase();
+    if (trace.calls.length === 0) throw new InconsistentAnswerError(`block ${block.number}: empty trace for ${hash}`);
+    if (trace.transactionHash && trace.transactionHash.toLowerCase() !== hash) {
+      throw new InconsistentAnswerError(`block ${block.number}: trace ${position} is of ${trace.transactionHash}`);
+    }
+  });
+}

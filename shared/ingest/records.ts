@@ -1,0 +1,427 @@
+/**
+ * The records the chain ingest writes: one documented shape per record type. These are raw chain
+ * values, not API shapes; the explorer and insights serialisers turn them into Blockscout / Insights
+ * JSON. Conventions for every record:
+ *  - `kind` names the record type; `chainId` is the chain it belongs to (a number);
+ *  - addresses, hashes, selectors, topics and other hex data are lowercase 0x-hex strings;
+ *  - quantities that may exceed 2^53 (wei values, gas prices, token amounts, token ids, supplies,
+ *    difficulty) are DECIMAL strings; counts, indexes, gas amounts, timestamps are numbers;
+ *  - timestamps are Unix seconds (numbers); absent optional fields are null (never undefined);
+ *  - index copies (the same record under another key, see keys.ts) carry the same fields as the
+ *    canonical item, except as noted on `TransactionRecord.input` and `LogRecord.data`.
+ * Every item also has its key attributes (pk, sk, and gsi1pk/gsi1sk on blocks), not listed here.
+ */
+import type { TokenStandard } from '../db/keys';
+
+/** Index copies of a transaction (input) or log (data) leave out hex payloads larger than this. */
+export const MAX_COPIED_DATA_BYTES = 1024;
+
+export type IndexedTokenStandard = Exclude<TokenStandard, 'ERC-404'>;
+
+/** blockKeys.block (N1, with the GSI1 time key) and its copy blockKeys.blockByHash (N2). */
+export interface BlockRecord {
+  kind: 'block';
+  chainId: number;
+  number: number;
+  hash: string;
+  parentHash: string;
+  /** Unix seconds. */
+  timestamp: number;
+  /** 8-byte hex nonce (0x0000000000000000 after the merge). */
+  nonce: string;
+  sha3Uncles: string;
+  mixHash: string;
+  /** Fee recipient. */
+  miner: string;
+  stateRoot: string;
+  transactionsRoot: string;
+  receiptsRoot: string;
+  logsBloom: string;
+  /** Bytes. */
+  size: number;
+  extraData: string;
+  /** Decimal. */
+  difficulty: string;
+  /** Decimal; null when the node does not report it. */
+  totalDifficulty: string | null;
+  transactionCount: number;
+  gasLimit: number;
+  gasUsed: number;
+  /** Decimal wei; null before London. */
+  baseFeePerGas: string | null;
+  /** null before Shanghai. */
+  withdrawalsRoot: string | null;
+  /** Number of EIP-4895 withdrawals in the block. */
+  withdrawalCount: number;
+  /** null before Cancun. */
+  blobGasUsed: number | null;
+  excessBlobGas: number | null;
+}
+
+/** Values of Blockscout's `transaction_types`, in the order the ingest lists them. */
+export type TransactionTypeTag = 'token_transfer' | 'contract_creation' | 'contract_call' | 'token_creation' | 'coin_transfer';
+
+/**
+ * transactionKeys.transaction (N2, canonical) and its index copies: addressKeys.transactions
+ * (X4 / N7: all / from / to of the sender, the recipient and the created contract),
+ * transactionKeys.callsToContract (N3, with and without the sender) and callsWithSelector (N6).
+ */
+export interface TransactionRecord {
+  kind: 'transaction';
+  chainId: number;
+  hash: string;
+  blockNumber: number;
+  blockHash: string;
+  blockTimestamp: number;
+  /** Position in the block (Blockscout `position`). */
+  transactionIndex: number;
+  from: string;
+  /** null for a contract creation. */
+  to: string | null;
+  /** Decimal wei. */
+  value: string;
+  /**
+   * Calldata (or init code for a creation). Index copies leave it out (null, `inputOmitted` true)
+   * when it is larger than MAX_COPIED_DATA_BYTES; the canonical item always has it.
+   */
+  input: string | null;
+  inputOmitted: boolean;
+  /** Calldata size in bytes. */
+  inputSize: number;
+  /** First 4 bytes of the calldata, or null (creation, plain transfer, shorter data). */
+  methodSelector: string | null;
+  nonce: number;
+  /** Gas limit. */
+  gas: number;
+  /** Decimal wei; for EIP-1559 transactions the effective price. */
+  gasPrice: string | null;
+  maxFeePerGas: string | null;
+  maxPriorityFeePerGas: string | null;
+  /** EIP-2718 type number (0 legacy, 1, 2, 3, 4). */
+  type: number;
+  r: string | null;
+  s: string | null;
+  /** Decimal. */
+  v: string | null;
+  yParity: number | null;
+  /** JSON text of the access list ([] when none); null for legacy transactions. */
+  accessListJson: string | null;
+  /** JSON text of the EIP-7702 authorization list; null when none. */
+  authorizationListJson: string | null;
+  // ----- receipt
+  /** 1 success, 0 failure. */
+  status: 0 | 1;
+  gasUsed: number;
+  cumulativeGasUsed: number;
+  /** Decimal wei. */
+  effectiveGasPrice: string;
+  /** Address of the contract a top-level creation made; null otherwise. */
+  contractAddress: string | null;
+  logsBloom: string;
+  blobGasUsed: number | null;
+  blobGasPrice: string | null;
+  logCount: number;
+  // ----- derived
+  /** Decimal wei of the block's base fee (copied from the block), null before London. */
+  baseFeePerGas: string | null;
+  /** gasUsed * effectiveGasPrice, decimal wei (Blockscout `fee` of type `actual`). */
+  fee: string;
+  /** gasUsed * baseFeePerGas, decimal wei; "0" before London. */
+  burntFee: string;
+  /** gasUsed * (effectiveGasPrice - baseFeePerGas), decimal wei. */
+  priorityFee: string;
+  /** Decoded revert reason (Error(string) text, `panic: ...`), raw revert data hex, or null. */
+  revertReason: string | null;
+  transactionTypes: TransactionTypeTag[];
+  /** True when the call trace has a failed internal call (false when the node gives no traces). */
+  hasErrorInInternalTransactions: boolean;
+  /** Token transfer entries (batch positions flattened) this transaction produced. */
+  tokenTransferCount: number;
+  /** False when the node serves no call traces, so internal transactions are unknown. */
+  tracesAvailable: boolean;
+}
+
+/**
+ * transactionKeys.transactionLog (canonical, in the transaction's partition) and its copies
+ * logKeys.contractLogs (N4), contractLogsWithTopic0 (N4 + topic0) and logsWithTopic0 (N5).
+ */
+export interface LogRecord {
+  kind: 'log';
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  blockTimestamp: number;
+  transactionHash: string;
+  transactionIndex: number;
+  /** Position of the log in the block. */
+  logIndex: number;
+  /** Emitting contract. */
+  address: string;
+  /** Non-indexed data; copies leave it out (null, `dataOmitted` true) above MAX_COPIED_DATA_BYTES. */
+  data: string | null;
+  dataOmitted: boolean;
+  /** topic0..topic3 as emitted. */
+  topics: string[];
+}
+
+/** Insights `transfer_type`. Blockscout's `type` maps mint -> token_minting, burn -> token_burning. */
+export type TransferType = 'mint' | 'transfer' | 'burn';
+
+/**
+ * transactionKeys.transactionTokenTransfer (N10, canonical), tokenTransferKeys.byToken (N8),
+ * tokenTransferKeys.byAddress (X3 / N9, per direction x type set) and byAddressAndToken.
+ * ERC-1155 TransferBatch logs are flattened: one record per (log, batch position).
+ */
+export interface TokenTransferRecord {
+  kind: 'tokenTransfer';
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  blockTimestamp: number;
+  transactionHash: string;
+  transactionIndex: number;
+  logIndex: number;
+  /** Position in a TransferBatch; 0 for every other event. */
+  batchIndex: number;
+  /** Token contract. */
+  token: string;
+  /** From the event shape: Transfer with 3 topics ERC-20, 4 topics ERC-721; TransferSingle/Batch ERC-1155. */
+  tokenStandard: IndexedTokenStandard;
+  from: string;
+  to: string;
+  /** Decimal: ERC-20 / ERC-1155 value, "1" for ERC-721. */
+  amount: string;
+  /** Decimal token id; null for ERC-20. */
+  tokenId: string | null;
+  /** mint: from the zero address; burn: to the zero address; otherwise transfer. */
+  transferType: TransferType;
+  /** ERC-1155 operator; null otherwise. */
+  operator: string | null;
+  /** Selector of the transaction's calldata (Blockscout `method`), null when none. */
+  methodSelector: string | null;
+}
+
+/**
+ * One call of a transaction's trace other than the top-level call (Blockscout internal
+ * transaction): transactionKeys.transactionInternalTransaction (canonical) and
+ * addressKeys.internalTransactions (X5: all / from / to of the caller, the callee and the created contract).
+ */
+export interface InternalTransactionRecord {
+  kind: 'internalTransaction';
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  blockTimestamp: number;
+  transactionHash: string;
+  transactionIndex: number;
+  /** Blockscout index: depth-first position in the trace; the top-level call (0) is not stored. */
+  index: number;
+  /** call | create | create2 | selfdestruct. */
+  type: 'call' | 'create' | 'create2' | 'selfdestruct';
+  /** For calls: call | delegatecall | staticcall | callcode (Blockscout shows it as the type); null otherwise. */
+  callType: 'call' | 'delegatecall' | 'staticcall' | 'callcode' | null;
+  from: string;
+  /** Callee or selfdestruct beneficiary; null for a creation. */
+  to: string | null;
+  /** Created contract of a successful create / create2; null otherwise. */
+  createdContract: string | null;
+  /** Decimal wei. */
+  value: string;
+  /** Decimal gas given to the call. */
+  gasLimit: string;
+  /** Decimal gas used. */
+  gasUsed: string;
+  success: boolean;
+  /** The tracer's error text (e.g. "execution reverted"), null on success. */
+  error: string | null;
+  /** Path of child positions from the top-level call. */
+  traceAddress: number[];
+}
+
+/** addressKeys.withdrawals (X6): one EIP-4895 withdrawal, in the receiver's range. */
+export interface WithdrawalRecord {
+  kind: 'withdrawal';
+  chainId: number;
+  /** Global withdrawal index (number: below 2^53 on every chain). */
+  index: number;
+  validatorIndex: number;
+  /** Receiver. */
+  address: string;
+  /** Decimal Gwei, as the block carries it. */
+  amountGwei: string;
+  /** Decimal wei (amountGwei * 10^9): Blockscout's `amount`. */
+  amount: string;
+  blockNumber: number;
+  blockHash: string;
+  blockTimestamp: number;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// State records: the current value of an entity, rewritten when a block changes it. Each carries the
+// block it was last written at (`updatedAtBlock`).
+
+/**
+ * addressKeys.address (X7 / G3): what the ingest knows of a contract address. Written for every
+ * contract the ingest meets (created, emitting logs, called by a transaction); an address without an
+ * item is an externally owned account (or a contract never seen). Token fields are null for
+ * non-tokens.
+ */
+export interface AddressRecord {
+  kind: 'address';
+  chainId: number;
+  address: string;
+  isContract: true;
+  /** Sender of the creating transaction, or the factory contract of an internal creation; null if unknown. */
+  creator: string | null;
+  creationTransactionHash: string | null;
+  creationBlockNumber: number | null;
+  /** First block at which the ingest wrote this item (a reorg below it deletes the item). */
+  firstSeenBlock: number;
+  updatedAtBlock: number;
+  /** ERC-165 answer if positive, else the shape of its first transfer event / the ERC-20 probe. */
+  tokenType: IndexedTokenStandard | null;
+  tokenName: string | null;
+  tokenSymbol: string | null;
+  /** ERC-20 decimals (number); null when not a token or the call reverts. */
+  tokenDecimals: number | null;
+  /** Decimal, read at `updatedAtBlock`; null when totalSupply() reverts. */
+  tokenTotalSupply: string | null;
+  /**
+   * Holders with a positive balance among those the ingest has seen (from its first block on);
+   * maintained transactionally as balances go to or from zero. Present on token items only.
+   */
+  holders?: number;
+}
+
+/**
+ * addressKeys.balance (G3 / O6): the balance of one holder in one token, as balanceOf returned at
+ * `updatedAtBlock` (never summed from transfers). For ERC-1155 there is one item per token id plus a
+ * token-level item (tokenId null) whose value is the sum over the ids. Deleted when the value is 0.
+ */
+export interface BalanceRecord {
+  kind: 'balance';
+  chainId: number;
+  holder: string;
+  token: string;
+  tokenStandard: IndexedTokenStandard;
+  /** Decimal token id (ERC-1155 per-id items); null for ERC-20, ERC-721 and the ERC-1155 total. */
+  tokenId: string | null;
+  /** Decimal, > 0. For ERC-721 the number of tokens held. */
+  value: string;
+  updatedAtBlock: number;
+}
+
+/**
+ * addressKeys.balancesByValue (X1): the same balance in each type-set range of the holder, sorted by
+ * value. One entry per ERC-20 / ERC-721 token and per ERC-1155 (token, id); the ERC-1155 total is not
+ * listed. `tokenName` is the name the sort key was built with.
+ */
+export interface BalanceListingRecord extends Omit<BalanceRecord, 'kind'> {
+  kind: 'balanceListing';
+  tokenName: string;
+}
+
+/** nftKeys.instance (G3): one ERC-721 / ERC-1155 token instance. */
+export interface NftInstanceRecord {
+  kind: 'nftInstance';
+  chainId: number;
+  contract: string;
+  tokenStandard: 'ERC-721' | 'ERC-1155';
+  /** Decimal. */
+  tokenId: string;
+  /** ERC-721 ownerOf at `updatedAtBlock` (null once burned); always null for ERC-1155. */
+  owner: string | null;
+  /** tokenURI / uri (ERC-1155 `{id}` expanded); null when the call reverts. */
+  tokenUri: string | null;
+  /** resolved (data: URI parsed), unresolved (ipfs/http/...: never fetched), invalid, none (no URI). */
+  metadataStatus: 'resolved' | 'unresolved' | 'invalid' | 'none';
+  /** The metadata document as JSON text, when resolved. */
+  metadataJson: string | null;
+  firstSeenBlock: number;
+  updatedAtBlock: number;
+}
+
+/** addressKeys.nftHoldings: one token id a holder has in a collection, token id desc. */
+export interface NftHoldingRecord {
+  kind: 'nftHolding';
+  chainId: number;
+  holder: string;
+  contract: string;
+  tokenStandard: 'ERC-721' | 'ERC-1155';
+  tokenId: string;
+  /** Decimal: 1 for ERC-721, the balance for ERC-1155. */
+  value: string;
+}
+
+/** One of the (at most 9) newest instances embedded in a collection item. */
+export interface EmbeddedNftInstance {
+  tokenId: string;
+  /** Decimal amount held. */
+  value: string;
+  tokenUri: string | null;
+  metadataStatus: NftInstanceRecord['metadataStatus'];
+  /** Metadata JSON text when resolved and at most MAX_COPIED_DATA_BYTES; otherwise null (GetItem the instance). */
+  metadataJson: string | null;
+  metadataOmitted: boolean;
+}
+
+/** addressKeys.nftCollections (X2): a collection a holder owns, in each type-set range. */
+export interface NftCollectionRecord {
+  kind: 'nftCollection';
+  chainId: number;
+  holder: string;
+  contract: string;
+  tokenStandard: 'ERC-721' | 'ERC-1155';
+  /** Decimal: ERC-721 balanceOf; ERC-1155 sum of the holder's balances over ids. */
+  amount: string;
+  /** Newest (highest) token ids first, at most 9. */
+  instances: EmbeddedNftInstance[];
+  updatedAtBlock: number;
+}
+
+/**
+ * addressKeys.name (N11): a token symbol registered on a chain. `addresses` is a DynamoDB string set
+ * (a JS Set<string> through the document client): exactly one member resolves, several mean the
+ * symbol is ambiguous and resolves to nothing.
+ */
+export interface NameRecord {
+  kind: 'name';
+  chainId: number;
+  /** Lowercased symbol. */
+  name: string;
+  addresses: Set<string>;
+}
+
+/** chainKeys.cursor (G1 / X8): the last block whose items are all written. */
+export interface CursorRecord {
+  kind: 'cursor';
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  /** First block this table holds for the chain. */
+  firstBlock: number;
+}
+
+/** chainKeys.registry: a chain indexed into this table. */
+export interface ChainRecord {
+  kind: 'chain';
+  chainId: number;
+  firstBlock: number;
+}
+
+/**
+ * chainKeys.manifest (G2): what one block wrote, in chunks of at most 500 entries, written before
+ * the block's items. `items` are keys of the block's own items (deleted when the block is orphaned);
+ * `touched` are state entities it changed (recomputed when the block is orphaned), encoded as
+ * `BAL|holder|token|tokenId or -`, `NFT|contract|tokenId`, `COL|holder|contract`, `ADDR|address`.
+ */
+export interface ManifestRecord {
+  kind: 'manifest';
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  chunk: number;
+  chunkCount: number;
+  items: { pk: string; sk: string }[];
+  touched: string[];
+}

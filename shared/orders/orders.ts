@@ -1,0 +1,350 @@
+/**
+ * Orders: creation (O1 write, O2 with a checkout session, O3 with an idempotency key), reading (O1),
+ * every status change (through the transition table of states.ts, conditional on the current status)
+ * and the expiry sweep (O5).
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { db, tableName } from '../db/client';
+import { orderKeys, pad } from '../db/keys';
+import { BadRequestError, NotFoundError } from '../http/errors';
+import type { JsonResult } from '../http/response';
+import { now } from './clock';
+import { orderConfig } from './config';
+import { checkoutSessionConflict, linkOrderToSessionItem, sessionStatusAfterOrder, sessionUpdateItem } from './checkout-sessions';
+import { depositAddress } from './deposit-address';
+import { readFeeTokenBalance, standardFee } from './fees';
+import { claimKeyItem, idempotencyClaim, replayAfterLostClaim, storedResponse } from './idempotency';
+import { onrampVendor } from './onramp';
+import { getPartner } from './partners';
+import type { CreateOrderRequest, Order } from './schemas';
+import { canTransition, effectiveStatus, initialStatus, isWaiting, type OrderStatus } from './states';
+import { transactWrite, type TransactItem } from './transact';
+
+export const ORDER_CREATED_MESSAGE = 'Created order successfully';
+export const ORDER_FOUND_MESSAGE = 'Get order successfully';
+
+/** An order as stored: the Order fields, `onrampMetadata.ipAddress`, the session link and the sparse index keys. */
+export type StoredOrder = Omit<Order, 'onrampMetadata'> & {
+  onrampMetadata: (NonNullable<Order['onrampMetadata']> & { ipAddress: string }) | null;
+  checkoutSessionId?: string;
+  updatedAt: number;
+  depositTransactionHash?: string;
+  depositAmount?: string;
+  [attribute: string]: unknown;
+};
+
+const SPARSE_INDEX_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
+
+export interface CreateOrderContext {
+  /** event.requestContext.http.sourceIp: the only source of the stored ipAddress. */
+  sourceIp: string;
+  idempotencyKey?: string;
+}
+
+/** POST /orders: the created order in the B3 envelope, or the replay of an idempotent request. */
+export async function createOrder(request: CreateOrderRequest, context: CreateOrderContext): Promise<JsonResult> {
+  const claim = idempotencyClaim('POST /orders', context.idempotencyKey, request);
+  if (claim) {
+    const replay = await storedResponse(claim, now());
+    if (replay) return replay;
+  }
+
+  const [partner, feeBalance] = await Promise.all([
+    request.partnerId === undefined ? undefined : getPartner(request.partnerId),
+    readFeeTokenBalance(request.dstChain, request.recipientAddress),
+  ]);
+  if (request.partnerId !== undefined && !partner) throw new BadRequestError(`partnerId: unknown partner "${request.partnerId}"`);
+
+  const order = buildOrder(request, context.sourceIp, {
+    serviceFeeBps: orderConfig().serviceFeeBps,
+    tokenToCheckBalance: feeBalance.token,
+    balance: feeBalance.balance,
+    decimals: feeBalance.decimals,
+    partnerDiscountBps: partner?.discountBps ?? 0,
+  });
+  const response: JsonResult = { statusCode: 200, body: envelope(ORDER_CREATED_MESSAGE, toOrder(order, order.createdAt)) };
+
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...orderKeys.order(order.id),
+          ...orderKeys.awaitingDeposit(order.srcChain, order.globalAddress, order.id),
+          ...orderKeys.pendingExpiry(order.id, order.expiredAt),
+          entity: 'order',
+          ...order,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  const sessionIndex = request.checkoutSessionId ? items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt)) - 1 : -1;
+  const keyIndex = claim ? items.push(claimKeyItem(claim, response, order.createdAt)) - 1 : -1;
+
+  const outcome = await transactWrite(items);
+  if (outcome.committed) return response;
+  if (claim && outcome.failedConditions.includes(keyIndex)) return replayAfterLostClaim(claim, now());
+  if (request.checkoutSessionId && outcome.failedConditions.includes(sessionIndex)) {
+    throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);
+  }
+  throw new Error(`Order ${order.id} could not be written: conditions ${outcome.failedConditions.join(', ')} failed`);
+}
+
+function buildOrder(request: CreateOrderRequest, sourceIp: string, fee: Parameters<typeof standardFee>[0]): StoredOrder {
+  const config = orderConfig();
+  const id = randomUUID();
+  const createdAt = now();
+  const globalAddress = depositAddress(id);
+  let onrampMetadata: StoredOrder['onrampMetadata'] = null;
+  let oneClickBuyUrl: string | null = null;
+  if (request.onramp) {
+    const vendor = onrampVendor(request.onramp.vendor);
+    const onrampContext = {
+      orderId: id,
+      globalAddress,
+      srcChain: request.srcChain,
+      srcTokenAddress: request.srcTokenAddress,
+      srcToken: request.metadata.srcToken,
+      srcAmount: request.srcAmount,
+      onramp: request.onramp,
+    };
+    onrampMetadata = {
+      vendor: request.onramp.vendor,
+      paymentMethod: request.onramp.paymentMethod,
+      country: request.onramp.country,
+      redirectUrl: request.onramp.redirectUrl,
+      processorAmountInCents: vendor.processorAmountInCents(onrampContext),
+      fingerprint: null,
+      ipAddress: sourceIp,
+    };
+    oneClickBuyUrl = vendor.oneClickBuyUrl(onrampContext);
+  }
+  return {
+    id,
+    type: request.type,
+    status: initialStatus(request.onramp !== undefined),
+    recipientAddress: request.recipientAddress,
+    globalAddress,
+    srcChain: request.srcChain,
+    dstChain: request.dstChain,
+    srcTokenAddress: request.srcTokenAddress,
+    dstTokenAddress: request.dstTokenAddress,
+    srcAmount: request.srcAmount,
+    payload: request.payload,
+    metadata: request.metadata,
+    createdAt,
+    expiredAt: createdAt + config.expiryMinutes * 60_000,
+    filledAt: null,
+    receivedDepositAt: null,
+    errorDetails: null,
+    creatorAddress: request.creatorAddress ?? null,
+    partnerId: request.partnerId ?? null,
+    clientReferenceId: request.clientReferenceId ?? null,
+    onrampMetadata,
+    oneClickBuyUrl,
+    processorPaymentIntentId: null,
+    settlement: null,
+    fee: standardFee(fee),
+    ...(request.checkoutSessionId ? { checkoutSessionId: request.checkoutSessionId } : {}),
+    updatedAt: createdAt,
+  };
+}
+
+/** The Order an API user sees at time `at`: no storage attributes, no ipAddress, read-time expiry. */
+export function toOrder(stored: StoredOrder, at: number): Order {
+  const onramp = stored.onrampMetadata;
+  return {
+    id: stored.id,
+    type: stored.type,
+    status: effectiveStatus(stored.status, stored.expiredAt, at),
+    recipientAddress: stored.recipientAddress,
+    globalAddress: stored.globalAddress,
+    srcChain: stored.srcChain,
+    dstChain: stored.dstChain,
+    srcTokenAddress: stored.srcTokenAddress,
+    dstTokenAddress: stored.dstTokenAddress,
+    srcAmount: stored.srcAmount,
+    payload: stored.payload,
+    metadata: stored.metadata,
+    createdAt: stored.createdAt,
+    expiredAt: stored.expiredAt,
+    filledAt: stored.filledAt ?? null,
+    receivedDepositAt: stored.receivedDepositAt ?? null,
+    errorDetails: stored.errorDetails ?? null,
+    creatorAddress: stored.creatorAddress ?? null,
+    partnerId: stored.partnerId ?? null,
+    clientReferenceId: stored.clientReferenceId ?? null,
+    onrampMetadata: onramp
+      ? {
+          vendor: onramp.vendor,
+          paymentMethod: onramp.paymentMethod,
+          country: onramp.country,
+          redirectUrl: onramp.redirectUrl,
+          processorAmountInCents: onramp.processorAmountInCents ?? null,
+          fingerprint: null,
+        }
+      : null,
+    oneClickBuyUrl: stored.oneClickBuyUrl ?? null,
+    processorPaymentIntentId: stored.processorPaymentIntentId ?? null,
+    settlement: stored.settlement ?? null,
+    fee: stored.fee,
+  };
+}
+
+function envelope<T>(message: string, data: T) {
+  return { success: true as const, message, statusCode: 200 as const, data };
+}
+
+/** O1: the stored order, or undefined. */
+export async function findStoredOrder(orderId: string): Promise<StoredOrder | undefined> {
+  const result = await db.send(new GetCommand({ TableName: tableName(), Key: orderKeys.order(orderId), ConsistentRead: true }));
+  return result.Item as StoredOrder | undefined;
+}
+
+/** GET /orders/{id}. */
+export async function getOrder(orderId: string): Promise<JsonResult> {
+  const stored = await findStoredOrder(orderId);
+  if (!stored) throw new NotFoundError(`Order ${orderId} not found`);
+  return { statusCode: 200, body: envelope(ORDER_FOUND_MESSAGE, toOrder(stored, now())) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Status changes
+
+export type TransitionResult =
+  | { applied: true; order: StoredOrder }
+  | { applied: false; reason: 'not_found' | 'not_allowed' | 'expired' | 'not_expired' | 'conflict'; order?: StoredOrder };
+
+export interface TransitionOptions {
+  /** When the event that causes the change happened (epoch ms); default now. */
+  at?: number;
+  /** Attributes set together with the status (e.g. receivedDepositAt, settlement, errorDetails). */
+  set?: Record<string, unknown>;
+  /** The order as the caller already read it; read (consistently) when absent. */
+  current?: StoredOrder;
+}
+
+/**
+ * Moves an order from its current status to `to` if TRANSITIONS allows it, with a condition on that
+ * current status so that of two concurrent changes only one applies. Leaving a waiting state removes
+ * the sparse index attributes (O4, O5); a waiting order can only expire once `expiredAt` has passed
+ * and can only move on (other than to failure) before it. A linked checkout session follows in the
+ * same transaction (complete when executed, expired when the order ends otherwise).
+ */
+export async function transitionOrder(orderId: string, to: OrderStatus, options: TransitionOptions = {}): Promise<TransitionResult> {
+  const at = options.at ?? now();
+  const current = options.current ?? (await findStoredOrder(orderId));
+  if (!current) return { applied: false, reason: 'not_found' };
+  const from = current.status;
+  if (!canTransition(from, to)) return { applied: false, reason: 'not_allowed', order: current };
+  const expiryCondition = isWaiting(from) && to === 'expired' ? 'expiredAt <= :at' : isWaiting(from) && to !== 'failure' ? 'expiredAt > :at' : undefined;
+  if (expiryCondition === 'expiredAt <= :at' && current.expiredAt > at) return { applied: false, reason: 'not_expired', order: current };
+  if (expiryCondition === 'expiredAt > :at' && current.expiredAt <= at) return { applied: false, reason: 'expired', order: current };
+
+  const set: Record<string, unknown> = { status: to, updatedAt: at, ...(to === 'executed' ? { filledAt: at } : {}), ...options.set };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':from': from, ...(expiryCondition ? { ':at': at } : {}) };
+  const assignments = Object.entries(set).map(([name, value], index) => {
+    names[`#a${index}`] = name;
+    values[`:v${index}`] = value;
+    return `#a${index} = :v${index}`;
+  });
+  names['#status'] = 'status';
+  const removals = isWaiting(to) ? [] : [...SPARSE_INDEX_ATTRIBUTES];
+  const update = {
+    TableName: tableName(),
+    Key: orderKeys.order(orderId),
+    UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
+    ConditionExpression: `#status = :from${expiryCondition ? ` AND ${expiryCondition}` : ''}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  const next = { ...current, ...set } as StoredOrder;
+  for (const attribute of removals) delete next[attribute];
+
+  const sessionStatus = current.checkoutSessionId ? sessionStatusAfterOrder(to) : undefined;
+  if (current.checkoutSessionId && sessionStatus) {
+    const outcome = await transactWrite([{ Update: update }, sessionUpdateItem(current.checkoutSessionId, orderId, sessionStatus, at)]);
+    return outcome.committed ? { applied: true, order: next } : { applied: false, reason: 'conflict', order: current };
+  }
+  try {
+    const result = await db.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
+    return { applied: true, order: result.Attributes as StoredOrder };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return { applied: false, reason: 'conflict', order: current };
+    throw error;
+  }
+}
+
+export interface DepositReceived {
+  /** Transaction that paid the deposit address. */
+  transactionHash: string;
+  /** Amount received, smallest unit. */
+  amount: string;
+  /** Block time of the deposit (epoch ms): it must be before the order's expiry. */
+  receivedAt: number;
+}
+
+/**
+ * Deposit detection's entry point (to be wired by the ingest): the order's deposit arrived, so it
+ * leaves the waiting states for quoting_after_deposit, conditional on still waiting and not expired.
+ */
+export async function markDepositReceived(orderId: string, deposit: DepositReceived): Promise<TransitionResult> {
+  return transitionOrder(orderId, 'quoting_after_deposit', {
+    at: deposit.receivedAt,
+    set: { receivedDepositAt: deposit.receivedAt, depositTransactionHash: deposit.transactionHash.toLowerCase(), depositAmount: deposit.amount },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Expiry sweep (O5)
+
+export interface ExpirySweepResult {
+  /** Orders read from the expiry ranges. */
+  examined: number;
+  expired: number;
+  /** Orders that had already moved on (the index lags the table) or changed concurrently. */
+  skipped: number;
+}
+
+/**
+ * Persists `expired` for every waiting order past its expiry: one Query per shard of the O5 range
+ * (GSI2, gsi2sk <= now), then a conditional transition per order. Never a Scan.
+ */
+export async function expireOverdueOrders(at: number = now()): Promise<ExpirySweepResult> {
+  const shards = Array.from({ length: orderKeys.expiryShards }, (_, shard) => shard);
+  const results = await Promise.all(shards.map((shard) => expireShard(shard, at)));
+  return results.reduce((total, result) => ({
+    examined: total.examined + result.examined,
+    expired: total.expired + result.expired,
+    skipped: total.skipped + result.skipped,
+  }));
+}
+
+async function expireShard(shard: number, at: number): Promise<ExpirySweepResult> {
+  const range = orderKeys.pendingExpiryRange(shard);
+  const result: ExpirySweepResult = { examined: 0, expired: 0, skipped: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: range.index,
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :upper',
+        ExpressionAttributeValues: { ':pk': range.pk, ':upper': pad(at + 1, 15) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of (page.Items ?? []) as StoredOrder[]) {
+      result.examined += 1;
+      const outcome = await transitionOrder(item.id, 'expired', { at, current: item });
+      if (outcome.applied) result.expired += 1;
+      else result.skipped += 1;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return result;
+}

@@ -1,0 +1,489 @@
+/**
+ * The synthesised CloudFormation template of ServiceStack, checked the way a reviewer of a deploy
+ * would: every route of shared/routes.ts reaches its own function on the right API, each function
+ * may do exactly what its row declares in DynamoDB, and the table, APIs and jobs are configured as
+ * the context says. Expectations come from the route table, so a new row is covered without edits.
+ * Asset bundling is skipped here (context `aws:cdk:bundling-stacks: []`); api-function.test.ts bundles.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/http/cors';
+import type { ApiName } from '../../shared/http/groups';
+import type { Job } from '../../shared/jobs';
+import { jobs as jobTable } from '../../shared/jobs';
+import { API_NAMES, apiOf, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
+import { TABLE } from '../../shared/db/table';
+import { REPO_ROOT } from '../../lib/api-function';
+import {
+  ACCESS_LOG_FIELDS,
+  apiConstructId,
+  apiUrlOutputId,
+  fallbackFunctionId,
+  jobInstances,
+  ServiceStack,
+  type ServiceStackProps,
+} from '../../lib/service-stack';
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
+type Resources = Record<string, Resource>;
+
+const CDK_CONTEXT: Record<string, unknown> = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')).context;
+const READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
+const outdirs: string[] = [];
+
+/** Synthesises the stack with cdk.json's context (plus overrides) and without bundling assets. */
+function synthesise(context: Record<string, unknown> = {}, props: ServiceStackProps = {}) {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
+  outdirs.push(outdir);
+  const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+  const stack = new ServiceStack(app, 'TestStack', props);
+  const template = Template.fromStack(stack);
+  return { stack, template, resources: template.toJSON().Resources as Resources };
+}
+
+const ofType = (resources: Resources, type: string): [string, Resource][] =>
+  Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+/** The logical id of an API construct (CDK appends a hash to it). */
+function apiLogicalId(resources: Resources, api: ApiName): string {
+  const ids = ofType(resources, 'AWS::ApiGatewayV2::Api')
+    .map(([id]) => id)
+    .filter((id) => id.startsWith(apiConstructId(api)));
+  expect(ids).toHaveLength(1);
+  return ids[0];
+}
+
+/** The function a route resource sends its requests to (through its integration). */
+function integratedFunction(resources: Resources, route: Resource): string {
+  const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref as string;
+  const integration = resources[integrationId];
+  expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+  expect(integration.Properties.IntegrationType).toBe('AWS_PROXY');
+  expect(integration.Properties.ApiId).toEqual(route.Properties.ApiId);
+  return integration.Properties.IntegrationUri['Fn::GetAtt'][0] as string;
+}
+
+/** Every IAM statement attached to a function's role (inline policies and attached AWS::IAM::Policy). */
+function statementsOf(resources: Resources, functionId: string): Record<string, any>[] {
+  const roleId = resources[functionId].Properties.Role['Fn::GetAtt'][0] as string;
+  const inline = (resources[roleId].Properties.Policies ?? []).flatMap((policy: any) => policy.PolicyDocument.Statement);
+  const attached = ofType(resources, 'AWS::IAM::Policy')
+    .filter(([, policy]) => policy.Properties.Roles.some((role: any) => role.Ref === roleId))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+  return [...inline, ...attached];
+}
+
+const actionsOf = (statement: Record<string, any>): string[] => [statement.Action].flat();
+const resourcesOf = (statement: Record<string, any>): unknown[] => [statement.Resource].flat();
+
+function dynamoActionsOf(resources: Resources, functionId: string): string[] {
+  return statementsOf(resources, functionId)
+    .flatMap(actionsOf)
+    .filter((action) => action.startsWith('dynamodb:'))
+    .sort();
+}
+
+function expectedDynamoActions(access: { read: boolean; write: readonly string[] }): string[] {
+  return [...(access.read ? READ_ACTIONS : []), ...access.write.map((action) => `dynamodb:${action}`)].sort();
+}
+
+const tableArn = { 'Fn::GetAtt': ['Table', 'Arn'] };
+const indexArn = (name: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${name}`]] });
+
+afterAll(() => {
+  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
+});
+
+describe('ServiceStack with the real route and job tables and cdk.json defaults (plus one chain)', () => {
+  let resources: Resources;
+  let template: Template;
+  let stack: ServiceStack;
+  // One chain, so that the real per-chain jobs (once shared/jobs.ts has some) are built and checked too.
+  const chains = [{ chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453' }];
+  const jobFunctions = jobTable.flatMap((job) => jobInstances(job, chains).map((instance) => ({ ...instance, job })));
+  const functionIds = [...routes.map((route) => route.id), ...API_NAMES.map(fallbackFunctionId), ...jobFunctions.map((fn) => fn.id)];
+
+  beforeAll(() => {
+    ({ resources, template, stack } = synthesise({ chains }));
+  });
+
+  it('synthesises without errors', () => {
+    Annotations.fromStack(stack).hasNoError('*', Match.anyValue());
+  });
+
+  it('has one function per route and one fallback per API, each nodejs22.x on arm64 with its own log group', () => {
+    expect(ofType(resources, 'AWS::Lambda::Function').map(([id]) => id).sort()).toEqual([...functionIds].sort());
+    for (const id of functionIds) {
+      const fn = resources[id];
+      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.Handler).toBe('index.handler');
+      const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+      expect(resources[logGroupId].Type).toBe('AWS::Logs::LogGroup');
+      expect(resources[logGroupId].Properties.RetentionInDays).toBe(30);
+      expect(resources[logGroupId].DeletionPolicy).toBe('Retain');
+    }
+    const logGroupsOfFunctions = functionIds.map((id) => resources[id].Properties.LoggingConfig.LogGroup.Ref);
+    expect(new Set(logGroupsOfFunctions).size).toBe(functionIds.length);
+  });
+
+  it('gives every function the table name, service name, source maps and the CORS origins', () => {
+    for (const id of functionIds) {
+      const env = resources[id].Properties.Environment.Variables;
+      expect(env).toMatchObject({
+        TABLE_NAME: { Ref: 'Table' },
+        POWERTOOLS_SERVICE_NAME: 'chain-data-api',
+        NODE_OPTIONS: '--enable-source-maps',
+        CORS_ALLOWED_ORIGINS: '*',
+      });
+    }
+  });
+
+  it('creates three HTTP APIs with a throttled, access-logged $default stage each', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Api', API_NAMES.length);
+    for (const api of API_NAMES) {
+      const apiId = apiLogicalId(resources, api);
+      expect(resources[apiId].Properties.ProtocolType).toBe('HTTP');
+      expect(resources[apiId].Properties.CorsConfiguration).toEqual({
+        AllowOrigins: ['*'],
+        AllowMethods: ['GET', 'POST', 'OPTIONS'],
+        AllowHeaders: CORS_ALLOWED_HEADERS.split(','),
+        ExposeHeaders: CORS_EXPOSED_HEADERS.split(','),
+        MaxAge: CORS_MAX_AGE_SECONDS,
+      });
+      const stages = ofType(resources, 'AWS::ApiGatewayV2::Stage').filter(([, stage]) => stage.Properties.ApiId.Ref === apiId);
+      expect(stages).toHaveLength(1);
+      const stage = stages[0][1].Properties;
+      expect(stage.StageName).toBe('$default');
+      expect(stage.AutoDeploy).toBe(true);
+      expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+      const logGroupId = stage.AccessLogSettings.DestinationArn['Fn::GetAtt'][0] as string;
+      expect(resources[logGroupId].Type).toBe('AWS::Logs::LogGroup');
+      expect(resources[logGroupId].Properties.RetentionInDays).toBe(30);
+      const format = JSON.parse(stage.AccessLogSettings.Format);
+      expect(format).toEqual(ACCESS_LOG_FIELDS);
+      expect(format).toMatchObject({ requestId: '$context.requestId', ip: '$context.identity.sourceIp', status: '$context.status' });
+    }
+  });
+
+  it('routes every METHOD /path of the route table on its API to its own function', () => {
+    const routeResources = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
+    expect(routeResources).toHaveLength(routes.length + API_NAMES.length);
+    for (const route of routes) {
+      const matches = routeResources.filter((candidate) => candidate.Properties.RouteKey === `${route.method} ${route.path}`);
+      expect(matches, `${route.id}: ${route.method} ${route.path}`).toHaveLength(1);
+      expect(matches[0].Properties.ApiId).toEqual({ Ref: apiLogicalId(resources, apiOf(route)) });
+      expect(integratedFunction(resources, matches[0])).toBe(route.id);
+    }
+  });
+
+  it('sends unmatched requests of each API to that API’s fallback function', () => {
+    for (const api of API_NAMES) {
+      const defaults = ofType(resources, 'AWS::ApiGatewayV2::Route').filter(
+        ([, route]) => route.Properties.RouteKey === '$default' && route.Properties.ApiId.Ref === apiLogicalId(resources, api),
+      );
+      expect(defaults).toHaveLength(1);
+      const fallbackId = integratedFunction(resources, defaults[0][1]);
+      expect(fallbackId).toBe(fallbackFunctionId(api));
+      expect(resources[fallbackId].Properties.Environment.Variables.API_NAME).toBe(api);
+    }
+  });
+
+  it('lets API Gateway invoke each integrated function', () => {
+    for (const id of [...routes.map((route) => route.id), ...API_NAMES.map(fallbackFunctionId)]) {
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': [id, 'Arn'] },
+        Principal: 'apigateway.amazonaws.com',
+      });
+    }
+  });
+
+  it('outputs the URL of each API', () => {
+    const outputs = template.toJSON().Outputs;
+    for (const api of API_NAMES) {
+      const url = outputs[apiUrlOutputId(api)].Value['Fn::Join'][1];
+      expect(url[0]).toBe('https://');
+      expect(url[1]).toEqual({ Ref: apiLogicalId(resources, api) });
+    }
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BaseUrl', 'OrdersUrl', 'CollectionsUrl']));
+  });
+
+  it('creates the table of shared/db/table.ts: keys, GSIs projecting all, TTL, PITR, on demand, retained', () => {
+    const tables = ofType(resources, 'AWS::DynamoDB::Table');
+    expect(tables).toHaveLength(1);
+    const [, table] = tables[0];
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+      DeletionProtectionEnabled: true,
+    });
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual(
+      TABLE.globalSecondaryIndexes.map((index) => ({
+        IndexName: index.indexName,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    );
+  });
+
+  it('grants each route exactly the DynamoDB actions its row declares, reads on the table and its indexes', () => {
+    for (const route of routes) {
+      expect(dynamoActionsOf(resources, route.id), route.id).toEqual(expectedDynamoActions(route.table));
+      for (const statement of statementsOf(resources, route.id)) {
+        const actions = actionsOf(statement);
+        if (actions.some((action) => READ_ACTIONS.includes(action))) {
+          expect(resourcesOf(statement)).toEqual([tableArn, ...TABLE.globalSecondaryIndexes.map((index) => indexArn(index.indexName))]);
+        } else if (actions.some((action) => action.startsWith('dynamodb:'))) {
+          expect(resourcesOf(statement)).toEqual([tableArn]);
+        }
+      }
+    }
+    for (const api of API_NAMES) expect(dynamoActionsOf(resources, fallbackFunctionId(api))).toEqual([]);
+  });
+
+  it('schedules each job of shared/jobs.ts and grants it exactly its declared DynamoDB actions', () => {
+    const rules = ofType(resources, 'AWS::Events::Rule').map(([, rule]) => rule);
+    expect(rules).toHaveLength(jobFunctions.length);
+    for (const { id, job, chain } of jobFunctions) {
+      expect(dynamoActionsOf(resources, id), id).toEqual(expectedDynamoActions(job.table));
+      const targeting = rules.filter((rule) => rule.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === id));
+      expect(targeting.map((rule) => rule.Properties.ScheduleExpression), id).toEqual([job.schedule]);
+      expect(resources[id].Properties.Timeout).toBe(job.timeoutSeconds);
+      expect(resources[id].Properties.ReservedConcurrentExecutions).toBe(job.reservedConcurrency);
+      expect(resources[id].Properties.Environment.Variables.CHAIN_ID).toBe(chain ? String(chain.chainId) : undefined);
+    }
+  });
+
+  it('has no wildcard DynamoDB action and no Scan in any policy', () => {
+    const everyStatement = [
+      ...ofType(resources, 'AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement),
+      ...ofType(resources, 'AWS::IAM::Role').flatMap(([, role]) =>
+        (role.Properties.Policies ?? []).flatMap((policy: any) => policy.PolicyDocument.Statement),
+      ),
+    ];
+    const actions = everyStatement.flatMap(actionsOf);
+    expect(actions.filter((action) => action.startsWith('dynamodb:')).length).toBeGreaterThan(0);
+    for (const action of actions) {
+      expect(action).not.toBe('*');
+      expect(action).not.toMatch(/^dynamodb:.*\*/);
+      expect(action).not.toBe('dynamodb:Scan');
+    }
+  });
+});
+
+describe('ServiceStack jobs', () => {
+  const INGEST: Job = {
+    id: 'IngestChain',
+    handler: FALLBACK_HANDLER,
+    schedule: 'rate(1 minute)',
+    table: { read: true, write: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] },
+    perChain: true,
+    reservedConcurrency: 1,
+    timeoutSeconds: 120,
+    memorySize: 1024,
+    summary: 'Ingests new blocks of one chain',
+  };
+  const SWEEPER: Job = {
+    id: 'ExpireOrders',
+    handler: FALLBACK_HANDLER,
+    schedule: 'cron(0/5 * * * ? *)',
+    table: { read: true, write: ['UpdateItem'] },
+    perChain: false,
+    timeoutSeconds: 30,
+    summary: 'Marks orders past their deadline as expired',
+  };
+  const CHAINS = [
+    { chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453' },
+    { chainId: 84532, rpcUrlParameter: '/chain-data-api/rpc/84532' },
+  ];
+  let resources: Resources;
+
+  const ROUTE: Route = {
+    id: 'ListSamples',
+    method: 'GET',
+    path: '/samples',
+    group: 'explorer',
+    handler: FALLBACK_HANDLER,
+    table: READ_ONLY,
+    summary: 'A sample route',
+    example: {},
+  };
+
+  beforeAll(() => {
+    // Chains come from context exactly as an operator sets them on the command line (a JSON string).
+    ({ resources } = synthesise({ chains: JSON.stringify(CHAINS) }, { routes: [ROUTE], jobs: [INGEST, SWEEPER] }));
+  });
+
+  const parameterArn = (name: string) => ({
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ssm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:parameter${name}`]],
+  });
+
+  it('creates one function per chain for a per-chain job, with its chain, schedule and single-writer concurrency', () => {
+    for (const chain of CHAINS) {
+      const id = `${INGEST.id}${chain.chainId}`;
+      const fn = resources[id];
+      expect(fn.Type).toBe('AWS::Lambda::Function');
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        ReservedConcurrentExecutions: 1,
+        Timeout: INGEST.timeoutSeconds,
+        MemorySize: INGEST.memorySize,
+      });
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        CHAIN_ID: String(chain.chainId),
+        RPC_URL_PARAMETER: chain.rpcUrlParameter,
+        TABLE_NAME: { Ref: 'Table' },
+      });
+      const rules = ofType(resources, 'AWS::Events::Rule').filter(([, rule]) =>
+        rule.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === id),
+      );
+      expect(rules).toHaveLength(1);
+      expect(rules[0][1].Properties.ScheduleExpression).toBe(INGEST.schedule);
+      expect(rules[0][1].Properties.State).toBe('ENABLED');
+      const invokeConfigs = ofType(resources, 'AWS::Lambda::EventInvokeConfig').filter(
+        ([, config]) => config.Properties.FunctionName.Ref === id,
+      );
+      expect(invokeConfigs.map(([, config]) => config.Properties.MaximumRetryAttempts)).toEqual([0]);
+    }
+  });
+
+  it('lets each per-chain function read its own RPC parameter and no other', () => {
+    for (const chain of CHAINS) {
+      const statements = statementsOf(resources, `${INGEST.id}${chain.chainId}`);
+      const ssm = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('ssm:')));
+      expect(ssm).toHaveLength(1);
+      expect(actionsOf(ssm[0])).toEqual(['ssm:GetParameter']);
+      expect(resourcesOf(ssm[0])).toEqual([parameterArn(chain.rpcUrlParameter)]);
+      const kms = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
+      expect(kms).toHaveLength(1);
+      expect(actionsOf(kms[0])).toEqual(['kms:Decrypt']);
+      expect(kms[0].Condition.StringEquals['kms:EncryptionContext:PARAMETER_ARN']).toEqual(parameterArn(chain.rpcUrlParameter));
+      expect(kms[0].Condition.StringEquals['kms:ViaService']).toBeDefined();
+      expect(dynamoActionsOf(resources, `${INGEST.id}${chain.chainId}`)).toEqual(expectedDynamoActions(INGEST.table));
+    }
+  });
+
+  it('creates a single function for a job that is not per chain, without chain settings or SSM access', () => {
+    const fn = resources[SWEEPER.id];
+    expect(fn.Type).toBe('AWS::Lambda::Function');
+    expect(fn.Properties.Timeout).toBe(SWEEPER.timeoutSeconds);
+    expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(fn.Properties.Environment.Variables.CHAIN_ID).toBeUndefined();
+    expect(statementsOf(resources, SWEEPER.id).flatMap(actionsOf).filter((action) => !action.startsWith('dynamodb:'))).toEqual([]);
+    expect(dynamoActionsOf(resources, SWEEPER.id)).toEqual(expectedDynamoActions(SWEEPER.table));
+    const rule = ofType(resources, 'AWS::Events::Rule').find(([, candidate]) =>
+      candidate.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === SWEEPER.id),
+    );
+    expect(rule?.[1].Properties.ScheduleExpression).toBe(SWEEPER.schedule);
+    expect(ofType(resources, 'AWS::Events::Rule')).toHaveLength(CHAINS.length + 1);
+  });
+
+  it('gives a NO_TABLE route no DynamoDB permission at all', () => {
+    const { resources: noTable } = synthesise({}, { routes: [{ ...ROUTE, table: NO_TABLE }], jobs: [] });
+    expect(statementsOf(noTable, ROUTE.id)).toEqual([]);
+  });
+
+  it('warns, and deploys nothing for it, when a per-chain job has no chain configured', () => {
+    const { stack, resources: noChains } = synthesise({ chains: [] }, { routes: [], jobs: [INGEST] });
+    expect(ofType(noChains, 'AWS::Events::Rule')).toEqual([]);
+    Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp(`${INGEST.id} runs once per chain`));
+  });
+});
+
+describe('ServiceStack settings from context', () => {
+  it('applies operator settings given as command-line strings', () => {
+    const { resources, template } = synthesise(
+      {
+        removalPolicy: 'destroy',
+        logRetentionDays: '14',
+        corsAllowedOrigins: 'https://app.example.com, https://admin.example.com',
+        throttleRateLimit: '50',
+        throttleBurstLimit: '80',
+        functionEnvironment: '{"EXPLORER_CHAIN_ID":"8453","ORDER_MAX_AGE_SECONDS":3600}',
+      },
+      { jobs: [] },
+    );
+    const [, table] = ofType(resources, 'AWS::DynamoDB::Table')[0];
+    expect(table.DeletionPolicy).toBe('Delete');
+    expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+    for (const [, logGroup] of ofType(resources, 'AWS::Logs::LogGroup')) {
+      expect(logGroup.Properties.RetentionInDays).toBe(14);
+      expect(logGroup.DeletionPolicy).toBe('Delete');
+    }
+    for (const [, fn] of ofType(resources, 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        CORS_ALLOWED_ORIGINS: 'https://app.example.com,https://admin.example.com',
+        EXPLORER_CHAIN_ID: '8453',
+        ORDER_MAX_AGE_SECONDS: '3600',
+      });
+    }
+    for (const [, api] of ofType(resources, 'AWS::ApiGatewayV2::Api')) {
+      expect(api.Properties.CorsConfiguration.AllowOrigins).toEqual(['https://app.example.com', 'https://admin.example.com']);
+    }
+    template.allResourcesProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 },
+    });
+  });
+
+  it.each([
+    [{ removalPolicy: 'keep' }, /removalPolicy/],
+    [{ logRetentionDays: 31 }, /logRetentionDays/],
+    [{ corsAllowedOrigins: 'https://app.example.com/path' }, /corsAllowedOrigins/],
+    [{ throttleRateLimit: 'fast' }, /throttleRateLimit/],
+    [{ throttleRateLimit: 300, throttleBurstLimit: 200 }, /throttleBurstLimit/],
+    [{ chains: [{ chainId: 1, rpcUrlParameter: '/a' }, { chainId: 1, rpcUrlParameter: '/b' }] }, /chains/],
+    [{ chains: [{ chainId: 1 }] }, /chains/],
+    [{ functionEnvironment: { TABLE_NAME: 'other' } }, /functionEnvironment/],
+    [{ functionEnvironment: { 'NOT-A-NAME': 'x' } }, /functionEnvironment/],
+  ])('rejects the invalid setting %j with a message naming it', (context, message) => {
+    expect(() => synthesise(context, { routes: [], jobs: [] })).toThrow(message);
+  });
+});
+
+describe('ServiceStack table checks', () => {
+  const route: Route = {
+    id: 'GetSample',
+    method: 'GET',
+    path: '/samples/{id}',
+    group: 'orders',
+    handler: FALLBACK_HANDLER,
+    table: READ_ONLY,
+    summary: 'A sample route',
+    example: {},
+  };
+
+  it('names every route whose handler file is missing', () => {
+    const routesWithMissing = [
+      { ...route, id: 'MissingOne', handler: 'functions/nowhere/missing-one.ts' },
+      { ...route, id: 'MissingTwo', path: '/samples', handler: 'functions/nowhere/missing-two.ts' },
+    ];
+    expect(() => synthesise({}, { routes: routesWithMissing, jobs: [] })).toThrow(
+      /MissingOne: handler file functions\/nowhere\/missing-one\.ts does not exist[\s\S]*MissingTwo/,
+    );
+  });
+
+  it('rejects a function id used twice (ids are CloudFormation logical ids)', () => {
+    expect(() => synthesise({}, { routes: [route, { ...route, path: '/other' }], jobs: [] })).toThrow(/GetSample is used twice/);
+    expect(() => synthesise({}, { routes: [{ ...route, id: 'OrdersRouteNotFound' }], jobs: [] })).toThrow(/used twice/);
+  });
+
+  it('rejects a job schedule that is not a rate or cron expression', () => {
+    const job: Job = { id: 'Tick', handler: FALLBACK_HANDLER, schedule: 'every minute', table: NO_TABLE, perChain: false, timeoutSeconds: 10, summary: 'x' };
+    expect(() => synthesise({}, { routes: [], jobs: [job] })).toThrow(/Tick: schedule every minute/);
+  });
+});
