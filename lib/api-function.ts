@@ -90,6 +90,9 @@ export class ApiFunction extends Construct {
         TABLE_NAME: props.table.tableName,
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         NODE_OPTIONS: '--enable-source-maps',
+        // Empty (= unset) in AWS; declared so that `sam local invoke --env-vars events/env.json` can point
+        // the function at the local DynamoDB (sam only overrides variables the template declares).
+        DYNAMODB_ENDPOINT: '',
       },
       bundling: {
         format: OutputFormat.ESM,

@@ -53,6 +53,7 @@ export const STACK_MANAGED_ENV = [
   'API_NAME',
   'CHAIN_ID',
   'RPC_URL_PARAMETER',
+  'DYNAMODB_ENDPOINT',
 ] as const;
 
 const RETENTION_VALUES = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number');

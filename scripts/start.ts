@@ -14,20 +14,18 @@ import { startLocalService, type LocalService, type RequestLogEntry } from './li
 const port = (fallback: number) =>
   v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.maxValue(65535, 'must be a port number')), String(fallback));
 
-const env = readEnv(
-  v.object({
-    PORT: port(3000),
-    ORDERS_PORT: port(3001),
-    COLLECTIONS_PORT: port(3002),
-    DYNAMODB_PORT: port(8000),
-    /** 127.0.0.1 keeps the database private to this machine; see docs/decisions/platform.md for containers. */
-    DYNAMODB_HOST: v.optional(v.pipe(v.string(), v.ip()), '127.0.0.1'),
-    DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '.data'),
-    TABLE_NAME: v.optional(v.pipe(v.string(), v.minLength(3), v.maxLength(255)), DEFAULT_TABLE_NAME),
-    /** `0` silences the one line printed per request. */
-    LOG_REQUESTS: v.optional(v.picklist(['0', '1']), '1'),
-  }),
-);
+const startEnv = v.object({
+  PORT: port(3000),
+  ORDERS_PORT: port(3001),
+  COLLECTIONS_PORT: port(3002),
+  DYNAMODB_PORT: port(8000),
+  /** 127.0.0.1 keeps the database private to this machine; see docs/decisions/platform.md for containers. */
+  DYNAMODB_HOST: v.optional(v.pipe(v.string(), v.ip()), '127.0.0.1'),
+  DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), '.data'),
+  TABLE_NAME: v.optional(v.pipe(v.string(), v.minLength(3), v.maxLength(255)), DEFAULT_TABLE_NAME),
+  /** `0` silences the one line printed per request. */
+  LOG_REQUESTS: v.optional(v.picklist(['0', '1']), '1'),
+});
 
 /**
  * A step run once the service is up (the DynamoDB endpoint is in process.env). It may return a
@@ -43,6 +41,7 @@ const afterStart: AfterStartStep[] = [];
 // ---------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  const env = readEnv(startEnv);
   const service = await startLocalService({
     ports: { base: env.PORT, orders: env.ORDERS_PORT, collections: env.COLLECTIONS_PORT },
     dynamodbHost: env.DYNAMODB_HOST,

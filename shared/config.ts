@@ -11,7 +11,7 @@ export const DEFAULT_TABLE_NAME = 'chain-data';
 const platformSchema = v.object({
   TABLE_NAME: v.optional(v.pipe(v.string(), v.minLength(3), v.maxLength(255)), DEFAULT_TABLE_NAME),
   /** Set locally (dynalite) and in tests; unset in AWS. */
-  DYNAMODB_ENDPOINT: v.optional(v.pipe(v.string(), v.url())),
+  DYNAMODB_ENDPOINT: v.optional(v.union([v.literal(''), v.pipe(v.string(), v.url())])),
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   /** Comma-separated list of allowed CORS origins; `*` allows any origin. */
   CORS_ALLOWED_ORIGINS: v.optional(v.string(), '*'),
@@ -43,7 +43,7 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
   const raw = readEnv(platformSchema, env);
   return {
     tableName: raw.TABLE_NAME,
-    dynamodbEndpoint: raw.DYNAMODB_ENDPOINT,
+    dynamodbEndpoint: raw.DYNAMODB_ENDPOINT || undefined,
     region: raw.AWS_REGION,
     corsAllowedOrigins: raw.CORS_ALLOWED_ORIGINS.split(',')
       .map((origin) => origin.trim())

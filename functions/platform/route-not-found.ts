@@ -1,7 +1,8 @@
 /**
  * The `$default` route of each HTTP API: a request that matches no route answers 404 JSON, or 405
  * with an `Allow` header when the path exists with another method, in the format of the path's group.
- * A CORS preflight (OPTIONS) of a path that exists answers 204 with the methods that path accepts.
+ * OPTIONS answers 204 with the methods the path accepts when it exists, and a CORS preflight (Origin
+ * and Access-Control-Request-Method) of any path answers 204 as API Gateway's CORS configuration does.
  * Every answer carries the CORS headers of shared/http/cors.ts, so a browser can read the error.
  * The API it serves comes from requestContext.apiId locally (buildApiEvent sets it to the API's name)
  * and from API_NAME (set by the stack) in AWS.
@@ -9,7 +10,7 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { CORS_MAX_AGE_SECONDS, corsMiddleware } from '../../shared/http/cors';
+import { CORS_ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, corsMiddleware } from '../../shared/http/cors';
 import { errorBody, groupOfPath, type ApiName } from '../../shared/http/groups';
 import { toHttpResponse } from '../../shared/http/response';
 import { API_NAMES, matchRoute } from '../../shared/routes';
@@ -20,8 +21,11 @@ async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayP
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const group = groupOfPath(api, path);
   const { allowedMethods } = matchRoute(api, method, path);
-  if (method === 'OPTIONS' && allowedMethods.length > 0) {
-    const methods = [...allowedMethods, 'OPTIONS'].join(', ');
+  // Like API Gateway's own CORS preflight answer, which in AWS answers before this function would:
+  // any path, with the methods the path accepts when it exists.
+  const preflight = method === 'OPTIONS' && Boolean(event.headers?.origin && event.headers?.['access-control-request-method']);
+  if (method === 'OPTIONS' && (allowedMethods.length > 0 || preflight)) {
+    const methods = (allowedMethods.length > 0 ? [...allowedMethods, 'OPTIONS'] : CORS_ALLOWED_METHODS).join(', ');
     return {
       statusCode: 204,
       // Canonical names: the CORS middleware keeps headers already set under these names.

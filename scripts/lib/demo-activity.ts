@@ -159,6 +159,8 @@ export interface DemoTransaction {
   blockNumber: number;
   from: Address;
   to: Address | null;
+  /** The contract a top-level deployment created. */
+  createdContract: Address | null;
   status: 'success' | 'reverted';
 }
 
@@ -293,6 +295,7 @@ class Recorder {
       blockNumber: Number(receipt.blockNumber),
       from: getAddress(receipt.from),
       to: receipt.to ? getAddress(receipt.to) : null,
+      createdContract: receipt.contractAddress ? getAddress(receipt.contractAddress) : null,
       status: receipt.status,
     };
     this.transactions.push(transaction);

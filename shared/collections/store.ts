@@ -10,7 +10,7 @@ import { collectionKeys, type ItemKey, type KeyRange } from '../db/keys';
 import { ConflictError, HttpError } from '../http/errors';
 import { logger } from '../http/logger';
 import { listEntryOf, type ListEntry } from './plan';
-import type { Collection } from './schemas';
+import { collectionSchema, type Collection } from './schemas';
 
 /**
  * Attempts of one creation when concurrent creations conflict on a counter (TransactionConflict), and
@@ -175,7 +175,7 @@ async function queryRange(
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':pk': range.pk },
         ProjectionExpression: Object.keys(names).join(', '),
-        ScanIndexForward: true,
+        ScanIndexForward: false,
         Limit: remaining,
         ExclusiveStartKey: startKey,
       }),
@@ -204,9 +204,10 @@ async function batchGet(keys: readonly ItemKey[], consistentRead: boolean): Prom
   return found;
 }
 
+/** The stored item as the Collection resource: its fields in the resource's order, keys left out. */
 function toCollection(item: Record<string, unknown>): Collection {
-  const { pk: _pk, sk: _sk, ...collection } = item;
-  return collection as unknown as Collection;
+  const fields = Object.keys(collectionSchema.entries).filter((field) => item[field] !== undefined);
+  return Object.fromEntries(fields.map((field) => [field, item[field]])) as Collection;
 }
 
 function sleep(milliseconds: number): Promise<void> {

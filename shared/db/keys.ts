@@ -336,7 +336,7 @@ export const collectionKeys = {
   /**
    * C1: the newest-first list, one range per filter value and one unfiltered range (`filter` absent).
    * Each range holds one small entry per collection that matches (sk `<createdAt ms, 15 digits>#<uuid>`,
-   * the predicted address and the six filter values, about 250 bytes), written in the same
+   * the predicted address and the six filter values, about 300 bytes), written in the same
    * transaction as the collection, together with the range's counter (`total`). A page is one Query
    * on the range (skipping `(page - 1) * limit` entries keys-only) and one BatchGetItem of the page's
    * collections; small entries keep the skip cheap, since read units are charged by item size.

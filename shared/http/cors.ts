@@ -12,6 +12,8 @@ import { platformConfig } from '../config';
 export const CORS_ALLOWED_HEADERS = 'content-type,idempotency-key';
 /** Response headers a browser script may read (besides the CORS-safelisted ones). */
 export const CORS_EXPOSED_HEADERS = 'idempotent-replayed';
+/** Methods a browser may use cross-origin. */
+export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'OPTIONS'] as const;
 /** How long a browser may cache a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 
@@ -23,7 +25,7 @@ export function corsMiddleware(origins: string[] = platformConfig().corsAllowedO
   const options: Parameters<typeof httpCors>[0] & { vary?: string } = {
     origins,
     headers: CORS_ALLOWED_HEADERS,
-    methods: 'GET,POST,OPTIONS',
+    methods: CORS_ALLOWED_METHODS.join(','),
     exposeHeaders: CORS_EXPOSED_HEADERS,
     vary: singleFixedOrigin ? 'Origin' : undefined,
   };

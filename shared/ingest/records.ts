@@ -308,17 +308,18 @@ export interface BalanceRecord {
   tokenId: string | null;
   /** Decimal, > 0. For ERC-721 the number of tokens held. */
   value: string;
+  /** Token name the X1 sort key was built with ('' when the token has none). */
+  tokenName: string;
   updatedAtBlock: number;
 }
 
 /**
  * addressKeys.balancesByValue (X1): the same balance in each type-set range of the holder, sorted by
  * value. One entry per ERC-20 / ERC-721 token and per ERC-1155 (token, id); the ERC-1155 total is not
- * listed. `tokenName` is the name the sort key was built with.
+ * listed.
  */
 export interface BalanceListingRecord extends Omit<BalanceRecord, 'kind'> {
   kind: 'balanceListing';
-  tokenName: string;
 }
 
 /** nftKeys.instance (G3): one ERC-721 / ERC-1155 token instance. */
@@ -412,8 +413,9 @@ export interface ChainRecord {
 /**
  * chainKeys.manifest (G2): what one block wrote, in chunks of at most 500 entries, written before
  * the block's items. `items` are keys of the block's own items (deleted when the block is orphaned);
- * `touched` are state entities it changed (recomputed when the block is orphaned), encoded as
- * `BAL|holder|token|tokenId or -`, `NFT|contract|tokenId`, `COL|holder|contract`, `ADDR|address`.
+ * `touched` are state entities it may have changed (recomputed when the block is orphaned), encoded
+ * as `BAL|holder|token|standard|tokenId or -`, `NFT|contract|standard|tokenId`,
+ * `COL|holder|contract|standard` and `ADDR|address` (see state.ts).
  */
 export interface ManifestRecord {
   kind: 'manifest';

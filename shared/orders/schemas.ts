@@ -14,10 +14,13 @@ import { ORDER_STATUSES } from './states';
 
 /**
  * A closed object: every listed entry, and no other key. Built on objectWithRest + never so that a
- * missing field says "is required" and an unknown one "is not an allowed field", each at its own path.
+ * missing field says "is required" and an unknown one "is not an allowed field", each at its own path;
+ * an array is not an object here. Checks inside must not throw on values an earlier step rejected:
+ * with abortEarly off, valibot runs every check of a pipe.
  */
 function closed<const TEntries extends v.ObjectEntries>(entries: TEntries, what = 'must be an object') {
   return v.pipe(
+    v.custom<unknown>((input) => !Array.isArray(input), what),
     v.objectWithRest(entries, v.never('is not an allowed field'), (issue) => (issue.expected === 'Object' ? what : 'is required')),
     v.transform((value) => value as v.InferOutput<v.ObjectSchema<TEntries, undefined>>),
   );
@@ -33,7 +36,7 @@ export const addressSchema = v.pipe(v.string('must be a string'), v.regex(ADDRES
 export const amountSchema = v.pipe(
   v.string('must be a string'),
   v.regex(/^[1-9][0-9]*$/, 'must be a positive integer string (smallest token unit, no sign, decimals or leading zeros)'),
-  v.check((amount) => amount.length <= 78 && BigInt(amount) <= maxUint256, 'must fit in 256 bits'),
+  v.check((amount) => !/^[0-9]+$/.test(amount) || (amount.length <= 78 && BigInt(amount) <= maxUint256), 'must fit in 256 bits'),
 );
 
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be a positive integer'));
@@ -57,7 +60,7 @@ const httpsUrl = v.pipe(
   v.string('must be a string'),
   v.maxLength(2048, 'must be at most 2048 characters'),
   v.url('must be a URL'),
-  v.check((url) => new URL(url).protocol === 'https:', 'must be an https URL'),
+  v.check((url) => !URL.canParse(url) || new URL(url).protocol === 'https:', 'must be an https URL'),
 );
 
 const uuidSchema = v.pipe(v.string('must be a string'), v.uuid('must be a UUID'), v.toLowerCase());

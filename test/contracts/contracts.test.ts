@@ -16,6 +16,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../scripts/lib/contracts';
@@ -30,7 +31,7 @@ let artifacts: DemoArtifacts;
 let contracts: DemoContracts;
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: 31337 });
+  anvil = await startAnvil({ chainId: foundry.id });
   client = createPublicClient({ transport: http(anvil.rpcUrl), cacheTime: 0 });
   artifacts = await loadContracts();
   contracts = (await deployDemoContracts(anvil.rpcUrl)).contracts;
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 function walletFor(account: typeof owner) {
-  return createWalletClient({ account, transport: http(anvil.rpcUrl), chain: null });
+  return createWalletClient({ account, transport: http(anvil.rpcUrl), chain: foundry });
 }
 
 async function send(account: typeof owner, address: Address, abi: Abi, functionName: string, args: readonly unknown[], value?: bigint) {

@@ -228,6 +228,15 @@ describe('POST /collections', () => {
       expect(message).toMatch(/referrer/);
     });
 
+    it('no body, or a body that is not declared JSON: 415 from the platform', async () => {
+      const before = await tableSnapshot(table.name);
+      expect(expectGroupError(await requestJson('collections', 'POST', '/collections'), 415)).toMatch(/content-type: application\/json/);
+      const body = JSON.stringify(await signedBody(alice, { name: 'Plain text' }));
+      const response = await requestJson('collections', 'POST', '/collections', { body, headers: { 'content-type': 'text/plain' } });
+      expectGroupError(response, 415);
+      expect(await tableSnapshot(table.name)).toEqual(before);
+    });
+
     it('malformed JSON', async () => {
       const before = await tableSnapshot(table.name);
       const response = await requestJson('collections', 'POST', '/collections', { body: '{"name": ', headers: { 'content-type': 'application/json' } });

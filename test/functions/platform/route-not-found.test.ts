@@ -79,9 +79,18 @@ describe('CORS preflight', () => {
     expect(Number(response.headers['access-control-max-age'])).toBeGreaterThan(0);
   });
 
-  it('answers OPTIONS on an unknown path with 404', async () => {
-    const result = await answer('collections', 'OPTIONS', '/no-such-path', { origin: 'https://app.example' });
-    expectGroupError('collections', result, 404);
+  it('answers a preflight of an unknown path as API Gateway does (204, the configured methods), a plain OPTIONS with 404', async () => {
+    const preflight = await dispatch({
+      api: 'collections',
+      method: 'OPTIONS',
+      url: '/no-such-path',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST, OPTIONS');
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    const plain = await answer('collections', 'OPTIONS', '/no-such-path');
+    expectGroupError('collections', plain, 404);
   });
 
   it('lets a browser read 404 and 405 answers (CORS headers on errors)', async () => {

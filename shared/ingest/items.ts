@@ -1,0 +1,108 @@
+/**
+ * The items a block writes that never change afterwards: each record at its canonical key and its
+ * index copies, one per list range that must show it (see keys.ts for the access pattern of each).
+ * Keys and values are functions of the block alone, so writing them again writes the same items.
+ */
+import {
+  addressKeys,
+  blockKeys,
+  logKeys,
+  tokenTransferKeys,
+  tokenTypeSetsContaining,
+  transactionKeys,
+  type Direction,
+  type ItemKey,
+} from '../db/keys';
+import { isZeroAddress } from '../chain/address';
+import type { DerivedBlock } from './derive';
+import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from './records';
+
+export type TableItem = ItemKey & Record<string, unknown>;
+
+/** Every immutable item of a block, without duplicate keys (a self-transfer hits one `all` entry once). */
+export function immutableItems(derived: DerivedBlock): TableItem[] {
+  const { chainId, block } = derived;
+  const items = new Map<string, TableItem>();
+  const put = (key: ItemKey, record: object): void => {
+    items.set(`${key.pk}\n${key.sk}`, { ...record, pk: key.pk, sk: key.sk });
+  };
+
+  put(blockKeys.block(chainId, block.number), { ...block, ...blockKeys.blockByTime(chainId, block.timestamp, block.number) });
+  put(blockKeys.blockByHash(chainId, block.hash), block);
+
+  for (const tx of derived.transactions) {
+    put(transactionKeys.transaction(chainId, tx.hash), tx);
+    const copy = transactionCopy(tx);
+    const sk = transactionKeys.sortKey(tx.blockNumber, tx.transactionIndex);
+    const touch = (address: string, direction: Direction): void => {
+      put({ pk: addressKeys.transactions(chainId, address, direction).pk, sk }, copy);
+      put({ pk: addressKeys.transactions(chainId, address, 'all').pk, sk }, copy);
+    };
+    touch(tx.from, 'from');
+    if (tx.to) touch(tx.to, 'to');
+    if (tx.contractAddress) touch(tx.contractAddress, 'to');
+    if (tx.to && tx.methodSelector && tx.transactionTypes.includes('contract_call')) {
+      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, sk }, copy);
+      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, sk }, copy);
+      put({ pk: transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk, sk }, copy);
+    }
+  }
+
+  for (const log of derived.logs) {
+    put(transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex), log);
+    const copy = logCopy(log);
+    const sk = logKeys.sortKey(log.blockNumber, log.logIndex);
+    put({ pk: logKeys.contractLogs(chainId, log.address).pk, sk }, copy);
+    const topic0 = log.topics[0];
+    if (topic0) {
+      put({ pk: logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, sk }, copy);
+      put({ pk: logKeys.logsWithTopic0(chainId, topic0).pk, sk }, copy);
+    }
+  }
+
+  for (const transfer of derived.tokenTransfers) {
+    put(transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex), transfer);
+    const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
+    put({ pk: tokenTransferKeys.byToken(chainId, transfer.token).pk, sk }, transfer);
+    const typeSets = tokenTypeSetsContaining(transfer.tokenStandard);
+    const touch = (address: string, direction: Direction): void => {
+      // The zero address (every mint and burn) would be one hot, unbounded partition: not indexed.
+      if (isZeroAddress(address)) return;
+      for (const typeSet of typeSets) {
+        put({ pk: tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, sk }, transfer);
+        put({ pk: tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk, sk }, transfer);
+      }
+      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk }, transfer);
+      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk }, transfer);
+    };
+    touch(transfer.from, 'from');
+    touch(transfer.to, 'to');
+  }
+
+  for (const internal of derived.internalTransactions) {
+    put(transactionKeys.transactionInternalTransaction(chainId, internal.transactionHash, internal.index), internal);
+    const sk = addressKeys.internalTransactionSortKey(internal.blockNumber, internal.transactionIndex, internal.index);
+    const touch = (address: string, direction: Direction): void => {
+      put({ pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk }, internal);
+      put({ pk: addressKeys.internalTransactions(chainId, address, 'all').pk, sk }, internal);
+    };
+    touch(internal.from, 'from');
+    if (internal.to) touch(internal.to, 'to');
+    if (internal.createdContract) touch(internal.createdContract, 'to');
+  }
+
+  for (const withdrawal of derived.withdrawals) {
+    put({ pk: addressKeys.withdrawals(chainId, withdrawal.address).pk, sk: addressKeys.withdrawalSortKey(withdrawal.index) }, withdrawal);
+  }
+  return [...items.values()];
+}
+
+/** A transaction as index copies carry it: calldata above 1 KB stays on the canonical item only. */
+export function transactionCopy(tx: TransactionRecord): TransactionRecord {
+  return tx.inputSize > MAX_COPIED_DATA_BYTES ? { ...tx, input: null, inputOmitted: true } : tx;
+}
+
+export function logCopy(log: LogRecord): LogRecord {
+  const size = log.data ? (log.data.length - 2) / 2 : 0;
+  return size > MAX_COPIED_DATA_BYTES ? { ...log, data: null, dataOmitted: true } : log;
+}

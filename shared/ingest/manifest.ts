@@ -1,0 +1,113 @@
+/**
+ * Write manifests (G2) and the ingest cursor (G1).
+ *
+ * A block's manifest lists every immutable item key the block writes and every state entity it
+ * touches; it is written BEFORE any of the block's items, so whatever a crash leaves half-written is
+ * listed somewhere. The cursor names the last block whose items are ALL written; it moves with a
+ * conditional update on the block it replaces, so two writers can never both advance it.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { chainKeys, type ItemKey } from '../db/keys';
+import type { CursorRecord, ManifestRecord } from './records';
+import { deleteItems, getItem, putItems, queryRange } from './table-io';
+
+export const MANIFEST_CHUNK_ENTRIES = 500;
+
+export interface BlockManifest {
+  blockNumber: number;
+  blockHash: string;
+  items: ItemKey[];
+  touched: string[];
+}
+
+export async function writeManifest(chainId: number, manifest: BlockManifest): Promise<void> {
+  const entries: ({ item: ItemKey } | { touched: string })[] = [
+    ...manifest.items.map((item) => ({ item: { pk: item.pk, sk: item.sk } })),
+    ...manifest.touched.map((touched) => ({ touched })),
+  ];
+  const chunkCount = Math.max(1, Math.ceil(entries.length / MANIFEST_CHUNK_ENTRIES));
+  const records: (ManifestRecord & ItemKey)[] = [];
+  for (let chunk = 0; chunk < chunkCount; chunk += 1) {
+    const slice = entries.slice(chunk * MANIFEST_CHUNK_ENTRIES, (chunk + 1) * MANIFEST_CHUNK_ENTRIES);
+    records.push({
+      ...chainKeys.manifest(chainId, manifest.blockNumber, chunk),
+      kind: 'manifest',
+      chainId,
+      blockNumber: manifest.blockNumber,
+      blockHash: manifest.blockHash,
+      chunk,
+      chunkCount,
+      items: slice.flatMap((entry) => ('item' in entry ? [entry.item] : [])),
+      touched: slice.flatMap((entry) => ('touched' in entry ? [entry.touched] : [])),
+    });
+  }
+  // A previous manifest of the same block with more chunks (it cannot differ otherwise: same hash,
+  // same items) would leave stale chunks: delete them.
+  const existing = await queryRange<ManifestRecord & ItemKey>(chainKeys.manifestRange(chainId, manifest.blockNumber));
+  const stale = existing.filter((record) => record.chunk >= chunkCount);
+  await putItems(records);
+  if (stale.length > 0) await deleteItems(stale);
+}
+
+/** The manifest stored for a block number (any block hash), or undefined. */
+export async function readManifest(chainId: number, blockNumber: number): Promise<BlockManifest | undefined> {
+  const chunks = await queryRange<ManifestRecord>(chainKeys.manifestRange(chainId, blockNumber));
+  if (chunks.length === 0) return undefined;
+  return {
+    blockNumber,
+    blockHash: chunks[0].blockHash,
+    items: chunks.flatMap((chunk) => chunk.items),
+    touched: chunks.flatMap((chunk) => chunk.touched),
+  };
+}
+
+export async function deleteManifest(chainId: number, blockNumber: number): Promise<void> {
+  const chunks = await queryRange<ManifestRecord & ItemKey>(chainKeys.manifestRange(chainId, blockNumber));
+  await deleteItems(chunks);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export async function readCursor(chainId: number): Promise<CursorRecord | undefined> {
+  return getItem<CursorRecord>(chainKeys.cursor(chainId));
+}
+
+/** Thrown when the cursor is not where this writer left it: another writer is ingesting the chain. */
+export class CursorMovedError extends Error {
+  override name = 'CursorMovedError';
+}
+
+/**
+ * Moves the cursor from `previous` (undefined: no cursor yet) to `next`. Fails with CursorMovedError
+ * when the stored cursor is not `previous`.
+ */
+export async function moveCursor(chainId: number, previous: CursorRecord | undefined, next: { blockNumber: number; blockHash: string }, firstBlock: number): Promise<CursorRecord> {
+  const record: CursorRecord = { kind: 'cursor', chainId, blockNumber: next.blockNumber, blockHash: next.blockHash, firstBlock: previous?.firstBlock ?? firstBlock };
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: chainKeys.cursor(chainId),
+        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first',
+        ConditionExpression: previous ? 'blockNumber = :previousNumber AND blockHash = :previousHash' : 'attribute_not_exists(pk)',
+        ExpressionAttributeNames: { '#kind': 'kind' },
+        ExpressionAttributeValues: {
+          ':kind': 'cursor',
+          ':chainId': chainId,
+          ':number': record.blockNumber,
+          ':hash': record.blockHash,
+          ':first': record.firstBlock,
+          ...(previous ? { ':previousNumber': previous.blockNumber, ':previousHash': previous.blockHash } : {}),
+        },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) {
+      throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${previous?.blockNumber ?? 'none'})`);
+    }
+    throw error;
+  }
+  return record;
+}

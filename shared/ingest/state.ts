@@ -1,0 +1,409 @@
+/**
+ * State items: the current value of an entity (a balance, an NFT instance, a holder's collection, a
+ * contract's details), rewritten from values read on chain at a block. Each change is written so that
+ * a crash at any point and a second run of the same block leave the same items:
+ *  - a balance change is ONE TransactWriteItems: the balance item (conditional on the value and
+ *    block it replaces), its X1 listing entries (old sort key deleted, new one put), the ERC-1155
+ *    holding, and the token's holder count (ADD +1 / -1 when the balance leaves or reaches zero).
+ *    The condition makes the counter move exactly once per transition: a second run finds the value
+ *    already there and writes nothing;
+ *  - an ERC-721 owner change is one transaction: the instance and both owners' holdings;
+ *  - collections (X2) and token details are recomputed from the items above and put whole, which is
+ *    idempotent.
+ * Entities are named by strings (`BAL|...`, `NFT|...`, `COL|...`, `ADDR|...`) that the block's
+ * manifest lists, so that a reorg can recompute exactly what orphaned blocks touched.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { addressKeys, chainKeys, nftKeys, tokenTypeSetsContaining, type ItemKey } from '../db/keys';
+import { resolveTokenMetadata } from '../chain/decode';
+import type { TokenInfo } from './chain-state';
+import { deleteItems, getItem, getItems, keyId, putItems, queryRange } from './table-io';
+import {
+  MAX_COPIED_DATA_BYTES,
+  type AddressRecord,
+  type BalanceRecord,
+  type EmbeddedNftInstance,
+  type IndexedTokenStandard,
+  type NftCollectionRecord,
+  type NftHoldingRecord,
+  type NftInstanceRecord,
+} from './records';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Stored<T> = T & ItemKey;
+
+// ---------------------------------------------------------------------------------------------------
+// Entity names (the manifest's `touched` list)
+
+export interface BalanceEntity {
+  holder: string;
+  token: string;
+  standard: IndexedTokenStandard;
+  /** ERC-1155 id; null for ERC-20, ERC-721 and the ERC-1155 total of a holder. */
+  tokenId: bigint | null;
+}
+
+export const entity = {
+  balance: (b: BalanceEntity): string => `BAL|${b.holder}|${b.token}|${b.standard}|${b.tokenId ?? '-'}`,
+  nft: (contract: string, standard: 'ERC-721' | 'ERC-1155', tokenId: bigint): string => `NFT|${contract}|${standard}|${tokenId}`,
+  collection: (holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155'): string => `COL|${holder}|${contract}|${standard}`,
+  address: (address: string): string => `ADDR|${address}`,
+};
+
+export type ParsedEntity =
+  | ({ type: 'BAL' } & BalanceEntity)
+  | { type: 'NFT'; contract: string; standard: 'ERC-721' | 'ERC-1155'; tokenId: bigint }
+  | { type: 'COL'; holder: string; contract: string; standard: 'ERC-721' | 'ERC-1155' }
+  | { type: 'ADDR'; address: string };
+
+export function parseEntity(name: string): ParsedEntity {
+  const [type, ...parts] = name.split('|');
+  switch (type) {
+    case 'BAL':
+      return { type, holder: parts[0], token: parts[1], standard: parts[2] as IndexedTokenStandard, tokenId: parts[3] === '-' ? null : BigInt(parts[3]) };
+    case 'NFT':
+      return { type, contract: parts[0], standard: parts[1] as 'ERC-721' | 'ERC-1155', tokenId: BigInt(parts[2]) };
+    case 'COL':
+      return { type, holder: parts[0], contract: parts[1], standard: parts[2] as 'ERC-721' | 'ERC-1155' };
+    case 'ADDR':
+      return { type, address: parts[0] };
+    default:
+      throw new Error(`unknown state entity ${name}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Address items (X7 / G3) and names (N11)
+
+export interface AddressUpdate {
+  address: string;
+  creation?: { creator: string; transactionHash: string } | null;
+  /** Set all token fields (a token seen for the first time, or probed again). */
+  token?: TokenInfo | null;
+  /** Refresh only the total supply of a known token. */
+  totalSupply?: string | null;
+}
+
+export class StateWriter {
+  constructor(private readonly chainId: number) {}
+
+  /** Creates or updates the address item of a contract; `firstSeenBlock` keeps its first value. */
+  async updateAddress(update: AddressUpdate, blockNumber: number): Promise<void> {
+    const names: Record<string, string> = { '#kind': 'kind', '#chainId': 'chainId', '#address': 'address' };
+    const values: Record<string, unknown> = { ':kind': 'address', ':chainId': this.chainId, ':address': update.address, ':true': true, ':block': blockNumber, ':null': null };
+    const sets = [
+      '#kind = :kind',
+      '#chainId = :chainId',
+      '#address = :address',
+      'isContract = :true',
+      'firstSeenBlock = if_not_exists(firstSeenBlock, :block)',
+      'updatedAtBlock = :block',
+      'creator = if_not_exists(creator, :null)',
+      'creationTransactionHash = if_not_exists(creationTransactionHash, :null)',
+      'creationBlockNumber = if_not_exists(creationBlockNumber, :null)',
+    ];
+    if (update.creation) {
+      sets.splice(6, 3, 'creator = :creator', 'creationTransactionHash = :creationTx', 'creationBlockNumber = :block');
+      values[':creator'] = update.creation.creator;
+      values[':creationTx'] = update.creation.transactionHash;
+    }
+    if (update.token !== undefined) {
+      const token = update.token;
+      sets.push('tokenType = :tokenType', 'tokenName = :tokenName', 'tokenSymbol = :tokenSymbol', 'tokenDecimals = :tokenDecimals', 'tokenTotalSupply = :totalSupply');
+      Object.assign(values, {
+        ':tokenType': token?.type ?? null,
+        ':tokenName': token?.name ?? null,
+        ':tokenSymbol': token?.symbol ?? null,
+        ':tokenDecimals': token?.decimals ?? null,
+        ':totalSupply': token?.totalSupply ?? null,
+      });
+      if (token) {
+        sets.push('holders = if_not_exists(holders, :zero)');
+        values[':zero'] = 0;
+      }
+    } else {
+      sets.push('tokenType = if_not_exists(tokenType, :null)', 'tokenName = if_not_exists(tokenName, :null)', 'tokenSymbol = if_not_exists(tokenSymbol, :null)', 'tokenDecimals = if_not_exists(tokenDecimals, :null)');
+      if (update.totalSupply !== undefined) {
+        sets.push('tokenTotalSupply = :totalSupply');
+        values[':totalSupply'] = update.totalSupply;
+      } else {
+        sets.push('tokenTotalSupply = if_not_exists(tokenTotalSupply, :null)');
+      }
+    }
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: addressKeys.address(this.chainId, update.address),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  /** Registers a token symbol (idempotent: a string set). Two tokens with one symbol make it ambiguous. */
+  async registerName(symbol: string, token: string): Promise<void> {
+    const name = symbol.trim().toLowerCase();
+    if (!name) return;
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: addressKeys.name(this.chainId, name),
+        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, #name = :name ADD addresses :token',
+        ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
+        ExpressionAttributeValues: { ':kind': 'name', ':chainId': this.chainId, ':name': name, ':token': new Set([token]) },
+      }),
+    );
+  }
+
+  async unregisterName(symbol: string, token: string): Promise<void> {
+    const name = symbol.trim().toLowerCase();
+    if (!name) return;
+    const key = addressKeys.name(this.chainId, name);
+    await db.send(
+      new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'DELETE addresses :token', ExpressionAttributeValues: { ':token': new Set([token]) } }),
+    );
+    const item = await getItem<{ addresses?: Set<string> }>(key);
+    if (item && (!item.addresses || item.addresses.size === 0)) await deleteItems([key]);
+  }
+
+  async deleteAddress(address: string): Promise<void> {
+    await deleteItems([addressKeys.address(this.chainId, address)]);
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Balances (G3, X1) and holder counts
+
+  /**
+   * Moves one balance to `value` (read on chain at `blockNumber`): see the file comment. `value` 0
+   * deletes the balance and its listing entries. Nothing is written when the stored value is
+   * already `value`, or (unless `force`, used by reorgs) when the stored item is from a later block.
+   */
+  async setBalance(balance: BalanceEntity, value: bigint, blockNumber: number, tokenName: string, force = false): Promise<void> {
+    const key = addressKeys.balance(this.chainId, balance.holder, balance.token, balance.tokenId ?? undefined);
+    for (let attempt = 0; ; attempt += 1) {
+      const stored = await getItem<Stored<BalanceRecord>>(key);
+      if (stored && !force && stored.updatedAtBlock > blockNumber) return;
+      const old = stored ? BigInt(stored.value) : 0n;
+      if (old === value && (value === 0n || stored?.tokenName === tokenName)) return;
+      try {
+        await this.transact(this.balanceTransition(balance, key, stored, value, blockNumber, tokenName));
+        return;
+      } catch (error) {
+        // Someone changed the item between the read and the write: read again (bounded).
+        if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private balanceTransition(balance: BalanceEntity, key: ItemKey, stored: Stored<BalanceRecord> | undefined, value: bigint, blockNumber: number, tokenName: string): TransactItem[] {
+    const table = tableName();
+    const old = stored ? BigInt(stored.value) : 0n;
+    const condition = stored
+      ? { ConditionExpression: '#value = :oldValue AND updatedAtBlock = :oldBlock', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':oldValue': stored.value, ':oldBlock': stored.updatedAtBlock } }
+      : { ConditionExpression: 'attribute_not_exists(pk)' };
+    const record: BalanceRecord = {
+      kind: 'balance',
+      chainId: this.chainId,
+      holder: balance.holder,
+      token: balance.token,
+      tokenStandard: balance.standard,
+      tokenId: balance.tokenId === null ? null : balance.tokenId.toString(),
+      value: value.toString(),
+      tokenName,
+      updatedAtBlock: blockNumber,
+    };
+    const items: TransactItem[] = [
+      value === 0n ? { Delete: { TableName: table, Key: key, ...condition } } : { Put: { TableName: table, Item: { ...record, ...key }, ...condition } },
+    ];
+    const isTotal = balance.standard === 'ERC-1155' && balance.tokenId === null;
+    if (!isTotal) {
+      for (const typeSet of tokenTypeSetsContaining(balance.standard)) {
+        const pk = addressKeys.balancesByValue(this.chainId, balance.holder, typeSet).pk;
+        const oldSk = stored ? addressKeys.balanceByValueSortKey(old, balance.standard, stored.tokenName, balance.token, balance.tokenId) : null;
+        const newSk = addressKeys.balanceByValueSortKey(value, balance.standard, tokenName, balance.token, balance.tokenId);
+        if (oldSk && (value === 0n || oldSk !== newSk)) items.push({ Delete: { TableName: table, Key: { pk, sk: oldSk } } });
+        if (value > 0n) items.push({ Put: { TableName: table, Item: { ...record, kind: 'balanceListing', pk, sk: newSk } } });
+      }
+    }
+    if (balance.standard === 'ERC-1155' && balance.tokenId !== null) {
+      const holdingKey = { pk: addressKeys.nftHoldings(this.chainId, balance.holder, balance.token).pk, sk: addressKeys.nftHoldingSortKey(balance.tokenId) };
+      if (value === 0n) items.push({ Delete: { TableName: table, Key: holdingKey } });
+      else items.push({ Put: { TableName: table, Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId, value), ...holdingKey } } });
+    }
+    if ((balance.standard !== 'ERC-1155' || isTotal) && (old === 0n) !== (value === 0n)) {
+      items.push({
+        Update: {
+          TableName: table,
+          Key: addressKeys.address(this.chainId, balance.token),
+          UpdateExpression: 'ADD holders :delta',
+          ExpressionAttributeValues: { ':delta': value === 0n ? -1 : 1 },
+        },
+      });
+    }
+    return items;
+  }
+
+  /** The ERC-1155 total of a holder in a token: the sum of its holdings (per-id balances). */
+  async sumErc1155Holdings(holder: string, token: string): Promise<bigint> {
+    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, token));
+    return holdings.reduce((sum, item) => sum + BigInt(item.value), 0n);
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // NFT instances (G3) and ERC-721 holdings
+
+  /**
+   * Writes an NFT instance as read at `blockNumber`. For ERC-721 an owner change also moves the
+   * holding from the previous owner to the new one, in the same transaction.
+   */
+  async setNftInstance(
+    contract: string,
+    standard: 'ERC-721' | 'ERC-1155',
+    tokenId: bigint,
+    state: { owner: string | null; tokenUri: string | null },
+    blockNumber: number,
+    force = false,
+  ): Promise<void> {
+    const key = nftKeys.instance(this.chainId, contract, tokenId);
+    for (let attempt = 0; ; attempt += 1) {
+      const stored = await getItem<Stored<NftInstanceRecord>>(key);
+      if (stored && !force && stored.updatedAtBlock > blockNumber) return;
+      if (stored && stored.owner === state.owner && stored.tokenUri === state.tokenUri) return;
+      const metadata = resolveTokenMetadata(state.tokenUri);
+      const record: NftInstanceRecord = {
+        kind: 'nftInstance',
+        chainId: this.chainId,
+        contract,
+        tokenStandard: standard,
+        tokenId: tokenId.toString(),
+        owner: state.owner,
+        tokenUri: state.tokenUri,
+        metadataStatus: metadata.status,
+        metadataJson: metadata.metadataJson,
+        firstSeenBlock: stored?.firstSeenBlock ?? blockNumber,
+        updatedAtBlock: blockNumber,
+      };
+      const items: TransactItem[] = [{ Put: { TableName: tableName(), Item: { ...record, ...key }, ...this.instanceCondition(stored) } }];
+      if (standard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored?.owner ?? null, state.owner));
+      try {
+        await this.transact(items);
+        return;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  /** Deletes an instance first seen in an orphaned block, with the holding of its recorded owner. */
+  async deleteNftInstance(contract: string, tokenId: bigint): Promise<void> {
+    const key = nftKeys.instance(this.chainId, contract, tokenId);
+    const stored = await getItem<Stored<NftInstanceRecord>>(key);
+    if (!stored) return;
+    const items: TransactItem[] = [{ Delete: { TableName: tableName(), Key: key, ...this.instanceCondition(stored) } }];
+    if (stored.tokenStandard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored.owner, null));
+    await this.transact(items);
+  }
+
+  async getNftInstance(contract: string, tokenId: bigint): Promise<NftInstanceRecord | undefined> {
+    return getItem<NftInstanceRecord>(nftKeys.instance(this.chainId, contract, tokenId));
+  }
+
+  private instanceCondition(stored: Stored<NftInstanceRecord> | undefined) {
+    return stored
+      ? { ConditionExpression: 'updatedAtBlock = :oldBlock', ExpressionAttributeValues: { ':oldBlock': stored.updatedAtBlock } }
+      : { ConditionExpression: 'attribute_not_exists(pk)' };
+  }
+
+  private ownerMove(contract: string, tokenId: bigint, from: string | null, to: string | null): TransactItem[] {
+    if (from === to) return [];
+    const table = tableName();
+    const sk = addressKeys.nftHoldingSortKey(tokenId);
+    const items: TransactItem[] = [];
+    if (from) items.push({ Delete: { TableName: table, Key: { pk: addressKeys.nftHoldings(this.chainId, from, contract).pk, sk } } });
+    if (to) {
+      const pk = addressKeys.nftHoldings(this.chainId, to, contract).pk;
+      items.push({ Put: { TableName: table, Item: { ...holding(this.chainId, to, contract, 'ERC-721', tokenId, 1n), pk, sk } } });
+    }
+    return items;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // NFT collections (X2)
+
+  /**
+   * Rebuilds a holder's collection entries from the stored state: the amount (ERC-721 balance item,
+   * ERC-1155 total item) and the 9 highest token ids held (holdings range) with their instances.
+   * Deletes the entries when the holder holds nothing of the collection.
+   */
+  async refreshCollection(holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', blockNumber: number): Promise<void> {
+    const balance = await getItem<BalanceRecord>(addressKeys.balance(this.chainId, holder, contract));
+    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, contract), { limit: 9, newestFirst: true });
+    const typeSets = tokenTypeSetsContaining(standard);
+    const keys = typeSets.map((typeSet) => ({ pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk, sk: addressKeys.nftCollectionSortKey(standard, contract) }));
+    const amount = balance ? BigInt(balance.value) : 0n;
+    if (amount === 0n && holdings.length === 0) {
+      await deleteItems(keys);
+      return;
+    }
+    const instances = await getItems<NftInstanceRecord>(holdings.map((entry) => nftKeys.instance(this.chainId, contract, entry.tokenId)));
+    const embedded: EmbeddedNftInstance[] = holdings.map((entry) => {
+      const instance = instances.get(keyId(nftKeys.instance(this.chainId, contract, entry.tokenId)));
+      const json = instance?.metadataJson ?? null;
+      const fits = json === null || Buffer.byteLength(json) <= MAX_COPIED_DATA_BYTES;
+      return {
+        tokenId: entry.tokenId,
+        value: entry.value,
+        tokenUri: instance?.tokenUri ?? null,
+        metadataStatus: instance?.metadataStatus ?? 'none',
+        metadataJson: fits ? json : null,
+        metadataOmitted: !fits,
+      };
+    });
+    const record: NftCollectionRecord = {
+      kind: 'nftCollection',
+      chainId: this.chainId,
+      holder,
+      contract,
+      tokenStandard: standard,
+      amount: (amount > 0n ? amount : BigInt(holdings.length)).toString(),
+      instances: embedded,
+      updatedAtBlock: blockNumber,
+    };
+    await putItems(keys.map((key) => ({ ...record, ...key })));
+  }
+
+  // -------------------------------------------------------------------------------------------------
+
+  async getAddress(address: string): Promise<AddressRecord | undefined> {
+    return getItem<AddressRecord>(addressKeys.address(this.chainId, address));
+  }
+
+  async getAddresses(addresses: readonly string[]): Promise<Map<string, AddressRecord>> {
+    const found = await getItems<AddressRecord>(addresses.map((address) => addressKeys.address(this.chainId, address)));
+    return new Map([...found.values()].map((item) => [item.address, item]));
+  }
+
+  /** The ingest's own chain registry entry; written once. */
+  async registerChain(firstBlock: number): Promise<void> {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: chainKeys.registry(this.chainId),
+        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, firstBlock = if_not_exists(firstBlock, :firstBlock)',
+        ExpressionAttributeNames: { '#kind': 'kind' },
+        ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock },
+      }),
+    );
+  }
+
+  private async transact(items: TransactItem[]): Promise<void> {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  }
+}
+
+function holding(chainId: number, holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', tokenId: bigint, value: bigint): NftHoldingRecord {
+  return { kind: 'nftHolding', chainId, holder, contract, tokenStandard: standard, tokenId: tokenId.toString(), value: value.toString() };
+}

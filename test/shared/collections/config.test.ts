@@ -1,0 +1,39 @@
+import { getAddress } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_COMBINATION_SCAN_LIMIT, DEFAULT_FACTORY_ADDRESS, factoryAddress, loadCollectionsConfig } from '../../../shared/collections/config';
+
+describe('collections configuration', () => {
+  it('has documented defaults', () => {
+    const config = loadCollectionsConfig({});
+    expect(config.factoryName).toBe('CollectionFactory');
+    expect(config.combinationScanLimit).toBe(DEFAULT_COMBINATION_SCAN_LIMIT);
+    expect(factoryAddress(config, 8453)).toBe(DEFAULT_FACTORY_ADDRESS);
+  });
+
+  it('reads a factory per chain (checksummed) and falls back to the default elsewhere', () => {
+    const config = loadCollectionsConfig({
+      COLLECTION_FACTORY_ADDRESSES: '{"8453":"0x000000000000000000000000000000000000beef","1":"0xABCDEFABCDEFABCDEFABCDEFABCDEFABCDEFABCD"}',
+      COLLECTION_FACTORY_NAME: 'BaseMintFactory',
+      COLLECTION_COMBINATION_SCAN_LIMIT: '250',
+    });
+    expect(factoryAddress(config, 8453)).toBe('0x000000000000000000000000000000000000bEEF');
+    // Given in capitals (not a valid checksum): stored in its EIP-55 form.
+    expect(factoryAddress(config, 1)).toBe(getAddress('0xabcdefabcdefabcdefabcdefabcdefabcdefabcd'));
+    expect(factoryAddress(config, 1)).not.toBe('0xABCDEFABCDEFABCDEFABCDEFABCDEFABCDEFABCD');
+    expect(factoryAddress(config, 10)).toBe(DEFAULT_FACTORY_ADDRESS);
+    expect(config.factoryName).toBe('BaseMintFactory');
+    expect(config.combinationScanLimit).toBe(250);
+  });
+
+  it.each([
+    [{ COLLECTION_FACTORY_ADDRESSES: 'not json' }, /COLLECTION_FACTORY_ADDRESSES: must be a JSON object/],
+    [{ COLLECTION_FACTORY_ADDRESSES: '{"base":"0x000000000000000000000000000000000000beef"}' }, /keys must be chain ids/],
+    [{ COLLECTION_FACTORY_ADDRESSES: '{"1":"0x1234"}' }, /values must be addresses/],
+    [{ COLLECTION_FACTORY_ADDRESSES: '["0x000000000000000000000000000000000000beef"]' }, /COLLECTION_FACTORY_ADDRESSES/],
+    [{ COLLECTION_INIT_CODE_HASH: '0x1234' }, /COLLECTION_INIT_CODE_HASH/],
+    [{ COLLECTION_COMBINATION_SCAN_LIMIT: '0' }, /COLLECTION_COMBINATION_SCAN_LIMIT/],
+    [{ COLLECTION_FACTORY_NAME: '' }, /COLLECTION_FACTORY_NAME/],
+  ])('fails loudly on %o', (env, message) => {
+    expect(() => loadCollectionsConfig(env)).toThrow(message);
+  });
+});
