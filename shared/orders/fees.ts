@@ -11,6 +11,7 @@ import { formatUnits, zeroAddress } from 'viem';
 import { db, tableName } from '../db/client';
 import { addressKeys } from '../db/keys';
 import { orderConfig } from './config';
+import type { AddressRecord, BalanceRecord } from '../ingest/records';
 import type { Fee } from './schemas';
 
 export const FEE_VERSION = 1;
@@ -22,7 +23,7 @@ export const WHALE_TIERS: readonly { minWholeTokens: bigint; discountBps: number
   { minWholeTokens: 100_000n, discountBps: 5_000 },
 ];
 
-/** Decimals assumed for the fee token when neither its token item nor the balance item says. */
+/** Decimals assumed for the fee token when its address item is missing or has no decimals. */
 export const DEFAULT_FEE_TOKEN_DECIMALS = 18;
 
 /** The whale discount of a balance given in the token's smallest unit. */
@@ -68,23 +69,23 @@ export interface FeeTokenBalance {
 
 /**
  * O6: the recipient's indexed balance of the fee-discount token of `chainId`, read from the ingest's
- * balance item (`value`, a decimal string in the smallest unit) and the token's item (`decimals`), two
- * GetItems in parallel. No configured token, or nothing indexed: a zero balance.
+ * items (shared/ingest/records.ts): the balance item's `value` (decimal string, smallest unit) and the
+ * token's address item's `tokenDecimals`, two GetItems in parallel. No configured token, or nothing
+ * indexed: a zero balance.
  */
 export async function readFeeTokenBalance(chainId: number, holder: string): Promise<FeeTokenBalance> {
   const token = orderConfig().feeTokens[chainId];
   if (!token) return { token: zeroAddress, balance: 0n, decimals: DEFAULT_FEE_TOKEN_DECIMALS };
-  const balanceKey = addressKeys.balance(chainId, holder, token);
-  const tokenKey = addressKeys.address(chainId, token);
-  const [balanceItem, tokenItem] = await Promise.all(
-    [balanceKey, tokenKey].map(async (key) => (await db.send(new GetCommand({ TableName: tableName(), Key: key }))).Item),
-  );
-  const decimals = toDecimals(tokenItem?.decimals) ?? toDecimals(balanceItem?.decimals) ?? DEFAULT_FEE_TOKEN_DECIMALS;
-  const value = typeof balanceItem?.value === 'string' || typeof balanceItem?.value === 'number' ? String(balanceItem.value) : '0';
-  return { token, balance: /^[0-9]+$/.test(value) ? BigInt(value) : 0n, decimals };
+  const [balanceItem, tokenItem] = (await Promise.all(
+    [addressKeys.balance(chainId, holder, token), addressKeys.address(chainId, token)].map(
+      async (key) => (await db.send(new GetCommand({ TableName: tableName(), Key: key }))).Item,
+    ),
+  )) as [Partial<Pick<BalanceRecord, 'value'>> | undefined, Partial<Pick<AddressRecord, 'tokenDecimals'>> | undefined];
+  const decimals = toDecimals(tokenItem?.tokenDecimals) ?? DEFAULT_FEE_TOKEN_DECIMALS;
+  const value = typeof balanceItem?.value === 'string' && /^[0-9]+$/.test(balanceItem.value) ? BigInt(balanceItem.value) : 0n;
+  return { token, balance: value, decimals };
 }
 
 function toDecimals(value: unknown): number | undefined {
-  const decimals = typeof value === 'string' ? Number(value) : value;
-  return typeof decimals === 'number' && Number.isInteger(decimals) && decimals >= 0 && decimals <= 255 ? decimals : undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 255 ? value : undefined;
 }

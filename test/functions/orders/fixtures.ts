@@ -50,8 +50,8 @@ export async function storedOrder(tableName: string, id: string): Promise<Record
   return (await db.send(new GetCommand({ TableName: tableName, Key: orderKeys.order(id), ConsistentRead: true }))).Item;
 }
 
-/** Writes what the ingest would: a holder's balance item and the token's item (decimals). */
+/** Writes what the ingest would (shared/ingest/records.ts): a holder's balance item and the token's address item. */
 export async function putIndexedBalance(tableName: string, chainId: number, holder: string, token: string, value: bigint, decimals: number) {
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...addressKeys.balance(chainId, holder, token), value: value.toString() } }));
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...addressKeys.address(chainId, token), decimals } }));
+  await db.send(new PutCommand({ TableName: tableName, Item: { ...addressKeys.balance(chainId, holder, token), kind: 'balance', holder: holder.toLowerCase(), token, value: value.toString() } }));
+  await db.send(new PutCommand({ TableName: tableName, Item: { ...addressKeys.address(chainId, token), kind: 'address', address: token, tokenDecimals: decimals } }));
 }

@@ -1,0 +1,153 @@
+/**
+ * Reorgs. When the next block's parent hash is not the cursor's hash (or the cursor's block is no
+ * longer canonical), the ingest:
+ *   1. walks back from the cursor, comparing the stored block hash with the node's, to the newest
+ *      block both agree on: the common ancestor A (at most `maxDepth` blocks back, else it stops);
+ *   2. deletes every item listed in the manifests of the blocks above A (including a block past the
+ *      cursor that a crash left half written);
+ *   3. recomputes every state entity those manifests touched, from chain state read AT block A
+ *      (balances, holder counts, NFT owners and holdings, collections, token supplies); addresses
+ *      and NFT instances first seen above A are deleted (with their registered names);
+ *   4. deletes those manifests, then moves the cursor back to A (conditional update).
+ * A crash anywhere in there leaves the cursor on the orphaned block, so the next run detects the
+ * same reorg and repeats the procedure; each step is idempotent, and the manifests are deleted only
+ * once the state they name is recomputed.
+ */
+import { blockKeys } from '../db/keys';
+import { ChainState } from './chain-state';
+import type { BlockSource } from './fetch-block';
+import type { IngestLog } from './ingest';
+import { deleteManifest, moveCursor, readManifest, type BlockManifest } from './manifest';
+import type { AddressRecord, BlockRecord, CursorRecord } from './records';
+import { parseEntity, StateWriter, type BalanceEntity, type ParsedEntity } from './state';
+import { deleteItems, forEachLimited, getItem } from './table-io';
+
+export class ReorgTooDeepError extends Error {
+  override name = 'ReorgTooDeepError';
+}
+
+const CONCURRENCY = 8;
+
+export class Reorg {
+  constructor(
+    private readonly chainId: number,
+    private readonly source: BlockSource,
+    private readonly chainState: ChainState,
+    private readonly state: StateWriter,
+    private readonly log: IngestLog,
+    private readonly maxDepth: number,
+  ) {}
+
+  /** Rolls the table back to the common ancestor of the stored chain and the node's; returns the new cursor. */
+  async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
+    let number = cursor.blockNumber;
+    let ancestor: BlockRecord | undefined;
+    for (;;) {
+      if (cursor.blockNumber - number > this.maxDepth) {
+        throw new ReorgTooDeepError(`chain ${this.chainId}: no common ancestor within ${this.maxDepth} blocks of ${cursor.blockNumber}`);
+      }
+      if (number < cursor.firstBlock) {
+        throw new ReorgTooDeepError(`chain ${this.chainId}: the reorg reaches below the first indexed block ${cursor.firstBlock}`);
+      }
+      const [stored, canonical] = await Promise.all([getItem<BlockRecord>(blockKeys.block(this.chainId, number)), this.source.blockHashAt(BigInt(number))]);
+      if (stored && canonical && stored.hash === canonical) {
+        ancestor = stored;
+        break;
+      }
+      number -= 1;
+    }
+    const orphaned: BlockManifest[] = [];
+    for (let block = ancestor.number + 1; block <= cursor.blockNumber + 1; block += 1) {
+      const manifest = await readManifest(this.chainId, block);
+      if (manifest) orphaned.push(manifest);
+    }
+    this.log.warn('reorg: rolling back to the common ancestor', {
+      chainId: this.chainId,
+      cursor: cursor.blockNumber,
+      ancestor: ancestor.number,
+      orphanedBlocks: orphaned.map((manifest) => ({ number: manifest.blockNumber, hash: manifest.blockHash })),
+    });
+    await this.undoManifests(orphaned, ancestor.number);
+    for (const manifest of orphaned) await deleteManifest(this.chainId, manifest.blockNumber);
+    return moveCursor(this.chainId, cursor, { blockNumber: ancestor.number, blockHash: ancestor.hash }, cursor.firstBlock);
+  }
+
+  /** Deletes what the manifests' blocks wrote and recomputes what they touched, as of block `ancestor`. */
+  async undoManifests(manifests: readonly BlockManifest[], ancestor: number): Promise<void> {
+    await deleteItems(manifests.flatMap((manifest) => manifest.items));
+    const touched = [...new Set(manifests.flatMap((manifest) => manifest.touched))].map(parseEntity);
+    await this.recompute(touched, ancestor);
+  }
+
+  private async recompute(touched: ParsedEntity[], ancestor: number): Promise<void> {
+    const at = BigInt(ancestor);
+    const balances = touched.filter((e): e is Extract<ParsedEntity, { type: 'BAL' }> => e.type === 'BAL');
+    const nfts = touched.filter((e): e is Extract<ParsedEntity, { type: 'NFT' }> => e.type === 'NFT');
+    const collections = touched.filter((e): e is Extract<ParsedEntity, { type: 'COL' }> => e.type === 'COL');
+    const addresses = [
+      ...new Set([
+        ...touched.flatMap((e) => (e.type === 'ADDR' ? [e.address] : [])),
+        ...balances.map((e) => e.token),
+        ...nfts.map((e) => e.contract),
+      ]),
+    ];
+    const items = await this.state.getAddresses(addresses);
+    const withCode = await this.chainState.contractsAmong(addresses, at);
+    const orphan = (address: string): boolean => {
+      const item = items.get(address);
+      return (item !== undefined && item.firstSeenBlock > ancestor) || !withCode.has(address);
+    };
+    const tokenName = (token: string): string => items.get(token)?.tokenName ?? '';
+
+    // Balances: per-id and token-level first, then ERC-1155 totals from the holdings.
+    const direct = balances.filter((e) => !(e.standard === 'ERC-1155' && e.tokenId === null));
+    const readable = direct.filter((e) => !orphan(e.token));
+    const values = await this.chainState.balances(readable, at);
+    const valueOf = new Map(readable.map((e, position) => [e, values[position] ?? 0n]));
+    await forEachLimited(byToken(direct), CONCURRENCY, async (group) => {
+      for (const balance of group) await this.state.setBalance(balance, valueOf.get(balance) ?? 0n, ancestor, tokenName(balance.token), true);
+    });
+    const totals = balances.filter((e) => e.standard === 'ERC-1155' && e.tokenId === null);
+    await forEachLimited(byToken(totals), CONCURRENCY, async (group) => {
+      for (const total of group) {
+        await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), ancestor, tokenName(total.token), true);
+      }
+    });
+
+    // NFT instances.
+    const instances = await Promise.all(nfts.map((nft) => this.state.getNftInstance(nft.contract, nft.tokenId)));
+    const keep = nfts.filter((nft, position) => instances[position] && instances[position]!.firstSeenBlock <= ancestor && !orphan(nft.contract));
+    const drop = nfts.filter((nft, position) => instances[position] && !keep.includes(nft));
+    const states = await this.chainState.nfts(keep, at);
+    await forEachLimited(drop, CONCURRENCY, (nft) => this.state.deleteNftInstance(nft.contract, nft.tokenId));
+    await forEachLimited(
+      keep.map((nft, position) => ({ nft, state: states[position] })),
+      CONCURRENCY,
+      ({ nft, state }) => this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, ancestor, true),
+    );
+
+    // Collections, from the recomputed balances and holdings.
+    await forEachLimited(collections, CONCURRENCY, (c) => this.state.refreshCollection(c.holder, c.contract, c.standard, ancestor));
+
+    // Contracts: delete those first seen above the ancestor, refresh the supply of the others.
+    const tokens = [...items.values()].filter((item) => item.tokenType && !orphan(item.address));
+    const supplies = await this.chainState.totalSupplies(
+      tokens.map((item) => item.address),
+      at,
+    );
+    await forEachLimited([...items.values()], CONCURRENCY, async (item: AddressRecord) => {
+      if (item.firstSeenBlock > ancestor) {
+        if (item.tokenSymbol) await this.state.unregisterName(item.tokenSymbol, item.address);
+        await this.state.deleteAddress(item.address);
+      } else if (supplies.has(item.address)) {
+        await this.state.updateAddress({ address: item.address, totalSupply: supplies.get(item.address) ?? null }, ancestor);
+      }
+    });
+  }
+}
+
+function byToken<T extends BalanceEntity>(entities: T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const e of entities) groups.set(e.token, [...(groups.get(e.token) ?? []), e]);
+  return [...groups.values()];
+}
