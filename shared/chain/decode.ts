@@ -2,7 +2,7 @@
  * Decoding with viem: token transfer events (ERC-20 / ERC-721 Transfer, ERC-1155 TransferSingle and
  * TransferBatch), revert data (Error(string), Panic(uint256)), and NFT metadata held in `data:` URIs.
  */
-import { decodeErrorResult, decodeEventLog, hexToString, panicReasons, size, type Address, type Hex } from 'viem';
+import { ContractFunctionRevertedError, decodeErrorResult, decodeEventLog, hexToString, size, type Address, type Hex } from 'viem';
 import { erc1155Abi, erc20Abi, erc721Abi, TOPIC } from './abis';
 import { normalizeAddress } from './address';
 
@@ -85,7 +85,8 @@ export function decodeRevertReason(data: Hex | null | undefined): string | null 
     if (decoded.errorName === 'Error') return String(decoded.args?.[0] ?? '');
     if (decoded.errorName === 'Panic') {
       const code = Number(decoded.args?.[0] ?? 0);
-      const reason = (panicReasons as Record<number, string>)[code] ?? 'unknown panic code';
+      // viem's revert error carries the description of the panic code.
+      const reason = new ContractFunctionRevertedError({ abi: [], data, functionName: 'call' }).reason ?? 'unknown panic code';
       return `panic: ${reason} (0x${code.toString(16).padStart(2, '0')})`;
     }
   } catch {

@@ -58,6 +58,11 @@ export interface IngestResult {
   cursor: CursorRecord | undefined;
 }
 
+const powertoolsLog: IngestLog = {
+  info: (message, details) => logger.info(message, details ?? {}),
+  warn: (message, details) => logger.warn(message, details ?? {}),
+};
+
 /** Parallel state writes of one block (distinct entities). */
 const STATE_CONCURRENCY = 8;
 
@@ -73,7 +78,7 @@ export class ChainIngest {
   constructor(options: IngestOptions) {
     this.options = options;
     this.chainId = options.chainId;
-    this.log = options.log ?? logger;
+    this.log = options.log ?? powertoolsLog;
     const policy = options.retry ?? DEFAULT_RETRY_POLICY;
     this.source = new BlockSource(options.client, policy, this.log);
     this.chainState = new ChainState(options.client, new ContractReader(options.client), policy);

@@ -11,6 +11,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { chainKeys, type ItemKey } from '../db/keys';
 import type { CursorRecord, ManifestRecord } from './records';
+import type { TableItem } from './items';
 import { deleteItems, getItem, putItems, queryRange } from './table-io';
 
 export const MANIFEST_CHUNK_ENTRIES = 500;
@@ -28,7 +29,7 @@ export async function writeManifest(chainId: number, manifest: BlockManifest): P
     ...manifest.touched.map((touched) => ({ touched })),
   ];
   const chunkCount = Math.max(1, Math.ceil(entries.length / MANIFEST_CHUNK_ENTRIES));
-  const records: (ManifestRecord & ItemKey)[] = [];
+  const records: TableItem[] = [];
   for (let chunk = 0; chunk < chunkCount; chunk += 1) {
     const slice = entries.slice(chunk * MANIFEST_CHUNK_ENTRIES, (chunk + 1) * MANIFEST_CHUNK_ENTRIES);
     records.push({

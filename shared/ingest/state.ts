@@ -138,7 +138,8 @@ export class StateWriter {
         Key: addressKeys.address(this.chainId, update.address),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        // DynamoDB refuses values the expression does not use.
+        ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([name]) => sets.some((set) => set.includes(name)))),
       }),
     );
   }

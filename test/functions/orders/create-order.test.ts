@@ -8,7 +8,7 @@ import { BASE_USDC, CREATOR, MAINNET_USDC, getOrder, onramp, orderBody, postOrde
 
 const table = useTestTable('orders-create');
 
-type Mutation = (body: Record<string, any>) => unknown;
+type Mutation = (body: Record<string, any>) => any;
 
 const without = (field: string): Mutation => (body) => {
   delete body[field];

@@ -1,5 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../../shared/db/client';
+import { addressKeys } from '../../../shared/db/keys';
 import { putPartner } from '../../../shared/orders/partners';
 import { MAINNET_USDC, orderBody, postOrder, putIndexedBalance } from './fixtures';
 
@@ -59,6 +62,13 @@ describe('standard fee from the indexed balance on the destination chain', () =>
   it('counts no balance when nothing is indexed for the recipient', async () => {
     const response = await postOrder(orderBody({ recipientAddress: newRecipient() }));
     expect(response.body.data.fee).toMatchObject({ tokenToCheckBalance: FEE_TOKEN, recipientBalance: '0', serviceWhaleDiscountBps: 0, finalFeeBps: 80 });
+  });
+
+  it('assumes 18 decimals when the token has no address item', async () => {
+    const recipient = newRecipient();
+    await db.send(new PutCommand({ TableName: table.name, Item: { ...addressKeys.balance(1, recipient, FEE_TOKEN), kind: 'balance', value: whole(100_000n, 18).toString() } }));
+    const response = await postOrder(orderBody({ recipientAddress: recipient }));
+    expect(response.body.data.fee).toMatchObject({ recipientBalance: '100000', serviceWhaleDiscountBps: 5000 });
   });
 
   it('reads the destination chain, not the source chain', async () => {
