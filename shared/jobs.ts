@@ -37,4 +37,18 @@ export const jobs: readonly Job[] = [
     timeoutSeconds: 60,
     summary: 'Persist `expired` for orders still waiting for their deposit past expiredAt',
   },
+  {
+    id: 'IngestChain',
+    handler: 'functions/ingest/ingest-chain.ts',
+    schedule: 'rate(1 minute)',
+    // BatchWriteItem for block items and manifests; UpdateItem/PutItem/DeleteItem alone and inside
+    // TransactWriteItems (balance transitions, NFT owner moves) and for the conditional cursor update.
+    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] },
+    perChain: true,
+    // One writer per chain: the cursor's conditional update would refuse a second one anyway.
+    reservedConcurrency: 1,
+    timeoutSeconds: 300,
+    memorySize: 1024,
+    summary: 'Ingest the next blocks of one chain (at most INGEST_MAX_BLOCKS per run) from its cursor, handling reorgs',
+  },
 ];

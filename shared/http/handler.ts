@@ -140,9 +140,13 @@ function unknownKeyIssue(key: string): v.BaseIssue<unknown> {
 /** One issue per failing value; an unknown key of a strict object names that key. */
 export function toRequestIssue(part: RequestPart, issue: v.BaseIssue<unknown>): RequestIssue {
   const path = (issue.path ?? []).map((item) => String((item as { key?: unknown }).key));
-  if (issue.type === 'strict_object' && path.length > 0) {
+  if (issue.type === 'strict_object' && issue.expected === 'never' && path.length > 0) {
     const key = path.join('.');
     return { part, key, message: `Unexpected field: ${key}`, title: 'Unexpected field' };
+  }
+  if (issue.type === 'strict_object' && path.length > 0) {
+    // A strict object reports a missing required key as its own issue: say so plainly.
+    return { part, key: path.join('.'), message: 'is required' };
   }
   return { part, key: path.join('.'), message: issue.message };
 }

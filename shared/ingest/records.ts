@@ -332,7 +332,7 @@ export interface NftInstanceRecord {
   tokenId: string;
   /** ERC-721 ownerOf at `updatedAtBlock` (null once burned); always null for ERC-1155. */
   owner: string | null;
-  /** tokenURI / uri (ERC-1155 `{id}` expanded); null when the call reverts. */
+  /** tokenURI / uri (ERC-1155 `{id}` expanded); null when the call reverts or the URI is over 128 KB. */
   tokenUri: string | null;
   /** resolved (data: URI parsed), unresolved (ipfs/http/...: never fetched), invalid, none (no URI). */
   metadataStatus: 'resolved' | 'unresolved' | 'invalid' | 'none';
@@ -359,11 +359,13 @@ export interface EmbeddedNftInstance {
   tokenId: string;
   /** Decimal amount held. */
   value: string;
+  /** null when absent or when longer than MAX_COPIED_DATA_BYTES (then `omitted` is true). */
   tokenUri: string | null;
   metadataStatus: NftInstanceRecord['metadataStatus'];
-  /** Metadata JSON text when resolved and at most MAX_COPIED_DATA_BYTES; otherwise null (GetItem the instance). */
+  /** Metadata JSON text when resolved and at most MAX_COPIED_DATA_BYTES; otherwise null. */
   metadataJson: string | null;
-  metadataOmitted: boolean;
+  /** True when tokenUri or metadataJson was too large to embed: GetItem the instance (nftKeys.instance). */
+  omitted: boolean;
 }
 
 /** addressKeys.nftCollections (X2): a collection a holder owns, in each type-set range. */

@@ -31,6 +31,9 @@ import {
   type NftInstanceRecord,
 } from './records';
 
+/** Token URIs longer than this (on-chain SVGs) are not stored: the item must stay under 400 KB. */
+const MAX_STORED_URI_CHARS = 128 * 1024;
+
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Stored<T> = T & ItemKey;
 
@@ -272,7 +275,8 @@ export class StateWriter {
     for (let attempt = 0; ; attempt += 1) {
       const stored = await getItem<Stored<NftInstanceRecord>>(key);
       if (stored && !force && stored.updatedAtBlock > blockNumber) return;
-      if (stored && stored.owner === state.owner && stored.tokenUri === state.tokenUri) return;
+      const tokenUri = state.tokenUri !== null && state.tokenUri.length > MAX_STORED_URI_CHARS ? null : state.tokenUri;
+      if (stored && stored.owner === state.owner && stored.tokenUri === tokenUri) return;
       const metadata = resolveTokenMetadata(state.tokenUri);
       const record: NftInstanceRecord = {
         kind: 'nftInstance',
@@ -281,7 +285,7 @@ export class StateWriter {
         tokenStandard: standard,
         tokenId: tokenId.toString(),
         owner: state.owner,
-        tokenUri: state.tokenUri,
+        tokenUri,
         metadataStatus: metadata.status,
         metadataJson: metadata.metadataJson,
         firstSeenBlock: stored?.firstSeenBlock ?? blockNumber,
@@ -353,14 +357,15 @@ export class StateWriter {
     const embedded: EmbeddedNftInstance[] = holdings.map((entry) => {
       const instance = instances.get(keyId(nftKeys.instance(this.chainId, contract, entry.tokenId)));
       const json = instance?.metadataJson ?? null;
-      const fits = json === null || Buffer.byteLength(json) <= MAX_COPIED_DATA_BYTES;
+      const uri = instance?.tokenUri ?? null;
+      const fits = (text: string | null) => text === null || Buffer.byteLength(text) <= MAX_COPIED_DATA_BYTES;
       return {
         tokenId: entry.tokenId,
         value: entry.value,
-        tokenUri: instance?.tokenUri ?? null,
+        tokenUri: fits(uri) ? uri : null,
         metadataStatus: instance?.metadataStatus ?? 'none',
-        metadataJson: fits ? json : null,
-        metadataOmitted: !fits,
+        metadataJson: fits(json) ? json : null,
+        omitted: !fits(uri) || !fits(json),
       };
     });
     const record: NftCollectionRecord = {

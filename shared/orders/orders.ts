@@ -81,11 +81,14 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
       },
     },
   ];
-  const sessionIndex = request.checkoutSessionId ? items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt)) - 1 : -1;
-  const keyIndex = claim ? items.push(claimKeyItem(claim, response, order.createdAt)) - 1 : -1;
+  const sessionIndex = items.length;
+  if (request.checkoutSessionId) items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt));
+  const keyIndex = items.length;
+  if (claim) items.push(claimKeyItem(claim, response, order.createdAt));
 
   const outcome = await transactWrite(items);
   if (outcome.committed) return response;
+  // A lost idempotency race wins over any other failure: the winner's response is the answer.
   if (claim && outcome.failedConditions.includes(keyIndex)) return replayAfterLostClaim(claim, now());
   if (request.checkoutSessionId && outcome.failedConditions.includes(sessionIndex)) {
     throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);

@@ -276,3 +276,18 @@ describe('GET /orders/{id}', () => {
     expect(response.body).toEqual({ success: false, message: 'id: must be a UUID', statusCode: 400 });
   });
 });
+
+describe('route table examples (the sam events)', () => {
+  it('POST /orders example creates a real order and POST /checkout-sessions example a real session', async () => {
+    const { routes } = await import('../../../shared/routes');
+    for (const [id, message] of [
+      ['CreateOrder', 'Created order successfully'],
+      ['CreateCheckoutSession', 'Created checkout session successfully'],
+    ] as const) {
+      const route = routes.find((candidate) => candidate.id === id)!;
+      const response = await dispatch({ api: 'orders', method: route.method, url: route.path, headers: route.example.headers, body: JSON.stringify(route.example.body) });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(JSON.parse(response.body).message).toBe(message);
+    }
+  });
+});

@@ -11,7 +11,9 @@ const table = useTestTable('orders-fees');
 /** The fee-discount token on Ethereum (dstChain of the default body) and on Base. */
 const FEE_TOKEN = '0xb3b32f9f8827d4634fe7d973fa1034ec9fddb3b3';
 const BASE_FEE_TOKEN = '0x00000000000000000000000000000000000b3b3b';
-process.env.ORDER_FEE_TOKENS = JSON.stringify({ '1': FEE_TOKEN, '8453': BASE_FEE_TOKEN });
+/** On Optimism the fee token has no address item: nothing tells its decimals. */
+const OPTIMISM_FEE_TOKEN = '0x00000000000000000000000000000000000b3b10';
+process.env.ORDER_FEE_TOKENS = JSON.stringify({ '1': FEE_TOKEN, '8453': BASE_FEE_TOKEN, '10': OPTIMISM_FEE_TOKEN });
 
 let holderCount = 0;
 /** A fresh recipient for each case, so every balance row is independent. */
@@ -66,8 +68,11 @@ describe('standard fee from the indexed balance on the destination chain', () =>
 
   it('assumes 18 decimals when the token has no address item', async () => {
     const recipient = newRecipient();
-    await db.send(new PutCommand({ TableName: table.name, Item: { ...addressKeys.balance(1, recipient, FEE_TOKEN), kind: 'balance', value: whole(100_000n, 18).toString() } }));
-    const response = await postOrder(orderBody({ recipientAddress: recipient }));
+    await db.send(new PutCommand({ TableName: table.name, Item: { ...addressKeys.balance(10, recipient, OPTIMISM_FEE_TOKEN), kind: 'balance', value: whole(100_000n, 18).toString() } }));
+    const opUsdc = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
+    const body = orderBody({ recipientAddress: recipient, dstChain: 10, dstTokenAddress: opUsdc });
+    body.metadata.dstToken = { chainId: 10, address: opUsdc, symbol: 'USDC', name: 'USD Coin', decimals: 6 };
+    const response = await postOrder(body);
     expect(response.body.data.fee).toMatchObject({ recipientBalance: '100000', serviceWhaleDiscountBps: 5000 });
   });
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as v from 'valibot';
 import { ConflictError, NotFoundError, BadRequestError } from '../../../shared/http/errors';
-import { httpHandler, MAX_BODY_BYTES } from '../../../shared/http/handler';
+import { httpHandler, MAX_BODY_BYTES, toRequestIssue } from '../../../shared/http/handler';
 import { event, expectGroupError, GROUPS, invoke } from './support';
 
 const ADDRESS = '0x00000000000000000000000000000000000000aa';
@@ -280,5 +280,14 @@ describe('JSON request bodies', () => {
     expectGroupError('collections', await invoke(handler, post('collections', wide, 'application/json')), 413);
     const fits = JSON.stringify({ type: 'swap', srcAmount: '1', note: '€'.repeat(20_000) });
     expect((await invoke(handler, post('collections', fits, 'application/json'))).status).toBe(201);
+  });
+});
+
+describe('strict objects: missing versus unexpected keys', () => {
+  it('reports a missing required key as required, not as unexpected', async () => {
+    const result = v.safeParse(v.strictObject({ type: v.string() }), { extra: 1 }, { abortEarly: false });
+    const issues = result.success ? [] : result.issues.map((issue) => toRequestIssue('body', issue));
+    expect(issues).toContainEqual({ part: 'body', key: 'type', message: 'is required' });
+    expect(issues).toContainEqual(expect.objectContaining({ key: 'extra', title: 'Unexpected field' }));
   });
 });

@@ -1,0 +1,174 @@
+/**
+ * The explorer's reads: one function per access pattern of shared/design/access-patterns.md (X1-X8),
+ * each on the key ranges of shared/db/keys.ts that the ingest writes. A page is ONE Query on one key
+ * range (Limit 51: the 51st item says whether a next page exists), with the keyset cursor turned
+ * into the key condition (`sk < bound` newest first, `sk > bound` for ascending ranges); the details
+ * a page embeds are then joined with ONE BatchGetItem (`readPageDetails`). No Scan, no filter.
+ */
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import {
+  addressKeys,
+  chainKeys,
+  nftKeys,
+  tokenTransferKeys,
+  tokenTypeSetKey,
+  transactionKeys,
+  type Direction,
+  type ItemKey,
+  type TokenStandard,
+} from '../db/keys';
+import type {
+  AddressRecord,
+  BalanceListingRecord,
+  CursorRecord,
+  InternalTransactionRecord,
+  NftCollectionRecord,
+  NftInstanceRecord,
+  TokenTransferRecord,
+  TransactionRecord,
+  WithdrawalRecord,
+} from '../ingest/records';
+import { PAGE_SIZE } from './config';
+import './db-calls';
+import { instanceId, type PageDetails } from './serialise';
+
+/** A record as stored: with its key. */
+export type Stored<T> = T & ItemKey;
+
+/** Up to PAGE_SIZE + 1 items of a range, and whether the range holds more than the page. */
+export interface RangeRead<T> {
+  items: Stored<T>[];
+  /** True when items beyond the first PAGE_SIZE exist. */
+  more: boolean;
+}
+
+/** Where a read starts: strictly after `bound` in the read's order; the range's start when absent. */
+export interface KeysetStart {
+  bound?: string;
+}
+
+async function readRange<T>(pk: string, start: KeysetStart, order: 'newest first' | 'ascending'): Promise<RangeRead<T>> {
+  const descending = order === 'newest first';
+  const result = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: start.bound === undefined ? 'pk = :pk' : `pk = :pk AND sk ${descending ? '<' : '>'} :bound`,
+      ExpressionAttributeValues: start.bound === undefined ? { ':pk': pk } : { ':pk': pk, ':bound': start.bound },
+      ScanIndexForward: !descending,
+      Limit: PAGE_SIZE + 1,
+    }),
+  );
+  const items = (result.Items ?? []) as Stored<T>[];
+  // Fewer items than the Limit with a LastEvaluatedKey means the 1 MB read cap cut the page: more follow.
+  return { items, more: items.length > PAGE_SIZE || (result.LastEvaluatedKey !== undefined && items.length < PAGE_SIZE + 1) };
+}
+
+/** X1: token balances of a holder, value desc then type, name, contract, id (see docs/decisions/explorer.md). */
+export function readTokenBalances(chainId: number, holder: string, types: TokenStandard[] | undefined, start: KeysetStart) {
+  return readRange<BalanceListingRecord>(addressKeys.balancesByValue(chainId, holder, tokenTypeSetKey(types)).pk, start, 'newest first');
+}
+
+/** X2: NFT collections of a holder: ERC-721, then ERC-1155, then ERC-404, contract ascending. */
+export function readNftCollections(chainId: number, holder: string, types: TokenStandard[] | undefined, start: KeysetStart) {
+  return readRange<NftCollectionRecord>(addressKeys.nftCollections(chainId, holder, tokenTypeSetKey(types)).pk, start, 'ascending');
+}
+
+export interface TokenTransferFilter {
+  direction: Direction;
+  types: TokenStandard[] | undefined;
+  token: string | undefined;
+}
+
+/**
+ * X3: token transfers touching an address, block desc then log index desc (batches flattened): the
+ * range of (direction, type set), or of (direction, token) when a token is given. A token has one
+ * standard, so `type` with `token` is checked on the items read (see listTokenTransfers).
+ */
+export function readTokenTransfers(chainId: number, address: string, filter: TokenTransferFilter, start: KeysetStart) {
+  const range = filter.token
+    ? tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, filter.token)
+    : tokenTransferKeys.byAddress(chainId, address, filter.direction, tokenTypeSetKey(filter.types));
+  return readRange<TokenTransferRecord>(range.pk, start, 'newest first');
+}
+
+/** X4: transactions from / to an address (`to` includes the transaction that created it), block desc, index desc. */
+export function readTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart) {
+  return readRange<TransactionRecord>(addressKeys.transactions(chainId, address, direction).pk, start, 'newest first');
+}
+
+/** X5: internal transactions from / to an address (`to` includes contracts it created), block, transaction index, index desc. */
+export function readInternalTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart) {
+  return readRange<InternalTransactionRecord>(addressKeys.internalTransactions(chainId, address, direction).pk, start, 'newest first');
+}
+
+/** X6: withdrawals received by an address, index desc. */
+export function readWithdrawals(chainId: number, address: string, start: KeysetStart) {
+  return readRange<WithdrawalRecord>(addressKeys.withdrawals(chainId, address).pk, start, 'newest first');
+}
+
+/** What a page needs joined to its items. */
+export interface DetailsRequest {
+  /** Addresses to embed (is_contract, name) and token contracts (token details). */
+  addresses?: Iterable<string>;
+  /** NFT instances (metadata) by contract and token id. */
+  instances?: Iterable<{ contract: string; tokenId: string }>;
+  /** Canonical transactions, for index copies that left out their input. */
+  transactions?: Iterable<string>;
+  /** The ingest cursor (X8), for confirmations. */
+  head?: boolean;
+}
+
+/** BatchGetItem takes at most 100 keys. */
+const BATCH_GET_LIMIT = 100;
+const MAX_UNPROCESSED_ROUNDS = 5;
+
+/**
+ * X7 + X8: every detail a page embeds, in ONE BatchGetItem (more only past 100 keys, or when
+ * DynamoDB returns unprocessed keys). Nothing to join: no call at all.
+ */
+export async function readPageDetails(chainId: number, request: DetailsRequest): Promise<PageDetails> {
+  const keys = new Map<string, ItemKey>();
+  const add = (key: ItemKey): void => void keys.set(`${key.pk}\n${key.sk}`, key);
+  for (const address of request.addresses ?? []) add(addressKeys.address(chainId, address));
+  for (const { contract, tokenId } of request.instances ?? []) add(nftKeys.instance(chainId, contract, tokenId));
+  for (const hash of request.transactions ?? []) add(transactionKeys.transaction(chainId, hash));
+  if (request.head) add(chainKeys.cursor(chainId));
+
+  const details: PageDetails = { addresses: new Map(), instances: new Map(), transactions: new Map(), head: null };
+  const all = [...keys.values()];
+  for (let offset = 0; offset < all.length; offset += BATCH_GET_LIMIT) {
+    let pending = all.slice(offset, offset + BATCH_GET_LIMIT);
+    for (let round = 0; pending.length > 0; round += 1) {
+      if (round >= MAX_UNPROCESSED_ROUNDS) throw new Error(`BatchGetItem: ${pending.length} keys still unprocessed`);
+      const table = tableName();
+      const result = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+      for (const item of result.Responses?.[table] ?? []) addDetail(details, item);
+      pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
+    }
+  }
+  return details;
+}
+
+function addDetail(details: PageDetails, item: Record<string, unknown>): void {
+  switch (item.kind) {
+    case 'address': {
+      const record = item as unknown as AddressRecord;
+      details.addresses.set(record.address.toLowerCase(), record);
+      break;
+    }
+    case 'nftInstance': {
+      const record = item as unknown as NftInstanceRecord;
+      details.instances.set(instanceId(record.contract, record.tokenId), record);
+      break;
+    }
+    case 'transaction': {
+      const record = item as unknown as TransactionRecord;
+      details.transactions.set(record.hash.toLowerCase(), record);
+      break;
+    }
+    case 'cursor':
+      details.head = (item as unknown as CursorRecord).blockNumber;
+      break;
+  }
+}

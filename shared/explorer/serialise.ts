@@ -1,0 +1,285 @@
+/**
+ * From stored records (shared/ingest/records.ts) to Blockscout API v2 JSON. Pure functions: the
+ * records of a page and the details joined to them (`PageDetails`) in, the items out.
+ * Conventions: hashes of addresses EIP-55 checksummed; wei amounts, values and supplies decimal
+ * strings; timestamps ISO 8601 UTC with microseconds and a trailing Z.
+ */
+import { getAddress } from 'viem';
+import type {
+  AddressRecord,
+  BalanceListingRecord,
+  EmbeddedNftInstance,
+  InternalTransactionRecord,
+  NftCollectionRecord,
+  NftInstanceRecord,
+  TokenTransferRecord,
+  TransactionRecord,
+  WithdrawalRecord,
+} from '../ingest/records';
+import type { TokenStandard } from '../db/keys';
+import { decodeInput, methodName } from './methods';
+import type {
+  AddressObject,
+  BalanceTokenInstance,
+  CollectionTokenInstance,
+  InternalTransactionItem,
+  NftCollectionItem,
+  TokenBalanceItem,
+  TokenObject,
+  TokenTransferItem,
+  TransactionItem,
+  WithdrawalItem,
+} from './schemas';
+
+/** What a page joins to its records with one BatchGetItem (X7, X8). */
+export interface PageDetails {
+  /** Address items (contracts and tokens) by lowercase address; an address without one is not a contract. */
+  addresses: Map<string, AddressRecord>;
+  /** NFT instances by `instanceId(contract, tokenId)`. */
+  instances: Map<string, NftInstanceRecord>;
+  /** Canonical transactions by lowercase hash (for index copies whose input was left out). */
+  transactions: Map<string, TransactionRecord>;
+  /** The indexed head (the ingest cursor's block), null when the chain has no cursor. */
+  head: number | null;
+}
+
+export const emptyDetails = (): PageDetails => ({ addresses: new Map(), instances: new Map(), transactions: new Map(), head: null });
+
+export const instanceId = (contract: string, tokenId: string): string => `${contract.toLowerCase()}|${tokenId}`;
+
+/** Unix seconds as ISO 8601 UTC with microseconds: 2024-01-01T00:00:00.000000Z. */
+export function isoTimestamp(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export function addressObject(address: string, details: PageDetails): AddressObject {
+  const record = details.addresses.get(address.toLowerCase());
+  return {
+    hash: getAddress(address),
+    implementation_name: null,
+    name: record?.tokenName ?? null,
+    is_contract: record?.isContract === true,
+    private_tags: [],
+    watchlist_names: [],
+    public_tags: [],
+    is_verified: false,
+    ens_domain_name: null,
+    metadata: null,
+  };
+}
+
+const optionalAddressObject = (address: string | null, details: PageDetails): AddressObject | null =>
+  address ? addressObject(address, details) : null;
+
+/**
+ * The token object of a token contract, from its address item. `standard` is the record's own
+ * standard, used when the address item is missing or carries none.
+ */
+export function tokenObject(token: string, standard: TokenStandard, details: PageDetails): TokenObject {
+  const record = details.addresses.get(token.toLowerCase());
+  return {
+    circulating_market_cap: null,
+    icon_url: null,
+    name: record?.tokenName ?? null,
+    decimals: record?.tokenDecimals === null || record?.tokenDecimals === undefined ? null : String(record.tokenDecimals),
+    symbol: record?.tokenSymbol ?? null,
+    address: getAddress(token),
+    type: record?.tokenType ?? standard,
+    holders: String(Math.max(0, record?.holders ?? 0)),
+    exchange_rate: null,
+    total_supply: record?.tokenTotalSupply ?? null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// NFT instances
+
+interface InstanceMedia {
+  image_url: string | null;
+  animation_url: string | null;
+  external_app_url: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+/** The metadata document (when the ingest resolved it) and the media URLs Blockscout lifts out of it. */
+export function instanceMedia(metadataJson: string | null): InstanceMedia {
+  let metadata: Record<string, unknown> | null = null;
+  try {
+    const parsed: unknown = metadataJson ? JSON.parse(metadataJson) : null;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) metadata = parsed as Record<string, unknown>;
+  } catch {
+    metadata = null;
+  }
+  const text = (key: string): string | null => (typeof metadata?.[key] === 'string' ? (metadata[key] as string) : null);
+  return {
+    image_url: text('image_url') ?? text('image'),
+    animation_url: text('animation_url'),
+    external_app_url: text('external_url'),
+    metadata,
+  };
+}
+
+/** E1: the instance of an ERC-1155 balance (ERC-20 and ERC-721 balances carry none). */
+export function balanceTokenInstance(listing: BalanceListingRecord, details: PageDetails, token: TokenObject): BalanceTokenInstance | null {
+  if (listing.tokenId === null) return null;
+  const instance = details.instances.get(instanceId(listing.token, listing.tokenId));
+  return {
+    // Only ERC-1155 balances have an id; the ingest keeps no per-id supply to tell a unique one (Needs from ingest).
+    is_unique: false,
+    id: listing.tokenId,
+    owner: instance?.owner ? addressObject(instance.owner, details) : null,
+    holder_address_hash: getAddress(listing.holder),
+    ...instanceMedia(instance?.metadataJson ?? null),
+    token,
+  };
+}
+
+/** E2: one of the newest instances embedded in a collection (metadata from the instance item when left out). */
+export function collectionTokenInstance(collection: NftCollectionRecord, embedded: EmbeddedNftInstance, details: PageDetails): CollectionTokenInstance {
+  const metadataJson = embedded.metadataOmitted
+    ? (details.instances.get(instanceId(collection.contract, embedded.tokenId))?.metadataJson ?? null)
+    : embedded.metadataJson;
+  const isErc721 = collection.tokenStandard === 'ERC-721';
+  return {
+    is_unique: isErc721,
+    id: embedded.tokenId,
+    owner: isErc721 ? addressObject(collection.holder, details) : null,
+    holder_address_hash: getAddress(collection.holder),
+    ...instanceMedia(metadataJson),
+    token: null,
+    token_type: collection.tokenStandard,
+    value: embedded.value,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Items
+
+export function tokenBalanceItem(listing: BalanceListingRecord, details: PageDetails): TokenBalanceItem {
+  const token = tokenObject(listing.token, listing.tokenStandard, details);
+  return { value: listing.value, token_id: listing.tokenId, token, token_instance: balanceTokenInstance(listing, details, token) };
+}
+
+/** `amount`: see docs/decisions/explorer.md (the ingest's ERC-1155 amount is a sum of balances). */
+export function nftCollectionItem(collection: NftCollectionRecord, details: PageDetails): NftCollectionItem {
+  return {
+    token: tokenObject(collection.contract, collection.tokenStandard, details),
+    amount: collectionAmount(collection),
+    token_instances: collection.instances.map((embedded) => collectionTokenInstance(collection, embedded, details)),
+  };
+}
+
+/**
+ * ERC-721: the number of tokens held. ERC-1155: the number of distinct token ids held. The ingest's
+ * ERC-1155 `amount` is the SUM of the balances, so the count is taken from `distinctTokenIds` when
+ * the item carries it, else from the embedded ids: exact below 9, a lower bound at 9 (Needs from ingest).
+ */
+export function collectionAmount(collection: NftCollectionRecord & { distinctTokenIds?: number }): string {
+  if (collection.tokenStandard === 'ERC-721') return collection.amount;
+  if (typeof collection.distinctTokenIds === 'number') return String(collection.distinctTokenIds);
+  return String(collection.instances.length);
+}
+
+const TRANSFER_TYPE = { mint: 'token_minting', burn: 'token_burning', transfer: 'token_transfer' } as const;
+
+export function tokenTransferItem(transfer: TokenTransferRecord, details: PageDetails): TokenTransferItem {
+  const token = tokenObject(transfer.token, transfer.tokenStandard, details);
+  return {
+    block_hash: transfer.blockHash,
+    from: addressObject(transfer.from, details),
+    to: addressObject(transfer.to, details),
+    log_index: transfer.logIndex,
+    token,
+    total: {
+      decimals: token.decimals,
+      value: transfer.amount,
+      ...(transfer.tokenId === null ? {} : { token_id: transfer.tokenId }),
+    },
+    transaction_hash: transfer.transactionHash,
+    type: TRANSFER_TYPE[transfer.transferType],
+    method: methodName(transfer.methodSelector),
+    timestamp: isoTimestamp(transfer.blockTimestamp),
+  };
+}
+
+/**
+ * Blockscout's `result`: `success`, or the failure. The ingest keeps the revert data (reason) but not
+ * the tracer's error text, so a failure reads `execution reverted` when there is revert data and
+ * `error` otherwise (see "Needs from ingest").
+ */
+export function transactionResult(tx: Pick<TransactionRecord, 'status' | 'revertReason'>): string {
+  if (tx.status === 1) return 'success';
+  return tx.revertReason !== null ? 'execution reverted' : 'error';
+}
+
+/** Blockscout's confirmations: blocks from the transaction's to the indexed head, counting both; at least 1. */
+export function confirmations(blockNumber: number, head: number | null): number {
+  return head === null ? 1 : Math.max(1, head - blockNumber + 1);
+}
+
+export function transactionItem(copy: TransactionRecord, details: PageDetails): TransactionItem {
+  const input = copy.inputOmitted ? (details.transactions.get(copy.hash)?.input ?? null) : copy.input;
+  return {
+    timestamp: isoTimestamp(copy.blockTimestamp),
+    fee: { type: 'actual', value: copy.fee },
+    gas_limit: copy.gas,
+    block_number: copy.blockNumber,
+    status: copy.status === 1 ? 'ok' : 'error',
+    method: copy.to === null ? null : methodName(copy.methodSelector),
+    confirmations: confirmations(copy.blockNumber, details.head),
+    type: copy.type,
+    exchange_rate: null,
+    to: optionalAddressObject(copy.to, details),
+    from: addressObject(copy.from, details),
+    created_contract: optionalAddressObject(copy.contractAddress, details),
+    transaction_burnt_fee: copy.burntFee,
+    max_fee_per_gas: copy.maxFeePerGas,
+    max_priority_fee_per_gas: copy.maxPriorityFeePerGas,
+    result: transactionResult(copy),
+    hash: copy.hash,
+    gas_price: copy.gasPrice,
+    priority_fee: copy.priorityFee,
+    base_fee_per_gas: copy.baseFeePerGas,
+    token_transfers: null,
+    token_transfers_overflow: null,
+    transaction_types: copy.transactionTypes,
+    gas_used: String(copy.gasUsed),
+    position: copy.transactionIndex,
+    nonce: copy.nonce,
+    has_error_in_internal_transactions: copy.tracesAvailable ? copy.hasErrorInInternalTransactions : null,
+    actions: [],
+    decoded_input: copy.to === null ? null : decodeInput(input),
+    raw_input: input ?? '0x',
+    value: copy.value,
+    revert_reason: copy.status === 1 ? null : copy.revertReason,
+    confirmation_duration: [],
+    transaction_tag: null,
+  };
+}
+
+export function internalTransactionItem(internal: InternalTransactionRecord, details: PageDetails): InternalTransactionItem {
+  return {
+    block_number: internal.blockNumber,
+    created_contract: optionalAddressObject(internal.createdContract, details),
+    error: internal.error,
+    from: addressObject(internal.from, details),
+    gas_limit: internal.gasLimit,
+    index: internal.index,
+    success: internal.success,
+    timestamp: isoTimestamp(internal.blockTimestamp),
+    to: optionalAddressObject(internal.to, details),
+    transaction_hash: internal.transactionHash,
+    type: internal.type === 'call' ? (internal.callType ?? 'call') : internal.type,
+    value: internal.value,
+  };
+}
+
+export function withdrawalItem(withdrawal: WithdrawalRecord): WithdrawalItem {
+  return {
+    index: withdrawal.index,
+    amount: withdrawal.amount,
+    validator_index: withdrawal.validatorIndex,
+    block_number: withdrawal.blockNumber,
+    timestamp: isoTimestamp(withdrawal.blockTimestamp),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Turning block filters into the block range of a key condition, per chain:
+ *  - block number bounds are the range itself;
+ *  - a timestamp bound becomes a block bound through the block-by-time index (GSI1, N1): the first
+ *    block at or after the lower bound, the last block at or before the upper one (one Query with
+ *    Limit 1 each, reading one key);
+ *  - a block hash becomes its block number through the block-by-hash item (N2, one GetItem).
+ * No item is read and then discarded; an impossible combination is an empty range read from nowhere.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { blockKeys, pad } from '../db/keys';
+import type { Bounds } from './filters';
+
+/** Inclusive block bounds, or null when nothing can match. */
+export type BlockRange = { from?: number; to?: number } | null;
+
+export interface BlockNarrowing {
+  numbers?: Bounds;
+  timestamps?: Bounds;
+  blockHash?: string;
+}
+
+/** The block range of one chain that the narrowing filters allow. */
+export async function blockRangeOf(chainId: number, narrowing: BlockNarrowing): Promise<BlockRange> {
+  const { numbers, timestamps, blockHash } = narrowing;
+  if (numbers?.empty || timestamps?.empty) return null;
+  const [firstByTime, lastByTime, byHash] = await Promise.all([
+    timestamps?.min !== undefined ? firstBlockAtOrAfter(chainId, timestamps.min) : undefined,
+    timestamps?.max !== undefined ? lastBlockAtOrBefore(chainId, timestamps.max) : undefined,
+    blockHash !== undefined ? blockNumberOfHash(chainId, blockHash) : undefined,
+  ]);
+  if (firstByTime === null || lastByTime === null || byHash === null) return null;
+  const lows = [numbers?.min, firstByTime, byHash].filter((value): value is number => value !== undefined);
+  const highs = [numbers?.max, lastByTime, byHash].filter((value): value is number => value !== undefined);
+  const from = lows.length > 0 ? Math.max(...lows) : undefined;
+  const to = highs.length > 0 ? Math.min(...highs) : undefined;
+  if (from !== undefined && to !== undefined && from > to) return null;
+  return { from, to };
+}
+
+/** The block number written in a GSI1 block-by-time key `<timestamp>#<block>`. */
+const blockOfTimeKey = (gsi1sk: unknown): number => Number(String(gsi1sk).split('#')[1]);
+
+/** The first block with timestamp >= `timestamp`, or null when there is none. */
+export async function firstBlockAtOrAfter(chainId: number, timestamp: number): Promise<number | null> {
+  const result = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :from',
+      ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':from': pad(timestamp, 12) },
+      ProjectionExpression: 'gsi1sk',
+      ScanIndexForward: true,
+      Limit: 1,
+    }),
+  );
+  const item = result.Items?.[0];
+  return item ? blockOfTimeKey(item.gsi1sk) : null;
+}
+
+/** The last block with timestamp <= `timestamp`, or null when there is none. */
+export async function lastBlockAtOrBefore(chainId: number, timestamp: number): Promise<number | null> {
+  const result = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :to',
+      ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':to': `${pad(timestamp, 12)}#~` },
+      ProjectionExpression: 'gsi1sk',
+      ScanIndexForward: false,
+      Limit: 1,
+    }),
+  );
+  const item = result.Items?.[0];
+  return item ? blockOfTimeKey(item.gsi1sk) : null;
+}
+
+/** The number of the block with this hash, or null when the chain has none. */
+export async function blockNumberOfHash(chainId: number, blockHash: string): Promise<number | null> {
+  const result = await db.send(new GetCommand({ TableName: tableName(), Key: blockKeys.blockByHash(chainId, blockHash), ProjectionExpression: '#n', ExpressionAttributeNames: { '#n': 'number' } }));
+  return result.Item ? Number(result.Item.number) : null;
+}

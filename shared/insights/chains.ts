@@ -1,0 +1,101 @@
+/**
+ * Which chains a request reads: `chain_id` (repeatable), the deprecated `chain`, or else the first
+ * label of the Host header (`<chainId>.<host>`, as thirdweb's `1.insight.thirdweb.com`). At most 55;
+ * none is a 400. Every chain must be indexed into this table (its registry item, written by the
+ * ingest, exists), otherwise 404.
+ *
+ * The registry is one small partition (pk CHAINS, one item per chain). It is read with one Query and
+ * kept in memory for CHAIN_REGISTRY_TTL_MS, so a warm function does not re-read it per request; a
+ * requested chain that the cached copy lacks re-reads it (at most every CHAIN_REGISTRY_MISS_REFRESH_MS),
+ * so a chain the ingest has just registered is served within seconds.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { chainKeys } from '../db/keys';
+import { BadRequestError, NotFoundError } from '../http/errors';
+import { CHAIN_REGISTRY_MISS_REFRESH_MS, CHAIN_REGISTRY_TTL_MS, MAX_CHAINS } from './limits';
+
+export interface ChainParameters {
+  chain_id?: readonly number[];
+  chain?: readonly number[];
+}
+
+/**
+ * The chain of a Host header `<chainId>.<rest>`: a decimal first label followed by at least one
+ * more label. IP literals (127.0.0.1) and single-label hosts (localhost) name no chain.
+ */
+export function chainOfHost(host: string | undefined): number | undefined {
+  if (!host) return undefined;
+  const name = host.trim().toLowerCase().replace(/:[0-9]+$/, '');
+  if (/^[0-9.]+$/.test(name) || name.startsWith('[')) return undefined;
+  const labels = name.split('.');
+  if (labels.length < 2 || !/^[1-9][0-9]{0,15}$/.test(labels[0])) return undefined;
+  const chainId = Number(labels[0]);
+  return Number.isSafeInteger(chainId) ? chainId : undefined;
+}
+
+/** The requested chains, in request order without repeats (parameters win over the Host header). */
+export function requestedChains(query: ChainParameters, host: string | undefined): number[] {
+  const given = [...(query.chain_id ?? []), ...(query.chain ?? [])];
+  if (given.length > MAX_CHAINS) throw new BadRequestError(`chain_id: at most ${MAX_CHAINS} chains per request`);
+  if (given.length === 0) {
+    const fromHost = chainOfHost(host);
+    if (fromHost === undefined) throw new BadRequestError('chain_id: at least one chain is required (chain_id=<id>, or a <chainId>. subdomain)');
+    return [fromHost];
+  }
+  return [...new Set(given)];
+}
+
+let registry: { table: string; chains: Set<number>; readAt: number } | undefined;
+
+async function readRegistry(): Promise<Set<number>> {
+  const chains = new Set<number>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': chainKeys.registryRange().pk },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of result.Items ?? []) chains.add(Number(item.chainId));
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return chains;
+}
+
+/** The indexed chains, from memory while fresh. */
+async function indexedChains(requested: readonly number[]): Promise<Set<number>> {
+  const now = Date.now();
+  const table = tableName();
+  const cached = registry?.table === table ? registry : undefined;
+  const fresh = cached && now - cached.readAt < CHAIN_REGISTRY_TTL_MS;
+  const missing = cached && requested.some((chainId) => !cached.chains.has(chainId));
+  if (cached && fresh && (!missing || now - cached.readAt < CHAIN_REGISTRY_MISS_REFRESH_MS)) return cached.chains;
+  const chains = await readRegistry();
+  registry = { table, chains, readAt: now };
+  return chains;
+}
+
+/** Throws 404 naming every requested chain this table does not index. */
+export async function assertChainsIndexed(chainIds: readonly number[]): Promise<void> {
+  const indexed = await indexedChains(chainIds);
+  const unknown = chainIds.filter((chainId) => !indexed.has(chainId));
+  if (unknown.length > 0) {
+    throw new NotFoundError(`chain ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not indexed by this service`);
+  }
+}
+
+/** The chains of a request, checked: 400 for none or too many, 404 for an unindexed one. */
+export async function selectChains(query: ChainParameters, host: string | undefined): Promise<number[]> {
+  const chainIds = requestedChains(query, host);
+  await assertChainsIndexed(chainIds);
+  return chainIds;
+}
+
+/** Forgets the cached registry (tests that register chains during a run). */
+export function forgetChainRegistry(): void {
+  registry = undefined;
+}

@@ -1,0 +1,146 @@
+/**
+ * `filter_<field>` parameters: each endpoint's filterable fields, the valibot schema of every filter
+ * parameter (typed per field: integers, uint256, hashes, addresses, topics), and the typed filters a
+ * request carries. `filter_<field>` is equality; `_gte`, `_gt`, `_lte`, `_lt` compare (number and
+ * uint256 fields only). An unknown parameter is a 400 that lists the endpoint's valid filter fields.
+ */
+import * as v from 'valibot';
+
+export type FilterKind = 'integer' | 'uint256' | 'hash' | 'address' | 'topic';
+export type FilterOperator = 'eq' | 'gte' | 'gt' | 'lte' | 'lt';
+export const COMPARISONS: readonly Exclude<FilterOperator, 'eq'>[] = ['gte', 'gt', 'lte', 'lt'];
+
+/** One filter of a request; integer values are numbers, uint256 values bigints, hex values lowercase. */
+export interface Filter {
+  field: string;
+  operator: FilterOperator;
+  value: number | bigint | string;
+}
+
+export type FilterCatalogue = Readonly<Record<string, FilterKind>>;
+
+/** I1: transactions of a contract calling a function. */
+export const TRANSACTION_FILTERS = {
+  block_number: 'integer',
+  block_timestamp: 'integer',
+  transaction_index: 'integer',
+  value: 'uint256',
+  gas_price: 'uint256',
+  gas: 'integer',
+  block_hash: 'hash',
+  hash: 'hash',
+  from_address: 'address',
+} as const satisfies FilterCatalogue;
+
+/** I2: events of a contract. */
+export const EVENT_FILTERS = {
+  block_number: 'integer',
+  block_timestamp: 'integer',
+  transaction_index: 'integer',
+  log_index: 'integer',
+  block_hash: 'hash',
+  transaction_hash: 'hash',
+  topic_0: 'topic',
+  topic_1: 'topic',
+  topic_2: 'topic',
+  topic_3: 'topic',
+} as const satisfies FilterCatalogue;
+
+/** I3: blocks. */
+export const BLOCK_FILTERS = {
+  block_number: 'integer',
+  block_timestamp: 'integer',
+  hash: 'hash',
+} as const satisfies FilterCatalogue;
+
+const comparable = (kind: FilterKind): boolean => kind === 'integer' || kind === 'uint256';
+
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/** The schema of one filter value (a query string) for a field kind. */
+export function filterValueSchema(kind: FilterKind) {
+  switch (kind) {
+    case 'integer':
+      return v.pipe(v.string(), v.regex(/^[0-9]{1,15}$/, 'must be a non-negative integer'), v.transform(Number));
+    case 'uint256':
+      return v.pipe(
+        v.string(),
+        v.regex(/^[0-9]{1,78}$/, 'must be a non-negative decimal integer'),
+        v.check((text) => BigInt(text) <= MAX_UINT256, 'must be at most 2^256 - 1'),
+        v.transform((text) => BigInt(text)),
+      );
+    case 'hash':
+      return v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'), v.toLowerCase());
+    case 'address':
+      return v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits'), v.toLowerCase());
+    case 'topic':
+      return v.pipe(
+        v.string(),
+        v.regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x followed by 1 to 64 hex digits'),
+        v.transform((text) => `0x${text.slice(2).toLowerCase().padStart(64, '0')}`),
+      );
+  }
+}
+
+/** The query-schema entries of every filter parameter of a catalogue, all optional. */
+export function filterEntries(catalogue: FilterCatalogue): Record<string, v.OptionalSchema<v.GenericSchema<string, unknown>, undefined>> {
+  const entries: Record<string, v.OptionalSchema<v.GenericSchema<string, unknown>, undefined>> = {};
+  for (const [field, kind] of Object.entries(catalogue)) {
+    const schema = filterValueSchema(kind) as v.GenericSchema<string, unknown>;
+    entries[`filter_${field}`] = v.optional(schema);
+    if (comparable(kind)) for (const operator of COMPARISONS) entries[`filter_${field}_${operator}`] = v.optional(schema);
+  }
+  return entries;
+}
+
+/** What a 400 for an unknown parameter says: the valid filter fields and the other parameters. */
+export function unknownParameterMessage(catalogue: FilterCatalogue, otherParameters: readonly string[]): string {
+  const fields = Object.entries(catalogue).map(([field, kind]) => (comparable(kind) ? `${field} (also _gte, _gt, _lte, _lt)` : field));
+  const filters = fields.length > 0 ? `valid filter fields: ${fields.join(', ')}; ` : '';
+  return `unknown parameter; ${filters}other parameters: ${otherParameters.join(', ')}`;
+}
+
+/** The filters a validated query carries, in catalogue order. */
+export function collectFilters(query: Record<string, unknown>, catalogue: FilterCatalogue): Filter[] {
+  const filters: Filter[] = [];
+  for (const field of Object.keys(catalogue)) {
+    const equal = query[`filter_${field}`];
+    if (equal !== undefined) filters.push({ field, operator: 'eq', value: equal as Filter['value'] });
+    for (const operator of COMPARISONS) {
+      const value = query[`filter_${field}_${operator}`];
+      if (value !== undefined) filters.push({ field, operator, value: value as Filter['value'] });
+    }
+  }
+  return filters;
+}
+
+/** Inclusive integer bounds; `empty` when the filters cannot all hold. */
+export interface Bounds {
+  min?: number;
+  max?: number;
+  empty: boolean;
+}
+
+/** The inclusive bounds that the filters of one integer field give. */
+export function integerBounds(filters: readonly Filter[], field: string): Bounds {
+  const bounds: Bounds = { empty: false };
+  const raise = (value: number) => (bounds.min = bounds.min === undefined ? value : Math.max(bounds.min, value));
+  const lower = (value: number) => (bounds.max = bounds.max === undefined ? value : Math.min(bounds.max, value));
+  for (const filter of filters) {
+    if (filter.field !== field) continue;
+    const value = Number(filter.value);
+    if (filter.operator === 'eq' || filter.operator === 'gte') raise(value);
+    if (filter.operator === 'eq' || filter.operator === 'lte') lower(value);
+    if (filter.operator === 'gt') raise(value + 1);
+    if (filter.operator === 'lt') lower(value - 1);
+  }
+  bounds.empty = bounds.min !== undefined && bounds.max !== undefined && bounds.min > bounds.max;
+  if (bounds.max !== undefined && bounds.max < 0) bounds.empty = true;
+  return bounds;
+}
+
+/** The equality value of a field, if the request has one. */
+export function equalityOf(filters: readonly Filter[], field: string): string | undefined {
+  const filter = filters.find((candidate) => candidate.field === field && candidate.operator === 'eq');
+  return filter === undefined ? undefined : String(filter.value);
+}

@@ -1,0 +1,48 @@
+/**
+ * Addresses named by path (or I5a query) parameters: a 0x address, or a human-readable name the
+ * ingest registered on the chain (N11: addressKeys.name, token symbols, case-insensitive). Every
+ * name of a request is resolved on every requested chain with one BatchGetItem. A name unknown on a
+ * requested chain, or ambiguous there (two tokens share the symbol), is a 404.
+ */
+import { addressKeys } from '../db/keys';
+import { BadRequestError, NotFoundError } from '../http/errors';
+import { batchGet, keyId } from './batch-get';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** A name: 1 to 64 characters, no whitespace, control characters or slashes. */
+const NAME = /^[^\s\p{Cc}/]{1,64}$/u;
+
+/** What a request gave for one address parameter. */
+export type AddressOrName = { address: string } | { name: string };
+
+export function parseAddressOrName(parameter: string, text: string): AddressOrName {
+  if (ADDRESS.test(text)) return { address: text.toLowerCase() };
+  if (!NAME.test(text)) throw new BadRequestError(`${parameter}: must be a 0x address (40 hex digits) or a registered name`);
+  return { name: text };
+}
+
+/** Per parameter, the address on each chain. */
+export type ResolvedAddresses = Record<string, Map<number, string>>;
+
+/** Resolves every parameter on every chain; names take one BatchGetItem in all. */
+export async function resolveAddresses(parameters: Record<string, AddressOrName | undefined>, chainIds: readonly number[]): Promise<ResolvedAddresses> {
+  const resolved: ResolvedAddresses = {};
+  const named = Object.entries(parameters).filter((entry): entry is [string, { name: string }] => entry[1] !== undefined && 'name' in entry[1]);
+  const items = named.length > 0 ? await batchGet(named.flatMap(([, { name }]) => chainIds.map((chainId) => addressKeys.name(chainId, name)))) : new Map();
+  for (const [parameter, given] of Object.entries(parameters)) {
+    if (!given) continue;
+    const byChain = new Map<number, string>();
+    for (const chainId of chainIds) {
+      if ('address' in given) {
+        byChain.set(chainId, given.address);
+        continue;
+      }
+      const addresses = items.get(keyId(addressKeys.name(chainId, given.name)))?.addresses as Set<string> | undefined;
+      if (!addresses || addresses.size === 0) throw new NotFoundError(`${parameter}: no address is registered under the name ${given.name} on chain ${chainId}`);
+      if (addresses.size > 1) throw new NotFoundError(`${parameter}: the name ${given.name} is ambiguous on chain ${chainId} (${addresses.size} tokens share it)`);
+      byChain.set(chainId, [...addresses][0].toLowerCase());
+    }
+    resolved[parameter] = byChain;
+  }
+  return resolved;
+}

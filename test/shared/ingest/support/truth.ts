@@ -1,0 +1,401 @@
+/**
+ * What the table must hold for a range of blocks, worked out in the test from what viem reads from
+ * the node directly (blocks, receipts, callTracer traces, eth_getCode, balanceOf at the head) and the
+ * key design in keys.ts, without the ingest's own derivation code. Then compares it with a Scan of
+ * the table: every canonical item exactly once, every index range exactly its expected entries, and
+ * every state item equal to what the chain says at the head.
+ */
+import {
+  createPublicClient,
+  decodeEventLog,
+  erc1155Abi,
+  erc20Abi,
+  erc721Abi,
+  http,
+  toEventSelector,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
+import { expect } from 'vitest';
+import {
+  addressKeys,
+  blockKeys,
+  logKeys,
+  nftKeys,
+  TOKEN_STANDARDS,
+  tokenTransferKeys,
+  tokenTypeSetKey,
+  transactionKeys,
+  type TokenStandard,
+} from '../../../../shared/db/keys';
+import { tableSnapshot } from '../../../support/table';
+
+const ZERO = '0x0000000000000000000000000000000000000000';
+const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
+const SINGLE = toEventSelector('TransferSingle(address,address,address,uint256,uint256)');
+const BATCH = toEventSelector('TransferBatch(address,address,address,uint256[],uint256[])');
+
+export interface TruthTransfer {
+  txHash: string;
+  blockNumber: number;
+  logIndex: number;
+  batchIndex: number;
+  token: string;
+  standard: Exclude<TokenStandard, 'ERC-404'>;
+  from: string;
+  to: string;
+  tokenId: bigint | null;
+  amount: bigint;
+}
+
+export interface TruthCall {
+  txHash: string;
+  blockNumber: number;
+  txIndex: number;
+  index: number;
+  type: string;
+  from: string;
+  to: string | null;
+  created: string | null;
+  value: bigint;
+  error: string | null;
+}
+
+export interface ChainTruth {
+  chainId: number;
+  blocks: { number: number; hash: string; timestamp: number }[];
+  transactions: { hash: string; blockNumber: number; index: number; from: string; to: string | null; created: string | null; value: bigint; input: Hex; status: number; gasUsed: bigint; toIsContract: boolean }[];
+  logs: { txHash: string; blockNumber: number; logIndex: number; address: string; topics: string[]; data: string }[];
+  transfers: TruthTransfer[];
+  calls: TruthCall[];
+}
+
+export function publicClient(rpcUrl: string): PublicClient {
+  return createPublicClient({ transport: http(rpcUrl) }) as PublicClient;
+}
+
+interface Frame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: Hex;
+  error?: string;
+  calls?: Frame[];
+}
+
+/** Reads blocks `from`..`to` with viem, plain calls, one block at a time. */
+export async function readChainTruth(rpcUrl: string, from: number, to: number): Promise<ChainTruth> {
+  const client = publicClient(rpcUrl);
+  const truth: ChainTruth = { chainId: await client.getChainId(), blocks: [], transactions: [], logs: [], transfers: [], calls: [] };
+  for (let number = from; number <= to; number += 1) {
+    const block = await client.getBlock({ blockNumber: BigInt(number), includeTransactions: true });
+    truth.blocks.push({ number, hash: block.hash!, timestamp: Number(block.timestamp) });
+    const receipts: TransactionReceipt[] = await Promise.all(block.transactions.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
+    const traces = (await client.request({ method: 'debug_traceBlockByNumber' as never, params: [`0x${number.toString(16)}`, { tracer: 'callTracer' }] as never })) as { result: Frame }[];
+    for (const [position, tx] of block.transactions.entries()) {
+      const receipt = receipts[position];
+      const code = tx.to ? await client.getCode({ address: tx.to, blockNumber: BigInt(number) }) : undefined;
+      truth.transactions.push({
+        hash: tx.hash,
+        blockNumber: number,
+        index: position,
+        from: tx.from.toLowerCase(),
+        to: tx.to?.toLowerCase() ?? null,
+        created: receipt.contractAddress?.toLowerCase() ?? null,
+        value: tx.value,
+        input: tx.input,
+        status: receipt.status === 'success' ? 1 : 0,
+        gasUsed: receipt.gasUsed,
+        toIsContract: Boolean(code && code !== '0x'),
+      });
+      for (const log of receipt.logs) {
+        truth.logs.push({ txHash: tx.hash, blockNumber: number, logIndex: log.logIndex, address: log.address.toLowerCase(), topics: log.topics.map((t) => t.toLowerCase()), data: log.data.toLowerCase() });
+        truth.transfers.push(...transfersOf(tx.hash, number, log));
+      }
+      // Depth-first walk; the top-level call is index 0 and is not an internal transaction.
+      let index = 0;
+      const walk = (frame: Frame): void => {
+        if (index > 0) {
+          const type = frame.type.toLowerCase();
+          const isCreate = type === 'create' || type === 'create2';
+          truth.calls.push({
+            txHash: tx.hash,
+            blockNumber: number,
+            txIndex: position,
+            index,
+            type: isCreate ? type : type === 'selfdestruct' ? 'selfdestruct' : 'call',
+            from: frame.from.toLowerCase(),
+            to: isCreate ? null : (frame.to?.toLowerCase() ?? null),
+            created: isCreate && !frame.error ? (frame.to?.toLowerCase() ?? null) : null,
+            value: frame.value ? BigInt(frame.value) : 0n,
+            error: frame.error ?? null,
+          });
+        }
+        index += 1;
+        for (const child of frame.calls ?? []) walk(child);
+      };
+      walk(traces[position].result);
+    }
+  }
+  return truth;
+}
+
+function transfersOf(txHash: string, blockNumber: number, log: { address: string; topics: Hex[]; data: Hex; logIndex: number }): TruthTransfer[] {
+  const base = { txHash, blockNumber, logIndex: log.logIndex, token: log.address.toLowerCase(), batchIndex: 0 };
+  const topics = log.topics as [Hex, ...Hex[]];
+  if (log.topics[0] === TRANSFER && log.topics.length === 3) {
+    const { args } = decodeEventLog({ abi: erc20Abi, eventName: 'Transfer', topics, data: log.data });
+    return [{ ...base, standard: 'ERC-20', from: args.from.toLowerCase(), to: args.to.toLowerCase(), tokenId: null, amount: args.value }];
+  }
+  if (log.topics[0] === TRANSFER && log.topics.length === 4) {
+    const { args } = decodeEventLog({ abi: erc721Abi, eventName: 'Transfer', topics, data: log.data });
+    return [{ ...base, standard: 'ERC-721', from: args.from.toLowerCase(), to: args.to.toLowerCase(), tokenId: args.tokenId, amount: 1n }];
+  }
+  if (log.topics[0] === SINGLE) {
+    const { args } = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferSingle', topics, data: log.data });
+    return [{ ...base, standard: 'ERC-1155', from: args.from.toLowerCase(), to: args.to.toLowerCase(), tokenId: args.id, amount: args.value }];
+  }
+  if (log.topics[0] === BATCH) {
+    const { args } = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferBatch', topics, data: log.data });
+    return args.ids.map((id, batchIndex) => ({ ...base, batchIndex, standard: 'ERC-1155' as const, from: args.from.toLowerCase(), to: args.to.toLowerCase(), tokenId: id, amount: args.values[batchIndex] }));
+  }
+  return [];
+}
+
+/** Every non-empty subset of the indexed standards, as its type-set key. */
+const TYPE_SETS: { key: string; members: TokenStandard[] }[] = (() => {
+  const sets: { key: string; members: TokenStandard[] }[] = [];
+  for (let mask = 1; mask < 1 << TOKEN_STANDARDS.length; mask += 1) {
+    const members = TOKEN_STANDARDS.filter((_, bit) => mask & (1 << bit));
+    sets.push({ key: tokenTypeSetKey(members), members });
+  }
+  return sets;
+})();
+
+/** The keys of every record and index copy the blocks must have produced, with the record kind. */
+export function expectedImmutableKeys(truth: ChainTruth, options: { traces: boolean } = { traces: true }): Map<string, string> {
+  const { chainId } = truth;
+  const keys = new Map<string, string>();
+  const add = (pk: string, sk: string, kind: string) => keys.set(`${pk}\n${sk}`, kind);
+  for (const block of truth.blocks) {
+    const key = blockKeys.block(chainId, block.number);
+    add(key.pk, key.sk, 'block');
+    const byHash = blockKeys.blockByHash(chainId, block.hash);
+    add(byHash.pk, byHash.sk, 'block');
+  }
+  for (const tx of truth.transactions) {
+    const canonical = transactionKeys.transaction(chainId, tx.hash);
+    add(canonical.pk, canonical.sk, 'transaction');
+    const sk = transactionKeys.sortKey(tx.blockNumber, tx.index);
+    const touch = (address: string, direction: 'from' | 'to') => {
+      add(addressKeys.transactions(chainId, address, direction).pk, sk, 'transaction');
+      add(addressKeys.transactions(chainId, address, 'all').pk, sk, 'transaction');
+    };
+    touch(tx.from, 'from');
+    if (tx.to) touch(tx.to, 'to');
+    if (tx.created) touch(tx.created, 'to');
+    const selector = tx.input.length >= 10 ? tx.input.slice(0, 10).toLowerCase() : null;
+    if (tx.to && selector && tx.toIsContract) {
+      add(transactionKeys.callsToContract(chainId, tx.to, selector).pk, sk, 'transaction');
+      add(transactionKeys.callsToContract(chainId, tx.to, selector, tx.from).pk, sk, 'transaction');
+      add(transactionKeys.callsWithSelector(chainId, selector).pk, sk, 'transaction');
+    }
+  }
+  for (const log of truth.logs) {
+    const canonical = transactionKeys.transactionLog(chainId, log.txHash, log.logIndex);
+    add(canonical.pk, canonical.sk, 'log');
+    const sk = logKeys.sortKey(log.blockNumber, log.logIndex);
+    add(logKeys.contractLogs(chainId, log.address).pk, sk, 'log');
+    if (log.topics[0]) {
+      add(logKeys.contractLogsWithTopic0(chainId, log.address, log.topics[0]).pk, sk, 'log');
+      add(logKeys.logsWithTopic0(chainId, log.topics[0]).pk, sk, 'log');
+    }
+  }
+  for (const transfer of truth.transfers) {
+    const canonical = transactionKeys.transactionTokenTransfer(chainId, transfer.txHash, transfer.logIndex, transfer.batchIndex);
+    add(canonical.pk, canonical.sk, 'tokenTransfer');
+    const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
+    add(tokenTransferKeys.byToken(chainId, transfer.token).pk, sk, 'tokenTransfer');
+    for (const [address, direction] of [
+      [transfer.from, 'from'],
+      [transfer.to, 'to'],
+    ] as const) {
+      if (address === ZERO) continue;
+      for (const set of TYPE_SETS.filter((s) => s.members.includes(transfer.standard))) {
+        add(tokenTransferKeys.byAddress(chainId, address, direction, set.key).pk, sk, 'tokenTransfer');
+        add(tokenTransferKeys.byAddress(chainId, address, 'all', set.key).pk, sk, 'tokenTransfer');
+      }
+      add(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk, 'tokenTransfer');
+      add(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk, 'tokenTransfer');
+    }
+  }
+  if (options.traces) {
+    for (const call of truth.calls) {
+      const canonical = transactionKeys.transactionInternalTransaction(chainId, call.txHash, call.index);
+      add(canonical.pk, canonical.sk, 'internalTransaction');
+      const sk = addressKeys.internalTransactionSortKey(call.blockNumber, call.txIndex, call.index);
+      for (const [address, direction] of [
+        [call.from, 'from'],
+        [call.to, 'to'],
+        [call.created, 'to'],
+      ] as const) {
+        if (!address) continue;
+        add(addressKeys.internalTransactions(chainId, address, direction).pk, sk, 'internalTransaction');
+        add(addressKeys.internalTransactions(chainId, address, 'all').pk, sk, 'internalTransaction');
+      }
+    }
+  }
+  return keys;
+}
+
+const IMMUTABLE_KINDS = new Set(['block', 'transaction', 'log', 'tokenTransfer', 'internalTransaction', 'withdrawal']);
+
+/**
+ * The table's immutable items are exactly the expected ones (no missing, no extra key), and the
+ * canonical records carry what the node says.
+ */
+export async function expectImmutableItems(table: string, truth: ChainTruth, options: { traces: boolean } = { traces: true }): Promise<Record<string, unknown>[]> {
+  const items = await tableSnapshot(table);
+  const expected = expectedImmutableKeys(truth, options);
+  const actual = new Map(items.filter((item) => IMMUTABLE_KINDS.has(String(item.kind))).map((item) => [`${item.pk}\n${item.sk}`, String(item.kind)]));
+  const missing = [...expected.keys()].filter((key) => !actual.has(key));
+  const extra = [...actual.keys()].filter((key) => !expected.has(key));
+  expect(missing, 'items missing from the table').toEqual([]);
+  expect(extra, 'items the chain does not justify').toEqual([]);
+  expect(actual).toEqual(expected);
+
+  const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));
+  const get = (key: { pk: string; sk: string }) => byKey.get(`${key.pk}\n${key.sk}`) as Record<string, any>;
+  for (const tx of truth.transactions) {
+    const item = get(transactionKeys.transaction(truth.chainId, tx.hash));
+    expect({ from: item.from, to: item.to, value: item.value, status: item.status, gasUsed: item.gasUsed, created: item.contractAddress, block: item.blockNumber, index: item.transactionIndex }).toEqual({
+      from: tx.from,
+      to: tx.to,
+      value: tx.value.toString(),
+      status: tx.status,
+      gasUsed: Number(tx.gasUsed),
+      created: tx.created,
+      block: tx.blockNumber,
+      index: tx.index,
+    });
+  }
+  for (const log of truth.logs) {
+    const item = get(transactionKeys.transactionLog(truth.chainId, log.txHash, log.logIndex));
+    expect({ address: item.address, topics: item.topics, data: item.data }).toEqual({ address: log.address, topics: log.topics, data: log.data });
+  }
+  for (const transfer of truth.transfers) {
+    const item = get(transactionKeys.transactionTokenTransfer(truth.chainId, transfer.txHash, transfer.logIndex, transfer.batchIndex));
+    expect({ token: item.token, standard: item.tokenStandard, from: item.from, to: item.to, amount: item.amount, tokenId: item.tokenId }).toEqual({
+      token: transfer.token,
+      standard: transfer.standard,
+      from: transfer.from,
+      to: transfer.to,
+      amount: transfer.amount.toString(),
+      tokenId: transfer.tokenId === null ? null : transfer.tokenId.toString(),
+    });
+  }
+  if (options.traces) {
+    for (const call of truth.calls) {
+      const item = get(transactionKeys.transactionInternalTransaction(truth.chainId, call.txHash, call.index));
+      expect({ type: item.type, from: item.from, to: item.to, created: item.createdContract, value: item.value, error: item.error }).toEqual({
+        type: call.type,
+        from: call.from,
+        to: call.to,
+        created: call.created,
+        value: call.value.toString(),
+        error: call.error,
+      });
+    }
+  }
+  return items;
+}
+
+/**
+ * State items against the chain at its head: every balance item equals balanceOf (ERC-1155 totals the
+ * sum of the per-id balances), every holder with a positive balance has one, the X1 listing holds
+ * each balance once per type set, holder counts, ERC-721 owners and collections agree.
+ */
+export async function expectStateMatchesChain(table: string, truth: ChainTruth, rpcUrl: string): Promise<void> {
+  const client = publicClient(rpcUrl);
+  const { chainId } = truth;
+  const items = (await tableSnapshot(table)) as Record<string, any>[];
+  const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));
+  const get = (key: { pk: string; sk: string }) => byKey.get(`${key.pk}\n${key.sk}`);
+
+  // The (holder, token, id) the transfers touched, and their balance at the head.
+  const touched = new Map<string, { holder: string; token: string; standard: string; tokenId: bigint | null }>();
+  for (const t of truth.transfers) {
+    for (const holder of [t.from, t.to]) {
+      if (holder === ZERO) continue;
+      const tokenId = t.standard === 'ERC-1155' ? t.tokenId : null;
+      touched.set(`${holder}|${t.token}|${tokenId ?? '-'}`, { holder, token: t.token, standard: t.standard, tokenId });
+    }
+  }
+  const onChain = new Map<string, bigint>();
+  for (const [id, entry] of touched) {
+    const value =
+      entry.tokenId === null
+        ? await client.readContract({ address: entry.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [entry.holder as Address] })
+        : await client.readContract({ address: entry.token as Address, abi: erc1155Abi, functionName: 'balanceOf', args: [entry.holder as Address, entry.tokenId] });
+    onChain.set(id, value);
+  }
+  const totals = new Map<string, bigint>();
+  for (const [id, entry] of touched) {
+    if (entry.standard === 'ERC-1155') totals.set(`${entry.holder}|${entry.token}`, (totals.get(`${entry.holder}|${entry.token}`) ?? 0n) + onChain.get(id)!);
+  }
+
+  const balanceItems = items.filter((item) => item.kind === 'balance');
+  const expectedBalances = [
+    ...[...touched.entries()].filter(([id]) => onChain.get(id)! > 0n).map(([id, e]) => ({ holder: e.holder, token: e.token, tokenId: e.tokenId?.toString() ?? null, value: onChain.get(id)!.toString() })),
+    ...[...totals.entries()].filter(([, v]) => v > 0n).map(([id, v]) => ({ holder: id.split('|')[0], token: id.split('|')[1], tokenId: null, value: v.toString() })),
+  ];
+  const sortBalances = (list: { holder: string; token: string; tokenId: string | null; value: string }[]) =>
+    [...list].sort((a, b) => `${a.holder}${a.token}${a.tokenId}`.localeCompare(`${b.holder}${b.token}${b.tokenId}`));
+  expect(sortBalances(balanceItems.map((i) => ({ holder: i.holder, token: i.token, tokenId: i.tokenId, value: i.value })))).toEqual(sortBalances(expectedBalances));
+
+  // X1 listing: each non-total balance once in each type set that contains its standard.
+  const listings = items.filter((item) => item.kind === 'balanceListing');
+  const expectedListings = balanceItems
+    .filter((b) => !(b.tokenStandard === 'ERC-1155' && b.tokenId === null))
+    .flatMap((b) =>
+      TYPE_SETS.filter((s) => s.members.includes(b.tokenStandard)).map((s) => `${addressKeys.balancesByValue(chainId, b.holder, s.key).pk}|${b.token}|${b.tokenId}|${b.value}`),
+    );
+  expect(listings.map((l) => `${l.pk}|${l.token}|${l.tokenId}|${l.value}`).sort()).toEqual(expectedListings.sort());
+
+  // Holder counts on the token items.
+  const holders = new Map<string, Set<string>>();
+  for (const b of balanceItems) {
+    if (b.tokenStandard === 'ERC-1155' && b.tokenId !== null) continue;
+    holders.set(b.token, (holders.get(b.token) ?? new Set()).add(b.holder));
+  }
+  for (const token of new Set(truth.transfers.map((t) => t.token))) {
+    const item = get(addressKeys.address(chainId, token));
+    expect(item?.holders ?? 0, `holders of ${token}`).toBe(holders.get(token)?.size ?? 0);
+  }
+
+  // ERC-721 owners and collections.
+  for (const t of truth.transfers.filter((t) => t.standard === 'ERC-721')) {
+    const owner = await client
+      .readContract({ address: t.token as Address, abi: erc721Abi, functionName: 'ownerOf', args: [t.tokenId!] })
+      .then((o) => o.toLowerCase(), () => null);
+    expect(get(nftKeys.instance(chainId, t.token, t.tokenId!))?.owner ?? null, `owner of ${t.token} #${t.tokenId}`).toBe(owner);
+  }
+  const collections = items.filter((item) => item.kind === 'nftCollection' && item.pk.endsWith('#NFTCOL#ALL'));
+  const expectedCollections = balanceItems
+    .filter((b) => (b.tokenStandard === 'ERC-721' || b.tokenStandard === 'ERC-1155') && b.tokenId === null)
+    .map((b) => `${b.holder}|${b.token}|${b.value}`);
+  expect(collections.map((c) => `${c.holder}|${c.contract}|${c.amount}`).sort()).toEqual(expectedCollections.sort());
+}
+
+/** Items of state kinds, with the block they were written at left out (a reorg writes them at the ancestor). */
+export function stateView(items: Record<string, unknown>[]): Record<string, unknown>[] {
+  const stateKinds = new Set(['balance', 'balanceListing', 'nftInstance', 'nftHolding', 'nftCollection', 'address', 'name']);
+  return items
+    .filter((item) => stateKinds.has(String(item.kind)))
+    .map(({ updatedAtBlock: _u, ...rest }) => {
+      const { firstSeenBlock: _f, ...clean } = rest as Record<string, unknown>;
+      return clean;
+    });
+}
