@@ -358,3 +358,15 @@ function normaliseCollectionFilter(field: CollectionFilter, value: string | numb
   const text = String(value);
   return field === 'creator' || field === 'gameOwner' ? text.toLowerCase() : text;
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Insights only (added by the insights group): the event ABI registry
+
+export const abiKeys = {
+  /**
+   * I2 `decode=true`: the event ABIs an operator registered for one topic0 with `npm run abi`
+   * (scripts/abi-registry.ts), beside the well-known ones built into shared/insights/event-abis.ts.
+   * `abis` is a string set of ABI event items as JSON. BatchGetItem by the topic0s of a page.
+   */
+  event: (topic0: string): ItemKey => ({ pk: `ABI#EVENT#${lower(topic0)}`, sk: 'ABI' }),
+};

@@ -136,7 +136,7 @@ export function balanceTokenInstance(listing: BalanceListingRecord, details: Pag
 
 /** E2: one of the newest instances embedded in a collection (metadata from the instance item when left out). */
 export function collectionTokenInstance(collection: NftCollectionRecord, embedded: EmbeddedNftInstance, details: PageDetails): CollectionTokenInstance {
-  const metadataJson = embedded.metadataOmitted
+  const metadataJson = embedded.omitted
     ? (details.instances.get(instanceId(collection.contract, embedded.tokenId))?.metadataJson ?? null)
     : embedded.metadataJson;
   const isErc721 = collection.tokenStandard === 'ERC-721';

@@ -97,7 +97,7 @@ export class ChainIngest {
    * would leave a gap). Throws (without moving the cursor past the failed block) when the node keeps
    * failing.
    */
-  async ingestRange(range: { from?: number; to?: number } = {}): Promise<IngestResult> {
+  async ingestRange(range: { from?: number; to?: number; deadline?: number } = {}): Promise<IngestResult> {
     const result: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: await readCursor(this.chainId) };
     const to = range.to ?? Number(await this.head());
     if (result.cursor) {
@@ -127,16 +127,17 @@ export class ChainIngest {
         this.options.onBlock?.({ blockNumber: number, mode: 'repair' });
       }
     }
-    await this.advance(result, range.from ?? 0, to);
+    await this.advance(result, range.from ?? 0, to, range.deadline);
     return result;
   }
 
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
-  async ingestNext(maxBlocks: number, firstBlock = 0): Promise<IngestResult> {
+  async ingestNext(maxBlocks: number, options: { firstBlock?: number; deadline?: number } = {}): Promise<IngestResult> {
+    const firstBlock = options.firstBlock ?? 0;
     const cursor = await readCursor(this.chainId);
     const head = Number(await this.head());
     const start = cursor ? cursor.blockNumber + 1 : firstBlock;
-    return this.ingestRange({ to: Math.min(head, start + maxBlocks - 1), ...(cursor ? {} : { from: firstBlock }) });
+    return this.ingestRange({ to: Math.min(head, start + maxBlocks - 1), deadline: options.deadline, ...(cursor ? {} : { from: firstBlock }) });
   }
 
   /**
@@ -146,12 +147,13 @@ export class ChainIngest {
   async follow(options: { intervalMs?: number; signal?: AbortSignal; firstBlock?: number; maxBlocksPerRound?: number } = {}): Promise<void> {
     const interval = options.intervalMs ?? 1_000;
     while (!options.signal?.aborted) {
-      const result = await this.ingestNext(options.maxBlocksPerRound ?? 1_000, options.firstBlock ?? 0);
+      const result = await this.ingestNext(options.maxBlocksPerRound ?? 1_000, { firstBlock: options.firstBlock });
       if (result.advanced === 0 && result.reorgs === 0) await sleep(interval);
     }
   }
 
-  private async advance(result: IngestResult, defaultFrom: number, to: number): Promise<void> {
+  /** Writes blocks after the cursor up to `to`; stops early (between blocks) once past `deadline` (epoch ms). */
+  private async advance(result: IngestResult, defaultFrom: number, to: number, deadline?: number): Promise<void> {
     const prefetch = Math.max(1, this.options.prefetch ?? 4);
     const fetched = new Map<number, Promise<BlockBundle>>();
     const fetchAhead = (from: number): void => {
@@ -163,7 +165,7 @@ export class ChainIngest {
       }
     };
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
-    while (number <= to) {
+    while (number <= to && (deadline === undefined || Date.now() < deadline)) {
       fetchAhead(number);
       const bundle = await fetched.get(number)!;
       fetched.delete(number);

@@ -5,6 +5,7 @@
  * uint256 fields only). An unknown parameter is a 400 that lists the endpoint's valid filter fields.
  */
 import * as v from 'valibot';
+import type { Check } from './range-reader';
 
 export type FilterKind = 'integer' | 'uint256' | 'hash' | 'address' | 'topic';
 export type FilterOperator = 'eq' | 'gte' | 'gt' | 'lte' | 'lt';
@@ -143,4 +144,35 @@ export function integerBounds(filters: readonly Filter[], field: string): Bounds
 export function equalityOf(filters: readonly Filter[], field: string): string | undefined {
   const filter = filters.find((candidate) => candidate.field === field && candidate.operator === 'eq');
   return filter === undefined ? undefined : String(filter.value);
+}
+
+/** Where a filter field is checked on stored records: the attribute and how it compares. */
+export interface CheckedField {
+  attribute: string;
+  listIndex?: number;
+  kind: Check['kind'];
+}
+
+const CHECK_OPERATORS: Record<FilterOperator, Check['operator']> = { eq: '=', gte: '>=', gt: '>', lte: '<=', lt: '<' };
+
+/**
+ * The bounded checks of the filters on `fields` (those with no range of their own), as range-reader
+ * checks on the mapped record attributes.
+ */
+export function checksOf(filters: readonly Filter[], fields: Readonly<Record<string, CheckedField>>): Check[] {
+  return filters
+    .filter((filter) => Object.hasOwn(fields, filter.field))
+    .map((filter) => {
+      const field = fields[filter.field];
+      const value = field.kind === 'number' ? Number(filter.value) : String(filter.value);
+      return { attribute: field.attribute, listIndex: field.listIndex, operator: CHECK_OPERATORS[filter.operator], value, kind: field.kind };
+    });
+}
+
+/** Checks that keep a record's block number within a range (for ranges not keyed by block). */
+export function blockChecks(attribute: string, range: { from?: number; to?: number }): Check[] {
+  const checks: Check[] = [];
+  if (range.from !== undefined) checks.push({ attribute, operator: '>=', value: range.from, kind: 'number' });
+  if (range.to !== undefined) checks.push({ attribute, operator: '<=', value: range.to, kind: 'number' });
+  return checks;
 }

@@ -1,0 +1,41 @@
+/**
+ * Scheduled (jobs row IngestChain, one function per chain, reserved concurrency 1): ingests the next
+ * blocks of CHAIN_ID from its cursor, at most INGEST_MAX_BLOCKS per run and never past the
+ * invocation's deadline. The RPC URL is read from the SSM parameter RPC_URL_PARAMETER (decrypted,
+ * cached 5 minutes). A failure is thrown (the cursor stays on the last complete block) so the next
+ * scheduled run picks up from there.
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
+import type { Context } from 'aws-lambda';
+import { createChainClient } from '../../shared/chain/client';
+import { logger } from '../../shared/http/logger';
+import { ingestLambdaConfig } from '../../shared/ingest/config';
+import { ChainIngest, type IngestResult } from '../../shared/ingest/ingest';
+
+const config = ingestLambdaConfig();
+const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'ChainDataApi', serviceName: 'ingest' });
+
+let current: { rpcUrl: string; ingest: ChainIngest } | undefined;
+
+export const handler = async (_event: unknown, context?: Context): Promise<{ advanced: number; reorgs: number; cursor: number | null }> => {
+  const rpcUrl = await getParameter(config.rpcUrlParameter, { decrypt: true, maxAge: 300 });
+  if (!rpcUrl) throw new Error(`SSM parameter ${config.rpcUrlParameter} is empty`);
+  if (current?.rpcUrl !== rpcUrl) {
+    current = { rpcUrl, ingest: new ChainIngest({ chainId: config.chainId, client: createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs }) }) };
+  }
+  const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
+  let result: IngestResult | undefined;
+  try {
+    result = await current.ingest.ingestNext(config.maxBlocks, { firstBlock: config.firstBlock, deadline });
+  } finally {
+    metrics.addDimension('chainId', String(config.chainId));
+    metrics.addMetric('BlocksIngested', MetricUnit.Count, result?.advanced ?? 0);
+    metrics.addMetric('Reorgs', MetricUnit.Count, result?.reorgs ?? 0);
+    metrics.addMetric('IngestFailed', MetricUnit.Count, result ? 0 : 1);
+    metrics.publishStoredMetrics();
+  }
+  const summary = { advanced: result.advanced, reorgs: result.reorgs, cursor: result.cursor?.blockNumber ?? null };
+  logger.info('Ingested blocks', { chainId: config.chainId, ...summary });
+  return summary;
+};

@@ -1,0 +1,110 @@
+/**
+ * The ingest CLI: `npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N]
+ * [--follow] [--poll-interval MS]`. Writes into the table the configuration names (TABLE_NAME,
+ * DYNAMODB_ENDPOINT; with a local endpoint the table is created when missing), through the same code
+ * path as the scheduled Lambda (shared/ingest). Shows a progress bar with blocks per second.
+ *
+ * --chain-id     checked against eth_chainId (which is the default)
+ * --from-block   first block (default: the block after the cursor, or 0 on an empty table);
+ *                blocks at or below the cursor are re-written (repair)
+ * --to-block     last block (default: the head when the run starts)
+ * --follow       after the range, keep polling for new blocks every --poll-interval ms (default 1000)
+ *                until Ctrl-C
+ */
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { createChainClient } from '../shared/chain/client';
+import { platformConfig } from '../shared/config';
+import { ensureTable, localClient } from '../shared/db/local/ensure-table';
+import { ChainIngest, type IngestLog } from '../shared/ingest/ingest';
+
+const USAGE = 'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--follow] [--poll-interval MS]';
+
+function wholeNumber(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number, got "${value}"\n${USAGE}`);
+  return Number(value);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'rpc-url': { type: 'string' },
+      'chain-id': { type: 'string' },
+      'from-block': { type: 'string' },
+      'to-block': { type: 'string' },
+      follow: { type: 'boolean', default: false },
+      'poll-interval': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const rpcUrl = values['rpc-url'];
+  if (!rpcUrl) throw new Error(`--rpc-url is required\n${USAGE}`);
+  const fromBlock = wholeNumber('from-block', values['from-block']);
+  const toBlock = wholeNumber('to-block', values['to-block']);
+  const pollInterval = wholeNumber('poll-interval', values['poll-interval']) ?? 1_000;
+
+  const client = createChainClient(rpcUrl);
+  const nodeChainId = await client.getChainId();
+  const chainId = wholeNumber('chain-id', values['chain-id']) ?? nodeChainId;
+  if (chainId !== nodeChainId) throw new Error(`--chain-id ${chainId} does not match the node's eth_chainId ${nodeChainId}`);
+
+  const config = platformConfig();
+  if (config.dynamodbEndpoint) await ensureTable(localClient(config.dynamodbEndpoint), config.tableName);
+
+  const bar = new cliProgress.SingleBar(
+    { format: 'chain {chainId} |{bar}| block {block} | {value}/{total} | {speed} blocks/s | {mode}', hideCursor: true, etaBuffer: 50 },
+    cliProgress.Presets.shades_classic,
+  );
+  const log: IngestLog = {
+    info: () => undefined,
+    warn: (message, details) => bar.log(`warning: ${message} ${details ? JSON.stringify(details) : ''}\n`),
+  };
+  const started = Date.now();
+  let done = 0;
+  const ingest = new ChainIngest({
+    chainId,
+    client,
+    log,
+    onBlock: ({ blockNumber, mode }) => {
+      done += 1;
+      const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+      bar.update(done, { block: blockNumber, speed: (done / seconds).toFixed(1), mode });
+    },
+  });
+
+  const head = Number(await ingest.head());
+  const last = toBlock ?? head;
+  const first = fromBlock ?? 0;
+  bar.start(Math.max(1, last - first + 1), 0, { chainId, block: '-', speed: '0.0', mode: 'starting' });
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const result = await ingest.ingestRange({ from: fromBlock, to: last });
+    if (values.follow) {
+      bar.setTotal(Number.MAX_SAFE_INTEGER);
+      await ingest.follow({ intervalMs: pollInterval, signal: controller.signal, firstBlock: first });
+    }
+    bar.stop();
+    const cursor = result.cursor ? `cursor at block ${result.cursor.blockNumber}` : 'no block ingested';
+    console.log(`chain ${chainId}: ${result.advanced} blocks ingested, ${result.repaired} re-written, ${result.reorgs} reorgs; ${cursor}`);
+  } finally {
+    bar.stop();
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`ingest failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

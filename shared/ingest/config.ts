@@ -1,0 +1,41 @@
+/** Settings of the scheduled ingest Lambda, parsed once at cold start (a bad value fails loudly). */
+import * as v from 'valibot';
+import { readEnv } from '../config';
+
+const integer = (min: number, max: number) => v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+
+const schema = v.object({
+  /** The chain this function ingests (one function per chain). */
+  CHAIN_ID: integer(1, Number.MAX_SAFE_INTEGER),
+  /** Name of the SSM parameter (SecureString) holding the chain's RPC URL. */
+  RPC_URL_PARAMETER: v.pipe(v.string(), v.minLength(1)),
+  /** Most blocks one invocation ingests. */
+  INGEST_MAX_BLOCKS: v.optional(integer(1, 100_000), '200'),
+  /** Where an empty table starts. */
+  INGEST_FIRST_BLOCK: v.optional(integer(0, Number.MAX_SAFE_INTEGER), '0'),
+  /** Per RPC request. */
+  RPC_TIMEOUT_MS: v.optional(integer(100, 120_000), '10000'),
+  /** Stop starting new blocks when less than this remains of the invocation. */
+  INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
+});
+
+export interface IngestLambdaConfig {
+  chainId: number;
+  rpcUrlParameter: string;
+  maxBlocks: number;
+  firstBlock: number;
+  rpcTimeoutMs: number;
+  safetyMarginMs: number;
+}
+
+export function ingestLambdaConfig(env: Record<string, string | undefined> = process.env): IngestLambdaConfig {
+  const raw = readEnv(schema, env);
+  return {
+    chainId: raw.CHAIN_ID,
+    rpcUrlParameter: raw.RPC_URL_PARAMETER,
+    maxBlocks: raw.INGEST_MAX_BLOCKS,
+    firstBlock: raw.INGEST_FIRST_BLOCK,
+    rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
+    safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * I3: blocks of each requested chain (N1). Block number and timestamp filters become the key range
+ * (timestamps through the block-by-time index); filter_hash reads the block-by-hash item (N2).
+ */
+import type { BlockRecord } from '../ingest/records';
+import { blockRangeOf } from './block-range';
+import { BLOCK_FIELDS } from './fields';
+import { BLOCK_FILTERS, collectFilters, equalityOf, integerBounds, type Filter } from './filters';
+import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ListPlan } from './list';
+import { blocksRange, blockWithHashRange } from './queries';
+import type { RangeRead } from './range-reader';
+import { listMeta, planListRequest } from './request';
+import type { BlocksQuery, BlocksResponse } from './schemas';
+import { serialiseBlock } from './serialise';
+
+export async function listBlocks(query: BlocksQuery, host: string | undefined): Promise<BlocksResponse> {
+  const plan = await planListRequest(query, host, BLOCK_FIELDS);
+  const filters = collectFilters(query, BLOCK_FILTERS);
+  const rangeOf = (chainId: number) => blocksRangeOf(chainId, filters, plan);
+
+  if (plan.aggregation) {
+    const chains = await readChainRanges(plan, rangeOf);
+    const rows = chains.map((chain) => (chain.items as unknown as BlockRecord[]).map(serialiseBlock));
+    const { aggregations, total, pages } = aggregateChains(plan, rows, BLOCK_FIELDS);
+    return { meta: listMeta(plan, { total_items: total, total_pages: pages }), data: [], aggregations };
+  }
+  const chains = await readChainPages(plan, rangeOf);
+  const records = mergeByPosition(
+    chains.map((chain) => ({ rows: chain.items as unknown as BlockRecord[] })),
+    (block) => [block.number],
+    plan.sortOrder,
+  );
+  return { meta: listMeta(plan, totals(chains, plan.limit)), data: records.map(serialiseBlock), aggregations: null };
+}
+
+async function blocksRangeOf(chainId: number, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {
+  const blocks = await blockRangeOf(chainId, { numbers: integerBounds(filters, 'block_number'), timestamps: integerBounds(filters, 'block_timestamp') });
+  if (!blocks) return null;
+  const hash = equalityOf(filters, 'hash');
+  return hash ? blockWithHashRange(chainId, hash, blocks, plan.sortOrder) : blocksRange(chainId, blocks, [], plan.sortOrder);
+}

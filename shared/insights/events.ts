@@ -1,0 +1,89 @@
+/**
+ * I2: events (logs) emitted by a contract, on each requested chain (N4). Ranges: the contract's logs,
+ * or its per-topic0 range with filter_topic_0, or with filter_transaction_hash the transaction's own
+ * logs; block number / timestamp / block hash bounds are the key condition. transaction_index,
+ * log_index and topics 1 to 3 are bounded checks inside that range.
+ */
+import { transactionKeys, type ItemKey } from '../db/keys';
+import type { LogRecord } from '../ingest/records';
+import { batchGet, keyId } from './batch-get';
+import { blockRangeOf } from './block-range';
+import { decodeEvent } from './decode';
+import { eventAbisOf, registryKeysOf } from './event-abis';
+import { EVENT_FIELDS, withTopicFields } from './fields';
+import { checksOf, collectFilters, equalityOf, EVENT_FILTERS, integerBounds, type CheckedField, type Filter } from './filters';
+import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ListPlan } from './list';
+import { parseAddressOrName, resolveAddresses } from './names';
+import { contractLogsOfTransactionRange, contractLogsRange } from './queries';
+import type { RangeRead } from './range-reader';
+import { listMeta, planListRequest } from './request';
+import type { ContractEventsQuery, ContractEventsResponse } from './schemas';
+import { serialiseEvent } from './serialise';
+
+const CHECKED: Record<string, CheckedField> = {
+  transaction_index: { attribute: 'transactionIndex', kind: 'number' },
+  log_index: { attribute: 'logIndex', kind: 'number' },
+  topic_1: { attribute: 'topics', listIndex: 1, kind: 'string' },
+  topic_2: { attribute: 'topics', listIndex: 2, kind: 'string' },
+  topic_3: { attribute: 'topics', listIndex: 3, kind: 'string' },
+};
+
+export interface ContractEventsRequest {
+  contractAddress: string;
+  query: ContractEventsQuery;
+  host: string | undefined;
+}
+
+export async function listContractEvents(request: ContractEventsRequest): Promise<ContractEventsResponse> {
+  const { query } = request;
+  const contract = parseAddressOrName('contractAddress', request.contractAddress);
+  const plan = await planListRequest(query, request.host, EVENT_FIELDS);
+  const contracts = (await resolveAddresses({ contractAddress: contract }, plan.chainIds)).contractAddress;
+  const filters = collectFilters(query, EVENT_FILTERS);
+  const rangeOf = (chainId: number) => logsRange(chainId, contracts.get(chainId) as string, filters, plan);
+  const address = contracts.get(plan.chainIds[0]) as string;
+  const signature = equalityOf(filters, 'topic_0') ?? '';
+
+  if (plan.aggregation) {
+    const chains = await readChainRanges(plan, rangeOf);
+    const rows = chains.map((chain) => (chain.items as unknown as LogRecord[]).map((log) => withTopicFields(serialiseEvent(log))));
+    const { aggregations, total, pages } = aggregateChains(plan, rows, EVENT_FIELDS);
+    return { meta: listMeta(plan, { total_items: total, total_pages: pages }, address, signature), data: [], aggregations };
+  }
+
+  const chains = await readChainPages(plan, rangeOf);
+  const records = mergeByPosition(
+    chains.map((chain) => ({ rows: chain.items as unknown as LogRecord[] })),
+    (log) => [log.blockNumber, log.logIndex],
+    plan.sortOrder,
+  );
+  // One BatchGetItem: data that index copies leave out (over 1 KB) and the registered ABIs of topic0s.
+  const payloadKey = (log: LogRecord): ItemKey => transactionKeys.transactionLog(log.chainId, log.transactionHash, log.logIndex);
+  const topic0s = query.decode ? records.map((log) => log.topics[0]).filter((topic): topic is string => Boolean(topic)) : [];
+  const keys = [...records.filter((log) => log.dataOmitted).map(payloadKey), ...registryKeysOf(topic0s)];
+  const fetched = keys.length > 0 ? await batchGet(keys) : new Map<string, Record<string, unknown>>();
+  const data = records.map((log) => {
+    const full = log.dataOmitted ? ((fetched.get(keyId(payloadKey(log)))?.data as string | undefined) ?? null) : log.data;
+    const topic0 = log.topics[0];
+    const decoded = query.decode && topic0 ? decodeEvent(eventAbisOf(topic0, fetched), log.topics, full) : null;
+    return { ...serialiseEvent(log, full), decoded };
+  });
+  return { meta: listMeta(plan, totals(chains, plan.limit), address, signature), data, aggregations: null };
+}
+
+async function logsRange(chainId: number, contract: string, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {
+  const blocks = await blockRangeOf(chainId, {
+    numbers: integerBounds(filters, 'block_number'),
+    timestamps: integerBounds(filters, 'block_timestamp'),
+    blockHash: equalityOf(filters, 'block_hash'),
+  });
+  if (!blocks) return null;
+  const checks = checksOf(filters, CHECKED);
+  const transactionHash = equalityOf(filters, 'transaction_hash');
+  if (transactionHash) {
+    const topic0 = equalityOf(filters, 'topic_0');
+    const topicCheck = topic0 ? [{ attribute: 'topics', listIndex: 0, operator: '=' as const, value: topic0, kind: 'string' as const }] : [];
+    return contractLogsOfTransactionRange(chainId, transactionHash, contract, blocks, [...topicCheck, ...checks], plan.sortOrder);
+  }
+  return contractLogsRange(chainId, contract, equalityOf(filters, 'topic_0'), blocks, checks, plan.sortOrder);
+}

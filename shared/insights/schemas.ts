@@ -1,0 +1,341 @@
+/**
+ * Request and response schemas of the insights group (valibot), side by side. Compatible with
+ * thirdweb's Insight API v1. Queries accept the listed parameters and every `filter_<field>` of the
+ * endpoint; any other parameter is a 400 naming the valid filter fields (docs/decisions/insights.md).
+ */
+import * as v from 'valibot';
+import { BLOCK_FILTERS, EVENT_FILTERS, filterEntries, TRANSACTION_FILTERS, unknownParameterMessage, type FilterCatalogue } from './filters';
+import { DEFAULT_LIMIT, MAX_AGGREGATION_PAGE, MAX_LIMIT } from './limits';
+
+// ---------------------------------------------------------------------------------------------------
+// Request parts
+
+/** Repeated parameters reach the schema as arrays; a value may also hold a comma-separated list. */
+const chainIdList = v.optional(
+  v.pipe(
+    v.array(v.string()),
+    v.transform((values) => values.flatMap((value) => value.split(',')).map((value) => value.trim())),
+    v.check((values) => values.every((value) => /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value))), 'must be positive integers'),
+    v.transform((values) => values.map(Number)),
+  ),
+);
+
+const integerQuery = (min: number, max: number) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^[0-9]{1,7}$/, `must be an integer from ${min} to ${max}`),
+    v.transform(Number),
+    v.minValue(min, `must be an integer from ${min} to ${max}`),
+    v.maxValue(max, `must be an integer from ${min} to ${max}`),
+  );
+
+const booleanQuery = v.pipe(v.picklist(['true', 'false'], 'must be true or false'), v.transform((value) => value === 'true'));
+
+const sortOrder = v.picklist(['asc', 'desc'], 'must be asc or desc');
+
+/** Repeatable expression parameters (their grammar is checked by aggregate-parser.ts). */
+const expressionList = v.optional(v.pipe(v.array(v.string()), v.maxLength(10, 'at most 10 values')), []);
+
+/** Parameters every insights endpoint takes: the chains. */
+const chainEntries = { chain_id: chainIdList, chain: chainIdList };
+
+/** Paging shared by every list endpoint; `page` above 20 needs aggregate or group_by (checked later). */
+const pagingEntries = {
+  limit: v.optional(integerQuery(1, MAX_LIMIT), String(DEFAULT_LIMIT)),
+  page: v.optional(integerQuery(0, MAX_AGGREGATION_PAGE), '0'),
+};
+
+/** I1 to I3: sorting, grouping, aggregation. sort_by names block_number or an aggregate alias. */
+const listEntries = {
+  ...chainEntries,
+  ...pagingEntries,
+  sort_by: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be block_number or an aggregate alias'))),
+  sort_order: v.optional(sortOrder),
+  group_by: expressionList,
+  aggregate: expressionList,
+};
+
+/** Query parameters that repeat (declared as `repeatable` in every insights handler). */
+export const REPEATABLE_PARAMETERS = ['chain_id', 'chain', 'group_by', 'aggregate', 'token_types'] as const;
+
+/** A query object of known entries that rejects any other parameter with the endpoint's filter list. */
+function listQuery<E extends v.ObjectEntries>(entries: E, filters: FilterCatalogue) {
+  const schema = v.objectWithRest({ ...filterEntries(filters), ...entries }, v.never(unknownParameterMessage(filters, Object.keys(entries))));
+  // The filter values are read by name (filters.ts collectFilters); the other entries keep their types.
+  return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>> & Record<string, unknown>>;
+}
+
+/** A contract or owner: a 0x address or a registered name (resolved by names.ts). */
+const addressOrName = v.pipe(v.string(), v.trim(), v.nonEmpty('must be a 0x address or a registered name'), v.maxLength(64, 'must be at most 64 characters'));
+
+// ---------------------------------------------------------------------------------------------------
+// Resources
+
+const hex = v.string();
+
+export const insightsMetaSchema = v.strictObject({
+  chain_ids: v.array(v.number()),
+  address: v.string(),
+  signature: v.string(),
+  page: v.number(),
+  limit_per_chain: v.number(),
+  total_items: v.number(),
+  total_pages: v.number(),
+});
+export type InsightsMeta = v.InferOutput<typeof insightsMetaSchema>;
+
+export const tokenTransferMetaSchema = v.strictObject({
+  chain_id: v.number(),
+  chain_ids: v.array(v.number()),
+  address: v.string(),
+  signature: v.string(),
+  page: v.number(),
+  limit: v.number(),
+  total_items: v.number(),
+  total_pages: v.number(),
+});
+export type TokenTransferMeta = v.InferOutput<typeof tokenTransferMetaSchema>;
+
+export const blockSchema = v.strictObject({
+  chain_id: v.number(),
+  block_number: v.number(),
+  block_hash: hex,
+  parent_hash: hex,
+  block_timestamp: v.number(),
+  nonce: hex,
+  sha3_uncles: hex,
+  mix_hash: hex,
+  miner: hex,
+  state_root: hex,
+  transactions_root: hex,
+  receipts_root: hex,
+  logs_bloom: hex,
+  size: v.number(),
+  extra_data: hex,
+  difficulty: v.string(),
+  total_difficulty: v.string(),
+  transaction_count: v.number(),
+  gas_limit: v.number(),
+  gas_used: v.number(),
+  withdrawals_root: hex,
+  base_fee_per_gas: v.number(),
+});
+export type InsightsBlock = v.InferOutput<typeof blockSchema>;
+
+export const transactionSchema = v.strictObject({
+  chain_id: v.string(),
+  block_number: v.number(),
+  block_hash: hex,
+  block_timestamp: v.number(),
+  hash: hex,
+  nonce: v.number(),
+  transaction_index: v.number(),
+  from_address: hex,
+  to_address: hex,
+  value: v.string(),
+  gas_price: v.string(),
+  gas: v.number(),
+  function_selector: hex,
+  data: hex,
+  max_fee_per_gas: v.string(),
+  max_priority_fee_per_gas: v.string(),
+  transaction_type: v.number(),
+  r: v.string(),
+  s: v.string(),
+  v: v.string(),
+  access_list_json: v.string(),
+  authorization_list_json: v.string(),
+  contract_address: hex,
+  gas_used: v.number(),
+  cumulative_gas_used: v.number(),
+  effective_gas_price: v.string(),
+  blob_gas_used: v.number(),
+  blob_gas_price: v.string(),
+  logs_bloom: hex,
+  status: v.number(),
+});
+export type InsightsTransaction = v.InferOutput<typeof transactionSchema>;
+
+/** Decoded values: numbers, decimal strings (uint256 and wider integers), hex, booleans, arrays, tuples. */
+const decodedValues = v.record(v.string(), v.unknown());
+
+export const decodedCallSchema = v.strictObject({ name: v.string(), signature: v.string(), inputs: decodedValues });
+export const decodedTransactionSchema = v.strictObject({ ...transactionSchema.entries, decoded: v.nullable(decodedCallSchema) });
+
+export const eventSchema = v.strictObject({
+  chain_id: v.string(),
+  block_number: v.number(),
+  block_hash: hex,
+  block_timestamp: v.number(),
+  transaction_hash: hex,
+  transaction_index: v.number(),
+  log_index: v.number(),
+  address: hex,
+  data: hex,
+  topics: v.array(hex),
+});
+export type InsightsEvent = v.InferOutput<typeof eventSchema>;
+
+export const decodedEventLogSchema = v.strictObject({
+  name: v.string(),
+  signature: v.string(),
+  indexed_params: decodedValues,
+  non_indexed_params: decodedValues,
+});
+export const decodedEventSchema = v.strictObject({ ...eventSchema.entries, decoded: v.nullable(decodedEventLogSchema) });
+
+export const tokenMetadataSchema = v.strictObject({
+  name: v.nullable(v.string()),
+  symbol: v.nullable(v.string()),
+  decimals: v.nullable(v.number()),
+});
+
+export const tokenTransferSchema = v.strictObject({
+  chain_id: v.number(),
+  block_number: v.string(),
+  block_hash: hex,
+  block_timestamp: v.string(),
+  transaction_hash: hex,
+  log_index: v.number(),
+  contract_address: hex,
+  from_address: hex,
+  to_address: hex,
+  transfer_type: v.picklist(['mint', 'transfer', 'burn']),
+  token_type: v.picklist(['erc20', 'erc721', 'erc1155']),
+  /** Decimal token id (ERC-721 and ERC-1155); absent for ERC-20. */
+  token_id: v.optional(v.string()),
+  amount: v.string(),
+  /** Present when `metadata=true`. */
+  token_metadata: v.optional(tokenMetadataSchema),
+});
+export type InsightsTokenTransfer = v.InferOutput<typeof tokenTransferSchema>;
+
+/** One aggregation row: the group_by values and each aggregate. */
+const aggregationRow = v.record(v.string(), v.unknown());
+/** One array of rows per chain, in chain_ids order; null when the request asks for none. */
+const aggregations = v.nullable(v.array(v.array(aggregationRow)));
+
+function envelope<D extends v.GenericSchema>(item: D) {
+  return v.strictObject({ meta: insightsMetaSchema, data: v.array(item), aggregations });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// I1. GET /insights/v1/transactions/{contractAddress}/{signature}
+
+export const contractTransactionsPath = v.strictObject({
+  contractAddress: addressOrName,
+  signature: v.pipe(v.string(), v.trim(), v.nonEmpty('must be a function signature or a 4-byte selector'), v.maxLength(1024, 'must be at most 1024 characters')),
+});
+export const contractTransactionsQuery = listQuery({ ...listEntries, decode: v.optional(booleanQuery) }, TRANSACTION_FILTERS);
+export type ContractTransactionsQuery = v.InferOutput<typeof contractTransactionsQuery>;
+export const contractTransactionsResponse = envelope(decodedTransactionSchema);
+export type ContractTransactionsResponse = v.InferOutput<typeof contractTransactionsResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// I2. GET /insights/v1/events/{contractAddress}
+
+export const contractEventsPath = v.strictObject({ contractAddress: addressOrName });
+export const contractEventsQuery = listQuery({ ...listEntries, decode: v.optional(booleanQuery) }, EVENT_FILTERS);
+export type ContractEventsQuery = v.InferOutput<typeof contractEventsQuery>;
+export const contractEventsResponse = envelope(decodedEventSchema);
+export type ContractEventsResponse = v.InferOutput<typeof contractEventsResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// I3. GET /insights/v1/blocks
+
+export const blocksQuery = listQuery(listEntries, BLOCK_FILTERS);
+export type BlocksQuery = v.InferOutput<typeof blocksQuery>;
+export const blocksResponse = envelope(blockSchema);
+export type BlocksResponse = v.InferOutput<typeof blocksResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// I4. GET /insights/v1/resolve/{input}
+
+/** The route without an input segment answers the same 400 as a blank input. */
+export const resolvePath = v.strictObject({
+  input: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(1024, 'must be at most 1024 characters')), ''),
+});
+export const resolveQuery = v.strictObject(chainEntries);
+export type ResolveQuery = v.InferOutput<typeof resolveQuery>;
+
+export const RESOLVE_TYPES = ['block', 'transaction', 'event_signature', 'function_signature', 'contract', 'address', 'unknown'] as const;
+export type ResolveType = (typeof RESOLVE_TYPES)[number];
+
+export const resolveResponse = v.strictObject({
+  meta: insightsMetaSchema,
+  data: v.strictObject({
+    type: v.picklist(RESOLVE_TYPES),
+    blocks: v.array(blockSchema),
+    transactions: v.array(transactionSchema),
+    events: v.array(eventSchema),
+    address: v.string(),
+  }),
+  aggregations: v.null(),
+});
+export type ResolveResponse = v.InferOutput<typeof resolveResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// I5. Token transfers
+
+const TOKEN_TYPES = ['erc20', 'erc721', 'erc1155'] as const;
+export type TokenTypeName = (typeof TOKEN_TYPES)[number];
+
+/** `token_types` repeated or comma-separated; an empty list means every type. */
+const tokenTypes = v.optional(
+  v.pipe(
+    v.array(v.string()),
+    v.transform((values) => values.flatMap((value) => value.split(',')).map((value) => value.trim().toLowerCase()).filter(Boolean)),
+    v.check((values) => values.every((value) => (TOKEN_TYPES as readonly string[]).includes(value)), 'must be erc20, erc721 or erc1155'),
+    v.transform((values) => [...new Set(values)] as TokenTypeName[]),
+  ),
+  [],
+);
+
+const blockNumberQuery = v.pipe(v.string(), v.regex(/^[0-9]{1,15}$/, 'must be a non-negative integer'), v.transform(Number));
+const timestampQuery = v.pipe(v.string(), v.regex(/^[0-9]{1,15}$/, 'must be an integer greater than 0'), v.transform(Number), v.minValue(1, 'must be an integer greater than 0'));
+
+const transferEntries = {
+  ...chainEntries,
+  ...pagingEntries,
+  metadata: v.optional(booleanQuery, 'false'),
+  include_owners: v.optional(booleanQuery, 'false'),
+  group_by: expressionList,
+  aggregate: expressionList,
+};
+
+/** Block and time bounds, order and transfer type: I5a (spec) and I5c (accepted as an extension). */
+const transferRangeEntries = {
+  block_number_from: v.optional(blockNumberQuery),
+  block_number_to: v.optional(blockNumberQuery),
+  block_timestamp_from: v.optional(timestampQuery),
+  block_timestamp_to: v.optional(timestampQuery),
+  sort_order: v.optional(sortOrder, 'desc'),
+  transfer_type: v.optional(v.picklist(['mint', 'transfer', 'burn'], 'must be mint, transfer or burn')),
+  token_types: tokenTypes,
+};
+
+function transferQuery<E extends v.ObjectEntries>(entries: E) {
+  const schema = v.objectWithRest(entries, v.never(unknownParameterMessage({}, Object.keys(entries))));
+  return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>>>;
+}
+
+export const tokenTransfersQuery = transferQuery({
+  ...transferEntries,
+  ...transferRangeEntries,
+  owner_address: v.optional(addressOrName),
+  contract_address: v.optional(addressOrName),
+});
+export type TokenTransfersQuery = v.InferOutput<typeof tokenTransfersQuery>;
+
+export const transactionTokenTransfersPath = v.strictObject({
+  transaction_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'), v.toLowerCase()),
+});
+export const transactionTokenTransfersQuery = transferQuery({ ...transferEntries, token_types: tokenTypes });
+export type TransactionTokenTransfersQuery = v.InferOutput<typeof transactionTokenTransfersQuery>;
+
+export const contractTokenTransfersPath = v.strictObject({ contract_address: addressOrName });
+export const contractTokenTransfersQuery = transferQuery({ ...transferEntries, ...transferRangeEntries });
+export type ContractTokenTransfersQuery = v.InferOutput<typeof contractTokenTransfersQuery>;
+
+export const tokenTransfersResponse = v.strictObject({ meta: tokenTransferMetaSchema, data: v.array(tokenTransferSchema), aggregations });
+export type TokenTransfersResponse = v.InferOutput<typeof tokenTransfersResponse>;

@@ -1,0 +1,146 @@
+/**
+ * I5: token transfers, on each requested chain.
+ *  - I5a by owner (N9): the owner's range for the direction the transfer type implies (mint: `to`,
+ *    burn: `from`, otherwise `all`) and the token-type set (its own range), or with a contract the
+ *    owner's range in that token; by contract only (N8): the token's range.
+ *  - I5b by transaction (N10): the transaction's transfers, by log index.
+ *  - I5c by contract (N8).
+ * Block bounds are the key condition (timestamps through the block-by-time index). What has no range
+ * of its own is a bounded check inside the narrowed range: the zero-address side of a transfer type
+ * and, where the range holds a single token, its token type (docs/decisions/insights.md).
+ */
+import { zeroAddress } from 'viem';
+import { addressKeys, tokenTypeSetKey, type Direction, type TokenStandard } from '../db/keys';
+import { BadRequestError } from '../http/errors';
+import type { AddressRecord, TokenTransferRecord, TransferType } from '../ingest/records';
+import { batchGet, keyId } from './batch-get';
+import { blockRangeOf } from './block-range';
+import { TOKEN_TRANSFER_FIELDS } from './fields';
+import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ChainItems, type ListPlan } from './list';
+import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
+import { tokenTransfersOfOwnerInTokenRange, tokenTransfersOfOwnerRange, tokenTransfersOfTokenRange, tokenTransfersOfTransactionRange } from './queries';
+import type { Check, RangeRead } from './range-reader';
+import { planListRequest, type ListQuery } from './request';
+import type { InsightsTokenTransfer, TokenTransferMeta, TokenTransfersResponse, TokenTypeName } from './schemas';
+import { serialiseTokenTransfer } from './serialise';
+
+const STANDARD: Record<TokenTypeName, TokenStandard> = { erc20: 'ERC-20', erc721: 'ERC-721', erc1155: 'ERC-1155' };
+
+/** The parameters shared by the three endpoints (those an endpoint lacks are absent). */
+export interface TransferQuery extends ListQuery {
+  metadata: boolean;
+  include_owners: boolean;
+  token_types: TokenTypeName[];
+  block_number_from?: number;
+  block_number_to?: number;
+  block_timestamp_from?: number;
+  block_timestamp_to?: number;
+  transfer_type?: TransferType;
+}
+
+/** I5a: by owner and / or contract (query parameters; names accepted). */
+export async function listTokenTransfers(query: TransferQuery & { owner_address?: string; contract_address?: string }, host: string | undefined): Promise<TokenTransfersResponse> {
+  const owner = query.owner_address !== undefined ? parseAddressOrName('owner_address', query.owner_address) : undefined;
+  const contract = query.contract_address !== undefined ? parseAddressOrName('contract_address', query.contract_address) : undefined;
+  if (!owner && !contract) throw new BadRequestError('owner_address or contract_address is required (or both)');
+  return transfersOf(query, host, { owner, contract });
+}
+
+/** I5c: by contract (path parameter; a name accepted). */
+export async function listContractTokenTransfers(contractAddress: string, query: TransferQuery, host: string | undefined): Promise<TokenTransfersResponse> {
+  return transfersOf(query, host, { contract: parseAddressOrName('contract_address', contractAddress) });
+}
+
+/** I5b: the transfers of one transaction, by log index. */
+export async function listTransactionTokenTransfers(transactionHash: string, query: TransferQuery, host: string | undefined): Promise<TokenTransfersResponse> {
+  const plan = await planListRequest({ ...query, sort_order: 'asc' }, host, TOKEN_TRANSFER_FIELDS);
+  const checks = tokenTypeChecks(query.token_types);
+  return respond(plan, query, async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks), '');
+}
+
+async function transfersOf(query: TransferQuery, host: string | undefined, given: { owner?: AddressOrName; contract?: AddressOrName }): Promise<TokenTransfersResponse> {
+  const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
+  const resolved = await resolveAddresses({ owner_address: given.owner, contract_address: given.contract }, plan.chainIds);
+  const owners = resolved.owner_address;
+  const contracts = resolved.contract_address;
+  const rangeOf = async (chainId: number): Promise<RangeRead | null> => {
+    const blocks = await blockRangeOf(chainId, {
+      numbers: { min: query.block_number_from, max: query.block_number_to, empty: isEmpty(query.block_number_from, query.block_number_to) },
+      timestamps: { min: query.block_timestamp_from, max: query.block_timestamp_to, empty: isEmpty(query.block_timestamp_from, query.block_timestamp_to) },
+    });
+    if (!blocks) return null;
+    const owner = owners?.get(chainId);
+    const contract = contracts?.get(chainId);
+    if (owner) {
+      const { direction, checks } = ownerDirection(query.transfer_type);
+      return contract
+        ? tokenTransfersOfOwnerInTokenRange(chainId, owner, direction, contract, blocks, [...checks, ...tokenTypeChecks(query.token_types)], plan.sortOrder)
+        : tokenTransfersOfOwnerRange(chainId, owner, direction, tokenTypeSetKey(query.token_types.map((type) => STANDARD[type])), blocks, checks, plan.sortOrder);
+    }
+    const checks = [...transferTypeChecks(query.transfer_type), ...tokenTypeChecks(query.token_types)];
+    return tokenTransfersOfTokenRange(chainId, contract as string, blocks, checks, plan.sortOrder);
+  };
+  const first = plan.chainIds[0];
+  return respond(plan, query, rangeOf, owners?.get(first) ?? contracts?.get(first) ?? '');
+}
+
+const isEmpty = (min: number | undefined, max: number | undefined): boolean => min !== undefined && max !== undefined && min > max;
+
+/**
+ * The owner's range for a transfer type: a mint reaches the owner (`to` range, sent by the zero
+ * address), a burn leaves it (`from` range, to the zero address); a plain transfer has neither side
+ * zero. The zero address itself has no range (the ingest does not index it).
+ */
+function ownerDirection(type: TransferType | undefined): { direction: Direction; checks: Check[] } {
+  if (type === 'mint') return { direction: 'to', checks: transferTypeChecks('mint') };
+  if (type === 'burn') return { direction: 'from', checks: transferTypeChecks('burn') };
+  return { direction: 'all', checks: transferTypeChecks(type) };
+}
+
+function transferTypeChecks(type: TransferType | undefined): Check[] {
+  if (type === undefined) return [];
+  return [{ attribute: 'transferType', operator: '=', value: type, kind: 'string' }];
+}
+
+/** A token-type filter on a range that has no type-set key of its own (one token, one transaction). */
+function tokenTypeChecks(types: readonly TokenTypeName[]): Check[] {
+  if (types.length === 0 || types.length === Object.keys(STANDARD).length) return [];
+  return [{ attribute: 'tokenStandard', operator: 'in', value: types.map((type) => STANDARD[type]), kind: 'string' }];
+}
+
+async function respond(plan: ListPlan, query: TransferQuery, rangeForChain: (chainId: number) => Promise<RangeRead | null>, address: string): Promise<TokenTransfersResponse> {
+  const meta = (chains: { total_items: number; total_pages: number }): TokenTransferMeta => ({
+    chain_id: plan.chainIds[0],
+    chain_ids: plan.chainIds,
+    address,
+    signature: '',
+    page: plan.page,
+    limit: plan.limit,
+    ...chains,
+  });
+  if (plan.aggregation) {
+    const chains = await readChainRanges(plan, rangeForChain);
+    const rows = chains.map((chain) => (chain.items as unknown as TokenTransferRecord[]).map(serialiseTokenTransfer));
+    const { aggregations, total, pages } = aggregateChains(plan, rows, TOKEN_TRANSFER_FIELDS);
+    return { meta: meta({ total_items: total, total_pages: pages }), data: [], aggregations };
+  }
+  const chains: ChainItems[] = await readChainPages(plan, rangeForChain);
+  const records = mergeByPosition(
+    chains.map((chain) => ({ rows: chain.items as unknown as TokenTransferRecord[] })),
+    (transfer) => [transfer.blockNumber, transfer.logIndex, transfer.batchIndex],
+    plan.sortOrder,
+  );
+  const data = records.map(serialiseTokenTransfer);
+  if (query.metadata) await addTokenMetadata(records, data);
+  return { meta: meta(totals(chains, plan.limit)), data, aggregations: null };
+}
+
+/** token_metadata from the token contracts' address items (X7): one BatchGetItem for the page. */
+async function addTokenMetadata(records: readonly TokenTransferRecord[], rows: InsightsTokenTransfer[]): Promise<void> {
+  const key = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
+  const items = records.length > 0 ? await batchGet(records.map(key)) : new Map();
+  records.forEach((record, index) => {
+    const token = items.get(keyId(key(record))) as AddressRecord | undefined;
+    rows[index].token_metadata = { name: token?.tokenName ?? null, symbol: token?.tokenSymbol ?? null, decimals: token?.tokenDecimals ?? null };
+  });
+}

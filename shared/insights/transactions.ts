@@ -1,0 +1,93 @@
+/**
+ * I1: transactions sent to a contract calling one function, on each requested chain (N3).
+ * Ranges: the (contract, selector) range, or its per-sender range with filter_from_address, or with
+ * filter_hash the transaction's own item; block number / timestamp / block hash bounds are the key
+ * condition. transaction_index, value, gas_price and gas are bounded checks inside that range.
+ */
+import { transactionKeys } from '../db/keys';
+import type { TransactionRecord } from '../ingest/records';
+import { batchGet, keyId } from './batch-get';
+import { blockRangeOf } from './block-range';
+import { decodeCall, parseFunctionSignature, type FunctionSignature } from './decode';
+import { TRANSACTION_FIELDS } from './fields';
+import { checksOf, collectFilters, equalityOf, integerBounds, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
+import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ListPlan } from './list';
+import { parseAddressOrName, resolveAddresses } from './names';
+import { contractCallsRange, contractCallWithHashRange } from './queries';
+import type { RangeRead } from './range-reader';
+import { listMeta, planListRequest } from './request';
+import type { ContractTransactionsQuery, ContractTransactionsResponse } from './schemas';
+import { serialiseTransaction } from './serialise';
+
+/** Filters checked on the items of the narrowed range, and the record attributes they read. */
+const CHECKED: Record<string, CheckedField> = {
+  transaction_index: { attribute: 'transactionIndex', kind: 'number' },
+  value: { attribute: 'value', kind: 'uint' },
+  gas_price: { attribute: 'gasPrice', kind: 'uint' },
+  gas: { attribute: 'gas', kind: 'number' },
+};
+
+export interface ContractTransactionsRequest {
+  contractAddress: string;
+  signature: string;
+  query: ContractTransactionsQuery;
+  host: string | undefined;
+}
+
+export async function listContractTransactions(request: ContractTransactionsRequest): Promise<ContractTransactionsResponse> {
+  const { query } = request;
+  let signature: FunctionSignature | undefined;
+  const contract = parseAddressOrName('contractAddress', request.contractAddress);
+  const plan = await planListRequest(query, request.host, TRANSACTION_FIELDS, () => {
+    signature = parseFunctionSignature(request.signature);
+  });
+  const { selector, abi } = signature as FunctionSignature;
+  const contracts = (await resolveAddresses({ contractAddress: contract }, plan.chainIds)).contractAddress;
+  const filters = collectFilters(query, TRANSACTION_FILTERS);
+  const rangeOf = (chainId: number) => callsRange(chainId, contracts.get(chainId) as string, selector, filters, plan);
+  const address = contracts.get(plan.chainIds[0]) as string;
+
+  if (plan.aggregation) {
+    const chains = await readChainRanges(plan, rangeOf);
+    const rows = chains.map((chain) => (chain.items as unknown as TransactionRecord[]).map((tx) => serialiseTransaction(tx)));
+    const { aggregations, total, pages } = aggregateChains(plan, rows, TRANSACTION_FIELDS);
+    return { meta: listMeta(plan, { total_items: total, total_pages: pages }, address, selector), data: [], aggregations };
+  }
+
+  const chains = await readChainPages(plan, rangeOf);
+  const records = mergeByPosition(
+    chains.map((chain) => ({ rows: chain.items as unknown as TransactionRecord[] })),
+    (tx) => [tx.blockNumber, tx.transactionIndex],
+    plan.sortOrder,
+  );
+  const inputs = await fullInputs(records);
+  const data = records.map((tx) => {
+    const input = tx.inputOmitted ? (inputs.get(keyId(transactionKeys.transaction(tx.chainId, tx.hash))) ?? null) : tx.input;
+    return { ...serialiseTransaction(tx, input), decoded: query.decode && abi ? decodeCall(abi, input) : null };
+  });
+  return { meta: listMeta(plan, totals(chains, plan.limit), address, selector), data, aggregations: null };
+}
+
+/** The key range (and checks) of one chain, or null when the block filters leave nothing. */
+async function callsRange(chainId: number, contract: string, selector: string, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {
+  const blocks = await blockRangeOf(chainId, {
+    numbers: integerBounds(filters, 'block_number'),
+    timestamps: integerBounds(filters, 'block_timestamp'),
+    blockHash: equalityOf(filters, 'block_hash'),
+  });
+  if (!blocks) return null;
+  const checks = checksOf(filters, CHECKED);
+  const from = equalityOf(filters, 'from_address');
+  const hash = equalityOf(filters, 'hash');
+  return hash
+    ? contractCallWithHashRange(chainId, hash, contract, selector, from, blocks, checks, plan.sortOrder)
+    : contractCallsRange(chainId, contract, selector, from, blocks, checks, plan.sortOrder);
+}
+
+/** Calldata that index copies leave out (over 1 KB), from the canonical items: one BatchGetItem. */
+async function fullInputs(records: readonly TransactionRecord[]): Promise<Map<string, string | null>> {
+  const omitted = records.filter((tx) => tx.inputOmitted).map((tx) => transactionKeys.transaction(tx.chainId, tx.hash));
+  if (omitted.length === 0) return new Map();
+  const items = await batchGet(omitted);
+  return new Map([...items].map(([id, item]) => [id, (item.input as string | null) ?? null]));
+}

@@ -1,0 +1,233 @@
+/**
+ * E1 GET /explorer/addresses/{address_hash}/tokens and E2 .../nft/collections on an ingested demo
+ * chain, with holders built for paging: 51 ERC-1155 balances above 2^53 (the cursor's `value` is a
+ * JSON number), a group of equal balances across the page boundary, and 51 ERC-721 collections.
+ */
+import * as v from 'valibot';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { encodeDeployData, getAddress, keccak256, toBytes, type Address, type Hash } from 'viem';
+import { requestJson } from '../../../scripts/lib/dispatch';
+import { nftCollectionsResponse, tokenBalancesResponse } from '../../../shared/explorer/schemas';
+import { allPages, expectPageCost, explorerGet, itemsOf, lower, nextQuery, PAGE_SIZE, useExplorerChain } from './fixtures';
+
+const chain = useExplorerChain('explorer-tokens');
+
+const keyless = (label: string): Address => getAddress(keccak256(toBytes(`explorer tokens: ${label}`)).slice(0, 42));
+/** 51 ERC-1155 ids, amounts 10^21 + k x 10^6: distinct, but far beyond what a double holds exactly. */
+const bigHolder = keyless('big balances');
+const BIG_IDS = Array.from({ length: 51 }, (_, k) => 2000n + BigInt(k));
+const bigAmount = (k: number): bigint => 10n ** 21n + BigInt(k) * 1_000_000n;
+/** 48 distinct balances, then 5 equal ones that sort across the 50th place. */
+const tieHolder = keyless('tied balances');
+/** 51 ERC-721 collections (the demo NFT with 12 ids, and 50 more contracts) and one ERC-1155. */
+const collector = keyless('collector');
+const nftContracts: Address[] = [];
+const COLLECTOR_DEMO_NFT_IDS = Array.from({ length: 12 }, (_, i) => 500n + BigInt(i));
+
+const mintBatch = (to: Address, ids: bigint[], amounts: bigint[]) =>
+  chain.send('deployer', { to: chain.manifest.contracts.multi, abi: chain.artifacts.DemoMulti.abi, functionName: 'mintBatch', args: [to, ids, amounts] });
+const mintNft = (contract: Address, to: Address, id: bigint) =>
+  chain.send('deployer', { to: contract, abi: chain.artifacts.DemoNFT.abi, functionName: 'mint', args: [to, id] });
+
+beforeAll(async () => {
+  const { accounts, contracts } = chain.manifest;
+  await mintBatch(bigHolder, BIG_IDS, BIG_IDS.map((_, k) => bigAmount(k)));
+  await mintBatch(
+    tieHolder,
+    Array.from({ length: 53 }, (_, i) => 3000n + BigInt(i)),
+    Array.from({ length: 53 }, (_, i) => (i < 48 ? 100n + BigInt(i) : 5n)),
+  );
+  const deployHashes: Hash[] = [];
+  await chain.inFewBlocks(async () => {
+    const data = encodeDeployData({ abi: chain.artifacts.DemoNFT.abi, bytecode: chain.artifacts.DemoNFT.bytecode, args: [accounts.deployer] });
+    for (let i = 0; i < 50; i += 1) deployHashes.push(await chain.send('deployer', { data }));
+    return deployHashes;
+  });
+  for (const hash of deployHashes) nftContracts.push(getAddress((await chain.publicClient.getTransactionReceipt({ hash })).contractAddress!));
+  await chain.inFewBlocks(async () => {
+    const hashes: Hash[] = [];
+    for (const contract of nftContracts) hashes.push(await mintNft(contract, collector, 1n));
+    for (const id of COLLECTOR_DEMO_NFT_IDS) hashes.push(await mintNft(contracts.nft, collector, id));
+    hashes.push(await mintBatch(collector, [7n, 8n], [3n, 4n]));
+    return hashes;
+  });
+  await chain.ingest();
+});
+
+const byValueDesc = (a: { value: string }, b: { value: string }): number => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0);
+
+describe('E1 tokens: paging', () => {
+  it('gives 51 balances above 2^53 as a page of 50 and a page of 1, exactly once each', async () => {
+    const first = await explorerGet(bigHolder, 'tokens');
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(PAGE_SIZE);
+    expectPageCost(first.calls, { batchGet: true });
+    const cursor = first.body.next_page_params!;
+    expect(Object.keys(cursor).sort()).toEqual(['items_count', 'token_name', 'token_type', 'value']);
+    expect(cursor).toMatchObject({ items_count: 50, token_name: 'Demo Multi', token_type: 'ERC-1155', value: expect.any(Number) });
+    const second = await explorerGet(bigHolder, 'tokens', nextQuery({}, cursor));
+    expect(second.body.items).toHaveLength(1);
+    expect(second.body.next_page_params).toBeNull();
+    const items = [...first.body.items, ...second.body.items];
+    expect(items.map((item) => item.token_id)).toEqual([...BIG_IDS].reverse().map(String));
+    expect(items.map((item) => item.value)).toEqual(BIG_IDS.map((_, k) => bigAmount(50 - k).toString()));
+  });
+
+  it('reads the cursor value back as a client prints it, with + encoded or not', async () => {
+    const first = await explorerGet(bigHolder, 'tokens');
+    const { value, token_name, token_type, items_count } = first.body.next_page_params!;
+    const printed = JSON.stringify(value);
+    expect(printed).toMatch(/e\+21$/);
+    const url = `/explorer/addresses/${bigHolder}/tokens?value=${printed}&token_name=${encodeURIComponent(String(token_name))}&token_type=${token_type}&items_count=${items_count}`;
+    const raw = await requestJson('base', 'GET', url);
+    expect(raw.status).toBe(200);
+    expect(raw.body.items.map((item: any) => item.token_id)).toEqual(['2000']);
+  });
+
+  it('ends a page before balances that tie on value, type and name instead of splitting them', async () => {
+    const pages = await allPages(tieHolder, 'tokens');
+    expect(pages.map((page) => page.body.items.length)).toEqual([48, 5]);
+    expect(pages[0].body.next_page_params).toMatchObject({ items_count: 48, value: 100 });
+    const items = itemsOf(pages);
+    expect(new Set(items.map((item) => item.token_id)).size).toBe(53);
+    expect(items.slice(48).every((item) => item.value === '5')).toBe(true);
+  });
+});
+
+describe('E1 tokens: values, types and order', () => {
+  it('lists the balances of alice as the demo plan left them, largest value first', async () => {
+    const { accounts, contracts, expected } = chain.manifest;
+    const pages = await allPages(accounts.alice, 'tokens');
+    for (const page of pages) {
+      expect(() => v.parse(tokenBalancesResponse, page.body)).not.toThrow();
+      expectPageCost(page.calls, { batchGet: true });
+    }
+    const items = itemsOf(pages);
+    expect([...items].sort(byValueDesc)).toEqual(items);
+    const erc20 = items.find((item) => item.token.type === 'ERC-20');
+    expect(erc20).toMatchObject({
+      value: expected.tokenBalances[accounts.alice],
+      token_id: null,
+      token_instance: null,
+      token: { address: contracts.token, name: 'Demo Token', symbol: 'DEMO', decimals: '18', total_supply: expected.tokenTotalSupply },
+    });
+    const nftCount = Object.values(expected.nftOwners).filter((owner) => owner === accounts.alice).length;
+    expect(items.find((item) => item.token.type === 'ERC-721')).toMatchObject({ value: String(nftCount), token_id: null, token_instance: null, token: { address: contracts.nft, name: 'Demo NFT' } });
+    const held = expected.multiBalances.filter((b) => b.owner === accounts.alice && b.amount !== '0');
+    const multi = items.filter((item) => item.token.type === 'ERC-1155');
+    expect(multi.map((item) => [item.token_id, item.value]).sort()).toEqual(held.map((b) => [b.id, b.amount]).sort());
+    expect(multi[0].token_instance).toMatchObject({
+      id: multi[0].token_id,
+      is_unique: false,
+      owner: null,
+      holder_address_hash: accounts.alice,
+      token: { address: contracts.multi, type: 'ERC-1155', name: 'Demo Multi' },
+    });
+  });
+
+  it('filters by type: one standard, several, in brackets, ERC-404, unknown labels', async () => {
+    const alice = chain.manifest.accounts.alice;
+    const all = itemsOf(await allPages(alice, 'tokens'));
+    const only = (...types: string[]) => all.filter((item) => types.includes(item.token.type));
+    const cases: [string, unknown[]][] = [
+      ['ERC-20', only('ERC-20')],
+      ['erc-721', only('ERC-721')],
+      ['ERC-1155', only('ERC-1155')],
+      ['ERC-20,ERC-1155', only('ERC-20', 'ERC-1155')],
+      ['[ERC-721,ERC-1155]', only('ERC-721', 'ERC-1155')],
+      ['ERC-404', []],
+      ['SOMETHING-ELSE', all],
+    ];
+    for (const [type, want] of cases) expect(itemsOf(await allPages(alice, 'tokens', { type })), type).toEqual(want);
+  });
+});
+
+describe('E2 nft/collections', () => {
+  it('pages 51 ERC-721 collections as 50 and 1, contract ascending, with the type filter kept by the client', async () => {
+    const pages = await allPages(collector, 'nft/collections', { type: 'ERC-721' });
+    expect(pages.map((page) => page.body.items.length)).toEqual([50, 1]);
+    const cursor = pages[0].body.next_page_params!;
+    expect(Object.keys(cursor).sort()).toEqual(['token_contract_address_hash', 'token_type']);
+    expect(cursor).toEqual({ token_contract_address_hash: pages[0].body.items[49].token.address, token_type: 'ERC-721' });
+    const addresses = itemsOf(pages).map((item) => item.token.address);
+    expect(addresses).toEqual([...nftContracts, chain.manifest.contracts.nft].sort((a, b) => lower(a).localeCompare(lower(b))));
+    for (const page of pages) {
+      expect(() => v.parse(nftCollectionsResponse, page.body)).not.toThrow();
+      expectPageCost(page.calls, { batchGet: true });
+    }
+  });
+
+  it('orders ERC-721 collections before ERC-1155 and filters by type', async () => {
+    const all = itemsOf(await allPages(collector, 'nft/collections'));
+    expect(all.map((item) => item.token.type)).toEqual([...Array(51).fill('ERC-721'), 'ERC-1155']);
+    expect(itemsOf(await allPages(collector, 'nft/collections', { type: 'ERC-1155' })).map((item) => item.token.address)).toEqual([chain.manifest.contracts.multi]);
+    expect(itemsOf(await allPages(collector, 'nft/collections', { type: '[erc-721, ERC-1155]' }))).toEqual(all);
+    expect((await explorerGet(collector, 'nft/collections', { type: 'ERC-20' })).body).toEqual({ items: [], next_page_params: null });
+    expect((await explorerGet(collector, 'nft/collections', { type: 'ERC-404' })).body).toEqual({ items: [], next_page_params: null });
+  });
+
+  it('shows at most 9 instances per collection, highest token id first, and the amount held', async () => {
+    const { contracts } = chain.manifest;
+    const all = itemsOf(await allPages(collector, 'nft/collections'));
+    const demo = all.find((item) => item.token.address === contracts.nft)!;
+    expect(demo.amount).toBe('12');
+    expect(demo.token_instances.map((instance: any) => instance.id)).toEqual([...COLLECTOR_DEMO_NFT_IDS].reverse().slice(0, 9).map(String));
+    expect(demo.token_instances[0]).toMatchObject({ is_unique: true, owner: { hash: collector, is_contract: false }, token: null, token_type: 'ERC-721', value: '1', holder_address_hash: collector });
+    const multi = all.find((item) => item.token.address === contracts.multi)!;
+    // ERC-1155: the number of distinct ids held.
+    expect(multi.amount).toBe('2');
+    expect(multi.token_instances.map((instance: any) => [instance.id, instance.value, instance.owner])).toEqual([['8', '4', null], ['7', '3', null]]);
+  });
+
+  it('shows the collections of alice with resolved on-chain metadata', async () => {
+    const { accounts, contracts, expected, highlights } = chain.manifest;
+    const items = itemsOf(await allPages(accounts.alice, 'nft/collections'));
+    expect(items.map((item) => item.token.address)).toEqual([contracts.nft, contracts.multi]);
+    const owned = Object.entries(expected.nftOwners).filter(([, owner]) => owner === accounts.alice).map(([id]) => id);
+    expect(items[0].amount).toBe(String(owned.length));
+    expect(items[0].token_instances.map((instance: any) => instance.id)).toEqual(owned.sort((a, b) => Number(b) - Number(a)));
+    const onChain = items[0].token_instances.find((instance: any) => Number(instance.id) % 2 === 0)!;
+    expect(onChain.metadata).toMatchObject({ name: `Demo NFT #${onChain.id}` });
+    expect(onChain.image_url).toEqual(onChain.metadata.image);
+    expect(onChain.external_app_url).toEqual(onChain.metadata.external_url);
+    expect(items[0].token_instances.find((instance: any) => instance.id === highlights.nftIpfsMetadataId)?.metadata ?? null).toBeNull();
+    const heldIds = expected.multiBalances.filter((b) => b.owner === accounts.alice && b.amount !== '0');
+    expect(items[1]).toMatchObject({ amount: String(heldIds.length), token: { type: 'ERC-1155', name: 'Demo Multi', symbol: 'DMULTI' } });
+  });
+});
+
+describe('an unknown address', () => {
+  it('answers 200 with no items and a null cursor, after one Query', async () => {
+    const unknown = keyless('never used');
+    for (const endpoint of ['tokens', 'nft/collections'] as const) {
+      for (const type of [undefined, 'ERC-20', 'ERC-721,ERC-1155']) {
+        const response = await explorerGet(unknown, endpoint, { type });
+        expect(response.body).toEqual({ items: [], next_page_params: null });
+        expectPageCost(response.calls, { batchGet: false });
+      }
+    }
+  });
+});
+
+describe('paging while new blocks are ingested', () => {
+  it('E1: the next page from a cursor holds the rest, with no gap and no repeat', async () => {
+    const before = itemsOf(await allPages(bigHolder, 'tokens')).map((item) => item.token_id);
+    const first = await explorerGet(bigHolder, 'tokens');
+    await mintBatch(bigHolder, [2100n], [10n ** 22n]);
+    await chain.ingest();
+    const rest = itemsOf(await allPages(bigHolder, 'tokens', nextQuery({}, first.body.next_page_params!)));
+    expect([...first.body.items, ...rest].map((item) => item.token_id)).toEqual(before);
+    expect(itemsOf(await allPages(bigHolder, 'tokens')).map((item) => item.token_id)).toEqual(['2100', ...before]);
+  });
+
+  it('E2: the next page from a cursor holds the rest, with no gap and no repeat', async () => {
+    const before = itemsOf(await allPages(collector, 'nft/collections')).map((item) => item.token.address);
+    const first = await explorerGet(collector, 'nft/collections');
+    await mintNft(nftContracts[0], collector, 2n);
+    await mintBatch(collector, [9n], [1n]);
+    await chain.ingest();
+    const rest = itemsOf(await allPages(collector, 'nft/collections', nextQuery({}, first.body.next_page_params!)));
+    expect([...first.body.items, ...rest].map((item) => item.token.address)).toEqual(before);
+    expect(rest.at(-1).amount).toBe('3');
+  });
+});

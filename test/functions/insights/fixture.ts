@@ -1,0 +1,233 @@
+/**
+ * The data every insights integration test reads: TWO real anvil chains with different chain ids,
+ * ingested into the test file's table by the real ingest.
+ *  - chain A (31337): the demo chain (test/support/demo-chain.ts), one block a second or faster;
+ *  - chain B (8453): the same demo contracts and plan, with blocks 3 h 7 min 11 s apart (so time
+ *    buckets differ), plus this file's own activity: calls of a code-less "sink" contract with
+ *    calldata of every ABI value kind (one over 1 KB), and logs of well-known and unknown events
+ *    from small "emitter" contracts (one per topic count, including a log with data over 1 KB).
+ * Emitters run `LOGn(topics = calldata[0 .. 32n], data = calldata[32n ..])`; the sink accepts anything.
+ */
+import {
+  concat,
+  createPublicClient,
+  createWalletClient,
+  encodeAbiParameters,
+  encodeEventTopics,
+  encodeFunctionData,
+  http,
+  parseAbi,
+  parseAbiItem,
+  type AbiEvent,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createChainClient } from '../../../shared/chain/client';
+import { ingestRange, registerChain } from '../../../shared/ingest/ingest';
+import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
+import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../../../scripts/lib/demo-activity';
+import { startDemoChain } from '../../support/demo-chain';
+
+export const CHAIN_A = 31337;
+export const CHAIN_B = 8453;
+/** Seconds between chain B's blocks. */
+export const CHAIN_B_BLOCK_INTERVAL = 3 * 3600 + 7 * 60 + 11;
+
+/** The function the sink is called with: one parameter of every ABI value kind. */
+export const SINK_FUNCTION = parseAbiItem(
+  'function configure(uint8 level, int24 tick, uint48 window, uint64 nonce, uint128 liquidity, uint256 amount, int256 delta, bool enabled, address owner, bytes payload, bytes32 salt, string label, uint256[] ids, (uint16 weight, address account) entry)',
+);
+export const SINK_SIGNATURE_TEXT =
+  'configure(uint8 level,int24 tick,uint48 window,uint64 nonce,uint128 liquidity,uint256 amount,int256 delta,bool enabled,address owner,bytes payload,bytes32 salt,string label,uint256[] ids,(uint16 weight,address account) entry)';
+
+export interface SinkCall {
+  hash: Hash;
+  args: readonly unknown[];
+  input: Hex;
+  blockNumber: number;
+}
+
+export interface EmittedLog {
+  name: string;
+  event: AbiEvent;
+  emitter: Address;
+  hash: Hash;
+  blockNumber: number;
+  topics: Hex[];
+  data: Hex;
+  /** Values as emitted. */
+  args: Record<string, unknown>;
+}
+
+export const WELL_KNOWN = {
+  deposit: parseAbiItem('event Deposit(address indexed dst, uint256 wad)'),
+  withdrawal: parseAbiItem('event Withdrawal(address indexed src, uint256 wad)'),
+  v2Swap: parseAbiItem('event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)'),
+  v2Mint: parseAbiItem('event Mint(address indexed sender, uint256 amount0, uint256 amount1)'),
+  v2Burn: parseAbiItem('event Burn(address indexed sender, uint256 amount0, uint256 amount1, address indexed to)'),
+  v3Swap: parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)'),
+  v3Mint: parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
+  v3Burn: parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
+  approvalForAll: parseAbiItem('event ApprovalForAll(address indexed owner, address indexed operator, bool approved)'),
+  nftApproval: parseAbiItem('event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId)'),
+} as const;
+
+/** An event no built-in ABI knows (decoded null until an operator registers it). */
+export const UNKNOWN_EVENT = parseAbiItem('event Pinged(address indexed who, uint64 round, string note)');
+
+export interface ChainB {
+  chainId: number;
+  anvil: Anvil;
+  manifest: DemoManifest;
+  client: PublicClient;
+  sink: Address;
+  sinkCalls: SinkCall[];
+  /** Emitter address by topic count (2, 3, 4). */
+  emitters: Record<2 | 3 | 4, Address>;
+  logs: EmittedLog[];
+}
+
+export interface InsightsFixture {
+  a: { chainId: number; anvil: Anvil; manifest: DemoManifest; client: PublicClient };
+  b: ChainB;
+  stop(): Promise<void>;
+}
+
+/** Starts both chains, runs their activity and ingests both into the current TABLE_NAME. */
+export async function startInsightsFixture(): Promise<InsightsFixture> {
+  const [demoA, b] = await Promise.all([startDemoChain({ chainId: CHAIN_A }), startChainB()]);
+  const a = { chainId: CHAIN_A, anvil: demoA.anvil, manifest: demoA.manifest, client: createPublicClient({ transport: http(demoA.anvil.rpcUrl) }) as PublicClient };
+  const quiet = { info: () => {}, warn: () => {} };
+  await Promise.all(
+    [a, b].map(async (chain) => {
+      await registerChain(chain.chainId, 0);
+      await ingestRange({ chainId: chain.chainId, client: createChainClient(chain.anvil.rpcUrl), log: quiet });
+    }),
+  );
+  return { a, b, stop: async () => void (await Promise.all([demoA.stop(), b.anvil.stop()])) };
+}
+
+async function startChainB(): Promise<ChainB> {
+  const anvil = await startAnvil({ chainId: CHAIN_B });
+  try {
+    const client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 20 }) as PublicClient;
+    await client.request({ method: 'anvil_setBlockTimestampInterval' as never, params: [CHAIN_B_BLOCK_INTERVAL] as never });
+    const deployment = await deployDemoContracts(anvil.rpcUrl);
+    const manifest = await generateDemoActivity(anvil.rpcUrl, { deployment });
+    const own = await ownActivity(anvil.rpcUrl, client);
+    return { chainId: CHAIN_B, anvil, manifest, client, ...own };
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+}
+
+/** Init code that deploys `runtime` as is. */
+function deployCode(runtime: Hex): Hex {
+  const length = (runtime.length - 2) / 2;
+  const size = length.toString(16).padStart(2, '0');
+  return `0x60${size}600c60003960${size}6000f3${runtime.slice(2)}` as Hex;
+}
+
+/** Runtime code: LOGn with topics = calldata[0..32n], data = calldata[32n..]. */
+function emitterRuntime(topics: number): Hex {
+  const byte = (value: number) => value.toString(16).padStart(2, '0');
+  let code = '';
+  for (let index = topics - 1; index >= 0; index -= 1) code += `60${byte(32 * index)}35`; // PUSH1 32i CALLDATALOAD
+  code += `60${byte(32 * topics)}3603`; // size = CALLDATASIZE - 32n
+  code += `8060${byte(32 * topics)}600037`; // CALLDATACOPY(0, 32n, size)
+  code += `6000${byte(0xa0 + topics)}00`; // LOGn(0, size, topics...) STOP
+  return `0x${code}` as Hex;
+}
+
+async function ownActivity(rpcUrl: string, client: PublicClient) {
+  const account = privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]);
+  const wallet = createWalletClient({ account, transport: http(rpcUrl), chain: null });
+  const chain = { id: CHAIN_B, name: 'b', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
+  const send = async (to: Address | null, data: Hex) => {
+    const hash = await wallet.sendTransaction({ chain, to, data, gas: 3_000_000n } as Parameters<typeof wallet.sendTransaction>[0]);
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== 'success') throw new Error(`fixture transaction ${hash} reverted`);
+    return receipt;
+  };
+  const deploy = async (runtime: Hex) => (await send(null, deployCode(runtime))).contractAddress as Address;
+
+  const sink = await deploy('0x00');
+  const emitters = { 2: await deploy(emitterRuntime(2)), 3: await deploy(emitterRuntime(3)), 4: await deploy(emitterRuntime(4)) };
+
+  const owner = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+  const sinkArgs: readonly (readonly unknown[])[] = [
+    [7, -120, 281_474_976_710_655, 18_000_000_000_000_000_000n, 2n ** 127n + 5n, 2n ** 255n + 12345n, -(2n ** 200n), true, owner, '0xdeadbeef', `0x${'ab'.repeat(32)}`, 'hello sink', [1n, 2n ** 70n], { weight: 65_535, account: owner }],
+    [255, 8_388_607, 0, 1n, 0n, 1n, 42n, false, '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', `0x${'11'.repeat(1200)}`, `0x${'00'.repeat(31)}01`, '', [], { weight: 0, account: '0x0000000000000000000000000000000000000000' }],
+  ];
+  const sinkCalls: SinkCall[] = [];
+  for (const args of sinkArgs) {
+    const input = encodeFunctionData({ abi: [SINK_FUNCTION], functionName: 'configure', args: args as never });
+    const receipt = await send(sink, input);
+    sinkCalls.push({ hash: receipt.transactionHash, args, input, blockNumber: Number(receipt.blockNumber) });
+  }
+
+  const someone = '0x90f79bf6eb2c4f870365e785982e1f101e93b906';
+  const emissions: { name: string; event: AbiEvent; args: Record<string, unknown> }[] = [
+    { name: 'deposit', event: WELL_KNOWN.deposit, args: { dst: owner, wad: 10n ** 18n } },
+    { name: 'withdrawal', event: WELL_KNOWN.withdrawal, args: { src: owner, wad: 5n * 10n ** 17n } },
+    { name: 'v2Swap', event: WELL_KNOWN.v2Swap, args: { sender: owner, amount0In: 1000n, amount1In: 0n, amount0Out: 0n, amount1Out: 997n, to: someone } },
+    { name: 'v2Mint', event: WELL_KNOWN.v2Mint, args: { sender: owner, amount0: 5000n, amount1: 7000n } },
+    { name: 'v2Burn', event: WELL_KNOWN.v2Burn, args: { sender: owner, amount0: 50n, amount1: 70n, to: someone } },
+    { name: 'v3Swap', event: WELL_KNOWN.v3Swap, args: { sender: owner, recipient: someone, amount0: -123456789n, amount1: 987654321n, sqrtPriceX96: 2n ** 96n, liquidity: 10n ** 20n, tick: -887272 } },
+    { name: 'v3Mint', event: WELL_KNOWN.v3Mint, args: { sender: someone, owner, tickLower: -600, tickUpper: 600, amount: 10n ** 15n, amount0: 3n, amount1: 4n } },
+    { name: 'v3Burn', event: WELL_KNOWN.v3Burn, args: { owner, tickLower: -600, tickUpper: 600, amount: 10n ** 14n, amount0: 1n, amount1: 2n } },
+    { name: 'approvalForAll', event: WELL_KNOWN.approvalForAll, args: { owner, operator: someone, approved: true } },
+    { name: 'nftApproval', event: WELL_KNOWN.nftApproval, args: { owner, approved: someone, tokenId: 77n } },
+    { name: 'unknown', event: UNKNOWN_EVENT, args: { who: someone, round: 3n, note: 'ping' } },
+    { name: 'unknownLarge', event: UNKNOWN_EVENT, args: { who: owner, round: 4n, note: 'x'.repeat(1500) } },
+  ];
+  const logs: EmittedLog[] = [];
+  for (const emission of emissions) {
+    const topics = encodeEventTopics({ abi: [emission.event], eventName: emission.event.name, args: emission.args } as never) as Hex[];
+    const nonIndexed = emission.event.inputs.filter((input) => !input.indexed);
+    const data = encodeAbiParameters(nonIndexed, nonIndexed.map((input) => emission.args[input.name as string]) as never);
+    const emitter = emitters[topics.length as 2 | 3 | 4];
+    const receipt = await send(emitter, concat([...topics, data]));
+    logs.push({ ...emission, emitter, hash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber), topics, data });
+  }
+  return { sink, sinkCalls, emitters, logs };
+}
+
+/** ERC-20 Transfer events of a token, read with viem (the independent source tests compare with). */
+export const erc20TransferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
+
+// ---------------------------------------------------------------------------------------------------
+// DynamoDB work per request, counted on the real client's middleware stack.
+
+export interface DynamoCall {
+  command: string;
+  input: Record<string, unknown>;
+}
+
+const recorded: DynamoCall[] = [];
+let installed = false;
+
+/** Records every command the process's DynamoDB client sends (from now on). */
+export async function recordDynamoCalls(): Promise<void> {
+  if (installed) return;
+  const { dynamoClient } = await import('../../../shared/db/client');
+  dynamoClient.middlewareStack.add(
+    (next, context) => async (args) => {
+      recorded.push({ command: String(context.commandName), input: args.input as Record<string, unknown> });
+      return next(args);
+    },
+    { step: 'initialize', name: 'insightsTestRecorder' },
+  );
+  installed = true;
+}
+
+/** The commands sent while `work` ran. */
+export async function dynamoCallsOf<T>(work: () => Promise<T>): Promise<{ result: T; calls: DynamoCall[] }> {
+  const start = recorded.length;
+  const result = await work();
+  return { result, calls: recorded.slice(start) };
+}

@@ -1,0 +1,135 @@
+/**
+ * The ingest CLI as a child process (`tsx scripts/ingest.ts`) against the demo chain, killed with
+ * SIGKILL in the middle of writing a block, twice, then restarted: nothing may be lost or
+ * duplicated. The child reaches the embedded DynamoDB through a proxy that watches the requests and
+ * pulls the trigger at a precise point (a BatchWriteItem of a block's items, a balance transaction).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createChainClient } from '../../shared/chain/client';
+import { ensureTable, localClient } from '../../shared/db/local/ensure-table';
+import { ingestRange } from '../../shared/ingest/ingest';
+import { readCursor, readManifest } from '../../shared/ingest/manifest';
+import { getItems } from '../../shared/ingest/table-io';
+import { startDemoChain, type DemoChain } from '../support/demo-chain';
+import { tableSnapshot, useTestTable } from '../support/table';
+import { startHttpProxy, type HttpProxy } from '../shared/ingest/support/proxy';
+import { expectImmutableItems, expectStateMatchesChain, readChainTruth } from '../shared/ingest/support/truth';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const table = useTestTable('cli');
+const CHAIN_ID = 31337;
+let demo: DemoChain;
+let dynamo: HttpProxy;
+
+/** When armed: after `afterCursorMoves` cursor updates, the first request `fires` for kills the child. */
+let trap: { afterCursorMoves: number; fires: (operation: string, body: string) => boolean } | undefined;
+let cursorMoves = 0;
+let itemBatchesSinceManifest = 0;
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  demo = await startDemoChain({ chainId: CHAIN_ID });
+  dynamo = await startHttpProxy(process.env.DYNAMODB_ENDPOINT!, ({ headers, body }) => {
+    const operation = String(headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    const text = body.toString();
+    if (operation === 'UpdateItem' && text.includes('"CURSOR"')) cursorMoves += 1;
+    if (trap && cursorMoves >= trap.afterCursorMoves && trap.fires(operation, text)) {
+      trap = undefined;
+      child?.kill('SIGKILL');
+      return 'hang'; // this request never reaches the table
+    }
+    return 'forward';
+  });
+}, 120_000);
+
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await dynamo?.close();
+  await demo?.stop();
+});
+
+function runCli(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+  cursorMoves = 0;
+  itemBatchesSinceManifest = 0;
+  return new Promise((resolve) => {
+    let output = '';
+    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/ingest.ts', '--rpc-url', demo.anvil.rpcUrl, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.url, TABLE_NAME: table.name, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code, signal) => resolve({ code, signal, output }));
+  });
+}
+
+test('killed twice mid-block and restarted, the CLI loses nothing and duplicates nothing', async () => {
+  const head = demo.manifest.blocks.last;
+  const args = ['--from-block', '0', '--to-block', String(head)];
+
+  // 1. Killed on the second chunk of a block's items (its manifest and first chunk are written).
+  trap = {
+    afterCursorMoves: 30,
+    fires: (operation, body) => {
+      if (operation !== 'BatchWriteItem') return false;
+      if (body.includes('"manifest"')) {
+        itemBatchesSinceManifest = 0;
+        return false;
+      }
+      itemBatchesSinceManifest += 1;
+      return itemBatchesSinceManifest === 2 && body.includes('"tokenTransfer"');
+    },
+  };
+  const first = await runCli(args);
+  expect(first.signal).toBe('SIGKILL');
+  const cursor = (await readCursor(CHAIN_ID))!;
+  expect(cursor.blockNumber).toBeLessThan(head);
+  const manifest = (await readManifest(CHAIN_ID, cursor.blockNumber + 1))!;
+  expect(manifest, 'the half-written block has its manifest').toBeDefined();
+  const present = await getItems(manifest.items);
+  expect(present.size, 'some of its items are written').toBeGreaterThan(0);
+  expect(present.size, 'and some are not').toBeLessThan(new Set(manifest.items.map((key) => `${key.pk}\n${key.sk}`)).size);
+
+  // 2. Restarted, then killed inside a balance transition (TransactWriteItems) further on.
+  trap = { afterCursorMoves: 25, fires: (operation) => operation === 'TransactWriteItems' };
+  const second = await runCli(args);
+  expect(second.signal).toBe('SIGKILL');
+  const later = (await readCursor(CHAIN_ID))!;
+  expect(later.blockNumber).toBeGreaterThan(cursor.blockNumber);
+  expect(later.blockNumber).toBeLessThan(head);
+
+  // 3. Restarted without interruption: runs to the end.
+  const third = await runCli(args);
+  expect(third.code, third.output).toBe(0);
+  expect(third.output).toMatch(new RegExp(`cursor at block ${head}`));
+
+  const truth = await readChainTruth(demo.anvil.rpcUrl, 0, head);
+  await expectImmutableItems(table.name, truth);
+  await expectStateMatchesChain(table.name, truth, demo.anvil.rpcUrl);
+
+  // Exactly the table one uninterrupted run writes.
+  const fresh = `${table.name}-fresh`;
+  await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), fresh);
+  process.env.TABLE_NAME = fresh;
+  try {
+    await ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), from: 0, to: head });
+  } finally {
+    process.env.TABLE_NAME = table.name;
+  }
+  expect(await tableSnapshot(table.name)).toEqual(await tableSnapshot(fresh));
+});
+
+test('bad arguments fail with a message and write nothing', async () => {
+  const before = await tableSnapshot(table.name);
+  const wrongChain = await runCli(['--chain-id', '5']);
+  expect(wrongChain.code).toBe(1);
+  expect(wrongChain.output).toMatch(/does not match the node's eth_chainId 31337/);
+  const gap = await runCli(['--from-block', String(demo.manifest.blocks.last + 5)]);
+  expect(gap.code).toBe(1);
+  expect(gap.output).toMatch(/would leave a gap/);
+  expect(await tableSnapshot(table.name)).toEqual(before);
+});

@@ -1,0 +1,181 @@
+/**
+ * The ingest against a real anvil running the demo activity (ERC-20/721/1155, factory creations,
+ * internal value transfers, self-destructs, reverts): the table must hold exactly what the chain
+ * says, in every range, and a second run must change nothing. Also the node fallbacks: a node
+ * without eth_getBlockReceipts / debug tracing (receipts one by one, parity traces) and a node with
+ * no tracer at all.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createChainClient } from '../../../shared/chain/client';
+import { addressKeys, nftKeys, transactionKeys } from '../../../shared/db/keys';
+import { ingestRange } from '../../../shared/ingest/ingest';
+import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
+import { readCursor } from '../../../shared/ingest/manifest';
+import { getItem, queryRange } from '../../../shared/ingest/table-io';
+import { startDemoChain, type DemoChain } from '../../support/demo-chain';
+import { tableSnapshot, useTestTable } from '../../support/table';
+import { ensureTable, localClient } from '../../../shared/db/local/ensure-table';
+import { startRpcProxy } from './support/proxy';
+import { expectImmutableItems, expectStateMatchesChain, readChainTruth, type ChainTruth } from './support/truth';
+
+const table = useTestTable('ingest');
+const CHAIN_ID = 31337;
+let demo: DemoChain;
+let truth: ChainTruth;
+let head: number;
+const events: BlockIngestedEvent[] = [];
+
+/** Runs `work` against another table of the same embedded DynamoDB. */
+async function inTable<T>(name: string, work: () => Promise<T>): Promise<T> {
+  await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), name);
+  const previous = process.env.TABLE_NAME;
+  process.env.TABLE_NAME = name;
+  try {
+    return await work();
+  } finally {
+    process.env.TABLE_NAME = previous;
+  }
+}
+
+beforeAll(async () => {
+  demo = await startDemoChain({ chainId: CHAIN_ID });
+  head = demo.manifest.blocks.last;
+  truth = await readChainTruth(demo.anvil.rpcUrl, 0, head);
+  const result = await ingestRange({
+    chainId: CHAIN_ID,
+    client: createChainClient(demo.anvil.rpcUrl),
+    from: 0,
+    to: head,
+    listeners: [(event) => void events.push(event)],
+  });
+  expect(result.advanced).toBe(head + 1);
+}, 120_000);
+
+afterAll(async () => {
+  await demo?.stop();
+});
+
+describe('a demo chain ingested from block 0', () => {
+  test('every transaction, log, internal transaction and token transfer is stored once, in exactly the ranges it belongs to', async () => {
+    expect(truth.transfers.some((t) => t.standard === 'ERC-1155' && t.batchIndex > 0)).toBe(true);
+    expect(truth.calls.length).toBeGreaterThan(0);
+    await expectImmutableItems(table.name, truth);
+  });
+
+  test('balances, holder counts, NFT owners and collections equal what the chain says at the head', async () => {
+    await expectStateMatchesChain(table.name, truth, demo.anvil.rpcUrl);
+    // And what the demo plan says it did.
+    for (const [holder, value] of Object.entries(demo.manifest.expected.tokenBalances)) {
+      const item = await getItem(addressKeys.balance(CHAIN_ID, holder, demo.manifest.contracts.token));
+      expect(item?.value ?? '0', `DEMO balance of ${holder}`).toBe(value);
+    }
+    const nft = demo.manifest.contracts.nft;
+    for (const [id, owner] of Object.entries(demo.manifest.expected.nftOwners)) {
+      const instance = await getItem(nftKeys.instance(CHAIN_ID, nft, BigInt(id)));
+      expect(instance?.owner ?? null).toBe(owner?.toLowerCase() ?? null);
+    }
+  });
+
+  test('the cursor is on the head and the chain is registered', async () => {
+    const cursor = await readCursor(CHAIN_ID);
+    expect(cursor).toMatchObject({ blockNumber: head, blockHash: truth.blocks.at(-1)!.hash, firstBlock: 0 });
+    const snapshot = await tableSnapshot(table.name);
+    expect(snapshot.find((item) => item.pk === 'CHAINS')).toMatchObject({ chainId: CHAIN_ID, firstBlock: 0 });
+  });
+
+  test('revert reasons, transaction types, internal transaction types and NFT metadata', async () => {
+    const get = async (hash: string) => (await getItem(transactionKeys.transaction(CHAIN_ID, hash)))!;
+    const { highlights, transactionsByKind, contracts } = demo.manifest;
+    expect((await get(highlights.alwaysReverts.hash)).revertReason).toBe(highlights.alwaysReverts.reason);
+    // A custom error (not Error/Panic) is kept as its raw revert data.
+    expect((await get(highlights.customErrorRevert.hash)).revertReason).toMatch(/^0x[0-9a-f]{8}/);
+    const tokenDeployment = await get(truth.transactions.find((tx) => tx.created === contracts.token.toLowerCase())!.hash);
+    expect(tokenDeployment.transactionTypes).toEqual(expect.arrayContaining(['contract_creation', 'token_creation']));
+    const factoryDeployment = await get(truth.transactions.find((tx) => tx.created === contracts.factory.toLowerCase())!.hash);
+    expect(factoryDeployment.transactionTypes).toEqual(['contract_creation']);
+    expect((await get(transactionsByKind.nativeTransfer[0])).transactionTypes).toEqual(['coin_transfer']);
+    expect((await get(transactionsByKind.tokenTransfer[0])).transactionTypes).toEqual(['token_transfer', 'contract_call']);
+
+    const internals = async (hash: string) => queryRange(transactionKeys.transactionInternalTransactionsRange(CHAIN_ID, hash));
+    const create2 = await internals(highlights.factoryCreate2.hash);
+    expect(create2.find((call) => call.type === 'create2')?.createdContract).toBe(highlights.factoryCreate2.child.toLowerCase());
+    expect((await internals(highlights.vaultSelfdestruct.hash)).some((call) => call.type === 'selfdestruct' && call.to === highlights.vaultSelfdestruct.beneficiary.toLowerCase())).toBe(true);
+    const bestEffort = await internals(highlights.splitBestEffort.hash);
+    expect(bestEffort.find((call) => call.to === contracts.reverter.toLowerCase())).toMatchObject({ success: false, value: highlights.splitBestEffort.refused.amount });
+    expect((await get(highlights.splitBestEffort.hash)).hasErrorInInternalTransactions).toBe(true);
+    // Indexes follow Blockscout: depth first from 1 (0 is the transaction's own call).
+    expect(bestEffort.map((call) => call.index)).toEqual(bestEffort.map((_, position) => position + 1));
+
+    const onChain = (await getItem(nftKeys.instance(CHAIN_ID, contracts.nft, BigInt(highlights.nftOnChainMetadataId))))!;
+    expect(onChain.metadataStatus).toBe('resolved');
+    expect(JSON.parse(onChain.metadataJson as string)).toMatchObject({ name: `Demo NFT #${highlights.nftOnChainMetadataId}` });
+    const ipfs = (await getItem(nftKeys.instance(CHAIN_ID, contracts.nft, BigInt(highlights.nftIpfsMetadataId))))!;
+    expect(ipfs).toMatchObject({ metadataStatus: 'unresolved', metadataJson: null });
+    expect(ipfs.tokenUri).toMatch(/^ipfs:\/\//);
+  });
+
+  test('token symbols resolve to their token; the token item carries its details', async () => {
+    const token = demo.manifest.contracts.token.toLowerCase();
+    const snapshot = await tableSnapshot(table.name);
+    const tokenItem = snapshot.find((item) => item.pk === addressKeys.address(CHAIN_ID, token).pk)!;
+    expect(tokenItem).toMatchObject({ tokenType: 'ERC-20', tokenDecimals: 18, isContract: true });
+    const name = snapshot.find((item) => item.pk === addressKeys.name(CHAIN_ID, String(tokenItem.tokenSymbol)).pk)!;
+    expect([...(name.addresses as Set<string>)]).toEqual([token]);
+    expect(snapshot.find((item) => item.pk === addressKeys.address(CHAIN_ID, demo.manifest.contracts.multi).pk)).toMatchObject({ tokenType: 'ERC-1155' });
+  });
+
+  test('block listeners saw every block once, with its ERC-20 and native transfers', () => {
+    expect(events.map((event) => event.block.number)).toEqual(truth.blocks.map((block) => block.number));
+    expect(events.flatMap((event) => event.erc20Transfers).length).toBe(truth.transfers.filter((t) => t.standard === 'ERC-20').length);
+    const split = demo.manifest.highlights.split;
+    const native = events.flatMap((event) => event.nativeTransfers).filter((t) => t.transactionHash === split.hash && t.internalIndex !== null);
+    expect(native.map((t) => [t.to, t.value])).toEqual(split.payments.map((p) => [p.to.toLowerCase(), p.amount]));
+  });
+
+  test('ingesting the same range again leaves identical items', async () => {
+    const before = await tableSnapshot(table.name);
+    const result = await ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), from: 0, to: head });
+    expect(result).toMatchObject({ advanced: 0, repaired: head + 1, reorgs: 0 });
+    expect(await tableSnapshot(table.name)).toEqual(before);
+  });
+});
+
+describe('nodes with fewer RPC methods', () => {
+  test('without eth_getBlockReceipts and debug_traceBlockByNumber: per-transaction receipts and trace_block give the same items', async () => {
+    const proxy = await startRpcProxy(demo.anvil.rpcUrl, { unsupportedMethods: ['eth_getBlockReceipts', 'debug_traceBlockByNumber'] });
+    try {
+      const name = `${table.name}-parity`;
+      await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, to: head }));
+      expect(proxy.calls.get('trace_block')).toBeGreaterThan(0);
+      expect(proxy.calls.get('eth_getTransactionReceipt')).toBeGreaterThan(0);
+      await expectImmutableItems(name, truth);
+      const main = await tableSnapshot(table.name);
+      const parity = await tableSnapshot(name);
+      const view = (items: Record<string, any>[]) =>
+        items.map((item) =>
+          item.kind === 'internalTransaction'
+            ? { pk: item.pk, sk: item.sk, type: item.type, callType: item.callType, from: item.from, to: item.to, value: item.value, success: item.success }
+            : item.kind === 'transaction'
+              ? { pk: item.pk, sk: item.sk, revertReason: item.revertReason, types: item.transactionTypes }
+              : { pk: item.pk, sk: item.sk },
+        );
+      expect(view(parity)).toEqual(view(main));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('without any tracer: no internal transactions, everything else stored, revert reasons by replay', async () => {
+    const proxy = await startRpcProxy(demo.anvil.rpcUrl, { unsupportedMethods: ['debug_traceBlockByNumber', 'trace_block'] });
+    try {
+      const name = `${table.name}-notrace`;
+      await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, to: head }));
+      await expectImmutableItems(name, truth, { traces: false });
+      const items = await tableSnapshot(name);
+      const reverted = items.find((item) => item.sk === 'TX' && item.hash === demo.manifest.highlights.alwaysReverts.hash);
+      expect(reverted).toMatchObject({ revertReason: demo.manifest.highlights.alwaysReverts.reason, tracesAvailable: false });
+    } finally {
+      await proxy.close();
+    }
+  });
+});
