@@ -1,12 +1,13 @@
 /**
  * The ingest CLI: `npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N]
- * [--follow] [--poll-interval MS]`. Writes into the table the configuration names (TABLE_NAME,
+ * [--repair] [--follow] [--poll-interval MS]`. Writes into the table the configuration names (TABLE_NAME,
  * DYNAMODB_ENDPOINT; with a local endpoint the table is created when missing), through the same code
  * path as the scheduled Lambda (shared/ingest). Shows a progress bar with blocks per second.
  *
  * --chain-id     checked against eth_chainId (which is the default)
  * --from-block   first block (default: the block after the cursor, or 0 on an empty table);
- *                blocks at or below the cursor are re-written (repair)
+ *                blocks at or below the cursor are complete and skipped, unless --repair
+ * --repair       write the blocks from --from-block up to the cursor again (identical items)
  * --to-block     last block (default: the head when the run starts)
  * --follow       after the range, keep polling for new blocks every --poll-interval ms (default 1000)
  *                until Ctrl-C
@@ -17,8 +18,9 @@ import { createChainClient } from '../shared/chain/client';
 import { platformConfig } from '../shared/config';
 import { ensureTable, localClient } from '../shared/db/local/ensure-table';
 import { ChainIngest, type IngestLog } from '../shared/ingest/ingest';
+import { readCursor } from '../shared/ingest/manifest';
 
-const USAGE = 'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--follow] [--poll-interval MS]';
+const USAGE = 'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -34,6 +36,7 @@ async function main(): Promise<void> {
       'from-block': { type: 'string' },
       'to-block': { type: 'string' },
       follow: { type: 'boolean', default: false },
+      repair: { type: 'boolean', default: false },
       'poll-interval': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
   );
   const log: IngestLog = {
     info: () => undefined,
-    warn: (message, details) => bar.log(`warning: ${message} ${details ? JSON.stringify(details) : ''}\n`),
+    warn: (message, details) => console.error(`\nwarning: ${message} ${details ? JSON.stringify(details) : ''}`),
   };
   const started = Date.now();
   let done = 0;
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
     log,
     onBlock: ({ blockNumber, mode }) => {
       done += 1;
+      if (done > bar.getTotal()) bar.setTotal(done); // following the head: the total grows
       const seconds = Math.max(0.001, (Date.now() - started) / 1000);
       bar.update(done, { block: blockNumber, speed: (done / seconds).toFixed(1), mode });
     },
@@ -79,16 +83,16 @@ async function main(): Promise<void> {
 
   const head = Number(await ingest.head());
   const last = toBlock ?? head;
-  const first = fromBlock ?? 0;
+  const cursor = await readCursor(chainId);
+  const first = values.repair ? (fromBlock ?? 0) : Math.max(fromBlock ?? 0, cursor ? cursor.blockNumber + 1 : 0);
   bar.start(Math.max(1, last - first + 1), 0, { chainId, block: '-', speed: '0.0', mode: 'starting' });
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const result = await ingest.ingestRange({ from: fromBlock, to: last });
+    const result = await ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair });
     if (values.follow) {
-      bar.setTotal(Number.MAX_SAFE_INTEGER);
       await ingest.follow({ intervalMs: pollInterval, signal: controller.signal, firstBlock: first });
     }
     bar.stop();

@@ -9,9 +9,9 @@
  *      (state.ts), then call the block listeners;
  *   4. move the cursor with a conditional update.
  * A block whose parent hash is not the cursor's hash starts the reorg procedure (reorg.ts).
- * Blocks at or below the cursor can be ingested again (a repair run): their immutable items and
- * manifest are rewritten identically and the state items, which hold values of later blocks, are
- * left alone.
+ * Blocks at or below the cursor are skipped, or ingested again on request (`repair`): their
+ * immutable items and manifest are rewritten identically and the state items, which hold values of
+ * later blocks, are left alone.
  */
 import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
@@ -93,11 +93,11 @@ export class ChainIngest {
 
   /**
    * Ingests blocks `from`..`to` (defaults: the block after the cursor, or 0 on an empty table; the
-   * head). Blocks at or below the cursor are repaired; a `from` past the cursor + 1 is refused (it
-   * would leave a gap). Throws (without moving the cursor past the failed block) when the node keeps
-   * failing.
+   * head). Blocks at or below the cursor are already complete: they are skipped, or with `repair`
+   * written again. A `from` past the cursor + 1 is refused (it would leave a gap). Throws (without
+   * moving the cursor past the failed block) when the node keeps failing.
    */
-  async ingestRange(range: { from?: number; to?: number; deadline?: number } = {}): Promise<IngestResult> {
+  async ingestRange(range: { from?: number; to?: number; deadline?: number; repair?: boolean } = {}): Promise<IngestResult> {
     const result: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: await readCursor(this.chainId) };
     const to = range.to ?? Number(await this.head());
     if (result.cursor) {
@@ -111,7 +111,7 @@ export class ChainIngest {
     if (cursor && range.from !== undefined && range.from > cursor.blockNumber + 1) {
       throw new Error(`chain ${this.chainId}: --from-block ${range.from} would leave a gap after the cursor (block ${cursor.blockNumber})`);
     }
-    if (cursor && range.from !== undefined && range.from <= cursor.blockNumber) {
+    if (cursor && range.repair && range.from !== undefined && range.from <= cursor.blockNumber) {
       const repairTo = Math.min(to, cursor.blockNumber);
       for (let number = range.from; number <= repairTo; number += 1) {
         const bundle = await this.source.fetch(BigInt(number));
@@ -250,7 +250,7 @@ export class ChainIngest {
       if (mode === 'repair') throw new Error(`block ${number}: stored manifest is of another block hash; run a normal ingest first`);
       await this.reorg.undoManifests([previous], number - 1);
     }
-    await writeManifest(this.chainId, { blockNumber: number, blockHash: derived.block.hash, items, touched });
+    await writeManifest(this.chainId, { blockNumber: number, blockHash: derived.block.hash, items, touched }, previous?.chunkCount ?? 0);
     await putItems(items);
     if (mode === 'repair') return;
 
@@ -264,13 +264,14 @@ export class ChainIngest {
       if (info?.symbol) await this.state.registerName(info.symbol, address);
     });
     const tokenName = (token: string): string => tokenInfo(token)?.name ?? '';
+    const prefetched = await this.state.getBalances(derived.balanceTouches);
     await forEachLimited(groupByToken(derived.balanceTouches.map((touch, position) => ({ touch, value: balances[position] }))), STATE_CONCURRENCY, async (group) => {
       for (const { touch, value } of group) {
         if (value === null) {
           this.log.warn('balanceOf did not answer: balance left as is', { chainId: this.chainId, block: number, token: touch.token, holder: touch.holder });
           continue;
         }
-        await this.state.setBalance(touch, value, number, tokenName(touch.token));
+        await this.state.setBalance(touch, value, number, tokenName(touch.token), { prefetched });
       }
     });
     await forEachLimited(groupByToken(erc1155Totals(derived).map((touch) => ({ touch }))), STATE_CONCURRENCY, async (group) => {
@@ -331,8 +332,8 @@ function groupByToken<T extends { touch: { token: string } }>(entries: T[]): T[]
 // Functions for callers that do not keep an ingest object.
 
 /** Ingests a block range into the configured table (see ChainIngest.ingestRange). */
-export function ingestRange(options: IngestOptions & { from?: number; to?: number }): Promise<IngestResult> {
-  return new ChainIngest(options).ingestRange({ from: options.from, to: options.to });
+export function ingestRange(options: IngestOptions & { from?: number; to?: number; repair?: boolean }): Promise<IngestResult> {
+  return new ChainIngest(options).ingestRange({ from: options.from, to: options.to, repair: options.repair });
 }
 
 /** Follows a chain's head until `signal` aborts (see ChainIngest.follow). */

@@ -21,9 +21,12 @@ export interface BlockManifest {
   blockHash: string;
   items: ItemKey[];
   touched: string[];
+  /** Chunks stored (when read from the table). */
+  chunkCount?: number;
 }
 
-export async function writeManifest(chainId: number, manifest: BlockManifest): Promise<void> {
+/** Writes a block's manifest; `storedChunks` is the chunk count of a manifest already there (0: none). */
+export async function writeManifest(chainId: number, manifest: BlockManifest, storedChunks: number): Promise<void> {
   const entries: ({ item: ItemKey } | { touched: string })[] = [
     ...manifest.items.map((item) => ({ item: { pk: item.pk, sk: item.sk } })),
     ...manifest.touched.map((touched) => ({ touched })),
@@ -44,11 +47,10 @@ export async function writeManifest(chainId: number, manifest: BlockManifest): P
       touched: slice.flatMap((entry) => ('touched' in entry ? [entry.touched] : [])),
     });
   }
-  // A previous manifest of the same block with more chunks (it cannot differ otherwise: same hash,
-  // same items) would leave stale chunks: delete them.
-  const existing = await queryRange<ManifestRecord & ItemKey>(chainKeys.manifestRange(chainId, manifest.blockNumber));
-  const stale = existing.filter((record) => record.chunk >= chunkCount);
   await putItems(records);
+  // A previous manifest of the block with more chunks would leave stale chunks: delete them.
+  const stale: ItemKey[] = [];
+  for (let chunk = chunkCount; chunk < storedChunks; chunk += 1) stale.push(chainKeys.manifest(chainId, manifest.blockNumber, chunk));
   if (stale.length > 0) await deleteItems(stale);
 }
 
@@ -61,6 +63,7 @@ export async function readManifest(chainId: number, blockNumber: number): Promis
     blockHash: chunks[0].blockHash,
     items: chunks.flatMap((chunk) => chunk.items),
     touched: chunks.flatMap((chunk) => chunk.touched),
+    chunkCount: chunks.length,
   };
 }
 

@@ -105,12 +105,12 @@ export class Reorg {
     const values = await this.chainState.balances(readable, at);
     const valueOf = new Map(readable.map((e, position) => [e, values[position] ?? 0n]));
     await forEachLimited(byToken(direct), CONCURRENCY, async (group) => {
-      for (const balance of group) await this.state.setBalance(balance, valueOf.get(balance) ?? 0n, ancestor, tokenName(balance.token), true);
+      for (const balance of group) await this.state.setBalance(balance, valueOf.get(balance) ?? 0n, ancestor, tokenName(balance.token), { force: true });
     });
     const totals = balances.filter((e) => e.standard === 'ERC-1155' && e.tokenId === null);
     await forEachLimited(byToken(totals), CONCURRENCY, async (group) => {
       for (const total of group) {
-        await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), ancestor, tokenName(total.token), true);
+        await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), ancestor, tokenName(total.token), { force: true });
       }
     });
 

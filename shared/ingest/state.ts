@@ -185,10 +185,18 @@ export class StateWriter {
    * deletes the balance and its listing entries. Nothing is written when the stored value is
    * already `value`, or (unless `force`, used by reorgs) when the stored item is from a later block.
    */
-  async setBalance(balance: BalanceEntity, value: bigint, blockNumber: number, tokenName: string, force = false): Promise<void> {
-    const key = addressKeys.balance(this.chainId, balance.holder, balance.token, balance.tokenId ?? undefined);
+  async setBalance(
+    balance: BalanceEntity,
+    value: bigint,
+    blockNumber: number,
+    tokenName: string,
+    options: { force?: boolean; prefetched?: Map<string, BalanceRecord> } = {},
+  ): Promise<void> {
+    const force = options.force ?? false;
+    const key = this.balanceKey(balance);
     for (let attempt = 0; ; attempt += 1) {
-      const stored = await getItem<Stored<BalanceRecord>>(key);
+      const stored =
+        attempt === 0 && options.prefetched ? (options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined) : await getItem<Stored<BalanceRecord>>(key);
       if (stored && !force && stored.updatedAtBlock > blockNumber) return;
       const old = stored ? BigInt(stored.value) : 0n;
       if (old === value && (value === 0n || stored?.tokenName === tokenName)) return;
@@ -200,6 +208,15 @@ export class StateWriter {
         if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
       }
     }
+  }
+
+  balanceKey(balance: BalanceEntity): ItemKey {
+    return addressKeys.balance(this.chainId, balance.holder, balance.token, balance.tokenId ?? undefined);
+  }
+
+  /** The stored balance items of many entities in one BatchGetItem, by keyId. */
+  async getBalances(balances: readonly BalanceEntity[]): Promise<Map<string, BalanceRecord>> {
+    return getItems<BalanceRecord>(balances.map((balance) => this.balanceKey(balance)));
   }
 
   private balanceTransition(balance: BalanceEntity, key: ItemKey, stored: Stored<BalanceRecord> | undefined, value: bigint, blockNumber: number, tokenName: string): TransactItem[] {

@@ -55,7 +55,12 @@ export function parseFunctionSignature(text: string): FunctionSignature {
 export function parseSignatureItem(kind: 'function' | 'event', text: string): AbiFunction | AbiEvent | null {
   const body = text.trim().replace(/^(function|event)\s+/, '');
   if (!/^[A-Za-z_$][A-Za-z0-9_$]*\s*\(/.test(body)) return null;
-  const source = kind === 'function' ? body.replace(/\bindexed\b/g, ' ') : body;
+  // viem's parser wants single spaces between a type and its name.
+  const source = (kind === 'function' ? body.replace(/\bindexed\b/g, ' ') : body)
+    .replace(/\s+/g, ' ')
+    .replace(/\( /g, '(')
+    .replace(/ ([),])/g, '$1')
+    .replace(/,(?=\S)/g, ', ');
   try {
     const item = parseAbiItem(`${kind} ${source}`) as AbiFunction | AbiEvent;
     return item.type === kind ? item : null;

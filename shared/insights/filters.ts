@@ -67,7 +67,8 @@ export function filterValueSchema(kind: FilterKind) {
       return v.pipe(
         v.string(),
         v.regex(/^[0-9]{1,78}$/, 'must be a non-negative decimal integer'),
-        v.check((text) => BigInt(text) <= MAX_UINT256, 'must be at most 2^256 - 1'),
+        // Guarded: validation actions still run after the regex fails.
+        v.check((text) => !/^[0-9]{1,78}$/.test(text) || BigInt(text) <= MAX_UINT256, 'must be at most 2^256 - 1'),
         v.transform((text) => BigInt(text)),
       );
     case 'hash':

@@ -12,19 +12,8 @@ export const MAX_LIMIT = 1000;
 export const MAX_PAGE = 20;
 export const MAX_AGGREGATION_PAGE = 500;
 
-/**
- * Items one chain may read for an aggregation, or examine for a bounded check (a filter that has no
- * range of its own, checked on the items of the already-narrowed range). Beyond it the request is a
- * 400 asking for a narrower block range: it never runs long or times out.
- */
-export const MAX_ITEMS_READ_PER_CHAIN = 10_000;
-
-/**
- * `total_items` is a Select COUNT on the list's own key range (and its checks): it transfers no items
- * but still reads them, so it stops after this many items per chain and then reports this number
- * (a lower bound; every page a client can request lies within it).
- */
-export const MAX_COUNTED_ITEMS_PER_CHAIN = 10_000;
+// The bounds of one request's reads (items read for an aggregation or a bounded check, items counted
+// for total_items) are settings: see config.ts.
 
 /** Resolve (I4): latest transactions / events returned per chain. */
 export const RESOLVE_LIST_LIMIT = 20;

@@ -85,7 +85,7 @@ export function tokenTransfersOfOwnerInTokenRange(chainId: number, owner: string
 }
 
 /** N10: token transfers of a transaction, by log index (sort key TT#<log>#<batch>). */
-export function tokenTransfersOfTransactionRange(chainId: number, hash: string, checks: Check[]): RangeRead {
+export function tokenTransfersOfTransactionRange(chainId: number, hash: string, checks: Check[], order: SortOrder): RangeRead {
   const range = transactionKeys.transactionTokenTransfersRange(chainId, hash);
-  return { pk: range.pk, sk: { prefix: range.skPrefix ?? 'TT#' }, checks, order: 'asc' };
+  return { pk: range.pk, sk: { prefix: range.skPrefix ?? 'TT#' }, checks, order };
 }

@@ -7,13 +7,14 @@
  * FilterExpression inside the already-narrowed range. Attribute names come from the fixed mappings of
  * the insights modules and every value travels as an ExpressionAttributeValue: request text never
  * becomes expression text. uint256 attributes (canonical decimal strings) compare exactly by length
- * first, then as strings. A checked read examines at most MAX_ITEMS_READ_PER_CHAIN items (400 beyond).
+ * first, then as strings. A checked read examines at most maxItemsReadPerChain items (config.ts;
+ * 400 beyond), and so does an aggregation's read of the whole range.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { blockKey } from '../db/keys';
 import { BadRequestError } from '../http/errors';
-import { MAX_COUNTED_ITEMS_PER_CHAIN, MAX_ITEMS_READ_PER_CHAIN } from './limits';
+import { insightsConfig } from './config';
 
 export type Item = Record<string, unknown>;
 
@@ -44,11 +45,11 @@ export interface RangeRead {
   order: 'asc' | 'desc';
 }
 
-const NARROW_MESSAGE = `the request would read more than ${MAX_ITEMS_READ_PER_CHAIN} items on one chain; narrow the block range (filter_block_number_gte / _lte or block_number_from / _to)`;
-
 export class RangeTooLargeError extends BadRequestError {
-  constructor(chainId: number) {
-    super(`${NARROW_MESSAGE} (chain ${chainId})`);
+  constructor(chainId: number, bound: number) {
+    super(
+      `the request would read more than ${bound} items on chain ${chainId}; narrow the block range (filter_block_number_gte / _lte, or block_number_from / _to)`,
+    );
   }
 }
 
@@ -109,19 +110,20 @@ function checkExpression(check: Check, index: number, names: Record<string, stri
 /** Items `skip` to `skip + take` of the range, in its order. */
 export async function readPage(chainId: number, read: RangeRead, skip: number, take: number): Promise<Item[]> {
   const wanted = skip + take;
+  const bound = insightsConfig().maxItemsReadPerChain;
   const checked = read.checks.length > 0;
   const input = queryInput(read);
   const items: Item[] = [];
   let examined = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const limit = checked ? MAX_ITEMS_READ_PER_CHAIN + 1 - examined : wanted - items.length;
+    const limit = checked ? bound + 1 - examined : wanted - items.length;
     const result = await db.send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: start }));
     items.push(...((result.Items ?? []) as Item[]));
     examined += result.ScannedCount ?? 0;
     start = result.LastEvaluatedKey;
     if (items.length >= wanted) break;
-    if (checked && examined > MAX_ITEMS_READ_PER_CHAIN) throw new RangeTooLargeError(chainId);
+    if (checked && examined > bound) throw new RangeTooLargeError(chainId, bound);
   } while (start);
   return items.slice(skip, wanted);
 }
@@ -129,35 +131,37 @@ export async function readPage(chainId: number, read: RangeRead, skip: number, t
 /** Every item of the range, for an aggregation: a 400 when there are more than the documented bound. */
 export async function readAll(chainId: number, read: RangeRead): Promise<Item[]> {
   const input = queryInput(read);
+  const bound = insightsConfig().maxItemsReadPerChain;
   const items: Item[] = [];
   let examined = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const result = await db.send(new QueryCommand({ ...input, Limit: MAX_ITEMS_READ_PER_CHAIN + 1 - examined, ExclusiveStartKey: start }));
+    const result = await db.send(new QueryCommand({ ...input, Limit: bound + 1 - examined, ExclusiveStartKey: start }));
     items.push(...((result.Items ?? []) as Item[]));
     examined += result.ScannedCount ?? 0;
     start = result.LastEvaluatedKey;
-    if (examined > MAX_ITEMS_READ_PER_CHAIN) throw new RangeTooLargeError(chainId);
+    if (examined > bound) throw new RangeTooLargeError(chainId, bound);
   } while (start);
   return items;
 }
 
 /**
  * The number of items of the range that pass its checks: Select COUNT on the same key condition and
- * FilterExpression (no item is transferred). Stops after MAX_COUNTED_ITEMS_PER_CHAIN examined items.
+ * FilterExpression (no item is transferred). Stops after maxCountedItemsPerChain examined items.
  */
 export async function countRange(read: RangeRead): Promise<number> {
   const input = queryInput(read);
+  const cap = insightsConfig().maxCountedItemsPerChain;
   let count = 0;
   let examined = 0;
   let start: Record<string, unknown> | undefined;
   do {
     const result = await db.send(
-      new QueryCommand({ ...input, Select: 'COUNT', Limit: MAX_COUNTED_ITEMS_PER_CHAIN - examined, ExclusiveStartKey: start }),
+      new QueryCommand({ ...input, Select: 'COUNT', Limit: cap - examined, ExclusiveStartKey: start }),
     );
     count += result.Count ?? 0;
     examined += result.ScannedCount ?? 0;
     start = result.LastEvaluatedKey;
-  } while (start && examined < MAX_COUNTED_ITEMS_PER_CHAIN);
+  } while (start && examined < cap);
   return count;
 }

@@ -299,6 +299,7 @@ const transferEntries = {
   ...pagingEntries,
   metadata: v.optional(booleanQuery, 'false'),
   include_owners: v.optional(booleanQuery, 'false'),
+  sort_by: listEntries.sort_by,
   group_by: expressionList,
   aggregate: expressionList,
 };
@@ -330,7 +331,7 @@ export type TokenTransfersQuery = v.InferOutput<typeof tokenTransfersQuery>;
 export const transactionTokenTransfersPath = v.strictObject({
   transaction_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'), v.toLowerCase()),
 });
-export const transactionTokenTransfersQuery = transferQuery({ ...transferEntries, token_types: tokenTypes });
+export const transactionTokenTransfersQuery = transferQuery({ ...transferEntries, sort_order: v.optional(sortOrder, 'asc'), token_types: tokenTypes });
 export type TransactionTokenTransfersQuery = v.InferOutput<typeof transactionTokenTransfersQuery>;
 
 export const contractTokenTransfersPath = v.strictObject({ contract_address: addressOrName });

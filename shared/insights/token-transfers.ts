@@ -3,7 +3,7 @@
  *  - I5a by owner (N9): the owner's range for the direction the transfer type implies (mint: `to`,
  *    burn: `from`, otherwise `all`) and the token-type set (its own range), or with a contract the
  *    owner's range in that token; by contract only (N8): the token's range.
- *  - I5b by transaction (N10): the transaction's transfers, by log index.
+ *  - I5b by transaction (N10): the transaction's transfers, by log index (ascending by default).
  *  - I5c by contract (N8).
  * Block bounds are the key condition (timestamps through the block-by-time index). What has no range
  * of its own is a bounded check inside the narrowed range: the zero-address side of a transfer type
@@ -53,9 +53,9 @@ export async function listContractTokenTransfers(contractAddress: string, query:
 
 /** I5b: the transfers of one transaction, by log index. */
 export async function listTransactionTokenTransfers(transactionHash: string, query: TransferQuery, host: string | undefined): Promise<TokenTransfersResponse> {
-  const plan = await planListRequest({ ...query, sort_order: 'asc' }, host, TOKEN_TRANSFER_FIELDS);
+  const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const checks = tokenTypeChecks(query.token_types);
-  return respond(plan, query, async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks), '');
+  return respond(plan, query, async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder), '');
 }
 
 async function transfersOf(query: TransferQuery, host: string | undefined, given: { owner?: AddressOrName; contract?: AddressOrName }): Promise<TokenTransfersResponse> {

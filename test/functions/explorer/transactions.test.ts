@@ -1,12 +1,23 @@
 /**
- * E4 GET /explorer/addresses/{address_hash}/transactions on an ingested demo chain: every field
- * against what the chain itself says (viem), paging 50 + 1, the `to` / `from` filters (a creation in
- * the created contract's `to`), reverted transactions, and paging while new blocks are ingested.
+ * E4 GET /explorer/addresses/{address_hash}/transactions and E5 .../internal-transactions on one
+ * ingested demo chain. Expected listings come from the chain itself (blocks, receipts and call traces
+ * read with viem: chain-oracle.ts): paging 50 + 1, the `to` / `from` filters (a creation in the created
+ * contract's `to`), every field, reverted transactions, creations, self-destructs, a failed internal
+ * call, and paging while new blocks are ingested.
  */
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getAddress, keccak256, parseEther, toBytes, toFunctionSelector, type Address, type Hash } from 'viem';
-import { transactionsResponse } from '../../../shared/explorer/schemas';
+import { internalTransactionsResponse, transactionsResponse } from '../../../shared/explorer/schemas';
+import {
+  chainInternalTransactions,
+  chainTransactions,
+  expectedInternalTransactions,
+  expectedTransactions,
+  internalTransactionKey,
+  type ChainInternal,
+  type ChainTransaction,
+} from './chain-oracle';
 import { allPages, expectPageCost, explorerGet, itemsOf, lower, nextQuery, PAGE_SIZE, useExplorerChain } from './fixtures';
 
 const chain = useExplorerChain('explorer-transactions');
@@ -15,6 +26,20 @@ const chain = useExplorerChain('explorer-transactions');
 const sent: Hash[] = [];
 let sender: Address;
 let receiver: Address;
+/** A keyless address paid 51 times in one transaction by the splitter (51 internal transactions). */
+const payee: Address = getAddress(keccak256(toBytes('explorer internal transactions: payee')).slice(0, 42));
+let splitHash: Hash;
+let transactions: ChainTransaction[];
+let internals: ChainInternal[];
+
+const split = (count: number) =>
+  chain.send('deployer', {
+    to: chain.manifest.contracts.splitter,
+    abi: chain.artifacts.DemoSplitter.abi,
+    functionName: 'split',
+    args: [Array(count).fill(payee), Array.from({ length: count }, (_, i) => BigInt(i + 1))],
+    value: BigInt((count * (count + 1)) / 2),
+  });
 
 beforeAll(async () => {
   const from = chain.extraAccount(5);
@@ -24,8 +49,26 @@ beforeAll(async () => {
     for (let i = 1; i <= 51; i += 1) sent.push(await chain.send(from, { to: receiver, value: BigInt(i) }));
     return sent;
   });
+  splitHash = await split(51);
   await chain.ingest();
+  [transactions, internals] = await Promise.all([chainTransactions(chain.publicClient), chainInternalTransactions(chain.publicClient)]);
 });
+
+/** Every address the demo touched, and those the tests added. */
+const everyAddress = (): Address[] => {
+  const { accounts, contracts, payees, highlights } = chain.manifest;
+  return [
+    ...Object.values(accounts),
+    ...Object.values(contracts),
+    ...Object.values(payees),
+    highlights.factoryCreate.child,
+    highlights.factoryCreate2.child,
+    highlights.ephemeral.address,
+    sender,
+    receiver,
+    payee,
+  ];
+};
 
 /** Newest first: block number desc, then position desc. */
 function expectNewestFirst(items: { block_number: number; position: number }[]): void {
@@ -35,18 +78,7 @@ function expectNewestFirst(items: { block_number: number; position: number }[]):
   }
 }
 
-/** The demo transactions touching an address in a direction, as the demo recorded them. */
-function demoTransactions(address: Address, direction: 'all' | 'to' | 'from'): string[] {
-  return chain.manifest.transactions
-    .filter((tx) => {
-      const isFrom = tx.from === address;
-      const isTo = tx.to === address || tx.createdContract === address;
-      return direction === 'from' ? isFrom : direction === 'to' ? isTo : isFrom || isTo;
-    })
-    .map((tx) => lower(tx.hash));
-}
-
-describe('paging', () => {
+describe('E4 transactions: paging', () => {
   it('gives 51 transactions as a page of 50 and a page of 1 whose next_page_params is null', async () => {
     const first = await explorerGet(sender, 'transactions');
     expect(first.status).toBe(200);
@@ -86,7 +118,7 @@ describe('paging', () => {
     expect(pages[0].body.items).toHaveLength(50);
     expect(items).toHaveLength(chain.manifest.expected.transactionCounts[busy]);
     expect(new Set(items.map((tx) => tx.hash)).size).toBe(items.length);
-    expect(items.map((tx) => tx.hash).sort()).toEqual(demoTransactions(busy, 'all').sort());
+    expect(items.map((tx) => tx.hash)).toEqual(expectedTransactions(transactions, busy, undefined));
     expectNewestFirst(items);
     for (const page of pages) {
       expect(() => v.parse(transactionsResponse, page.body)).not.toThrow();
@@ -95,13 +127,12 @@ describe('paging', () => {
   });
 });
 
-describe('filters', () => {
-  it('from, to and both match the chain for every demo account and contract', async () => {
-    const addresses = [...Object.values(chain.manifest.accounts), ...Object.values(chain.manifest.contracts), ...Object.values(chain.manifest.payees)];
-    for (const address of addresses) {
-      for (const direction of ['all', 'to', 'from'] as const) {
-        const items = itemsOf(await allPages(address, 'transactions', direction === 'all' ? {} : { filter: direction }));
-        expect(items.map((tx) => tx.hash).sort(), `${address} ${direction}`).toEqual(demoTransactions(address, direction).sort());
+describe('E4 transactions: filters', () => {
+  it('from, to and both match the chain for every address', async () => {
+    for (const address of everyAddress()) {
+      for (const filter of [undefined, 'to', 'from'] as const) {
+        const items = itemsOf(await allPages(address, 'transactions', { filter }));
+        expect(items.map((tx) => tx.hash), `${address} ${filter ?? 'all'}`).toEqual(expectedTransactions(transactions, address, filter));
       }
     }
   });
@@ -127,7 +158,7 @@ describe('filters', () => {
   });
 });
 
-describe('fields', () => {
+describe('E4 transactions: fields', () => {
   it('carries every field of a token transfer transaction as the chain has it', async () => {
     const busy = chain.manifest.accounts.busy;
     const hash = chain.manifest.transactionsByKind.tokenTransfer.find((h) => chain.manifest.transactions.find((tx) => tx.hash === h)?.from === busy)!;
@@ -219,20 +250,113 @@ describe('fields', () => {
   });
 });
 
+describe('E5 internal transactions: paging', () => {
+  it('gives 51 internal transactions of one transaction as a page of 50 and a page of 1', async () => {
+    const first = await explorerGet(payee, 'internal-transactions');
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(PAGE_SIZE);
+    expectPageCost(first.calls, { batchGet: true });
+    const cursor = first.body.next_page_params!;
+    expect(Object.keys(cursor).sort()).toEqual(['block_number', 'index', 'items_count', 'transaction_index']);
+    expect(cursor).toMatchObject({ index: 2, items_count: 50 });
+    const second = await explorerGet(payee, 'internal-transactions', nextQuery({}, cursor));
+    expect(second.body.items).toHaveLength(1);
+    expect(second.body.next_page_params).toBeNull();
+    const items = [...first.body.items, ...second.body.items];
+    expect(items.map((item) => item.index)).toEqual(Array.from({ length: 51 }, (_, i) => 51 - i));
+    expect(items.every((item) => item.transaction_hash === lower(splitHash) && item.to.hash === payee)).toBe(true);
+    expect(items.map(internalTransactionKey)).toEqual(expectedInternalTransactions(internals, payee, undefined));
+  });
+
+  it('pages with a filter and keeps it in next_page_params', async () => {
+    const pages = await allPages(payee, 'internal-transactions', { filter: 'to' });
+    expect(pages.map((page) => page.body.items.length)).toEqual([50, 1]);
+    expect(pages[0].body.next_page_params).toMatchObject({ filter: 'to' });
+    expect((await explorerGet(payee, 'internal-transactions', { filter: 'from' })).body).toEqual({ items: [], next_page_params: null });
+  });
+});
+
+describe('E5 internal transactions: filters', () => {
+  it('from, to and both match the traces for every address', async () => {
+    for (const address of everyAddress()) {
+      for (const filter of [undefined, 'to', 'from'] as const) {
+        const pages = await allPages(address, 'internal-transactions', { filter });
+        expect(itemsOf(pages).map(internalTransactionKey), `${address} ${filter ?? 'all'}`).toEqual(expectedInternalTransactions(internals, address, filter));
+        for (const page of pages) expect(() => v.parse(internalTransactionsResponse, page.body)).not.toThrow();
+      }
+    }
+  });
+});
+
+describe('E5 internal transactions: fields', () => {
+  it('shows a value-carrying call as the chain has it', async () => {
+    const { highlights, contracts } = chain.manifest;
+    const payment = highlights.split.payments[0];
+    const item = itemsOf(await allPages(payment.to, 'internal-transactions', { filter: 'to' })).find((i) => i.transaction_hash === lower(highlights.split.hash))!;
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: highlights.split.hash });
+    const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    expect(item).toMatchObject({
+      type: 'call',
+      value: payment.amount,
+      success: true,
+      error: null,
+      block_number: Number(receipt.blockNumber),
+      timestamp: new Date(Number(block.timestamp) * 1000).toISOString().replace('Z', '000Z'),
+      from: { hash: contracts.splitter, is_contract: true },
+      to: { hash: payment.to, is_contract: false },
+      created_contract: null,
+    });
+    expect(item.gas_limit).toMatch(/^[1-9][0-9]*$/);
+  });
+
+  it('shows a failed internal call with success false and its error', async () => {
+    const { highlights, contracts } = chain.manifest;
+    const [failed] = itemsOf(await allPages(contracts.reverter, 'internal-transactions', { filter: 'to' })).filter(
+      (i) => i.transaction_hash === lower(highlights.splitBestEffort.hash),
+    );
+    expect(failed).toMatchObject({ type: 'call', success: false, value: highlights.splitBestEffort.refused.amount, from: { hash: contracts.splitter } });
+    expect(failed.error).toEqual(expect.any(String));
+  });
+
+  it('shows creations (CREATE and CREATE2) with the created contract, listed under it with filter=to', async () => {
+    const { highlights, contracts } = chain.manifest;
+    for (const [creation, type] of [[highlights.factoryCreate, 'create'], [highlights.factoryCreate2, 'create2']] as const) {
+      const [item] = (await explorerGet(creation.child, 'internal-transactions', { filter: 'to' })).body.items;
+      expect(item).toMatchObject({ type, to: null, created_contract: { hash: creation.child, is_contract: true }, from: { hash: contracts.factory, is_contract: true }, transaction_hash: lower(creation.hash) });
+    }
+  });
+
+  it('shows self-destructs with the beneficiary and the value sent', async () => {
+    const { highlights, contracts } = chain.manifest;
+    const { ephemeral, vaultSelfdestruct } = highlights;
+    const fromEphemeral = itemsOf(await allPages(ephemeral.address, 'internal-transactions', { filter: 'from' }));
+    expect(fromEphemeral).toEqual([expect.objectContaining({ type: 'selfdestruct', value: ephemeral.value, to: expect.objectContaining({ hash: ephemeral.beneficiary }) })]);
+    const fromVault = itemsOf(await allPages(contracts.vault, 'internal-transactions', { filter: 'from' }));
+    expect(fromVault.find((i) => i.transaction_hash === lower(vaultSelfdestruct.hash))).toMatchObject({
+      type: 'selfdestruct',
+      value: vaultSelfdestruct.value,
+      to: { hash: vaultSelfdestruct.beneficiary },
+      from: { hash: contracts.vault, is_contract: true },
+    });
+  });
+});
+
 describe('an unknown address', () => {
   it('answers 200 with no items and a null cursor, after one Query', async () => {
     const unknown = getAddress(keccak256(toBytes('explorer transactions: never used')).slice(0, 42));
-    for (const query of [{}, { filter: 'to' }, { filter: 'from' }]) {
-      const response = await explorerGet(unknown, 'transactions', query);
-      expect(response.status).toBe(200);
-      expect(response.body).toEqual({ items: [], next_page_params: null });
-      expectPageCost(response.calls, { batchGet: false });
+    for (const endpoint of ['transactions', 'internal-transactions'] as const) {
+      for (const query of [{}, { filter: 'to' }, { filter: 'from' }]) {
+        const response = await explorerGet(unknown, endpoint, query);
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({ items: [], next_page_params: null });
+        expectPageCost(response.calls, { batchGet: false });
+      }
     }
   });
 });
 
 describe('paging while new blocks are ingested', () => {
-  it('gives the rest of the listing from the cursor, with no gap and no repeat', async () => {
+  it('E4: gives the rest of the listing from the cursor, with no gap and no repeat', async () => {
     const busy = chain.manifest.accounts.busy;
     const before = itemsOf(await allPages(busy, 'transactions'));
     const first = await explorerGet(busy, 'transactions');
@@ -249,5 +373,18 @@ describe('paging while new blocks are ingested', () => {
     expect(now.slice(2).map((tx) => tx.hash)).toEqual(before.map((tx) => tx.hash));
     // The older items gained confirmations as the head moved.
     expect(now[2].confirmations).toBe(before[0].confirmations + 2);
+  });
+
+  it('E5: gives the rest of the listing from the cursor, with no gap and no repeat', async () => {
+    const before = itemsOf(await allPages(payee, 'internal-transactions')).map(internalTransactionKey);
+    const first = await explorerGet(payee, 'internal-transactions');
+    await split(3);
+    await chain.send('deployer', { to: payee, value: parseEther('0.01') });
+    await chain.ingest();
+    const rest = itemsOf(await allPages(payee, 'internal-transactions', nextQuery({}, first.body.next_page_params!)));
+    expect([...first.body.items.map(internalTransactionKey), ...rest.map(internalTransactionKey)]).toEqual(before);
+    const now = itemsOf(await allPages(payee, 'internal-transactions'));
+    expect(now.slice(0, 3).map((item) => item.index)).toEqual([3, 2, 1]);
+    expect(now.slice(3).map(internalTransactionKey)).toEqual(before);
   });
 });

@@ -2,10 +2,11 @@
  * The data every insights integration test reads: TWO real anvil chains with different chain ids,
  * ingested into the test file's table by the real ingest.
  *  - chain A (31337): the demo chain (test/support/demo-chain.ts), one block a second or faster;
- *  - chain B (8453): the same demo contracts and plan, with blocks 3 h 7 min 11 s apart (so time
- *    buckets differ), plus this file's own activity: calls of a code-less "sink" contract with
- *    calldata of every ABI value kind (one over 1 KB), and logs of well-known and unknown events
- *    from small "emitter" contracts (one per topic count, including a log with data over 1 KB).
+ *  - chain B (8453): a second anvil with blocks 3 h 7 min 11 s apart (so time buckets differ) and
+ *    a little activity of its own: the demo ERC-20 (DemoToken, deployed first so it has the same
+ *    address and symbol as on chain A) minted, transferred and burned; calls of a code-less "sink"
+ *    contract with calldata of every ABI value kind (one over 1 KB); and logs of well-known and
+ *    unknown events from small "emitter" contracts (one per topic count, one with data over 1 KB).
  * Emitters run `LOGn(topics = calldata[0 .. 32n], data = calldata[32n ..])`; the sink accepts anything.
  */
 import {
@@ -13,6 +14,7 @@ import {
   createPublicClient,
   createWalletClient,
   encodeAbiParameters,
+  encodeDeployData,
   encodeEventTopics,
   encodeFunctionData,
   http,
@@ -28,7 +30,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClient } from '../../../shared/chain/client';
 import { ingestRange, registerChain } from '../../../shared/ingest/ingest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
-import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../../../scripts/lib/demo-activity';
+import { loadContracts } from '../../../scripts/lib/contracts';
+import type { DemoManifest } from '../../../scripts/lib/demo-activity';
 import { startDemoChain } from '../../support/demo-chain';
 
 export const CHAIN_A = 31337;
@@ -78,10 +81,16 @@ export const WELL_KNOWN = {
 /** An event no built-in ABI knows (decoded null until an operator registers it). */
 export const UNKNOWN_EVENT = parseAbiItem('event Pinged(address indexed who, uint64 round, string note)');
 
-export interface ChainB {
+/** Chain B's ERC-20 activity, in order: [function, args] of DemoToken calls by the deployer or a holder. */
+export interface TokenActivity {
+  token: Address;
+  /** Every Transfer the activity made: from, to, value (mint from zero, burn to zero). */
+  transfers: { from: Address; to: Address; value: bigint; hash: Hash; blockNumber: number }[];
+}
+
+export interface ChainB extends TokenActivity {
   chainId: number;
   anvil: Anvil;
-  manifest: DemoManifest;
   client: PublicClient;
   sink: Address;
   sinkCalls: SinkCall[];
@@ -115,10 +124,8 @@ async function startChainB(): Promise<ChainB> {
   try {
     const client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 20 }) as PublicClient;
     await client.request({ method: 'anvil_setBlockTimestampInterval' as never, params: [CHAIN_B_BLOCK_INTERVAL] as never });
-    const deployment = await deployDemoContracts(anvil.rpcUrl);
-    const manifest = await generateDemoActivity(anvil.rpcUrl, { deployment });
     const own = await ownActivity(anvil.rpcUrl, client);
-    return { chainId: CHAIN_B, anvil, manifest, client, ...own };
+    return { chainId: CHAIN_B, anvil, client, ...own };
   } catch (error) {
     await anvil.stop();
     throw error;
@@ -144,21 +151,40 @@ function emitterRuntime(topics: number): Hex {
 }
 
 async function ownActivity(rpcUrl: string, client: PublicClient) {
-  const account = privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]);
-  const wallet = createWalletClient({ account, transport: http(rpcUrl), chain: null });
   const chain = { id: CHAIN_B, name: 'b', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
-  const send = async (to: Address | null, data: Hex) => {
-    const hash = await wallet.sendTransaction({ chain, to, data, gas: 3_000_000n } as Parameters<typeof wallet.sendTransaction>[0]);
+  const wallets = ANVIL_PRIVATE_KEYS.map((key) => createWalletClient({ account: privateKeyToAccount(key), transport: http(rpcUrl), chain }));
+  const [deployer, busy, alice, bob, carol] = wallets.map((wallet) => wallet.account.address.toLowerCase() as Address);
+  const send = async (to: Address | null, data: Hex, from = 0) => {
+    const hash = await wallets[from].sendTransaction({ to, data, gas: 3_000_000n } as Parameters<(typeof wallets)[number]['sendTransaction']>[0]);
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (receipt.status !== 'success') throw new Error(`fixture transaction ${hash} reverted`);
     return receipt;
   };
-  const deploy = async (runtime: Hex) => (await send(null, deployCode(runtime))).contractAddress as Address;
+  const deploy = async (code: Hex) => (await send(null, code)).contractAddress as Address;
 
-  const sink = await deploy('0x00');
-  const emitters = { 2: await deploy(emitterRuntime(2)), 3: await deploy(emitterRuntime(3)), 4: await deploy(emitterRuntime(4)) };
+  // DemoToken first: the deployer's nonce 0, so the same address as on the demo chain.
+  const artifacts = await loadContracts();
+  const token = await deploy(encodeDeployData({ abi: artifacts.DemoToken.abi, bytecode: artifacts.DemoToken.bytecode, args: [deployer] }));
+  const transfers: TokenActivity['transfers'] = [];
+  const zero = '0x0000000000000000000000000000000000000000' as Address;
+  const tokenCall = async (from: number, functionName: string, args: readonly unknown[], moved: { from: Address; to: Address; value: bigint }) => {
+    const receipt = await send(token, encodeFunctionData({ abi: artifacts.DemoToken.abi, functionName, args } as never), from);
+    transfers.push({ ...moved, hash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber) });
+  };
+  const unit = 10n ** 18n;
+  await tokenCall(0, 'mint', [busy, 500n * unit], { from: zero, to: busy, value: 500n * unit });
+  await tokenCall(0, 'mint', [alice, 70n * unit], { from: zero, to: alice, value: 70n * unit });
+  for (const [index, to] of [alice, bob, carol, alice, bob].entries()) {
+    const value = BigInt(index + 1) * 3n * unit + 1n;
+    await tokenCall(1, 'transfer', [to, value], { from: busy, to, value });
+  }
+  await tokenCall(2, 'transfer', [carol, 9n * unit], { from: alice, to: carol, value: 9n * unit });
+  await tokenCall(0, 'burn', [carol, 2n * unit], { from: carol, to: zero, value: 2n * unit });
 
-  const owner = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+  const sink = await deploy(deployCode('0x00'));
+  const emitters = { 2: await deploy(deployCode(emitterRuntime(2))), 3: await deploy(deployCode(emitterRuntime(3))), 4: await deploy(deployCode(emitterRuntime(4))) };
+
+  const owner = busy;
   const sinkArgs: readonly (readonly unknown[])[] = [
     [7, -120, 281_474_976_710_655, 18_000_000_000_000_000_000n, 2n ** 127n + 5n, 2n ** 255n + 12345n, -(2n ** 200n), true, owner, '0xdeadbeef', `0x${'ab'.repeat(32)}`, 'hello sink', [1n, 2n ** 70n], { weight: 65_535, account: owner }],
     [255, 8_388_607, 0, 1n, 0n, 1n, 42n, false, '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', `0x${'11'.repeat(1200)}`, `0x${'00'.repeat(31)}01`, '', [], { weight: 0, account: '0x0000000000000000000000000000000000000000' }],
@@ -170,7 +196,7 @@ async function ownActivity(rpcUrl: string, client: PublicClient) {
     sinkCalls.push({ hash: receipt.transactionHash, args, input, blockNumber: Number(receipt.blockNumber) });
   }
 
-  const someone = '0x90f79bf6eb2c4f870365e785982e1f101e93b906';
+  const someone = bob;
   const emissions: { name: string; event: AbiEvent; args: Record<string, unknown> }[] = [
     { name: 'deposit', event: WELL_KNOWN.deposit, args: { dst: owner, wad: 10n ** 18n } },
     { name: 'withdrawal', event: WELL_KNOWN.withdrawal, args: { src: owner, wad: 5n * 10n ** 17n } },
@@ -194,7 +220,7 @@ async function ownActivity(rpcUrl: string, client: PublicClient) {
     const receipt = await send(emitter, concat([...topics, data]));
     logs.push({ ...emission, emitter, hash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber), topics, data });
   }
-  return { sink, sinkCalls, emitters, logs };
+  return { token, transfers, sink, sinkCalls, emitters, logs };
 }
 
 /** ERC-20 Transfer events of a token, read with viem (the independent source tests compare with). */

@@ -314,13 +314,14 @@ export async function expectImmutableItems(table: string, truth: ChainTruth, opt
 }
 
 /**
- * State items against the chain at its head: every balance item equals balanceOf (ERC-1155 totals the
+ * State items against the chain at the truth's last block: every balance item equals balanceOf (ERC-1155 totals the
  * sum of the per-id balances), every holder with a positive balance has one, the X1 listing holds
  * each balance once per type set, holder counts, ERC-721 owners and collections agree.
  */
 export async function expectStateMatchesChain(table: string, truth: ChainTruth, rpcUrl: string): Promise<void> {
   const client = publicClient(rpcUrl);
   const { chainId } = truth;
+  const blockNumber = BigInt(truth.blocks.at(-1)!.number);
   const items = (await tableSnapshot(table)) as Record<string, any>[];
   const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));
   const get = (key: { pk: string; sk: string }) => byKey.get(`${key.pk}\n${key.sk}`);
@@ -338,8 +339,8 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
   for (const [id, entry] of touched) {
     const value =
       entry.tokenId === null
-        ? await client.readContract({ address: entry.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [entry.holder as Address] })
-        : await client.readContract({ address: entry.token as Address, abi: erc1155Abi, functionName: 'balanceOf', args: [entry.holder as Address, entry.tokenId] });
+        ? await client.readContract({ address: entry.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [entry.holder as Address], blockNumber })
+        : await client.readContract({ address: entry.token as Address, abi: erc1155Abi, functionName: 'balanceOf', args: [entry.holder as Address, entry.tokenId], blockNumber });
     onChain.set(id, value);
   }
   const totals = new Map<string, bigint>();
@@ -379,7 +380,7 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
   // ERC-721 owners and collections.
   for (const t of truth.transfers.filter((t) => t.standard === 'ERC-721')) {
     const owner = await client
-      .readContract({ address: t.token as Address, abi: erc721Abi, functionName: 'ownerOf', args: [t.tokenId!] })
+      .readContract({ address: t.token as Address, abi: erc721Abi, functionName: 'ownerOf', args: [t.tokenId!], blockNumber })
       .then((o) => o.toLowerCase(), () => null);
     expect(get(nftKeys.instance(chainId, t.token, t.tokenId!))?.owner ?? null, `owner of ${t.token} #${t.tokenId}`).toBe(owner);
   }

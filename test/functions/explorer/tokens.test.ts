@@ -1,18 +1,26 @@
 /**
- * E1 GET /explorer/addresses/{address_hash}/tokens and E2 .../nft/collections on an ingested demo
- * chain, with holders built for paging: 51 ERC-1155 balances above 2^53 (the cursor's `value` is a
- * JSON number), a group of equal balances across the page boundary, and 51 ERC-721 collections.
+ * E1 GET /explorer/addresses/{address_hash}/tokens, E2 .../nft/collections and E3 .../token-transfers
+ * on one ingested demo chain, with holders built for paging: 51 ids of ONE ERC-1155 batch (a page ends
+ * inside the batch), 51 ERC-1155 balances above 2^53 (the cursor's `value` is a JSON number), equal
+ * balances across the page boundary, and 51 ERC-721 collections. Expected transfer listings come from
+ * the chain's own logs (chain-oracle.ts), so every combination of direction, `type` and `token` is
+ * checked against the chain, not against the ingest.
  */
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { encodeDeployData, getAddress, keccak256, toBytes, type Address, type Hash } from 'viem';
+import { encodeDeployData, getAddress, keccak256, parseEther, toBytes, toFunctionSelector, zeroAddress, type Address, type Hash } from 'viem';
 import { requestJson } from '../../../scripts/lib/dispatch';
-import { nftCollectionsResponse, tokenBalancesResponse } from '../../../shared/explorer/schemas';
-import { allPages, expectPageCost, explorerGet, itemsOf, lower, nextQuery, PAGE_SIZE, useExplorerChain } from './fixtures';
+import { nftCollectionsResponse, tokenBalancesResponse, tokenTransfersResponse } from '../../../shared/explorer/schemas';
+import { chainTransfers, expectedTransfers, transferKey, type ChainTransfer } from './chain-oracle';
+import { allPages, expectPageCost, explorerGet, itemsOf, lower, nextQuery, PAGE_SIZE, useExplorerChain, type QueryValues } from './fixtures';
 
 const chain = useExplorerChain('explorer-tokens');
 
 const keyless = (label: string): Address => getAddress(keccak256(toBytes(`explorer tokens: ${label}`)).slice(0, 42));
+/** 51 ERC-1155 ids minted in ONE TransferBatch: 51 flattened entries of one log. */
+const batchHolder = keyless('batch');
+const BATCH_IDS = Array.from({ length: 51 }, (_, i) => 1000n + BigInt(i));
+let batchHash: Hash;
 /** 51 ERC-1155 ids, amounts 10^21 + k x 10^6: distinct, but far beyond what a double holds exactly. */
 const bigHolder = keyless('big balances');
 const BIG_IDS = Array.from({ length: 51 }, (_, k) => 2000n + BigInt(k));
@@ -24,13 +32,17 @@ const collector = keyless('collector');
 const nftContracts: Address[] = [];
 const COLLECTOR_DEMO_NFT_IDS = Array.from({ length: 12 }, (_, i) => 500n + BigInt(i));
 
+
 const mintBatch = (to: Address, ids: bigint[], amounts: bigint[]) =>
   chain.send('deployer', { to: chain.manifest.contracts.multi, abi: chain.artifacts.DemoMulti.abi, functionName: 'mintBatch', args: [to, ids, amounts] });
 const mintNft = (contract: Address, to: Address, id: bigint) =>
   chain.send('deployer', { to: contract, abi: chain.artifacts.DemoNFT.abi, functionName: 'mint', args: [to, id] });
 
+let transfers: ChainTransfer[];
+
 beforeAll(async () => {
   const { accounts, contracts } = chain.manifest;
+  batchHash = await mintBatch(batchHolder, BATCH_IDS, BATCH_IDS.map((_, i) => BigInt(i + 1)));
   await mintBatch(bigHolder, BIG_IDS, BIG_IDS.map((_, k) => bigAmount(k)));
   await mintBatch(
     tieHolder,
@@ -52,9 +64,162 @@ beforeAll(async () => {
     return hashes;
   });
   await chain.ingest();
+  transfers = await chainTransfers(chain.publicClient);
 });
 
 const byValueDesc = (a: { value: string }, b: { value: string }): number => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0);
+
+describe('E3 token transfers: paging', () => {
+  it('pages 51 entries of one ERC-1155 batch as 50 and 1, continuing inside the batch', async () => {
+    const first = await explorerGet(batchHolder, 'token-transfers');
+    expect(first.status).toBe(200);
+    expect(first.body.items).toHaveLength(PAGE_SIZE);
+    expectPageCost(first.calls, { batchGet: true });
+    const cursor = first.body.next_page_params!;
+    expect(Object.keys(cursor).sort()).toEqual(['block_number', 'index']);
+    expect(Number.isSafeInteger(cursor.index)).toBe(true);
+    const second = await explorerGet(batchHolder, 'token-transfers', nextQuery({}, cursor));
+    expect(second.body.items).toHaveLength(1);
+    expect(second.body.next_page_params).toBeNull();
+
+    const items = [...first.body.items, ...second.body.items];
+    expect(new Set(items.map((item) => item.transaction_hash))).toEqual(new Set([lower(batchHash)]));
+    expect(new Set(items.map((item) => item.log_index)).size).toBe(1);
+    // Flattened batch, newest (highest position) first: ids 1050 down to 1000, each exactly once.
+    expect(items.map((item) => item.total.token_id)).toEqual([...BATCH_IDS].reverse().map(String));
+    expect(items.map((item) => item.total.value)).toEqual(BATCH_IDS.map((_, i) => String(51 - i)));
+    expect(items[0]).toMatchObject({
+      type: 'token_minting',
+      from: { hash: zeroAddress, is_contract: false },
+      to: { hash: batchHolder, is_contract: false },
+      token: { address: chain.manifest.contracts.multi, type: 'ERC-1155', name: 'Demo Multi', symbol: 'DMULTI', decimals: null },
+      method: toFunctionSelector('mintBatch(address,uint256[],uint256[])'),
+    });
+  });
+
+  it('pages the busy address: every transfer once, newest first, batches flattened', async () => {
+    const busy = chain.manifest.accounts.busy;
+    const pages = await allPages(busy, 'token-transfers');
+    expect(pages[0].body.items).toHaveLength(50);
+    const items = itemsOf(pages);
+    expect(items).toHaveLength(chain.manifest.expected.tokenTransferCounts[busy]);
+    expect(items.map(transferKey)).toEqual(expectedTransfers(transfers, busy, {}));
+    const batch = chain.manifest.highlights.batchTransfer;
+    expect(items.filter((item) => item.transaction_hash === lower(batch.hash)).map((item) => item.total.token_id)).toEqual([...batch.ids].reverse());
+    for (const page of pages) {
+      expect(() => v.parse(tokenTransfersResponse, page.body)).not.toThrow();
+      expectPageCost(page.calls, { batchGet: true });
+    }
+  });
+});
+
+describe('E3 token transfers: filters', () => {
+  const TYPE_QUERIES: { type?: string; types?: string[] }[] = [
+    {},
+    { type: 'ERC-20', types: ['ERC-20'] },
+    { type: 'ERC-721', types: ['ERC-721'] },
+    { type: 'ERC-1155', types: ['ERC-1155'] },
+    { type: 'erc-20,ERC-1155', types: ['ERC-20', 'ERC-1155'] },
+    { type: '[ERC-721, ERC-1155]', types: ['ERC-721', 'ERC-1155'] },
+    { type: 'ERC-20,ERC-721,ERC-1155', types: ['ERC-20', 'ERC-721', 'ERC-1155'] },
+    { type: 'ERC-404', types: [] },
+    // Unknown labels are ignored; nothing known left means no type filter.
+    { type: 'ERC-20,NOT-A-STANDARD', types: ['ERC-20'] },
+    { type: 'NOT-A-STANDARD' },
+  ];
+
+  it('every direction x type set matches the chain, for every address that moved tokens', async () => {
+    const { accounts, payees } = chain.manifest;
+    for (const address of [accounts.busy, accounts.alice, accounts.bob, accounts.carol, payees.payee1, payees.payee2, batchHolder, collector]) {
+      for (const filter of [undefined, 'to', 'from'] as const) {
+        for (const { type, types } of TYPE_QUERIES) {
+          const query: QueryValues = { filter, type };
+          const items = itemsOf(await allPages(address, 'token-transfers', query));
+          expect(items.map(transferKey), JSON.stringify({ address, ...query })).toEqual(expectedTransfers(transfers, address, { filter, types }));
+        }
+      }
+    }
+  });
+
+  it('every direction x token (and token with type) matches the chain', async () => {
+    const { accounts, contracts } = chain.manifest;
+    const standards = { [contracts.token]: 'ERC-20', [contracts.nft]: 'ERC-721', [contracts.multi]: 'ERC-1155' };
+    for (const address of [accounts.busy, accounts.alice, accounts.carol]) {
+      for (const filter of [undefined, 'to', 'from'] as const) {
+        for (const token of [contracts.token, contracts.nft, contracts.multi]) {
+          const want = expectedTransfers(transfers, address, { filter, token });
+          expect(itemsOf(await allPages(address, 'token-transfers', { filter, token })).map(transferKey)).toEqual(want);
+          // The token's own standard asked for: the same listing; another standard: nothing.
+          expect(itemsOf(await allPages(address, 'token-transfers', { filter, token: lower(token), type: standards[token] })).map(transferKey)).toEqual(want);
+          const other = standards[token] === 'ERC-20' ? 'ERC-721' : 'ERC-20';
+          const none = await explorerGet(address, 'token-transfers', { filter, token, type: other });
+          expect(none.body).toEqual({ items: [], next_page_params: null });
+        }
+      }
+    }
+  });
+
+  it('puts the request own filter and token in next_page_params', async () => {
+    const { accounts, contracts } = chain.manifest;
+    const query = { filter: 'from', token: lower(contracts.token), type: 'ERC-20' };
+    const first = await explorerGet(accounts.busy, 'token-transfers', query);
+    expect(first.body.items).toHaveLength(50);
+    const lastReceipt = await chain.publicClient.getTransactionReceipt({ hash: first.body.items[49].transaction_hash });
+    expect(first.body.next_page_params).toEqual({
+      block_number: Number(lastReceipt.blockNumber),
+      index: first.body.items[49].log_index,
+      filter: 'from',
+      token: contracts.token,
+    });
+    const rest = itemsOf(await allPages(accounts.busy, 'token-transfers', nextQuery(query, first.body.next_page_params!)));
+    expect([...first.body.items, ...rest].map(transferKey)).toEqual(expectedTransfers(transfers, accounts.busy, { filter: 'from', token: contracts.token }));
+  });
+});
+
+describe('E3 token transfers: fields', () => {
+  it('shows an ERC-20 transfer, a mint and a burn as the chain has them', async () => {
+    const { accounts, contracts } = chain.manifest;
+    const carol = itemsOf(await allPages(accounts.carol, 'token-transfers', { type: 'ERC-20' }));
+    const burn = carol.find((item) => item.to.hash === zeroAddress)!;
+    expect(burn).toMatchObject({ type: 'token_burning', from: { hash: accounts.carol }, total: { decimals: '18', value: parseEther('40').toString() } });
+    const received = carol.find((item) => item.from.hash === accounts.alice)!;
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: received.transaction_hash });
+    const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
+    expect(received).toMatchObject({
+      type: 'token_transfer',
+      block_hash: receipt.blockHash,
+      method: 'transfer',
+      timestamp: new Date(Number(block.timestamp) * 1000).toISOString().replace('Z', '000Z'),
+      total: { decimals: '18', value: parseEther('100').toString() },
+      token: {
+        address: contracts.token,
+        name: 'Demo Token',
+        symbol: 'DEMO',
+        type: 'ERC-20',
+        decimals: '18',
+        total_supply: chain.manifest.expected.tokenTotalSupply,
+        circulating_market_cap: null,
+        icon_url: null,
+        exchange_rate: null,
+      },
+    });
+    expect(receipt.logs.map((log) => log.logIndex)).toContain(received.log_index);
+    expect(Number(received.token.batchHolders)).toBeGreaterThan(0);
+    const mint = itemsOf(await allPages(accounts.alice, 'token-transfers', { type: 'ERC-20', filter: 'to' })).find((item) => item.from.hash === zeroAddress);
+    expect(mint).toMatchObject({ type: 'token_minting', method: toFunctionSelector('mint(address,uint256)') });
+  });
+
+  it('shows an ERC-721 transfer with its token id', async () => {
+    const { accounts, contracts } = chain.manifest;
+    const [item] = (await explorerGet(accounts.bob, 'token-transfers', { type: 'ERC-721' })).body.items;
+    expect(item).toMatchObject({
+      token: { address: contracts.nft, type: 'ERC-721', name: 'Demo NFT', decimals: null },
+      total: { token_id: '4', value: '1', decimals: null },
+      to: { hash: accounts.bob },
+      method: 'transferFrom',
+    });
+  });
+});
 
 describe('E1 tokens: paging', () => {
   it('gives 51 balances above 2^53 as a page of 50 and a page of 1, exactly once each', async () => {
@@ -199,17 +364,41 @@ describe('E2 nft/collections', () => {
 describe('an unknown address', () => {
   it('answers 200 with no items and a null cursor, after one Query', async () => {
     const unknown = keyless('never used');
-    for (const endpoint of ['tokens', 'nft/collections'] as const) {
-      for (const type of [undefined, 'ERC-20', 'ERC-721,ERC-1155']) {
-        const response = await explorerGet(unknown, endpoint, { type });
-        expect(response.body).toEqual({ items: [], next_page_params: null });
-        expectPageCost(response.calls, { batchGet: false });
-      }
+    const queries: [Parameters<typeof explorerGet>[1], QueryValues][] = [
+      ['tokens', {}],
+      ['tokens', { type: 'ERC-20' }],
+      ['nft/collections', {}],
+      ['nft/collections', { type: 'ERC-721,ERC-1155' }],
+      ['token-transfers', {}],
+      ['token-transfers', { filter: 'to', type: 'ERC-721' }],
+      ['token-transfers', { token: chain.manifest.contracts.token }],
+    ];
+    for (const [endpoint, query] of queries) {
+      const response = await explorerGet(unknown, endpoint, query);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ items: [], next_page_params: null });
+      expectPageCost(response.calls, { batchGet: false });
     }
   });
 });
 
 describe('paging while new blocks are ingested', () => {
+  it('E3: gives the rest of the listing from the cursor, with no gap and no repeat', async () => {
+    const { accounts, contracts } = chain.manifest;
+    const query = { type: 'ERC-20', filter: 'from' };
+    const before = itemsOf(await allPages(accounts.busy, 'token-transfers', query)).map(transferKey);
+    const first = await explorerGet(accounts.busy, 'token-transfers', query);
+    for (const amount of [7n, 8n]) {
+      await chain.send('busy', { to: contracts.token, abi: chain.artifacts.DemoToken.abi, functionName: 'transfer', args: [accounts.bob, amount] });
+    }
+    await chain.ingest();
+    const rest = itemsOf(await allPages(accounts.busy, 'token-transfers', nextQuery(query, first.body.next_page_params!)));
+    expect([...first.body.items.map(transferKey), ...rest.map(transferKey)]).toEqual(before);
+    const now = itemsOf(await allPages(accounts.busy, 'token-transfers', query));
+    expect(now.slice(0, 2).map((item) => item.total.value)).toEqual(['8', '7']);
+    expect(now.slice(2).map(transferKey)).toEqual(before);
+  });
+
   it('E1: the next page from a cursor holds the rest, with no gap and no repeat', async () => {
     const before = itemsOf(await allPages(bigHolder, 'tokens')).map((item) => item.token_id);
     const first = await explorerGet(bigHolder, 'tokens');
