@@ -93,7 +93,10 @@ async function main(): Promise<void> {
   try {
     const result = await ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair });
     if (values.follow) {
-      await ingest.follow({ intervalMs: pollInterval, signal: controller.signal, firstBlock: first });
+      const followed = await ingest.follow({ intervalMs: pollInterval, signal: controller.signal, firstBlock: first });
+      result.advanced += followed.advanced;
+      result.reorgs += followed.reorgs;
+      result.cursor = followed.cursor ?? result.cursor;
     }
     bar.stop();
     const cursor = result.cursor ? `cursor at block ${result.cursor.blockNumber}` : 'no block ingested';

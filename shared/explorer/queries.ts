@@ -30,6 +30,7 @@ import type {
   WithdrawalRecord,
 } from '../ingest/records';
 import { PAGE_SIZE } from './config';
+// Installs the DynamoDB call counter on the document client (pages log, tests assert, what a page costs).
 import './db-calls';
 import { instanceId, type PageDetails } from './serialise';
 

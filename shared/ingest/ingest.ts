@@ -144,12 +144,17 @@ export class ChainIngest {
    * Follows the head: ingests new blocks, then waits `intervalMs` and polls again, until `signal`
    * aborts. Each round handles at most `maxBlocksPerRound` blocks.
    */
-  async follow(options: { intervalMs?: number; signal?: AbortSignal; firstBlock?: number; maxBlocksPerRound?: number } = {}): Promise<void> {
+  async follow(options: { intervalMs?: number; signal?: AbortSignal; firstBlock?: number; maxBlocksPerRound?: number } = {}): Promise<IngestResult> {
     const interval = options.intervalMs ?? 1_000;
+    const total: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: undefined };
     while (!options.signal?.aborted) {
       const result = await this.ingestNext(options.maxBlocksPerRound ?? 1_000, { firstBlock: options.firstBlock });
+      total.advanced += result.advanced;
+      total.reorgs += result.reorgs;
+      total.cursor = result.cursor;
       if (result.advanced === 0 && result.reorgs === 0) await sleep(interval);
     }
+    return total;
   }
 
   /** Writes blocks after the cursor up to `to`; stops early (between blocks) once past `deadline` (epoch ms). */
@@ -337,7 +342,7 @@ export function ingestRange(options: IngestOptions & { from?: number; to?: numbe
 }
 
 /** Follows a chain's head until `signal` aborts (see ChainIngest.follow). */
-export function followChain(options: IngestOptions & { intervalMs?: number; signal?: AbortSignal; firstBlock?: number }): Promise<void> {
+export function followChain(options: IngestOptions & { intervalMs?: number; signal?: AbortSignal; firstBlock?: number }): Promise<IngestResult> {
   return new ChainIngest(options).follow(options);
 }
 

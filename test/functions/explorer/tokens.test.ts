@@ -204,7 +204,7 @@ describe('E3 token transfers: fields', () => {
       },
     });
     expect(receipt.logs.map((log) => log.logIndex)).toContain(received.log_index);
-    expect(Number(received.token.batchHolders)).toBeGreaterThan(0);
+    expect(Number(received.token.holders)).toBeGreaterThan(0);
     const mint = itemsOf(await allPages(accounts.alice, 'token-transfers', { type: 'ERC-20', filter: 'to' })).find((item) => item.from.hash === zeroAddress);
     expect(mint).toMatchObject({ type: 'token_minting', method: toFunctionSelector('mint(address,uint256)') });
   });

@@ -62,9 +62,11 @@ export async function transfersOf(truth: ChainTruth, tokens: readonly string[]):
   const timestamps = new Map(truth.blocks.map((block) => [Number(block.number), Number(block.timestamp)]));
   for (const token of tokens) {
     for (const log of await logsOf(truth, token)) {
+      // ERC-20 and ERC-721 Transfer share topic0: the topic count tells them apart.
+      const candidates = TOKEN_EVENTS.filter((event) => event.inputs.filter((input) => input.indexed).length === log.topics.length - 1);
       let decoded;
       try {
-        decoded = decodeEventLog({ abi: TOKEN_EVENTS, topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true });
+        decoded = decodeEventLog({ abi: candidates, topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true });
       } catch {
         continue;
       }
