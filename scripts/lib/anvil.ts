@@ -3,12 +3,38 @@
  * listening on 127.0.0.1 only. Used by `npm start` (the demo chain) and by the tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const ANVIL_BIN = path.join(ROOT, 'node_modules', '.bin', 'anvil');
+
+/**
+ * The anvil binary itself, from the platform package that @foundry-rs/anvil installs (its `bin.mjs`
+ * is a Node wrapper: killing the wrapper hard would orphan the chain). Falls back to the wrapper.
+ */
+function anvilBinary(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  try {
+    const require = createRequire(import.meta.url);
+    const manifest = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+    const binary = path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+    if (existsSync(binary)) return binary;
+  } catch {
+    // not installed for this platform: use the wrapper
+  }
+  return path.join(ROOT, 'node_modules', '.bin', 'anvil');
+}
+
+const ANVIL_BIN = anvilBinary();
+
+/** Chains started by this process, stopped when it exits so that no test run leaves a node behind. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 export interface AnvilOptions {
   chainId?: number;
@@ -60,6 +86,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   if (options.statePath) args.push('--state', options.statePath);
   args.push(...(options.args ?? []));
   const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
