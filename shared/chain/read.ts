@@ -32,7 +32,6 @@ export class ContractReader {
         allowFailure: true,
         blockNumber,
         multicallAddress: MULTICALL3_ADDRESS,
-        batchSize: 0,
       });
       return results.map((entry) =>
         entry.status === 'success' ? { status: 'success', result: entry.result } : { status: 'failure', error: entry.error.message },

@@ -6,10 +6,10 @@
  *  - I5b by transaction (N10): the transaction's transfers, by log index (ascending by default).
  *  - I5c by contract (N8).
  * Block bounds are the key condition (timestamps through the block-by-time index). What has no range
- * of its own is a bounded check inside the narrowed range: the zero-address side of a transfer type
- * and, where the range holds a single token, its token type (docs/decisions/insights.md).
+ * of its own is a bounded check inside the narrowed range: the transfer type (after the direction
+ * narrowed it) and, where the range holds a single token or transaction, the token type
+ * (docs/decisions/insights.md).
  */
-import { zeroAddress } from 'viem';
 import { addressKeys, tokenTypeSetKey, type Direction, type TokenStandard } from '../db/keys';
 import { BadRequestError } from '../http/errors';
 import type { AddressRecord, TokenTransferRecord, TransferType } from '../ingest/records';
@@ -87,9 +87,9 @@ async function transfersOf(query: TransferQuery, host: string | undefined, given
 const isEmpty = (min: number | undefined, max: number | undefined): boolean => min !== undefined && max !== undefined && min > max;
 
 /**
- * The owner's range for a transfer type: a mint reaches the owner (`to` range, sent by the zero
- * address), a burn leaves it (`from` range, to the zero address); a plain transfer has neither side
- * zero. The zero address itself has no range (the ingest does not index it).
+ * The owner's range for a transfer type: a mint reaches the owner (its `to` range), a burn leaves it
+ * (its `from` range); the record's transferType is then checked inside that range (a plain transfer
+ * reads the `all` range). The zero address itself has no range (the ingest does not index it).
  */
 function ownerDirection(type: TransferType | undefined): { direction: Direction; checks: Check[] } {
   if (type === 'mint') return { direction: 'to', checks: transferTypeChecks('mint') };

@@ -2,7 +2,7 @@
  * What the chains themselves say, read with viem over JSON-RPC: the independent source every
  * insights integration test compares the API's answers with.
  */
-import { decodeEventLog, parseAbi, type Address, type Block, type Hex, type Log, type PublicClient, type Transaction } from 'viem';
+import { decodeEventLog, parseAbi, type AbiEvent, type Address, type Block, type Hex, type Log, type PublicClient, type Transaction } from 'viem';
 
 export type ChainTransaction = Transaction & { timestamp: number };
 
@@ -63,7 +63,7 @@ export async function transfersOf(truth: ChainTruth, tokens: readonly string[]):
   for (const token of tokens) {
     for (const log of await logsOf(truth, token)) {
       // ERC-20 and ERC-721 Transfer share topic0: the topic count tells them apart.
-      const candidates = TOKEN_EVENTS.filter((event) => event.inputs.filter((input) => input.indexed).length === log.topics.length - 1);
+      const candidates = (TOKEN_EVENTS as readonly AbiEvent[]).filter((event) => event.inputs.filter((input) => input.indexed).length === log.topics.length - 1);
       let decoded;
       try {
         decoded = decodeEventLog({ abi: candidates, topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true });
