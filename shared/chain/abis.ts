@@ -39,6 +39,9 @@ export const erc1155Abi = parseAbi([
   'function uri(uint256 id) view returns (string)',
 ]);
 
+/** ERC1155Supply (OpenZeppelin extension, widely copied): the total supply of one id. */
+export const erc1155SupplyAbi = parseAbi(['function totalSupply(uint256 id) view returns (uint256)']);
+
 export const erc165Abi = parseAbi(['function supportsInterface(bytes4 interfaceId) view returns (bool)']);
 
 /** ERC-165 interface ids of the NFT standards. */

@@ -5,7 +5,7 @@
  * whole with backoff. A call that reverts is an answer: the value is recorded as unknown (null).
  */
 import type { Address } from 'viem';
-import { bytes32MetadataAbi, erc1155Abi, erc165Abi, erc20Abi, erc721Abi, INTERFACE_ID } from '../chain/abis';
+import { bytes32MetadataAbi, erc1155Abi, erc1155SupplyAbi, erc165Abi, erc20Abi, erc721Abi, INTERFACE_ID } from '../chain/abis';
 import type { ChainClient } from '../chain/client';
 import { bytes32ToString, expandErc1155Uri } from '../chain/decode';
 import type { ContractRead, ContractReader, ReadResult } from '../chain/read';
@@ -38,6 +38,11 @@ export interface NftState {
   /** ERC-721 ownerOf (null when it reverts: burned or never minted); null for ERC-1155. */
   owner: string | null;
   tokenUri: string | null;
+  /**
+   * ERC-1155 `totalSupply(id)` (ERC1155Supply), decimal; null when the contract does not answer it
+   * (no such function: the supply then comes from the held balances) and always for ERC-721.
+   */
+  totalSupply: string | null;
 }
 
 export class ChainState {
@@ -137,7 +142,7 @@ export class ChainState {
     return results.map((result) => (result.status === 'success' ? (result.result as bigint) : null));
   }
 
-  /** Owner (ERC-721) and metadata URI of each NFT at the block. */
+  /** Owner (ERC-721), metadata URI and ERC-1155 `totalSupply(id)` of each NFT at the block. */
   async nfts(queries: readonly NftQuery[], blockNumber: bigint): Promise<NftState[]> {
     const calls: ContractRead[] = queries.flatMap((query): ContractRead[] =>
       query.standard === 'ERC-721'
@@ -145,7 +150,10 @@ export class ChainState {
             { address: query.contract as Address, abi: erc721Abi, functionName: 'ownerOf', args: [query.tokenId] },
             { address: query.contract as Address, abi: erc721Abi, functionName: 'tokenURI', args: [query.tokenId] },
           ]
-        : [{ address: query.contract as Address, abi: erc1155Abi, functionName: 'uri', args: [query.tokenId] }],
+        : [
+            { address: query.contract as Address, abi: erc1155Abi, functionName: 'uri', args: [query.tokenId] },
+            { address: query.contract as Address, abi: erc1155SupplyAbi, functionName: 'totalSupply', args: [query.tokenId] },
+          ],
     );
     const results = await this.read(calls, blockNumber, 'nft details');
     let cursor = 0;
@@ -156,11 +164,16 @@ export class ChainState {
         return {
           owner: owner.status === 'success' ? String(owner.result).toLowerCase() : null,
           tokenUri: uri.status === 'success' ? String(uri.result) : null,
+          totalSupply: null,
         };
       }
-      const uri = results[cursor];
-      cursor += 1;
-      return { owner: null, tokenUri: uri.status === 'success' ? expandErc1155Uri(String(uri.result), query.tokenId) : null };
+      const [uri, supply] = [results[cursor], results[cursor + 1]];
+      cursor += 2;
+      return {
+        owner: null,
+        tokenUri: uri.status === 'success' ? expandErc1155Uri(String(uri.result), query.tokenId) : null,
+        totalSupply: supply.status === 'success' ? String(supply.result) : null,
+      };
     });
   }
 

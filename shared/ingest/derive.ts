@@ -38,6 +38,8 @@ export interface ContractCreation {
 /** Native currency moved by a transaction or an internal call that took effect (for listeners). */
 export interface NativeTransfer {
   transactionHash: string;
+  /** Position of the transaction in the block. */
+  transactionIndex: number;
   /** null for the transaction itself, else the internal transaction's index. */
   internalIndex: number | null;
   from: string;
@@ -206,7 +208,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       }
       if (call.value > 0n && effective.get(call.index) && call.callType !== 'delegatecall' && call.callType !== 'callcode') {
         const target = call.to ?? call.createdContract;
-        if (target) derived.nativeTransfers.push({ transactionHash: hash, internalIndex: call.index, from: call.from, to: target, value: call.value.toString() });
+        if (target) derived.nativeTransfers.push({ transactionHash: hash, transactionIndex: position, internalIndex: call.index, from: call.from, to: target, value: call.value.toString() });
       }
     }
 
@@ -218,7 +220,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
     if (to) derived.candidateContracts.add(to);
     if (tx.value > 0n && succeeded) {
       const target = to ?? contractAddress;
-      if (target) derived.nativeTransfers.push({ transactionHash: hash, internalIndex: null, from, to: target, value: tx.value.toString() });
+      if (target) derived.nativeTransfers.push({ transactionHash: hash, transactionIndex: position, internalIndex: null, from, to: target, value: tx.value.toString() });
     }
 
     const inputSize = byteLength(tx.input);
@@ -264,6 +266,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       priorityFee: (gasUsed * maxBig(0n, effectiveGasPrice - (baseFee ?? 0n))).toString(),
       revertReason: succeeded ? null : (revertReasons.get(hash) ?? null),
       transactionTypes: [],
+      error: trace?.calls[0]?.error ?? null,
       hasErrorInInternalTransactions: internalCalls.some((call) => call.error !== null),
       tokenTransferCount: transferCount,
       tracesAvailable: traces !== null,

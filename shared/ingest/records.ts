@@ -133,6 +133,13 @@ export interface TransactionRecord {
   /** Decoded revert reason (Error(string) text, `panic: ...`), raw revert data hex, or null. */
   revertReason: string | null;
   transactionTypes: TransactionTypeTag[];
+  /**
+   * The tracer's error of the top-level call (trace frame 0): `execution reverted`, `out of gas`,
+   * `invalid opcode: ...`, as the node words it (geth callTracer `error`; parity `trace_block` `error`
+   * of the entry with an empty trace address, e.g. `Reverted`, `Out of gas`). null when the
+   * transaction succeeded, and when the node serves no traces (`tracesAvailable` false).
+   */
+  error: string | null;
   /** True when the call trace has a failed internal call (false when the node gives no traces). */
   hasErrorInInternalTransactions: boolean;
   /** Token transfer entries (batch positions flattened) this transaction produced. */
@@ -322,7 +329,19 @@ export interface BalanceListingRecord extends Omit<BalanceRecord, 'kind'> {
   kind: 'balanceListing';
 }
 
-/** nftKeys.instance (G3): one ERC-721 / ERC-1155 token instance. */
+/**
+ * Where `NftInstanceRecord.totalSupply` of an ERC-1155 id comes from: `totalSupply` = the contract's
+ * own `totalSupply(uint256 id)` (ERC1155Supply) read by eth_call at `updatedAtBlock`; `holders` = the
+ * contract has no such function (the call reverts or does not decode), so the supply is `heldSupply`,
+ * the sum of the positive balances of the id that the ingest holds.
+ */
+export type NftSupplySource = 'totalSupply' | 'holders';
+
+/**
+ * nftKeys.instance (G3): one ERC-721 / ERC-1155 token instance. Written whole by the NFT instance
+ * step (an update that leaves the two ERC-1155 counters alone); `holders` and `heldSupply` are kept
+ * by the ERC-1155 balance transitions, in the same transaction as the balance they follow.
+ */
 export interface NftInstanceRecord {
   kind: 'nftInstance';
   chainId: number;
@@ -338,6 +357,23 @@ export interface NftInstanceRecord {
   metadataStatus: 'resolved' | 'unresolved' | 'invalid' | 'none';
   /** The metadata document as JSON text, when resolved. */
   metadataJson: string | null;
+  /**
+   * ERC-1155: the id's total supply at `updatedAtBlock`, decimal: `totalSupply(id)` when the contract
+   * answers it, else `heldSupply` (see `totalSupplySource`); never summed from transfer amounts.
+   * Always null for ERC-721 (an ERC-721 instance is unique by definition).
+   * The explorer's `is_unique` of an ERC-1155 instance is `totalSupply === "1"`.
+   */
+  totalSupply: string | null;
+  /** ERC-1155: where `totalSupply` comes from; null for ERC-721. */
+  totalSupplySource: NftSupplySource | null;
+  /**
+   * ERC-1155 only: holders of this id with a positive balance among those the ingest has seen, and
+   * the sum of their balances (decimal; each balance read with balanceOf(holder, id) at its block).
+   * Moved by the balance transitions (conditional on the previous `heldSupply`), so a re-run of a
+   * block never counts twice. Absent on ERC-721 instances.
+   */
+  holders?: number;
+  heldSupply?: string;
   firstSeenBlock: number;
   updatedAtBlock: number;
 }
@@ -366,6 +402,13 @@ export interface EmbeddedNftInstance {
   metadataJson: string | null;
   /** True when tokenUri or metadataJson was too large to embed: GetItem the instance (nftKeys.instance). */
   omitted: boolean;
+  /**
+   * The instance's `totalSupply` when the collection entry was last rebuilt (null for ERC-721). A
+   * change of the id's supply by another holder's transfer does not rebuild this holder's entry, so
+   * it may lag; the instance item (nftKeys.instance) has the current value. Absent on entries written
+   * before the field existed.
+   */
+  totalSupply?: string | null;
 }
 
 /** addressKeys.nftCollections (X2): a collection a holder owns, in each type-set range. */
@@ -377,6 +420,13 @@ export interface NftCollectionRecord {
   tokenStandard: 'ERC-721' | 'ERC-1155';
   /** Decimal: ERC-721 balanceOf; ERC-1155 sum of the holder's balances over ids. */
   amount: string;
+  /**
+   * Number of distinct token ids the holder has in the collection: ERC-721 = `amount` (balanceOf);
+   * ERC-1155 = the size of the holder's nftHoldings range (ids with a positive balance). Written with
+   * the entry every time it is rebuilt; typed optional only because entries written before the field
+   * existed lack it (readers then fall back to counting `instances`).
+   */
+  distinctTokenIds?: number;
   /** Newest (highest) token ids first, at most 9. */
   instances: EmbeddedNftInstance[];
   updatedAtBlock: number;

@@ -17,9 +17,8 @@ export interface ListQuery extends ChainParameters {
 }
 
 /** The chains and list plan of a request; throws its 400s, then the 404 of an unindexed chain. */
-export async function planListRequest(query: ListQuery, host: string | undefined, fields: FieldCatalogue, validate: () => void = () => {}): Promise<ListPlan> {
+export async function planListRequest(query: ListQuery, host: string | undefined, fields: FieldCatalogue): Promise<ListPlan> {
   const chainIds = requestedChains(query, host);
-  validate();
   const plan = planList(
     {
       chainIds,

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { BLOCK_FILTERS, EVENT_FILTERS, filterEntries, TRANSACTION_FILTERS, unknownParameterMessage, type FilterCatalogue } from './filters';
-import { DEFAULT_LIMIT, MAX_AGGREGATION_PAGE, MAX_LIMIT } from './limits';
+import { DEFAULT_LIMIT, MAX_AGGREGATION_PAGE, MAX_EXPRESSIONS, MAX_LIMIT } from './limits';
 
 // ---------------------------------------------------------------------------------------------------
 // Request parts
@@ -34,7 +34,7 @@ const booleanQuery = v.pipe(v.picklist(['true', 'false'], 'must be true or false
 const sortOrder = v.picklist(['asc', 'desc'], 'must be asc or desc');
 
 /** Repeatable expression parameters (their grammar is checked by aggregate-parser.ts). */
-const expressionList = v.optional(v.pipe(v.array(v.string()), v.maxLength(10, 'at most 10 values')), []);
+const expressionList = v.optional(v.pipe(v.array(v.string()), v.maxLength(MAX_EXPRESSIONS, `at most ${MAX_EXPRESSIONS} values`)), []);
 
 /** Parameters every insights endpoint takes: the chains. */
 const chainEntries = { chain_id: chainIdList, chain: chainIdList };
@@ -64,6 +64,20 @@ function listQuery<E extends v.ObjectEntries>(entries: E, filters: FilterCatalog
   // The filter values are read by name (filters.ts collectFilters); the other entries keep their types.
   return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>> & Record<string, unknown>>;
 }
+
+/**
+ * Signatures and resolve inputs hold `(`, `)`, `,` and spaces, which clients percent-encode; a value
+ * that still carries %XX escapes (a gateway that passes path parameters undecoded) is decoded once.
+ * Neither a signature nor a resolvable input ever contains a literal `%`.
+ */
+const decodedPathText = v.transform((text: string) => {
+  if (!/%[0-9A-Fa-f]{2}/.test(text)) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+});
 
 /** A contract or owner: a 0x address or a registered name (resolved by names.ts). */
 const addressOrName = v.pipe(v.string(), v.trim(), v.nonEmpty('must be a 0x address or a registered name'), v.maxLength(64, 'must be at most 64 characters'));
@@ -224,7 +238,7 @@ function envelope<D extends v.GenericSchema>(item: D) {
 
 export const contractTransactionsPath = v.strictObject({
   contractAddress: addressOrName,
-  signature: v.pipe(v.string(), v.trim(), v.nonEmpty('must be a function signature or a 4-byte selector'), v.maxLength(1024, 'must be at most 1024 characters')),
+  signature: v.pipe(v.string(), decodedPathText, v.trim(), v.nonEmpty('must be a function signature or a 4-byte selector'), v.maxLength(1024, 'must be at most 1024 characters')),
 });
 export const contractTransactionsQuery = listQuery({ ...listEntries, decode: v.optional(booleanQuery) }, TRANSACTION_FILTERS);
 export type ContractTransactionsQuery = v.InferOutput<typeof contractTransactionsQuery>;
@@ -253,7 +267,7 @@ export type BlocksResponse = v.InferOutput<typeof blocksResponse>;
 
 /** The route without an input segment answers the same 400 as a blank input. */
 export const resolvePath = v.strictObject({
-  input: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(1024, 'must be at most 1024 characters')), ''),
+  input: v.optional(v.pipe(v.string(), decodedPathText, v.trim(), v.nonEmpty('must not be empty'), v.maxLength(1024, 'must be at most 1024 characters')), ''),
 });
 export const resolveQuery = v.strictObject(chainEntries);
 export type ResolveQuery = v.InferOutput<typeof resolveQuery>;

@@ -8,7 +8,7 @@ import { transactionKeys } from '../db/keys';
 import type { TransactionRecord } from '../ingest/records';
 import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
-import { decodeCall, parseFunctionSignature, type FunctionSignature } from './decode';
+import { decodeCall, parseFunctionSignature } from './decode';
 import { TRANSACTION_FIELDS } from './fields';
 import { checksOf, collectFilters, equalityOf, integerBounds, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
 import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ListPlan } from './list';
@@ -36,12 +36,9 @@ export interface ContractTransactionsRequest {
 
 export async function listContractTransactions(request: ContractTransactionsRequest): Promise<ContractTransactionsResponse> {
   const { query } = request;
-  let signature: FunctionSignature | undefined;
   const contract = parseAddressOrName('contractAddress', request.contractAddress);
-  const plan = await planListRequest(query, request.host, TRANSACTION_FIELDS, () => {
-    signature = parseFunctionSignature(request.signature);
-  });
-  const { selector, abi } = signature as FunctionSignature;
+  const { selector, abi } = parseFunctionSignature(request.signature);
+  const plan = await planListRequest(query, request.host, TRANSACTION_FIELDS);
   const contracts = (await resolveAddresses({ contractAddress: contract }, plan.chainIds)).contractAddress;
   const filters = collectFilters(query, TRANSACTION_FILTERS);
   const rangeOf = (chainId: number) => callsRange(chainId, contracts.get(chainId) as string, selector, filters, plan);

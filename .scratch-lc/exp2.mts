@@ -1,0 +1,30 @@
+import { startAnvil } from '../scripts/lib/anvil';
+import { deployDemoContracts, generateDemoActivity } from '../scripts/lib/demo-activity';
+import { createPublicClient, http } from 'viem';
+import { rmSync, statSync } from 'node:fs';
+const statePath = '/tmp/lc-exp/state2.json';
+rmSync(statePath, { force: true });
+const args = ['--preserve-historical-states'];
+const trace = (pub: any, n: number) => pub.request({ method: 'debug_traceBlockByNumber', params: [`0x${n.toString(16)}`, { tracer: 'callTracer' }] });
+let anvil = await startAnvil({ statePath, args });
+let pub = createPublicClient({ cacheTime: 0, transport: http(anvil.rpcUrl) });
+let t0 = Date.now();
+const deployment = await deployDemoContracts(anvil.rpcUrl);
+const manifest = await generateDemoActivity(anvil.rpcUrl, { deployment });
+console.log('demo took', Date.now() - t0, 'blocks', manifest.blocks);
+const before: Record<number, string> = {};
+for (const n of [5, 50, 99, 100]) before[n] = JSON.stringify(await trace(pub, n));
+const balBefore = await pub.getBalance({ address: manifest.accounts.busy, blockNumber: 50n });
+t0 = Date.now();
+await anvil.stop();
+console.log('stop took', Date.now() - t0, 'size', statSync(statePath).size);
+t0 = Date.now();
+anvil = await startAnvil({ statePath, args });
+console.log('start took', Date.now() - t0);
+pub = createPublicClient({ cacheTime: 0, transport: http(anvil.rpcUrl) });
+for (const n of [5, 50, 99, 100]) {
+  const after = JSON.stringify(await trace(pub, n));
+  console.log(n, after === before[n] ? 'same trace' : `DIFF\n${before[n].slice(0, 300)}\n${after.slice(0, 300)}`);
+}
+console.log('bal same', balBefore === await pub.getBalance({ address: manifest.accounts.busy, blockNumber: 50n }).catch(e => e.message.slice(0, 80)));
+await anvil.stop();

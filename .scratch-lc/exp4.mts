@@ -1,0 +1,26 @@
+import { startAnvil, ANVIL_PRIVATE_KEYS } from '../scripts/lib/anvil';
+import { createPublicClient, createWalletClient, http, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { foundry } from 'viem/chains';
+import { rmSync } from 'node:fs';
+const statePath = '/tmp/lc-exp/state4.json';
+rmSync(statePath, { force: true });
+let anvil = await startAnvil({ statePath });
+let pub = createPublicClient({ chain: foundry, cacheTime: 0, transport: http(anvil.rpcUrl) });
+let w = createWalletClient({ chain: foundry, account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]), transport: http(anvil.rpcUrl) });
+for (let i = 0; i < 5; i++) await pub.waitForTransactionReceipt({ hash: await w.sendTransaction({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: parseEther('1') }), pollingInterval: 20 });
+const b3 = await pub.getBlock({ blockNumber: 3n });
+await anvil.stop();
+anvil = await startAnvil({ statePath });
+pub = createPublicClient({ chain: foundry, cacheTime: 0, transport: http(anvil.rpcUrl) });
+w = createWalletClient({ chain: foundry, account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]), transport: http(anvil.rpcUrl) });
+console.log('head', await pub.getBlockNumber());
+try { console.log('rollback', await pub.request({ method: 'anvil_rollback' as any, params: [2] as any })); } catch (e) { console.log('rollback fail', (e as Error).message.slice(0, 200)); }
+console.log('head after', await pub.getBlockNumber(), (await pub.getBlock({ blockNumber: 3n })).hash === b3.hash);
+console.log('nonce', await pub.getTransactionCount({ address: w.account.address }), 'bal', await pub.getBalance({ address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }));
+const h = await w.sendTransaction({ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: parseEther('1') });
+const r = await pub.waitForTransactionReceipt({ hash: h, pollingInterval: 20 });
+console.log('new block', r.blockNumber, 'parent ok', (await pub.getBlock({ blockNumber: 4n })).parentHash === b3.hash);
+const t = await pub.request({ method: 'debug_traceBlockByNumber' as any, params: ['0x4', { tracer: 'callTracer' }] as any });
+console.log(JSON.stringify(t).slice(0, 100));
+await anvil.stop();
