@@ -7,6 +7,8 @@
  *    holding, and the token's holder count (ADD +1 / -1 when the balance leaves or reaches zero).
  *    The condition makes the counter move exactly once per transition: a second run finds the value
  *    already there and writes nothing;
+ *    An ERC-1155 per-id balance change also moves the id's `heldSupply` and `holders` on its NFT
+ *    instance item in that transaction (conditional on the `heldSupply` it replaces);
  *  - an ERC-721 owner change is one transaction: the instance and both owners' holdings;
  *  - collections (X2) and token details are recomputed from the items above and put whole, which is
  *    idempotent.
@@ -19,7 +21,7 @@ import { db, tableName } from '../db/client';
 import { addressKeys, chainKeys, nftKeys, tokenTypeSetsContaining, type ItemKey } from '../db/keys';
 import { resolveTokenMetadata } from '../chain/decode';
 import type { TokenInfo } from './chain-state';
-import { deleteItems, getItem, getItems, keyId, putItems, queryRange } from './table-io';
+import { countRange, deleteItems, getItem, getItems, keyId, putItems, queryRange } from './table-io';
 import {
   MAX_COPIED_DATA_BYTES,
   type AddressRecord,
@@ -29,7 +31,9 @@ import {
   type NftCollectionRecord,
   type NftHoldingRecord,
   type NftInstanceRecord,
+  type NftSupplySource,
 } from './records';
+import type { NftState } from './chain-state';
 
 /** Token URIs longer than this (on-chain SVGs) are not stored: the item must stay under 400 KB. */
 const MAX_STORED_URI_CHARS = 128 * 1024;
@@ -200,8 +204,10 @@ export class StateWriter {
       if (stored && !force && stored.updatedAtBlock > blockNumber) return;
       const old = stored ? BigInt(stored.value) : 0n;
       if (old === value && (value === 0n || stored?.tokenName === tokenName)) return;
+      const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
+      const instance = perId && old !== value ? await getItem<Stored<NftInstanceRecord>>(nftKeys.instance(this.chainId, balance.token, balance.tokenId!)) : undefined;
       try {
-        await this.transact(this.balanceTransition(balance, key, stored, value, blockNumber, tokenName));
+        await this.transact(this.balanceTransition(balance, key, stored, value, blockNumber, tokenName, instance));
         return;
       } catch (error) {
         // Someone changed the item between the read and the write: read again (bounded).
@@ -219,7 +225,15 @@ export class StateWriter {
     return getItems<BalanceRecord>(balances.map((balance) => this.balanceKey(balance)));
   }
 
-  private balanceTransition(balance: BalanceEntity, key: ItemKey, stored: Stored<BalanceRecord> | undefined, value: bigint, blockNumber: number, tokenName: string): TransactItem[] {
+  private balanceTransition(
+    balance: BalanceEntity,
+    key: ItemKey,
+    stored: Stored<BalanceRecord> | undefined,
+    value: bigint,
+    blockNumber: number,
+    tokenName: string,
+    instance: Stored<NftInstanceRecord> | undefined,
+  ): TransactItem[] {
     const table = tableName();
     const old = stored ? BigInt(stored.value) : 0n;
     const condition = stored
@@ -253,6 +267,7 @@ export class StateWriter {
       const holdingKey = { pk: addressKeys.nftHoldings(this.chainId, balance.holder, balance.token).pk, sk: addressKeys.nftHoldingSortKey(balance.tokenId) };
       if (value === 0n) items.push({ Delete: { TableName: table, Key: holdingKey } });
       else items.push({ Put: { TableName: table, Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId, value), ...holdingKey } } });
+      if (old !== value) items.push(this.heldSupplyMove(balance.token, balance.tokenId, old, value, instance));
     }
     if ((balance.standard !== 'ERC-1155' || isTotal) && (old === 0n) !== (value === 0n)) {
       items.push({
@@ -267,6 +282,30 @@ export class StateWriter {
     return items;
   }
 
+  /**
+   * The id's held supply and holder count follow one holder's balance of the id from `old` to
+   * `value`: heldSupply += value - old (conditional on the stored heldSupply, so it moves once per
+   * transition), holders +1 / -1 when the balance leaves / reaches zero. Creates the instance item
+   * (these two attributes only) when the NFT instance step has not written it yet.
+   */
+  private heldSupplyMove(token: string, tokenId: bigint, old: bigint, value: bigint, instance: Stored<NftInstanceRecord> | undefined): TransactItem {
+    const before = instance?.heldSupply;
+    const held = BigInt(before ?? '0') + value - old;
+    const crossing = (old === 0n) !== (value === 0n);
+    const values: Record<string, unknown> = { ':held': held.toString() };
+    if (before !== undefined) values[':before'] = before;
+    if (crossing) values[':delta'] = value === 0n ? -1 : 1;
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: nftKeys.instance(this.chainId, token, tokenId),
+        UpdateExpression: `SET heldSupply = :held${crossing ? ' ADD holders :delta' : ''}`,
+        ConditionExpression: before === undefined ? 'attribute_not_exists(heldSupply)' : 'heldSupply = :before',
+        ExpressionAttributeValues: values,
+      },
+    };
+  }
+
   /** The ERC-1155 total of a holder in a token: the sum of its holdings (per-id balances). */
   async sumErc1155Holdings(holder: string, token: string): Promise<bigint> {
     const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, token));
@@ -278,22 +317,28 @@ export class StateWriter {
 
   /**
    * Writes an NFT instance as read at `blockNumber`. For ERC-721 an owner change also moves the
-   * holding from the previous owner to the new one, in the same transaction.
+   * holding from the previous owner to the new one, in the same transaction. For ERC-1155 the total
+   * supply is `state.totalSupply` (the contract's totalSupply(id)) when it answered, else the id's
+   * `heldSupply` as the balance transitions left it (they run before this step). The item is
+   * updated attribute by attribute so that the counters the balance transitions keep stay.
    */
-  async setNftInstance(
-    contract: string,
-    standard: 'ERC-721' | 'ERC-1155',
-    tokenId: bigint,
-    state: { owner: string | null; tokenUri: string | null },
-    blockNumber: number,
-    force = false,
-  ): Promise<void> {
+  async setNftInstance(contract: string, standard: 'ERC-721' | 'ERC-1155', tokenId: bigint, state: NftState, blockNumber: number, force = false): Promise<void> {
     const key = nftKeys.instance(this.chainId, contract, tokenId);
     for (let attempt = 0; ; attempt += 1) {
       const stored = await getItem<Stored<NftInstanceRecord>>(key);
-      if (stored && !force && stored.updatedAtBlock > blockNumber) return;
+      const written = stored?.updatedAtBlock !== undefined;
+      if (written && !force && stored!.updatedAtBlock > blockNumber) return;
       const tokenUri = state.tokenUri !== null && state.tokenUri.length > MAX_STORED_URI_CHARS ? null : state.tokenUri;
-      if (stored && stored.owner === state.owner && stored.tokenUri === tokenUri) return;
+      const supply = instanceSupply(standard, state.totalSupply, stored?.heldSupply);
+      if (
+        written &&
+        stored!.owner === state.owner &&
+        stored!.tokenUri === tokenUri &&
+        stored!.totalSupply === supply.totalSupply &&
+        stored!.totalSupplySource === supply.totalSupplySource
+      ) {
+        return;
+      }
       const metadata = resolveTokenMetadata(state.tokenUri);
       const record: NftInstanceRecord = {
         kind: 'nftInstance',
@@ -305,10 +350,31 @@ export class StateWriter {
         tokenUri,
         metadataStatus: metadata.status,
         metadataJson: metadata.metadataJson,
+        totalSupply: supply.totalSupply,
+        totalSupplySource: supply.totalSupplySource,
         firstSeenBlock: stored?.firstSeenBlock ?? blockNumber,
         updatedAtBlock: blockNumber,
       };
-      const items: TransactItem[] = [{ Put: { TableName: tableName(), Item: { ...record, ...key }, ...this.instanceCondition(stored) } }];
+      const condition = this.instanceCondition(stored, supply.totalSupplySource === 'holders');
+      const names: Record<string, string> = { ...condition.names };
+      const values: Record<string, unknown> = { ...condition.values };
+      const sets = Object.entries(record).map(([name, value], position) => {
+        names[`#f${position}`] = name;
+        values[`:f${position}`] = value;
+        return `#f${position} = :f${position}`;
+      });
+      const items: TransactItem[] = [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: `SET ${sets.join(', ')}`,
+            ConditionExpression: condition.expression,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          },
+        },
+      ];
       if (standard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored?.owner ?? null, state.owner));
       try {
         await this.transact(items);
@@ -324,7 +390,18 @@ export class StateWriter {
     const key = nftKeys.instance(this.chainId, contract, tokenId);
     const stored = await getItem<Stored<NftInstanceRecord>>(key);
     if (!stored) return;
-    const items: TransactItem[] = [{ Delete: { TableName: tableName(), Key: key, ...this.instanceCondition(stored) } }];
+    const condition = this.instanceCondition(stored, false);
+    const items: TransactItem[] = [
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: key,
+          ConditionExpression: condition.expression,
+          ...(Object.keys(condition.names).length > 0 ? { ExpressionAttributeNames: condition.names } : {}),
+          ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+        },
+      },
+    ];
     if (stored.tokenStandard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored.owner, null));
     await this.transact(items);
   }
@@ -333,10 +410,29 @@ export class StateWriter {
     return getItem<NftInstanceRecord>(nftKeys.instance(this.chainId, contract, tokenId));
   }
 
-  private instanceCondition(stored: Stored<NftInstanceRecord> | undefined) {
-    return stored
-      ? { ConditionExpression: 'updatedAtBlock = :oldBlock', ExpressionAttributeValues: { ':oldBlock': stored.updatedAtBlock } }
-      : { ConditionExpression: 'attribute_not_exists(pk)' };
+  /**
+   * The instance must still be as read: the same `updatedAtBlock` (or, for an item only the balance
+   * transitions have written so far, still none; or no item at all) and, when the supply was taken
+   * from it, the same `heldSupply`.
+   */
+  private instanceCondition(stored: Stored<NftInstanceRecord> | undefined, onHeldSupply: boolean) {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    if (!stored) return { expression: 'attribute_not_exists(pk)', names, values };
+    const parts: string[] = [];
+    if (stored.updatedAtBlock === undefined) parts.push('attribute_not_exists(updatedAtBlock)');
+    else {
+      parts.push('updatedAtBlock = :oldBlock');
+      values[':oldBlock'] = stored.updatedAtBlock;
+    }
+    if (onHeldSupply) {
+      if (stored.heldSupply === undefined) parts.push('attribute_not_exists(heldSupply)');
+      else {
+        parts.push('heldSupply = :oldHeld');
+        values[':oldHeld'] = stored.heldSupply;
+      }
+    }
+    return { expression: parts.join(' AND '), names, values };
   }
 
   private ownerMove(contract: string, tokenId: bigint, from: string | null, to: string | null): TransactItem[] {
@@ -383,15 +479,21 @@ export class StateWriter {
         metadataStatus: instance?.metadataStatus ?? 'none',
         metadataJson: fits(json) ? json : null,
         omitted: !fits(uri) || !fits(json),
+        totalSupply: instance?.totalSupply ?? null,
       };
     });
+    const held = amount > 0n ? amount : BigInt(holdings.length);
+    // ERC-1155: the size of the holdings range; counted only when the 9 read do not already tell.
+    const distinctTokenIds =
+      standard === 'ERC-721' ? Number(held) : holdings.length < 9 ? holdings.length : await countRange(addressKeys.nftHoldings(this.chainId, holder, contract));
     const record: NftCollectionRecord = {
       kind: 'nftCollection',
       chainId: this.chainId,
       holder,
       contract,
       tokenStandard: standard,
-      amount: (amount > 0n ? amount : BigInt(holdings.length)).toString(),
+      amount: held.toString(),
+      distinctTokenIds,
       instances: embedded,
       updatedAtBlock: blockNumber,
     };
@@ -425,6 +527,16 @@ export class StateWriter {
   private async transact(items: TransactItem[]): Promise<void> {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
   }
+}
+
+/** The total supply an instance records (see NftInstanceRecord.totalSupply). */
+function instanceSupply(
+  standard: 'ERC-721' | 'ERC-1155',
+  read: string | null,
+  heldSupply: string | undefined,
+): { totalSupply: string | null; totalSupplySource: NftSupplySource | null } {
+  if (standard === 'ERC-721') return { totalSupply: null, totalSupplySource: null };
+  return read !== null ? { totalSupply: read, totalSupplySource: 'totalSupply' } : { totalSupply: heldSupply ?? '0', totalSupplySource: 'holders' };
 }
 
 function holding(chainId: number, holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', tokenId: bigint, value: bigint): NftHoldingRecord {

@@ -92,6 +92,27 @@ export async function queryRange<T = TableItem>(range: KeyRange, options: { limi
   return items;
 }
 
+/** The number of items in a key range (Select COUNT, every page): reads the range without returning it. */
+export async function countRange(range: KeyRange): Promise<number> {
+  let count = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: range.skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: range.skPrefix ? { ':pk': range.pk, ':prefix': range.skPrefix } : { ':pk': range.pk },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    count += result.Count ?? 0;
+    start = result.LastEvaluatedKey;
+  } while (start);
+  return count;
+}
+
 export async function forEachLimited<T>(values: readonly T[], limit: number, work: (value: T) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, values.length) }, async () => {
