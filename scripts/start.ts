@@ -10,6 +10,7 @@
 import * as v from 'valibot';
 import { DEFAULT_TABLE_NAME, readEnv } from '../shared/config';
 import { startLocalService, type LocalService, type RequestLogEntry } from './lib/gateway';
+import { localChainStep } from './lib/local-chain';
 
 const port = (fallback: number) =>
   v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.maxValue(65535, 'must be a port number')), String(fallback));
@@ -37,7 +38,9 @@ export type AfterStartStep = (service: LocalService) => Promise<(() => Promise<v
 // HOOK for the lead: the local chain and its ingest plug in here (e.g. start anvil, deploy the demo
 // contracts, run the ingest loop against service.dynamodbEndpoint / service.tableName), as one more
 // AfterStartStep returning its own stop function. Nothing else in this file needs to change.
-const afterStart: AfterStartStep[] = [];
+//  - the local chain (scripts/lib/local-chain.ts): anvil + demo, or the chain at RPC_URL; ingested and
+//    followed; env RPC_URL, CHAIN_ID, ANVIL_PORT, START_BLOCK, DEMO_ACTIVITY_INTERVAL_MS.
+const afterStart: AfterStartStep[] = [localChainStep()];
 // ---------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {

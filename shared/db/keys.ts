@@ -304,6 +304,26 @@ export const orderKeys = {
     index: 'gsi1',
   }),
   /**
+   * A transfer seen at an order's deposit address (deposit detection, shared/orders/deposits.ts): in
+   * the order's partition, one item per transfer, keyed by transaction hash and log index (ERC-20)
+   * or call index (native: 0 the transaction's own value, n its n-th trace call). Conditional put.
+   */
+  deposit: (orderId: string, transactionHash: string, position: { logIndex: number } | { callIndex: number }): ItemKey => ({
+    pk: `ORDER#${orderId}`,
+    sk: `DEPOSIT#${lower(transactionHash)}#${'logIndex' in position ? `LOG#${indexKey(position.logIndex)}` : `CALL#${indexKey(position.callIndex)}`}`,
+  }),
+  /** Every deposit recorded for an order (refunds, reconciliation). Query pk, begins_with(sk). */
+  depositsRange: (orderId: string): KeyRange => ({ pk: `ORDER#${orderId}`, skPrefix: 'DEPOSIT#' }),
+  /** GSI1 on a deposit item: the deposits recorded from one block of a chain (undone when a reorg orphans it). */
+  depositInBlock: (chainId: number, blockNumber: number, orderId: string, depositSk: string) => ({
+    gsi1pk: `${chain(chainId)}#DEPOSITS#${blockKey(blockNumber)}`,
+    gsi1sk: `${orderId}#${depositSk}`,
+  }),
+  depositsInBlockRange: (chainId: number, blockNumber: number): KeyRange => ({
+    pk: `${chain(chainId)}#DEPOSITS#${blockKey(blockNumber)}`,
+    index: 'gsi1',
+  }),
+  /**
    * O5: orders still waiting, ordered by expiry: GSI2, sparse, sharded in 8 partitions by the order
    * id's first hex digit (mod 8) so that creation never funnels into one hot key. The sweeper queries
    * each shard with gsi2sk <= now.

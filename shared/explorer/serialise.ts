@@ -124,8 +124,8 @@ export function balanceTokenInstance(listing: BalanceListingRecord, details: Pag
   if (listing.tokenId === null) return null;
   const instance = details.instances.get(instanceId(listing.token, listing.tokenId));
   return {
-    // Only ERC-1155 balances have an id; the ingest keeps no per-id supply to tell a unique one (Needs from ingest).
-    is_unique: false,
+    // Only ERC-1155 balances have an id: unique when the id's total supply is 1 (the ingest's per-id supply).
+    is_unique: isUniqueSupply(instance?.totalSupply),
     id: listing.tokenId,
     owner: instance?.owner ? addressObject(instance.owner, details) : null,
     holder_address_hash: getAddress(listing.holder),
@@ -134,14 +134,22 @@ export function balanceTokenInstance(listing: BalanceListingRecord, details: Pag
   };
 }
 
-/** E2: one of the newest instances embedded in a collection (metadata from the instance item when left out). */
+/** An ERC-1155 id is unique when its total supply is exactly 1 (unknown supply: not unique). */
+export function isUniqueSupply(totalSupply: string | null | undefined): boolean {
+  return totalSupply === '1';
+}
+
+/**
+ * E2: one of the newest instances embedded in a collection (metadata from the instance item when
+ * left out). ERC-1155 `is_unique` reads the supply from the instance item when the page joined it,
+ * else the supply embedded when the collection entry was last rebuilt.
+ */
 export function collectionTokenInstance(collection: NftCollectionRecord, embedded: EmbeddedNftInstance, details: PageDetails): CollectionTokenInstance {
-  const metadataJson = embedded.omitted
-    ? (details.instances.get(instanceId(collection.contract, embedded.tokenId))?.metadataJson ?? null)
-    : embedded.metadataJson;
+  const joined = details.instances.get(instanceId(collection.contract, embedded.tokenId));
+  const metadataJson = embedded.omitted ? (joined?.metadataJson ?? null) : embedded.metadataJson;
   const isErc721 = collection.tokenStandard === 'ERC-721';
   return {
-    is_unique: isErc721,
+    is_unique: isErc721 || isUniqueSupply(joined ? joined.totalSupply : embedded.totalSupply),
     id: embedded.tokenId,
     owner: isErc721 ? addressObject(collection.holder, details) : null,
     holder_address_hash: getAddress(collection.holder),
@@ -171,10 +179,10 @@ export function nftCollectionItem(collection: NftCollectionRecord, details: Page
 
 /**
  * ERC-721: the number of tokens held. ERC-1155: the number of distinct token ids held. The ingest's
- * ERC-1155 `amount` is the SUM of the balances, so the count is taken from `distinctTokenIds` when
- * the item carries it, else from the embedded ids: exact below 9, a lower bound at 9 (Needs from ingest).
+ * ERC-1155 `amount` is the SUM of the balances, so the count is its `distinctTokenIds`; an entry
+ * written before that field existed falls back to the embedded ids (exact below 9, a lower bound at 9).
  */
-export function collectionAmount(collection: NftCollectionRecord & { distinctTokenIds?: number }): string {
+export function collectionAmount(collection: NftCollectionRecord): string {
   if (collection.tokenStandard === 'ERC-721') return collection.amount;
   if (typeof collection.distinctTokenIds === 'number') return String(collection.distinctTokenIds);
   return String(collection.instances.length);
@@ -203,12 +211,14 @@ export function tokenTransferItem(transfer: TokenTransferRecord, details: PageDe
 }
 
 /**
- * Blockscout's `result`: `success`, or the failure. The ingest keeps the revert data (reason) but not
- * the tracer's error text, so a failure reads `execution reverted` when there is revert data and
- * `error` otherwise (see "Needs from ingest").
+ * Blockscout's `result`: `success`, or the failure: the top-level call's tracer error as the ingest
+ * stored it (`execution reverted`, `out of gas`, ...). Without it (the node served no traces, or an
+ * item written before the field existed) a failure reads `execution reverted` when there is revert
+ * data and `error` otherwise.
  */
-export function transactionResult(tx: Pick<TransactionRecord, 'status' | 'revertReason'>): string {
+export function transactionResult(tx: Pick<TransactionRecord, 'status' | 'revertReason'> & { error?: string | null }): string {
   if (tx.status === 1) return 'success';
+  if (tx.error) return tx.error;
   return tx.revertReason !== null ? 'execution reverted' : 'error';
 }
 

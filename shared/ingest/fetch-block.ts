@@ -9,7 +9,7 @@
  * (a node behind a load balancer answering from a different head, a reorg between two calls) is a
  * fault like a timeout, and the whole block is fetched again with exponential backoff.
  */
-import { BaseError, type Block, type Hex, type Transaction, type TransactionReceipt } from 'viem';
+import { BaseError, RpcRequestError, type Block, type Hex, type Transaction, type TransactionReceipt } from 'viem';
 import type { ChainClient } from '../chain/client';
 import { decodeRevertReason } from '../chain/decode';
 import { errorMessage, isMethodUnsupportedError, withBackoff, type RetryPolicy } from '../chain/retry';
@@ -135,8 +135,9 @@ export class BlockSource {
 
   /**
    * Revert reasons of the failed transactions: decoded from the top-level call's output when the
-   * trace has it, otherwise by replaying the transaction as an eth_call on the parent block's state
-   * (exact for the first failing transaction of a block, best effort after it).
+   * trace has it; none when the trace says the call failed without reverting (out of gas, invalid
+   * opcode ...: no revert data exists); otherwise by replaying the transaction as an eth_call on the
+   * parent block's state (exact for the first failing transaction of a block, best effort after it).
    */
   private async revertReasons(block: FullBlock, receipts: TransactionReceipt[], traces: TransactionTrace[] | null) {
     const reasons = new Map<string, string | null>();
@@ -146,6 +147,10 @@ export class BlockSource {
         const top = traces?.[position]?.calls[0];
         if (top?.output && top.output !== '0x') {
           reasons.set(tx.hash.toLowerCase(), decodeRevertReason(top.output));
+          return;
+        }
+        if (top?.error && !/revert/i.test(top.error)) {
+          reasons.set(tx.hash.toLowerCase(), null);
           return;
         }
         reasons.set(tx.hash.toLowerCase(), decodeRevertReason(await this.replay(tx, block.number! - 1n)));
@@ -169,9 +174,22 @@ export class BlockSource {
       const data = revertDataOf(error);
       if (data !== undefined) return data;
       if (error instanceof BaseError && /revert/i.test(error.message)) return null;
+      // The node ran the call and it failed without revert data (geth "out of gas", anvil "EVM error
+      // OutOfGas", "invalid opcode" ...): an answer, not a transport fault to retry.
+      if (isExecutionFailure(error)) return null;
       throw error;
     }
   }
+}
+
+/** A JSON-RPC error answer that reports the EVM failing to run the call. */
+function isExecutionFailure(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  const answered = error.walk((cause) => cause instanceof RpcRequestError) as RpcRequestError | null;
+  if (!answered) return false;
+  return /out of gas|invalid opcode|invalid jump|stack (underflow|overflow)|evm error|execution (reverted|error|halted)|static state change|write protection/i.test(
+    `${answered.shortMessage} ${answered.details}`,
+  );
 }
 
 /** The revert data an eth_call error carries, if any. */

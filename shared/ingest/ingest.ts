@@ -6,12 +6,13 @@
  *   1. fetch the block, receipts and traces (validated, retried: fetch-block.ts);
  *   2. derive records (derive.ts), read the chain state they need AT the block (chain-state.ts);
  *   3. write the block's manifest, then its immutable items (items.ts), then its state changes
- *      (state.ts), then call the block listeners;
+ *      (state.ts), then call the block listeners (listeners.ts; order deposit detection,
+ *      shared/orders/deposits.ts, is always among them unless `orderDeposits: false`);
  *   4. move the cursor with a conditional update.
  * A block whose parent hash is not the cursor's hash starts the reorg procedure (reorg.ts).
  * Blocks at or below the cursor are skipped, or ingested again on request (`repair`): their
- * immutable items and manifest are rewritten identically and the state items, which hold values of
- * later blocks, are left alone.
+ * immutable items and manifest are rewritten identically, the state items, which hold values of
+ * later blocks, are left alone, and the block listeners see the block again (they are idempotent).
  */
 import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
@@ -22,7 +23,8 @@ import { ChainState, type TokenInfo } from './chain-state';
 import { deriveBlock, tagTransactions, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
 import { immutableItems } from './items';
-import { notifyBlockIngested, type BlockIngestedListener } from './listeners';
+import { orderDepositListeners } from '../orders/deposits';
+import { notifyBlockIngested, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
 import { moveCursor, readCursor, readManifest, writeManifest } from './manifest';
 import type { AddressRecord, BlockRecord, CursorRecord, IndexedTokenStandard } from './records';
 import { Reorg } from './reorg';
@@ -47,6 +49,10 @@ export interface IngestOptions {
   onBlock?: (event: { blockNumber: number; mode: 'advance' | 'repair' }) => void;
   /** Listeners for this ingest only, besides those registered with onBlockIngested. */
   listeners?: readonly BlockIngestedListener[];
+  /** Orphan listeners for this ingest only, besides those registered with onBlocksOrphaned. */
+  orphanListeners?: readonly BlocksOrphanedListener[];
+  /** Order deposit detection (shared/orders/deposits.ts) on every block. Default true. */
+  orderDeposits?: boolean;
 }
 
 export interface IngestResult {
@@ -74,6 +80,7 @@ export class ChainIngest {
   private readonly reorg: Reorg;
   private readonly log: IngestLog;
   private readonly options: IngestOptions;
+  private readonly blockListeners: readonly BlockIngestedListener[];
 
   constructor(options: IngestOptions) {
     this.options = options;
@@ -83,7 +90,10 @@ export class ChainIngest {
     this.source = new BlockSource(options.client, policy, this.log);
     this.chainState = new ChainState(options.client, new ContractReader(options.client), policy);
     this.state = new StateWriter(this.chainId);
-    this.reorg = new Reorg(this.chainId, this.source, this.chainState, this.state, this.log, options.maxReorgDepth ?? 64);
+    const deposits = options.orderDeposits === false ? [] : [orderDepositListeners];
+    this.blockListeners = [...deposits.map((listeners) => listeners.onBlockIngested), ...(options.listeners ?? [])];
+    const orphanListeners = [...deposits.map((listeners) => listeners.onBlocksOrphaned), ...(options.orphanListeners ?? [])];
+    this.reorg = new Reorg(this.chainId, this.source, this.chainState, this.state, this.log, options.maxReorgDepth ?? 64, orphanListeners);
   }
 
   /** The chain's current head block number. */
@@ -257,7 +267,10 @@ export class ChainIngest {
     }
     await writeManifest(this.chainId, { blockNumber: number, blockHash: derived.block.hash, items, touched }, previous?.chunkCount ?? 0);
     await putItems(items);
-    if (mode === 'repair') return;
+    if (mode === 'repair') {
+      await this.notifyListeners(derived, mode);
+      return;
+    }
 
     // Contracts and tokens first: balance transitions count holders on the token's item.
     await forEachLimited(addressUpdates, STATE_CONCURRENCY, async (update) => {
@@ -291,14 +304,19 @@ export class ChainIngest {
     );
     await forEachLimited(collectionsTouched(derived), STATE_CONCURRENCY, (c) => this.state.refreshCollection(c.holder, c.contract, c.standard, number));
 
-    await notifyBlockIngested(
+    await this.notifyListeners(derived, mode);
+  }
+
+  private notifyListeners(derived: DerivedBlock, mode: 'advance' | 'repair'): Promise<void> {
+    return notifyBlockIngested(
       {
         chainId: this.chainId,
         block: derived.block,
+        mode,
         nativeTransfers: derived.nativeTransfers,
         erc20Transfers: derived.tokenTransfers.filter((transfer) => transfer.tokenStandard === 'ERC-20'),
       },
-      this.options.listeners,
+      this.blockListeners,
     );
   }
 }

@@ -3,7 +3,8 @@
  * longer canonical), the ingest:
  *   1. walks back from the cursor, comparing the stored block hash with the node's, to the newest
  *      block both agree on: the common ancestor A (at most `maxDepth` blocks back, else it stops);
- *   2. deletes every item listed in the manifests of the blocks above A (including a block past the
+ *   2. tells the orphan listeners (listeners.ts: order deposits) which blocks it undoes, then
+ *      deletes every item listed in the manifests of the blocks above A (including a block past the
  *      cursor that a crash left half written);
  *   3. recomputes every state entity those manifests touched, from chain state read AT block A
  *      (balances, holder counts, NFT owners and holdings, collections, token supplies); addresses
@@ -17,6 +18,7 @@ import { blockKeys } from '../db/keys';
 import { ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
 import type { IngestLog } from './ingest';
+import { notifyBlocksOrphaned, type BlocksOrphanedListener } from './listeners';
 import { deleteManifest, moveCursor, readManifest, type BlockManifest } from './manifest';
 import type { AddressRecord, BlockRecord, CursorRecord } from './records';
 import { parseEntity, StateWriter, type BalanceEntity, type ParsedEntity } from './state';
@@ -36,6 +38,7 @@ export class Reorg {
     private readonly state: StateWriter,
     private readonly log: IngestLog,
     private readonly maxDepth: number,
+    private readonly orphanListeners: readonly BlocksOrphanedListener[] = [],
   ) {}
 
   /** Rolls the table back to the common ancestor of the stored chain and the node's; returns the new cursor. */
@@ -74,6 +77,10 @@ export class Reorg {
 
   /** Deletes what the manifests' blocks wrote and recomputes what they touched, as of block `ancestor`. */
   async undoManifests(manifests: readonly BlockManifest[], ancestor: number): Promise<void> {
+    await notifyBlocksOrphaned(
+      { chainId: this.chainId, blocks: manifests.map((manifest) => ({ number: manifest.blockNumber, hash: manifest.blockHash })) },
+      this.orphanListeners,
+    );
     await deleteItems(manifests.flatMap((manifest) => manifest.items));
     const touched = [...new Set(manifests.flatMap((manifest) => manifest.touched))].map(parseEntity);
     await this.recompute(touched, ancestor);

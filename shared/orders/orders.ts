@@ -32,6 +32,10 @@ export type StoredOrder = Omit<Order, 'onrampMetadata'> & {
   updatedAt: number;
   depositTransactionHash?: string;
   depositAmount?: string;
+  /** Running total of the deposits counted toward srcAmount (deposit detection, deposits.ts). */
+  receivedAmount?: string;
+  /** Set when a reorg orphaned a deposit after the order had moved on (deposits.ts). */
+  depositOrphaned?: boolean;
   [attribute: string]: unknown;
 };
 
@@ -292,8 +296,9 @@ export interface DepositReceived {
 }
 
 /**
- * Deposit detection's entry point (to be wired by the ingest): the order's deposit arrived, so it
- * leaves the waiting states for quoting_after_deposit, conditional on still waiting and not expired.
+ * Deposit detection's entry point (called by shared/orders/deposits.ts, which the ingest runs on every
+ * block): the order's deposit arrived, so it leaves the waiting states for quoting_after_deposit,
+ * conditional on still waiting and not expired.
  */
 export async function markDepositReceived(orderId: string, deposit: DepositReceived): Promise<TransitionResult> {
   return transitionOrder(orderId, 'quoting_after_deposit', {

@@ -87,6 +87,10 @@ describe('a demo chain ingested from block 0', () => {
     const get = async (hash: string) => (await getItem(transactionKeys.transaction(CHAIN_ID, hash)))!;
     const { highlights, transactionsByKind, contracts } = demo.manifest;
     expect((await get(highlights.alwaysReverts.hash)).revertReason).toBe(highlights.alwaysReverts.reason);
+    // The top-level call's tracer error (E4 `result`): the node's wording; null on success.
+    expect((await get(highlights.alwaysReverts.hash)).error).toBe('execution reverted');
+    expect((await get(highlights.customErrorRevert.hash)).error).toBe('execution reverted');
+    expect((await get(transactionsByKind.nativeTransfer[0])).error).toBeNull();
     // A custom error (not Error/Panic) is kept as its raw revert data.
     expect((await get(highlights.customErrorRevert.hash)).revertReason).toMatch(/^0x[0-9a-f]{8}/);
     const tokenDeployment = await get(truth.transactions.find((tx) => tx.created === contracts.token.toLowerCase())!.hash);
@@ -125,7 +129,7 @@ describe('a demo chain ingested from block 0', () => {
   });
 
   test('block listeners saw every block once, with its ERC-20 and native transfers', () => {
-    expect(events.map((event) => event.block.number)).toEqual(truth.blocks.map((block) => block.number));
+    expect(events.map((event) => [event.block.number, event.mode])).toEqual(truth.blocks.map((block) => [block.number, 'advance']));
     expect(events.flatMap((event) => event.erc20Transfers).length).toBe(truth.transfers.filter((t) => t.standard === 'ERC-20').length);
     const split = demo.manifest.highlights.split;
     const native = events.flatMap((event) => event.nativeTransfers).filter((t) => t.transactionHash === split.hash && t.internalIndex !== null);
@@ -136,8 +140,11 @@ describe('a demo chain ingested from block 0', () => {
     const before = await tableSnapshot(table.name);
     const client = createChainClient(demo.anvil.rpcUrl);
     expect(await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head })).toMatchObject({ advanced: 0, repaired: 0, reorgs: 0 });
-    const result = await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head, repair: true });
+    const repaired: BlockIngestedEvent[] = [];
+    const result = await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head, repair: true, listeners: [(event) => void repaired.push(event)] });
     expect(result).toMatchObject({ advanced: 0, repaired: head + 1, reorgs: 0 });
+    // A repair run delivers its blocks to the (idempotent) listeners again.
+    expect(repaired.map((event) => [event.block.number, event.mode])).toEqual(truth.blocks.map((block) => [block.number, 'repair']));
     expect(await tableSnapshot(table.name)).toEqual(before);
   });
 });
@@ -163,7 +170,7 @@ describe('nodes with fewer RPC methods', () => {
       await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: FROM, to: head }));
       expect(proxy.calls.get('trace_block')).toBeGreaterThan(0);
       expect(proxy.calls.get('eth_getTransactionReceipt')).toBeGreaterThan(0);
-      await expectImmutableItems(name, truthFrom());
+      await expectImmutableItems(name, truthFrom(), { traces: true, errors: 'presence' });
       const main = recent(await tableSnapshot(table.name));
       const parity = recent(await tableSnapshot(name));
       const view = (items: Record<string, any>[]) =>
@@ -171,7 +178,7 @@ describe('nodes with fewer RPC methods', () => {
           item.kind === 'internalTransaction'
             ? { pk: item.pk, sk: item.sk, type: item.type, callType: item.callType, from: item.from, to: item.to, value: item.value, success: item.success }
             : item.kind === 'transaction'
-              ? { pk: item.pk, sk: item.sk, revertReason: item.revertReason, types: item.transactionTypes }
+              ? { pk: item.pk, sk: item.sk, revertReason: item.revertReason, types: item.transactionTypes, failed: item.error !== null }
               : { pk: item.pk, sk: item.sk },
         );
       expect(view(parity)).toEqual(view(main));

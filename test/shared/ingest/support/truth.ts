@@ -12,6 +12,7 @@ import {
   erc20Abi,
   erc721Abi,
   http,
+  parseAbi,
   toEventSelector,
   type Address,
   type Hex,
@@ -66,7 +67,21 @@ export interface TruthCall {
 export interface ChainTruth {
   chainId: number;
   blocks: { number: number; hash: string; timestamp: number }[];
-  transactions: { hash: string; blockNumber: number; index: number; from: string; to: string | null; created: string | null; value: bigint; input: Hex; status: number; gasUsed: bigint; toIsContract: boolean }[];
+  transactions: {
+    hash: string;
+    blockNumber: number;
+    index: number;
+    from: string;
+    to: string | null;
+    created: string | null;
+    value: bigint;
+    input: Hex;
+    status: number;
+    gasUsed: bigint;
+    toIsContract: boolean;
+    /** The callTracer's error of the top-level frame, null when it has none. */
+    error: string | null;
+  }[];
   logs: { txHash: string; blockNumber: number; logIndex: number; address: string; topics: string[]; data: string }[];
   transfers: TruthTransfer[];
   calls: TruthCall[];
@@ -109,6 +124,7 @@ export async function readChainTruth(rpcUrl: string, from: number, to: number): 
         status: receipt.status === 'success' ? 1 : 0,
         gasUsed: receipt.gasUsed,
         toIsContract: Boolean(code && code !== '0x'),
+        error: traces[position].result.error ?? null,
       });
       for (const log of receipt.logs) {
         truth.logs.push({ txHash: tx.hash, blockNumber: number, logIndex: log.logIndex, address: log.address.toLowerCase(), topics: log.topics.map((t) => t.toLowerCase()), data: log.data.toLowerCase() });
@@ -252,11 +268,21 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
 
 const IMMUTABLE_KINDS = new Set(['block', 'transaction', 'log', 'tokenTransfer', 'internalTransaction', 'withdrawal']);
 
+export interface ImmutableCheckOptions {
+  traces: boolean;
+  /**
+   * How a transaction's `error` is compared with the callTracer's top-level error: `exact` (the
+   * ingest read callTracer traces) or `presence` (it read parity traces, whose wording differs:
+   * an error exactly when the callTracer has one). Without traces it must be null. Default exact.
+   */
+  errors?: 'exact' | 'presence';
+}
+
 /**
  * The table's immutable items are exactly the expected ones (no missing, no extra key), and the
  * canonical records carry what the node says.
  */
-export async function expectImmutableItems(table: string, truth: ChainTruth, options: { traces: boolean } = { traces: true }): Promise<Record<string, unknown>[]> {
+export async function expectImmutableItems(table: string, truth: ChainTruth, options: ImmutableCheckOptions = { traces: true }): Promise<Record<string, unknown>[]> {
   const items = await tableSnapshot(table);
   const expected = expectedImmutableKeys(truth, options);
   const actual = new Map(items.filter((item) => IMMUTABLE_KINDS.has(String(item.kind))).map((item) => [`${item.pk}\n${item.sk}`, String(item.kind)]));
@@ -280,6 +306,11 @@ export async function expectImmutableItems(table: string, truth: ChainTruth, opt
       block: tx.blockNumber,
       index: tx.index,
     });
+    // The top-level call's tracer error: null on success and when the node gave no traces.
+    if (!options.traces) expect(item.error, `error of ${tx.hash}`).toBeNull();
+    else if (options.errors === 'presence') expect(item.error === null, `error of ${tx.hash}: ${item.error}`).toBe(tx.error === null);
+    else expect(item.error, `error of ${tx.hash}`).toBe(tx.error);
+    if (tx.status === 1) expect(item.error).toBeNull();
   }
   for (const log of truth.logs) {
     const item = get(transactionKeys.transactionLog(truth.chainId, log.txHash, log.logIndex));
@@ -384,12 +415,44 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
       .then((o) => o.toLowerCase(), () => null);
     expect(get(nftKeys.instance(chainId, t.token, t.tokenId!))?.owner ?? null, `owner of ${t.token} #${t.tokenId}`).toBe(owner);
   }
+  // Collections: the amount, and the number of distinct ids held (ERC-721: the balance; ERC-1155:
+  // the ids with a positive balanceOf at the head).
+  const idsHeld = new Map<string, number>();
+  for (const [id, entry] of touched) {
+    if (entry.standard === 'ERC-1155' && onChain.get(id)! > 0n) idsHeld.set(`${entry.holder}|${entry.token}`, (idsHeld.get(`${entry.holder}|${entry.token}`) ?? 0) + 1);
+  }
   const collections = items.filter((item) => item.kind === 'nftCollection' && item.pk.endsWith('#NFTCOL#ALL'));
   const expectedCollections = balanceItems
     .filter((b) => (b.tokenStandard === 'ERC-721' || b.tokenStandard === 'ERC-1155') && b.tokenId === null)
-    .map((b) => `${b.holder}|${b.token}|${b.value}`);
-  expect(collections.map((c) => `${c.holder}|${c.contract}|${c.amount}`).sort()).toEqual(expectedCollections.sort());
+    .map((b) => `${b.holder}|${b.token}|${b.value}|${b.tokenStandard === 'ERC-721' ? Number(b.value) : idsHeld.get(`${b.holder}|${b.token}`)}`);
+  expect(collections.map((c) => `${c.holder}|${c.contract}|${c.amount}|${c.distinctTokenIds}`).sort()).toEqual(expectedCollections.sort());
+
+  // ERC-1155 ids: holders with a positive balance, their sum, and the total supply: the contract's
+  // totalSupply(id) at the head when it has one, else that sum.
+  const ids = new Map<string, { token: string; tokenId: bigint; holders: number; held: bigint }>();
+  for (const [id, entry] of touched) {
+    if (entry.standard !== 'ERC-1155') continue;
+    const key = `${entry.token}|${entry.tokenId}`;
+    const value = onChain.get(id)!;
+    const current = ids.get(key) ?? { token: entry.token, tokenId: entry.tokenId!, holders: 0, held: 0n };
+    ids.set(key, { ...current, holders: current.holders + (value > 0n ? 1 : 0), held: current.held + value });
+  }
+  for (const { token, tokenId, holders: idHolders, held } of ids.values()) {
+    const supply = await client
+      .readContract({ address: token as Address, abi: erc1155SupplyAbi, functionName: 'totalSupply', args: [tokenId], blockNumber })
+      .then((value) => value.toString(), () => null);
+    const instance = get(nftKeys.instance(chainId, token, tokenId));
+    expect(
+      { holders: instance?.holders ?? 0, heldSupply: instance?.heldSupply ?? '0', totalSupply: instance?.totalSupply, source: instance?.totalSupplySource },
+      `ERC-1155 ${token} #${tokenId}`,
+    ).toEqual({ holders: idHolders, heldSupply: held.toString(), totalSupply: supply ?? held.toString(), source: supply === null ? 'holders' : 'totalSupply' });
+  }
+  for (const t of truth.transfers.filter((t) => t.standard === 'ERC-721')) {
+    expect(get(nftKeys.instance(chainId, t.token, t.tokenId!))).toMatchObject({ totalSupply: null, totalSupplySource: null });
+  }
 }
+
+const erc1155SupplyAbi = parseAbi(['function totalSupply(uint256 id) view returns (uint256)']);
 
 /** Items of state kinds, with the block they were written at left out (a reorg writes them at the ancestor). */
 export function stateView(items: Record<string, unknown>[]): Record<string, unknown>[] {

@@ -1,0 +1,362 @@
+/**
+ * Deposit detection: the ingest (shared/ingest, every run: CLI, Lambda, npm start) hands each
+ * ingested block to `orderDepositListeners.onBlockIngested`. For every native or ERC-20 transfer of
+ * the block, the open orders of its recipient on that chain are looked up with ONE Query on
+ * `orderKeys.awaitingDepositRange` (GSI1, sparse: only waiting orders are in it). A transfer in the
+ * order's source token is recorded as a deposit item (`orderKeys.deposit`: order id + transaction
+ * hash + log index / call index, conditional put) and, in the same transaction, added to the order's
+ * `receivedAmount` (conditional on the amount it replaces), so a block delivered twice never counts
+ * twice. Once `receivedAmount >= srcAmount` the order moves to quoting_after_deposit through the
+ * transition table (`markDepositReceived`, conditional on its current status).
+ *
+ * Native currency is named in orders by `0x0000000000000000000000000000000000000000` or
+ * `0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE` (any letter case); any other `srcTokenAddress` is an
+ * ERC-20 contract. A reorg that orphans a block undoes its deposits (`onBlocksOrphaned`); see
+ * docs/decisions/orders.md ("Deposit detection") for every rule.
+ */
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { orderKeys, type ItemKey, type KeyRange } from '../db/keys';
+import { logger } from '../http/logger';
+import type { BlockIngestedEvent, BlocksOrphanedEvent } from '../ingest/listeners';
+import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders';
+import { isWaiting } from './states';
+import { transactWrite, type TransactItem } from './transact';
+
+/** The addresses an order may use as `srcTokenAddress` for the chain's native currency (lowercase). */
+export const NATIVE_TOKEN_ADDRESSES: readonly string[] = ['0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'];
+
+export function isNativeToken(address: string): boolean {
+  return NATIVE_TOKEN_ADDRESSES.includes(address.toLowerCase());
+}
+
+/** What became of a deposit: counted toward the order, or kept for a refund. */
+export type DepositOutcome = 'counted' | 'after_expiry' | 'order_moved_on';
+
+/** orderKeys.deposit (with GSI1 orderKeys.depositInBlock): one transfer to an order's deposit address. */
+export interface OrderDepositRecord {
+  kind: 'orderDeposit';
+  orderId: string;
+  chainId: number;
+  blockNumber: number;
+  blockHash: string;
+  /** Unix seconds. */
+  blockTimestamp: number;
+  transactionHash: string;
+  /** ERC-20: the Transfer log's index in the block; null for native currency. */
+  logIndex: number | null;
+  /** Native currency: 0 for the transaction's own value, n for its n-th trace call; null for ERC-20. */
+  callIndex: number | null;
+  /** `native`, or the ERC-20 token contract (lowercase). */
+  token: string;
+  from: string;
+  /** Decimal, smallest unit. */
+  amount: string;
+  /**
+   * counted: added to the order's receivedAmount. after_expiry: the block time is at or after the
+   * order's expiredAt, nothing counted (to refund). order_moved_on: the order had already left the
+   * waiting states (an extra payment, to refund).
+   */
+  outcome: DepositOutcome;
+  /** The order's receivedAmount once this deposit was counted; null when not counted. */
+  totalAfter: string | null;
+  /** A reorg orphaned its block after the order had already moved on (see the docs); else false. */
+  orphaned: boolean;
+}
+
+/** A stored order with the running total of its counted deposits. */
+type OrderWithDeposits = StoredOrder & { receivedAmount?: string };
+
+interface Candidate {
+  to: string;
+  from: string;
+  amount: bigint;
+  token: string;
+  transactionHash: string;
+  transactionIndex: number;
+  position: { logIndex: number } | { callIndex: number };
+}
+
+/** Recipients looked up at once. */
+const LOOKUP_CONCURRENCY = 4;
+const MAX_ATTEMPTS = 5;
+
+export const orderDepositListeners = {
+  onBlockIngested: detectOrderDeposits,
+  onBlocksOrphaned: undoOrphanedDeposits,
+};
+
+/** Records the block's deposits to waiting orders and moves the orders they complete. Idempotent. */
+export async function detectOrderDeposits(event: BlockIngestedEvent): Promise<void> {
+  const byRecipient = new Map<string, Candidate[]>();
+  for (const candidate of candidatesOf(event)) {
+    byRecipient.set(candidate.to, [...(byRecipient.get(candidate.to) ?? []), candidate]);
+  }
+  const recipients = [...byRecipient.keys()];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < recipients.length) {
+      const recipient = recipients[next];
+      next += 1;
+      const orders = await awaitingOrders(event.chainId, recipient);
+      for (const order of orders) {
+        const matching = byRecipient.get(recipient)!.filter((candidate) => candidate.token === orderToken(order));
+        let current: OrderWithDeposits | undefined = order;
+        for (const candidate of matching) {
+          if (!current) break;
+          current = await handleDeposit(current, candidate, event);
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, recipients.length) }, worker));
+}
+
+/** The block's transfers with a positive amount, in block order (transaction, then call / log). */
+function candidatesOf(event: BlockIngestedEvent): Candidate[] {
+  const native: Candidate[] = event.nativeTransfers.map((transfer) => ({
+    to: transfer.to.toLowerCase(),
+    from: transfer.from.toLowerCase(),
+    amount: BigInt(transfer.value),
+    token: 'native',
+    transactionHash: transfer.transactionHash.toLowerCase(),
+    transactionIndex: transfer.transactionIndex,
+    position: { callIndex: transfer.internalIndex ?? 0 },
+  }));
+  const erc20: Candidate[] = event.erc20Transfers.map((transfer) => ({
+    to: transfer.to.toLowerCase(),
+    from: transfer.from.toLowerCase(),
+    amount: BigInt(transfer.amount),
+    token: transfer.token.toLowerCase(),
+    transactionHash: transfer.transactionHash.toLowerCase(),
+    transactionIndex: transfer.transactionIndex,
+    position: { logIndex: transfer.logIndex },
+  }));
+  const rank = (candidate: Candidate): number => ('logIndex' in candidate.position ? candidate.position.logIndex : candidate.position.callIndex);
+  return [...native, ...erc20]
+    .filter((candidate) => candidate.amount > 0n)
+    .sort((a, b) => a.transactionIndex - b.transactionIndex || rank(a) - rank(b));
+}
+
+function orderToken(order: StoredOrder): string {
+  return isNativeToken(order.srcTokenAddress) ? 'native' : order.srcTokenAddress.toLowerCase();
+}
+
+/** O4: the orders waiting for a deposit at `address` on `chainId` (one Query on GSI1). */
+async function awaitingOrders(chainId: number, address: string): Promise<OrderWithDeposits[]> {
+  return queryIndex<OrderWithDeposits>(orderKeys.awaitingDepositRange(chainId, address));
+}
+
+async function queryIndex<T>(range: KeyRange): Promise<T[]> {
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: range.index,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': range.pk },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((page.Items ?? []) as T[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/**
+ * Records one deposit (once), counts it when the order still waits and the block is before the
+ * expiry, and moves the order when the deposit completes `srcAmount`. Returns the order as it now
+ * is (undefined when it no longer exists).
+ */
+async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, event: BlockIngestedEvent): Promise<OrderWithDeposits | undefined> {
+  const { block } = event;
+  const key = orderKeys.deposit(order.id, candidate.transactionHash, candidate.position);
+  let current: OrderWithDeposits | undefined = order;
+  let deposit: OrderDepositRecord | undefined;
+  for (let attempt = 0; current && !deposit; attempt += 1) {
+    if (attempt >= MAX_ATTEMPTS) throw new Error(`order ${order.id}: deposit ${key.sk} could not be recorded (the order kept changing)`);
+    const receivedAt = Math.max(block.timestamp * 1000, current.createdAt);
+    const outcome: DepositOutcome = !isWaiting(current.status) ? 'order_moved_on' : receivedAt >= current.expiredAt ? 'after_expiry' : 'counted';
+    const before: string | undefined = current.receivedAmount;
+    const totalAfter: string | null = outcome === 'counted' ? (BigInt(before ?? '0') + candidate.amount).toString() : null;
+    const record: OrderDepositRecord = {
+      kind: 'orderDeposit',
+      orderId: order.id,
+      chainId: event.chainId,
+      blockNumber: block.number,
+      blockHash: block.hash,
+      blockTimestamp: block.timestamp,
+      transactionHash: candidate.transactionHash,
+      logIndex: 'logIndex' in candidate.position ? candidate.position.logIndex : null,
+      callIndex: 'callIndex' in candidate.position ? candidate.position.callIndex : null,
+      token: candidate.token,
+      from: candidate.from,
+      amount: candidate.amount.toString(),
+      outcome,
+      totalAfter,
+      orphaned: false,
+    };
+    const items: TransactItem[] = [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...key, ...orderKeys.depositInBlock(event.chainId, block.number, order.id, key.sk), ...record },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ];
+    if (outcome === 'counted') {
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: orderKeys.order(order.id),
+          UpdateExpression: 'SET receivedAmount = :total',
+          ConditionExpression: `#status = :status AND ${before === undefined ? 'attribute_not_exists(receivedAmount)' : 'receivedAmount = :before'}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':total': totalAfter, ':status': current.status, ...(before === undefined ? {} : { ':before': before }) },
+        },
+      });
+    }
+    const result = await transactWrite(items);
+    if (result.committed) {
+      deposit = record;
+      if (outcome === 'counted') current = { ...current, receivedAmount: totalAfter! };
+      else logger.warn('deposit kept for a refund', { orderId: order.id, outcome, transactionHash: candidate.transactionHash, amount: record.amount });
+    } else if (result.failedConditions.includes(0)) {
+      // Recorded before: the same block delivered again, or the transaction re-mined after a reorg.
+      deposit = await moveToBlock(key, event);
+      current = await findStoredOrder(order.id);
+    } else {
+      current = await findStoredOrder(order.id); // the order changed since it was read: read it again
+    }
+  }
+  if (!current || !deposit || deposit.outcome !== 'counted' || BigInt(deposit.totalAfter!) < BigInt(current.srcAmount) || !isWaiting(current.status)) {
+    return current;
+  }
+  const transition = await markDepositReceived(order.id, {
+    transactionHash: deposit.transactionHash,
+    amount: deposit.totalAfter!,
+    receivedAt: Math.max(deposit.blockTimestamp * 1000, current.createdAt),
+  });
+  if (transition.applied) {
+    logger.info('deposit received: order quoting', { orderId: order.id, receivedAmount: deposit.totalAfter, srcAmount: current.srcAmount, block: deposit.blockNumber });
+  }
+  return (transition.order as OrderWithDeposits | undefined) ?? (await findStoredOrder(order.id));
+}
+
+/**
+ * A deposit recorded before: when it was recorded from another block (a reorg moved its transaction),
+ * it now belongs to this block (conditional on the block it had), keeping whatever it counted.
+ */
+async function moveToBlock(key: ItemKey, event: BlockIngestedEvent): Promise<OrderDepositRecord | undefined> {
+  const stored = await getDeposit(key);
+  if (!stored || stored.blockHash === event.block.hash) return stored;
+  const result = await transactWrite([
+    {
+      Update: {
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET blockNumber = :number, blockHash = :hash, blockTimestamp = :time, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, orphaned = :false',
+        ConditionExpression: 'blockHash = :previous',
+        ExpressionAttributeValues: {
+          ':number': event.block.number,
+          ':hash': event.block.hash,
+          ':time': event.block.timestamp,
+          ...prefixed(orderKeys.depositInBlock(event.chainId, event.block.number, stored.orderId, key.sk)),
+          ':false': false,
+          ':previous': stored.blockHash,
+        },
+      },
+    },
+  ]);
+  if (result.committed) logger.warn('deposit moved to the block that now holds its transaction', { orderId: stored.orderId, deposit: key.sk, block: event.block.number });
+  return getDeposit(key);
+}
+
+const prefixed = (keys: { gsi1pk: string; gsi1sk: string }) => ({ ':gsi1pk': keys.gsi1pk, ':gsi1sk': keys.gsi1sk });
+
+async function getDeposit(key: ItemKey): Promise<OrderDepositRecord | undefined> {
+  const result = await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return result.Item as OrderDepositRecord | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reorgs
+
+/**
+ * Undoes the deposits recorded from blocks a reorg orphans (GSI1 `orderKeys.depositsInBlockRange`,
+ * one Query per block, kept only when the stored block hash is the orphaned one):
+ *  - counted toward an order that still waits: the item is deleted and its amount taken off the
+ *    order's receivedAmount, in one transaction (conditional on both), so the order waits again for
+ *    the rest; if the transaction is re-mined, its canonical block records it again;
+ *  - counted toward an order that has already moved on (quoting_after_deposit or later): the order
+ *    is not moved back (no transition allows it). The deposit item is kept with `orphaned: true` and
+ *    the order gets `depositOrphaned: true` (stored only), and an error is logged: the quoting /
+ *    relay step must not spend funds of such an order before an operator checks the deposit;
+ *  - not counted (kept for a refund): deleted; a re-mined transaction is recorded again.
+ * Idempotent: a second call finds the items gone or already marked.
+ */
+export async function undoOrphanedDeposits(event: BlocksOrphanedEvent): Promise<void> {
+  for (const block of event.blocks) {
+    const deposits = await queryIndex<OrderDepositRecord & ItemKey>(orderKeys.depositsInBlockRange(event.chainId, block.number));
+    for (const deposit of deposits.filter((item) => item.blockHash === block.hash && !item.orphaned)) await undoDeposit(deposit);
+  }
+}
+
+async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void> {
+  const key = { pk: deposit.pk, sk: deposit.sk };
+  const sameBlock = { ConditionExpression: 'blockHash = :hash', ExpressionAttributeValues: { ':hash': deposit.blockHash } };
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const order = (await findStoredOrder(deposit.orderId)) as OrderWithDeposits | undefined;
+    if (deposit.outcome !== 'counted' || !order) {
+      await db.send(new DeleteCommand({ TableName: tableName(), Key: key, ...sameBlock })).catch(ignoreConditionFailure);
+      return;
+    }
+    const orderKey = orderKeys.order(order.id);
+    let items: TransactItem[];
+    if (isWaiting(order.status)) {
+      const total = BigInt(order.receivedAmount ?? '0') - BigInt(deposit.amount);
+      items = [
+        { Delete: { TableName: tableName(), Key: key, ...sameBlock } },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: orderKey,
+            UpdateExpression: 'SET receivedAmount = :total',
+            ConditionExpression: '#status = :status AND receivedAmount = :before',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':total': (total > 0n ? total : 0n).toString(), ':status': order.status, ':before': order.receivedAmount ?? '0' },
+          },
+        },
+      ];
+    } else {
+      items = [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: 'SET orphaned = :true',
+            ConditionExpression: 'blockHash = :hash',
+            ExpressionAttributeValues: { ':true': true, ':hash': deposit.blockHash },
+          },
+        },
+        { Update: { TableName: tableName(), Key: orderKey, UpdateExpression: 'SET depositOrphaned = :true', ExpressionAttributeValues: { ':true': true } } },
+      ];
+    }
+    const result = await transactWrite(items);
+    if (result.committed) {
+      if (isWaiting(order.status)) logger.warn('reorg: deposit undone, the order waits for it again', { orderId: order.id, deposit: deposit.sk, block: deposit.blockNumber });
+      else logger.error('reorg: a deposit that moved an order on was orphaned; the order is flagged depositOrphaned', { orderId: order.id, status: order.status, deposit: deposit.sk });
+      return;
+    }
+    if (result.failedConditions.includes(0)) return; // already undone or moved by a re-delivered block
+  }
+  throw new Error(`order ${deposit.orderId}: orphaned deposit ${deposit.sk} could not be undone (the order kept changing)`);
+}
+
+function ignoreConditionFailure(error: unknown): void {
+  if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+}
