@@ -139,7 +139,15 @@ async function loadTableModules() {
     import('../../shared/db/client'),
     import('@aws-sdk/lib-dynamodb'),
   ]);
-  return { ...ingest, ...manifest, ...tableIo, ...client, ScanCommand: lib.ScanCommand };
+  return {
+    ChainIngest: ingest.ChainIngest,
+    readCursor: manifest.readCursor,
+    deleteItems: tableIo.deleteItems,
+    db: client.db,
+    dynamoClient: client.dynamoClient,
+    tableName: client.tableName,
+    ScanCommand: lib.ScanCommand,
+  };
 }
 
 export async function startLocalChain(service: LocalService, options: LocalChainOptions = {}): Promise<LocalChain> {
@@ -334,7 +342,7 @@ type ChainCheck =
   | { kind: 'behind'; cursor: CursorRecord | undefined; head: number; reason: string };
 
 /** How the node's chain relates to what the table holds of it (see the file comment). */
-export async function compareWithTable(client: ChainClient, cursor: CursorRecord | undefined): Promise<ChainCheck> {
+async function compareWithTable(client: ChainClient, cursor: CursorRecord | undefined): Promise<ChainCheck> {
   const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
   if (!cursor) return head === 0 ? { kind: 'fresh' } : { kind: 'behind', cursor, head, reason: `the table has none of the chain's blocks 0..${head}` };
   if (cursor.blockNumber > head) {
@@ -355,7 +363,7 @@ export async function compareWithTable(client: ChainClient, cursor: CursorRecord
  * starts with `C#<chainId>#`, plus the chain's registry entry. A Scan, run only by this local reset of
  * the demo chain, never by a request.
  */
-export async function deleteChainItems(modules: TableModules, chainId: number): Promise<number> {
+async function deleteChainItems(modules: TableModules, chainId: number): Promise<number> {
   const prefix = `C#${chainId}#`;
   if (!chainKeys.cursor(chainId).pk.startsWith(prefix)) throw new Error(`keys.ts no longer starts chain keys with ${prefix}`);
   let deleted = 0;
@@ -473,9 +481,10 @@ async function startRemote(
   }
   const follower = startFollower(ingest, cursor ? 0 : firstBlock, print);
 
+  const indexed = (await modules.readCursor(chainId))?.blockNumber;
   print(
     [
-      `Chain ${chainId} at ${rpcUrl}: indexed up to block ${initialIngest.to}; following the head every ${FOLLOW_INTERVAL_MS} ms.`,
+      `Chain ${chainId} at ${rpcUrl}: ${indexed === undefined ? `waiting for block ${firstBlock}` : `indexed up to block ${indexed}`}; following the head every ${FOLLOW_INTERVAL_MS} ms.`,
       `  curl -s '${service.urls.base}/insights/v1/blocks?chain_id=${chainId}&sort_order=desc&limit=5'`,
     ].join('\n'),
   );

@@ -118,7 +118,7 @@ export function requestIssues(part: RequestPart, schema: AnySchema, input: unkno
   const result = issues.map((issue) => toRequestIssue(part, issue));
   const entries = (schema as { type?: string; entries?: Record<string, unknown> }).type === 'strict_object' ? (schema as { entries?: Record<string, unknown> }).entries : undefined;
   if (!entries || typeof input !== 'object' || input === null) return result;
-  const reported = new Set(result.filter((issue) => issue.title === 'Unexpected field').map((issue) => issue.key));
+  const reported = new Set(result.filter((issue) => issue.message.startsWith('Unexpected field')).map((issue) => issue.key));
   for (const key of Object.keys(input)) {
     if (!(key in entries) && !reported.has(key)) result.push(toRequestIssue(part, unknownKeyIssue(key)));
   }
@@ -142,7 +142,8 @@ export function toRequestIssue(part: RequestPart, issue: v.BaseIssue<unknown>): 
   const path = (issue.path ?? []).map((item) => String((item as { key?: unknown }).key));
   if (issue.type === 'strict_object' && issue.expected === 'never' && path.length > 0) {
     const key = path.join('.');
-    return { part, key, message: `Unexpected field: ${key}`, title: 'Unexpected field' };
+    // Blockscout (OpenApiSpex) titles every cast error "Invalid value"; the detail says what is wrong.
+    return { part, key, message: `Unexpected field: ${key}` };
   }
   if (issue.type === 'strict_object' && path.length > 0) {
     // A strict object reports a missing required key as its own issue: say so plainly.

@@ -13,7 +13,7 @@ const ADDRESS_DETAIL = 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/';
 const ENDPOINTS: Endpoint[] = ['tokens', 'nft/collections', 'token-transfers', 'transactions', 'internal-transactions', 'withdrawals'];
 
 const invalid = (pointer: string, detail: string) => ({ title: 'Invalid value', source: { pointer }, detail });
-const unexpected = (name: string) => ({ title: 'Unexpected field', source: { pointer: `/${name}` }, detail: `Unexpected field: ${name}` });
+const unexpected = (name: string) => ({ title: 'Invalid value', source: { pointer: `/${name}` }, detail: `Unexpected field: ${name}` });
 
 /** Cursor fields and filters of other endpoints, per endpoint: unknown parameters there. */
 const FOREIGN_PARAMETERS: Record<Endpoint, string[]> = {
