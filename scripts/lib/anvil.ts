@@ -85,7 +85,9 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   if (options.blockTime) args.push('--block-time', String(options.blockTime));
   if (options.statePath) args.push('--state', options.statePath);
   args.push(...(options.args ?? []));
-  const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group: a terminal's Ctrl-C reaches `npm start`, which stops the chain in order
+  // (after a last ingest and state save), instead of reaching anvil directly.
+  const child = spawn(ANVIL_BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let stderr = '';

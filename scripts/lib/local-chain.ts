@@ -606,7 +606,7 @@ function printDemoChain(
   const base = service.urls.base;
   const described = new Map(manifest.addressesWorthQuerying.map((entry) => [entry.address, entry.description]));
   const lines = [
-    `Local chain: anvil ${anvil.rpcUrl}  chain id ${chainId}  (${statePath ? `state kept in ${statePath} on a clean stop` : 'in memory'})`,
+    `Local chain: anvil ${anvil.rpcUrl}  chain id ${chainId}  (${statePath ? `state saved to ${statePath}` : 'in memory'})`,
     `  following the head every ${FOLLOW_INTERVAL_MS} ms; ${activityIntervalMs > 0 ? `demo activity every ${activityIntervalMs} ms` : 'demo activity ticker off'}`,
     `  curl -s '${base}/insights/v1/blocks?chain_id=${chainId}&sort_order=desc&limit=5'`,
     'Addresses worth querying:',

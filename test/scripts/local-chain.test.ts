@@ -211,6 +211,19 @@ describe('the local chain of npm start', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(newest.data[0].block_hash).toBe((await client.getBlock({ blockNumber: 121n })).hash);
+
+      // START_BLOCK chooses where an empty table starts.
+      await stop();
+      const third = await startAnvil({ chainId: 31339 });
+      extraAnvils.push(third);
+      await rpc(third.rpcUrl).request({ method: 'anvil_mine' as 'eth_chainId', params: ['0x1e'] as unknown as undefined }); // 30 blocks
+      await start({ env: { RPC_URL: third.rpcUrl, START_BLOCK: '25' } });
+      // Insights re-reads its cached chain registry for an unknown chain at most every 5 s.
+      const served = async () => {
+        const response = await fetch(`${service!.urls.base}/insights/v1/blocks?chain_id=31339&sort_order=asc&limit=10`);
+        return response.ok ? ((await response.json()) as { data: { block_number: number }[] }).data.map((block) => block.block_number) : response.status;
+      };
+      await expect.poll(served, { timeout: 7_000, interval: 250 }).toEqual([25, 26, 27, 28, 29, 30]);
     } finally {
       if (previousExplorerChain === undefined) delete process.env.EXPLORER_CHAIN_ID;
       else process.env.EXPLORER_CHAIN_ID = previousExplorerChain;

@@ -24,7 +24,7 @@ afterAll(async () => {
 async function startScript(dataDir: string): Promise<{ child: ChildProcess; output: () => string; urls: Record<string, string> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: REPOSITORY_ROOT,
-    env: { ...process.env, PORT: '0', ORDERS_PORT: '0', COLLECTIONS_PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir, TABLE_NAME: 'start-test', LOG_REQUESTS: '1' },
+    env: { ...process.env, PORT: '0', ORDERS_PORT: '0', COLLECTIONS_PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir, TABLE_NAME: 'start-test', LOG_REQUESTS: '1', ANVIL_PORT: '0', DEMO_ACTIVITY_INTERVAL_MS: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
