@@ -18,7 +18,7 @@ import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
 import { logger } from '../http/logger';
-import { blockKeys } from '../db/keys';
+import { addressKeys, blockKeys } from '../db/keys';
 import { ChainState, type TokenInfo } from './chain-state';
 import { deriveBlock, tagTransactions, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
@@ -26,10 +26,10 @@ import { immutableItems } from './items';
 import { orderDepositListeners } from '../orders/deposits';
 import { notifyBlockIngested, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
 import { moveCursor, readCursor, readManifest, writeManifest } from './manifest';
-import type { AddressRecord, BlockRecord, CursorRecord, IndexedTokenStandard } from './records';
+import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord, IndexedTokenStandard } from './records';
 import { Reorg } from './reorg';
 import { entity, StateWriter, type AddressUpdate } from './state';
-import { forEachLimited, getItem, putItems, sleep } from './table-io';
+import { forEachLimited, getItem, getItems, keyId, putItems, sleep } from './table-io';
 
 export interface IngestLog {
   info(message: string, details?: Record<string, unknown>): void;
@@ -180,6 +180,9 @@ export class ChainIngest {
       }
     };
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
+    // Only the block after the cursor a run starts from (or a reorg moved back to) can have been
+    // left half written by an earlier run; later blocks of the run follow a cursor this run moved.
+    let mayBeHalfWritten = true;
     while (number <= to && (deadline === undefined || Date.now() < deadline)) {
       fetchAhead(number);
       const bundle = await fetched.get(number)!;
@@ -190,9 +193,11 @@ export class ChainIngest {
         result.cursor = await this.reorg.rollBack(cursor);
         result.reorgs += 1;
         number = result.cursor.blockNumber + 1;
+        mayBeHalfWritten = true;
         continue;
       }
-      await this.writeBlock(bundle, 'advance');
+      await this.writeBlock(bundle, 'advance', mayBeHalfWritten);
+      mayBeHalfWritten = false;
       if (!cursor) await this.state.registerChain(number);
       result.cursor = await moveCursor(this.chainId, cursor, { blockNumber: number, blockHash: bundle.block.hash!.toLowerCase() }, number);
       result.advanced += 1;
@@ -201,15 +206,32 @@ export class ChainIngest {
     }
   }
 
-  /** Writes everything one block produces; `repair` leaves state items alone. */
-  private async writeBlock(bundle: BlockBundle, mode: 'advance' | 'repair'): Promise<void> {
+  /**
+   * Writes everything one block produces; `repair` leaves state items alone. `mayBeHalfWritten`
+   * false skips looking for a manifest an earlier run left at this number (see advance).
+   */
+  private async writeBlock(bundle: BlockBundle, mode: 'advance' | 'repair', mayBeHalfWritten = true): Promise<void> {
     const derived = deriveBlock(this.chainId, bundle);
     const number = derived.block.number;
     const blockNumber = BigInt(number);
 
     // What the table already knows, from blocks before this one.
     const candidates = [...new Set([...derived.candidateContracts, ...derived.creations.map((c) => c.address), ...derived.tokens.keys()])];
-    const stored = await this.state.getAddresses(candidates);
+    // One BatchGetItem for both: the stored address items and (advance) the balance items the
+    // block's transitions start from (nothing below writes a balance before they are used, except
+    // undoing a half-written block, after which they are read again).
+    const balanceKeys = mode === 'advance' ? derived.balanceTouches.map((touch) => this.state.balanceKey(touch)) : [];
+    const found = await getItems<AddressRecord | BalanceRecord>([...candidates.map((address) => addressKeys.address(this.chainId, address)), ...balanceKeys]);
+    const stored = new Map<string, AddressRecord>();
+    for (const address of candidates) {
+      const item = found.get(keyId(addressKeys.address(this.chainId, address)));
+      if (item) stored.set(address, item as AddressRecord);
+    }
+    let prefetched = new Map<string, BalanceRecord>();
+    for (const key of balanceKeys) {
+      const item = found.get(keyId(key));
+      if (item) prefetched.set(keyId(key), item as BalanceRecord);
+    }
     const knownBefore = (address: string): AddressRecord | undefined => {
       const item = stored.get(address);
       return item && item.firstSeenBlock < number ? item : undefined;
@@ -260,10 +282,11 @@ export class ChainIngest {
         : [new Map<string, string | null>(), [], []];
 
     // A manifest of this number with another hash is a block orphaned while half written.
-    const previous = await readManifest(this.chainId, number);
+    const previous = mayBeHalfWritten ? await readManifest(this.chainId, number) : undefined;
     if (previous && previous.blockHash !== derived.block.hash) {
       if (mode === 'repair') throw new Error(`block ${number}: stored manifest is of another block hash; run a normal ingest first`);
       await this.reorg.undoManifests([previous], number - 1);
+      prefetched = await this.state.getBalances(derived.balanceTouches);
     }
     await writeManifest(this.chainId, { blockNumber: number, blockHash: derived.block.hash, items, touched }, previous?.chunkCount ?? 0);
     await putItems(items);
@@ -282,7 +305,6 @@ export class ChainIngest {
       if (info?.symbol) await this.state.registerName(info.symbol, address);
     });
     const tokenName = (token: string): string => tokenInfo(token)?.name ?? '';
-    const prefetched = await this.state.getBalances(derived.balanceTouches);
     await forEachLimited(groupByToken(derived.balanceTouches.map((touch, position) => ({ touch, value: balances[position] }))), STATE_CONCURRENCY, async (group) => {
       for (const { touch, value } of group) {
         if (value === null) {

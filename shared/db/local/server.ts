@@ -12,7 +12,7 @@
  * writes and, if any condition fails, restores the before-image of every item it touched. No other
  * request can observe or interleave with a transaction. Nothing here is used in AWS.
  */
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
@@ -41,12 +41,13 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
   const backend = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   backend.listen(0, '127.0.0.1');
   await once(backend, 'listening');
-  const backendPort = (backend.address() as AddressInfo).port;
 
   const lock = new SharedExclusiveLock();
   const ttl = new Map<string, string>();
   const keySchemas = new Map<string, string[]>();
-  const call = (operation: string, body: Json) => callBackend(backendPort, operation, body);
+  // Requests reach dynalite's own request handler in this process, without a second HTTP hop.
+  const backendHandler = backend.listeners('request')[0] as (request: http.IncomingMessage, response: http.ServerResponse) => void;
+  const call = (operation: string, body: Json) => callBackend(backendHandler, operation, body);
 
   const front = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -66,7 +67,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
           case 'DescribeTimeToLive':
             return describeTimeToLive(JSON.parse(raw.toString() || '{}'), ttl, call);
           default:
-            return lock.shared(() => forward(backendPort, request, raw));
+            return lock.shared(() => forward(backendHandler, request, raw));
         }
       };
       handle()
@@ -103,42 +104,50 @@ interface BackendResponse {
   headers?: Record<string, string>;
 }
 
-async function callBackend(port: number, operation: string, body: Json): Promise<{ status: number; json: Json }> {
-  const response = await fetch(`http://127.0.0.1:${port}/`, {
-    method: 'POST',
-    headers: {
-      'content-type': JSON_TYPE,
-      'x-amz-target': TARGET_PREFIX + operation,
-      // dynalite checks that a request is signed, not the signature itself.
-      authorization: 'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-      'x-amz-date': '20200101T000000Z',
-    },
-    body: JSON.stringify(body),
+type BackendHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+/**
+ * One exchange with dynalite's request handler, in process: a minimal request (headers, method,
+ * url, one 'data' and an 'end' event) and a response that collects status, headers and body.
+ */
+function exchange(handler: BackendHandler, method: string, url: string, headers: http.IncomingHttpHeaders, body: Buffer): Promise<BackendResponse> {
+  return new Promise((resolve, reject) => {
+    const request = Object.assign(new EventEmitter(), { method, url, headers });
+    const responseHeaders: Record<string, string> = {};
+    const response = {
+      statusCode: 200,
+      contentType: undefined as string | undefined,
+      setHeader(name: string, value: unknown) {
+        responseHeaders[name.toLowerCase()] = String(value);
+      },
+      end(data?: string | Buffer) {
+        resolve({ status: response.statusCode, body: data === undefined ? '' : data.toString(), headers: responseHeaders });
+      },
+    };
+    try {
+      handler(request as unknown as http.IncomingMessage, response as unknown as http.ServerResponse);
+      if (body.length > 0) request.emit('data', body);
+      request.emit('end');
+    } catch (error) {
+      reject(error as Error);
+    }
   });
-  const text = await response.text();
-  return { status: response.status, json: text ? (JSON.parse(text) as Json) : {} };
 }
 
-function forward(port: number, request: http.IncomingMessage, raw: Buffer): Promise<BackendResponse> {
-  return new Promise((resolve, reject) => {
-    const upstream = http.request(
-      { host: '127.0.0.1', port, method: request.method, path: request.url, headers: { ...request.headers, host: `127.0.0.1:${port}` } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const headers: Record<string, string> = {};
-          for (const [name, value] of Object.entries(response.headers)) {
-            if (value !== undefined && name !== 'connection' && name !== 'transfer-encoding') headers[name] = String(value);
-          }
-          resolve({ status: response.statusCode ?? 500, body: Buffer.concat(chunks).toString(), headers });
-        });
-        response.on('error', reject);
-      },
-    );
-    upstream.on('error', reject);
-    upstream.end(raw);
-  });
+const BACKEND_HEADERS = {
+  'content-type': JSON_TYPE,
+  // dynalite checks that a request is signed, not the signature itself.
+  authorization: 'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+  'x-amz-date': '20200101T000000Z',
+};
+
+async function callBackend(handler: BackendHandler, operation: string, body: Json): Promise<{ status: number; json: Json }> {
+  const result = await exchange(handler, 'POST', '/', { ...BACKEND_HEADERS, 'x-amz-target': TARGET_PREFIX + operation }, Buffer.from(JSON.stringify(body)));
+  return { status: result.status, json: result.body ? (JSON.parse(result.body) as Json) : {} };
+}
+
+function forward(handler: BackendHandler, request: http.IncomingMessage, raw: Buffer): Promise<BackendResponse> {
+  return exchange(handler, request.method ?? 'POST', request.url ?? '/', request.headers, raw);
 }
 
 const ok = (body: Json): BackendResponse => ({ status: 200, body: JSON.stringify(body) });
@@ -196,50 +205,63 @@ async function transactWrite(input: Json, call: Call, keySchemas: Map<string, st
     planned.push({ kind, params, tableName, key });
   }
 
-  for (const operation of planned) {
-    const current = await call('GetItem', { TableName: operation.tableName, Key: operation.key, ConsistentRead: true });
-    if (current.status !== 200) return { status: current.status, body: JSON.stringify(current.json) };
-    operation.before = current.json.Item;
-  }
+  // Before-images of every item, in one consistent BatchGetItem per table (keys the batch leaves
+  // unprocessed are read one by one).
+  const imageError = await readBeforeImages(planned, call);
+  if (imageError) return imageError;
 
-  const applied: PlannedOperation[] = [];
-  for (let index = 0; index < planned.length; index += 1) {
-    const operation = planned[index];
-    const { ReturnValuesOnConditionCheckFailure: returnOld, ...params } = operation.params;
-    const request =
-      operation.kind === 'Put'
+  // Conditional operations (and Updates) one call each, in parallel: they touch distinct items and
+  // nothing else runs while the exclusive lock is held, so the outcome is that of any serial order.
+  // Unconditional Puts and Deletes cannot fail on a condition: they go in BatchWriteItem calls after.
+  const plain = (operation: PlannedOperation) => (operation.kind === 'Put' || operation.kind === 'Delete') && operation.params.ConditionExpression === undefined;
+  const results = await Promise.all(
+    planned.map(async (operation) => {
+      if (plain(operation)) return undefined;
+      const { ReturnValuesOnConditionCheckFailure: _returnOld, ...params } = operation.params;
+      return operation.kind === 'Put'
         ? call('PutItem', params)
         : operation.kind === 'Update'
           ? call('UpdateItem', params)
           : operation.kind === 'Delete'
             ? call('DeleteItem', params)
             : call('UpdateItem', { TableName: params.TableName, Key: params.Key, ConditionExpression: params.ConditionExpression, ExpressionAttributeNames: params.ExpressionAttributeNames, ExpressionAttributeValues: params.ExpressionAttributeValues });
-    const result = await request;
-    if (result.status === 200) {
-      applied.push(operation);
-      continue;
-    }
-    await restore(applied, call);
-    if (String(result.json.__type ?? '').endsWith('ConditionalCheckFailedException')) {
-      const reasons = planned.map((other, position) =>
-        position === index
-          ? {
-              Code: 'ConditionalCheckFailed',
-              Message: 'The conditional request failed',
-              ...(returnOld === 'ALL_OLD' && other.before ? { Item: other.before } : {}),
-            }
-          : { Code: 'None' },
-      );
-      const codes = reasons.map((reason) => reason.Code).join(', ');
-      return clientError('TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`, {
-        CancellationReasons: reasons,
-      });
-    }
-    return { status: result.status, body: JSON.stringify(result.json) };
+    }),
+  );
+  const failed = results.flatMap((result, index) => (result && result.status !== 200 ? [{ index, result }] : []));
+  if (failed.length > 0) {
+    // Restoring an item that was not written puts back what is already there: harmless.
+    await restore(planned, call);
+    const other = failed.find(({ result }) => !String(result.json.__type ?? '').endsWith('ConditionalCheckFailedException'));
+    if (other) return { status: other.result.status, body: JSON.stringify(other.result.json) };
+    const failing = new Set(failed.map(({ index }) => index));
+    const reasons = planned.map((operation, position) =>
+      failing.has(position)
+        ? {
+            Code: 'ConditionalCheckFailed',
+            Message: 'The conditional request failed',
+            ...(operation.params.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' && operation.before ? { Item: operation.before } : {}),
+          }
+        : { Code: 'None' },
+    );
+    const codes = reasons.map((reason) => reason.Code).join(', ');
+    return clientError('TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`, {
+      CancellationReasons: reasons,
+    });
+  }
+  const writeError = await batchWrite(
+    planned.filter(plain).map((operation) => ({
+      tableName: operation.tableName,
+      request: operation.kind === 'Put' ? { PutRequest: { Item: operation.params.Item } } : { DeleteRequest: { Key: operation.params.Key } },
+    })),
+    call,
+  );
+  if (writeError) {
+    await restore(planned, call);
+    return writeError;
   }
 
   // A condition check must leave no trace: put back what it may have created.
-  await restore(applied.filter((operation) => operation.kind === 'ConditionCheck'), call);
+  await restore(planned.filter((operation) => operation.kind === 'ConditionCheck'), call);
 
   const response: Json = {};
   if (input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE') {
@@ -253,11 +275,61 @@ async function transactWrite(input: Json, call: Call, keySchemas: Map<string, st
   return ok(response);
 }
 
-async function restore(operations: PlannedOperation[], call: Call): Promise<void> {
-  for (const operation of [...operations].reverse()) {
-    if (operation.before) await call('PutItem', { TableName: operation.tableName, Item: operation.before });
-    else await call('DeleteItem', { TableName: operation.tableName, Key: operation.key });
+/** Reads the current item of every planned operation into `before`; returns an error response on failure. */
+async function readBeforeImages(planned: PlannedOperation[], call: Call): Promise<BackendResponse | undefined> {
+  const identity = (tableName: string, key: Json) => `${tableName}|${JSON.stringify(key)}`;
+  const byIdentity = new Map(planned.map((operation) => [identity(operation.tableName, operation.key), operation]));
+  const tables = [...new Set(planned.map((operation) => operation.tableName))];
+  const unread = new Set(planned);
+  for (const table of tables) {
+    const operations = planned.filter((operation) => operation.tableName === table);
+    const result = await call('BatchGetItem', { RequestItems: { [table]: { Keys: operations.map((operation) => operation.key), ConsistentRead: true } } });
+    if (result.status !== 200) return { status: result.status, body: JSON.stringify(result.json) };
+    const names = Object.keys(operations[0].key);
+    const unprocessed = new Set(((result.json.UnprocessedKeys?.[table]?.Keys ?? []) as Json[]).map((key) => identity(table, Object.fromEntries(names.map((name) => [name, key[name]])))));
+    for (const item of (result.json.Responses?.[table] ?? []) as Json[]) {
+      const operation = byIdentity.get(identity(table, Object.fromEntries(names.map((name) => [name, item[name]]))));
+      if (operation) operation.before = item;
+    }
+    for (const operation of operations) if (!unprocessed.has(identity(table, operation.key))) unread.delete(operation);
   }
+  for (const operation of unread) {
+    const current = await call('GetItem', { TableName: operation.tableName, Key: operation.key, ConsistentRead: true });
+    if (current.status !== 200) return { status: current.status, body: JSON.stringify(current.json) };
+    operation.before = current.json.Item;
+  }
+  return undefined;
+}
+
+/** Unconditional puts and deletes, 25 per BatchWriteItem; unprocessed ones are retried one by one. */
+async function batchWrite(requests: { tableName: string; request: Json }[], call: Call): Promise<BackendResponse | undefined> {
+  for (let start = 0; start < requests.length; start += 25) {
+    const chunk = requests.slice(start, start + 25);
+    const requestItems: Record<string, Json[]> = {};
+    for (const { tableName, request } of chunk) (requestItems[tableName] ??= []).push(request);
+    const result = await call('BatchWriteItem', { RequestItems: requestItems });
+    if (result.status !== 200) return { status: result.status, body: JSON.stringify(result.json) };
+    for (const [tableName, left] of Object.entries((result.json.UnprocessedItems ?? {}) as Record<string, Json[]>)) {
+      for (const request of left) {
+        const single = request.PutRequest
+          ? await call('PutItem', { TableName: tableName, Item: request.PutRequest.Item })
+          : await call('DeleteItem', { TableName: tableName, Key: request.DeleteRequest.Key });
+        if (single.status !== 200) return { status: single.status, body: JSON.stringify(single.json) };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Puts back the before-image of every operation's item (deletes it when there was none). */
+async function restore(operations: PlannedOperation[], call: Call): Promise<void> {
+  await batchWrite(
+    operations.map((operation) => ({
+      tableName: operation.tableName,
+      request: operation.before ? { PutRequest: { Item: operation.before } } : { DeleteRequest: { Key: operation.key } },
+    })),
+    call,
+  );
 }
 
 async function transactGet(input: Json, call: Call): Promise<BackendResponse> {
