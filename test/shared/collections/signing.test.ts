@@ -1,6 +1,7 @@
 import { concat, getAddress, getContractAddress, hashTypedData, keccak256, stringToHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
+import { METADATA_TYPES } from '../../functions/collections/fixtures';
 import { DEFAULT_FACTORY_ADDRESS, DEFAULT_INIT_CODE_HASH, loadCollectionsConfig } from '../../../shared/collections/config';
 import {
   collectionMessage,
@@ -33,22 +34,7 @@ const metadata: SignedCollectionMetadata = {
 
 /** The typed data written out from the interface description. */
 const domain = { name: 'CollectionFactory', version: '1', chainId: 8453, verifyingContract: DEFAULT_FACTORY_ADDRESS } as const;
-const types = {
-  CollectionMetadata: [
-    { name: 'name', type: 'string' },
-    { name: 'symbol', type: 'string' },
-    { name: 'baseURI', type: 'string' },
-    { name: 'creator', type: 'address' },
-    { name: 'gameOwner', type: 'address' },
-    { name: 'maxSupply', type: 'uint96' },
-    { name: 'mintPrice', type: 'uint256' },
-    { name: 'maxPerWallet', type: 'uint256' },
-    { name: 'isWhitelistEnabled', type: 'bool' },
-    { name: 'whitelistMerkleRoot', type: 'bytes32' },
-    { name: 'startTime', type: 'uint256' },
-    { name: 'endTime', type: 'uint256' },
-  ],
-} as const;
+const types = METADATA_TYPES;
 
 describe('salt and predicted address', () => {
   it('the salt is the EIP-712 hash of the signed metadata under the chain’s domain', () => {
