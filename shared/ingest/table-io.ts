@@ -3,9 +3,10 @@
  * exponential backoff) until every item is written, batch reads with UnprocessedKeys retried, and
  * whole-range queries. All reads are strongly consistent: the ingest reads what it just wrote.
  */
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import type { ItemKey, KeyRange } from '../db/keys';
+import { countRange as countWholeRange, queryRange as queryWholeRange } from '../db/query';
 import type { TableItem } from './items';
 
 const WRITE_CHUNK = 25;
@@ -70,47 +71,14 @@ export async function getItem<T = TableItem>(key: ItemKey): Promise<T | undefine
   return (await getItems<T>([key])).get(keyId(key));
 }
 
-/** Every item of a key range (all pages), optionally at most `limit`, in the order asked for. */
-export async function queryRange<T = TableItem>(range: KeyRange, options: { limit?: number; newestFirst?: boolean } = {}): Promise<T[]> {
-  const items: T[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: range.skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
-        ExpressionAttributeValues: range.skPrefix ? { ':pk': range.pk, ':prefix': range.skPrefix } : { ':pk': range.pk },
-        ScanIndexForward: !options.newestFirst,
-        ConsistentRead: true,
-        Limit: options.limit ? options.limit - items.length : undefined,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...((result.Items ?? []) as T[]));
-    start = result.LastEvaluatedKey;
-  } while (start && (!options.limit || items.length < options.limit));
-  return items;
+/** Every item of a key range, read strongly consistent (the ingest reads what it has just written). */
+export function queryRange<T = TableItem>(range: KeyRange, options: { limit?: number; newestFirst?: boolean } = {}): Promise<T[]> {
+  return queryWholeRange<T>(range, { ...options, consistentRead: true });
 }
 
-/** The number of items in a key range (Select COUNT, every page): reads the range without returning it. */
-export async function countRange(range: KeyRange): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: range.skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
-        ExpressionAttributeValues: range.skPrefix ? { ':pk': range.pk, ':prefix': range.skPrefix } : { ':pk': range.pk },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    count += result.Count ?? 0;
-    start = result.LastEvaluatedKey;
-  } while (start);
-  return count;
+/** The number of items in a key range, strongly consistent. */
+export function countRange(range: KeyRange): Promise<number> {
+  return countWholeRange(range, { consistentRead: true });
 }
 
 export async function forEachLimited<T>(values: readonly T[], limit: number, work: (value: T) => Promise<void>): Promise<void> {

@@ -9,9 +9,9 @@
  * requested chain that the cached copy lacks re-reads it (at most every CHAIN_REGISTRY_MISS_REFRESH_MS),
  * so a chain the ingest has just registered is served within seconds.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
+import { tableName } from '../db/client';
 import { chainKeys } from '../db/keys';
+import { queryRange } from '../db/query';
 import { BadRequestError, NotFoundError } from '../http/errors';
 import { CHAIN_REGISTRY_MISS_REFRESH_MS, CHAIN_REGISTRY_TTL_MS, MAX_CHAINS } from './limits';
 
@@ -49,21 +49,8 @@ export function requestedChains(query: ChainParameters, host: string | undefined
 let registry: { table: string; chains: Set<number>; readAt: number } | undefined;
 
 async function readRegistry(): Promise<Set<number>> {
-  const chains = new Set<number>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': chainKeys.registryRange().pk },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of result.Items ?? []) chains.add(Number(item.chainId));
-    start = result.LastEvaluatedKey;
-  } while (start);
-  return chains;
+  const items = await queryRange<{ chainId: number }>(chainKeys.registryRange());
+  return new Set(items.map((item) => Number(item.chainId)));
 }
 
 /** The indexed chains, from memory while fresh. */

@@ -14,9 +14,10 @@
  * ERC-20 contract. A reorg that orphans a block undoes its deposits (`onBlocksOrphaned`); see
  * docs/decisions/orders.md ("Deposit detection") for every rule.
  */
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { orderKeys, type ItemKey, type KeyRange } from '../db/keys';
+import { orderKeys, type ItemKey } from '../db/keys';
+import { queryRange } from '../db/query';
 import { logger } from '../http/logger';
 import type { BlockIngestedEvent, BlocksOrphanedEvent } from '../ingest/listeners';
 import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders';
@@ -144,27 +145,9 @@ function orderToken(order: StoredOrder): string {
 
 /** O4: the orders waiting for a deposit at `address` on `chainId` (one Query on GSI1). */
 async function awaitingOrders(chainId: number, address: string): Promise<OrderWithDeposits[]> {
-  return queryIndex<OrderWithDeposits>(orderKeys.awaitingDepositRange(chainId, address));
+  return queryRange<OrderWithDeposits>(orderKeys.awaitingDepositRange(chainId, address));
 }
 
-async function queryIndex<T>(range: KeyRange): Promise<T[]> {
-  const items: T[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: range.index,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': range.pk },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...((page.Items ?? []) as T[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 /**
  * Records one deposit (once), counts it when the order still waits and the block is before the
@@ -301,7 +284,7 @@ async function getDeposit(key: ItemKey): Promise<OrderDepositRecord | undefined>
  */
 export async function undoOrphanedDeposits(event: BlocksOrphanedEvent): Promise<void> {
   for (const block of event.blocks) {
-    const deposits = await queryIndex<OrderDepositRecord & ItemKey>(orderKeys.depositsInBlockRange(event.chainId, block.number));
+    const deposits = await queryRange<OrderDepositRecord & ItemKey>(orderKeys.depositsInBlockRange(event.chainId, block.number));
     for (const deposit of deposits.filter((item) => item.blockHash === block.hash && !item.orphaned)) await undoDeposit(deposit);
   }
 }

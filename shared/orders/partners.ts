@@ -2,10 +2,11 @@
  * Partner records (O6): the discount a partner's orders get on the service fee. Written by operators
  * through `npm run partners`; read by order creation.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, tableName } from '../db/client';
 import { orderKeys } from '../db/keys';
+import { queryRange } from '../db/query';
 import { now } from './clock';
 
 export interface Partner {
@@ -53,23 +54,7 @@ export async function putPartner(input: PartnerInput): Promise<Partner> {
 
 /** Every partner, by id (one Query on the partner listing range, paged through). */
 export async function listPartners(): Promise<Partner[]> {
-  const range = orderKeys.partnersRange();
-  const partners: Partner[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: range.index,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': range.pk },
-        ExclusiveStartKey: start,
-      }),
-    );
-    partners.push(...(page.Items ?? []).map(toPartner));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return partners;
+  return (await queryRange(orderKeys.partnersRange())).map(toPartner);
 }
 
 function toPartner(item: Record<string, unknown>): Partner {
