@@ -10,9 +10,9 @@
  *    with transactions; then, for blocks with transactions, eth_getBlockReceipts and
  *    debug_traceBlockByNumber with the callTracer), with the ingest's own JSON-RPC client
  *    (shared/chain/client.ts: batching) and its concurrency (4 blocks in flight), no validation.
- * 3. Ingest: `ingestRange` of blocks 1..N into a fresh table on the embedded DynamoDB started in this
- *    process (in memory), timed. Observed, never changed: every DynamoDB command through an SDK
- *    middleware on the shared `db` client (which also asks for ReturnConsumedCapacity), every JSON-RPC
+ * 3. Ingest: `ingestRange` of blocks 1..N into a fresh table on the embedded DynamoDB, started in a
+ *    process of its own (in memory; --table-in-process: in this one), timed. Observed, never changed:
+ *    every DynamoDB command through an SDK middleware on the shared `db` client (which also asks for ReturnConsumedCapacity), every JSON-RPC
  *    HTTP request through a wrapper of global fetch. Those intervals give the phase timings: each
  *    instant of the ingest is charged to the most downstream activity in flight (state writes >
  *    immutable writes > table reads > state reads over RPC > other RPC > block fetch), and instants
@@ -37,6 +37,7 @@ import { DEFAULT_RETRY_POLICY } from '../../shared/chain/retry';
 import { ensureTable, localClient } from '../../shared/db/local/ensure-table';
 import { startLocalDynamo } from '../../shared/db/local/server';
 import { startAnvil, type Anvil } from '../lib/anvil';
+import { startTableProcess } from '../lib/table-process';
 import { loadContracts } from '../lib/contracts';
 import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../lib/demo-activity';
 
@@ -44,7 +45,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const TARGET_RATIO = 1.5;
 const CHAIN_ID = 31337;
 const IN_FLIGHT_BLOCKS = 4; // the ingest's default prefetch
-const USAGE = 'usage: npm run bench:ingest [-- --blocks N] [--strict] [--out DIR]';
+const USAGE = 'usage: npm run bench:ingest [-- --blocks N] [--strict] [--table-in-process] [--out DIR]';
 
 // ---------------------------------------------------------------------------------------------------
 // Observation: intervals of RPC and DynamoDB work
@@ -438,6 +439,7 @@ async function main(): Promise<void> {
     options: {
       blocks: { type: 'string', default: '2000' },
       strict: { type: 'boolean', default: false },
+      'table-in-process': { type: 'boolean', default: false },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
     },
@@ -450,7 +452,9 @@ async function main(): Promise<void> {
   const blocks = Number(values.blocks);
 
   // The embedded DynamoDB and the table first: shared/db/client.ts binds the endpoint at import.
-  const dynamo = await startLocalDynamo({ host: '127.0.0.1', port: 0 });
+  // Its own process by default: DynamoDB is a service of its own, and dynalite is single-threaded.
+  const inProcess = values['table-in-process'];
+  const dynamo = inProcess ? await startLocalDynamo({ host: '127.0.0.1', port: 0 }) : await startTableProcess();
   const tableName = `bench-ingest-${Date.now()}`;
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = tableName;
@@ -561,7 +565,9 @@ async function main(): Promise<void> {
       machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', node: process.version, platform: `${process.platform}-${process.arch}` },
       setup: {
         node: 'anvil (local, automine off while building; one evm_mine per block)',
-        table: 'embedded DynamoDB (dynalite in memory + front server), in this process',
+        table: inProcess
+          ? 'embedded DynamoDB (dynalite in memory + front server), in this process (--table-in-process)'
+          : 'embedded DynamoDB (dynalite in memory + front server), in a process of its own (scripts/table-server.ts)',
         ingest: 'shared/ingest ingestRange, default options (prefetch 4), client shared/chain/client.ts',
         inFlightBlocksForRawFetch: IN_FLIGHT_BLOCKS,
       },

@@ -2,13 +2,18 @@
  * The chain ingest: one code path for the CLI (scripts/ingest.ts), npm start, the tests and the
  * scheduled Lambda (functions/ingest/ingest-chain.ts).
  *
- * For each block past the cursor, in order:
- *   1. fetch the block, receipts and traces (validated, retried: fetch-block.ts);
- *   2. derive records (derive.ts), read the chain state they need AT the block (chain-state.ts);
- *   3. write the block's manifest, then its immutable items (items.ts), then its state changes
- *      (state.ts), then call the block listeners (listeners.ts; order deposit detection,
- *      shared/orders/deposits.ts, is always among them unless `orderDeposits: false`);
- *   4. move the cursor with a conditional update.
+ * Blocks past the cursor are written in batches of consecutive blocks (one block when following the
+ * head, up to maxBatchBlocks when catching up), while the next blocks are fetched:
+ *   1. fetch each block, receipts and traces (validated, retried: fetch-block.ts);
+ *   2. derive records (derive.ts) and read what each block must know as of itself: which addresses
+ *      hold code, token details (batch.ts, chain-state.ts);
+ *   3. write each block's manifest, then every immutable item (items.ts; with range positions,
+ *      range-positions.ts), then the state the batch changed, read on chain at its last block
+ *      (state.ts), then call the block listeners block by block (listeners.ts; order deposit
+ *      detection, shared/orders/deposits.ts, is always among them unless `orderDeposits: false`);
+ *   4. move the cursor to the batch's last block with a conditional update. A batch of several
+ *      blocks first records its last block on the cursor (`pendingTo`), so a restart knows which
+ *      manifests a crash may have left past the cursor.
  * A block whose parent hash is not the cursor's hash starts the reorg procedure (reorg.ts).
  * Blocks at or below the cursor are skipped, or ingested again on request (`repair`): their
  * immutable items and manifest are rewritten identically, the state items, which hold values of
@@ -19,14 +24,16 @@ import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
 import { logger } from '../http/logger';
 import { addressKeys, blockKeys } from '../db/keys';
-import { ChainState, type TokenInfo } from './chain-state';
-import { deriveBlock, tagTransactions, type DerivedBlock } from './derive';
+import { BatchFacts, candidatesOf, readBatchFacts } from './batch';
+import { ChainState } from './chain-state';
+import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
-import { immutableItems } from './items';
+import { immutableItems, type TableItem } from './items';
 import { orderDepositListeners } from '../orders/deposits';
 import { notifyBlockIngested, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
-import { moveCursor, readCursor, readManifest, writeManifest } from './manifest';
-import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord, IndexedTokenStandard } from './records';
+import { lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
+import { RangePositions } from './range-positions';
+import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from './records';
 import { Reorg } from './reorg';
 import { entity, StateWriter, type AddressUpdate } from './state';
 import { forEachLimited, getItem, getItems, keyId, putItems, sleep } from './table-io';
@@ -43,8 +50,10 @@ export interface IngestOptions {
   log?: IngestLog;
   /** Deepest reorg handled automatically (blocks). Default 64. */
   maxReorgDepth?: number;
-  /** Blocks fetched ahead of the one being written. Default 4. */
+  /** Blocks fetched at once ahead of the writer. Default 4. */
   prefetch?: number;
+  /** Most blocks written as one batch. Default 32; 1 writes block by block. */
+  maxBatchBlocks?: number;
   /** Called after each block is written (progress bars). */
   onBlock?: (event: { blockNumber: number; mode: 'advance' | 'repair' }) => void;
   /** Listeners for this ingest only, besides those registered with onBlockIngested. */
@@ -69,8 +78,13 @@ const powertoolsLog: IngestLog = {
   warn: (message, details) => logger.warn(message, details ?? {}),
 };
 
-/** Parallel state writes of one block (distinct entities). */
+/** Parallel state writes of one batch (distinct entities). */
 const STATE_CONCURRENCY = 8;
+/** Blocks whose chain facts (getCode, token probes) are read at once. */
+const FACT_CONCURRENCY = 4;
+const DEFAULT_MAX_BATCH_BLOCKS = 32;
+/** A batch stops growing once its blocks hold this many transactions (bounds memory and the write). */
+const MAX_BATCH_TRANSACTIONS = 2_000;
 
 export class ChainIngest {
   readonly chainId: number;
@@ -81,6 +95,9 @@ export class ChainIngest {
   private readonly log: IngestLog;
   private readonly options: IngestOptions;
   private readonly blockListeners: readonly BlockIngestedListener[];
+  private readonly positions: RangePositions;
+  private readonly prefetch: number;
+  private readonly maxBatchBlocks: number;
 
   constructor(options: IngestOptions) {
     this.options = options;
@@ -90,6 +107,9 @@ export class ChainIngest {
     this.source = new BlockSource(options.client, policy, this.log);
     this.chainState = new ChainState(options.client, new ContractReader(options.client), policy);
     this.state = new StateWriter(this.chainId);
+    this.positions = new RangePositions(this.chainId);
+    this.prefetch = Math.max(1, options.prefetch ?? 4);
+    this.maxBatchBlocks = Math.max(1, options.maxBatchBlocks ?? DEFAULT_MAX_BATCH_BLOCKS);
     const deposits = options.orderDeposits === false ? [] : [orderDepositListeners];
     this.blockListeners = [...deposits.map((listeners) => listeners.onBlockIngested), ...(options.listeners ?? [])];
     const orphanListeners = [...deposits.map((listeners) => listeners.onBlocksOrphaned), ...(options.orphanListeners ?? [])];
@@ -113,7 +133,7 @@ export class ChainIngest {
     if (result.cursor) {
       // A reorg that made the chain shorter (or replaced the cursor's block) shows here.
       if ((await this.source.blockHashAt(BigInt(result.cursor.blockNumber))) !== result.cursor.blockHash) {
-        result.cursor = await this.reorg.rollBack(result.cursor);
+        result.cursor = await this.rollBack(result.cursor);
         result.reorgs += 1;
       }
     }
@@ -128,11 +148,11 @@ export class ChainIngest {
         const stored = await getItem<BlockRecord>(blockKeys.block(this.chainId, number));
         if (stored && stored.hash !== bundle.block.hash!.toLowerCase()) {
           // The chain changed below the cursor: roll back, then carry on from the ancestor.
-          result.cursor = await this.reorg.rollBack(cursor);
+          result.cursor = await this.rollBack(cursor);
           result.reorgs += 1;
           break;
         }
-        await this.writeBlock(bundle, 'repair');
+        await this.writeBatch([bundle], 'repair', cursor, true);
         result.repaired += 1;
         this.options.onBlock?.({ blockNumber: number, mode: 'repair' });
       }
@@ -167,166 +187,226 @@ export class ChainIngest {
     return total;
   }
 
-  /** Writes blocks after the cursor up to `to`; stops early (between blocks) once past `deadline` (epoch ms). */
+  /**
+   * Writes blocks after the cursor up to `to`, in batches; stops early (between batches) once past
+   * `deadline` (epoch ms). A batch is the next block and the blocks after it that are already fetched
+   * and chain onto it (at most maxBatchBlocks): catching up, batches fill; following the head, a
+   * batch is the one new block.
+   */
   private async advance(result: IngestResult, defaultFrom: number, to: number, deadline?: number): Promise<void> {
-    const prefetch = Math.max(1, this.options.prefetch ?? 4);
-    const fetched = new Map<number, Promise<BlockBundle>>();
-    const fetchAhead = (from: number): void => {
-      for (let number = from; number <= Math.min(to, from + prefetch - 1); number += 1) {
-        if (fetched.has(number)) continue;
-        const promise = this.source.fetch(BigInt(number));
-        promise.catch(() => undefined); // awaited below when used; a dropped prefetch must not crash the process
-        fetched.set(number, promise);
-      }
-    };
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
-    // Only the block after the cursor a run starts from (or a reorg moved back to) can have been
-    // left half written by an earlier run; later blocks of the run follow a cursor this run moved.
+    let prefetcher = new Prefetcher(this.source, number, to, this.prefetch, 2 * this.maxBatchBlocks);
+    // Blocks past the cursor a run starts from (or a reorg moved back to) may have been left half
+    // written by an earlier run (up to the cursor's pendingTo); later batches follow a cursor this
+    // run moved.
     let mayBeHalfWritten = true;
     while (number <= to && (deadline === undefined || Date.now() < deadline)) {
-      fetchAhead(number);
-      const bundle = await fetched.get(number)!;
-      fetched.delete(number);
+      const first = await prefetcher.take(number);
       const cursor = result.cursor;
-      if (cursor && bundle.block.parentHash.toLowerCase() !== cursor.blockHash) {
-        fetched.clear();
-        result.cursor = await this.reorg.rollBack(cursor);
+      if (cursor && first.block.parentHash.toLowerCase() !== cursor.blockHash) {
+        result.cursor = await this.rollBack(cursor);
         result.reorgs += 1;
         number = result.cursor.blockNumber + 1;
+        prefetcher = new Prefetcher(this.source, number, to, this.prefetch, 2 * this.maxBatchBlocks);
         mayBeHalfWritten = true;
         continue;
       }
-      await this.writeBlock(bundle, 'advance', mayBeHalfWritten);
+      // A chain's first block is written alone: there is no cursor yet to record a batch on.
+      const batch = [first];
+      let transactions = first.block.transactions.length;
+      const limit = cursor ? this.maxBatchBlocks : 1;
+      while (batch.length < limit && number + batch.length <= to && transactions < MAX_BATCH_TRANSACTIONS) {
+        const next = prefetcher.ready(number + batch.length);
+        if (!next || next.block.parentHash.toLowerCase() !== batch[batch.length - 1].block.hash!.toLowerCase()) break;
+        batch.push(await prefetcher.take(number + batch.length));
+        transactions += next.block.transactions.length;
+      }
+      await this.writeBatch(batch, 'advance', cursor, mayBeHalfWritten);
       mayBeHalfWritten = false;
+      const last = batch[batch.length - 1].block;
       if (!cursor) await this.state.registerChain(number);
-      result.cursor = await moveCursor(this.chainId, cursor, { blockNumber: number, blockHash: bundle.block.hash!.toLowerCase() }, number);
-      result.advanced += 1;
-      this.options.onBlock?.({ blockNumber: number, mode: 'advance' });
-      number += 1;
+      result.cursor = await moveCursor(this.chainId, cursor, { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase() }, number);
+      result.advanced += batch.length;
+      for (const bundle of batch) this.options.onBlock?.({ blockNumber: Number(bundle.block.number), mode: 'advance' });
+      number += batch.length;
     }
   }
 
-  /**
-   * Writes everything one block produces; `repair` leaves state items alone. `mayBeHalfWritten`
-   * false skips looking for a manifest an earlier run left at this number (see advance).
-   */
-  private async writeBlock(bundle: BlockBundle, mode: 'advance' | 'repair', mayBeHalfWritten = true): Promise<void> {
-    const derived = deriveBlock(this.chainId, bundle);
-    const number = derived.block.number;
-    const blockNumber = BigInt(number);
+  private async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
+    const ancestor = await this.reorg.rollBack(cursor);
+    this.positions.forget();
+    return ancestor;
+  }
 
-    // What the table already knows, from blocks before this one.
-    const candidates = [...new Set([...derived.candidateContracts, ...derived.creations.map((c) => c.address), ...derived.tokens.keys()])];
-    // One BatchGetItem for both: the stored address items and (advance) the balance items the
-    // block's transitions start from (nothing below writes a balance before they are used, except
-    // undoing a half-written block, after which they are read again).
-    const balanceKeys = mode === 'advance' ? derived.balanceTouches.map((touch) => this.state.balanceKey(touch)) : [];
+  /**
+   * Writes everything a batch of consecutive blocks produces, in this order: (leftovers of an
+   * interrupted run undone), each block's manifest, every immutable item, then (advance) the state
+   * the batch changed, read on chain at its last block, then the block listeners block by block.
+   * `repair` writes one block at or below the cursor again and leaves state items alone.
+   */
+  private async writeBatch(bundles: BlockBundle[], mode: 'advance' | 'repair', cursor: CursorRecord | undefined, mayBeHalfWritten: boolean): Promise<void> {
+    const firstNumber = Number(bundles[0].block.number);
+    const lastNumber = Number(bundles[bundles.length - 1].block.number);
+    const hashes = new Map(bundles.map((bundle) => [Number(bundle.block.number), bundle.block.hash!.toLowerCase()]));
+
+    // Manifests an interrupted run left past the cursor: of these very blocks (kept, rewritten
+    // identically below) or of blocks since orphaned or not in this batch (undone).
+    const storedChunks = new Map<number, number>();
+    if (mayBeHalfWritten) {
+      const through = mode === 'advance' && cursor ? Math.max(lastNumber, lastPossiblyWritten(cursor)) : lastNumber;
+      const numbers = Array.from({ length: through - firstNumber + 1 }, (_, offset) => firstNumber + offset);
+      const found = (await Promise.all(numbers.map((number) => readManifest(this.chainId, number)))).filter((manifest) => manifest !== undefined);
+      const stale = found.filter((manifest) => hashes.get(manifest.blockNumber) !== manifest.blockHash);
+      if (stale.length > 0) {
+        if (mode === 'repair') throw new Error(`block ${firstNumber}: stored manifest is of another block hash; run a normal ingest first`);
+        await this.reorg.undoManifests(stale, firstNumber - 1);
+        this.positions.forget();
+      }
+      for (const manifest of found) if (!stale.includes(manifest)) storedChunks.set(manifest.blockNumber, manifest.chunkCount ?? 0);
+    }
+
+    const blocks = bundles.map((bundle) => deriveBlock(this.chainId, bundle));
+    // What the table knows from earlier batches: address items, and (advance) the balance items the
+    // batch's transitions start from; one BatchGetItem round for both.
+    const candidates = [...new Set(blocks.flatMap(candidatesOf))];
+    const balanceTouches = mode === 'advance' ? distinct(blocks.flatMap((derived) => derived.balanceTouches), entity.balance) : [];
+    const balanceKeys = balanceTouches.map((touch) => this.state.balanceKey(touch));
     const found = await getItems<AddressRecord | BalanceRecord>([...candidates.map((address) => addressKeys.address(this.chainId, address)), ...balanceKeys]);
     const stored = new Map<string, AddressRecord>();
     for (const address of candidates) {
       const item = found.get(keyId(addressKeys.address(this.chainId, address)));
       if (item) stored.set(address, item as AddressRecord);
     }
-    let prefetched = new Map<string, BalanceRecord>();
+    const prefetched = new Map<string, BalanceRecord>();
     for (const key of balanceKeys) {
       const item = found.get(keyId(key));
       if (item) prefetched.set(keyId(key), item as BalanceRecord);
     }
-    const knownBefore = (address: string): AddressRecord | undefined => {
-      const item = stored.get(address);
-      return item && item.firstSeenBlock < number ? item : undefined;
-    };
 
-    // Chain state at the block.
-    const withCode = await this.chainState.contractsAmong(
-      candidates.filter((address) => !derived.knownContracts.has(address) && !knownBefore(address)),
-      blockNumber,
-    );
-    const isContract = (address: string): boolean => derived.knownContracts.has(address) || Boolean(knownBefore(address)) || withCode.has(address);
-    const toProbe = new Map<string, IndexedTokenStandard | null>();
-    for (const [token, standard] of derived.tokens) if (!knownBefore(token)?.tokenType) toProbe.set(token, standard);
-    for (const creation of derived.creations) if (!knownBefore(creation.address) && !toProbe.has(creation.address)) toProbe.set(creation.address, null);
-    const probed = await this.chainState.probeTokens(toProbe, blockNumber);
-    const tokenInfo = (address: string): TokenInfo | null => {
-      if (probed.has(address)) return probed.get(address) ?? null;
-      const item = knownBefore(address);
-      return item?.tokenType
-        ? { type: item.tokenType, name: item.tokenName, symbol: item.tokenSymbol, decimals: item.tokenDecimals, totalSupply: item.tokenTotalSupply }
-        : null;
-    };
-    tagTransactions(derived, isContract, (address) => tokenInfo(address) !== null);
-    const items = immutableItems(derived);
+    // Chain facts of each block as of the block; then tags, items and positions, block by block.
+    const facts = await readBatchFacts(blocks, stored, this.chainState, FACT_CONCURRENCY);
+    const written = new Set<string>(); // addresses an earlier block of the batch writes an item for
+    const updates = new Map<string, { update: AddressUpdate; firstBlock: number; lastBlock: number }>();
+    const manifests: BlockManifest[] = [];
+    const items: TableItem[] = [];
+    for (const derived of blocks) {
+      const number = derived.block.number;
+      const isContract = (address: string): boolean => facts.isContract(address, derived);
+      tagTransactions(derived, isContract, (address) => facts.tokenInfo(address, number) !== null);
+      const blockItems = immutableItems(derived);
+      await this.positions.assign(number, blockItems, { fresh: mode === 'repair' });
+      items.push(...blockItems);
 
-    // The address items this block writes: new contracts, creations, tokens it moved.
-    const creations = new Map(derived.creations.map((creation) => [creation.address, creation]));
-    const addressUpdates: AddressUpdate[] = candidates
-      .filter((address) => isContract(address) && (!knownBefore(address) || creations.has(address) || derived.tokens.has(address)))
-      .map((address) => ({ address, creation: creations.get(address) ?? null }));
-    const touched = [
-      ...addressUpdates.map((update) => entity.address(update.address)),
-      ...derived.balanceTouches.map((touch) => entity.balance(touch)),
-      ...erc1155Totals(derived).map((total) => entity.balance(total)),
-      ...derived.nftTouches.map((nft) => entity.nft(nft.contract, nft.standard, nft.tokenId)),
-      ...collectionsTouched(derived).map((c) => entity.collection(c.holder, c.contract, c.standard)),
-    ];
-
-    // State read at the block, before anything is written (advance only).
-    const knownTokens = [...derived.tokens.keys()].filter((token) => !probed.has(token));
-    const [supplies, balances, nfts] =
-      mode === 'advance'
-        ? await Promise.all([
-            this.chainState.totalSupplies(knownTokens, blockNumber),
-            this.chainState.balances(derived.balanceTouches, blockNumber),
-            this.chainState.nfts(derived.nftTouches, blockNumber),
-          ])
-        : [new Map<string, string | null>(), [], []];
-
-    // A manifest of this number with another hash is a block orphaned while half written.
-    const previous = mayBeHalfWritten ? await readManifest(this.chainId, number) : undefined;
-    if (previous && previous.blockHash !== derived.block.hash) {
-      if (mode === 'repair') throw new Error(`block ${number}: stored manifest is of another block hash; run a normal ingest first`);
-      await this.reorg.undoManifests([previous], number - 1);
-      prefetched = await this.state.getBalances(derived.balanceTouches);
+      // The address items this block writes: new contracts, creations, tokens it moved.
+      const creations = new Map(derived.creations.map((creation) => [creation.address, creation]));
+      const blockUpdates = candidatesOf(derived).filter(
+        (address) => isContract(address) && (!(facts.storedBefore(address, number) || written.has(address)) || creations.has(address) || derived.tokens.has(address)),
+      );
+      for (const address of blockUpdates) {
+        written.add(address);
+        const creation = creations.get(address);
+        const entry = updates.get(address) ?? { update: { address, creation: null }, firstBlock: number, lastBlock: number };
+        entry.lastBlock = number;
+        if (creation) entry.update.creation = { creator: creation.creator, transactionHash: creation.transactionHash, blockNumber: number };
+        updates.set(address, entry);
+      }
+      manifests.push({
+        blockNumber: number,
+        blockHash: derived.block.hash,
+        items: blockItems,
+        touched: [
+          ...blockUpdates.map((address) => entity.address(address)),
+          ...derived.balanceTouches.map((touch) => entity.balance(touch)),
+          ...erc1155Totals(derived.balanceTouches).map((total) => entity.balance(total)),
+          ...derived.nftTouches.map((nft) => entity.nft(nft.contract, nft.standard, nft.tokenId)),
+          ...collectionsTouched(derived.balanceTouches).map((c) => entity.collection(c.holder, c.contract, c.standard)),
+        ],
+      });
     }
-    await writeManifest(this.chainId, { blockNumber: number, blockHash: derived.block.hash, items, touched }, previous?.chunkCount ?? 0);
+
+    if (mode === 'advance' && cursor && bundles.length > 1) await markPending(this.chainId, cursor, lastNumber);
+    await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));
     await putItems(items);
-    if (mode === 'repair') {
-      await this.notifyListeners(derived, mode);
-      return;
-    }
+    if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched);
+    for (const derived of blocks) await this.notifyListeners(derived, mode);
+  }
 
-    // Contracts and tokens first: balance transitions count holders on the token's item.
-    await forEachLimited(addressUpdates, STATE_CONCURRENCY, async (update) => {
-      const address = update.address;
-      if (probed.has(address)) update.token = probed.get(address) ?? null;
-      else if (supplies.has(address)) update.totalSupply = supplies.get(address) ?? null;
-      await this.state.updateAddress(update, number);
-      const info = probed.get(address);
-      if (info?.symbol) await this.state.registerName(info.symbol, address);
+  /**
+   * The state items a batch changes, each written once with its value at the batch's last block,
+   * recorded as updated at the last block of the batch that touched it (so the items do not depend
+   * on where batches start and end): contracts and tokens first (balance transitions count holders on
+   * the token's item), then balances, ERC-1155 totals, NFT instances and collections.
+   */
+  private async applyState(
+    blocks: DerivedBlock[],
+    facts: BatchFacts,
+    updates: { update: AddressUpdate; firstBlock: number; lastBlock: number }[],
+    balanceTouches: BalanceTouch[],
+    prefetched: Map<string, BalanceRecord>,
+  ): Promise<void> {
+    const last = blocks[blocks.length - 1].block.number;
+    const at = BigInt(last);
+    const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
+    // The last block of the batch that touched each entity.
+    const touchedAt = new Map<string, number>();
+    for (const derived of blocks) {
+      const number = derived.block.number;
+      for (const touch of derived.balanceTouches) touchedAt.set(entity.balance(touch), number);
+      for (const total of erc1155Totals(derived.balanceTouches)) touchedAt.set(entity.balance(total), number);
+      for (const nft of derived.nftTouches) touchedAt.set(entity.nft(nft.contract, nft.standard, nft.tokenId), number);
+      for (const c of collectionsTouched(derived.balanceTouches)) touchedAt.set(entity.collection(c.holder, c.contract, c.standard), number);
+    }
+    const lastTouch = (name: string): number => touchedAt.get(name) ?? last;
+    const tokens = [...new Set(blocks.flatMap((derived) => [...derived.tokens.keys()]))].filter((token) => facts.tokenInfo(token, last) !== null);
+    const nftTouches = distinct(
+      blocks.flatMap((derived) => derived.nftTouches.map((nft) => ({ ...nft, firstBlock: derived.block.number }))),
+      (nft) => entity.nft(nft.contract, nft.standard, nft.tokenId),
+    );
+    const [supplies, balances, nfts] = await Promise.all([
+      this.chainState.totalSupplies(tokens, at),
+      this.chainState.balances(balanceTouches, at),
+      this.chainState.nfts(nftTouches, at),
+    ]);
+
+    await forEachLimited(updates, STATE_CONCURRENCY, async ({ update, firstBlock, lastBlock }) => {
+      const probe = facts.latestProbe(update.address);
+      if (probe) update.token = probe.info && supplies.has(update.address) ? { ...probe.info, totalSupply: supplies.get(update.address) ?? null } : probe.info;
+      else if (supplies.has(update.address)) update.totalSupply = supplies.get(update.address) ?? null;
+      await this.state.updateAddress(update, firstBlock, lastBlock);
+      if (probe?.info?.symbol) await this.state.registerName(probe.info.symbol, update.address);
     });
-    const tokenName = (token: string): string => tokenInfo(token)?.name ?? '';
-    await forEachLimited(groupByToken(derived.balanceTouches.map((touch, position) => ({ touch, value: balances[position] }))), STATE_CONCURRENCY, async (group) => {
+
+    // A transition that moves a token's holder count (to or from zero) or an ERC-1155 id's held
+    // supply waits for the others of its token; the rest run in parallel.
+    const transitions = balanceTouches.map((touch, position) => ({ touch, value: balances[position] }));
+    const serialKey = ({ touch, value }: { touch: BalanceTouch; value: bigint | null }): string => {
+      const before = prefetched.get(keyId(this.state.balanceKey(touch)));
+      const crossing = value !== null && (before === undefined || BigInt(before.value) === 0n) !== (value === 0n);
+      return crossing || touch.standard === 'ERC-1155' ? `token|${touch.token}` : `own|${entity.balance(touch)}`;
+    };
+    await forEachLimited(groupBy(transitions, serialKey), STATE_CONCURRENCY, async (group) => {
       for (const { touch, value } of group) {
         if (value === null) {
-          this.log.warn('balanceOf did not answer: balance left as is', { chainId: this.chainId, block: number, token: touch.token, holder: touch.holder });
+          this.log.warn('balanceOf did not answer: balance left as is', { chainId: this.chainId, block: last, token: touch.token, holder: touch.holder });
           continue;
         }
-        await this.state.setBalance(touch, value, number, tokenName(touch.token), { prefetched });
+        await this.state.setBalance(touch, value, lastTouch(entity.balance(touch)), tokenName(touch.token), { prefetched });
       }
     });
-    await forEachLimited(groupByToken(erc1155Totals(derived).map((touch) => ({ touch }))), STATE_CONCURRENCY, async (group) => {
-      for (const { touch } of group) {
-        await this.state.setBalance(touch, await this.state.sumErc1155Holdings(touch.holder, touch.token), number, tokenName(touch.token));
+    await forEachLimited(groupBy(erc1155Totals(balanceTouches), (total) => total.token), STATE_CONCURRENCY, async (group) => {
+      for (const total of group) {
+        await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), lastTouch(entity.balance(total)), tokenName(total.token));
       }
     });
     await forEachLimited(
-      derived.nftTouches.map((nft, position) => ({ nft, state: nfts[position] })),
+      nftTouches.map((nft, position) => ({ nft, state: nfts[position] })),
       STATE_CONCURRENCY,
-      async ({ nft, state }) => this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, number),
+      async ({ nft, state }) =>
+        this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)), { firstSeenBlock: nft.firstBlock }),
     );
-    await forEachLimited(collectionsTouched(derived), STATE_CONCURRENCY, (c) => this.state.refreshCollection(c.holder, c.contract, c.standard, number));
-
-    await this.notifyListeners(derived, mode);
+    await forEachLimited(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
+      this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),
+    );
   }
 
   private notifyListeners(derived: DerivedBlock, mode: 'advance' | 'repair'): Promise<void> {
@@ -343,34 +423,102 @@ export class ChainIngest {
   }
 }
 
-/** The (holder, ERC-1155 token) totals a block's per-id balance changes affect. */
-function erc1155Totals(derived: DerivedBlock) {
+/**
+ * Blocks fetched ahead of the writer: `inFlight` fetches at a time, never more than `ahead` blocks
+ * past the last one taken. Blocks must be taken in order.
+ */
+class Prefetcher {
+  private readonly entries = new Map<number, { promise: Promise<BlockBundle>; value?: BlockBundle }>();
+  private next: number;
+  private taken: number;
+  private running = 0;
+
+  constructor(
+    private readonly source: BlockSource,
+    from: number,
+    private readonly to: number,
+    private readonly inFlight: number,
+    private readonly ahead: number,
+  ) {
+    this.next = from;
+    this.taken = from;
+    this.pump();
+  }
+
+  /** The block, once fetched (a failed fetch rejects: the ingest stops without moving the cursor). */
+  take(number: number): Promise<BlockBundle> {
+    if (!this.entries.has(number)) this.start(number);
+    const entry = this.entries.get(number)!;
+    this.entries.delete(number);
+    this.taken = Math.max(this.taken, number + 1);
+    this.pump();
+    return entry.promise;
+  }
+
+  /** The block if its fetch has already finished. */
+  ready(number: number): BlockBundle | undefined {
+    return this.entries.get(number)?.value;
+  }
+
+  private pump(): void {
+    this.next = Math.max(this.next, this.taken);
+    while (this.running < this.inFlight && this.next <= this.to && this.next < this.taken + this.ahead) {
+      this.start(this.next);
+      this.next += 1;
+    }
+  }
+
+  private start(number: number): void {
+    const entry: { promise: Promise<BlockBundle>; value?: BlockBundle } = { promise: this.source.fetch(BigInt(number)) };
+    this.running += 1;
+    // A fetch nobody takes (the run stopped) must not crash the process when it fails.
+    entry.promise.then(
+      (value) => {
+        entry.value = value;
+      },
+      () => undefined,
+    ).finally(() => {
+      this.running -= 1;
+      this.pump();
+    });
+    this.entries.set(number, entry);
+  }
+}
+
+/** One of each, by key, in first-seen order. */
+function distinct<T>(values: readonly T[], key: (value: T) => string): T[] {
+  const seen = new Map<string, T>();
+  for (const value of values) if (!seen.has(key(value))) seen.set(key(value), value);
+  return [...seen.values()];
+}
+
+function groupBy<T>(values: readonly T[], key: (value: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const value of values) {
+    const group = groups.get(key(value)) ?? [];
+    group.push(value);
+    groups.set(key(value), group);
+  }
+  return [...groups.values()];
+}
+
+/** The (holder, ERC-1155 token) totals that per-id balance changes affect. */
+function erc1155Totals(touches: readonly BalanceTouch[]) {
   const seen = new Map<string, { holder: string; token: string; standard: 'ERC-1155'; tokenId: null }>();
-  for (const touch of derived.balanceTouches) {
+  for (const touch of touches) {
     if (touch.standard === 'ERC-1155') seen.set(`${touch.holder}|${touch.token}`, { holder: touch.holder, token: touch.token, standard: 'ERC-1155', tokenId: null });
   }
   return [...seen.values()];
 }
 
-/** The (holder, NFT contract) collections a block's transfers affect. */
-function collectionsTouched(derived: DerivedBlock) {
+/** The (holder, NFT contract) collections that transfers affect. */
+function collectionsTouched(touches: readonly BalanceTouch[]) {
   const seen = new Map<string, { holder: string; contract: string; standard: 'ERC-721' | 'ERC-1155' }>();
-  for (const touch of derived.balanceTouches) {
+  for (const touch of touches) {
     if (touch.standard === 'ERC-20') continue;
     seen.set(`${touch.holder}|${touch.token}`, { holder: touch.holder, contract: touch.token, standard: touch.standard });
   }
   return [...seen.values()];
-}
-
-/** Balance changes grouped by token: one token's holder count is updated by one writer at a time. */
-function groupByToken<T extends { touch: { token: string } }>(entries: T[]): T[][] {
-  const groups = new Map<string, T[]>();
-  for (const entry of entries) {
-    const group = groups.get(entry.touch.token) ?? [];
-    group.push(entry);
-    groups.set(entry.touch.token, group);
-  }
-  return [...groups.values()];
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
  * The items a block writes that never change afterwards: each record at its canonical key and its
  * index copies, one per list range that must show it (see keys.ts for the access pattern of each).
- * Keys and values are functions of the block alone, so writing them again writes the same items.
+ * Keys and values are functions of the block alone, so writing them again writes the same items
+ * (and range-positions.ts numbers the entries of counted ranges the same way each time).
  */
 import {
   addressKeys,
@@ -19,15 +20,33 @@ import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '.
 
 export type TableItem = ItemKey & Record<string, unknown>;
 
+/**
+ * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range
+ * and the index copies of I1, I2 and I5 (range-positions.ts numbers them with `pos`). Marked here,
+ * where each copy is written; other ranges stay as they are.
+ */
+const countedEntries = new WeakSet<object>();
+
+/** Marks an item as an entry of a counted range (returns it). */
+export function countedEntry<T extends TableItem>(item: T): T {
+  countedEntries.add(item);
+  return item;
+}
+
+/** Whether `item` (the very object immutableItems returned) is an entry of a counted range. */
+export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(item);
+
 /** Every immutable item of a block, without duplicate keys (a self-transfer hits one `all` entry once). */
 export function immutableItems(derived: DerivedBlock): TableItem[] {
   const { chainId, block } = derived;
   const items = new Map<string, TableItem>();
-  const put = (key: ItemKey, record: object): void => {
-    items.set(`${key.pk}\n${key.sk}`, { ...record, pk: key.pk, sk: key.sk });
+  const put = (key: ItemKey, record: object, counted = false): void => {
+    const item: TableItem = { ...record, pk: key.pk, sk: key.sk };
+    items.set(`${key.pk}\n${key.sk}`, counted ? countedEntry(item) : item);
   };
+  const COUNTED = true;
 
-  put(blockKeys.block(chainId, block.number), { ...block, ...blockKeys.blockByTime(chainId, block.timestamp, block.number) });
+  put(blockKeys.block(chainId, block.number), { ...block, ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED);
   put(blockKeys.blockByHash(chainId, block.hash), block);
 
   for (const tx of derived.transactions) {
@@ -42,8 +61,8 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
     if (tx.to) touch(tx.to, 'to');
     if (tx.contractAddress) touch(tx.contractAddress, 'to');
     if (tx.to && tx.methodSelector && tx.transactionTypes.includes('contract_call')) {
-      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, sk }, copy);
-      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, sk }, copy);
+      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, sk }, copy, COUNTED);
+      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, sk }, copy, COUNTED);
       put({ pk: transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk, sk }, copy);
     }
   }
@@ -52,10 +71,10 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
     put(transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex), log);
     const copy = logCopy(log);
     const sk = logKeys.sortKey(log.blockNumber, log.logIndex);
-    put({ pk: logKeys.contractLogs(chainId, log.address).pk, sk }, copy);
+    put({ pk: logKeys.contractLogs(chainId, log.address).pk, sk }, copy, COUNTED);
     const topic0 = log.topics[0];
     if (topic0) {
-      put({ pk: logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, sk }, copy);
+      put({ pk: logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, sk }, copy, COUNTED);
       put({ pk: logKeys.logsWithTopic0(chainId, topic0).pk, sk }, copy);
     }
   }
@@ -63,17 +82,17 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
   for (const transfer of derived.tokenTransfers) {
     put(transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex), transfer);
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
-    put({ pk: tokenTransferKeys.byToken(chainId, transfer.token).pk, sk }, transfer);
+    put({ pk: tokenTransferKeys.byToken(chainId, transfer.token).pk, sk }, transfer, COUNTED);
     const typeSets = tokenTypeSetsContaining(transfer.tokenStandard);
     const touch = (address: string, direction: Direction): void => {
       // The zero address (every mint and burn) would be one hot, unbounded partition: not indexed.
       if (isZeroAddress(address)) return;
       for (const typeSet of typeSets) {
-        put({ pk: tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, sk }, transfer);
-        put({ pk: tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk, sk }, transfer);
+        put({ pk: tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, sk }, transfer, COUNTED);
+        put({ pk: tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk, sk }, transfer, COUNTED);
       }
-      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk }, transfer);
-      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk }, transfer);
+      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk }, transfer, COUNTED);
+      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk }, transfer, COUNTED);
     };
     touch(transfer.from, 'from');
     touch(transfer.to, 'to');

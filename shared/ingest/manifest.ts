@@ -4,7 +4,9 @@
  * A block's manifest lists every immutable item key the block writes and every state entity it
  * touches; it is written BEFORE any of the block's items, so whatever a crash leaves half-written is
  * listed somewhere. The cursor names the last block whose items are ALL written; it moves with a
- * conditional update on the block it replaces, so two writers can never both advance it.
+ * conditional update on the block it replaces, so two writers can never both advance it. Before a
+ * batch of several blocks is written, the cursor records the batch's last block (`pendingTo`), so that
+ * a restart or a reorg knows which manifests past the cursor a crash may have left.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -94,7 +96,7 @@ export async function moveCursor(chainId: number, previous: CursorRecord | undef
       new UpdateCommand({
         TableName: tableName(),
         Key: chainKeys.cursor(chainId),
-        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first',
+        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first REMOVE pendingTo',
         ConditionExpression: previous ? 'blockNumber = :previousNumber AND blockHash = :previousHash' : 'attribute_not_exists(pk)',
         ExpressionAttributeNames: { '#kind': 'kind' },
         ExpressionAttributeValues: {
@@ -114,4 +116,33 @@ export async function moveCursor(chainId: number, previous: CursorRecord | undef
     throw error;
   }
   return record;
+}
+
+/**
+ * Records that blocks up to `pendingTo` are about to be written past the cursor (conditional on the
+ * cursor being where this writer left it).
+ */
+export async function markPending(chainId: number, cursor: CursorRecord, pendingTo: number): Promise<CursorRecord> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: chainKeys.cursor(chainId),
+        UpdateExpression: 'SET pendingTo = :pendingTo',
+        ConditionExpression: 'blockNumber = :number AND blockHash = :hash',
+        ExpressionAttributeValues: { ':pendingTo': pendingTo, ':number': cursor.blockNumber, ':hash': cursor.blockHash },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) {
+      throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${cursor.blockNumber})`);
+    }
+    throw error;
+  }
+  return { ...cursor, pendingTo: Math.max(pendingTo, cursor.pendingTo ?? 0) };
+}
+
+/** The last block past the cursor that an interrupted run may have left half written. */
+export function lastPossiblyWritten(cursor: CursorRecord): number {
+  return Math.max(cursor.blockNumber + 1, cursor.pendingTo ?? 0);
 }

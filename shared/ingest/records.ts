@@ -453,6 +453,11 @@ export interface CursorRecord {
   blockHash: string;
   /** First block this table holds for the chain. */
   firstBlock: number;
+  /**
+   * Set while a batch of blocks past `blockNumber` is being written (its last block): blocks up to it
+   * may have been left half written by a crash. Removed when the cursor moves.
+   */
+  pendingTo?: number;
 }
 
 /** chainKeys.registry: a chain indexed into this table. */

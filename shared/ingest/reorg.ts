@@ -4,8 +4,8 @@
  *   1. walks back from the cursor, comparing the stored block hash with the node's, to the newest
  *      block both agree on: the common ancestor A (at most `maxDepth` blocks back, else it stops);
  *   2. tells the orphan listeners (listeners.ts: order deposits) which blocks it undoes, then
- *      deletes every item listed in the manifests of the blocks above A (including a block past the
- *      cursor that a crash left half written);
+ *      deletes every item listed in the manifests of the blocks above A (including blocks past the
+ *      cursor that a crash left half written: up to the cursor's `pendingTo`);
  *   3. recomputes every state entity those manifests touched, from chain state read AT block A
  *      (balances, holder counts, NFT owners and holdings, collections, token supplies); addresses
  *      and NFT instances first seen above A are deleted (with their registered names);
@@ -19,7 +19,7 @@ import { ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
 import type { IngestLog } from './ingest';
 import { notifyBlocksOrphaned, type BlocksOrphanedListener } from './listeners';
-import { deleteManifest, moveCursor, readManifest, type BlockManifest } from './manifest';
+import { deleteManifest, lastPossiblyWritten, moveCursor, readManifest, type BlockManifest } from './manifest';
 import type { AddressRecord, BlockRecord, CursorRecord } from './records';
 import { parseEntity, StateWriter, type BalanceEntity, type ParsedEntity } from './state';
 import { deleteItems, forEachLimited, getItem } from './table-io';
@@ -60,8 +60,9 @@ export class Reorg {
       number -= 1;
     }
     const orphaned: BlockManifest[] = [];
-    for (let block = ancestor.number + 1; block <= cursor.blockNumber + 1; block += 1) {
-      const manifest = await readManifest(this.chainId, block);
+    const numbers: number[] = [];
+    for (let block = ancestor.number + 1; block <= lastPossiblyWritten(cursor); block += 1) numbers.push(block);
+    for (const manifest of await Promise.all(numbers.map((block) => readManifest(this.chainId, block)))) {
       if (manifest) orphaned.push(manifest);
     }
     this.log.warn('reorg: rolling back to the common ancestor', {
@@ -130,7 +131,7 @@ export class Reorg {
     await forEachLimited(
       keep.map((nft, position) => ({ nft, state: states[position] })),
       CONCURRENCY,
-      ({ nft, state }) => this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, ancestor, true),
+      ({ nft, state }) => this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, ancestor, { force: true }),
     );
 
     // Collections, from the recomputed balances and holdings.

@@ -86,7 +86,8 @@ export function parseEntity(name: string): ParsedEntity {
 
 export interface AddressUpdate {
   address: string;
-  creation?: { creator: string; transactionHash: string } | null;
+  /** The creation, at `blockNumber` (default: the block of the update). */
+  creation?: { creator: string; transactionHash: string; blockNumber?: number } | null;
   /** Set all token fields (a token seen for the first time, or probed again). */
   token?: TokenInfo | null;
   /** Refresh only the total supply of a known token. */
@@ -96,25 +97,37 @@ export interface AddressUpdate {
 export class StateWriter {
   constructor(private readonly chainId: number) {}
 
-  /** Creates or updates the address item of a contract; `firstSeenBlock` keeps its first value. */
-  async updateAddress(update: AddressUpdate, blockNumber: number): Promise<void> {
+  /**
+   * Creates or updates the address item of a contract, first seen at `blockNumber` (kept when the
+   * item exists) and updated at `updatedAtBlock` (default: the same block).
+   */
+  async updateAddress(update: AddressUpdate, blockNumber: number, updatedAtBlock = blockNumber): Promise<void> {
     const names: Record<string, string> = { '#kind': 'kind', '#chainId': 'chainId', '#address': 'address' };
-    const values: Record<string, unknown> = { ':kind': 'address', ':chainId': this.chainId, ':address': update.address, ':true': true, ':block': blockNumber, ':null': null };
+    const values: Record<string, unknown> = {
+      ':kind': 'address',
+      ':chainId': this.chainId,
+      ':address': update.address,
+      ':true': true,
+      ':block': blockNumber,
+      ':updated': updatedAtBlock,
+      ':null': null,
+    };
     const sets = [
       '#kind = :kind',
       '#chainId = :chainId',
       '#address = :address',
       'isContract = :true',
       'firstSeenBlock = if_not_exists(firstSeenBlock, :block)',
-      'updatedAtBlock = :block',
+      'updatedAtBlock = :updated',
       'creator = if_not_exists(creator, :null)',
       'creationTransactionHash = if_not_exists(creationTransactionHash, :null)',
       'creationBlockNumber = if_not_exists(creationBlockNumber, :null)',
     ];
     if (update.creation) {
-      sets.splice(6, 3, 'creator = :creator', 'creationTransactionHash = :creationTx', 'creationBlockNumber = :block');
+      sets.splice(6, 3, 'creator = :creator', 'creationTransactionHash = :creationTx', 'creationBlockNumber = :creationBlock');
       values[':creator'] = update.creation.creator;
       values[':creationTx'] = update.creation.transactionHash;
+      values[':creationBlock'] = update.creation.blockNumber ?? blockNumber;
     }
     if (update.token !== undefined) {
       const token = update.token;
@@ -320,9 +333,18 @@ export class StateWriter {
    * holding from the previous owner to the new one, in the same transaction. For ERC-1155 the total
    * supply is `state.totalSupply` (the contract's totalSupply(id)) when it answered, else the id's
    * `heldSupply` as the balance transitions left it (they run before this step). The item is
-   * updated attribute by attribute so that the counters the balance transitions keep stay.
+   * updated attribute by attribute so that the counters the balance transitions keep stay. A new
+   * item records `options.firstSeenBlock` (default `blockNumber`) as the block it was first seen at.
    */
-  async setNftInstance(contract: string, standard: 'ERC-721' | 'ERC-1155', tokenId: bigint, state: NftState, blockNumber: number, force = false): Promise<void> {
+  async setNftInstance(
+    contract: string,
+    standard: 'ERC-721' | 'ERC-1155',
+    tokenId: bigint,
+    state: NftState,
+    blockNumber: number,
+    options: { force?: boolean; firstSeenBlock?: number } = {},
+  ): Promise<void> {
+    const force = options.force ?? false;
     const key = nftKeys.instance(this.chainId, contract, tokenId);
     for (let attempt = 0; ; attempt += 1) {
       const stored = await getItem<Stored<NftInstanceRecord>>(key);
@@ -352,7 +374,7 @@ export class StateWriter {
         metadataJson: metadata.metadataJson,
         totalSupply: supply.totalSupply,
         totalSupplySource: supply.totalSupplySource,
-        firstSeenBlock: stored?.firstSeenBlock ?? blockNumber,
+        firstSeenBlock: stored?.firstSeenBlock ?? options.firstSeenBlock ?? blockNumber,
         updatedAtBlock: blockNumber,
       };
       const condition = this.instanceCondition(stored, supply.totalSupplySource === 'holders');

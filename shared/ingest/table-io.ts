@@ -11,8 +11,10 @@ import type { TableItem } from './items';
 
 const WRITE_CHUNK = 25;
 const GET_CHUNK = 100;
-/** Parallel BatchWriteItem requests of one call. */
-const WRITE_CONCURRENCY = 4;
+/** Parallel BatchWriteItem requests of one call (a batch of blocks writes thousands of items). */
+const WRITE_CONCURRENCY = 16;
+/** Parallel BatchGetItem requests of one call. */
+const GET_CONCURRENCY = 4;
 const MAX_UNPROCESSED_ROUNDS = 10;
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
@@ -54,7 +56,7 @@ export async function getItems<T = TableItem>(keys: readonly ItemKey[]): Promise
   const table = tableName();
   const chunks: ItemKey[][] = [];
   for (let start = 0; start < unique.length; start += GET_CHUNK) chunks.push(unique.slice(start, start + GET_CHUNK));
-  await forEachLimited(chunks, WRITE_CONCURRENCY, async (chunk) => {
+  await forEachLimited(chunks, GET_CONCURRENCY, async (chunk) => {
     let pending: ItemKey[] = chunk;
     for (let round = 0; pending.length > 0; round += 1) {
       if (round >= MAX_UNPROCESSED_ROUNDS) throw new Error(`BatchGetItem: ${pending.length} keys still unprocessed after ${round} rounds`);

@@ -1,8 +1,10 @@
 /**
  * The multi-chain list of I1, I2, I3 and I5: each chain's key range is read in parallel (one Query
- * for the page and one Select COUNT for `total_items`, or the whole bounded range for an
+ * for the page and the range's count for `total_items`, or the whole bounded range for an
  * aggregation), then the rows are merged in the requested order. `limit` and `page` apply per chain;
- * rows of different chains with the same position keep chain_ids order.
+ * rows of different chains with the same position keep chain_ids order. The count is exact and cheap
+ * from range positions (two Limit-1 Queries per chain); a range with checks falls back to a capped
+ * Select COUNT (range-reader.ts).
  *
  * Paging skips `page * limit` items of the range (at most 20 * 1000 by the spec's own limits): the
  * skip is bounded, not cheap, and documented.
@@ -45,7 +47,7 @@ export function planList(parameters: ListParameters, fields: FieldCatalogue): Li
 export interface ChainItems {
   chainId: number;
   items: Item[];
-  /** Items matching on this chain (bounded, see range-reader.ts). */
+  /** Items matching on this chain (exact from positions; a lower bound only past the checked-count cap, see range-reader.ts). */
   total: number;
 }
 

@@ -1,7 +1,15 @@
 /**
- * Reading one key range of the table: a page (skip + take), the count of the range (Select COUNT),
- * or the whole range for an aggregation. A range is one partition (pk) and optionally a sort-key
- * condition: block bounds on sort keys that start with the block number, a prefix, or one exact key.
+ * Reading one key range of the table: a page (skip + take), the count of the range, or the whole
+ * range for an aggregation. A range is one partition (pk) and optionally a sort-key condition: block
+ * bounds on sort keys that start with the block number, a prefix, or one exact key.
+ *
+ * The count of a range under block bounds without checks comes from range positions: the ingest
+ * numbers every entry of the ranges insights counts with `pos`, its 1-based position in the range
+ * (shared/ingest/range-positions.ts), so the count over blocks [from, to] is pos(last entry at or
+ * below `to`) - pos(last entry below `from`): two Limit-1 Queries, exact whatever the size of the
+ * range. A count with checks, with a prefix or exact-key condition (a transaction's own partition), or
+ * on entries without `pos` (ingested before positions existed) is a Select COUNT capped at
+ * maxCountedItemsPerChain examined items (config.ts; a lower bound beyond).
  *
  * Checks are the documented bounded checks: filters that have no range of their own, applied as a
  * FilterExpression inside the already-narrowed range. Attribute names come from the fixed mappings of
@@ -146,10 +154,46 @@ export async function readAll(chainId: number, read: RangeRead): Promise<Item[]>
 }
 
 /**
- * The number of items of the range that pass its checks: Select COUNT on the same key condition and
- * FilterExpression (no item is transferred). Stops after maxCountedItemsPerChain examined items.
+ * The number of items of the range that pass its checks: from positions when the range has block
+ * bounds (or none) and no checks, otherwise (or when an entry lacks `pos`) the capped Select COUNT.
  */
 export async function countRange(read: RangeRead): Promise<number> {
+  const sk = read.sk;
+  if (read.checks.length === 0 && (!sk || 'blocks' in sk)) {
+    const counted = await countByPositions(read.pk, sk?.blocks ?? {});
+    if (counted !== undefined) return counted;
+  }
+  return countExamined(read);
+}
+
+/** Entries of range `pk` in blocks [from, to] from two positions; undefined when an entry lacks `pos`. */
+async function countByPositions(pk: string, blocks: { from?: number; to?: number }): Promise<number | undefined> {
+  const { from, to } = blocks;
+  if (to !== undefined && to < 0) return 0;
+  const [through, below] = await Promise.all([
+    lastPosition(pk, to),
+    from === undefined || from <= 0 ? 0 : lastPosition(pk, from - 1),
+  ]);
+  if (through === undefined || below === undefined) return undefined;
+  return Math.max(0, through - below);
+}
+
+/** `pos` of the range's last entry at or below block `to` (the last of all without `to`); 0 when none. */
+async function lastPosition(pk: string, to: number | undefined): Promise<number | undefined> {
+  const input = queryInput({ pk, sk: to === undefined ? undefined : { blocks: { to } }, checks: [], order: 'desc' });
+  const result = await db.send(
+    new QueryCommand({ ...input, ProjectionExpression: 'sk, #pos', ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#pos': 'pos' }, Limit: 1 }),
+  );
+  const item = result.Items?.[0];
+  if (!item) return 0;
+  return typeof item.pos === 'number' ? item.pos : undefined;
+}
+
+/**
+ * The fallback: Select COUNT on the same key condition and FilterExpression (no item is transferred),
+ * stopping after maxCountedItemsPerChain examined items.
+ */
+async function countExamined(read: RangeRead): Promise<number> {
   const input = queryInput(read);
   const cap = insightsConfig().maxCountedItemsPerChain;
   let count = 0;

@@ -1,8 +1,8 @@
 /**
  * The ingest CLI as a child process (`tsx scripts/ingest.ts`) against the demo chain, killed with
- * SIGKILL in the middle of writing a block, twice, then restarted: nothing may be lost or
+ * SIGKILL in the middle of writing a batch of blocks, twice, then restarted: nothing may be lost or
  * duplicated. The child reaches the embedded DynamoDB through a proxy that watches the requests and
- * pulls the trigger at a precise point (a BatchWriteItem of a block's items, a balance transaction).
+ * pulls the trigger at a precise point (a BatchWriteItem of a batch's items, a balance transaction).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createChainClient } from '../../shared/chain/client';
 import { ensureTable, localClient } from '../../shared/db/local/ensure-table';
 import { ingestRange } from '../../shared/ingest/ingest';
-import { readCursor, readManifest } from '../../shared/ingest/manifest';
+import { lastPossiblyWritten, readCursor, readManifest, type BlockManifest } from '../../shared/ingest/manifest';
 import { getItems } from '../../shared/ingest/table-io';
 import { startDemoChain, type DemoChain } from '../support/demo-chain';
 import { tableSnapshot, useTestTable } from '../support/table';
@@ -27,6 +27,8 @@ let dynamo: HttpProxy;
 /** When armed: after `afterCursorMoves` cursor updates, the first request `fires` for kills the child. */
 let trap: { afterCursorMoves: number; fires: (operation: string, body: string) => boolean } | undefined;
 let cursorMoves = 0;
+/** Batches of several blocks announced on the cursor (pendingTo), over the whole file. */
+let batchesAnnounced = 0;
 let itemBatchesSinceManifest = 0;
 let child: ChildProcess | undefined;
 
@@ -35,7 +37,8 @@ beforeAll(async () => {
   dynamo = await startHttpProxy(process.env.DYNAMODB_ENDPOINT!, ({ headers, body }) => {
     const operation = String(headers['x-amz-target'] ?? '').split('.').pop() ?? '';
     const text = body.toString();
-    if (operation === 'UpdateItem' && text.includes('"CURSOR"')) cursorMoves += 1;
+    if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('REMOVE pendingTo')) cursorMoves += 1;
+    if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('SET pendingTo')) batchesAnnounced += 1;
     if (trap && cursorMoves >= trap.afterCursorMoves && trap.fires(operation, text)) {
       trap = undefined;
       child?.kill('SIGKILL');
@@ -67,13 +70,24 @@ function runCli(args: string[]): Promise<{ code: number | null; signal: NodeJS.S
   });
 }
 
-test('killed twice mid-block and restarted, the CLI loses nothing and duplicates nothing', async () => {
+/** The manifests past the cursor: the batch a kill interrupted. */
+async function manifestsPastCursor(): Promise<BlockManifest[]> {
+  const cursor = (await readCursor(CHAIN_ID))!;
+  const found: BlockManifest[] = [];
+  for (let number = cursor.blockNumber + 1; number <= lastPossiblyWritten(cursor); number += 1) {
+    const manifest = await readManifest(CHAIN_ID, number);
+    if (manifest) found.push(manifest);
+  }
+  return found;
+}
+
+test('killed twice mid-batch and restarted, the CLI loses nothing and duplicates nothing', async () => {
   const head = 45; // of the demo's 100 blocks: token, NFT and ERC-1155 activity, two kills and a restart
   const args = ['--from-block', '0', '--to-block', String(head)];
 
-  // 1. Killed on the second chunk of a block's items (its manifest and first chunk are written).
+  // 1. Killed on the second chunk of a batch's items (its manifests and first chunk are written).
   trap = {
-    afterCursorMoves: 12,
+    afterCursorMoves: 2,
     fires: (operation, body) => {
       if (operation !== 'BatchWriteItem') return false;
       if (body.includes('"manifest"')) {
@@ -88,14 +102,15 @@ test('killed twice mid-block and restarted, the CLI loses nothing and duplicates
   expect(first.signal).toBe('SIGKILL');
   const cursor = (await readCursor(CHAIN_ID))!;
   expect(cursor.blockNumber).toBeLessThan(head);
-  const manifest = (await readManifest(CHAIN_ID, cursor.blockNumber + 1))!;
-  expect(manifest, 'the half-written block has its manifest').toBeDefined();
-  const present = await getItems(manifest.items);
+  const manifests = await manifestsPastCursor();
+  expect(manifests.map((manifest) => manifest.blockNumber), 'the half-written batch has its manifests').toContain(cursor.blockNumber + 1);
+  const keys = manifests.flatMap((manifest) => manifest.items);
+  const present = await getItems(keys);
   expect(present.size, 'some of its items are written').toBeGreaterThan(0);
-  expect(present.size, 'and some are not').toBeLessThan(new Set(manifest.items.map((key) => `${key.pk}\n${key.sk}`)).size);
+  expect(present.size, 'and some are not').toBeLessThan(new Set(keys.map((key) => `${key.pk}\n${key.sk}`)).size);
 
   // 2. Restarted, then killed inside a balance transition (TransactWriteItems) further on.
-  trap = { afterCursorMoves: 10, fires: (operation) => operation === 'TransactWriteItems' };
+  trap = { afterCursorMoves: 1, fires: (operation) => operation === 'TransactWriteItems' };
   const second = await runCli(args);
   expect(second.signal).toBe('SIGKILL');
   const later = (await readCursor(CHAIN_ID))!;
@@ -106,6 +121,7 @@ test('killed twice mid-block and restarted, the CLI loses nothing and duplicates
   const third = await runCli(args);
   expect(third.code, third.output).toBe(0);
   expect(third.output).toMatch(new RegExp(`cursor at block ${head}`));
+  expect(batchesAnnounced, 'blocks were written in batches of several').toBeGreaterThan(0);
 
   const truth = await readChainTruth(demo.anvil.rpcUrl, 0, head);
   await expectImmutableItems(table.name, truth);

@@ -1,0 +1,97 @@
+/**
+ * countRange (shared/insights/range-reader.ts) on the embedded DynamoDB: exact from range positions,
+ * whatever the Select COUNT cap, for every pair of block bounds, with two Limit-1 Queries; the capped
+ * Select COUNT for checked reads, prefix reads and entries without positions. Entries are numbered by
+ * the ingest's own RangePositions and written with its putItems.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { dynamoClient } from '../../../shared/db/client';
+import { logKeys, transactionKeys } from '../../../shared/db/keys';
+import { countedEntry, type TableItem } from '../../../shared/ingest/items';
+import { RangePositions } from '../../../shared/ingest/range-positions';
+import { putItems } from '../../../shared/ingest/table-io';
+import { countRange, type RangeRead } from '../../../shared/insights/range-reader';
+import { useTestTable } from '../../support/table';
+
+useTestTable('range-count');
+afterEach(() => {
+  delete process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN;
+});
+
+const sent: Record<string, unknown>[] = [];
+dynamoClient.middlewareStack.add(
+  (next) => async (args) => {
+    sent.push(args.input as Record<string, unknown>);
+    return next(args);
+  },
+  { step: 'initialize', name: 'rangeCountRecorder' },
+);
+async function inputsOf<T>(work: () => Promise<T>): Promise<{ result: T; inputs: Record<string, unknown>[] }> {
+  const start = sent.length;
+  const result = await work();
+  return { result, inputs: sent.slice(start) };
+}
+
+const CHAIN = 5;
+const CONTRACT = '0x00000000000000000000000000000000000000e3';
+/** Log indexes of the contract's logs per block 0..9 (blocks 2, 6 and 9 have none). */
+const LOGS: number[][] = [[0, 1], [3], [], [0, 2, 4, 5], [1], [0, 7], [], [2, 3, 9], [0], []];
+const pk = logKeys.contractLogs(CHAIN, CONTRACT).pk;
+const read = (blocks: { from?: number; to?: number }, checks: RangeRead['checks'] = []): RangeRead => ({ pk, sk: { blocks }, checks, order: 'desc' });
+const truth = (from = -Infinity, to = Infinity) => LOGS.flatMap((logs, block) => (block >= from && block <= to ? logs : [])).length;
+
+describe('total_items of a range', () => {
+  it('is exact from positions for every pair of block bounds, beyond the Select COUNT cap', async () => {
+    const positions = new RangePositions(CHAIN);
+    for (const [block, logs] of LOGS.entries()) {
+      const items: TableItem[] = logs.map((logIndex) => countedEntry({ pk, sk: logKeys.sortKey(block, logIndex), blockNumber: block, logIndex, topics: [] }));
+      await positions.assign(block, items);
+      await putItems(items);
+    }
+    process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '3';
+    expect(truth()).toBe(14);
+    const bounds = [undefined, 0, 1, 2, 3, 5, 6, 8, 9, 10, 12];
+    for (const from of bounds) {
+      for (const to of bounds) {
+        if (from !== undefined && to !== undefined && from > to) continue;
+        expect(await countRange(read({ from, to })), `blocks ${from}..${to}`).toBe(truth(from, to));
+      }
+    }
+  });
+
+  it('costs one Limit-1 Query per bound, never a Select COUNT', async () => {
+    const { result, inputs } = await inputsOf(() => countRange(read({ from: 3, to: 7 })));
+    expect(result).toBe(truth(3, 7));
+    expect(inputs).toHaveLength(2);
+    for (const input of inputs) expect(input).toMatchObject({ Limit: 1, ScanIndexForward: false, ProjectionExpression: 'sk, #pos' });
+    expect(inputs.some((input) => 'Select' in input)).toBe(false);
+    const open = await inputsOf(() => countRange(read({})));
+    expect(open.result).toBe(14);
+    expect(open.inputs).toHaveLength(1);
+  });
+
+  it('falls back to the capped Select COUNT with checks, on a prefix, and on entries without positions', async () => {
+    const checked = read({ from: 0 }, [{ attribute: 'logIndex', operator: '=', value: 0, kind: 'number' }]);
+    const exact = await inputsOf(() => countRange(checked));
+    expect(exact.result).toBe(LOGS.filter((logs) => logs.includes(0)).length);
+    expect(exact.inputs.every((input) => input.Select === 'COUNT')).toBe(true);
+    // Under a cap of 3 examined items it is a lower bound: newest first, 8#0 matches, 7#9 and 7#3 do not.
+    process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '3';
+    expect(await countRange(checked)).toBe(1);
+    process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '4';
+
+    // A transaction's own partition (prefix condition): a Select COUNT, exact under the cap.
+    const txPk = transactionKeys.transaction(CHAIN, `0x${'ab'.repeat(32)}`).pk;
+    await putItems([0, 1, 2].map((logIndex) => ({ pk: txPk, sk: `LOG#${String(logIndex).padStart(6, '0')}`, logIndex })));
+    const prefix = await inputsOf(() => countRange({ pk: txPk, sk: { prefix: 'LOG#' }, checks: [], order: 'asc' }));
+    expect(prefix.result).toBe(3);
+    expect(prefix.inputs.map((input) => input.Select)).toEqual(['COUNT']);
+
+    // Entries ingested before positions existed: counted, up to the cap.
+    const oldPk = logKeys.contractLogs(CHAIN, '0x00000000000000000000000000000000000000f4').pk;
+    await putItems(Array.from({ length: 6 }, (_, block) => ({ pk: oldPk, sk: logKeys.sortKey(block, 0), blockNumber: block })));
+    expect(await countRange({ pk: oldPk, sk: { blocks: {} }, checks: [], order: 'desc' })).toBe(4);
+    process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '100';
+    expect(await countRange({ pk: oldPk, sk: { blocks: { from: 2 } }, checks: [], order: 'desc' })).toBe(4);
+  });
+});
