@@ -2,15 +2,21 @@
  * `npm run table [-- --port 8000] [--path DIR]`: the embedded DynamoDB (shared/db/local/server.ts)
  * on its own, as a process of its own. The benchmark starts it this way (scripts/lib/table-process.ts)
  * so that the table, like DynamoDB in AWS, does not share the ingest's thread. Prints one line,
- * `listening <endpoint>`, once it accepts requests; stops on SIGINT / SIGTERM or when stdin closes.
+ * `listening <endpoint>`, once it accepts requests; stops on SIGINT / SIGTERM (and with
+ * --exit-with-stdin, when its stdin closes: the parent that started it is gone).
  */
 import { parseArgs } from 'node:util';
 import { startLocalDynamo } from '../shared/db/local/server';
 
-const USAGE = 'usage: npm run table [-- --port N] [--path DIR]';
+const USAGE = 'usage: npm run table [-- --port N] [--path DIR] [--exit-with-stdin]';
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '8000' }, path: { type: 'string' }, help: { type: 'boolean', default: false } },
+  options: {
+    port: { type: 'string', default: '8000' },
+    path: { type: 'string' },
+    'exit-with-stdin': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
 });
 if (values.help) {
   console.log(USAGE);
@@ -27,8 +33,8 @@ const stop = (): void => {
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
-// A parent that dies without a signal closes our stdin (when it gave us a pipe).
-if (!process.stdin.isTTY) {
+// A parent process that dies without a signal closes the pipe it gave us as stdin.
+if (values['exit-with-stdin']) {
   process.stdin.on('end', stop);
   process.stdin.resume();
 }

@@ -15,7 +15,7 @@ export interface TableProcess {
 }
 
 export async function startTableProcess(options: { path?: string; timeoutMs?: number } = {}): Promise<TableProcess> {
-  const args = ['--import', 'tsx', SERVER, '--port', '0', ...(options.path ? ['--path', options.path] : [])];
+  const args = ['--import', 'tsx', SERVER, '--port', '0', '--exit-with-stdin', ...(options.path ? ['--path', options.path] : [])];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const endpoint = await new Promise<string>((resolve, reject) => {

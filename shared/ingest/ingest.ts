@@ -326,6 +326,8 @@ export class ChainIngest {
 
     if (mode === 'advance' && cursor && bundles.length > 1) await markPending(this.chainId, cursor, lastNumber);
     await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));
+    // (Writing the state at the same time as the immutable items measured slower on the embedded
+    // table, whose transactions lock it whole; in AWS the two could overlap.)
     await putItems(items);
     if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched);
     for (const derived of blocks) await this.notifyListeners(derived, mode);
