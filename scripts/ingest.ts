@@ -20,7 +20,7 @@ import { ensureTable, localClient } from '../shared/db/local/ensure-table';
 import { ChainIngest, type IngestLog } from '../shared/ingest/ingest';
 import { readCursor } from '../shared/ingest/manifest';
 
-const USAGE = 'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS]';
+const USAGE = 'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -38,6 +38,7 @@ async function main(): Promise<void> {
       follow: { type: 'boolean', default: false },
       repair: { type: 'boolean', default: false },
       'poll-interval': { type: 'string' },
+      'batch-blocks': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
   const fromBlock = wholeNumber('from-block', values['from-block']);
   const toBlock = wholeNumber('to-block', values['to-block']);
   const pollInterval = wholeNumber('poll-interval', values['poll-interval']) ?? 1_000;
+  const batchBlocks = wholeNumber('batch-blocks', values['batch-blocks']);
+  if (batchBlocks === 0) throw new Error(`--batch-blocks must be at least 1\n${USAGE}`);
 
   const client = createChainClient(rpcUrl);
   const nodeChainId = await client.getChainId();
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     chainId,
     client,
     log,
+    maxBatchBlocks: batchBlocks,
     onBlock: ({ blockNumber, mode }) => {
       done += 1;
       if (done > bar.getTotal()) bar.setTotal(done); // following the head: the total grows

@@ -211,14 +211,18 @@ export class ChainIngest {
         mayBeHalfWritten = true;
         continue;
       }
-      // A chain's first block is written alone: there is no cursor yet to record a batch on.
+      // A chain's first block is written alone: there is no cursor yet to record a batch on. After a
+      // restart, the first batch waits for every block an interrupted batch announced (pendingTo), so
+      // that it rewrites them (same items, state transitions already applied) instead of undoing them.
       const batch = [first];
       let transactions = first.block.transactions.length;
       const limit = cursor ? this.maxBatchBlocks : 1;
+      const awaitThrough = mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, to, number + limit - 1) : 0;
       while (batch.length < limit && number + batch.length <= to && transactions < MAX_BATCH_TRANSACTIONS) {
-        const next = prefetcher.ready(number + batch.length);
+        const nextNumber = number + batch.length;
+        const next = nextNumber <= awaitThrough ? await prefetcher.peek(nextNumber) : prefetcher.ready(nextNumber);
         if (!next || next.block.parentHash.toLowerCase() !== batch[batch.length - 1].block.hash!.toLowerCase()) break;
-        batch.push(await prefetcher.take(number + batch.length));
+        batch.push(await prefetcher.take(nextNumber));
         transactions += next.block.transactions.length;
       }
       await this.writeBatch(batch, 'advance', cursor, mayBeHalfWritten);
@@ -460,6 +464,12 @@ class Prefetcher {
   /** The block if its fetch has already finished. */
   ready(number: number): BlockBundle | undefined {
     return this.entries.get(number)?.value;
+  }
+
+  /** The block once fetched, without taking it. */
+  peek(number: number): Promise<BlockBundle> {
+    if (!this.entries.has(number)) this.start(number);
+    return this.entries.get(number)!.promise;
   }
 
   private pump(): void {

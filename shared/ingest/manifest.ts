@@ -91,55 +91,48 @@ export class CursorMovedError extends Error {
  */
 export async function moveCursor(chainId: number, previous: CursorRecord | undefined, next: { blockNumber: number; blockHash: string }, firstBlock: number): Promise<CursorRecord> {
   const record: CursorRecord = { kind: 'cursor', chainId, blockNumber: next.blockNumber, blockHash: next.blockHash, firstBlock: previous?.firstBlock ?? firstBlock };
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: chainKeys.cursor(chainId),
-        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first REMOVE pendingTo',
-        ConditionExpression: previous ? 'blockNumber = :previousNumber AND blockHash = :previousHash' : 'attribute_not_exists(pk)',
-        ExpressionAttributeNames: { '#kind': 'kind' },
-        ExpressionAttributeValues: {
-          ':kind': 'cursor',
-          ':chainId': chainId,
-          ':number': record.blockNumber,
-          ':hash': record.blockHash,
-          ':first': record.firstBlock,
-          ...(previous ? { ':previousNumber': previous.blockNumber, ':previousHash': previous.blockHash } : {}),
-        },
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${previous?.blockNumber ?? 'none'})`);
-    }
-    throw error;
-  }
+  await updateCursor(chainId, previous, {
+    UpdateExpression: 'SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first REMOVE pendingTo',
+    ExpressionAttributeNames: { '#kind': 'kind' },
+    ExpressionAttributeValues: { ':kind': 'cursor', ':chainId': chainId, ':number': record.blockNumber, ':hash': record.blockHash, ':first': record.firstBlock },
+  });
   return record;
 }
 
 /**
  * Records that blocks up to `pendingTo` are about to be written past the cursor (conditional on the
- * cursor being where this writer left it).
+ * cursor being where this writer left it). Manifests past the batch have been undone by then.
  */
 export async function markPending(chainId: number, cursor: CursorRecord, pendingTo: number): Promise<CursorRecord> {
+  await updateCursor(chainId, cursor, { UpdateExpression: 'SET pendingTo = :pendingTo', ExpressionAttributeValues: { ':pendingTo': pendingTo } });
+  return { ...cursor, pendingTo };
+}
+
+/** One conditional update of the cursor item: it must still be `expected` (absent: no cursor yet). */
+async function updateCursor(
+  chainId: number,
+  expected: CursorRecord | undefined,
+  update: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
+): Promise<void> {
   try {
     await db.send(
       new UpdateCommand({
         TableName: tableName(),
         Key: chainKeys.cursor(chainId),
-        UpdateExpression: 'SET pendingTo = :pendingTo',
-        ConditionExpression: 'blockNumber = :number AND blockHash = :hash',
-        ExpressionAttributeValues: { ':pendingTo': pendingTo, ':number': cursor.blockNumber, ':hash': cursor.blockHash },
+        ...update,
+        ConditionExpression: expected ? 'blockNumber = :expectedNumber AND blockHash = :expectedHash' : 'attribute_not_exists(pk)',
+        ExpressionAttributeValues: {
+          ...update.ExpressionAttributeValues,
+          ...(expected ? { ':expectedNumber': expected.blockNumber, ':expectedHash': expected.blockHash } : {}),
+        },
       }),
     );
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
-      throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${cursor.blockNumber})`);
+      throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${expected?.blockNumber ?? 'none'})`);
     }
     throw error;
   }
-  return { ...cursor, pendingTo: Math.max(pendingTo, cursor.pendingTo ?? 0) };
 }
 
 /** The last block past the cursor that an interrupted run may have left half written. */

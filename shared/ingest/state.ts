@@ -198,9 +198,12 @@ export class StateWriter {
   // Balances (G3, X1) and holder counts
 
   /**
-   * Moves one balance to `value` (read on chain at `blockNumber`): see the file comment. `value` 0
-   * deletes the balance and its listing entries. Nothing is written when the stored value is
-   * already `value`, or (unless `force`, used by reorgs) when the stored item is from a later block.
+   * Moves one balance to `value` (read on chain at the end of the batch that touched it last at
+   * `blockNumber`): see the file comment. `value` 0 deletes the balance and its listing entries.
+   * Nothing is written when the stored item already holds `value` at `blockNumber`, or (unless
+   * `force`, used by reorgs) when it is from a later block. An unchanged value touched again is
+   * written with the new block, so `updatedAtBlock` is the last block that touched the balance
+   * whatever the batch boundaries.
    */
   async setBalance(
     balance: BalanceEntity,
@@ -216,7 +219,8 @@ export class StateWriter {
         attempt === 0 && options.prefetched ? (options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined) : await getItem<Stored<BalanceRecord>>(key);
       if (stored && !force && stored.updatedAtBlock > blockNumber) return;
       const old = stored ? BigInt(stored.value) : 0n;
-      if (old === value && (value === 0n || stored?.tokenName === tokenName)) return;
+      // Unchanged (and, for a stored balance, already recorded at this block): nothing to write.
+      if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) return;
       const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
       const instance = perId && old !== value ? await getItem<Stored<NftInstanceRecord>>(nftKeys.instance(this.chainId, balance.token, balance.tokenId!)) : undefined;
       try {
@@ -354,6 +358,7 @@ export class StateWriter {
       const supply = instanceSupply(standard, state.totalSupply, stored?.heldSupply);
       if (
         written &&
+        stored!.updatedAtBlock === blockNumber &&
         stored!.owner === state.owner &&
         stored!.tokenUri === tokenUri &&
         stored!.totalSupply === supply.totalSupply &&

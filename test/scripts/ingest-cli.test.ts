@@ -83,7 +83,8 @@ async function manifestsPastCursor(): Promise<BlockManifest[]> {
 
 test('killed twice mid-batch and restarted, the CLI loses nothing and duplicates nothing', async () => {
   const head = 45; // of the demo's 100 blocks: token, NFT and ERC-1155 activity, two kills and a restart
-  const args = ['--from-block', '0', '--to-block', String(head)];
+  // Batches of at most 4 blocks: several batches (and cursor moves) on the way to the head.
+  const args = ['--from-block', '0', '--to-block', String(head), '--batch-blocks', '4'];
 
   // 1. Killed on the second chunk of a batch's items (its manifests and first chunk are written).
   trap = {
