@@ -9,8 +9,8 @@
  *      hold code, token details (batch.ts, chain-state.ts);
  *   3. write each block's manifest, then every immutable item (items.ts; with range positions,
  *      range-positions.ts), then the state the batch changed, read on chain at its last block
- *      (state.ts), then call the block listeners block by block (listeners.ts; order deposit
- *      detection, shared/orders/deposits.ts, is always among them unless `orderDeposits: false`);
+ *      (state.ts), then detect order deposits in the batch's blocks (shared/orders/deposits.ts;
+ *      unless `orderDeposits: false`) and call the block listeners block by block (listeners.ts);
  *   4. move the cursor to the batch's last block with a conditional update. A batch of several
  *      blocks first records its last block on the cursor (`pendingTo`), so a restart knows which
  *      manifests a crash may have left past the cursor.
@@ -29,8 +29,8 @@ import { ChainState } from './chain-state';
 import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
 import { immutableItems, type TableItem } from './items';
-import { orderDepositListeners } from '../orders/deposits';
-import { notifyBlockIngested, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
+import { detectOrderDepositsInBlocks, orderDepositListeners } from '../orders/deposits';
+import { notifyBlockIngested, type BlockIngestedEvent, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
 import { lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
 import { RangePositions } from './range-positions';
 import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from './records';
@@ -60,7 +60,7 @@ export interface IngestOptions {
   listeners?: readonly BlockIngestedListener[];
   /** Orphan listeners for this ingest only, besides those registered with onBlocksOrphaned. */
   orphanListeners?: readonly BlocksOrphanedListener[];
-  /** Order deposit detection (shared/orders/deposits.ts) on every block. Default true. */
+  /** Order deposit detection (shared/orders/deposits.ts) on every block (a batch at a time). Default true. */
   orderDeposits?: boolean;
 }
 
@@ -95,6 +95,8 @@ export class ChainIngest {
   private readonly log: IngestLog;
   private readonly options: IngestOptions;
   private readonly blockListeners: readonly BlockIngestedListener[];
+  /** Order deposit detection (shared/orders/deposits.ts), for a whole batch at once. */
+  private readonly detectDeposits: boolean;
   private readonly positions: RangePositions;
   private readonly prefetch: number;
   private readonly maxBatchBlocks: number;
@@ -110,9 +112,9 @@ export class ChainIngest {
     this.positions = new RangePositions(this.chainId);
     this.prefetch = Math.max(1, options.prefetch ?? 4);
     this.maxBatchBlocks = Math.max(1, options.maxBatchBlocks ?? DEFAULT_MAX_BATCH_BLOCKS);
-    const deposits = options.orderDeposits === false ? [] : [orderDepositListeners];
-    this.blockListeners = [...deposits.map((listeners) => listeners.onBlockIngested), ...(options.listeners ?? [])];
-    const orphanListeners = [...deposits.map((listeners) => listeners.onBlocksOrphaned), ...(options.orphanListeners ?? [])];
+    this.detectDeposits = options.orderDeposits !== false;
+    this.blockListeners = options.listeners ?? [];
+    const orphanListeners = [...(this.detectDeposits ? [orderDepositListeners.onBlocksOrphaned] : []), ...(options.orphanListeners ?? [])];
     this.reorg = new Reorg(this.chainId, this.source, this.chainState, this.state, this.log, options.maxReorgDepth ?? 64, orphanListeners);
   }
 
@@ -334,7 +336,9 @@ export class ChainIngest {
     // table, whose transactions lock it whole; in AWS the two could overlap.)
     await putItems(items);
     if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched);
-    for (const derived of blocks) await this.notifyListeners(derived, mode);
+    const events = blocks.map((derived) => this.ingestedEvent(derived, mode));
+    if (this.detectDeposits) await detectOrderDepositsInBlocks(events);
+    for (const event of events) await notifyBlockIngested(event, this.blockListeners);
   }
 
   /**
@@ -415,17 +419,14 @@ export class ChainIngest {
     );
   }
 
-  private notifyListeners(derived: DerivedBlock, mode: 'advance' | 'repair'): Promise<void> {
-    return notifyBlockIngested(
-      {
-        chainId: this.chainId,
-        block: derived.block,
-        mode,
-        nativeTransfers: derived.nativeTransfers,
-        erc20Transfers: derived.tokenTransfers.filter((transfer) => transfer.tokenStandard === 'ERC-20'),
-      },
-      this.blockListeners,
-    );
+  private ingestedEvent(derived: DerivedBlock, mode: 'advance' | 'repair'): BlockIngestedEvent {
+    return {
+      chainId: this.chainId,
+      block: derived.block,
+      mode,
+      nativeTransfers: derived.nativeTransfers,
+      erc20Transfers: derived.tokenTransfers.filter((transfer) => transfer.tokenStandard === 'ERC-20'),
+    };
   }
 }
 

@@ -1,7 +1,8 @@
 /**
- * Deposit detection: the ingest (shared/ingest, every run: CLI, Lambda, npm start) hands each
- * ingested block to `orderDepositListeners.onBlockIngested`. For every native or ERC-20 transfer of
- * the block, the open orders of its recipient on that chain are looked up with ONE Query on
+ * Deposit detection: the ingest (shared/ingest, every run: CLI, Lambda, npm start) hands each batch
+ * of ingested blocks to `detectOrderDepositsInBlocks` (one block: `orderDepositListeners.
+ * onBlockIngested`). For every native or ERC-20 transfer of the blocks, the open orders of its
+ * recipient on that chain are looked up with ONE Query per distinct recipient on
  * `orderKeys.awaitingDepositRange` (GSI1, sparse: only waiting orders are in it). A transfer in the
  * order's source token is recorded as a deposit item (`orderKeys.deposit`: order id + transaction
  * hash + log index / call index, conditional put) and, in the same transaction, added to the order's
@@ -88,29 +89,53 @@ export const orderDepositListeners = {
 };
 
 /** Records the block's deposits to waiting orders and moves the orders they complete. Idempotent. */
-export async function detectOrderDeposits(event: BlockIngestedEvent): Promise<void> {
-  const byRecipient = new Map<string, Candidate[]>();
-  for (const candidate of candidatesOf(event)) {
-    byRecipient.set(candidate.to, [...(byRecipient.get(candidate.to) ?? []), candidate]);
-  }
-  const recipients = [...byRecipient.keys()];
+export function detectOrderDeposits(event: BlockIngestedEvent): Promise<void> {
+  return detectOrderDepositsInBlocks([event]);
+}
+
+/**
+ * The same for consecutive blocks of one chain (an ingest batch), in block order. The waiting orders
+ * of every recipient are looked up ONCE for the blocks together: the blocks were all mined before
+ * this call, so an order that can receive one of their transfers exists by then. An order found
+ * waiting is followed through the blocks as its deposits change it, and left alone from the block
+ * after the one where it stopped waiting (as a lookup per block would no longer find it).
+ */
+export async function detectOrderDepositsInBlocks(events: readonly BlockIngestedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const perBlock = events.map((event) => {
+    const byRecipient = new Map<string, Candidate[]>();
+    for (const candidate of candidatesOf(event)) byRecipient.set(candidate.to, [...(byRecipient.get(candidate.to) ?? []), candidate]);
+    return byRecipient;
+  });
+  const recipients = [...new Set(perBlock.flatMap((byRecipient) => [...byRecipient.keys()]))];
+  const waiting = new Map<string, OrderWithDeposits[]>();
   let next = 0;
-  const worker = async (): Promise<void> => {
+  const lookUp = async (): Promise<void> => {
     while (next < recipients.length) {
       const recipient = recipients[next];
       next += 1;
-      const orders = await awaitingOrders(event.chainId, recipient);
-      for (const order of orders) {
-        const matching = byRecipient.get(recipient)!.filter((candidate) => candidate.token === orderToken(order));
-        let current: OrderWithDeposits | undefined = order;
-        for (const candidate of matching) {
+      const orders = await awaitingOrders(events[0].chainId, recipient);
+      if (orders.length > 0) waiting.set(recipient, orders);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, recipients.length) }, lookUp));
+
+  // Each order as the deposits of earlier blocks left it (undefined: it no longer exists).
+  const latest = new Map<string, OrderWithDeposits | undefined>();
+  for (const [position, event] of events.entries()) {
+    for (const [recipient, candidates] of perBlock[position]) {
+      for (const order of waiting.get(recipient) ?? []) {
+        const before = latest.has(order.id) ? latest.get(order.id) : order;
+        if (!before || (latest.has(order.id) && !isWaiting(before.status))) continue;
+        let current: OrderWithDeposits | undefined = before;
+        for (const candidate of candidates.filter((entry) => entry.token === orderToken(order))) {
           if (!current) break;
           current = await handleDeposit(current, candidate, event);
         }
+        latest.set(order.id, current);
       }
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, recipients.length) }, worker));
+  }
 }
 
 /** The block's transfers with a positive amount, in block order (transaction, then call / log). */

@@ -14,10 +14,14 @@ import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
 import { orderKeys } from '../../../shared/db/keys';
+import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
+import { deriveBlock } from '../../../shared/ingest/derive';
+import { BlockSource } from '../../../shared/ingest/fetch-block';
 import { ingestRange } from '../../../shared/ingest/ingest';
+import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
 import { queryRange } from '../../../shared/ingest/table-io';
 import { resetClock, setClock } from '../../../shared/orders/clock';
-import type { OrderDepositRecord } from '../../../shared/orders/deposits';
+import { detectOrderDepositsInBlocks, type OrderDepositRecord } from '../../../shared/orders/deposits';
 import { getOrder, MAINNET_USDC, orderBody, postOrder, storedOrder } from '../../functions/orders/fixtures';
 import { publicClient } from '../ingest/support/truth';
 import { tableSnapshot, useTestTable } from '../../support/table';
@@ -224,6 +228,43 @@ describe('deposits that complete an order', () => {
     const last = await sendEth(order.globalAddress, parseEther('0.5'));
     await ingest();
     expect(await stored(order)).toMatchObject({ status: 'quoting_after_deposit', receivedAmount: parseEther('1').toString(), depositTransactionHash: last.transactionHash });
+  });
+});
+
+describe('a batch of blocks', () => {
+  /** What the ingest hands deposit detection for a block of the chain. */
+  async function ingestedEvent(blockNumber: bigint): Promise<BlockIngestedEvent> {
+    const derived = deriveBlock(CHAIN_ID, await new BlockSource(client(), DEFAULT_RETRY_POLICY, { warn: () => undefined }).fetch(blockNumber));
+    const erc20Transfers = derived.tokenTransfers.filter((transfer) => transfer.tokenStandard === 'ERC-20');
+    return { chainId: CHAIN_ID, block: derived.block, mode: 'advance', nativeTransfers: derived.nativeTransfers, erc20Transfers };
+  }
+
+  test('three blocks handed over together: the order moves once; a payment in a later block, after it moved, is left alone as block by block', async () => {
+    const order = await createOrder(nativeOrderBody(parseEther('1')));
+    const first = await sendEth(order.globalAddress, parseEther('0.4'));
+    const second = await sendEth(order.globalAddress, parseEther('0.6'), 2);
+    const extra = await sendEth(order.globalAddress, parseEther('0.1'), 3);
+    expect(new Set([first.blockNumber, second.blockNumber, extra.blockNumber]).size).toBe(3);
+    const events = await Promise.all([first, second, extra].map((receipt) => ingestedEvent(receipt.blockNumber)));
+
+    await detectOrderDepositsInBlocks(events);
+    expect(await stored(order)).toMatchObject({
+      status: 'quoting_after_deposit',
+      receivedAmount: parseEther('1').toString(),
+      depositTransactionHash: second.transactionHash,
+    });
+    expect((await deposits(order)).map((d) => [d.transactionHash, d.outcome]).sort()).toEqual(
+      [
+        [first.transactionHash, 'counted'],
+        [second.transactionHash, 'counted'],
+      ].sort(),
+    );
+
+    // Delivered again (a batch retried), then by the ingest itself: nothing changes.
+    const after = await orderItems();
+    await detectOrderDepositsInBlocks(events);
+    await ingest();
+    expect(await orderItems()).toEqual(after);
   });
 });
 
