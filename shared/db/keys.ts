@@ -8,8 +8,9 @@
  * - Addresses, hashes, selectors and topics are lowercase hex in keys.
  * - Numbers in sort keys are zero-padded decimals so that string order is numeric order:
  *   block numbers 12 digits, transaction/log indexes 6, batch positions 4, uint256 values 78.
- * - A list is always ONE Query on ONE key range: newest first is `ScanIndexForward: false` on an
- *   ascending sort key. Filters that a reference API offers (direction, token type, token, selector,
+ * - A list is ONE Query on ONE key range (one exception: token transfers of two standards, a merge
+ *   of two single-standard ranges, see tokenTransferTypeSetsToRead): newest first is
+ *   `ScanIndexForward: false` on an ascending sort key. Filters that a reference API offers (direction, token type, token, selector,
  *   topic0 ...) each get their own range, written by the ingest as an *index item*: a copy of the
  *   record under another key. Copies are small (well under 1 KB) and are written in the same batch as
  *   the record, so they cost write units, never read-and-discard work.
@@ -169,8 +170,10 @@ export type Direction = 'all' | 'to' | 'from';
 
 /**
  * A set of token standards as a key segment: the standards in canonical order joined by `+`,
- * or `ALL` for no type filter. A transfer of standard S is written to the range of every set that
- * contains S, so a request for any set of standards reads exactly one range.
+ * or `ALL` for no type filter. A balance listing (X1) or NFT collection (X2) of standard S is written
+ * to the range of every set that contains S (tokenTypeSetsContaining), so a request for any set of
+ * standards reads exactly one range. Token transfers (X3, N9) keep fewer copies: see
+ * tokenTransferTypeSets.
  */
 export function tokenTypeSetKey(types: readonly TokenStandard[] | undefined): string {
   if (!types || types.length === 0) return 'ALL';
@@ -191,11 +194,40 @@ export function tokenTypeSetsContaining(standard: TokenStandard, standards: read
   return [...sets];
 }
 
+/**
+ * X3 / N9, written: the type-set ranges a token TRANSFER of `standard` is copied into (per address and
+ * direction): its single-standard set and `ALL`. Transfers are written per event, so the two-standard
+ * sets ({20,721}, {20,1155}, {721,1155}) are not kept; tokenTransferTypeSetsToRead merges their
+ * single-standard ranges instead. (A standard nothing is indexed as, ERC-404, would only go to ALL.)
+ */
+export function tokenTransferTypeSets(standard: TokenStandard): string[] {
+  return TOKEN_STANDARDS.includes(standard) ? [tokenTypeSetKey([standard]), tokenTypeSetKey(undefined)] : [tokenTypeSetKey(undefined)];
+}
+
+/**
+ * X3 / N9, read: the type-set ranges a token-transfer request for `types` reads, one Query each.
+ * No filter, or every indexed standard: [`ALL`]. One indexed standard: its range. Two: both
+ * single-standard ranges, merged by sort key (a bounded merge of two ranges; transfers of different
+ * standards never share a sort key, so nothing needs deduplicating). Only unindexed standards:
+ * [`NONE`], an always-empty range.
+ */
+export function tokenTransferTypeSetsToRead(types: readonly TokenStandard[] | undefined): string[] {
+  if (!types || types.length === 0) return [tokenTypeSetKey(undefined)];
+  const indexed = TOKEN_STANDARDS.filter((standard) => types.includes(standard));
+  if (indexed.length === 0) return [tokenTypeSetKey(types)]; // NONE
+  if (indexed.length === TOKEN_STANDARDS.length) return [tokenTypeSetKey(undefined)];
+  return indexed.map((standard) => tokenTypeSetKey([standard]));
+}
+
 export const tokenTransferKeys = {
   /**
    * X3 (E3) and N9 (I5a by owner): token transfers touching an address, newest first, one range per
-   * (direction, type set) and per (direction, token). direction: `all` (from or to), `to`, `from`.
-   * ERC-1155 batches are flattened: one entry per (log, batch position).
+   * (direction, type set) for the sets of tokenTransferTypeSets (each single standard, and ALL) and
+   * per (direction, token). direction: `all` (from or to), `to`, `from`. A two-standard request
+   * reads two single-standard ranges with the same key condition and merges them by sort key
+   * (tokenTransferTypeSetsToRead): the one list here that is not one Query. ERC-1155 batches are
+   * flattened: one entry per (log, batch position). Copies per side of a transfer: 2 directions x
+   * (single, ALL) + 2 directions x token = 6 (a self-transfer shares its `all` entries).
    */
   byAddress: (chainId: number, address: string, direction: Direction, typeSet: string): KeyRange => ({
     pk: `${chain(chainId)}#A#${lower(address)}#TT#${direction}#${typeSet}`,

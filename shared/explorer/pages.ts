@@ -1,8 +1,9 @@
 /**
- * The six explorer pages (E1-E6): each reads ONE key range (queries.ts), joins what its items embed
- * with at most ONE BatchGetItem, serialises the items (serialise.ts) and builds next_page_params from
- * the last item served (cursor.ts): the spec's fields for the endpoint, the request's own `filter`
- * and `token` when given, null on the last page.
+ * The six explorer pages (E1-E6): each reads its key range (queries.ts: one Query per range; one
+ * range, except E3 with a two-standard `type` filter: two ranges merged, two Queries), joins what
+ * its items embed with at most ONE BatchGetItem, serialises the items (serialise.ts) and builds
+ * next_page_params from the last item served (cursor.ts): the spec's fields for the endpoint, the
+ * request's own `filter` and `token` when given, null on the last page.
  */
 import { getAddress } from 'viem';
 import { logger } from '../http/logger';
@@ -89,9 +90,12 @@ export function listNftCollections(chainId: number, address: string, query: NftC
 }
 
 /**
- * E3: token transfers touching an address. With both `token` and `type`, the token's range is read
- * and its transfers kept when their standard is asked for: a token has one standard, so that keeps
- * all of them or, on the first page read, none (then the answer is empty, after at most 51 items).
+ * E3: token transfers touching an address. A two-standard `type` reads both standards' ranges and
+ * merges them (queries.ts readTokenTransfers); the cursor is the last transfer served, whichever
+ * range it came from, and bounds both ranges on the next page. With both `token` and `type`, the
+ * token's range is read and its transfers kept when their standard is asked for: a token has one
+ * standard, so that keeps all of them or, on the first page read, none (then the answer is empty,
+ * after at most 51 items).
  */
 export function listTokenTransfers(chainId: number, address: string, query: TokenTransfersQuery): Promise<TokenTransfersResponse> {
   return measured('token-transfers', async () => {

@@ -1,9 +1,11 @@
 /**
  * The explorer's reads: one function per access pattern of shared/design/access-patterns.md (X1-X8),
- * each on the key ranges of shared/db/keys.ts that the ingest writes. A page is ONE Query on one key
- * range (Limit 51: the 51st item says whether a next page exists), with the keyset cursor turned
- * into the key condition (`sk < bound` newest first, `sk > bound` for ascending ranges); the details
- * a page embeds are then joined with ONE BatchGetItem (`readPageDetails`). No Scan, no filter.
+ * each on the key ranges of shared/db/keys.ts that the ingest writes. A page is one Query per key
+ * range it reads (Limit 51: the 51st item says whether a next page exists), with the keyset cursor
+ * turned into the key condition (`sk < bound` newest first, `sk > bound` for ascending ranges). Every
+ * page reads one range, except X3 with a two-standard `type` filter: two single-standard ranges,
+ * queried with the same bound and merged by sort key (`readRanges`). The details a page embeds are
+ * then joined with ONE BatchGetItem (`readPageDetails`). No Scan, no filter.
  */
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
@@ -12,6 +14,7 @@ import {
   chainKeys,
   nftKeys,
   tokenTransferKeys,
+  tokenTransferTypeSetsToRead,
   tokenTypeSetKey,
   transactionKeys,
   type Direction,
@@ -49,7 +52,10 @@ export interface KeysetStart {
   bound?: string;
 }
 
-async function readRange<T>(pk: string, start: KeysetStart, order: 'newest first' | 'ascending'): Promise<RangeRead<T>> {
+type Order = 'newest first' | 'ascending';
+
+/** One Query: up to PAGE_SIZE + 1 items after the bound, and `cutAt`, the last sk read when the 1 MB read cap stopped it early. */
+async function queryPage<T>(pk: string, start: KeysetStart, order: Order): Promise<{ items: Stored<T>[]; cutAt?: string }> {
   const descending = order === 'newest first';
   const result = await db.send(
     new QueryCommand({
@@ -62,8 +68,37 @@ async function readRange<T>(pk: string, start: KeysetStart, order: 'newest first
   );
   const items = (result.Items ?? []) as Stored<T>[];
   // Fewer items than the Limit with a LastEvaluatedKey means the 1 MB read cap cut the page: more follow.
-  return { items, more: items.length > PAGE_SIZE || (result.LastEvaluatedKey !== undefined && items.length < PAGE_SIZE + 1) };
+  const cut = result.LastEvaluatedKey !== undefined && items.length < PAGE_SIZE + 1;
+  return { items, cutAt: cut ? String(result.LastEvaluatedKey!.sk) : undefined };
 }
+
+/**
+ * The first PAGE_SIZE + 1 items of the union of disjoint ranges, in `order` by sort key: each range is
+ * queried with the same bound and Limit (at most PAGE_SIZE + 1 items each, in parallel), and their
+ * items merged. Every item of the union's first PAGE_SIZE + 1 is among its own range's first
+ * PAGE_SIZE + 1, so the merge is exact; a range cut by the 1 MB cap is only known down to the last sk
+ * it read, so items of the other ranges past that point wait for the next page (and `more` is set).
+ * The ranges never share a sort key (X3: transfers of different standards), so nothing is deduplicated.
+ * The next page's bound is the last item served, whichever range it came from.
+ */
+async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order): Promise<RangeRead<T>> {
+  const reads = await Promise.all(pks.map((pk) => queryPage<T>(pk, start, order)));
+  // One range: its own order as DynamoDB returned it (sort keys with text, X1 token names, are
+  // ordered by UTF-8 bytes there; only the all-digit X3 keys are ever compared here).
+  if (reads.length === 1) return { items: reads[0].items, more: reads[0].items.length > PAGE_SIZE || reads[0].cutAt !== undefined };
+  const before = (a: string, b: string): number => (a === b ? 0 : (a > b) === (order === 'newest first') ? -1 : 1);
+  const cuts = reads.flatMap((read) => (read.cutAt === undefined ? [] : [read.cutAt]));
+  // The cut nearest the bound: past it, some range has not been read.
+  const known = cuts.sort(before).at(0);
+  const merged = reads
+    .flatMap((read) => read.items)
+    .filter((item) => known === undefined || before(item.sk, known) <= 0)
+    .sort((a, b) => before(a.sk, b.sk))
+    .slice(0, PAGE_SIZE + 1);
+  return { items: merged, more: merged.length > PAGE_SIZE || cuts.length > 0 };
+}
+
+const readRange = <T>(pk: string, start: KeysetStart, order: Order): Promise<RangeRead<T>> => readRanges<T>([pk], start, order);
 
 /** X1: token balances of a holder, value desc then type, name, contract, id (see docs/decisions/explorer.md). */
 export function readTokenBalances(chainId: number, holder: string, types: TokenStandard[] | undefined, start: KeysetStart) {
@@ -83,14 +118,16 @@ export interface TokenTransferFilter {
 
 /**
  * X3: token transfers touching an address, block desc then log index desc (batches flattened): the
- * range of (direction, type set), or of (direction, token) when a token is given. A token has one
- * standard, so `type` with `token` is checked on the items read (see listTokenTransfers).
+ * range of (direction, token) when a token is given, else the (direction, type set) ranges of
+ * tokenTransferTypeSetsToRead: ALL or one standard's range (one Query), or for two standards both
+ * single-standard ranges merged (two Queries). A token has one standard, so `type` with `token` is
+ * checked on the items read (see listTokenTransfers).
  */
 export function readTokenTransfers(chainId: number, address: string, filter: TokenTransferFilter, start: KeysetStart) {
-  const range = filter.token
-    ? tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, filter.token)
-    : tokenTransferKeys.byAddress(chainId, address, filter.direction, tokenTypeSetKey(filter.types));
-  return readRange<TokenTransferRecord>(range.pk, start, 'newest first');
+  const pks = filter.token
+    ? [tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, filter.token).pk]
+    : tokenTransferTypeSetsToRead(filter.types).map((typeSet) => tokenTransferKeys.byAddress(chainId, address, filter.direction, typeSet).pk);
+  return readRanges<TokenTransferRecord>(pks, start, 'newest first');
 }
 
 /** X4: transactions from / to an address (`to` includes the transaction that created it), block desc, index desc. */

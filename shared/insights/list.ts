@@ -1,10 +1,12 @@
 /**
  * The multi-chain list of I1, I2, I3 and I5: each chain's key range is read in parallel (one Query
  * for the page and the range's count for `total_items`, or the whole bounded range for an
- * aggregation), then the rows are merged in the requested order. `limit` and `page` apply per chain;
- * rows of different chains with the same position keep chain_ids order. The count is exact and cheap
- * from range positions (two Limit-1 Queries per chain); a range with checks falls back to a capped
- * Select COUNT (range-reader.ts).
+ * aggregation), then the rows are merged in the requested order. A chain's list may be the union of
+ * disjoint ranges (I5a by owner with two token standards: two single-standard ranges): its page is
+ * their merge by sort key, its count the sum of their counts, its aggregation input their union.
+ * `limit` and `page` apply per chain; rows of different chains with the same position keep chain_ids
+ * order. The count is exact and cheap from range positions (two Limit-1 Queries per range); a range
+ * with checks falls back to a capped Select COUNT (range-reader.ts).
  *
  * Paging skips `page * limit` items of the range (at most 20 * 1000 by the spec's own limits): the
  * skip is bounded, not cheap, and documented.
@@ -13,7 +15,7 @@ import { BadRequestError } from '../http/errors';
 import { aggregateRows, planAggregation, type AggregationPlan, type Row } from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
 import { MAX_AGGREGATION_PAGE, MAX_PAGE } from './limits';
-import { countRange, readAll, readPage, type Item, type RangeRead } from './range-reader';
+import { countRange, readAll, readMergedPage, type Item, type RangeRead } from './range-reader';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -51,24 +53,32 @@ export interface ChainItems {
   total: number;
 }
 
-/** The page of every chain (and each chain's count), read in parallel. `null` ranges match nothing. */
-export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) => Promise<RangeRead | null>): Promise<ChainItems[]> {
+/**
+ * What one chain's list reads: a key range, several disjoint ranges with the same sort-key shape and
+ * order (their union is the list), or null (matches nothing).
+ */
+export type ChainRanges = RangeRead | readonly RangeRead[] | null;
+
+const rangesOf = (ranges: ChainRanges): readonly RangeRead[] => (ranges === null ? [] : 'pk' in ranges ? [ranges] : ranges);
+
+/** The page of every chain (and each chain's count: the sum over its ranges), read in parallel. */
+export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>): Promise<ChainItems[]> {
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
-      const read = await rangeOf(chainId);
-      if (!read) return { chainId, items: [], total: 0 };
-      const [items, total] = await Promise.all([readPage(chainId, read, plan.page * plan.limit, plan.limit), countRange(read)]);
-      return { chainId, items, total };
+      const reads = rangesOf(await rangeOf(chainId));
+      if (reads.length === 0) return { chainId, items: [], total: 0 };
+      const [items, counts] = await Promise.all([readMergedPage(chainId, reads, plan.page * plan.limit, plan.limit), Promise.all(reads.map(countRange))]);
+      return { chainId, items, total: counts.reduce((sum, count) => sum + count, 0) };
     }),
   );
 }
 
-/** Every matching item of every chain (bounded per chain), for an aggregation. */
-export async function readChainRanges(plan: ListPlan, rangeOf: (chainId: number) => Promise<RangeRead | null>): Promise<ChainItems[]> {
+/** Every matching item of every chain (bounded per range), for an aggregation: the union of its ranges. */
+export async function readChainRanges(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>): Promise<ChainItems[]> {
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
-      const read = await rangeOf(chainId);
-      const items = read ? await readAll(chainId, read) : [];
+      const reads = rangesOf(await rangeOf(chainId));
+      const items = (await Promise.all(reads.map((read) => readAll(chainId, read)))).flat();
       return { chainId, items, total: items.length };
     }),
   );

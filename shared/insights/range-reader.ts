@@ -136,6 +136,23 @@ export async function readPage(chainId: number, read: RangeRead, skip: number, t
   return items.slice(skip, wanted);
 }
 
+/**
+ * Items `skip` to `skip + take` of the union of disjoint ranges that share a sort-key shape and order
+ * (I5a by owner for two token standards), in that order: the first `skip + take` items of each range
+ * (readPage, each with its own examined-items bound when checked), merged by sort key, then sliced.
+ * One range: readPage itself. The skip costs `skip + take` items per range (bounded as for one range).
+ */
+export async function readMergedPage(chainId: number, reads: readonly RangeRead[], skip: number, take: number): Promise<Item[]> {
+  if (reads.length === 1) return readPage(chainId, reads[0], skip, take);
+  const pages = await Promise.all(reads.map((read) => readPage(chainId, read, 0, skip + take)));
+  const ascending = reads[0]?.order === 'asc';
+  const merged = pages.flat().sort((a, b) => {
+    const [x, y] = [String(a.sk), String(b.sk)];
+    return x === y ? 0 : (x < y) === ascending ? -1 : 1;
+  });
+  return merged.slice(skip, skip + take);
+}
+
 /** Every item of the range, for an aggregation: a 400 when there are more than the documented bound. */
 export async function readAll(chainId: number, read: RangeRead): Promise<Item[]> {
   const input = queryInput(read);

@@ -1,8 +1,9 @@
 /**
  * I5: token transfers, on each requested chain.
  *  - I5a by owner (N9): the owner's range for the direction the transfer type implies (mint: `to`,
- *    burn: `from`, otherwise `all`) and the token-type set (its own range), or with a contract the
- *    owner's range in that token; by contract only (N8): the token's range.
+ *    burn: `from`, otherwise `all`) and the token types (ALL, or one standard's range; two standards
+ *    read both single-standard ranges, merged by sort key in list.ts), or with a contract the owner's
+ *    range in that token; by contract only (N8): the token's range.
  *  - I5b by transaction (N10): the transaction's transfers, by log index (ascending by default).
  *  - I5c by contract (N8).
  * Block bounds are the key condition (timestamps through the block-by-time index). What has no range
@@ -10,16 +11,16 @@
  * narrowed it) and, where the range holds a single token or transaction, the token type
  * (docs/decisions/insights.md).
  */
-import { addressKeys, tokenTypeSetKey, type Direction, type TokenStandard } from '../db/keys';
+import { addressKeys, type Direction, type TokenStandard } from '../db/keys';
 import { BadRequestError } from '../http/errors';
 import type { AddressRecord, TokenTransferRecord, TransferType } from '../ingest/records';
 import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
-import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ChainItems, type ListPlan } from './list';
+import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ChainItems, type ChainRanges, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
-import { tokenTransfersOfOwnerInTokenRange, tokenTransfersOfOwnerRange, tokenTransfersOfTokenRange, tokenTransfersOfTransactionRange } from './queries';
-import type { Check, RangeRead } from './range-reader';
+import { tokenTransfersOfOwnerInTokenRange, tokenTransfersOfOwnerRanges, tokenTransfersOfTokenRange, tokenTransfersOfTransactionRange } from './queries';
+import type { Check } from './range-reader';
 import { planListRequest, type ListQuery } from './request';
 import type { InsightsTokenTransfer, TokenTransferMeta, TokenTransfersResponse, TokenTypeName } from './schemas';
 import { serialiseTokenTransfer } from './serialise';
@@ -63,7 +64,7 @@ async function transfersOf(query: TransferQuery, host: string | undefined, given
   const resolved = await resolveAddresses({ owner_address: given.owner, contract_address: given.contract }, plan.chainIds);
   const owners = resolved.owner_address;
   const contracts = resolved.contract_address;
-  const rangeOf = async (chainId: number): Promise<RangeRead | null> => {
+  const rangeOf = async (chainId: number): Promise<ChainRanges> => {
     const blocks = await blockRangeOf(chainId, {
       numbers: { min: query.block_number_from, max: query.block_number_to, empty: isEmpty(query.block_number_from, query.block_number_to) },
       timestamps: { min: query.block_timestamp_from, max: query.block_timestamp_to, empty: isEmpty(query.block_timestamp_from, query.block_timestamp_to) },
@@ -75,7 +76,7 @@ async function transfersOf(query: TransferQuery, host: string | undefined, given
       const { direction, checks } = ownerDirection(query.transfer_type);
       return contract
         ? tokenTransfersOfOwnerInTokenRange(chainId, owner, direction, contract, blocks, [...checks, ...tokenTypeChecks(query.token_types)], plan.sortOrder)
-        : tokenTransfersOfOwnerRange(chainId, owner, direction, tokenTypeSetKey(query.token_types.map((type) => STANDARD[type])), blocks, checks, plan.sortOrder);
+        : tokenTransfersOfOwnerRanges(chainId, owner, direction, query.token_types.map((type) => STANDARD[type]), blocks, checks, plan.sortOrder);
     }
     const checks = [...transferTypeChecks(query.transfer_type), ...tokenTypeChecks(query.token_types)];
     return tokenTransfersOfTokenRange(chainId, contract as string, blocks, checks, plan.sortOrder);
@@ -108,7 +109,7 @@ function tokenTypeChecks(types: readonly TokenTypeName[]): Check[] {
   return [{ attribute: 'tokenStandard', operator: 'in', value: types.map((type) => STANDARD[type]), kind: 'string' }];
 }
 
-async function respond(plan: ListPlan, query: TransferQuery, rangeForChain: (chainId: number) => Promise<RangeRead | null>, address: string): Promise<TokenTransfersResponse> {
+async function respond(plan: ListPlan, query: TransferQuery, rangeForChain: (chainId: number) => Promise<ChainRanges>, address: string): Promise<TokenTransfersResponse> {
   const meta = (chains: { total_items: number; total_pages: number }): TokenTransferMeta => ({
     chain_id: plan.chainIds[0],
     chain_ids: plan.chainIds,

@@ -27,6 +27,15 @@ const BIG_IDS = Array.from({ length: 51 }, (_, k) => 2000n + BigInt(k));
 const bigAmount = (k: number): bigint => 10n ** 21n + BigInt(k) * 1_000_000n;
 /** 48 distinct balances, then 5 equal ones that sort across the 50th place. */
 const tieHolder = keyless('tied balances');
+/**
+ * Mixed standards for the two-standard E3 filter: an account that receives interleaved ERC-20 and
+ * ERC-721 mints (and some ERC-1155, which the filter leaves out) of its own token contracts, then
+ * sends some of each to `mixedSink`, in few blocks: more than a page in each direction.
+ */
+let mixed: Address;
+const mixedSink = keyless('mixed sink');
+const MIXED_MINTS = 30;
+const MIXED_SENT = { erc20: 28, erc721: 24 };
 /** 51 ERC-721 collections (the demo NFT with 12 ids, and 50 more contracts) and one ERC-1155. */
 const collector = keyless('collector');
 const nftContracts: Address[] = [];
@@ -63,9 +72,36 @@ beforeAll(async () => {
     hashes.push(await mintBatch(collector, [7n, 8n], [3n, 4n]));
     return hashes;
   });
+  await mixedStandards();
   await chain.ingest();
   transfers = await chainTransfers(chain.publicClient);
 });
+
+async function mixedStandards(): Promise<void> {
+  const { accounts, contracts } = chain.manifest;
+  const account = chain.extraAccount(5);
+  mixed = account.address;
+  const erc20 = await chain.deploy('deployer', 'DemoToken', [accounts.deployer]);
+  const erc721 = await chain.deploy('deployer', 'DemoNFT', [accounts.deployer]);
+  const { DemoToken, DemoNFT, DemoMulti } = chain.artifacts;
+  await chain.inFewBlocks(async () => {
+    const hashes: Hash[] = [];
+    for (let i = 0; i < MIXED_MINTS; i += 1) {
+      hashes.push(await chain.send('deployer', { to: erc20, abi: DemoToken.abi, functionName: 'mint', args: [mixed, 100n + BigInt(i)] }));
+      hashes.push(await chain.send('deployer', { to: erc721, abi: DemoNFT.abi, functionName: 'mint', args: [mixed, BigInt(i)] }));
+      if (i % 5 === 0) hashes.push(await chain.send('deployer', { to: contracts.multi, abi: DemoMulti.abi, functionName: 'mint', args: [mixed, 9000n + BigInt(i), 1n] }));
+    }
+    return hashes;
+  });
+  await chain.inFewBlocks(async () => {
+    const hashes: Hash[] = [];
+    for (let i = 0; i < Math.max(MIXED_SENT.erc20, MIXED_SENT.erc721); i += 1) {
+      if (i < MIXED_SENT.erc20) hashes.push(await chain.send(account, { to: erc20, abi: DemoToken.abi, functionName: 'transfer', args: [mixedSink, 1n + BigInt(i)] }));
+      if (i < MIXED_SENT.erc721) hashes.push(await chain.send(account, { to: erc721, abi: DemoNFT.abi, functionName: 'transferFrom', args: [mixed, mixedSink, BigInt(i)] }));
+    }
+    return hashes;
+  });
+}
 
 const byValueDesc = (a: { value: string }, b: { value: string }): number => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0);
 
@@ -109,6 +145,42 @@ describe('E3 token transfers: paging', () => {
     for (const page of pages) {
       expect(() => v.parse(tokenTransfersResponse, page.body)).not.toThrow();
       expectPageCost(page.calls, { batchGet: true });
+    }
+  });
+});
+
+describe('E3 token transfers: two standards, two ranges merged', () => {
+  it('pages type=ERC-20,ERC-721 in every direction over several pages as the chain has them: in order, no repeat, no gap', async () => {
+    let crossings = 0;
+    for (const filter of [undefined, 'to', 'from'] as const) {
+      const want = expectedTransfers(transfers, mixed, { filter, types: ['ERC-20', 'ERC-721'] });
+      expect(want.length, `filter ${filter}`).toBeGreaterThan(PAGE_SIZE);
+      for (const type of ['ERC-20,ERC-721', '[erc-721, ERC-20, ERC-404]']) {
+        const query: QueryValues = { filter, type };
+        const pages = await allPages(mixed, 'token-transfers', query);
+        expect(pages.map((page) => page.body.items.length), JSON.stringify(query)).toEqual(
+          Array.from({ length: Math.ceil(want.length / PAGE_SIZE) }, (_, i) => Math.min(PAGE_SIZE, want.length - i * PAGE_SIZE)),
+        );
+        const keys = itemsOf(pages).map(transferKey);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(keys, JSON.stringify(query)).toEqual(want);
+        for (const page of pages) {
+          expectPageCost(page.calls, { batchGet: true, queries: 2 });
+          expect(new Set(page.body.items.map((item) => item.token.type))).toEqual(new Set(['ERC-20', 'ERC-721']));
+        }
+        // A page that ends on one standard and a next page that starts with the other.
+        for (let i = 1; i < pages.length; i += 1) if (pages[i - 1].body.items.at(-1).token.type !== pages[i].body.items[0].token.type) crossings += 1;
+      }
+    }
+    expect(crossings).toBeGreaterThan(0);
+  });
+
+  it('reads one range for one standard or all three', async () => {
+    for (const type of ['ERC-721', 'ERC-20,ERC-721,ERC-1155']) {
+      const types = type.split(',');
+      const pages = await allPages(mixed, 'token-transfers', { type });
+      expect(itemsOf(pages).map(transferKey), type).toEqual(expectedTransfers(transfers, mixed, { types }));
+      for (const page of pages) expectPageCost(page.calls, { batchGet: true, queries: 1 });
     }
   });
 });

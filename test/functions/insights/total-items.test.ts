@@ -63,7 +63,7 @@ function url(path: string, params: Params): string {
  * Asks for the list on both chains and checks total_items and total_pages against the per-chain
  * truth, and that the counts were two (one without a lower bound) Limit-1 Queries per chain.
  */
-async function expectExactTotal(path: string, params: Params, expected: Record<number, number>, label: string): Promise<void> {
+async function expectExactTotal(path: string, params: Params, expected: Record<number, number>, label: string, rangesPerChain = 1): Promise<void> {
   const { result, calls } = await dynamoCallsOf(() => requestJson('base', 'GET', url(path, { chain_id: [...CHAINS], limit: LIMIT, ...params })));
   expect(result.status, `${label}: ${JSON.stringify(result.body)}`).toBe(200);
   const total = expected[CHAIN_A] + expected[CHAIN_B];
@@ -73,7 +73,7 @@ async function expectExactTotal(path: string, params: Params, expected: Record<n
   expect(calls.some((call) => call.input.Select === 'COUNT'), `${label}: no Select COUNT`).toBe(false);
   const counts = calls.filter((call) => call.input.ProjectionExpression === 'sk, #pos');
   const perChain = params.filter_block_number_gte !== undefined || params.block_number_from !== undefined ? 2 : 1;
-  expect(counts, label).toHaveLength(perChain * CHAINS.length);
+  expect(counts, label).toHaveLength(perChain * rangesPerChain * CHAINS.length);
   for (const call of counts) expect(call.input, label).toMatchObject({ Limit: 1, ScanIndexForward: false });
 }
 
@@ -130,12 +130,18 @@ describe('total_items beyond the Select COUNT cap', () => {
     }
     const ownerErc20 = perChain((chainId) => transfers[chainId].filter((t) => touches(t) && t.standard === 'erc20').length);
     await expectExactTotal('/insights/v1/tokens/transfers', { owner_address: busy, token_types: 'erc20' }, ownerErc20, 'owner erc20');
+    // Two token types: two single-standard ranges per chain, each counted from its positions, summed.
+    for (const bounds of BOUNDS) {
+      const twoTypes = perChain((chainId) => transfers[chainId].filter((t) => touches(t) && t.standard !== 'erc721' && within(t.blockNumber, bounds)).length);
+      await expectExactTotal('/insights/v1/tokens/transfers', { owner_address: busy, token_types: ['erc1155', 'erc20'], ...transferBounds(bounds) }, twoTypes, `owner erc20+erc1155 ${JSON.stringify(bounds)}`, 2);
+    }
     const ownerInToken = perChain((chainId) => transfers[chainId].filter((t) => touches(t) && t.token === token && t.blockNumber >= 3).length);
     await expectExactTotal('/insights/v1/tokens/transfers', { owner_address: busy, contract_address: token, block_number_from: 3 }, ownerInToken, 'owner in token');
     for (const chainId of CHAINS) {
       await expectNumbered(tokenTransferKeys.byToken(chainId, token).pk);
       await expectNumbered(tokenTransferKeys.byAddress(chainId, busy, 'all', 'ALL').pk);
       await expectNumbered(tokenTransferKeys.byAddress(chainId, busy, 'all', 'ERC-20').pk);
+      if (chainId === CHAIN_A) await expectNumbered(tokenTransferKeys.byAddress(chainId, busy, 'all', 'ERC-1155').pk);
       await expectNumbered(tokenTransferKeys.byAddressAndToken(chainId, busy, 'all', token).pk);
     }
   });

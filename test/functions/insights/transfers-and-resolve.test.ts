@@ -84,17 +84,19 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     const carol = lower(fx.a.manifest.accounts.carol);
     const nft = lower(fx.a.manifest.contracts.nft);
     const ofA = transfers[CHAIN_A];
-    const check = async (params: Params, want: ChainTransfer[], pk?: string, total = want.length) => {
+    const check = async (params: Params, want: ChainTransfer[], pk?: string | string[], total = want.length) => {
       const { result, calls } = await dynamoCallsOf(() => get('/insights/v1/tokens/transfers', { chain_id: CHAIN_A, limit: 1000, ...params }));
       expect(result.status, JSON.stringify(result.body)).toBe(200);
       expect(ids(result.body.data), JSON.stringify(params)).toEqual(idsOf(want));
       expect(result.body.meta.total_items).toBe(total);
-      if (pk) expect(calls.some((call) => String((call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).endsWith(pk)), pk).toBe(true);
+      for (const end of pk === undefined ? [] : [pk].flat()) {
+        expect(calls.some((call) => String((call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).endsWith(end)), end).toBe(true);
+      }
     };
     const touches = (address: string) => (t: ChainTransfer) => t.from === address || t.to === address;
     await check({ owner_address: alice, contract_address: nft }, ofA.filter(touches(alice)).filter((t) => t.token === nft), `#TT#all#TOKEN#${nft}`);
-    await check({ owner_address: alice, token_types: ['erc721', 'erc1155'] }, ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc20'), '#TT#all#ERC-721+ERC-1155');
-    await check({ owner_address: alice, token_types: 'erc1155,erc20' }, ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc721'), '#TT#all#ERC-20+ERC-1155');
+    await check({ owner_address: alice, token_types: ['erc721', 'erc1155'] }, ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc20'), [`#A#${alice}#TT#all#ERC-721`, `#A#${alice}#TT#all#ERC-1155`]);
+    await check({ owner_address: alice, token_types: 'erc1155,erc20' }, ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc721'), [`#A#${alice}#TT#all#ERC-20`, `#A#${alice}#TT#all#ERC-1155`]);
     await check({ owner_address: alice, token_types: 'erc20' }, ofA.filter(touches(alice)).filter((t) => t.standard === 'erc20'));
     await check({ owner_address: alice, transfer_type: 'mint' }, ofA.filter((t) => t.to === alice && transferTypeOf(t) === 'mint'), `#A#${alice}#TT#to#ALL`);
     await check({ owner_address: carol, transfer_type: 'burn' }, ofA.filter((t) => t.from === carol && transferTypeOf(t) === 'burn'), `#A#${carol}#TT#from#ALL`);
@@ -114,6 +116,42 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     const { body } = await get('/insights/v1/tokens/transfers', { chain_id: CHAIN_B, contract_address: token, block_timestamp_from: t1, block_timestamp_to: t2 });
     expect(ids(body.data)).toEqual(idsOf(ofB.filter((t) => t.timestamp >= t1 && t.timestamp <= t2)));
     expect(body.data.length).toBe(5);
+  });
+
+  it('pages an owner in two token types (two ranges merged per chain) by page number, with an exact total_items', async () => {
+    const busy = lower(fx.a.manifest.accounts.busy);
+    const types = ['erc20', 'erc1155'];
+    const want = (chainId: number) => transfers[chainId].filter((t) => (t.from === busy || t.to === busy) && types.includes(t.standard));
+    expect(new Set(want(CHAIN_A).map((t) => t.standard))).toEqual(new Set(types));
+    const limit = 7;
+    for (const sort_order of ['desc', 'asc'] as const) {
+      const perChain = [CHAIN_A, CHAIN_B].map((chainId) => (sort_order === 'asc' ? [...want(chainId)].reverse() : want(chainId)));
+      const pages = Math.max(...perChain.map((list) => Math.ceil(list.length / limit)));
+      expect(pages).toBeGreaterThan(1);
+      const seen: string[] = [];
+      for (let page = 0; page <= pages; page += 1) {
+        const params = { ...BOTH, owner_address: busy, token_types: types, limit, page, sort_order };
+        const { result, calls } = await dynamoCallsOf(() => get('/insights/v1/tokens/transfers', params));
+        expect(result.status, JSON.stringify(result.body)).toBe(200);
+        // Each chain's rows: its slice of the two standards' listing, in order (limit and page are per chain).
+        const slices = perChain.map((list) => list.slice(page * limit, (page + 1) * limit));
+        const rows = result.body.data as { chain_id: number; transaction_hash: string; log_index: number; token_id?: string }[];
+        expect(rows).toHaveLength(slices[0].length + slices[1].length);
+        [CHAIN_A, CHAIN_B].forEach((chainId, index) => {
+          expect(ids(rows.filter((row) => row.chain_id === chainId)), `chain ${chainId} page ${page} ${sort_order}`).toEqual(idsOf(slices[index]));
+        });
+        expect(result.body.meta).toMatchObject({ total_items: perChain[0].length + perChain[1].length, total_pages: pages, page, limit });
+        seen.push(...ids(result.body.data));
+        for (const chainId of [CHAIN_A, CHAIN_B]) {
+          for (const standard of ['ERC-20', 'ERC-1155']) {
+            const pk = `C#${chainId}#A#${busy}#TT#all#${standard}`;
+            expect(calls.some((call) => (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === pk), pk).toBe(true);
+          }
+        }
+      }
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.sort()).toEqual(idsOf([...perChain[0], ...perChain[1]]).sort());
+    }
   });
 
   it('adds token metadata read from the address items with one BatchGetItem', async () => {

@@ -5,6 +5,7 @@
  * without eth_getBlockReceipts / debug tracing (receipts one by one, parity traces) and a node with
  * no tracer at all.
  */
+import { zeroAddress as ZERO } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
 import { addressKeys, nftKeys, transactionKeys } from '../../../shared/db/keys';
@@ -60,6 +61,24 @@ describe('a demo chain ingested from block 0', () => {
     expect(truth.transfers.some((t) => t.standard === 'ERC-1155' && t.batchIndex > 0)).toBe(true);
     expect(truth.calls.length).toBeGreaterThan(0);
     await expectImmutableItems(table.name, truth);
+  });
+
+  test('an ERC-20 transfer is copied into its standard, ALL and token ranges of each side only, each copy numbered', async () => {
+    const transfer = truth.transfers.find((t) => t.standard === 'ERC-20' && t.from !== ZERO && t.to !== ZERO && t.from !== t.to)!;
+    expect(transfer).toBeDefined();
+    const sk = `${String(transfer.blockNumber).padStart(12, '0')}#${String(transfer.logIndex).padStart(6, '0')}#0000`;
+    const snapshot = await tableSnapshot(table.name);
+    const copies = snapshot.filter((item) => item.sk === sk);
+    const side = (address: string, direction: 'from' | 'to') =>
+      [`${direction}#ERC-20`, `${direction}#ALL`, 'all#ERC-20', 'all#ALL', `${direction}#TOKEN#${transfer.token}`, `all#TOKEN#${transfer.token}`].map(
+        (range) => `C#${CHAIN_ID}#A#${address}#TT#${range}`,
+      );
+    expect(copies.map((item) => item.pk).sort()).toEqual([`C#${CHAIN_ID}#TT#${transfer.token}`, ...side(transfer.from, 'from'), ...side(transfer.to, 'to')].sort());
+    // Every copy is an entry of a counted range (insights total_items from positions).
+    for (const item of copies) expect(item.pos, String(item.pk)).toEqual(expect.any(Number));
+    // No token-transfer range of a two-standard set exists any more (balances and collections keep theirs).
+    expect(snapshot.filter((item) => /#TT#(all|to|from)#ERC-[0-9]+\+/.test(String(item.pk)))).toEqual([]);
+    expect(snapshot.some((item) => /#BALS#ERC-20\+ERC-1155$/.test(String(item.pk)))).toBe(true);
   });
 
   test('balances, holder counts, NFT owners and collections equal what the chain says at the head', async () => {

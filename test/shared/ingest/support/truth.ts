@@ -190,6 +190,13 @@ const TYPE_SETS: { key: string; members: TokenStandard[] }[] = (() => {
   return sets;
 })();
 
+/**
+ * The type sets whose per-address ranges hold a token TRANSFER of `standard`: its own standard and
+ * ALL only (two-standard requests merge single-standard ranges), unlike balances and collections,
+ * which are in every set containing their standard (TYPE_SETS).
+ */
+export const transferTypeSetKeys = (standard: TokenStandard): string[] => [tokenTypeSetKey([standard]), tokenTypeSetKey(undefined)];
+
 /** The keys of every record and index copy the blocks must have produced, with the record kind. */
 export function expectedImmutableKeys(truth: ChainTruth, options: { traces: boolean } = { traces: true }): Map<string, string> {
   const { chainId } = truth;
@@ -239,9 +246,9 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
       [transfer.to, 'to'],
     ] as const) {
       if (address === ZERO) continue;
-      for (const set of TYPE_SETS.filter((s) => s.members.includes(transfer.standard))) {
-        add(tokenTransferKeys.byAddress(chainId, address, direction, set.key).pk, sk, 'tokenTransfer');
-        add(tokenTransferKeys.byAddress(chainId, address, 'all', set.key).pk, sk, 'tokenTransfer');
+      for (const set of transferTypeSetKeys(transfer.standard)) {
+        add(tokenTransferKeys.byAddress(chainId, address, direction, set).pk, sk, 'tokenTransfer');
+        add(tokenTransferKeys.byAddress(chainId, address, 'all', set).pk, sk, 'tokenTransfer');
       }
       add(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk, 'tokenTransfer');
       add(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk, 'tokenTransfer');
