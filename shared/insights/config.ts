@@ -3,9 +3,10 @@
  *  - INSIGHTS_MAX_ITEMS_READ_PER_CHAIN (default 10000): items one chain may read for an aggregation or
  *    examine for a bounded check; beyond it the request is a 400 asking for a narrower block range;
  *  - INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN (default 10000): the fallback count's cap. `total_items` is
- *    read from range positions (exact, two Limit-1 Queries per chain); only a count with checks, on a
- *    transaction's own partition, or on entries ingested before positions existed is a Select COUNT,
- *    which examines at most this many items per chain (a lower bound beyond).
+ *    read from range positions (exact, two Limit-1 Queries per chain); a count with checks examines
+ *    the range under INSIGHTS_MAX_ITEMS_READ_PER_CHAIN (exact, or the 400); only a count on a
+ *    transaction's own partition or on entries ingested before positions existed is a Select COUNT
+ *    that examines at most this many items per chain (a lower bound beyond).
  * Read per call, so tests and operators can lower them without a redeploy of code.
  */
 import * as v from 'valibot';

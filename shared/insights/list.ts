@@ -67,7 +67,7 @@ export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) 
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
       if (reads.length === 0) return { chainId, items: [], total: 0 };
-      const [items, counts] = await Promise.all([readMergedPage(chainId, reads, plan.page * plan.limit, plan.limit), Promise.all(reads.map(countRange))]);
+      const [items, counts] = await Promise.all([readMergedPage(chainId, reads, plan.page * plan.limit, plan.limit), Promise.all(reads.map((read) => countRange(chainId, read)))]);
       return { chainId, items, total: counts.reduce((sum, count) => sum + count, 0) };
     }),
   );

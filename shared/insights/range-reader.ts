@@ -7,9 +7,11 @@
  * numbers every entry of the ranges insights counts with `pos`, its 1-based position in the range
  * (shared/ingest/range-positions.ts), so the count over blocks [from, to] is pos(last entry at or
  * below `to`) - pos(last entry below `from`): two Limit-1 Queries, exact whatever the size of the
- * range. A count with checks, with a prefix or exact-key condition (a transaction's own partition), or
- * on entries without `pos` (ingested before positions existed) is a Select COUNT capped at
- * maxCountedItemsPerChain examined items (config.ts; a lower bound beyond).
+ * range. A count with checks is a Select COUNT of the range that examines at most
+ * maxItemsReadPerChain items, like a checked page (config.ts; a 400 asking for a narrower block range
+ * beyond), so it is exact too. A count with a prefix or exact-key condition (a transaction's own
+ * partition, a handful of items) or on entries without `pos` (ingested before positions existed) is a
+ * Select COUNT capped at maxCountedItemsPerChain examined items (a lower bound beyond).
  *
  * Checks are the documented bounded checks: filters that have no range of their own, applied as a
  * FilterExpression inside the already-narrowed range. Attribute names come from the fixed mappings of
@@ -172,15 +174,23 @@ export async function readAll(chainId: number, read: RangeRead): Promise<Item[]>
 
 /**
  * The number of items of the range that pass its checks: from positions when the range has block
- * bounds (or none) and no checks, otherwise (or when an entry lacks `pos`) the capped Select COUNT.
+ * bounds (or none) and no checks; with checks, every item of the range examined (a 400 past
+ * maxItemsReadPerChain); otherwise (or when an entry lacks `pos`) the capped Select COUNT.
  */
-export async function countRange(read: RangeRead): Promise<number> {
+export async function countRange(chainId: number, read: RangeRead): Promise<number> {
   const sk = read.sk;
   if (read.checks.length === 0 && (!sk || 'blocks' in sk)) {
     const counted = await countByPositions(read.pk, sk?.blocks ?? {});
     if (counted !== undefined) return counted;
   }
-  return countExamined(read);
+  if (read.checks.length > 0) {
+    const bound = insightsConfig().maxItemsReadPerChain;
+    // One item past the bound tells a range of exactly `bound` items from a larger one.
+    const { count, complete } = await countExamined(read, bound + 1);
+    if (!complete) throw new RangeTooLargeError(chainId, bound);
+    return count;
+  }
+  return (await countExamined(read, insightsConfig().maxCountedItemsPerChain)).count;
 }
 
 /** Entries of range `pk` in blocks [from, to] from two positions; undefined when an entry lacks `pos`. */
@@ -207,12 +217,11 @@ async function lastPosition(pk: string, to: number | undefined): Promise<number 
 }
 
 /**
- * The fallback: Select COUNT on the same key condition and FilterExpression (no item is transferred),
- * stopping after maxCountedItemsPerChain examined items.
+ * Select COUNT on the same key condition and FilterExpression (no item is transferred), stopping
+ * after `cap` examined items; `complete` when the whole range was examined.
  */
-async function countExamined(read: RangeRead): Promise<number> {
+async function countExamined(read: RangeRead, cap: number): Promise<{ count: number; complete: boolean }> {
   const input = queryInput(read);
-  const cap = insightsConfig().maxCountedItemsPerChain;
   let count = 0;
   let examined = 0;
   let start: Record<string, unknown> | undefined;
@@ -224,5 +233,5 @@ async function countExamined(read: RangeRead): Promise<number> {
     examined += result.ScannedCount ?? 0;
     start = result.LastEvaluatedKey;
   } while (start && examined < cap);
-  return count;
+  return { count, complete: start === undefined };
 }

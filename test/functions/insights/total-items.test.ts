@@ -146,13 +146,23 @@ describe('total_items beyond the Select COUNT cap', () => {
     }
   });
 
-  it('falls back to the capped Select COUNT for a read with checks', async () => {
-    const { result, calls } = await dynamoCallsOf(() => requestJson('base', 'GET', url(`/insights/v1/tokens/transfers/${token}`, { chain_id: CHAIN_A, transfer_type: 'transfer' })));
+  it('counts a read with checks exactly (Select COUNT of its range, beyond the fallback cap); 400 past the read bound', async () => {
+    const request = () => requestJson('base', 'GET', url(`/insights/v1/tokens/transfers/${token}`, { chain_id: CHAIN_A, transfer_type: 'transfer' }));
+    const { result, calls } = await dynamoCallsOf(request);
     expect(result.status).toBe(200);
     expect(calls.filter((call) => call.input.Select === 'COUNT').length).toBeGreaterThan(0);
     const truth = transfers[CHAIN_A].filter((t) => t.token === token && t.from !== '0x0000000000000000000000000000000000000000' && t.to !== '0x0000000000000000000000000000000000000000');
     expect(truth.length).toBeGreaterThan(CAP);
-    // A lower bound: what the first CAP items of the range held.
-    expect(result.body.meta.total_items).toBeLessThanOrEqual(CAP);
+    expect(result.body.meta.total_items).toBe(truth.length);
+    // The token's range holds every transfer of the token (mints too): fewer may not be examined.
+    const range = transfers[CHAIN_A].filter((t) => t.token === token).length;
+    process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN = String(range - 1);
+    try {
+      const tooMany = await request();
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body.error).toMatch(/narrow the block range/);
+    } finally {
+      delete process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN;
+    }
   });
 });
