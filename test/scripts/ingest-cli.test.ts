@@ -9,12 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createChainClient } from '../../shared/chain/client';
-import { ensureTable, localClient } from '../../shared/db/local/ensure-table';
 import { ingestRange } from '../../shared/ingest/ingest';
 import { lastPossiblyWritten, readCursor, readManifest, type BlockManifest } from '../../shared/ingest/manifest';
 import { getItems } from '../../shared/ingest/table-io';
 import { startDemoChain, type DemoChain } from '../support/demo-chain';
-import { tableSnapshot, useTestTable } from '../support/table';
+import { inTable, tableSnapshot, useTestTable } from '../support/table';
 import { startHttpProxy, type HttpProxy } from '../shared/ingest/support/proxy';
 import { expectImmutableItems, expectStateMatchesChain, readChainTruth } from '../shared/ingest/support/truth';
 
@@ -130,13 +129,7 @@ test('killed twice mid-batch and restarted, the CLI loses nothing and duplicates
 
   // Exactly the table one uninterrupted run writes.
   const fresh = `${table.name}-fresh`;
-  await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), fresh);
-  process.env.TABLE_NAME = fresh;
-  try {
-    await ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), from: 0, to: head });
-  } finally {
-    process.env.TABLE_NAME = table.name;
-  }
+  await inTable(fresh, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), from: 0, to: head }));
   expect(await tableSnapshot(table.name)).toEqual(await tableSnapshot(fresh));
 });
 

@@ -25,6 +25,18 @@ export function useTestTable(prefix = 'test'): { readonly name: string } {
   return { name };
 }
 
+/** Runs `work` against another table of the same embedded DynamoDB (created when missing), then switches back. */
+export async function inTable<T>(name: string, work: () => Promise<T>): Promise<T> {
+  await ensureTable(localClient(testEndpoint()), name);
+  const previous = process.env.TABLE_NAME;
+  process.env.TABLE_NAME = name;
+  try {
+    return await work();
+  } finally {
+    process.env.TABLE_NAME = previous;
+  }
+}
+
 /** Every item of a table (a Scan: tests only), sorted by key, to compare the table before and after. */
 export async function tableSnapshot(tableName: string): Promise<Record<string, unknown>[]> {
   const client = localClient(testEndpoint());

@@ -6,11 +6,10 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
-import { ensureTable, localClient } from '../../../shared/db/local/ensure-table';
 import { ingestRange, type IngestOptions } from '../../../shared/ingest/ingest';
 import { lastPossiblyWritten, readCursor, readManifest } from '../../../shared/ingest/manifest';
 import { startDemoChain, type DemoChain } from '../../support/demo-chain';
-import { tableSnapshot, useTestTable } from '../../support/table';
+import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { expectImmutableItems, expectStateMatchesChain, readChainTruth } from './support/truth';
 
 const table = useTestTable('batches');
@@ -31,41 +30,36 @@ const comparable = (items: Record<string, unknown>[]) => items.map(({ updatedAtB
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function inTable<T>(name: string, work: () => Promise<T>): Promise<T> {
-  await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), name);
-  const previous = process.env.TABLE_NAME;
-  process.env.TABLE_NAME = name;
-  try {
-    return await work();
-  } finally {
-    process.env.TABLE_NAME = previous;
-  }
-}
 
 const run = (options: Partial<IngestOptions> & { from?: number; to?: number }) =>
   ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), orderDeposits: false, ...options });
 
+/**
+ * Blocks 0..HEAD in batches of at most 8, with a listener that fails in the first batch of several
+ * blocks (announced on the cursor), after that batch's items and state are written. Slow first blocks
+ * let the prefetcher run ahead, so that a later batch holds several blocks.
+ */
+function runFailingInsideABatch(): Promise<unknown> {
+  let failed = false;
+  return run({
+    from: 0,
+    to: HEAD,
+    maxBatchBlocks: 8,
+    listeners: [
+      async ({ block }) => {
+        if (block.number < 3) await sleep(150);
+        const cursor = await readCursor(CHAIN_ID);
+        if (!failed && cursor && lastPossiblyWritten(cursor) > cursor.blockNumber + 1) {
+          failed = true;
+          throw new Error('listener failed');
+        }
+      },
+    ],
+  });
+}
+
 test('a batch that fails before its cursor move is undone past a smaller restart batch; the table equals one uninterrupted run', async () => {
-  // Slow first blocks let the prefetcher run ahead, so the next batch holds several blocks; a
-  // listener then fails inside that batch, after its items and state are written.
-  let failAt: number | undefined;
-  await expect(
-    run({
-      from: 0,
-      to: HEAD,
-      maxBatchBlocks: 8,
-      listeners: [
-        async ({ block }) => {
-          if (block.number < 3) await sleep(150);
-          if (failAt === undefined && block.number >= 3) {
-            const cursor = await readCursor(CHAIN_ID);
-            if (cursor && lastPossiblyWritten(cursor) > cursor.blockNumber + 1) failAt = block.number;
-          }
-          if (block.number === failAt) throw new Error('listener failed');
-        },
-      ],
-    }),
-  ).rejects.toThrow('listener failed');
+  await expect(runFailingInsideABatch()).rejects.toThrow('listener failed');
   const cursor = (await readCursor(CHAIN_ID))!;
   expect(cursor.pendingTo, 'the failed batch was announced on the cursor').toBeGreaterThan(cursor.blockNumber + 1);
   const announced = await Promise.all(
@@ -74,8 +68,12 @@ test('a batch that fails before its cursor move is undone past a smaller restart
   expect(announced.every((manifest) => manifest !== undefined), 'every block of the batch has its manifest').toBe(true);
 
   // Restart block by block: the first batch (one block) undoes the manifests past it.
-  const restarted = await run({ maxBatchBlocks: 1, to: HEAD });
+  const undone: number[] = [];
+  const restarted = await run({ maxBatchBlocks: 1, to: HEAD, orphanListeners: [({ blocks }) => void undone.push(...blocks.map((block) => block.number))] });
   expect(restarted.advanced).toBe(HEAD - cursor.blockNumber);
+  expect(undone.sort((a, b) => a - b), 'the blocks past the restart batch were undone').toEqual(
+    Array.from({ length: cursor.pendingTo! - cursor.blockNumber - 1 }, (_, offset) => cursor.blockNumber + 2 + offset),
+  );
   expect(await readCursor(CHAIN_ID)).toEqual({ kind: 'cursor', chainId: CHAIN_ID, blockNumber: HEAD, blockHash: expect.any(String), firstBlock: 0, pk: expect.any(String), sk: expect.any(String) });
 
   const truth = await readChainTruth(demo.anvil.rpcUrl, 0, HEAD);
@@ -93,24 +91,7 @@ test('a batch that fails before its cursor move is undone past a smaller restart
 test('a restart rewrites the batch an interrupted run announced instead of undoing it: exactly the table of one run', async () => {
   const name = `${table.name}-rewrite`;
   await inTable(name, async () => {
-    let failed = false;
-    await expect(
-      run({
-        from: 0,
-        to: HEAD,
-        maxBatchBlocks: 8,
-        listeners: [
-          async ({ block }) => {
-            if (block.number < 3) await sleep(150);
-            const cursor = await readCursor(CHAIN_ID);
-            if (!failed && cursor && lastPossiblyWritten(cursor) > cursor.blockNumber + 1) {
-              failed = true;
-              throw new Error('listener failed');
-            }
-          },
-        ],
-      }),
-    ).rejects.toThrow('listener failed');
+    await expect(runFailingInsideABatch()).rejects.toThrow('listener failed');
     const cursor = (await readCursor(CHAIN_ID))!;
     expect(cursor.pendingTo).toBeGreaterThan(cursor.blockNumber + 1);
     const undone: number[] = [];

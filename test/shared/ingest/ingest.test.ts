@@ -14,8 +14,7 @@ import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
 import { readCursor } from '../../../shared/ingest/manifest';
 import { getItem, queryRange } from '../../../shared/ingest/table-io';
 import { startDemoChain, type DemoChain } from '../../support/demo-chain';
-import { tableSnapshot, useTestTable } from '../../support/table';
-import { ensureTable, localClient } from '../../../shared/db/local/ensure-table';
+import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { startRpcProxy } from './support/proxy';
 import { expectImmutableItems, expectStateMatchesChain, readChainTruth, type ChainTruth } from './support/truth';
 
@@ -26,17 +25,6 @@ let truth: ChainTruth;
 let head: number;
 const events: BlockIngestedEvent[] = [];
 
-/** Runs `work` against another table of the same embedded DynamoDB. */
-async function inTable<T>(name: string, work: () => Promise<T>): Promise<T> {
-  await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), name);
-  const previous = process.env.TABLE_NAME;
-  process.env.TABLE_NAME = name;
-  try {
-    return await work();
-  } finally {
-    process.env.TABLE_NAME = previous;
-  }
-}
 
 beforeAll(async () => {
   demo = await startDemoChain({ chainId: CHAIN_ID });

@@ -11,10 +11,9 @@ import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
 import { addressKeys } from '../../../shared/db/keys';
-import { ensureTable, localClient } from '../../../shared/db/local/ensure-table';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { readCursor } from '../../../shared/ingest/manifest';
-import { tableSnapshot, useTestTable } from '../../support/table';
+import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { expectImmutableItems, expectStateMatchesChain, publicClient, readChainTruth } from './support/truth';
 
 const table = useTestTable('reorg');
@@ -55,14 +54,7 @@ const comparable = (items: Record<string, unknown>[]) => items.map(({ updatedAtB
 
 /** What a fresh ingest of the canonical chain writes, in a table of its own. */
 async function freshIngestSnapshot(name: string): Promise<Record<string, unknown>[]> {
-  await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), name);
-  const previous = process.env.TABLE_NAME;
-  process.env.TABLE_NAME = name;
-  try {
-    await ingest();
-  } finally {
-    process.env.TABLE_NAME = previous;
-  }
+  await inTable(name, ingest);
   return tableSnapshot(name);
 }
 
