@@ -31,7 +31,7 @@ import { BlockSource, type BlockBundle } from './fetch-block';
 import { immutableItems, type TableItem } from './items';
 import { detectOrderDepositsInBlocks, orderDepositListeners } from '../orders/deposits';
 import { notifyBlockIngested, type BlockIngestedEvent, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
-import { lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
+import { deleteManifest, lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
 import { RangePositions } from './range-positions';
 import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from './records';
 import { Reorg } from './reorg';
@@ -227,11 +227,13 @@ export class ChainIngest {
         batch.push(await prefetcher.take(nextNumber));
         transactions += next.block.transactions.length;
       }
-      await this.writeBatch(batch, 'advance', cursor, mayBeHalfWritten);
-      mayBeHalfWritten = false;
+      const { keptThrough } = await this.writeBatch(batch, 'advance', cursor, mayBeHalfWritten);
+      // Blocks an interrupted run wrote past this batch, still canonical, stay announced on the
+      // cursor and are looked at again by the next batch.
+      mayBeHalfWritten = keptThrough !== undefined;
       const last = batch[batch.length - 1].block;
       if (!cursor) await this.state.registerChain(number);
-      result.cursor = await moveCursor(this.chainId, cursor, { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase() }, number);
+      result.cursor = await moveCursor(this.chainId, cursor, { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase(), pendingTo: keptThrough }, number);
       result.advanced += batch.length;
       for (const bundle of batch) this.options.onBlock?.({ blockNumber: Number(bundle.block.number), mode: 'advance' });
       number += batch.length;
@@ -250,25 +252,41 @@ export class ChainIngest {
    * the batch changed, read on chain at its last block, then the block listeners block by block.
    * `repair` writes one block at or below the cursor again and leaves state items alone.
    */
-  private async writeBatch(bundles: BlockBundle[], mode: 'advance' | 'repair', cursor: CursorRecord | undefined, mayBeHalfWritten: boolean): Promise<void> {
+  private async writeBatch(
+    bundles: BlockBundle[],
+    mode: 'advance' | 'repair',
+    cursor: CursorRecord | undefined,
+    mayBeHalfWritten: boolean,
+  ): Promise<{ keptThrough: number | undefined }> {
     const firstNumber = Number(bundles[0].block.number);
     const lastNumber = Number(bundles[bundles.length - 1].block.number);
     const hashes = new Map(bundles.map((bundle) => [Number(bundle.block.number), bundle.block.hash!.toLowerCase()]));
 
-    // Manifests an interrupted run left past the cursor: of these very blocks (kept, rewritten
-    // identically below) or of blocks since orphaned or not in this batch (undone).
+    // Manifests an interrupted run left past the cursor: of these very blocks (rewritten identically
+    // below), of blocks past this batch that are still canonical (left for a later batch, and kept
+    // announced), or of blocks since orphaned (undone: items deleted, touched state recomputed).
     const storedChunks = new Map<number, number>();
+    let keptThrough: number | undefined;
     if (mayBeHalfWritten) {
       const through = mode === 'advance' && cursor ? Math.max(lastNumber, lastPossiblyWritten(cursor)) : lastNumber;
       const numbers = Array.from({ length: through - firstNumber + 1 }, (_, offset) => firstNumber + offset);
       const found = (await Promise.all(numbers.map((number) => readManifest(this.chainId, number)))).filter((manifest) => manifest !== undefined);
-      const stale = found.filter((manifest) => hashes.get(manifest.blockNumber) !== manifest.blockHash);
+      const canonical = new Map(hashes);
+      const beyond = found.filter((manifest) => !hashes.has(manifest.blockNumber));
+      const beyondHashes = await Promise.all(beyond.map((manifest) => this.source.blockHashAt(BigInt(manifest.blockNumber))));
+      beyond.forEach((manifest, position) => canonical.set(manifest.blockNumber, beyondHashes[position] ?? ''));
+      const stale = found.filter((manifest) => canonical.get(manifest.blockNumber) !== manifest.blockHash);
       if (stale.length > 0) {
         if (mode === 'repair') throw new Error(`block ${firstNumber}: stored manifest is of another block hash; run a normal ingest first`);
         await this.reorg.undoManifests(stale, firstNumber - 1);
         this.positions.forget();
+        // Past the batch, nothing rewrites them: delete them (a block of this batch overwrites its own).
+        await Promise.all(stale.filter((manifest) => !hashes.has(manifest.blockNumber)).map((manifest) => deleteManifest(this.chainId, manifest.blockNumber)));
       }
-      for (const manifest of found) if (!stale.includes(manifest)) storedChunks.set(manifest.blockNumber, manifest.chunkCount ?? 0);
+      for (const manifest of found) {
+        if (hashes.has(manifest.blockNumber)) storedChunks.set(manifest.blockNumber, manifest.chunkCount ?? 0);
+        else if (!stale.includes(manifest)) keptThrough = Math.max(keptThrough ?? 0, manifest.blockNumber);
+      }
     }
 
     const blocks = bundles.map((bundle) => deriveBlock(this.chainId, bundle));
@@ -280,8 +298,17 @@ export class ChainIngest {
     const found = await getItems<AddressRecord | BalanceRecord>([...candidates.map((address) => addressKeys.address(this.chainId, address)), ...balanceKeys]);
     const stored = new Map<string, AddressRecord>();
     for (const address of candidates) {
-      const item = found.get(keyId(addressKeys.address(this.chainId, address)));
-      if (item) stored.set(address, item as AddressRecord);
+      const item = found.get(keyId(addressKeys.address(this.chainId, address))) as AddressRecord | undefined;
+      if (!item) continue;
+      // Written by an interrupted run of these very blocks (advance: earlier batches end at the
+      // cursor): says nothing of the blocks before it. First seen in the batch: as if absent; token
+      // details set in the batch: read again as a block-by-block run would.
+      if (mode === 'advance' && item.updatedAtBlock >= firstNumber) {
+        if (item.firstSeenBlock >= firstNumber) continue;
+        stored.set(address, { ...item, tokenType: null, tokenName: null, tokenSymbol: null, tokenDecimals: null, tokenTotalSupply: null });
+        continue;
+      }
+      stored.set(address, item);
     }
     const prefetched = new Map<string, BalanceRecord>();
     for (const key of balanceKeys) {
@@ -330,7 +357,7 @@ export class ChainIngest {
       });
     }
 
-    if (mode === 'advance' && cursor && bundles.length > 1) await markPending(this.chainId, cursor, lastNumber);
+    if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber) await markPending(this.chainId, cursor, lastNumber);
     await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));
     // (Writing the state at the same time as the immutable items measured slower on the embedded
     // table, whose transactions lock it whole; in AWS the two could overlap.)
@@ -339,6 +366,7 @@ export class ChainIngest {
     const events = blocks.map((derived) => this.ingestedEvent(derived, mode));
     if (this.detectDeposits) await detectOrderDepositsInBlocks(events);
     for (const event of events) await notifyBlockIngested(event, this.blockListeners);
+    return { keptThrough };
   }
 
   /**

@@ -86,32 +86,52 @@ export class CursorMovedError extends Error {
 }
 
 /**
- * Moves the cursor from `previous` (undefined: no cursor yet) to `next`. Fails with CursorMovedError
- * when the stored cursor is not `previous`.
+ * Moves the cursor from `previous` (undefined: no cursor yet) to `next`, with `next.pendingTo` the
+ * blocks still announced past it (none: removed). Fails with CursorMovedError when the stored cursor
+ * is not `previous`, or announces blocks past what this writer knows of (another writer's batch).
  */
-export async function moveCursor(chainId: number, previous: CursorRecord | undefined, next: { blockNumber: number; blockHash: string }, firstBlock: number): Promise<CursorRecord> {
+export async function moveCursor(
+  chainId: number,
+  previous: CursorRecord | undefined,
+  next: { blockNumber: number; blockHash: string; pendingTo?: number },
+  firstBlock: number,
+): Promise<CursorRecord> {
   const record: CursorRecord = { kind: 'cursor', chainId, blockNumber: next.blockNumber, blockHash: next.blockHash, firstBlock: previous?.firstBlock ?? firstBlock };
-  await updateCursor(chainId, previous, {
-    UpdateExpression: 'SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first REMOVE pendingTo',
+  const pending = next.pendingTo !== undefined && next.pendingTo > next.blockNumber ? next.pendingTo : undefined;
+  if (pending !== undefined) record.pendingTo = pending;
+  await updateCursor(chainId, previous, Math.max(next.blockNumber, pending ?? 0, previous?.pendingTo ?? 0), {
+    UpdateExpression: `SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first${pending === undefined ? ' REMOVE pendingTo' : ', pendingTo = :pendingTo'}`,
     ExpressionAttributeNames: { '#kind': 'kind' },
-    ExpressionAttributeValues: { ':kind': 'cursor', ':chainId': chainId, ':number': record.blockNumber, ':hash': record.blockHash, ':first': record.firstBlock },
+    ExpressionAttributeValues: {
+      ':kind': 'cursor',
+      ':chainId': chainId,
+      ':number': record.blockNumber,
+      ':hash': record.blockHash,
+      ':first': record.firstBlock,
+      ...(pending === undefined ? {} : { ':pendingTo': pending }),
+    },
   });
   return record;
 }
 
 /**
  * Records that blocks up to `pendingTo` are about to be written past the cursor (conditional on the
- * cursor being where this writer left it). Manifests past the batch have been undone by then.
+ * cursor being where this writer left it, and never lowering what is announced).
  */
 export async function markPending(chainId: number, cursor: CursorRecord, pendingTo: number): Promise<CursorRecord> {
-  await updateCursor(chainId, cursor, { UpdateExpression: 'SET pendingTo = :pendingTo', ExpressionAttributeValues: { ':pendingTo': pendingTo } });
+  await updateCursor(chainId, cursor, Math.max(pendingTo, cursor.pendingTo ?? 0), { UpdateExpression: 'SET pendingTo = :pendingTo', ExpressionAttributeValues: { ':pendingTo': pendingTo } });
   return { ...cursor, pendingTo };
 }
 
-/** One conditional update of the cursor item: it must still be `expected` (absent: no cursor yet). */
+/**
+ * One conditional update of the cursor item: it must still be `expected` (absent: no cursor yet), and
+ * announce no block past `announcedAtMost` (what this writer read or announces itself; more would be
+ * another writer's batch).
+ */
 async function updateCursor(
   chainId: number,
   expected: CursorRecord | undefined,
+  announcedAtMost: number,
   update: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
 ): Promise<void> {
   try {
@@ -120,10 +140,12 @@ async function updateCursor(
         TableName: tableName(),
         Key: chainKeys.cursor(chainId),
         ...update,
-        ConditionExpression: expected ? 'blockNumber = :expectedNumber AND blockHash = :expectedHash' : 'attribute_not_exists(pk)',
+        ConditionExpression: expected
+          ? 'blockNumber = :expectedNumber AND blockHash = :expectedHash AND (attribute_not_exists(pendingTo) OR pendingTo <= :announcedAtMost)'
+          : 'attribute_not_exists(pk)',
         ExpressionAttributeValues: {
           ...update.ExpressionAttributeValues,
-          ...(expected ? { ':expectedNumber': expected.blockNumber, ':expectedHash': expected.blockHash } : {}),
+          ...(expected ? { ':expectedNumber': expected.blockNumber, ':expectedHash': expected.blockHash, ':announcedAtMost': announcedAtMost } : {}),
         },
       }),
     );

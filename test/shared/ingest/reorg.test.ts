@@ -12,7 +12,7 @@ import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contract
 import { createChainClient } from '../../../shared/chain/client';
 import { addressKeys } from '../../../shared/db/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
-import { readCursor } from '../../../shared/ingest/manifest';
+import { moveCursor, readCursor } from '../../../shared/ingest/manifest';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { expectImmutableItems, expectStateMatchesChain, publicClient, readChainTruth } from './support/truth';
 
@@ -134,4 +134,38 @@ test('a shorter competing branch: the cursor goes back and the table matches a f
   await expectImmutableItems(table.name, truth);
   await expectStateMatchesChain(table.name, truth, anvil.rpcUrl);
   expect(comparable(await tableSnapshot(table.name))).toEqual(comparable(await freshIngestSnapshot(`${table.name}-fresh2`)));
+});
+
+test('a batch written but never moved past (the cursor still announces it), then reorged: the restart undoes it and ingests the canonical blocks', async () => {
+  const base = (await readCursor(CHAIN_ID))!;
+  const snapshot = await rpc('evm_snapshot');
+  await call(token, 'DemoToken', 'transfer', [carol, parseEther('7')], 1);
+  await call(nft, 'DemoNFT', 'mint', [dave, 1n]);
+  await send(bob, parseEther('1'));
+  const orphanedHead = await headNumber();
+  // Everything of the batch written, then the cursor put back where a crash before its move leaves
+  // it: on the block before the batch, announcing the batch.
+  await ingest();
+  const written = (await readCursor(CHAIN_ID))!;
+  await moveCursor(CHAIN_ID, written, { blockNumber: base.blockNumber, blockHash: base.blockHash, pendingTo: orphanedHead }, base.firstBlock);
+
+  await rpc('evm_revert', [snapshot]);
+  await call(token, 'DemoToken', 'transfer', [dave, parseEther('3')], 1);
+  await send(carol, parseEther('2'));
+  const head = await headNumber();
+  const undone: number[] = [];
+  const result = await ingestRange({
+    chainId: CHAIN_ID,
+    client: createChainClient(anvil.rpcUrl),
+    orphanListeners: [({ blocks }) => void undone.push(...blocks.map((block) => block.number))],
+  });
+  expect(result.reorgs, 'no rollback: the cursor block is canonical').toBe(0);
+  expect(undone.sort((a, b) => a - b)).toEqual(Array.from({ length: orphanedHead - base.blockNumber }, (_, offset) => base.blockNumber + 1 + offset));
+  expect(await readCursor(CHAIN_ID)).toMatchObject({ blockNumber: head });
+  expect((await readCursor(CHAIN_ID))?.pendingTo).toBeUndefined();
+
+  const truth = await readChainTruth(anvil.rpcUrl, 0, head);
+  await expectImmutableItems(table.name, truth);
+  await expectStateMatchesChain(table.name, truth, anvil.rpcUrl);
+  expect(comparable(await tableSnapshot(table.name))).toEqual(comparable(await freshIngestSnapshot(`${table.name}-fresh3`)));
 });
