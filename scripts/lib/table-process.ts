@@ -19,7 +19,10 @@ export async function startTableProcess(options: { path?: string; timeoutMs?: nu
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const endpoint = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the table process did not start within the timeout')), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // never leave a half-started server behind
+      reject(new Error('the table process did not start within the timeout'));
+    }, options.timeoutMs ?? 30_000);
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const match = /^listening (\S+)$/.exec(line.trim());

@@ -65,3 +65,39 @@ export async function countRange(range: KeyRange, options: Pick<RangeReadOptions
   } while (start);
   return count;
 }
+
+/**
+ * The last item of a base-table partition in sort-key order (one Query, Limit 1, newest first) whose
+ * sort key is below `before`, or at most `atMost` (the partition's last with neither), projected to
+ * `attributes`. Range positions use it: the last `pos` before a block.
+ */
+export async function lastItem(
+  pk: string,
+  bound: { before?: string; atMost?: string },
+  options: { attributes: readonly string[]; consistentRead?: boolean },
+): Promise<Record<string, unknown> | undefined> {
+  const names: Record<string, string> = { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey };
+  for (const attribute of options.attributes) names[`#${attribute}`] = attribute;
+  const values: Record<string, unknown> = { ':pk': pk };
+  let condition = '#pk = :pk';
+  if (bound.before !== undefined) {
+    condition += ' AND #sk < :bound';
+    values[':bound'] = bound.before;
+  } else if (bound.atMost !== undefined) {
+    condition += ' AND #sk <= :bound';
+    values[':bound'] = bound.atMost;
+  }
+  const result = await db.send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ProjectionExpression: options.attributes.map((attribute) => `#${attribute}`).join(', '),
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: options.consistentRead,
+    }),
+  );
+  return result.Items?.[0];
+}

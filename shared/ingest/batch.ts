@@ -58,11 +58,6 @@ export class BatchFacts {
       : null;
   }
 
-  /** The token probe read at exactly this block, if any (undefined: none; null: not a token). */
-  probedAt(address: string, blockNumber: number): TokenInfo | null | undefined {
-    return this.probes.get(address)?.find((probe) => probe.block === blockNumber)?.info;
-  }
-
   /** Whether the address was probed anywhere in the batch, and the latest answer. */
   latestProbe(address: string): { info: TokenInfo | null } | undefined {
     const probes = this.probes.get(address);

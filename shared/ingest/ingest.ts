@@ -29,7 +29,7 @@ import { ChainState } from './chain-state';
 import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
 import { immutableItems, type TableItem } from './items';
-import { detectOrderDepositsInBlocks, orderDepositListeners } from '../orders/deposits';
+import { detectOrderDepositsInBlocks, undoOrphanedDeposits } from '../orders/deposits';
 import { notifyBlockIngested, type BlockIngestedEvent, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
 import { deleteManifest, lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
 import { RangePositions } from './range-positions';
@@ -114,7 +114,7 @@ export class ChainIngest {
     this.maxBatchBlocks = Math.max(1, options.maxBatchBlocks ?? DEFAULT_MAX_BATCH_BLOCKS);
     this.detectDeposits = options.orderDeposits !== false;
     this.blockListeners = options.listeners ?? [];
-    const orphanListeners = [...(this.detectDeposits ? [orderDepositListeners.onBlocksOrphaned] : []), ...(options.orphanListeners ?? [])];
+    const orphanListeners = [...(this.detectDeposits ? [undoOrphanedDeposits] : []), ...(options.orphanListeners ?? [])];
     this.reorg = new Reorg(this.chainId, this.source, this.chainState, this.state, this.log, options.maxReorgDepth ?? 64, orphanListeners);
   }
 

@@ -34,6 +34,7 @@ import { blockKey } from '../db/keys';
 import { isCountedEntry, type TableItem } from './items';
 import { readCursor } from './manifest';
 import { forEachLimited } from './table-io';
+import { lastItem } from '../db/query';
 
 /** Ranges kept in memory by default. */
 export const DEFAULT_POSITION_CAPACITY = 100_000;
@@ -147,19 +148,7 @@ export class RangePositions {
 
 /** The last position of range `pk` below block `blockNumber`, from the table (0: no entry). */
 async function positionBefore(pk: string, blockNumber: number): Promise<number> {
-  const result = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk < :before',
-      ExpressionAttributeNames: { '#pos': 'pos' },
-      ExpressionAttributeValues: { ':pk': pk, ':before': blockKey(blockNumber) },
-      ProjectionExpression: 'sk, #pos',
-      ScanIndexForward: false,
-      Limit: 1,
-      ConsistentRead: true,
-    }),
-  );
-  const item = result.Items?.[0];
+  const item = await lastItem(pk, { before: blockKey(blockNumber) }, { attributes: ['sk', 'pos'], consistentRead: true });
   if (!item) return 0;
   return typeof item.pos === 'number' ? item.pos : countBelow(pk, blockNumber);
 }

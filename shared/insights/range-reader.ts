@@ -22,6 +22,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
+import { lastItem } from '../db/query';
 import { blockKey } from '../db/keys';
 import { BadRequestError } from '../http/errors';
 import { insightsConfig } from './config';
@@ -207,11 +208,8 @@ async function countByPositions(pk: string, blocks: { from?: number; to?: number
 
 /** `pos` of the range's last entry at or below block `to` (the last of all without `to`); 0 when none. */
 async function lastPosition(pk: string, to: number | undefined): Promise<number | undefined> {
-  const input = queryInput({ pk, sk: to === undefined ? undefined : { blocks: { to } }, checks: [], order: 'desc' });
-  const result = await db.send(
-    new QueryCommand({ ...input, ProjectionExpression: 'sk, #pos', ExpressionAttributeNames: { ...input.ExpressionAttributeNames, '#pos': 'pos' }, Limit: 1 }),
-  );
-  const item = result.Items?.[0];
+  // Sort keys are `<12-digit block>#...`: "~" sorts after every character they hold.
+  const item = await lastItem(pk, to === undefined ? {} : { atMost: `${blockKey(to)}~` }, { attributes: ['sk', 'pos'] });
   if (!item) return 0;
   return typeof item.pos === 'number' ? item.pos : undefined;
 }

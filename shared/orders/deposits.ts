@@ -1,7 +1,7 @@
 /**
  * Deposit detection: the ingest (shared/ingest, every run: CLI, Lambda, npm start) hands each batch
- * of ingested blocks to `detectOrderDepositsInBlocks` (one block: `orderDepositListeners.
- * onBlockIngested`). For every native or ERC-20 transfer of the blocks, the open orders of its
+ * of ingested blocks to `detectOrderDepositsInBlocks`, and the blocks a reorg orphans to
+ * `undoOrphanedDeposits`. For every native or ERC-20 transfer of the blocks, the open orders of its
  * recipient on that chain are looked up with ONE Query per distinct recipient on
  * `orderKeys.awaitingDepositRange` (GSI1, sparse: only waiting orders are in it). A transfer in the
  * order's source token is recorded as a deposit item (`orderKeys.deposit`: order id + transaction
@@ -12,7 +12,7 @@
  *
  * Native currency is named in orders by `0x0000000000000000000000000000000000000000` or
  * `0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE` (any letter case); any other `srcTokenAddress` is an
- * ERC-20 contract. A reorg that orphans a block undoes its deposits (`onBlocksOrphaned`); see
+ * ERC-20 contract. A reorg that orphans a block undoes its deposits (`undoOrphanedDeposits`); see
  * docs/decisions/orders.md ("Deposit detection") for every rule.
  */
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -83,18 +83,9 @@ interface Candidate {
 const LOOKUP_CONCURRENCY = 4;
 const MAX_ATTEMPTS = 5;
 
-export const orderDepositListeners = {
-  onBlockIngested: detectOrderDeposits,
-  onBlocksOrphaned: undoOrphanedDeposits,
-};
-
-/** Records the block's deposits to waiting orders and moves the orders they complete. Idempotent. */
-export function detectOrderDeposits(event: BlockIngestedEvent): Promise<void> {
-  return detectOrderDepositsInBlocks([event]);
-}
-
 /**
- * The same for consecutive blocks of one chain (an ingest batch), in block order. The waiting orders
+ * Records the deposits of consecutive blocks of one chain (an ingest batch) to waiting orders, in
+ * block order, and moves the orders they complete. Idempotent. The waiting orders
  * of every recipient are looked up ONCE for the blocks together: the blocks were all mined before
  * this call, so an order that can receive one of their transfers exists by then. An order found
  * waiting is followed through the blocks as its deposits change it, and left alone from the block

@@ -71,7 +71,7 @@ async function expectExactTotal(path: string, params: Params, expected: Record<n
   expect(result.body.meta.total_items, label).toBe(total);
   expect(result.body.meta.total_pages, label).toBe(Math.max(...CHAINS.map((chainId) => Math.ceil(expected[chainId] / LIMIT))));
   expect(calls.some((call) => call.input.Select === 'COUNT'), `${label}: no Select COUNT`).toBe(false);
-  const counts = calls.filter((call) => call.input.ProjectionExpression === 'sk, #pos');
+  const counts = calls.filter((call) => call.input.ProjectionExpression === '#sk, #pos');
   const perChain = params.filter_block_number_gte !== undefined || params.block_number_from !== undefined ? 2 : 1;
   expect(counts, label).toHaveLength(perChain * rangesPerChain * CHAINS.length);
   for (const call of counts) expect(call.input, label).toMatchObject({ Limit: 1, ScanIndexForward: false });
