@@ -7,8 +7,9 @@
  *    or probed as a token there;
  *  - or the chain: getCode and the token probe, read at the FIRST block of the batch that shows the
  *    address, once per batch (block by block, a busy address would be read at every block).
- * The answers are those a block-by-block ingest would give, with one exception it cannot see either:
- * code that appears at an address between two blocks of a batch without a creation the traces show.
+ * The answers are those a block-by-block ingest gives. Code can only appear at an address through a
+ * creation, which the block's traces show; a block read without traces (a node with no tracer) sees
+ * no internal creations, so there an address without code is checked again at every block.
  */
 import type { ChainState, TokenInfo } from './chain-state';
 import type { DerivedBlock } from './derive';
@@ -25,8 +26,8 @@ export class BatchFacts {
     private readonly stored: ReadonlyMap<string, AddressRecord>,
     /** The first block of the batch at which each address was certainly a contract (log or creation). */
     private readonly certainSince: ReadonlyMap<string, number>,
-    /** getCode at the first block of the batch that needed it. */
-    private readonly code: ReadonlyMap<string, { block: number; hasCode: boolean }>,
+    /** getCode, in block order, at the blocks of the batch that needed it. */
+    private readonly code: ReadonlyMap<string, readonly { block: number; hasCode: boolean }[]>,
     /** Token probes, by address, in block order. */
     private readonly probes: ReadonlyMap<string, readonly { block: number; info: TokenInfo | null }[]>,
   ) {}
@@ -42,8 +43,8 @@ export class BatchFacts {
     if (derived.knownContracts.has(address) || this.storedBefore(address, number)) return true;
     const since = this.certainSince.get(address);
     if (since !== undefined && since < number) return true;
-    const code = this.code.get(address);
-    return code !== undefined && code.hasCode && code.block <= number;
+    const checks = this.code.get(address) ?? [];
+    return checks.some((check) => check.hasCode && check.block <= number);
   }
 
   /** Token details as of the block: the latest probe at or before it, else the stored item's. */
@@ -88,8 +89,11 @@ export async function readBatchFacts(
   blocks.forEach((derived, position) => {
     const number = derived.block.number;
     const certainBefore = (address: string): boolean => (certainSince.get(address) ?? Infinity) < number;
+    // Without traces, creations by contracts are invisible: an address is checked at every block.
+    const traced = derived.transactions.every((tx) => tx.tracesAvailable);
     for (const address of candidatesOf(derived)) {
-      if (derived.knownContracts.has(address) || storedBefore(address, number) || certainBefore(address) || codeScheduled.has(address)) continue;
+      if (derived.knownContracts.has(address) || storedBefore(address, number) || certainBefore(address)) continue;
+      if (traced && codeScheduled.has(address)) continue;
       codeScheduled.add(address);
       codeChecks[position].push(address);
     }
@@ -111,7 +115,7 @@ export async function readBatchFacts(
     }
   });
 
-  const code = new Map<string, { block: number; hasCode: boolean }>();
+  const code = new Map<string, { block: number; hasCode: boolean }[]>();
   const probes = new Map<string, { block: number; info: TokenInfo | null }[]>();
   const busy = blocks.map((_, position) => position).filter((position) => codeChecks[position].length > 0 || probeRequests[position].size > 0);
   await forEachLimited(busy, concurrency, async (position) => {
@@ -120,7 +124,7 @@ export async function readBatchFacts(
       chainState.contractsAmong(codeChecks[position], BigInt(number)),
       chainState.probeTokens(probeRequests[position], BigInt(number)),
     ]);
-    for (const address of codeChecks[position]) code.set(address, { block: number, hasCode: withCode.has(address) });
+    for (const address of codeChecks[position]) code.set(address, [...(code.get(address) ?? []), { block: number, hasCode: withCode.has(address) }]);
     for (const [address, info] of probed) {
       const list = probes.get(address) ?? [];
       list.push({ block: number, info });

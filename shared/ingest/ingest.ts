@@ -316,18 +316,19 @@ export class ChainIngest {
       if (item) prefetched.set(keyId(key), item as BalanceRecord);
     }
 
-    // Chain facts of each block as of the block; then tags, items and positions, block by block.
+    // Chain facts of each block as of the block; then tags and items block by block; then positions.
     const facts = await readBatchFacts(blocks, stored, this.chainState, FACT_CONCURRENCY);
     const written = new Set<string>(); // addresses an earlier block of the batch writes an item for
     const updates = new Map<string, { update: AddressUpdate; firstBlock: number; lastBlock: number }>();
     const manifests: BlockManifest[] = [];
     const items: TableItem[] = [];
+    const itemsOfBlock: { blockNumber: number; items: TableItem[] }[] = [];
     for (const derived of blocks) {
       const number = derived.block.number;
       const isContract = (address: string): boolean => facts.isContract(address, derived);
       tagTransactions(derived, isContract, (address) => facts.tokenInfo(address, number) !== null);
       const blockItems = immutableItems(derived);
-      await this.positions.assign(number, blockItems, { fresh: mode === 'repair' });
+      itemsOfBlock.push({ blockNumber: number, items: blockItems });
       items.push(...blockItems);
 
       // The address items this block writes: new contracts, creations, tokens it moved.
@@ -356,6 +357,8 @@ export class ChainIngest {
         ],
       });
     }
+
+    await this.positions.assignBlocks(itemsOfBlock, { fresh: mode === 'repair' });
 
     if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber) await markPending(this.chainId, cursor, lastNumber);
     await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));

@@ -67,6 +67,36 @@ export class RangePositions {
     return run;
   }
 
+  /**
+   * `assign` for consecutive blocks (an ingest batch), in order, with every range the map lacks looked
+   * up in ONE parallel round: a range first met at block k of the batch was numbered by no earlier
+   * block of it, so its position before k is its position before the batch's blocks that precede k,
+   * read from the table (sk < blockKey(k)).
+   */
+  assignBlocks(blocks: readonly { blockNumber: number; items: readonly TableItem[] }[], options: { fresh?: boolean } = {}): Promise<void> {
+    const run = this.queue.then(async () => {
+      const fresh = options.fresh ?? false;
+      const hints = new Map<string, number>();
+      if (!fresh && blocks.length > 1) {
+        const first = blocks[0];
+        if (!this.follows(first.blockNumber, first.items)) this.forget();
+        await this.evict();
+        const firstMissing = new Map<string, number>();
+        for (const { blockNumber, items } of blocks) {
+          for (const pk of this.countedRanges(blockNumber, items).keys()) {
+            if (!this.last.has(pk) && !firstMissing.has(pk)) firstMissing.set(pk, blockNumber);
+          }
+        }
+        await forEachLimited([...firstMissing], LOOKUP_CONCURRENCY, async ([pk, blockNumber]) => {
+          hints.set(pk, await positionBefore(pk, blockNumber));
+        });
+      }
+      for (const { blockNumber, items } of blocks) await this.number(blockNumber, items, fresh, hints);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Empties the map: the next blocks read their ranges' positions from the table. */
   forget(): void {
     this.last.clear();
@@ -78,21 +108,27 @@ export class RangePositions {
     return this.last.size;
   }
 
-  private async number(blockNumber: number, items: readonly TableItem[], fresh: boolean): Promise<void> {
+  /** Whether the block comes right after the last one numbered (by number and parent hash). */
+  private follows(blockNumber: number, items: readonly TableItem[]): boolean {
+    const previous = this.previous;
+    const block = items.find((item) => item.kind === 'block' && item.number === blockNumber);
+    return previous !== undefined && blockNumber === previous.number + 1 && (previous.hash === undefined || block === undefined || block.parentHash === previous.hash);
+  }
+
+  /** Numbers one block; `hints`: positions before the block of ranges the map lacks, already read. */
+  private async number(blockNumber: number, items: readonly TableItem[], fresh: boolean, hints: ReadonlyMap<string, number> = new Map()): Promise<void> {
     const ranges = this.countedRanges(blockNumber, items);
     const block = items.find((item) => item.kind === 'block' && item.number === blockNumber);
     if (!fresh) {
-      const previous = this.previous;
-      const follows = previous !== undefined && blockNumber === previous.number + 1 && (previous.hash === undefined || block === undefined || block.parentHash === previous.hash);
-      if (!follows) this.forget();
+      if (!this.follows(blockNumber, items)) this.forget();
       await this.evict();
     }
 
     const before = new Map<string, number>();
     const missing: string[] = [];
     for (const pk of ranges.keys()) {
-      const known = fresh ? undefined : this.last.get(pk);
-      if (known) before.set(pk, known.position);
+      const known = fresh ? undefined : (this.last.get(pk)?.position ?? hints.get(pk));
+      if (known !== undefined) before.set(pk, known);
       else missing.push(pk);
     }
     await forEachLimited(missing, LOOKUP_CONCURRENCY, async (pk) => {

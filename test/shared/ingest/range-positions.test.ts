@@ -27,6 +27,21 @@ dynamoClient.middlewareStack.add(
   },
   { step: 'initialize', name: 'rangePositionsRecorder' },
 );
+// The most commands in flight at once since the last reset (a round of parallel lookups).
+let inFlight = 0;
+let peak = 0;
+dynamoClient.middlewareStack.add(
+  (next) => async (args) => {
+    inFlight += 1;
+    peak = Math.max(peak, inFlight);
+    try {
+      return await next(args);
+    } finally {
+      inFlight -= 1;
+    }
+  },
+  { step: 'initialize', name: 'rangePositionsInFlight' },
+);
 async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
   const start = sent.length;
   await work();
@@ -247,5 +262,33 @@ describe('a bounded map', () => {
     await expectDense(logKeys.contractLogs(chainId, contract(0)).pk, 2);
     await expectDense(logKeys.contractLogs(chainId, contract(5)).pk, 2);
     await expectDense(blockKeys.blocksRange(chainId).pk, 5);
+  });
+
+  it('numbers a batch of blocks like block by block, reading every range the map lacks in one round before numbering', async () => {
+    const chainId = 11;
+    const other = '0x00000000000000000000000000000000000000e5';
+    // History written block by block: blocks 0..2.
+    const history = [blockItems(chainId, 0, { logs: [1] }), blockItems(chainId, 1, { transfers: [0] }), blockItems(chainId, 2, { logs: [0, 2] })];
+    const writer = new RangePositions(chainId);
+    for (const [number, items] of history.entries()) await writer.assign(number, items);
+    await putItems(history.flat());
+    // A batch of blocks 3..5 by a fresh writer (after a restart: nothing in memory): the blocks range,
+    // the contract's logs and the token's transfers are each read once, `other` (new in block 5) too.
+    const shapes: BlockShape[] = [{ logs: [0] }, { transfers: [3, 1] }, { logs: [5], contracts: [other] }];
+    const batch = shapes.map((shape, offset) => ({ blockNumber: 3 + offset, items: blockItems(chainId, 3 + offset, shape) }));
+    peak = 0;
+    const commands = await commandsOf(() => new RangePositions(chainId).assignBlocks(batch));
+    expect(commands).toEqual(Array(4).fill('QueryCommand'));
+    expect(peak, 'the four lookups in one round').toBe(4);
+    // The same blocks numbered one by one give the same positions.
+    const single = shapes.map((shape, offset) => blockItems(chainId, 3 + offset, shape));
+    const oneByOne = new RangePositions(chainId);
+    for (const [offset, items] of single.entries()) await oneByOne.assign(3 + offset, items);
+    expect(positionsOf(batch.flatMap((block) => block.items))).toEqual(positionsOf(single.flat()));
+    await putItems(batch.flatMap((block) => block.items));
+    await expectDense(blockKeys.blocksRange(chainId).pk, 6);
+    await expectDense(logKeys.contractLogs(chainId, CONTRACT).pk, 5);
+    await expectDense(tokenTransferKeys.byToken(chainId, TOKEN).pk, 3);
+    await expectDense(logKeys.contractLogs(chainId, other).pk, 1);
   });
 });
