@@ -11,6 +11,8 @@ const SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../ta
 
 export interface TableProcess {
   endpoint: string;
+  /** The child's process id (its CPU time can be read from /proc on Linux). */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startTableProcess(options: { path?: string; timeoutMs?: nu
   process.once('exit', kill);
   return {
     endpoint,
+    pid: child.pid!,
     async close() {
       process.off('exit', kill);
       if (child.exitCode === null) child.kill('SIGTERM');
