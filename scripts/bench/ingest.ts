@@ -494,6 +494,8 @@ async function main(): Promise<void> {
     const ingestBar = new cliProgress.SingleBar({ format: 'ingest   |{bar}| block {value}/{total} | {speed} blocks/s', hideCursor: true }, cliProgress.Presets.shades_classic);
     ingestBar.start(to, from - 1, { speed: '0.0' });
     const tableCpuBefore = 'pid' in dynamo ? processCpuSeconds(dynamo.pid) : undefined;
+    const anvilCpuBefore = processCpuSeconds(anvil.process.pid!);
+    const ownCpuBefore = process.cpuUsage();
     const started = performance.now();
     const result = await ingestRange({
       chainId: CHAIN_ID,
@@ -505,6 +507,8 @@ async function main(): Promise<void> {
     });
     const ended = performance.now();
     const tableCpuAfter = 'pid' in dynamo ? processCpuSeconds(dynamo.pid) : undefined;
+    const anvilCpuAfter = processCpuSeconds(anvil.process.pid!);
+    const ownCpu = process.cpuUsage(ownCpuBefore);
     observer.recording = false;
     ingestBar.stop();
     if (result.advanced !== count) throw new Error(`the ingest wrote ${result.advanced} blocks, expected ${count}`);
@@ -604,6 +608,13 @@ async function main(): Promise<void> {
       },
       ingest: ingestFigures,
       ratio: { ingestOverRawFetch: round(ratio, 2), target: TARGET_RATIO, pass },
+      cpu: cpuDuringIngest({
+        ingestProcess: (ownCpu.user + ownCpu.system) / 1e6,
+        table: tableCpuBefore !== undefined && tableCpuAfter !== undefined ? tableCpuAfter - tableCpuBefore : undefined,
+        node: anvilCpuBefore !== undefined && anvilCpuAfter !== undefined ? anvilCpuAfter - anvilCpuBefore : undefined,
+        cores: os.cpus().length,
+        rawSeconds: raw.seconds,
+      }),
       tableCpu:
         tableCpuBefore !== undefined && tableCpuAfter !== undefined
           ? {
@@ -647,6 +658,23 @@ async function main(): Promise<void> {
 }
 
 type Report = Record<string, any>;
+
+/** The CPU the ingest's run used, in all three processes, and the wall time the machine's cores need for it at least. */
+function cpuDuringIngest(input: { ingestProcess: number; table?: number; node?: number; cores: number; rawSeconds: number }) {
+  if (input.table === undefined || input.node === undefined) return null;
+  const total = input.ingestProcess + input.table + input.node;
+  const wall = total / input.cores;
+  return {
+    ingestProcessSeconds: round(input.ingestProcess, 2),
+    tableSeconds: round(input.table, 2),
+    nodeSeconds: round(input.node, 2),
+    totalSeconds: round(total, 2),
+    cores: input.cores,
+    wallSecondsAtLeast: round(wall, 2),
+    overRawFetch: round(wall / input.rawSeconds, 2),
+    note: 'user + system CPU of the benchmark process (the ingest), the table process and anvil while the ingest ran; divided by the cores: the least wall time any scheduling of this work needs',
+  };
+}
 
 /** User + system CPU seconds of a process so far (Linux /proc; undefined elsewhere). */
 function processCpuSeconds(pid: number): number | undefined {
@@ -705,7 +733,7 @@ function summary(r: Report): string {
 
 ${r.ratio.pass ? 'PASS' : 'FAIL'}: ingest time / raw fetch time = **${r.ratio.ingestOverRawFetch}** (target <= ${r.ratio.target}).
 
-${r.tableCpu ? `Table CPU during the ingest: ${r.tableCpu.seconds} s of the single-threaded table process = **${r.tableCpu.overRawFetch}** x the raw fetch (no ingest of this run against this table can take less).\n` : ''}Table floor: putting the ${r.tableFloor.items} items the ingest left into a fresh table, with nothing else running, takes ${r.tableFloor.seconds} s (${r.tableFloor.itemsPerSecond} items/s) = **${r.tableFloor.overRawFetch}** x the raw fetch.
+${r.cpu ? `CPU used during the ingest: ${r.cpu.totalSeconds} s (this process ${r.cpu.ingestProcessSeconds} s, table ${r.cpu.tableSeconds ?? '-'} s, anvil ${r.cpu.nodeSeconds ?? '-'} s); on ${r.cpu.cores} cores that is at least ${r.cpu.wallSecondsAtLeast} s of wall time = **${r.cpu.overRawFetch}** x the raw fetch.\n` : ''}${r.tableCpu ? `Table CPU during the ingest: ${r.tableCpu.seconds} s of the single-threaded table process = **${r.tableCpu.overRawFetch}** x the raw fetch (no ingest of this run against this table can take less).\n` : ''}Table floor: putting the ${r.tableFloor.items} items the ingest left into a fresh table, with nothing else running, takes ${r.tableFloor.seconds} s (${r.tableFloor.itemsPerSecond} items/s) = **${r.tableFloor.overRawFetch}** x the raw fetch.
 Largest item families (pk shape | sort key start: items): ${Object.entries(r.tableFloor.byFamily as Record<string, number>)
     .map(([family, n]) => `\`${family}\` ${n}`)
     .join(', ')}.
