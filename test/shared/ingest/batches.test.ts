@@ -50,7 +50,7 @@ function runFailingInsideABatch(): Promise<unknown> {
     maxBatchBlocks: 8,
     listeners: [
       async ({ block }) => {
-        if (block.number < 3) await sleep(150);
+        if (block.number < 3) await sleep(300);
         const cursor = await readCursor(CHAIN_ID);
         if (!failed && cursor && lastPossiblyWritten(cursor) > cursor.blockNumber + 1) {
           failed = true;
