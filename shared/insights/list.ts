@@ -5,8 +5,9 @@
  * disjoint ranges (I5a by owner with two token standards: two single-standard ranges): its page is
  * their merge by sort key, its count the sum of their counts, its aggregation input their union.
  * `limit` and `page` apply per chain; rows of different chains with the same position keep chain_ids
- * order. The count is exact and cheap from range positions (two Limit-1 Queries per range); a range
- * with checks falls back to a capped Select COUNT (range-reader.ts).
+ * order. The count is exact: from range positions (two Limit-1 Queries per range), or for a range
+ * with checks in the same pass as its page (items, then Select COUNT for the rest, under the read
+ * bound; range-reader.ts).
  *
  * Paging skips `page * limit` items of the range (at most 20 * 1000 by the spec's own limits): the
  * skip is bounded, not cheap, and documented.
@@ -15,7 +16,7 @@ import { BadRequestError } from '../http/errors';
 import { aggregateRows, planAggregation, type AggregationPlan, type Row } from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
 import { MAX_AGGREGATION_PAGE, MAX_PAGE } from './limits';
-import { countRange, readAll, readMergedPage, type Item, type RangeRead } from './range-reader';
+import { readAll, readPageAndCount, type Item, type RangeRead } from './range-reader';
 
 export type SortOrder = 'asc' | 'desc';
 
@@ -67,8 +68,8 @@ export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) 
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
       if (reads.length === 0) return { chainId, items: [], total: 0 };
-      const [items, counts] = await Promise.all([readMergedPage(chainId, reads, plan.page * plan.limit, plan.limit), Promise.all(reads.map((read) => countRange(chainId, read)))]);
-      return { chainId, items, total: counts.reduce((sum, count) => sum + count, 0) };
+      const { items, total } = await readPageAndCount(chainId, reads, plan.page * plan.limit, plan.limit);
+      return { chainId, items, total };
     }),
   );
 }

@@ -7,9 +7,9 @@
  * numbers every entry of the ranges insights counts with `pos`, its 1-based position in the range
  * (shared/ingest/range-positions.ts), so the count over blocks [from, to] is pos(last entry at or
  * below `to`) - pos(last entry below `from`): two Limit-1 Queries, exact whatever the size of the
- * range. A count with checks is a Select COUNT of the range that examines at most
- * maxItemsReadPerChain items, like a checked page (config.ts; a 400 asking for a narrower block range
- * beyond), so it is exact too. A count with a prefix or exact-key condition (a transaction's own
+ * range. A list page with checks counts its range in the same pass (readPageAndCount: items, then
+ * Select COUNT for the rest), examining at most maxItemsReadPerChain items like any checked read
+ * (config.ts; a 400 asking for a narrower block range beyond), so it is exact too. A count with a prefix or exact-key condition (a transaction's own
  * partition, a handful of items) or on entries without `pos` (ingested before positions existed) is a
  * Select COUNT capped at maxCountedItemsPerChain examined items (a lower bound beyond).
  *
@@ -140,20 +140,55 @@ export async function readPage(chainId: number, read: RangeRead, skip: number, t
 }
 
 /**
- * Items `skip` to `skip + take` of the union of disjoint ranges that share a sort-key shape and order
- * (I5a by owner for two token standards), in that order: the first `skip + take` items of each range
- * (readPage, each with its own examined-items bound when checked), merged by sort key, then sliced.
- * One range: readPage itself. The skip costs `skip + take` items per range (bounded as for one range).
+ * Items `skip` to `skip + take` of the union of disjoint ranges with the same sort-key shape and
+ * order (merged by sort key; one range: its own order), and the number of items in the union (each
+ * range's count: from positions, or, for a checked range, counted in the same pass as its page).
  */
-export async function readMergedPage(chainId: number, reads: readonly RangeRead[], skip: number, take: number): Promise<Item[]> {
-  if (reads.length === 1) return readPage(chainId, reads[0], skip, take);
-  const pages = await Promise.all(reads.map((read) => readPage(chainId, read, 0, skip + take)));
+export async function readPageAndCount(chainId: number, reads: readonly RangeRead[], skip: number, take: number): Promise<{ items: Item[]; total: number }> {
+  const single = reads.length === 1;
+  const parts = await Promise.all(
+    reads.map(async (read) => {
+      const [from, count] = single ? [skip, take] : [0, skip + take];
+      if (read.checks.length > 0) return readCheckedPage(chainId, read, from, count);
+      const [items, total] = await Promise.all([readPage(chainId, read, from, count), countRange(chainId, read)]);
+      return { items, total };
+    }),
+  );
+  const total = parts.reduce((sum, part) => sum + part.total, 0);
+  if (single) return { items: parts[0].items, total };
   const ascending = reads[0]?.order === 'asc';
-  const merged = pages.flat().sort((a, b) => {
-    const [x, y] = [String(a.sk), String(b.sk)];
-    return x === y ? 0 : (x < y) === ascending ? -1 : 1;
-  });
-  return merged.slice(skip, skip + take);
+  const merged = parts
+    .flatMap((part) => part.items)
+    .sort((a, b) => {
+      const [x, y] = [String(a.sk), String(b.sk)];
+      return x === y ? 0 : (x < y) === ascending ? -1 : 1;
+    });
+  return { items: merged.slice(skip, skip + take), total };
+}
+
+/**
+ * A checked range's page and its exact count in ONE pass over the range: items until the page is
+ * full, then Select COUNT for the rest (no item transferred); a 400 once more than
+ * maxItemsReadPerChain items would be examined.
+ */
+async function readCheckedPage(chainId: number, read: RangeRead, skip: number, take: number): Promise<{ items: Item[]; total: number }> {
+  const wanted = skip + take;
+  const bound = insightsConfig().maxItemsReadPerChain;
+  const input = queryInput(read);
+  const items: Item[] = [];
+  let total = 0;
+  let examined = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const counting = items.length >= wanted;
+    const result = await db.send(new QueryCommand({ ...input, ...(counting ? { Select: 'COUNT' as const } : {}), Limit: bound + 1 - examined, ExclusiveStartKey: start }));
+    if (!counting) items.push(...((result.Items ?? []) as Item[]));
+    total += result.Count ?? 0;
+    examined += result.ScannedCount ?? 0;
+    start = result.LastEvaluatedKey;
+    if (examined > bound) throw new RangeTooLargeError(chainId, bound);
+  } while (start);
+  return { items: items.slice(skip, wanted), total };
 }
 
 /** Every item of the range, for an aggregation: a 400 when there are more than the documented bound. */

@@ -677,7 +677,8 @@ describe('DynamoDB work per request', () => {
     }
     const events = await dynamoCallsOf(() => get(`/insights/v1/events/${token}`, { ...BOTH, decode: 'true', filter_topic_2: fx.a.manifest.accounts.carol }));
     expect(events.calls.map((call) => call.command).filter((command) => command !== 'QueryCommand')).toEqual([]);
-    expect(events.calls).toHaveLength(4);
+    // A checked read (topic 2) counts in the same pass as its page: one Query per chain for this small range.
+    expect(events.calls).toHaveLength(2);
 
     forgetChainRegistry();
     const cold = await dynamoCallsOf(() => get('/insights/v1/blocks', { ...BOTH, limit: 3 }));

@@ -11,7 +11,7 @@ import { logKeys, transactionKeys } from '../../../shared/db/keys';
 import { countedEntry, type TableItem } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { putItems } from '../../../shared/ingest/table-io';
-import { countRange, RangeTooLargeError, type RangeRead } from '../../../shared/insights/range-reader';
+import { countRange, RangeTooLargeError, readPageAndCount, type RangeRead } from '../../../shared/insights/range-reader';
 import { useTestTable } from '../../support/table';
 
 useTestTable('range-count');
@@ -105,5 +105,19 @@ describe('total_items of a range', () => {
     expect(await countRange(CHAIN, { pk: oldPk, sk: { blocks: {} }, checks: [], order: 'desc' })).toBe(4);
     process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '100';
     expect(await countRange(CHAIN, { pk: oldPk, sk: { blocks: { from: 2 } }, checks: [], order: 'desc' })).toBe(4);
+  });
+
+  it('reads a checked page and its exact count in one pass; a 400 past the read bound', async () => {
+    const checks: RangeRead['checks'] = [{ attribute: 'logIndex', operator: '<=', value: 3, kind: 'number' }];
+    const matching = LOGS.flatMap((logs, block) => logs.filter((logIndex) => logIndex <= 3).map((logIndex) => logKeys.sortKey(block, logIndex))).reverse();
+    const { result, inputs } = await inputsOf(() => readPageAndCount(CHAIN, [read({}, checks)], 2, 3));
+    expect(result.total).toBe(matching.length);
+    expect(result.items.map((item) => item.sk)).toEqual(matching.slice(2, 5));
+    expect(inputs, 'one Query: the whole (small) range, page and count together').toHaveLength(1);
+    // Unchecked: the page, and the count from positions.
+    const plain = await readPageAndCount(CHAIN, [read({ from: 3 })], 0, 2);
+    expect(plain.total).toBe(truth(3));
+    process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN = '13';
+    await expect(readPageAndCount(CHAIN, [read({}, checks)], 0, 1)).rejects.toThrow(RangeTooLargeError);
   });
 });
