@@ -150,7 +150,7 @@ export async function readPageAndCount(chainId: number, reads: readonly RangeRea
     reads.map(async (read) => {
       const [from, count] = single ? [skip, take] : [0, skip + take];
       if (read.checks.length > 0) return readCheckedPage(chainId, read, from, count);
-      const [items, total] = await Promise.all([readPage(chainId, read, from, count), countRange(chainId, read)]);
+      const [items, total] = await Promise.all([readPage(chainId, read, from, count), countRange(read)]);
       return { items, total };
     }),
   );
@@ -209,22 +209,16 @@ export async function readAll(chainId: number, read: RangeRead): Promise<Item[]>
 }
 
 /**
- * The number of items of the range that pass its checks: from positions when the range has block
- * bounds (or none) and no checks; with checks, every item of the range examined (a 400 past
- * maxItemsReadPerChain); otherwise (or when an entry lacks `pos`) the capped Select COUNT.
+ * The number of items of a range without checks: from positions when the range has block bounds (or
+ * none), otherwise (a transaction's own partition, or an entry without `pos`) the capped Select COUNT.
+ * A range with checks is counted with its page, in one pass (readPageAndCount).
  */
-export async function countRange(chainId: number, read: RangeRead): Promise<number> {
+export async function countRange(read: RangeRead): Promise<number> {
+  if (read.checks.length > 0) throw new Error('countRange: a range with checks is counted with its page (readPageAndCount)');
   const sk = read.sk;
-  if (read.checks.length === 0 && (!sk || 'blocks' in sk)) {
+  if (!sk || 'blocks' in sk) {
     const counted = await countByPositions(read.pk, sk?.blocks ?? {});
     if (counted !== undefined) return counted;
-  }
-  if (read.checks.length > 0) {
-    const bound = insightsConfig().maxItemsReadPerChain;
-    // One item past the bound tells a range of exactly `bound` items from a larger one.
-    const { count, complete } = await countExamined(read, bound + 1);
-    if (!complete) throw new RangeTooLargeError(chainId, bound);
-    return count;
   }
   return (await countExamined(read, insightsConfig().maxCountedItemsPerChain)).count;
 }

@@ -56,37 +56,37 @@ describe('total_items of a range', () => {
     for (const from of bounds) {
       for (const to of bounds) {
         if (from !== undefined && to !== undefined && from > to) continue;
-        expect(await countRange(CHAIN, read({ from, to })), `blocks ${from}..${to}`).toBe(truth(from, to));
+        expect(await countRange(read({ from, to })), `blocks ${from}..${to}`).toBe(truth(from, to));
       }
     }
   });
 
   it('costs one Limit-1 Query per bound, never a Select COUNT', async () => {
-    const { result, inputs } = await inputsOf(() => countRange(CHAIN, read({ from: 3, to: 7 })));
+    const { result, inputs } = await inputsOf(() => countRange(read({ from: 3, to: 7 })));
     expect(result).toBe(truth(3, 7));
     expect(inputs).toHaveLength(2);
     for (const input of inputs) expect(input).toMatchObject({ Limit: 1, ScanIndexForward: false, ProjectionExpression: '#sk, #pos' });
     expect(inputs.some((input) => 'Select' in input)).toBe(false);
-    const open = await inputsOf(() => countRange(CHAIN, read({})));
+    const open = await inputsOf(() => countRange(read({})));
     expect(open.result).toBe(14);
     expect(open.inputs).toHaveLength(1);
   });
 
-  it('counts a checked read exactly by examining its range, and answers 400 past the read bound', async () => {
+  it('counts a checked read exactly with its page, beyond the fallback cap, and answers 400 past the read bound', async () => {
     const checked = read({ from: 0 }, [{ attribute: 'logIndex', operator: '=', value: 0, kind: 'number' }]);
-    const exact = await inputsOf(() => countRange(CHAIN, checked));
-    expect(exact.result).toBe(LOGS.filter((logs) => logs.includes(0)).length);
-    expect(exact.inputs.every((input) => input.Select === 'COUNT')).toBe(true);
-    // The fallback cap does not apply: still exact.
+    const matching = LOGS.filter((logs) => logs.includes(0)).length;
+    const exact = await inputsOf(() => readPageAndCount(CHAIN, [checked], 0, 1));
+    expect(exact.result.total).toBe(matching);
     process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '3';
-    expect(await countRange(CHAIN, checked)).toBe(LOGS.filter((logs) => logs.includes(0)).length);
+    expect((await readPageAndCount(CHAIN, [checked], 0, 1)).total).toBe(matching);
     // The range holds 14 entries: exactly 14 may be examined, 13 may not.
     process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN = '14';
-    expect(await countRange(CHAIN, checked)).toBe(LOGS.filter((logs) => logs.includes(0)).length);
+    expect((await readPageAndCount(CHAIN, [checked], 0, 1)).total).toBe(matching);
     process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN = '13';
-    await expect(countRange(CHAIN, checked)).rejects.toThrow(RangeTooLargeError);
+    await expect(readPageAndCount(CHAIN, [checked], 0, 1)).rejects.toThrow(RangeTooLargeError);
     // Narrowed by block bounds, it fits again.
-    expect(await countRange(CHAIN, read({ from: 5 }, checked.checks))).toBe(LOGS.slice(5).filter((logs) => logs.includes(0)).length);
+    expect((await readPageAndCount(CHAIN, [read({ from: 5 }, checked.checks)], 0, 1)).total).toBe(LOGS.slice(5).filter((logs) => logs.includes(0)).length);
+    await expect(countRange(checked), 'a checked range is counted with its page').rejects.toThrow(/readPageAndCount/);
   });
 
   it('falls back to the capped Select COUNT on a prefix and on entries without positions', async () => {
@@ -95,16 +95,16 @@ describe('total_items of a range', () => {
     // A transaction's own partition (prefix condition): a Select COUNT, exact under the cap.
     const txPk = transactionKeys.transaction(CHAIN, `0x${'ab'.repeat(32)}`).pk;
     await putItems([0, 1, 2].map((logIndex) => ({ pk: txPk, sk: `LOG#${String(logIndex).padStart(6, '0')}`, logIndex })));
-    const prefix = await inputsOf(() => countRange(CHAIN, { pk: txPk, sk: { prefix: 'LOG#' }, checks: [], order: 'asc' }));
+    const prefix = await inputsOf(() => countRange({ pk: txPk, sk: { prefix: 'LOG#' }, checks: [], order: 'asc' }));
     expect(prefix.result).toBe(3);
     expect(prefix.inputs.map((input) => input.Select)).toEqual(['COUNT']);
 
     // Entries ingested before positions existed: counted, up to the cap.
     const oldPk = logKeys.contractLogs(CHAIN, '0x00000000000000000000000000000000000000f4').pk;
     await putItems(Array.from({ length: 6 }, (_, block) => ({ pk: oldPk, sk: logKeys.sortKey(block, 0), blockNumber: block })));
-    expect(await countRange(CHAIN, { pk: oldPk, sk: { blocks: {} }, checks: [], order: 'desc' })).toBe(4);
+    expect(await countRange({ pk: oldPk, sk: { blocks: {} }, checks: [], order: 'desc' })).toBe(4);
     process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '100';
-    expect(await countRange(CHAIN, { pk: oldPk, sk: { blocks: { from: 2 } }, checks: [], order: 'desc' })).toBe(4);
+    expect(await countRange({ pk: oldPk, sk: { blocks: { from: 2 } }, checks: [], order: 'desc' })).toBe(4);
   });
 
   it('reads a checked page and its exact count in one pass; a 400 past the read bound', async () => {
