@@ -6,7 +6,7 @@ import type { BlockRecord } from '../ingest/records';
 import { blockRangeOf } from './block-range';
 import { BLOCK_FIELDS } from './fields';
 import { BLOCK_FILTERS, collectFilters, equalityOf, integerBounds, type Filter } from './filters';
-import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ListPlan } from './list';
+import { readList, type ListPlan } from './list';
 import { blocksRange, blockWithHashRange } from './queries';
 import type { RangeRead } from './range-reader';
 import { listMeta, planListRequest } from './request';
@@ -18,19 +18,9 @@ export async function listBlocks(query: BlocksQuery, host: string | undefined): 
   const filters = collectFilters(query, BLOCK_FILTERS);
   const rangeOf = (chainId: number) => blocksRangeOf(chainId, filters, plan);
 
-  if (plan.aggregation) {
-    const chains = await readChainRanges(plan, rangeOf);
-    const rows = chains.map((chain) => (chain.items as unknown as BlockRecord[]).map(serialiseBlock));
-    const { aggregations, total, pages } = aggregateChains(plan, rows, BLOCK_FIELDS);
-    return { meta: listMeta(plan, { total_items: total, total_pages: pages }), data: [], aggregations };
-  }
-  const chains = await readChainPages(plan, rangeOf);
-  const records = mergeByPosition(
-    chains.map((chain) => ({ rows: chain.items as unknown as BlockRecord[] })),
-    (block) => [block.number],
-    plan.sortOrder,
-  );
-  return { meta: listMeta(plan, totals(chains, plan.limit)), data: records.map(serialiseBlock), aggregations: null };
+  const list = await readList<BlockRecord>(plan, rangeOf, { fields: BLOCK_FIELDS, row: serialiseBlock, position: (block) => [block.number] });
+  if (list.aggregations) return { meta: listMeta(plan, list.totals), data: [], aggregations: list.aggregations };
+  return { meta: listMeta(plan, list.totals), data: list.records.map(serialiseBlock), aggregations: null };
 }
 
 async function blocksRangeOf(chainId: number, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {

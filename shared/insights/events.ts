@@ -12,7 +12,7 @@ import { decodeEvent } from './decode';
 import { eventAbisOf, registryKeysOf } from './event-abis';
 import { EVENT_FIELDS, withTopicFields } from './fields';
 import { checksOf, collectFilters, equalityOf, EVENT_FILTERS, integerBounds, type CheckedField, type Filter } from './filters';
-import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ListPlan } from './list';
+import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractLogsOfTransactionRange, contractLogsRange } from './queries';
 import type { RangeRead } from './range-reader';
@@ -44,19 +44,13 @@ export async function listContractEvents(request: ContractEventsRequest): Promis
   const address = contracts.get(plan.chainIds[0]) as string;
   const signature = equalityOf(filters, 'topic_0') ?? '';
 
-  if (plan.aggregation) {
-    const chains = await readChainRanges(plan, rangeOf);
-    const rows = chains.map((chain) => (chain.items as unknown as LogRecord[]).map((log) => withTopicFields(serialiseEvent(log))));
-    const { aggregations, total, pages } = aggregateChains(plan, rows, EVENT_FIELDS);
-    return { meta: listMeta(plan, { total_items: total, total_pages: pages }, address, signature), data: [], aggregations };
-  }
-
-  const chains = await readChainPages(plan, rangeOf);
-  const records = mergeByPosition(
-    chains.map((chain) => ({ rows: chain.items as unknown as LogRecord[] })),
-    (log) => [log.blockNumber, log.logIndex],
-    plan.sortOrder,
-  );
+  const list = await readList<LogRecord>(plan, rangeOf, {
+    fields: EVENT_FIELDS,
+    row: (log) => withTopicFields(serialiseEvent(log)),
+    position: (log) => [log.blockNumber, log.logIndex],
+  });
+  if (list.aggregations) return { meta: listMeta(plan, list.totals, address, signature), data: [], aggregations: list.aggregations };
+  const records = list.records;
   // One BatchGetItem: data that index copies leave out (over 1 KB) and the registered ABIs of topic0s.
   const payloadKey = (log: LogRecord): ItemKey => transactionKeys.transactionLog(log.chainId, log.transactionHash, log.logIndex);
   const topic0s = query.decode ? records.map((log) => log.topics[0]).filter((topic): topic is string => Boolean(topic)) : [];
@@ -68,7 +62,7 @@ export async function listContractEvents(request: ContractEventsRequest): Promis
     const decoded = query.decode && topic0 ? decodeEvent(eventAbisOf(topic0, fetched), log.topics, full) : null;
     return { ...serialiseEvent(log, full), decoded };
   });
-  return { meta: listMeta(plan, totals(chains, plan.limit), address, signature), data, aggregations: null };
+  return { meta: listMeta(plan, list.totals, address, signature), data, aggregations: null };
 }
 
 async function logsRange(chainId: number, contract: string, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {

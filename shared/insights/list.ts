@@ -117,3 +117,33 @@ export function totals(chains: readonly ChainItems[], limit: number): { total_it
     total_pages: Math.max(0, ...chains.map((chain) => Math.ceil(chain.total / limit))),
   };
 }
+
+/** What a list request read: the aggregated rows, or the page's records merged across chains; and its totals. */
+export type ListRead<R> =
+  | { aggregations: Row[][]; records: null; totals: { total_items: number; total_pages: number } }
+  | { aggregations: null; records: R[]; totals: { total_items: number; total_pages: number } };
+
+/**
+ * A list request's reads: with aggregate / group_by, every chain's whole bounded range, each record
+ * made a row (`row`) and aggregated; otherwise every chain's page, merged by `position` (block, then
+ * the record's index within it) in the requested order.
+ */
+export async function readList<R>(
+  plan: ListPlan,
+  rangeOf: (chainId: number) => Promise<ChainRanges>,
+  options: { fields: FieldCatalogue; row: (record: R) => Row; position: (record: R) => readonly number[] },
+): Promise<ListRead<R>> {
+  if (plan.aggregation) {
+    const chains = await readChainRanges(plan, rangeOf);
+    const rows = chains.map((chain) => (chain.items as unknown as R[]).map(options.row));
+    const { aggregations, total, pages } = aggregateChains(plan, rows, options.fields);
+    return { aggregations, records: null, totals: { total_items: total, total_pages: pages } };
+  }
+  const chains = await readChainPages(plan, rangeOf);
+  const records = mergeByPosition(
+    chains.map((chain) => ({ rows: chain.items as unknown as R[] })),
+    options.position,
+    plan.sortOrder,
+  );
+  return { aggregations: null, records, totals: totals(chains, plan.limit) };
+}

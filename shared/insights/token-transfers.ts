@@ -17,7 +17,7 @@ import type { AddressRecord, TokenTransferRecord, TransferType } from '../ingest
 import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
-import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ChainItems, type ChainRanges, type ListPlan } from './list';
+import { readList, type ChainRanges, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
 import { tokenTransfersOfOwnerInTokenRange, tokenTransfersOfOwnerRanges, tokenTransfersOfTokenRange, tokenTransfersOfTransactionRange } from './queries';
 import type { Check } from './range-reader';
@@ -119,21 +119,15 @@ async function respond(plan: ListPlan, query: TransferQuery, rangeForChain: (cha
     limit: plan.limit,
     ...chains,
   });
-  if (plan.aggregation) {
-    const chains = await readChainRanges(plan, rangeForChain);
-    const rows = chains.map((chain) => (chain.items as unknown as TokenTransferRecord[]).map(serialiseTokenTransfer));
-    const { aggregations, total, pages } = aggregateChains(plan, rows, TOKEN_TRANSFER_FIELDS);
-    return { meta: meta({ total_items: total, total_pages: pages }), data: [], aggregations };
-  }
-  const chains: ChainItems[] = await readChainPages(plan, rangeForChain);
-  const records = mergeByPosition(
-    chains.map((chain) => ({ rows: chain.items as unknown as TokenTransferRecord[] })),
-    (transfer) => [transfer.blockNumber, transfer.logIndex, transfer.batchIndex],
-    plan.sortOrder,
-  );
-  const data = records.map(serialiseTokenTransfer);
-  if (query.metadata) await addTokenMetadata(records, data);
-  return { meta: meta(totals(chains, plan.limit)), data, aggregations: null };
+  const list = await readList<TokenTransferRecord>(plan, rangeForChain, {
+    fields: TOKEN_TRANSFER_FIELDS,
+    row: serialiseTokenTransfer,
+    position: (transfer) => [transfer.blockNumber, transfer.logIndex, transfer.batchIndex],
+  });
+  if (list.aggregations) return { meta: meta(list.totals), data: [], aggregations: list.aggregations };
+  const data = list.records.map(serialiseTokenTransfer);
+  if (query.metadata) await addTokenMetadata(list.records, data);
+  return { meta: meta(list.totals), data, aggregations: null };
 }
 
 /** token_metadata from the token contracts' address items (X7): one BatchGetItem for the page. */

@@ -11,7 +11,7 @@ import { blockRangeOf } from './block-range';
 import { decodeCall, parseFunctionSignature } from './decode';
 import { TRANSACTION_FIELDS } from './fields';
 import { checksOf, collectFilters, equalityOf, integerBounds, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
-import { aggregateChains, mergeByPosition, readChainPages, readChainRanges, totals, type ListPlan } from './list';
+import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractCallsRange, contractCallWithHashRange } from './queries';
 import type { RangeRead } from './range-reader';
@@ -44,25 +44,19 @@ export async function listContractTransactions(request: ContractTransactionsRequ
   const rangeOf = (chainId: number) => callsRange(chainId, contracts.get(chainId) as string, selector, filters, plan);
   const address = contracts.get(plan.chainIds[0]) as string;
 
-  if (plan.aggregation) {
-    const chains = await readChainRanges(plan, rangeOf);
-    const rows = chains.map((chain) => (chain.items as unknown as TransactionRecord[]).map((tx) => serialiseTransaction(tx)));
-    const { aggregations, total, pages } = aggregateChains(plan, rows, TRANSACTION_FIELDS);
-    return { meta: listMeta(plan, { total_items: total, total_pages: pages }, address, selector), data: [], aggregations };
-  }
-
-  const chains = await readChainPages(plan, rangeOf);
-  const records = mergeByPosition(
-    chains.map((chain) => ({ rows: chain.items as unknown as TransactionRecord[] })),
-    (tx) => [tx.blockNumber, tx.transactionIndex],
-    plan.sortOrder,
-  );
+  const list = await readList<TransactionRecord>(plan, rangeOf, {
+    fields: TRANSACTION_FIELDS,
+    row: (tx) => serialiseTransaction(tx),
+    position: (tx) => [tx.blockNumber, tx.transactionIndex],
+  });
+  if (list.aggregations) return { meta: listMeta(plan, list.totals, address, selector), data: [], aggregations: list.aggregations };
+  const records = list.records;
   const inputs = await fullInputs(records);
   const data = records.map((tx) => {
     const input = tx.inputOmitted ? (inputs.get(keyId(transactionKeys.transaction(tx.chainId, tx.hash))) ?? null) : tx.input;
     return { ...serialiseTransaction(tx, input), decoded: query.decode && abi ? decodeCall(abi, input) : null };
   });
-  return { meta: listMeta(plan, totals(chains, plan.limit), address, selector), data, aggregations: null };
+  return { meta: listMeta(plan, list.totals, address, selector), data, aggregations: null };
 }
 
 /** The key range (and checks) of one chain, or null when the block filters leave nothing. */
