@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { toEventSelector, toEventSignature, type AbiEvent } from 'viem';
 import { builtInEventAbis, parseEventAbis, registerEventAbi, registeredEventAbis } from '../shared/insights/event-abis';
+import { runCli, usageError } from './lib/cli';
 
 const USAGE = `usage:
   npm run abi -- add '<event signature>' ['<event signature>' ...]
@@ -77,16 +78,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function fail(message: string): number {
-  console.error(`abi: ${message}\n${USAGE}`);
-  return 1;
+  return usageError('abi', USAGE, message);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+runCli(main);

@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
 import { getPartner, listPartners, putPartner } from '../shared/orders/partners';
+import { runCli, usageError } from './lib/cli';
 
 const USAGE = `usage:
   npm run partners -- put <partnerId> --discount-bps <0..10000> [--name <name>]
@@ -68,16 +69,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function fail(message: string): number {
-  console.error(`partners: ${message}\n${USAGE}`);
-  return 1;
+  return usageError('partners', USAGE, message);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error);
-    process.exitCode = 1;
-  },
-);
+runCli(main);
