@@ -15,7 +15,6 @@ type Hook = (request: { headers: http.IncomingHttpHeaders; body: Buffer }) => Pr
 
 /** Forwards every request to `target`; `hook` may hold one (never answered) instead. */
 export async function startHttpProxy(target: string, hook?: Hook): Promise<HttpProxy> {
-  const sockets = new Set<Socket>();
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -37,19 +36,7 @@ export async function startHttpProxy(target: string, hook?: Hook): Promise<HttpP
       });
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listenLocally(server);
 }
 
 /** Faults still to inject; each counter goes down as its fault is served (Infinity: never stop). */
@@ -84,7 +71,6 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> = {
   const faults: FaultPlan = { http429: 0, hang: 0, malformedJson: 0, wrongBlockReceipts: 0, unsupportedMethods: [], delayMs: 0, ...plan };
   const served = { http429: 0, hang: 0, malformedJson: 0, wrongBlockReceipts: 0, unsupported: 0 };
   const calls = new Map<string, number>();
-  const sockets = new Set<Socket>();
 
   const forward = async (batch: RpcCall[]): Promise<unknown[]> => {
     if (batch.length === 0) return [];
@@ -147,6 +133,12 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> = {
       });
     });
   });
+  return { ...(await listenLocally(server)), plan: faults, served, calls };
+}
+
+/** Listens on a free port of 127.0.0.1; close() also ends open keep-alive connections (never waits on them). */
+async function listenLocally(server: http.Server): Promise<HttpProxy> {
+  const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -155,9 +147,6 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> = {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    plan: faults,
-    served,
-    calls,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
