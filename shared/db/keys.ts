@@ -8,8 +8,9 @@
  * - Addresses, hashes, selectors and topics are lowercase hex in keys.
  * - Numbers in sort keys are zero-padded decimals so that string order is numeric order:
  *   block numbers 12 digits, transaction/log indexes 6, batch positions 4, uint256 values 78.
- * - A list is ONE Query on ONE key range (one exception: token transfers of two standards, a merge
- *   of two single-standard ranges, see tokenTransferTypeSetsToRead): newest first is
+ * - A list is ONE Query on ONE key range (one exception: token balances (X1), NFT collections (X2)
+ *   and token transfers (X3, N9) with a two-standard `type` filter, a merge of two single-standard
+ *   ranges, see typeSetsToRead): newest first is
  *   `ScanIndexForward: false` on an ascending sort key. Filters that a reference API offers (direction, token type, token, selector,
  *   topic0 ...) each get their own range, written by the ingest as an *index item*: a copy of the
  *   record under another key. Copies are small (well under 1 KB) and are written in the same batch as
@@ -28,6 +29,16 @@ export const batchKey = (position: number): string => pad(position, 4);
 /** uint256 as a fixed-width decimal: 78 digits hold 2^256 - 1. */
 export const uint256Key = (value: bigint | string): string => pad(BigInt(value), 78);
 export const lower = (hex: string): string => hex.toLowerCase();
+
+/**
+ * Sort-key order as DynamoDB has it: by the keys' UTF-8 bytes. JavaScript's `<` compares UTF-16 code
+ * units, which puts U+E000-U+FFFF after the surrogate pairs of U+10000 and above; in UTF-8 they come
+ * before. X1 keys carry token names (any text), so a merge must use this order, the order a single
+ * range is read in and the order its `sk < bound` condition uses. For ASCII keys both agree.
+ */
+export function compareSortKeys(a: string, b: string): number {
+  return a === b ? 0 : Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
 
 /** A full primary key. */
 export interface ItemKey {
@@ -169,11 +180,11 @@ export const TOKEN_STANDARDS: readonly TokenStandard[] = ['ERC-20', 'ERC-721', '
 export type Direction = 'all' | 'to' | 'from';
 
 /**
- * A set of token standards as a key segment: the standards in canonical order joined by `+`,
- * or `ALL` for no type filter. A balance listing (X1) or NFT collection (X2) of standard S is written
- * to the range of every set that contains S (tokenTypeSetsContaining), so a request for any set of
- * standards reads exactly one range. Token transfers (X3, N9) keep fewer copies: see
- * tokenTransferTypeSets.
+ * A set of token standards as a key segment: the indexed standards in canonical order joined by `+`,
+ * `ALL` for no type filter (or every indexed standard), `NONE` when only unindexed standards are
+ * asked for. The type-set ranges of X1, X2 and X3 / N9 that are written hold one standard or ALL
+ * (typeSetsWritten): a two-standard request merges two single-standard ranges (typeSetsToRead), and
+ * no range of a two-standard key is written.
  */
 export function tokenTypeSetKey(types: readonly TokenStandard[] | undefined): string {
   if (!types || types.length === 0) return 'ALL';
@@ -182,36 +193,25 @@ export function tokenTypeSetKey(types: readonly TokenStandard[] | undefined): st
   return unique.length === TOKEN_STANDARDS.length ? 'ALL' : unique.join('+');
 }
 
-/** Every type-set key whose range must hold an entry of `standard` (ALL and each subset containing it). */
-export function tokenTypeSetsContaining(standard: TokenStandard, standards: readonly TokenStandard[] = TOKEN_STANDARDS): string[] {
-  const others = standards.filter((s) => s !== standard);
-  const sets = new Set<string>();
-  const count = 1 << others.length;
-  for (let mask = 0; mask < count; mask += 1) {
-    const members = [standard, ...others.filter((_, bit) => mask & (1 << bit))];
-    sets.add(tokenTypeSetKey(members));
-  }
-  return [...sets];
-}
-
 /**
- * X3 / N9, written: the type-set ranges a token TRANSFER of `standard` is copied into (per address and
- * direction): its single-standard set and `ALL`. Transfers are written per event, so the two-standard
- * sets ({20,721}, {20,1155}, {721,1155}) are not kept; tokenTransferTypeSetsToRead merges their
+ * X1, X2, X3 / N9, written: the type-set ranges an entry of `standard` goes to (a balance listing, an
+ * NFT collection, or a token transfer per address and direction): its single-standard set and `ALL`.
+ * The two-standard sets ({20,721}, {20,1155}, {721,1155}) are not kept; typeSetsToRead merges their
  * single-standard ranges instead. (A standard nothing is indexed as, ERC-404, would only go to ALL.)
  */
-export function tokenTransferTypeSets(standard: TokenStandard): string[] {
+export function typeSetsWritten(standard: TokenStandard): string[] {
   return TOKEN_STANDARDS.includes(standard) ? [tokenTypeSetKey([standard]), tokenTypeSetKey(undefined)] : [tokenTypeSetKey(undefined)];
 }
 
 /**
- * X3 / N9, read: the type-set ranges a token-transfer request for `types` reads, one Query each.
+ * X1, X2, X3 / N9, read: the type-set ranges a request for `types` reads, one Query each.
  * No filter, or every indexed standard: [`ALL`]. One indexed standard: its range. Two: both
- * single-standard ranges, merged by sort key (a bounded merge of two ranges; transfers of different
- * standards never share a sort key, so nothing needs deduplicating). Only unindexed standards:
- * [`NONE`], an always-empty range.
+ * single-standard ranges, merged by sort key (a bounded merge of two ranges; every sort key of these
+ * lists carries its standard (X3: block and log position, one standard per log; X1 and X2: the type
+ * rank), so two ranges never share one and nothing needs deduplicating). Only unindexed standards
+ * (ERC-404): [`NONE`], an always-empty range.
  */
-export function tokenTransferTypeSetsToRead(types: readonly TokenStandard[] | undefined): string[] {
+export function typeSetsToRead(types: readonly TokenStandard[] | undefined): string[] {
   if (!types || types.length === 0) return [tokenTypeSetKey(undefined)];
   const indexed = TOKEN_STANDARDS.filter((standard) => types.includes(standard));
   if (indexed.length === 0) return [tokenTypeSetKey(types)]; // NONE
@@ -222,10 +222,10 @@ export function tokenTransferTypeSetsToRead(types: readonly TokenStandard[] | un
 export const tokenTransferKeys = {
   /**
    * X3 (E3) and N9 (I5a by owner): token transfers touching an address, newest first, one range per
-   * (direction, type set) for the sets of tokenTransferTypeSets (each single standard, and ALL) and
+   * (direction, type set) for the sets of typeSetsWritten (each single standard, and ALL) and
    * per (direction, token). direction: `all` (from or to), `to`, `from`. A two-standard request
    * reads two single-standard ranges with the same key condition and merges them by sort key
-   * (tokenTransferTypeSetsToRead): the one list here that is not one Query. ERC-1155 batches are
+   * (typeSetsToRead). ERC-1155 batches are
    * flattened: one entry per (log, batch position). Copies per side of a transfer: 2 directions x
    * (single, ALL) + 2 directions x token = 6 (a self-transfer shares its `all` entries).
    */
@@ -276,8 +276,9 @@ export const addressKeys = {
     sk: `BAL#${lower(token)}#${tokenId === undefined ? '-' : BigInt(tokenId).toString()}`,
   }),
   /**
-   * X1 (E1): token balances of an address, one range per type set. The ingest keeps one entry per
-   * (holder, token, id) in each range and moves it when the value changes (delete old sort key, put new).
+   * X1 (E1): token balances of an address, one range per type set of typeSetsWritten (its standard,
+   * and ALL; a two-standard request merges two ranges, typeSetsToRead). The ingest keeps one entry per
+   * (holder, token, id) in each of the two and moves it when the value changes (delete old sort key, put new).
    * Order: value desc, then token name, then token type, matching the cursor (value, token_name, token_type):
    * sk `<78-digit value>#<type rank>#<token name>#<token>#<token id>`, read with ScanIndexForward false.
    */
@@ -288,7 +289,8 @@ export const addressKeys = {
   balanceByValueSortKey: (value: bigint | string, standard: TokenStandard, tokenName: string, token: string, tokenId?: bigint | string | null): string =>
     `${uint256Key(value)}#${TOKEN_TYPE_RANK[standard]}#${tokenName.slice(0, 64)}#${lower(token)}#${tokenId === undefined || tokenId === null ? '-' : BigInt(tokenId).toString()}`,
   /**
-   * X2 (E2): NFT collections held by an address, one range per type set; sk `<type rank>#<contract>`
+   * X2 (E2): NFT collections held by an address, one range per type set of typeSetsWritten (its
+   * standard, and ALL; two standards: typeSetsToRead merges two ranges); sk `<type rank>#<contract>`
    * gives ERC-721, then ERC-1155, then ERC-404, then contract ascending. The collection item carries
    * `amount` and its newest 9 token instances (token id desc), so a page needs no second Query.
    */

@@ -9,6 +9,7 @@
  */
 import {
   addressKeys,
+  compareSortKeys,
   TOKEN_TYPE_RANK,
   tokenTransferKeys,
   transactionKeys,
@@ -120,7 +121,7 @@ type BalanceCursor = Omit<TokenBalancesPageParams, 'items_count'>;
 export function tokenBalanceSeparator(last: Stored<BalanceListingRecord>, next: Stored<BalanceListingRecord> | undefined): BalanceCursor | undefined {
   const value = doubleAtMost(BigInt(last.value));
   const bound = tokenBalanceBound(BigInt(value), last.tokenStandard, last.tokenName);
-  if (next && !(next.sk < bound)) return undefined;
+  if (next && !(compareSortKeys(next.sk, bound) < 0)) return undefined;
   return { value, token_type: last.tokenStandard, token_name: last.tokenName === '' ? null : last.tokenName };
 }
 

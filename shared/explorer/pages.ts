@@ -1,6 +1,7 @@
 /**
  * The six explorer pages (E1-E6): each reads its key range (queries.ts: one Query per range; one
- * range, except E3 with a two-standard `type` filter: two ranges merged, two Queries), joins what
+ * range, except E1, E2 and E3 with a two-standard `type` filter: two ranges merged, two Queries; the
+ * cursor's bound is a sort-key prefix, the same in both ranges), joins what
  * its items embed with at most ONE BatchGetItem, serialises the items (serialise.ts) and builds
  * next_page_params from the last item served (cursor.ts): the spec's fields for the endpoint, the
  * request's own `filter` and `token` when given, null on the last page.

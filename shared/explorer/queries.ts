@@ -3,20 +3,20 @@
  * each on the key ranges of shared/db/keys.ts that the ingest writes. A page is one Query per key
  * range it reads (Limit 51: the 51st item says whether a next page exists), with the keyset cursor
  * turned into the key condition (`sk < bound` newest first, `sk > bound` for ascending ranges). Every
- * page reads one range, except X3 with a two-standard `type` filter: two single-standard ranges,
- * queried with the same bound and merged by sort key (`readRanges`). The details a page embeds are
- * then joined with ONE BatchGetItem (`readPageDetails`). No Scan, no filter.
+ * page reads one range, except X1, X2 and X3 with a two-standard `type` filter: two single-standard
+ * ranges (keys.ts typeSetsToRead), queried with the same bound and merged by sort key (`readRanges`).
+ * The details a page embeds are then joined with ONE BatchGetItem (`readPageDetails`). No Scan, no filter.
  */
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import {
   addressKeys,
   chainKeys,
+  compareSortKeys,
   nftKeys,
   tokenTransferKeys,
-  tokenTransferTypeSetsToRead,
-  tokenTypeSetKey,
   transactionKeys,
+  typeSetsToRead,
   type Direction,
   type ItemKey,
   type TokenStandard,
@@ -52,7 +52,7 @@ export interface KeysetStart {
   bound?: string;
 }
 
-type Order = 'newest first' | 'ascending';
+export type Order = 'newest first' | 'ascending';
 
 /** One Query: up to PAGE_SIZE + 1 items after the bound, and `cutAt`, the last sk read when the 1 MB read cap stopped it early. */
 async function queryPage<T>(pk: string, start: KeysetStart, order: Order): Promise<{ items: Stored<T>[]; cutAt?: string }> {
@@ -72,21 +72,22 @@ async function queryPage<T>(pk: string, start: KeysetStart, order: Order): Promi
   return { items, cutAt: cut ? String(result.LastEvaluatedKey!.sk) : undefined };
 }
 
+
 /**
  * The first PAGE_SIZE + 1 items of the union of disjoint ranges, in `order` by sort key: each range is
  * queried with the same bound and Limit (at most PAGE_SIZE + 1 items each, in parallel), and their
  * items merged. Every item of the union's first PAGE_SIZE + 1 is among its own range's first
  * PAGE_SIZE + 1, so the merge is exact; a range cut by the 1 MB cap is only known down to the last sk
  * it read, so items of the other ranges past that point wait for the next page (and `more` is set).
- * The ranges never share a sort key (X3: transfers of different standards), so nothing is deduplicated.
- * The next page's bound is the last item served, whichever range it came from.
+ * The ranges never share a sort key (their keys carry the standard: X1 and X2 its type rank, X3 the
+ * log of a transfer of one standard), so nothing is deduplicated. Keys are compared as DynamoDB orders
+ * them (compareSortKeys). The next page's bound is the last item served, whichever range it came from.
  */
-async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order): Promise<RangeRead<T>> {
+export async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order): Promise<RangeRead<T>> {
   const reads = await Promise.all(pks.map((pk) => queryPage<T>(pk, start, order)));
-  // One range: its own order as DynamoDB returned it (sort keys with text, X1 token names, are
-  // ordered by UTF-8 bytes there; only the all-digit X3 keys are ever compared here).
+  // One range: its own order as DynamoDB returned it.
   if (reads.length === 1) return { items: reads[0].items, more: reads[0].items.length > PAGE_SIZE || reads[0].cutAt !== undefined };
-  const before = (a: string, b: string): number => (a === b ? 0 : (a > b) === (order === 'newest first') ? -1 : 1);
+  const before = (a: string, b: string): number => (order === 'newest first' ? compareSortKeys(b, a) : compareSortKeys(a, b));
   const cuts = reads.flatMap((read) => (read.cutAt === undefined ? [] : [read.cutAt]));
   // The cut nearest the bound: past it, some range has not been read.
   const known = cuts.sort(before).at(0);
@@ -100,14 +101,20 @@ async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: 
 
 const readRange = <T>(pk: string, start: KeysetStart, order: Order): Promise<RangeRead<T>> => readRanges<T>([pk], start, order);
 
-/** X1: token balances of a holder, value desc then type, name, contract, id (see docs/decisions/explorer.md). */
+/**
+ * X1: token balances of a holder, value desc then type, name, contract, id (see docs/decisions/explorer.md):
+ * the type-set ranges of typeSetsToRead (ALL, one standard's, or two merged). The cursor's bound
+ * `<value>#<rank>#<name>` is a prefix of the sort keys, the same in every range.
+ */
 export function readTokenBalances(chainId: number, holder: string, types: TokenStandard[] | undefined, start: KeysetStart) {
-  return readRange<BalanceListingRecord>(addressKeys.balancesByValue(chainId, holder, tokenTypeSetKey(types)).pk, start, 'newest first');
+  const pks = typeSetsToRead(types).map((typeSet) => addressKeys.balancesByValue(chainId, holder, typeSet).pk);
+  return readRanges<BalanceListingRecord>(pks, start, 'newest first');
 }
 
-/** X2: NFT collections of a holder: ERC-721, then ERC-1155, then ERC-404, contract ascending. */
+/** X2: NFT collections of a holder: ERC-721, then ERC-1155, then ERC-404, contract ascending (ranges as X1). */
 export function readNftCollections(chainId: number, holder: string, types: TokenStandard[] | undefined, start: KeysetStart) {
-  return readRange<NftCollectionRecord>(addressKeys.nftCollections(chainId, holder, tokenTypeSetKey(types)).pk, start, 'ascending');
+  const pks = typeSetsToRead(types).map((typeSet) => addressKeys.nftCollections(chainId, holder, typeSet).pk);
+  return readRanges<NftCollectionRecord>(pks, start, 'ascending');
 }
 
 export interface TokenTransferFilter {
@@ -119,14 +126,14 @@ export interface TokenTransferFilter {
 /**
  * X3: token transfers touching an address, block desc then log index desc (batches flattened): the
  * range of (direction, token) when a token is given, else the (direction, type set) ranges of
- * tokenTransferTypeSetsToRead: ALL or one standard's range (one Query), or for two standards both
+ * typeSetsToRead: ALL or one standard's range (one Query), or for two standards both
  * single-standard ranges merged (two Queries). A token has one standard, so `type` with `token` is
  * checked on the items read (see listTokenTransfers).
  */
 export function readTokenTransfers(chainId: number, address: string, filter: TokenTransferFilter, start: KeysetStart) {
   const pks = filter.token
     ? [tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, filter.token).pk]
-    : tokenTransferTypeSetsToRead(filter.types).map((typeSet) => tokenTransferKeys.byAddress(chainId, address, filter.direction, typeSet).pk);
+    : typeSetsToRead(filter.types).map((typeSet) => tokenTransferKeys.byAddress(chainId, address, filter.direction, typeSet).pk);
   return readRanges<TokenTransferRecord>(pks, start, 'newest first');
 }
 

@@ -9,7 +9,7 @@ import {
   blockKeys,
   logKeys,
   tokenTransferKeys,
-  tokenTransferTypeSets,
+  typeSetsWritten,
   transactionKeys,
   type Direction,
   type ItemKey,
@@ -83,8 +83,8 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
     put(transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex), transfer);
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
     put({ pk: tokenTransferKeys.byToken(chainId, transfer.token).pk, sk }, transfer, COUNTED);
-    // Its own standard's range and ALL (keys.ts tokenTransferTypeSets), not every set containing it.
-    const typeSets = tokenTransferTypeSets(transfer.tokenStandard);
+    // Its own standard's range and ALL (keys.ts typeSetsWritten), not every set containing it.
+    const typeSets = typeSetsWritten(transfer.tokenStandard);
     const touch = (address: string, direction: Direction): void => {
       // The zero address (every mint and burn) would be one hot, unbounded partition: not indexed.
       if (isZeroAddress(address)) return;

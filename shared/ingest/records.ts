@@ -321,8 +321,8 @@ export interface BalanceRecord {
 }
 
 /**
- * addressKeys.balancesByValue (X1): the same balance in each type-set range of the holder, sorted by
- * value. One entry per ERC-20 / ERC-721 token and per ERC-1155 (token, id); the ERC-1155 total is not
+ * addressKeys.balancesByValue (X1): the same balance in its standard's range and the ALL range of the
+ * holder (keys.ts typeSetsWritten), sorted by value. One entry per ERC-20 / ERC-721 token and per ERC-1155 (token, id); the ERC-1155 total is not
  * listed.
  */
 export interface BalanceListingRecord extends Omit<BalanceRecord, 'kind'> {
@@ -411,7 +411,7 @@ export interface EmbeddedNftInstance {
   totalSupply?: string | null;
 }
 
-/** addressKeys.nftCollections (X2): a collection a holder owns, in each type-set range. */
+/** addressKeys.nftCollections (X2): a collection a holder owns, in its standard's range and the ALL range. */
 export interface NftCollectionRecord {
   kind: 'nftCollection';
   chainId: number;

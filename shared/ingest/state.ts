@@ -3,7 +3,8 @@
  * contract's details), rewritten from values read on chain at a block. Each change is written so that
  * a crash at any point and a second run of the same block leave the same items:
  *  - a balance change is ONE TransactWriteItems: the balance item (conditional on the value and
- *    block it replaces), its X1 listing entries (old sort key deleted, new one put), the ERC-1155
+ *    block it replaces), its X1 listing entries in its standard's range and ALL (keys.ts
+ *    typeSetsWritten; old sort key deleted, new one put: at most 4 writes), the ERC-1155
  *    holding, and the token's holder count (ADD +1 / -1 when the balance leaves or reaches zero).
  *    The condition makes the counter move exactly once per transition: a second run finds the value
  *    already there and writes nothing;
@@ -18,7 +19,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { addressKeys, chainKeys, nftKeys, tokenTypeSetsContaining, type ItemKey } from '../db/keys';
+import { addressKeys, chainKeys, nftKeys, typeSetsWritten, type ItemKey } from '../db/keys';
 import { resolveTokenMetadata } from '../chain/decode';
 import type { TokenInfo } from './chain-state';
 import { countRange, deleteItems, getItem, getItems, keyId, putItems, queryRange } from './table-io';
@@ -272,7 +273,8 @@ export class StateWriter {
     ];
     const isTotal = balance.standard === 'ERC-1155' && balance.tokenId === null;
     if (!isTotal) {
-      for (const typeSet of tokenTypeSetsContaining(balance.standard)) {
+      // Its standard's range and ALL only: a two-standard request merges two ranges (keys.ts typeSetsToRead).
+      for (const typeSet of typeSetsWritten(balance.standard)) {
         const pk = addressKeys.balancesByValue(this.chainId, balance.holder, typeSet).pk;
         const oldSk = stored ? addressKeys.balanceByValueSortKey(old, balance.standard, stored.tokenName, balance.token, balance.tokenId) : null;
         const newSk = addressKeys.balanceByValueSortKey(value, balance.standard, tokenName, balance.token, balance.tokenId);
@@ -486,8 +488,8 @@ export class StateWriter {
   async refreshCollection(holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', blockNumber: number): Promise<void> {
     const balance = await getItem<BalanceRecord>(addressKeys.balance(this.chainId, holder, contract));
     const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, contract), { limit: 9, newestFirst: true });
-    const typeSets = tokenTypeSetsContaining(standard);
-    const keys = typeSets.map((typeSet) => ({ pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk, sk: addressKeys.nftCollectionSortKey(standard, contract) }));
+    // Its standard's range and ALL only (keys.ts typeSetsWritten).
+    const keys = typeSetsWritten(standard).map((typeSet) => ({ pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk, sk: addressKeys.nftCollectionSortKey(standard, contract) }));
     const amount = balance ? BigInt(balance.value) : 0n;
     if (amount === 0n && holdings.length === 0) {
       await deleteItems(keys);

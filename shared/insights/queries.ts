@@ -3,7 +3,7 @@
  * each returns the key range (shared/db/keys.ts) a request reads, with the block bounds as its key
  * condition and any bounded checks, or reads its one item.
  */
-import { addressKeys, blockKeys, logKeys, tokenTransferKeys, tokenTransferTypeSetsToRead, transactionKeys, type Direction, type TokenStandard } from '../db/keys';
+import { addressKeys, blockKeys, logKeys, tokenTransferKeys, transactionKeys, typeSetsToRead, type Direction, type TokenStandard } from '../db/keys';
 import { blockChecks } from './filters';
 import { readPage, type Check, type Item, type RangeRead } from './range-reader';
 import type { SortOrder } from './list';
@@ -77,10 +77,10 @@ export function tokenTransfersOfTokenRange(chainId: number, token: string, block
 /**
  * N9: token transfers of an owner in a direction, for a set of standards (empty = all): the ALL range
  * or one standard's range, or for two standards both single-standard ranges, which the list merges
- * by sort key (keys.ts tokenTransferTypeSetsToRead).
+ * by sort key (keys.ts typeSetsToRead).
  */
 export function tokenTransfersOfOwnerRanges(chainId: number, owner: string, direction: Direction, standards: readonly TokenStandard[], blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead[] {
-  return tokenTransferTypeSetsToRead(standards).map((typeSet) => ({ pk: tokenTransferKeys.byAddress(chainId, owner, direction, typeSet).pk, sk: { blocks }, checks, order }));
+  return typeSetsToRead(standards).map((typeSet) => ({ pk: tokenTransferKeys.byAddress(chainId, owner, direction, typeSet).pk, sk: { blocks }, checks, order }));
 }
 
 /** N9 with a contract: token transfers of an owner in one token, per direction. */

@@ -23,7 +23,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { lastItem } from '../db/query';
-import { blockKey } from '../db/keys';
+import { blockKey, compareSortKeys } from '../db/keys';
 import { BadRequestError } from '../http/errors';
 import { insightsConfig } from './config';
 
@@ -159,10 +159,7 @@ export async function readPageAndCount(chainId: number, reads: readonly RangeRea
   const ascending = reads[0]?.order === 'asc';
   const merged = parts
     .flatMap((part) => part.items)
-    .sort((a, b) => {
-      const [x, y] = [String(a.sk), String(b.sk)];
-      return x === y ? 0 : (x < y) === ascending ? -1 : 1;
-    });
+    .sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
   return { items: merged.slice(skip, skip + take), total };
 }
 

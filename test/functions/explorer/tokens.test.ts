@@ -40,6 +40,17 @@ const MIXED_SENT = { erc20: 28, erc721: 24 };
 const collector = keyless('collector');
 const nftContracts: Address[] = [];
 const COLLECTOR_DEMO_NFT_IDS = Array.from({ length: 12 }, (_, i) => 500n + BigInt(i));
+/**
+ * Balances of two standards for the two-standard E1 filter (two ranges merged): 21 ERC-20 tokens
+ * holding 1..21 units, ERC-721 collections of 2 tokens (10 of them) and of 1 token (20), so that the
+ * standards interleave by value over two pages; and two ERC-1155 ids the filter leaves out.
+ */
+const mixedHolder = keyless('mixed balances');
+const erc20Contracts: Address[] = [];
+const MIXED_ERC20 = 21;
+const MIXED_NFT_PAIRS = 10;
+const MIXED_NFT_SINGLES = 20;
+const MIXED_MULTI_IDS = [9100n, 9101n];
 
 
 const mintBatch = (to: Address, ids: bigint[], amounts: bigint[]) =>
@@ -73,6 +84,7 @@ beforeAll(async () => {
     return hashes;
   });
   await mixedStandards();
+  await mixedBalances();
   await chain.ingest();
   transfers = await chainTransfers(chain.publicClient);
 });
@@ -102,6 +114,66 @@ async function mixedStandards(): Promise<void> {
     return hashes;
   });
 }
+
+async function mixedBalances(): Promise<void> {
+  const { accounts } = chain.manifest;
+  const { DemoToken, DemoNFT } = chain.artifacts;
+  const deployHashes: Hash[] = [];
+  await chain.inFewBlocks(async () => {
+    const data = encodeDeployData({ abi: DemoToken.abi, bytecode: DemoToken.bytecode, args: [accounts.deployer] });
+    for (let i = 0; i < MIXED_ERC20; i += 1) deployHashes.push(await chain.send('deployer', { data }));
+    return deployHashes;
+  });
+  for (const hash of deployHashes) erc20Contracts.push(getAddress((await chain.publicClient.getTransactionReceipt({ hash })).contractAddress!));
+  await chain.inFewBlocks(async () => {
+    const hashes: Hash[] = [];
+    for (const [i, token] of erc20Contracts.entries()) {
+      hashes.push(await chain.send('deployer', { to: token, abi: DemoToken.abi, functionName: 'mint', args: [mixedHolder, BigInt(i + 1)] }));
+    }
+    for (let i = 0; i < MIXED_NFT_PAIRS + MIXED_NFT_SINGLES; i += 1) {
+      const ids = i < MIXED_NFT_PAIRS ? [100n, 101n] : [100n];
+      for (const id of ids) hashes.push(await chain.send('deployer', { to: nftContracts[i], abi: DemoNFT.abi, functionName: 'mint', args: [mixedHolder, id] }));
+    }
+    hashes.push(await mintBatch(mixedHolder, MIXED_MULTI_IDS, [2n, 30n]));
+    return hashes;
+  });
+}
+
+/** E1's documented order: value desc, then type (ERC-20, ERC-404, ERC-1155, ERC-721), name, contract, id desc. */
+const TYPE_ORDER = ['ERC-20', 'ERC-404', 'ERC-1155', 'ERC-721'];
+interface ChainBalance {
+  token: string;
+  type: string;
+  name: string;
+  tokenId: string | null;
+  value: bigint;
+}
+
+/** The balances of `holder` in the given contracts as the chain has them (balanceOf at the head), in E1's order. */
+async function chainBalances(holder: Address, erc20: Address[], erc721: Address[], erc1155Ids: bigint[]): Promise<ChainBalance[]> {
+  const { DemoToken, DemoNFT, DemoMulti } = chain.artifacts;
+  const read = (address: Address, abi: any, args: readonly unknown[]) => chain.publicClient.readContract({ address, abi, functionName: 'balanceOf', args }) as Promise<bigint>;
+  const name = (address: Address, abi: any) => chain.publicClient.readContract({ address, abi, functionName: 'name' }) as Promise<string>;
+  const balances: ChainBalance[] = [];
+  for (const token of erc20) balances.push({ token: lower(token), type: 'ERC-20', name: await name(token, DemoToken.abi), tokenId: null, value: await read(token, DemoToken.abi, [holder]) });
+  for (const token of erc721) balances.push({ token: lower(token), type: 'ERC-721', name: await name(token, DemoNFT.abi), tokenId: null, value: await read(token, DemoNFT.abi, [holder]) });
+  const multi = chain.manifest.contracts.multi;
+  for (const id of erc1155Ids) balances.push({ token: lower(multi), type: 'ERC-1155', name: 'Demo Multi', tokenId: String(id), value: await read(multi, DemoMulti.abi, [holder, id]) });
+  const descending = <T>(a: T, b: T): number => (a > b ? -1 : a < b ? 1 : 0);
+  return balances
+    .filter((balance) => balance.value > 0n)
+    .sort(
+      (a, b) =>
+        descending(a.value, b.value) ||
+        TYPE_ORDER.indexOf(a.type) - TYPE_ORDER.indexOf(b.type) ||
+        descending(a.name, b.name) ||
+        descending(a.token, b.token) ||
+        descending(BigInt(a.tokenId ?? -1), BigInt(b.tokenId ?? -1)),
+    );
+}
+
+const balanceKey = (item: any): string => `${lower(item.token.address)}|${item.token.type}|${item.token_id}|${item.value}`;
+const chainBalanceKey = (balance: ChainBalance): string => `${balance.token}|${balance.type}|${balance.tokenId}|${balance.value}`;
 
 const byValueDesc = (a: { value: string }, b: { value: string }): number => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0);
 
@@ -375,7 +447,40 @@ describe('E1 tokens: values, types and order', () => {
       ['ERC-404', []],
       ['SOMETHING-ELSE', all],
     ];
-    for (const [type, want] of cases) expect(itemsOf(await allPages(alice, 'tokens', { type })), type).toEqual(want);
+    for (const [type, want] of cases) {
+      const pages = await allPages(alice, 'tokens', { type });
+      expect(itemsOf(pages), type).toEqual(want);
+      // Two standards: their two ranges merged; otherwise one range.
+      for (const page of pages) expectPageCost(page.calls, { batchGet: want.length > 0, queries: type.split(',').length === 2 ? 2 : 1 });
+    }
+  });
+});
+
+describe('E1 tokens: two standards, two ranges merged', () => {
+  it('pages type=ERC-20,ERC-721 as the chain has the balances: in order, no repeat, no gap, two Queries a page', async () => {
+    const nfts = nftContracts.slice(0, MIXED_NFT_PAIRS + MIXED_NFT_SINGLES);
+    const truth = await chainBalances(mixedHolder, erc20Contracts, nfts, MIXED_MULTI_IDS);
+    expect(itemsOf(await allPages(mixedHolder, 'tokens')).map(balanceKey)).toEqual(truth.map(chainBalanceKey));
+    const want = truth.filter((balance) => balance.type !== 'ERC-1155').map(chainBalanceKey);
+    expect(want.length).toBeGreaterThan(PAGE_SIZE);
+    let crossings = 0;
+    for (const type of ['ERC-20,ERC-721', '[erc-721, ERC-20, ERC-404]']) {
+      const pages = await allPages(mixedHolder, 'tokens', { type });
+      expect(pages.length, type).toBeGreaterThan(1);
+      expect(itemsOf(pages).map(balanceKey), type).toEqual(want);
+      for (const page of pages) {
+        expect(() => v.parse(tokenBalancesResponse, page.body)).not.toThrow();
+        expect(page.body.items.length).toBeLessThanOrEqual(PAGE_SIZE);
+        expectPageCost(page.calls, { batchGet: true, queries: 2 });
+      }
+      // A page that ends on one standard and a next page that starts with the other.
+      for (let i = 1; i < pages.length; i += 1) if (pages[i - 1].body.items.at(-1).token.type !== pages[i].body.items[0].token.type) crossings += 1;
+    }
+    expect(crossings).toBeGreaterThan(0);
+    // One standard: one range.
+    const erc721 = await allPages(mixedHolder, 'tokens', { type: 'ERC-721' });
+    expect(itemsOf(erc721).map(balanceKey)).toEqual(truth.filter((balance) => balance.type === 'ERC-721').map(chainBalanceKey));
+    for (const page of erc721) expectPageCost(page.calls, { batchGet: true, queries: 1 });
   });
 });
 
@@ -391,6 +496,34 @@ describe('E2 nft/collections', () => {
     for (const page of pages) {
       expect(() => v.parse(nftCollectionsResponse, page.body)).not.toThrow();
       expectPageCost(page.calls, { batchGet: true });
+    }
+  });
+
+  it('pages type=ERC-721,ERC-1155 as the chain has the collections: two ranges merged, two Queries a page', async () => {
+    const { contracts, expected } = chain.manifest;
+    const { DemoNFT, DemoMulti } = chain.artifacts;
+    const read = (address: Address, abi: any, args: readonly unknown[]) => chain.publicClient.readContract({ address, abi, functionName: 'balanceOf', args }) as Promise<bigint>;
+    // What the chain says the collector holds: ERC-721 contracts (contract ascending), then ERC-1155.
+    const erc721: string[] = [];
+    for (const contract of [...nftContracts, contracts.nft]) {
+      const held = await read(contract, DemoNFT.abi, [collector]);
+      if (held > 0n) erc721.push(`${lower(contract)}|ERC-721|${held}`);
+    }
+    const multiIds = [...new Set([...expected.multiBalances.map((b) => BigInt(b.id)), 7n, 8n])];
+    let idsHeld = 0;
+    for (const id of multiIds) if ((await read(contracts.multi, DemoMulti.abi, [collector, id])) > 0n) idsHeld += 1;
+    const want = [...erc721.sort(), ...(idsHeld > 0 ? [`${lower(contracts.multi)}|ERC-1155|${idsHeld}`] : [])];
+    expect(want.length).toBeGreaterThan(PAGE_SIZE);
+    for (const type of ['ERC-721,ERC-1155', '[erc-1155, ERC-721]']) {
+      const pages = await allPages(collector, 'nft/collections', { type });
+      expect(pages.map((page) => page.body.items.length), type).toEqual([PAGE_SIZE, want.length - PAGE_SIZE]);
+      expect(itemsOf(pages).map((item) => `${lower(item.token.address)}|${item.token.type}|${item.amount}`), type).toEqual(want);
+      // The last page holds both standards: the ERC-1155 range is read past the ERC-721 cursor.
+      expect(new Set(pages[1].body.items.map((item) => item.token.type))).toEqual(new Set(['ERC-721', 'ERC-1155']));
+      for (const page of pages) {
+        expect(() => v.parse(nftCollectionsResponse, page.body)).not.toThrow();
+        expectPageCost(page.calls, { batchGet: true, queries: 2 });
+      }
     }
   });
 
@@ -434,22 +567,24 @@ describe('E2 nft/collections', () => {
 });
 
 describe('an unknown address', () => {
-  it('answers 200 with no items and a null cursor, after one Query', async () => {
+  it('answers 200 with no items and a null cursor, after one Query (two for two standards)', async () => {
     const unknown = keyless('never used');
-    const queries: [Parameters<typeof explorerGet>[1], QueryValues][] = [
-      ['tokens', {}],
-      ['tokens', { type: 'ERC-20' }],
-      ['nft/collections', {}],
-      ['nft/collections', { type: 'ERC-721,ERC-1155' }],
-      ['token-transfers', {}],
-      ['token-transfers', { filter: 'to', type: 'ERC-721' }],
-      ['token-transfers', { token: chain.manifest.contracts.token }],
+    // Two standards read two ranges: two Queries.
+    const queries: [Parameters<typeof explorerGet>[1], QueryValues, number][] = [
+      ['tokens', {}, 1],
+      ['tokens', { type: 'ERC-20' }, 1],
+      ['tokens', { type: 'ERC-20,ERC-721' }, 2],
+      ['nft/collections', {}, 1],
+      ['nft/collections', { type: 'ERC-721,ERC-1155' }, 2],
+      ['token-transfers', {}, 1],
+      ['token-transfers', { filter: 'to', type: 'ERC-721' }, 1],
+      ['token-transfers', { token: chain.manifest.contracts.token }, 1],
     ];
-    for (const [endpoint, query] of queries) {
+    for (const [endpoint, query, count] of queries) {
       const response = await explorerGet(unknown, endpoint, query);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ items: [], next_page_params: null });
-      expectPageCost(response.calls, { batchGet: false });
+      expectPageCost(response.calls, { batchGet: false, queries: count });
     }
   });
 });

@@ -64,9 +64,25 @@ describe('a demo chain ingested from block 0', () => {
     expect(copies.map((item) => item.pk).sort()).toEqual([`C#${CHAIN_ID}#TT#${transfer.token}`, ...side(transfer.from, 'from'), ...side(transfer.to, 'to')].sort());
     // Every copy is an entry of a counted range (insights total_items from positions).
     for (const item of copies) expect(item.pos, String(item.pk)).toEqual(expect.any(Number));
-    // No token-transfer range of a two-standard set exists any more (balances and collections keep theirs).
-    expect(snapshot.filter((item) => /#TT#(all|to|from)#ERC-[0-9]+\+/.test(String(item.pk)))).toEqual([]);
-    expect(snapshot.some((item) => /#BALS#ERC-20\+ERC-1155$/.test(String(item.pk)))).toBe(true);
+    // No range of a two-standard set exists: not for transfers, balances (X1) or collections (X2).
+    expect(snapshot.filter((item) => /#(TT#(all|to|from)|BALS|NFTCOL)#ERC-[0-9]+\+/.test(String(item.pk)))).toEqual([]);
+  });
+
+  test('a balance is listed in its standard range and ALL only, and an NFT collection likewise', async () => {
+    const { accounts, contracts } = demo.manifest;
+    const snapshot = await tableSnapshot(table.name);
+    const holder = accounts.alice.toLowerCase();
+    const rangesOf = (kind: string, token: string) =>
+      snapshot
+        .filter((item) => item.kind === kind && (item.token ?? item.contract) === token.toLowerCase() && item.holder === holder)
+        .map((item) => String(item.pk))
+        .sort();
+    const listings = (standard: string) => [`C#${CHAIN_ID}#A#${holder}#BALS#${standard}`, `C#${CHAIN_ID}#A#${holder}#BALS#ALL`].sort();
+    expect(rangesOf('balanceListing', contracts.token)).toEqual(listings('ERC-20'));
+    expect(rangesOf('balanceListing', contracts.nft)).toEqual(listings('ERC-721'));
+    const collections = (standard: string) => [`C#${CHAIN_ID}#A#${holder}#NFTCOL#${standard}`, `C#${CHAIN_ID}#A#${holder}#NFTCOL#ALL`].sort();
+    expect(rangesOf('nftCollection', contracts.nft)).toEqual(collections('ERC-721'));
+    expect(rangesOf('nftCollection', contracts.multi)).toEqual(collections('ERC-1155'));
   });
 
   test('balances, holder counts, NFT owners and collections equal what the chain says at the head', async () => {

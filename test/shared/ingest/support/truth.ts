@@ -25,7 +25,6 @@ import {
   blockKeys,
   logKeys,
   nftKeys,
-  TOKEN_STANDARDS,
   tokenTransferKeys,
   tokenTypeSetKey,
   transactionKeys,
@@ -180,22 +179,12 @@ function transfersOf(txHash: string, blockNumber: number, log: { address: string
   return [];
 }
 
-/** Every non-empty subset of the indexed standards, as its type-set key. */
-const TYPE_SETS: { key: string; members: TokenStandard[] }[] = (() => {
-  const sets: { key: string; members: TokenStandard[] }[] = [];
-  for (let mask = 1; mask < 1 << TOKEN_STANDARDS.length; mask += 1) {
-    const members = TOKEN_STANDARDS.filter((_, bit) => mask & (1 << bit));
-    sets.push({ key: tokenTypeSetKey(members), members });
-  }
-  return sets;
-})();
-
 /**
- * The type sets whose per-address ranges hold a token TRANSFER of `standard`: its own standard and
- * ALL only (two-standard requests merge single-standard ranges), unlike balances and collections,
- * which are in every set containing their standard (TYPE_SETS).
+ * The type sets whose per-address ranges hold an entry of `standard` (a token transfer, a balance
+ * listing, an NFT collection): its own standard and ALL only (two-standard requests merge
+ * single-standard ranges).
  */
-export const transferTypeSetKeys = (standard: TokenStandard): string[] => [tokenTypeSetKey([standard]), tokenTypeSetKey(undefined)];
+export const typeSetKeysOf = (standard: TokenStandard): string[] => [tokenTypeSetKey([standard]), tokenTypeSetKey(undefined)];
 
 /** The keys of every record and index copy the blocks must have produced, with the record kind. */
 export function expectedImmutableKeys(truth: ChainTruth, options: { traces: boolean } = { traces: true }): Map<string, string> {
@@ -246,7 +235,7 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
       [transfer.to, 'to'],
     ] as const) {
       if (address === ZERO) continue;
-      for (const set of transferTypeSetKeys(transfer.standard)) {
+      for (const set of typeSetKeysOf(transfer.standard)) {
         add(tokenTransferKeys.byAddress(chainId, address, direction, set).pk, sk, 'tokenTransfer');
         add(tokenTransferKeys.byAddress(chainId, address, 'all', set).pk, sk, 'tokenTransfer');
       }
@@ -395,12 +384,12 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
     [...list].sort((a, b) => `${a.holder}${a.token}${a.tokenId}`.localeCompare(`${b.holder}${b.token}${b.tokenId}`));
   expect(sortBalances(balanceItems.map((i) => ({ holder: i.holder, token: i.token, tokenId: i.tokenId, value: i.value })))).toEqual(sortBalances(expectedBalances));
 
-  // X1 listing: each non-total balance once in each type set that contains its standard.
+  // X1 listing: each non-total balance once in its standard's range and once in ALL.
   const listings = items.filter((item) => item.kind === 'balanceListing');
   const expectedListings = balanceItems
     .filter((b) => !(b.tokenStandard === 'ERC-1155' && b.tokenId === null))
     .flatMap((b) =>
-      TYPE_SETS.filter((s) => s.members.includes(b.tokenStandard)).map((s) => `${addressKeys.balancesByValue(chainId, b.holder, s.key).pk}|${b.token}|${b.tokenId}|${b.value}`),
+      typeSetKeysOf(b.tokenStandard).map((set) => `${addressKeys.balancesByValue(chainId, b.holder, set).pk}|${b.token}|${b.tokenId}|${b.value}`),
     );
   expect(listings.map((l) => `${l.pk}|${l.token}|${l.tokenId}|${l.value}`).sort()).toEqual(expectedListings.sort());
 
@@ -433,6 +422,11 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
     .filter((b) => (b.tokenStandard === 'ERC-721' || b.tokenStandard === 'ERC-1155') && b.tokenId === null)
     .map((b) => `${b.holder}|${b.token}|${b.value}|${b.tokenStandard === 'ERC-721' ? Number(b.value) : idsHeld.get(`${b.holder}|${b.token}`)}`);
   expect(collections.map((c) => `${c.holder}|${c.contract}|${c.amount}|${c.distinctTokenIds}`).sort()).toEqual(expectedCollections.sort());
+  // X2: each collection in its standard's range and in ALL, and in no other range.
+  const collectionRanges = balanceItems
+    .filter((b) => (b.tokenStandard === 'ERC-721' || b.tokenStandard === 'ERC-1155') && b.tokenId === null)
+    .flatMap((b) => typeSetKeysOf(b.tokenStandard).map((set) => `${addressKeys.nftCollections(chainId, b.holder, set).pk}|${b.token}`));
+  expect(items.filter((item) => item.kind === 'nftCollection').map((c) => `${c.pk}|${c.contract}`).sort()).toEqual(collectionRanges.sort());
 
   // ERC-1155 ids: holders with a positive balance, their sum, and the total supply: the contract's
   // totalSupply(id) at the head when it has one, else that sum.

@@ -1,0 +1,126 @@
+/**
+ * The merge of two type-set ranges (queries.ts readRanges) orders sort keys as DynamoDB does, by
+ * their UTF-8 bytes. X1 sort keys carry token names, and JavaScript's `<` (UTF-16 code units) puts
+ * U+E000-U+FFFF after the characters above U+FFFF, where UTF-8 puts them before. Balances are written
+ * by the ingest's own StateWriter into the embedded DynamoDB and read through the route table, as a
+ * client pages E1.
+ */
+import { getAddress, keccak256, toBytes } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { requestJson } from '../../../scripts/lib/dispatch';
+import { addressKeys, tokenTransferKeys } from '../../../shared/db/keys';
+import { DEFAULT_EXPLORER_CHAIN_ID, PAGE_SIZE } from '../../../shared/explorer/config';
+import { countDatabaseCalls, type DatabaseCalls } from '../../../shared/explorer/db-calls';
+import { compareSortKeys } from '../../../shared/db/keys';
+import type { IndexedTokenStandard } from '../../../shared/ingest/records';
+import { StateWriter } from '../../../shared/ingest/state';
+import { useTestTable } from '../../support/table';
+
+useTestTable('explorer-queries');
+
+const CHAIN_ID = DEFAULT_EXPLORER_CHAIN_ID;
+const address = (label: string): string => keccak256(toBytes(`explorer queries: ${label}`)).slice(0, 42);
+/** U+FF5E (UTF-8 EF BD 9E) and U+1F600 (UTF-8 F0 9F 98 80; UTF-16 D83D DE00): the two orders disagree. */
+const FULLWIDTH_TILDE = '\uFF5E';
+const GRINNING_FACE = '\u{1F600}';
+
+describe('compareSortKeys', () => {
+  it('orders by UTF-8 bytes where UTF-16 code units disagree', () => {
+    expect(GRINNING_FACE < FULLWIDTH_TILDE).toBe(true); // JavaScript's order
+    expect(compareSortKeys(FULLWIDTH_TILDE, GRINNING_FACE)).toBeLessThan(0);
+    expect(compareSortKeys(GRINNING_FACE, FULLWIDTH_TILDE)).toBeGreaterThan(0);
+    const key = (name: string) => addressKeys.balanceByValueSortKey(7n, 'ERC-20', name, address('t'), null);
+    expect(compareSortKeys(key(`a${FULLWIDTH_TILDE}`), key(`a${GRINNING_FACE}`))).toBeLessThan(0);
+    expect(compareSortKeys(key('\uE000'), key('\u{10000}'))).toBeLessThan(0);
+    expect(compareSortKeys(key('same'), key('same'))).toBe(0);
+  });
+
+  it('agrees with < on ASCII keys (token transfers)', () => {
+    const keys = [
+      tokenTransferKeys.sortKey(10, 2, 0),
+      tokenTransferKeys.sortKey(10, 2, 1),
+      tokenTransferKeys.sortKey(9, 300, 0),
+      addressKeys.balanceByValueSortKey(5n, 'ERC-721', 'Demo NFT', address('n'), null),
+      addressKeys.balanceByValueSortKey(5n, 'ERC-20', 'Demo Token', address('d'), null),
+    ];
+    for (const a of keys) for (const b of keys) expect(Math.sign(compareSortKeys(a, b))).toBe(a < b ? -1 : a > b ? 1 : 0);
+  });
+});
+
+describe('E1 with two standards: two ranges merged in DynamoDB order', () => {
+  const holder = address('holder');
+  const names = [FULLWIDTH_TILDE, GRINNING_FACE, '\uE000', '\u{10000}', 'A', 'z', '\u00E9', '\uFFFD', '\u{1F4A9}', `x${FULLWIDTH_TILDE}`, `x${GRINNING_FACE}`, ''];
+  interface Balance {
+    token: string;
+    standard: IndexedTokenStandard;
+    name: string;
+    value: bigint;
+    tokenId: bigint | null;
+  }
+  const balances: Balance[] = [];
+  // ERC-20 and ERC-721 tokens: one of each name with value 7 (their order then comes from type and
+  // name), the others on distinct values: more than a page of the two standards. ERC-1155 ids the
+  // filter leaves out.
+  for (let i = 0; i < 36; i += 1) {
+    balances.push({ token: address(`erc20 ${i}`), standard: 'ERC-20', name: i < names.length ? names[i] : `token ${i}`, value: i < names.length ? 7n : BigInt(i), tokenId: null });
+  }
+  for (let i = 0; i < 24; i += 1) {
+    balances.push({ token: address(`erc721 ${i}`), standard: 'ERC-721', name: i < names.length ? names[(i + 5) % names.length] : `nft ${i}`, value: i < names.length ? 7n : BigInt(i), tokenId: null });
+  }
+  const multi = address('erc1155');
+  for (let id = 1n; id <= 6n; id += 1n) balances.push({ token: multi, standard: 'ERC-1155', name: 'Multi', value: id === 3n ? 7n : id * 5n, tokenId: id });
+
+  async function write(): Promise<void> {
+    const state = new StateWriter(CHAIN_ID);
+    for (const token of new Map(balances.map((b) => [b.token, b])).values()) {
+      await state.updateAddress({ address: token.token, token: { type: token.standard, name: token.name, symbol: null, decimals: token.standard === 'ERC-20' ? 18 : null, totalSupply: null } }, 1);
+    }
+    for (const b of balances) await state.setBalance({ holder, token: b.token, standard: b.standard, tokenId: b.tokenId }, b.value, 1, b.name);
+  }
+
+  async function pages(type?: string): Promise<{ items: any[]; calls: DatabaseCalls }[]> {
+    const result: { items: any[]; calls: DatabaseCalls }[] = [];
+    let next: Record<string, unknown> | null = {};
+    while (next) {
+      const search = new URLSearchParams();
+      for (const [key, value] of Object.entries({ ...(type ? { type } : {}), ...next })) if (value !== null && value !== undefined) search.append(key, String(value));
+      const { result: response, calls } = await countDatabaseCalls(() => requestJson('base', 'GET', `/explorer/addresses/${getAddress(holder)}/tokens?${search}`));
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      result.push({ items: response.body.items, calls });
+      if (result.length > 10) throw new Error('the cursor does not advance');
+      next = response.body.next_page_params;
+    }
+    return result;
+  }
+
+  const keyOf = (item: any): string => `${item.token.address.toLowerCase()}|${item.token_id}|${item.value}`;
+
+  it('pages type=ERC-20,ERC-721 exactly as the ALL range orders them, two Queries a page', async () => {
+    await write();
+    const all = (await pages()).flatMap((page) => page.items);
+    expect(all.map(keyOf).sort()).toEqual(balances.map((b) => `${b.token}|${b.tokenId}|${b.value}`).sort());
+    // DynamoDB's order: at one value and type, names by UTF-8 bytes descending.
+    const at7 = all.filter((item) => item.value === '7' && item.token.type === 'ERC-20').map((item) => item.token.name);
+    expect(at7.indexOf(GRINNING_FACE)).toBeLessThan(at7.indexOf(FULLWIDTH_TILDE));
+    expect(at7.indexOf(`x${GRINNING_FACE}`)).toBeLessThan(at7.indexOf(`x${FULLWIDTH_TILDE}`));
+
+    const want = all.filter((item) => item.token.type === 'ERC-20' || item.token.type === 'ERC-721').map(keyOf);
+    expect(want.length).toBeGreaterThan(PAGE_SIZE);
+    for (const type of ['ERC-20,ERC-721', '[erc-721,ERC-20]']) {
+      const two = await pages(type);
+      expect(two.length).toBeGreaterThan(1);
+      const got = two.flatMap((page) => page.items).map(keyOf);
+      expect(got, type).toEqual(want);
+      for (const page of two) {
+        expect(page.items.length).toBeLessThanOrEqual(PAGE_SIZE);
+        expect(page.calls).toEqual({ QueryCommand: 2, BatchGetItemCommand: 1 });
+      }
+    }
+    // One standard, or all three: one range, one Query a page.
+    for (const [type, standards] of [['ERC-721', ['ERC-721']], ['ERC-20,ERC-721,ERC-1155', ['ERC-20', 'ERC-721', 'ERC-1155']]] as const) {
+      const one = await pages(type);
+      expect(one.flatMap((page) => page.items).map(keyOf)).toEqual(all.filter((item) => (standards as readonly string[]).includes(item.token.type)).map(keyOf));
+      for (const page of one) expect(page.calls.QueryCommand).toBe(1);
+    }
+  });
+});
