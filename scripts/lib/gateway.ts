@@ -17,12 +17,14 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DEFAULT_TABLE_NAME } from '../../shared/config';
 import { ensureTable, localClient } from '../../shared/db/local/ensure-table';
 import { startLocalDynamo, type LocalDynamo } from '../../shared/db/local/server';
 import { errorBody, groupOfPath, type ApiName } from '../../shared/http/groups';
+import { ownRecord } from '../../shared/http/query';
 import { API_NAMES } from '../../shared/routes';
 import { invoke, loadedHandlerCount, prepareRequest, splitUrl, type LocalResponse } from './dispatch';
 
@@ -128,9 +130,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const urls = {} as Record<ApiName, string>;
     for (const api of API_NAMES) {
       const server = http.createServer((request, response) => {
-        void serve(api, request, response, options);
+        serve(api, request, response, options).catch((error: unknown) => {
+          // Nothing a client sends may take the service down: whatever failed, the client gets a 500.
+          (options.onHandlerError ?? printHandlerError)(error, { api, method: request.method ?? 'GET', url: request.url ?? '/' });
+          send(response, jsonResponse(500, { message: 'Internal Server Error' }));
+        });
       });
-      server.on('clientError', (_error, socket) => socket.destroy());
+      server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnparsable(api, error, socket));
       servers.push(server);
       const port = await listen(server, options.ports?.[api] ?? 0, host, `the ${api} URL`);
       urls[api] = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
@@ -251,6 +257,29 @@ async function serve(api: ApiName, request: http.IncomingMessage, response: http
   log(result.statusCode, { routeId: prepared.routeId, event: prepared.event });
 }
 
+/**
+ * A request Node's HTTP parser refuses (control or non-ASCII characters in the path, headers over
+ * Node's 16 KiB, an unknown method) never reaches a handler. API Gateway answers such requests with
+ * a status and a JSON message rather than closing the connection; so does the local gateway.
+ */
+function answerUnparsable(api: ApiName, error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || (error.code === 'ECONNRESET' && socket.destroyed)) {
+    socket.destroy();
+    return;
+  }
+  const [statusCode, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large']
+      : error.code === 'HPE_INVALID_METHOD'
+        ? [501, 'Not Implemented: unknown HTTP method']
+        : [400, 'Bad Request: the request line or headers are not valid HTTP'];
+  const body = JSON.stringify(errorBody(groupOfPath(api, ''), statusCode, message));
+  const reason = http.STATUS_CODES[statusCode] ?? 'Error';
+  socket.end(
+    `HTTP/1.1 ${statusCode} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** The body, or 'too-large' once it passes `limit` (the rest is read and dropped, so the client gets the answer). */
 function readBody(request: http.IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
   return new Promise((resolve, reject) => {
@@ -270,10 +299,9 @@ function readBody(request: http.IncomingMessage, limit: number): Promise<Buffer 
 }
 
 function requestHeaders(request: http.IncomingMessage, sourceIp: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  const headers = ownRecord(
+    Object.entries(request.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as const])),
+  );
   const port = request.socket.localPort;
   headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${sourceIp}` : sourceIp;
   headers['x-forwarded-proto'] = 'http';

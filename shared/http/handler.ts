@@ -120,7 +120,7 @@ export function requestIssues(part: RequestPart, schema: AnySchema, input: unkno
   if (!entries || typeof input !== 'object' || input === null) return result;
   const reported = new Set(result.filter((issue) => issue.message.startsWith('Unexpected field')).map((issue) => issue.key));
   for (const key of Object.keys(input)) {
-    if (!(key in entries) && !reported.has(key)) result.push(toRequestIssue(part, unknownKeyIssue(key)));
+    if (!Object.hasOwn(entries, key) && !reported.has(key)) result.push(toRequestIssue(part, unknownKeyIssue(key)));
   }
   return result;
 }

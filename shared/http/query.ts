@@ -4,14 +4,26 @@
  * between a repeat and a value holding a comma; `rawQueryString` keeps every occurrence.
  */
 
-/** Every value of every parameter, in order of appearance. */
+/**
+ * Every value of every parameter, in order of appearance. Parameter names are the client's: the
+ * result has no prototype, so a name such as `toString`, `constructor` or `__proto__` is an ordinary
+ * key (that an API then rejects as unknown) and never reaches an inherited member.
+ */
 export function parseRawQuery(rawQueryString: string | undefined): Record<string, string[]> {
-  const params: Record<string, string[]> = {};
-  if (!rawQueryString) return params;
-  for (const [key, value] of new URLSearchParams(rawQueryString)) {
-    (params[key] ??= []).push(value);
+  const params = new Map<string, string[]>();
+  for (const [key, value] of new URLSearchParams(rawQueryString ?? '')) {
+    const values = params.get(key);
+    if (values) values.push(value);
+    else params.set(key, [value]);
   }
-  return params;
+  return ownRecord(params);
+}
+
+/** A record without a prototype holding exactly `entries` (`__proto__` included, as an own key). */
+export function ownRecord<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
+  const record = Object.create(null) as Record<string, T>;
+  for (const [key, value] of entries) Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  return record;
 }
 
 /**
@@ -24,19 +36,11 @@ export function queryForValidation(
   repeatable: readonly string[] = [],
 ): Record<string, string | string[]> {
   const all = rawQueryString !== undefined ? parseRawQuery(rawQueryString) : fromJoined(fallback);
-  const result: Record<string, string | string[]> = {};
-  for (const [key, values] of Object.entries(all)) {
-    result[key] = repeatable.includes(key) ? values : values.join(',');
-  }
-  return result;
+  return ownRecord(Object.entries(all).map(([key, values]) => [key, repeatable.includes(key) ? values : values.join(',')] as const));
 }
 
 function fromJoined(params: Record<string, string | undefined> | null | undefined): Record<string, string[]> {
-  const result: Record<string, string[]> = {};
-  for (const [key, value] of Object.entries(params ?? {})) {
-    if (value !== undefined) result[key] = [value];
-  }
-  return result;
+  return ownRecord(Object.entries(params ?? {}).flatMap(([key, value]) => (value === undefined ? [] : [[key, [value]] as const])));
 }
 
 /** Serialises parameters back to a raw query string (used by the local gateway and event files). */
@@ -54,5 +58,5 @@ export function joinedQuery(rawQueryString: string): Record<string, string> | un
   const all = parseRawQuery(rawQueryString);
   const keys = Object.keys(all);
   if (keys.length === 0) return undefined;
-  return Object.fromEntries(keys.map((key) => [key, all[key].join(',')]));
+  return ownRecord(keys.map((key) => [key, all[key].join(',')] as const));
 }

@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { BLOCK_FILTERS, EVENT_FILTERS, filterEntries, TRANSACTION_FILTERS, unknownParameterMessage, type FilterCatalogue } from './filters';
 import { DEFAULT_LIMIT, MAX_AGGREGATION_PAGE, MAX_EXPRESSIONS, MAX_LIMIT } from './limits';
+import { refuseInheritedNames } from '../http/inherited-names';
 
 // ---------------------------------------------------------------------------------------------------
 // Request parts
@@ -60,7 +61,8 @@ export const REPEATABLE_PARAMETERS = ['chain_id', 'chain', 'group_by', 'aggregat
 
 /** A query object of known entries that rejects any other parameter with the endpoint's filter list. */
 function listQuery<E extends v.ObjectEntries>(entries: E, filters: FilterCatalogue) {
-  const schema = v.objectWithRest({ ...filterEntries(filters), ...entries }, v.never(unknownParameterMessage(filters, Object.keys(entries))));
+  const unknown = unknownParameterMessage(filters, Object.keys(entries));
+  const schema = v.pipe(v.unknown(), refuseInheritedNames(unknown), v.objectWithRest({ ...filterEntries(filters), ...entries }, v.never(unknown)));
   // The filter values are read by name (filters.ts collectFilters); the other entries keep their types.
   return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>> & Record<string, unknown>>;
 }
@@ -330,7 +332,8 @@ const transferRangeEntries = {
 };
 
 function transferQuery<E extends v.ObjectEntries>(entries: E) {
-  const schema = v.objectWithRest(entries, v.never(unknownParameterMessage({}, Object.keys(entries))));
+  const unknown = unknownParameterMessage({}, Object.keys(entries));
+  const schema = v.pipe(v.unknown(), refuseInheritedNames(unknown), v.objectWithRest(entries, v.never(unknown)));
   return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>>>;
 }
 

@@ -8,6 +8,7 @@ import { maxUint256 } from 'viem';
 import { CHECKOUT_SESSION_EXPIRY, orderConfig } from './config';
 import { isAssignedCountryCode } from './countries';
 import { ORDER_STATUSES } from './states';
+import { refuseInheritedNames } from '../http/inherited-names';
 
 // ---------------------------------------------------------------------------------------------------
 // Building blocks
@@ -18,10 +19,13 @@ import { ORDER_STATUSES } from './states';
  * an array is not an object here. Checks inside must not throw on values an earlier step rejected:
  * with abortEarly off, valibot runs every check of a pipe.
  */
+const UNKNOWN_FIELD = 'is not an allowed field';
+
 function closed<const TEntries extends v.ObjectEntries>(entries: TEntries, what = 'must be an object') {
   return v.pipe(
     v.custom<unknown>((input) => !Array.isArray(input), what),
-    v.objectWithRest(entries, v.never('is not an allowed field'), (issue) => (issue.expected === 'Object' ? what : 'is required')),
+    refuseInheritedNames(UNKNOWN_FIELD),
+    v.objectWithRest(entries, v.never(UNKNOWN_FIELD), (issue) => (issue.expected === 'Object' ? what : 'is required')),
     v.transform((value) => value as v.InferOutput<v.ObjectSchema<TEntries, undefined>>),
   );
 }

@@ -3,6 +3,7 @@
  * folder, requested with fetch as a client would, stopped and started again on the same folder.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -138,6 +139,60 @@ describe('the three base URLs', () => {
     });
     expect(response.status).toBe(413);
     expect(response.body).toMatchObject({ success: false, statusCode: 413 });
+  });
+});
+
+describe('hostile requests', () => {
+  /** Sends bytes as they are (fetch would refuse or encode them) and reads the whole answer. */
+  function rawRequest(url: string, request: string | Buffer): Promise<{ status: number; headers: string; body: any }> {
+    const { port } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request));
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const [head, body = ''] = text.split('\r\n\r\n', 2);
+        if (!head) return reject(new Error('the connection closed without an answer'));
+        resolve({ status: Number(head.split(' ')[1]), headers: head, body: body ? JSON.parse(body) : undefined });
+      });
+    });
+  }
+
+  it('answers query keys named after inherited members on all three base URLs, and stays up', async () => {
+    const names = ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'];
+    for (const name of names) {
+      for (const url of [`${service.urls.collections}/collections?${name}=1`, `${service.urls.base}/insights/v1/blocks?chain_id=1&${name}=1`, `${service.urls.base}/explorer/addresses/0x0000000000000000000000000000000000000001/transactions?${name}=1`, `${service.urls.orders}/orders/x?${name}=1`]) {
+        const response = await fetchJson(url);
+        expect(response.status, `${url}: ${response.text}`).toBeGreaterThanOrEqual(400);
+        expect(response.status, `${url}: ${response.text}`).toBeLessThan(500);
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      }
+    }
+    const listing = await fetchJson(`${service.urls.collections}/collections?limit=1`);
+    expect(listing.status).toBe(200);
+  });
+
+  it('answers requests the HTTP parser refuses in JSON instead of closing the connection', async () => {
+    const nonAscii = await rawRequest(service.urls.collections, Buffer.from('GET /collections/\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8'));
+    expect(nonAscii.status).toBe(400);
+    expect(nonAscii.headers).toMatch(/content-type: application\/json/i);
+    expect(nonAscii.body).toMatchObject({ success: false, statusCode: 400 });
+
+    const control = await rawRequest(service.urls.base, 'GET /explorer/a\u0001b HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(control.status).toBe(400);
+    expect(control.body).toEqual({ message: expect.stringContaining('Bad Request') });
+
+    const hugeHeader = await rawRequest(service.urls.orders, `GET /orders HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
+    expect(hugeHeader.status).toBe(431);
+    expect(hugeHeader.body).toEqual({ success: false, message: 'Request Header Fields Too Large', statusCode: 431 });
+
+    const unknownMethod = await rawRequest(service.urls.collections, 'BREW /collections HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(unknownMethod.status).toBe(501);
+    expect(unknownMethod.body).toMatchObject({ success: false, statusCode: 501 });
+
+    expect((await fetchJson(`${service.urls.collections}/collections?limit=1`)).status).toBe(200);
   });
 });
 
