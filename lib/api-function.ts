@@ -17,7 +17,7 @@ import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type CfnLogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { TABLE } from '../shared/db/table';
+import { TABLE } from '../shared/table/definition';
 import type { TableAccess } from '../shared/routes';
 
 /** The repository root: handler paths in the route and job tables are relative to it. */

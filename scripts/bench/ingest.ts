@@ -24,6 +24,7 @@
  * the target 1.5 (PASS/FAIL; exit 1 only with --strict). Writes bench/results/ingest-<time>.json and
  * .md, and bench/results/ingest-latest.md. Not part of `npm test`.
  */
+import type { TableItem } from '../../shared/table/keys';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -33,7 +34,6 @@ import { parseArgs } from 'node:util';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { TableItem } from '../../shared/ingest/items';
 import cliProgress from 'cli-progress';
 import { createPublicClient, encodeFunctionData, getAddress, http, keccak256, parseEther, slice, toBytes, toHex, type Address, type Hex } from 'viem';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';

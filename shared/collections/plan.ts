@@ -2,7 +2,7 @@
  * The list planner (pure): which key range serves a set of filters and which filters are left to
  * check on the entries read from it (access patterns C1 and C3 of the key design).
  */
-import { collectionKeys, type CollectionFilter, type KeyRange } from '../db/keys';
+import { collectionKeys, type CollectionFilter, type KeyRange } from '../table/keys';
 
 export interface CollectionFilters {
   creator?: string;

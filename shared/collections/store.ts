@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { collectionKeys, type ItemKey, type KeyRange } from '../db/keys';
+import { collectionKeys, type ItemKey, type KeyRange } from '../table/keys';
 import { ConflictError, HttpError } from '../http/errors';
 import { logger } from '../http/logger';
 import { listEntryOf, type ListEntry } from './plan';

@@ -1,10 +1,13 @@
 /**
  * The one DynamoDB document client of the process, created at module top level so that a Lambda
  * re-uses its connections across invocations. `DYNAMODB_ENDPOINT` points it at the local server.
+ * Only the table layer (shared/db/operations.ts) sends commands through it.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { platformConfig } from '../config';
+import { measuring, recordCall } from './instrument';
+import { SDK_MAX_ATTEMPTS } from './retry';
 
 const config = platformConfig();
 
@@ -17,13 +20,26 @@ export const dynamoClient = new DynamoDBClient({
   region: config.region,
   endpoint: config.dynamodbEndpoint,
   credentials: localCredentials,
-  maxAttempts: 5,
+  maxAttempts: SDK_MAX_ATTEMPTS,
 });
 
 export const db = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   unmarshallOptions: { wrapNumbers: false },
 });
+
+// Measurement (shared/db/instrument.ts): inside a `measureTable` scope every call asks for its
+// consumed capacity and is recorded; outside one this does nothing.
+db.middlewareStack.add(
+  (next, context) => async (args) => {
+    if (!measuring()) return next(args);
+    (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'TOTAL';
+    const result = await next(args);
+    recordCall(context.commandName ?? 'unknown', result.output as Record<string, unknown>);
+    return result;
+  },
+  { step: 'initialize', name: 'tableUsage', override: true },
+);
 
 /** The table name is read per call, so tests can give each file its own table. */
 export function tableName(): string {

@@ -4,8 +4,8 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
-import type { KeyRange } from './keys';
-import { TABLE } from './table';
+import type { KeyRange } from '../table/keys';
+import { TABLE } from '../table/definition';
 
 export interface RangeReadOptions {
   /** Stop after this many items. */

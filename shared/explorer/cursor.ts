@@ -15,8 +15,8 @@ import {
   transactionKeys,
   uint256Key,
   type TokenStandard,
-} from '../db/keys';
-import type { BalanceListingRecord, TokenTransferRecord } from '../ingest/records';
+} from '../table/keys';
+import type { BalanceListingRecord, TokenTransferRecord } from '../table/records';
 import type { KeysetStart, Stored } from './queries';
 import type { TokenBalancesPageParams } from './schemas';
 

@@ -20,7 +20,7 @@ import {
   type Direction,
   type ItemKey,
   type TokenStandard,
-} from '../db/keys';
+} from '../table/keys';
 import type {
   AddressRecord,
   BalanceListingRecord,
@@ -31,7 +31,7 @@ import type {
   TokenTransferRecord,
   TransactionRecord,
   WithdrawalRecord,
-} from '../ingest/records';
+} from '../table/records';
 import { PAGE_SIZE } from './config';
 // Installs the DynamoDB call counter on the document client (pages log, tests assert, what a page costs).
 import './db-calls';

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { getAddress } from 'viem';
-import type { TokenStandard } from '../db/keys';
+import type { TokenStandard } from '../table/keys';
 
 // ---------------------------------------------------------------------------------------------------
 // Request values

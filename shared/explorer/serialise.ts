@@ -15,8 +15,8 @@ import type {
   TokenTransferRecord,
   TransactionRecord,
   WithdrawalRecord,
-} from '../ingest/records';
-import type { TokenStandard } from '../db/keys';
+} from '../table/records';
+import type { TokenStandard } from '../table/keys';
 import { decodeInput, methodName } from './methods';
 import type {
   AddressObject,

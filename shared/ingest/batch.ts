@@ -13,7 +13,7 @@
  */
 import type { ChainState, TokenInfo } from './chain-state';
 import type { DerivedBlock } from './derive';
-import type { AddressRecord, IndexedTokenStandard } from './records';
+import type { AddressRecord, IndexedTokenStandard } from '../table/records';
 import { forEachLimited } from './table-io';
 
 /** The addresses a block may write an address item for: possible contracts, creations, tokens moved. */

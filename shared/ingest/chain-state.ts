@@ -10,7 +10,7 @@ import type { ChainClient } from '../chain/client';
 import { bytes32ToString, expandErc1155Uri } from '../chain/decode';
 import type { ContractRead, ContractReader, ReadResult } from '../chain/read';
 import { withBackoff, type RetryPolicy } from '../chain/retry';
-import type { IndexedTokenStandard } from './records';
+import type { IndexedTokenStandard } from '../table/records';
 
 export interface TokenInfo {
   type: IndexedTokenStandard;

@@ -19,7 +19,7 @@ import type {
   TransactionRecord,
   TransactionTypeTag,
   WithdrawalRecord,
-} from './records';
+} from '../table/records';
 
 /** A (holder, token, id) whose balance the block may have changed. tokenId is set for ERC-1155 only. */
 export interface BalanceTouch {

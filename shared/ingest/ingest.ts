@@ -19,21 +19,22 @@
  * immutable items and manifest are rewritten identically, the state items, which hold values of
  * later blocks, are left alone, and the block listeners see the block again (they are idempotent).
  */
+import type { TableItem } from '../table/keys';
 import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
 import { logger } from '../http/logger';
-import { addressKeys, blockKeys } from '../db/keys';
+import { addressKeys, blockKeys } from '../table/keys';
 import { BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { ChainState } from './chain-state';
 import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
-import { immutableItems, type TableItem } from './items';
+import { immutableItems } from './items';
 import { detectOrderDepositsInBlocks, undoOrphanedDeposits } from '../orders/deposits';
 import { notifyBlockIngested, type BlockIngestedEvent, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
 import { deleteManifest, lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
 import { RangePositions } from './range-positions';
-import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from './records';
+import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from '../table/records';
 import { Reorg } from './reorg';
 import { entity, StateWriter, type AddressUpdate } from './state';
 import { forEachLimited, getItem, getItems, keyId, putItems, sleep } from './table-io';

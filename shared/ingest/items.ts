@@ -13,12 +13,12 @@ import {
   transactionKeys,
   type Direction,
   type ItemKey,
-} from '../db/keys';
+  type TableItem,
+} from '../table/keys';
 import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
-import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from './records';
+import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 
-export type TableItem = ItemKey & Record<string, unknown>;
 
 /**
  * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range

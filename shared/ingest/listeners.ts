@@ -14,7 +14,7 @@
  * blocks that replace them are then delivered to the block listeners as usual.
  */
 import type { NativeTransfer } from './derive';
-import type { BlockRecord, TokenTransferRecord } from './records';
+import type { BlockRecord, TokenTransferRecord } from '../table/records';
 
 export interface BlockIngestedEvent {
   chainId: number;

@@ -8,12 +8,12 @@
  * batch of several blocks is written, the cursor records the batch's last block (`pendingTo`), so that
  * a restart or a reorg knows which manifests past the cursor a crash may have left.
  */
+import type { TableItem } from '../table/keys';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { chainKeys, type ItemKey } from '../db/keys';
-import type { CursorRecord, ManifestRecord } from './records';
-import type { TableItem } from './items';
+import { chainKeys, type ItemKey } from '../table/keys';
+import type { CursorRecord, ManifestRecord } from '../table/records';
 import { deleteItems, getItem, putItems, queryRange } from './table-io';
 
 export const MANIFEST_CHUNK_ENTRIES = 500;

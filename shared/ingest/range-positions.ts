@@ -28,10 +28,11 @@
  *    block still waiting to be written is never looked up in a table that lacks it.
  * Callers must pass the very objects immutableItems returned (the counted marks are per object).
  */
+import type { TableItem } from '../table/keys';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { blockKey } from '../db/keys';
-import { isCountedEntry, type TableItem } from './items';
+import { blockKey } from '../table/keys';
+import { isCountedEntry } from './items';
 import { readCursor } from './manifest';
 import { forEachLimited } from './table-io';
 import { lastItem } from '../db/query';

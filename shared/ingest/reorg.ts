@@ -14,13 +14,13 @@
  * same reorg and repeats the procedure; each step is idempotent, and the manifests are deleted only
  * once the state they name is recomputed.
  */
-import { blockKeys } from '../db/keys';
+import { blockKeys } from '../table/keys';
 import { ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
 import type { IngestLog } from './ingest';
 import { notifyBlocksOrphaned, type BlocksOrphanedListener } from './listeners';
 import { deleteManifest, lastPossiblyWritten, moveCursor, readManifest, type BlockManifest } from './manifest';
-import type { AddressRecord, BlockRecord, CursorRecord } from './records';
+import type { AddressRecord, BlockRecord, CursorRecord } from '../table/records';
 import { parseEntity, StateWriter, type BalanceEntity, type ParsedEntity } from './state';
 import { deleteItems, forEachLimited, getItem } from './table-io';
 

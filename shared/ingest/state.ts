@@ -19,7 +19,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { addressKeys, chainKeys, nftKeys, typeSetsWritten, type ItemKey } from '../db/keys';
+import { addressKeys, chainKeys, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
 import { resolveTokenMetadata } from '../chain/decode';
 import type { TokenInfo } from './chain-state';
 import { countRange, deleteItems, getItem, getItems, keyId, putItems, queryRange } from './table-io';
@@ -33,7 +33,7 @@ import {
   type NftHoldingRecord,
   type NftInstanceRecord,
   type NftSupplySource,
-} from './records';
+} from '../table/records';
 import type { NftState } from './chain-state';
 
 /** Token URIs longer than this (on-chain SVGs) are not stored: the item must stay under 400 KB. */

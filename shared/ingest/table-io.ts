@@ -3,11 +3,11 @@
  * exponential backoff) until every item is written, batch reads with UnprocessedKeys retried, and
  * whole-range queries. All reads are strongly consistent: the ingest reads what it just wrote.
  */
+import type { TableItem } from '../table/keys';
 import { BatchGetCommand, BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import type { ItemKey, KeyRange } from '../db/keys';
+import type { ItemKey, KeyRange } from '../table/keys';
 import { countRange as countWholeRange, queryRange as queryWholeRange } from '../db/query';
-import type { TableItem } from './items';
 
 const WRITE_CHUNK = 25;
 const GET_CHUNK = 100;

@@ -4,7 +4,7 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import type { ItemKey } from '../db/keys';
+import type { ItemKey } from '../table/keys';
 
 const KEYS_PER_REQUEST = 100;
 const MAX_ROUNDS = 8;

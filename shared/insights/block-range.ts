@@ -9,7 +9,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { blockKeys, pad } from '../db/keys';
+import { blockKeys, pad } from '../table/keys';
 import type { Bounds } from './filters';
 
 /** Inclusive block bounds, or null when nothing can match. */

@@ -2,7 +2,7 @@
  * I3: blocks of each requested chain (N1). Block number and timestamp filters become the key range
  * (timestamps through the block-by-time index); filter_hash reads the block-by-hash item (N2).
  */
-import type { BlockRecord } from '../ingest/records';
+import type { BlockRecord } from '../table/records';
 import { blockRangeOf } from './block-range';
 import { BLOCK_FIELDS } from './fields';
 import { BLOCK_FILTERS, collectFilters, equalityOf, integerBounds, type Filter } from './filters';

@@ -10,7 +10,7 @@
  * so a chain the ingest has just registered is served within seconds.
  */
 import { tableName } from '../db/client';
-import { chainKeys } from '../db/keys';
+import { chainKeys } from '../table/keys';
 import { queryRange } from '../db/query';
 import { BadRequestError, NotFoundError } from '../http/errors';
 import { CHAIN_REGISTRY_MISS_REFRESH_MS, CHAIN_REGISTRY_TTL_MS, MAX_CHAINS } from './limits';

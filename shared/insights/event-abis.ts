@@ -9,7 +9,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { parseAbi, parseAbiItem, toEventSelector, type AbiEvent } from 'viem';
 import { db, tableName } from '../db/client';
-import { abiKeys, type ItemKey } from '../db/keys';
+import { abiKeys, type ItemKey } from '../table/keys';
 import { batchGet, keyId } from './batch-get';
 
 export const WELL_KNOWN_EVENTS: readonly AbiEvent[] = parseAbi([

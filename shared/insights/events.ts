@@ -4,8 +4,8 @@
  * logs; block number / timestamp / block hash bounds are the key condition. transaction_index,
  * log_index and topics 1 to 3 are bounded checks inside that range.
  */
-import { transactionKeys, type ItemKey } from '../db/keys';
-import type { LogRecord } from '../ingest/records';
+import { transactionKeys, type ItemKey } from '../table/keys';
+import type { LogRecord } from '../table/records';
 import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
 import { decodeEvent } from './decode';

@@ -4,7 +4,7 @@
  * name of a request is resolved on every requested chain with one BatchGetItem. A name unknown on a
  * requested chain, or ambiguous there (two tokens share the symbol), is a 404.
  */
-import { addressKeys } from '../db/keys';
+import { addressKeys } from '../table/keys';
 import { BadRequestError, NotFoundError } from '../http/errors';
 import { batchGet, keyId } from './batch-get';
 

@@ -3,7 +3,7 @@
  * each returns the key range (shared/db/keys.ts) a request reads, with the block bounds as its key
  * condition and any bounded checks, or reads its one item.
  */
-import { addressKeys, blockKeys, logKeys, tokenTransferKeys, transactionKeys, typeSetsToRead, type Direction, type TokenStandard } from '../db/keys';
+import { addressKeys, blockKeys, logKeys, tokenTransferKeys, transactionKeys, typeSetsToRead, type Direction, type TokenStandard } from '../table/keys';
 import { blockChecks } from './filters';
 import { readPage, type Check, type Item, type RangeRead } from './range-reader';
 import type { SortOrder } from './list';

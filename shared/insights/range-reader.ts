@@ -23,7 +23,7 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { lastItem } from '../db/query';
-import { blockKey, compareSortKeys } from '../db/keys';
+import { blockKey, compareSortKeys } from '../table/keys';
 import { BadRequestError } from '../http/errors';
 import { insightsConfig } from './config';
 

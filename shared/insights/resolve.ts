@@ -14,9 +14,9 @@
  * Precedence for a 64-hex value: transaction, then block, then event_signature.
  */
 import { toEventSelector, toFunctionSelector, type AbiEvent, type AbiFunction } from 'viem';
-import { addressKeys, blockKeys, transactionKeys, type ItemKey } from '../db/keys';
+import { addressKeys, blockKeys, transactionKeys, type ItemKey } from '../table/keys';
 import { BadRequestError } from '../http/errors';
-import type { BlockRecord, LogRecord, TransactionRecord } from '../ingest/records';
+import type { BlockRecord, LogRecord, TransactionRecord } from '../table/records';
 import { batchGet, keyId } from './batch-get';
 import { assertChainsIndexed, requestedChains } from './chains';
 import { parseSignatureItem } from './decode';

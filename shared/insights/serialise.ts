@@ -3,7 +3,7 @@
  * columns without NULL), an absent value is the column's zero: "" for hex and text, 0 for numbers,
  * "0" for decimal strings, "[]" for the access list. Hex is lowercase as stored.
  */
-import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord } from '../ingest/records';
+import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord } from '../table/records';
 import type { InsightsBlock, InsightsEvent, InsightsTokenTransfer, InsightsTransaction } from './schemas';
 
 /** A uint256 held as 0x-hex (r, s) as a decimal string, the reference's UInt256 form. */

@@ -11,9 +11,9 @@
  * narrowed it) and, where the range holds a single token or transaction, the token type
  * (docs/decisions/insights.md).
  */
-import { addressKeys, type Direction, type TokenStandard } from '../db/keys';
+import { addressKeys, type Direction, type TokenStandard } from '../table/keys';
 import { BadRequestError } from '../http/errors';
-import type { AddressRecord, TokenTransferRecord, TransferType } from '../ingest/records';
+import type { AddressRecord, TokenTransferRecord, TransferType } from '../table/records';
 import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
 import { TOKEN_TRANSFER_FIELDS } from './fields';

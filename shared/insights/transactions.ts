@@ -4,8 +4,8 @@
  * filter_hash the transaction's own item; block number / timestamp / block hash bounds are the key
  * condition. transaction_index, value, gas_price and gas are bounded checks inside that range.
  */
-import { transactionKeys } from '../db/keys';
-import type { TransactionRecord } from '../ingest/records';
+import { transactionKeys } from '../table/keys';
+import type { TransactionRecord } from '../table/records';
 import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
 import { decodeCall, parseFunctionSignature } from './decode';

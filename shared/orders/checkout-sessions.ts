@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { orderKeys } from '../db/keys';
+import { orderKeys } from '../table/keys';
 import { BadRequestError, ConflictError, NotFoundError, type HttpError } from '../http/errors';
 import type { JsonResult } from '../http/response';
 import { now } from './clock';

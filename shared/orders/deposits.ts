@@ -17,7 +17,7 @@
  */
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { orderKeys, type ItemKey } from '../db/keys';
+import { orderKeys, type ItemKey } from '../table/keys';
 import { queryRange } from '../db/query';
 import { logger } from '../http/logger';
 import type { BlockIngestedEvent, BlocksOrphanedEvent } from '../ingest/listeners';

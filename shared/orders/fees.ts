@@ -9,9 +9,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { formatUnits, zeroAddress } from 'viem';
 import { db, tableName } from '../db/client';
-import { addressKeys } from '../db/keys';
+import { addressKeys } from '../table/keys';
 import { orderConfig } from './config';
-import type { AddressRecord, BalanceRecord } from '../ingest/records';
+import type { AddressRecord, BalanceRecord } from '../table/records';
 import type { Fee } from './schemas';
 
 export const FEE_VERSION = 1;

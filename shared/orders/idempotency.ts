@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, tableName } from '../db/client';
-import { orderKeys } from '../db/keys';
+import { orderKeys } from '../table/keys';
 import { BadRequestError, ConflictError } from '../http/errors';
 import type { JsonResult } from '../http/response';
 import { IDEMPOTENCY_TTL_SECONDS } from './config';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db, tableName } from '../db/client';
-import { orderKeys, pad } from '../db/keys';
+import { orderKeys, pad } from '../table/keys';
 import { BadRequestError, NotFoundError } from '../http/errors';
 import type { JsonResult } from '../http/response';
 import { now } from './clock';

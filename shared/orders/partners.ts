@@ -5,7 +5,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { db, tableName } from '../db/client';
-import { orderKeys } from '../db/keys';
+import { orderKeys } from '../table/keys';
 import { queryRange } from '../db/query';
 import { now } from './clock';
 

@@ -16,7 +16,7 @@ import type { ApiName } from '../../shared/http/groups';
 import type { Job } from '../../shared/jobs';
 import { jobs as jobTable } from '../../shared/jobs';
 import { API_NAMES, apiOf, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
-import { TABLE } from '../../shared/db/table';
+import { TABLE } from '../../shared/table/definition';
 import { REPO_ROOT } from '../../lib/api-function';
 import {
   ACCESS_LOG_FIELDS,

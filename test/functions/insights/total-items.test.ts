@@ -7,7 +7,7 @@
 import { toEventSelector, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
-import { blockKeys, logKeys, tokenTransferKeys, transactionKeys } from '../../../shared/db/keys';
+import { blockKeys, logKeys, tokenTransferKeys, transactionKeys } from '../../../shared/table/keys';
 import { queryRange } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';
 import { CHAIN_A, CHAIN_B, dynamoCallsOf, recordDynamoCalls, startInsightsFixture, type InsightsFixture } from './fixture';

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { db } from '../../../shared/db/client';
-import { orderKeys } from '../../../shared/db/keys';
+import { orderKeys } from '../../../shared/table/keys';
 import { resetClock, setClock } from '../../../shared/orders/clock';
 import { checkoutSessionResponseSchema } from '../../../shared/orders/schemas';
 import { getSession, orderBody, postOrder, postSession, storedOrder } from './fixtures';

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { db } from '../../../shared/db/client';
-import { orderKeys } from '../../../shared/db/keys';
+import { orderKeys } from '../../../shared/table/keys';
 import { resetClock, setClock } from '../../../shared/orders/clock';
 import { markDepositReceived } from '../../../shared/orders/orders';
 import { jobs } from '../../../shared/jobs';

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../../shared/db/client';
-import { addressKeys } from '../../../shared/db/keys';
+import { addressKeys } from '../../../shared/table/keys';
 import { putPartner } from '../../../shared/orders/partners';
 import { MAINNET_USDC, orderBody, postOrder, putIndexedBalance } from './fixtures';
 

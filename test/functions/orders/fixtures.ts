@@ -1,7 +1,7 @@
 /** Request bodies and helpers shared by the orders tests. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../../shared/db/client';
-import { addressKeys, orderKeys } from '../../../shared/db/keys';
+import { addressKeys, orderKeys } from '../../../shared/table/keys';
 import { requestJson } from '../../../scripts/lib/dispatch';
 
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';

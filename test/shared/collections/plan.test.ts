@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectionKeys } from '../../../shared/db/keys';
+import { collectionKeys } from '../../../shared/table/keys';
 import { chooseRange, entryMatches, filterTerms, listEntryOf, rangesToCount, type ListEntry } from '../../../shared/collections/plan';
 
 const CREATOR = '0xAbCdEf0000000000000000000000000000000001';

@@ -3,7 +3,7 @@
  * gives must fall between the last item served and the next one, in the range's own order.
  */
 import { describe, expect, it } from 'vitest';
-import { addressKeys, tokenTransferKeys, transactionKeys, type TokenStandard } from '../../../shared/db/keys';
+import { addressKeys, tokenTransferKeys, transactionKeys, type TokenStandard } from '../../../shared/table/keys';
 import {
   BATCH_CURSOR_BASE,
   cutTokenBalancesPage,
@@ -18,7 +18,7 @@ import {
   withdrawalStart,
 } from '../../../shared/explorer/cursor';
 import type { Stored } from '../../../shared/explorer/queries';
-import type { BalanceListingRecord } from '../../../shared/ingest/records';
+import type { BalanceListingRecord } from '../../../shared/table/records';
 
 const HOLDER = '0x00000000000000000000000000000000000000aa';
 

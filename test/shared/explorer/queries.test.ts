@@ -8,11 +8,11 @@
 import { getAddress, keccak256, toBytes } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
-import { addressKeys, tokenTransferKeys } from '../../../shared/db/keys';
+import { addressKeys, tokenTransferKeys } from '../../../shared/table/keys';
 import { DEFAULT_EXPLORER_CHAIN_ID, PAGE_SIZE } from '../../../shared/explorer/config';
 import { countDatabaseCalls, type DatabaseCalls } from '../../../shared/explorer/db-calls';
-import { compareSortKeys } from '../../../shared/db/keys';
-import type { IndexedTokenStandard } from '../../../shared/ingest/records';
+import { compareSortKeys } from '../../../shared/table/keys';
+import type { IndexedTokenStandard } from '../../../shared/table/records';
 import { StateWriter } from '../../../shared/ingest/state';
 import { useTestTable } from '../../support/table';
 

@@ -1,7 +1,7 @@
 /** Serialisers on hand-made records: the conversions a Blockscout client relies on. */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import type { AddressRecord, InternalTransactionRecord, NftCollectionRecord } from '../../../shared/ingest/records';
+import type { AddressRecord, InternalTransactionRecord, NftCollectionRecord } from '../../../shared/table/records';
 import { internalTransactionItem as internalTransactionSchema } from '../../../shared/explorer/schemas';
 import {
   addressObject,

@@ -8,7 +8,7 @@
 import { zeroAddress as ZERO } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
-import { addressKeys, nftKeys, transactionKeys } from '../../../shared/db/keys';
+import { addressKeys, nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
 import { readCursor } from '../../../shared/ingest/manifest';

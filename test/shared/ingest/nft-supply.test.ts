@@ -11,7 +11,7 @@ import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib
 import { loadContracts } from '../../../scripts/lib/contracts';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { createChainClient } from '../../../shared/chain/client';
-import { nftKeys, transactionKeys } from '../../../shared/db/keys';
+import { nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { getItem } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';

@@ -5,10 +5,11 @@
  * built by hand with the real key functions and marked with items.ts's countedEntry, as immutableItems
  * marks them; they are written with the ingest's own putItems.
  */
+import type { TableItem } from '../../../shared/table/keys';
 import { describe, expect, it } from 'vitest';
 import { dynamoClient } from '../../../shared/db/client';
-import { blockKeys, chainKeys, logKeys, tokenTransferKeys, transactionKeys, pad } from '../../../shared/db/keys';
-import { countedEntry, type TableItem } from '../../../shared/ingest/items';
+import { blockKeys, chainKeys, logKeys, tokenTransferKeys, transactionKeys, pad } from '../../../shared/table/keys';
+import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { deleteItems, putItems, queryRange } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';

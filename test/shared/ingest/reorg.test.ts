@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
-import { addressKeys } from '../../../shared/db/keys';
+import { addressKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { moveCursor, readCursor } from '../../../shared/ingest/manifest';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';

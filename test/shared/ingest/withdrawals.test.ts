@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { createChainClient } from '../../../shared/chain/client';
 import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
-import { addressKeys } from '../../../shared/db/keys';
+import { addressKeys } from '../../../shared/table/keys';
 import { deriveBlock } from '../../../shared/ingest/derive';
 import { BlockSource } from '../../../shared/ingest/fetch-block';
 import { immutableItems } from '../../../shared/ingest/items';

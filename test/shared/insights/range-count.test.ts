@@ -5,10 +5,11 @@
  * and entries without positions. Entries are numbered by
  * the ingest's own RangePositions and written with its putItems.
  */
+import type { TableItem } from '../../../shared/table/keys';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dynamoClient } from '../../../shared/db/client';
-import { logKeys, transactionKeys } from '../../../shared/db/keys';
-import { countedEntry, type TableItem } from '../../../shared/ingest/items';
+import { logKeys, transactionKeys } from '../../../shared/table/keys';
+import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { putItems } from '../../../shared/ingest/table-io';
 import { countRange, RangeTooLargeError, readPageAndCount, type RangeRead } from '../../../shared/insights/range-reader';

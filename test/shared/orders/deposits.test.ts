@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
-import { orderKeys } from '../../../shared/db/keys';
+import { orderKeys } from '../../../shared/table/keys';
 import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
 import { deriveBlock } from '../../../shared/ingest/derive';
 import { BlockSource } from '../../../shared/ingest/fetch-block';

@@ -29,7 +29,7 @@ import {
   tokenTypeSetKey,
   transactionKeys,
   type TokenStandard,
-} from '../../../../shared/db/keys';
+} from '../../../../shared/table/keys';
 import { tableSnapshot } from '../../../support/table';
 
 const ZERO = '0x0000000000000000000000000000000000000000';

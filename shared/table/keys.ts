@@ -46,6 +46,12 @@ export interface ItemKey {
   sk: string;
 }
 
+/** An item as stored: its key and its attributes. */
+export type TableItem = ItemKey & Record<string, unknown>;
+
+/** One string per primary key, for maps and sets of items. */
+export const keyId = (key: ItemKey): string => `${key.pk}\n${key.sk}`;
+
 /** A key range: all items of `pk` (optionally with `sk` between two bounds or starting with a prefix). */
 export interface KeyRange {
   pk: string;

@@ -11,7 +11,7 @@
  *    canonical item, except as noted on `TransactionRecord.input` and `LogRecord.data`.
  * Every item also has its key attributes (pk, sk, and gsi1pk/gsi1sk on blocks), not listed here.
  */
-import type { TokenStandard } from '../db/keys';
+import type { TokenStandard } from './keys';
 
 /** Index copies of a transaction (input) or log (data) leave out hex payloads larger than this. */
 export const MAX_COPIED_DATA_BYTES = 1024;

@@ -1,0 +1,241 @@
+/**
+ * The table layer: one function per DynamoDB verb the service uses, and the only code that sends a
+ * command to the table. Every function fills in the table name, retries by the one policy of
+ * shared/db/retry.ts and is measured by shared/db/instrument.ts when the caller opts in.
+ *
+ *  getItem           one item by key
+ *  batchGetItems     many items by key: 100 keys a request, unprocessed keys retried
+ *  queryPage         one Query request (a page of a key range, or a Select COUNT page)
+ *  queryAll          a key range read page after page, up to a limit of items or of items read
+ *  countItems        the number of items of a key range (Select COUNT), up to a limit of items read
+ *  writeItems        puts and deletes, 25 a BatchWriteItem, unprocessed items retried
+ *  transactWrite     all-or-nothing writes; conflicts with other transactions retried
+ *  putItem / updateItem / deleteItem   one item, with an optional condition
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type BatchWriteCommandInput,
+  type DeleteCommandInput,
+  type GetCommandInput,
+  type PutCommandInput,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { keyId, type ItemKey } from '../table/keys';
+import { db, tableName } from './client';
+import { backoff, RETRY, RetriesExhaustedError } from './retry';
+
+export type Item = Record<string, unknown>;
+type WithoutTable<T> = Omit<T, 'TableName'>;
+
+const GET_CHUNK = 100;
+const WRITE_CHUNK = 25;
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+export interface ReadOptions {
+  /** Strongly consistent (base table only; GSIs are always eventually consistent). */
+  consistent?: boolean;
+}
+
+export async function getItem<T = Item>(key: ItemKey, options: ReadOptions & Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {}): Promise<T | undefined> {
+  const { consistent, ...projection } = options;
+  const result = await db.send(new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: consistent, ...projection }));
+  return result.Item as T | undefined;
+}
+
+/** The items stored at `keys` (missing ones absent), by `keyId`. Duplicate keys are asked for once. */
+export async function batchGetItems<T = Item>(keys: readonly ItemKey[], options: ReadOptions & { concurrency?: number } = {}): Promise<Map<string, T>> {
+  const unique = [...new Map(keys.map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()];
+  const found = new Map<string, T>();
+  const table = tableName();
+  await inParallel(chunks(unique, GET_CHUNK), options.concurrency ?? 8, async (chunk) => {
+    let pending: ItemKey[] = chunk;
+    for (let round = 0; pending.length > 0; round += 1) {
+      if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchGetItem: ${pending.length} keys unprocessed`);
+      if (round > 0) await backoff(round);
+      const result = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }));
+      for (const item of result.Responses?.[table] ?? []) found.set(keyId(item as ItemKey), item as T);
+      pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
+    }
+  });
+  return found;
+}
+
+export type QueryInput = WithoutTable<QueryCommandInput>;
+
+export interface QueryPage<T> {
+  items: T[];
+  /** Items matched (after a filter); with Select COUNT the only result. */
+  count: number;
+  /** Items read (before a filter). */
+  scanned: number;
+  /** Where the next page starts; absent at the end of the range. */
+  lastKey?: Item;
+}
+
+/** One Query request. */
+export async function queryPage<T = Item>(input: QueryInput): Promise<QueryPage<T>> {
+  const result = await db.send(new QueryCommand({ TableName: tableName(), ...input }));
+  return {
+    items: (result.Items ?? []) as T[],
+    count: result.Count ?? 0,
+    scanned: result.ScannedCount ?? 0,
+    lastKey: result.LastEvaluatedKey,
+  };
+}
+
+export interface QueryAllOptions {
+  /** Stop once this many items are returned. */
+  limit?: number;
+  /** Stop once this many items are read (a bound on the cost of filtered reads). */
+  maxRead?: number;
+}
+
+export interface QueryAllResult<T> {
+  items: T[];
+  /** Items read. */
+  scanned: number;
+  /** True when the range was read to its end. */
+  complete: boolean;
+}
+
+/** A key range read page after page (its `Limit` is set from the options, never above them). */
+export async function queryAll<T = Item>(input: QueryInput, options: QueryAllOptions = {}): Promise<QueryAllResult<T>> {
+  const items: T[] = [];
+  let scanned = 0;
+  let start = input.ExclusiveStartKey;
+  do {
+    const limit = Math.min(options.limit === undefined ? Infinity : options.limit - items.length, options.maxRead === undefined ? Infinity : options.maxRead - scanned);
+    const page = await queryPage<T>({ ...input, Limit: Number.isFinite(limit) ? limit : input.Limit, ExclusiveStartKey: start });
+    items.push(...page.items);
+    scanned += page.scanned;
+    start = page.lastKey;
+  } while (start && (options.limit === undefined || items.length < options.limit) && (options.maxRead === undefined || scanned < options.maxRead));
+  return { items, scanned, complete: start === undefined };
+}
+
+/** The number of items of a key range (Select COUNT, page after page), reading at most `maxRead` items. */
+export async function countItems(input: QueryInput, options: Pick<QueryAllOptions, 'maxRead'> = {}): Promise<{ count: number; scanned: number; complete: boolean }> {
+  let count = 0;
+  let scanned = 0;
+  let start = input.ExclusiveStartKey;
+  do {
+    const limit = options.maxRead === undefined ? input.Limit : options.maxRead - scanned;
+    const page = await queryPage({ ...input, Select: 'COUNT', Limit: limit, ExclusiveStartKey: start });
+    count += page.count;
+    scanned += page.scanned;
+    start = page.lastKey;
+  } while (start && (options.maxRead === undefined || scanned < options.maxRead));
+  return { count, scanned, complete: start === undefined };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writes
+
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+/** Puts and deletes every item, 25 per BatchWriteItem, `concurrency` requests at a time; returns once all are done. */
+export async function writeItems(writes: { put?: readonly (ItemKey & Item)[]; delete?: readonly ItemKey[] }, options: { concurrency?: number } = {}): Promise<void> {
+  const requests: WriteRequest[] = [
+    ...(writes.put ?? []).map((item) => ({ PutRequest: { Item: item } })),
+    ...[...new Map((writes.delete ?? []).map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()].map((key) => ({ DeleteRequest: { Key: key } })),
+  ];
+  const table = tableName();
+  await inParallel(chunks(requests, WRITE_CHUNK), options.concurrency ?? 16, async (chunk) => {
+    let pending = chunk;
+    for (let round = 0; pending.length > 0; round += 1) {
+      if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchWriteItem: ${pending.length} items unprocessed`);
+      if (round > 0) await backoff(round);
+      const result = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+      pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+    }
+  });
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Committed, or refused because the conditions at these positions of the transaction failed. */
+export type TransactOutcome = { committed: true } | { committed: false; failedConditions: number[] };
+
+/**
+ * TransactWriteItems over `items` (each without its TableName). A cancellation caused only by another
+ * transaction on the same items is retried; failed conditions are reported by position. With a
+ * `token` (ClientRequestToken) a retried request is applied once.
+ */
+export async function transactWrite(items: readonly TransactItem[], options: { token?: string } = {}): Promise<TransactOutcome> {
+  const table = tableName();
+  const withTable = items.map((item) => Object.fromEntries(Object.entries(item).map(([verb, operation]) => [verb, { ...operation, TableName: table }])) as TransactItem);
+  for (let round = 0; ; round += 1) {
+    try {
+      await db.send(new TransactWriteCommand({ TransactItems: withTable, ClientRequestToken: options.token }));
+      return { committed: true };
+    } catch (error) {
+      if (!isCancellation(error)) throw error;
+      const codes = ((error as TransactionCanceledException).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+      const failedConditions = codes.flatMap((code, index) => (code === 'ConditionalCheckFailed' ? [index] : []));
+      if (failedConditions.length > 0) return { committed: false, failedConditions };
+      if (!codes.includes('TransactionConflict') || round + 1 >= RETRY.maxRounds) throw error;
+      await backoff(round + 1);
+    }
+  }
+}
+
+/** What a conditional single-item write did: applied (with the attributes asked for), or refused by its condition. */
+export type WriteOutcome<T = Item> = { applied: true; attributes?: T } | { applied: false };
+
+export async function putItem(input: WithoutTable<PutCommandInput>): Promise<WriteOutcome> {
+  return conditional(async () => ({ applied: true, attributes: (await db.send(new PutCommand({ TableName: tableName(), ...input }))).Attributes }));
+}
+
+export async function updateItem<T = Item>(input: WithoutTable<UpdateCommandInput>): Promise<WriteOutcome<T>> {
+  return conditional(async () => ({ applied: true, attributes: (await db.send(new UpdateCommand({ TableName: tableName(), ...input }))).Attributes as T | undefined }));
+}
+
+export async function deleteItem(input: WithoutTable<DeleteCommandInput>): Promise<WriteOutcome> {
+  return conditional(async () => ({ applied: true, attributes: (await db.send(new DeleteCommand({ TableName: tableName(), ...input }))).Attributes }));
+}
+
+async function conditional<T>(write: () => Promise<WriteOutcome<T>>): Promise<WriteOutcome<T>> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException') return { applied: false };
+    throw error;
+  }
+}
+
+function isCancellation(error: unknown): boolean {
+  return error instanceof TransactionCanceledException || (error as { name?: string }).name === 'TransactionCanceledException';
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function chunks<T>(values: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < values.length; start += size) result.push(values.slice(start, start + size));
+  return result;
+}
+
+/** Runs `work` over `values`, at most `limit` at a time. */
+export async function inParallel<T>(values: readonly T[], limit: number, work: (value: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, values.length) }, async () => {
+    while (next < values.length) {
+      const value = values[next] as T;
+      next += 1;
+      await work(value);
+    }
+  });
+  await Promise.all(workers);
+}
