@@ -9,7 +9,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
 import type { Context } from 'aws-lambda';
 import { createChainClient } from '../../shared/chain/client';
-import { logger } from '../../shared/http/logger';
+import { logger } from '../../shared/observability/logger';
 import { ingestLambdaConfig } from '../../shared/ingest/config';
 import { ChainIngest, type IngestResult } from '../../shared/ingest/ingest';
 

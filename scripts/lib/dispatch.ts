@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { buildApiEvent, localContext } from '../../shared/http/api-event';
+import { buildApiEvent, localContext } from './api-event';
 import type { ApiName } from '../../shared/http/groups';
 import { FALLBACK_HANDLER, matchRoute } from '../../shared/routes';
 

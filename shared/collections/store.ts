@@ -8,7 +8,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from 
 import { db, tableName } from '../db/client';
 import { collectionKeys, type ItemKey, type KeyRange } from '../table/keys';
 import { ConflictError, HttpError } from '../http/errors';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { listEntryOf, type ListEntry } from './plan';
 import { collectionSchema, type Collection } from './schemas';
 

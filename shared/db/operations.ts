@@ -163,7 +163,9 @@ export async function writeItems(writes: { put?: readonly (ItemKey & Item)[]; de
   });
 }
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type SdkTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** One operation of a transaction (Put, Update, Delete or ConditionCheck), without its TableName. */
+export type TransactItem = { [Verb in keyof SdkTransactItem]?: WithoutTable<NonNullable<SdkTransactItem[Verb]>> };
 
 /** Committed, or refused because the conditions at these positions of the transaction failed. */
 export type TransactOutcome = { committed: true } | { committed: false; failedConditions: number[] };
@@ -175,7 +177,7 @@ export type TransactOutcome = { committed: true } | { committed: false; failedCo
  */
 export async function transactWrite(items: readonly TransactItem[], options: { token?: string } = {}): Promise<TransactOutcome> {
   const table = tableName();
-  const withTable = items.map((item) => Object.fromEntries(Object.entries(item).map(([verb, operation]) => [verb, { ...operation, TableName: table }])) as TransactItem);
+  const withTable = items.map((item) => Object.fromEntries(Object.entries(item).map(([verb, operation]) => [verb, { ...operation, TableName: table }])) as SdkTransactItem);
   for (let round = 0; ; round += 1) {
     try {
       await db.send(new TransactWriteCommand({ TransactItems: withTable, ClientRequestToken: options.token }));

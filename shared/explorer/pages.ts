@@ -7,7 +7,7 @@
  * request's own `filter` and `token` when given, null on the last page.
  */
 import { getAddress } from 'viem';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { PAGE_SIZE } from './config';
 import {
   cutTokenBalancesPage,

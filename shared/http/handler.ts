@@ -20,9 +20,10 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { corsMiddleware } from './cors';
+import { BusyError, DomainError, type DomainErrorKind } from '../errors';
 import { HttpError, RequestValidationError, type RequestIssue, type RequestPart } from './errors';
 import { errorBody, VALIDATION_STATUS, type ApiGroup } from './groups';
-import { logger } from './logger';
+import { logger } from '../observability/logger';
 import { queryForValidation } from './query';
 import { toHttpResponse, type JsonResult } from './response';
 
@@ -174,6 +175,9 @@ function errorResponder(group: ApiGroup): middy.MiddlewareObj<APIGatewayProxyEve
   };
 }
 
+/** The status of each kind of domain error, in every group. */
+const DOMAIN_STATUS: Record<DomainErrorKind, number> = { invalid: 400, 'not-found': 404, conflict: 409, busy: 503 };
+
 export function errorResponse(group: ApiGroup, error: (Error & { statusCode?: number; expose?: boolean }) | null, requestId?: string): JsonResult & { statusCode: number } {
   if (error instanceof RequestValidationError) {
     const statusCode = VALIDATION_STATUS[group];
@@ -181,6 +185,11 @@ export function errorResponse(group: ApiGroup, error: (Error & { statusCode?: nu
   }
   if (error instanceof HttpError) {
     return { statusCode: error.statusCode, body: errorBody(group, error.statusCode, error.message) };
+  }
+  if (error instanceof DomainError) {
+    const statusCode = DOMAIN_STATUS[error.kind];
+    const headers = error instanceof BusyError ? { 'retry-after': String(error.retryAfterSeconds) } : undefined;
+    return { statusCode, body: errorBody(group, statusCode, error.message), headers };
   }
   // Errors created by middy's own middleware (@middy/util createError): client errors meant to be shown.
   if (error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 && error.expose === true) {

@@ -23,7 +23,7 @@ import type { TableItem } from '../table/keys';
 import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import { addressKeys, blockKeys } from '../table/keys';
 import { BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { ChainState } from './chain-state';

@@ -19,7 +19,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { orderKeys, type ItemKey } from '../table/keys';
 import { queryRange } from '../db/query';
-import { logger } from '../http/logger';
+import { logger } from '../observability/logger';
 import type { BlockIngestedEvent, BlocksOrphanedEvent } from '../ingest/listeners';
 import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders';
 import { isWaiting } from './states';

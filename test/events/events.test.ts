@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { localContext } from '../../shared/http/api-event';
+import { localContext } from '../../scripts/lib/api-event';
 import { routes } from '../../shared/routes';
 import { ENV_FILE, eventFiles, EVENTS_DIR, SAM_DYNAMODB_ENDPOINT } from '../../scripts/generate-events';
 import { loadHandler, readResult } from '../../scripts/lib/dispatch';

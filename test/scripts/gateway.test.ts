@@ -9,7 +9,7 @@ import path from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localClient } from '../../shared/db/local/ensure-table';
+import { localClient } from '../../scripts/lib/local-table/ensure-table';
 import { MAX_BODY_BYTES } from '../../shared/http/handler';
 import { routes } from '../../shared/routes';
 import { GATEWAY_MAX_BODY_BYTES, startLocalService, type LocalService, type RequestLogEntry } from '../../scripts/lib/gateway';

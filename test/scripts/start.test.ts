@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { localClient } from '../../shared/db/local/ensure-table';
+import { localClient } from '../../scripts/lib/local-table/ensure-table';
 import { REPOSITORY_ROOT } from '../../scripts/lib/dispatch';
 
 const children: ChildProcess[] = [];

@@ -2,7 +2,7 @@
  * Starts one embedded DynamoDB (dynalite + transactions, in memory) on a free loopback port for the
  * whole run. Workers inherit DYNAMODB_ENDPOINT; each test file creates its own table (see table.ts).
  */
-import { startLocalDynamo, type LocalDynamo } from '../../shared/db/local/server';
+import { startLocalDynamo, type LocalDynamo } from '../../scripts/lib/local-table/server';
 
 let server: LocalDynamo | undefined;
 

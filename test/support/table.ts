@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll } from 'vitest';
-import { ensureTable, localClient } from '../../shared/db/local/ensure-table';
+import { ensureTable, localClient } from '../../scripts/lib/local-table/ensure-table';
 
 export function testEndpoint(): string {
   const endpoint = process.env.DYNAMODB_ENDPOINT;

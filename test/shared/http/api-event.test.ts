@@ -1,6 +1,6 @@
 /** The HTTP API 2.0 events the gateway, the event files and the tests build, and the query helpers. */
 import { describe, expect, it } from 'vitest';
-import { buildApiEvent, requestTime } from '../../../shared/http/api-event';
+import { buildApiEvent, requestTime } from '../../../scripts/lib/api-event';
 import { joinedQuery, parseRawQuery, queryForValidation, toRawQuery } from '../../../shared/http/query';
 
 describe('buildApiEvent', () => {

@@ -1,7 +1,7 @@
 /** Helpers for the HTTP platform tests: invoke a handler with a real 2.0 event, read the answer. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { expect } from 'vitest';
-import { buildApiEvent, localContext, type ApiRequest } from '../../../shared/http/api-event';
+import { buildApiEvent, localContext, type ApiRequest } from '../../../scripts/lib/api-event';
 import type { ApiGroup } from '../../../shared/http/groups';
 import type { HttpHandler } from '../../../shared/http/handler';
 

@@ -3,7 +3,7 @@
  * the cause, and the log gets everything, tied to the request ids.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { localContext } from '../../../shared/http/api-event';
+import { localContext } from '../../../scripts/lib/api-event';
 import { event, expectGroupError, GROUPS, invoke } from './support';
 
 // The logger takes its level at creation (and restores it on every warm invocation), so it must

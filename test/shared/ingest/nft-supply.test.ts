@@ -15,7 +15,7 @@ import { nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { getItem } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';
-import { ensureTable, localClient } from '../../../shared/db/local/ensure-table';
+import { ensureTable, localClient } from '../../../scripts/lib/local-table/ensure-table';
 import { startRpcProxy } from './support/proxy';
 import { compileSupplyToken } from './support/supply-token';
 import { expectStateMatchesChain, publicClient, readChainTruth } from './support/truth';

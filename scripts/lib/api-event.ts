@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { ApiName } from './groups';
-import { joinedQuery } from './query';
+import type { ApiName } from '../../shared/http/groups';
+import { joinedQuery } from '../../shared/http/query';
 
 export interface ApiRequest {
   api: ApiName;
