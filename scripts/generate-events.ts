@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DEFAULT_TABLE_NAME } from '../shared/config';
-import { buildApiEvent } from '../shared/http/api-event';
+import { buildApiEvent } from './lib/api-event';
 import { toRawQuery } from '../shared/http/query';
 import { apiOf, routes as allRoutes, type Route } from '../shared/routes';
 

@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { createChainClient } from '../shared/chain/client';
 import { platformConfig } from '../shared/config';
-import { ensureTable, localClient } from '../shared/db/local/ensure-table';
+import { ensureTable, localClient } from './lib/local-table/ensure-table';
 import { ChainIngest, type IngestLog } from '../shared/ingest/ingest';
 import { readCursor } from '../shared/ingest/manifest';
 

@@ -6,7 +6,7 @@
  * --exit-with-stdin, when its stdin closes: the parent that started it is gone).
  */
 import { parseArgs } from 'node:util';
-import { startLocalDynamo } from '../shared/db/local/server';
+import { startLocalDynamo } from './lib/local-table/server';
 
 const USAGE = 'usage: npm run table [-- --port N] [--path DIR] [--exit-with-stdin]';
 
