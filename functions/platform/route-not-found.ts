@@ -10,7 +10,7 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { CORS_ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, corsMiddleware } from '../../shared/http/cors';
+import { CORS_ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, corsMiddleware } from '../../shared/http/middleware/cors';
 import { errorBody, groupOfPath, type ApiName } from '../../shared/http/groups';
 import { toHttpResponse } from '../../shared/http/response';
 import { API_NAMES, matchRoute } from '../../shared/routes';

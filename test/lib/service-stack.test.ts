@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/http/cors';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/http/middleware/cors';
 import type { ApiName } from '../../shared/http/groups';
 import type { Job } from '../../shared/jobs';
 import { jobs as jobTable } from '../../shared/jobs';

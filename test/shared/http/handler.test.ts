@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as v from 'valibot';
 import { ConflictError, NotFoundError, BadRequestError } from '../../../shared/http/errors';
-import { httpHandler, MAX_BODY_BYTES, toRequestIssue } from '../../../shared/http/handler';
+import { httpHandler, MAX_BODY_BYTES } from '../../../shared/http/handler';
+import { toRequestIssue } from '../../../shared/http/middleware/request-validator';
 import { event, expectGroupError, GROUPS, invoke } from './support';
 
 const ADDRESS = '0x00000000000000000000000000000000000000aa';

@@ -6,7 +6,7 @@
  * path really accepts.
  */
 import httpCors from '@middy/http-cors';
-import { platformConfig } from '../config';
+import { platformConfig } from '../../config';
 
 /** Request headers a browser may send cross-origin (besides the CORS-safelisted ones). */
 export const CORS_ALLOWED_HEADERS = 'content-type,idempotency-key';
