@@ -1,0 +1,161 @@
+/**
+ * The architecture as the import graph shows it: route -> handler -> domain -> table layer -> table.
+ * Read from the source with TypeScript's own import scanner; every rule names the files that break it.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { REPOSITORY_ROOT } from '../../scripts/lib/dispatch';
+
+const RUNTIME_FOLDERS = ['shared', 'functions', 'lib'];
+const GROUPS = ['explorer', 'insights', 'orders', 'collections'];
+
+function sourceFiles(folder: string): string[] {
+  const absolute = path.join(REPOSITORY_ROOT, folder);
+  return readdirSync(absolute).flatMap((name) => {
+    const file = path.join(absolute, name);
+    const relative = path.join(folder, name);
+    if (statSync(file).isDirectory()) return sourceFiles(relative);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [relative] : [];
+  });
+}
+
+interface Import {
+  specifier: string;
+  /** The repository file a relative specifier resolves to. */
+  target?: string;
+  /** The names imported (empty for a side-effect or namespace import). */
+  names: string[];
+}
+
+const importCache = new Map<string, Import[]>();
+
+function importsOf(file: string): Import[] {
+  let cached = importCache.get(file);
+  if (cached) return cached;
+  const text = readFileSync(path.join(REPOSITORY_ROOT, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  cached = [];
+  const visit = (node: ts.Node) => {
+    const moduleSpecifier =
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)
+        ? node.moduleSpecifier.text
+        : ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])
+          ? node.arguments[0].text
+          : undefined;
+    if (moduleSpecifier !== undefined) {
+      const names: string[] = [];
+      if (ts.isImportDeclaration(node) && node.importClause && !node.importClause.isTypeOnly) {
+        const bindings = node.importClause.namedBindings;
+        if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) if (!element.isTypeOnly) names.push((element.propertyName ?? element.name).text);
+      }
+      cached!.push({ specifier: moduleSpecifier, target: resolve(file, moduleSpecifier), names });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  importCache.set(file, cached);
+  return cached;
+}
+
+function resolve(from: string, specifier: string): string | undefined {
+  if (!specifier.startsWith('.')) return undefined;
+  const base = path.normalize(path.join(path.dirname(from), specifier));
+  for (const candidate of [`${base}.ts`, path.join(base, 'index.ts'), base]) {
+    try {
+      if (statSync(path.join(REPOSITORY_ROOT, candidate)).isFile()) return candidate;
+    } catch {
+      // next candidate
+    }
+  }
+  return undefined;
+}
+
+/** Every repository file `entry` loads, itself included. */
+function closure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [entry];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const { target } of importsOf(file)) if (target?.endsWith('.ts')) stack.push(target);
+  }
+  return seen;
+}
+
+const runtimeFiles = RUNTIME_FOLDERS.flatMap(sourceFiles);
+const toolFiles = sourceFiles('scripts');
+
+describe('the import graph', () => {
+  it('every relative import resolves to a file', () => {
+    const broken = [...runtimeFiles, ...toolFiles].flatMap((file) =>
+      importsOf(file).filter((entry) => entry.specifier.startsWith('.') && !entry.target).map((entry) => `${file} -> ${entry.specifier}`),
+    );
+    expect(broken).toEqual([]);
+  });
+
+  it('has no cycle in the runtime code', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, 'open');
+      stack.push(file);
+      for (const { target } of importsOf(file)) {
+        if (!target?.endsWith('.ts')) continue;
+        if (state.get(target) === 'open') cycles.push([...stack.slice(stack.indexOf(target)), target].join(' -> '));
+        else if (!state.has(target)) visit(target);
+      }
+      stack.pop();
+      state.set(file, 'done');
+    };
+    for (const file of runtimeFiles) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it('the table model, the table layer, the chain and the ingest import no API group', () => {
+    const lower = runtimeFiles.filter((file) => /^shared\/(table|db|chain|ingest)\//.test(file));
+    const arrows = lower.flatMap((file) =>
+      importsOf(file)
+        .filter((entry) => entry.target && GROUPS.some((group) => entry.target!.startsWith(`shared/${group}/`)))
+        .map((entry) => `${file} -> ${entry.target}`),
+    );
+    expect(arrows).toEqual([]);
+  });
+
+  it('the table model imports nothing but itself', () => {
+    const arrows = runtimeFiles
+      .filter((file) => file.startsWith('shared/table/'))
+      .flatMap((file) => importsOf(file).filter((entry) => entry.target && !entry.target.startsWith('shared/table/')).map((entry) => `${file} -> ${entry.target}`));
+    expect(arrows).toEqual([]);
+  });
+
+  it('only the table layer (shared/db) sends DynamoDB commands', () => {
+    const offenders = [...runtimeFiles, ...toolFiles]
+      .filter((file) => !file.startsWith('shared/db/') && !file.startsWith('scripts/lib/local-table/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((entry) => (entry.specifier === '@aws-sdk/lib-dynamodb' || entry.specifier === '@aws-sdk/client-dynamodb') && entry.names.some((name) => name.endsWith('Command')))
+          .map((entry) => `${file}: ${entry.names.filter((name) => name.endsWith('Command')).join(', ')}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('no runtime file imports local-only code (scripts/)', () => {
+    const arrows = runtimeFiles.flatMap((file) => importsOf(file).filter((entry) => entry.target?.startsWith('scripts/')).map((entry) => `${file} -> ${entry.target}`));
+    expect(arrows).toEqual([]);
+  });
+
+  it('a handler loads no other API group', () => {
+    const arrows = sourceFiles('functions').flatMap((handler) => {
+      const own = handler.split('/')[1]!;
+      return [...closure(handler)]
+        .filter((file) => GROUPS.some((group) => group !== own && file.startsWith(`shared/${group}/`)))
+        .map((file) => `${handler} loads ${file}`);
+    });
+    // The ingest Lambda is the composition root that registers deposit detection (orders) as a listener.
+    expect(arrows.filter((arrow) => !arrow.startsWith('functions/ingest/'))).toEqual([]);
+  });
+});
