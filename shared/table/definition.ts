@@ -1,7 +1,9 @@
 /**
  * The single table's definition: one source for the CDK stack, the local server and the tests.
  * Every item has a string partition key `pk` and sort key `sk`; two overloaded, sparse GSIs
- * serve the patterns that need a second ordering of the same item (see `keys.ts`).
+ * serve the patterns that need a second ordering of the same item (see `keys.ts`): gsi1 the block
+ * time index (N1), waiting orders by deposit address (O4), deposits by block (O8) and partners (O9);
+ * gsi2 waiting orders by expiry (O5). Pattern ids are defined in docs/access-patterns.md ("The GSIs").
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 

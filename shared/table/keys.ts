@@ -1,6 +1,7 @@
 /**
  * The key design of the single table: one function per access pattern, each with the request it serves.
- * The ids (X1, N3, O2, C1, G1 ...) are those of `shared/design/access-patterns.md`.
+ * Pattern ids (X1, N3, O2, C1, G1 ...) and endpoint ids (E1-E6, I1-I5c) are defined in
+ * docs/access-patterns.md, which lists for each pattern its endpoints, key range and writer.
  *
  * Conventions
  * - Every chain item's partition key starts with `C#<chainId>#`, so one table serves up to 55 chains
@@ -62,10 +63,10 @@ export interface KeyRange {
 const chain = (chainId: number): string => `C#${chainId}`;
 
 // ---------------------------------------------------------------------------------------------------
-// Chain registry and ingest (G1, X8)
+// Chain registry and ingest (N13, G1, G2, X8)
 
 export const chainKeys = {
-  /** Chains indexed into this table (insights: unknown or unindexed chain -> 404). Query pk=CHAINS. */
+  /** N13: chains indexed into this table (insights: unknown or unindexed chain -> 404). Query pk=CHAINS. */
   registry: (chainId: number): ItemKey => ({ pk: 'CHAINS', sk: pad(chainId, 12) }),
   registryRange: (): KeyRange => ({ pk: 'CHAINS' }),
   /**
@@ -147,7 +148,8 @@ export const transactionKeys = {
   }),
   /**
    * N3 (I1): transactions sent to a contract calling one selector, ordered by block then index.
-   * Query pk, sk BETWEEN block bounds. `selector` is the 4-byte selector, or `0x` for empty calldata.
+   * Query pk, sk BETWEEN block bounds. `selector` is the 4-byte selector (written for contract calls with
+   * at least 4 bytes of calldata; a plain transfer has no range).
    * N3 with `filter_from_address`: its own range, the same key with `#FROM#<address>` appended.
    */
   callsToContract: (chainId: number, contract: string, selector: string, from?: string): KeyRange => ({
@@ -248,7 +250,7 @@ export const tokenTransferKeys = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Per-address lists of the explorer (X1, X2, X4, X5, X6, X7) and names (N11)
+// Per-address lists of the explorer (X1, X2, X4, X5, X6, X7), balances and holdings (G3, G4), names (N11)
 
 export const addressKeys = {
   /**
@@ -304,7 +306,7 @@ export const addressKeys = {
     pk: `${chain(chainId)}#A#${lower(holder)}#NFTCOL#${typeSet}`,
   }),
   nftCollectionSortKey: (standard: TokenStandard, contract: string): string => `${TOKEN_TYPE_RANK[standard]}#${lower(contract)}`,
-  /** The NFT instances an address holds in one collection, token id desc (to rebuild the 9 shown). */
+  /** G4: the NFT instances an address holds in one collection, token id desc (to rebuild the 9 shown). */
   nftHoldings: (chainId: number, holder: string, contract: string): KeyRange => ({
     pk: `${chain(chainId)}#A#${lower(holder)}#NFT#${lower(contract)}`,
   }),
@@ -326,7 +328,7 @@ export const nftKeys = {
 export const TOKEN_TYPE_RANK: Record<TokenStandard, string> = { 'ERC-721': '1', 'ERC-1155': '2', 'ERC-404': '3', 'ERC-20': '4' };
 
 // ---------------------------------------------------------------------------------------------------
-// Orders (O1 - O6)
+// Orders (O1 - O9)
 
 export const orderKeys = {
   /** O1: an order by id. GetItem. */
@@ -344,7 +346,7 @@ export const orderKeys = {
     index: 'gsi1',
   }),
   /**
-   * A transfer seen at an order's deposit address (deposit detection, shared/orders/deposits.ts): in
+   * O7: a transfer seen at an order's deposit address (deposit detection, shared/orders/deposits.ts): in
    * the order's partition, one item per transfer, keyed by transaction hash and log index (ERC-20)
    * or call index (native: 0 the transaction's own value, n its n-th trace call). Conditional put.
    */
@@ -352,9 +354,9 @@ export const orderKeys = {
     pk: `ORDER#${orderId}`,
     sk: `DEPOSIT#${lower(transactionHash)}#${'logIndex' in position ? `LOG#${indexKey(position.logIndex)}` : `CALL#${indexKey(position.callIndex)}`}`,
   }),
-  /** Every deposit recorded for an order (refunds, reconciliation). Query pk, begins_with(sk). */
+  /** O7: every deposit recorded for an order (refunds, reconciliation). Query pk, begins_with(sk). */
   depositsRange: (orderId: string): KeyRange => ({ pk: `ORDER#${orderId}`, skPrefix: 'DEPOSIT#' }),
-  /** GSI1 on a deposit item: the deposits recorded from one block of a chain (undone when a reorg orphans it). */
+  /** O8: GSI1 on a deposit item: the deposits recorded from one block of a chain (undone when a reorg orphans it). */
   depositInBlock: (chainId: number, blockNumber: number, orderId: string, depositSk: string) => ({
     gsi1pk: `${chain(chainId)}#DEPOSITS#${blockKey(blockNumber)}`,
     gsi1sk: `${orderId}#${depositSk}`,
@@ -380,7 +382,7 @@ export const orderKeys = {
   idempotencyKey: (scope: string, key: string): ItemKey => ({ pk: `IDEMPOTENCY#${scope}#${key}`, sk: 'KEY' }),
   /** O6: a partner record (discount). GetItem. The fee token balance is addressKeys.balance (G3). */
   partner: (partnerId: string): ItemKey => ({ pk: `PARTNER#${partnerId}`, sk: 'PARTNER' }),
-  /** Every partner record, by id (operator CLI listing): GSI1 on the partner item. Query gsi1pk=PARTNERS. */
+  /** O9: every partner record, by id (operator CLI listing): GSI1 on the partner item. Query gsi1pk=PARTNERS. */
   partnerListing: (partnerId: string) => ({ gsi1pk: 'PARTNERS', gsi1sk: partnerId }),
   partnersRange: (): KeyRange => ({ pk: 'PARTNERS', index: 'gsi1' }),
 };
@@ -420,11 +422,11 @@ function normaliseCollectionFilter(field: CollectionFilter, value: string | numb
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Insights only (added by the insights group): the event ABI registry
+// Insights only (added by the insights group): the event ABI registry (N14)
 
 export const abiKeys = {
   /**
-   * I2 `decode=true`: the event ABIs an operator registered for one topic0 with `npm run abi`
+   * N14 (I2 `decode=true`): the event ABIs an operator registered for one topic0 with `npm run abi`
    * (scripts/abi-registry.ts), beside the well-known ones built into shared/insights/event-abis.ts.
    * `abis` is a string set of ABI event items as JSON. BatchGetItem by the topic0s of a page.
    */

@@ -10,6 +10,8 @@
  *  - index copies (the same record under another key, see keys.ts) carry the same fields as the
  *    canonical item, except as noted on `TransactionRecord.input` and `LogRecord.data`.
  * Every item also has its key attributes (pk, sk, and gsi1pk/gsi1sk on blocks), not listed here.
+ * Pattern ids (X1, N2, G3 ...) are defined in docs/access-patterns.md, with the key range of each
+ * pattern and when the ingest writes its items.
  */
 import type { TokenStandard } from './keys';
 
@@ -378,7 +380,7 @@ export interface NftInstanceRecord {
   updatedAtBlock: number;
 }
 
-/** addressKeys.nftHoldings: one token id a holder has in a collection, token id desc. */
+/** addressKeys.nftHoldings (G4): one token id a holder has in a collection, token id desc. */
 export interface NftHoldingRecord {
   kind: 'nftHolding';
   chainId: number;
@@ -460,7 +462,7 @@ export interface CursorRecord {
   pendingTo?: number;
 }
 
-/** chainKeys.registry: a chain indexed into this table. */
+/** chainKeys.registry (N13): a chain indexed into this table. */
 export interface ChainRecord {
   kind: 'chain';
   chainId: number;
