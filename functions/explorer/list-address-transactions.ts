@@ -1,15 +1,18 @@
-/** E4 GET /explorer/addresses/{address_hash}/transactions: transactions from, to or creating an address, by `filter`. */
-import { explorerConfig } from '../../shared/explorer/config';
-import { listTransactions } from '../../shared/explorer/pages';
+/**
+ * E4 GET /explorer/addresses/{address_hash}/transactions: transactions from, to or creating an address, by `filter`.
+ * Endpoint ids: see docs/access-patterns.md.
+ */
+import { loadExplorerConfig } from '../../shared/explorer/config';
+import { listTransactions } from '../../shared/explorer/transactions';
 import { addressPath, transactionsQuery, transactionsResponse } from '../../shared/explorer/schemas';
 import { httpHandler } from '../../shared/http/handler';
 
-const config = explorerConfig();
+const config = loadExplorerConfig();
 
 export const handler = httpHandler({
   group: 'explorer',
   path: addressPath,
   query: transactionsQuery,
   response: transactionsResponse,
-  handle: async ({ path, query }) => ({ body: await listTransactions(config.chainId, path.address_hash, query) }),
+  handle: async ({ path, query }) => ({ body: await listTransactions({ address: path.address_hash, query }, config) }),
 });

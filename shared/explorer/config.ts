@@ -8,9 +8,6 @@ import { readEnv } from '../config';
 /** Items in one explorer page (Blockscout's page size). */
 export const PAGE_SIZE = 50;
 
-/** NFT instances shown per collection in /nft/collections (Blockscout shows 9). */
-export const INSTANCES_PER_COLLECTION = 9;
-
 export const DEFAULT_EXPLORER_CHAIN_ID = 31337;
 
 const explorerSchema = v.object({
@@ -25,6 +22,7 @@ export interface ExplorerConfig {
   chainId: number;
 }
 
-export function explorerConfig(env: Record<string, string | undefined> = process.env): ExplorerConfig {
+/** The explorer's settings from the environment; throws a readable error on an invalid value. */
+export function loadExplorerConfig(env: Record<string, string | undefined> = process.env): ExplorerConfig {
   return { chainId: readEnv(explorerSchema, env).EXPLORER_CHAIN_ID };
 }

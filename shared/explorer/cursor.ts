@@ -5,7 +5,8 @@
  * offset, so blocks ingested between two requests neither shift nor repeat items.
  *
  * Cursor fields come as a set: when one of an endpoint's key fields is missing, the request is a
- * first page (as Blockscout ignores incomplete paging parameters).
+ * first page (as Blockscout ignores incomplete paging parameters). Endpoint and range ids (E1-E6,
+ * X1): see docs/access-patterns.md.
  */
 import {
   addressKeys,
@@ -17,8 +18,11 @@ import {
   type TokenStandard,
 } from '../table/keys';
 import type { BalanceListingRecord, TokenTransferRecord } from '../table/records';
-import type { KeysetStart, Stored } from './queries';
+import type { KeysetStart, Stored } from './range-reader';
 import type { TokenBalancesPageParams } from './schemas';
+
+/** The request's own `filter`, echoed in next_page_params (E3, E4, E5). */
+export const echoFilter = (filter: 'to' | 'from' | undefined) => (filter ? { filter } : {});
 
 // ---------------------------------------------------------------------------------------------------
 // E3 token transfers: (block_number, index)

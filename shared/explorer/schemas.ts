@@ -2,6 +2,7 @@
  * Request and response schemas of the explorer group (valibot), side by side, compatible with
  * Blockscout's API v2. Requests are strict: an unknown query parameter (including a cursor field of
  * another endpoint) is a 422 naming it. Invalid values get Blockscout's own detail messages.
+ * Endpoint ids (E1-E6): see docs/access-patterns.md.
  */
 import * as v from 'valibot';
 import { getAddress } from 'viem';
@@ -55,6 +56,12 @@ const tokenTypeValue = v.picklist(TOKEN_TYPE_LABELS, INVALID_ENUM_DETAIL);
 
 /** Path of every explorer endpoint. */
 export const addressPath = v.strictObject({ address_hash: addressValue });
+
+/** What an explorer page is asked for: the address of the path and the endpoint's validated query. */
+export interface AddressRequest<Query> {
+  address: string;
+  query: Query;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Query of each endpoint: its filters and the fields of its own next_page_params

@@ -1,6 +1,7 @@
 /**
- * From stored records (shared/ingest/records.ts) to Blockscout API v2 JSON. Pure functions: the
- * records of a page and the details joined to them (`PageDetails`) in, the items out.
+ * From stored records (shared/table/records.ts) to Blockscout API v2 JSON. Pure functions: the
+ * records of a page and the details joined to them (`PageDetails`, page-details.ts) in, the items out.
+ * Endpoint and pattern ids (E1, E2, X7, X8): see docs/access-patterns.md.
  * Conventions: hashes of addresses EIP-55 checksummed; wei amounts, values and supplies decimal
  * strings; timestamps ISO 8601 UTC with microseconds and a trailing Z.
  */

@@ -1,7 +1,8 @@
 /**
  * What the chain itself says, read with viem straight from anvil (blocks, receipts, logs, call
  * traces): the expected listings the explorer tests compare against. Nothing here reads the table or
- * the ingest's code, so an ingest or explorer mistake cannot hide in the expectation.
+ * the ingest's code, so an ingest or explorer mistake cannot hide in the expectation. Endpoint ids
+ * (E3-E5): see docs/access-patterns.md.
  */
 import { decodeEventLog, keccak256, parseAbi, toBytes, type PublicClient } from 'viem';
 

@@ -1,7 +1,8 @@
 /**
  * Explorer tests run on a real chain: a demo chain on anvil (test/support/demo-chain.ts) ingested
  * into the file's own table by the real ingest, then read through the route table and the real
- * handlers, as a Blockscout API v2 client would. Each file gets its own anvil and table.
+ * handlers, as a Blockscout API v2 client would. Each file gets its own anvil and table. Endpoint
+ * ids (E1-E6): see docs/access-patterns.md.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createPublicClient, createWalletClient, defineChain, http, type Abi, type Account, type Address, type Hash, type Hex, type PublicClient } from 'viem';
@@ -11,8 +12,8 @@ import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contract
 import { requestJson } from '../../../scripts/lib/dispatch';
 import type { DemoManifest, DemoRole } from '../../../scripts/lib/demo-activity';
 import { createChainClient } from '../../../shared/chain/client';
+import { measureTable, type TableUsage } from '../../../shared/db/instrument';
 import { DEFAULT_EXPLORER_CHAIN_ID, PAGE_SIZE } from '../../../shared/explorer/config';
-import { countDatabaseCalls, type DatabaseCalls } from '../../../shared/explorer/db-calls';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { startDemoChain, type DemoChain } from '../../support/demo-chain';
 import { useTestTable } from '../../support/table';
@@ -130,7 +131,7 @@ export interface ExplorerResponse<T = any> {
   status: number;
   body: { items: T[]; next_page_params: Record<string, string | number | null> | null } & Record<string, any>;
   /** DynamoDB calls the request made, by command. */
-  calls: DatabaseCalls;
+  calls: TableUsage['calls'];
 }
 
 /** GET /explorer/addresses/{address}/{endpoint}?query (null and undefined values are left out). */
@@ -138,8 +139,8 @@ export async function explorerGet<T = any>(address: string, endpoint: Endpoint, 
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== null && value !== undefined) search.append(key, String(value));
   const text = search.toString();
-  const { result, calls } = await countDatabaseCalls(() => requestJson('base', 'GET', `/explorer/addresses/${address}/${endpoint}${text ? `?${text}` : ''}`));
-  return { status: result.status, body: result.body, calls };
+  const { result, usage } = await measureTable(() => requestJson('base', 'GET', `/explorer/addresses/${address}/${endpoint}${text ? `?${text}` : ''}`));
+  return { status: result.status, body: result.body, calls: usage.calls };
 }
 
 /** The next request of a Blockscout client: next_page_params as query parameters, plus its own `type`. */
@@ -168,7 +169,7 @@ export const itemsOf = <T>(pages: ExplorerResponse<T>[]): T[] => pages.flatMap((
  * BatchGetItem (the cursor for confirmations rides in the BatchGetItem); nothing else (no Scan, no
  * GetItem per item).
  */
-export function expectPageCost(calls: DatabaseCalls, options: { batchGet?: boolean; queries?: number } = {}): void {
+export function expectPageCost(calls: TableUsage['calls'], options: { batchGet?: boolean; queries?: number } = {}): void {
   const { QueryCommand: queries = 0, BatchGetItemCommand: batchGets = 0, ...others } = calls;
   expect(queries).toBe(options.queries ?? 1);
   expect(batchGets).toBeLessThanOrEqual(1);

@@ -4,7 +4,7 @@
  * inside the batch), 51 ERC-1155 balances above 2^53 (the cursor's `value` is a JSON number), equal
  * balances across the page boundary, and 51 ERC-721 collections. Expected transfer listings come from
  * the chain's own logs (chain-oracle.ts), so every combination of direction, `type` and `token` is
- * checked against the chain, not against the ingest.
+ * checked against the chain, not against the ingest. Endpoint ids: see docs/access-patterns.md.
  */
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
  * ingested demo chain. Expected listings come from the chain itself (blocks, receipts and call traces
  * read with viem: chain-oracle.ts): paging 50 + 1, the `to` / `from` filters (a creation in the created
  * contract's `to`), every field, reverted transactions, creations, self-destructs, a failed internal
- * call, and paging while new blocks are ingested.
+ * call, and paging while new blocks are ingested. Endpoint ids: see docs/access-patterns.md.
  */
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -2,19 +2,20 @@
  * E6 GET /explorer/addresses/{address_hash}/withdrawals. anvil produces no EIP-4895 withdrawals, so
  * the test takes real blocks from an anvil (fetched by the ingest's BlockSource), gives them
  * withdrawals, and writes them with the ingest's own code: deriveBlock, then immutableItems, then
- * putItems. The explorer reads what that writer stored.
+ * the table layer's writeItems. The explorer reads what that writer stored. Endpoint ids: see
+ * docs/access-patterns.md.
  */
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAddress, keccak256, numberToHex, toBytes, type Address, type Withdrawal } from 'viem';
 import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { createChainClient } from '../../../shared/chain/client';
+import { writeItems } from '../../../shared/db/operations';
 import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
 import { withdrawalsResponse } from '../../../shared/explorer/schemas';
 import { deriveBlock } from '../../../shared/ingest/derive';
 import { BlockSource } from '../../../shared/ingest/fetch-block';
 import { immutableItems } from '../../../shared/ingest/items';
-import { putItems } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';
 import { allPages, CHAIN_ID, expectPageCost, explorerGet, itemsOf, nextQuery, PAGE_SIZE } from './fixtures';
 
@@ -41,7 +42,7 @@ async function writeBlockWithWithdrawals(withdrawals: { index: number; address: 
   );
   const derived = deriveBlock(CHAIN_ID, bundle);
   expect(derived.withdrawals).toHaveLength(withdrawals.length);
-  await putItems(immutableItems(derived));
+  await writeItems({ put: immutableItems(derived) });
   for (const w of withdrawals) {
     const list = written.get(w.address) ?? [];
     list.push([w.index, 1000 + w.index, w.gwei, Number(bundle.block.number), Number(bundle.block.timestamp)]);

@@ -1,6 +1,7 @@
 /**
- * Keyset cursors on keys built with the real key functions (shared/db/keys.ts): the bound a cursor
- * gives must fall between the last item served and the next one, in the range's own order.
+ * Keyset cursors on keys built with the real key functions (shared/table/keys.ts): the bound a cursor
+ * gives must fall between the last item served and the next one, in the range's own order. Endpoint
+ * ids (E1, E3): see docs/access-patterns.md.
  */
 import { describe, expect, it } from 'vitest';
 import { addressKeys, tokenTransferKeys, transactionKeys, type TokenStandard } from '../../../shared/table/keys';
@@ -17,7 +18,7 @@ import {
   transactionStart,
   withdrawalStart,
 } from '../../../shared/explorer/cursor';
-import type { Stored } from '../../../shared/explorer/queries';
+import type { Stored } from '../../../shared/explorer/range-reader';
 import type { BalanceListingRecord } from '../../../shared/table/records';
 
 const HOLDER = '0x00000000000000000000000000000000000000aa';

@@ -1,16 +1,16 @@
 /**
- * The merge of two type-set ranges (queries.ts readRanges) orders sort keys as DynamoDB does, by
+ * The merge of two type-set ranges (range-reader.ts readRanges) orders sort keys as DynamoDB does, by
  * their UTF-8 bytes. X1 sort keys carry token names, and JavaScript's `<` (UTF-16 code units) puts
  * U+E000-U+FFFF after the characters above U+FFFF, where UTF-8 puts them before. Balances are written
  * by the ingest's own StateWriter into the embedded DynamoDB and read through the route table, as a
- * client pages E1.
+ * client pages E1. Endpoint and range ids: see docs/access-patterns.md.
  */
 import { getAddress, keccak256, toBytes } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
+import { measureTable, type TableUsage } from '../../../shared/db/instrument';
 import { addressKeys, tokenTransferKeys } from '../../../shared/table/keys';
 import { DEFAULT_EXPLORER_CHAIN_ID, PAGE_SIZE } from '../../../shared/explorer/config';
-import { countDatabaseCalls, type DatabaseCalls } from '../../../shared/explorer/db-calls';
 import { compareSortKeys } from '../../../shared/table/keys';
 import type { IndexedTokenStandard } from '../../../shared/table/records';
 import { StateWriter } from '../../../shared/ingest/state';
@@ -78,15 +78,15 @@ describe('E1 with two standards: two ranges merged in DynamoDB order', () => {
     for (const b of balances) await state.setBalance({ holder, token: b.token, standard: b.standard, tokenId: b.tokenId }, b.value, 1, b.name);
   }
 
-  async function pages(type?: string): Promise<{ items: any[]; calls: DatabaseCalls }[]> {
-    const result: { items: any[]; calls: DatabaseCalls }[] = [];
+  async function pages(type?: string): Promise<{ items: any[]; calls: TableUsage['calls'] }[]> {
+    const result: { items: any[]; calls: TableUsage['calls'] }[] = [];
     let next: Record<string, unknown> | null = {};
     while (next) {
       const search = new URLSearchParams();
       for (const [key, value] of Object.entries({ ...(type ? { type } : {}), ...next })) if (value !== null && value !== undefined) search.append(key, String(value));
-      const { result: response, calls } = await countDatabaseCalls(() => requestJson('base', 'GET', `/explorer/addresses/${getAddress(holder)}/tokens?${search}`));
+      const { result: response, usage } = await measureTable(() => requestJson('base', 'GET', `/explorer/addresses/${getAddress(holder)}/tokens?${search}`));
       expect(response.status, JSON.stringify(response.body)).toBe(200);
-      result.push({ items: response.body.items, calls });
+      result.push({ items: response.body.items, calls: usage.calls });
       if (result.length > 10) throw new Error('the cursor does not advance');
       next = response.body.next_page_params;
     }

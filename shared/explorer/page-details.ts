@@ -1,0 +1,57 @@
+/**
+ * X7 + X8 (see docs/access-patterns.md): every detail a page embeds (address and token items, NFT
+ * instances, canonical transactions, the ingest cursor) in ONE BatchGetItem, more only past 100 keys
+ * or when DynamoDB returns unprocessed keys (shared/db/operations.ts batchGetItems). Nothing to join:
+ * no call at all.
+ */
+import { batchGetItems, type Item } from '../db/operations';
+import { addressKeys, chainKeys, nftKeys, transactionKeys, type ItemKey } from '../table/keys';
+import type { AddressRecord, CursorRecord, NftInstanceRecord, TransactionRecord } from '../table/records';
+import { emptyDetails, instanceId, type PageDetails } from './serialise';
+
+/** What a page needs joined to its items. */
+export interface DetailsRequest {
+  /** Addresses to embed (is_contract, name) and token contracts (token details). */
+  addresses?: Iterable<string>;
+  /** NFT instances (metadata) by contract and token id. */
+  instances?: Iterable<{ contract: string; tokenId: string }>;
+  /** Canonical transactions, for index copies that left out their input. */
+  transactions?: Iterable<string>;
+  /** The ingest cursor (X8), for confirmations. */
+  head?: boolean;
+}
+
+export async function readPageDetails(chainId: number, request: DetailsRequest): Promise<PageDetails> {
+  const keys: ItemKey[] = [
+    ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
+    ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
+    ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
+    ...(request.head ? [chainKeys.cursor(chainId)] : []),
+  ];
+  const details = emptyDetails();
+  for (const item of (await batchGetItems(keys)).values()) addDetail(details, item);
+  return details;
+}
+
+function addDetail(details: PageDetails, item: Item): void {
+  switch (item.kind) {
+    case 'address': {
+      const record = item as unknown as AddressRecord;
+      details.addresses.set(record.address.toLowerCase(), record);
+      break;
+    }
+    case 'nftInstance': {
+      const record = item as unknown as NftInstanceRecord;
+      details.instances.set(instanceId(record.contract, record.tokenId), record);
+      break;
+    }
+    case 'transaction': {
+      const record = item as unknown as TransactionRecord;
+      details.transactions.set(record.hash.toLowerCase(), record);
+      break;
+    }
+    case 'cursor':
+      details.head = (item as unknown as CursorRecord).blockNumber;
+      break;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Reading the explorer's key ranges (X1-X6, see docs/access-patterns.md) as the ingest writes them
+ * (shared/table/keys.ts). A page is one Query per key range it reads (Limit 51: the 51st item says
+ * whether a next page exists), with the keyset cursor turned into the key condition (`sk < bound`
+ * newest first, `sk > bound` for ascending ranges). Every page reads one range, except X1, X2 and X3
+ * with a two-standard `type` filter: two single-standard ranges (keys.ts typeSetsToRead), queried with
+ * the same bound and merged by sort key (`readRanges`). No Scan, no filter.
+ */
+import { queryPage } from '../db/operations';
+import { compareSortKeys, type Direction, type ItemKey } from '../table/keys';
+import { PAGE_SIZE } from './config';
+
+/** A record as stored: with its key. */
+export type Stored<T> = T & ItemKey;
+
+/** Up to PAGE_SIZE + 1 items of a range, and whether the range holds more than the page. */
+export interface RangeRead<T> {
+  items: Stored<T>[];
+  /** True when items beyond the first PAGE_SIZE exist. */
+  more: boolean;
+}
+
+/** Where a read starts: strictly after `bound` in the read's order; the range's start when absent. */
+export interface KeysetStart {
+  bound?: string;
+}
+
+export type Order = 'newest first' | 'ascending';
+
+/** The ranges a request's `filter` reads: `to`, `from`, or both (`all`). */
+export const directionOf = (filter: 'to' | 'from' | undefined): Direction => filter ?? 'all';
+
+/** One Query: up to PAGE_SIZE + 1 items after the bound, and `cutAt`, the last sk read when the 1 MB read cap stopped it early. */
+async function readPage<T>(pk: string, start: KeysetStart, order: Order): Promise<{ items: Stored<T>[]; cutAt?: string }> {
+  const descending = order === 'newest first';
+  const page = await queryPage<Stored<T>>({
+    KeyConditionExpression: start.bound === undefined ? 'pk = :pk' : `pk = :pk AND sk ${descending ? '<' : '>'} :bound`,
+    ExpressionAttributeValues: start.bound === undefined ? { ':pk': pk } : { ':pk': pk, ':bound': start.bound },
+    ScanIndexForward: !descending,
+    Limit: PAGE_SIZE + 1,
+  });
+  // Fewer items than the Limit with a LastEvaluatedKey means the 1 MB read cap cut the page: more follow.
+  const cut = page.lastKey !== undefined && page.items.length < PAGE_SIZE + 1;
+  return { items: page.items, cutAt: cut ? String(page.lastKey!.sk) : undefined };
+}
+
+/**
+ * The first PAGE_SIZE + 1 items of the union of disjoint ranges, in `order` by sort key: each range is
+ * queried with the same bound and Limit (at most PAGE_SIZE + 1 items each, in parallel), and their
+ * items merged. Every item of the union's first PAGE_SIZE + 1 is among its own range's first
+ * PAGE_SIZE + 1, so the merge is exact; a range cut by the 1 MB cap is only known down to the last sk
+ * it read, so items of the other ranges past that point wait for the next page (and `more` is set).
+ * The ranges never share a sort key (their keys carry the standard: X1 and X2 its type rank, X3 the
+ * log of a transfer of one standard), so nothing is deduplicated. Keys are compared as DynamoDB orders
+ * them (compareSortKeys). The next page's bound is the last item served, whichever range it came from.
+ */
+export async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order): Promise<RangeRead<T>> {
+  const reads = await Promise.all(pks.map((pk) => readPage<T>(pk, start, order)));
+  // One range: its own order as DynamoDB returned it.
+  if (reads.length === 1) return { items: reads[0].items, more: reads[0].items.length > PAGE_SIZE || reads[0].cutAt !== undefined };
+  const before = (a: string, b: string): number => (order === 'newest first' ? compareSortKeys(b, a) : compareSortKeys(a, b));
+  const cuts = reads.flatMap((read) => (read.cutAt === undefined ? [] : [read.cutAt]));
+  // The cut nearest the bound: past it, some range has not been read.
+  const known = cuts.sort(before).at(0);
+  const merged = reads
+    .flatMap((read) => read.items)
+    .filter((item) => known === undefined || before(item.sk, known) <= 0)
+    .sort((a, b) => before(a.sk, b.sk))
+    .slice(0, PAGE_SIZE + 1);
+  return { items: merged, more: merged.length > PAGE_SIZE || cuts.length > 0 };
+}
+
+/** One key range (every explorer range but the type-filtered X1, X2 and X3 ones). */
+export const readRange = <T>(pk: string, start: KeysetStart, order: Order): Promise<RangeRead<T>> => readRanges<T>([pk], start, order);

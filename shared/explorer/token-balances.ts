@@ -1,0 +1,38 @@
+/**
+ * E1: token balances of an address (ERC-20 balances, ERC-721 holdings, ERC-1155 ids), read from the
+ * X1 ranges and joined with X7 (see docs/access-patterns.md).
+ */
+import { addressKeys, typeSetsToRead, type TokenStandard } from '../table/keys';
+import type { BalanceListingRecord } from '../table/records';
+import { PAGE_SIZE, type ExplorerConfig } from './config';
+import { cutTokenBalancesPage, tokenBalanceStart } from './cursor';
+import { measured } from './page-cost';
+import { readPageDetails } from './page-details';
+import { readRanges, type KeysetStart } from './range-reader';
+import type { AddressRequest, TokenBalancesQuery, TokenBalancesResponse } from './schemas';
+import { tokenBalanceItem } from './serialise';
+
+/**
+ * X1: token balances of a holder, value desc then type, name, contract, id (see docs/decisions/explorer.md):
+ * the type-set ranges of typeSetsToRead (ALL, one standard's, or two merged). The cursor's bound
+ * `<value>#<rank>#<name>` is a prefix of the sort keys, the same in every range.
+ */
+function readTokenBalances(chainId: number, holder: string, types: TokenStandard[] | undefined, start: KeysetStart) {
+  const pks = typeSetsToRead(types).map((typeSet) => addressKeys.balancesByValue(chainId, holder, typeSet).pk);
+  return readRanges<BalanceListingRecord>(pks, start, 'newest first');
+}
+
+export function listTokenBalances({ address, query }: AddressRequest<TokenBalancesQuery>, config: ExplorerConfig): Promise<TokenBalancesResponse> {
+  return measured('tokens', async () => {
+    const read = await readTokenBalances(config.chainId, address, query.type, tokenBalanceStart(query));
+    const { page, cursor } = cutTokenBalancesPage(read.items, read.more, PAGE_SIZE);
+    const details = await readPageDetails(config.chainId, {
+      addresses: page.map((listing) => listing.token),
+      instances: page.flatMap((listing) => (listing.tokenId === null ? [] : [{ contract: listing.token, tokenId: listing.tokenId }])),
+    });
+    return {
+      items: page.map((listing) => tokenBalanceItem(listing, details)),
+      next_page_params: cursor && { ...cursor, items_count: (query.items_count ?? 0) + page.length },
+    };
+  });
+}

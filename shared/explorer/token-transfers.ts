@@ -1,0 +1,60 @@
+/**
+ * E3: token transfers touching an address, by `type`, `filter` and `token`, read from the X3 ranges
+ * and joined with X7 (see docs/access-patterns.md).
+ */
+import { getAddress } from 'viem';
+import { tokenTransferKeys, typeSetsToRead, type Direction, type TokenStandard } from '../table/keys';
+import type { TokenTransferRecord } from '../table/records';
+import { PAGE_SIZE, type ExplorerConfig } from './config';
+import { echoFilter, tokenTransferCursor, tokenTransferStart } from './cursor';
+import { measured } from './page-cost';
+import { readPageDetails } from './page-details';
+import { directionOf, readRanges, type KeysetStart } from './range-reader';
+import type { AddressRequest, TokenTransfersQuery, TokenTransfersResponse } from './schemas';
+import { tokenTransferItem } from './serialise';
+
+interface TokenTransferFilter {
+  direction: Direction;
+  types: TokenStandard[] | undefined;
+  token: string | undefined;
+}
+
+/**
+ * X3: token transfers touching an address, block desc then log index desc (batches flattened): the
+ * range of (direction, token) when a token is given, else the (direction, type set) ranges of
+ * typeSetsToRead: ALL or one standard's range (one Query), or for two standards both
+ * single-standard ranges merged (two Queries). A token has one standard, so `type` with `token` is
+ * checked on the items read (see listTokenTransfers).
+ */
+function readTokenTransfers(chainId: number, address: string, filter: TokenTransferFilter, start: KeysetStart) {
+  const pks = filter.token
+    ? [tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, filter.token).pk]
+    : typeSetsToRead(filter.types).map((typeSet) => tokenTransferKeys.byAddress(chainId, address, filter.direction, typeSet).pk);
+  return readRanges<TokenTransferRecord>(pks, start, 'newest first');
+}
+
+/**
+ * A two-standard `type` reads both standards' ranges and merges them; the cursor is the last transfer
+ * served, whichever range it came from, and bounds both ranges on the next page. With both `token`
+ * and `type`, the token's range is read and its transfers kept when their standard is asked for: a
+ * token has one standard, so that keeps all of them or, on the first page read, none (then the answer
+ * is empty, after at most 51 items).
+ */
+export function listTokenTransfers({ address, query }: AddressRequest<TokenTransfersQuery>, config: ExplorerConfig): Promise<TokenTransfersResponse> {
+  return measured('token-transfers', async () => {
+    const filter = { direction: directionOf(query.filter), types: query.type, token: query.token };
+    const read = await readTokenTransfers(config.chainId, address, filter, tokenTransferStart(query));
+    const window = read.items.slice(0, PAGE_SIZE);
+    const types = query.token ? query.type : undefined;
+    const page = types ? window.filter((transfer) => types.includes(transfer.tokenStandard)) : window;
+    const details = await readPageDetails(config.chainId, { addresses: page.flatMap((transfer) => [transfer.from, transfer.to, transfer.token]) });
+    const last = window.at(-1);
+    return {
+      items: page.map((transfer) => tokenTransferItem(transfer, details)),
+      next_page_params:
+        read.more && last && page.length > 0
+          ? { ...tokenTransferCursor(last), ...echoFilter(query.filter), ...(query.token ? { token: getAddress(query.token) } : {}) }
+          : null,
+    };
+  });
+}
