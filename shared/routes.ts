@@ -308,7 +308,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/collections/signing-domain',
     group: 'collections',
-    handler: 'functions/collections/get-signing-domain.ts',
+    handler: 'functions/collections/get-collection-signing-domain.ts',
     table: NO_TABLE,
     summary: 'The EIP-712 domain, types and primary type a creator signs for a chain',
     example: { query: { chainId: '8453' } },

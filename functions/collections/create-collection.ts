@@ -1,10 +1,10 @@
 /** POST /collections: store a collection signed by its creator (EIP-712) under its predicted address. */
 import { createCollection } from '../../shared/collections/collections';
-import { collectionsConfig } from '../../shared/collections/config';
+import { loadCollectionsConfig } from '../../shared/collections/config';
 import { createCollectionBody, createCollectionResponse, type CreateCollectionResponse } from '../../shared/collections/schemas';
 import { httpHandler } from '../../shared/http/handler';
 
-const config = collectionsConfig();
+const config = loadCollectionsConfig();
 
 export const handler = httpHandler({
   group: 'collections',

@@ -1,10 +1,10 @@
 /** GET /collections: collections newest first, filtered by creator, gameOwner, symbol, referrer, chainId, gameId. */
 import { listCollections } from '../../shared/collections/collections';
-import { collectionsConfig } from '../../shared/collections/config';
+import { loadCollectionsConfig } from '../../shared/collections/config';
 import { listCollectionsQuery, listCollectionsResponse, type ListCollectionsResponse } from '../../shared/collections/schemas';
 import { httpHandler } from '../../shared/http/handler';
 
-const config = collectionsConfig();
+const config = loadCollectionsConfig();
 
 export const handler = httpHandler({
   group: 'collections',

@@ -1,11 +1,15 @@
 /** POST /checkout-sessions: open a checkout session that one order may later name. Idempotency-Key supported. */
 import { httpHandler } from '../../shared/http/handler';
 import { createCheckoutSession } from '../../shared/orders/checkout-sessions';
-import { checkoutSessionResponseSchema, createCheckoutSessionBodySchema } from '../../shared/orders/schemas';
+import { idempotentCreate, ordersResponse } from '../../shared/orders/http';
+import { checkoutSessionResponseSchema, createCheckoutSessionBodySchema, type CheckoutSession } from '../../shared/orders/schemas';
+
+const created = (session: CheckoutSession) => ordersResponse('Created checkout session successfully', session);
 
 export const handler = httpHandler({
   group: 'orders',
   body: createCheckoutSessionBodySchema,
   response: checkoutSessionResponseSchema,
-  handle: ({ body, headers }) => createCheckoutSession(body, headers['idempotency-key']),
+  handle: ({ body, headers }) =>
+    idempotentCreate({ scope: 'POST /checkout-sessions', key: headers['idempotency-key'], body }, (alongside) => createCheckoutSession(body, alongside), created),
 });

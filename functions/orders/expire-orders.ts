@@ -1,6 +1,7 @@
 /**
  * Scheduled (jobs row ExpireOrders, every minute): persists `expired` for waiting orders past their
- * expiry, reading only the O5 expiry ranges. Logs what it did; a failure is thrown so Lambda retries.
+ * expiry, reading only the O5 expiry ranges (see docs/access-patterns.md). Logs what it did; a
+ * failure is thrown so Lambda retries.
  */
 import { logger } from '../../shared/observability/logger';
 import { now } from '../../shared/orders/clock';

@@ -3,7 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isAddressEqual, type Hex } from 'viem';
-import { BadRequestError, NotFoundError } from '../http/errors';
+import { InvalidRequestError, NotFoundError } from '../errors';
 import type { CollectionsConfig } from './config';
 import { chooseRange, entryMatches, filterTerms, rangesToCount } from './plan';
 import type { Collection, CreateCollectionBody, ListCollectionsQuery } from './schemas';
@@ -26,7 +26,8 @@ export interface CollectionsPage {
 }
 
 /**
- * One page of the collections matching every filter, newest first, with the number of matches.
+ * One page of the collections matching every filter, newest first, with the number of matches
+ * (C1 and C3, see docs/access-patterns.md).
  * No filter or one filter: the range's counter is `total` and the page is read from the range after
  * skipping (page - 1) * limit entries keys only. Several filters: the smallest range (counters read
  * with one BatchGetItem) is read whole, at most `combinationScanLimit` entries, and the other filters
@@ -43,7 +44,7 @@ export async function listCollections(query: ListCollectionsQuery, config: Colle
   if (choice.count === 0) return { total: 0, collections: [] };
   if (choice.count > config.combinationScanLimit) {
     const fields = terms.map((term) => term.field).join(', ');
-    throw new BadRequestError(
+    throw new InvalidRequestError(
       `This combination of filters (${fields}) would have to check ${choice.count} collections, more than ${config.combinationScanLimit}; ` +
         'narrow it with a more selective filter such as creator, gameOwner or gameId',
     );
@@ -79,9 +80,9 @@ export async function createCollection(body: CreateCollectionBody, config: Colle
   };
   const signature = body.creatorSignature.toLowerCase() as Hex;
   const signer = await recoverCollectionSigner(metadata, body.chainId, signature, config);
-  if (!signer) throw new BadRequestError('creatorSignature: is not a valid ECDSA signature');
+  if (!signer) throw new InvalidRequestError('creatorSignature: is not a valid ECDSA signature');
   if (!isAddressEqual(signer, metadata.creator as Hex)) {
-    throw new BadRequestError(
+    throw new InvalidRequestError(
       `creatorSignature: was not made by creator ${metadata.creator} over this metadata on chain ${body.chainId} ` +
         '(sign the typed data from GET /collections/signing-domain)',
     );

@@ -1,5 +1,6 @@
 /**
- * Settings of the collections group, from the environment, parsed once (a bad value fails at cold start):
+ * Settings of the collections group, from the environment: each handler module calls
+ * `loadCollectionsConfig()` once at cold start (a bad value fails there) and passes the result on:
  * - COLLECTION_FACTORY_ADDRESSES: JSON object `{"<chainId>": "0x<factory>"}`; the factory is the
  *   EIP-712 `verifyingContract` and the CREATE2 deployer of a chain's collections;
  * - COLLECTION_FACTORY_NAME: the EIP-712 domain name (default `CollectionFactory`);
@@ -69,14 +70,6 @@ export function loadCollectionsConfig(env: Record<string, string | undefined> = 
     initCodeHash: raw.COLLECTION_INIT_CODE_HASH.toLowerCase() as Hex,
     combinationScanLimit: raw.COLLECTION_COMBINATION_SCAN_LIMIT,
   };
-}
-
-let loaded: CollectionsConfig | undefined;
-
-/** The process's configuration, parsed on first use. */
-export function collectionsConfig(): CollectionsConfig {
-  loaded ??= loadCollectionsConfig(process.env);
-  return loaded;
 }
 
 /** The factory (verifying contract and CREATE2 deployer) of a chain. */

@@ -1,6 +1,6 @@
 /**
  * The list planner (pure): which key range serves a set of filters and which filters are left to
- * check on the entries read from it (access patterns C1 and C3 of the key design).
+ * check on the entries read from it (access patterns C1 and C3, see docs/access-patterns.md).
  */
 import { collectionKeys, type CollectionFilter, type KeyRange } from '../table/keys';
 

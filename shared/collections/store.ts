@@ -1,50 +1,38 @@
 /**
  * Table access of the collections group: one function per access pattern of the key design
- * (shared/db/keys.ts, collectionKeys), nothing else touches the table for collections.
+ * (C1 - C3, see docs/access-patterns.md; keys in shared/table/keys.ts, collectionKeys), through the
+ * table layer (shared/db/operations.ts). Nothing else touches the table for collections.
  */
-import { randomUUID } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
-import { collectionKeys, type ItemKey, type KeyRange } from '../table/keys';
-import { ConflictError, HttpError } from '../http/errors';
+import { batchGetItems, getItem, queryAll, transactWrite, type Item, type QueryInput, type TransactItem } from '../db/operations';
+import { RetriesExhaustedError } from '../db/retry';
+import { BusyError, ConflictError } from '../errors';
 import { logger } from '../observability/logger';
+import { collectionKeys, keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { listEntryOf, type ListEntry } from './plan';
 import { collectionSchema, type Collection } from './schemas';
-
-/**
- * Attempts of one creation when concurrent creations conflict on a counter (TransactionConflict), and
- * of one BatchGetItem that leaves keys unprocessed.
- */
-export const MAX_ATTEMPTS = 8;
-const BACKOFF_BASE_MS = 20;
-const BACKOFF_CAP_MS = 500;
 
 // ---------------------------------------------------------------------------------------------------
 // C2 + C1 writes: create a collection with its list entries and counters, atomically
 
 /**
  * Writes the collection, one entry in every list range it belongs to and +1 on each range's counter,
- * in ONE transaction conditioned on the collection not existing: a duplicate is a 409 and writes
- * nothing. A transaction cancelled only by TransactionConflict (another creation updating the same
- * counter) is retried with full-jitter backoff, at most MAX_ATTEMPTS times.
+ * in ONE transaction conditioned on the collection not existing: a duplicate is a conflict and
+ * writes nothing. A transaction cancelled by other creations updating the same counters is retried
+ * by the table layer; when they keep conflicting, the table is busy (503, retry shortly).
  */
 export async function putNewCollection(collection: Collection): Promise<void> {
-  const table = tableName();
   const { entry, ranges } = listEntryOf(collection);
   const sk = collectionKeys.listSortKey(Date.parse(collection.createdAt), collection.uuid);
-  const transactItems = [
+  const items: TransactItem[] = [
     {
       Put: {
-        TableName: table,
         Item: { ...collectionKeys.collection(collection.predictedAddress), ...collection },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    ...ranges.map((range) => ({ Put: { TableName: table, Item: { pk: range.pk, sk, ...entry } } })),
+    ...ranges.map((range) => ({ Put: { Item: { pk: range.pk, sk, ...entry } } })),
     ...ranges.map((range) => ({
       Update: {
-        TableName: table,
         Key: collectionKeys.counter(range),
         UpdateExpression: 'ADD #count :one',
         ExpressionAttributeNames: { '#count': 'count' },
@@ -52,69 +40,41 @@ export async function putNewCollection(collection: Collection): Promise<void> {
       },
     })),
   ];
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      // A fresh token per attempt; the SDK's own retries of one attempt reuse it, so a retried
-      // request whose first try succeeded is not mistaken for a duplicate.
-      await db.send(new TransactWriteCommand({ TransactItems: transactItems, ClientRequestToken: randomUUID() }));
-      return;
-    } catch (error) {
-      const failure = classifyTransactionFailure(error);
-      if (failure === 'condition-failed') {
-        throw new ConflictError(`A collection with predictedAddress ${collection.predictedAddress} already exists`);
-      }
-      if (failure !== 'conflict') throw error;
-      if (attempt >= MAX_ATTEMPTS) {
-        logger.warn('Collection creation kept conflicting', { attempts: attempt, predictedAddress: collection.predictedAddress });
-        throw new HttpError(503, 'Too many collections are being created at once; retry shortly');
-      }
-      await sleep(backoffDelay(attempt));
-    }
+  let outcome;
+  try {
+    // A request the SDK resends after DynamoDB applied it is not applied twice.
+    outcome = await transactWrite(items, { idempotent: true });
+  } catch (error) {
+    if (!(error instanceof RetriesExhaustedError)) throw error;
+    logger.warn('Collection creation kept conflicting', { predictedAddress: collection.predictedAddress });
+    throw new BusyError('Too many collections are being created at once; retry shortly');
   }
-}
-
-/**
- * Why a transaction failed: a condition failed (never retried), it was cancelled only because of a
- * concurrent transaction on one of its items (retried), or something else (rethrown).
- */
-export function classifyTransactionFailure(error: unknown): 'condition-failed' | 'conflict' | 'other' {
-  const name = (error as { name?: string } | null)?.name;
-  if (name === 'TransactionConflictException') return 'conflict';
-  if (!(error instanceof TransactionCanceledException) && name !== 'TransactionCanceledException') return 'other';
-  const codes = ((error as TransactionCanceledException).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
-  if (codes.includes('ConditionalCheckFailed')) return 'condition-failed';
-  const causes = codes.filter((code) => code !== 'None');
-  return causes.length > 0 && causes.every((code) => code === 'TransactionConflict') ? 'conflict' : 'other';
-}
-
-/** Full jitter: a random delay in [0, min(cap, base * 2^(attempt-1))) milliseconds. */
-export function backoffDelay(attempt: number, random: () => number = Math.random): number {
-  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+  if (!outcome.committed) throw new ConflictError(`A collection with predictedAddress ${collection.predictedAddress} already exists`);
 }
 
 // ---------------------------------------------------------------------------------------------------
 // C2: one collection by predicted address
 
 export async function getCollectionByAddress(predictedAddress: string): Promise<Collection | undefined> {
-  const result = await db.send(new GetCommand({ TableName: tableName(), Key: collectionKeys.collection(predictedAddress), ConsistentRead: true }));
-  return result.Item ? toCollection(result.Item) : undefined;
+  const item = await getItem(collectionKeys.collection(predictedAddress), { consistent: true });
+  return item ? toCollection(item) : undefined;
 }
 
 /**
- * C1: the collections of one page, in the order of `addresses` (at most 100: one BatchGetItem, with
- * its unprocessed keys retried). Strongly consistent, so an entry's collection (written in the same
- * transaction) is always found.
+ * C1: the collections of one page, in the order of `addresses` (one BatchGetItem for a page of at
+ * most 100). Strongly consistent, so an entry's collection (written in the same transaction) is
+ * always found.
  */
 export async function getCollectionsByAddress(addresses: readonly string[]): Promise<Collection[]> {
   if (addresses.length === 0) return [];
-  const items = await batchGet(addresses.map((address) => collectionKeys.collection(address)), true);
-  const byPk = new Map(items.map((item) => [item.pk as string, item]));
+  const keys = addresses.map((address) => collectionKeys.collection(address));
+  const found = await batchGetItems(keys, { consistent: true });
   const collections: Collection[] = [];
-  for (const address of addresses) {
-    const item = byPk.get(collectionKeys.collection(address).pk);
+  keys.forEach((key, index) => {
+    const item = found.get(keyId(key));
     if (item) collections.push(toCollection(item));
-    else logger.error('List entry without its collection', { predictedAddress: address });
-  }
+    else logger.error('List entry without its collection', { predictedAddress: addresses[index] });
+  });
   return collections;
 }
 
@@ -124,9 +84,8 @@ export async function getCollectionsByAddress(addresses: readonly string[]): Pro
 /** The counter of each range (0 for a range never written), with one BatchGetItem. */
 export async function countRangeEntries(ranges: readonly KeyRange[]): Promise<number[]> {
   const keys = ranges.map((range) => collectionKeys.counter(range));
-  const items = await batchGet(keys, false);
-  const counts = new Map(items.map((item) => [item.pk as string, Number(item.count ?? 0)]));
-  return keys.map((key) => counts.get(key.pk) ?? 0);
+  const found = await batchGetItems(keys);
+  return keys.map((key) => Number(found.get(keyId(key))?.count ?? 0));
 }
 
 /**
@@ -136,13 +95,13 @@ export async function countRangeEntries(ranges: readonly KeyRange[]): Promise<nu
 export async function readRangePage(range: KeyRange, offset: number, limit: number): Promise<string[]> {
   let startKey: ItemKey | undefined;
   if (offset > 0) {
-    const skipped = await queryRange(range, { maxItems: offset, attributes: [] });
+    const skipped = (await queryAll(newestFirst(range, []), { limit: offset })).items;
     if (skipped.length < offset) return [];
     const last = skipped[skipped.length - 1];
     startKey = { pk: last.pk as string, sk: last.sk as string };
   }
-  const page = await queryRange(range, { maxItems: limit, attributes: ['address'], startKey });
-  return page.map((item) => item.address as string);
+  const page = await queryAll({ ...newestFirst(range, ['address']), ExclusiveStartKey: startKey }, { limit });
+  return page.items.map((item) => item.address as string);
 }
 
 /**
@@ -150,66 +109,28 @@ export async function readRangePage(range: KeyRange, offset: number, limit: numb
  * the work by the range's counter (COLLECTION_COMBINATION_SCAN_LIMIT).
  */
 export async function readRangeEntries(range: KeyRange): Promise<ListEntry[]> {
-  const items = await queryRange(range, { attributes: ['address', 'creator', 'gameOwner', 'symbol', 'chainId', 'referrer', 'gameId'] });
+  const { items } = await queryAll(newestFirst(range, ['address', 'creator', 'gameOwner', 'symbol', 'chainId', 'referrer', 'gameId']));
   return items as unknown as ListEntry[];
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
-/** Reads a range newest first, following LastEvaluatedKey, up to `maxItems` items (all when absent). */
-async function queryRange(
-  range: KeyRange,
-  options: { maxItems?: number; attributes: readonly string[]; startKey?: ItemKey },
-): Promise<Record<string, unknown>[]> {
+/** The Query of a list range, newest first, projecting the keys and `attributes`. */
+function newestFirst(range: KeyRange, attributes: readonly string[]): QueryInput {
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk' };
-  options.attributes.forEach((attribute, index) => (names[`#a${index}`] = attribute));
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined = options.startKey ? { ...options.startKey } : undefined;
-  do {
-    const remaining = options.maxItems === undefined ? undefined : options.maxItems - items.length;
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':pk': range.pk },
-        ProjectionExpression: Object.keys(names).join(', '),
-        ScanIndexForward: false,
-        Limit: remaining,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && (options.maxItems === undefined || items.length < options.maxItems));
-  return items;
-}
-
-/** BatchGetItem of at most 100 keys, retrying unprocessed keys with backoff. */
-async function batchGet(keys: readonly ItemKey[], consistentRead: boolean): Promise<Record<string, unknown>[]> {
-  if (keys.length > 100) throw new Error(`BatchGetItem takes at most 100 keys, got ${keys.length}`);
-  const table = tableName();
-  const found: Record<string, unknown>[] = [];
-  let pending: Record<string, unknown>[] = [...keys] as unknown as Record<string, unknown>[];
-  for (let attempt = 1; pending.length > 0; attempt += 1) {
-    if (attempt > 1) {
-      if (attempt > MAX_ATTEMPTS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
-      await sleep(backoffDelay(attempt - 1));
-    }
-    const result = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: consistentRead } } }));
-    found.push(...(result.Responses?.[table] ?? []));
-    pending = result.UnprocessedKeys?.[table]?.Keys ?? [];
-  }
-  return found;
+  attributes.forEach((attribute, index) => (names[`#a${index}`] = attribute));
+  return {
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ':pk': range.pk },
+    ProjectionExpression: Object.keys(names).join(', '),
+    ScanIndexForward: false,
+  };
 }
 
 /** The stored item as the Collection resource: its fields in the resource's order, keys left out. */
-function toCollection(item: Record<string, unknown>): Collection {
+function toCollection(item: Item): Collection {
   const fields = Object.keys(collectionSchema.entries).filter((field) => item[field] !== undefined);
   return Object.fromEntries(fields.map((field) => [field, item[field]])) as Collection;
-}
-
-function sleep(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }

@@ -12,6 +12,7 @@
  *  transactWrite     all-or-nothing writes; conflicts with other transactions retried
  *  putItem / updateItem / deleteItem   one item, with an optional condition
  */
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -172,22 +173,25 @@ export type TransactOutcome = { committed: true } | { committed: false; failedCo
 
 /**
  * TransactWriteItems over `items` (each without its TableName). A cancellation caused only by another
- * transaction on the same items is retried; failed conditions are reported by position. With a
- * `token` (ClientRequestToken) a retried request is applied once.
+ * transaction on the same items is retried; failed conditions are reported by position; conflicts
+ * that outlast the retries throw RetriesExhaustedError. With `idempotent`, every attempt carries a
+ * ClientRequestToken of its own, so a request the SDK resends after DynamoDB applied it is not
+ * applied twice (a new attempt after a cancellation gets a new token: it is a new request).
  */
-export async function transactWrite(items: readonly TransactItem[], options: { token?: string } = {}): Promise<TransactOutcome> {
+export async function transactWrite(items: readonly TransactItem[], options: { idempotent?: boolean } = {}): Promise<TransactOutcome> {
   const table = tableName();
   const withTable = items.map((item) => Object.fromEntries(Object.entries(item).map(([verb, operation]) => [verb, { ...operation, TableName: table }])) as SdkTransactItem);
   for (let round = 0; ; round += 1) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: withTable, ClientRequestToken: options.token }));
+      await db.send(new TransactWriteCommand({ TransactItems: withTable, ClientRequestToken: options.idempotent ? randomUUID() : undefined }));
       return { committed: true };
     } catch (error) {
       if (!isCancellation(error)) throw error;
       const codes = ((error as TransactionCanceledException).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
       const failedConditions = codes.flatMap((code, index) => (code === 'ConditionalCheckFailed' ? [index] : []));
       if (failedConditions.length > 0) return { committed: false, failedConditions };
-      if (!codes.includes('TransactionConflict') || round + 1 >= RETRY.maxRounds) throw error;
+      if (!codes.includes('TransactionConflict')) throw error;
+      if (round + 1 >= RETRY.maxRounds) throw new RetriesExhaustedError('TransactWriteItems: cancelled by conflicting transactions');
       await backoff(round + 1);
     }
   }

@@ -1,6 +1,7 @@
 /**
- * Settings of the orders group, read from the environment with `readEnv` (a bad value fails loudly
- * at cold start). Every variable has a documented default that works locally; see
+ * Settings of the orders group, read from the environment with `readEnv`: each handler module calls
+ * `loadOrderConfig()` once at cold start (a bad value fails loudly there) and passes the result to
+ * the domain. Every variable has a documented default that works locally; see
  * docs/decisions/orders.md for what production should set.
  */
 import * as v from 'valibot';
@@ -115,8 +116,6 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** Checkout session lifetime bounds and default, in seconds. */
 export const CHECKOUT_SESSION_EXPIRY = { min: 300, max: 86_400, default: 1_800 } as const;
 
-const ENV_NAMES = Object.keys(orderEnvSchema.entries);
-
 export function loadOrderConfig(env: Record<string, string | undefined> = process.env): OrderConfig {
   const raw = readEnv(orderEnvSchema, env);
   const byChain = <T, U>(record: Record<string, T>, map: (value: T) => U): Record<number, U> =>
@@ -131,13 +130,4 @@ export function loadOrderConfig(env: Record<string, string | undefined> = proces
     onrampVendors: raw.ORDER_ONRAMP_VENDORS,
     usdTokens: byChain(raw.ORDER_USD_TOKENS, (tokens) => tokens.map((token) => token.toLowerCase())),
   };
-}
-
-let cached: { signature: string; config: OrderConfig } | undefined;
-
-/** The orders configuration of the current environment, parsed once per distinct set of values. */
-export function orderConfig(): OrderConfig {
-  const signature = ENV_NAMES.map((name) => process.env[name] ?? '').join('\u0000');
-  if (!cached || cached.signature !== signature) cached = { signature, config: loadOrderConfig(process.env) };
-  return cached.config;
 }

@@ -5,14 +5,13 @@
  * orders share one, and anyone can recompute it from the id.
  */
 import { getContractAddress, keccak256, stringToBytes, type Address } from 'viem';
-import { orderConfig } from './config';
+import type { OrderConfig } from './config';
 
 export function depositSalt(orderId: string): `0x${string}` {
   return keccak256(stringToBytes(orderId));
 }
 
-export function depositAddress(orderId: string): Address {
-  const config = orderConfig();
+export function depositAddress(orderId: string, config: Pick<OrderConfig, 'depositFactory' | 'depositInitCodeHash'>): Address {
   return getContractAddress({
     opcode: 'CREATE2',
     from: config.depositFactory,

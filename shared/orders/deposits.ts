@@ -1,11 +1,12 @@
 /**
- * Deposit detection: the ingest (shared/ingest, every run: CLI, Lambda, npm start) hands each batch
- * of ingested blocks to `detectOrderDepositsInBlocks`, and the blocks a reorg orphans to
- * `undoOrphanedDeposits`. For every native or ERC-20 transfer of the blocks, the open orders of its
- * recipient on that chain are looked up with ONE Query per distinct recipient on
- * `orderKeys.awaitingDepositRange` (GSI1, sparse: only waiting orders are in it). A transfer in the
- * order's source token is recorded as a deposit item (`orderKeys.deposit`: order id + transaction
- * hash + log index / call index, conditional put) and, in the same transaction, added to the order's
+ * Deposit detection, a listener of the ingest (shared/ingest/listeners.ts) registered where the
+ * ingest is composed (`orderDepositListener`): it gets each batch of ingested blocks
+ * (`detectOrderDepositsInBlocks`) and the blocks a reorg orphans (`undoOrphanedDeposits`). For every
+ * native or ERC-20 transfer of the blocks, the open orders of its recipient on that chain are looked
+ * up with ONE Query per distinct recipient on `orderKeys.awaitingDepositRange` (O4, see
+ * docs/access-patterns.md; GSI1, sparse: only waiting orders are in it). A transfer in the order's
+ * source token is recorded as a deposit item (`orderKeys.deposit`: order id + transaction hash + log
+ * index / call index, conditional put) and, in the same transaction, added to the order's
  * `receivedAmount` (conditional on the amount it replaces), so a block delivered twice never counts
  * twice. Once `receivedAmount >= srcAmount` the order moves to quoting_after_deposit through the
  * transition table (`markDepositReceived`, conditional on its current status).
@@ -15,15 +16,12 @@
  * ERC-20 contract. A reorg that orphans a block undoes its deposits (`undoOrphanedDeposits`); see
  * docs/decisions/orders.md ("Deposit detection") for every rule.
  */
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
-import { orderKeys, type ItemKey } from '../table/keys';
-import { queryRange } from '../db/query';
+import { deleteItem, getItem, inParallel, queryAll, transactWrite, type TransactItem } from '../db/operations';
+import type { BlockIngestedEvent, BlocksOrphanedEvent, IngestListener } from '../ingest/listeners';
 import { logger } from '../observability/logger';
-import type { BlockIngestedEvent, BlocksOrphanedEvent } from '../ingest/listeners';
+import { orderKeys, type ItemKey, type KeyRange } from '../table/keys';
 import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders';
 import { isWaiting } from './states';
-import { transactWrite, type TransactItem } from './transact';
 
 /** The addresses an order may use as `srcTokenAddress` for the chain's native currency (lowercase). */
 export const NATIVE_TOKEN_ADDRESSES: readonly string[] = ['0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'];
@@ -100,16 +98,10 @@ export async function detectOrderDepositsInBlocks(events: readonly BlockIngested
   });
   const recipients = [...new Set(perBlock.flatMap((byRecipient) => [...byRecipient.keys()]))];
   const waiting = new Map<string, OrderWithDeposits[]>();
-  let next = 0;
-  const lookUp = async (): Promise<void> => {
-    while (next < recipients.length) {
-      const recipient = recipients[next];
-      next += 1;
-      const orders = await awaitingOrders(events[0].chainId, recipient);
-      if (orders.length > 0) waiting.set(recipient, orders);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(LOOKUP_CONCURRENCY, recipients.length) }, lookUp));
+  await inParallel(recipients, LOOKUP_CONCURRENCY, async (recipient) => {
+    const orders = await awaitingOrders(events[0].chainId, recipient);
+    if (orders.length > 0) waiting.set(recipient, orders);
+  });
 
   // Each order as the deposits of earlier blocks left it (undefined: it no longer exists).
   const latest = new Map<string, OrderWithDeposits | undefined>();
@@ -161,9 +153,11 @@ function orderToken(order: StoredOrder): string {
 
 /** O4: the orders waiting for a deposit at `address` on `chainId` (one Query on GSI1). */
 async function awaitingOrders(chainId: number, address: string): Promise<OrderWithDeposits[]> {
-  return queryRange<OrderWithDeposits>(orderKeys.awaitingDepositRange(chainId, address));
+  return (await queryAll<OrderWithDeposits>(gsi1Range(orderKeys.awaitingDepositRange(chainId, address)))).items;
 }
 
+/** Every item of a GSI1 partition. */
+const gsi1Range = (range: KeyRange) => ({ IndexName: range.index, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': range.pk } });
 
 /**
  * Records one deposit (once), counts it when the order still waits and the block is before the
@@ -201,7 +195,6 @@ async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, eve
     const items: TransactItem[] = [
       {
         Put: {
-          TableName: tableName(),
           Item: { ...key, ...orderKeys.depositInBlock(event.chainId, block.number, order.id, key.sk), ...record },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
@@ -210,7 +203,6 @@ async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, eve
     if (outcome === 'counted') {
       items.push({
         Update: {
-          TableName: tableName(),
           Key: orderKeys.order(order.id),
           UpdateExpression: 'SET receivedAmount = :total',
           ConditionExpression: `#status = :status AND ${before === undefined ? 'attribute_not_exists(receivedAmount)' : 'receivedAmount = :before'}`,
@@ -256,7 +248,6 @@ async function moveToBlock(key: ItemKey, event: BlockIngestedEvent): Promise<Ord
   const result = await transactWrite([
     {
       Update: {
-        TableName: tableName(),
         Key: key,
         UpdateExpression: 'SET blockNumber = :number, blockHash = :hash, blockTimestamp = :time, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, orphaned = :false',
         ConditionExpression: 'blockHash = :previous',
@@ -278,8 +269,7 @@ async function moveToBlock(key: ItemKey, event: BlockIngestedEvent): Promise<Ord
 const prefixed = (keys: { gsi1pk: string; gsi1sk: string }) => ({ ':gsi1pk': keys.gsi1pk, ':gsi1sk': keys.gsi1sk });
 
 async function getDeposit(key: ItemKey): Promise<OrderDepositRecord | undefined> {
-  const result = await db.send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  return result.Item as OrderDepositRecord | undefined;
+  return getItem<OrderDepositRecord>(key, { consistent: true });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -298,9 +288,9 @@ async function getDeposit(key: ItemKey): Promise<OrderDepositRecord | undefined>
  *  - not counted (kept for a refund): deleted; a re-mined transaction is recorded again.
  * Idempotent: a second call finds the items gone or already marked.
  */
-export async function undoOrphanedDeposits(event: BlocksOrphanedEvent): Promise<void> {
+async function undoOrphanedDeposits(event: BlocksOrphanedEvent): Promise<void> {
   for (const block of event.blocks) {
-    const deposits = await queryRange<OrderDepositRecord & ItemKey>(orderKeys.depositsInBlockRange(event.chainId, block.number));
+    const { items: deposits } = await queryAll<OrderDepositRecord & ItemKey>(gsi1Range(orderKeys.depositsInBlockRange(event.chainId, block.number)));
     for (const deposit of deposits.filter((item) => item.blockHash === block.hash && !item.orphaned)) await undoDeposit(deposit);
   }
 }
@@ -311,7 +301,7 @@ async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void>
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const order = (await findStoredOrder(deposit.orderId)) as OrderWithDeposits | undefined;
     if (deposit.outcome !== 'counted' || !order) {
-      await db.send(new DeleteCommand({ TableName: tableName(), Key: key, ...sameBlock })).catch(ignoreConditionFailure);
+      await deleteItem({ Key: key, ...sameBlock }); // refused: already undone, or moved by a re-delivered block
       return;
     }
     const orderKey = orderKeys.order(order.id);
@@ -319,10 +309,9 @@ async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void>
     if (isWaiting(order.status)) {
       const total = BigInt(order.receivedAmount ?? '0') - BigInt(deposit.amount);
       items = [
-        { Delete: { TableName: tableName(), Key: key, ...sameBlock } },
+        { Delete: { Key: key, ...sameBlock } },
         {
           Update: {
-            TableName: tableName(),
             Key: orderKey,
             UpdateExpression: 'SET receivedAmount = :total',
             ConditionExpression: '#status = :status AND receivedAmount = :before',
@@ -335,14 +324,13 @@ async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void>
       items = [
         {
           Update: {
-            TableName: tableName(),
             Key: key,
             UpdateExpression: 'SET orphaned = :true',
             ConditionExpression: 'blockHash = :hash',
             ExpressionAttributeValues: { ':true': true, ':hash': deposit.blockHash },
           },
         },
-        { Update: { TableName: tableName(), Key: orderKey, UpdateExpression: 'SET depositOrphaned = :true', ExpressionAttributeValues: { ':true': true } } },
+        { Update: { Key: orderKey, UpdateExpression: 'SET depositOrphaned = :true', ExpressionAttributeValues: { ':true': true } } },
       ];
     }
     const result = await transactWrite(items);
@@ -356,6 +344,8 @@ async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void>
   throw new Error(`order ${deposit.orderId}: orphaned deposit ${deposit.sk} could not be undone (the order kept changing)`);
 }
 
-function ignoreConditionFailure(error: unknown): void {
-  if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-}
+/** Deposit detection as a listener of the ingest, for the composition roots to hand it. */
+export const orderDepositListener: IngestListener = {
+  blocksIngested: detectOrderDepositsInBlocks,
+  blocksOrphaned: undoOrphanedDeposits,
+};

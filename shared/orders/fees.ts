@@ -6,12 +6,11 @@
  *  - servicePartnerDiscountBps: the partner record's discount (0 without a partner);
  *  - finalFeeBps = max(0, service - floor(service * whale / 10000) - partner), in integer arithmetic.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { formatUnits, zeroAddress } from 'viem';
-import { db, tableName } from '../db/client';
+import { getItem } from '../db/operations';
 import { addressKeys } from '../table/keys';
-import { orderConfig } from './config';
 import type { AddressRecord, BalanceRecord } from '../table/records';
+import type { OrderConfig } from './config';
 import type { Fee } from './schemas';
 
 export const FEE_VERSION = 1;
@@ -68,19 +67,18 @@ export interface FeeTokenBalance {
 }
 
 /**
- * O6: the recipient's indexed balance of the fee-discount token of `chainId`, read from the ingest's
- * items (shared/ingest/records.ts): the balance item's `value` (decimal string, smallest unit) and the
- * token's address item's `tokenDecimals`, two GetItems in parallel. No configured token, or nothing
- * indexed: a zero balance.
+ * O6 (see docs/access-patterns.md): the recipient's indexed balance of the fee-discount token of
+ * `chainId` (`feeTokens`, ORDER_FEE_TOKENS), read from the ingest's items (shared/table/records.ts):
+ * the balance item's `value` (decimal string, smallest unit) and the token's address item's
+ * `tokenDecimals`, two GetItems in parallel. No configured token, or nothing indexed: a zero balance.
  */
-export async function readFeeTokenBalance(chainId: number, holder: string): Promise<FeeTokenBalance> {
-  const token = orderConfig().feeTokens[chainId];
+export async function readFeeTokenBalance(chainId: number, holder: string, feeTokens: OrderConfig['feeTokens']): Promise<FeeTokenBalance> {
+  const token = feeTokens[chainId];
   if (!token) return { token: zeroAddress, balance: 0n, decimals: DEFAULT_FEE_TOKEN_DECIMALS };
-  const [balanceItem, tokenItem] = (await Promise.all(
-    [addressKeys.balance(chainId, holder, token), addressKeys.address(chainId, token)].map(
-      async (key) => (await db.send(new GetCommand({ TableName: tableName(), Key: key }))).Item,
-    ),
-  )) as [Partial<Pick<BalanceRecord, 'value'>> | undefined, Partial<Pick<AddressRecord, 'tokenDecimals'>> | undefined];
+  const [balanceItem, tokenItem] = await Promise.all([
+    getItem<Partial<Pick<BalanceRecord, 'value'>>>(addressKeys.balance(chainId, holder, token)),
+    getItem<Partial<Pick<AddressRecord, 'tokenDecimals'>>>(addressKeys.address(chainId, token)),
+  ]);
   const decimals = toDecimals(tokenItem?.tokenDecimals) ?? DEFAULT_FEE_TOKEN_DECIMALS;
   const value = typeof balanceItem?.value === 'string' && /^[0-9]+$/.test(balanceItem.value) ? BigInt(balanceItem.value) : 0n;
   return { token, balance: value, decimals };

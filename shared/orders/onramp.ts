@@ -4,7 +4,7 @@
  * URL template. A vendor with its own API would get its own implementation of `OnrampVendorAdapter`.
  */
 import { formatUnits } from 'viem';
-import { orderConfig, type OnrampVendorConfig } from './config';
+import type { OnrampVendorConfig, OrderConfig } from './config';
 import type { OnrampRequest, TokenDescriptor } from './schemas';
 
 export interface OnrampContext {
@@ -30,9 +30,8 @@ export interface OnrampVendorAdapter {
  * Prices an amount of a USD token (ORDER_USD_TOKENS) at one dollar per whole token, rounded up to the
  * cent; null for any other token or an amount too large to be a JSON-safe number of cents.
  */
-export function usdCents(srcChain: number, tokenAddress: string, amount: string, decimals: number): number | null {
-  const usdTokens = orderConfig().usdTokens[srcChain] ?? [];
-  if (!usdTokens.includes(tokenAddress.toLowerCase())) return null;
+export function usdCents(usdTokens: OrderConfig['usdTokens'], srcChain: number, tokenAddress: string, amount: string, decimals: number): number | null {
+  if (!(usdTokens[srcChain] ?? []).includes(tokenAddress.toLowerCase())) return null;
   const unit = 10n ** BigInt(decimals);
   const cents = (BigInt(amount) * 100n + unit - 1n) / unit;
   return cents <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(cents) : null;
@@ -43,10 +42,11 @@ export class UrlTemplateVendor implements OnrampVendorAdapter {
   constructor(
     readonly vendor: string,
     private readonly config: OnrampVendorConfig,
+    private readonly usdTokens: OrderConfig['usdTokens'],
   ) {}
 
   processorAmountInCents(context: OnrampContext): number | null {
-    return usdCents(context.srcChain, context.srcTokenAddress, context.srcAmount, context.srcToken.decimals);
+    return usdCents(this.usdTokens, context.srcChain, context.srcTokenAddress, context.srcAmount, context.srcToken.decimals);
   }
 
   oneClickBuyUrl(context: OnrampContext): string {
@@ -71,8 +71,8 @@ export class UrlTemplateVendor implements OnrampVendorAdapter {
 }
 
 /** The adapter of a configured vendor (the request schema has already checked that it is configured). */
-export function onrampVendor(vendor: string): OnrampVendorAdapter {
-  const config = orderConfig().onrampVendors[vendor];
-  if (!config) throw new Error(`Onramp vendor ${vendor} is not configured`);
-  return new UrlTemplateVendor(vendor, config);
+export function onrampVendor(vendor: string, config: Pick<OrderConfig, 'onrampVendors' | 'usdTokens'>): OnrampVendorAdapter {
+  const vendorConfig = config.onrampVendors[vendor];
+  if (!vendorConfig) throw new Error(`Onramp vendor ${vendor} is not configured`);
+  return new UrlTemplateVendor(vendor, vendorConfig, config.usdTokens);
 }

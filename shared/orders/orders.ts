@@ -1,29 +1,22 @@
 /**
- * Orders: creation (O1 write, O2 with a checkout session, O3 with an idempotency key), reading (O1),
- * every status change (through the transition table of states.ts, conditional on the current status)
- * and the expiry sweep (O5).
+ * Orders: creation (O1 write, O2 with a checkout session, O3 with an idempotency key written
+ * alongside), reading (O1), every status change (through the transition table of states.ts,
+ * conditional on the current status) and the expiry sweep (O5); see docs/access-patterns.md.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { db, tableName } from '../db/client';
+import { getItem, queryAll, transactWrite, updateItem, type TransactItem } from '../db/operations';
+import { InvalidRequestError, NotFoundError } from '../errors';
 import { orderKeys, pad } from '../table/keys';
-import { BadRequestError, NotFoundError } from '../http/errors';
-import type { JsonResult } from '../http/response';
-import { now } from './clock';
-import { orderConfig } from './config';
 import { checkoutSessionConflict, linkOrderToSessionItem, sessionStatusAfterOrder, sessionUpdateItem } from './checkout-sessions';
+import { now } from './clock';
+import type { OrderConfig } from './config';
+import type { AlongsideWrite, Creation } from './creation';
 import { depositAddress } from './deposit-address';
 import { readFeeTokenBalance, standardFee } from './fees';
-import { claimKeyItem, idempotencyClaim, replayAfterLostClaim, storedResponse } from './idempotency';
 import { onrampVendor } from './onramp';
 import { getPartner } from './partners';
 import type { CreateOrderRequest, Order } from './schemas';
 import { canTransition, effectiveStatus, initialStatus, isWaiting, type OrderStatus } from './states';
-import { transactWrite, type TransactItem } from './transact';
-
-export const ORDER_CREATED_MESSAGE = 'Created order successfully';
-export const ORDER_FOUND_MESSAGE = 'Get order successfully';
 
 /** An order as stored: the Order fields, `onrampMetadata.ipAddress`, the session link and the sparse index keys. */
 export type StoredOrder = Omit<Order, 'onrampMetadata'> & {
@@ -42,38 +35,34 @@ export type StoredOrder = Omit<Order, 'onrampMetadata'> & {
 const SPARSE_INDEX_ATTRIBUTES = ['gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk'] as const;
 
 export interface CreateOrderContext {
+  config: OrderConfig;
   /** event.requestContext.http.sourceIp: the only source of the stored ipAddress. */
   sourceIp: string;
-  idempotencyKey?: string;
+  /** A write that commits with the order or not at all (the Idempotency-Key's response). */
+  alongside?: AlongsideWrite<Order>;
 }
 
-/** POST /orders: the created order in the B3 envelope, or the replay of an idempotent request. */
-export async function createOrder(request: CreateOrderRequest, context: CreateOrderContext): Promise<JsonResult> {
-  const claim = idempotencyClaim('POST /orders', context.idempotencyKey, request);
-  if (claim) {
-    const replay = await storedResponse(claim, now());
-    if (replay) return replay;
-  }
-
+/** POST /orders: the order as created, with its checkout session linked in the same transaction. */
+export async function createOrder(request: CreateOrderRequest, context: CreateOrderContext): Promise<Creation<Order>> {
+  const { config } = context;
   const [partner, feeBalance] = await Promise.all([
     request.partnerId === undefined ? undefined : getPartner(request.partnerId),
-    readFeeTokenBalance(request.dstChain, request.recipientAddress),
+    readFeeTokenBalance(request.dstChain, request.recipientAddress, config.feeTokens),
   ]);
-  if (request.partnerId !== undefined && !partner) throw new BadRequestError(`partnerId: unknown partner "${request.partnerId}"`);
+  if (request.partnerId !== undefined && !partner) throw new InvalidRequestError(`partnerId: unknown partner "${request.partnerId}"`);
 
-  const order = buildOrder(request, context.sourceIp, {
-    serviceFeeBps: orderConfig().serviceFeeBps,
+  const order = buildOrder(request, context.sourceIp, config, {
+    serviceFeeBps: config.serviceFeeBps,
     tokenToCheckBalance: feeBalance.token,
     balance: feeBalance.balance,
     decimals: feeBalance.decimals,
     partnerDiscountBps: partner?.discountBps ?? 0,
   });
-  const response: JsonResult = { statusCode: 200, body: envelope(ORDER_CREATED_MESSAGE, toOrder(order, order.createdAt)) };
+  const created = toOrder(order, order.createdAt);
 
   const items: TransactItem[] = [
     {
       Put: {
-        TableName: tableName(),
         Item: {
           ...orderKeys.order(order.id),
           ...orderKeys.awaitingDeposit(order.srcChain, order.globalAddress, order.id),
@@ -87,28 +76,27 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
   ];
   const sessionIndex = items.length;
   if (request.checkoutSessionId) items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt));
-  const keyIndex = items.length;
-  if (claim) items.push(claimKeyItem(claim, response, order.createdAt));
+  const alongsideIndex = items.length;
+  if (context.alongside) items.push(context.alongside(created, order.createdAt));
 
   const outcome = await transactWrite(items);
-  if (outcome.committed) return response;
-  // A lost idempotency race wins over any other failure: the winner's response is the answer.
-  if (claim && outcome.failedConditions.includes(keyIndex)) return replayAfterLostClaim(claim, now());
+  if (outcome.committed) return { created: true, value: created };
+  // A failed alongside write wins over any other failure (a lost idempotency race: the winner's response answers).
+  if (context.alongside && outcome.failedConditions.includes(alongsideIndex)) return { created: false, reason: 'alongside-condition-failed' };
   if (request.checkoutSessionId && outcome.failedConditions.includes(sessionIndex)) {
     throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);
   }
   throw new Error(`Order ${order.id} could not be written: conditions ${outcome.failedConditions.join(', ')} failed`);
 }
 
-function buildOrder(request: CreateOrderRequest, sourceIp: string, fee: Parameters<typeof standardFee>[0]): StoredOrder {
-  const config = orderConfig();
+function buildOrder(request: CreateOrderRequest, sourceIp: string, config: OrderConfig, fee: Parameters<typeof standardFee>[0]): StoredOrder {
   const id = randomUUID();
   const createdAt = now();
-  const globalAddress = depositAddress(id);
+  const globalAddress = depositAddress(id, config);
   let onrampMetadata: StoredOrder['onrampMetadata'] = null;
   let oneClickBuyUrl: string | null = null;
   if (request.onramp) {
-    const vendor = onrampVendor(request.onramp.vendor);
+    const vendor = onrampVendor(request.onramp.vendor, config);
     const onrampContext = {
       orderId: id,
       globalAddress,
@@ -201,21 +189,16 @@ export function toOrder(stored: StoredOrder, at: number): Order {
   };
 }
 
-function envelope<T>(message: string, data: T) {
-  return { success: true as const, message, statusCode: 200 as const, data };
-}
-
 /** O1: the stored order, or undefined. */
 export async function findStoredOrder(orderId: string): Promise<StoredOrder | undefined> {
-  const result = await db.send(new GetCommand({ TableName: tableName(), Key: orderKeys.order(orderId), ConsistentRead: true }));
-  return result.Item as StoredOrder | undefined;
+  return getItem<StoredOrder>(orderKeys.order(orderId), { consistent: true });
 }
 
-/** GET /orders/{id}. */
-export async function getOrder(orderId: string): Promise<JsonResult> {
+/** GET /orders/{id}: the order as it reads now. */
+export async function getOrder(orderId: string): Promise<Order> {
   const stored = await findStoredOrder(orderId);
   if (!stored) throw new NotFoundError(`Order ${orderId} not found`);
-  return { statusCode: 200, body: envelope(ORDER_FOUND_MESSAGE, toOrder(stored, now())) };
+  return toOrder(stored, now());
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -262,7 +245,6 @@ export async function transitionOrder(orderId: string, to: OrderStatus, options:
   names['#status'] = 'status';
   const removals = isWaiting(to) ? [] : [...SPARSE_INDEX_ATTRIBUTES];
   const update = {
-    TableName: tableName(),
     Key: orderKeys.order(orderId),
     UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
     ConditionExpression: `#status = :from${expiryCondition ? ` AND ${expiryCondition}` : ''}`,
@@ -277,13 +259,8 @@ export async function transitionOrder(orderId: string, to: OrderStatus, options:
     const outcome = await transactWrite([{ Update: update }, sessionUpdateItem(current.checkoutSessionId, orderId, sessionStatus, at)]);
     return outcome.committed ? { applied: true, order: next } : { applied: false, reason: 'conflict', order: current };
   }
-  try {
-    const result = await db.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
-    return { applied: true, order: result.Attributes as StoredOrder };
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return { applied: false, reason: 'conflict', order: current };
-    throw error;
-  }
+  const outcome = await updateItem<StoredOrder>({ ...update, ReturnValues: 'ALL_NEW' });
+  return outcome.applied ? { applied: true, order: outcome.attributes! } : { applied: false, reason: 'conflict', order: current };
 }
 
 export interface DepositReceived {
@@ -296,9 +273,9 @@ export interface DepositReceived {
 }
 
 /**
- * Deposit detection's entry point (called by shared/orders/deposits.ts, which the ingest runs on every
- * block): the order's deposit arrived, so it leaves the waiting states for quoting_after_deposit,
- * conditional on still waiting and not expired.
+ * Deposit detection's entry point (called by shared/orders/deposits.ts, a listener of the ingest):
+ * the order's deposit arrived, so it leaves the waiting states for quoting_after_deposit, conditional
+ * on still waiting and not expired.
  */
 export async function markDepositReceived(orderId: string, deposit: DepositReceived): Promise<TransitionResult> {
   return transitionOrder(orderId, 'quoting_after_deposit', {
@@ -334,25 +311,17 @@ export async function expireOverdueOrders(at: number = now()): Promise<ExpirySwe
 
 async function expireShard(shard: number, at: number): Promise<ExpirySweepResult> {
   const range = orderKeys.pendingExpiryRange(shard);
+  const { items } = await queryAll<StoredOrder>({
+    IndexName: range.index,
+    KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :upper',
+    ExpressionAttributeValues: { ':pk': range.pk, ':upper': pad(at + 1, 15) },
+  });
   const result: ExpirySweepResult = { examined: 0, expired: 0, skipped: 0 };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: range.index,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :upper',
-        ExpressionAttributeValues: { ':pk': range.pk, ':upper': pad(at + 1, 15) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of (page.Items ?? []) as StoredOrder[]) {
-      result.examined += 1;
-      const outcome = await transitionOrder(item.id, 'expired', { at, current: item });
-      if (outcome.applied) result.expired += 1;
-      else result.skipped += 1;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for (const item of items) {
+    result.examined += 1;
+    const outcome = await transitionOrder(item.id, 'expired', { at, current: item });
+    if (outcome.applied) result.expired += 1;
+    else result.skipped += 1;
+  }
   return result;
 }

@@ -1,12 +1,10 @@
 /**
- * Partner records (O6): the discount a partner's orders get on the service fee. Written by operators
- * through `npm run partners`; read by order creation.
+ * Partner records (O6, see docs/access-patterns.md): the discount a partner's orders get on the
+ * service fee. Written by operators through `npm run partners`; read by order creation.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { db, tableName } from '../db/client';
+import { getItem, putItem, queryAll } from '../db/operations';
 import { orderKeys } from '../table/keys';
-import { queryRange } from '../db/query';
 import { now } from './clock';
 
 export interface Partner {
@@ -27,8 +25,8 @@ export const partnerInputSchema = v.object({
 export type PartnerInput = v.InferOutput<typeof partnerInputSchema>;
 
 export async function getPartner(partnerId: string): Promise<Partner | undefined> {
-  const result = await db.send(new GetCommand({ TableName: tableName(), Key: orderKeys.partner(partnerId) }));
-  return result.Item ? toPartner(result.Item) : undefined;
+  const item = await getItem(orderKeys.partner(partnerId));
+  return item ? toPartner(item) : undefined;
 }
 
 /** Creates or replaces a partner record (keeping its creation time). */
@@ -43,18 +41,15 @@ export async function putPartner(input: PartnerInput): Promise<Partner> {
     createdAt: previous?.createdAt ?? at,
     updatedAt: at,
   };
-  await db.send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...orderKeys.partner(partner.partnerId), ...orderKeys.partnerListing(partner.partnerId), entity: 'partner', ...record },
-    }),
-  );
+  await putItem({ Item: { ...orderKeys.partner(partner.partnerId), ...orderKeys.partnerListing(partner.partnerId), entity: 'partner', ...record } });
   return record;
 }
 
-/** Every partner, by id (one Query on the partner listing range, paged through). */
+/** Every partner, by id (one Query on the partner listing range, GSI1, paged through). */
 export async function listPartners(): Promise<Partner[]> {
-  return (await queryRange(orderKeys.partnersRange())).map(toPartner);
+  const range = orderKeys.partnersRange();
+  const { items } = await queryAll({ IndexName: range.index, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': range.pk } });
+  return items.map(toPartner);
 }
 
 function toPartner(item: Record<string, unknown>): Partner {

@@ -1,11 +1,12 @@
 /**
  * Request and response schemas of the orders group (valibot), side by side. Request objects are
  * closed: an unknown field, at any depth, is an error naming that field. Rules that depend on the
- * deployment (supported chains, onramp vendors) read `orderConfig()` when a request is checked.
+ * deployment (supported chains, onramp vendors) are built from the configuration: the handler
+ * module calls `createOrderBodySchema(config)` once, at cold start.
  */
 import * as v from 'valibot';
 import { maxUint256 } from 'viem';
-import { CHECKOUT_SESSION_EXPIRY, orderConfig } from './config';
+import { CHECKOUT_SESSION_EXPIRY, type OrderConfig } from './config';
 import { isAssignedCountryCode } from './countries';
 import { ORDER_STATUSES } from './states';
 import { refuseInheritedNames } from '../http/inherited-names';
@@ -46,13 +47,14 @@ export const amountSchema = v.pipe(
 const positiveInteger = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(1, 'must be a positive integer'));
 
 /** A chain id of this deployment (ORDER_CHAINS). */
-export const supportedChainSchema = v.pipe(
-  positiveInteger,
-  v.check(
-    (chainId) => orderConfig().chains.includes(chainId),
-    () => `is not a supported chain (supported: ${orderConfig().chains.join(', ')})`,
-  ),
-);
+const supportedChainSchema = (chains: OrderConfig['chains']) =>
+  v.pipe(
+    positiveInteger,
+    v.check(
+      (chainId) => chains.includes(chainId),
+      () => `is not a supported chain (supported: ${chains.join(', ')})`,
+    ),
+  );
 
 export const clientReferenceIdSchema = v.pipe(
   v.string('must be a string'),
@@ -82,18 +84,20 @@ export const tokenDescriptorSchema = closed({
   metadata: v.optional(closed({ logoURI: v.optional(v.pipe(v.string('must be a string'), v.maxLength(2048, 'must be at most 2048 characters'), v.url('must be a URL'))) })),
 });
 
-export const onrampRequestSchema = closed({
-  vendor: v.pipe(
-    v.string('must be a string'),
-    v.check(
-      (vendor) => Object.hasOwn(orderConfig().onrampVendors, vendor),
-      () => `must be one of: ${Object.keys(orderConfig().onrampVendors).join(', ')}`,
+/** An onramp of one of this deployment's vendors (ORDER_ONRAMP_VENDORS). */
+const onrampRequestSchema = (vendors: OrderConfig['onrampVendors']) =>
+  closed({
+    vendor: v.pipe(
+      v.string('must be a string'),
+      v.check(
+        (vendor) => Object.hasOwn(vendors, vendor),
+        () => `must be one of: ${Object.keys(vendors).join(', ')}`,
+      ),
     ),
-  ),
-  paymentMethod: v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores')),
-  country: v.pipe(v.string('must be a string'), v.check(isAssignedCountryCode, 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. US')),
-  redirectUrl: httpsUrl,
-});
+    paymentMethod: v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores')),
+    country: v.pipe(v.string('must be a string'), v.check(isAssignedCountryCode, 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. US')),
+    redirectUrl: httpsUrl,
+  });
 
 /**
  * The path of a token descriptor field, for v.forward (valibot's path typing stops two levels deep;
@@ -104,63 +108,65 @@ const tokenField = (side: 'srcToken' | 'dstToken', field: 'chainId' | 'address')
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
-export const createOrderBodySchema = v.pipe(
-  closed(
-    {
-      type: v.picklist(['swap'], 'must be "swap"'),
-      recipientAddress: addressSchema,
-      srcChain: supportedChainSchema,
-      dstChain: supportedChainSchema,
-      srcTokenAddress: addressSchema,
-      dstTokenAddress: addressSchema,
-      srcAmount: amountSchema,
-      payload: closed({ expectedDstAmount: amountSchema }),
-      metadata: closed({ srcToken: tokenDescriptorSchema, dstToken: tokenDescriptorSchema }),
-      partnerId: v.optional(v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores'))),
-      clientReferenceId: v.optional(clientReferenceIdSchema),
-      onramp: v.optional(onrampRequestSchema),
-      creatorAddress: v.optional(addressSchema),
-      checkoutSessionId: v.optional(uuidSchema),
-    },
-    'the request body must be a JSON object',
-  ),
-  v.forward(
-    v.partialCheck([['srcChain'], ['metadata', 'srcToken', 'chainId']], (body) => body.metadata.srcToken.chainId === body.srcChain, 'must equal srcChain'),
-    tokenField('srcToken', 'chainId'),
-  ),
-  v.forward(
-    v.partialCheck([['dstChain'], ['metadata', 'dstToken', 'chainId']], (body) => body.metadata.dstToken.chainId === body.dstChain, 'must equal dstChain'),
-    tokenField('dstToken', 'chainId'),
-  ),
-  v.forward(
-    v.partialCheck(
-      [['srcTokenAddress'], ['metadata', 'srcToken', 'address']],
-      (body) => sameAddress(body.metadata.srcToken.address, body.srcTokenAddress),
-      'must equal srcTokenAddress',
+/** The POST /orders body, with the chains and onramp vendors of `config`. */
+export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onrampVendors'>) =>
+  v.pipe(
+    closed(
+      {
+        type: v.picklist(['swap'], 'must be "swap"'),
+        recipientAddress: addressSchema,
+        srcChain: supportedChainSchema(config.chains),
+        dstChain: supportedChainSchema(config.chains),
+        srcTokenAddress: addressSchema,
+        dstTokenAddress: addressSchema,
+        srcAmount: amountSchema,
+        payload: closed({ expectedDstAmount: amountSchema }),
+        metadata: closed({ srcToken: tokenDescriptorSchema, dstToken: tokenDescriptorSchema }),
+        partnerId: v.optional(v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores'))),
+        clientReferenceId: v.optional(clientReferenceIdSchema),
+        onramp: v.optional(onrampRequestSchema(config.onrampVendors)),
+        creatorAddress: v.optional(addressSchema),
+        checkoutSessionId: v.optional(uuidSchema),
+      },
+      'the request body must be a JSON object',
     ),
-    tokenField('srcToken', 'address'),
-  ),
-  v.forward(
-    v.partialCheck(
-      [['dstTokenAddress'], ['metadata', 'dstToken', 'address']],
-      (body) => sameAddress(body.metadata.dstToken.address, body.dstTokenAddress),
-      'must equal dstTokenAddress',
+    v.forward(
+      v.partialCheck([['srcChain'], ['metadata', 'srcToken', 'chainId']], (body) => body.metadata.srcToken.chainId === body.srcChain, 'must equal srcChain'),
+      tokenField('srcToken', 'chainId'),
     ),
-    tokenField('dstToken', 'address'),
-  ),
-  v.forward(
-    v.partialCheck(
-      [['srcChain'], ['dstChain'], ['srcTokenAddress'], ['dstTokenAddress']],
-      (body) => body.srcChain !== body.dstChain || !sameAddress(body.srcTokenAddress, body.dstTokenAddress),
-      'must differ from srcTokenAddress when srcChain equals dstChain',
+    v.forward(
+      v.partialCheck([['dstChain'], ['metadata', 'dstToken', 'chainId']], (body) => body.metadata.dstToken.chainId === body.dstChain, 'must equal dstChain'),
+      tokenField('dstToken', 'chainId'),
     ),
-    ['dstTokenAddress'],
-  ),
-);
+    v.forward(
+      v.partialCheck(
+        [['srcTokenAddress'], ['metadata', 'srcToken', 'address']],
+        (body) => sameAddress(body.metadata.srcToken.address, body.srcTokenAddress),
+        'must equal srcTokenAddress',
+      ),
+      tokenField('srcToken', 'address'),
+    ),
+    v.forward(
+      v.partialCheck(
+        [['dstTokenAddress'], ['metadata', 'dstToken', 'address']],
+        (body) => sameAddress(body.metadata.dstToken.address, body.dstTokenAddress),
+        'must equal dstTokenAddress',
+      ),
+      tokenField('dstToken', 'address'),
+    ),
+    v.forward(
+      v.partialCheck(
+        [['srcChain'], ['dstChain'], ['srcTokenAddress'], ['dstTokenAddress']],
+        (body) => body.srcChain !== body.dstChain || !sameAddress(body.srcTokenAddress, body.dstTokenAddress),
+        'must differ from srcTokenAddress when srcChain equals dstChain',
+      ),
+      ['dstTokenAddress'],
+    ),
+  );
 
-export type CreateOrderRequest = v.InferOutput<typeof createOrderBodySchema>;
+export type CreateOrderRequest = v.InferOutput<ReturnType<typeof createOrderBodySchema>>;
 export type TokenDescriptor = v.InferOutput<typeof tokenDescriptorSchema>;
-export type OnrampRequest = v.InferOutput<typeof onrampRequestSchema>;
+export type OnrampRequest = v.InferOutput<ReturnType<typeof onrampRequestSchema>>;
 
 // ---------------------------------------------------------------------------------------------------
 // Order (response)

@@ -1,6 +1,6 @@
 import { concat, getAddress, keccak256, slice, stringToBytes } from 'viem';
 import * as v from 'valibot';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { dispatch } from '../../../scripts/lib/dispatch';
 import { orderResponseSchema } from '../../../shared/orders/schemas';
@@ -145,10 +145,6 @@ describe('POST /orders validation', () => {
 });
 
 describe('POST /orders creates the order', () => {
-  afterEach(() => {
-    delete process.env.ORDER_EXPIRY_MINUTES;
-  });
-
   it('answers the created order in the B3 envelope, every field of the spec', async () => {
     const before = Date.now();
     const body = orderBody({ clientReferenceId: 'ref_1', creatorAddress: CREATOR });
@@ -197,27 +193,6 @@ describe('POST /orders creates the order', () => {
       addresses.add(globalAddress.toLowerCase());
     }
     expect(addresses.size).toBe(5);
-  });
-
-  it('follows ORDER_DEPOSIT_FACTORY and ORDER_DEPOSIT_INIT_CODE_HASH', async () => {
-    const factory = '0x1111111111111111111111111111111111111111';
-    const initCodeHash = keccak256(stringToBytes('deposit contract'));
-    process.env.ORDER_DEPOSIT_FACTORY = factory;
-    process.env.ORDER_DEPOSIT_INIT_CODE_HASH = initCodeHash;
-    try {
-      const { body } = await postOrder(orderBody());
-      const expected = getAddress(slice(keccak256(concat(['0xff', factory, keccak256(stringToBytes(body.data.id)), initCodeHash])), 12));
-      expect(body.data.globalAddress).toBe(expected);
-    } finally {
-      delete process.env.ORDER_DEPOSIT_FACTORY;
-      delete process.env.ORDER_DEPOSIT_INIT_CODE_HASH;
-    }
-  });
-
-  it('uses ORDER_EXPIRY_MINUTES for expiredAt', async () => {
-    process.env.ORDER_EXPIRY_MINUTES = '30';
-    const { body } = await postOrder(orderBody());
-    expect(body.data.expiredAt - body.data.createdAt).toBe(30 * 60_000);
   });
 
   it('starts an onramp order in waiting_payment with the vendor link and price; stores the source IP but never returns it', async () => {

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../../shared/db/client';
@@ -25,10 +25,6 @@ function newRecipient(): string {
 const whole = (tokens: bigint, decimals: number): bigint => tokens * 10n ** BigInt(decimals);
 
 describe('standard fee from the indexed balance on the destination chain', () => {
-  afterEach(() => {
-    delete process.env.ORDER_SERVICE_FEE_BPS;
-  });
-
   /** [case, balance in the smallest unit, token decimals, whale bps, recipientBalance, finalFeeBps]. */
   const tiers: [string, bigint, number, number, string, number][] = [
     ['just under 100,000 tokens (18 decimals)', whole(100_000n, 18) - 1n, 18, 0, '99999.999999999999999999', 80],
@@ -96,15 +92,6 @@ describe('standard fee from the indexed balance on the destination chain', () =>
     body.metadata.dstToken = { chainId: 137, address: polygonToken, symbol: 'USDC', name: 'USD Coin', decimals: 6 };
     const response = await postOrder(body);
     expect(response.body.data.fee).toMatchObject({ tokenToCheckBalance: '0x0000000000000000000000000000000000000000', recipientBalance: '0', serviceWhaleDiscountBps: 0, finalFeeBps: 80 });
-  });
-
-  it('uses ORDER_SERVICE_FEE_BPS and rounds the whale discount down in integer arithmetic', async () => {
-    process.env.ORDER_SERVICE_FEE_BPS = '81';
-    const recipient = newRecipient();
-    await putIndexedBalance(table.name, 1, recipient, FEE_TOKEN, whole(100_000n, 18), 18);
-    const response = await postOrder(orderBody({ recipientAddress: recipient }));
-    // 81 - floor(81 * 5000 / 10000) = 81 - 40 = 41
-    expect(response.body.data.fee).toMatchObject({ serviceFeeBps: 81, serviceWhaleDiscountBps: 5000, finalFeeBps: 41 });
   });
 });
 

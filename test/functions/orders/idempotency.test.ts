@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { resetClock, setClock } from '../../../shared/orders/clock';
-import { canonicalJson } from '../../../shared/orders/idempotency';
+import { canonicalJson } from '../../../shared/orders/http';
 import { getOrder, orderBody, postOrder, postSession } from './fixtures';
 
 const table = useTestTable('orders-idempotency');

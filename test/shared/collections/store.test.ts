@@ -1,34 +1,85 @@
-import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
-import { describe, expect, it } from 'vitest';
-import { backoffDelay, classifyTransactionFailure } from '../../../shared/collections/store';
+/**
+ * Creating a collection, where the domain meets the table layer: a duplicate is a conflict that
+ * writes nothing and is never retried (even when other items of its transaction conflicted too);
+ * transactions that keep conflicting with other creations mean the table is busy (a 503). Conflicts
+ * are injected by a middleware on the real client.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { putNewCollection } from '../../../shared/collections/store';
+import type { Collection } from '../../../shared/collections/schemas';
+import { db } from '../../../shared/db/client';
+import { BusyError, ConflictError } from '../../../shared/errors';
+import { tableSnapshot, useTestTable } from '../../support/table';
 
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+const table = useTestTable('collections-store');
 
-describe('transaction failure classification', () => {
-  it('a failed condition is never retried, even alongside conflicts', () => {
-    expect(classifyTransactionFailure(cancelled('ConditionalCheckFailed', 'None', 'None'))).toBe('condition-failed');
-    expect(classifyTransactionFailure(cancelled('None', 'TransactionConflict', 'ConditionalCheckFailed'))).toBe('condition-failed');
-  });
+let cancellationCodes: string[] | undefined;
+let transactions = 0;
 
-  it('a cancellation caused only by concurrent transactions is retried', () => {
-    expect(classifyTransactionFailure(cancelled('None', 'TransactionConflict', 'None', 'TransactionConflict'))).toBe('conflict');
-    expect(classifyTransactionFailure(new TransactionConflictException({ message: 'conflict', $metadata: {} }))).toBe('conflict');
-  });
+db.middlewareStack.add(
+  (next, context) => async (args) => {
+    if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+    transactions += 1;
+    if (!cancellationCodes) return next(args);
+    throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: cancellationCodes.map((Code) => ({ Code })) });
+  },
+  { step: 'initialize', name: 'testConflicts', priority: 'high' },
+);
 
-  it('anything else is rethrown', () => {
-    expect(classifyTransactionFailure(cancelled('None', 'ThrottlingError'))).toBe('other');
-    expect(classifyTransactionFailure(cancelled('TransactionConflict', 'ValidationError'))).toBe('other');
-    expect(classifyTransactionFailure(cancelled())).toBe('other');
-    expect(classifyTransactionFailure(new Error('network'))).toBe('other');
-    expect(classifyTransactionFailure(undefined)).toBe('other');
-  });
+afterEach(() => {
+  cancellationCodes = undefined;
+  transactions = 0;
 });
 
-describe('retry backoff', () => {
-  it('is full jitter, doubling from 20 ms and capped at 500 ms', () => {
-    expect([1, 2, 3, 4, 5, 6, 7].map((attempt) => backoffDelay(attempt, () => 0.999999))).toEqual([19, 39, 79, 159, 319, 499, 499]);
-    expect(backoffDelay(3, () => 0)).toBe(0);
-    expect(backoffDelay(3, () => 0.5)).toBe(40);
+let created = 0;
+function collection(): Collection {
+  created += 1;
+  return {
+    uuid: `00000000-0000-4000-8000-${String(created).padStart(12, '0')}`,
+    predictedAddress: `0x${String(created).padStart(40, '0')}`,
+    creator: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    gameOwner: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    chainId: 8453,
+    creatorSignature: `0x${'1'.repeat(130)}`,
+    name: 'Stored',
+    symbol: 'STORE',
+    baseURI: 'https://example.com/meta/',
+    maxSupply: '1000',
+    mintPrice: '0',
+    startTime: '1700000000',
+    endTime: '1900000000',
+    tokenStandard: 'ERC721',
+    maxPerWallet: '5',
+    isWhitelistEnabled: false,
+    attributes: [],
+    createdAt: new Date().toISOString(),
+    whitelistMerkleRoot: `0x${'0'.repeat(64)}`,
+  };
+}
+
+describe('putNewCollection', () => {
+  it('refuses a duplicate as a conflict, writing nothing', async () => {
+    const first = collection();
+    await putNewCollection(first);
+    const before = await tableSnapshot(table.name);
+    await expect(putNewCollection({ ...first, uuid: collection().uuid })).rejects.toThrow(ConflictError);
+    expect(await tableSnapshot(table.name)).toEqual(before);
+  });
+
+  it('never retries a failed condition, even alongside conflicts', async () => {
+    cancellationCodes = ['ConditionalCheckFailed', 'TransactionConflict', 'None'];
+    await expect(putNewCollection(collection())).rejects.toThrow(/already exists/);
+    expect(transactions).toBe(1);
+  });
+
+  it('answers busy when other creations keep conflicting, writing nothing', async () => {
+    const before = await tableSnapshot(table.name);
+    cancellationCodes = ['None', 'TransactionConflict', 'None'];
+    const failure = putNewCollection(collection());
+    await expect(failure).rejects.toThrow(BusyError);
+    await expect(failure).rejects.toThrow('Too many collections are being created at once; retry shortly');
+    expect(transactions).toBeGreaterThan(1);
+    expect(await tableSnapshot(table.name)).toEqual(before);
   });
 });

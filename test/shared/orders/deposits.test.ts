@@ -1,9 +1,9 @@
 /**
  * Deposit detection end to end on a real anvil: orders created through the real handler
  * (POST /orders) with the anvil chain as srcChain, real ETH and ERC-20 transfers to their deposit
- * addresses, the real ingest (whose default block listener is deposit detection), then the orders
- * as GET /orders/{id} and the table show them. Also repair runs, a listener failure before the
- * cursor moves, and reorgs that orphan (and re-mine) deposits.
+ * addresses, the real ingest with deposit detection as its listener (as the composition roots wire
+ * it), then the orders as GET /orders/{id} and the table show them. Also repair runs, a listener
+ * failure before the cursor moves, and reorgs that orphan (and re-mine) deposits.
  */
 process.env.ORDER_CHAINS = '1,31337';
 
@@ -18,10 +18,10 @@ import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
 import { deriveBlock } from '../../../shared/ingest/derive';
 import { BlockSource } from '../../../shared/ingest/fetch-block';
 import { ingestRange } from '../../../shared/ingest/ingest';
-import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
+import type { BlockIngestedEvent, IngestListener } from '../../../shared/ingest/listeners';
 import { queryRange } from '../../../shared/ingest/table-io';
 import { resetClock, setClock } from '../../../shared/orders/clock';
-import { detectOrderDepositsInBlocks, type OrderDepositRecord } from '../../../shared/orders/deposits';
+import { detectOrderDepositsInBlocks, orderDepositListener, type OrderDepositRecord } from '../../../shared/orders/deposits';
 import { getOrder, MAINNET_USDC, orderBody, postOrder, storedOrder } from '../../functions/orders/fixtures';
 import { publicClient } from '../ingest/support/truth';
 import { tableSnapshot, useTestTable } from '../../support/table';
@@ -45,8 +45,9 @@ interface CreatedOrder {
 }
 
 const client = () => createChainClient(anvil.rpcUrl);
-const ingest = (options: { repair?: boolean; from?: number; listeners?: Parameters<typeof ingestRange>[0]['listeners'] } = {}) =>
-  ingestRange({ chainId: CHAIN_ID, client: client(), ...options });
+/** The ingest as the composition roots wire it (deposit detection first), with `listeners` after it. */
+const ingest = (options: { repair?: boolean; from?: number; listeners?: readonly IngestListener[] } = {}) =>
+  ingestRange({ chainId: CHAIN_ID, client: client(), ...options, listeners: [orderDepositListener, ...(options.listeners ?? [])] });
 const rpc = (method: string, params: unknown[] = []) => publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
 const headNumber = async () => Number(await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 }));
 
@@ -215,8 +216,10 @@ describe('deposits that complete an order', () => {
   test('a block delivered again after a failure before the cursor moved counts once', async () => {
     const order = await createOrder(nativeOrderBody(parseEther('1')));
     await sendEth(order.globalAddress, parseEther('0.5'));
-    const failing = () => {
-      throw new Error('listener after deposit detection fails');
+    const failing: IngestListener = {
+      blocksIngested: () => {
+        throw new Error('listener after deposit detection fails');
+      },
     };
     await expect(ingest({ listeners: [failing] })).rejects.toThrow('listener after deposit detection fails');
     // Deposit detection ran before the failing listener; the cursor did not move past the block.

@@ -1,10 +1,10 @@
 /** GET /collections/signing-domain?chainId=N: the EIP-712 domain, types and primary type a creator signs. */
 import { signingDomainFor } from '../../shared/collections/collections';
-import { collectionsConfig } from '../../shared/collections/config';
+import { loadCollectionsConfig } from '../../shared/collections/config';
 import { signingDomainQuery, signingDomainResponse, type SigningDomainResponse } from '../../shared/collections/schemas';
 import { httpHandler } from '../../shared/http/handler';
 
-const config = collectionsConfig();
+const config = loadCollectionsConfig();
 
 export const handler = httpHandler({
   group: 'collections',
