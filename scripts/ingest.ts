@@ -2,7 +2,8 @@
  * The ingest CLI: `npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N]
  * [--repair] [--follow] [--poll-interval MS]`. Writes into the table the configuration names (TABLE_NAME,
  * DYNAMODB_ENDPOINT; with a local endpoint the table is created when missing), through the same code
- * path as the scheduled Lambda (shared/ingest). Shows a progress bar with blocks per second.
+ * path as the scheduled Lambda (shared/ingest), with order deposit detection listening to the blocks
+ * as there. Shows a progress bar with blocks per second.
  *
  * --chain-id     checked against eth_chainId (which is the default)
  * --from-block   first block (default: the block after the cursor, or 0 on an empty table);
@@ -17,8 +18,10 @@ import cliProgress from 'cli-progress';
 import { createChainClient } from '../shared/chain/client';
 import { platformConfig } from '../shared/config';
 import { ensureTable, localClient } from './lib/local-table/ensure-table';
-import { ChainIngest, type IngestLog } from '../shared/ingest/ingest';
+import { ChainIngest } from '../shared/ingest/ingest';
+import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
+import { orderDepositListener } from '../shared/orders/deposits';
 
 const USAGE = 'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N]';
 
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
     client,
     log,
     maxBatchBlocks: batchBlocks,
+    listeners: [orderDepositListener],
     onBlock: ({ blockNumber, mode }) => {
       done += 1;
       if (done > bar.getTotal()) bar.setTotal(done); // following the head: the total grows

@@ -39,8 +39,12 @@ export type AfterStartStep = (service: LocalService) => Promise<(() => Promise<v
 // contracts, run the ingest loop against service.dynamodbEndpoint / service.tableName), as one more
 // AfterStartStep returning its own stop function. Nothing else in this file needs to change.
 //  - the local chain (scripts/lib/local-chain.ts): anvil + demo, or the chain at RPC_URL; ingested and
-//    followed; env RPC_URL, CHAIN_ID, ANVIL_PORT, START_BLOCK, DEMO_ACTIVITY_INTERVAL_MS.
-const afterStart: AfterStartStep[] = [localChainStep()];
+//    followed, with order deposit detection listening to the blocks (imported once the service is up:
+//    shared/db/client.ts binds the DynamoDB endpoint when first imported); env RPC_URL, CHAIN_ID,
+//    ANVIL_PORT, START_BLOCK, DEMO_ACTIVITY_INTERVAL_MS.
+const afterStart: AfterStartStep[] = [
+  localChainStep({ loadListeners: async () => [(await import('../shared/orders/deposits')).orderDepositListener] }),
+];
 // ---------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {

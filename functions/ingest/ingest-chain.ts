@@ -1,20 +1,21 @@
 /**
  * Scheduled (jobs row IngestChain, one function per chain, reserved concurrency 1): ingests the next
  * blocks of CHAIN_ID from its cursor, at most INGEST_MAX_BLOCKS per run and never past the
- * invocation's deadline. The RPC URL is read from the SSM parameter RPC_URL_PARAMETER (decrypted,
- * cached 5 minutes). A failure is thrown (the cursor stays on the last complete block) so the next
- * scheduled run picks up from there.
+ * invocation's deadline, with order deposit detection listening to the blocks. The RPC URL is read
+ * from the SSM parameter RPC_URL_PARAMETER (decrypted, cached 5 minutes). A failure is thrown (the
+ * cursor stays on the last complete block) so the next scheduled run picks up from there.
  */
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
 import type { Context } from 'aws-lambda';
 import { createChainClient } from '../../shared/chain/client';
-import { logger } from '../../shared/observability/logger';
-import { ingestLambdaConfig } from '../../shared/ingest/config';
+import { loadIngestConfig } from '../../shared/ingest/config';
 import { ChainIngest, type IngestResult } from '../../shared/ingest/ingest';
+import { logger } from '../../shared/observability/logger';
+import { createMetrics, MetricUnit } from '../../shared/observability/metrics';
+import { orderDepositListener } from '../../shared/orders/deposits';
 
-const config = ingestLambdaConfig();
-const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'ChainDataApi', serviceName: 'ingest' });
+const config = loadIngestConfig();
+const metrics = createMetrics('ingest');
 
 let current: { rpcUrl: string; ingest: ChainIngest } | undefined;
 
@@ -22,7 +23,8 @@ export const handler = async (_event: unknown, context?: Context): Promise<{ adv
   const rpcUrl = await getParameter(config.rpcUrlParameter, { decrypt: true, maxAge: 300 });
   if (!rpcUrl) throw new Error(`SSM parameter ${config.rpcUrlParameter} is empty`);
   if (current?.rpcUrl !== rpcUrl) {
-    current = { rpcUrl, ingest: new ChainIngest({ chainId: config.chainId, client: createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs }) }) };
+    const client = createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs });
+    current = { rpcUrl, ingest: new ChainIngest({ chainId: config.chainId, client, listeners: [orderDepositListener] }) };
   }
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
   let result: IngestResult | undefined;

@@ -10,7 +10,8 @@
  *    with transactions; then, for blocks with transactions, eth_getBlockReceipts and
  *    debug_traceBlockByNumber with the callTracer), with the ingest's own JSON-RPC client
  *    (shared/chain/client.ts: batching) and its concurrency (4 blocks in flight), no validation.
- * 3. Ingest: `ingestRange` of blocks 1..N into a fresh table on the embedded DynamoDB, started in a
+ * 3. Ingest: `ingestRange` of blocks 1..N, with order deposit detection listening as in the Lambda,
+ *    into a fresh table on the embedded DynamoDB, started in a
  *    process of its own (in memory; --table-in-process: in this one), timed. Observed, never changed:
  *    every DynamoDB command through an SDK middleware on the shared `db` client (which also asks for ReturnConsumedCapacity), every JSON-RPC
  *    HTTP request through a wrapper of global fetch. Those intervals give the phase timings: each
@@ -31,9 +32,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { ScanCommand, type DynamoDBClient, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
 import cliProgress from 'cli-progress';
 import { createPublicClient, encodeFunctionData, getAddress, http, keccak256, parseEther, slice, toBytes, toHex, type Address, type Hex } from 'viem';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
@@ -470,6 +470,7 @@ async function main(): Promise<void> {
   const { BlockSource } = await import('../../shared/ingest/fetch-block');
   const { deriveBlock, tagTransactions } = await import('../../shared/ingest/derive');
   const { immutableItems } = await import('../../shared/ingest/items');
+  const { orderDepositListener } = await import('../../shared/orders/deposits');
   observeDynamo(db);
   observeRpc();
 
@@ -502,6 +503,7 @@ async function main(): Promise<void> {
       client: createChainClient(anvil.rpcUrl),
       from,
       to,
+      listeners: [orderDepositListener],
       log: { info: () => undefined, warn: (message, details) => console.error(`\ningest warning: ${message} ${JSON.stringify(details ?? {})}`) },
       onBlock: ({ blockNumber }) => ingestBar.update(blockNumber, { speed: ((blockNumber - from + 1) / ((performance.now() - started) / 1000)).toFixed(1) }),
     });
@@ -541,7 +543,7 @@ async function main(): Promise<void> {
 
     // 5 (reported next to the ratio). The table's floor: every item the ingest left, written again
     // into a fresh table with nothing else going on (BatchWriteItem, 25 items, 16 in flight).
-    const floor = await tableFloor(db, tableName, admin);
+    const floor = await tableFloor(tableName, admin);
     console.log(`table floor: ${floor.items} items rewritten in ${floor.seconds.toFixed(2)} s (${floor.itemsPerSecond} items/s)`);
 
     // 4. The ingest's reader again, and derive timed on what it returns.
@@ -582,7 +584,7 @@ async function main(): Promise<void> {
         table: inProcess
           ? 'embedded DynamoDB (dynalite in memory + front server), in this process (--table-in-process)'
           : 'embedded DynamoDB (dynalite in memory + front server), in a process of its own (scripts/table-server.ts)',
-        ingest: 'shared/ingest ingestRange, default options (prefetch 4), client shared/chain/client.ts',
+        ingest: 'shared/ingest ingestRange, default options (prefetch 4) and order deposit detection, client shared/chain/client.ts',
         inFlightBlocksForRawFetch: IN_FLIGHT_BLOCKS,
       },
       chain: {
@@ -687,23 +689,23 @@ function processCpuSeconds(pid: number): number | undefined {
   }
 }
 
-/** Scans the ingested table, then times putting every item into a fresh table with the ingest's putItems (16 BatchWriteItems in flight). */
-async function tableFloor(db: DynamoDBDocumentClient, source: string, admin: DynamoDBClient): Promise<{ items: number; seconds: number; itemsPerSecond: number; byFamily: Record<string, number> }> {
+/** Scans the ingested table, then times putting every item into a fresh table with the table layer's writeItems (16 BatchWriteItems in flight). */
+async function tableFloor(source: string, admin: DynamoDBClient): Promise<{ items: number; seconds: number; itemsPerSecond: number; byFamily: Record<string, number> }> {
   const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
+  let start: ScanCommandOutput['LastEvaluatedKey'];
   do {
-    const page = await db.send(new ScanCommand({ TableName: source, ExclusiveStartKey: start }));
-    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+    const page: ScanCommandOutput = await admin.send(new ScanCommand({ TableName: source, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
     start = page.LastEvaluatedKey;
   } while (start);
   const target = `${source}-floor`;
   await ensureTable(admin, target);
-  // The ingest's own writer (BatchWriteItem of 25, 16 in flight, unprocessed items retried), aimed at the fresh table.
-  const { putItems } = await import('../../shared/ingest/table-io');
+  // The ingest's writer (BatchWriteItem of 25, 16 in flight, unprocessed items retried), aimed at the fresh table.
+  const { writeItems } = await import('../../shared/db/operations');
   const started = performance.now();
   process.env.TABLE_NAME = target;
   try {
-    await putItems(items as TableItem[]);
+    await writeItems({ put: items as TableItem[] });
   } finally {
     process.env.TABLE_NAME = source;
   }

@@ -24,24 +24,30 @@
  *    chain afresh: its items are deleted from the table, the saved state discarded, the demo rerun.
  *    An RPC_URL chain's data is never deleted here: a mismatch there is a reorg or an error.
  *
- * The ingest modules are imported only once the service is up: shared/db/client.ts binds the DynamoDB
- * endpoint when it is first imported.
+ * Every ingest of this step hands its blocks to the listeners the caller loads (`loadListeners`:
+ * scripts/start.ts wires order deposit detection). The ingest modules, and the listeners, are imported
+ * only once the service is up: shared/db/client.ts binds the DynamoDB endpoint when it is first imported.
  */
 import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import type { Address } from 'viem';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
 import type { RetryPolicy } from '../../shared/chain/retry';
 import { readEnv } from '../../shared/config';
 import { chainKeys, type ItemKey } from '../../shared/table/keys';
-import type { ChainIngest, IngestLog } from '../../shared/ingest/ingest';
+import type { ChainIngest, IngestOptions } from '../../shared/ingest/ingest';
+import type { IngestListener } from '../../shared/ingest/listeners';
+import type { IngestLog } from '../../shared/ingest/log';
 import type { CursorRecord } from '../../shared/table/records';
 import { startAnvil, type Anvil } from './anvil';
 import { deployDemoContracts, generateDemoActivity, startActivityTicker, type DemoManifest } from './demo-activity';
 import type { LocalService } from './gateway';
+import { localClient } from './local-table/ensure-table';
 
 /** anvil's state file and the demo manifest, inside DATA_DIR. */
 export const ANVIL_STATE_FILE = 'anvil-state.json';
@@ -102,6 +108,8 @@ export interface LocalChainOptions {
   print?: (line: string) => void;
   /** How often the chain state is saved while running (default 2000 ms); tests stretch it to save only when told. */
   stateSaveIntervalMs?: number;
+  /** The listeners of every ingest of the step (default none), imported once the service is up. */
+  loadListeners?: () => Promise<readonly IngestListener[]>;
 }
 
 export interface LocalChain {
@@ -132,21 +140,17 @@ type TableModules = Awaited<ReturnType<typeof loadTableModules>>;
 
 /** The ingest and table modules, imported once the service has set the DynamoDB endpoint. */
 async function loadTableModules() {
-  const [ingest, manifest, tableIo, client, lib] = await Promise.all([
+  const [ingest, manifest, operations, client] = await Promise.all([
     import('../../shared/ingest/ingest'),
     import('../../shared/ingest/manifest'),
-    import('../../shared/ingest/table-io'),
+    import('../../shared/db/operations'),
     import('../../shared/db/client'),
-    import('@aws-sdk/lib-dynamodb'),
   ]);
   return {
     ChainIngest: ingest.ChainIngest,
     readCursor: manifest.readCursor,
-    deleteItems: tableIo.deleteItems,
-    db: client.db,
+    writeItems: operations.writeItems,
     dynamoClient: client.dynamoClient,
-    tableName: client.tableName,
-    ScanCommand: lib.ScanCommand,
   };
 }
 
@@ -154,10 +158,15 @@ export async function startLocalChain(service: LocalService, options: LocalChain
   const settings = readLocalChainSettings(options.env ?? process.env);
   const print = options.print ?? ((line: string) => console.log(line));
   const modules = await tableModulesFor(service);
+  const listeners = (await options.loadListeners?.()) ?? [];
+  const ingests: IngestFactory = (ingestOptions) => new modules.ChainIngest({ ...ingestOptions, listeners });
   return settings.rpcUrl
-    ? startRemote(service, settings, settings.rpcUrl, modules, print)
-    : startDemo(service, settings, modules, print, options.stateSaveIntervalMs ?? STATE_SAVE_INTERVAL_MS);
+    ? startRemote(service, settings, settings.rpcUrl, modules, ingests, print)
+    : startDemo(service, settings, modules, ingests, print, options.stateSaveIntervalMs ?? STATE_SAVE_INTERVAL_MS);
 }
+
+/** A new ingest of the chain, with the step's listeners. */
+type IngestFactory = (options: Omit<IngestOptions, 'listeners'>) => ChainIngest;
 
 /** Loads the table modules and checks they write to this service's table. */
 async function tableModulesFor(service: LocalService): Promise<TableModules> {
@@ -200,6 +209,7 @@ async function startDemo(
   service: LocalService,
   settings: LocalChainSettings,
   modules: TableModules,
+  ingests: IngestFactory,
   print: (line: string) => void,
   saveIntervalMs: number,
 ): Promise<LocalChain> {
@@ -219,7 +229,7 @@ async function startDemo(
     if (check.kind === 'ahead' || check.kind === 'behind') {
       // The ingest either rolls the table back to the saved chain (a reorg to it) or indexes the blocks
       // the table lacks, which works only while anvil still holds their parent states (not after a restart).
-      const repair = new modules.ChainIngest({ chainId, client, log: silentLog, retry: PROBE_RETRY });
+      const repair = ingests({ chainId, client, log: silentLog, retry: PROBE_RETRY });
       const repaired = await repair.ingestRange({ from: check.cursor ? undefined : 0, to: check.head }).then(
         () => true,
         () => false,
@@ -233,7 +243,7 @@ async function startDemo(
         await anvil.stop();
         if (statePath) await rm(statePath, { force: true });
         if (manifestPath) await rm(manifestPath, { force: true });
-        const deleted = await deleteChainItems(modules, chainId);
+        const deleted = await deleteChainItems(service, modules, chainId);
         print(`  Deleted ${deleted} items of chain ${chainId}.`);
         anvil = await launchAnvil(anvil.port, chainId, statePath);
         client = createChainClient(anvil.rpcUrl);
@@ -242,7 +252,7 @@ async function startDemo(
     }
 
     const manifest = await demoManifest(client, anvil, fresh, manifestPath, chainId, print);
-    const ingest = new modules.ChainIngest({ chainId, client, log: ingestLog(print), retry: LOCAL_FOLLOW_RETRY });
+    const ingest = ingests({ chainId, client, log: ingestLog(print), retry: LOCAL_FOLLOW_RETRY });
     const initialIngest = await ingestToHead(ingest, modules, chainId, 0, print);
     const running = anvil;
     // Saves run one at a time, so an older dump never lands after a newer one.
@@ -267,7 +277,7 @@ async function startDemo(
     }
 
     printDemoChain(service, anvil, chainId, manifest, statePath, settings.activityIntervalMs, print);
-    const finalCatchUp = new modules.ChainIngest({ chainId, client, log: silentLog, retry: PROBE_RETRY });
+    const finalCatchUp = ingests({ chainId, client, log: silentLog, retry: PROBE_RETRY });
     let stopped: Promise<void> | undefined;
     const stop = () =>
       (stopped ??= (async () => {
@@ -359,31 +369,32 @@ async function compareWithTable(client: ChainClient, cursor: CursorRecord | unde
 }
 
 /**
- * Every item of one chain: by the key design (shared/db/keys.ts) every chain item's partition key
- * starts with `C#<chainId>#`, plus the chain's registry entry. A Scan, run only by this local reset of
- * the demo chain, never by a request.
+ * Every item of one chain: by the key design (shared/table/keys.ts) every chain item's partition key
+ * starts with `C#<chainId>#`, plus the chain's registry entry. A Scan with the local admin client
+ * (the table layer serves no Scan), run only by this local reset of the demo chain, never by a request.
  */
-async function deleteChainItems(modules: TableModules, chainId: number): Promise<number> {
+async function deleteChainItems(service: LocalService, modules: TableModules, chainId: number): Promise<number> {
   const prefix = `C#${chainId}#`;
   if (!chainKeys.cursor(chainId).pk.startsWith(prefix)) throw new Error(`keys.ts no longer starts chain keys with ${prefix}`);
+  const admin = localClient(service.dynamodbEndpoint);
   let deleted = 0;
-  let start: Record<string, unknown> | undefined;
+  let start: ScanCommandOutput['LastEvaluatedKey'];
   do {
-    const page = await modules.db.send(
-      new modules.ScanCommand({
-        TableName: modules.tableName(),
+    const page: ScanCommandOutput = await admin.send(
+      new ScanCommand({
+        TableName: service.tableName,
         FilterExpression: 'begins_with(pk, :prefix)',
-        ExpressionAttributeValues: { ':prefix': prefix },
+        ExpressionAttributeValues: { ':prefix': { S: prefix } },
         ProjectionExpression: 'pk, sk',
         ExclusiveStartKey: start,
       }),
     );
-    const keys = (page.Items ?? []) as ItemKey[];
-    await modules.deleteItems(keys);
+    const keys = (page.Items ?? []).map((item) => unmarshall(item) as ItemKey);
+    await modules.writeItems({ delete: keys });
     deleted += keys.length;
     start = page.LastEvaluatedKey;
   } while (start);
-  await modules.deleteItems([chainKeys.registry(chainId)]);
+  await modules.writeItems({ delete: [chainKeys.registry(chainId)] });
   return deleted;
 }
 
@@ -450,6 +461,7 @@ async function startRemote(
   settings: LocalChainSettings,
   rpcUrl: string,
   modules: TableModules,
+  ingests: IngestFactory,
   print: (line: string) => void,
 ): Promise<LocalChain> {
   const client = createChainClient(rpcUrl);
@@ -460,7 +472,7 @@ async function startRemote(
   if (chainId !== nodeChainId) throw new Error(`CHAIN_ID ${chainId} does not match eth_chainId ${nodeChainId} of RPC_URL ${rpcUrl}`);
   pointExplorerAt(chainId, print);
 
-  const ingest = new modules.ChainIngest({ chainId, client, log: ingestLog(print) });
+  const ingest = ingests({ chainId, client, log: ingestLog(print) });
   const cursor = await modules.readCursor(chainId);
   const head = Number(await ingest.head());
   const firstBlock = settings.startBlock ?? Math.max(0, head - DEFAULT_BACKFILL_BLOCKS);

@@ -14,7 +14,7 @@
 import type { ChainState, TokenInfo } from './chain-state';
 import type { DerivedBlock } from './derive';
 import type { AddressRecord, IndexedTokenStandard } from '../table/records';
-import { forEachLimited } from './table-io';
+import { inParallel } from '../db/operations';
 
 /** The addresses a block may write an address item for: possible contracts, creations, tokens moved. */
 export function candidatesOf(derived: DerivedBlock): string[] {
@@ -118,7 +118,7 @@ export async function readBatchFacts(
   const code = new Map<string, { block: number; hasCode: boolean }[]>();
   const probes = new Map<string, { block: number; info: TokenInfo | null }[]>();
   const busy = blocks.map((_, position) => position).filter((position) => codeChecks[position].length > 0 || probeRequests[position].size > 0);
-  await forEachLimited(busy, concurrency, async (position) => {
+  await inParallel(busy, concurrency, async (position) => {
     const number = blocks[position].block.number;
     const [withCode, probed] = await Promise.all([
       chainState.contractsAmong(codeChecks[position], BigInt(number)),

@@ -1,4 +1,7 @@
-/** Settings of the scheduled ingest Lambda, parsed once at cold start (a bad value fails loudly). */
+/**
+ * Settings of the scheduled ingest Lambda: functions/ingest/ingest-chain.ts calls `loadIngestConfig()`
+ * once at cold start (a bad value fails loudly there) and passes what the ingest needs into it.
+ */
 import * as v from 'valibot';
 import { readEnv } from '../config';
 
@@ -19,7 +22,7 @@ const schema = v.object({
   INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
 });
 
-export interface IngestLambdaConfig {
+export interface IngestConfig {
   chainId: number;
   rpcUrlParameter: string;
   maxBlocks: number;
@@ -28,7 +31,7 @@ export interface IngestLambdaConfig {
   safetyMarginMs: number;
 }
 
-export function ingestLambdaConfig(env: Record<string, string | undefined> = process.env): IngestLambdaConfig {
+export function loadIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
   const raw = readEnv(schema, env);
   return {
     chainId: raw.CHAIN_ID,

@@ -9,40 +9,34 @@
  *      hold code, token details (batch.ts, chain-state.ts);
  *   3. write each block's manifest, then every immutable item (items.ts; with range positions,
  *      range-positions.ts), then the state the batch changed, read on chain at its last block
- *      (state.ts), then detect order deposits in the batch's blocks (shared/orders/deposits.ts;
- *      unless `orderDeposits: false`) and call the block listeners block by block (listeners.ts);
+ *      (state.ts), then hand the batch's blocks to the listeners the caller gave (listeners.ts);
  *   4. move the cursor to the batch's last block with a conditional update. A batch of several
  *      blocks first records its last block on the cursor (`pendingTo`), so a restart knows which
  *      manifests a crash may have left past the cursor.
  * A block whose parent hash is not the cursor's hash starts the reorg procedure (reorg.ts).
  * Blocks at or below the cursor are skipped, or ingested again on request (`repair`): their
  * immutable items and manifest are rewritten identically, the state items, which hold values of
- * later blocks, are left alone, and the block listeners see the block again (they are idempotent).
+ * later blocks, are left alone, and the listeners see the block again (they are idempotent).
  */
-import type { TableItem } from '../table/keys';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
-import { logger } from '../observability/logger';
-import { addressKeys, blockKeys } from '../table/keys';
+import { inParallel, writeItems } from '../db/operations';
+import { addressKeys, blockKeys, keyId, type TableItem } from '../table/keys';
 import { BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { ChainState } from './chain-state';
 import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
 import { immutableItems } from './items';
-import { detectOrderDepositsInBlocks, undoOrphanedDeposits } from '../orders/deposits';
-import { notifyBlockIngested, type BlockIngestedEvent, type BlockIngestedListener, type BlocksOrphanedListener } from './listeners';
+import { notifyBlocksIngested, type BlockIngestedEvent, type IngestListener } from './listeners';
+import { powertoolsLog, type IngestLog } from './log';
 import { deleteManifest, lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
 import { RangePositions } from './range-positions';
 import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from '../table/records';
 import { Reorg } from './reorg';
 import { entity, StateWriter, type AddressUpdate } from './state';
-import { forEachLimited, getItem, getItems, keyId, putItems, sleep } from './table-io';
-
-export interface IngestLog {
-  info(message: string, details?: Record<string, unknown>): void;
-  warn(message: string, details?: Record<string, unknown>): void;
-}
+import { getItem, getItems } from './table-io';
 
 export interface IngestOptions {
   chainId: number;
@@ -57,12 +51,8 @@ export interface IngestOptions {
   maxBatchBlocks?: number;
   /** Called after each block is written (progress bars). */
   onBlock?: (event: { blockNumber: number; mode: 'advance' | 'repair' }) => void;
-  /** Listeners for this ingest only, besides those registered with onBlockIngested. */
-  listeners?: readonly BlockIngestedListener[];
-  /** Orphan listeners for this ingest only, besides those registered with onBlocksOrphaned. */
-  orphanListeners?: readonly BlocksOrphanedListener[];
-  /** Order deposit detection (shared/orders/deposits.ts) on every block (a batch at a time). Default true. */
-  orderDeposits?: boolean;
+  /** What must see every ingested and every orphaned block (listeners.ts), called in this order. Default none. */
+  listeners?: readonly IngestListener[];
 }
 
 export interface IngestResult {
@@ -73,11 +63,6 @@ export interface IngestResult {
   reorgs: number;
   cursor: CursorRecord | undefined;
 }
-
-const powertoolsLog: IngestLog = {
-  info: (message, details) => logger.info(message, details ?? {}),
-  warn: (message, details) => logger.warn(message, details ?? {}),
-};
 
 /** Parallel state writes of one batch (distinct entities). */
 const STATE_CONCURRENCY = 8;
@@ -95,9 +80,7 @@ export class ChainIngest {
   private readonly reorg: Reorg;
   private readonly log: IngestLog;
   private readonly options: IngestOptions;
-  private readonly blockListeners: readonly BlockIngestedListener[];
-  /** Order deposit detection (shared/orders/deposits.ts), for a whole batch at once. */
-  private readonly detectDeposits: boolean;
+  private readonly listeners: readonly IngestListener[];
   private readonly positions: RangePositions;
   private readonly prefetch: number;
   private readonly maxBatchBlocks: number;
@@ -113,10 +96,8 @@ export class ChainIngest {
     this.positions = new RangePositions(this.chainId);
     this.prefetch = Math.max(1, options.prefetch ?? 4);
     this.maxBatchBlocks = Math.max(1, options.maxBatchBlocks ?? DEFAULT_MAX_BATCH_BLOCKS);
-    this.detectDeposits = options.orderDeposits !== false;
-    this.blockListeners = options.listeners ?? [];
-    const orphanListeners = [...(this.detectDeposits ? [undoOrphanedDeposits] : []), ...(options.orphanListeners ?? [])];
-    this.reorg = new Reorg(this.chainId, this.source, this.chainState, this.state, this.log, options.maxReorgDepth ?? 64, orphanListeners);
+    this.listeners = options.listeners ?? [];
+    this.reorg = new Reorg(this.chainId, this.source, this.chainState, this.state, this.log, options.maxReorgDepth ?? 64, this.listeners);
   }
 
   /** The chain's current head block number. */
@@ -250,7 +231,7 @@ export class ChainIngest {
   /**
    * Writes everything a batch of consecutive blocks produces, in this order: (leftovers of an
    * interrupted run undone), each block's manifest, every immutable item, then (advance) the state
-   * the batch changed, read on chain at its last block, then the block listeners block by block.
+   * the batch changed, read on chain at its last block, then the listeners with the batch's blocks.
    * `repair` writes one block at or below the cursor again and leaves state items alone.
    */
   private async writeBatch(
@@ -365,11 +346,9 @@ export class ChainIngest {
     await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));
     // (Writing the state at the same time as the immutable items measured slower on the embedded
     // table, whose transactions lock it whole; in AWS the two could overlap.)
-    await putItems(items);
+    await writeItems({ put: items });
     if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched);
-    const events = blocks.map((derived) => this.ingestedEvent(derived, mode));
-    if (this.detectDeposits) await detectOrderDepositsInBlocks(events);
-    for (const event of events) await notifyBlockIngested(event, this.blockListeners);
+    await notifyBlocksIngested(this.listeners, blocks.map((derived) => this.ingestedEvent(derived, mode)));
     return { keptThrough };
   }
 
@@ -410,7 +389,7 @@ export class ChainIngest {
       this.chainState.nfts(nftTouches, at),
     ]);
 
-    await forEachLimited(updates, STATE_CONCURRENCY, async ({ update, firstBlock, lastBlock }) => {
+    await inParallel(updates, STATE_CONCURRENCY, async ({ update, firstBlock, lastBlock }) => {
       const probe = facts.latestProbe(update.address);
       if (probe) update.token = probe.info && supplies.has(update.address) ? { ...probe.info, totalSupply: supplies.get(update.address) ?? null } : probe.info;
       else if (supplies.has(update.address)) update.totalSupply = supplies.get(update.address) ?? null;
@@ -426,7 +405,7 @@ export class ChainIngest {
       const crossing = value !== null && (before === undefined || BigInt(before.value) === 0n) !== (value === 0n);
       return crossing || touch.standard === 'ERC-1155' ? `token|${touch.token}` : `own|${entity.balance(touch)}`;
     };
-    await forEachLimited(groupBy(transitions, serialKey), STATE_CONCURRENCY, async (group) => {
+    await inParallel(groupBy(transitions, serialKey), STATE_CONCURRENCY, async (group) => {
       for (const { touch, value } of group) {
         if (value === null) {
           this.log.warn('balanceOf did not answer: balance left as is', { chainId: this.chainId, block: last, token: touch.token, holder: touch.holder });
@@ -435,18 +414,18 @@ export class ChainIngest {
         await this.state.setBalance(touch, value, lastTouch(entity.balance(touch)), tokenName(touch.token), { prefetched });
       }
     });
-    await forEachLimited(groupBy(erc1155Totals(balanceTouches), (total) => total.token), STATE_CONCURRENCY, async (group) => {
+    await inParallel(groupBy(erc1155Totals(balanceTouches), (total) => total.token), STATE_CONCURRENCY, async (group) => {
       for (const total of group) {
         await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), lastTouch(entity.balance(total)), tokenName(total.token));
       }
     });
-    await forEachLimited(
+    await inParallel(
       nftTouches.map((nft, position) => ({ nft, state: nfts[position] })),
       STATE_CONCURRENCY,
       async ({ nft, state }) =>
         this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)), { firstSeenBlock: nft.firstBlock }),
     );
-    await forEachLimited(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
+    await inParallel(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
       this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),
     );
   }
@@ -572,11 +551,6 @@ function collectionsTouched(touches: readonly BalanceTouch[]) {
 /** Ingests a block range into the configured table (see ChainIngest.ingestRange). */
 export function ingestRange(options: IngestOptions & { from?: number; to?: number; repair?: boolean }): Promise<IngestResult> {
   return new ChainIngest(options).ingestRange({ from: options.from, to: options.to, repair: options.repair });
-}
-
-/** Follows a chain's head until `signal` aborts (see ChainIngest.follow). */
-export function followChain(options: IngestOptions & { intervalMs?: number; signal?: AbortSignal; firstBlock?: number }): Promise<IngestResult> {
-  return new ChainIngest(options).follow(options);
 }
 
 /** Writes the chain's registry entry (insights lists only registered chains). Idempotent. */

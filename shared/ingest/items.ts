@@ -22,8 +22,8 @@ import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '.
 
 /**
  * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range
- * and the index copies of I1, I2 and I5 (range-positions.ts numbers them with `pos`). Marked here,
- * where each copy is written; other ranges stay as they are.
+ * and the index copies of I1, I2 and I5 (see docs/access-patterns.md; range-positions.ts numbers
+ * them with `pos`). Marked here, where each copy is written; other ranges stay as they are.
  */
 const countedEntries = new WeakSet<object>();
 

@@ -1,17 +1,22 @@
 /**
  * Extension point: code that must see every ingested block (deposit detection: shared/orders/
- * deposits.ts, registered by default in ingest.ts) registers a listener here.
+ * deposits.ts) is a listener that the ingest's caller hands it (IngestOptions.listeners); the ingest
+ * knows no listener of its own. The composition roots (functions/ingest/ingest-chain.ts,
+ * scripts/ingest.ts, scripts/start.ts) wire deposit detection.
  *
- * Block listeners are called once the block's items are all written and BEFORE the cursor moves
- * past it, so delivery is at least once: if a listener throws, or the process dies before the
- * cursor moves, the block is ingested again and the listener called again. A repair run (blocks at
- * or below the cursor written again) delivers its blocks again too (`mode: 'repair'`). Listeners
- * must therefore be idempotent (key their effects by transaction hash and log index / internal index).
+ * `blocksIngested` is called with each batch's blocks (consecutive, in block order) once their items
+ * are all written and BEFORE the cursor moves past them, so delivery is at least once: if a listener
+ * throws, or the process dies before the cursor moves, the blocks are ingested again and the listener
+ * called again. A repair run (blocks at or below the cursor written again) delivers its blocks again
+ * too (`mode: 'repair'`). Listeners must therefore be idempotent (key their effects by transaction
+ * hash and log index / internal index).
  *
- * Orphan listeners are called by the reorg procedure with the blocks it is about to undo (their
- * number and the hash that is no longer canonical), before their manifests are deleted and before
- * the cursor moves back: a crash repeats the call, so they must be idempotent too. The canonical
- * blocks that replace them are then delivered to the block listeners as usual.
+ * `blocksOrphaned` is called by the reorg procedure with the blocks it is about to undo (their number
+ * and the hash that is no longer canonical), before their manifests are deleted and before the cursor
+ * moves back: a crash repeats the call, so it must be idempotent too. The canonical blocks that
+ * replace them are then delivered to `blocksIngested` as usual.
+ *
+ * Listeners are called one after the other, in the order given.
  */
 import type { NativeTransfer } from './derive';
 import type { BlockRecord, TokenTransferRecord } from '../table/records';
@@ -27,36 +32,23 @@ export interface BlockIngestedEvent {
   erc20Transfers: TokenTransferRecord[];
 }
 
-export type BlockIngestedListener = (event: BlockIngestedEvent) => Promise<void> | void;
-
 export interface BlocksOrphanedEvent {
   chainId: number;
   /** The blocks being undone, with the hash the table held for them. */
   blocks: { number: number; hash: string }[];
 }
 
-export type BlocksOrphanedListener = (event: BlocksOrphanedEvent) => Promise<void> | void;
-
-const listeners = new Set<BlockIngestedListener>();
-const orphanListeners = new Set<BlocksOrphanedListener>();
-
-/** Registers a listener for every block ingested in this process; returns a function that removes it. */
-export function onBlockIngested(listener: BlockIngestedListener): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+export interface IngestListener {
+  blocksIngested: (events: readonly BlockIngestedEvent[]) => Promise<void> | void;
+  /** Needed by a listener that writes: what it did for a block must be undone when the block is orphaned. */
+  blocksOrphaned?: (event: BlocksOrphanedEvent) => Promise<void> | void;
 }
 
-/** Registers a listener for every block a reorg undoes in this process; returns a function that removes it. */
-export function onBlocksOrphaned(listener: BlocksOrphanedListener): () => void {
-  orphanListeners.add(listener);
-  return () => orphanListeners.delete(listener);
+export async function notifyBlocksIngested(listeners: readonly IngestListener[], events: readonly BlockIngestedEvent[]): Promise<void> {
+  for (const listener of listeners) await listener.blocksIngested(events);
 }
 
-export async function notifyBlockIngested(event: BlockIngestedEvent, extra: readonly BlockIngestedListener[] = []): Promise<void> {
-  for (const listener of [...listeners, ...extra]) await listener(event);
-}
-
-export async function notifyBlocksOrphaned(event: BlocksOrphanedEvent, extra: readonly BlocksOrphanedListener[] = []): Promise<void> {
+export async function notifyBlocksOrphaned(listeners: readonly IngestListener[], event: BlocksOrphanedEvent): Promise<void> {
   if (event.blocks.length === 0) return;
-  for (const listener of [...orphanListeners, ...extra]) await listener(event);
+  for (const listener of listeners) await listener.blocksOrphaned?.(event);
 }

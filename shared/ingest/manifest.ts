@@ -1,5 +1,5 @@
 /**
- * Write manifests (G2) and the ingest cursor (G1).
+ * Write manifests (G2) and the ingest cursor (G1); ids: see docs/access-patterns.md.
  *
  * A block's manifest lists every immutable item key the block writes and every state entity it
  * touches; it is written BEFORE any of the block's items, so whatever a crash leaves half-written is
@@ -8,13 +8,10 @@
  * batch of several blocks is written, the cursor records the batch's last block (`pendingTo`), so that
  * a restart or a reorg knows which manifests past the cursor a crash may have left.
  */
-import type { TableItem } from '../table/keys';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
-import { chainKeys, type ItemKey } from '../table/keys';
+import { updateItem, writeItems } from '../db/operations';
+import { chainKeys, type ItemKey, type TableItem } from '../table/keys';
 import type { CursorRecord, ManifestRecord } from '../table/records';
-import { deleteItems, getItem, putItems, queryRange } from './table-io';
+import { getItem, queryRange } from './table-io';
 
 export const MANIFEST_CHUNK_ENTRIES = 500;
 
@@ -49,11 +46,11 @@ export async function writeManifest(chainId: number, manifest: BlockManifest, st
       touched: slice.flatMap((entry) => ('touched' in entry ? [entry.touched] : [])),
     });
   }
-  await putItems(records);
+  await writeItems({ put: records });
   // A previous manifest of the block with more chunks would leave stale chunks: delete them.
   const stale: ItemKey[] = [];
   for (let chunk = chunkCount; chunk < storedChunks; chunk += 1) stale.push(chainKeys.manifest(chainId, manifest.blockNumber, chunk));
-  if (stale.length > 0) await deleteItems(stale);
+  if (stale.length > 0) await writeItems({ delete: stale });
 }
 
 /** The manifest stored for a block number (any block hash), or undefined. */
@@ -71,7 +68,7 @@ export async function readManifest(chainId: number, blockNumber: number): Promis
 
 export async function deleteManifest(chainId: number, blockNumber: number): Promise<void> {
   const chunks = await queryRange<ManifestRecord & ItemKey>(chainKeys.manifestRange(chainId, blockNumber));
-  await deleteItems(chunks);
+  await writeItems({ delete: chunks });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -134,27 +131,18 @@ async function updateCursor(
   announcedAtMost: number,
   update: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
 ): Promise<void> {
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: chainKeys.cursor(chainId),
-        ...update,
-        ConditionExpression: expected
-          ? 'blockNumber = :expectedNumber AND blockHash = :expectedHash AND (attribute_not_exists(pendingTo) OR pendingTo <= :announcedAtMost)'
-          : 'attribute_not_exists(pk)',
-        ExpressionAttributeValues: {
-          ...update.ExpressionAttributeValues,
-          ...(expected ? { ':expectedNumber': expected.blockNumber, ':expectedHash': expected.blockHash, ':announcedAtMost': announcedAtMost } : {}),
-        },
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${expected?.blockNumber ?? 'none'})`);
-    }
-    throw error;
-  }
+  const outcome = await updateItem({
+    Key: chainKeys.cursor(chainId),
+    ...update,
+    ConditionExpression: expected
+      ? 'blockNumber = :expectedNumber AND blockHash = :expectedHash AND (attribute_not_exists(pendingTo) OR pendingTo <= :announcedAtMost)'
+      : 'attribute_not_exists(pk)',
+    ExpressionAttributeValues: {
+      ...update.ExpressionAttributeValues,
+      ...(expected ? { ':expectedNumber': expected.blockNumber, ':expectedHash': expected.blockHash, ':announcedAtMost': announcedAtMost } : {}),
+    },
+  });
+  if (!outcome.applied) throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${expected?.blockNumber ?? 'none'})`);
 }
 
 /** The last block past the cursor that an interrupted run may have left half written. */

@@ -1,6 +1,6 @@
 /**
  * Range positions: every entry of a counted range (items.ts `isCountedEntry`: the blocks range and the
- * index copies insights lists in I1, I2 and I5) carries `pos`, its 1-based position in its range in
+ * index copies insights lists in I1, I2 and I5; see docs/access-patterns.md) carries `pos`, its 1-based position in its range in
  * sort-key order. Those sort keys start with the 12-digit block key, so positions follow block order,
  * and the number of entries between two blocks is a difference of two positions: insights reads
  * `total_items` with two Limit-1 Queries per chain, whatever the size of the range
@@ -28,14 +28,10 @@
  *    block still waiting to be written is never looked up in a table that lacks it.
  * Callers must pass the very objects immutableItems returned (the counted marks are per object).
  */
-import type { TableItem } from '../table/keys';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
-import { blockKey } from '../table/keys';
+import { countItems, inParallel, queryPage } from '../db/operations';
+import { blockKey, type TableItem } from '../table/keys';
 import { isCountedEntry } from './items';
 import { readCursor } from './manifest';
-import { forEachLimited } from './table-io';
-import { lastItem } from '../db/query';
 
 /** Ranges kept in memory by default. */
 export const DEFAULT_POSITION_CAPACITY = 100_000;
@@ -88,7 +84,7 @@ export class RangePositions {
             if (!this.last.has(pk) && !firstMissing.has(pk)) firstMissing.set(pk, blockNumber);
           }
         }
-        await forEachLimited([...firstMissing], LOOKUP_CONCURRENCY, async ([pk, blockNumber]) => {
+        await inParallel([...firstMissing], LOOKUP_CONCURRENCY, async ([pk, blockNumber]) => {
           hints.set(pk, await positionBefore(pk, blockNumber));
         });
       }
@@ -132,7 +128,7 @@ export class RangePositions {
       if (known !== undefined) before.set(pk, known);
       else missing.push(pk);
     }
-    await forEachLimited(missing, LOOKUP_CONCURRENCY, async (pk) => {
+    await inParallel(missing, LOOKUP_CONCURRENCY, async (pk) => {
       before.set(pk, await positionBefore(pk, blockNumber));
     });
 
@@ -185,32 +181,32 @@ export class RangePositions {
 
 /** The last position of range `pk` below block `blockNumber`, from the table (0: no entry). */
 async function positionBefore(pk: string, blockNumber: number): Promise<number> {
-  const item = await lastItem(pk, { before: blockKey(blockNumber) }, { attributes: ['sk', 'pos'], consistentRead: true });
+  const { items } = await queryPage({
+    ...below(pk, blockNumber),
+    ProjectionExpression: '#sk, #pos',
+    ExpressionAttributeNames: { '#sk': 'sk', '#pos': 'pos' },
+    ScanIndexForward: false,
+    Limit: 1,
+  });
+  const item = items[0];
   if (!item) return 0;
   return typeof item.pos === 'number' ? item.pos : countBelow(pk, blockNumber);
 }
 
 /**
  * Entries of a range written before positions existed: counted below the block (Select COUNT, every
- * page). The whole-range readers (shared/db/query.ts) take no upper sort-key bound, which this needs:
- * entries at or after the block (a repaired block's successors, a half-written batch) must not count.
+ * page). Entries at or after the block (a repaired block's successors, a half-written batch) must not
+ * count.
  */
 async function countBelow(pk: string, blockNumber: number): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk < :before',
-        ExpressionAttributeValues: { ':pk': pk, ':before': blockKey(blockNumber) },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    count += result.Count ?? 0;
-    start = result.LastEvaluatedKey;
-  } while (start);
-  return count;
+  return (await countItems(below(pk, blockNumber))).count;
+}
+
+/** The entries of range `pk` below block `blockNumber`, strongly consistent. */
+function below(pk: string, blockNumber: number) {
+  return {
+    KeyConditionExpression: 'pk = :pk AND sk < :before',
+    ExpressionAttributeValues: { ':pk': pk, ':before': blockKey(blockNumber) },
+    ConsistentRead: true,
+  };
 }

@@ -3,7 +3,7 @@
  * longer canonical), the ingest:
  *   1. walks back from the cursor, comparing the stored block hash with the node's, to the newest
  *      block both agree on: the common ancestor A (at most `maxDepth` blocks back, else it stops);
- *   2. tells the orphan listeners (listeners.ts: order deposits) which blocks it undoes, then
+ *   2. tells the listeners (listeners.ts) which blocks it undoes, then
  *      deletes every item listed in the manifests of the blocks above A (including blocks past the
  *      cursor that a crash left half written: up to the cursor's `pendingTo`);
  *   3. recomputes every state entity those manifests touched, from chain state read AT block A
@@ -14,15 +14,16 @@
  * same reorg and repeats the procedure; each step is idempotent, and the manifests are deleted only
  * once the state they name is recomputed.
  */
+import { inParallel, writeItems } from '../db/operations';
 import { blockKeys } from '../table/keys';
-import { ChainState } from './chain-state';
+import type { ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
-import type { IngestLog } from './ingest';
-import { notifyBlocksOrphaned, type BlocksOrphanedListener } from './listeners';
+import { notifyBlocksOrphaned, type IngestListener } from './listeners';
+import type { IngestLog } from './log';
 import { deleteManifest, lastPossiblyWritten, moveCursor, readManifest, type BlockManifest } from './manifest';
 import type { AddressRecord, BlockRecord, CursorRecord } from '../table/records';
-import { parseEntity, StateWriter, type BalanceEntity, type ParsedEntity } from './state';
-import { deleteItems, forEachLimited, getItem } from './table-io';
+import { parseEntity, type BalanceEntity, type ParsedEntity, type StateWriter } from './state';
+import { getItem } from './table-io';
 
 export class ReorgTooDeepError extends Error {
   override name = 'ReorgTooDeepError';
@@ -38,7 +39,7 @@ export class Reorg {
     private readonly state: StateWriter,
     private readonly log: IngestLog,
     private readonly maxDepth: number,
-    private readonly orphanListeners: readonly BlocksOrphanedListener[] = [],
+    private readonly listeners: readonly IngestListener[],
   ) {}
 
   /** Rolls the table back to the common ancestor of the stored chain and the node's; returns the new cursor. */
@@ -78,11 +79,11 @@ export class Reorg {
 
   /** Deletes what the manifests' blocks wrote and recomputes what they touched, as of block `ancestor`. */
   async undoManifests(manifests: readonly BlockManifest[], ancestor: number): Promise<void> {
-    await notifyBlocksOrphaned(
-      { chainId: this.chainId, blocks: manifests.map((manifest) => ({ number: manifest.blockNumber, hash: manifest.blockHash })) },
-      this.orphanListeners,
-    );
-    await deleteItems(manifests.flatMap((manifest) => manifest.items));
+    await notifyBlocksOrphaned(this.listeners, {
+      chainId: this.chainId,
+      blocks: manifests.map((manifest) => ({ number: manifest.blockNumber, hash: manifest.blockHash })),
+    });
+    await writeItems({ delete: manifests.flatMap((manifest) => manifest.items) });
     const touched = [...new Set(manifests.flatMap((manifest) => manifest.touched))].map(parseEntity);
     await this.recompute(touched, ancestor);
   }
@@ -112,11 +113,11 @@ export class Reorg {
     const readable = direct.filter((e) => !orphan(e.token));
     const values = await this.chainState.balances(readable, at);
     const valueOf = new Map(readable.map((e, position) => [e, values[position] ?? 0n]));
-    await forEachLimited(byToken(direct), CONCURRENCY, async (group) => {
+    await inParallel(byToken(direct), CONCURRENCY, async (group) => {
       for (const balance of group) await this.state.setBalance(balance, valueOf.get(balance) ?? 0n, ancestor, tokenName(balance.token), { force: true });
     });
     const totals = balances.filter((e) => e.standard === 'ERC-1155' && e.tokenId === null);
-    await forEachLimited(byToken(totals), CONCURRENCY, async (group) => {
+    await inParallel(byToken(totals), CONCURRENCY, async (group) => {
       for (const total of group) {
         await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), ancestor, tokenName(total.token), { force: true });
       }
@@ -127,15 +128,15 @@ export class Reorg {
     const keep = nfts.filter((nft, position) => instances[position] && instances[position]!.firstSeenBlock <= ancestor && !orphan(nft.contract));
     const drop = nfts.filter((nft, position) => instances[position] && !keep.includes(nft));
     const states = await this.chainState.nfts(keep, at);
-    await forEachLimited(drop, CONCURRENCY, (nft) => this.state.deleteNftInstance(nft.contract, nft.tokenId));
-    await forEachLimited(
+    await inParallel(drop, CONCURRENCY, (nft) => this.state.deleteNftInstance(nft.contract, nft.tokenId));
+    await inParallel(
       keep.map((nft, position) => ({ nft, state: states[position] })),
       CONCURRENCY,
       ({ nft, state }) => this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, ancestor, { force: true }),
     );
 
     // Collections, from the recomputed balances and holdings.
-    await forEachLimited(collections, CONCURRENCY, (c) => this.state.refreshCollection(c.holder, c.contract, c.standard, ancestor));
+    await inParallel(collections, CONCURRENCY, (c) => this.state.refreshCollection(c.holder, c.contract, c.standard, ancestor));
 
     // Contracts: delete those first seen above the ancestor, refresh the supply of the others.
     const tokens = [...items.values()].filter((item) => item.tokenType && !orphan(item.address));
@@ -143,7 +144,7 @@ export class Reorg {
       tokens.map((item) => item.address),
       at,
     );
-    await forEachLimited([...items.values()], CONCURRENCY, async (item: AddressRecord) => {
+    await inParallel([...items.values()], CONCURRENCY, async (item: AddressRecord) => {
       if (item.firstSeenBlock > ancestor) {
         if (item.tokenSymbol) await this.state.unregisterName(item.tokenSymbol, item.address);
         await this.state.deleteAddress(item.address);

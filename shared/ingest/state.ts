@@ -15,14 +15,13 @@
  *    idempotent.
  * Entities are named by strings (`BAL|...`, `NFT|...`, `COL|...`, `ADDR|...`) that the block's
  * manifest lists, so that a reorg can recompute exactly what orphaned blocks touched.
+ * Pattern ids (X1, G3 ...): see docs/access-patterns.md.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
-import { addressKeys, chainKeys, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
+import { deleteItem, transactWrite, updateItem, writeItems, type TransactItem } from '../db/operations';
+import { addressKeys, chainKeys, keyId, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
 import { resolveTokenMetadata } from '../chain/decode';
-import type { TokenInfo } from './chain-state';
-import { countRange, deleteItems, getItem, getItems, keyId, putItems, queryRange } from './table-io';
+import type { NftState, TokenInfo } from './chain-state';
+import { countRange, getItem, getItems, queryRange } from './table-io';
 import {
   MAX_COPIED_DATA_BYTES,
   type AddressRecord,
@@ -34,12 +33,12 @@ import {
   type NftInstanceRecord,
   type NftSupplySource,
 } from '../table/records';
-import type { NftState } from './chain-state';
 
 /** Token URIs longer than this (on-chain SVGs) are not stored: the item must stay under 400 KB. */
 const MAX_STORED_URI_CHARS = 128 * 1024;
+/** Reads and conditional writes of one state change before giving up (see readThenWrite). */
+const MAX_ATTEMPTS = 4;
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Stored<T> = T & ItemKey;
 
 // ---------------------------------------------------------------------------------------------------
@@ -153,46 +152,38 @@ export class StateWriter {
         sets.push('tokenTotalSupply = if_not_exists(tokenTotalSupply, :null)');
       }
     }
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: addressKeys.address(this.chainId, update.address),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ExpressionAttributeNames: names,
-        // DynamoDB refuses values the expression does not use.
-        ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([name]) => sets.some((set) => set.includes(name)))),
-      }),
-    );
+    await updateItem({
+      Key: addressKeys.address(this.chainId, update.address),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeNames: names,
+      // DynamoDB refuses values the expression does not use.
+      ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([name]) => sets.some((set) => set.includes(name)))),
+    });
   }
 
   /** Registers a token symbol (idempotent: a string set). Two tokens with one symbol make it ambiguous. */
   async registerName(symbol: string, token: string): Promise<void> {
     const name = symbol.trim().toLowerCase();
     if (!name) return;
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: addressKeys.name(this.chainId, name),
-        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, #name = :name ADD addresses :token',
-        ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
-        ExpressionAttributeValues: { ':kind': 'name', ':chainId': this.chainId, ':name': name, ':token': new Set([token]) },
-      }),
-    );
+    await updateItem({
+      Key: addressKeys.name(this.chainId, name),
+      UpdateExpression: 'SET #kind = :kind, chainId = :chainId, #name = :name ADD addresses :token',
+      ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
+      ExpressionAttributeValues: { ':kind': 'name', ':chainId': this.chainId, ':name': name, ':token': new Set([token]) },
+    });
   }
 
   async unregisterName(symbol: string, token: string): Promise<void> {
     const name = symbol.trim().toLowerCase();
     if (!name) return;
     const key = addressKeys.name(this.chainId, name);
-    await db.send(
-      new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'DELETE addresses :token', ExpressionAttributeValues: { ':token': new Set([token]) } }),
-    );
+    await updateItem({ Key: key, UpdateExpression: 'DELETE addresses :token', ExpressionAttributeValues: { ':token': new Set([token]) } });
     const item = await getItem<{ addresses?: Set<string> }>(key);
-    if (item && (!item.addresses || item.addresses.size === 0)) await deleteItems([key]);
+    if (item && (!item.addresses || item.addresses.size === 0)) await deleteItem({ Key: key });
   }
 
   async deleteAddress(address: string): Promise<void> {
-    await deleteItems([addressKeys.address(this.chainId, address)]);
+    await deleteItem({ Key: addressKeys.address(this.chainId, address) });
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -215,23 +206,17 @@ export class StateWriter {
   ): Promise<void> {
     const force = options.force ?? false;
     const key = this.balanceKey(balance);
-    for (let attempt = 0; ; attempt += 1) {
+    await readThenWrite(`balance ${key.pk} ${key.sk}`, async (attempt) => {
       const stored =
         attempt === 0 && options.prefetched ? (options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined) : await getItem<Stored<BalanceRecord>>(key);
-      if (stored && !force && stored.updatedAtBlock > blockNumber) return;
+      if (stored && !force && stored.updatedAtBlock > blockNumber) return undefined;
       const old = stored ? BigInt(stored.value) : 0n;
       // Unchanged (and, for a stored balance, already recorded at this block): nothing to write.
-      if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) return;
+      if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) return undefined;
       const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
       const instance = perId && old !== value ? await getItem<Stored<NftInstanceRecord>>(nftKeys.instance(this.chainId, balance.token, balance.tokenId!)) : undefined;
-      try {
-        await this.transact(this.balanceTransition(balance, key, stored, value, blockNumber, tokenName, instance));
-        return;
-      } catch (error) {
-        // Someone changed the item between the read and the write: read again (bounded).
-        if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
-      }
-    }
+      return this.balanceTransition(balance, key, stored, value, blockNumber, tokenName, instance);
+    });
   }
 
   balanceKey(balance: BalanceEntity): ItemKey {
@@ -252,7 +237,6 @@ export class StateWriter {
     tokenName: string,
     instance: Stored<NftInstanceRecord> | undefined,
   ): TransactItem[] {
-    const table = tableName();
     const old = stored ? BigInt(stored.value) : 0n;
     const condition = stored
       ? { ConditionExpression: '#value = :oldValue AND updatedAtBlock = :oldBlock', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':oldValue': stored.value, ':oldBlock': stored.updatedAtBlock } }
@@ -269,7 +253,7 @@ export class StateWriter {
       updatedAtBlock: blockNumber,
     };
     const items: TransactItem[] = [
-      value === 0n ? { Delete: { TableName: table, Key: key, ...condition } } : { Put: { TableName: table, Item: { ...record, ...key }, ...condition } },
+      value === 0n ? { Delete: { Key: key, ...condition } } : { Put: { Item: { ...record, ...key }, ...condition } },
     ];
     const isTotal = balance.standard === 'ERC-1155' && balance.tokenId === null;
     if (!isTotal) {
@@ -278,20 +262,19 @@ export class StateWriter {
         const pk = addressKeys.balancesByValue(this.chainId, balance.holder, typeSet).pk;
         const oldSk = stored ? addressKeys.balanceByValueSortKey(old, balance.standard, stored.tokenName, balance.token, balance.tokenId) : null;
         const newSk = addressKeys.balanceByValueSortKey(value, balance.standard, tokenName, balance.token, balance.tokenId);
-        if (oldSk && (value === 0n || oldSk !== newSk)) items.push({ Delete: { TableName: table, Key: { pk, sk: oldSk } } });
-        if (value > 0n) items.push({ Put: { TableName: table, Item: { ...record, kind: 'balanceListing', pk, sk: newSk } } });
+        if (oldSk && (value === 0n || oldSk !== newSk)) items.push({ Delete: { Key: { pk, sk: oldSk } } });
+        if (value > 0n) items.push({ Put: { Item: { ...record, kind: 'balanceListing', pk, sk: newSk } } });
       }
     }
     if (balance.standard === 'ERC-1155' && balance.tokenId !== null) {
       const holdingKey = { pk: addressKeys.nftHoldings(this.chainId, balance.holder, balance.token).pk, sk: addressKeys.nftHoldingSortKey(balance.tokenId) };
-      if (value === 0n) items.push({ Delete: { TableName: table, Key: holdingKey } });
-      else items.push({ Put: { TableName: table, Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId, value), ...holdingKey } } });
+      if (value === 0n) items.push({ Delete: { Key: holdingKey } });
+      else items.push({ Put: { Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId, value), ...holdingKey } } });
       if (old !== value) items.push(this.heldSupplyMove(balance.token, balance.tokenId, old, value, instance));
     }
     if ((balance.standard !== 'ERC-1155' || isTotal) && (old === 0n) !== (value === 0n)) {
       items.push({
         Update: {
-          TableName: table,
           Key: addressKeys.address(this.chainId, balance.token),
           UpdateExpression: 'ADD holders :delta',
           ExpressionAttributeValues: { ':delta': value === 0n ? -1 : 1 },
@@ -316,7 +299,6 @@ export class StateWriter {
     if (crossing) values[':delta'] = value === 0n ? -1 : 1;
     return {
       Update: {
-        TableName: tableName(),
         Key: nftKeys.instance(this.chainId, token, tokenId),
         UpdateExpression: `SET heldSupply = :held${crossing ? ' ADD holders :delta' : ''}`,
         ConditionExpression: before === undefined ? 'attribute_not_exists(heldSupply)' : 'heldSupply = :before',
@@ -352,10 +334,10 @@ export class StateWriter {
   ): Promise<void> {
     const force = options.force ?? false;
     const key = nftKeys.instance(this.chainId, contract, tokenId);
-    for (let attempt = 0; ; attempt += 1) {
+    await readThenWrite(`NFT instance ${key.pk} ${key.sk}`, async () => {
       const stored = await getItem<Stored<NftInstanceRecord>>(key);
       const written = stored?.updatedAtBlock !== undefined;
-      if (written && !force && stored!.updatedAtBlock > blockNumber) return;
+      if (written && !force && stored!.updatedAtBlock > blockNumber) return undefined;
       const tokenUri = state.tokenUri !== null && state.tokenUri.length > MAX_STORED_URI_CHARS ? null : state.tokenUri;
       const supply = instanceSupply(standard, state.totalSupply, stored?.heldSupply);
       if (
@@ -366,7 +348,7 @@ export class StateWriter {
         stored!.totalSupply === supply.totalSupply &&
         stored!.totalSupplySource === supply.totalSupplySource
       ) {
-        return;
+        return undefined;
       }
       const metadata = resolveTokenMetadata(state.tokenUri);
       const record: NftInstanceRecord = {
@@ -395,7 +377,6 @@ export class StateWriter {
       const items: TransactItem[] = [
         {
           Update: {
-            TableName: tableName(),
             Key: key,
             UpdateExpression: `SET ${sets.join(', ')}`,
             ConditionExpression: condition.expression,
@@ -405,13 +386,8 @@ export class StateWriter {
         },
       ];
       if (standard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored?.owner ?? null, state.owner));
-      try {
-        await this.transact(items);
-        return;
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
-      }
-    }
+      return items;
+    });
   }
 
   /** Deletes an instance first seen in an orphaned block, with the holding of its recorded owner. */
@@ -423,7 +399,6 @@ export class StateWriter {
     const items: TransactItem[] = [
       {
         Delete: {
-          TableName: tableName(),
           Key: key,
           ConditionExpression: condition.expression,
           ...(Object.keys(condition.names).length > 0 ? { ExpressionAttributeNames: condition.names } : {}),
@@ -432,7 +407,7 @@ export class StateWriter {
       },
     ];
     if (stored.tokenStandard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored.owner, null));
-    await this.transact(items);
+    if (!(await transactWrite(items)).committed) throw new StateChangedError(`NFT instance ${key.pk} ${key.sk} changed since it was read`);
   }
 
   async getNftInstance(contract: string, tokenId: bigint): Promise<NftInstanceRecord | undefined> {
@@ -466,13 +441,12 @@ export class StateWriter {
 
   private ownerMove(contract: string, tokenId: bigint, from: string | null, to: string | null): TransactItem[] {
     if (from === to) return [];
-    const table = tableName();
     const sk = addressKeys.nftHoldingSortKey(tokenId);
     const items: TransactItem[] = [];
-    if (from) items.push({ Delete: { TableName: table, Key: { pk: addressKeys.nftHoldings(this.chainId, from, contract).pk, sk } } });
+    if (from) items.push({ Delete: { Key: { pk: addressKeys.nftHoldings(this.chainId, from, contract).pk, sk } } });
     if (to) {
       const pk = addressKeys.nftHoldings(this.chainId, to, contract).pk;
-      items.push({ Put: { TableName: table, Item: { ...holding(this.chainId, to, contract, 'ERC-721', tokenId, 1n), pk, sk } } });
+      items.push({ Put: { Item: { ...holding(this.chainId, to, contract, 'ERC-721', tokenId, 1n), pk, sk } } });
     }
     return items;
   }
@@ -492,7 +466,7 @@ export class StateWriter {
     const keys = typeSetsWritten(standard).map((typeSet) => ({ pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk, sk: addressKeys.nftCollectionSortKey(standard, contract) }));
     const amount = balance ? BigInt(balance.value) : 0n;
     if (amount === 0n && holdings.length === 0) {
-      await deleteItems(keys);
+      await writeItems({ delete: keys });
       return;
     }
     const instances = await getItems<NftInstanceRecord>(holdings.map((entry) => nftKeys.instance(this.chainId, contract, entry.tokenId)));
@@ -526,7 +500,7 @@ export class StateWriter {
       instances: embedded,
       updatedAtBlock: blockNumber,
     };
-    await putItems(keys.map((key) => ({ ...record, ...key })));
+    await writeItems({ put: keys.map((key) => ({ ...record, ...key })) });
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -542,20 +516,31 @@ export class StateWriter {
 
   /** The ingest's own chain registry entry; written once. */
   async registerChain(firstBlock: number): Promise<void> {
-    await db.send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: chainKeys.registry(this.chainId),
-        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, firstBlock = if_not_exists(firstBlock, :firstBlock)',
-        ExpressionAttributeNames: { '#kind': 'kind' },
-        ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock },
-      }),
-    );
+    await updateItem({
+      Key: chainKeys.registry(this.chainId),
+      UpdateExpression: 'SET #kind = :kind, chainId = :chainId, firstBlock = if_not_exists(firstBlock, :firstBlock)',
+      ExpressionAttributeNames: { '#kind': 'kind' },
+      ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock },
+    });
   }
+}
 
-  private async transact(items: TransactItem[]): Promise<void> {
-    await db.send(new TransactWriteCommand({ TransactItems: items }));
+/** Thrown when a state item kept changing between this writer's read and its conditional write. */
+export class StateChangedError extends Error {
+  override name = 'StateChangedError';
+}
+
+/**
+ * One state change: `attempt` reads the stored items and returns the transaction that moves them on,
+ * conditional on what it read (undefined: nothing to write). When a condition fails (someone changed
+ * an item in between) the change is read and tried again, at most MAX_ATTEMPTS times.
+ */
+async function readThenWrite(what: string, attempt: (attempt: number) => Promise<TransactItem[] | undefined>): Promise<void> {
+  for (let round = 0; round < MAX_ATTEMPTS; round += 1) {
+    const items = await attempt(round);
+    if (!items || (await transactWrite(items)).committed) return;
   }
+  throw new StateChangedError(`${what} changed under this writer ${MAX_ATTEMPTS} times`);
 }
 
 /** The total supply an instance records (see NftInstanceRecord.totalSupply). */

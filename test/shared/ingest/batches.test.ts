@@ -21,7 +21,7 @@ let demo: DemoChain;
 let reference: Record<string, unknown>[];
 
 const run = (options: Partial<IngestOptions> & { from?: number; to?: number }) =>
-  ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), orderDeposits: false, ...options });
+  ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), ...options });
 
 beforeAll(async () => {
   demo = await startDemoChain({ chainId: CHAIN_ID });
@@ -49,13 +49,17 @@ function runFailingInsideABatch(): Promise<unknown> {
     to: HEAD,
     maxBatchBlocks: 8,
     listeners: [
-      async ({ block }) => {
-        if (block.number < 3) await sleep(300);
-        const cursor = await readCursor(CHAIN_ID);
-        if (!failed && cursor && lastPossiblyWritten(cursor) > cursor.blockNumber + 1) {
-          failed = true;
-          throw new Error('listener failed');
-        }
+      {
+        blocksIngested: async (batch) => {
+          for (const { block } of batch) {
+            if (block.number < 3) await sleep(300);
+            const cursor = await readCursor(CHAIN_ID);
+            if (!failed && cursor && lastPossiblyWritten(cursor) > cursor.blockNumber + 1) {
+              failed = true;
+              throw new Error('listener failed');
+            }
+          }
+        },
       },
     ],
   });
@@ -80,8 +84,14 @@ async function failThenRestart(
     const restarted = await run({
       to: HEAD,
       maxBatchBlocks: restartBatch,
-      orphanListeners: [({ blocks }) => void undone.push(...blocks.map((block) => block.number))],
-      listeners: [async ({ block }) => void seen.set(block.number, (await readCursor(CHAIN_ID))?.pendingTo)],
+      listeners: [
+        {
+          blocksIngested: async (batch) => {
+            for (const { block } of batch) seen.set(block.number, (await readCursor(CHAIN_ID))?.pendingTo);
+          },
+          blocksOrphaned: ({ blocks }) => void undone.push(...blocks.map((block) => block.number)),
+        },
+      ],
     });
     expect(restarted.advanced).toBe(HEAD - cursor.blockNumber);
     expect(await readCursor(CHAIN_ID)).toEqual({ kind: 'cursor', chainId: CHAIN_ID, blockNumber: HEAD, blockHash: expect.any(String), firstBlock: 0, pk: expect.any(String), sk: expect.any(String) });

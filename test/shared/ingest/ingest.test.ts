@@ -3,7 +3,7 @@
  * internal value transfers, self-destructs, reverts): the table must hold exactly what the chain
  * says, in every range, and a second run must change nothing. Also the node fallbacks: a node
  * without eth_getBlockReceipts / debug tracing (receipts one by one, parity traces) and a node with
- * no tracer at all.
+ * no tracer at all. Pattern ids (X1, E4 ...): see docs/access-patterns.md.
  */
 import { zeroAddress as ZERO } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -35,7 +35,7 @@ beforeAll(async () => {
     client: createChainClient(demo.anvil.rpcUrl),
     from: 0,
     to: head,
-    listeners: [(event) => void events.push(event)],
+    listeners: [{ blocksIngested: (batch) => void events.push(...batch) }],
   });
   expect(result.advanced).toBe(head + 1);
 }, 120_000);
@@ -164,7 +164,7 @@ describe('a demo chain ingested from block 0', () => {
     const client = createChainClient(demo.anvil.rpcUrl);
     expect(await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head })).toMatchObject({ advanced: 0, repaired: 0, reorgs: 0 });
     const repaired: BlockIngestedEvent[] = [];
-    const result = await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head, repair: true, listeners: [(event) => void repaired.push(event)] });
+    const result = await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head, repair: true, listeners: [{ blocksIngested: (batch) => void repaired.push(...batch) }] });
     expect(result).toMatchObject({ advanced: 0, repaired: head + 1, reorgs: 0 });
     // A repair run delivers its blocks to the (idempotent) listeners again.
     expect(repaired.map((event) => [event.block.number, event.mode])).toEqual(truth.blocks.map((block) => [block.number, 'repair']));

@@ -2,7 +2,7 @@
  * Per-id supply of ERC-1155 tokens, distinct ids per collection and the top-level call's error, on a
  * real anvil: an ERC-1155 with ERC1155Supply (its totalSupply(id) is read at the block) and the demo's
  * DemoMulti without it (the supply is the sum of the holders' balances the ingest holds), then what
- * the explorer shows from them (E1/E2 `is_unique`, E2 `amount`, E4 `result`).
+ * the explorer shows from them (E1/E2 `is_unique`, E2 `amount`, E4 `result`; ids: see docs/access-patterns.md).
  */
 import { createWalletClient, defineChain, http, type Abi, type Address, type Hash, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';

@@ -3,15 +3,17 @@
  * range carries its 1-based position in the range, in sort-key order, across blocks, restarts, blocks
  * written again, reorgs, half-written blocks and entries written before positions existed. Items are
  * built by hand with the real key functions and marked with items.ts's countedEntry, as immutableItems
- * marks them; they are written with the ingest's own putItems.
+ * marks them; they are written with the table layer's writeItems, as the ingest writes them.
  */
 import type { TableItem } from '../../../shared/table/keys';
 import { describe, expect, it } from 'vitest';
 import { dynamoClient } from '../../../shared/db/client';
+import { measureTable } from '../../../shared/db/instrument';
+import { writeItems } from '../../../shared/db/operations';
 import { blockKeys, chainKeys, logKeys, tokenTransferKeys, transactionKeys, pad } from '../../../shared/table/keys';
 import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
-import { deleteItems, putItems, queryRange } from '../../../shared/ingest/table-io';
+import { queryRange } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';
 
 useTestTable('range-positions');
@@ -19,16 +21,8 @@ useTestTable('range-positions');
 const CONTRACT = '0x00000000000000000000000000000000000000c1';
 const TOKEN = '0x00000000000000000000000000000000000000d2';
 
-// Every DynamoDB command this process sends, from the real client's middleware stack.
-const sent: string[] = [];
-dynamoClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    sent.push(String(context.commandName));
-    return next(args);
-  },
-  { step: 'initialize', name: 'rangePositionsRecorder' },
-);
-// The most commands in flight at once since the last reset (a round of parallel lookups).
+// The most commands in flight at once since the last reset (a round of parallel lookups), from the
+// real client's middleware stack (measureTable counts calls, not how many overlap).
 let inFlight = 0;
 let peak = 0;
 dynamoClient.middlewareStack.add(
@@ -43,11 +37,11 @@ dynamoClient.middlewareStack.add(
   },
   { step: 'initialize', name: 'rangePositionsInFlight' },
 );
-async function commandsOf(work: () => Promise<unknown>): Promise<string[]> {
-  const start = sent.length;
-  await work();
-  return sent.slice(start);
+/** The DynamoDB calls of `work`, by command. */
+async function callsOf(work: () => Promise<unknown>): Promise<Record<string, number>> {
+  return (await measureTable(work)).usage.calls;
 }
+const queries = (count: number): Record<string, number> => (count === 0 ? {} : { QueryCommand: count });
 
 const hashOf = (number: number, fork = 'a') => `0x${fork}${pad(number, 63)}`;
 
@@ -106,13 +100,13 @@ describe('range positions', () => {
     const positions = new RangePositions(chainId);
     for (const [number, shape] of shapes.entries()) {
       built[number] = blockItems(chainId, number, shape);
-      const commands = await commandsOf(() => positions.assign(number, built[number]));
+      const calls = await callsOf(() => positions.assign(number, built[number]));
       // Only ranges it has not numbered yet are looked up (one Query each); the others come from memory.
       const known = new Set(built.slice(0, number).flat().map((item) => item.pk));
       const fresh = new Set(built[number].filter((item) => item.pos !== undefined && !known.has(item.pk)).map((item) => item.pk));
-      expect(commands, `block ${number}`).toEqual(Array(fresh.size).fill('QueryCommand'));
+      expect(calls, `block ${number}`).toEqual(queries(fresh.size));
     }
-    await putItems(built.flat());
+    await writeItems({ put: built.flat() });
     await expectDense(blocksPk, 4);
     await expectDense(logsPk, 5);
     await expectDense(tokenPk, 4);
@@ -124,21 +118,21 @@ describe('range positions', () => {
     const restarted = new RangePositions(chainId);
     const block4 = blockItems(chainId, 4, { logs: [2, 6] });
     await restarted.assign(4, block4);
-    await putItems(block4);
+    await writeItems({ put: block4 });
     await expectDense(logsPk, 7);
     await expectDense(blocksPk, 5);
 
     // Block 5 is numbered, then the process dies after writing a part of it.
     const first = blockItems(chainId, 5, { logs: [0, 1, 2], transfers: [3] });
     await restarted.assign(5, first);
-    await putItems(first.filter((item) => item.kind === 'log' && item.logIndex !== 1));
+    await writeItems({ put: first.filter((item) => item.kind === 'log' && item.logIndex !== 1) });
     const again = blockItems(chainId, 5, { logs: [0, 1, 2], transfers: [3] });
     await new RangePositions(chainId).assign(5, again);
     expect(positionsOf(again)).toEqual(positionsOf(first));
     // The same object numbered again (a retry without a restart) gets the same positions too.
     await restarted.assign(5, again);
     expect(positionsOf(again)).toEqual(positionsOf(first));
-    await putItems(again);
+    await writeItems({ put: again });
     await expectDense(logsPk, 10);
     await expectDense(tokenPk, 5);
     await expectDense(blocksPk, 6);
@@ -148,16 +142,16 @@ describe('range positions', () => {
     const positions = new RangePositions(chainId);
     const block6 = blockItems(chainId, 6, { logs: [1] });
     await positions.assign(6, block6);
-    await putItems(block6);
+    await writeItems({ put: block6 });
     const stored = positionsOf([...(await queryRange({ pk: logsPk })), ...(await queryRange({ pk: tokenPk })), ...(await queryRange({ pk: blocksPk }))].filter((item) => item.blockNumber === 3 || item.number === 3));
     const repaired = blockItems(chainId, 3, shapes[3]);
     await positions.assign(3, repaired, { fresh: true });
     expect(positionsOf(repaired)).toEqual(stored);
-    await putItems(repaired);
+    await writeItems({ put: repaired });
     // The next block still continues from block 6 out of memory: no lookup for the ranges it knows.
     const block7 = blockItems(chainId, 7, { logs: [0] });
-    expect(await commandsOf(() => positions.assign(7, block7))).toEqual([]);
-    await putItems(block7);
+    expect(await callsOf(() => positions.assign(7, block7))).toEqual({});
+    await writeItems({ put: block7 });
     await expectDense(logsPk, 12);
     await expectDense(blocksPk, 8);
   });
@@ -168,16 +162,16 @@ describe('range positions', () => {
     const old9 = blockItems(chainId, 9, { logs: [0] });
     for (const [number, items] of [[8, old8], [9, old9]] as const) {
       await positions.assign(number, items);
-      await putItems(items);
+      await writeItems({ put: items });
     }
     await expectDense(logsPk, 15);
     // The rollback to block 7 deletes what blocks 8 and 9 wrote, then the ingest forgets.
-    await deleteItems([...old8, ...old9]);
+    await writeItems({ delete: [...old8, ...old9] });
     positions.forget();
     const canonical = [blockItems(chainId, 8, { fork: 'b', parentFork: 'a', logs: [3] }), blockItems(chainId, 9, { fork: 'b', transfers: [0, 1] })];
     for (const [offset, items] of canonical.entries()) {
       await positions.assign(8 + offset, items);
-      await putItems(items);
+      await writeItems({ put: items });
     }
     await expectDense(logsPk, 13);
     await expectDense(tokenPk, 7);
@@ -191,18 +185,18 @@ describe('range positions', () => {
     const a11 = blockItems(chainId, 11, { fork: 'a', logs: [0, 1] });
     await stale.assign(10, a10);
     await stale.assign(11, a11);
-    await putItems([...a10, ...a11]);
-    await deleteItems([...a10, ...a11]);
+    await writeItems({ put: [...a10, ...a11] });
+    await writeItems({ delete: [...a10, ...a11] });
     const other = new RangePositions(chainId);
     const c10 = blockItems(chainId, 10, { fork: 'c', parentFork: 'b', logs: [5] });
     const c11 = blockItems(chainId, 11, { fork: 'c' });
     await other.assign(10, c10);
     await other.assign(11, c11);
-    await putItems([...c10, ...c11]);
+    await writeItems({ put: [...c10, ...c11] });
     // Block 12 follows 11 by number, but its parent is c11, not the a11 `stale` remembers.
     const c12 = blockItems(chainId, 12, { fork: 'c', logs: [0] });
     await stale.assign(12, c12);
-    await putItems(c12);
+    await writeItems({ put: c12 });
     await expectDense(logsPk, 15);
     await expectDense(blocksPk, 13);
   });
@@ -219,7 +213,7 @@ describe('entries written before positions existed', () => {
     const pk = logKeys.contractLogs(chainId, CONTRACT).pk;
     // Blocks 10-12 hold four entries without `pos`; block 14 was half written without `pos` too.
     const old = [[10, 0], [10, 1], [11, 0], [12, 3], [14, 0]].map(([block, log]) => ({ pk, sk: logKeys.sortKey(block, log), blockNumber: block }));
-    await putItems(old);
+    await writeItems({ put: old });
     const block13 = blockItems(chainId, 13, { logs: [0, 2] });
     await new RangePositions(chainId).assign(13, block13);
     expect(block13.filter((item) => item.pk === pk).map((item) => [item.sk, item.pos]).sort()).toEqual([
@@ -227,7 +221,7 @@ describe('entries written before positions existed', () => {
       [logKeys.sortKey(13, 2), 6],
     ]);
     // Block 14, numbered once block 13 is written, continues from block 13's positions.
-    await putItems(block13);
+    await writeItems({ put: block13 });
     const block14 = blockItems(chainId, 14, { logs: [0] });
     await new RangePositions(chainId).assign(14, block14);
     expect(block14.find((item) => item.pk === pk)?.pos).toBe(7);
@@ -247,19 +241,19 @@ describe('a bounded map', () => {
     }
     // Nothing is written yet (no cursor): every range is kept, over capacity.
     expect(positions.size).toBe(7);
-    await putItems(blocks.flat());
-    await putItems([{ ...chainKeys.cursor(chainId), blockNumber: 1, blockHash: hashOf(1), firstBlock: 0 }]);
+    await writeItems({ put: blocks.flat() });
+    await writeItems({ put: [{ ...chainKeys.cursor(chainId), blockNumber: 1, blockHash: hashOf(1), firstBlock: 0 }] });
     blocks[3] = blockItems(chainId, 3, { contracts: [contract(6), contract(7)] });
     await positions.assign(3, blocks[3]);
     // Down to 90 % of 3 = 2 would drop the blocks range too (last numbered in block 2, above the
     // cursor): it stops there, after the four contracts of blocks 0 and 1; then block 3 adds two.
     expect(positions.size).toBe(5);
-    await putItems(blocks[3]);
-    await putItems([{ ...chainKeys.cursor(chainId), blockNumber: 3, blockHash: hashOf(3), firstBlock: 0 }]);
+    await writeItems({ put: blocks[3] });
+    await writeItems({ put: [{ ...chainKeys.cursor(chainId), blockNumber: 3, blockHash: hashOf(3), firstBlock: 0 }] });
     // A dropped range is read from the table again when a block touches it.
     const block4 = blockItems(chainId, 4, { contracts: [contract(0), contract(5)] });
     await positions.assign(4, block4);
-    await putItems(block4);
+    await writeItems({ put: block4 });
     await expectDense(logKeys.contractLogs(chainId, contract(0)).pk, 2);
     await expectDense(logKeys.contractLogs(chainId, contract(5)).pk, 2);
     await expectDense(blockKeys.blocksRange(chainId).pk, 5);
@@ -272,21 +266,21 @@ describe('a bounded map', () => {
     const history = [blockItems(chainId, 0, { logs: [1] }), blockItems(chainId, 1, { transfers: [0] }), blockItems(chainId, 2, { logs: [0, 2] })];
     const writer = new RangePositions(chainId);
     for (const [number, items] of history.entries()) await writer.assign(number, items);
-    await putItems(history.flat());
+    await writeItems({ put: history.flat() });
     // A batch of blocks 3..5 by a fresh writer (after a restart: nothing in memory): the blocks range,
     // the contract's logs and the token's transfers are each read once, `other` (new in block 5) too.
     const shapes: BlockShape[] = [{ logs: [0] }, { transfers: [3, 1] }, { logs: [5], contracts: [other] }];
     const batch = shapes.map((shape, offset) => ({ blockNumber: 3 + offset, items: blockItems(chainId, 3 + offset, shape) }));
     peak = 0;
-    const commands = await commandsOf(() => new RangePositions(chainId).assignBlocks(batch));
-    expect(commands).toEqual(Array(4).fill('QueryCommand'));
+    const calls = await callsOf(() => new RangePositions(chainId).assignBlocks(batch));
+    expect(calls).toEqual(queries(4));
     expect(peak, 'the four lookups in one round').toBe(4);
     // The same blocks numbered one by one give the same positions.
     const single = shapes.map((shape, offset) => blockItems(chainId, 3 + offset, shape));
     const oneByOne = new RangePositions(chainId);
     for (const [offset, items] of single.entries()) await oneByOne.assign(3 + offset, items);
     expect(positionsOf(batch.flatMap((block) => block.items))).toEqual(positionsOf(single.flat()));
-    await putItems(batch.flatMap((block) => block.items));
+    await writeItems({ put: batch.flatMap((block) => block.items) });
     await expectDense(blockKeys.blocksRange(chainId).pk, 6);
     await expectDense(logKeys.contractLogs(chainId, CONTRACT).pk, 5);
     await expectDense(tokenTransferKeys.byToken(chainId, TOKEN).pk, 3);

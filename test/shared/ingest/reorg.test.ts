@@ -157,7 +157,7 @@ test('a batch written but never moved past (the cursor still announces it), then
   const result = await ingestRange({
     chainId: CHAIN_ID,
     client: createChainClient(anvil.rpcUrl),
-    orphanListeners: [({ blocks }) => void undone.push(...blocks.map((block) => block.number))],
+    listeners: [{ blocksIngested: () => undefined, blocksOrphaned: ({ blocks }) => void undone.push(...blocks.map((block) => block.number)) }],
   });
   expect(result.reorgs, 'no rollback: the cursor block is canonical').toBe(0);
   expect(undone.sort((a, b) => a - b)).toEqual(Array.from({ length: orphanedHead - base.blockNumber }, (_, offset) => base.blockNumber + 1 + offset));

@@ -3,7 +3,7 @@
  * the node directly (blocks, receipts, callTracer traces, eth_getCode, balanceOf at the head) and the
  * key design in keys.ts, without the ingest's own derivation code. Then compares it with a Scan of
  * the table: every canonical item exactly once, every index range exactly its expected entries, and
- * every state item equal to what the chain says at the head.
+ * every state item equal to what the chain says at the head. Pattern ids (X1, X2): see docs/access-patterns.md.
  */
 import {
   createPublicClient,
