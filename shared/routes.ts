@@ -108,7 +108,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/transactions/{contractAddress}/{signature}',
     group: 'insights',
-    handler: 'functions/insights/get-contract-transactions.ts',
+    handler: 'functions/insights/list-contract-transactions.ts',
     table: READ_ONLY,
     summary: 'Transactions sent to a contract calling one function (text signature or selector), with filters, aggregation and decoding',
     example: {
@@ -121,7 +121,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/events/{contractAddress}',
     group: 'insights',
-    handler: 'functions/insights/get-contract-events.ts',
+    handler: 'functions/insights/list-contract-events.ts',
     table: READ_ONLY,
     summary: 'Events (logs) a contract emitted, with topic filters, aggregation and decoding of well-known events',
     example: {
@@ -134,7 +134,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/blocks',
     group: 'insights',
-    handler: 'functions/insights/get-blocks.ts',
+    handler: 'functions/insights/list-blocks.ts',
     table: READ_ONLY,
     summary: 'Blocks of one or more chains, filtered by number, timestamp or hash',
     example: { query: { chain_id: ['1', '8453'], filter_block_number_gte: '100', limit: '10', sort_order: 'asc' } },
@@ -164,7 +164,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/tokens/transfers',
     group: 'insights',
-    handler: 'functions/insights/get-token-transfers.ts',
+    handler: 'functions/insights/list-token-transfers.ts',
     table: READ_ONLY,
     summary: 'Token transfers of an owner and / or a token contract, by block and time range, transfer type and token type',
     example: {
@@ -176,7 +176,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/tokens/transfers/transaction/{transaction_hash}',
     group: 'insights',
-    handler: 'functions/insights/get-transaction-token-transfers.ts',
+    handler: 'functions/insights/list-transaction-token-transfers.ts',
     table: READ_ONLY,
     summary: 'Token transfers of one transaction, by log index',
     example: {
@@ -189,7 +189,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/tokens/transfers/{contract_address}',
     group: 'insights',
-    handler: 'functions/insights/get-contract-token-transfers.ts',
+    handler: 'functions/insights/list-contract-token-transfers.ts',
     table: READ_ONLY,
     summary: 'Token transfers of one token contract (address or registered name)',
     example: { pathParameters: { contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7' }, query: { chain_id: ['1', '8453'], limit: '10' } },

@@ -1,4 +1,4 @@
-/** I4. GET /insights/v1/resolve/{input}: what a block number, hash, address, selector or signature is. */
+/** I4 (see docs/access-patterns.md). GET /insights/v1/resolve/{input}: what a block number, hash, address, selector or signature is. */
 import { httpHandler } from '../../shared/http/handler';
 import { resolveInput } from '../../shared/insights/resolve';
 import { REPEATABLE_PARAMETERS, resolvePath, resolveQuery, resolveResponse } from '../../shared/insights/schemas';
@@ -9,5 +9,5 @@ export const handler = httpHandler({
   query: resolveQuery,
   repeatable: REPEATABLE_PARAMETERS,
   response: resolveResponse,
-  handle: async ({ path, query, headers }) => ({ body: await resolveInput(path.input, query, headers.host) }),
+  handle: async ({ path, query, headers }) => ({ body: await resolveInput({ input: path.input, query, host: headers.host }) }),
 });

@@ -32,13 +32,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { ScanCommand, type DynamoDBClient, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import cliProgress from 'cli-progress';
 import { createPublicClient, encodeFunctionData, getAddress, http, keccak256, parseEther, slice, toBytes, toHex, type Address, type Hex } from 'viem';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
 import { DEFAULT_RETRY_POLICY } from '../../shared/chain/retry';
 import { ensureTable, localClient } from '../lib/local-table/ensure-table';
+import { scanItems } from '../lib/local-table/scan';
 import { startLocalDynamo } from '../lib/local-table/server';
 import { startAnvil, type Anvil } from '../lib/anvil';
 import { startTableProcess } from '../lib/table-process';
@@ -691,13 +692,7 @@ function processCpuSeconds(pid: number): number | undefined {
 
 /** Scans the ingested table, then times putting every item into a fresh table with the table layer's writeItems (16 BatchWriteItems in flight). */
 async function tableFloor(source: string, admin: DynamoDBClient): Promise<{ items: number; seconds: number; itemsPerSecond: number; byFamily: Record<string, number> }> {
-  const items: Record<string, unknown>[] = [];
-  let start: ScanCommandOutput['LastEvaluatedKey'];
-  do {
-    const page: ScanCommandOutput = await admin.send(new ScanCommand({ TableName: source, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await scanItems(admin, source);
   const target = `${source}-floor`;
   await ensureTable(admin, target);
   // The ingest's writer (BatchWriteItem of 25, 16 in flight, unprocessed items retried), aimed at the fresh table.

@@ -32,8 +32,6 @@ import { existsSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { ScanCommand, type ScanCommandOutput } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as v from 'valibot';
 import type { Address } from 'viem';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
@@ -48,6 +46,7 @@ import { startAnvil, type Anvil } from './anvil';
 import { deployDemoContracts, generateDemoActivity, startActivityTicker, type DemoManifest } from './demo-activity';
 import type { LocalService } from './gateway';
 import { localClient } from './local-table/ensure-table';
+import { scanItems } from './local-table/scan';
 
 /** anvil's state file and the demo manifest, inside DATA_DIR. */
 export const ANVIL_STATE_FILE = 'anvil-state.json';
@@ -377,23 +376,10 @@ async function deleteChainItems(service: LocalService, modules: TableModules, ch
   const prefix = `C#${chainId}#`;
   if (!chainKeys.cursor(chainId).pk.startsWith(prefix)) throw new Error(`keys.ts no longer starts chain keys with ${prefix}`);
   const admin = localClient(service.dynamodbEndpoint);
-  let deleted = 0;
-  let start: ScanCommandOutput['LastEvaluatedKey'];
-  do {
-    const page: ScanCommandOutput = await admin.send(
-      new ScanCommand({
-        TableName: service.tableName,
-        FilterExpression: 'begins_with(pk, :prefix)',
-        ExpressionAttributeValues: { ':prefix': { S: prefix } },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey: start,
-      }),
-    );
-    const keys = (page.Items ?? []).map((item) => unmarshall(item) as ItemKey);
-    await modules.writeItems({ delete: keys });
-    deleted += keys.length;
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const keys = (await scanItems(admin, service.tableName, { pkPrefix: prefix, keysOnly: true })) as unknown as ItemKey[];
+  admin.destroy();
+  await modules.writeItems({ delete: keys });
+  const deleted = keys.length;
   await modules.writeItems({ delete: [chainKeys.registry(chainId)] });
   return deleted;
 }

@@ -15,7 +15,7 @@
  * Keywords and function names are case-insensitive; fields and aliases are identifiers
  * `[A-Za-z_][A-Za-z0-9_]*` of at most 64 characters. `count(field)` counts rows like `count()`.
  */
-import { BadRequestError } from '../http/errors';
+import { InvalidRequestError } from '../errors';
 import { MAX_EXPRESSION_LENGTH, MAX_EXPRESSIONS } from './limits';
 
 /** How a field's values compute: integers as JSON numbers, uint256 as decimal strings, or text. */
@@ -75,7 +75,7 @@ function isIdentifierPart(char: string): boolean {
 }
 
 export function tokenize(parameter: string, text: string): Token[] {
-  if (text.length > MAX_EXPRESSION_LENGTH) throw new BadRequestError(`${parameter}: at most ${MAX_EXPRESSION_LENGTH} characters`);
+  if (text.length > MAX_EXPRESSION_LENGTH) throw new InvalidRequestError(`${parameter}: at most ${MAX_EXPRESSION_LENGTH} characters`);
   const tokens: Token[] = [];
   let index = 0;
   while (index < text.length) {
@@ -89,10 +89,10 @@ export function tokenize(parameter: string, text: string): Token[] {
       const start = index;
       while (index < text.length && isIdentifierPart(text[index])) index += 1;
       const word = text.slice(start, index);
-      if (word.length > IDENTIFIER_MAX) throw new BadRequestError(`${parameter}: the name at position ${start + 1} is longer than ${IDENTIFIER_MAX} characters`);
+      if (word.length > IDENTIFIER_MAX) throw new InvalidRequestError(`${parameter}: the name at position ${start + 1} is longer than ${IDENTIFIER_MAX} characters`);
       tokens.push({ kind: 'identifier', text: word, position: start + 1 });
     } else {
-      throw new BadRequestError(`${parameter}: unexpected character ${JSON.stringify(char)} at position ${index + 1}`);
+      throw new InvalidRequestError(`${parameter}: unexpected character ${JSON.stringify(char)} at position ${index + 1}`);
     }
   }
   tokens.push({ kind: 'end', text: '', position: text.length + 1 });
@@ -123,7 +123,7 @@ class Parser {
 
   private fail(message: string, token: Token = this.peek()): never {
     const where = token.kind === 'end' ? 'at the end' : `at position ${token.position} (${JSON.stringify(token.text)})`;
-    throw new BadRequestError(`${this.parameter}: ${message} ${where}`);
+    throw new InvalidRequestError(`${this.parameter}: ${message} ${where}`);
   }
 
   private expect(kind: TokenKind, what: string): Token {
@@ -228,11 +228,11 @@ export function parseAggregates(values: readonly string[], fields: FieldCatalogu
   const result: NamedExpression[] = [];
   for (const value of values) {
     const parser = new Parser('aggregate', tokenize('aggregate', value), fields);
-    if (parser.atEnd()) throw new BadRequestError('aggregate: must not be empty');
+    if (parser.atEnd()) throw new InvalidRequestError('aggregate: must not be empty');
     do result.push(parser.aggregate());
     while (parser.separator());
   }
-  if (result.length > MAX_EXPRESSIONS) throw new BadRequestError(`aggregate: at most ${MAX_EXPRESSIONS} expressions`);
+  if (result.length > MAX_EXPRESSIONS) throw new InvalidRequestError(`aggregate: at most ${MAX_EXPRESSIONS} expressions`);
   return result;
 }
 
@@ -241,10 +241,10 @@ export function parseGroupBy(values: readonly string[]): string[] {
   const result: string[] = [];
   for (const value of values) {
     const parser = new Parser('group_by', tokenize('group_by', value), {});
-    if (parser.atEnd()) throw new BadRequestError('group_by: must not be empty');
+    if (parser.atEnd()) throw new InvalidRequestError('group_by: must not be empty');
     do result.push(parser.identifier('a field name or an alias'));
     while (parser.separator());
   }
-  if (result.length > MAX_EXPRESSIONS) throw new BadRequestError(`group_by: at most ${MAX_EXPRESSIONS} names`);
+  if (result.length > MAX_EXPRESSIONS) throw new InvalidRequestError(`group_by: at most ${MAX_EXPRESSIONS} names`);
   return result;
 }

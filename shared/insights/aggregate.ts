@@ -7,7 +7,7 @@
  * uint256); avg -> a number for number fields, an exact decimal string (at most 18 fraction digits,
  * truncated) for uint256 fields; a time bucket -> `YYYY-MM-DD hh:mm:ss` (UTC) or `YYYY-MM-DD` for toDate.
  */
-import { BadRequestError } from '../http/errors';
+import { InvalidRequestError } from '../errors';
 import { parseAggregates, parseGroupBy, type FieldCatalogue, type NamedExpression, type TimeBucket } from './aggregate-parser';
 
 export type Row = Record<string, unknown>;
@@ -47,30 +47,30 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
   const byName = new Map<string, NamedExpression>();
   for (const named of expressions) {
     if (named.alias && Object.hasOwn(fields, named.alias)) {
-      throw new BadRequestError(`aggregate: the alias ${named.alias} is a field name; choose another alias`);
+      throw new InvalidRequestError(`aggregate: the alias ${named.alias} is a field name; choose another alias`);
     }
-    if (byName.has(named.name)) throw new BadRequestError(`aggregate: ${named.name} appears twice; give each expression its own alias`);
+    if (byName.has(named.name)) throw new InvalidRequestError(`aggregate: ${named.name} appears twice; give each expression its own alias`);
     byName.set(named.name, named);
   }
 
   const groupKeys: GroupKey[] = [];
   for (const name of groupNames) {
-    if (groupKeys.some((key) => key.name === name)) throw new BadRequestError(`group_by: ${name} appears twice`);
+    if (groupKeys.some((key) => key.name === name)) throw new InvalidRequestError(`group_by: ${name} appears twice`);
     const named = byName.get(name);
     if (named?.expression.type === 'bucket') {
       groupKeys.push({ name, field: named.expression.field, bucket: named.expression.bucket });
     } else if (named) {
-      throw new BadRequestError(`group_by: ${name} is an aggregate; group by entity fields or time-bucket aliases`);
+      throw new InvalidRequestError(`group_by: ${name} is an aggregate; group by entity fields or time-bucket aliases`);
     } else if (Object.hasOwn(fields, name)) {
       groupKeys.push({ name, field: name, bucket: null });
     } else {
       const aliases = expressions.filter((e) => e.expression.type === 'bucket' && e.alias).map((e) => e.name);
-      throw new BadRequestError(`group_by: unknown name ${name}; valid: ${[...Object.keys(fields), ...aliases].join(', ')}`);
+      throw new InvalidRequestError(`group_by: unknown name ${name}; valid: ${[...Object.keys(fields), ...aliases].join(', ')}`);
     }
   }
   for (const named of expressions) {
     if (named.expression.type === 'bucket' && !groupKeys.some((key) => key.name === named.name)) {
-      throw new BadRequestError(`aggregate: the time bucket ${named.name} must have an alias (AS name) listed in group_by`);
+      throw new InvalidRequestError(`aggregate: the time bucket ${named.name} must have an alias (AS name) listed in group_by`);
     }
   }
 
@@ -82,7 +82,7 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
   let sortColumn: string | null = null;
   if (request.sortBy !== undefined) {
     if (!columns.some((column) => column.name === request.sortBy)) {
-      throw new BadRequestError(`sort_by: with aggregate or group_by, sort by one of the output columns: ${columns.map((c) => c.name).join(', ')}`);
+      throw new InvalidRequestError(`sort_by: with aggregate or group_by, sort by one of the output columns: ${columns.map((c) => c.name).join(', ')}`);
     }
     sortColumn = request.sortBy;
   }

@@ -6,9 +6,9 @@
  *    Limit 1 each, reading one key);
  *  - a block hash becomes its block number through the block-by-hash item (N2, one GetItem).
  * No item is read and then discarded; an impossible combination is an empty range read from nowhere.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
+import { getItem, queryPage } from '../db/operations';
 import { blockKeys, pad } from '../table/keys';
 import type { Bounds } from './filters';
 
@@ -44,40 +44,34 @@ const blockOfTimeKey = (gsi1sk: unknown): number => Number(String(gsi1sk).split(
 
 /** The first block with timestamp >= `timestamp`, or null when there is none. */
 export async function firstBlockAtOrAfter(chainId: number, timestamp: number): Promise<number | null> {
-  const result = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :from',
-      ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':from': pad(timestamp, 12) },
-      ProjectionExpression: 'gsi1sk',
-      ScanIndexForward: true,
-      Limit: 1,
-    }),
-  );
-  const item = result.Items?.[0];
+  const { items } = await queryPage({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :from',
+    ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':from': pad(timestamp, 12) },
+    ProjectionExpression: 'gsi1sk',
+    ScanIndexForward: true,
+    Limit: 1,
+  });
+  const item = items[0];
   return item ? blockOfTimeKey(item.gsi1sk) : null;
 }
 
 /** The last block with timestamp <= `timestamp`, or null when there is none. */
 export async function lastBlockAtOrBefore(chainId: number, timestamp: number): Promise<number | null> {
-  const result = await db.send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :to',
-      ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':to': `${pad(timestamp, 12)}#~` },
-      ProjectionExpression: 'gsi1sk',
-      ScanIndexForward: false,
-      Limit: 1,
-    }),
-  );
-  const item = result.Items?.[0];
+  const { items } = await queryPage({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :to',
+    ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':to': `${pad(timestamp, 12)}#~` },
+    ProjectionExpression: 'gsi1sk',
+    ScanIndexForward: false,
+    Limit: 1,
+  });
+  const item = items[0];
   return item ? blockOfTimeKey(item.gsi1sk) : null;
 }
 
 /** The number of the block with this hash, or null when the chain has none. */
 export async function blockNumberOfHash(chainId: number, blockHash: string): Promise<number | null> {
-  const result = await db.send(new GetCommand({ TableName: tableName(), Key: blockKeys.blockByHash(chainId, blockHash), ProjectionExpression: '#n', ExpressionAttributeNames: { '#n': 'number' } }));
-  return result.Item ? Number(result.Item.number) : null;
+  const item = await getItem(blockKeys.blockByHash(chainId, blockHash), { ProjectionExpression: '#n', ExpressionAttributeNames: { '#n': 'number' } });
+  return item ? Number(item.number) : null;
 }

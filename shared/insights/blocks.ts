@@ -1,9 +1,11 @@
 /**
  * I3: blocks of each requested chain (N1). Block number and timestamp filters become the key range
  * (timestamps through the block-by-time index); filter_hash reads the block-by-hash item (N2).
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import type { BlockRecord } from '../table/records';
 import { blockRangeOf } from './block-range';
+import type { InsightsConfig } from './config';
 import { BLOCK_FIELDS } from './fields';
 import { BLOCK_FILTERS, collectFilters, equalityOf, integerBounds, type Filter } from './filters';
 import { readList, type ListPlan } from './list';
@@ -13,12 +15,18 @@ import { listMeta, planListRequest } from './request';
 import type { BlocksQuery, BlocksResponse } from './schemas';
 import { serialiseBlock } from './serialise';
 
-export async function listBlocks(query: BlocksQuery, host: string | undefined): Promise<BlocksResponse> {
+export interface BlocksRequest {
+  query: BlocksQuery;
+  /** The Host header (its first label may name the chain). */
+  host: string | undefined;
+}
+
+export async function listBlocks({ query, host }: BlocksRequest, config: InsightsConfig): Promise<BlocksResponse> {
   const plan = await planListRequest(query, host, BLOCK_FIELDS);
   const filters = collectFilters(query, BLOCK_FILTERS);
   const rangeOf = (chainId: number) => blocksRangeOf(chainId, filters, plan);
 
-  const list = await readList<BlockRecord>(plan, rangeOf, { fields: BLOCK_FIELDS, row: serialiseBlock, position: (block) => [block.number] });
+  const list = await readList<BlockRecord>(plan, rangeOf, config, { fields: BLOCK_FIELDS, row: serialiseBlock, position: (block) => [block.number] });
   if (list.aggregations) return { meta: listMeta(plan, list.totals), data: [], aggregations: list.aggregations };
   return { meta: listMeta(plan, list.totals), data: list.records.map(serialiseBlock), aggregations: null };
 }

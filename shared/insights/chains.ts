@@ -10,9 +10,9 @@
  * so a chain the ingest has just registered is served within seconds.
  */
 import { tableName } from '../db/client';
+import { queryAll } from '../db/operations';
 import { chainKeys } from '../table/keys';
-import { queryRange } from '../db/query';
-import { BadRequestError, NotFoundError } from '../http/errors';
+import { InvalidRequestError, NotFoundError } from '../errors';
 import { CHAIN_REGISTRY_MISS_REFRESH_MS, CHAIN_REGISTRY_TTL_MS, MAX_CHAINS } from './limits';
 
 export interface ChainParameters {
@@ -37,10 +37,10 @@ export function chainOfHost(host: string | undefined): number | undefined {
 /** The requested chains, in request order without repeats (parameters win over the Host header). */
 export function requestedChains(query: ChainParameters, host: string | undefined): number[] {
   const given = [...(query.chain_id ?? []), ...(query.chain ?? [])];
-  if (given.length > MAX_CHAINS) throw new BadRequestError(`chain_id: at most ${MAX_CHAINS} chains per request`);
+  if (given.length > MAX_CHAINS) throw new InvalidRequestError(`chain_id: at most ${MAX_CHAINS} chains per request`);
   if (given.length === 0) {
     const fromHost = chainOfHost(host);
-    if (fromHost === undefined) throw new BadRequestError('chain_id: at least one chain is required (chain_id=<id>, or a <chainId>. subdomain)');
+    if (fromHost === undefined) throw new InvalidRequestError('chain_id: at least one chain is required (chain_id=<id>, or a <chainId>. subdomain)');
     return [fromHost];
   }
   return [...new Set(given)];
@@ -49,7 +49,12 @@ export function requestedChains(query: ChainParameters, host: string | undefined
 let registry: { table: string; chains: Set<number>; readAt: number } | undefined;
 
 async function readRegistry(): Promise<Set<number>> {
-  const items = await queryRange<{ chainId: number }>(chainKeys.registryRange());
+  const { items } = await queryAll<{ chainId: number }>({
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': 'pk' },
+    ExpressionAttributeValues: { ':pk': chainKeys.registryRange().pk },
+    ScanIndexForward: true,
+  });
   return new Set(items.map((item) => Number(item.chainId)));
 }
 

@@ -7,7 +7,7 @@
  *    the range under INSIGHTS_MAX_ITEMS_READ_PER_CHAIN (exact, or the 400); only a count on a
  *    transaction's own partition or on entries ingested before positions existed is a Select COUNT
  *    that examines at most this many items per chain (a lower bound beyond).
- * Read per call, so tests and operators can lower them without a redeploy of code.
+ * Each handler module parses them once, at cold start, and passes them to the domain functions.
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
@@ -25,7 +25,7 @@ export interface InsightsConfig {
   maxCountedItemsPerChain: number;
 }
 
-export function insightsConfig(env: Record<string, string | undefined> = process.env): InsightsConfig {
+export function loadInsightsConfig(env: Record<string, string | undefined> = process.env): InsightsConfig {
   const raw = readEnv(schema, env);
   return { maxItemsReadPerChain: raw.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN, maxCountedItemsPerChain: raw.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN };
 }

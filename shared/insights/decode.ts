@@ -7,9 +7,10 @@
  *  - arrays: arrays of converted values; tuples: objects by component name (arrays when unnamed);
  *  - indexed dynamic event parameters (string, bytes, arrays, tuples): their topic (a keccak hash).
  * An unnamed parameter is named `arg<position>`.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { decodeEventLog, decodeFunctionData, parseAbiItem, toEventSignature, toFunctionSelector, toFunctionSignature, type AbiEvent, type AbiFunction, type AbiParameter, type Hex } from 'viem';
-import { BadRequestError } from '../http/errors';
+import { InvalidRequestError } from '../errors';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -43,7 +44,7 @@ export function parseFunctionSignature(text: string): FunctionSignature {
   if (SELECTOR.test(trimmed)) return { selector: trimmed.toLowerCase(), abi: null };
   const abi = parseSignatureItem('function', trimmed);
   if (!abi || abi.type !== 'function') {
-    throw new BadRequestError('signature: must be a function signature such as transfer(address,uint256) or a 4-byte selector such as 0xa9059cbb');
+    throw new InvalidRequestError('signature: must be a function signature such as transfer(address,uint256) or a 4-byte selector such as 0xa9059cbb');
   }
   return { selector: toFunctionSelector(abi), abi };
 }

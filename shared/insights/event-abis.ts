@@ -5,12 +5,11 @@
  *    one item per topic0 (abiKeys.event) whose `abis` string set holds ABI event items as JSON.
  * Several ABIs may share a topic0 (ERC-20 and ERC-721 Transfer differ only in what is indexed);
  * decoding picks the one whose indexed count matches the log's topics.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { parseAbi, parseAbiItem, toEventSelector, type AbiEvent } from 'viem';
-import { db, tableName } from '../db/client';
-import { abiKeys, type ItemKey } from '../table/keys';
-import { batchGet, keyId } from './batch-get';
+import { getItem, updateItem } from '../db/operations';
+import { abiKeys, keyId, type ItemKey } from '../table/keys';
 
 export const WELL_KNOWN_EVENTS: readonly AbiEvent[] = parseAbi([
   // ERC-20
@@ -103,21 +102,17 @@ export function parseEventAbis(input: string): AbiEvent[] {
 export async function registerEventAbi(event: AbiEvent): Promise<string> {
   const topic0 = toEventSelector(event).toLowerCase();
   const json = JSON.stringify({ type: 'event', name: event.name, anonymous: event.anonymous ?? false, inputs: event.inputs });
-  await db.send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: abiKeys.event(topic0),
-      UpdateExpression: 'SET #kind = :kind, topic0 = :topic0 ADD abis :abi',
-      ExpressionAttributeNames: { '#kind': 'kind' },
-      ExpressionAttributeValues: { ':kind': 'eventAbi', ':topic0': topic0, ':abi': new Set([json]) },
-    }),
-  );
+  await updateItem({
+    Key: abiKeys.event(topic0),
+    UpdateExpression: 'SET #kind = :kind, topic0 = :topic0 ADD abis :abi',
+    ExpressionAttributeNames: { '#kind': 'kind' },
+    ExpressionAttributeValues: { ':kind': 'eventAbi', ':topic0': topic0, ':abi': new Set([json]) },
+  });
   return topic0;
 }
 
 /** The ABIs registered in the table for a topic0 (the CLI's `list`). */
 export async function registeredEventAbis(topic0: string): Promise<AbiEvent[]> {
-  const items = await batchGet([abiKeys.event(topic0)]);
-  const stored = items.get(keyId(abiKeys.event(topic0)))?.abis as Set<string> | undefined;
+  const stored = (await getItem(abiKeys.event(topic0)))?.abis as Set<string> | undefined;
   return [...(stored ?? [])].flatMap((json) => parseStoredAbi(json, topic0.toLowerCase()));
 }

@@ -3,11 +3,13 @@
  * or its per-topic0 range with filter_topic_0, or with filter_transaction_hash the transaction's own
  * logs; block number / timestamp / block hash bounds are the key condition. transaction_index,
  * log_index and topics 1 to 3 are bounded checks inside that range.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { transactionKeys, type ItemKey } from '../table/keys';
+import { batchGetItems } from '../db/operations';
+import { keyId, transactionKeys, type ItemKey } from '../table/keys';
 import type { LogRecord } from '../table/records';
-import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
+import type { InsightsConfig } from './config';
 import { decodeEvent } from './decode';
 import { eventAbisOf, registryKeysOf } from './event-abis';
 import { EVENT_FIELDS, withTopicFields } from './fields';
@@ -34,7 +36,7 @@ export interface ContractEventsRequest {
   host: string | undefined;
 }
 
-export async function listContractEvents(request: ContractEventsRequest): Promise<ContractEventsResponse> {
+export async function listContractEvents(request: ContractEventsRequest, config: InsightsConfig): Promise<ContractEventsResponse> {
   const { query } = request;
   const contract = parseAddressOrName('contractAddress', request.contractAddress);
   const plan = await planListRequest(query, request.host, EVENT_FIELDS);
@@ -44,7 +46,7 @@ export async function listContractEvents(request: ContractEventsRequest): Promis
   const address = contracts.get(plan.chainIds[0]) as string;
   const signature = equalityOf(filters, 'topic_0') ?? '';
 
-  const list = await readList<LogRecord>(plan, rangeOf, {
+  const list = await readList<LogRecord>(plan, rangeOf, config, {
     fields: EVENT_FIELDS,
     row: (log) => withTopicFields(serialiseEvent(log)),
     position: (log) => [log.blockNumber, log.logIndex],
@@ -55,7 +57,7 @@ export async function listContractEvents(request: ContractEventsRequest): Promis
   const payloadKey = (log: LogRecord): ItemKey => transactionKeys.transactionLog(log.chainId, log.transactionHash, log.logIndex);
   const topic0s = query.decode ? records.map((log) => log.topics[0]).filter((topic): topic is string => Boolean(topic)) : [];
   const keys = [...records.filter((log) => log.dataOmitted).map(payloadKey), ...registryKeysOf(topic0s)];
-  const fetched = keys.length > 0 ? await batchGet(keys) : new Map<string, Record<string, unknown>>();
+  const fetched = keys.length > 0 ? await batchGetItems(keys) : new Map<string, Record<string, unknown>>();
   const data = records.map((log) => {
     const full = log.dataOmitted ? ((fetched.get(keyId(payloadKey(log)))?.data as string | undefined) ?? null) : log.data;
     const topic0 = log.topics[0];

@@ -3,6 +3,7 @@
  * parameter (typed per field: integers, uint256, hashes, addresses, topics), and the typed filters a
  * request carries. `filter_<field>` is equality; `_gte`, `_gt`, `_lte`, `_lt` compare (number and
  * uint256 fields only). An unknown parameter is a 400 that lists the endpoint's valid filter fields.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import * as v from 'valibot';
 import type { Check } from './range-reader';

@@ -1,6 +1,7 @@
 /**
  * The documented limits of the insights group. The first five are the spec's; the others bound the
  * DynamoDB work of one request (see docs/decisions/insights.md for why each value).
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 
 /** `chain_id` values per request (spec). */

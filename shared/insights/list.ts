@@ -11,10 +11,12 @@
  *
  * Paging skips `page * limit` items of the range (at most 20 * 1000 by the spec's own limits): the
  * skip is bounded, not cheap, and documented.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { BadRequestError } from '../http/errors';
+import { InvalidRequestError } from '../errors';
 import { aggregateRows, planAggregation, type AggregationPlan, type Row } from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
+import type { InsightsConfig } from './config';
 import { MAX_AGGREGATION_PAGE, MAX_PAGE } from './limits';
 import { readAll, readPageAndCount, type Item, type RangeRead } from './range-reader';
 
@@ -39,9 +41,9 @@ export interface ListPlan extends ListParameters {
 export function planList(parameters: ListParameters, fields: FieldCatalogue): ListPlan {
   const aggregation = planAggregation({ aggregate: parameters.aggregate, groupBy: parameters.groupBy, sortBy: parameters.sortBy }, fields);
   if (!aggregation) {
-    if (parameters.page > MAX_PAGE) throw new BadRequestError(`page: at most ${MAX_PAGE} (${MAX_AGGREGATION_PAGE} with aggregate or group_by)`);
+    if (parameters.page > MAX_PAGE) throw new InvalidRequestError(`page: at most ${MAX_PAGE} (${MAX_AGGREGATION_PAGE} with aggregate or group_by)`);
     if (parameters.sortBy !== undefined && parameters.sortBy !== 'block_number') {
-      throw new BadRequestError('sort_by: must be block_number (or, with aggregate or group_by, an output column)');
+      throw new InvalidRequestError('sort_by: must be block_number (or, with aggregate or group_by, an output column)');
     }
   }
   return { ...parameters, aggregation };
@@ -63,23 +65,23 @@ export type ChainRanges = RangeRead | readonly RangeRead[] | null;
 const rangesOf = (ranges: ChainRanges): readonly RangeRead[] => (ranges === null ? [] : 'pk' in ranges ? [ranges] : ranges);
 
 /** The page of every chain (and each chain's count: the sum over its ranges), read in parallel. */
-export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>): Promise<ChainItems[]> {
+export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>, config: InsightsConfig): Promise<ChainItems[]> {
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
       if (reads.length === 0) return { chainId, items: [], total: 0 };
-      const { items, total } = await readPageAndCount(chainId, reads, plan.page * plan.limit, plan.limit);
+      const { items, total } = await readPageAndCount(chainId, reads, plan.page * plan.limit, plan.limit, config);
       return { chainId, items, total };
     }),
   );
 }
 
 /** Every matching item of every chain (bounded per range), for an aggregation: the union of its ranges. */
-export async function readChainRanges(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>): Promise<ChainItems[]> {
+export async function readChainRanges(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>, config: InsightsConfig): Promise<ChainItems[]> {
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
-      const items = (await Promise.all(reads.map((read) => readAll(chainId, read)))).flat();
+      const items = (await Promise.all(reads.map((read) => readAll(chainId, read, config)))).flat();
       return { chainId, items, total: items.length };
     }),
   );
@@ -131,15 +133,16 @@ export type ListRead<R> =
 export async function readList<R>(
   plan: ListPlan,
   rangeOf: (chainId: number) => Promise<ChainRanges>,
+  config: InsightsConfig,
   options: { fields: FieldCatalogue; row: (record: R) => Row; position: (record: R) => readonly number[] },
 ): Promise<ListRead<R>> {
   if (plan.aggregation) {
-    const chains = await readChainRanges(plan, rangeOf);
+    const chains = await readChainRanges(plan, rangeOf, config);
     const rows = chains.map((chain) => (chain.items as unknown as R[]).map(options.row));
     const { aggregations, total, pages } = aggregateChains(plan, rows, options.fields);
     return { aggregations, records: null, totals: { total_items: total, total_pages: pages } };
   }
-  const chains = await readChainPages(plan, rangeOf);
+  const chains = await readChainPages(plan, rangeOf, config);
   const records = mergeByPosition(
     chains.map((chain) => ({ rows: chain.items as unknown as R[] })),
     options.position,

@@ -3,10 +3,11 @@
  * ingest registered on the chain (N11: addressKeys.name, token symbols, case-insensitive). Every
  * name of a request is resolved on every requested chain with one BatchGetItem. A name unknown on a
  * requested chain, or ambiguous there (two tokens share the symbol), is a 404.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { addressKeys } from '../table/keys';
-import { BadRequestError, NotFoundError } from '../http/errors';
-import { batchGet, keyId } from './batch-get';
+import { batchGetItems } from '../db/operations';
+import { addressKeys, keyId } from '../table/keys';
+import { InvalidRequestError, NotFoundError } from '../errors';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** A name: 1 to 64 characters, no whitespace, control characters or slashes. */
@@ -17,7 +18,7 @@ export type AddressOrName = { address: string } | { name: string };
 
 export function parseAddressOrName(parameter: string, text: string): AddressOrName {
   if (ADDRESS.test(text)) return { address: text.toLowerCase() };
-  if (!NAME.test(text)) throw new BadRequestError(`${parameter}: must be a 0x address (40 hex digits) or a registered name`);
+  if (!NAME.test(text)) throw new InvalidRequestError(`${parameter}: must be a 0x address (40 hex digits) or a registered name`);
   return { name: text };
 }
 
@@ -28,7 +29,7 @@ export type ResolvedAddresses = Record<string, Map<number, string>>;
 export async function resolveAddresses(parameters: Record<string, AddressOrName | undefined>, chainIds: readonly number[]): Promise<ResolvedAddresses> {
   const resolved: ResolvedAddresses = {};
   const named = Object.entries(parameters).filter((entry): entry is [string, { name: string }] => entry[1] !== undefined && 'name' in entry[1]);
-  const items = named.length > 0 ? await batchGet(named.flatMap(([, { name }]) => chainIds.map((chainId) => addressKeys.name(chainId, name)))) : new Map();
+  const items = named.length > 0 ? await batchGetItems(named.flatMap(([, { name }]) => chainIds.map((chainId) => addressKeys.name(chainId, name)))) : new Map();
   for (const [parameter, given] of Object.entries(parameters)) {
     if (!given) continue;
     const byChain = new Map<number, string>();

@@ -1,6 +1,6 @@
 /**
- * One function per access pattern of the insights group (ids of shared/design/access-patterns.md):
- * each returns the key range (shared/db/keys.ts) a request reads, with the block bounds as its key
+ * One function per access pattern of the insights group (ids: see docs/access-patterns.md): each
+ * returns the key range (shared/table/keys.ts) a request reads, with the block bounds as its key
  * condition and any bounded checks, or reads its one item.
  */
 import { addressKeys, blockKeys, logKeys, tokenTransferKeys, transactionKeys, typeSetsToRead, type Direction, type TokenStandard } from '../table/keys';
@@ -56,17 +56,17 @@ export function contractLogsOfTransactionRange(chainId: number, hash: string, co
 
 /** N5: the latest logs with a topic0 across contracts (resolve of an event signature). */
 export function latestLogsWithTopic0(chainId: number, topic0: string, limit: number): Promise<Item[]> {
-  return readPage(chainId, { pk: logKeys.logsWithTopic0(chainId, topic0).pk, checks: [], order: 'desc' }, 0, limit);
+  return readPage({ pk: logKeys.logsWithTopic0(chainId, topic0).pk, checks: [], order: 'desc' }, 0, limit);
 }
 
 /** N6: the latest transactions with a selector across contracts (resolve of a selector). */
 export function latestCallsWithSelector(chainId: number, selector: string, limit: number): Promise<Item[]> {
-  return readPage(chainId, { pk: transactionKeys.callsWithSelector(chainId, selector).pk, checks: [], order: 'desc' }, 0, limit);
+  return readPage({ pk: transactionKeys.callsWithSelector(chainId, selector).pk, checks: [], order: 'desc' }, 0, limit);
 }
 
 /** N7: the latest transactions to (contracts) or from (accounts) an address. */
 export function latestTransactionsOfAddress(chainId: number, address: string, direction: Direction, limit: number): Promise<Item[]> {
-  return readPage(chainId, { pk: addressKeys.transactions(chainId, address, direction).pk, checks: [], order: 'desc' }, 0, limit);
+  return readPage({ pk: addressKeys.transactions(chainId, address, direction).pk, checks: [], order: 'desc' }, 0, limit);
 }
 
 /** N8: token transfers of a token contract. */

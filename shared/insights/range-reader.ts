@@ -20,14 +20,12 @@
  * first, then as strings. A checked read examines at most maxItemsReadPerChain items (config.ts;
  * 400 beyond), and so does an aggregation's read of the whole range.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
-import { lastItem } from '../db/query';
-import { blockKey, compareSortKeys } from '../table/keys';
-import { BadRequestError } from '../http/errors';
-import { insightsConfig } from './config';
+import { countItems, queryAll, queryPage, type Item, type QueryInput } from '../db/operations';
+import { InvalidRequestError } from '../errors';
+import { blockKey, compareSortKeys, type ItemKey } from '../table/keys';
+import type { InsightsConfig } from './config';
 
-export type Item = Record<string, unknown>;
+export type { Item };
 
 export type CheckOperator = '=' | '<>' | '>=' | '>' | '<=' | '<';
 
@@ -56,7 +54,7 @@ export interface RangeRead {
   order: 'asc' | 'desc';
 }
 
-export class RangeTooLargeError extends BadRequestError {
+export class RangeTooLargeError extends InvalidRequestError {
   constructor(chainId: number, bound: number) {
     super(
       `the request would read more than ${bound} items on chain ${chainId}; narrow the block range (filter_block_number_gte / _lte, or block_number_from / _to)`,
@@ -65,7 +63,7 @@ export class RangeTooLargeError extends BadRequestError {
 }
 
 /** The Query input of a range (without Limit / ExclusiveStartKey / Select). */
-export function queryInput(read: RangeRead): QueryCommandInput {
+export function queryInput(read: RangeRead): QueryInput {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': read.pk };
   let keyCondition = 'pk = :pk';
@@ -87,7 +85,6 @@ export function queryInput(read: RangeRead): QueryCommandInput {
   }
   const filters = read.checks.map((check, index) => checkExpression(check, index, names, values));
   return {
-    TableName: tableName(),
     KeyConditionExpression: keyCondition,
     FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
     ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
@@ -118,25 +115,10 @@ function checkExpression(check: Check, index: number, names: Record<string, stri
   return `(size(${path}) ${longer} ${length} OR (size(${path}) = ${length} AND ${path} ${check.operator} ${value}))`;
 }
 
-/** Items `skip` to `skip + take` of the range, in its order. */
-export async function readPage(chainId: number, read: RangeRead, skip: number, take: number): Promise<Item[]> {
-  const wanted = skip + take;
-  const bound = insightsConfig().maxItemsReadPerChain;
-  const checked = read.checks.length > 0;
-  const input = queryInput(read);
-  const items: Item[] = [];
-  let examined = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const limit = checked ? bound + 1 - examined : wanted - items.length;
-    const result = await db.send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: start }));
-    items.push(...((result.Items ?? []) as Item[]));
-    examined += result.ScannedCount ?? 0;
-    start = result.LastEvaluatedKey;
-    if (items.length >= wanted) break;
-    if (checked && examined > bound) throw new RangeTooLargeError(chainId, bound);
-  } while (start);
-  return items.slice(skip, wanted);
+/** Items `skip` to `skip + take` of a range without checks, in its order. */
+export async function readPage(read: RangeRead, skip: number, take: number): Promise<Item[]> {
+  const { items } = await queryAll(queryInput(read), { limit: skip + take });
+  return items.slice(skip, skip + take);
 }
 
 /**
@@ -144,13 +126,13 @@ export async function readPage(chainId: number, read: RangeRead, skip: number, t
  * order (merged by sort key; one range: its own order), and the number of items in the union (each
  * range's count: from positions, or, for a checked range, counted in the same pass as its page).
  */
-export async function readPageAndCount(chainId: number, reads: readonly RangeRead[], skip: number, take: number): Promise<{ items: Item[]; total: number }> {
+export async function readPageAndCount(chainId: number, reads: readonly RangeRead[], skip: number, take: number, config: InsightsConfig): Promise<{ items: Item[]; total: number }> {
   const single = reads.length === 1;
   const parts = await Promise.all(
     reads.map(async (read) => {
       const [from, count] = single ? [skip, take] : [0, skip + take];
-      if (read.checks.length > 0) return readCheckedPage(chainId, read, from, count);
-      const [items, total] = await Promise.all([readPage(chainId, read, from, count), countRange(read)]);
+      if (read.checks.length > 0) return readCheckedPage(chainId, read, from, count, config.maxItemsReadPerChain);
+      const [items, total] = await Promise.all([readPage(read, from, count), countRange(read, config)]);
       return { items, total };
     }),
   );
@@ -165,59 +147,49 @@ export async function readPageAndCount(chainId: number, reads: readonly RangeRea
 
 /**
  * A checked range's page and its exact count in ONE pass over the range: items until the page is
- * full, then Select COUNT for the rest (no item transferred); a 400 once more than
- * maxItemsReadPerChain items would be examined.
+ * full, then Select COUNT for the rest (no item transferred); a 400 once more than `bound` items
+ * would be examined. Every request may examine up to the rest of the bound (its Limit).
  */
-async function readCheckedPage(chainId: number, read: RangeRead, skip: number, take: number): Promise<{ items: Item[]; total: number }> {
+async function readCheckedPage(chainId: number, read: RangeRead, skip: number, take: number, bound: number): Promise<{ items: Item[]; total: number }> {
   const wanted = skip + take;
-  const bound = insightsConfig().maxItemsReadPerChain;
   const input = queryInput(read);
   const items: Item[] = [];
-  let total = 0;
   let examined = 0;
-  let start: Record<string, unknown> | undefined;
+  let start: Item | undefined;
   do {
-    const counting = items.length >= wanted;
-    const result = await db.send(new QueryCommand({ ...input, ...(counting ? { Select: 'COUNT' as const } : {}), Limit: bound + 1 - examined, ExclusiveStartKey: start }));
-    if (!counting) items.push(...((result.Items ?? []) as Item[]));
-    total += result.Count ?? 0;
-    examined += result.ScannedCount ?? 0;
-    start = result.LastEvaluatedKey;
+    const page = await queryPage({ ...input, Limit: bound + 1 - examined, ExclusiveStartKey: start });
+    items.push(...page.items);
+    examined += page.scanned;
+    start = page.lastKey;
     if (examined > bound) throw new RangeTooLargeError(chainId, bound);
-  } while (start);
-  return { items: items.slice(skip, wanted), total };
+  } while (start && items.length < wanted);
+  const rest = start ? await countItems({ ...input, ExclusiveStartKey: start }, { maxRead: bound + 1 - examined }) : { count: 0, scanned: 0 };
+  if (examined + rest.scanned > bound) throw new RangeTooLargeError(chainId, bound);
+  return { items: items.slice(skip, wanted), total: items.length + rest.count };
 }
 
-/** Every item of the range, for an aggregation: a 400 when there are more than the documented bound. */
-export async function readAll(chainId: number, read: RangeRead): Promise<Item[]> {
-  const input = queryInput(read);
-  const bound = insightsConfig().maxItemsReadPerChain;
-  const items: Item[] = [];
-  let examined = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(new QueryCommand({ ...input, Limit: bound + 1 - examined, ExclusiveStartKey: start }));
-    items.push(...((result.Items ?? []) as Item[]));
-    examined += result.ScannedCount ?? 0;
-    start = result.LastEvaluatedKey;
-    if (examined > bound) throw new RangeTooLargeError(chainId, bound);
-  } while (start);
+/** Every item of the range, for an aggregation: a 400 when there are more than `maxItemsReadPerChain`. */
+export async function readAll(chainId: number, read: RangeRead, config: InsightsConfig): Promise<Item[]> {
+  const bound = config.maxItemsReadPerChain;
+  const { items, scanned } = await queryAll(queryInput(read), { maxRead: bound + 1 });
+  if (scanned > bound) throw new RangeTooLargeError(chainId, bound);
   return items;
 }
 
 /**
  * The number of items of a range without checks: from positions when the range has block bounds (or
- * none), otherwise (a transaction's own partition, or an entry without `pos`) the capped Select COUNT.
- * A range with checks is counted with its page, in one pass (readPageAndCount).
+ * none), otherwise (a transaction's own partition, or an entry without `pos`) the Select COUNT capped
+ * at `maxCountedItemsPerChain` examined items. A range with checks is counted with its page, in one
+ * pass (readPageAndCount).
  */
-export async function countRange(read: RangeRead): Promise<number> {
+export async function countRange(read: RangeRead, config: InsightsConfig): Promise<number> {
   if (read.checks.length > 0) throw new Error('countRange: a range with checks is counted with its page (readPageAndCount)');
   const sk = read.sk;
   if (!sk || 'blocks' in sk) {
     const counted = await countByPositions(read.pk, sk?.blocks ?? {});
     if (counted !== undefined) return counted;
   }
-  return (await countExamined(read, insightsConfig().maxCountedItemsPerChain)).count;
+  return (await countItems(queryInput(read), { maxRead: config.maxCountedItemsPerChain })).count;
 }
 
 /** Entries of range `pk` in blocks [from, to] from two positions; undefined when an entry lacks `pos`. */
@@ -232,30 +204,22 @@ async function countByPositions(pk: string, blocks: { from?: number; to?: number
   return Math.max(0, through - below);
 }
 
-/** `pos` of the range's last entry at or below block `to` (the last of all without `to`); 0 when none. */
+/**
+ * `pos` of the range's last entry at or below block `to` (the last of all without `to`); 0 when none.
+ * One Query, newest first, Limit 1, projected to the sort key and the position.
+ */
 async function lastPosition(pk: string, to: number | undefined): Promise<number | undefined> {
   // Sort keys are `<12-digit block>#...`: "~" sorts after every character they hold.
-  const item = await lastItem(pk, to === undefined ? {} : { atMost: `${blockKey(to)}~` }, { attributes: ['sk', 'pos'] });
+  const bounded = to !== undefined;
+  const { items } = await queryPage<ItemKey & { pos?: unknown }>({
+    KeyConditionExpression: bounded ? '#pk = :pk AND #sk <= :bound' : '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#pos': 'pos' },
+    ExpressionAttributeValues: bounded ? { ':pk': pk, ':bound': `${blockKey(to)}~` } : { ':pk': pk },
+    ProjectionExpression: '#sk, #pos',
+    ScanIndexForward: false,
+    Limit: 1,
+  });
+  const item = items[0];
   if (!item) return 0;
   return typeof item.pos === 'number' ? item.pos : undefined;
-}
-
-/**
- * Select COUNT on the same key condition and FilterExpression (no item is transferred), stopping
- * after `cap` examined items; `complete` when the whole range was examined.
- */
-async function countExamined(read: RangeRead, cap: number): Promise<{ count: number; complete: boolean }> {
-  const input = queryInput(read);
-  let count = 0;
-  let examined = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const result = await db.send(
-      new QueryCommand({ ...input, Select: 'COUNT', Limit: cap - examined, ExclusiveStartKey: start }),
-    );
-    count += result.Count ?? 0;
-    examined += result.ScannedCount ?? 0;
-    start = result.LastEvaluatedKey;
-  } while (start && examined < cap);
-  return { count, complete: start === undefined };
 }

@@ -12,13 +12,14 @@
  *    a registered name (N11) resolves as its address;
  *  - `unknown`: anything else, and a 64-hex value that matches nothing; every list empty.
  * Precedence for a 64-hex value: transaction, then block, then event_signature.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { toEventSelector, toFunctionSelector, type AbiEvent, type AbiFunction } from 'viem';
-import { addressKeys, blockKeys, transactionKeys, type ItemKey } from '../table/keys';
-import { BadRequestError } from '../http/errors';
+import { batchGetItems } from '../db/operations';
+import { addressKeys, blockKeys, keyId, transactionKeys, type ItemKey } from '../table/keys';
+import { InvalidRequestError } from '../errors';
 import type { BlockRecord, LogRecord, TransactionRecord } from '../table/records';
-import { batchGet, keyId } from './batch-get';
-import { assertChainsIndexed, requestedChains } from './chains';
+import { selectChains } from './chains';
 import { parseSignatureItem } from './decode';
 import { RESOLVE_LIST_LIMIT } from './limits';
 import { mergeByPosition } from './list';
@@ -35,11 +36,17 @@ interface Resolved {
   signature?: string;
 }
 
-export async function resolveInput(input: string, query: ResolveQuery, host: string | undefined): Promise<ResolveResponse> {
+export interface ResolveRequest {
+  input: string;
+  query: ResolveQuery;
+  /** The Host header (its first label may name the chain). */
+  host: string | undefined;
+}
+
+export async function resolveInput({ input, query, host }: ResolveRequest): Promise<ResolveResponse> {
   const text = input.trim();
-  if (!text) throw new BadRequestError('input: must not be empty');
-  const chainIds = requestedChains(query, host);
-  await assertChainsIndexed(chainIds);
+  if (!text) throw new InvalidRequestError('input: must not be empty');
+  const chainIds = await selectChains(query, host);
   const resolved = await classify(text, chainIds);
   const [transactions, events] = await withFullPayloads(resolved.transactions ?? [], resolved.events ?? []);
   const data = {
@@ -77,14 +84,14 @@ async function classify(text: string, chainIds: number[]): Promise<Resolved> {
 }
 
 async function resolveBlockNumber(blockNumber: number, chainIds: number[]): Promise<Resolved> {
-  const items = await batchGet(chainIds.map((chainId) => blockKeys.block(chainId, blockNumber)));
+  const items = await batchGetItems(chainIds.map((chainId) => blockKeys.block(chainId, blockNumber)));
   const blocks = chainIds.map((chainId) => items.get(keyId(blockKeys.block(chainId, blockNumber)))).filter(Boolean) as unknown as BlockRecord[];
   return { type: 'block', blocks };
 }
 
 async function resolveHash(hash: string, chainIds: number[]): Promise<Resolved> {
   const [items, logs] = await Promise.all([
-    batchGet(chainIds.flatMap((chainId) => [transactionKeys.transaction(chainId, hash), blockKeys.blockByHash(chainId, hash)])),
+    batchGetItems(chainIds.flatMap((chainId) => [transactionKeys.transaction(chainId, hash), blockKeys.blockByHash(chainId, hash)])),
     Promise.all(chainIds.map((chainId) => latestLogsWithTopic0(chainId, hash, RESOLVE_LIST_LIMIT))),
   ]);
   const found = <T>(key: (chainId: number) => ItemKey): T[] => chainIds.map((chainId) => items.get(keyId(key(chainId)))).filter(Boolean) as unknown as T[];
@@ -98,7 +105,7 @@ async function resolveHash(hash: string, chainIds: number[]): Promise<Resolved> 
 }
 
 async function resolveAddress(address: string, chainIds: number[]): Promise<Resolved> {
-  const items = await batchGet(chainIds.map((chainId) => addressKeys.address(chainId, address)));
+  const items = await batchGetItems(chainIds.map((chainId) => addressKeys.address(chainId, address)));
   const isContract = chainIds.some((chainId) => items.has(keyId(addressKeys.address(chainId, address))));
   const direction = isContract ? 'to' : 'from';
   const lists = await Promise.all(chainIds.map((chainId) => latestTransactionsOfAddress(chainId, address, direction, RESOLVE_LIST_LIMIT)));
@@ -129,7 +136,7 @@ async function resolveTextSignature(event: AbiEvent | null, fn: AbiFunction | nu
 /** A registered name (N11) on any requested chain resolves as that address; otherwise unknown. */
 async function resolveName(text: string, chainIds: number[]): Promise<Resolved> {
   if (!/^[^\s\p{Cc}/]{1,64}$/u.test(text)) return { type: 'unknown' };
-  const items = await batchGet(chainIds.map((chainId) => addressKeys.name(chainId, text)));
+  const items = await batchGetItems(chainIds.map((chainId) => addressKeys.name(chainId, text)));
   for (const chainId of chainIds) {
     const addresses = items.get(keyId(addressKeys.name(chainId, text)))?.addresses as Set<string> | undefined;
     if (addresses?.size === 1) return resolveAddress([...addresses][0].toLowerCase(), chainIds);
@@ -152,7 +159,7 @@ async function withFullPayloads(transactions: TransactionRecord[], events: LogRe
   const txKey = (tx: TransactionRecord) => transactionKeys.transaction(tx.chainId, tx.hash);
   const logKey = (log: LogRecord) => transactionKeys.transactionLog(log.chainId, log.transactionHash, log.logIndex);
   const keys = [...transactions.filter((tx) => tx.inputOmitted).map(txKey), ...events.filter((log) => log.dataOmitted).map(logKey)];
-  const items = keys.length > 0 ? await batchGet(keys) : new Map<string, Record<string, unknown>>();
+  const items = keys.length > 0 ? await batchGetItems(keys) : new Map<string, Record<string, unknown>>();
   return [
     transactions.map((tx) => serialiseTransaction(tx, tx.inputOmitted ? ((items.get(keyId(txKey(tx)))?.input as string) ?? null) : tx.input)),
     events.map((log) => serialiseEvent(log, log.dataOmitted ? ((items.get(keyId(logKey(log)))?.data as string) ?? null) : log.data)),

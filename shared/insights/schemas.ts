@@ -2,6 +2,7 @@
  * Request and response schemas of the insights group (valibot), side by side. Compatible with
  * thirdweb's Insight API v1. Queries accept the listed parameters and every `filter_<field>` of the
  * endpoint; any other parameter is a 400 naming the valid filter fields (docs/decisions/insights.md).
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import * as v from 'valibot';
 import { BLOCK_FILTERS, EVENT_FILTERS, filterEntries, TRANSACTION_FILTERS, unknownParameterMessage, type FilterCatalogue } from './filters';

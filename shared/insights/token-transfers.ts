@@ -10,12 +10,14 @@
  * of its own is a bounded check inside the narrowed range: the transfer type (after the direction
  * narrowed it) and, where the range holds a single token or transaction, the token type
  * (docs/decisions/insights.md).
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { addressKeys, type Direction, type TokenStandard } from '../table/keys';
-import { BadRequestError } from '../http/errors';
+import { batchGetItems } from '../db/operations';
+import { addressKeys, keyId, type Direction, type TokenStandard } from '../table/keys';
+import { InvalidRequestError } from '../errors';
 import type { AddressRecord, TokenTransferRecord, TransferType } from '../table/records';
-import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
+import type { InsightsConfig } from './config';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
 import { readList, type ChainRanges, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
@@ -39,27 +41,39 @@ export interface TransferQuery extends ListQuery {
   transfer_type?: TransferType;
 }
 
+/** A request of one of the three endpoints: its query and the Host header (whose first label may name the chain). */
+export interface TransfersRequest<Q extends TransferQuery = TransferQuery> {
+  query: Q;
+  host: string | undefined;
+}
+
 /** I5a: by owner and / or contract (query parameters; names accepted). */
-export async function listTokenTransfers(query: TransferQuery & { owner_address?: string; contract_address?: string }, host: string | undefined): Promise<TokenTransfersResponse> {
+export async function listTokenTransfers(
+  { query, host }: TransfersRequest<TransferQuery & { owner_address?: string; contract_address?: string }>,
+  config: InsightsConfig,
+): Promise<TokenTransfersResponse> {
   const owner = query.owner_address !== undefined ? parseAddressOrName('owner_address', query.owner_address) : undefined;
   const contract = query.contract_address !== undefined ? parseAddressOrName('contract_address', query.contract_address) : undefined;
-  if (!owner && !contract) throw new BadRequestError('owner_address or contract_address is required (or both)');
-  return transfersOf(query, host, { owner, contract });
+  if (!owner && !contract) throw new InvalidRequestError('owner_address or contract_address is required (or both)');
+  return transfersOf({ query, host }, config, { owner, contract });
 }
 
 /** I5c: by contract (path parameter; a name accepted). */
-export async function listContractTokenTransfers(contractAddress: string, query: TransferQuery, host: string | undefined): Promise<TokenTransfersResponse> {
-  return transfersOf(query, host, { contract: parseAddressOrName('contract_address', contractAddress) });
+export async function listContractTokenTransfers(request: TransfersRequest & { contractAddress: string }, config: InsightsConfig): Promise<TokenTransfersResponse> {
+  return transfersOf(request, config, { contract: parseAddressOrName('contract_address', request.contractAddress) });
 }
 
 /** I5b: the transfers of one transaction, by log index. */
-export async function listTransactionTokenTransfers(transactionHash: string, query: TransferQuery, host: string | undefined): Promise<TokenTransfersResponse> {
+export async function listTransactionTokenTransfers(
+  { transactionHash, query, host }: TransfersRequest & { transactionHash: string },
+  config: InsightsConfig,
+): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const checks = tokenTypeChecks(query.token_types);
-  return respond(plan, query, async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder), '');
+  return respond(plan, query, config, async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder), '');
 }
 
-async function transfersOf(query: TransferQuery, host: string | undefined, given: { owner?: AddressOrName; contract?: AddressOrName }): Promise<TokenTransfersResponse> {
+async function transfersOf({ query, host }: TransfersRequest, config: InsightsConfig, given: { owner?: AddressOrName; contract?: AddressOrName }): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const resolved = await resolveAddresses({ owner_address: given.owner, contract_address: given.contract }, plan.chainIds);
   const owners = resolved.owner_address;
@@ -82,7 +96,7 @@ async function transfersOf(query: TransferQuery, host: string | undefined, given
     return tokenTransfersOfTokenRange(chainId, contract as string, blocks, checks, plan.sortOrder);
   };
   const first = plan.chainIds[0];
-  return respond(plan, query, rangeOf, owners?.get(first) ?? contracts?.get(first) ?? '');
+  return respond(plan, query, config, rangeOf, owners?.get(first) ?? contracts?.get(first) ?? '');
 }
 
 const isEmpty = (min: number | undefined, max: number | undefined): boolean => min !== undefined && max !== undefined && min > max;
@@ -109,7 +123,13 @@ function tokenTypeChecks(types: readonly TokenTypeName[]): Check[] {
   return [{ attribute: 'tokenStandard', operator: 'in', value: types.map((type) => STANDARD[type]), kind: 'string' }];
 }
 
-async function respond(plan: ListPlan, query: TransferQuery, rangeForChain: (chainId: number) => Promise<ChainRanges>, address: string): Promise<TokenTransfersResponse> {
+async function respond(
+  plan: ListPlan,
+  query: TransferQuery,
+  config: InsightsConfig,
+  rangeForChain: (chainId: number) => Promise<ChainRanges>,
+  address: string,
+): Promise<TokenTransfersResponse> {
   const meta = (chains: { total_items: number; total_pages: number }): TokenTransferMeta => ({
     chain_id: plan.chainIds[0],
     chain_ids: plan.chainIds,
@@ -119,7 +139,7 @@ async function respond(plan: ListPlan, query: TransferQuery, rangeForChain: (cha
     limit: plan.limit,
     ...chains,
   });
-  const list = await readList<TokenTransferRecord>(plan, rangeForChain, {
+  const list = await readList<TokenTransferRecord>(plan, rangeForChain, config, {
     fields: TOKEN_TRANSFER_FIELDS,
     row: serialiseTokenTransfer,
     position: (transfer) => [transfer.blockNumber, transfer.logIndex, transfer.batchIndex],
@@ -133,7 +153,7 @@ async function respond(plan: ListPlan, query: TransferQuery, rangeForChain: (cha
 /** token_metadata from the token contracts' address items (X7): one BatchGetItem for the page. */
 async function addTokenMetadata(records: readonly TokenTransferRecord[], rows: InsightsTokenTransfer[]): Promise<void> {
   const key = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
-  const items = records.length > 0 ? await batchGet(records.map(key)) : new Map();
+  const items = records.length > 0 ? await batchGetItems(records.map(key)) : new Map();
   records.forEach((record, index) => {
     const token = items.get(keyId(key(record))) as AddressRecord | undefined;
     rows[index].token_metadata = { name: token?.tokenName ?? null, symbol: token?.tokenSymbol ?? null, decimals: token?.tokenDecimals ?? null };

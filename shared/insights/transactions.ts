@@ -3,11 +3,13 @@
  * Ranges: the (contract, selector) range, or its per-sender range with filter_from_address, or with
  * filter_hash the transaction's own item; block number / timestamp / block hash bounds are the key
  * condition. transaction_index, value, gas_price and gas are bounded checks inside that range.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { transactionKeys } from '../table/keys';
+import { batchGetItems } from '../db/operations';
+import { keyId, transactionKeys } from '../table/keys';
 import type { TransactionRecord } from '../table/records';
-import { batchGet, keyId } from './batch-get';
 import { blockRangeOf } from './block-range';
+import type { InsightsConfig } from './config';
 import { decodeCall, parseFunctionSignature } from './decode';
 import { TRANSACTION_FIELDS } from './fields';
 import { checksOf, collectFilters, equalityOf, integerBounds, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
@@ -34,7 +36,7 @@ export interface ContractTransactionsRequest {
   host: string | undefined;
 }
 
-export async function listContractTransactions(request: ContractTransactionsRequest): Promise<ContractTransactionsResponse> {
+export async function listContractTransactions(request: ContractTransactionsRequest, config: InsightsConfig): Promise<ContractTransactionsResponse> {
   const { query } = request;
   const contract = parseAddressOrName('contractAddress', request.contractAddress);
   const { selector, abi } = parseFunctionSignature(request.signature);
@@ -44,7 +46,7 @@ export async function listContractTransactions(request: ContractTransactionsRequ
   const rangeOf = (chainId: number) => callsRange(chainId, contracts.get(chainId) as string, selector, filters, plan);
   const address = contracts.get(plan.chainIds[0]) as string;
 
-  const list = await readList<TransactionRecord>(plan, rangeOf, {
+  const list = await readList<TransactionRecord>(plan, rangeOf, config, {
     fields: TRANSACTION_FIELDS,
     row: (tx) => serialiseTransaction(tx),
     position: (tx) => [tx.blockNumber, tx.transactionIndex],
@@ -79,6 +81,6 @@ async function callsRange(chainId: number, contract: string, selector: string, f
 async function fullInputs(records: readonly TransactionRecord[]): Promise<Map<string, string | null>> {
   const omitted = records.filter((tx) => tx.inputOmitted).map((tx) => transactionKeys.transaction(tx.chainId, tx.hash));
   if (omitted.length === 0) return new Map();
-  const items = await batchGet(omitted);
+  const items = await batchGetItems(omitted);
   return new Map([...items].map(([id, item]) => [id, (item.input as string | null) ?? null]));
 }

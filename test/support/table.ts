@@ -3,10 +3,9 @@
  * other's items. Call `useTestTable()` at the top of a file, before the handlers are invoked.
  */
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { beforeAll } from 'vitest';
 import { ensureTable, localClient } from '../../scripts/lib/local-table/ensure-table';
+import { scanItems } from '../../scripts/lib/local-table/scan';
 
 export function testEndpoint(): string {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
@@ -40,12 +39,7 @@ export async function inTable<T>(name: string, work: () => Promise<T>): Promise<
 /** Every item of a table (a Scan: tests only), sorted by key, to compare the table before and after. */
 export async function tableSnapshot(tableName: string): Promise<Record<string, unknown>[]> {
   const client = localClient(testEndpoint());
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, any> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await scanItems(client, tableName);
+  client.destroy();
   return items.sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
 }

@@ -8,7 +8,11 @@
  *    contract with calldata of every ABI value kind (one over 1 KB); and logs of well-known and
  *    unknown events from small "emitter" contracts (one per topic count, one with data over 1 KB).
  * Emitters run `LOGn(topics = calldata[0 .. 32n], data = calldata[32n ..])`; the sink accepts anything.
+ * Also: a request to a handler loaded with another configuration (requestOnColdStart).
  */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import {
   concat,
   createPublicClient,
@@ -30,8 +34,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClient } from '../../../shared/chain/client';
 import { ingestRange, registerChain } from '../../../shared/ingest/ingest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
+import { localContext } from '../../../scripts/lib/api-event';
 import { loadContracts } from '../../../scripts/lib/contracts';
 import type { DemoManifest } from '../../../scripts/lib/demo-activity';
+import { prepareRequest, readResult, REPOSITORY_ROOT } from '../../../scripts/lib/dispatch';
 import { startDemoChain } from '../../support/demo-chain';
 
 export const CHAIN_A = 31337;
@@ -227,33 +233,29 @@ async function ownActivity(rpcUrl: string, client: PublicClient) {
 export const erc20TransferAbi = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
 
 // ---------------------------------------------------------------------------------------------------
-// DynamoDB work per request, counted on the real client's middleware stack.
+// Another configuration: a handler parses its configuration once, when its module loads (cold start).
 
-export interface DynamoCall {
-  command: string;
-  input: Record<string, unknown>;
-}
+let coldStarts = 0;
 
-const recorded: DynamoCall[] = [];
-let installed = false;
-
-/** Records every command the process's DynamoDB client sends (from now on). */
-export async function recordDynamoCalls(): Promise<void> {
-  if (installed) return;
-  const { dynamoClient } = await import('../../../shared/db/client');
-  dynamoClient.middlewareStack.add(
-    (next, context) => async (args) => {
-      recorded.push({ command: String(context.commandName), input: args.input as Record<string, unknown> });
-      return next(args);
-    },
-    { step: 'initialize', name: 'insightsTestRecorder' },
-  );
-  installed = true;
-}
-
-/** The commands sent while `work` ran. */
-export async function dynamoCallsOf<T>(work: () => Promise<T>): Promise<{ result: T; calls: DynamoCall[] }> {
-  const start = recorded.length;
-  const result = await work();
-  return { result, calls: recorded.slice(start) };
+/**
+ * A request answered by a fresh copy of its handler module, loaded with `env` added to the
+ * environment: what a Lambda cold start with that configuration answers. The modules it imports
+ * (the table client, the chain registry cache) are the process's own.
+ */
+export async function requestOnColdStart(env: Record<string, string>, method: string, url: string): Promise<{ status: number; body: any }> {
+  const prepared = prepareRequest({ api: 'base', method, url });
+  const saved = Object.entries(env).map(([name]) => [name, process.env[name]] as const);
+  Object.assign(process.env, env);
+  let module: { handler: (event: unknown, context: unknown) => Promise<APIGatewayProxyResultV2> };
+  try {
+    coldStarts += 1;
+    module = await import(/* @vite-ignore */ `${pathToFileURL(path.join(REPOSITORY_ROOT, prepared.modulePath)).href}?cold-start=${coldStarts}`);
+  } finally {
+    for (const [name, value] of saved) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+  const response = readResult(await module.handler(prepared.event, localContext(prepared.functionName)));
+  return { status: response.statusCode, body: JSON.parse(response.body) };
 }

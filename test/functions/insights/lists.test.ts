@@ -2,13 +2,15 @@
  * I1 (transactions of a contract calling a function), I2 (events of a contract), I3 (blocks) and
  * their aggregations, through the real handlers, on two anvil chains ingested by the real ingest.
  * Every expected value is read from the chains with viem (truth.ts), never from the table.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { decodeEventLog, decodeFunctionData, parseAbi, toEventSelector, toFunctionSelector, type AbiEvent, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { forgetChainRegistry } from '../../../shared/insights/chains';
 import { useTestTable } from '../../support/table';
-import { CHAIN_A, CHAIN_B, dynamoCallsOf, recordDynamoCalls, SINK_FUNCTION, SINK_SIGNATURE_TEXT, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
+import { tableWorkOf } from '../../shared/insights/table-work';
+import { CHAIN_A, CHAIN_B, requestOnColdStart, SINK_FUNCTION, SINK_SIGNATURE_TEXT, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
 import { callsTo, logsOf, readTruth, utcBuckets, type ChainTransaction, type ChainTruth } from './truth';
 
 useTestTable('insights-lists');
@@ -22,7 +24,6 @@ beforeAll(async () => {
   [A, B] = await Promise.all([readTruth(CHAIN_A, fx.a.client), readTruth(CHAIN_B, fx.b.client)]);
   token = fx.a.manifest.contracts.token.toLowerCase();
   expect(fx.b.token.toLowerCase()).toBe(token); // the same ERC-20 address on both chains
-  await recordDynamoCalls();
 });
 afterAll(async () => fx?.stop());
 
@@ -147,13 +148,13 @@ describe('I1: transactions of a contract calling a function', () => {
 
   it('decodes every ABI value kind, and serves calldata over 1 KB in full with one BatchGetItem', async () => {
     const path = `/insights/v1/transactions/${fx.b.sink}/${encodeURIComponent(SINK_SIGNATURE_TEXT)}`;
-    const { result, calls } = await dynamoCallsOf(() => get(path, { chain_id: CHAIN_B, decode: 'true', sort_order: 'asc' }));
+    const { result, usage } = await tableWorkOf(() => get(path, { chain_id: CHAIN_B, decode: 'true', sort_order: 'asc' }));
     const { body } = result;
     expect(body.meta.signature).toBe(toFunctionSelector(SINK_FUNCTION));
     expect(hashes(body.data)).toEqual(fx.b.sinkCalls.map((call) => call.hash));
     expect(body.data.map((row: { data: string }) => row.data)).toEqual(fx.b.sinkCalls.map((call) => call.input));
     expect(fx.b.sinkCalls[1].input.length).toBeGreaterThan(2 + 2 * 1024);
-    expect(calls.filter((call) => call.command === 'BatchGetItemCommand')).toHaveLength(1);
+    expect(usage.calls.BatchGetItemCommand).toBe(1);
     const [first, second] = body.data.map((row: { decoded: { inputs: unknown } }) => row.decoded.inputs);
     const owner = lower(fx.b.sinkCalls[0].args[8] as string);
     // uint8 / int24 / uint48 as numbers; uint64 and wider as decimal strings; addresses lowercase; bytes as hex.
@@ -188,11 +189,11 @@ describe('I1: transactions of a contract calling a function', () => {
       ['filter_block_number_lt', (block) => block < pivot],
     ];
     for (const [parameter, keep] of cases) {
-      const { result, calls } = await dynamoCallsOf(() => get(transfersPath(), { chain_id: CHAIN_A, [parameter]: pivot, limit: 100 }));
+      const { result, requests } = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_A, [parameter]: pivot, limit: 100 }));
       const want = expected.filter((tx) => keep(Number(tx.blockNumber)));
       expect(hashes(result.body.data), parameter).toEqual(want.map((tx) => tx.hash));
       expect(result.body.meta.total_items).toBe(want.length);
-      const list = calls.find((call) => call.command === 'QueryCommand' && !call.input.Select && JSON.stringify(call.input).includes('#CALLS#'));
+      const list = requests.find((call) => call.command === 'QueryCommand' && !call.input.Select && JSON.stringify(call.input).includes('#CALLS#'));
       expect(String(list?.input.KeyConditionExpression)).toMatch(/sk (BETWEEN|>=|<=)/);
       expect(list?.input.FilterExpression).toBeUndefined();
     }
@@ -209,12 +210,12 @@ describe('I1: transactions of a contract calling a function', () => {
       ['filter_block_timestamp_lt', (time) => time < pivot],
     ];
     for (const [parameter, keep] of cases) {
-      const { result, calls } = await dynamoCallsOf(() => get(transfersPath(), { chain_id: CHAIN_B, [parameter]: pivot }));
+      const { result, requests } = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_B, [parameter]: pivot }));
       expect(hashes(result.body.data), parameter).toEqual(expected.filter((tx) => keep(tx.timestamp)).map((tx) => tx.hash));
-      const lookups = calls.filter((call) => call.input.IndexName === 'gsi1');
+      const lookups = requests.filter((call) => call.input.IndexName === 'gsi1');
       expect(lookups.length).toBeGreaterThanOrEqual(1);
       expect(lookups.every((call) => call.input.Limit === 1)).toBe(true);
-      expect(calls.some((call) => call.input.FilterExpression !== undefined)).toBe(false);
+      expect(requests.some((call) => call.input.FilterExpression !== undefined)).toBe(false);
     }
   });
 
@@ -287,9 +288,9 @@ describe('I1: transactions of a contract calling a function', () => {
   it('finds a transaction by hash, a block by hash and a sender with their own ranges', async () => {
     const expected = callsTo(A, token, TRANSFER);
     const busy = lower(fx.a.manifest.accounts.busy);
-    const byHash = await dynamoCallsOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_hash: expected[4].hash }));
+    const byHash = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_hash: expected[4].hash }));
     expect(hashes(byHash.result.body.data)).toEqual([expected[4].hash]);
-    expect(byHash.calls.filter((call) => call.command === 'QueryCommand').every((call) => String(call.input.ExpressionAttributeValues && (call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).includes('#TX#'))).toBe(true);
+    expect(byHash.requests.filter((call) => call.command === 'QueryCommand').every((call) => String(call.input.ExpressionAttributeValues && (call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).includes('#TX#'))).toBe(true);
     const other = A.transactions.find((tx) => lower(tx.to) !== token && tx.to)!;
     const none = await get(transfersPath(), { chain_id: CHAIN_A, filter_hash: other.hash });
     expect(none.body).toMatchObject({ data: [], meta: { total_items: 0, total_pages: 0 } });
@@ -298,24 +299,24 @@ describe('I1: transactions of a contract calling a function', () => {
     expect(hashes(byBlockHash.body.data)).toEqual([expected[6].hash]);
 
     const fromBusy = expected.filter((tx) => lower(tx.from) === busy);
-    const bySender = await dynamoCallsOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_from_address: fx.a.manifest.accounts.busy, limit: 100 }));
+    const bySender = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_from_address: fx.a.manifest.accounts.busy, limit: 100 }));
     expect(hashes(bySender.result.body.data)).toEqual(fromBusy.map((tx) => tx.hash));
-    expect(bySender.calls.some((call) => JSON.stringify(call.input).includes(`#FROM#${busy}`))).toBe(true);
+    expect(bySender.requests.some((call) => JSON.stringify(call.input).includes(`#FROM#${busy}`))).toBe(true);
     const pivot = Number(fromBusy[5].blockNumber);
     const combined = await get(transfersPath(), { chain_id: CHAIN_A, filter_from_address: busy, filter_block_number_lte: pivot, limit: 100 });
     expect(hashes(combined.body.data)).toEqual(fromBusy.filter((tx) => Number(tx.blockNumber) <= pivot).map((tx) => tx.hash));
 
-    const impossible = await dynamoCallsOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_block_number_gte: 50, filter_block_number_lt: 10 }));
+    const impossible = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_block_number_gte: 50, filter_block_number_lt: 10 }));
     expect(impossible.result.body).toMatchObject({ data: [], meta: { total_items: 0, total_pages: 0 } });
-    expect(impossible.calls.filter((call) => call.command === 'QueryCommand')).toHaveLength(0);
+    expect(impossible.usage.calls.QueryCommand ?? 0).toBe(0);
   });
 
   it('accepts a registered name for the contract on every requested chain', async () => {
-    const { result, calls } = await dynamoCallsOf(() => get(`/insights/v1/transactions/DEMO/${TRANSFER}`, { ...BOTH, limit: 2 }));
+    const { result, usage } = await tableWorkOf(() => get(`/insights/v1/transactions/DEMO/${TRANSFER}`, { ...BOTH, limit: 2 }));
     expect(result.status).toBe(200);
     expect(result.body.meta.address).toBe(token);
     expect(hashes(result.body.data)).toEqual([...callsTo(A, token, TRANSFER).slice(0, 2), ...callsTo(B, token, TRANSFER).slice(0, 2)].map((tx) => tx.hash));
-    expect(calls.filter((call) => call.command === 'BatchGetItemCommand')).toHaveLength(1);
+    expect(usage.calls.BatchGetItemCommand).toBe(1);
     const unknown = await get(`/insights/v1/transactions/NOPE/${TRANSFER}`, BOTH);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatch(/NOPE/);
@@ -380,10 +381,10 @@ describe('I2: events of a contract', () => {
     const busy = lower(fx.a.manifest.accounts.busy);
     const carol = lower(fx.a.manifest.accounts.carol);
     const padded = (address: string) => `0x${address.slice(2).padStart(64, '0')}`;
-    const byTopic0 = await dynamoCallsOf(() => get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_0: topic0, limit: 200 }));
+    const byTopic0 = await tableWorkOf(() => get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_0: topic0, limit: 200 }));
     expect(byTopic0.result.body.meta.signature).toBe(topic0);
     expect(hashes(byTopic0.result.body.data)).toEqual(logs.filter((log) => log.topics[0] === topic0).map((log) => log.transactionHash));
-    expect(byTopic0.calls.some((call) => JSON.stringify(call.input).includes(`#T0#${topic0}`))).toBe(true);
+    expect(byTopic0.requests.some((call) => JSON.stringify(call.input).includes(`#T0#${topic0}`))).toBe(true);
     const fromBusy = await get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_0: topic0, filter_topic_1: busy, limit: 200 });
     expect(hashes(fromBusy.body.data)).toEqual(logs.filter((log) => log.topics[0] === topic0 && log.topics[1] === padded(busy)).map((log) => log.transactionHash));
     expect(fromBusy.body.data.length).toBeGreaterThan(50);
@@ -642,23 +643,17 @@ describe('aggregate and group_by', () => {
   });
 
   it('answers 400 asking for a narrower block range when an aggregation or a check would read too much', async () => {
-    process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN = '40';
-    try {
-      const tooMany = await get('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n' });
-      expect(tooMany.status).toBe(400);
-      expect(tooMany.body.error).toMatch(/more than 40 items on chain 31337; narrow the block range/);
-      const narrowed = await get('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n', filter_block_number_lt: 40 });
-      expect(narrowed.body.aggregations).toEqual([[{ n: 40 }]]);
-      const checked = await get(transfersPath(), { chain_id: CHAIN_A, filter_gas_gt: 10 ** 9 });
-      expect(checked.status).toBe(400);
-      // The count cap only bounds the fallback (checked reads): range positions count exactly.
-      process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = '30';
-      const counted = await get('/insights/v1/blocks', { chain_id: CHAIN_A, limit: 5 });
-      expect(counted.body.meta).toMatchObject({ total_items: A.blocks.length, total_pages: Math.ceil(A.blocks.length / 5) });
-    } finally {
-      delete process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN;
-      delete process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN;
-    }
+    const READ_40 = { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '40' };
+    const tooMany = await requestOnColdStart(READ_40, 'GET', url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n' }));
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error).toMatch(/more than 40 items on chain 31337; narrow the block range/);
+    const narrowed = await requestOnColdStart(READ_40, 'GET', url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n', filter_block_number_lt: 40 }));
+    expect(narrowed.body.aggregations).toEqual([[{ n: 40 }]]);
+    const checked = await requestOnColdStart(READ_40, 'GET', url(transfersPath(), { chain_id: CHAIN_A, filter_gas_gt: 10 ** 9 }));
+    expect(checked.status).toBe(400);
+    // The count cap only bounds the fallback (checked reads): range positions count exactly.
+    const counted = await requestOnColdStart({ ...READ_40, INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN: '30' }, 'GET', url('/insights/v1/blocks', { chain_id: CHAIN_A, limit: 5 }));
+    expect(counted.body.meta).toMatchObject({ total_items: A.blocks.length, total_pages: Math.ceil(A.blocks.length / 5) });
   });
 });
 
@@ -667,23 +662,22 @@ describe('aggregate and group_by', () => {
 describe('DynamoDB work per request', () => {
   it('reads one key range per chain for the page and one Limit-1 position read for the count, never a Scan', async () => {
     await get('/insights/v1/blocks', { chain_id: CHAIN_A }); // the chain registry is now cached
-    const { calls } = await dynamoCallsOf(() => get('/insights/v1/blocks', { ...BOTH, limit: 3 }));
-    expect(calls.map((call) => call.command).sort()).toEqual(['QueryCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
+    const { usage, requests } = await tableWorkOf(() => get('/insights/v1/blocks', { ...BOTH, limit: 3 }));
+    expect(usage.calls).toEqual({ QueryCommand: 4 });
     for (const chainId of [CHAIN_A, CHAIN_B]) {
-      const ofChain = calls.filter((call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === `C#${chainId}#BLOCKS`);
+      const ofChain = requests.filter((call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === `C#${chainId}#BLOCKS`);
       expect(ofChain.map((call) => call.input.Select ?? 'ITEMS')).toEqual(['ITEMS', 'ITEMS']);
       const count = ofChain.find((call) => call.input.Limit === 1);
       expect(count?.input).toMatchObject({ ProjectionExpression: '#sk, #pos', ScanIndexForward: false });
     }
-    const events = await dynamoCallsOf(() => get(`/insights/v1/events/${token}`, { ...BOTH, decode: 'true', filter_topic_2: fx.a.manifest.accounts.carol }));
-    expect(events.calls.map((call) => call.command).filter((command) => command !== 'QueryCommand')).toEqual([]);
-    // A checked read (topic 2) counts in the same pass as its page: one Query per chain for this small range.
-    expect(events.calls).toHaveLength(2);
+    const events = await tableWorkOf(() => get(`/insights/v1/events/${token}`, { ...BOTH, decode: 'true', filter_topic_2: fx.a.manifest.accounts.carol }));
+    // Only Queries; a checked read (topic 2) counts in the same pass as its page: one Query per chain for this small range.
+    expect(events.usage.calls).toEqual({ QueryCommand: 2 });
 
     forgetChainRegistry();
-    const cold = await dynamoCallsOf(() => get('/insights/v1/blocks', { ...BOTH, limit: 3 }));
-    expect(cold.calls.filter((call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === 'CHAINS')).toHaveLength(1);
-    expect(cold.calls).toHaveLength(5);
-    expect([...cold.calls, ...calls, ...events.calls].some((call) => call.command === 'ScanCommand')).toBe(false);
+    const cold = await tableWorkOf(() => get('/insights/v1/blocks', { ...BOTH, limit: 3 }));
+    expect(cold.requests.filter((call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === 'CHAINS')).toHaveLength(1);
+    // Five calls, every one a Query (never a Scan), like the warm requests above.
+    expect(cold.usage.calls).toEqual({ QueryCommand: 5 });
   });
 });

@@ -3,6 +3,7 @@
  * the lists of I1, I2, I3 and I5 still count every matching row of both anvil chains (ingested by the
  * real ingest, which numbers range entries with positions), with and without block bounds, from two
  * Limit-1 Queries per chain and no Select COUNT. Expected counts are read from the chains with viem.
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { toEventSelector, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,11 +11,14 @@ import { requestJson } from '../../../scripts/lib/dispatch';
 import { blockKeys, logKeys, tokenTransferKeys, transactionKeys } from '../../../shared/table/keys';
 import { queryRange } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';
-import { CHAIN_A, CHAIN_B, dynamoCallsOf, recordDynamoCalls, startInsightsFixture, type InsightsFixture } from './fixture';
+import { tableWorkOf } from '../../shared/insights/table-work';
+import { CHAIN_A, CHAIN_B, requestOnColdStart, startInsightsFixture, type InsightsFixture } from './fixture';
 import { callsTo, logsOf, readTruth, transfersOf, type ChainTransfer, type ChainTruth } from './truth';
 
 useTestTable('insights-total-items');
 const CAP = 3;
+// Set before the first request: each handler module parses the configuration once, when it loads.
+process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = String(CAP);
 let fx: InsightsFixture;
 let truths: Record<number, ChainTruth>;
 let token: string;
@@ -29,13 +33,8 @@ beforeAll(async () => {
   busy = fx.a.manifest.accounts.busy.toLowerCase();
   const { nft, multi } = fx.a.manifest.contracts;
   transfers = { [CHAIN_A]: await transfersOf(A, [token, nft, multi]), [CHAIN_B]: await transfersOf(B, [token]) };
-  await recordDynamoCalls();
-  process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN = String(CAP);
 });
-afterAll(async () => {
-  delete process.env.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN;
-  await fx?.stop();
-});
+afterAll(async () => fx?.stop());
 
 const CHAINS = [CHAIN_A, CHAIN_B] as const;
 const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)');
@@ -64,14 +63,14 @@ function url(path: string, params: Params): string {
  * truth, and that the counts were two (one without a lower bound) Limit-1 Queries per chain.
  */
 async function expectExactTotal(path: string, params: Params, expected: Record<number, number>, label: string, rangesPerChain = 1): Promise<void> {
-  const { result, calls } = await dynamoCallsOf(() => requestJson('base', 'GET', url(path, { chain_id: [...CHAINS], limit: LIMIT, ...params })));
+  const { result, requests } = await tableWorkOf(() => requestJson('base', 'GET', url(path, { chain_id: [...CHAINS], limit: LIMIT, ...params })));
   expect(result.status, `${label}: ${JSON.stringify(result.body)}`).toBe(200);
   const total = expected[CHAIN_A] + expected[CHAIN_B];
   expect(total, `${label}: the truth exceeds the cap`).toBeGreaterThan(CAP);
   expect(result.body.meta.total_items, label).toBe(total);
   expect(result.body.meta.total_pages, label).toBe(Math.max(...CHAINS.map((chainId) => Math.ceil(expected[chainId] / LIMIT))));
-  expect(calls.some((call) => call.input.Select === 'COUNT'), `${label}: no Select COUNT`).toBe(false);
-  const counts = calls.filter((call) => call.input.ProjectionExpression === '#sk, #pos');
+  expect(requests.some((call) => call.input.Select === 'COUNT'), `${label}: no Select COUNT`).toBe(false);
+  const counts = requests.filter((call) => call.input.ProjectionExpression === '#sk, #pos');
   const perChain = params.filter_block_number_gte !== undefined || params.block_number_from !== undefined ? 2 : 1;
   expect(counts, label).toHaveLength(perChain * rangesPerChain * CHAINS.length);
   for (const call of counts) expect(call.input, label).toMatchObject({ Limit: 1, ScanIndexForward: false });
@@ -147,23 +146,18 @@ describe('total_items beyond the Select COUNT cap', () => {
   });
 
   it('counts a read with checks exactly, in the same pass as its page (beyond the fallback cap); 400 past the read bound', async () => {
-    const request = () => requestJson('base', 'GET', url(`/insights/v1/tokens/transfers/${token}`, { chain_id: CHAIN_A, transfer_type: 'transfer' }));
-    const { result, calls } = await dynamoCallsOf(request);
+    const path = url(`/insights/v1/tokens/transfers/${token}`, { chain_id: CHAIN_A, transfer_type: 'transfer' });
+    const { result, requests } = await tableWorkOf(() => requestJson('base', 'GET', path));
     expect(result.status).toBe(200);
-    const rangeReads = calls.filter((call) => (call.input.ExpressionAttributeValues as Record<string, unknown>)[':pk'] === tokenTransferKeys.byToken(CHAIN_A, token).pk);
+    const rangeReads = requests.filter((call) => (call.input.ExpressionAttributeValues as Record<string, unknown>)[':pk'] === tokenTransferKeys.byToken(CHAIN_A, token).pk);
     expect(rangeReads, 'the range is read once (it fits one Query): no second pass to count').toHaveLength(1);
     const truth = transfers[CHAIN_A].filter((t) => t.token === token && t.from !== '0x0000000000000000000000000000000000000000' && t.to !== '0x0000000000000000000000000000000000000000');
     expect(truth.length).toBeGreaterThan(CAP);
     expect(result.body.meta.total_items).toBe(truth.length);
     // The token's range holds every transfer of the token (mints too): fewer may not be examined.
     const range = transfers[CHAIN_A].filter((t) => t.token === token).length;
-    process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN = String(range - 1);
-    try {
-      const tooMany = await request();
-      expect(tooMany.status).toBe(400);
-      expect(tooMany.body.error).toMatch(/narrow the block range/);
-    } finally {
-      delete process.env.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN;
-    }
+    const tooMany = await requestOnColdStart({ INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: String(range - 1) }, 'GET', path);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error).toMatch(/narrow the block range/);
   });
 });

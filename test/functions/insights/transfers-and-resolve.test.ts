@@ -2,6 +2,7 @@
  * I4 (resolve), I5a-c (token transfers), names, the event-ABI CLI and every kind of invalid input,
  * through the real handlers, on two anvil chains ingested by the real ingest. Expected values are
  * read from the chains with viem (truth.ts).
+ * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -10,7 +11,8 @@ import { erc20Abi, toEventSelector, toFunctionSelector, type Address, type Hex }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { tableSnapshot, useTestTable } from '../../support/table';
-import { CHAIN_A, CHAIN_B, dynamoCallsOf, recordDynamoCalls, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
+import { tableWorkOf } from '../../shared/insights/table-work';
+import { CHAIN_A, CHAIN_B, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
 import { callsTo, readTruth, transfersOf, transferTypeOf, type ChainTransaction, type ChainTransfer, type ChainTruth } from './truth';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -27,7 +29,6 @@ beforeAll(async () => {
   token = fx.a.manifest.contracts.token.toLowerCase();
   const { nft, multi } = fx.a.manifest.contracts;
   transfers = { [CHAIN_A]: await transfersOf(A, [token, nft, multi]), [CHAIN_B]: await transfersOf(B, [token]) };
-  await recordDynamoCalls();
 });
 afterAll(async () => fx?.stop());
 
@@ -85,12 +86,12 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     const nft = lower(fx.a.manifest.contracts.nft);
     const ofA = transfers[CHAIN_A];
     const check = async (params: Params, want: ChainTransfer[], pk?: string | string[], total = want.length) => {
-      const { result, calls } = await dynamoCallsOf(() => get('/insights/v1/tokens/transfers', { chain_id: CHAIN_A, limit: 1000, ...params }));
+      const { result, requests } = await tableWorkOf(() => get('/insights/v1/tokens/transfers', { chain_id: CHAIN_A, limit: 1000, ...params }));
       expect(result.status, JSON.stringify(result.body)).toBe(200);
       expect(ids(result.body.data), JSON.stringify(params)).toEqual(idsOf(want));
       expect(result.body.meta.total_items).toBe(total);
       for (const end of pk === undefined ? [] : [pk].flat()) {
-        expect(calls.some((call) => String((call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).endsWith(end)), end).toBe(true);
+        expect(requests.some((call) => String((call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).endsWith(end)), end).toBe(true);
       }
     };
     const touches = (address: string) => (t: ChainTransfer) => t.from === address || t.to === address;
@@ -131,7 +132,7 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
       const seen: string[] = [];
       for (let page = 0; page <= pages; page += 1) {
         const params = { ...BOTH, owner_address: busy, token_types: types, limit, page, sort_order };
-        const { result, calls } = await dynamoCallsOf(() => get('/insights/v1/tokens/transfers', params));
+        const { result, requests } = await tableWorkOf(() => get('/insights/v1/tokens/transfers', params));
         expect(result.status, JSON.stringify(result.body)).toBe(200);
         // Each chain's rows: its slice of the two standards' listing, in order (limit and page are per chain).
         const slices = perChain.map((list) => list.slice(page * limit, (page + 1) * limit));
@@ -145,7 +146,7 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
         for (const chainId of [CHAIN_A, CHAIN_B]) {
           for (const standard of ['ERC-20', 'ERC-1155']) {
             const pk = `C#${chainId}#A#${busy}#TT#all#${standard}`;
-            expect(calls.some((call) => (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === pk), pk).toBe(true);
+            expect(requests.some((call) => (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === pk), pk).toBe(true);
           }
         }
       }
@@ -156,10 +157,10 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
 
   it('adds token metadata read from the address items with one BatchGetItem', async () => {
     const alice = fx.a.manifest.accounts.alice;
-    const { result, calls } = await dynamoCallsOf(() => get('/insights/v1/tokens/transfers', { ...BOTH, owner_address: alice, metadata: 'true', limit: 1000 }));
-    expect(calls.filter((call) => call.command === 'BatchGetItemCommand')).toHaveLength(1);
+    const { result, usage, requests } = await tableWorkOf(() => get('/insights/v1/tokens/transfers', { ...BOTH, owner_address: alice, metadata: 'true', limit: 1000 }));
+    expect(usage.calls.BatchGetItemCommand).toBe(1);
     const registry = (call: { input: Record<string, unknown> }) => (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === 'CHAINS';
-    expect(calls.filter((call) => call.command === 'QueryCommand' && !registry(call))).toHaveLength(4); // page + count per chain
+    expect(requests.filter((call) => call.command === 'QueryCommand' && !registry(call))).toHaveLength(4); // page + count per chain
     const read = async (chainId: number, address: string, functionName: 'name' | 'symbol' | 'decimals') => {
       try {
         const value = await truthOf(chainId).client.readContract({ address: address as Address, abi: erc20Abi, functionName });
@@ -379,8 +380,8 @@ describe('the event ABI registry CLI', () => {
     const emitter = fx.b.emitters[2];
     const unknown = fx.b.logs.filter((log) => log.event === UNKNOWN_EVENT);
     const rowsOf = async () => {
-      const { result, calls } = await dynamoCallsOf(() => get(`/insights/v1/events/${emitter}`, { chain_id: CHAIN_B, decode: 'true', filter_topic_0: toEventSelector(UNKNOWN_EVENT), sort_order: 'asc' }));
-      expect(calls.filter((call) => call.command === 'BatchGetItemCommand')).toHaveLength(1); // registry + the >1 KB data together
+      const { result, usage } = await tableWorkOf(() => get(`/insights/v1/events/${emitter}`, { chain_id: CHAIN_B, decode: 'true', filter_topic_0: toEventSelector(UNKNOWN_EVENT), sort_order: 'asc' }));
+      expect(usage.calls.BatchGetItemCommand).toBe(1); // registry + the >1 KB data together
       return result.body.data as { decoded: unknown; data: Hex }[];
     };
     expect((await rowsOf()).map((row) => row.decoded)).toEqual([null, null]);

@@ -1,10 +1,11 @@
 /**
  * The aggregate / group_by grammar and its evaluator on hand-made rows (the integration tests check
- * the same on ingested chains). Every rejection is a 400 BadRequestError with a message that points
+ * the same on ingested chains). Every rejection is an InvalidRequestError (a 400) with a message that points
  * at the problem; nothing of the request text is ever evaluated.
  */
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../../shared/http/errors';
+import { InvalidRequestError } from '../../../shared/errors';
+import { errorResponse } from '../../../shared/http/middleware/error-responder';
 import { aggregateRows, bucketOf, compareDecimals, exactQuotient, planAggregation } from '../../../shared/insights/aggregate';
 import { canonicalText, parseAggregates, parseGroupBy, tokenize } from '../../../shared/insights/aggregate-parser';
 import { TRANSACTION_FIELDS } from '../../../shared/insights/fields';
@@ -18,8 +19,8 @@ function rejects(work: () => unknown, message: RegExp): void {
   } catch (error) {
     caught = error;
   }
-  expect(caught).toBeInstanceOf(BadRequestError);
-  expect((caught as BadRequestError).statusCode).toBe(400);
+  expect(caught).toBeInstanceOf(InvalidRequestError);
+  expect(errorResponse('insights', caught as InvalidRequestError).statusCode).toBe(400);
   expect((caught as Error).message).toMatch(message);
 }
 

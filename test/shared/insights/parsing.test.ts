@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { encodeFunctionData, parseAbiItem, toFunctionSelector } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../../shared/http/errors';
+import { InvalidRequestError } from '../../../shared/errors';
 import { chainOfHost, requestedChains } from '../../../shared/insights/chains';
 import { decodeCall, parseFunctionSignature } from '../../../shared/insights/decode';
 import { collectFilters, EVENT_FILTERS, integerBounds, TRANSACTION_FILTERS } from '../../../shared/insights/filters';
@@ -15,7 +15,7 @@ describe('chains of a request', () => {
   it('reads chain_id and the deprecated chain in order without repeats, at most 55', () => {
     expect(requestedChains({ chain_id: [8453, 1], chain: [1, 10] }, '137.insight.example.com')).toEqual([8453, 1, 10]);
     expect(() => requestedChains({ chain_id: Array.from({ length: 56 }, (_, i) => i + 1) }, undefined)).toThrow(/at most 55/);
-    expect(() => requestedChains({}, 'api.example.com')).toThrow(BadRequestError);
+    expect(() => requestedChains({}, 'api.example.com')).toThrow(InvalidRequestError);
   });
 
   it('takes the chain from the first label of the Host header, never from an IP or a single label', () => {
@@ -72,7 +72,7 @@ describe('function signatures and decoded values', () => {
     expect(parseFunctionSignature('function transfer(address indexed to, uint256 amount) returns (bool)').selector).toBe(selector);
     expect(parseFunctionSignature('0xA9059CBB')).toEqual({ selector: '0xa9059cbb', abi: null });
     for (const bad of ['transfer', 'transfer(address', 'transfer(adress,uint256)', '0xa9059c', "x(uint256); DROP TABLE t"]) {
-      expect(() => parseFunctionSignature(bad)).toThrow(BadRequestError);
+      expect(() => parseFunctionSignature(bad)).toThrow(InvalidRequestError);
     }
   });
 
