@@ -1,6 +1,7 @@
 /**
- * Errors a handler or domain function throws on purpose. The error middleware turns them into the
- * right 4xx in the group's own format; anything else becomes a logged 500.
+ * Errors of the HTTP layer itself (a body over the limit, a request that fails validation). Domain
+ * code throws the domain errors of shared/errors.ts instead; the error responder turns both into the
+ * group's own format, and anything else into a logged 500.
  */
 
 /** Where a request value came from. */
@@ -25,23 +26,8 @@ export class HttpError extends Error {
   }
 }
 
-export class BadRequestError extends HttpError {
-  constructor(message: string) {
-    super(400, message);
-  }
-}
 
-export class NotFoundError extends HttpError {
-  constructor(message = 'Not found') {
-    super(404, message);
-  }
-}
 
-export class ConflictError extends HttpError {
-  constructor(message: string) {
-    super(409, message);
-  }
-}
 
 /** A request that failed validation: every failing value, so that a client can fix them all at once. */
 export class RequestValidationError extends HttpError {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '../../scripts/lib/dispatch';
+import { routes } from '../../shared/routes';
 
 const RUNTIME_FOLDERS = ['shared', 'functions', 'lib'];
 const GROUPS = ['explorer', 'insights', 'orders', 'collections'];
@@ -157,5 +158,24 @@ describe('the import graph', () => {
     });
     // The ingest Lambda is the composition root that registers deposit detection (orders) as a listener.
     expect(arrows.filter((arrow) => !arrow.startsWith('functions/ingest/'))).toEqual([]);
+  });
+});
+
+describe('the layout', () => {
+  const kebab = (id: string) => id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+
+  it('every handler file is named for a route it serves, and lives in its group’s folder', () => {
+    const misnamed = [...new Set(routes.map((route) => route.handler))].filter((handler) => {
+      const served = routes.filter((route) => route.handler === handler);
+      return !served.some((route) => handler === `functions/${route.group}/${kebab(route.id)}.ts`);
+    });
+    expect(misnamed).toEqual([]);
+  });
+
+  it('the ingest Lambda carries of the orders group only its deposit listener', () => {
+    const loaded = [...closure('functions/ingest/ingest-chain.ts')].filter((file) => GROUPS.some((group) => file.startsWith(`shared/${group}/`)));
+    const listenerClosure = closure('shared/orders/deposits.ts');
+    expect(loaded.filter((file) => !listenerClosure.has(file))).toEqual([]);
+    expect(loaded).toContain('shared/orders/deposits.ts');
   });
 });

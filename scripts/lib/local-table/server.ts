@@ -14,6 +14,7 @@
  */
 import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
 
@@ -38,6 +39,7 @@ const JSON_TYPE = 'application/x-amz-json-1.0';
 
 export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promise<LocalDynamo> {
   const host = options.host ?? '127.0.0.1';
+  closeDynaliteIterators();
   const backend = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   backend.listen(0, '127.0.0.1');
   await once(backend, 'listening');
@@ -96,6 +98,40 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
       await new Promise<void>((resolve) => backend.close(() => resolve()));
     },
   };
+}
+
+interface LevelIterator {
+  close(): Promise<void>;
+  return?: () => Promise<void>;
+}
+
+type LevelDatabase = Record<'keys' | 'values', (options?: object) => LevelIterator>;
+
+/**
+ * dynalite 4 reads LevelDB (or memory-level) through abstract-level 3 iterators wrapped in streams,
+ * and releases them with `iterator.return()`, which those iterators do not have: every Query, Scan
+ * and ListTables left its iterator open and attached to the database, never collected. Under load
+ * that is memory that never comes back (native LevelDB iterators outside the V8 heap; snapshots in
+ * the heap for the in-memory store). Each store dynalite creates from now on gets iterators whose
+ * `return()` closes them (dynalite calls it when a stream ends or is cut short by a Limit).
+ */
+function closeDynaliteIterators(): void {
+  const stores = createRequire(import.meta.url)('dynalite/db') as { create: (options: object) => { db: LevelDatabase }; closesIterators?: true };
+  if (stores.closesIterators) return;
+  const create = stores.create;
+  stores.create = (options) => {
+    const store = create(options);
+    for (const method of ['keys', 'values'] as const) {
+      const open = store.db[method].bind(store.db);
+      store.db[method] = (iteratorOptions) => {
+        const iterator = open(iteratorOptions);
+        iterator.return ??= () => iterator.close();
+        return iterator;
+      };
+    }
+    return store;
+  };
+  stores.closesIterators = true;
 }
 
 interface BackendResponse {

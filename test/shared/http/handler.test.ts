@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as v from 'valibot';
-import { ConflictError, NotFoundError, BadRequestError } from '../../../shared/http/errors';
+import { BusyError, ConflictError, InvalidRequestError, NotFoundError } from '../../../shared/errors';
 import { httpHandler, MAX_BODY_BYTES } from '../../../shared/http/handler';
 import { toRequestIssue } from '../../../shared/http/middleware/request-validator';
 import { event, expectGroupError, GROUPS, invoke } from './support';
@@ -178,8 +178,13 @@ describe('validation failures in each group format, before the handler body runs
 
 describe('errors thrown on purpose', () => {
   for (const group of GROUPS) {
-    it(`${group}: NotFoundError is a 404 and ConflictError a 409, with their messages`, async () => {
-      const errors = { '/missing': new NotFoundError('Collection not found'), '/taken': new ConflictError('Collection already exists'), '/bad': new BadRequestError('Unknown chain') };
+    it(`${group}: domain errors become 404, 409, 400 and 503 with Retry-After, with their messages`, async () => {
+      const errors = {
+        '/missing': new NotFoundError('Collection not found'),
+        '/taken': new ConflictError('Collection already exists'),
+        '/bad': new InvalidRequestError('Unknown chain'),
+        '/busy': new BusyError('Too busy; retry shortly', 2),
+      };
       const handler = httpHandler({
         group,
         handle: async ({ event: input }) => {
@@ -189,6 +194,9 @@ describe('errors thrown on purpose', () => {
       expect(expectGroupError(group, await invoke(handler, event({ rawPath: '/missing' })), 404)).toBe('Collection not found');
       expect(expectGroupError(group, await invoke(handler, event({ rawPath: '/taken' })), 409)).toBe('Collection already exists');
       expect(expectGroupError(group, await invoke(handler, event({ rawPath: '/bad' })), 400)).toBe('Unknown chain');
+      const busy = await invoke(handler, event({ rawPath: '/busy' }));
+      expect(expectGroupError(group, busy, 503)).toBe('Too busy; retry shortly');
+      expect(busy.headers['retry-after']).toBe('2');
     });
   }
 });

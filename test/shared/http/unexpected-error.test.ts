@@ -62,7 +62,7 @@ describe('an unexpected error', () => {
   }
 
   it('logs nothing at error level for errors meant for the client', async () => {
-    const { NotFoundError } = await import('../../../shared/http/errors');
+    const { NotFoundError } = await import('../../../shared/errors');
     const handler = httpHandler({
       group: 'collections',
       handle: async () => {
