@@ -10,6 +10,12 @@ export default defineConfig({
     // Tests start their own dynalite and anvil on free loopback ports; two cores, so keep the pool small.
     pool: 'forks',
     maxWorkers: 2,
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' },
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    },
   },
 });

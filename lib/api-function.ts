@@ -133,10 +133,7 @@ export function tableStatements(table: ITable, access: TableAccess): PolicyState
       new PolicyStatement({
         effect: Effect.ALLOW,
         actions: [...READ_ACTIONS],
-        resources: [
-          table.tableArn,
-          ...TABLE.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`),
-        ],
+        resources: [table.tableArn, ...TABLE.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`)],
       }),
     );
   }
@@ -185,4 +182,3 @@ export function parameterStatements(stack: Stack, parameterName: string): Policy
     }),
   ];
 }
-

@@ -8,13 +8,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import {
-  CorsHttpMethod,
-  HttpApi,
-  HttpMethod,
-  type HttpStage,
-  LogGroupLogDestination,
-} from 'aws-cdk-lib/aws-apigatewayv2';
+import { CorsHttpMethod, HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -25,15 +19,7 @@ import { TABLE } from '../shared/table/definition';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/middleware/cors';
 import type { ApiName } from '../shared/http/groups';
 import { type Job, jobs as jobTable } from '../shared/jobs';
-import {
-  API_NAMES,
-  apiOf,
-  FALLBACK_HANDLER,
-  NO_TABLE,
-  type Route,
-  routes as routeTable,
-  type TableAccess,
-} from '../shared/routes';
+import { API_NAMES, apiOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
 
@@ -68,7 +54,11 @@ export const ACCESS_LOG_FIELDS = {
 /** Memory of a job that does not say (routes use the `routeMemorySize` context). */
 export const DEFAULT_JOB_MEMORY_SIZE = 512;
 
-const splitList = (list: string): string[] => list.split(',').map((entry) => entry.trim()).filter(Boolean);
+const splitList = (list: string): string[] =>
+  list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
 
 const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -222,9 +212,7 @@ export class ServiceStack extends Stack {
       description: options.description,
       // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
       // that waited longer than one run (e.g. behind a busy single-writer job) is superseded.
-      ...(options.scheduled
-        ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) }
-        : {}),
+      ...(options.scheduled ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) } : {}),
     });
     this.functions.set(id, fn);
     return fn;

@@ -105,10 +105,7 @@ const chainList = v.pipe(
   v.unknown(),
   v.transform(fromJsonString),
   v.array(v.strictObject({ chainId: integer(1, Number.MAX_SAFE_INTEGER), rpcUrlParameter: parameterName })),
-  v.check(
-    (chains) => new Set(chains.map((chain) => chain.chainId)).size === chains.length,
-    'lists a chainId more than once',
-  ),
+  v.check((chains) => new Set(chains.map((chain) => chain.chainId)).size === chains.length, 'lists a chainId more than once'),
 );
 
 const environmentName = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -31,7 +31,11 @@ const describe = (event: AbiEvent, source: 'built-in' | 'table') => ({
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { file: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { file: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     return fail((error as Error).message);
   }

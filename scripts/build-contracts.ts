@@ -11,6 +11,10 @@ const contracts = await loadContracts({ force: true });
 for (const name of DEMO_CONTRACT_NAMES) {
   const { sourceName, bytecode, deployedBytecode } = contracts[name];
   const size = (deployedBytecode.length - 2) / 2;
-  console.log(`${name.padEnd(14)} ${sourceName.padEnd(26)} runtime ${String(size).padStart(6)} bytes, init ${(bytecode.length - 2) / 2} bytes`);
+  console.log(
+    `${name.padEnd(14)} ${sourceName.padEnd(26)} runtime ${String(size).padStart(6)} bytes, init ${(bytecode.length - 2) / 2} bytes`,
+  );
 }
-console.log(`compiled ${DEMO_CONTRACT_NAMES.length} contracts in ${((Date.now() - started) / 1000).toFixed(1)} s → ${path.relative(process.cwd(), CONTRACTS_CACHE_FILE)}`);
+console.log(
+  `compiled ${DEMO_CONTRACT_NAMES.length} contracts in ${((Date.now() - started) / 1000).toFixed(1)} s → ${path.relative(process.cwd(), CONTRACTS_CACHE_FILE)}`,
+);

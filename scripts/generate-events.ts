@@ -79,7 +79,10 @@ function json(value: unknown): string {
 }
 
 /** Writes the files and removes event files of routes that no longer exist. */
-export async function writeEventFiles(directory = EVENTS_DIR, routes: readonly Route[] = allRoutes): Promise<{ written: string[]; removed: string[] }> {
+export async function writeEventFiles(
+  directory = EVENTS_DIR,
+  routes: readonly Route[] = allRoutes,
+): Promise<{ written: string[]; removed: string[] }> {
   const files = eventFiles(routes);
   await mkdir(directory, { recursive: true });
   const removed: string[] = [];

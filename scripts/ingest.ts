@@ -23,7 +23,8 @@ import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
 import { orderDepositListener } from '../shared/orders/deposits';
 
-const USAGE = 'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N]';
+const USAGE =
+  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -13,7 +13,10 @@ import { startLocalService, type LocalService, type RequestLogEntry } from './li
 import { localChainStep } from './lib/local-chain';
 
 const port = (fallback: number) =>
-  v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.maxValue(65535, 'must be a port number')), String(fallback));
+  v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.maxValue(65535, 'must be a port number')),
+    String(fallback),
+  );
 
 const startEnv = v.object({
   PORT: port(3000),

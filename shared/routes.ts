@@ -126,7 +126,11 @@ export const routes: readonly Route[] = [
     summary: 'Events (logs) a contract emitted, with topic filters, aggregation and decoding of well-known events',
     example: {
       pathParameters: { contractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
-      query: { chain_id: ['1', '8453'], filter_topic_0: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', decode: 'true' },
+      query: {
+        chain_id: ['1', '8453'],
+        filter_topic_0: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+        decode: 'true',
+      },
     },
   },
   {
@@ -168,7 +172,12 @@ export const routes: readonly Route[] = [
     table: READ_ONLY,
     summary: 'Token transfers of an owner and / or a token contract, by block and time range, transfer type and token type',
     example: {
-      query: { chain_id: ['1', '8453'], owner_address: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045', token_types: ['erc20', 'erc721'], metadata: 'true' },
+      query: {
+        chain_id: ['1', '8453'],
+        owner_address: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045',
+        token_types: ['erc20', 'erc721'],
+        metadata: 'true',
+      },
     },
   },
   {
@@ -192,7 +201,10 @@ export const routes: readonly Route[] = [
     handler: 'functions/insights/list-contract-token-transfers.ts',
     table: READ_ONLY,
     summary: 'Token transfers of one token contract (address or registered name)',
-    example: { pathParameters: { contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7' }, query: { chain_id: ['1', '8453'], limit: '10' } },
+    example: {
+      pathParameters: { contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
+      query: { chain_id: ['1', '8453'], limit: '10' },
+    },
   },
   // ----- orders (orders base URL) -----
   {

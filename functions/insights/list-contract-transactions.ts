@@ -1,7 +1,12 @@
 /** I1 (see docs/access-patterns.md). GET /insights/v1/transactions/{contractAddress}/{signature}: transactions of a contract calling one function. */
 import { httpHandler } from '../../shared/http/handler';
 import { loadInsightsConfig } from '../../shared/insights/config';
-import { contractTransactionsPath, contractTransactionsQuery, contractTransactionsResponse, REPEATABLE_PARAMETERS } from '../../shared/insights/schemas';
+import {
+  contractTransactionsPath,
+  contractTransactionsQuery,
+  contractTransactionsResponse,
+  REPEATABLE_PARAMETERS,
+} from '../../shared/insights/schemas';
 import { listContractTransactions } from '../../shared/insights/transactions';
 
 const config = loadInsightsConfig();
@@ -13,6 +18,9 @@ export const handler = httpHandler({
   repeatable: REPEATABLE_PARAMETERS,
   response: contractTransactionsResponse,
   handle: async ({ path, query, headers }) => ({
-    body: await listContractTransactions({ contractAddress: path.contractAddress, signature: path.signature, query, host: headers.host }, config),
+    body: await listContractTransactions(
+      { contractAddress: path.contractAddress, signature: path.signature, query, host: headers.host },
+      config,
+    ),
   }),
 });

@@ -11,5 +11,9 @@ export const handler = httpHandler({
   body: createCheckoutSessionBodySchema,
   response: checkoutSessionResponseSchema,
   handle: ({ body, headers }) =>
-    idempotentCreate({ scope: 'POST /checkout-sessions', key: headers['idempotency-key'], body }, (alongside) => createCheckoutSession(body, alongside), created),
+    idempotentCreate(
+      { scope: 'POST /checkout-sessions', key: headers['idempotency-key'], body },
+      (alongside) => createCheckoutSession(body, alongside),
+      created,
+    ),
 });

@@ -35,7 +35,19 @@ import { parseArgs } from 'node:util';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import cliProgress from 'cli-progress';
-import { createPublicClient, encodeFunctionData, getAddress, http, keccak256, parseEther, slice, toBytes, toHex, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  encodeFunctionData,
+  getAddress,
+  http,
+  keccak256,
+  parseEther,
+  slice,
+  toBytes,
+  toHex,
+  type Address,
+  type Hex,
+} from 'viem';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
 import { DEFAULT_RETRY_POLICY } from '../../shared/chain/retry';
 import { ensureTable, localClient } from '../lib/local-table/ensure-table';
@@ -70,7 +82,13 @@ const CATEGORY_LABELS: Record<Category | 'cpu', string> = {
   cpu: 'no I/O in flight: CPU (derive, items, SDK marshalling) and event loop',
 };
 
-const FETCH_METHODS = new Set(['eth_getBlockByNumber', 'eth_getBlockReceipts', 'debug_traceBlockByNumber', 'trace_block', 'eth_getTransactionReceipt']);
+const FETCH_METHODS = new Set([
+  'eth_getBlockByNumber',
+  'eth_getBlockReceipts',
+  'debug_traceBlockByNumber',
+  'trace_block',
+  'eth_getTransactionReceipt',
+]);
 const STATE_RPC_METHODS = new Set(['eth_call', 'eth_getCode', 'eth_getBalance', 'eth_getStorageAt']);
 
 interface Interval {
@@ -177,7 +195,9 @@ function itemSize(item: Record<string, Record<string, unknown>>): number {
 }
 
 function observePut(item: Record<string, unknown>, transactional: boolean): void {
-  const size = itemSize(marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false }) as unknown as Record<string, Record<string, unknown>>);
+  const size = itemSize(
+    marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false }) as unknown as Record<string, Record<string, unknown>>,
+  );
   observer.itemsPut += 1;
   observer.itemsPutBytes += size;
   const units = Math.max(1, Math.ceil(size / 1024)) * (transactional ? 2 : 1);
@@ -212,7 +232,8 @@ function observeDynamo(db: { middlewareStack: { add: (...args: any[]) => void } 
       observer.dynamoCalls.set(command, (observer.dynamoCalls.get(command) ?? 0) + 1);
       observer.dynamoMs.set(command, (observer.dynamoMs.get(command) ?? 0) + (end - start));
       const consumed = result.output?.ConsumedCapacity as Json | Json[] | undefined;
-      for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) observer.tableWcu += Number(entry.CapacityUnits ?? 0);
+      for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : [])
+        observer.tableWcu += Number(entry.CapacityUnits ?? 0);
       return result;
     },
     { step: 'serialize', priority: 'high', name: 'benchObserver' },
@@ -294,7 +315,8 @@ interface History {
 async function buildHistory(rpcUrl: string, targetHead: number): Promise<History> {
   const started = performance.now();
   const client = createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 200, wait: 0 } }) });
-  const call = (method: string, params: unknown[] = []) => (client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
+  const call = (method: string, params: unknown[] = []) =>
+    (client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
 
   const deployment = await deployDemoContracts(rpcUrl);
   const manifest = await generateDemoActivity(rpcUrl, { deployment });
@@ -312,7 +334,8 @@ async function buildHistory(rpcUrl: string, targetHead: number): Promise<History
     nonces.set(from, nonce + 1);
     return call('eth_sendTransaction', [{ from, to, gas: toHex(gas), value: toHex(value), nonce: toHex(nonce), data, ...fees }]);
   };
-  const transfer = (to: Address, amount: bigint) => encodeFunctionData({ abi: artifacts.DemoToken.abi, functionName: 'transfer', args: [to, amount] });
+  const transfer = (to: Address, amount: bigint) =>
+    encodeFunctionData({ abi: artifacts.DemoToken.abi, functionName: 'transfer', args: [to, amount] });
 
   const sent = { native: 0, erc20: 0, nftMint: 0, setup: 0 };
   let emptyBlocks = 0;
@@ -321,9 +344,17 @@ async function buildHistory(rpcUrl: string, targetHead: number): Promise<History
   const deployer = manifest.accounts.deployer;
   const holders = [manifest.accounts.busy, ...accounts.slice(5)];
   await Promise.all(
-    accounts.slice(5).map((holder) =>
-      send(deployer, manifest.contracts.token, 120_000, 0n, encodeFunctionData({ abi: artifacts.DemoToken.abi, functionName: 'mint', args: [holder, parseEther('1000000')] })),
-    ),
+    accounts
+      .slice(5)
+      .map((holder) =>
+        send(
+          deployer,
+          manifest.contracts.token,
+          120_000,
+          0n,
+          encodeFunctionData({ abi: artifacts.DemoToken.abi, functionName: 'mint', args: [holder, parseEther('1000000')] }),
+        ),
+      ),
   );
   sent.setup += 5;
   await call('evm_mine');
@@ -333,7 +364,10 @@ async function buildHistory(rpcUrl: string, targetHead: number): Promise<History
   const senders = accounts.slice(2);
   let nftId = 1_000_000n;
   let head = Number(await call('eth_blockNumber'));
-  const bar = new cliProgress.SingleBar({ format: 'history  |{bar}| block {value}/{total}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: 'history  |{bar}| block {value}/{total}', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(targetHead, head);
   while (head < targetHead) {
     // A short empty stretch every 500 blocks (a real chain has some; anvil_mine makes them cheap).
@@ -352,7 +386,15 @@ async function buildHistory(rpcUrl: string, targetHead: number): Promise<History
         requests.push(send(pick(senders), pick(recipients), 21_000, parseEther('0.001') * BigInt(1 + Math.floor(next() * 100))));
         sent.native += 1;
       } else if (kind < 0.9) {
-        requests.push(send(pick(holders), manifest.contracts.token, 90_000, 0n, transfer(pick(recipients), parseEther('0.01') * BigInt(1 + Math.floor(next() * 1000)))));
+        requests.push(
+          send(
+            pick(holders),
+            manifest.contracts.token,
+            90_000,
+            0n,
+            transfer(pick(recipients), parseEther('0.01') * BigInt(1 + Math.floor(next() * 1000))),
+          ),
+        );
         sent.erc20 += 1;
       } else {
         nftId += 1n;
@@ -390,7 +432,8 @@ interface RawFetch {
 const TRANSFER_TOPIC = keccak256(toBytes('Transfer(address,address,uint256)'));
 
 async function rawFetch(client: ChainClient, from: number, to: number): Promise<RawFetch> {
-  const call = (method: string, params: unknown[]) => (client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
+  const call = (method: string, params: unknown[]) =>
+    (client.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
   const totals = { transactions: 0, emptyBlocks: 0, logs: 0, erc20TransferLogs: 0, traceFrames: 0, reverted: 0 };
   const countFrames = (frame: { calls?: unknown[] } | undefined): number =>
     frame ? 1 + (frame.calls ?? []).reduce<number>((sum, child) => sum + countFrames(child as { calls?: unknown[] }), 0) : 0;
@@ -401,10 +444,10 @@ async function rawFetch(client: ChainClient, from: number, to: number): Promise<
       totals.emptyBlocks += 1;
       return;
     }
-    const [receipts, traces] = (await Promise.all([call('eth_getBlockReceipts', [tag]), call('debug_traceBlockByNumber', [tag, { tracer: 'callTracer' }])])) as [
-      { status: string; logs: { topics: string[] }[] }[],
-      { result?: { calls?: unknown[] } }[],
-    ];
+    const [receipts, traces] = (await Promise.all([
+      call('eth_getBlockReceipts', [tag]),
+      call('debug_traceBlockByNumber', [tag, { tracer: 'callTracer' }]),
+    ])) as [{ status: string; logs: { topics: string[] }[] }[], { result?: { calls?: unknown[] } }[]];
     totals.transactions += block.transactions.length;
     for (const receipt of receipts) {
       totals.logs += receipt.logs.length;
@@ -415,7 +458,10 @@ async function rawFetch(client: ChainClient, from: number, to: number): Promise<
   };
   observer.reset();
   observer.recording = true;
-  const bar = new cliProgress.SingleBar({ format: 'raw      |{bar}| block {value}/{total}', hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { format: 'raw      |{bar}| block {value}/{total}', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
   bar.start(to, from - 1);
   const started = performance.now();
   let nextBlock = from;
@@ -453,7 +499,8 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  if (!/^\d+$/.test(values.blocks) || Number(values.blocks) < 200) throw new Error(`--blocks must be a whole number of at least 200\n${USAGE}`);
+  if (!/^\d+$/.test(values.blocks) || Number(values.blocks) < 200)
+    throw new Error(`--blocks must be a whole number of at least 200\n${USAGE}`);
   const blocks = Number(values.blocks);
 
   // The embedded DynamoDB and the table first: shared/db/client.ts binds the endpoint at import.
@@ -488,12 +535,16 @@ async function main(): Promise<void> {
     const to = history.head;
     const count = to - from + 1;
     const raw = await rawFetch(createChainClient(anvil.rpcUrl), from, to);
-    if (raw.transactions !== sentTransactions) throw new Error(`the chain holds ${raw.transactions} transactions, ${sentTransactions} were sent`);
+    if (raw.transactions !== sentTransactions)
+      throw new Error(`the chain holds ${raw.transactions} transactions, ${sentTransactions} were sent`);
     console.log(`raw fetch: ${count} blocks in ${raw.seconds.toFixed(2)} s (${(count / raw.seconds).toFixed(0)} blocks/s)`);
 
     observer.reset();
     observer.recording = true;
-    const ingestBar = new cliProgress.SingleBar({ format: 'ingest   |{bar}| block {value}/{total} | {speed} blocks/s', hideCursor: true }, cliProgress.Presets.shades_classic);
+    const ingestBar = new cliProgress.SingleBar(
+      { format: 'ingest   |{bar}| block {value}/{total} | {speed} blocks/s', hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
     ingestBar.start(to, from - 1, { speed: '0.0' });
     const tableCpuBefore = 'pid' in dynamo ? processCpuSeconds(dynamo.pid) : undefined;
     const anvilCpuBefore = processCpuSeconds(anvil.process.pid!);
@@ -505,8 +556,12 @@ async function main(): Promise<void> {
       from,
       to,
       listeners: [orderDepositListener],
-      log: { info: () => undefined, warn: (message, details) => console.error(`\ningest warning: ${message} ${JSON.stringify(details ?? {})}`) },
-      onBlock: ({ blockNumber }) => ingestBar.update(blockNumber, { speed: ((blockNumber - from + 1) / ((performance.now() - started) / 1000)).toFixed(1) }),
+      log: {
+        info: () => undefined,
+        warn: (message, details) => console.error(`\ningest warning: ${message} ${JSON.stringify(details ?? {})}`),
+      },
+      onBlock: ({ blockNumber }) =>
+        ingestBar.update(blockNumber, { speed: ((blockNumber - from + 1) / ((performance.now() - started) / 1000)).toFixed(1) }),
     });
     const ended = performance.now();
     const tableCpuAfter = 'pid' in dynamo ? processCpuSeconds(dynamo.pid) : undefined;
@@ -527,7 +582,9 @@ async function main(): Promise<void> {
         calls: totalDynamoCalls,
         callsPerBlock: round(totalDynamoCalls / count, 2),
         callsByCommand: dynamoCalls,
-        meanLatencyMsByCommand: Object.fromEntries([...observer.dynamoMs].map(([command, ms]) => [command, round(ms / observer.dynamoCalls.get(command)!, 2)])),
+        meanLatencyMsByCommand: Object.fromEntries(
+          [...observer.dynamoMs].map(([command, ms]) => [command, round(ms / observer.dynamoCalls.get(command)!, 2)]),
+        ),
         tableWcu: round(observer.tableWcu, 1),
         tableWcuPerBlock: round(observer.tableWcu / count, 2),
         gsiWcuEstimate: observer.gsiWcuEstimate,
@@ -579,7 +636,12 @@ async function main(): Promise<void> {
     const report = {
       date: now.toISOString(),
       target: { ratio: TARGET_RATIO },
-      machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', node: process.version, platform: `${process.platform}-${process.arch}` },
+      machine: {
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? '?',
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+      },
       setup: {
         node: 'anvil (local, automine off while building; one evm_mine per block)',
         table: inProcess
@@ -638,12 +700,23 @@ async function main(): Promise<void> {
         exclusiveShare: mapValues(phases.exclusive, (ms) => round(ms / (ingestSeconds * 1000), 3)),
         busyMs: mapValues(phases.union, (ms) => round(ms, 0)),
         labels: CATEGORY_LABELS,
-        deriveCpu: { totalMs: round(deriveMs, 0), perBlockMs: round(deriveMs / count, 2), itemsBuilt, note: 'deriveBlock + tagTransactions + immutableItems on the ingest reader output' },
-        ingestReader: { seconds: round(readerSeconds, 2), note: 'BlockSource.fetch (viem formatting + validation), 4 blocks in flight, derive time excluded' },
+        deriveCpu: {
+          totalMs: round(deriveMs, 0),
+          perBlockMs: round(deriveMs / count, 2),
+          itemsBuilt,
+          note: 'deriveBlock + tagTransactions + immutableItems on the ingest reader output',
+        },
+        ingestReader: {
+          seconds: round(readerSeconds, 2),
+          note: 'BlockSource.fetch (viem formatting + validation), 4 blocks in flight, derive time excluded',
+        },
       },
     };
 
-    const stamp = now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+    const stamp = now
+      .toISOString()
+      .replace(/\.\d+Z$/, 'Z')
+      .replace(/:/g, '-');
     const outDir = path.resolve(values.out);
     await mkdir(outDir, { recursive: true });
     const markdown = summary(report);
@@ -691,7 +764,10 @@ function processCpuSeconds(pid: number): number | undefined {
 }
 
 /** Scans the ingested table, then times putting every item into a fresh table with the table layer's writeItems (16 BatchWriteItems in flight). */
-async function tableFloor(source: string, admin: DynamoDBClient): Promise<{ items: number; seconds: number; itemsPerSecond: number; byFamily: Record<string, number> }> {
+async function tableFloor(
+  source: string,
+  admin: DynamoDBClient,
+): Promise<{ items: number; seconds: number; itemsPerSecond: number; byFamily: Record<string, number> }> {
   const items = await scanItems(admin, source);
   const target = `${source}-floor`;
   await ensureTable(admin, target);
@@ -708,7 +784,11 @@ async function tableFloor(source: string, admin: DynamoDBClient): Promise<{ item
   // Items by range family: the key with addresses, hashes and numbers taken out.
   const families = new Map<string, number>();
   for (const item of items) {
-    const shape = (key: unknown) => String(key).replace(/0x[0-9a-f]+/g, '<hex>').replace(/\d{6,}/g, '<n>').replace(/^C#\d+#/, '');
+    const shape = (key: unknown) =>
+      String(key)
+        .replace(/0x[0-9a-f]+/g, '<hex>')
+        .replace(/\d{6,}/g, '<n>')
+        .replace(/^C#\d+#/, '');
     const family = `${shape(item.pk)} | ${shape(item.sk).split('#')[0]}`;
     families.set(family, (families.get(family) ?? 0) + 1);
   }
@@ -719,7 +799,10 @@ async function tableFloor(source: string, admin: DynamoDBClient): Promise<{ item
 function summary(r: Report): string {
   const phaseRows = Object.entries(r.phases.exclusiveMs as Record<string, number>)
     .sort((a, b) => b[1] - a[1])
-    .map(([category, ms]) => `| ${CATEGORY_LABELS[category as Category | 'cpu']} | ${ms} | ${(r.phases.exclusiveShare[category] * 100).toFixed(1)}% | ${r.phases.busyMs[category] ?? '-'} |`);
+    .map(
+      ([category, ms]) =>
+        `| ${CATEGORY_LABELS[category as Category | 'cpu']} | ${ms} | ${(r.phases.exclusiveShare[category] * 100).toFixed(1)}% | ${r.phases.busyMs[category] ?? '-'} |`,
+    );
   const calls = Object.entries(r.ingest.dynamo.callsByCommand as Record<string, number>).map(
     ([command, n]) => `| ${command} | ${n} | ${(n / r.chain.blocks).toFixed(2)} | ${r.ingest.dynamo.meanLatencyMsByCommand[command]} |`,
   );

@@ -33,7 +33,8 @@ import type { ApiName } from '../../shared/http/groups';
 import type { DemoManifest } from '../lib/demo-activity';
 
 const SELF = fileURLToPath(import.meta.url);
-const USAGE = 'usage: npx tsx scripts/bench/load.ts [--duration 60] [--connections 16,64] [--settle 30] [--no-chain] [--in-memory | --data-dir DIR] [--max-rss-ratio 1.2]';
+const USAGE =
+  'usage: npx tsx scripts/bench/load.ts [--duration 60] [--connections 16,64] [--settle 30] [--no-chain] [--in-memory | --data-dir DIR] [--max-rss-ratio 1.2]';
 const MB = 1024 * 1024;
 
 interface Memory {
@@ -94,7 +95,13 @@ async function serveChild(noChain: boolean, dataDir: string | undefined): Promis
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
     const usage = process.memoryUsage();
-    const memory: Memory = { rss: usage.rss, heapTotal: usage.heapTotal, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+    const memory: Memory = {
+      rss: usage.rss,
+      heapTotal: usage.heapTotal,
+      heapUsed: usage.heapUsed,
+      external: usage.external,
+      arrayBuffers: usage.arrayBuffers,
+    };
     process.send!({ type: 'memory', id: message.id, memory, gc: message.gc && gc !== undefined } satisfies FromChild);
   });
   process.send!({ type: 'ready', urls: service.urls, manifest, chainId } satisfies FromChild);
@@ -189,7 +196,10 @@ async function seed(service: Service): Promise<{ sessions: string[]; orders: str
   const orders: string[] = [];
   const collections: string[] = [];
   for (let index = 0; index < 5; index += 1) {
-    const session = await call(`${service.urls.orders}/checkout-sessions`, 'POST', { expires_in: 3600, clientReferenceId: `load-session-${index}` });
+    const session = await call(`${service.urls.orders}/checkout-sessions`, 'POST', {
+      expires_in: 3600,
+      clientReferenceId: `load-session-${index}`,
+    });
     if (session.status < 300 && session.json?.data?.id) sessions.push(session.json.data.id);
     const orderBody = { ...(example('CreateOrder').body as object), clientReferenceId: `load-order-${index}` };
     const order = await call(`${service.urls.orders}/orders`, 'POST', orderBody);
@@ -205,7 +215,9 @@ function requestMix(service: Service, seeded: Awaited<ReturnType<typeof seed>>):
   const get = (path: string): LoadRequest => ({ method: 'GET', path });
   const chain = service.chainId ?? 31337;
   const m = service.manifest;
-  const addresses = m ? [m.accounts.busy, m.accounts.alice, m.contracts.token, m.contracts.nft, m.contracts.splitter] : ['0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045'];
+  const addresses = m
+    ? [m.accounts.busy, m.accounts.alice, m.contracts.token, m.contracts.nft, m.contracts.splitter]
+    : ['0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045'];
   const token = m?.contracts.token ?? '0xdAC17F958D2ee523a2206206994597C13D831ec7';
   const txHash = m?.transactions.at(-1)?.hash ?? `0x${'ab'.repeat(32)}`;
   const base: LoadRequest[] = [];
@@ -270,7 +282,14 @@ function percentile(sorted: Float64Array, p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] * 10) / 10;
 }
 
-async function runPhase(service: Service, mix: Record<ApiName, LoadRequest[]>, connections: number, durationS: number, settleS: number, progress: (line: string) => void): Promise<PhaseResult> {
+async function runPhase(
+  service: Service,
+  mix: Record<ApiName, LoadRequest[]>,
+  connections: number,
+  durationS: number,
+  settleS: number,
+  progress: (line: string) => void,
+): Promise<PhaseResult> {
   const share: Record<ApiName, number> = {
     base: Math.max(1, Math.round(connections / 2)),
     orders: Math.max(1, Math.round(connections / 4)),
@@ -358,7 +377,12 @@ async function main(): Promise<void> {
   const settleS = Number(values.settle);
   const maxRatio = Number(values['max-rss-ratio']);
   const connectionCounts = values.connections.split(',').map(Number);
-  if (!(durationS > 0 && durationS <= 3600) || !(settleS >= 0 && settleS <= 600) || !(maxRatio > 0) || connectionCounts.some((count) => !(count >= 1 && count <= 1024))) {
+  if (
+    !(durationS > 0 && durationS <= 3600) ||
+    !(settleS >= 0 && settleS <= 600) ||
+    !(maxRatio > 0) ||
+    connectionCounts.some((count) => !(count >= 1 && count <= 1024))
+  ) {
     console.error(USAGE);
     process.exit(2);
   }
@@ -367,7 +391,9 @@ async function main(): Promise<void> {
   // Like `npm start`: the table in LevelDB under a data folder (a fresh temporary one unless --data-dir).
   const ownDataDir = values['in-memory'] || values['data-dir'] ? undefined : await mkdtemp(path.join(os.tmpdir(), 'load-bench-'));
   const dataDir = values['in-memory'] ? undefined : (values['data-dir'] ?? ownDataDir);
-  progress(`starting the local service (${dataDir ? `LevelDB in ${dataDir}` : 'in memory'})${values['no-chain'] ? '' : ' and the demo chain'}…`);
+  progress(
+    `starting the local service (${dataDir ? `LevelDB in ${dataDir}` : 'in memory'})${values['no-chain'] ? '' : ' and the demo chain'}…`,
+  );
   const service = await startService(values['no-chain'], dataDir).catch(async (error: unknown) => {
     if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
     throw error;
@@ -385,7 +411,9 @@ async function main(): Promise<void> {
       }
     }
     const start = await service.memory(true);
-    progress(`seeded (${seeded.orders.length} orders, ${seeded.sessions.length} sessions, ${seeded.collections.length} collection); warm-up statuses ${JSON.stringify(warmStatus)}; start rss ${toMb(start).rss} MB`);
+    progress(
+      `seeded (${seeded.orders.length} orders, ${seeded.sessions.length} sessions, ${seeded.collections.length} collection); warm-up statuses ${JSON.stringify(warmStatus)}; start rss ${toMb(start).rss} MB`,
+    );
 
     const phases: PhaseResult[] = [];
     for (const connections of connectionCounts) {

@@ -674,9 +674,21 @@ function describeAddresses(m: DemoManifest): DemoManifest['addressesWorthQueryin
       label: 'alice',
       description: 'holds ERC-721 ids (data: and ipfs: metadata) and ERC-1155 ids; sent a TransferBatch and a best-effort split',
     },
-    { address: m.contracts.token, label: 'DemoToken (ERC-20)', description: 'DEMO: mints, transfers, a burn, approvals, transfers made by the splitter' },
-    { address: m.contracts.nft, label: 'DemoNFT (ERC-721)', description: 'mints, transfers, an approved operator, a burn; even ids have data: metadata' },
-    { address: m.contracts.multi, label: 'DemoMulti (ERC-1155)', description: 'mint, batch mint, TransferSingle and TransferBatch of several ids' },
+    {
+      address: m.contracts.token,
+      label: 'DemoToken (ERC-20)',
+      description: 'DEMO: mints, transfers, a burn, approvals, transfers made by the splitter',
+    },
+    {
+      address: m.contracts.nft,
+      label: 'DemoNFT (ERC-721)',
+      description: 'mints, transfers, an approved operator, a burn; even ids have data: metadata',
+    },
+    {
+      address: m.contracts.multi,
+      label: 'DemoMulti (ERC-1155)',
+      description: 'mint, batch mint, TransferSingle and TransferBatch of several ids',
+    },
     {
       address: m.contracts.factory,
       label: 'DemoFactory',
@@ -687,9 +699,17 @@ function describeAddresses(m: DemoManifest): DemoManifest['addressesWorthQueryin
       label: 'DemoSplitter',
       description: 'internal transactions carrying ether (one failed), ERC-20 moved in internal calls',
     },
-    { address: m.payees.payee2, label: 'payee2', description: 'keyless: only receives (internal calls, a self-destruct, tokens); never sends' },
+    {
+      address: m.payees.payee2,
+      label: 'payee2',
+      description: 'keyless: only receives (internal calls, a self-destruct, tokens); never sends',
+    },
     { address: m.contracts.vault, label: 'DemoVault', description: 'self-destructed after Cancun: balance sent away, code still there' },
-    { address: m.contracts.reverter, label: 'DemoReverter', description: 'target of a reverted transaction ("demo: always reverts"); refuses ether' },
+    {
+      address: m.contracts.reverter,
+      label: 'DemoReverter',
+      description: 'target of a reverted transaction ("demo: always reverts"); refuses ether',
+    },
   ];
 }
 

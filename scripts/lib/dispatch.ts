@@ -155,5 +155,9 @@ export async function requestJson<T = any>(
     body: hasBody ? (typeof options.body === 'string' ? options.body : JSON.stringify(options.body)) : undefined,
     sourceIp: options.sourceIp,
   });
-  return { status: response.statusCode, headers: response.headers, body: response.body ? (JSON.parse(response.body) as T) : (undefined as T) };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: response.body ? (JSON.parse(response.body) as T) : (undefined as T),
+  };
 }

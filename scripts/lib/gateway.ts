@@ -200,7 +200,11 @@ async function startDynamo(host: string, port: number, storePath: string | undef
 function listen(server: http.Server, port: number, host: string, what: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} (${what}) is in use: is another \`npm start\` running?`, { cause: error }) : error);
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`Port ${port} (${what}) is in use: is another \`npm start\` running?`, { cause: error })
+          : error,
+      );
     };
     server.once('error', onError);
     server.listen(port, host, () => {
@@ -216,7 +220,12 @@ function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-async function serve(api: ApiName, request: http.IncomingMessage, response: http.ServerResponse, options: LocalServiceOptions): Promise<void> {
+async function serve(
+  api: ApiName,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  options: LocalServiceOptions,
+): Promise<void> {
   const started = performance.now();
   const method = (request.method ?? 'GET').toUpperCase();
   const url = request.url ?? '/';
@@ -300,7 +309,9 @@ function readBody(request: http.IncomingMessage, limit: number): Promise<Buffer 
 
 function requestHeaders(request: http.IncomingMessage, sourceIp: string): Record<string, string> {
   const headers = ownRecord(
-    Object.entries(request.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as const])),
+    Object.entries(request.headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as const],
+    ),
   );
   const port = request.socket.localPort;
   headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${sourceIp}` : sourceIp;

@@ -72,7 +72,10 @@ const wholeNumber = (max: number) =>
 
 const localChainEnvSchema = v.object({
   /** A chain to index instead of the local anvil; empty = unset. */
-  RPC_URL: v.optional(v.union([v.literal(''), v.pipe(v.string(), v.url('must be an http(s) URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL'))]), ''),
+  RPC_URL: v.optional(
+    v.union([v.literal(''), v.pipe(v.string(), v.url('must be an http(s) URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL'))]),
+    '',
+  ),
   CHAIN_ID: v.optional(v.pipe(wholeNumber(Number.MAX_SAFE_INTEGER), v.minValue(1, 'must be a positive whole number'))),
   /** 0 picks a free port. */
   ANVIL_PORT: v.optional(wholeNumber(65535), '8545'),
@@ -178,7 +181,9 @@ async function tableModulesFor(service: LocalService): Promise<TableModules> {
   const endpoint = await modules.dynamoClient.config.endpoint?.();
   const bound = endpoint ? `${endpoint.protocol}//${endpoint.hostname}${endpoint.port ? `:${endpoint.port}` : ''}` : 'AWS';
   if (bound !== service.dynamodbEndpoint) {
-    throw new Error(`shared/db/client.ts was loaded against ${bound} before the service started at ${service.dynamodbEndpoint}: the ingest would write elsewhere`);
+    throw new Error(
+      `shared/db/client.ts was loaded against ${bound} before the service started at ${service.dynamodbEndpoint}: the ingest would write elsewhere`,
+    );
   }
   return modules;
 }
@@ -234,11 +239,17 @@ async function startDemo(
         () => false,
       );
       if (repaired && check.kind === 'ahead') {
-        print(`Local chain ${chainId}: ${check.reason}; rolled the table back to block ${check.head} (blocks after it were not saved before the last stop).`);
+        print(
+          `Local chain ${chainId}: ${check.reason}; rolled the table back to block ${check.head} (blocks after it were not saved before the last stop).`,
+        );
       }
       if (!repaired) {
-        print(`Local chain ${chainId}: the table and the saved chain disagree: ${check.reason}${check.kind === 'behind' ? ', and anvil cannot replay blocks after a restart' : ''}.`);
-        print(`  Starting the demo chain afresh: chain ${chainId}'s items are deleted from table ${service.tableName} and ${statePath ?? 'the chain state'} is discarded.`);
+        print(
+          `Local chain ${chainId}: the table and the saved chain disagree: ${check.reason}${check.kind === 'behind' ? ', and anvil cannot replay blocks after a restart' : ''}.`,
+        );
+        print(
+          `  Starting the demo chain afresh: chain ${chainId}'s items are deleted from table ${service.tableName} and ${statePath ?? 'the chain state'} is discarded.`,
+        );
         await anvil.stop();
         if (statePath) await rm(statePath, { force: true });
         if (manifestPath) await rm(manifestPath, { force: true });
@@ -292,7 +303,9 @@ async function startDemo(
             print(`local chain: could not index and save the last blocks before stopping: ${message(error)}`);
           }
         } else {
-          print('local chain: anvil had already stopped (a terminal Ctrl-C reaches it too); its state was saved up to the last indexed block seen.');
+          print(
+            'local chain: anvil had already stopped (a terminal Ctrl-C reaches it too); its state was saved up to the last indexed block seen.',
+          );
         }
         await running.stop();
       })());
@@ -316,11 +329,15 @@ async function launchAnvil(port: number, chainId: number, statePath: string | un
     return await startAnvil({ port, chainId, args: load ? ['--load-state', statePath] : [] });
   } catch (error) {
     if (port && /address already in use|os error 98/i.test(message(error))) {
-      throw new Error(`Port ${port} (ANVIL_PORT) is in use: is another \`npm start\` or anvil running? Stop it or set ANVIL_PORT (0 = any free port).`, {
-        cause: error,
-      });
+      throw new Error(
+        `Port ${port} (ANVIL_PORT) is in use: is another \`npm start\` or anvil running? Stop it or set ANVIL_PORT (0 = any free port).`,
+        {
+          cause: error,
+        },
+      );
     }
-    if (load) throw new Error(`anvil could not load ${statePath} (delete it to start the demo chain afresh): ${message(error)}`, { cause: error });
+    if (load)
+      throw new Error(`anvil could not load ${statePath} (delete it to start the demo chain afresh): ${message(error)}`, { cause: error });
     throw error;
   }
 }
@@ -353,13 +370,24 @@ type ChainCheck =
 /** How the node's chain relates to what the table holds of it (see the file comment). */
 async function compareWithTable(client: ChainClient, cursor: CursorRecord | undefined): Promise<ChainCheck> {
   const head = Number(await client.getBlockNumber({ cacheTime: 0 }));
-  if (!cursor) return head === 0 ? { kind: 'fresh' } : { kind: 'behind', cursor, head, reason: `the table has none of the chain's blocks 0..${head}` };
+  if (!cursor)
+    return head === 0 ? { kind: 'fresh' } : { kind: 'behind', cursor, head, reason: `the table has none of the chain's blocks 0..${head}` };
   if (cursor.blockNumber > head) {
-    return { kind: 'ahead', cursor, head, reason: `the table holds blocks up to ${cursor.blockNumber}, the saved chain ends at block ${head}` };
+    return {
+      kind: 'ahead',
+      cursor,
+      head,
+      reason: `the table holds blocks up to ${cursor.blockNumber}, the saved chain ends at block ${head}`,
+    };
   }
   const hash = (await client.getBlock({ blockNumber: BigInt(cursor.blockNumber) })).hash?.toLowerCase();
   if (hash !== cursor.blockHash) {
-    return { kind: 'ahead', cursor, head, reason: `block ${cursor.blockNumber} is ${hash} on the chain but ${cursor.blockHash} in the table` };
+    return {
+      kind: 'ahead',
+      cursor,
+      head,
+      reason: `block ${cursor.blockNumber} is ${hash} on the chain but ${cursor.blockHash} in the table`,
+    };
   }
   if (cursor.blockNumber < head) {
     return { kind: 'behind', cursor, head, reason: `the chain has blocks ${cursor.blockNumber + 1}..${head} that the table lacks` };
@@ -400,7 +428,9 @@ async function demoManifest(
     if (saved && saved.manifest.chainId === chainId && saved.firstBlockHash === (await blockHash(saved.manifest.blocks.first))) {
       const code = await client.getCode({ address: saved.manifest.contracts.token });
       if (code && code !== '0x') {
-        print(`Local chain ${chainId}: restored from ${ANVIL_STATE_FILE} (head ${await client.getBlockNumber({ cacheTime: 0 })}); demo already deployed.`);
+        print(
+          `Local chain ${chainId}: restored from ${ANVIL_STATE_FILE} (head ${await client.getBlockNumber({ cacheTime: 0 })}); demo already deployed.`,
+        );
         return { ...saved.manifest, rpcUrl: anvil.rpcUrl };
       }
     }
@@ -410,7 +440,9 @@ async function demoManifest(
   print(`Local chain ${chainId}: deploying the demo contracts and generating the demo activity…`);
   const deployment = await deployDemoContracts(anvil.rpcUrl);
   const manifest = await generateDemoActivity(anvil.rpcUrl, { deployment });
-  print(`  ${manifest.transactions.length} transactions in blocks ${manifest.blocks.first}..${manifest.blocks.last} (${seconds(started)} s).`);
+  print(
+    `  ${manifest.transactions.length} transactions in blocks ${manifest.blocks.first}..${manifest.blocks.last} (${seconds(started)} s).`,
+  );
   if (manifestPath) {
     const tmp = `${manifestPath}.${process.pid}.tmp`;
     const firstBlockHash = (await blockHash(manifest.blocks.first))!;
@@ -463,7 +495,9 @@ async function startRemote(
   const head = Number(await ingest.head());
   const firstBlock = settings.startBlock ?? Math.max(0, head - DEFAULT_BACKFILL_BLOCKS);
   if (cursor && settings.startBlock !== undefined) {
-    print(`START_BLOCK ${settings.startBlock} ignored: chain ${chainId} is already indexed up to block ${cursor.blockNumber}; continuing from there.`);
+    print(
+      `START_BLOCK ${settings.startBlock} ignored: chain ${chainId} is already indexed up to block ${cursor.blockNumber}; continuing from there.`,
+    );
   }
   let initialIngest;
   try {
@@ -499,7 +533,13 @@ async function startRemote(
 // ---------------------------------------------------------------------------------------------------
 // Ingest, follower, output
 
-async function ingestToHead(ingest: ChainIngest, modules: TableModules, chainId: number, from: number | undefined, print: (line: string) => void) {
+async function ingestToHead(
+  ingest: ChainIngest,
+  modules: TableModules,
+  chainId: number,
+  from: number | undefined,
+  print: (line: string) => void,
+) {
   const started = Date.now();
   const head = Number(await ingest.head());
   const cursor = await modules.readCursor(chainId);
@@ -507,7 +547,8 @@ async function ingestToHead(ingest: ChainIngest, modules: TableModules, chainId:
   if (first <= head) print(`Indexing blocks ${first}..${head} of chain ${chainId} into the table…`);
   const result = await ingest.ingestRange({ from: cursor ? undefined : from, to: head });
   const elapsed = seconds(started);
-  if (result.advanced > 0) print(`  ${result.advanced} blocks in ${elapsed} s (${(result.advanced / Math.max(0.001, Number(elapsed))).toFixed(1)} blocks/s).`);
+  if (result.advanced > 0)
+    print(`  ${result.advanced} blocks in ${elapsed} s (${(result.advanced / Math.max(0.001, Number(elapsed))).toFixed(1)} blocks/s).`);
   return { from: first, to: head, advanced: result.advanced, seconds: Number(elapsed) };
 }
 

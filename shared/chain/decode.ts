@@ -69,7 +69,14 @@ export function decodeTokenTransfers(log: RawLog): DecodedTokenTransfer[] {
   return [];
 }
 
-function transfer(standard: TokenStandard, token: Address, from: string, to: string, tokenId: bigint | null, amount: bigint): DecodedTokenTransfer {
+function transfer(
+  standard: TokenStandard,
+  token: Address,
+  from: string,
+  to: string,
+  tokenId: bigint | null,
+  amount: bigint,
+): DecodedTokenTransfer {
   return { standard, token, from: normalizeAddress(from), to: normalizeAddress(to), tokenId, amount, batchIndex: 0, operator: null };
 }
 

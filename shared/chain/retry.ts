@@ -57,7 +57,9 @@ export function isMethodUnsupportedError(error: unknown): boolean {
     if (found) return true;
   }
   const message = errorMessage(error).toLowerCase();
-  return /method .*(not found|not supported|does not exist|not available|unsupported)|(not found|unsupported|unknown) method|tracer .*not (found|supported)|namespace .*(disabled|not enabled)/.test(message);
+  return /method .*(not found|not supported|does not exist|not available|unsupported)|(not found|unsupported|unknown) method|tracer .*not (found|supported)|namespace .*(disabled|not enabled)/.test(
+    message,
+  );
 }
 
 /** A contract call reverted: an answer, not a fault of the transport. */

@@ -80,7 +80,7 @@ export function flattenCallTracerFrame(root: CallTracerFrame, transactionHash: H
       error: frame.error ?? null,
       traceAddress,
     });
-    (frame.calls ?? []).forEach((child, position) => visit(child, [...traceAddress, position]));
+    for (const [position, child] of (frame.calls ?? []).entries()) visit(child, [...traceAddress, position]);
   };
   visit(root, []);
   return { transactionHash, calls };
@@ -152,7 +152,13 @@ function compareTraceAddress(a: number[], b: number[]): number {
 
 function parityCall(trace: ParityTrace, index: number): TraceCall {
   const { action, result } = trace;
-  const base = { index, gas: hexValue(action.gas), gasUsed: hexValue(result?.gasUsed), error: trace.error ?? null, traceAddress: trace.traceAddress };
+  const base = {
+    index,
+    gas: hexValue(action.gas),
+    gasUsed: hexValue(result?.gasUsed),
+    error: trace.error ?? null,
+    traceAddress: trace.traceAddress,
+  };
   if (trace.type === 'create') {
     return {
       ...base,

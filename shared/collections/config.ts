@@ -51,7 +51,10 @@ const factoriesSchema = v.pipe(
 const collectionsSchema = v.object({
   COLLECTION_FACTORY_ADDRESSES: v.optional(factoriesSchema, '{}'),
   COLLECTION_FACTORY_NAME: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100)), DEFAULT_FACTORY_NAME),
-  COLLECTION_INIT_CODE_HASH: v.optional(v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex')), DEFAULT_INIT_CODE_HASH),
+  COLLECTION_INIT_CODE_HASH: v.optional(
+    v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex')),
+    DEFAULT_INIT_CODE_HASH,
+  ),
   COLLECTION_COMBINATION_SCAN_LIMIT: v.optional(
     v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/, 'must be a positive integer'), v.transform(Number), v.safeInteger()),
     String(DEFAULT_COMBINATION_SCAN_LIMIT),

@@ -15,7 +15,10 @@ const MAX_UINT256 = 2n ** 256n - 1n;
 export const addressString = v.pipe(v.string(), v.regex(ADDRESS, 'must be 0x followed by 40 hex digits'));
 export const bytes32String = v.pipe(v.string(), v.regex(/^0x[a-fA-F0-9]{64}$/, 'must be 0x followed by 64 hex digits (bytes32)'));
 /** A 65-byte ECDSA signature (r, s, v) in hex, as wallets return it. */
-export const signatureString = v.pipe(v.string(), v.regex(/^0x[a-fA-F0-9]{130}$/, 'must be a 65-byte signature: 0x followed by 130 hex digits'));
+export const signatureString = v.pipe(
+  v.string(),
+  v.regex(/^0x[a-fA-F0-9]{130}$/, 'must be a 65-byte signature: 0x followed by 130 hex digits'),
+);
 /** Symbols, game ids: no whitespace or control characters (they are key segments and exact-match filters). */
 export const symbolString = v.pipe(v.string(), v.regex(/^[^\s\p{Cc}]{1,32}$/u, 'must be 1 to 32 characters without spaces'));
 export const gameIdString = v.pipe(v.string(), v.regex(/^[^\s\p{Cc}]{1,128}$/u, 'must be 1 to 128 characters without spaces'));
@@ -30,7 +33,8 @@ export const uriString = v.pipe(
 
 const isUintWithin = (text: string, max: bigint): boolean => DECIMAL_UINT.test(text) && text.length <= 78 && BigInt(text) <= max;
 /** The value of a decimal or hex integer string, or undefined when it is not one (its own rule reports that). */
-const integerOf = (text: string): bigint | undefined => (DECIMAL_UINT.test(text) || /^0x[0-9a-fA-F]+$/.test(text) ? BigInt(text) : undefined);
+const integerOf = (text: string): bigint | undefined =>
+  DECIMAL_UINT.test(text) || /^0x[0-9a-fA-F]+$/.test(text) ? BigInt(text) : undefined;
 
 /** A non-negative integer as a decimal string (no sign, no leading zeros) that fits in `bits` bits. */
 function uintString(bits: 96 | 256, options: { positive?: boolean } = {}) {
@@ -146,7 +150,10 @@ const signedMetadataEntries = {
 };
 
 export const createCollectionBody = v.pipe(
-  v.custom<Record<string, unknown>>((input) => typeof input === 'object' && input !== null && !Array.isArray(input), 'must be a JSON object'),
+  v.custom<Record<string, unknown>>(
+    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+    'must be a JSON object',
+  ),
   v.strictObject({
     ...signedMetadataEntries,
     /** The chain of the EIP-712 domain (and of the factory that will deploy the collection). */
@@ -163,10 +170,14 @@ export const createCollectionBody = v.pipe(
     tokenStandard: v.optional(v.literal('ERC721', 'must be ERC721')),
   }),
   v.forward(
-    v.partialCheck([['startTime'], ['endTime']], (input) => {
-      const [start, end] = [integerOf(input.startTime), integerOf(input.endTime)];
-      return start === undefined || end === undefined || start < end;
-    }, 'must be earlier than endTime'),
+    v.partialCheck(
+      [['startTime'], ['endTime']],
+      (input) => {
+        const [start, end] = [integerOf(input.startTime), integerOf(input.endTime)];
+        return start === undefined || end === undefined || start < end;
+      },
+      'must be earlier than endTime',
+    ),
     ['startTime'],
   ),
   v.forward(

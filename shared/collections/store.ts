@@ -119,7 +119,7 @@ export async function readRangeEntries(range: KeyRange): Promise<ListEntry[]> {
 /** The Query of a list range, newest first, projecting the keys and `attributes`. */
 function newestFirst(range: KeyRange, attributes: readonly string[]): QueryInput {
   const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk' };
-  attributes.forEach((attribute, index) => (names[`#a${index}`] = attribute));
+  for (const [index, attribute] of attributes.entries()) names[`#a${index}`] = attribute;
   return {
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: names,

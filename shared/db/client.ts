@@ -12,9 +12,7 @@ import { SDK_MAX_ATTEMPTS } from './retry';
 const config = platformConfig();
 
 const localCredentials =
-  config.dynamodbEndpoint && !process.env.AWS_ACCESS_KEY_ID
-    ? { accessKeyId: 'local', secretAccessKey: 'local' }
-    : undefined;
+  config.dynamodbEndpoint && !process.env.AWS_ACCESS_KEY_ID ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
 
 export const dynamoClient = new DynamoDBClient({
   region: config.region,

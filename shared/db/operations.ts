@@ -49,14 +49,22 @@ export interface ReadOptions {
   consistent?: boolean;
 }
 
-export async function getItem<T = Item>(key: ItemKey, options: ReadOptions & Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {}): Promise<T | undefined> {
+export async function getItem<T = Item>(
+  key: ItemKey,
+  options: ReadOptions & Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
+): Promise<T | undefined> {
   const { consistent, ...projection } = options;
-  const result = await db.send(new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: consistent, ...projection }));
+  const result = await db.send(
+    new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: consistent, ...projection }),
+  );
   return result.Item as T | undefined;
 }
 
 /** The items stored at `keys` (missing ones absent), by `keyId`. Duplicate keys are asked for once. */
-export async function batchGetItems<T = Item>(keys: readonly ItemKey[], options: ReadOptions & { concurrency?: number } = {}): Promise<Map<string, T>> {
+export async function batchGetItems<T = Item>(
+  keys: readonly ItemKey[],
+  options: ReadOptions & { concurrency?: number } = {},
+): Promise<Map<string, T>> {
   const unique = [...new Map(keys.map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()];
   const found = new Map<string, T>();
   const table = tableName();
@@ -65,7 +73,9 @@ export async function batchGetItems<T = Item>(keys: readonly ItemKey[], options:
     for (let round = 0; pending.length > 0; round += 1) {
       if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchGetItem: ${pending.length} keys unprocessed`);
       if (round > 0) await backoff(round);
-      const result = await db.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }));
+      const result = await db.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }),
+      );
       for (const item of result.Responses?.[table] ?? []) found.set(keyId(item as ItemKey), item as T);
       pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
     }
@@ -117,17 +127,27 @@ export async function queryAll<T = Item>(input: QueryInput, options: QueryAllOpt
   let scanned = 0;
   let start = input.ExclusiveStartKey;
   do {
-    const limit = Math.min(options.limit === undefined ? Infinity : options.limit - items.length, options.maxRead === undefined ? Infinity : options.maxRead - scanned);
+    const limit = Math.min(
+      options.limit === undefined ? Infinity : options.limit - items.length,
+      options.maxRead === undefined ? Infinity : options.maxRead - scanned,
+    );
     const page = await queryPage<T>({ ...input, Limit: Number.isFinite(limit) ? limit : input.Limit, ExclusiveStartKey: start });
     items.push(...page.items);
     scanned += page.scanned;
     start = page.lastKey;
-  } while (start && (options.limit === undefined || items.length < options.limit) && (options.maxRead === undefined || scanned < options.maxRead));
+  } while (
+    start &&
+    (options.limit === undefined || items.length < options.limit) &&
+    (options.maxRead === undefined || scanned < options.maxRead)
+  );
   return { items, scanned, complete: start === undefined };
 }
 
 /** The number of items of a key range (Select COUNT, page after page), reading at most `maxRead` items. */
-export async function countItems(input: QueryInput, options: Pick<QueryAllOptions, 'maxRead'> = {}): Promise<{ count: number; scanned: number; complete: boolean }> {
+export async function countItems(
+  input: QueryInput,
+  options: Pick<QueryAllOptions, 'maxRead'> = {},
+): Promise<{ count: number; scanned: number; complete: boolean }> {
   let count = 0;
   let scanned = 0;
   let start = input.ExclusiveStartKey;
@@ -147,10 +167,15 @@ export async function countItems(input: QueryInput, options: Pick<QueryAllOption
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 /** Puts and deletes every item, 25 per BatchWriteItem, `concurrency` requests at a time; returns once all are done. */
-export async function writeItems(writes: { put?: readonly (ItemKey & Item)[]; delete?: readonly ItemKey[] }, options: { concurrency?: number } = {}): Promise<void> {
+export async function writeItems(
+  writes: { put?: readonly (ItemKey & Item)[]; delete?: readonly ItemKey[] },
+  options: { concurrency?: number } = {},
+): Promise<void> {
   const requests: WriteRequest[] = [
     ...(writes.put ?? []).map((item) => ({ PutRequest: { Item: item } })),
-    ...[...new Map((writes.delete ?? []).map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()].map((key) => ({ DeleteRequest: { Key: key } })),
+    ...[...new Map((writes.delete ?? []).map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()].map((key) => ({
+      DeleteRequest: { Key: key },
+    })),
   ];
   const table = tableName();
   await inParallel(chunks(requests, WRITE_CHUNK), options.concurrency ?? 16, async (chunk) => {
@@ -180,10 +205,15 @@ export type TransactOutcome = { committed: true } | { committed: false; failedCo
  */
 export async function transactWrite(items: readonly TransactItem[], options: { idempotent?: boolean } = {}): Promise<TransactOutcome> {
   const table = tableName();
-  const withTable = items.map((item) => Object.fromEntries(Object.entries(item).map(([verb, operation]) => [verb, { ...operation, TableName: table }])) as SdkTransactItem);
+  const withTable = items.map(
+    (item) =>
+      Object.fromEntries(Object.entries(item).map(([verb, operation]) => [verb, { ...operation, TableName: table }])) as SdkTransactItem,
+  );
   for (let round = 0; ; round += 1) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: withTable, ClientRequestToken: options.idempotent ? randomUUID() : undefined }));
+      await db.send(
+        new TransactWriteCommand({ TransactItems: withTable, ClientRequestToken: options.idempotent ? randomUUID() : undefined }),
+      );
       return { committed: true };
     } catch (error) {
       if (!isCancellation(error)) throw error;
@@ -201,22 +231,32 @@ export async function transactWrite(items: readonly TransactItem[], options: { i
 export type WriteOutcome<T = Item> = { applied: true; attributes?: T } | { applied: false };
 
 export async function putItem(input: WithoutTable<PutCommandInput>): Promise<WriteOutcome> {
-  return conditional(async () => ({ applied: true, attributes: (await db.send(new PutCommand({ TableName: tableName(), ...input }))).Attributes }));
+  return conditional(async () => ({
+    applied: true,
+    attributes: (await db.send(new PutCommand({ TableName: tableName(), ...input }))).Attributes,
+  }));
 }
 
 export async function updateItem<T = Item>(input: WithoutTable<UpdateCommandInput>): Promise<WriteOutcome<T>> {
-  return conditional(async () => ({ applied: true, attributes: (await db.send(new UpdateCommand({ TableName: tableName(), ...input }))).Attributes as T | undefined }));
+  return conditional(async () => ({
+    applied: true,
+    attributes: (await db.send(new UpdateCommand({ TableName: tableName(), ...input }))).Attributes as T | undefined,
+  }));
 }
 
 export async function deleteItem(input: WithoutTable<DeleteCommandInput>): Promise<WriteOutcome> {
-  return conditional(async () => ({ applied: true, attributes: (await db.send(new DeleteCommand({ TableName: tableName(), ...input }))).Attributes }));
+  return conditional(async () => ({
+    applied: true,
+    attributes: (await db.send(new DeleteCommand({ TableName: tableName(), ...input }))).Attributes,
+  }));
 }
 
 async function conditional<T>(write: () => Promise<WriteOutcome<T>>): Promise<WriteOutcome<T>> {
   try {
     return await write();
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException') return { applied: false };
+    if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException')
+      return { applied: false };
     throw error;
   }
 }

@@ -12,7 +12,12 @@ export const DEFAULT_EXPLORER_CHAIN_ID = 31337;
 
 const explorerSchema = v.object({
   EXPLORER_CHAIN_ID: v.optional(
-    v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer'), v.transform(Number), v.safeInteger('must be a positive integer')),
+    v.pipe(
+      v.string(),
+      v.regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer'),
+      v.transform(Number),
+      v.safeInteger('must be a positive integer'),
+    ),
     String(DEFAULT_EXPLORER_CHAIN_ID),
   ),
 });

@@ -122,7 +122,10 @@ type BalanceCursor = Omit<TokenBalancesPageParams, 'items_count'>;
  * value; with L's type and name that makes B = `<double>#<rank>#<name>`, which is <= sk(L) always and
  * above sk(N) unless N is within the same double (or ties L on value, type and name).
  */
-export function tokenBalanceSeparator(last: Stored<BalanceListingRecord>, next: Stored<BalanceListingRecord> | undefined): BalanceCursor | undefined {
+export function tokenBalanceSeparator(
+  last: Stored<BalanceListingRecord>,
+  next: Stored<BalanceListingRecord> | undefined,
+): BalanceCursor | undefined {
   const value = doubleAtMost(BigInt(last.value));
   const bound = tokenBalanceBound(BigInt(value), last.tokenStandard, last.tokenName);
   if (next && !(compareSortKeys(next.sk, bound) < 0)) return undefined;

@@ -25,7 +25,9 @@ export function listInternalTransactions(
     const read = await readInternalTransactions(config.chainId, address, directionOf(query.filter), internalTransactionStart(query));
     const page = read.items.slice(0, PAGE_SIZE);
     const details = await readPageDetails(config.chainId, {
-      addresses: page.flatMap((internal) => [internal.from, internal.to, internal.createdContract].filter((item): item is string => item !== null)),
+      addresses: page.flatMap((internal) =>
+        [internal.from, internal.to, internal.createdContract].filter((item): item is string => item !== null),
+      ),
     });
     const last = page.at(-1);
     return {

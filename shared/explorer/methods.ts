@@ -38,7 +38,11 @@ export function decodeInput(input: string | null): DecodedInput | null {
     return {
       method_call: `${method.name}(${inputs.map((param) => `${param.type} ${param.name ?? ''}`.trim()).join(', ')})`,
       method_id: selector.slice(2),
-      parameters: inputs.map((param, position) => ({ name: param.name ?? '', type: param.type, value: parameterText((args ?? [])[position]) })),
+      parameters: inputs.map((param, position) => ({
+        name: param.name ?? '',
+        type: param.type,
+        value: parameterText((args ?? [])[position]),
+      })),
     };
   } catch {
     return null;

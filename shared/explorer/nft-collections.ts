@@ -19,20 +19,26 @@ function readNftCollections(chainId: number, holder: string, types: TokenStandar
   return readRanges<NftCollectionRecord>(pks, start, 'ascending');
 }
 
-export function listNftCollections({ address, query }: AddressRequest<NftCollectionsQuery>, config: ExplorerConfig): Promise<NftCollectionsResponse> {
+export function listNftCollections(
+  { address, query }: AddressRequest<NftCollectionsQuery>,
+  config: ExplorerConfig,
+): Promise<NftCollectionsResponse> {
   return measured('nft/collections', async () => {
     const read = await readNftCollections(config.chainId, address, query.type, nftCollectionStart(query));
     const page = read.items.slice(0, PAGE_SIZE);
     const details = await readPageDetails(config.chainId, {
       addresses: page.length > 0 ? [address, ...page.map((collection) => collection.contract)] : [],
       instances: page.flatMap((collection) =>
-        collection.instances.filter((embedded) => embedded.omitted).map((embedded) => ({ contract: collection.contract, tokenId: embedded.tokenId })),
+        collection.instances
+          .filter((embedded) => embedded.omitted)
+          .map((embedded) => ({ contract: collection.contract, tokenId: embedded.tokenId })),
       ),
     });
     const last = page.at(-1);
     return {
       items: page.map((collection) => nftCollectionItem(collection, details)),
-      next_page_params: read.more && last ? { token_contract_address_hash: getAddress(last.contract), token_type: last.tokenStandard } : null,
+      next_page_params:
+        read.more && last ? { token_contract_address_hash: getAddress(last.contract), token_type: last.tokenStandard } : null,
     };
   });
 }

@@ -22,7 +22,11 @@ export const INVALID_NUMBER_DETAIL = 'Invalid number. Got: string';
 export const TOKEN_TYPE_LABELS: readonly TokenStandard[] = ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'];
 
 /** An address hash (any case), lowercased for keys. */
-const addressValue = v.pipe(v.string(), v.regex(ADDRESS_PATTERN, INVALID_ADDRESS_DETAIL), v.transform((hash) => hash.toLowerCase()));
+const addressValue = v.pipe(
+  v.string(),
+  v.regex(ADDRESS_PATTERN, INVALID_ADDRESS_DETAIL),
+  v.transform((hash) => hash.toLowerCase()),
+);
 
 /** A non-negative integer query value (cursor fields). */
 const integerValue = v.pipe(v.string(), v.regex(/^[0-9]{1,15}$/, INVALID_INTEGER_DETAIL), v.transform(Number));

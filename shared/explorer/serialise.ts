@@ -145,7 +145,11 @@ export function isUniqueSupply(totalSupply: string | null | undefined): boolean 
  * left out). ERC-1155 `is_unique` reads the supply from the instance item when the page joined it,
  * else the supply embedded when the collection entry was last rebuilt.
  */
-export function collectionTokenInstance(collection: NftCollectionRecord, embedded: EmbeddedNftInstance, details: PageDetails): CollectionTokenInstance {
+export function collectionTokenInstance(
+  collection: NftCollectionRecord,
+  embedded: EmbeddedNftInstance,
+  details: PageDetails,
+): CollectionTokenInstance {
   const joined = details.instances.get(instanceId(collection.contract, embedded.tokenId));
   const metadataJson = embedded.omitted ? (joined?.metadataJson ?? null) : embedded.metadataJson;
   const isErc721 = collection.tokenStandard === 'ERC-721';

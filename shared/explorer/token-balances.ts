@@ -22,7 +22,10 @@ function readTokenBalances(chainId: number, holder: string, types: TokenStandard
   return readRanges<BalanceListingRecord>(pks, start, 'newest first');
 }
 
-export function listTokenBalances({ address, query }: AddressRequest<TokenBalancesQuery>, config: ExplorerConfig): Promise<TokenBalancesResponse> {
+export function listTokenBalances(
+  { address, query }: AddressRequest<TokenBalancesQuery>,
+  config: ExplorerConfig,
+): Promise<TokenBalancesResponse> {
   return measured('tokens', async () => {
     const read = await readTokenBalances(config.chainId, address, query.type, tokenBalanceStart(query));
     const { page, cursor } = cutTokenBalancesPage(read.items, read.more, PAGE_SIZE);

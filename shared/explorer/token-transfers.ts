@@ -40,14 +40,19 @@ function readTokenTransfers(chainId: number, address: string, filter: TokenTrans
  * token has one standard, so that keeps all of them or, on the first page read, none (then the answer
  * is empty, after at most 51 items).
  */
-export function listTokenTransfers({ address, query }: AddressRequest<TokenTransfersQuery>, config: ExplorerConfig): Promise<TokenTransfersResponse> {
+export function listTokenTransfers(
+  { address, query }: AddressRequest<TokenTransfersQuery>,
+  config: ExplorerConfig,
+): Promise<TokenTransfersResponse> {
   return measured('token-transfers', async () => {
     const filter = { direction: directionOf(query.filter), types: query.type, token: query.token };
     const read = await readTokenTransfers(config.chainId, address, filter, tokenTransferStart(query));
     const window = read.items.slice(0, PAGE_SIZE);
     const types = query.token ? query.type : undefined;
     const page = types ? window.filter((transfer) => types.includes(transfer.tokenStandard)) : window;
-    const details = await readPageDetails(config.chainId, { addresses: page.flatMap((transfer) => [transfer.from, transfer.to, transfer.token]) });
+    const details = await readPageDetails(config.chainId, {
+      addresses: page.flatMap((transfer) => [transfer.from, transfer.to, transfer.token]),
+    });
     const last = window.at(-1);
     return {
       items: page.map((transfer) => tokenTransferItem(transfer, details)),

@@ -17,7 +17,10 @@ function readTransactions(chainId: number, address: string, direction: Direction
   return readRange<TransactionRecord>(addressKeys.transactions(chainId, address, direction).pk, start, 'newest first');
 }
 
-export function listTransactions({ address, query }: AddressRequest<TransactionsQuery>, config: ExplorerConfig): Promise<TransactionsResponse> {
+export function listTransactions(
+  { address, query }: AddressRequest<TransactionsQuery>,
+  config: ExplorerConfig,
+): Promise<TransactionsResponse> {
   return measured('transactions', async () => {
     const read = await readTransactions(config.chainId, address, directionOf(query.filter), transactionStart(query));
     const page = read.items.slice(0, PAGE_SIZE);
@@ -31,7 +34,12 @@ export function listTransactions({ address, query }: AddressRequest<Transactions
       items: page.map((tx) => transactionItem(tx, details)),
       next_page_params:
         read.more && last
-          ? { block_number: last.blockNumber, index: last.transactionIndex, items_count: (query.items_count ?? 0) + page.length, ...echoFilter(query.filter) }
+          ? {
+              block_number: last.blockNumber,
+              index: last.transactionIndex,
+              items_count: (query.items_count ?? 0) + page.length,
+              ...echoFilter(query.filter),
+            }
           : null,
     };
   });

@@ -9,9 +9,16 @@ import type { AddressRequest, WithdrawalsQuery, WithdrawalsResponse } from './sc
 import { withdrawalItem } from './serialise';
 
 /** X6: withdrawals received by an address, index desc: one Query a page. */
-export function listWithdrawals({ address, query }: AddressRequest<WithdrawalsQuery>, config: ExplorerConfig): Promise<WithdrawalsResponse> {
+export function listWithdrawals(
+  { address, query }: AddressRequest<WithdrawalsQuery>,
+  config: ExplorerConfig,
+): Promise<WithdrawalsResponse> {
   return measured('withdrawals', async () => {
-    const read = await readRange<WithdrawalRecord>(addressKeys.withdrawals(config.chainId, address).pk, withdrawalStart(query), 'newest first');
+    const read = await readRange<WithdrawalRecord>(
+      addressKeys.withdrawals(config.chainId, address).pk,
+      withdrawalStart(query),
+      'newest first',
+    );
     const page = read.items.slice(0, PAGE_SIZE);
     const last = page.at(-1);
     return {

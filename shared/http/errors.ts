@@ -26,9 +26,6 @@ export class HttpError extends Error {
   }
 }
 
-
-
-
 /** A request that failed validation: every failing value, so that a client can fix them all at once. */
 export class RequestValidationError extends HttpError {
   constructor(readonly issues: RequestIssue[]) {

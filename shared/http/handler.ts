@@ -15,7 +15,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { logger } from '../observability/logger';
 import type { ApiGroup } from './groups';
 import { bodyLimit } from './middleware/body-limit';
@@ -80,4 +80,3 @@ export function httpHandler<
   wrapped.spec = spec as HttpHandler['spec'];
   return wrapped;
 }
-

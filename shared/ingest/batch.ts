@@ -55,7 +55,13 @@ export class BatchFacts {
     }
     const item = this.storedBefore(address, blockNumber);
     return item?.tokenType
-      ? { type: item.tokenType, name: item.tokenName, symbol: item.tokenSymbol, decimals: item.tokenDecimals, totalSupply: item.tokenTotalSupply }
+      ? {
+          type: item.tokenType,
+          name: item.tokenName,
+          symbol: item.tokenSymbol,
+          decimals: item.tokenDecimals,
+          totalSupply: item.tokenTotalSupply,
+        }
       : null;
   }
 
@@ -106,7 +112,13 @@ export async function readBatchFacts(
     }
     for (const creation of derived.creations) {
       const address = creation.address;
-      if (storedBefore(address, number) || probeRequests[position].has(address) || probedForTransfers.has(address) || probedForCreation.has(address)) continue;
+      if (
+        storedBefore(address, number) ||
+        probeRequests[position].has(address) ||
+        probedForTransfers.has(address) ||
+        probedForCreation.has(address)
+      )
+        continue;
       probedForCreation.add(address);
       probeRequests[position].set(address, null);
     }
@@ -117,14 +129,17 @@ export async function readBatchFacts(
 
   const code = new Map<string, { block: number; hasCode: boolean }[]>();
   const probes = new Map<string, { block: number; info: TokenInfo | null }[]>();
-  const busy = blocks.map((_, position) => position).filter((position) => codeChecks[position].length > 0 || probeRequests[position].size > 0);
+  const busy = blocks
+    .map((_, position) => position)
+    .filter((position) => codeChecks[position].length > 0 || probeRequests[position].size > 0);
   await inParallel(busy, concurrency, async (position) => {
     const number = blocks[position].block.number;
     const [withCode, probed] = await Promise.all([
       chainState.contractsAmong(codeChecks[position], BigInt(number)),
       chainState.probeTokens(probeRequests[position], BigInt(number)),
     ]);
-    for (const address of codeChecks[position]) code.set(address, [...(code.get(address) ?? []), { block: number, hasCode: withCode.has(address) }]);
+    for (const address of codeChecks[position])
+      code.set(address, [...(code.get(address) ?? []), { block: number, hasCode: withCode.has(address) }]);
     for (const [address, info] of probed) {
       const list = probes.get(address) ?? [];
       list.push({ block: number, info });

@@ -66,7 +66,10 @@ export class ChainState {
    * when positive, else `eventStandard` (the shape of a transfer it emitted), else ERC-20 when
    * symbol(), decimals() and totalSupply() all answer (a created contract probed for token_creation).
    */
-  async probeTokens(contracts: ReadonlyMap<string, IndexedTokenStandard | null>, blockNumber: bigint): Promise<Map<string, TokenInfo | null>> {
+  async probeTokens(
+    contracts: ReadonlyMap<string, IndexedTokenStandard | null>,
+    blockNumber: bigint,
+  ): Promise<Map<string, TokenInfo | null>> {
     const entries = [...contracts.entries()];
     const found = new Map<string, TokenInfo | null>();
     if (entries.length === 0) return found;
@@ -93,7 +96,10 @@ export class ChainState {
     const bytes32Values = new Map<string, string | null>();
     retryBytes32.forEach((call, position) => {
       const result = bytes32Results[position];
-      bytes32Values.set(`${call.address}|${call.functionName}`, result.status === 'success' ? bytes32ToString(result.result as `0x${string}`) || null : null);
+      bytes32Values.set(
+        `${call.address}|${call.functionName}`,
+        result.status === 'success' ? bytes32ToString(result.result as `0x${string}`) || null : null,
+      );
     });
 
     entries.forEach(([token, eventStandard], position) => {
@@ -128,7 +134,12 @@ export class ChainState {
       blockNumber,
       'total supplies',
     );
-    return new Map(tokens.map((token, position) => [token, results[position].status === 'success' ? String((results[position] as { result: unknown }).result) : null]));
+    return new Map(
+      tokens.map((token, position) => [
+        token,
+        results[position].status === 'success' ? String((results[position] as { result: unknown }).result) : null,
+      ]),
+    );
   }
 
   /** balanceOf at the block for each query (null when the call reverts or does not decode). */

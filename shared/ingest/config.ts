@@ -5,7 +5,8 @@
 import * as v from 'valibot';
 import { readEnv } from '../config';
 
-const integer = (min: number, max: number) => v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+const integer = (min: number, max: number) =>
+  v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
 
 const schema = v.object({
   /** The chain this function ingests (one function per chain). */

@@ -70,7 +70,8 @@ export interface DerivedBlock {
   knownContracts: Set<string>;
 }
 
-const dec = (value: bigint | number | null | undefined): string | null => (value === null || value === undefined ? null : BigInt(value).toString());
+const dec = (value: bigint | number | null | undefined): string | null =>
+  value === null || value === undefined ? null : BigInt(value).toString();
 const num = (value: bigint | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
 const lowerOrNull = (value: string | null | undefined): string | null => (value ? value.toLowerCase() : null);
 const jsonText = (value: unknown): string => JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? item.toString() : item));
@@ -208,7 +209,15 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       }
       if (call.value > 0n && effective.get(call.index) && call.callType !== 'delegatecall' && call.callType !== 'callcode') {
         const target = call.to ?? call.createdContract;
-        if (target) derived.nativeTransfers.push({ transactionHash: hash, transactionIndex: position, internalIndex: call.index, from: call.from, to: target, value: call.value.toString() });
+        if (target)
+          derived.nativeTransfers.push({
+            transactionHash: hash,
+            transactionIndex: position,
+            internalIndex: call.index,
+            from: call.from,
+            to: target,
+            value: call.value.toString(),
+          });
       }
     }
 
@@ -220,7 +229,15 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
     if (to) derived.candidateContracts.add(to);
     if (tx.value > 0n && succeeded) {
       const target = to ?? contractAddress;
-      if (target) derived.nativeTransfers.push({ transactionHash: hash, transactionIndex: position, internalIndex: null, from, to: target, value: tx.value.toString() });
+      if (target)
+        derived.nativeTransfers.push({
+          transactionHash: hash,
+          transactionIndex: position,
+          internalIndex: null,
+          from,
+          to: target,
+          value: tx.value.toString(),
+        });
     }
 
     const inputSize = byteLength(tx.input);
@@ -295,7 +312,11 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
  * Fills `transactionTypes` once the chain state at the block is known: which recipients are
  * contracts and which created contracts are tokens.
  */
-export function tagTransactions(derived: DerivedBlock, isContract: (address: string) => boolean, isToken: (address: string) => boolean): void {
+export function tagTransactions(
+  derived: DerivedBlock,
+  isContract: (address: string) => boolean,
+  isToken: (address: string) => boolean,
+): void {
   for (const tx of derived.transactions) {
     const tags: TransactionTypeTag[] = [];
     if (tx.tokenTransferCount > 0) tags.push('token_transfer');
@@ -307,7 +328,17 @@ export function tagTransactions(derived: DerivedBlock, isContract: (address: str
   }
 }
 
-function internalRecord(txAt: { chainId: number; blockNumber: number; blockHash: string; blockTimestamp: number; transactionHash: string; transactionIndex: number }, call: TraceCall): InternalTransactionRecord {
+function internalRecord(
+  txAt: {
+    chainId: number;
+    blockNumber: number;
+    blockHash: string;
+    blockTimestamp: number;
+    transactionHash: string;
+    transactionIndex: number;
+  },
+  call: TraceCall,
+): InternalTransactionRecord {
   return {
     kind: 'internalTransaction',
     ...txAt,

@@ -50,8 +50,11 @@ export class BlockSource {
 
   /** The block, receipts, traces and revert reasons of `blockNumber`, all consistent with one block hash. */
   fetch(blockNumber: bigint): Promise<BlockBundle> {
-    return withBackoff(`block ${blockNumber}`, this.policy, () => this.fetchOnce(blockNumber), (error, attempt) =>
-      this.log.warn('retrying block fetch', { blockNumber: Number(blockNumber), attempt, error: errorMessage(error) }),
+    return withBackoff(
+      `block ${blockNumber}`,
+      this.policy,
+      () => this.fetchOnce(blockNumber),
+      (error, attempt) => this.log.warn('retrying block fetch', { blockNumber: Number(blockNumber), attempt, error: errorMessage(error) }),
     );
   }
 
@@ -109,7 +112,7 @@ export class BlockSource {
         this.traceMethod = 'callTracer';
         return result.map((entry) => {
           if (!entry?.result) throw new InconsistentAnswerError(`debug_traceBlockByNumber: no trace (${entry?.error ?? 'empty entry'})`);
-          return flattenCallTracerFrame(entry.result, entry.txHash?.toLowerCase() as Hex | undefined ?? null);
+          return flattenCallTracerFrame(entry.result, (entry.txHash?.toLowerCase() as Hex | undefined) ?? null);
         });
       } catch (error) {
         if (!isMethodUnsupportedError(error)) throw error;
@@ -226,7 +229,9 @@ function checkReceipts(block: FullBlock, receipts: TransactionReceipt[]): void {
       receipt.transactionHash?.toLowerCase() !== tx.hash.toLowerCase() ||
       receipt.transactionIndex !== position
     ) {
-      throw new InconsistentAnswerError(`block ${block.number}: receipt ${position} belongs to block ${receipt?.blockHash} / tx ${receipt?.transactionHash}`);
+      throw new InconsistentAnswerError(
+        `block ${block.number}: receipt ${position} belongs to block ${receipt?.blockHash} / tx ${receipt?.transactionHash}`,
+      );
     }
     for (const log of receipt.logs) {
       if (log.blockHash && log.blockHash.toLowerCase() !== blockHash) {

@@ -24,14 +24,23 @@ import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
 import { inParallel, writeItems } from '../db/operations';
 import { addressKeys, blockKeys, keyId, type TableItem } from '../table/keys';
-import { BatchFacts, candidatesOf, readBatchFacts } from './batch';
+import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { ChainState } from './chain-state';
 import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
 import { immutableItems } from './items';
 import { notifyBlocksIngested, type BlockIngestedEvent, type IngestListener } from './listeners';
 import { powertoolsLog, type IngestLog } from './log';
-import { deleteManifest, lastPossiblyWritten, markPending, moveCursor, readCursor, readManifest, writeManifest, type BlockManifest } from './manifest';
+import {
+  deleteManifest,
+  lastPossiblyWritten,
+  markPending,
+  moveCursor,
+  readCursor,
+  readManifest,
+  writeManifest,
+  type BlockManifest,
+} from './manifest';
 import { RangePositions } from './range-positions';
 import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from '../table/records';
 import { Reorg } from './reorg';
@@ -151,14 +160,20 @@ export class ChainIngest {
     const cursor = await readCursor(this.chainId);
     const head = Number(await this.head());
     const start = cursor ? cursor.blockNumber + 1 : firstBlock;
-    return this.ingestRange({ to: Math.min(head, start + maxBlocks - 1), deadline: options.deadline, ...(cursor ? {} : { from: firstBlock }) });
+    return this.ingestRange({
+      to: Math.min(head, start + maxBlocks - 1),
+      deadline: options.deadline,
+      ...(cursor ? {} : { from: firstBlock }),
+    });
   }
 
   /**
    * Follows the head: ingests new blocks, then waits `intervalMs` and polls again, until `signal`
    * aborts. Each round handles at most `maxBlocksPerRound` blocks.
    */
-  async follow(options: { intervalMs?: number; signal?: AbortSignal; firstBlock?: number; maxBlocksPerRound?: number } = {}): Promise<IngestResult> {
+  async follow(
+    options: { intervalMs?: number; signal?: AbortSignal; firstBlock?: number; maxBlocksPerRound?: number } = {},
+  ): Promise<IngestResult> {
     const interval = options.intervalMs ?? 1_000;
     const total: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: undefined };
     while (!options.signal?.aborted) {
@@ -215,7 +230,12 @@ export class ChainIngest {
       mayBeHalfWritten = keptThrough !== undefined;
       const last = batch[batch.length - 1].block;
       if (!cursor) await this.state.registerChain(number);
-      result.cursor = await moveCursor(this.chainId, cursor, { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase(), pendingTo: keptThrough }, number);
+      result.cursor = await moveCursor(
+        this.chainId,
+        cursor,
+        { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase(), pendingTo: keptThrough },
+        number,
+      );
       result.advanced += batch.length;
       for (const bundle of batch) this.options.onBlock?.({ blockNumber: Number(bundle.block.number), mode: 'advance' });
       number += batch.length;
@@ -252,18 +272,24 @@ export class ChainIngest {
     if (mayBeHalfWritten) {
       const through = mode === 'advance' && cursor ? Math.max(lastNumber, lastPossiblyWritten(cursor)) : lastNumber;
       const numbers = Array.from({ length: through - firstNumber + 1 }, (_, offset) => firstNumber + offset);
-      const found = (await Promise.all(numbers.map((number) => readManifest(this.chainId, number)))).filter((manifest) => manifest !== undefined);
+      const found = (await Promise.all(numbers.map((number) => readManifest(this.chainId, number)))).filter(
+        (manifest) => manifest !== undefined,
+      );
       const canonical = new Map(hashes);
       const beyond = found.filter((manifest) => !hashes.has(manifest.blockNumber));
       const beyondHashes = await Promise.all(beyond.map((manifest) => this.source.blockHashAt(BigInt(manifest.blockNumber))));
-      beyond.forEach((manifest, position) => canonical.set(manifest.blockNumber, beyondHashes[position] ?? ''));
+      for (const [position, manifest] of beyond.entries()) canonical.set(manifest.blockNumber, beyondHashes[position] ?? '');
       const stale = found.filter((manifest) => canonical.get(manifest.blockNumber) !== manifest.blockHash);
       if (stale.length > 0) {
         if (mode === 'repair') throw new Error(`block ${firstNumber}: stored manifest is of another block hash; run a normal ingest first`);
         await this.reorg.undoManifests(stale, firstNumber - 1);
         this.positions.forget();
         // Past the batch, nothing rewrites them: delete them (a block of this batch overwrites its own).
-        await Promise.all(stale.filter((manifest) => !hashes.has(manifest.blockNumber)).map((manifest) => deleteManifest(this.chainId, manifest.blockNumber)));
+        await Promise.all(
+          stale
+            .filter((manifest) => !hashes.has(manifest.blockNumber))
+            .map((manifest) => deleteManifest(this.chainId, manifest.blockNumber)),
+        );
       }
       for (const manifest of found) {
         if (hashes.has(manifest.blockNumber)) storedChunks.set(manifest.blockNumber, manifest.chunkCount ?? 0);
@@ -275,9 +301,18 @@ export class ChainIngest {
     // What the table knows from earlier batches: address items, and (advance) the balance items the
     // batch's transitions start from; one BatchGetItem round for both.
     const candidates = [...new Set(blocks.flatMap(candidatesOf))];
-    const balanceTouches = mode === 'advance' ? distinct(blocks.flatMap((derived) => derived.balanceTouches), entity.balance) : [];
+    const balanceTouches =
+      mode === 'advance'
+        ? distinct(
+            blocks.flatMap((derived) => derived.balanceTouches),
+            entity.balance,
+          )
+        : [];
     const balanceKeys = balanceTouches.map((touch) => this.state.balanceKey(touch));
-    const found = await getItems<AddressRecord | BalanceRecord>([...candidates.map((address) => addressKeys.address(this.chainId, address)), ...balanceKeys]);
+    const found = await getItems<AddressRecord | BalanceRecord>([
+      ...candidates.map((address) => addressKeys.address(this.chainId, address)),
+      ...balanceKeys,
+    ]);
     const stored = new Map<string, AddressRecord>();
     for (const address of candidates) {
       const item = found.get(keyId(addressKeys.address(this.chainId, address))) as AddressRecord | undefined;
@@ -316,7 +351,9 @@ export class ChainIngest {
       // The address items this block writes: new contracts, creations, tokens it moved.
       const creations = new Map(derived.creations.map((creation) => [creation.address, creation]));
       const blockUpdates = candidatesOf(derived).filter(
-        (address) => isContract(address) && (!(facts.storedBefore(address, number) || written.has(address)) || creations.has(address) || derived.tokens.has(address)),
+        (address) =>
+          isContract(address) &&
+          (!(facts.storedBefore(address, number) || written.has(address)) || creations.has(address) || derived.tokens.has(address)),
       );
       for (const address of blockUpdates) {
         written.add(address);
@@ -342,13 +379,17 @@ export class ChainIngest {
 
     await this.positions.assignBlocks(itemsOfBlock, { fresh: mode === 'repair' });
 
-    if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber) await markPending(this.chainId, cursor, lastNumber);
+    if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)
+      await markPending(this.chainId, cursor, lastNumber);
     await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));
     // (Writing the state at the same time as the immutable items measured slower on the embedded
     // table, whose transactions lock it whole; in AWS the two could overlap.)
     await writeItems({ put: items });
     if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched);
-    await notifyBlocksIngested(this.listeners, blocks.map((derived) => this.ingestedEvent(derived, mode)));
+    await notifyBlocksIngested(
+      this.listeners,
+      blocks.map((derived) => this.ingestedEvent(derived, mode)),
+    );
     return { keptThrough };
   }
 
@@ -375,10 +416,13 @@ export class ChainIngest {
       for (const touch of derived.balanceTouches) touchedAt.set(entity.balance(touch), number);
       for (const total of erc1155Totals(derived.balanceTouches)) touchedAt.set(entity.balance(total), number);
       for (const nft of derived.nftTouches) touchedAt.set(entity.nft(nft.contract, nft.standard, nft.tokenId), number);
-      for (const c of collectionsTouched(derived.balanceTouches)) touchedAt.set(entity.collection(c.holder, c.contract, c.standard), number);
+      for (const c of collectionsTouched(derived.balanceTouches))
+        touchedAt.set(entity.collection(c.holder, c.contract, c.standard), number);
     }
     const lastTouch = (name: string): number => touchedAt.get(name) ?? last;
-    const tokens = [...new Set(blocks.flatMap((derived) => [...derived.tokens.keys()]))].filter((token) => facts.tokenInfo(token, last) !== null);
+    const tokens = [...new Set(blocks.flatMap((derived) => [...derived.tokens.keys()]))].filter(
+      (token) => facts.tokenInfo(token, last) !== null,
+    );
     const nftTouches = distinct(
       blocks.flatMap((derived) => derived.nftTouches.map((nft) => ({ ...nft, firstBlock: derived.block.number }))),
       (nft) => entity.nft(nft.contract, nft.standard, nft.tokenId),
@@ -391,7 +435,9 @@ export class ChainIngest {
 
     await inParallel(updates, STATE_CONCURRENCY, async ({ update, firstBlock, lastBlock }) => {
       const probe = facts.latestProbe(update.address);
-      if (probe) update.token = probe.info && supplies.has(update.address) ? { ...probe.info, totalSupply: supplies.get(update.address) ?? null } : probe.info;
+      if (probe)
+        update.token =
+          probe.info && supplies.has(update.address) ? { ...probe.info, totalSupply: supplies.get(update.address) ?? null } : probe.info;
       else if (supplies.has(update.address)) update.totalSupply = supplies.get(update.address) ?? null;
       await this.state.updateAddress(update, firstBlock, lastBlock);
       if (probe?.info?.symbol) await this.state.registerName(probe.info.symbol, update.address);
@@ -408,22 +454,43 @@ export class ChainIngest {
     await inParallel(groupBy(transitions, serialKey), STATE_CONCURRENCY, async (group) => {
       for (const { touch, value } of group) {
         if (value === null) {
-          this.log.warn('balanceOf did not answer: balance left as is', { chainId: this.chainId, block: last, token: touch.token, holder: touch.holder });
+          this.log.warn('balanceOf did not answer: balance left as is', {
+            chainId: this.chainId,
+            block: last,
+            token: touch.token,
+            holder: touch.holder,
+          });
           continue;
         }
         await this.state.setBalance(touch, value, lastTouch(entity.balance(touch)), tokenName(touch.token), { prefetched });
       }
     });
-    await inParallel(groupBy(erc1155Totals(balanceTouches), (total) => total.token), STATE_CONCURRENCY, async (group) => {
-      for (const total of group) {
-        await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), lastTouch(entity.balance(total)), tokenName(total.token));
-      }
-    });
+    await inParallel(
+      groupBy(erc1155Totals(balanceTouches), (total) => total.token),
+      STATE_CONCURRENCY,
+      async (group) => {
+        for (const total of group) {
+          await this.state.setBalance(
+            total,
+            await this.state.sumErc1155Holdings(total.holder, total.token),
+            lastTouch(entity.balance(total)),
+            tokenName(total.token),
+          );
+        }
+      },
+    );
     await inParallel(
       nftTouches.map((nft, position) => ({ nft, state: nfts[position] })),
       STATE_CONCURRENCY,
       async ({ nft, state }) =>
-        this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)), { firstSeenBlock: nft.firstBlock }),
+        this.state.setNftInstance(
+          nft.contract,
+          nft.standard,
+          nft.tokenId,
+          state,
+          lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)),
+          { firstSeenBlock: nft.firstBlock },
+        ),
     );
     await inParallel(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
       this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),
@@ -496,15 +563,17 @@ class Prefetcher {
     const entry: { promise: Promise<BlockBundle>; value?: BlockBundle } = { promise: this.source.fetch(BigInt(number)) };
     this.running += 1;
     // A fetch nobody takes (the run stopped) must not crash the process when it fails.
-    entry.promise.then(
-      (value) => {
-        entry.value = value;
-      },
-      () => undefined,
-    ).finally(() => {
-      this.running -= 1;
-      this.pump();
-    });
+    entry.promise
+      .then(
+        (value) => {
+          entry.value = value;
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        this.running -= 1;
+        this.pump();
+      });
     this.entries.set(number, entry);
   }
 }
@@ -530,7 +599,8 @@ function groupBy<T>(values: readonly T[], key: (value: T) => string): T[][] {
 function erc1155Totals(touches: readonly BalanceTouch[]) {
   const seen = new Map<string, { holder: string; token: string; standard: 'ERC-1155'; tokenId: null }>();
   for (const touch of touches) {
-    if (touch.standard === 'ERC-1155') seen.set(`${touch.holder}|${touch.token}`, { holder: touch.holder, token: touch.token, standard: 'ERC-1155', tokenId: null });
+    if (touch.standard === 'ERC-1155')
+      seen.set(`${touch.holder}|${touch.token}`, { holder: touch.holder, token: touch.token, standard: 'ERC-1155', tokenId: null });
   }
   return [...seen.values()];
 }

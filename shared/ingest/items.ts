@@ -19,7 +19,6 @@ import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
 import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 
-
 /**
  * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range
  * and the index copies of I1, I2 and I5 (see docs/access-patterns.md; range-positions.ts numbers

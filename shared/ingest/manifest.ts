@@ -93,7 +93,13 @@ export async function moveCursor(
   next: { blockNumber: number; blockHash: string; pendingTo?: number },
   firstBlock: number,
 ): Promise<CursorRecord> {
-  const record: CursorRecord = { kind: 'cursor', chainId, blockNumber: next.blockNumber, blockHash: next.blockHash, firstBlock: previous?.firstBlock ?? firstBlock };
+  const record: CursorRecord = {
+    kind: 'cursor',
+    chainId,
+    blockNumber: next.blockNumber,
+    blockHash: next.blockHash,
+    firstBlock: previous?.firstBlock ?? firstBlock,
+  };
   const pending = next.pendingTo !== undefined && next.pendingTo > next.blockNumber ? next.pendingTo : undefined;
   if (pending !== undefined) record.pendingTo = pending;
   await updateCursor(chainId, previous, Math.max(next.blockNumber, pending ?? 0, previous?.pendingTo ?? 0), {
@@ -116,7 +122,10 @@ export async function moveCursor(
  * cursor being where this writer left it, and never lowering what is announced).
  */
 export async function markPending(chainId: number, cursor: CursorRecord, pendingTo: number): Promise<CursorRecord> {
-  await updateCursor(chainId, cursor, Math.max(pendingTo, cursor.pendingTo ?? 0), { UpdateExpression: 'SET pendingTo = :pendingTo', ExpressionAttributeValues: { ':pendingTo': pendingTo } });
+  await updateCursor(chainId, cursor, Math.max(pendingTo, cursor.pendingTo ?? 0), {
+    UpdateExpression: 'SET pendingTo = :pendingTo',
+    ExpressionAttributeValues: { ':pendingTo': pendingTo },
+  });
   return { ...cursor, pendingTo };
 }
 
@@ -129,7 +138,11 @@ async function updateCursor(
   chainId: number,
   expected: CursorRecord | undefined,
   announcedAtMost: number,
-  update: { UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
+  update: {
+    UpdateExpression: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues: Record<string, unknown>;
+  },
 ): Promise<void> {
   const outcome = await updateItem({
     Key: chainKeys.cursor(chainId),
@@ -139,10 +152,13 @@ async function updateCursor(
       : 'attribute_not_exists(pk)',
     ExpressionAttributeValues: {
       ...update.ExpressionAttributeValues,
-      ...(expected ? { ':expectedNumber': expected.blockNumber, ':expectedHash': expected.blockHash, ':announcedAtMost': announcedAtMost } : {}),
+      ...(expected
+        ? { ':expectedNumber': expected.blockNumber, ':expectedHash': expected.blockHash, ':announcedAtMost': announcedAtMost }
+        : {}),
     },
   });
-  if (!outcome.applied) throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${expected?.blockNumber ?? 'none'})`);
+  if (!outcome.applied)
+    throw new CursorMovedError(`chain ${chainId}: the cursor moved under this writer (expected block ${expected?.blockNumber ?? 'none'})`);
 }
 
 /** The last block past the cursor that an interrupted run may have left half written. */

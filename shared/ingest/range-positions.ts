@@ -109,11 +109,20 @@ export class RangePositions {
   private follows(blockNumber: number, items: readonly TableItem[]): boolean {
     const previous = this.previous;
     const block = items.find((item) => item.kind === 'block' && item.number === blockNumber);
-    return previous !== undefined && blockNumber === previous.number + 1 && (previous.hash === undefined || block === undefined || block.parentHash === previous.hash);
+    return (
+      previous !== undefined &&
+      blockNumber === previous.number + 1 &&
+      (previous.hash === undefined || block === undefined || block.parentHash === previous.hash)
+    );
   }
 
   /** Numbers one block; `hints`: positions before the block of ranges the map lacks, already read. */
-  private async number(blockNumber: number, items: readonly TableItem[], fresh: boolean, hints: ReadonlyMap<string, number> = new Map()): Promise<void> {
+  private async number(
+    blockNumber: number,
+    items: readonly TableItem[],
+    fresh: boolean,
+    hints: ReadonlyMap<string, number> = new Map(),
+  ): Promise<void> {
     const ranges = this.countedRanges(blockNumber, items);
     const block = items.find((item) => item.kind === 'block' && item.number === blockNumber);
     if (!fresh) {

@@ -53,7 +53,10 @@ export class Reorg {
       if (number < cursor.firstBlock) {
         throw new ReorgTooDeepError(`chain ${this.chainId}: the reorg reaches below the first indexed block ${cursor.firstBlock}`);
       }
-      const [stored, canonical] = await Promise.all([getItem<BlockRecord>(blockKeys.block(this.chainId, number)), this.source.blockHashAt(BigInt(number))]);
+      const [stored, canonical] = await Promise.all([
+        getItem<BlockRecord>(blockKeys.block(this.chainId, number)),
+        this.source.blockHashAt(BigInt(number)),
+      ]);
       if (stored && canonical && stored.hash === canonical) {
         ancestor = stored;
         break;
@@ -112,20 +115,29 @@ export class Reorg {
     const direct = balances.filter((e) => !(e.standard === 'ERC-1155' && e.tokenId === null));
     const readable = direct.filter((e) => !orphan(e.token));
     const values = await this.chainState.balances(readable, at);
-    const valueOf = new Map(readable.map((e, position) => [e, values[position] ?? 0n]));
+    const valueByEntry = new Map(readable.map((e, position) => [e, values[position] ?? 0n]));
     await inParallel(byToken(direct), CONCURRENCY, async (group) => {
-      for (const balance of group) await this.state.setBalance(balance, valueOf.get(balance) ?? 0n, ancestor, tokenName(balance.token), { force: true });
+      for (const balance of group)
+        await this.state.setBalance(balance, valueByEntry.get(balance) ?? 0n, ancestor, tokenName(balance.token), { force: true });
     });
     const totals = balances.filter((e) => e.standard === 'ERC-1155' && e.tokenId === null);
     await inParallel(byToken(totals), CONCURRENCY, async (group) => {
       for (const total of group) {
-        await this.state.setBalance(total, await this.state.sumErc1155Holdings(total.holder, total.token), ancestor, tokenName(total.token), { force: true });
+        await this.state.setBalance(
+          total,
+          await this.state.sumErc1155Holdings(total.holder, total.token),
+          ancestor,
+          tokenName(total.token),
+          { force: true },
+        );
       }
     });
 
     // NFT instances.
     const instances = await Promise.all(nfts.map((nft) => this.state.getNftInstance(nft.contract, nft.tokenId)));
-    const keep = nfts.filter((nft, position) => instances[position] && instances[position]!.firstSeenBlock <= ancestor && !orphan(nft.contract));
+    const keep = nfts.filter(
+      (nft, position) => instances[position] && instances[position]!.firstSeenBlock <= ancestor && !orphan(nft.contract),
+    );
     const drop = nfts.filter((nft, position) => instances[position] && !keep.includes(nft));
     const states = await this.chainState.nfts(keep, at);
     await inParallel(drop, CONCURRENCY, (nft) => this.state.deleteNftInstance(nft.contract, nft.tokenId));

@@ -69,7 +69,13 @@ export function parseEntity(name: string): ParsedEntity {
   const [type, ...parts] = name.split('|');
   switch (type) {
     case 'BAL':
-      return { type, holder: parts[0], token: parts[1], standard: parts[2] as IndexedTokenStandard, tokenId: parts[3] === '-' ? null : BigInt(parts[3]) };
+      return {
+        type,
+        holder: parts[0],
+        token: parts[1],
+        standard: parts[2] as IndexedTokenStandard,
+        tokenId: parts[3] === '-' ? null : BigInt(parts[3]),
+      };
     case 'NFT':
       return { type, contract: parts[0], standard: parts[1] as 'ERC-721' | 'ERC-1155', tokenId: BigInt(parts[2]) };
     case 'COL':
@@ -131,7 +137,13 @@ export class StateWriter {
     }
     if (update.token !== undefined) {
       const token = update.token;
-      sets.push('tokenType = :tokenType', 'tokenName = :tokenName', 'tokenSymbol = :tokenSymbol', 'tokenDecimals = :tokenDecimals', 'tokenTotalSupply = :totalSupply');
+      sets.push(
+        'tokenType = :tokenType',
+        'tokenName = :tokenName',
+        'tokenSymbol = :tokenSymbol',
+        'tokenDecimals = :tokenDecimals',
+        'tokenTotalSupply = :totalSupply',
+      );
       Object.assign(values, {
         ':tokenType': token?.type ?? null,
         ':tokenName': token?.name ?? null,
@@ -144,7 +156,12 @@ export class StateWriter {
         values[':zero'] = 0;
       }
     } else {
-      sets.push('tokenType = if_not_exists(tokenType, :null)', 'tokenName = if_not_exists(tokenName, :null)', 'tokenSymbol = if_not_exists(tokenSymbol, :null)', 'tokenDecimals = if_not_exists(tokenDecimals, :null)');
+      sets.push(
+        'tokenType = if_not_exists(tokenType, :null)',
+        'tokenName = if_not_exists(tokenName, :null)',
+        'tokenSymbol = if_not_exists(tokenSymbol, :null)',
+        'tokenDecimals = if_not_exists(tokenDecimals, :null)',
+      );
       if (update.totalSupply !== undefined) {
         sets.push('tokenTotalSupply = :totalSupply');
         values[':totalSupply'] = update.totalSupply;
@@ -208,13 +225,18 @@ export class StateWriter {
     const key = this.balanceKey(balance);
     await readThenWrite(`balance ${key.pk} ${key.sk}`, async (attempt) => {
       const stored =
-        attempt === 0 && options.prefetched ? (options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined) : await getItem<Stored<BalanceRecord>>(key);
+        attempt === 0 && options.prefetched
+          ? (options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined)
+          : await getItem<Stored<BalanceRecord>>(key);
       if (stored && !force && stored.updatedAtBlock > blockNumber) return undefined;
       const old = stored ? BigInt(stored.value) : 0n;
       // Unchanged (and, for a stored balance, already recorded at this block): nothing to write.
       if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) return undefined;
       const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
-      const instance = perId && old !== value ? await getItem<Stored<NftInstanceRecord>>(nftKeys.instance(this.chainId, balance.token, balance.tokenId!)) : undefined;
+      const instance =
+        perId && old !== value
+          ? await getItem<Stored<NftInstanceRecord>>(nftKeys.instance(this.chainId, balance.token, balance.tokenId!))
+          : undefined;
       return this.balanceTransition(balance, key, stored, value, blockNumber, tokenName, instance);
     });
   }
@@ -239,7 +261,11 @@ export class StateWriter {
   ): TransactItem[] {
     const old = stored ? BigInt(stored.value) : 0n;
     const condition = stored
-      ? { ConditionExpression: '#value = :oldValue AND updatedAtBlock = :oldBlock', ExpressionAttributeNames: { '#value': 'value' }, ExpressionAttributeValues: { ':oldValue': stored.value, ':oldBlock': stored.updatedAtBlock } }
+      ? {
+          ConditionExpression: '#value = :oldValue AND updatedAtBlock = :oldBlock',
+          ExpressionAttributeNames: { '#value': 'value' },
+          ExpressionAttributeValues: { ':oldValue': stored.value, ':oldBlock': stored.updatedAtBlock },
+        }
       : { ConditionExpression: 'attribute_not_exists(pk)' };
     const record: BalanceRecord = {
       kind: 'balance',
@@ -260,16 +286,24 @@ export class StateWriter {
       // Its standard's range and ALL only: a two-standard request merges two ranges (keys.ts typeSetsToRead).
       for (const typeSet of typeSetsWritten(balance.standard)) {
         const pk = addressKeys.balancesByValue(this.chainId, balance.holder, typeSet).pk;
-        const oldSk = stored ? addressKeys.balanceByValueSortKey(old, balance.standard, stored.tokenName, balance.token, balance.tokenId) : null;
+        const oldSk = stored
+          ? addressKeys.balanceByValueSortKey(old, balance.standard, stored.tokenName, balance.token, balance.tokenId)
+          : null;
         const newSk = addressKeys.balanceByValueSortKey(value, balance.standard, tokenName, balance.token, balance.tokenId);
         if (oldSk && (value === 0n || oldSk !== newSk)) items.push({ Delete: { Key: { pk, sk: oldSk } } });
         if (value > 0n) items.push({ Put: { Item: { ...record, kind: 'balanceListing', pk, sk: newSk } } });
       }
     }
     if (balance.standard === 'ERC-1155' && balance.tokenId !== null) {
-      const holdingKey = { pk: addressKeys.nftHoldings(this.chainId, balance.holder, balance.token).pk, sk: addressKeys.nftHoldingSortKey(balance.tokenId) };
+      const holdingKey = {
+        pk: addressKeys.nftHoldings(this.chainId, balance.holder, balance.token).pk,
+        sk: addressKeys.nftHoldingSortKey(balance.tokenId),
+      };
       if (value === 0n) items.push({ Delete: { Key: holdingKey } });
-      else items.push({ Put: { Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId, value), ...holdingKey } } });
+      else
+        items.push({
+          Put: { Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId, value), ...holdingKey } },
+        });
       if (old !== value) items.push(this.heldSupplyMove(balance.token, balance.tokenId, old, value, instance));
     }
     if ((balance.standard !== 'ERC-1155' || isTotal) && (old === 0n) !== (value === 0n)) {
@@ -290,7 +324,13 @@ export class StateWriter {
    * transition), holders +1 / -1 when the balance leaves / reaches zero. Creates the instance item
    * (these two attributes only) when the NFT instance step has not written it yet.
    */
-  private heldSupplyMove(token: string, tokenId: bigint, old: bigint, value: bigint, instance: Stored<NftInstanceRecord> | undefined): TransactItem {
+  private heldSupplyMove(
+    token: string,
+    tokenId: bigint,
+    old: bigint,
+    value: bigint,
+    instance: Stored<NftInstanceRecord> | undefined,
+  ): TransactItem {
     const before = instance?.heldSupply;
     const held = BigInt(before ?? '0') + value - old;
     const crossing = (old === 0n) !== (value === 0n);
@@ -461,9 +501,15 @@ export class StateWriter {
    */
   async refreshCollection(holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', blockNumber: number): Promise<void> {
     const balance = await getItem<BalanceRecord>(addressKeys.balance(this.chainId, holder, contract));
-    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, contract), { limit: 9, newestFirst: true });
+    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, contract), {
+      limit: 9,
+      newestFirst: true,
+    });
     // Its standard's range and ALL only (keys.ts typeSetsWritten).
-    const keys = typeSetsWritten(standard).map((typeSet) => ({ pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk, sk: addressKeys.nftCollectionSortKey(standard, contract) }));
+    const keys = typeSetsWritten(standard).map((typeSet) => ({
+      pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk,
+      sk: addressKeys.nftCollectionSortKey(standard, contract),
+    }));
     const amount = balance ? BigInt(balance.value) : 0n;
     if (amount === 0n && holdings.length === 0) {
       await writeItems({ delete: keys });
@@ -488,7 +534,11 @@ export class StateWriter {
     const held = amount > 0n ? amount : BigInt(holdings.length);
     // ERC-1155: the size of the holdings range; counted only when the 9 read do not already tell.
     const distinctTokenIds =
-      standard === 'ERC-721' ? Number(held) : holdings.length < 9 ? holdings.length : await countRange(addressKeys.nftHoldings(this.chainId, holder, contract));
+      standard === 'ERC-721'
+        ? Number(held)
+        : holdings.length < 9
+          ? holdings.length
+          : await countRange(addressKeys.nftHoldings(this.chainId, holder, contract));
     const record: NftCollectionRecord = {
       kind: 'nftCollection',
       chainId: this.chainId,
@@ -550,9 +600,18 @@ function instanceSupply(
   heldSupply: string | undefined,
 ): { totalSupply: string | null; totalSupplySource: NftSupplySource | null } {
   if (standard === 'ERC-721') return { totalSupply: null, totalSupplySource: null };
-  return read !== null ? { totalSupply: read, totalSupplySource: 'totalSupply' } : { totalSupply: heldSupply ?? '0', totalSupplySource: 'holders' };
+  return read !== null
+    ? { totalSupply: read, totalSupplySource: 'totalSupply' }
+    : { totalSupply: heldSupply ?? '0', totalSupplySource: 'holders' };
 }
 
-function holding(chainId: number, holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', tokenId: bigint, value: bigint): NftHoldingRecord {
+function holding(
+  chainId: number,
+  holder: string,
+  contract: string,
+  standard: 'ERC-721' | 'ERC-1155',
+  tokenId: bigint,
+  value: bigint,
+): NftHoldingRecord {
   return { kind: 'nftHolding', chainId, holder, contract, tokenStandard: standard, tokenId: tokenId.toString(), value: value.toString() };
 }

@@ -89,7 +89,8 @@ export function tokenize(parameter: string, text: string): Token[] {
       const start = index;
       while (index < text.length && isIdentifierPart(text[index])) index += 1;
       const word = text.slice(start, index);
-      if (word.length > IDENTIFIER_MAX) throw new InvalidRequestError(`${parameter}: the name at position ${start + 1} is longer than ${IDENTIFIER_MAX} characters`);
+      if (word.length > IDENTIFIER_MAX)
+        throw new InvalidRequestError(`${parameter}: the name at position ${start + 1} is longer than ${IDENTIFIER_MAX} characters`);
       tokens.push({ kind: 'identifier', text: word, position: start + 1 });
     } else {
       throw new InvalidRequestError(`${parameter}: unexpected character ${JSON.stringify(char)} at position ${index + 1}`);

@@ -82,7 +82,9 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
   let sortColumn: string | null = null;
   if (request.sortBy !== undefined) {
     if (!columns.some((column) => column.name === request.sortBy)) {
-      throw new InvalidRequestError(`sort_by: with aggregate or group_by, sort by one of the output columns: ${columns.map((c) => c.name).join(', ')}`);
+      throw new InvalidRequestError(
+        `sort_by: with aggregate or group_by, sort by one of the output columns: ${columns.map((c) => c.name).join(', ')}`,
+      );
     }
     sortColumn = request.sortBy;
   }
@@ -110,23 +112,26 @@ interface Accumulator {
 export function aggregateRows(rows: readonly Row[], plan: AggregationPlan, fields: FieldCatalogue, order: 'asc' | 'desc'): Row[] {
   const groups = new Map<string, { keys: unknown[]; accumulators: Accumulator[] }>();
   for (const row of rows) {
-    const keys = plan.groupKeys.map((key) => (key.bucket ? bucketOf(key.bucket, row[key.field]) : row[key.field] ?? null));
+    const keys = plan.groupKeys.map((key) => (key.bucket ? bucketOf(key.bucket, row[key.field]) : (row[key.field] ?? null)));
     const id = JSON.stringify(keys);
     let group = groups.get(id);
     if (!group) {
       group = { keys, accumulators: plan.aggregates.map(() => ({ count: 0, distinct: new Set(), sum: 0n, min: null, max: null })) };
       groups.set(id, group);
     }
-    plan.aggregates.forEach((named, index) => accumulate(group.accumulators[index], named, row));
+    for (const [index, named] of plan.aggregates.entries()) accumulate(group.accumulators[index], named, row);
   }
   // With no group_by, an aggregation over no rows is still one row (count 0), as in SQL.
   if (groups.size === 0 && plan.groupKeys.length === 0) {
-    groups.set('[]', { keys: [], accumulators: plan.aggregates.map(() => ({ count: 0, distinct: new Set(), sum: 0n, min: null, max: null })) });
+    groups.set('[]', {
+      keys: [],
+      accumulators: plan.aggregates.map(() => ({ count: 0, distinct: new Set(), sum: 0n, min: null, max: null })),
+    });
   }
   const result = [...groups.values()].map(({ keys, accumulators }) => {
     const out: Row = {};
-    plan.groupKeys.forEach((key, index) => (out[key.name] = keys[index]));
-    plan.aggregates.forEach((named, index) => (out[named.name] = finish(accumulators[index], named, fields)));
+    for (const [index, key] of plan.groupKeys.entries()) out[key.name] = keys[index];
+    for (const [index, named] of plan.aggregates.entries()) out[named.name] = finish(accumulators[index], named, fields);
     return out;
   });
   return sortRows(result, plan, order);

@@ -72,6 +72,9 @@ export async function lastBlockAtOrBefore(chainId: number, timestamp: number): P
 
 /** The number of the block with this hash, or null when the chain has none. */
 export async function blockNumberOfHash(chainId: number, blockHash: string): Promise<number | null> {
-  const item = await getItem(blockKeys.blockByHash(chainId, blockHash), { ProjectionExpression: '#n', ExpressionAttributeNames: { '#n': 'number' } });
+  const item = await getItem(blockKeys.blockByHash(chainId, blockHash), {
+    ProjectionExpression: '#n',
+    ExpressionAttributeNames: { '#n': 'number' },
+  });
   return item ? Number(item.number) : null;
 }

@@ -26,13 +26,20 @@ export async function listBlocks({ query, host }: BlocksRequest, config: Insight
   const filters = collectFilters(query, BLOCK_FILTERS);
   const rangeOf = (chainId: number) => blocksRangeOf(chainId, filters, plan);
 
-  const list = await readList<BlockRecord>(plan, rangeOf, config, { fields: BLOCK_FIELDS, row: serialiseBlock, position: (block) => [block.number] });
+  const list = await readList<BlockRecord>(plan, rangeOf, config, {
+    fields: BLOCK_FIELDS,
+    row: serialiseBlock,
+    position: (block) => [block.number],
+  });
   if (list.aggregations) return { meta: listMeta(plan, list.totals), data: [], aggregations: list.aggregations };
   return { meta: listMeta(plan, list.totals), data: list.records.map(serialiseBlock), aggregations: null };
 }
 
 async function blocksRangeOf(chainId: number, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {
-  const blocks = await blockRangeOf(chainId, { numbers: integerBounds(filters, 'block_number'), timestamps: integerBounds(filters, 'block_timestamp') });
+  const blocks = await blockRangeOf(chainId, {
+    numbers: integerBounds(filters, 'block_number'),
+    timestamps: integerBounds(filters, 'block_timestamp'),
+  });
   if (!blocks) return null;
   const hash = equalityOf(filters, 'hash');
   return hash ? blockWithHashRange(chainId, hash, blocks, plan.sortOrder) : blocksRange(chainId, blocks, [], plan.sortOrder);

@@ -26,7 +26,10 @@ export interface ChainParameters {
  */
 export function chainOfHost(host: string | undefined): number | undefined {
   if (!host) return undefined;
-  const name = host.trim().toLowerCase().replace(/:[0-9]+$/, '');
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/:[0-9]+$/, '');
   if (/^[0-9.]+$/.test(name) || name.startsWith('[')) return undefined;
   const labels = name.split('.');
   if (labels.length < 2 || !/^[1-9][0-9]{0,15}$/.test(labels[0])) return undefined;
@@ -40,7 +43,8 @@ export function requestedChains(query: ChainParameters, host: string | undefined
   if (given.length > MAX_CHAINS) throw new InvalidRequestError(`chain_id: at most ${MAX_CHAINS} chains per request`);
   if (given.length === 0) {
     const fromHost = chainOfHost(host);
-    if (fromHost === undefined) throw new InvalidRequestError('chain_id: at least one chain is required (chain_id=<id>, or a <chainId>. subdomain)');
+    if (fromHost === undefined)
+      throw new InvalidRequestError('chain_id: at least one chain is required (chain_id=<id>, or a <chainId>. subdomain)');
     return [fromHost];
   }
   return [...new Set(given)];

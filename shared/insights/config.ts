@@ -13,7 +13,10 @@ import * as v from 'valibot';
 import { readEnv } from '../config';
 
 const count = (fallback: number) =>
-  v.optional(v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,6}$/, 'must be an integer from 1 to 9999999'), v.transform(Number)), String(fallback));
+  v.optional(
+    v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,6}$/, 'must be an integer from 1 to 9999999'), v.transform(Number)),
+    String(fallback),
+  );
 
 const schema = v.object({
   INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: count(10_000),

@@ -9,7 +9,18 @@
  * An unnamed parameter is named `arg<position>`.
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { decodeEventLog, decodeFunctionData, parseAbiItem, toEventSignature, toFunctionSelector, toFunctionSignature, type AbiEvent, type AbiFunction, type AbiParameter, type Hex } from 'viem';
+import {
+  decodeEventLog,
+  decodeFunctionData,
+  parseAbiItem,
+  toEventSignature,
+  toFunctionSelector,
+  toFunctionSignature,
+  type AbiEvent,
+  type AbiFunction,
+  type AbiParameter,
+  type Hex,
+} from 'viem';
 import { InvalidRequestError } from '../errors';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -43,8 +54,10 @@ export function parseFunctionSignature(text: string): FunctionSignature {
   const trimmed = text.trim();
   if (SELECTOR.test(trimmed)) return { selector: trimmed.toLowerCase(), abi: null };
   const abi = parseSignatureItem('function', trimmed);
-  if (!abi || abi.type !== 'function') {
-    throw new InvalidRequestError('signature: must be a function signature such as transfer(address,uint256) or a 4-byte selector such as 0xa9059cbb');
+  if (abi?.type !== 'function') {
+    throw new InvalidRequestError(
+      'signature: must be a function signature such as transfer(address,uint256) or a 4-byte selector such as 0xa9059cbb',
+    );
   }
   return { selector: toFunctionSelector(abi), abi };
 }
@@ -131,7 +144,12 @@ export function toJson(parameter: AbiParameter, value: unknown): JsonValue {
     const named = components.length > 0 && components.every((component) => component.name);
     if (!named) return components.map((component, position) => toJson(component, (value as readonly unknown[])[position]));
     const record = value as Record<string, unknown>;
-    return Object.fromEntries(components.map((component, position) => [component.name as string, toJson(component, Array.isArray(value) ? value[position] : record[component.name as string])]));
+    return Object.fromEntries(
+      components.map((component, position) => [
+        component.name as string,
+        toJson(component, Array.isArray(value) ? value[position] : record[component.name as string]),
+      ]),
+    );
   }
   const integer = /^u?int([0-9]*)$/.exec(type);
   if (integer) {

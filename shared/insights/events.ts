@@ -78,7 +78,9 @@ async function logsRange(chainId: number, contract: string, filters: Filter[], p
   const transactionHash = equalityOf(filters, 'transaction_hash');
   if (transactionHash) {
     const topic0 = equalityOf(filters, 'topic_0');
-    const topicCheck = topic0 ? [{ attribute: 'topics', listIndex: 0, operator: '=' as const, value: topic0, kind: 'string' as const }] : [];
+    const topicCheck = topic0
+      ? [{ attribute: 'topics', listIndex: 0, operator: '=' as const, value: topic0, kind: 'string' as const }]
+      : [];
     return contractLogsOfTransactionRange(chainId, transactionHash, contract, blocks, [...topicCheck, ...checks], plan.sortOrder);
   }
   return contractLogsRange(chainId, contract, equalityOf(filters, 'topic_0'), blocks, checks, plan.sortOrder);

@@ -78,5 +78,11 @@ export const TOKEN_TRANSFER_FIELDS: FieldCatalogue = {
 
 /** An event row with its topics also as topic_0 ... topic_3, for aggregation. */
 export function withTopicFields<T extends { topics: string[] }>(row: T): T & Record<string, unknown> {
-  return { ...row, topic_0: row.topics[0] ?? null, topic_1: row.topics[1] ?? null, topic_2: row.topics[2] ?? null, topic_3: row.topics[3] ?? null };
+  return {
+    ...row,
+    topic_0: row.topics[0] ?? null,
+    topic_1: row.topics[1] ?? null,
+    topic_2: row.topics[2] ?? null,
+    topic_3: row.topics[3] ?? null,
+  };
 }

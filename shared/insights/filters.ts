@@ -167,7 +167,13 @@ export function checksOf(filters: readonly Filter[], fields: Readonly<Record<str
     .map((filter) => {
       const field = fields[filter.field];
       const value = field.kind === 'number' ? Number(filter.value) : String(filter.value);
-      return { attribute: field.attribute, listIndex: field.listIndex, operator: CHECK_OPERATORS[filter.operator], value, kind: field.kind };
+      return {
+        attribute: field.attribute,
+        listIndex: field.listIndex,
+        operator: CHECK_OPERATORS[filter.operator],
+        value,
+        kind: field.kind,
+      };
     });
 }
 

@@ -41,7 +41,8 @@ export interface ListPlan extends ListParameters {
 export function planList(parameters: ListParameters, fields: FieldCatalogue): ListPlan {
   const aggregation = planAggregation({ aggregate: parameters.aggregate, groupBy: parameters.groupBy, sortBy: parameters.sortBy }, fields);
   if (!aggregation) {
-    if (parameters.page > MAX_PAGE) throw new InvalidRequestError(`page: at most ${MAX_PAGE} (${MAX_AGGREGATION_PAGE} with aggregate or group_by)`);
+    if (parameters.page > MAX_PAGE)
+      throw new InvalidRequestError(`page: at most ${MAX_PAGE} (${MAX_AGGREGATION_PAGE} with aggregate or group_by)`);
     if (parameters.sortBy !== undefined && parameters.sortBy !== 'block_number') {
       throw new InvalidRequestError('sort_by: must be block_number (or, with aggregate or group_by, an output column)');
     }
@@ -65,7 +66,11 @@ export type ChainRanges = RangeRead | readonly RangeRead[] | null;
 const rangesOf = (ranges: ChainRanges): readonly RangeRead[] => (ranges === null ? [] : 'pk' in ranges ? [ranges] : ranges);
 
 /** The page of every chain (and each chain's count: the sum over its ranges), read in parallel. */
-export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>, config: InsightsConfig): Promise<ChainItems[]> {
+export async function readChainPages(
+  plan: ListPlan,
+  rangeOf: (chainId: number) => Promise<ChainRanges>,
+  config: InsightsConfig,
+): Promise<ChainItems[]> {
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
@@ -77,7 +82,11 @@ export async function readChainPages(plan: ListPlan, rangeOf: (chainId: number) 
 }
 
 /** Every matching item of every chain (bounded per range), for an aggregation: the union of its ranges. */
-export async function readChainRanges(plan: ListPlan, rangeOf: (chainId: number) => Promise<ChainRanges>, config: InsightsConfig): Promise<ChainItems[]> {
+export async function readChainRanges(
+  plan: ListPlan,
+  rangeOf: (chainId: number) => Promise<ChainRanges>,
+  config: InsightsConfig,
+): Promise<ChainItems[]> {
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
@@ -88,7 +97,11 @@ export async function readChainRanges(plan: ListPlan, rangeOf: (chainId: number)
 }
 
 /** One array of aggregated rows per chain (chain_ids order), each paged by page and limit. */
-export function aggregateChains(plan: ListPlan, rowsByChain: readonly Row[][], fields: FieldCatalogue): { aggregations: Row[][]; total: number; pages: number } {
+export function aggregateChains(
+  plan: ListPlan,
+  rowsByChain: readonly Row[][],
+  fields: FieldCatalogue,
+): { aggregations: Row[][]; total: number; pages: number } {
   const aggregation = plan.aggregation as AggregationPlan;
   const all = rowsByChain.map((rows) => aggregateRows(rows, aggregation, fields, plan.sortOrder));
   const start = plan.page * plan.limit;
@@ -100,8 +113,14 @@ export function aggregateChains(plan: ListPlan, rowsByChain: readonly Row[][], f
 }
 
 /** Merges the chains' rows by position (block, then index within it) in the requested order. */
-export function mergeByPosition<T>(chains: readonly { rows: readonly T[] }[], positionOf: (row: T) => readonly number[], order: SortOrder): T[] {
-  const tagged = chains.flatMap((chain, chainIndex) => chain.rows.map((row, index) => ({ row, chainIndex, index, position: positionOf(row) })));
+export function mergeByPosition<T>(
+  chains: readonly { rows: readonly T[] }[],
+  positionOf: (row: T) => readonly number[],
+  order: SortOrder,
+): T[] {
+  const tagged = chains.flatMap((chain, chainIndex) =>
+    chain.rows.map((row, index) => ({ row, chainIndex, index, position: positionOf(row) })),
+  );
   tagged.sort((a, b) => {
     for (let i = 0; i < Math.max(a.position.length, b.position.length); i += 1) {
       const difference = (a.position[i] ?? 0) - (b.position[i] ?? 0);

@@ -26,10 +26,18 @@ export function parseAddressOrName(parameter: string, text: string): AddressOrNa
 export type ResolvedAddresses = Record<string, Map<number, string>>;
 
 /** Resolves every parameter on every chain; names take one BatchGetItem in all. */
-export async function resolveAddresses(parameters: Record<string, AddressOrName | undefined>, chainIds: readonly number[]): Promise<ResolvedAddresses> {
+export async function resolveAddresses(
+  parameters: Record<string, AddressOrName | undefined>,
+  chainIds: readonly number[],
+): Promise<ResolvedAddresses> {
   const resolved: ResolvedAddresses = {};
-  const named = Object.entries(parameters).filter((entry): entry is [string, { name: string }] => entry[1] !== undefined && 'name' in entry[1]);
-  const items = named.length > 0 ? await batchGetItems(named.flatMap(([, { name }]) => chainIds.map((chainId) => addressKeys.name(chainId, name)))) : new Map();
+  const named = Object.entries(parameters).filter(
+    (entry): entry is [string, { name: string }] => entry[1] !== undefined && 'name' in entry[1],
+  );
+  const items =
+    named.length > 0
+      ? await batchGetItems(named.flatMap(([, { name }]) => chainIds.map((chainId) => addressKeys.name(chainId, name))))
+      : new Map();
   for (const [parameter, given] of Object.entries(parameters)) {
     if (!given) continue;
     const byChain = new Map<number, string>();
@@ -39,8 +47,12 @@ export async function resolveAddresses(parameters: Record<string, AddressOrName 
         continue;
       }
       const addresses = items.get(keyId(addressKeys.name(chainId, given.name)))?.addresses as Set<string> | undefined;
-      if (!addresses || addresses.size === 0) throw new NotFoundError(`${parameter}: no address is registered under the name ${given.name} on chain ${chainId}`);
-      if (addresses.size > 1) throw new NotFoundError(`${parameter}: the name ${given.name} is ambiguous on chain ${chainId} (${addresses.size} tokens share it)`);
+      if (!addresses || addresses.size === 0)
+        throw new NotFoundError(`${parameter}: no address is registered under the name ${given.name} on chain ${chainId}`);
+      if (addresses.size > 1)
+        throw new NotFoundError(
+          `${parameter}: the name ${given.name} is ambiguous on chain ${chainId} (${addresses.size} tokens share it)`,
+        );
       byChain.set(chainId, [...addresses][0].toLowerCase());
     }
     resolved[parameter] = byChain;

@@ -3,7 +3,16 @@
  * returns the key range (shared/table/keys.ts) a request reads, with the block bounds as its key
  * condition and any bounded checks, or reads its one item.
  */
-import { addressKeys, blockKeys, logKeys, tokenTransferKeys, transactionKeys, typeSetsToRead, type Direction, type TokenStandard } from '../table/keys';
+import {
+  addressKeys,
+  blockKeys,
+  logKeys,
+  tokenTransferKeys,
+  transactionKeys,
+  typeSetsToRead,
+  type Direction,
+  type TokenStandard,
+} from '../table/keys';
 import { blockChecks } from './filters';
 import { readPage, type Check, type Item, type RangeRead } from './range-reader';
 import type { SortOrder } from './list';
@@ -24,7 +33,15 @@ export function blockWithHashRange(chainId: number, blockHash: string, blocks: B
 }
 
 /** N3: transactions sent to a contract with a selector (and, with filter_from_address, from one sender). */
-export function contractCallsRange(chainId: number, contract: string, selector: string, from: string | undefined, blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead {
+export function contractCallsRange(
+  chainId: number,
+  contract: string,
+  selector: string,
+  from: string | undefined,
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead {
   return { pk: transactionKeys.callsToContract(chainId, contract, selector, from).pk, sk: { blocks }, checks, order };
 }
 
@@ -32,7 +49,16 @@ export function contractCallsRange(chainId: number, contract: string, selector: 
  * N3 with filter_hash: the transaction's own item (N2), checked to be a call of the contract and
  * selector (and the other filters): at most one item examined.
  */
-export function contractCallWithHashRange(chainId: number, hash: string, contract: string, selector: string, from: string | undefined, blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead {
+export function contractCallWithHashRange(
+  chainId: number,
+  hash: string,
+  contract: string,
+  selector: string,
+  from: string | undefined,
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead {
   const own: Check[] = [
     { attribute: 'to', operator: '=', value: contract, kind: 'string' },
     { attribute: 'methodSelector', operator: '=', value: selector, kind: 'string' },
@@ -43,13 +69,27 @@ export function contractCallWithHashRange(chainId: number, hash: string, contrac
 }
 
 /** N4: logs of a contract (with filter_topic_0: the contract's range for that topic0). */
-export function contractLogsRange(chainId: number, contract: string, topic0: string | undefined, blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead {
+export function contractLogsRange(
+  chainId: number,
+  contract: string,
+  topic0: string | undefined,
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead {
   const pk = topic0 ? logKeys.contractLogsWithTopic0(chainId, contract, topic0).pk : logKeys.contractLogs(chainId, contract).pk;
   return { pk, sk: { blocks }, checks, order };
 }
 
 /** N4 with filter_transaction_hash: the transaction's logs (its own partition), checked to be the contract's. */
-export function contractLogsOfTransactionRange(chainId: number, hash: string, contract: string, blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead {
+export function contractLogsOfTransactionRange(
+  chainId: number,
+  hash: string,
+  contract: string,
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead {
   const own: Check[] = [{ attribute: 'address', operator: '=', value: contract, kind: 'string' }, ...blockChecks('blockNumber', blocks)];
   return { pk: transactionKeys.transaction(chainId, hash).pk, sk: { prefix: 'LOG#' }, checks: [...own, ...checks], order };
 }
@@ -70,7 +110,13 @@ export function latestTransactionsOfAddress(chainId: number, address: string, di
 }
 
 /** N8: token transfers of a token contract. */
-export function tokenTransfersOfTokenRange(chainId: number, token: string, blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead {
+export function tokenTransfersOfTokenRange(
+  chainId: number,
+  token: string,
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead {
   return { pk: tokenTransferKeys.byToken(chainId, token).pk, sk: { blocks }, checks, order };
 }
 
@@ -79,12 +125,33 @@ export function tokenTransfersOfTokenRange(chainId: number, token: string, block
  * or one standard's range, or for two standards both single-standard ranges, which the list merges
  * by sort key (keys.ts typeSetsToRead).
  */
-export function tokenTransfersOfOwnerRanges(chainId: number, owner: string, direction: Direction, standards: readonly TokenStandard[], blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead[] {
-  return typeSetsToRead(standards).map((typeSet) => ({ pk: tokenTransferKeys.byAddress(chainId, owner, direction, typeSet).pk, sk: { blocks }, checks, order }));
+export function tokenTransfersOfOwnerRanges(
+  chainId: number,
+  owner: string,
+  direction: Direction,
+  standards: readonly TokenStandard[],
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead[] {
+  return typeSetsToRead(standards).map((typeSet) => ({
+    pk: tokenTransferKeys.byAddress(chainId, owner, direction, typeSet).pk,
+    sk: { blocks },
+    checks,
+    order,
+  }));
 }
 
 /** N9 with a contract: token transfers of an owner in one token, per direction. */
-export function tokenTransfersOfOwnerInTokenRange(chainId: number, owner: string, direction: Direction, token: string, blocks: BlockBounds, checks: Check[], order: SortOrder): RangeRead {
+export function tokenTransfersOfOwnerInTokenRange(
+  chainId: number,
+  owner: string,
+  direction: Direction,
+  token: string,
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead {
   return { pk: tokenTransferKeys.byAddressAndToken(chainId, owner, direction, token).pk, sk: { blocks }, checks, order };
 }
 

@@ -41,10 +41,7 @@ export interface Check {
   kind: 'number' | 'uint' | 'string';
 }
 
-export type SortKeyCondition =
-  | { blocks: { from?: number; to?: number } }
-  | { prefix: string }
-  | { equals: string };
+export type SortKeyCondition = { blocks: { from?: number; to?: number } } | { prefix: string } | { equals: string };
 
 export interface RangeRead {
   pk: string;
@@ -126,7 +123,13 @@ export async function readPage(read: RangeRead, skip: number, take: number): Pro
  * order (merged by sort key; one range: its own order), and the number of items in the union (each
  * range's count: from positions, or, for a checked range, counted in the same pass as its page).
  */
-export async function readPageAndCount(chainId: number, reads: readonly RangeRead[], skip: number, take: number, config: InsightsConfig): Promise<{ items: Item[]; total: number }> {
+export async function readPageAndCount(
+  chainId: number,
+  reads: readonly RangeRead[],
+  skip: number,
+  take: number,
+  config: InsightsConfig,
+): Promise<{ items: Item[]; total: number }> {
   const single = reads.length === 1;
   const parts = await Promise.all(
     reads.map(async (read) => {
@@ -139,9 +142,7 @@ export async function readPageAndCount(chainId: number, reads: readonly RangeRea
   const total = parts.reduce((sum, part) => sum + part.total, 0);
   if (single) return { items: parts[0].items, total };
   const ascending = reads[0]?.order === 'asc';
-  const merged = parts
-    .flatMap((part) => part.items)
-    .sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
+  const merged = parts.flatMap((part) => part.items).sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
   return { items: merged.slice(skip, skip + take), total };
 }
 
@@ -150,7 +151,13 @@ export async function readPageAndCount(chainId: number, reads: readonly RangeRea
  * full, then Select COUNT for the rest (no item transferred); a 400 once more than `bound` items
  * would be examined. Every request may examine up to the rest of the bound (its Limit).
  */
-async function readCheckedPage(chainId: number, read: RangeRead, skip: number, take: number, bound: number): Promise<{ items: Item[]; total: number }> {
+async function readCheckedPage(
+  chainId: number,
+  read: RangeRead,
+  skip: number,
+  take: number,
+  bound: number,
+): Promise<{ items: Item[]; total: number }> {
   const wanted = skip + take;
   const input = queryInput(read);
   const items: Item[] = [];
@@ -163,7 +170,9 @@ async function readCheckedPage(chainId: number, read: RangeRead, skip: number, t
     start = page.lastKey;
     if (examined > bound) throw new RangeTooLargeError(chainId, bound);
   } while (start && items.length < wanted);
-  const rest = start ? await countItems({ ...input, ExclusiveStartKey: start }, { maxRead: bound + 1 - examined }) : { count: 0, scanned: 0 };
+  const rest = start
+    ? await countItems({ ...input, ExclusiveStartKey: start }, { maxRead: bound + 1 - examined })
+    : { count: 0, scanned: 0 };
   if (examined + rest.scanned > bound) throw new RangeTooLargeError(chainId, bound);
   return { items: items.slice(skip, wanted), total: items.length + rest.count };
 }
@@ -196,10 +205,7 @@ export async function countRange(read: RangeRead, config: InsightsConfig): Promi
 async function countByPositions(pk: string, blocks: { from?: number; to?: number }): Promise<number | undefined> {
   const { from, to } = blocks;
   if (to !== undefined && to < 0) return 0;
-  const [through, below] = await Promise.all([
-    lastPosition(pk, to),
-    from === undefined || from <= 0 ? 0 : lastPosition(pk, from - 1),
-  ]);
+  const [through, below] = await Promise.all([lastPosition(pk, to), from === undefined || from <= 0 ? 0 : lastPosition(pk, from - 1)]);
   if (through === undefined || below === undefined) return undefined;
   return Math.max(0, through - below);
 }

@@ -85,7 +85,9 @@ async function classify(text: string, chainIds: number[]): Promise<Resolved> {
 
 async function resolveBlockNumber(blockNumber: number, chainIds: number[]): Promise<Resolved> {
   const items = await batchGetItems(chainIds.map((chainId) => blockKeys.block(chainId, blockNumber)));
-  const blocks = chainIds.map((chainId) => items.get(keyId(blockKeys.block(chainId, blockNumber)))).filter(Boolean) as unknown as BlockRecord[];
+  const blocks = chainIds
+    .map((chainId) => items.get(keyId(blockKeys.block(chainId, blockNumber))))
+    .filter(Boolean) as unknown as BlockRecord[];
   return { type: 'block', blocks };
 }
 
@@ -94,7 +96,8 @@ async function resolveHash(hash: string, chainIds: number[]): Promise<Resolved> 
     batchGetItems(chainIds.flatMap((chainId) => [transactionKeys.transaction(chainId, hash), blockKeys.blockByHash(chainId, hash)])),
     Promise.all(chainIds.map((chainId) => latestLogsWithTopic0(chainId, hash, RESOLVE_LIST_LIMIT))),
   ]);
-  const found = <T>(key: (chainId: number) => ItemKey): T[] => chainIds.map((chainId) => items.get(keyId(key(chainId)))).filter(Boolean) as unknown as T[];
+  const found = <T>(key: (chainId: number) => ItemKey): T[] =>
+    chainIds.map((chainId) => items.get(keyId(key(chainId)))).filter(Boolean) as unknown as T[];
   const transactions = found<TransactionRecord>((chainId) => transactionKeys.transaction(chainId, hash));
   if (transactions.length > 0) return { type: 'transaction', transactions };
   const blocks = found<BlockRecord>((chainId) => blockKeys.blockByHash(chainId, hash));
@@ -161,7 +164,9 @@ async function withFullPayloads(transactions: TransactionRecord[], events: LogRe
   const keys = [...transactions.filter((tx) => tx.inputOmitted).map(txKey), ...events.filter((log) => log.dataOmitted).map(logKey)];
   const items = keys.length > 0 ? await batchGetItems(keys) : new Map<string, Record<string, unknown>>();
   return [
-    transactions.map((tx) => serialiseTransaction(tx, tx.inputOmitted ? ((items.get(keyId(txKey(tx)))?.input as string) ?? null) : tx.input)),
+    transactions.map((tx) =>
+      serialiseTransaction(tx, tx.inputOmitted ? ((items.get(keyId(txKey(tx)))?.input as string) ?? null) : tx.input),
+    ),
     events.map((log) => serialiseEvent(log, log.dataOmitted ? ((items.get(keyId(logKey(log)))?.data as string) ?? null) : log.data)),
   ] as const;
 }

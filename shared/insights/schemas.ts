@@ -17,7 +17,10 @@ const chainIdList = v.optional(
   v.pipe(
     v.array(v.string()),
     v.transform((values) => values.flatMap((value) => value.split(',')).map((value) => value.trim())),
-    v.check((values) => values.every((value) => /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value))), 'must be positive integers'),
+    v.check(
+      (values) => values.every((value) => /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value))),
+      'must be positive integers',
+    ),
     v.transform((values) => values.map(Number)),
   ),
 );
@@ -31,7 +34,10 @@ const integerQuery = (min: number, max: number) =>
     v.maxValue(max, `must be an integer from ${min} to ${max}`),
   );
 
-const booleanQuery = v.pipe(v.picklist(['true', 'false'], 'must be true or false'), v.transform((value) => value === 'true'));
+const booleanQuery = v.pipe(
+  v.picklist(['true', 'false'], 'must be true or false'),
+  v.transform((value) => value === 'true'),
+);
 
 const sortOrder = v.picklist(['asc', 'desc'], 'must be asc or desc');
 
@@ -63,9 +69,16 @@ export const REPEATABLE_PARAMETERS = ['chain_id', 'chain', 'group_by', 'aggregat
 /** A query object of known entries that rejects any other parameter with the endpoint's filter list. */
 function listQuery<E extends v.ObjectEntries>(entries: E, filters: FilterCatalogue) {
   const unknown = unknownParameterMessage(filters, Object.keys(entries));
-  const schema = v.pipe(v.unknown(), refuseInheritedNames(unknown), v.objectWithRest({ ...filterEntries(filters), ...entries }, v.never(unknown)));
+  const schema = v.pipe(
+    v.unknown(),
+    refuseInheritedNames(unknown),
+    v.objectWithRest({ ...filterEntries(filters), ...entries }, v.never(unknown)),
+  );
   // The filter values are read by name (filters.ts collectFilters); the other entries keep their types.
-  return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>> & Record<string, unknown>>;
+  return schema as unknown as v.GenericSchema<
+    Record<string, unknown>,
+    v.InferOutput<v.ObjectSchema<E, undefined>> & Record<string, unknown>
+  >;
 }
 
 /**
@@ -83,7 +96,12 @@ const decodedPathText = v.transform((text: string) => {
 });
 
 /** A contract or owner: a 0x address or a registered name (resolved by names.ts). */
-const addressOrName = v.pipe(v.string(), v.trim(), v.nonEmpty('must be a 0x address or a registered name'), v.maxLength(64, 'must be at most 64 characters'));
+const addressOrName = v.pipe(
+  v.string(),
+  v.trim(),
+  v.nonEmpty('must be a 0x address or a registered name'),
+  v.maxLength(64, 'must be at most 64 characters'),
+);
 
 // ---------------------------------------------------------------------------------------------------
 // Resources
@@ -241,7 +259,13 @@ function envelope<D extends v.GenericSchema>(item: D) {
 
 export const contractTransactionsPath = v.strictObject({
   contractAddress: addressOrName,
-  signature: v.pipe(v.string(), decodedPathText, v.trim(), v.nonEmpty('must be a function signature or a 4-byte selector'), v.maxLength(1024, 'must be at most 1024 characters')),
+  signature: v.pipe(
+    v.string(),
+    decodedPathText,
+    v.trim(),
+    v.nonEmpty('must be a function signature or a 4-byte selector'),
+    v.maxLength(1024, 'must be at most 1024 characters'),
+  ),
 });
 export const contractTransactionsQuery = listQuery({ ...listEntries, decode: v.optional(booleanQuery) }, TRANSACTION_FILTERS);
 export type ContractTransactionsQuery = v.InferOutput<typeof contractTransactionsQuery>;
@@ -270,7 +294,10 @@ export type BlocksResponse = v.InferOutput<typeof blocksResponse>;
 
 /** The route without an input segment answers the same 400 as a blank input. */
 export const resolvePath = v.strictObject({
-  input: v.optional(v.pipe(v.string(), decodedPathText, v.trim(), v.nonEmpty('must not be empty'), v.maxLength(1024, 'must be at most 1024 characters')), ''),
+  input: v.optional(
+    v.pipe(v.string(), decodedPathText, v.trim(), v.nonEmpty('must not be empty'), v.maxLength(1024, 'must be at most 1024 characters')),
+    '',
+  ),
 });
 export const resolveQuery = v.strictObject(chainEntries);
 export type ResolveQuery = v.InferOutput<typeof resolveQuery>;
@@ -301,7 +328,12 @@ export type TokenTypeName = (typeof TOKEN_TYPES)[number];
 const tokenTypes = v.optional(
   v.pipe(
     v.array(v.string()),
-    v.transform((values) => values.flatMap((value) => value.split(',')).map((value) => value.trim().toLowerCase()).filter(Boolean)),
+    v.transform((values) =>
+      values
+        .flatMap((value) => value.split(','))
+        .map((value) => value.trim().toLowerCase())
+        .filter(Boolean),
+    ),
     v.check((values) => values.every((value) => (TOKEN_TYPES as readonly string[]).includes(value)), 'must be erc20, erc721 or erc1155'),
     v.transform((values) => [...new Set(values)] as TokenTypeName[]),
   ),
@@ -309,7 +341,12 @@ const tokenTypes = v.optional(
 );
 
 const blockNumberQuery = v.pipe(v.string(), v.regex(/^[0-9]{1,15}$/, 'must be a non-negative integer'), v.transform(Number));
-const timestampQuery = v.pipe(v.string(), v.regex(/^[0-9]{1,15}$/, 'must be an integer greater than 0'), v.transform(Number), v.minValue(1, 'must be an integer greater than 0'));
+const timestampQuery = v.pipe(
+  v.string(),
+  v.regex(/^[0-9]{1,15}$/, 'must be an integer greater than 0'),
+  v.transform(Number),
+  v.minValue(1, 'must be an integer greater than 0'),
+);
 
 const transferEntries = {
   ...chainEntries,
@@ -349,7 +386,11 @@ export type TokenTransfersQuery = v.InferOutput<typeof tokenTransfersQuery>;
 export const transactionTokenTransfersPath = v.strictObject({
   transaction_hash: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 0x followed by 64 hex digits'), v.toLowerCase()),
 });
-export const transactionTokenTransfersQuery = transferQuery({ ...transferEntries, sort_order: v.optional(sortOrder, 'asc'), token_types: tokenTypes });
+export const transactionTokenTransfersQuery = transferQuery({
+  ...transferEntries,
+  sort_order: v.optional(sortOrder, 'asc'),
+  token_types: tokenTypes,
+});
 export type TransactionTokenTransfersQuery = v.InferOutput<typeof transactionTokenTransfersQuery>;
 
 export const contractTokenTransfersPath = v.strictObject({ contract_address: addressOrName });

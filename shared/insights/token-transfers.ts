@@ -21,7 +21,12 @@ import type { InsightsConfig } from './config';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
 import { readList, type ChainRanges, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
-import { tokenTransfersOfOwnerInTokenRange, tokenTransfersOfOwnerRanges, tokenTransfersOfTokenRange, tokenTransfersOfTransactionRange } from './queries';
+import {
+  tokenTransfersOfOwnerInTokenRange,
+  tokenTransfersOfOwnerRanges,
+  tokenTransfersOfTokenRange,
+  tokenTransfersOfTransactionRange,
+} from './queries';
 import type { Check } from './range-reader';
 import { planListRequest, type ListQuery } from './request';
 import type { InsightsTokenTransfer, TokenTransferMeta, TokenTransfersResponse, TokenTypeName } from './schemas';
@@ -59,7 +64,10 @@ export async function listTokenTransfers(
 }
 
 /** I5c: by contract (path parameter; a name accepted). */
-export async function listContractTokenTransfers(request: TransfersRequest & { contractAddress: string }, config: InsightsConfig): Promise<TokenTransfersResponse> {
+export async function listContractTokenTransfers(
+  request: TransfersRequest & { contractAddress: string },
+  config: InsightsConfig,
+): Promise<TokenTransfersResponse> {
   return transfersOf(request, config, { contract: parseAddressOrName('contract_address', request.contractAddress) });
 }
 
@@ -70,10 +78,20 @@ export async function listTransactionTokenTransfers(
 ): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const checks = tokenTypeChecks(query.token_types);
-  return respond(plan, query, config, async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder), '');
+  return respond(
+    plan,
+    query,
+    config,
+    async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder),
+    '',
+  );
 }
 
-async function transfersOf({ query, host }: TransfersRequest, config: InsightsConfig, given: { owner?: AddressOrName; contract?: AddressOrName }): Promise<TokenTransfersResponse> {
+async function transfersOf(
+  { query, host }: TransfersRequest,
+  config: InsightsConfig,
+  given: { owner?: AddressOrName; contract?: AddressOrName },
+): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const resolved = await resolveAddresses({ owner_address: given.owner, contract_address: given.contract }, plan.chainIds);
   const owners = resolved.owner_address;
@@ -81,7 +99,11 @@ async function transfersOf({ query, host }: TransfersRequest, config: InsightsCo
   const rangeOf = async (chainId: number): Promise<ChainRanges> => {
     const blocks = await blockRangeOf(chainId, {
       numbers: { min: query.block_number_from, max: query.block_number_to, empty: isEmpty(query.block_number_from, query.block_number_to) },
-      timestamps: { min: query.block_timestamp_from, max: query.block_timestamp_to, empty: isEmpty(query.block_timestamp_from, query.block_timestamp_to) },
+      timestamps: {
+        min: query.block_timestamp_from,
+        max: query.block_timestamp_to,
+        empty: isEmpty(query.block_timestamp_from, query.block_timestamp_to),
+      },
     });
     if (!blocks) return null;
     const owner = owners?.get(chainId);
@@ -89,8 +111,24 @@ async function transfersOf({ query, host }: TransfersRequest, config: InsightsCo
     if (owner) {
       const { direction, checks } = ownerDirection(query.transfer_type);
       return contract
-        ? tokenTransfersOfOwnerInTokenRange(chainId, owner, direction, contract, blocks, [...checks, ...tokenTypeChecks(query.token_types)], plan.sortOrder)
-        : tokenTransfersOfOwnerRanges(chainId, owner, direction, query.token_types.map((type) => STANDARD[type]), blocks, checks, plan.sortOrder);
+        ? tokenTransfersOfOwnerInTokenRange(
+            chainId,
+            owner,
+            direction,
+            contract,
+            blocks,
+            [...checks, ...tokenTypeChecks(query.token_types)],
+            plan.sortOrder,
+          )
+        : tokenTransfersOfOwnerRanges(
+            chainId,
+            owner,
+            direction,
+            query.token_types.map((type) => STANDARD[type]),
+            blocks,
+            checks,
+            plan.sortOrder,
+          );
     }
     const checks = [...transferTypeChecks(query.transfer_type), ...tokenTypeChecks(query.token_types)];
     return tokenTransfersOfTokenRange(chainId, contract as string, blocks, checks, plan.sortOrder);
@@ -156,6 +194,10 @@ async function addTokenMetadata(records: readonly TokenTransferRecord[], rows: I
   const items = records.length > 0 ? await batchGetItems(records.map(key)) : new Map();
   records.forEach((record, index) => {
     const token = items.get(keyId(key(record))) as AddressRecord | undefined;
-    rows[index].token_metadata = { name: token?.tokenName ?? null, symbol: token?.tokenSymbol ?? null, decimals: token?.tokenDecimals ?? null };
+    rows[index].token_metadata = {
+      name: token?.tokenName ?? null,
+      symbol: token?.tokenSymbol ?? null,
+      decimals: token?.tokenDecimals ?? null,
+    };
   });
 }

@@ -36,7 +36,10 @@ export interface ContractTransactionsRequest {
   host: string | undefined;
 }
 
-export async function listContractTransactions(request: ContractTransactionsRequest, config: InsightsConfig): Promise<ContractTransactionsResponse> {
+export async function listContractTransactions(
+  request: ContractTransactionsRequest,
+  config: InsightsConfig,
+): Promise<ContractTransactionsResponse> {
   const { query } = request;
   const contract = parseAddressOrName('contractAddress', request.contractAddress);
   const { selector, abi } = parseFunctionSignature(request.signature);
@@ -62,7 +65,13 @@ export async function listContractTransactions(request: ContractTransactionsRequ
 }
 
 /** The key range (and checks) of one chain, or null when the block filters leave nothing. */
-async function callsRange(chainId: number, contract: string, selector: string, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {
+async function callsRange(
+  chainId: number,
+  contract: string,
+  selector: string,
+  filters: Filter[],
+  plan: ListPlan,
+): Promise<RangeRead | null> {
   const blocks = await blockRangeOf(chainId, {
     numbers: integerBounds(filters, 'block_number'),
     timestamps: integerBounds(filters, 'block_timestamp'),

@@ -42,7 +42,10 @@ export function toCheckoutSession(stored: StoredCheckoutSession, at: number): Ch
 }
 
 /** POST /checkout-sessions: a new open session (with `alongside` in the same transaction). */
-export async function createCheckoutSession(request: CreateCheckoutSessionRequest, alongside?: AlongsideWrite<CheckoutSession>): Promise<Creation<CheckoutSession>> {
+export async function createCheckoutSession(
+  request: CreateCheckoutSessionRequest,
+  alongside?: AlongsideWrite<CheckoutSession>,
+): Promise<Creation<CheckoutSession>> {
   const createdAt = now();
   const session: StoredCheckoutSession = {
     id: randomUUID(),

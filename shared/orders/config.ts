@@ -58,7 +58,8 @@ const onrampVendorSchema = v.object({
     v.string(),
     v.check((template) => /^https:\/\//.test(template), 'urlTemplate must be an https URL'),
     v.check(
-      (template) => [...template.matchAll(/\{([^}]*)\}/g)].every((match) => (ONRAMP_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(match[1])),
+      (template) =>
+        [...template.matchAll(/\{([^}]*)\}/g)].every((match) => (ONRAMP_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(match[1])),
       `urlTemplate may only use the placeholders ${ONRAMP_TEMPLATE_PLACEHOLDERS.map((name) => `{${name}}`).join(', ')}`,
     ),
   ),
@@ -86,7 +87,11 @@ const orderEnvSchema = v.object({
   ORDER_FEE_TOKENS: v.optional(v.pipe(v.string(), v.parseJson(), v.record(chainIdKey, address)), '{}'),
   /** JSON object: vendor name -> { urlTemplate }. */
   ORDER_ONRAMP_VENDORS: v.optional(
-    v.pipe(v.string(), v.parseJson(), v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,32}$/, 'vendor names are lowercase')), onrampVendorSchema)),
+    v.pipe(
+      v.string(),
+      v.parseJson(),
+      v.record(v.pipe(v.string(), v.regex(/^[a-z0-9_-]{1,32}$/, 'vendor names are lowercase')), onrampVendorSchema),
+    ),
     DEFAULT_ONRAMP_VENDORS,
   ),
   /** JSON object: chain id -> token addresses worth one US dollar per whole token (onramp pricing). */

@@ -24,7 +24,10 @@ import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders
 import { isWaiting } from './states';
 
 /** The addresses an order may use as `srcTokenAddress` for the chain's native currency (lowercase). */
-export const NATIVE_TOKEN_ADDRESSES: readonly string[] = ['0x0000000000000000000000000000000000000000', '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee'];
+export const NATIVE_TOKEN_ADDRESSES: readonly string[] = [
+  '0x0000000000000000000000000000000000000000',
+  '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
+];
 
 export function isNativeToken(address: string): boolean {
   return NATIVE_TOKEN_ADDRESSES.includes(address.toLowerCase());
@@ -141,7 +144,8 @@ function candidatesOf(event: BlockIngestedEvent): Candidate[] {
     transactionIndex: transfer.transactionIndex,
     position: { logIndex: transfer.logIndex },
   }));
-  const rank = (candidate: Candidate): number => ('logIndex' in candidate.position ? candidate.position.logIndex : candidate.position.callIndex);
+  const rank = (candidate: Candidate): number =>
+    'logIndex' in candidate.position ? candidate.position.logIndex : candidate.position.callIndex;
   return [...native, ...erc20]
     .filter((candidate) => candidate.amount > 0n)
     .sort((a, b) => a.transactionIndex - b.transactionIndex || rank(a) - rank(b));
@@ -157,14 +161,22 @@ async function awaitingOrders(chainId: number, address: string): Promise<OrderWi
 }
 
 /** Every item of a GSI1 partition. */
-const gsi1Range = (range: KeyRange) => ({ IndexName: range.index, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': range.pk } });
+const gsi1Range = (range: KeyRange) => ({
+  IndexName: range.index,
+  KeyConditionExpression: 'gsi1pk = :pk',
+  ExpressionAttributeValues: { ':pk': range.pk },
+});
 
 /**
  * Records one deposit (once), counts it when the order still waits and the block is before the
  * expiry, and moves the order when the deposit completes `srcAmount`. Returns the order as it now
  * is (undefined when it no longer exists).
  */
-async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, event: BlockIngestedEvent): Promise<OrderWithDeposits | undefined> {
+async function handleDeposit(
+  order: OrderWithDeposits,
+  candidate: Candidate,
+  event: BlockIngestedEvent,
+): Promise<OrderWithDeposits | undefined> {
   const { block } = event;
   const key = orderKeys.deposit(order.id, candidate.transactionHash, candidate.position);
   let current: OrderWithDeposits | undefined = order;
@@ -172,7 +184,11 @@ async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, eve
   for (let attempt = 0; current && !deposit; attempt += 1) {
     if (attempt >= MAX_ATTEMPTS) throw new Error(`order ${order.id}: deposit ${key.sk} could not be recorded (the order kept changing)`);
     const receivedAt = Math.max(block.timestamp * 1000, current.createdAt);
-    const outcome: DepositOutcome = !isWaiting(current.status) ? 'order_moved_on' : receivedAt >= current.expiredAt ? 'after_expiry' : 'counted';
+    const outcome: DepositOutcome = !isWaiting(current.status)
+      ? 'order_moved_on'
+      : receivedAt >= current.expiredAt
+        ? 'after_expiry'
+        : 'counted';
     const before: string | undefined = current.receivedAmount;
     const totalAfter: string | null = outcome === 'counted' ? (BigInt(before ?? '0') + candidate.amount).toString() : null;
     const record: OrderDepositRecord = {
@@ -207,7 +223,11 @@ async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, eve
           UpdateExpression: 'SET receivedAmount = :total',
           ConditionExpression: `#status = :status AND ${before === undefined ? 'attribute_not_exists(receivedAmount)' : 'receivedAmount = :before'}`,
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':total': totalAfter, ':status': current.status, ...(before === undefined ? {} : { ':before': before }) },
+          ExpressionAttributeValues: {
+            ':total': totalAfter,
+            ':status': current.status,
+            ...(before === undefined ? {} : { ':before': before }),
+          },
         },
       });
     }
@@ -215,7 +235,13 @@ async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, eve
     if (result.committed) {
       deposit = record;
       if (outcome === 'counted') current = { ...current, receivedAmount: totalAfter! };
-      else logger.warn('deposit kept for a refund', { orderId: order.id, outcome, transactionHash: candidate.transactionHash, amount: record.amount });
+      else
+        logger.warn('deposit kept for a refund', {
+          orderId: order.id,
+          outcome,
+          transactionHash: candidate.transactionHash,
+          amount: record.amount,
+        });
     } else if (result.failedConditions.includes(0)) {
       // Recorded before: the same block delivered again, or the transaction re-mined after a reorg.
       deposit = await moveToBlock(key, event);
@@ -224,7 +250,13 @@ async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, eve
       current = await findStoredOrder(order.id); // the order changed since it was read: read it again
     }
   }
-  if (!current || !deposit || deposit.outcome !== 'counted' || BigInt(deposit.totalAfter!) < BigInt(current.srcAmount) || !isWaiting(current.status)) {
+  if (
+    !current ||
+    !deposit ||
+    deposit.outcome !== 'counted' ||
+    BigInt(deposit.totalAfter!) < BigInt(current.srcAmount) ||
+    !isWaiting(current.status)
+  ) {
     return current;
   }
   const transition = await markDepositReceived(order.id, {
@@ -233,7 +265,12 @@ async function handleDeposit(order: OrderWithDeposits, candidate: Candidate, eve
     receivedAt: Math.max(deposit.blockTimestamp * 1000, current.createdAt),
   });
   if (transition.applied) {
-    logger.info('deposit received: order quoting', { orderId: order.id, receivedAmount: deposit.totalAfter, srcAmount: current.srcAmount, block: deposit.blockNumber });
+    logger.info('deposit received: order quoting', {
+      orderId: order.id,
+      receivedAmount: deposit.totalAfter,
+      srcAmount: current.srcAmount,
+      block: deposit.blockNumber,
+    });
   }
   return (transition.order as OrderWithDeposits | undefined) ?? (await findStoredOrder(order.id));
 }
@@ -249,7 +286,8 @@ async function moveToBlock(key: ItemKey, event: BlockIngestedEvent): Promise<Ord
     {
       Update: {
         Key: key,
-        UpdateExpression: 'SET blockNumber = :number, blockHash = :hash, blockTimestamp = :time, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, orphaned = :false',
+        UpdateExpression:
+          'SET blockNumber = :number, blockHash = :hash, blockTimestamp = :time, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk, orphaned = :false',
         ConditionExpression: 'blockHash = :previous',
         ExpressionAttributeValues: {
           ':number': event.block.number,
@@ -262,7 +300,12 @@ async function moveToBlock(key: ItemKey, event: BlockIngestedEvent): Promise<Ord
       },
     },
   ]);
-  if (result.committed) logger.warn('deposit moved to the block that now holds its transaction', { orderId: stored.orderId, deposit: key.sk, block: event.block.number });
+  if (result.committed)
+    logger.warn('deposit moved to the block that now holds its transaction', {
+      orderId: stored.orderId,
+      deposit: key.sk,
+      block: event.block.number,
+    });
   return getDeposit(key);
 }
 
@@ -290,7 +333,9 @@ async function getDeposit(key: ItemKey): Promise<OrderDepositRecord | undefined>
  */
 async function undoOrphanedDeposits(event: BlocksOrphanedEvent): Promise<void> {
   for (const block of event.blocks) {
-    const { items: deposits } = await queryAll<OrderDepositRecord & ItemKey>(gsi1Range(orderKeys.depositsInBlockRange(event.chainId, block.number)));
+    const { items: deposits } = await queryAll<OrderDepositRecord & ItemKey>(
+      gsi1Range(orderKeys.depositsInBlockRange(event.chainId, block.number)),
+    );
     for (const deposit of deposits.filter((item) => item.blockHash === block.hash && !item.orphaned)) await undoDeposit(deposit);
   }
 }
@@ -316,7 +361,11 @@ async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void>
             UpdateExpression: 'SET receivedAmount = :total',
             ConditionExpression: '#status = :status AND receivedAmount = :before',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':total': (total > 0n ? total : 0n).toString(), ':status': order.status, ':before': order.receivedAmount ?? '0' },
+            ExpressionAttributeValues: {
+              ':total': (total > 0n ? total : 0n).toString(),
+              ':status': order.status,
+              ':before': order.receivedAmount ?? '0',
+            },
           },
         },
       ];
@@ -335,8 +384,18 @@ async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void>
     }
     const result = await transactWrite(items);
     if (result.committed) {
-      if (isWaiting(order.status)) logger.warn('reorg: deposit undone, the order waits for it again', { orderId: order.id, deposit: deposit.sk, block: deposit.blockNumber });
-      else logger.error('reorg: a deposit that moved an order on was orphaned; the order is flagged depositOrphaned', { orderId: order.id, status: order.status, deposit: deposit.sk });
+      if (isWaiting(order.status))
+        logger.warn('reorg: deposit undone, the order waits for it again', {
+          orderId: order.id,
+          deposit: deposit.sk,
+          block: deposit.blockNumber,
+        });
+      else
+        logger.error('reorg: a deposit that moved an order on was orphaned; the order is flagged depositOrphaned', {
+          orderId: order.id,
+          status: order.status,
+          deposit: deposit.sk,
+        });
       return;
     }
     if (result.failedConditions.includes(0)) return; // already undone or moved by a re-delivered block

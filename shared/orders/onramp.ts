@@ -30,7 +30,13 @@ export interface OnrampVendorAdapter {
  * Prices an amount of a USD token (ORDER_USD_TOKENS) at one dollar per whole token, rounded up to the
  * cent; null for any other token or an amount too large to be a JSON-safe number of cents.
  */
-export function usdCents(usdTokens: OrderConfig['usdTokens'], srcChain: number, tokenAddress: string, amount: string, decimals: number): number | null {
+export function usdCents(
+  usdTokens: OrderConfig['usdTokens'],
+  srcChain: number,
+  tokenAddress: string,
+  amount: string,
+  decimals: number,
+): number | null {
   if (!(usdTokens[srcChain] ?? []).includes(tokenAddress.toLowerCase())) return null;
   const unit = 10n ** BigInt(decimals);
   const cents = (BigInt(amount) * 100n + unit - 1n) / unit;

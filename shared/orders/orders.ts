@@ -82,14 +82,20 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
   const outcome = await transactWrite(items);
   if (outcome.committed) return { created: true, value: created };
   // A failed alongside write wins over any other failure (a lost idempotency race: the winner's response answers).
-  if (context.alongside && outcome.failedConditions.includes(alongsideIndex)) return { created: false, reason: 'alongside-condition-failed' };
+  if (context.alongside && outcome.failedConditions.includes(alongsideIndex))
+    return { created: false, reason: 'alongside-condition-failed' };
   if (request.checkoutSessionId && outcome.failedConditions.includes(sessionIndex)) {
     throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);
   }
   throw new Error(`Order ${order.id} could not be written: conditions ${outcome.failedConditions.join(', ')} failed`);
 }
 
-function buildOrder(request: CreateOrderRequest, sourceIp: string, config: OrderConfig, fee: Parameters<typeof standardFee>[0]): StoredOrder {
+function buildOrder(
+  request: CreateOrderRequest,
+  sourceIp: string,
+  config: OrderConfig,
+  fee: Parameters<typeof standardFee>[0],
+): StoredOrder {
   const id = randomUUID();
   const createdAt = now();
   const globalAddress = depositAddress(id, config);
@@ -230,7 +236,8 @@ export async function transitionOrder(orderId: string, to: OrderStatus, options:
   if (!current) return { applied: false, reason: 'not_found' };
   const from = current.status;
   if (!canTransition(from, to)) return { applied: false, reason: 'not_allowed', order: current };
-  const expiryCondition = isWaiting(from) && to === 'expired' ? 'expiredAt <= :at' : isWaiting(from) && to !== 'failure' ? 'expiredAt > :at' : undefined;
+  const expiryCondition =
+    isWaiting(from) && to === 'expired' ? 'expiredAt <= :at' : isWaiting(from) && to !== 'failure' ? 'expiredAt > :at' : undefined;
   if (expiryCondition === 'expiredAt <= :at' && current.expiredAt > at) return { applied: false, reason: 'not_expired', order: current };
   if (expiryCondition === 'expiredAt > :at' && current.expiredAt <= at) return { applied: false, reason: 'expired', order: current };
 
@@ -280,7 +287,11 @@ export interface DepositReceived {
 export async function markDepositReceived(orderId: string, deposit: DepositReceived): Promise<TransitionResult> {
   return transitionOrder(orderId, 'quoting_after_deposit', {
     at: deposit.receivedAt,
-    set: { receivedDepositAt: deposit.receivedAt, depositTransactionHash: deposit.transactionHash.toLowerCase(), depositAmount: deposit.amount },
+    set: {
+      receivedDepositAt: deposit.receivedAt,
+      depositTransactionHash: deposit.transactionHash.toLowerCase(),
+      depositAmount: deposit.amount,
+    },
   });
 }
 

@@ -19,7 +19,12 @@ export interface Partner {
 export const partnerInputSchema = v.object({
   partnerId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'partnerId must be 1 to 64 letters, digits, hyphens or underscores')),
   name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
-  discountBps: v.pipe(v.number(), v.integer('discountBps must be an integer'), v.minValue(0, 'discountBps must be at least 0'), v.maxValue(10_000, 'discountBps must be at most 10000')),
+  discountBps: v.pipe(
+    v.number(),
+    v.integer('discountBps must be an integer'),
+    v.minValue(0, 'discountBps must be at least 0'),
+    v.maxValue(10_000, 'discountBps must be at most 10000'),
+  ),
 });
 
 export type PartnerInput = v.InferOutput<typeof partnerInputSchema>;
@@ -41,14 +46,20 @@ export async function putPartner(input: PartnerInput): Promise<Partner> {
     createdAt: previous?.createdAt ?? at,
     updatedAt: at,
   };
-  await putItem({ Item: { ...orderKeys.partner(partner.partnerId), ...orderKeys.partnerListing(partner.partnerId), entity: 'partner', ...record } });
+  await putItem({
+    Item: { ...orderKeys.partner(partner.partnerId), ...orderKeys.partnerListing(partner.partnerId), entity: 'partner', ...record },
+  });
   return record;
 }
 
 /** Every partner, by id (one Query on the partner listing range, GSI1, paged through). */
 export async function listPartners(): Promise<Partner[]> {
   const range = orderKeys.partnersRange();
-  const { items } = await queryAll({ IndexName: range.index, KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': range.pk } });
+  const { items } = await queryAll({
+    IndexName: range.index,
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': range.pk },
+  });
   return items.map(toPartner);
 }
 

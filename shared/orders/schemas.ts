@@ -33,7 +33,8 @@ function closed<const TEntries extends v.ObjectEntries>(entries: TEntries, what 
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-const text = (max: number) => v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
+const text = (max: number) =>
+  v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} characters`));
 
 export const addressSchema = v.pipe(v.string('must be a string'), v.regex(ADDRESS, 'must be an address: 0x followed by 40 hex digits'));
 
@@ -80,8 +81,19 @@ export const tokenDescriptorSchema = closed({
   address: addressSchema,
   symbol: text(32),
   name: text(128),
-  decimals: v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be at least 0'), v.maxValue(255, 'must be at most 255')),
-  metadata: v.optional(closed({ logoURI: v.optional(v.pipe(v.string('must be a string'), v.maxLength(2048, 'must be at most 2048 characters'), v.url('must be a URL'))) })),
+  decimals: v.pipe(
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(0, 'must be at least 0'),
+    v.maxValue(255, 'must be at most 255'),
+  ),
+  metadata: v.optional(
+    closed({
+      logoURI: v.optional(
+        v.pipe(v.string('must be a string'), v.maxLength(2048, 'must be at most 2048 characters'), v.url('must be a URL')),
+      ),
+    }),
+  ),
 });
 
 /** An onramp of one of this deployment's vendors (ORDER_ONRAMP_VENDORS). */
@@ -94,8 +106,14 @@ const onrampRequestSchema = (vendors: OrderConfig['onrampVendors']) =>
         () => `must be one of: ${Object.keys(vendors).join(', ')}`,
       ),
     ),
-    paymentMethod: v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores')),
-    country: v.pipe(v.string('must be a string'), v.check(isAssignedCountryCode, 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. US')),
+    paymentMethod: v.pipe(
+      v.string('must be a string'),
+      v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores'),
+    ),
+    country: v.pipe(
+      v.string('must be a string'),
+      v.check(isAssignedCountryCode, 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. US'),
+    ),
     redirectUrl: httpsUrl,
   });
 
@@ -122,7 +140,9 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
         srcAmount: amountSchema,
         payload: closed({ expectedDstAmount: amountSchema }),
         metadata: closed({ srcToken: tokenDescriptorSchema, dstToken: tokenDescriptorSchema }),
-        partnerId: v.optional(v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores'))),
+        partnerId: v.optional(
+          v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores')),
+        ),
         clientReferenceId: v.optional(clientReferenceIdSchema),
         onramp: v.optional(onrampRequestSchema(config.onrampVendors)),
         creatorAddress: v.optional(addressSchema),
@@ -131,11 +151,19 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
       'the request body must be a JSON object',
     ),
     v.forward(
-      v.partialCheck([['srcChain'], ['metadata', 'srcToken', 'chainId']], (body) => body.metadata.srcToken.chainId === body.srcChain, 'must equal srcChain'),
+      v.partialCheck(
+        [['srcChain'], ['metadata', 'srcToken', 'chainId']],
+        (body) => body.metadata.srcToken.chainId === body.srcChain,
+        'must equal srcChain',
+      ),
       tokenField('srcToken', 'chainId'),
     ),
     v.forward(
-      v.partialCheck([['dstChain'], ['metadata', 'dstToken', 'chainId']], (body) => body.metadata.dstToken.chainId === body.dstChain, 'must equal dstChain'),
+      v.partialCheck(
+        [['dstChain'], ['metadata', 'dstToken', 'chainId']],
+        (body) => body.metadata.dstToken.chainId === body.dstChain,
+        'must equal dstChain',
+      ),
       tokenField('dstToken', 'chainId'),
     ),
     v.forward(

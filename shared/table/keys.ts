@@ -160,8 +160,7 @@ export const transactionKeys = {
     pk: `${chain(chainId)}#SELECTOR#${lower(selector)}`,
   }),
   /** Sort key shared by every transaction range: block, then position in the block. */
-  sortKey: (blockNumber: number | bigint, transactionIndex: number): string =>
-    `${blockKey(blockNumber)}#${indexKey(transactionIndex)}`,
+  sortKey: (blockNumber: number | bigint, transactionIndex: number): string => `${blockKey(blockNumber)}#${indexKey(transactionIndex)}`,
 };
 
 export const logKeys = {
@@ -294,7 +293,13 @@ export const addressKeys = {
     pk: `${chain(chainId)}#A#${lower(holder)}#BALS#${typeSet}`,
   }),
   /** The X1 sort key of one (token, id) balance; the token name is cut to 64 characters. */
-  balanceByValueSortKey: (value: bigint | string, standard: TokenStandard, tokenName: string, token: string, tokenId?: bigint | string | null): string =>
+  balanceByValueSortKey: (
+    value: bigint | string,
+    standard: TokenStandard,
+    tokenName: string,
+    token: string,
+    tokenId?: bigint | string | null,
+  ): string =>
     `${uint256Key(value)}#${TOKEN_TYPE_RANK[standard]}#${tokenName.slice(0, 64)}#${lower(token)}#${tokenId === undefined || tokenId === null ? '-' : BigInt(tokenId).toString()}`,
   /**
    * X2 (E2): NFT collections held by an address, one range per type set of typeSetsWritten (its

@@ -42,14 +42,18 @@ function importsOf(file: string): Import[] {
     const moduleSpecifier =
       (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)
         ? node.moduleSpecifier.text
-        : ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])
+        : ts.isCallExpression(node) &&
+            node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+            node.arguments[0] &&
+            ts.isStringLiteral(node.arguments[0])
           ? node.arguments[0].text
           : undefined;
     if (moduleSpecifier !== undefined) {
       const names: string[] = [];
       if (ts.isImportDeclaration(node) && node.importClause && !node.importClause.isTypeOnly) {
         const bindings = node.importClause.namedBindings;
-        if (bindings && ts.isNamedImports(bindings)) for (const element of bindings.elements) if (!element.isTypeOnly) names.push((element.propertyName ?? element.name).text);
+        if (bindings && ts.isNamedImports(bindings))
+          for (const element of bindings.elements) if (!element.isTypeOnly) names.push((element.propertyName ?? element.name).text);
       }
       cached!.push({ specifier: moduleSpecifier, target: resolve(file, moduleSpecifier), names });
     }
@@ -92,7 +96,9 @@ const toolFiles = sourceFiles('scripts');
 describe('the import graph', () => {
   it('every relative import resolves to a file', () => {
     const broken = [...runtimeFiles, ...toolFiles].flatMap((file) =>
-      importsOf(file).filter((entry) => entry.specifier.startsWith('.') && !entry.target).map((entry) => `${file} -> ${entry.specifier}`),
+      importsOf(file)
+        .filter((entry) => entry.specifier.startsWith('.') && !entry.target)
+        .map((entry) => `${file} -> ${entry.specifier}`),
     );
     expect(broken).toEqual([]);
   });
@@ -129,7 +135,11 @@ describe('the import graph', () => {
   it('the table model imports nothing but itself', () => {
     const arrows = runtimeFiles
       .filter((file) => file.startsWith('shared/table/'))
-      .flatMap((file) => importsOf(file).filter((entry) => entry.target && !entry.target.startsWith('shared/table/')).map((entry) => `${file} -> ${entry.target}`));
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((entry) => entry.target && !entry.target.startsWith('shared/table/'))
+          .map((entry) => `${file} -> ${entry.target}`),
+      );
     expect(arrows).toEqual([]);
   });
 
@@ -138,14 +148,22 @@ describe('the import graph', () => {
       .filter((file) => !file.startsWith('shared/db/') && !file.startsWith('scripts/lib/local-table/'))
       .flatMap((file) =>
         importsOf(file)
-          .filter((entry) => (entry.specifier === '@aws-sdk/lib-dynamodb' || entry.specifier === '@aws-sdk/client-dynamodb') && entry.names.some((name) => name.endsWith('Command')))
+          .filter(
+            (entry) =>
+              (entry.specifier === '@aws-sdk/lib-dynamodb' || entry.specifier === '@aws-sdk/client-dynamodb') &&
+              entry.names.some((name) => name.endsWith('Command')),
+          )
           .map((entry) => `${file}: ${entry.names.filter((name) => name.endsWith('Command')).join(', ')}`),
       );
     expect(offenders).toEqual([]);
   });
 
   it('no runtime file imports local-only code (scripts/)', () => {
-    const arrows = runtimeFiles.flatMap((file) => importsOf(file).filter((entry) => entry.target?.startsWith('scripts/')).map((entry) => `${file} -> ${entry.target}`));
+    const arrows = runtimeFiles.flatMap((file) =>
+      importsOf(file)
+        .filter((entry) => entry.target?.startsWith('scripts/'))
+        .map((entry) => `${file} -> ${entry.target}`),
+    );
     expect(arrows).toEqual([]);
   });
 
@@ -173,7 +191,9 @@ describe('the layout', () => {
   });
 
   it('the ingest Lambda carries of the orders group only its deposit listener', () => {
-    const loaded = [...closure('functions/ingest/ingest-chain.ts')].filter((file) => GROUPS.some((group) => file.startsWith(`shared/${group}/`)));
+    const loaded = [...closure('functions/ingest/ingest-chain.ts')].filter((file) =>
+      GROUPS.some((group) => file.startsWith(`shared/${group}/`)),
+    );
     const listenerClosure = closure('shared/orders/deposits.ts');
     expect(loaded.filter((file) => !listenerClosure.has(file))).toEqual([]);
     expect(loaded).toContain('shared/orders/deposits.ts');

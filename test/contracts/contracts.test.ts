@@ -4,7 +4,7 @@
  * test/scripts/demo-activity.test.ts.)
  */
 import {
-  BaseError,
+  type BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
   createWalletClient,
@@ -72,9 +72,13 @@ describe('DemoToken', () => {
     const abi = artifacts.DemoToken.abi;
     expect(await read(contracts.token, abi, 'decimals')).toBe(18);
     expect(await read(contracts.token, abi, 'symbol')).toBe('DEMO');
-    expect((await revertOf(stranger.address, contracts.token, abi, 'mint', [stranger.address, 1n])).errorName).toBe('OwnableUnauthorizedAccount');
+    expect((await revertOf(stranger.address, contracts.token, abi, 'mint', [stranger.address, 1n])).errorName).toBe(
+      'OwnableUnauthorizedAccount',
+    );
     await send(owner, contracts.token, abi, 'mint', [stranger.address, parseEther('5')]);
-    expect((await revertOf(stranger.address, contracts.token, abi, 'burn', [stranger.address, 1n])).errorName).toBe('OwnableUnauthorizedAccount');
+    expect((await revertOf(stranger.address, contracts.token, abi, 'burn', [stranger.address, 1n])).errorName).toBe(
+      'OwnableUnauthorizedAccount',
+    );
     await send(owner, contracts.token, abi, 'burn', [stranger.address, parseEther('2')]);
     expect(await read(contracts.token, abi, 'balanceOf', [stranger.address])).toBe(parseEther('3'));
     expect(await read(contracts.token, abi, 'totalSupply')).toBe(parseEther('3'));
@@ -99,7 +103,9 @@ describe('DemoNFT', () => {
         { trait_type: 'Serial', value: '10' },
       ],
     });
-    expect(await read(contracts.nft, abi, 'tokenURI', [11n])).toBe('ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/11.json');
+    expect(await read(contracts.nft, abi, 'tokenURI', [11n])).toBe(
+      'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/11.json',
+    );
     expect((await revertOf(stranger.address, contracts.nft, abi, 'tokenURI', [12n])).errorName).toBe('ERC721NonexistentToken');
   });
 
@@ -117,13 +123,28 @@ describe('DemoMulti', () => {
     const abi = artifacts.DemoMulti.abi;
     expect(await read(contracts.multi, abi, 'uri', [7n])).toMatch(/^ipfs:\/\/\w+\/multi\/\{id\}\.json$/);
     expect(await read(contracts.multi, abi, 'name')).toBe('Demo Multi');
-    expect((await revertOf(stranger.address, contracts.multi, abi, 'mintBatch', [stranger.address, [1n], [1n]])).errorName).toBe('OwnableUnauthorizedAccount');
+    expect((await revertOf(stranger.address, contracts.multi, abi, 'mintBatch', [stranger.address, [1n], [1n]])).errorName).toBe(
+      'OwnableUnauthorizedAccount',
+    );
     await send(owner, contracts.multi, abi, 'mintBatch', [owner.address, [7n, 8n], [3n, 4n]]);
     expect(
-      (await revertOf(stranger.address, contracts.multi, abi, 'safeBatchTransferFrom', [owner.address, stranger.address, [7n, 8n], [1n, 1n], '0x'])).errorName,
+      (
+        await revertOf(stranger.address, contracts.multi, abi, 'safeBatchTransferFrom', [
+          owner.address,
+          stranger.address,
+          [7n, 8n],
+          [1n, 1n],
+          '0x',
+        ])
+      ).errorName,
     ).toBe('ERC1155MissingApprovalForAll');
     await send(owner, contracts.multi, abi, 'safeBatchTransferFrom', [owner.address, stranger.address, [7n, 8n], [1n, 4n], '0x']);
-    expect(await read(contracts.multi, abi, 'balanceOfBatch', [[owner.address, owner.address, stranger.address, stranger.address], [7n, 8n, 7n, 8n]])).toEqual([2n, 0n, 1n, 4n]);
+    expect(
+      await read(contracts.multi, abi, 'balanceOfBatch', [
+        [owner.address, owner.address, stranger.address, stranger.address],
+        [7n, 8n, 7n, 8n],
+      ]),
+    ).toEqual([2n, 0n, 1n, 4n]);
   });
 });
 
@@ -144,11 +165,21 @@ describe('DemoFactory', () => {
 describe('DemoSplitter, DemoVault, DemoReverter', () => {
   it('reverts with the documented reason strings', async () => {
     const splitter = artifacts.DemoSplitter.abi;
-    expect((await revertOf(owner.address, contracts.splitter, splitter, 'split', [[stranger.address], [1n]], 2n)).reason).toBe('demo: value mismatch');
-    expect((await revertOf(owner.address, contracts.splitter, splitter, 'split', [[contracts.reverter], [1n]], 1n)).reason).toBe('demo: payment failed');
-    expect((await revertOf(owner.address, contracts.splitter, splitter, 'split', [[stranger.address], []], 0n)).reason).toBe('demo: length mismatch');
-    expect((await revertOf(stranger.address, contracts.vault, artifacts.DemoVault.abi, 'destroy', [stranger.address])).reason).toBe('demo: not owner');
-    expect((await revertOf(stranger.address, contracts.reverter, artifacts.DemoReverter.abi, 'alwaysReverts')).reason).toBe('demo: always reverts');
+    expect((await revertOf(owner.address, contracts.splitter, splitter, 'split', [[stranger.address], [1n]], 2n)).reason).toBe(
+      'demo: value mismatch',
+    );
+    expect((await revertOf(owner.address, contracts.splitter, splitter, 'split', [[contracts.reverter], [1n]], 1n)).reason).toBe(
+      'demo: payment failed',
+    );
+    expect((await revertOf(owner.address, contracts.splitter, splitter, 'split', [[stranger.address], []], 0n)).reason).toBe(
+      'demo: length mismatch',
+    );
+    expect((await revertOf(stranger.address, contracts.vault, artifacts.DemoVault.abi, 'destroy', [stranger.address])).reason).toBe(
+      'demo: not owner',
+    );
+    expect((await revertOf(stranger.address, contracts.reverter, artifacts.DemoReverter.abi, 'alwaysReverts')).reason).toBe(
+      'demo: always reverts',
+    );
   });
 
   it('deploys exactly the compiled runtime code', async () => {

@@ -100,7 +100,9 @@ describe('ApiFunction bundling', () => {
 
     // A path of the collections API, and the methods the route table serves on it.
     const { path } = routesOf('collections').find((route) => !route.path.includes('{'))!;
-    const methods = routesOf('collections').filter((route) => route.path === path).map((route) => route.method);
+    const methods = routesOf('collections')
+      .filter((route) => route.path === path)
+      .map((route) => route.method);
     const wrongMethod = await handler(event('DELETE', path));
     expect(wrongMethod.statusCode).toBe(405);
     const allow = Object.entries(wrongMethod.headers ?? {}).find(([name]) => name.toLowerCase() === 'allow')?.[1];

@@ -116,7 +116,11 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
   });
 
   it('has one function per route and one fallback per API, each nodejs22.x on arm64 with its own log group', () => {
-    expect(ofType(resources, 'AWS::Lambda::Function').map(([id]) => id).sort()).toEqual([...functionIds].sort());
+    expect(
+      ofType(resources, 'AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([...functionIds].sort());
     for (const id of functionIds) {
       const fn = resources[id];
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
@@ -261,7 +265,10 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     for (const { id, job, chain } of jobFunctions) {
       expect(dynamoActionsOf(resources, id), id).toEqual(expectedDynamoActions(job.table));
       const targeting = rules.filter((rule) => rule.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === id));
-      expect(targeting.map((rule) => rule.Properties.ScheduleExpression), id).toEqual([job.schedule]);
+      expect(
+        targeting.map((rule) => rule.Properties.ScheduleExpression),
+        id,
+      ).toEqual([job.schedule]);
       expect(resources[id].Properties.Timeout).toBe(job.timeoutSeconds);
       expect(resources[id].Properties.ReservedConcurrentExecutions).toBe(job.reservedConcurrency);
       expect(resources[id].Properties.Environment.Variables.CHAIN_ID).toBe(chain ? String(chain.chainId) : undefined);
@@ -329,7 +336,10 @@ describe('ServiceStack jobs', () => {
   });
 
   const parameterArn = (name: string) => ({
-    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ssm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:parameter${name}`]],
+    'Fn::Join': [
+      '',
+      ['arn:', { Ref: 'AWS::Partition' }, ':ssm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:parameter${name}`],
+    ],
   });
 
   it('creates one function per chain for a per-chain job, with its chain, schedule and single-writer concurrency', () => {
@@ -384,7 +394,11 @@ describe('ServiceStack jobs', () => {
     expect(fn.Properties.Timeout).toBe(SWEEPER.timeoutSeconds);
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     expect(fn.Properties.Environment.Variables.CHAIN_ID).toBeUndefined();
-    expect(statementsOf(resources, SWEEPER.id).flatMap(actionsOf).filter((action) => !action.startsWith('dynamodb:'))).toEqual([]);
+    expect(
+      statementsOf(resources, SWEEPER.id)
+        .flatMap(actionsOf)
+        .filter((action) => !action.startsWith('dynamodb:')),
+    ).toEqual([]);
     expect(dynamoActionsOf(resources, SWEEPER.id)).toEqual(expectedDynamoActions(SWEEPER.table));
     const rule = ofType(resources, 'AWS::Events::Rule').find(([, candidate]) =>
       candidate.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === SWEEPER.id),
@@ -446,7 +460,15 @@ describe('ServiceStack settings from context', () => {
     [{ corsAllowedOrigins: 'https://app.example.com/path' }, /corsAllowedOrigins/],
     [{ throttleRateLimit: 'fast' }, /throttleRateLimit/],
     [{ throttleRateLimit: 300, throttleBurstLimit: 200 }, /throttleBurstLimit/],
-    [{ chains: [{ chainId: 1, rpcUrlParameter: '/a' }, { chainId: 1, rpcUrlParameter: '/b' }] }, /chains/],
+    [
+      {
+        chains: [
+          { chainId: 1, rpcUrlParameter: '/a' },
+          { chainId: 1, rpcUrlParameter: '/b' },
+        ],
+      },
+      /chains/,
+    ],
     [{ chains: [{ chainId: 1 }] }, /chains/],
     [{ functionEnvironment: { TABLE_NAME: 'other' } }, /functionEnvironment/],
     [{ functionEnvironment: { 'NOT-A-NAME': 'x' } }, /functionEnvironment/],
@@ -483,7 +505,15 @@ describe('ServiceStack table checks', () => {
   });
 
   it('rejects a job schedule that is not a rate or cron expression', () => {
-    const job: Job = { id: 'Tick', handler: FALLBACK_HANDLER, schedule: 'every minute', table: NO_TABLE, perChain: false, timeoutSeconds: 10, summary: 'x' };
+    const job: Job = {
+      id: 'Tick',
+      handler: FALLBACK_HANDLER,
+      schedule: 'every minute',
+      table: NO_TABLE,
+      perChain: false,
+      timeoutSeconds: 10,
+      summary: 'x',
+    };
     expect(() => synthesise({}, { routes: [], jobs: [job] })).toThrow(/Tick: schedule every minute/);
   });
 });

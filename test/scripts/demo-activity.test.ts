@@ -3,7 +3,7 @@
  * reads of the chain (receipts, logs, code, balances, eth_call replays, callTracer traces).
  */
 import {
-  BaseError,
+  type BaseError,
   createPublicClient,
   decodeErrorResult,
   decodeEventLog,
@@ -100,7 +100,11 @@ describe('demo activity', () => {
     expect(decoded.args).toEqual(['demo: always reverts']);
     expect(reason).toBe('demo: always reverts');
     // The reverted attempt changed nothing.
-    const attempts = await client.readContract({ address: chain.manifest.contracts.reverter, abi: artifacts.DemoReverter.abi, functionName: 'attempts' });
+    const attempts = await client.readContract({
+      address: chain.manifest.contracts.reverter,
+      abi: artifacts.DemoReverter.abi,
+      functionName: 'attempts',
+    });
     expect(attempts).toBe(0n);
   });
 
@@ -135,7 +139,11 @@ describe('demo activity', () => {
     const { child: create2Child, salt } = highlights.factoryCreate2;
     // A contract's nonce starts at 1 (EIP-161): the first CREATE uses nonce 1.
     expect(createChild).toBe(getContractAddress({ from: contracts.factory, nonce: 1n }));
-    const initCode = encodeDeployData({ abi: artifacts.DemoChild.abi, bytecode: artifacts.DemoChild.bytecode, args: [DEMO_PLAN.factory.create2Tag] });
+    const initCode = encodeDeployData({
+      abi: artifacts.DemoChild.abi,
+      bytecode: artifacts.DemoChild.bytecode,
+      args: [DEMO_PLAN.factory.create2Tag],
+    });
     expect(salt).toBe(DEMO_CREATE2_SALT);
     expect(create2Child).toBe(getContractAddress({ opcode: 'CREATE2', from: contracts.factory, salt, bytecode: initCode }));
     for (const [child, tag] of [
@@ -147,7 +155,11 @@ describe('demo activity', () => {
       expect(await client.readContract({ address: child, abi: artifacts.DemoChild.abi, functionName: 'factory' })).toBe(contracts.factory);
     }
     const createTrace = await trace(highlights.factoryCreate2.hash);
-    expect(frames(createTrace).filter((frame) => frame.type === 'CREATE2').map((frame) => getAddress(frame.to!))).toEqual([create2Child]);
+    expect(
+      frames(createTrace)
+        .filter((frame) => frame.type === 'CREATE2')
+        .map((frame) => getAddress(frame.to!)),
+    ).toEqual([create2Child]);
   });
 
   it('moved ether in value-carrying internal calls through the splitter', async () => {
@@ -166,7 +178,9 @@ describe('demo activity', () => {
     const calls = (await trace(hash)).calls ?? [];
     const failed = calls.filter((frame) => frame.error);
     expect(failed.map((frame) => [getAddress(frame.to!), BigInt(frame.value!).toString()])).toEqual([[refused.to, refused.amount]]);
-    const succeeded = calls.filter((frame) => !frame.error).map((frame) => [getAddress(frame.to!), BigInt(frame.value ?? '0x0').toString()]);
+    const succeeded = calls
+      .filter((frame) => !frame.error)
+      .map((frame) => [getAddress(frame.to!), BigInt(frame.value ?? '0x0').toString()]);
     expect(succeeded).toEqual([
       [paid.to, paid.amount],
       [chain.manifest.accounts.alice, refused.amount],
@@ -212,16 +226,29 @@ describe('demo activity', () => {
     // Worked out from the plan by hand, independently of the manifest's ledger.
     const n = BigInt(DEMO_PLAN.busyTransferCount);
     const busyExpected =
-      plan.mintBusy - plan.aliceTakesFromBusy - plan.distribute.reduce((sum, d) => sum + d.amount, 0n) - (DEMO_PLAN.busyTransferUnit * n * (n + 1n)) / 2n;
-    const busyBalance = await client.readContract({ address: token, abi: artifacts.DemoToken.abi, functionName: 'balanceOf', args: [manifest.accounts.busy] });
+      plan.mintBusy -
+      plan.aliceTakesFromBusy -
+      plan.distribute.reduce((sum, d) => sum + d.amount, 0n) -
+      (DEMO_PLAN.busyTransferUnit * n * (n + 1n)) / 2n;
+    const busyBalance = await client.readContract({
+      address: token,
+      abi: artifacts.DemoToken.abi,
+      functionName: 'balanceOf',
+      args: [manifest.accounts.busy],
+    });
     expect(busyBalance).toBe(busyExpected);
     expect(await client.readContract({ address: token, abi: artifacts.DemoToken.abi, functionName: 'totalSupply' })).toBe(
       plan.mintBusy + plan.mintAlice - plan.burnFromCarol,
     );
-    expect(await client.getBalance({ address: payeeAddress('payee2') })).toBe(parseEther('1.5') + parseEther('0.4') + DEMO_PLAN.vaultDeposit);
+    expect(await client.getBalance({ address: payeeAddress('payee2') })).toBe(
+      parseEther('1.5') + parseEther('0.4') + DEMO_PLAN.vaultDeposit,
+    );
 
     for (const [holder, amount] of Object.entries(manifest.expected.tokenBalances)) {
-      expect(await client.readContract({ address: token, abi: artifacts.DemoToken.abi, functionName: 'balanceOf', args: [holder] }), holder).toBe(BigInt(amount));
+      expect(
+        await client.readContract({ address: token, abi: artifacts.DemoToken.abi, functionName: 'balanceOf', args: [holder] }),
+        holder,
+      ).toBe(BigInt(amount));
     }
     for (const [payee, amount] of Object.entries(manifest.expected.payeeBalances)) {
       expect(await client.getBalance({ address: payee as Address }), payee).toBe(BigInt(amount));
@@ -249,7 +276,9 @@ describe('demo activity', () => {
       client.getLogs({ event: transfer, args: { from: busy }, ...range }),
       client.getLogs({ event: transfer, args: { to: busy }, ...range }),
       client.getLogs({
-        event: parseAbiItem('event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)'),
+        event: parseAbiItem(
+          'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
+        ),
         args: { to: busy },
         ...range,
       }),
@@ -269,19 +298,31 @@ describe('demo activity', () => {
 
   it('serves on-chain JSON metadata for even NFT ids and ipfs URIs for odd ids', async () => {
     const { nft } = chain.manifest.contracts;
-    const onChain = await client.readContract({ address: nft, abi: artifacts.DemoNFT.abi, functionName: 'tokenURI', args: [BigInt(chain.manifest.highlights.nftOnChainMetadataId)] });
+    const onChain = await client.readContract({
+      address: nft,
+      abi: artifacts.DemoNFT.abi,
+      functionName: 'tokenURI',
+      args: [BigInt(chain.manifest.highlights.nftOnChainMetadataId)],
+    });
     expect(onChain).toMatch(/^data:application\/json;base64,/);
     const metadata = JSON.parse(Buffer.from((onChain as string).split(',')[1], 'base64').toString('utf8'));
     expect(metadata.name).toBe(`Demo NFT #${chain.manifest.highlights.nftOnChainMetadataId}`);
     expect(metadata.image).toMatch(/^ipfs:\/\//);
     expect(metadata.attributes).toContainEqual({ trait_type: 'Parity', value: 'even' });
-    const ipfs = await client.readContract({ address: nft, abi: artifacts.DemoNFT.abi, functionName: 'tokenURI', args: [BigInt(chain.manifest.highlights.nftIpfsMetadataId)] });
+    const ipfs = await client.readContract({
+      address: nft,
+      abi: artifacts.DemoNFT.abi,
+      functionName: 'tokenURI',
+      args: [BigInt(chain.manifest.highlights.nftIpfsMetadataId)],
+    });
     expect(ipfs).toMatch(/^ipfs:\/\/\w+\/1\.json$/);
   });
 
   it('lists addresses worth querying that really exist on chain', async () => {
     const { addressesWorthQuerying, contracts, accounts } = chain.manifest;
-    expect(addressesWorthQuerying.map((entry) => entry.address)).toEqual(expect.arrayContaining([accounts.busy, contracts.token, contracts.factory, contracts.splitter]));
+    expect(addressesWorthQuerying.map((entry) => entry.address)).toEqual(
+      expect.arrayContaining([accounts.busy, contracts.token, contracts.factory, contracts.splitter]),
+    );
     for (const entry of addressesWorthQuerying) {
       expect(entry.description.length).toBeGreaterThan(10);
       const nonce = await client.getTransactionCount({ address: entry.address });

@@ -20,7 +20,8 @@ const requests: RequestLogEntry[] = [];
 const previousEndpoint = process.env.DYNAMODB_ENDPOINT;
 const previousTable = process.env.TABLE_NAME;
 
-const start = (dynamodbPort = 0) => startLocalService({ dataDir, dynamodbPort, tableName: 'gateway-test', onRequest: (entry) => requests.push(entry) });
+const start = (dynamodbPort = 0) =>
+  startLocalService({ dataDir, dynamodbPort, tableName: 'gateway-test', onRequest: (entry) => requests.push(entry) });
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'gateway-test-'));
@@ -163,7 +164,12 @@ describe('hostile requests', () => {
   it('answers query keys named after inherited members on all three base URLs, and stays up', async () => {
     const names = ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'];
     for (const name of names) {
-      for (const url of [`${service.urls.collections}/collections?${name}=1`, `${service.urls.base}/insights/v1/blocks?chain_id=1&${name}=1`, `${service.urls.base}/explorer/addresses/0x0000000000000000000000000000000000000001/transactions?${name}=1`, `${service.urls.orders}/orders/x?${name}=1`]) {
+      for (const url of [
+        `${service.urls.collections}/collections?${name}=1`,
+        `${service.urls.base}/insights/v1/blocks?chain_id=1&${name}=1`,
+        `${service.urls.base}/explorer/addresses/0x0000000000000000000000000000000000000001/transactions?${name}=1`,
+        `${service.urls.orders}/orders/x?${name}=1`,
+      ]) {
         const response = await fetchJson(url);
         expect(response.status, `${url}: ${response.text}`).toBeGreaterThanOrEqual(400);
         expect(response.status, `${url}: ${response.text}`).toBeLessThan(500);

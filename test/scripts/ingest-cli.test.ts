@@ -34,7 +34,10 @@ let child: ChildProcess | undefined;
 beforeAll(async () => {
   demo = await startDemoChain({ chainId: CHAIN_ID });
   dynamo = await startHttpProxy(process.env.DYNAMODB_ENDPOINT!, ({ headers, body }) => {
-    const operation = String(headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    const operation =
+      String(headers['x-amz-target'] ?? '')
+        .split('.')
+        .pop() ?? '';
     const text = body.toString();
     if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('REMOVE pendingTo')) cursorMoves += 1;
     if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('SET pendingTo')) batchesAnnounced += 1;
@@ -103,7 +106,10 @@ test('killed twice mid-batch and restarted, the CLI loses nothing and duplicates
   const cursor = (await readCursor(CHAIN_ID))!;
   expect(cursor.blockNumber).toBeLessThan(head);
   const manifests = await manifestsPastCursor();
-  expect(manifests.map((manifest) => manifest.blockNumber), 'the half-written batch has its manifests').toContain(cursor.blockNumber + 1);
+  expect(
+    manifests.map((manifest) => manifest.blockNumber),
+    'the half-written batch has its manifests',
+  ).toContain(cursor.blockNumber + 1);
   const keys = manifests.flatMap((manifest) => manifest.items);
   const present = await getItems(keys);
   expect(present.size, 'some of its items are written').toBeGreaterThan(0);

@@ -53,7 +53,12 @@ function rpc(rpcUrl: string) {
 
 /** Sends ether from bob to carol and returns the block it landed in. */
 async function sendTransaction(rpcUrl: string): Promise<{ hash: Hash; blockNumber: number; blockHash: string }> {
-  const chainDef = defineChain({ id: CHAIN_ID, name: 'local', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+  const chainDef = defineChain({
+    id: CHAIN_ID,
+    name: 'local',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
   const wallet = createWalletClient({ account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[3]), chain: chainDef, transport: http(rpcUrl) });
   const hash = await wallet.sendTransaction({ to: privateKeyToAccount(ANVIL_PRIVATE_KEYS[4]).address, value: parseEther('0.01') });
   const receipt = await rpc(rpcUrl).waitForTransactionReceipt({ hash, pollingInterval: 20 });
@@ -72,7 +77,11 @@ async function waitForBlockInApi(blockNumber: number, withinMs: number): Promise
 }
 
 /** The newest block the API serves, and the chain's block of that number. */
-async function newestBlock(): Promise<{ api: { block_number: number; block_hash: string }; chainHash: string | undefined; chainHead: number }> {
+async function newestBlock(): Promise<{
+  api: { block_number: number; block_hash: string };
+  chainHash: string | undefined;
+  chainHead: number;
+}> {
   const page = await api(`/insights/v1/blocks?chain_id=${CHAIN_ID}&sort_order=desc&limit=1`);
   const client = rpc(chain!.rpcUrl);
   const newest = page.data[0];
@@ -180,7 +189,9 @@ describe('the local chain of npm start', () => {
     expect(newest.api.block_hash).toBe(newest.chainHash);
     // The busy address shows this chain's demo only: exactly its transactions, not twice as many.
     const busy = chain!.manifest!.accounts.busy;
-    const second = await api(`/explorer/addresses/${busy}/transactions?${new URLSearchParams(toQuery((await api(`/explorer/addresses/${busy}/transactions`)).next_page_params))}`);
+    const second = await api(
+      `/explorer/addresses/${busy}/transactions?${new URLSearchParams(toQuery((await api(`/explorer/addresses/${busy}/transactions`)).next_page_params))}`,
+    );
     expect(50 + second.items.length).toBe(chain!.manifest!.expected.transactionCounts[busy]);
   });
 
@@ -221,7 +232,9 @@ describe('the local chain of npm start', () => {
       // Insights re-reads its cached chain registry for an unknown chain at most every 5 s.
       const served = async () => {
         const response = await fetch(`${service!.urls.base}/insights/v1/blocks?chain_id=31339&sort_order=asc&limit=10`);
-        return response.ok ? ((await response.json()) as { data: { block_number: number }[] }).data.map((block) => block.block_number) : response.status;
+        return response.ok
+          ? ((await response.json()) as { data: { block_number: number }[] }).data.map((block) => block.block_number)
+          : response.status;
       };
       await expect.poll(served, { timeout: 7_000, interval: 250 }).toEqual([25, 26, 27, 28, 29, 30]);
     } finally {

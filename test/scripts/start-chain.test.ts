@@ -47,7 +47,11 @@ it('npm start runs the demo chain: prints URLs, chain and addresses, serves the 
     DEMO_ACTIVITY_INTERVAL_MS: '500',
   };
   for (const name of ['RPC_URL', 'CHAIN_ID', 'START_BLOCK', 'DYNAMODB_ENDPOINT', 'EXPLORER_CHAIN_ID']) delete env[name];
-  child = spawn(path.join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], { cwd: REPOSITORY_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(path.join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
+    cwd: REPOSITORY_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -82,7 +86,9 @@ it('npm start runs the demo chain: prints URLs, chain and addresses, serves the 
 
   // The ticker keeps adding blocks, and they are served.
   const newest = async () => {
-    const blocks = (await (await fetch(`${base}/insights/v1/blocks?chain_id=31337&sort_order=desc&limit=1`)).json()) as { data: { block_number: number }[] };
+    const blocks = (await (await fetch(`${base}/insights/v1/blocks?chain_id=31337&sort_order=desc&limit=1`)).json()) as {
+      data: { block_number: number }[];
+    };
     return blocks.data[0].block_number;
   };
   const first = await newest();

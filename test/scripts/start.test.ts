@@ -24,7 +24,18 @@ afterAll(async () => {
 async function startScript(dataDir: string): Promise<{ child: ChildProcess; output: () => string; urls: Record<string, string> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: REPOSITORY_ROOT,
-    env: { ...process.env, PORT: '0', ORDERS_PORT: '0', COLLECTIONS_PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir, TABLE_NAME: 'start-test', LOG_REQUESTS: '1', ANVIL_PORT: '0', DEMO_ACTIVITY_INTERVAL_MS: '0' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      ORDERS_PORT: '0',
+      COLLECTIONS_PORT: '0',
+      DYNAMODB_PORT: '0',
+      DATA_DIR: dataDir,
+      TABLE_NAME: 'start-test',
+      LOG_REQUESTS: '1',
+      ANVIL_PORT: '0',
+      DEMO_ACTIVITY_INTERVAL_MS: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -38,7 +49,11 @@ async function startScript(dataDir: string): Promise<{ child: ChildProcess; outp
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const url = (label: string) => new RegExp(`${label}\\s+(http://\\S+)`).exec(text)?.[1] ?? '';
-  return { child, output: () => text, urls: { base: url('insights'), orders: url('orders'), collections: url('collections'), dynamodb: url('DynamoDB') } };
+  return {
+    child,
+    output: () => text,
+    urls: { base: url('insights'), orders: url('orders'), collections: url('collections'), dynamodb: url('DynamoDB') },
+  };
 }
 
 describe('npm start (scripts/start.ts)', () => {

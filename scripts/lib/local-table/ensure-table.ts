@@ -1,5 +1,11 @@
 /** Creates the single table (and turns on its TTL) when it does not exist yet: local runs and tests. */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { createTableInput, TABLE } from '../../../shared/table/definition';
 
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists'> {

@@ -32,6 +32,7 @@ export interface LocalDynamo {
   close(): Promise<void>;
 }
 
+// DynamoDB's JSON wire format: attribute values of any shape.
 type Json = Record<string, any>;
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
@@ -116,7 +117,10 @@ type LevelDatabase = Record<'keys' | 'values', (options?: object) => LevelIterat
  * `return()` closes them (dynalite calls it when a stream ends or is cut short by a Limit).
  */
 function closeDynaliteIterators(): void {
-  const stores = createRequire(import.meta.url)('dynalite/db') as { create: (options: object) => { db: LevelDatabase }; closesIterators?: true };
+  const stores = createRequire(import.meta.url)('dynalite/db') as {
+    create: (options: object) => { db: LevelDatabase };
+    closesIterators?: true;
+  };
   if (stores.closesIterators) return;
   const create = stores.create;
   stores.create = (options) => {
@@ -146,7 +150,13 @@ type BackendHandler = (request: http.IncomingMessage, response: http.ServerRespo
  * One exchange with dynalite's request handler, in process: a minimal request (headers, method,
  * url, one 'data' and an 'end' event) and a response that collects status, headers and body.
  */
-function exchange(handler: BackendHandler, method: string, url: string, headers: http.IncomingHttpHeaders, body: Buffer): Promise<BackendResponse> {
+function exchange(
+  handler: BackendHandler,
+  method: string,
+  url: string,
+  headers: http.IncomingHttpHeaders,
+  body: Buffer,
+): Promise<BackendResponse> {
   return new Promise((resolve, reject) => {
     const request = Object.assign(new EventEmitter(), { method, url, headers });
     const responseHeaders: Record<string, string> = {};
@@ -178,7 +188,13 @@ const BACKEND_HEADERS = {
 };
 
 async function callBackend(handler: BackendHandler, operation: string, body: Json): Promise<{ status: number; json: Json }> {
-  const result = await exchange(handler, 'POST', '/', { ...BACKEND_HEADERS, 'x-amz-target': TARGET_PREFIX + operation }, Buffer.from(JSON.stringify(body)));
+  const result = await exchange(
+    handler,
+    'POST',
+    '/',
+    { ...BACKEND_HEADERS, 'x-amz-target': TARGET_PREFIX + operation },
+    Buffer.from(JSON.stringify(body)),
+  );
   return { status: result.status, json: result.body ? (JSON.parse(result.body) as Json) : {} };
 }
 
@@ -215,7 +231,10 @@ interface PlannedOperation {
 async function transactWrite(input: Json, call: Call, keySchemas: Map<string, string[]>): Promise<BackendResponse> {
   const items = input.TransactItems as Json[] | undefined;
   if (!Array.isArray(items) || items.length === 0 || items.length > 100) {
-    return clientError('ValidationException', '1 validation error detected: Value at \'transactItems\' failed to satisfy constraint: Member must have length between 1 and 100');
+    return clientError(
+      'ValidationException',
+      "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length between 1 and 100",
+    );
   }
   const planned: PlannedOperation[] = [];
   const seen = new Set<string>();
@@ -249,7 +268,8 @@ async function transactWrite(input: Json, call: Call, keySchemas: Map<string, st
   // Conditional operations (and Updates) one call each, in parallel: they touch distinct items and
   // nothing else runs while the exclusive lock is held, so the outcome is that of any serial order.
   // Unconditional Puts and Deletes cannot fail on a condition: they go in BatchWriteItem calls after.
-  const plain = (operation: PlannedOperation) => (operation.kind === 'Put' || operation.kind === 'Delete') && operation.params.ConditionExpression === undefined;
+  const plain = (operation: PlannedOperation) =>
+    (operation.kind === 'Put' || operation.kind === 'Delete') && operation.params.ConditionExpression === undefined;
   const results = await Promise.all(
     planned.map(async (operation) => {
       if (plain(operation)) return undefined;
@@ -260,7 +280,13 @@ async function transactWrite(input: Json, call: Call, keySchemas: Map<string, st
           ? call('UpdateItem', params)
           : operation.kind === 'Delete'
             ? call('DeleteItem', params)
-            : call('UpdateItem', { TableName: params.TableName, Key: params.Key, ConditionExpression: params.ConditionExpression, ExpressionAttributeNames: params.ExpressionAttributeNames, ExpressionAttributeValues: params.ExpressionAttributeValues });
+            : call('UpdateItem', {
+                TableName: params.TableName,
+                Key: params.Key,
+                ConditionExpression: params.ConditionExpression,
+                ExpressionAttributeNames: params.ExpressionAttributeNames,
+                ExpressionAttributeValues: params.ExpressionAttributeValues,
+              });
     }),
   );
   const failed = results.flatMap((result, index) => (result && result.status !== 200 ? [{ index, result }] : []));
@@ -280,14 +306,19 @@ async function transactWrite(input: Json, call: Call, keySchemas: Map<string, st
         : { Code: 'None' },
     );
     const codes = reasons.map((reason) => reason.Code).join(', ');
-    return clientError('TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`, {
-      CancellationReasons: reasons,
-    });
+    return clientError(
+      'TransactionCanceledException',
+      `Transaction cancelled, please refer cancellation reasons for specific reasons [${codes}]`,
+      {
+        CancellationReasons: reasons,
+      },
+    );
   }
   const writeError = await batchWrite(
     planned.filter(plain).map((operation) => ({
       tableName: operation.tableName,
-      request: operation.kind === 'Put' ? { PutRequest: { Item: operation.params.Item } } : { DeleteRequest: { Key: operation.params.Key } },
+      request:
+        operation.kind === 'Put' ? { PutRequest: { Item: operation.params.Item } } : { DeleteRequest: { Key: operation.params.Key } },
     })),
     call,
   );
@@ -297,11 +328,17 @@ async function transactWrite(input: Json, call: Call, keySchemas: Map<string, st
   }
 
   // A condition check must leave no trace: put back what it may have created.
-  await restore(planned.filter((operation) => operation.kind === 'ConditionCheck'), call);
+  await restore(
+    planned.filter((operation) => operation.kind === 'ConditionCheck'),
+    call,
+  );
 
   const response: Json = {};
   if (input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE') {
-    const units = planned.reduce((sum, operation) => sum + 2 * Math.max(1, Math.ceil(JSON.stringify(operation.params.Item ?? operation.key).length / 1024)), 0);
+    const units = planned.reduce(
+      (sum, operation) => sum + 2 * Math.max(1, Math.ceil(JSON.stringify(operation.params.Item ?? operation.key).length / 1024)),
+      0,
+    );
     const tables = [...new Set(planned.map((operation) => operation.tableName))];
     response.ConsumedCapacity = tables.map((tableName) => ({
       TableName: tableName,
@@ -319,10 +356,16 @@ async function readBeforeImages(planned: PlannedOperation[], call: Call): Promis
   const unread = new Set(planned);
   for (const table of tables) {
     const operations = planned.filter((operation) => operation.tableName === table);
-    const result = await call('BatchGetItem', { RequestItems: { [table]: { Keys: operations.map((operation) => operation.key), ConsistentRead: true } } });
+    const result = await call('BatchGetItem', {
+      RequestItems: { [table]: { Keys: operations.map((operation) => operation.key), ConsistentRead: true } },
+    });
     if (result.status !== 200) return { status: result.status, body: JSON.stringify(result.json) };
     const names = Object.keys(operations[0].key);
-    const unprocessed = new Set(((result.json.UnprocessedKeys?.[table]?.Keys ?? []) as Json[]).map((key) => identity(table, Object.fromEntries(names.map((name) => [name, key[name]])))));
+    const unprocessed = new Set(
+      ((result.json.UnprocessedKeys?.[table]?.Keys ?? []) as Json[]).map((key) =>
+        identity(table, Object.fromEntries(names.map((name) => [name, key[name]]))),
+      ),
+    );
     for (const item of (result.json.Responses?.[table] ?? []) as Json[]) {
       const operation = byIdentity.get(identity(table, Object.fromEntries(names.map((name) => [name, item[name]]))));
       if (operation) operation.before = item;
@@ -342,7 +385,10 @@ async function batchWrite(requests: { tableName: string; request: Json }[], call
   for (let start = 0; start < requests.length; start += 25) {
     const chunk = requests.slice(start, start + 25);
     const requestItems: Record<string, Json[]> = {};
-    for (const { tableName, request } of chunk) (requestItems[tableName] ??= []).push(request);
+    for (const { tableName, request } of chunk) {
+      requestItems[tableName] ??= [];
+      requestItems[tableName].push(request);
+    }
     const result = await call('BatchWriteItem', { RequestItems: requestItems });
     if (result.status !== 200) return { status: result.status, body: JSON.stringify(result.json) };
     for (const [tableName, left] of Object.entries((result.json.UnprocessedItems ?? {}) as Record<string, Json[]>)) {

@@ -12,4 +12,3 @@ export function bodyLimit(limit: number): middy.MiddlewareObj<APIGatewayProxyEve
     },
   };
 }
-

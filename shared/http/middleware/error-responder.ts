@@ -25,7 +25,11 @@ export function errorResponder(group: ApiGroup): middy.MiddlewareObj<APIGatewayP
 /** The status of each kind of domain error, in every group. */
 const DOMAIN_STATUS: Record<DomainErrorKind, number> = { invalid: 400, 'not-found': 404, conflict: 409, busy: 503 };
 
-export function errorResponse(group: ApiGroup, error: (Error & { statusCode?: number; expose?: boolean }) | null, requestId?: string): JsonResult & { statusCode: number } {
+export function errorResponse(
+  group: ApiGroup,
+  error: (Error & { statusCode?: number; expose?: boolean }) | null,
+  requestId?: string,
+): JsonResult & { statusCode: number } {
   if (error instanceof RequestValidationError) {
     const statusCode = VALIDATION_STATUS[group];
     return { statusCode, body: errorBody(group, statusCode, error.message, error.issues) };
@@ -54,7 +58,7 @@ export function errorResponse(group: ApiGroup, error: (Error & { statusCode?: nu
  */
 function clientErrorOfMiddy(statusCode: number, message: string): { statusCode: number; message: string } {
   if (statusCode === 415 && /malformed JSON/i.test(message)) return { statusCode: 400, message: 'The request body is not valid JSON' };
-  if (statusCode === 415) return { statusCode, message: 'Unsupported Media Type: send the body as JSON with content-type: application/json' };
+  if (statusCode === 415)
+    return { statusCode, message: 'Unsupported Media Type: send the body as JSON with content-type: application/json' };
   return { statusCode, message };
 }
-

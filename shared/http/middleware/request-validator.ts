@@ -64,9 +64,17 @@ export function requestValidator(spec: RequestSchemas): middy.MiddlewareObj<APIG
  * client fixing its request wants them all, so for a top-level strict object every unknown key of the
  * input becomes its own issue.
  */
-export function requestIssues(part: RequestPart, schema: AnySchema, input: unknown, issues: readonly v.BaseIssue<unknown>[]): RequestIssue[] {
+export function requestIssues(
+  part: RequestPart,
+  schema: AnySchema,
+  input: unknown,
+  issues: readonly v.BaseIssue<unknown>[],
+): RequestIssue[] {
   const result = issues.map((issue) => toRequestIssue(part, issue));
-  const entries = (schema as { type?: string; entries?: Record<string, unknown> }).type === 'strict_object' ? (schema as { entries?: Record<string, unknown> }).entries : undefined;
+  const entries =
+    (schema as { type?: string; entries?: Record<string, unknown> }).type === 'strict_object'
+      ? (schema as { entries?: Record<string, unknown> }).entries
+      : undefined;
   if (!entries || typeof input !== 'object' || input === null) return result;
   const reported = new Set(result.filter((issue) => issue.message.startsWith('Unexpected field')).map((issue) => issue.key));
   for (const key of Object.keys(input)) {
@@ -101,4 +109,3 @@ export function toRequestIssue(part: RequestPart, issue: v.BaseIssue<unknown>): 
   }
   return { part, key: path.join('.'), message: issue.message };
 }
-

@@ -24,7 +24,7 @@ function bodyFields(i: number) {
 
 type Filter = 'creator' | 'gameOwner' | 'symbol' | 'chainId' | 'referrer' | 'gameId';
 const FILTERS: Filter[] = ['creator', 'gameOwner', 'symbol', 'chainId', 'referrer', 'gameId'];
-const valueOf = (body: CollectionBody, field: Filter): string | undefined => {
+const valueFor = (body: CollectionBody, field: Filter): string | undefined => {
   const value = body[field];
   return value === undefined ? undefined : field === 'creator' || field === 'gameOwner' ? String(value).toLowerCase() : String(value);
 };
@@ -46,9 +46,12 @@ describe('concurrent creation', () => {
 
     // Every range of every filter value: the right total and exactly the right collections.
     for (const field of FILTERS) {
-      const values = new Set(bodies.map((body) => valueOf(body, field)).filter((value): value is string => value !== undefined));
+      const values = new Set(bodies.map((body) => valueFor(body, field)).filter((value): value is string => value !== undefined));
       for (const value of values) {
-        const expected = created.filter((_, i) => valueOf(bodies[i], field) === value).map((c) => c.predictedAddress).sort();
+        const expected = created
+          .filter((_, i) => valueFor(bodies[i], field) === value)
+          .map((c) => c.predictedAddress)
+          .sort();
         const listed = await getCollections(`${field}=${value}&limit=100`);
         expect(listed.status).toBe(200);
         expect(listed.body.total, `${field}=${value}`).toBe(expected.length);
@@ -62,7 +65,10 @@ describe('concurrent creation', () => {
     const collectionItems = items.filter((item) => String(item.pk).startsWith('COLLECTION#'));
     expect(collectionItems).toHaveLength(100);
     const entries = items.filter((item) => String(item.pk).startsWith('COLLECTIONS#'));
-    const expectedEntries = bodies.reduce((sum, body) => sum + 1 + FILTERS.filter((field) => valueOf(body, field) !== undefined).length, 0);
+    const expectedEntries = bodies.reduce(
+      (sum, body) => sum + 1 + FILTERS.filter((field) => valueFor(body, field) !== undefined).length,
+      0,
+    );
     expect(entries).toHaveLength(expectedEntries);
     const perRange = new Map<string, number>();
     for (const entry of entries) perRange.set(String(entry.pk), (perRange.get(String(entry.pk)) ?? 0) + 1);

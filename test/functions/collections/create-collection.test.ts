@@ -1,4 +1,4 @@
-import { concat, getAddress, getContractAddress, hashTypedData, keccak256, stringToHex, type Hex } from 'viem';
+import { concat, getAddress, hashTypedData, keccak256, stringToHex } from 'viem';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
@@ -28,7 +28,12 @@ const bob = accountFor('bob');
 
 /** The CREATE2 address written out: keccak256(0xff ++ factory ++ salt ++ initCodeHash)[12:]. */
 function expectedAddress(body: CollectionBody): string {
-  const salt = hashTypedData({ domain: defaultDomain(body.chainId), types: METADATA_TYPES, primaryType: 'CollectionMetadata', message: messageOf(body) });
+  const salt = hashTypedData({
+    domain: defaultDomain(body.chainId),
+    types: METADATA_TYPES,
+    primaryType: 'CollectionMetadata',
+    message: messageOf(body),
+  });
   const initCodeHash = keccak256(stringToHex('BaseMintCollection'));
   const hash = keccak256(concat(['0xff', DEFAULT_FACTORY, salt, initCodeHash]));
   return getAddress(`0x${hash.slice(-40)}`);
@@ -81,7 +86,15 @@ describe('POST /collections', () => {
     expect(fetched.body.collection).toEqual(data);
 
     // Listed in the unfiltered range and in each of its six filter ranges.
-    for (const query of ['', `creator=${alice.address}`, `gameOwner=${alice.address}`, 'symbol=FIRST', 'chainId=8453', 'gameId=game-7', 'referrer=partner1']) {
+    for (const query of [
+      '',
+      `creator=${alice.address}`,
+      `gameOwner=${alice.address}`,
+      'symbol=FIRST',
+      'chainId=8453',
+      'gameId=game-7',
+      'referrer=partner1',
+    ]) {
       const listed = await getCollections(query);
       expect(listed.status).toBe(200);
       expect(listed.body.collections.map((c: any) => c.predictedAddress)).toContain(data.predictedAddress);
@@ -92,7 +105,8 @@ describe('POST /collections', () => {
     const response = await postCollection(await signedBody(alice, { name: 'Bare' }));
     expect(response.status).toBe(201);
     const data = response.body.data;
-    for (const field of ['gameId', 'referrer', 'image', 'description', 'external_url', 'animation_url']) expect(data).not.toHaveProperty(field);
+    for (const field of ['gameId', 'referrer', 'image', 'description', 'external_url', 'animation_url'])
+      expect(data).not.toHaveProperty(field);
     expect(data.attributes).toEqual([]);
   });
 
@@ -126,7 +140,11 @@ describe('POST /collections', () => {
   it('accepts addresses in any case and stores them checksummed', async () => {
     // EIP-712 encodes addresses as numbers: the signature holds whatever their case in the body.
     const body = await signCollection(alice, collectionInput(alice, { name: 'Any case', gameOwner: bob.address }));
-    const response = await postCollection({ ...body, creator: alice.address.toLowerCase(), gameOwner: `0x${bob.address.slice(2).toUpperCase()}` });
+    const response = await postCollection({
+      ...body,
+      creator: alice.address.toLowerCase(),
+      gameOwner: `0x${bob.address.slice(2).toUpperCase()}`,
+    });
     expect(response.status).toBe(201);
     expect(response.body.data.creator).toBe(alice.address);
     expect(response.body.data.gameOwner).toBe(bob.address);
@@ -159,8 +177,16 @@ describe('POST /collections', () => {
     it('malformed signatures', async () => {
       const body = await signedBody(alice, { name: 'Malformed' });
       // Right length, but r = s = 0: no key recovers from it.
-      await expectRejected({ ...body, creatorSignature: `0x${'00'.repeat(64)}1b` }, 400, /creatorSignature: is not a valid ECDSA signature/);
-      await expectRejected({ ...body, creatorSignature: body.creatorSignature.slice(0, -2) }, 400, /creatorSignature: must be a 65-byte signature/);
+      await expectRejected(
+        { ...body, creatorSignature: `0x${'00'.repeat(64)}1b` },
+        400,
+        /creatorSignature: is not a valid ECDSA signature/,
+      );
+      await expectRejected(
+        { ...body, creatorSignature: body.creatorSignature.slice(0, -2) },
+        400,
+        /creatorSignature: must be a 65-byte signature/,
+      );
       await expectRejected({ ...body, creatorSignature: 'not a signature' }, 400, /creatorSignature/);
       await expectRejected({ ...body, creatorSignature: `0x${'zz'.repeat(65)}` }, 400, /creatorSignature/);
     });
@@ -178,7 +204,11 @@ describe('POST /collections', () => {
       ['creator not an address', (body) => ({ ...body, creator: '0x1234' }), /creator: must be 0x followed by 40 hex digits/],
       ['gameOwner not hex', (body) => ({ ...body, gameOwner: `0x${'g'.repeat(40)}` }), /gameOwner/],
       ['maxSupply zero', (body) => ({ ...body, maxSupply: '0' }), /maxSupply: must be greater than 0/],
-      ['maxSupply above uint96', (body) => ({ ...body, maxSupply: (2n ** 96n).toString() }), /maxSupply: must be a decimal integer string from 1 to 2\^96 - 1/],
+      [
+        'maxSupply above uint96',
+        (body) => ({ ...body, maxSupply: (2n ** 96n).toString() }),
+        /maxSupply: must be a decimal integer string from 1 to 2\^96 - 1/,
+      ],
       ['maxSupply with a leading zero', (body) => ({ ...body, maxSupply: '0100' }), /maxSupply/],
       ['maxSupply as a JSON number', (body) => ({ ...body, maxSupply: 1000 }), /maxSupply/],
       ['mintPrice negative', (body) => ({ ...body, mintPrice: '-1' }), /mintPrice/],
@@ -186,9 +216,17 @@ describe('POST /collections', () => {
       ['mintPrice decimal', (body) => ({ ...body, mintPrice: '1.5' }), /mintPrice/],
       ['maxPerWallet zero', (body) => ({ ...body, maxPerWallet: '0' }), /maxPerWallet: must be greater than 0/],
       ['startTime equal to endTime', (body) => ({ ...body, startTime: body.endTime }), /startTime: must be earlier than endTime/],
-      ['startTime after endTime', (body) => ({ ...body, startTime: '2000000000', endTime: '1000' }), /startTime: must be earlier than endTime/],
+      [
+        'startTime after endTime',
+        (body) => ({ ...body, startTime: '2000000000', endTime: '1000' }),
+        /startTime: must be earlier than endTime/,
+      ],
       ['endTime not a number', (body) => ({ ...body, endTime: 'soon' }), /endTime/],
-      ['whitelist enabled with a zero root', (body) => ({ ...body, isWhitelistEnabled: true, whitelistMerkleRoot: ZERO_ROOT }), /whitelistMerkleRoot: must not be zero/],
+      [
+        'whitelist enabled with a zero root',
+        (body) => ({ ...body, isWhitelistEnabled: true, whitelistMerkleRoot: ZERO_ROOT }),
+        /whitelistMerkleRoot: must not be zero/,
+      ],
       ['whitelistMerkleRoot too short', (body) => ({ ...body, whitelistMerkleRoot: '0x1234' }), /whitelistMerkleRoot/],
       ['isWhitelistEnabled as a string', (body) => ({ ...body, isWhitelistEnabled: 'false' }), /isWhitelistEnabled/],
       ['baseURI not a URL', (body) => ({ ...body, baseURI: 'not a url' }), /baseURI: must be a URL/],
@@ -204,7 +242,11 @@ describe('POST /collections', () => {
       ['gameId with a space', (body) => ({ ...body, gameId: 'my game' }), /gameId/],
       ['attributes not an array', (body) => ({ ...body, attributes: { trait_type: 'a', value: 'b' } }), /attributes/],
       ['attribute with a number value', (body) => ({ ...body, attributes: [{ trait_type: 'Level', value: 3 }] }), /attributes\.0\.value/],
-      ['too many attributes', (body) => ({ ...body, attributes: Array.from({ length: 101 }, (_, i) => ({ trait_type: `t${i}`, value: 'v' })) }), /attributes/],
+      [
+        'too many attributes',
+        (body) => ({ ...body, attributes: Array.from({ length: 101 }, (_, i) => ({ trait_type: `t${i}`, value: 'v' })) }),
+        /attributes/,
+      ],
       ['description too long', (body) => ({ ...body, description: 'd'.repeat(5001) }), /description/],
       ['tokenStandard ERC1155', (body) => ({ ...body, tokenStandard: 'ERC1155' }), /tokenStandard: must be ERC721/],
       ['server-set field uuid', (body) => ({ ...body, uuid: '00000000-0000-4000-8000-000000000000' }), /Unexpected field: uuid/],
@@ -239,11 +281,12 @@ describe('POST /collections', () => {
 
     it('malformed JSON', async () => {
       const before = await tableSnapshot(table.name);
-      const response = await requestJson('collections', 'POST', '/collections', { body: '{"name": ', headers: { 'content-type': 'application/json' } });
+      const response = await requestJson('collections', 'POST', '/collections', {
+        body: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expectGroupError(response, 400);
       expect(await tableSnapshot(table.name)).toEqual(before);
     });
   });
 });
-
-export type { Hex };

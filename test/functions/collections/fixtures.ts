@@ -36,7 +36,12 @@ export interface Domain {
   verifyingContract: Hex;
 }
 
-export const defaultDomain = (chainId: number): Domain => ({ name: 'CollectionFactory', version: '1', chainId, verifyingContract: DEFAULT_FACTORY });
+export const defaultDomain = (chainId: number): Domain => ({
+  name: 'CollectionFactory',
+  version: '1',
+  chainId,
+  verifyingContract: DEFAULT_FACTORY,
+});
 
 /** A deterministic account per label. */
 export const accountFor = (label: string): PrivateKeyAccount => privateKeyToAccount(keccak256(toHex(`collections-test:${label}`)));
@@ -103,8 +108,17 @@ export function messageOf(input: CollectionInput) {
 }
 
 /** Signs the metadata of `input` with `signer` over `domain` (the default domain of its chain unless given). */
-export async function signCollection(signer: PrivateKeyAccount, input: CollectionInput, domain: Domain = defaultDomain(input.chainId)): Promise<CollectionBody> {
-  const creatorSignature = await signer.signTypedData({ domain, types: METADATA_TYPES, primaryType: 'CollectionMetadata', message: messageOf(input) });
+export async function signCollection(
+  signer: PrivateKeyAccount,
+  input: CollectionInput,
+  domain: Domain = defaultDomain(input.chainId),
+): Promise<CollectionBody> {
+  const creatorSignature = await signer.signTypedData({
+    domain,
+    types: METADATA_TYPES,
+    primaryType: 'CollectionMetadata',
+    message: messageOf(input),
+  });
   return { ...input, creatorSignature };
 }
 

@@ -39,7 +39,12 @@ describe('GET /collections/signing-domain', () => {
 
   it('names the configured factory of a configured chain', async () => {
     const response = await getDomain('chainId=31337');
-    expect(response.body.domain).toEqual({ name: 'TestFactory', version: '1', chainId: 31337, verifyingContract: getAddress(CONFIGURED_FACTORY) });
+    expect(response.body.domain).toEqual({
+      name: 'TestFactory',
+      version: '1',
+      chainId: 31337,
+      verifyingContract: getAddress(CONFIGURED_FACTORY),
+    });
   });
 
   it.each([8453, 31337])('is what creation verifies: its output signed with viem creates a collection (chain %i)', async (chainId) => {

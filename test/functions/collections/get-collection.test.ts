@@ -12,7 +12,11 @@ const getOne = (address: string) => requestJson('collections', 'GET', `/collecti
 describe('GET /collections/{predictedAddress}', () => {
   it('returns the stored collection, whatever the case of the address', async () => {
     const created = (await postCollection(await signedBody(accountFor('getter'), { name: 'Fetched', referrer: 'ref' }))).body.data;
-    for (const address of [created.predictedAddress, created.predictedAddress.toLowerCase(), `0x${created.predictedAddress.slice(2).toUpperCase()}`]) {
+    for (const address of [
+      created.predictedAddress,
+      created.predictedAddress.toLowerCase(),
+      `0x${created.predictedAddress.slice(2).toUpperCase()}`,
+    ]) {
       const response = await getOne(address);
       expect(response.status).toBe(200);
       expect(v.safeParse(getCollectionResponse, response.body).success).toBe(true);
@@ -25,9 +29,12 @@ describe('GET /collections/{predictedAddress}', () => {
     expect(message).toMatch(/No collection with predictedAddress 0x00000000000000000000000000000000000000aa/);
   });
 
-  it.each(['0x1234', 'not-an-address', `0x${'g'.repeat(40)}`, `0x${'1'.repeat(41)}`])('answers 400 to the malformed address %s', async (address) => {
-    const before = await tableSnapshot(table.name);
-    expect(expectGroupError(await getOne(address), 400)).toMatch(/predictedAddress: must be 0x followed by 40 hex digits/);
-    expect(await tableSnapshot(table.name)).toEqual(before);
-  });
+  it.each(['0x1234', 'not-an-address', `0x${'g'.repeat(40)}`, `0x${'1'.repeat(41)}`])(
+    'answers 400 to the malformed address %s',
+    async (address) => {
+      const before = await tableSnapshot(table.name);
+      expect(expectGroupError(await getOne(address), 400)).toMatch(/predictedAddress: must be 0x followed by 40 hex digits/);
+      expect(await tableSnapshot(table.name)).toEqual(before);
+    },
+  );
 });

@@ -50,7 +50,9 @@ function expectedFor(filters: Filters): string[] {
     .filter((collection) =>
       Object.entries(filters).every(([field, value]) => {
         const actual = (collection as unknown as Record<string, unknown>)[field];
-        return field === 'creator' || field === 'gameOwner' ? String(actual).toLowerCase() === String(value).toLowerCase() : actual === value;
+        return field === 'creator' || field === 'gameOwner'
+          ? String(actual).toLowerCase() === String(value).toLowerCase()
+          : actual === value;
       }),
     )
     .map((collection) => collection.predictedAddress);

@@ -107,7 +107,9 @@ export async function chainInternalTransactions(client: PublicClient): Promise<C
 export function expectedInternalTransactions(all: ChainInternal[], address: string, filter: Direction): string[] {
   const a = lower(address);
   return all
-    .filter((t) => (filter === 'from' ? t.from === a : filter === 'to' ? t.to === a || t.created === a : t.from === a || t.to === a || t.created === a))
+    .filter((t) =>
+      filter === 'from' ? t.from === a : filter === 'to' ? t.to === a || t.created === a : t.from === a || t.to === a || t.created === a,
+    )
     .sort((x, y) => y.blockNumber - x.blockNumber || y.transactionIndex - x.transactionIndex || y.index - x.index)
     .map((t) => t.key);
 }
@@ -144,24 +146,60 @@ export async function chainTransfers(client: PublicClient): Promise<ChainTransfe
   const logs = await client.getLogs({ fromBlock: 0n, toBlock: 'latest' });
   const transfers: ChainTransfer[] = [];
   for (const log of logs) {
-    const base = { transactionHash: lower(log.transactionHash!), blockNumber: Number(log.blockNumber), logIndex: log.logIndex!, token: lower(log.address) };
+    const base = {
+      transactionHash: lower(log.transactionHash!),
+      blockNumber: Number(log.blockNumber),
+      logIndex: log.logIndex!,
+      token: lower(log.address),
+    };
     try {
       if (log.topics.length === 4 && log.topics[0] === TRANSFER_TOPIC) {
         const { args } = decodeEventLog({ abi: erc721Transfer, topics: log.topics, data: log.data });
-        transfers.push({ ...base, position: 0, standard: 'ERC-721', from: lower(args.from), to: lower(args.to), value: '1', tokenId: args.tokenId.toString() });
+        transfers.push({
+          ...base,
+          position: 0,
+          standard: 'ERC-721',
+          from: lower(args.from),
+          to: lower(args.to),
+          value: '1',
+          tokenId: args.tokenId.toString(),
+        });
         continue;
       }
       const event = decodeEventLog({ abi: transferEvents, topics: log.topics, data: log.data });
       if (event.eventName === 'Transfer') {
-        transfers.push({ ...base, position: 0, standard: 'ERC-20', from: lower(event.args.from), to: lower(event.args.to), value: event.args.value.toString(), tokenId: null });
+        transfers.push({
+          ...base,
+          position: 0,
+          standard: 'ERC-20',
+          from: lower(event.args.from),
+          to: lower(event.args.to),
+          value: event.args.value.toString(),
+          tokenId: null,
+        });
       } else if (event.eventName === 'TransferSingle') {
         const { from, to, id, value } = event.args;
-        transfers.push({ ...base, position: 0, standard: 'ERC-1155', from: lower(from), to: lower(to), value: value.toString(), tokenId: id.toString() });
+        transfers.push({
+          ...base,
+          position: 0,
+          standard: 'ERC-1155',
+          from: lower(from),
+          to: lower(to),
+          value: value.toString(),
+          tokenId: id.toString(),
+        });
       } else {
         const { from, to, ids, values } = event.args;
-        ids.forEach((id, position) =>
-          transfers.push({ ...base, position, standard: 'ERC-1155', from: lower(from), to: lower(to), value: values[position].toString(), tokenId: id.toString() }),
-        );
+        for (const [position, id] of ids.entries())
+          transfers.push({
+            ...base,
+            position,
+            standard: 'ERC-1155',
+            from: lower(from),
+            to: lower(to),
+            value: values[position].toString(),
+            tokenId: id.toString(),
+          });
       }
     } catch {
       // not a transfer event
@@ -171,7 +209,11 @@ export async function chainTransfers(client: PublicClient): Promise<ChainTransfe
 }
 
 /** The listing a filter should give, newest first: block desc, log index desc, batch position desc. */
-export function expectedTransfers(all: ChainTransfer[], address: string, query: { filter?: Direction; types?: string[]; token?: string }): string[] {
+export function expectedTransfers(
+  all: ChainTransfer[],
+  address: string,
+  query: { filter?: Direction; types?: string[]; token?: string },
+): string[] {
   const a = lower(address);
   return all
     .filter((t) => (query.filter === 'from' ? t.from === a : query.filter === 'to' ? t.to === a : t.from === a || t.to === a))
@@ -182,4 +224,5 @@ export function expectedTransfers(all: ChainTransfer[], address: string, query: 
 }
 
 /** The same key of an explorer token transfer item. */
-export const transferKey = (item: any): string => `${item.transaction_hash}|${item.log_index}|${item.total.token_id ?? '-'}|${item.total.value}`;
+export const transferKey = (item: any): string =>
+  `${item.transaction_hash}|${item.log_index}|${item.total.token_id ?? '-'}|${item.total.value}`;

@@ -5,7 +5,18 @@
  * ids (E1-E6): see docs/access-patterns.md.
  */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createPublicClient, createWalletClient, defineChain, http, type Abi, type Account, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type Abi,
+  type Account,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_PRIVATE_KEYS } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
@@ -37,7 +48,10 @@ export interface ExplorerChain {
   /** Ingests every block up to the chain's head into the file's table. */
   ingest(): Promise<void>;
   /** Sends a transaction from a demo role or an extra funded account and waits for its receipt. */
-  send(from: DemoRole | Account, request: { to?: Address; abi?: Abi; functionName?: string; args?: readonly unknown[]; value?: bigint; gas?: bigint; data?: Hex }): Promise<Hash>;
+  send(
+    from: DemoRole | Account,
+    request: { to?: Address; abi?: Abi; functionName?: string; args?: readonly unknown[]; value?: bigint; gas?: bigint; data?: Hex },
+  ): Promise<Hash>;
   /** Deploys a demo contract from a role and waits for it. */
   deploy(from: DemoRole, name: keyof DemoArtifacts, args: readonly unknown[]): Promise<Address>;
   /**
@@ -56,11 +70,17 @@ export function useExplorerChain(prefix = 'explorer'): ExplorerChain {
   beforeAll(async () => {
     demo = await startDemoChain({ chainId: CHAIN_ID });
     const rpcUrl = demo.anvil.rpcUrl;
-    const chain = defineChain({ id: CHAIN_ID, name: 'demo', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+    const chain = defineChain({
+      id: CHAIN_ID,
+      name: 'demo',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
     const transport = http(rpcUrl);
     const publicClient = createPublicClient({ chain, transport, pollingInterval: 20 });
     const roles: DemoRole[] = ['deployer', 'busy', 'alice', 'bob', 'carol'];
-    const accountOf = (from: DemoRole | Account): Account => (typeof from === 'string' ? privateKeyToAccount(ANVIL_PRIVATE_KEYS[roles.indexOf(from)]) : from);
+    const accountOf = (from: DemoRole | Account): Account =>
+      typeof from === 'string' ? privateKeyToAccount(ANVIL_PRIVATE_KEYS[roles.indexOf(from)]) : from;
     const walletOf = (from: DemoRole | Account) => createWalletClient({ account: accountOf(from), chain, transport, pollingInterval: 20 });
     const ingestClient = createChainClient(rpcUrl);
     let automine = true;
@@ -68,7 +88,14 @@ export function useExplorerChain(prefix = 'explorer'): ExplorerChain {
     const submit = async (from: DemoRole | Account, request: Parameters<ExplorerChain['send']>[1]): Promise<Hash> => {
       const wallet = walletOf(from);
       if (request.abi && request.functionName) {
-        return wallet.writeContract({ address: request.to!, abi: request.abi, functionName: request.functionName, args: request.args ?? [], value: request.value, gas: request.gas } as never);
+        return wallet.writeContract({
+          address: request.to!,
+          abi: request.abi,
+          functionName: request.functionName,
+          args: request.args ?? [],
+          value: request.value,
+          gas: request.gas,
+        } as never);
       }
       return wallet.sendTransaction({ to: request.to, value: request.value, data: request.data, gas: request.gas } as never);
     };
@@ -102,7 +129,14 @@ export function useExplorerChain(prefix = 'explorer'): ExplorerChain {
           const hashes = await work();
           for (let round = 0; round < 100; round += 1) {
             await publicClient.request({ method: 'evm_mine', params: [] } as never);
-            const pending = await Promise.all(hashes.map((hash) => publicClient.getTransactionReceipt({ hash }).then(() => false, () => true)));
+            const pending = await Promise.all(
+              hashes.map((hash) =>
+                publicClient.getTransactionReceipt({ hash }).then(
+                  () => false,
+                  () => true,
+                ),
+              ),
+            );
             if (!pending.includes(true)) return;
           }
           throw new Error('transactions still pending after 100 blocks');
@@ -139,7 +173,9 @@ export async function explorerGet<T = any>(address: string, endpoint: Endpoint, 
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== null && value !== undefined) search.append(key, String(value));
   const text = search.toString();
-  const { result, usage } = await measureTable(() => requestJson('base', 'GET', `/explorer/addresses/${address}/${endpoint}${text ? `?${text}` : ''}`));
+  const { result, usage } = await measureTable(() =>
+    requestJson('base', 'GET', `/explorer/addresses/${address}/${endpoint}${text ? `?${text}` : ''}`),
+  );
   return { status: result.status, body: result.body, calls: usage.calls };
 }
 

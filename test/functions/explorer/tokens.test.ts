@@ -8,11 +8,31 @@
  */
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { encodeDeployData, getAddress, keccak256, parseEther, toBytes, toFunctionSelector, zeroAddress, type Address, type Hash } from 'viem';
+import {
+  encodeDeployData,
+  getAddress,
+  keccak256,
+  parseEther,
+  toBytes,
+  toFunctionSelector,
+  zeroAddress,
+  type Address,
+  type Hash,
+} from 'viem';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { nftCollectionsResponse, tokenBalancesResponse, tokenTransfersResponse } from '../../../shared/explorer/schemas';
 import { chainTransfers, expectedTransfers, transferKey, type ChainTransfer } from './chain-oracle';
-import { allPages, expectPageCost, explorerGet, itemsOf, lower, nextQuery, PAGE_SIZE, useExplorerChain, type QueryValues } from './fixtures';
+import {
+  allPages,
+  expectPageCost,
+  explorerGet,
+  itemsOf,
+  lower,
+  nextQuery,
+  PAGE_SIZE,
+  useExplorerChain,
+  type QueryValues,
+} from './fixtures';
 
 const chain = useExplorerChain('explorer-tokens');
 
@@ -52,9 +72,13 @@ const MIXED_NFT_PAIRS = 10;
 const MIXED_NFT_SINGLES = 20;
 const MIXED_MULTI_IDS = [9100n, 9101n];
 
-
 const mintBatch = (to: Address, ids: bigint[], amounts: bigint[]) =>
-  chain.send('deployer', { to: chain.manifest.contracts.multi, abi: chain.artifacts.DemoMulti.abi, functionName: 'mintBatch', args: [to, ids, amounts] });
+  chain.send('deployer', {
+    to: chain.manifest.contracts.multi,
+    abi: chain.artifacts.DemoMulti.abi,
+    functionName: 'mintBatch',
+    args: [to, ids, amounts],
+  });
 const mintNft = (contract: Address, to: Address, id: bigint) =>
   chain.send('deployer', { to: contract, abi: chain.artifacts.DemoNFT.abi, functionName: 'mint', args: [to, id] });
 
@@ -62,8 +86,16 @@ let transfers: ChainTransfer[];
 
 beforeAll(async () => {
   const { accounts, contracts } = chain.manifest;
-  batchHash = await mintBatch(batchHolder, BATCH_IDS, BATCH_IDS.map((_, i) => BigInt(i + 1)));
-  await mintBatch(bigHolder, BIG_IDS, BIG_IDS.map((_, k) => bigAmount(k)));
+  batchHash = await mintBatch(
+    batchHolder,
+    BATCH_IDS,
+    BATCH_IDS.map((_, i) => BigInt(i + 1)),
+  );
+  await mintBatch(
+    bigHolder,
+    BIG_IDS,
+    BIG_IDS.map((_, k) => bigAmount(k)),
+  );
   await mintBatch(
     tieHolder,
     Array.from({ length: 53 }, (_, i) => 3000n + BigInt(i)),
@@ -71,11 +103,16 @@ beforeAll(async () => {
   );
   const deployHashes: Hash[] = [];
   await chain.inFewBlocks(async () => {
-    const data = encodeDeployData({ abi: chain.artifacts.DemoNFT.abi, bytecode: chain.artifacts.DemoNFT.bytecode, args: [accounts.deployer] });
+    const data = encodeDeployData({
+      abi: chain.artifacts.DemoNFT.abi,
+      bytecode: chain.artifacts.DemoNFT.bytecode,
+      args: [accounts.deployer],
+    });
     for (let i = 0; i < 50; i += 1) deployHashes.push(await chain.send('deployer', { data }));
     return deployHashes;
   });
-  for (const hash of deployHashes) nftContracts.push(getAddress((await chain.publicClient.getTransactionReceipt({ hash })).contractAddress!));
+  for (const hash of deployHashes)
+    nftContracts.push(getAddress((await chain.publicClient.getTransactionReceipt({ hash })).contractAddress!));
   await chain.inFewBlocks(async () => {
     const hashes: Hash[] = [];
     for (const contract of nftContracts) hashes.push(await mintNft(contract, collector, 1n));
@@ -101,15 +138,29 @@ async function mixedStandards(): Promise<void> {
     for (let i = 0; i < MIXED_MINTS; i += 1) {
       hashes.push(await chain.send('deployer', { to: erc20, abi: DemoToken.abi, functionName: 'mint', args: [mixed, 100n + BigInt(i)] }));
       hashes.push(await chain.send('deployer', { to: erc721, abi: DemoNFT.abi, functionName: 'mint', args: [mixed, BigInt(i)] }));
-      if (i % 5 === 0) hashes.push(await chain.send('deployer', { to: contracts.multi, abi: DemoMulti.abi, functionName: 'mint', args: [mixed, 9000n + BigInt(i), 1n] }));
+      if (i % 5 === 0)
+        hashes.push(
+          await chain.send('deployer', {
+            to: contracts.multi,
+            abi: DemoMulti.abi,
+            functionName: 'mint',
+            args: [mixed, 9000n + BigInt(i), 1n],
+          }),
+        );
     }
     return hashes;
   });
   await chain.inFewBlocks(async () => {
     const hashes: Hash[] = [];
     for (let i = 0; i < Math.max(MIXED_SENT.erc20, MIXED_SENT.erc721); i += 1) {
-      if (i < MIXED_SENT.erc20) hashes.push(await chain.send(account, { to: erc20, abi: DemoToken.abi, functionName: 'transfer', args: [mixedSink, 1n + BigInt(i)] }));
-      if (i < MIXED_SENT.erc721) hashes.push(await chain.send(account, { to: erc721, abi: DemoNFT.abi, functionName: 'transferFrom', args: [mixed, mixedSink, BigInt(i)] }));
+      if (i < MIXED_SENT.erc20)
+        hashes.push(
+          await chain.send(account, { to: erc20, abi: DemoToken.abi, functionName: 'transfer', args: [mixedSink, 1n + BigInt(i)] }),
+        );
+      if (i < MIXED_SENT.erc721)
+        hashes.push(
+          await chain.send(account, { to: erc721, abi: DemoNFT.abi, functionName: 'transferFrom', args: [mixed, mixedSink, BigInt(i)] }),
+        );
     }
     return hashes;
   });
@@ -124,15 +175,19 @@ async function mixedBalances(): Promise<void> {
     for (let i = 0; i < MIXED_ERC20; i += 1) deployHashes.push(await chain.send('deployer', { data }));
     return deployHashes;
   });
-  for (const hash of deployHashes) erc20Contracts.push(getAddress((await chain.publicClient.getTransactionReceipt({ hash })).contractAddress!));
+  for (const hash of deployHashes)
+    erc20Contracts.push(getAddress((await chain.publicClient.getTransactionReceipt({ hash })).contractAddress!));
   await chain.inFewBlocks(async () => {
     const hashes: Hash[] = [];
     for (const [i, token] of erc20Contracts.entries()) {
-      hashes.push(await chain.send('deployer', { to: token, abi: DemoToken.abi, functionName: 'mint', args: [mixedHolder, BigInt(i + 1)] }));
+      hashes.push(
+        await chain.send('deployer', { to: token, abi: DemoToken.abi, functionName: 'mint', args: [mixedHolder, BigInt(i + 1)] }),
+      );
     }
     for (let i = 0; i < MIXED_NFT_PAIRS + MIXED_NFT_SINGLES; i += 1) {
       const ids = i < MIXED_NFT_PAIRS ? [100n, 101n] : [100n];
-      for (const id of ids) hashes.push(await chain.send('deployer', { to: nftContracts[i], abi: DemoNFT.abi, functionName: 'mint', args: [mixedHolder, id] }));
+      for (const id of ids)
+        hashes.push(await chain.send('deployer', { to: nftContracts[i], abi: DemoNFT.abi, functionName: 'mint', args: [mixedHolder, id] }));
     }
     hashes.push(await mintBatch(mixedHolder, MIXED_MULTI_IDS, [2n, 30n]));
     return hashes;
@@ -152,13 +207,35 @@ interface ChainBalance {
 /** The balances of `holder` in the given contracts as the chain has them (balanceOf at the head), in E1's order. */
 async function chainBalances(holder: Address, erc20: Address[], erc721: Address[], erc1155Ids: bigint[]): Promise<ChainBalance[]> {
   const { DemoToken, DemoNFT, DemoMulti } = chain.artifacts;
-  const read = (address: Address, abi: any, args: readonly unknown[]) => chain.publicClient.readContract({ address, abi, functionName: 'balanceOf', args }) as Promise<bigint>;
+  const read = (address: Address, abi: any, args: readonly unknown[]) =>
+    chain.publicClient.readContract({ address, abi, functionName: 'balanceOf', args }) as Promise<bigint>;
   const name = (address: Address, abi: any) => chain.publicClient.readContract({ address, abi, functionName: 'name' }) as Promise<string>;
   const balances: ChainBalance[] = [];
-  for (const token of erc20) balances.push({ token: lower(token), type: 'ERC-20', name: await name(token, DemoToken.abi), tokenId: null, value: await read(token, DemoToken.abi, [holder]) });
-  for (const token of erc721) balances.push({ token: lower(token), type: 'ERC-721', name: await name(token, DemoNFT.abi), tokenId: null, value: await read(token, DemoNFT.abi, [holder]) });
+  for (const token of erc20)
+    balances.push({
+      token: lower(token),
+      type: 'ERC-20',
+      name: await name(token, DemoToken.abi),
+      tokenId: null,
+      value: await read(token, DemoToken.abi, [holder]),
+    });
+  for (const token of erc721)
+    balances.push({
+      token: lower(token),
+      type: 'ERC-721',
+      name: await name(token, DemoNFT.abi),
+      tokenId: null,
+      value: await read(token, DemoNFT.abi, [holder]),
+    });
   const multi = chain.manifest.contracts.multi;
-  for (const id of erc1155Ids) balances.push({ token: lower(multi), type: 'ERC-1155', name: 'Demo Multi', tokenId: String(id), value: await read(multi, DemoMulti.abi, [holder, id]) });
+  for (const id of erc1155Ids)
+    balances.push({
+      token: lower(multi),
+      type: 'ERC-1155',
+      name: 'Demo Multi',
+      tokenId: String(id),
+      value: await read(multi, DemoMulti.abi, [holder, id]),
+    });
   const descending = <T>(a: T, b: T): number => (a > b ? -1 : a < b ? 1 : 0);
   return balances
     .filter((balance) => balance.value > 0n)
@@ -175,7 +252,8 @@ async function chainBalances(holder: Address, erc20: Address[], erc721: Address[
 const balanceKey = (item: any): string => `${lower(item.token.address)}|${item.token.type}|${item.token_id}|${item.value}`;
 const chainBalanceKey = (balance: ChainBalance): string => `${balance.token}|${balance.type}|${balance.tokenId}|${balance.value}`;
 
-const byValueDesc = (a: { value: string }, b: { value: string }): number => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0);
+const byValueDesc = (a: { value: string }, b: { value: string }): number =>
+  BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0;
 
 describe('E3 token transfers: paging', () => {
   it('pages 51 entries of one ERC-1155 batch as 50 and 1, continuing inside the batch', async () => {
@@ -213,7 +291,9 @@ describe('E3 token transfers: paging', () => {
     expect(items).toHaveLength(chain.manifest.expected.tokenTransferCounts[busy]);
     expect(items.map(transferKey)).toEqual(expectedTransfers(transfers, busy, {}));
     const batch = chain.manifest.highlights.batchTransfer;
-    expect(items.filter((item) => item.transaction_hash === lower(batch.hash)).map((item) => item.total.token_id)).toEqual([...batch.ids].reverse());
+    expect(items.filter((item) => item.transaction_hash === lower(batch.hash)).map((item) => item.total.token_id)).toEqual(
+      [...batch.ids].reverse(),
+    );
     for (const page of pages) {
       expect(() => v.parse(tokenTransfersResponse, page.body)).not.toThrow();
       expectPageCost(page.calls, { batchGet: true });
@@ -230,9 +310,10 @@ describe('E3 token transfers: two standards, two ranges merged', () => {
       for (const type of ['ERC-20,ERC-721', '[erc-721, ERC-20, ERC-404]']) {
         const query: QueryValues = { filter, type };
         const pages = await allPages(mixed, 'token-transfers', query);
-        expect(pages.map((page) => page.body.items.length), JSON.stringify(query)).toEqual(
-          Array.from({ length: Math.ceil(want.length / PAGE_SIZE) }, (_, i) => Math.min(PAGE_SIZE, want.length - i * PAGE_SIZE)),
-        );
+        expect(
+          pages.map((page) => page.body.items.length),
+          JSON.stringify(query),
+        ).toEqual(Array.from({ length: Math.ceil(want.length / PAGE_SIZE) }, (_, i) => Math.min(PAGE_SIZE, want.length - i * PAGE_SIZE)));
         const keys = itemsOf(pages).map(transferKey);
         expect(new Set(keys).size).toBe(keys.length);
         expect(keys, JSON.stringify(query)).toEqual(want);
@@ -241,7 +322,8 @@ describe('E3 token transfers: two standards, two ranges merged', () => {
           expect(new Set(page.body.items.map((item) => item.token.type))).toEqual(new Set(['ERC-20', 'ERC-721']));
         }
         // A page that ends on one standard and a next page that starts with the other.
-        for (let i = 1; i < pages.length; i += 1) if (pages[i - 1].body.items.at(-1).token.type !== pages[i].body.items[0].token.type) crossings += 1;
+        for (let i = 1; i < pages.length; i += 1)
+          if (pages[i - 1].body.items.at(-1).token.type !== pages[i].body.items[0].token.type) crossings += 1;
       }
     }
     expect(crossings).toBeGreaterThan(0);
@@ -274,12 +356,23 @@ describe('E3 token transfers: filters', () => {
 
   it('every direction x type set matches the chain, for every address that moved tokens', async () => {
     const { accounts, payees } = chain.manifest;
-    for (const address of [accounts.busy, accounts.alice, accounts.bob, accounts.carol, payees.payee1, payees.payee2, batchHolder, collector]) {
+    for (const address of [
+      accounts.busy,
+      accounts.alice,
+      accounts.bob,
+      accounts.carol,
+      payees.payee1,
+      payees.payee2,
+      batchHolder,
+      collector,
+    ]) {
       for (const filter of [undefined, 'to', 'from'] as const) {
         for (const { type, types } of TYPE_QUERIES) {
           const query: QueryValues = { filter, type };
           const items = itemsOf(await allPages(address, 'token-transfers', query));
-          expect(items.map(transferKey), JSON.stringify({ address, ...query })).toEqual(expectedTransfers(transfers, address, { filter, types }));
+          expect(items.map(transferKey), JSON.stringify({ address, ...query })).toEqual(
+            expectedTransfers(transfers, address, { filter, types }),
+          );
         }
       }
     }
@@ -294,7 +387,9 @@ describe('E3 token transfers: filters', () => {
           const want = expectedTransfers(transfers, address, { filter, token });
           expect(itemsOf(await allPages(address, 'token-transfers', { filter, token })).map(transferKey)).toEqual(want);
           // The token's own standard asked for: the same listing; another standard: nothing.
-          expect(itemsOf(await allPages(address, 'token-transfers', { filter, token: lower(token), type: standards[token] })).map(transferKey)).toEqual(want);
+          expect(
+            itemsOf(await allPages(address, 'token-transfers', { filter, token: lower(token), type: standards[token] })).map(transferKey),
+          ).toEqual(want);
           const other = standards[token] === 'ERC-20' ? 'ERC-721' : 'ERC-20';
           const none = await explorerGet(address, 'token-transfers', { filter, token, type: other });
           expect(none.body).toEqual({ items: [], next_page_params: null });
@@ -316,7 +411,9 @@ describe('E3 token transfers: filters', () => {
       token: contracts.token,
     });
     const rest = itemsOf(await allPages(accounts.busy, 'token-transfers', nextQuery(query, first.body.next_page_params!)));
-    expect([...first.body.items, ...rest].map(transferKey)).toEqual(expectedTransfers(transfers, accounts.busy, { filter: 'from', token: contracts.token }));
+    expect([...first.body.items, ...rest].map(transferKey)).toEqual(
+      expectedTransfers(transfers, accounts.busy, { filter: 'from', token: contracts.token }),
+    );
   });
 });
 
@@ -325,7 +422,11 @@ describe('E3 token transfers: fields', () => {
     const { accounts, contracts } = chain.manifest;
     const carol = itemsOf(await allPages(accounts.carol, 'token-transfers', { type: 'ERC-20' }));
     const burn = carol.find((item) => item.to.hash === zeroAddress)!;
-    expect(burn).toMatchObject({ type: 'token_burning', from: { hash: accounts.carol }, total: { decimals: '18', value: parseEther('40').toString() } });
+    expect(burn).toMatchObject({
+      type: 'token_burning',
+      from: { hash: accounts.carol },
+      total: { decimals: '18', value: parseEther('40').toString() },
+    });
     const received = carol.find((item) => item.from.hash === accounts.alice)!;
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: received.transaction_hash });
     const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
@@ -349,7 +450,9 @@ describe('E3 token transfers: fields', () => {
     });
     expect(receipt.logs.map((log) => log.logIndex)).toContain(received.log_index);
     expect(Number(received.token.holders)).toBeGreaterThan(0);
-    const mint = itemsOf(await allPages(accounts.alice, 'token-transfers', { type: 'ERC-20', filter: 'to' })).find((item) => item.from.hash === zeroAddress);
+    const mint = itemsOf(await allPages(accounts.alice, 'token-transfers', { type: 'ERC-20', filter: 'to' })).find(
+      (item) => item.from.hash === zeroAddress,
+    );
     expect(mint).toMatchObject({ type: 'token_minting', method: toFunctionSelector('mint(address,uint256)') });
   });
 
@@ -421,7 +524,12 @@ describe('E1 tokens: values, types and order', () => {
       token: { address: contracts.token, name: 'Demo Token', symbol: 'DEMO', decimals: '18', total_supply: expected.tokenTotalSupply },
     });
     const nftCount = Object.values(expected.nftOwners).filter((owner) => owner === accounts.alice).length;
-    expect(items.find((item) => item.token.type === 'ERC-721')).toMatchObject({ value: String(nftCount), token_id: null, token_instance: null, token: { address: contracts.nft, name: 'Demo NFT' } });
+    expect(items.find((item) => item.token.type === 'ERC-721')).toMatchObject({
+      value: String(nftCount),
+      token_id: null,
+      token_instance: null,
+      token: { address: contracts.nft, name: 'Demo NFT' },
+    });
     const held = expected.multiBalances.filter((b) => b.owner === accounts.alice && b.amount !== '0');
     const multi = items.filter((item) => item.token.type === 'ERC-1155');
     expect(multi.map((item) => [item.token_id, item.value]).sort()).toEqual(held.map((b) => [b.id, b.amount]).sort());
@@ -474,7 +582,8 @@ describe('E1 tokens: two standards, two ranges merged', () => {
         expectPageCost(page.calls, { batchGet: true, queries: 2 });
       }
       // A page that ends on one standard and a next page that starts with the other.
-      for (let i = 1; i < pages.length; i += 1) if (pages[i - 1].body.items.at(-1).token.type !== pages[i].body.items[0].token.type) crossings += 1;
+      for (let i = 1; i < pages.length; i += 1)
+        if (pages[i - 1].body.items.at(-1).token.type !== pages[i].body.items[0].token.type) crossings += 1;
     }
     expect(crossings).toBeGreaterThan(0);
     // One standard: one range.
@@ -502,7 +611,8 @@ describe('E2 nft/collections', () => {
   it('pages type=ERC-721,ERC-1155 as the chain has the collections: two ranges merged, two Queries a page', async () => {
     const { contracts, expected } = chain.manifest;
     const { DemoNFT, DemoMulti } = chain.artifacts;
-    const read = (address: Address, abi: any, args: readonly unknown[]) => chain.publicClient.readContract({ address, abi, functionName: 'balanceOf', args }) as Promise<bigint>;
+    const read = (address: Address, abi: any, args: readonly unknown[]) =>
+      chain.publicClient.readContract({ address, abi, functionName: 'balanceOf', args }) as Promise<bigint>;
     // What the chain says the collector holds: ERC-721 contracts (contract ascending), then ERC-1155.
     const erc721: string[] = [];
     for (const contract of [...nftContracts, contracts.nft]) {
@@ -516,8 +626,14 @@ describe('E2 nft/collections', () => {
     expect(want.length).toBeGreaterThan(PAGE_SIZE);
     for (const type of ['ERC-721,ERC-1155', '[erc-1155, ERC-721]']) {
       const pages = await allPages(collector, 'nft/collections', { type });
-      expect(pages.map((page) => page.body.items.length), type).toEqual([PAGE_SIZE, want.length - PAGE_SIZE]);
-      expect(itemsOf(pages).map((item) => `${lower(item.token.address)}|${item.token.type}|${item.amount}`), type).toEqual(want);
+      expect(
+        pages.map((page) => page.body.items.length),
+        type,
+      ).toEqual([PAGE_SIZE, want.length - PAGE_SIZE]);
+      expect(
+        itemsOf(pages).map((item) => `${lower(item.token.address)}|${item.token.type}|${item.amount}`),
+        type,
+      ).toEqual(want);
       // The last page holds both standards: the ERC-1155 range is read past the ERC-721 cursor.
       expect(new Set(pages[1].body.items.map((item) => item.token.type))).toEqual(new Set(['ERC-721', 'ERC-1155']));
       for (const page of pages) {
@@ -530,7 +646,9 @@ describe('E2 nft/collections', () => {
   it('orders ERC-721 collections before ERC-1155 and filters by type', async () => {
     const all = itemsOf(await allPages(collector, 'nft/collections'));
     expect(all.map((item) => item.token.type)).toEqual([...Array(51).fill('ERC-721'), 'ERC-1155']);
-    expect(itemsOf(await allPages(collector, 'nft/collections', { type: 'ERC-1155' })).map((item) => item.token.address)).toEqual([chain.manifest.contracts.multi]);
+    expect(itemsOf(await allPages(collector, 'nft/collections', { type: 'ERC-1155' })).map((item) => item.token.address)).toEqual([
+      chain.manifest.contracts.multi,
+    ]);
     expect(itemsOf(await allPages(collector, 'nft/collections', { type: '[erc-721, ERC-1155]' }))).toEqual(all);
     expect((await explorerGet(collector, 'nft/collections', { type: 'ERC-20' })).body).toEqual({ items: [], next_page_params: null });
     expect((await explorerGet(collector, 'nft/collections', { type: 'ERC-404' })).body).toEqual({ items: [], next_page_params: null });
@@ -542,18 +660,30 @@ describe('E2 nft/collections', () => {
     const demo = all.find((item) => item.token.address === contracts.nft)!;
     expect(demo.amount).toBe('12');
     expect(demo.token_instances.map((instance: any) => instance.id)).toEqual([...COLLECTOR_DEMO_NFT_IDS].reverse().slice(0, 9).map(String));
-    expect(demo.token_instances[0]).toMatchObject({ is_unique: true, owner: { hash: collector, is_contract: false }, token: null, token_type: 'ERC-721', value: '1', holder_address_hash: collector });
+    expect(demo.token_instances[0]).toMatchObject({
+      is_unique: true,
+      owner: { hash: collector, is_contract: false },
+      token: null,
+      token_type: 'ERC-721',
+      value: '1',
+      holder_address_hash: collector,
+    });
     const multi = all.find((item) => item.token.address === contracts.multi)!;
     // ERC-1155: the number of distinct ids held.
     expect(multi.amount).toBe('2');
-    expect(multi.token_instances.map((instance: any) => [instance.id, instance.value, instance.owner])).toEqual([['8', '4', null], ['7', '3', null]]);
+    expect(multi.token_instances.map((instance: any) => [instance.id, instance.value, instance.owner])).toEqual([
+      ['8', '4', null],
+      ['7', '3', null],
+    ]);
   });
 
   it('shows the collections of alice with resolved on-chain metadata', async () => {
     const { accounts, contracts, expected, highlights } = chain.manifest;
     const items = itemsOf(await allPages(accounts.alice, 'nft/collections'));
     expect(items.map((item) => item.token.address)).toEqual([contracts.nft, contracts.multi]);
-    const owned = Object.entries(expected.nftOwners).filter(([, owner]) => owner === accounts.alice).map(([id]) => id);
+    const owned = Object.entries(expected.nftOwners)
+      .filter(([, owner]) => owner === accounts.alice)
+      .map(([id]) => id);
     expect(items[0].amount).toBe(String(owned.length));
     expect(items[0].token_instances.map((instance: any) => instance.id)).toEqual(owned.sort((a, b) => Number(b) - Number(a)));
     const onChain = items[0].token_instances.find((instance: any) => Number(instance.id) % 2 === 0)!;
@@ -596,7 +726,12 @@ describe('paging while new blocks are ingested', () => {
     const before = itemsOf(await allPages(accounts.busy, 'token-transfers', query)).map(transferKey);
     const first = await explorerGet(accounts.busy, 'token-transfers', query);
     for (const amount of [7n, 8n]) {
-      await chain.send('busy', { to: contracts.token, abi: chain.artifacts.DemoToken.abi, functionName: 'transfer', args: [accounts.bob, amount] });
+      await chain.send('busy', {
+        to: contracts.token,
+        abi: chain.artifacts.DemoToken.abi,
+        functionName: 'transfer',
+        args: [accounts.bob, amount],
+      });
     }
     await chain.ingest();
     const rest = itemsOf(await allPages(accounts.busy, 'token-transfers', nextQuery(query, first.body.next_page_params!)));

@@ -132,7 +132,10 @@ describe('E4 transactions: filters', () => {
     for (const address of everyAddress()) {
       for (const filter of [undefined, 'to', 'from'] as const) {
         const items = itemsOf(await allPages(address, 'transactions', { filter }));
-        expect(items.map((tx) => tx.hash), `${address} ${filter ?? 'all'}`).toEqual(expectedTransactions(transactions, address, filter));
+        expect(
+          items.map((tx) => tx.hash),
+          `${address} ${filter ?? 'all'}`,
+        ).toEqual(expectedTransactions(transactions, address, filter));
       }
     }
   });
@@ -161,7 +164,9 @@ describe('E4 transactions: filters', () => {
 describe('E4 transactions: fields', () => {
   it('carries every field of a token transfer transaction as the chain has it', async () => {
     const busy = chain.manifest.accounts.busy;
-    const hash = chain.manifest.transactionsByKind.tokenTransfer.find((h) => chain.manifest.transactions.find((tx) => tx.hash === h)?.from === busy)!;
+    const hash = chain.manifest.transactionsByKind.tokenTransfer.find(
+      (h) => chain.manifest.transactions.find((tx) => tx.hash === h)?.from === busy,
+    )!;
     const item = itemsOf(await allPages(busy, 'transactions')).find((tx) => tx.hash === lower(hash))!;
     const [tx, receipt, head] = await Promise.all([
       chain.publicClient.getTransaction({ hash }),
@@ -192,7 +197,15 @@ describe('E4 transactions: fields', () => {
       confirmations: Number(head - receipt.blockNumber) + 1,
       timestamp: new Date(Number(block.timestamp) * 1000).toISOString().replace('Z', '000Z'),
       raw_input: tx.input,
-      from: { hash: busy, is_contract: false, name: null, is_verified: false, ens_domain_name: null, metadata: null, implementation_name: null },
+      from: {
+        hash: busy,
+        is_contract: false,
+        name: null,
+        is_verified: false,
+        ens_domain_name: null,
+        metadata: null,
+        implementation_name: null,
+      },
       to: { hash: chain.manifest.contracts.token, is_contract: true, name: 'Demo Token' },
       created_contract: null,
       token_transfers: null,
@@ -281,7 +294,9 @@ describe('E5 internal transactions: filters', () => {
     for (const address of everyAddress()) {
       for (const filter of [undefined, 'to', 'from'] as const) {
         const pages = await allPages(address, 'internal-transactions', { filter });
-        expect(itemsOf(pages).map(internalTransactionKey), `${address} ${filter ?? 'all'}`).toEqual(expectedInternalTransactions(internals, address, filter));
+        expect(itemsOf(pages).map(internalTransactionKey), `${address} ${filter ?? 'all'}`).toEqual(
+          expectedInternalTransactions(internals, address, filter),
+        );
         for (const page of pages) expect(() => v.parse(internalTransactionsResponse, page.body)).not.toThrow();
       }
     }
@@ -292,7 +307,9 @@ describe('E5 internal transactions: fields', () => {
   it('shows a value-carrying call as the chain has it', async () => {
     const { highlights, contracts } = chain.manifest;
     const payment = highlights.split.payments[0];
-    const item = itemsOf(await allPages(payment.to, 'internal-transactions', { filter: 'to' })).find((i) => i.transaction_hash === lower(highlights.split.hash))!;
+    const item = itemsOf(await allPages(payment.to, 'internal-transactions', { filter: 'to' })).find(
+      (i) => i.transaction_hash === lower(highlights.split.hash),
+    )!;
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: highlights.split.hash });
     const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber });
     expect(item).toMatchObject({
@@ -314,15 +331,29 @@ describe('E5 internal transactions: fields', () => {
     const [failed] = itemsOf(await allPages(contracts.reverter, 'internal-transactions', { filter: 'to' })).filter(
       (i) => i.transaction_hash === lower(highlights.splitBestEffort.hash),
     );
-    expect(failed).toMatchObject({ type: 'call', success: false, value: highlights.splitBestEffort.refused.amount, from: { hash: contracts.splitter } });
+    expect(failed).toMatchObject({
+      type: 'call',
+      success: false,
+      value: highlights.splitBestEffort.refused.amount,
+      from: { hash: contracts.splitter },
+    });
     expect(failed.error).toEqual(expect.any(String));
   });
 
   it('shows creations (CREATE and CREATE2) with the created contract, listed under it with filter=to', async () => {
     const { highlights, contracts } = chain.manifest;
-    for (const [creation, type] of [[highlights.factoryCreate, 'create'], [highlights.factoryCreate2, 'create2']] as const) {
+    for (const [creation, type] of [
+      [highlights.factoryCreate, 'create'],
+      [highlights.factoryCreate2, 'create2'],
+    ] as const) {
       const [item] = (await explorerGet(creation.child, 'internal-transactions', { filter: 'to' })).body.items;
-      expect(item).toMatchObject({ type, to: null, created_contract: { hash: creation.child, is_contract: true }, from: { hash: contracts.factory, is_contract: true }, transaction_hash: lower(creation.hash) });
+      expect(item).toMatchObject({
+        type,
+        to: null,
+        created_contract: { hash: creation.child, is_contract: true },
+        from: { hash: contracts.factory, is_contract: true },
+        transaction_hash: lower(creation.hash),
+      });
     }
   });
 
@@ -330,7 +361,13 @@ describe('E5 internal transactions: fields', () => {
     const { highlights, contracts } = chain.manifest;
     const { ephemeral, vaultSelfdestruct } = highlights;
     const fromEphemeral = itemsOf(await allPages(ephemeral.address, 'internal-transactions', { filter: 'from' }));
-    expect(fromEphemeral).toEqual([expect.objectContaining({ type: 'selfdestruct', value: ephemeral.value, to: expect.objectContaining({ hash: ephemeral.beneficiary }) })]);
+    expect(fromEphemeral).toEqual([
+      expect.objectContaining({
+        type: 'selfdestruct',
+        value: ephemeral.value,
+        to: expect.objectContaining({ hash: ephemeral.beneficiary }),
+      }),
+    ]);
     const fromVault = itemsOf(await allPages(contracts.vault, 'internal-transactions', { filter: 'from' }));
     expect(fromVault.find((i) => i.transaction_hash === lower(vaultSelfdestruct.hash))).toMatchObject({
       type: 'selfdestruct',

@@ -50,12 +50,24 @@ describe('invalid input', () => {
   it('rejects an invalid token address and invalid cursor values', async () => {
     const cases: [Endpoint, Record<string, string>, ReturnType<typeof invalid>[]][] = [
       ['token-transfers', { token: '0x12' }, [invalid('/token', ADDRESS_DETAIL)]],
-      ['token-transfers', { block_number: 'latest', index: '-1' }, [invalid('/block_number', 'Invalid integer. Got: string'), invalid('/index', 'Invalid integer. Got: string')]],
+      [
+        'token-transfers',
+        { block_number: 'latest', index: '-1' },
+        [invalid('/block_number', 'Invalid integer. Got: string'), invalid('/index', 'Invalid integer. Got: string')],
+      ],
       ['transactions', { items_count: '1.5' }, [invalid('/items_count', 'Invalid integer. Got: string')]],
       ['internal-transactions', { transaction_index: 'x' }, [invalid('/transaction_index', 'Invalid integer. Got: string')]],
       ['withdrawals', { index: 'first' }, [invalid('/index', 'Invalid integer. Got: string')]],
-      ['tokens', { value: 'lots', token_type: 'ERC-9' }, [invalid('/value', 'Invalid number. Got: string'), invalid('/token_type', 'Invalid value for enum')]],
-      ['nft/collections', { token_contract_address_hash: 'nope', token_type: 'erc721' }, [invalid('/token_contract_address_hash', ADDRESS_DETAIL), invalid('/token_type', 'Invalid value for enum')]],
+      [
+        'tokens',
+        { value: 'lots', token_type: 'ERC-9' },
+        [invalid('/value', 'Invalid number. Got: string'), invalid('/token_type', 'Invalid value for enum')],
+      ],
+      [
+        'nft/collections',
+        { token_contract_address_hash: 'nope', token_type: 'erc721' },
+        [invalid('/token_contract_address_hash', ADDRESS_DETAIL), invalid('/token_type', 'Invalid value for enum')],
+      ],
     ];
     for (const [endpoint, query, errors] of cases) {
       const response = await explorerGet(VALID, endpoint, query);

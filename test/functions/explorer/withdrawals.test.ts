@@ -34,11 +34,20 @@ const written = new Map<string, [number, number, bigint, number, number][]>();
 
 /** Mines a block on anvil, fetches it as the ingest does, attaches `withdrawals` and writes it with the ingest's writer. */
 async function writeBlockWithWithdrawals(withdrawals: { index: number; address: Address; gwei: bigint }[]): Promise<void> {
-  await fetch(anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) });
+  await fetch(anvil.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
+  });
   const bundle = await source.fetch(BigInt(nextBlock));
   nextBlock += 1;
   bundle.block.withdrawals = withdrawals.map(
-    (w): Withdrawal => ({ index: numberToHex(w.index), validatorIndex: numberToHex(1000 + w.index), address: w.address, amount: numberToHex(w.gwei) }),
+    (w): Withdrawal => ({
+      index: numberToHex(w.index),
+      validatorIndex: numberToHex(1000 + w.index),
+      address: w.address,
+      amount: numberToHex(w.gwei),
+    }),
   );
   const derived = deriveBlock(CHAIN_ID, bundle);
   expect(derived.withdrawals).toHaveLength(withdrawals.length);
@@ -56,7 +65,9 @@ beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
   source = new BlockSource(createChainClient(anvil.rpcUrl), DEFAULT_RETRY_POLICY, { warn: () => undefined });
   // Block 1: indexes 0..39, alternating between two receivers. Block 2: 40 more for one. Block 3: 51 for another.
-  await writeBlockWithWithdrawals(range(0, 40).map((index) => ({ index, address: index % 2 === 0 ? busyReceiver : other, gwei: 32_000_000_000n + BigInt(index) })));
+  await writeBlockWithWithdrawals(
+    range(0, 40).map((index) => ({ index, address: index % 2 === 0 ? busyReceiver : other, gwei: 32_000_000_000n + BigInt(index) })),
+  );
   await writeBlockWithWithdrawals(range(40, 40).map((index) => ({ index, address: busyReceiver, gwei: BigInt(index) * 1_000_000n })));
   await writeBlockWithWithdrawals(range(80, 51).map((index) => ({ index, address: fiftyOne, gwei: 1n })));
 });

@@ -27,9 +27,16 @@ const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => rema
 
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
-  const wallet = createWalletClient({ chain: { ...anvilChain, id: CHAIN_ID }, transport: viemHttp(anvil.rpcUrl), account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]) });
+  const wallet = createWalletClient({
+    chain: { ...anvilChain, id: CHAIN_ID },
+    transport: viemHttp(anvil.rpcUrl),
+    account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]),
+  });
   const hashes: Hash[] = [];
-  for (let i = 1; i <= 7; i += 1) hashes.push(await wallet.sendTransaction({ to: privateKeyToAccount(ANVIL_PRIVATE_KEYS[1]).address, value: parseEther('0.1') * BigInt(i) }));
+  for (let i = 1; i <= 7; i += 1)
+    hashes.push(
+      await wallet.sendTransaction({ to: privateKeyToAccount(ANVIL_PRIVATE_KEYS[1]).address, value: parseEther('0.1') * BigInt(i) }),
+    );
   await publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: hashes.at(-1)!, pollingInterval: 20 });
 
   ssm = http.createServer((request, response) => {
@@ -71,8 +78,15 @@ test('each run ingests at most INGEST_MAX_BLOCKS blocks from the cursor, up to t
 });
 
 test('a run with too little time left starts no block', async () => {
-  const wallet = createWalletClient({ chain: { ...anvilChain, id: CHAIN_ID }, transport: viemHttp(anvil.rpcUrl), account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]) });
-  await publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: wallet.account.address, value: 1n }), pollingInterval: 20 });
+  const wallet = createWalletClient({
+    chain: { ...anvilChain, id: CHAIN_ID },
+    transport: viemHttp(anvil.rpcUrl),
+    account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]),
+  });
+  await publicClient(anvil.rpcUrl).waitForTransactionReceipt({
+    hash: await wallet.sendTransaction({ to: wallet.account.address, value: 1n }),
+    pollingInterval: 20,
+  });
   const before = await readCursor(CHAIN_ID);
   expect(await handler({}, context(30_000))).toEqual({ advanced: 0, reorgs: 0, cursor: 7 });
   expect(await readCursor(CHAIN_ID)).toEqual(before);

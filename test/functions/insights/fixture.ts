@@ -74,12 +74,20 @@ export interface EmittedLog {
 export const WELL_KNOWN = {
   deposit: parseAbiItem('event Deposit(address indexed dst, uint256 wad)'),
   withdrawal: parseAbiItem('event Withdrawal(address indexed src, uint256 wad)'),
-  v2Swap: parseAbiItem('event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)'),
+  v2Swap: parseAbiItem(
+    'event Swap(address indexed sender, uint256 amount0In, uint256 amount1In, uint256 amount0Out, uint256 amount1Out, address indexed to)',
+  ),
   v2Mint: parseAbiItem('event Mint(address indexed sender, uint256 amount0, uint256 amount1)'),
   v2Burn: parseAbiItem('event Burn(address indexed sender, uint256 amount0, uint256 amount1, address indexed to)'),
-  v3Swap: parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)'),
-  v3Mint: parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
-  v3Burn: parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)'),
+  v3Swap: parseAbiItem(
+    'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+  ),
+  v3Mint: parseAbiItem(
+    'event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)',
+  ),
+  v3Burn: parseAbiItem(
+    'event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)',
+  ),
   approvalForAll: parseAbiItem('event ApprovalForAll(address indexed owner, address indexed operator, bool approved)'),
   nftApproval: parseAbiItem('event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId)'),
 } as const;
@@ -114,7 +122,12 @@ export interface InsightsFixture {
 /** Starts both chains, runs their activity and ingests both into the current TABLE_NAME. */
 export async function startInsightsFixture(): Promise<InsightsFixture> {
   const [demoA, b] = await Promise.all([startDemoChain({ chainId: CHAIN_A }), startChainB()]);
-  const a = { chainId: CHAIN_A, anvil: demoA.anvil, manifest: demoA.manifest, client: createPublicClient({ transport: http(demoA.anvil.rpcUrl) }) as PublicClient };
+  const a = {
+    chainId: CHAIN_A,
+    anvil: demoA.anvil,
+    manifest: demoA.manifest,
+    client: createPublicClient({ transport: http(demoA.anvil.rpcUrl) }) as PublicClient,
+  };
   const quiet = { info: () => {}, warn: () => {} };
   await Promise.all(
     [a, b].map(async (chain) => {
@@ -157,11 +170,20 @@ function emitterRuntime(topics: number): Hex {
 }
 
 async function ownActivity(rpcUrl: string, client: PublicClient) {
-  const chain = { id: CHAIN_B, name: 'b', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } } as const;
-  const wallets = ANVIL_PRIVATE_KEYS.map((key) => createWalletClient({ account: privateKeyToAccount(key), transport: http(rpcUrl), chain }));
+  const chain = {
+    id: CHAIN_B,
+    name: 'b',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  } as const;
+  const wallets = ANVIL_PRIVATE_KEYS.map((key) =>
+    createWalletClient({ account: privateKeyToAccount(key), transport: http(rpcUrl), chain }),
+  );
   const [deployer, busy, alice, bob, carol] = wallets.map((wallet) => wallet.account.address.toLowerCase() as Address);
   const send = async (to: Address | null, data: Hex, from = 0) => {
-    const hash = await wallets[from].sendTransaction({ to, data, gas: 3_000_000n } as Parameters<(typeof wallets)[number]['sendTransaction']>[0]);
+    const hash = await wallets[from].sendTransaction({ to, data, gas: 3_000_000n } as Parameters<
+      (typeof wallets)[number]['sendTransaction']
+    >[0]);
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (receipt.status !== 'success') throw new Error(`fixture transaction ${hash} reverted`);
     return receipt;
@@ -173,7 +195,12 @@ async function ownActivity(rpcUrl: string, client: PublicClient) {
   const token = await deploy(encodeDeployData({ abi: artifacts.DemoToken.abi, bytecode: artifacts.DemoToken.bytecode, args: [deployer] }));
   const transfers: TokenActivity['transfers'] = [];
   const zero = '0x0000000000000000000000000000000000000000' as Address;
-  const tokenCall = async (from: number, functionName: string, args: readonly unknown[], moved: { from: Address; to: Address; value: bigint }) => {
+  const tokenCall = async (
+    from: number,
+    functionName: string,
+    args: readonly unknown[],
+    moved: { from: Address; to: Address; value: bigint },
+  ) => {
     const receipt = await send(token, encodeFunctionData({ abi: artifacts.DemoToken.abi, functionName, args } as never), from);
     transfers.push({ ...moved, hash: receipt.transactionHash, blockNumber: Number(receipt.blockNumber) });
   };
@@ -188,12 +215,46 @@ async function ownActivity(rpcUrl: string, client: PublicClient) {
   await tokenCall(0, 'burn', [carol, 2n * unit], { from: carol, to: zero, value: 2n * unit });
 
   const sink = await deploy(deployCode('0x00'));
-  const emitters = { 2: await deploy(deployCode(emitterRuntime(2))), 3: await deploy(deployCode(emitterRuntime(3))), 4: await deploy(deployCode(emitterRuntime(4))) };
+  const emitters = {
+    2: await deploy(deployCode(emitterRuntime(2))),
+    3: await deploy(deployCode(emitterRuntime(3))),
+    4: await deploy(deployCode(emitterRuntime(4))),
+  };
 
   const owner = busy;
   const sinkArgs: readonly (readonly unknown[])[] = [
-    [7, -120, 281_474_976_710_655, 18_000_000_000_000_000_000n, 2n ** 127n + 5n, 2n ** 255n + 12345n, -(2n ** 200n), true, owner, '0xdeadbeef', `0x${'ab'.repeat(32)}`, 'hello sink', [1n, 2n ** 70n], { weight: 65_535, account: owner }],
-    [255, 8_388_607, 0, 1n, 0n, 1n, 42n, false, '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', `0x${'11'.repeat(1200)}`, `0x${'00'.repeat(31)}01`, '', [], { weight: 0, account: '0x0000000000000000000000000000000000000000' }],
+    [
+      7,
+      -120,
+      281_474_976_710_655,
+      18_000_000_000_000_000_000n,
+      2n ** 127n + 5n,
+      2n ** 255n + 12345n,
+      -(2n ** 200n),
+      true,
+      owner,
+      '0xdeadbeef',
+      `0x${'ab'.repeat(32)}`,
+      'hello sink',
+      [1n, 2n ** 70n],
+      { weight: 65_535, account: owner },
+    ],
+    [
+      255,
+      8_388_607,
+      0,
+      1n,
+      0n,
+      1n,
+      42n,
+      false,
+      '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc',
+      `0x${'11'.repeat(1200)}`,
+      `0x${'00'.repeat(31)}01`,
+      '',
+      [],
+      { weight: 0, account: '0x0000000000000000000000000000000000000000' },
+    ],
   ];
   const sinkCalls: SinkCall[] = [];
   for (const args of sinkArgs) {
@@ -206,12 +267,36 @@ async function ownActivity(rpcUrl: string, client: PublicClient) {
   const emissions: { name: string; event: AbiEvent; args: Record<string, unknown> }[] = [
     { name: 'deposit', event: WELL_KNOWN.deposit, args: { dst: owner, wad: 10n ** 18n } },
     { name: 'withdrawal', event: WELL_KNOWN.withdrawal, args: { src: owner, wad: 5n * 10n ** 17n } },
-    { name: 'v2Swap', event: WELL_KNOWN.v2Swap, args: { sender: owner, amount0In: 1000n, amount1In: 0n, amount0Out: 0n, amount1Out: 997n, to: someone } },
+    {
+      name: 'v2Swap',
+      event: WELL_KNOWN.v2Swap,
+      args: { sender: owner, amount0In: 1000n, amount1In: 0n, amount0Out: 0n, amount1Out: 997n, to: someone },
+    },
     { name: 'v2Mint', event: WELL_KNOWN.v2Mint, args: { sender: owner, amount0: 5000n, amount1: 7000n } },
     { name: 'v2Burn', event: WELL_KNOWN.v2Burn, args: { sender: owner, amount0: 50n, amount1: 70n, to: someone } },
-    { name: 'v3Swap', event: WELL_KNOWN.v3Swap, args: { sender: owner, recipient: someone, amount0: -123456789n, amount1: 987654321n, sqrtPriceX96: 2n ** 96n, liquidity: 10n ** 20n, tick: -887272 } },
-    { name: 'v3Mint', event: WELL_KNOWN.v3Mint, args: { sender: someone, owner, tickLower: -600, tickUpper: 600, amount: 10n ** 15n, amount0: 3n, amount1: 4n } },
-    { name: 'v3Burn', event: WELL_KNOWN.v3Burn, args: { owner, tickLower: -600, tickUpper: 600, amount: 10n ** 14n, amount0: 1n, amount1: 2n } },
+    {
+      name: 'v3Swap',
+      event: WELL_KNOWN.v3Swap,
+      args: {
+        sender: owner,
+        recipient: someone,
+        amount0: -123456789n,
+        amount1: 987654321n,
+        sqrtPriceX96: 2n ** 96n,
+        liquidity: 10n ** 20n,
+        tick: -887272,
+      },
+    },
+    {
+      name: 'v3Mint',
+      event: WELL_KNOWN.v3Mint,
+      args: { sender: someone, owner, tickLower: -600, tickUpper: 600, amount: 10n ** 15n, amount0: 3n, amount1: 4n },
+    },
+    {
+      name: 'v3Burn',
+      event: WELL_KNOWN.v3Burn,
+      args: { owner, tickLower: -600, tickUpper: 600, amount: 10n ** 14n, amount0: 1n, amount1: 2n },
+    },
     { name: 'approvalForAll', event: WELL_KNOWN.approvalForAll, args: { owner, operator: someone, approved: true } },
     { name: 'nftApproval', event: WELL_KNOWN.nftApproval, args: { owner, approved: someone, tokenId: 77n } },
     { name: 'unknown', event: UNKNOWN_EVENT, args: { who: someone, round: 3n, note: 'ping' } },
@@ -249,7 +334,9 @@ export async function requestOnColdStart(env: Record<string, string>, method: st
   let module: { handler: (event: unknown, context: unknown) => Promise<APIGatewayProxyResultV2> };
   try {
     coldStarts += 1;
-    module = await import(/* @vite-ignore */ `${pathToFileURL(path.join(REPOSITORY_ROOT, prepared.modulePath)).href}?cold-start=${coldStarts}`);
+    module = await import(
+      /* @vite-ignore */ `${pathToFileURL(path.join(REPOSITORY_ROOT, prepared.modulePath)).href}?cold-start=${coldStarts}`
+    );
   } finally {
     for (const [name, value] of saved) {
       if (value === undefined) delete process.env[name];

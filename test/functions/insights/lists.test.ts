@@ -10,8 +10,17 @@ import { requestJson } from '../../../scripts/lib/dispatch';
 import { forgetChainRegistry } from '../../../shared/insights/chains';
 import { useTestTable } from '../../support/table';
 import { tableWorkOf } from '../../shared/insights/table-work';
-import { CHAIN_A, CHAIN_B, requestOnColdStart, SINK_FUNCTION, SINK_SIGNATURE_TEXT, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
-import { callsTo, logsOf, readTruth, utcBuckets, type ChainTransaction, type ChainTruth } from './truth';
+import {
+  CHAIN_A,
+  CHAIN_B,
+  requestOnColdStart,
+  SINK_FUNCTION,
+  SINK_SIGNATURE_TEXT,
+  startInsightsFixture,
+  UNKNOWN_EVENT,
+  type InsightsFixture,
+} from './fixture';
+import { callsTo, logsOf, readTruth, smallest, utcBuckets, type ChainTransaction, type ChainTruth } from './truth';
 
 useTestTable('insights-lists');
 let fx: InsightsFixture;
@@ -31,12 +40,14 @@ type Params = Record<string, string | number | readonly (string | number)[]>;
 
 function url(path: string, params: Params = {}): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
+  for (const [key, value] of Object.entries(params))
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
   const query = search.toString();
   return query ? `${path}?${query}` : path;
 }
 
-const get = (path: string, params: Params = {}, headers?: Record<string, string>) => requestJson('base', 'GET', url(path, params), { headers });
+const get = (path: string, params: Params = {}, headers?: Record<string, string>) =>
+  requestJson('base', 'GET', url(path, params), { headers });
 const BOTH = { chain_id: [CHAIN_A, CHAIN_B] };
 /** `filter_<field><suffix>` and what it keeps. */
 const COMPARISONS: [string, (value: bigint, pivot: bigint) => boolean][] = [
@@ -99,10 +110,14 @@ describe('I1: transactions of a contract calling a function', () => {
     expect(hashes(rowsOf(CHAIN_B))).toEqual(expectedB.slice(0, 5).map((tx) => tx.hash));
     const blocks = body.data.map((row: { block_number: number }) => row.block_number);
     expect(blocks).toEqual([...blocks].sort((a, b) => b - a));
-    rowsOf(CHAIN_A).forEach((row: object, index: number) => expect(row).toMatchObject(expectedTransaction(CHAIN_A, expectedA[index])));
+    for (const [index, row] of rowsOf(CHAIN_A).entries()) expect(row).toMatchObject(expectedTransaction(CHAIN_A, expectedA[index]));
     for (const row of body.data) {
       const receipt = await (row.chain_id === String(CHAIN_A) ? A : B).client.getTransactionReceipt({ hash: row.hash });
-      expect(row).toMatchObject({ status: receipt.status === 'success' ? 1 : 0, gas_used: Number(receipt.gasUsed), effective_gas_price: String(receipt.effectiveGasPrice) });
+      expect(row).toMatchObject({
+        status: receipt.status === 'success' ? 1 : 0,
+        gas_used: Number(receipt.gasUsed),
+        effective_gas_price: String(receipt.effectiveGasPrice),
+      });
     }
   });
 
@@ -133,14 +148,22 @@ describe('I1: transactions of a contract calling a function', () => {
     expect(body.data).toHaveLength(10);
     for (const row of body.data) {
       const { args } = decodeFunctionData({ abi: erc20, data: row.data as Hex });
-      expect(row.decoded).toEqual({ name: 'transfer', signature: 'transfer(address,uint256)', inputs: { to: lower(args[0]), amount: args[1].toString() } });
+      expect(row.decoded).toEqual({
+        name: 'transfer',
+        signature: 'transfer(address,uint256)',
+        inputs: { to: lower(args[0]), amount: args[1].toString() },
+      });
     }
     const encodedTwice = `/insights/v1/transactions/${token}/${encodeURIComponent(encodeURIComponent('transfer(address to, uint256 amount)'))}`;
     const twice = await get(encodedTwice, { chain_id: CHAIN_A, decode: 'true', limit: 10 });
     expect(twice.body.data).toEqual(body.data);
     const undecoded = await get(transfersPath(), { chain_id: CHAIN_A, limit: 1 });
     expect(undecoded.body.data[0].decoded).toBeNull();
-    const bySelector = await get(`/insights/v1/transactions/${token}/${TRANSFER.toUpperCase().replace('0X', '0x')}`, { chain_id: CHAIN_A, decode: 'true', limit: 3 });
+    const bySelector = await get(`/insights/v1/transactions/${token}/${TRANSFER.toUpperCase().replace('0X', '0x')}`, {
+      chain_id: CHAIN_A,
+      decode: 'true',
+      limit: 3,
+    });
     expect(bySelector.body.meta.signature).toBe(TRANSFER);
     expect(hashes(bySelector.body.data)).toEqual(hashes(body.data.slice(0, 3)));
     expect(bySelector.body.data.map((row: { decoded: unknown }) => row.decoded)).toEqual([null, null, null]);
@@ -174,8 +197,20 @@ describe('I1: transactions of a contract calling a function', () => {
       ids: ['1', (2n ** 70n).toString()],
       entry: { weight: 65_535, account: owner },
     });
-    expect(second).toMatchObject({ level: 255, tick: 8_388_607, window: 0, nonce: '1', enabled: false, payload: `0x${'11'.repeat(1200)}`, label: '', ids: [] });
-    expect(body.data[0].decoded).toMatchObject({ name: 'configure', signature: 'configure(uint8,int24,uint48,uint64,uint128,uint256,int256,bool,address,bytes,bytes32,string,uint256[],(uint16,address))' });
+    expect(second).toMatchObject({
+      level: 255,
+      tick: 8_388_607,
+      window: 0,
+      nonce: '1',
+      enabled: false,
+      payload: `0x${'11'.repeat(1200)}`,
+      label: '',
+      ids: [],
+    });
+    expect(body.data[0].decoded).toMatchObject({
+      name: 'configure',
+      signature: 'configure(uint8,int24,uint48,uint64,uint128,uint256,int256,bool,address,bytes,bytes32,string,uint256[],(uint16,address))',
+    });
   });
 
   it('filters by block number with equality and each comparison, as a key range', async () => {
@@ -193,7 +228,9 @@ describe('I1: transactions of a contract calling a function', () => {
       const want = expected.filter((tx) => keep(Number(tx.blockNumber)));
       expect(hashes(result.body.data), parameter).toEqual(want.map((tx) => tx.hash));
       expect(result.body.meta.total_items).toBe(want.length);
-      const list = requests.find((call) => call.command === 'QueryCommand' && !call.input.Select && JSON.stringify(call.input).includes('#CALLS#'));
+      const list = requests.find(
+        (call) => call.command === 'QueryCommand' && !call.input.Select && JSON.stringify(call.input).includes('#CALLS#'),
+      );
       expect(String(list?.input.KeyConditionExpression)).toMatch(/sk (BETWEEN|>=|<=)/);
       expect(list?.input.FilterExpression).toBeUndefined();
     }
@@ -226,17 +263,41 @@ describe('I1: transactions of a contract calling a function', () => {
       expect(hashes(body.data), JSON.stringify(params)).toEqual(want.map((tx) => tx.hash));
       expect(body.meta.total_items).toBe(want.length);
     };
-    await check({ filter_transaction_index: 0 }, expected.filter((tx) => tx.transactionIndex === 0));
-    await check({ filter_transaction_index_gt: 0 }, expected.filter((tx) => tx.transactionIndex! > 0));
+    await check(
+      { filter_transaction_index: 0 },
+      expected.filter((tx) => tx.transactionIndex === 0),
+    );
+    await check(
+      { filter_transaction_index_gt: 0 },
+      expected.filter((tx) => tx.transactionIndex! > 0),
+    );
     const prices = [...new Set(expected.map((tx) => tx.gasPrice!))].sort((a, b) => (a < b ? -1 : 1));
     const price = prices[Math.floor(prices.length / 2)];
-    await check({ filter_gas_price_gte: price.toString() }, expected.filter((tx) => tx.gasPrice! >= price));
-    await check({ filter_gas_price_lt: price.toString() }, expected.filter((tx) => tx.gasPrice! < price));
-    await check({ filter_gas_price: price.toString() }, expected.filter((tx) => tx.gasPrice === price));
+    await check(
+      { filter_gas_price_gte: price.toString() },
+      expected.filter((tx) => tx.gasPrice! >= price),
+    );
+    await check(
+      { filter_gas_price_lt: price.toString() },
+      expected.filter((tx) => tx.gasPrice! < price),
+    );
+    await check(
+      { filter_gas_price: price.toString() },
+      expected.filter((tx) => tx.gasPrice === price),
+    );
     const gas = expected[3].gas;
-    await check({ filter_gas: Number(gas) }, expected.filter((tx) => tx.gas === gas));
-    await check({ filter_gas_gt: Number(gas) }, expected.filter((tx) => tx.gas > gas));
-    await check({ filter_gas_lte: Number(gas) }, expected.filter((tx) => tx.gas <= gas));
+    await check(
+      { filter_gas: Number(gas) },
+      expected.filter((tx) => tx.gas === gas),
+    );
+    await check(
+      { filter_gas_gt: Number(gas) },
+      expected.filter((tx) => tx.gas > gas),
+    );
+    await check(
+      { filter_gas_lte: Number(gas) },
+      expected.filter((tx) => tx.gas <= gas),
+    );
 
     // value: the splitter's payable split carries ether (a 19-digit decimal: compared exactly).
     const splitter = fx.a.manifest.contracts.splitter.toLowerCase();
@@ -270,14 +331,18 @@ describe('I1: transactions of a contract calling a function', () => {
       gas_price: (tx) => tx.gasPrice!,
       gas: (tx) => tx.gas,
     };
-    for (const [field, valueOf] of Object.entries(values)) {
+    for (const [field, valueFor] of Object.entries(values)) {
       for (const truth of [A, B]) {
         const expected = callsTo(truth, token, TRANSFER);
-        const sorted = expected.map(valueOf).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const sorted = expected.map(valueFor).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const pivot = sorted[Math.floor(sorted.length / 2)];
         for (const [suffix, keep] of COMPARISONS) {
-          const { body } = await get(transfersPath(), { chain_id: truth.chainId, [`filter_${field}${suffix}`]: pivot.toString(), limit: 200 });
-          const want = expected.filter((tx) => keep(valueOf(tx), pivot));
+          const { body } = await get(transfersPath(), {
+            chain_id: truth.chainId,
+            [`filter_${field}${suffix}`]: pivot.toString(),
+            limit: 200,
+          });
+          const want = expected.filter((tx) => keep(valueFor(tx), pivot));
           expect(hashes(body.data), `${truth.chainId} filter_${field}${suffix}=${pivot}`).toEqual(want.map((tx) => tx.hash));
           expect(body.meta.total_items).toBe(want.length);
         }
@@ -290,7 +355,15 @@ describe('I1: transactions of a contract calling a function', () => {
     const busy = lower(fx.a.manifest.accounts.busy);
     const byHash = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_hash: expected[4].hash }));
     expect(hashes(byHash.result.body.data)).toEqual([expected[4].hash]);
-    expect(byHash.requests.filter((call) => call.command === 'QueryCommand').every((call) => String(call.input.ExpressionAttributeValues && (call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).includes('#TX#'))).toBe(true);
+    expect(
+      byHash.requests
+        .filter((call) => call.command === 'QueryCommand')
+        .every((call) =>
+          String(call.input.ExpressionAttributeValues && (call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).includes(
+            '#TX#',
+          ),
+        ),
+    ).toBe(true);
     const other = A.transactions.find((tx) => lower(tx.to) !== token && tx.to)!;
     const none = await get(transfersPath(), { chain_id: CHAIN_A, filter_hash: other.hash });
     expect(none.body).toMatchObject({ data: [], meta: { total_items: 0, total_pages: 0 } });
@@ -299,14 +372,23 @@ describe('I1: transactions of a contract calling a function', () => {
     expect(hashes(byBlockHash.body.data)).toEqual([expected[6].hash]);
 
     const fromBusy = expected.filter((tx) => lower(tx.from) === busy);
-    const bySender = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_from_address: fx.a.manifest.accounts.busy, limit: 100 }));
+    const bySender = await tableWorkOf(() =>
+      get(transfersPath(), { chain_id: CHAIN_A, filter_from_address: fx.a.manifest.accounts.busy, limit: 100 }),
+    );
     expect(hashes(bySender.result.body.data)).toEqual(fromBusy.map((tx) => tx.hash));
     expect(bySender.requests.some((call) => JSON.stringify(call.input).includes(`#FROM#${busy}`))).toBe(true);
     const pivot = Number(fromBusy[5].blockNumber);
-    const combined = await get(transfersPath(), { chain_id: CHAIN_A, filter_from_address: busy, filter_block_number_lte: pivot, limit: 100 });
+    const combined = await get(transfersPath(), {
+      chain_id: CHAIN_A,
+      filter_from_address: busy,
+      filter_block_number_lte: pivot,
+      limit: 100,
+    });
     expect(hashes(combined.body.data)).toEqual(fromBusy.filter((tx) => Number(tx.blockNumber) <= pivot).map((tx) => tx.hash));
 
-    const impossible = await tableWorkOf(() => get(transfersPath(), { chain_id: CHAIN_A, filter_block_number_gte: 50, filter_block_number_lt: 10 }));
+    const impossible = await tableWorkOf(() =>
+      get(transfersPath(), { chain_id: CHAIN_A, filter_block_number_gte: 50, filter_block_number_lt: 10 }),
+    );
     expect(impossible.result.body).toMatchObject({ data: [], meta: { total_items: 0, total_pages: 0 } });
     expect(impossible.usage.calls.QueryCommand ?? 0).toBe(0);
   });
@@ -315,7 +397,9 @@ describe('I1: transactions of a contract calling a function', () => {
     const { result, usage } = await tableWorkOf(() => get(`/insights/v1/transactions/DEMO/${TRANSFER}`, { ...BOTH, limit: 2 }));
     expect(result.status).toBe(200);
     expect(result.body.meta.address).toBe(token);
-    expect(hashes(result.body.data)).toEqual([...callsTo(A, token, TRANSFER).slice(0, 2), ...callsTo(B, token, TRANSFER).slice(0, 2)].map((tx) => tx.hash));
+    expect(hashes(result.body.data)).toEqual(
+      [...callsTo(A, token, TRANSFER).slice(0, 2), ...callsTo(B, token, TRANSFER).slice(0, 2)].map((tx) => tx.hash),
+    );
     expect(usage.calls.BatchGetItemCommand).toBe(1);
     const unknown = await get(`/insights/v1/transactions/NOPE/${TRANSFER}`, BOTH);
     expect(unknown.status).toBe(404);
@@ -343,7 +427,7 @@ function expectedDecoded(event: AbiEvent, args: Record<string, unknown>) {
 }
 
 describe('I2: events of a contract', () => {
-  it('lists a contract\'s events on both chains as they were logged, with meta', async () => {
+  it("lists a contract's events on both chains as they were logged, with meta", async () => {
     const [logsA, logsB] = await Promise.all([logsOf(A, token), logsOf(B, token)]);
     const { body } = await get(`/insights/v1/events/${token}`, { ...BOTH, limit: 30 });
     expect(body.meta).toEqual({
@@ -355,7 +439,10 @@ describe('I2: events of a contract', () => {
       total_items: logsA.length + logsB.length,
       total_pages: Math.max(Math.ceil(logsA.length / 30), Math.ceil(logsB.length / 30)),
     });
-    for (const [chainId, logs] of [[CHAIN_A, logsA], [CHAIN_B, logsB]] as const) {
+    for (const [chainId, logs] of [
+      [CHAIN_A, logsA],
+      [CHAIN_B, logsB],
+    ] as const) {
       const rows = body.data.filter((row: { chain_id: string }) => row.chain_id === String(chainId));
       expect(rows).toEqual(
         logs.slice(0, 30).map((log) => ({
@@ -381,12 +468,21 @@ describe('I2: events of a contract', () => {
     const busy = lower(fx.a.manifest.accounts.busy);
     const carol = lower(fx.a.manifest.accounts.carol);
     const padded = (address: string) => `0x${address.slice(2).padStart(64, '0')}`;
-    const byTopic0 = await tableWorkOf(() => get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_0: topic0, limit: 200 }));
+    const byTopic0 = await tableWorkOf(() =>
+      get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_0: topic0, limit: 200 }),
+    );
     expect(byTopic0.result.body.meta.signature).toBe(topic0);
     expect(hashes(byTopic0.result.body.data)).toEqual(logs.filter((log) => log.topics[0] === topic0).map((log) => log.transactionHash));
     expect(byTopic0.requests.some((call) => JSON.stringify(call.input).includes(`#T0#${topic0}`))).toBe(true);
-    const fromBusy = await get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_0: topic0, filter_topic_1: busy, limit: 200 });
-    expect(hashes(fromBusy.body.data)).toEqual(logs.filter((log) => log.topics[0] === topic0 && log.topics[1] === padded(busy)).map((log) => log.transactionHash));
+    const fromBusy = await get(`/insights/v1/events/${token}`, {
+      chain_id: CHAIN_A,
+      filter_topic_0: topic0,
+      filter_topic_1: busy,
+      limit: 200,
+    });
+    expect(hashes(fromBusy.body.data)).toEqual(
+      logs.filter((log) => log.topics[0] === topic0 && log.topics[1] === padded(busy)).map((log) => log.transactionHash),
+    );
     expect(fromBusy.body.data.length).toBeGreaterThan(50);
     const toCarol = await get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_2: carol, limit: 200 });
     expect(hashes(toCarol.body.data)).toEqual(logs.filter((log) => log.topics[2] === padded(carol)).map((log) => log.transactionHash));
@@ -402,20 +498,42 @@ describe('I2: events of a contract', () => {
     const logs = await logsOf(A, token);
     const check = async (params: Params, want: typeof logs) => {
       const { body } = await get(`/insights/v1/events/${token}`, { chain_id: CHAIN_A, limit: 200, ...params });
-      expect(body.data.map((row: { log_index: number; block_number: number }) => `${row.block_number}/${row.log_index}`), JSON.stringify(params)).toEqual(
-        want.map((log) => `${log.blockNumber}/${log.logIndex}`),
-      );
+      expect(
+        body.data.map((row: { log_index: number; block_number: number }) => `${row.block_number}/${row.log_index}`),
+        JSON.stringify(params),
+      ).toEqual(want.map((log) => `${log.blockNumber}/${log.logIndex}`));
     };
     const pivot = Number(logs[7].blockNumber);
-    await check({ filter_block_number_gt: pivot }, logs.filter((log) => Number(log.blockNumber) > pivot));
-    await check({ filter_block_number_lte: pivot, filter_log_index: 0 }, logs.filter((log) => Number(log.blockNumber) <= pivot && log.logIndex === 0));
-    await check({ filter_log_index_gte: 1 }, logs.filter((log) => log.logIndex! >= 1));
-    await check({ filter_log_index_lt: 1 }, logs.filter((log) => log.logIndex! < 1));
-    await check({ filter_transaction_index_lte: 0 }, logs.filter((log) => log.transactionIndex! <= 0));
-    await check({ filter_block_hash: logs[3].blockHash! }, logs.filter((log) => log.blockHash === logs[3].blockHash));
+    await check(
+      { filter_block_number_gt: pivot },
+      logs.filter((log) => Number(log.blockNumber) > pivot),
+    );
+    await check(
+      { filter_block_number_lte: pivot, filter_log_index: 0 },
+      logs.filter((log) => Number(log.blockNumber) <= pivot && log.logIndex === 0),
+    );
+    await check(
+      { filter_log_index_gte: 1 },
+      logs.filter((log) => log.logIndex! >= 1),
+    );
+    await check(
+      { filter_log_index_lt: 1 },
+      logs.filter((log) => log.logIndex! < 1),
+    );
+    await check(
+      { filter_transaction_index_lte: 0 },
+      logs.filter((log) => log.transactionIndex! <= 0),
+    );
+    await check(
+      { filter_block_hash: logs[3].blockHash! },
+      logs.filter((log) => log.blockHash === logs[3].blockHash),
+    );
     // A transaction that moved several tokens: the logs of this contract only, from the transaction's own partition.
     const viaContract = fx.a.manifest.highlights.tokenViaContract.hash;
-    await check({ filter_transaction_hash: viaContract }, logs.filter((log) => log.transactionHash === viaContract));
+    await check(
+      { filter_transaction_hash: viaContract },
+      logs.filter((log) => log.transactionHash === viaContract),
+    );
     const multiLogs = await logsOf(A, multi);
     const { body } = await get(`/insights/v1/events/${multi}`, { chain_id: CHAIN_A, filter_transaction_hash: viaContract });
     expect(body.data).toHaveLength(multiLogs.filter((log) => log.transactionHash === viaContract).length);
@@ -430,15 +548,20 @@ describe('I2: events of a contract', () => {
         transaction_index: (log) => BigInt(log.transactionIndex!),
         log_index: (log) => BigInt(log.logIndex!),
       };
-      for (const [field, valueOf] of Object.entries(values)) {
-        const sorted = logs.map(valueOf).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [field, valueFor] of Object.entries(values)) {
+        const sorted = logs.map(valueFor).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const pivot = sorted[Math.floor(sorted.length / 2)];
         for (const [suffix, keep] of COMPARISONS) {
-          const { body } = await get(`/insights/v1/events/${token}`, { chain_id: truth.chainId, [`filter_${field}${suffix}`]: pivot.toString(), limit: 200 });
-          const want = logs.filter((log) => keep(valueOf(log), pivot));
-          expect(body.data.map((row: { block_number: number; log_index: number }) => `${row.block_number}/${row.log_index}`), `${truth.chainId} filter_${field}${suffix}`).toEqual(
-            want.map((log) => `${log.blockNumber}/${log.logIndex}`),
-          );
+          const { body } = await get(`/insights/v1/events/${token}`, {
+            chain_id: truth.chainId,
+            [`filter_${field}${suffix}`]: pivot.toString(),
+            limit: 200,
+          });
+          const want = logs.filter((log) => keep(valueFor(log), pivot));
+          expect(
+            body.data.map((row: { block_number: number; log_index: number }) => `${row.block_number}/${row.log_index}`),
+            `${truth.chainId} filter_${field}${suffix}`,
+          ).toEqual(want.map((log) => `${log.blockNumber}/${log.logIndex}`));
         }
       }
     }
@@ -459,7 +582,10 @@ describe('I2: events of a contract', () => {
       const { body } = await get(`/insights/v1/events/${contract}`, { chain_id: CHAIN_A, decode: 'true', limit: 200 });
       expect(body.data.length).toBeGreaterThan(0);
       for (const row of body.data) {
-        const abi = known.find((event) => toEventSelector(event) === row.topics[0] && event.inputs.filter((input) => input.indexed).length === row.topics.length - 1);
+        const abi = known.find(
+          (event) =>
+            toEventSelector(event) === row.topics[0] && event.inputs.filter((input) => input.indexed).length === row.topics.length - 1,
+        );
         if (!abi) {
           expect(row.decoded, row.topics[0]).toBeNull(); // e.g. OwnershipTransferred: not a well-known event
           continue;
@@ -469,7 +595,15 @@ describe('I2: events of a contract', () => {
         names.add(`${abi.name}/${row.topics.length}`);
       }
     }
-    expect([...names].sort()).toEqual(['Approval/3', 'Approval/4', 'ApprovalForAll/3', 'Transfer/3', 'Transfer/4', 'TransferBatch/4', 'TransferSingle/4']);
+    expect([...names].sort()).toEqual([
+      'Approval/3',
+      'Approval/4',
+      'ApprovalForAll/3',
+      'Transfer/3',
+      'Transfer/4',
+      'TransferBatch/4',
+      'TransferSingle/4',
+    ]);
 
     for (const topics of [2, 3, 4] as const) {
       const { body } = await get(`/insights/v1/events/${fx.b.emitters[topics]}`, { chain_id: CHAIN_B, decode: 'true', sort_order: 'asc' });
@@ -481,7 +615,9 @@ describe('I2: events of a contract', () => {
         expect(row.decoded, log.name).toEqual(log.event === UNKNOWN_EVENT ? null : expectedDecoded(log.event, log.args));
       });
     }
-    expect(fx.b.logs.map((log) => log.name)).toEqual(expect.arrayContaining(['deposit', 'withdrawal', 'v2Swap', 'v2Mint', 'v2Burn', 'v3Swap', 'v3Mint', 'v3Burn']));
+    expect(fx.b.logs.map((log) => log.name)).toEqual(
+      expect.arrayContaining(['deposit', 'withdrawal', 'v2Swap', 'v2Mint', 'v2Burn', 'v3Swap', 'v3Mint', 'v3Burn']),
+    );
   });
 });
 
@@ -517,7 +653,15 @@ describe('I3: blocks', () => {
   it('lists the blocks of both chains newest first, each as the chain reports it', async () => {
     const { body } = await get('/insights/v1/blocks', { ...BOTH, limit: 3 });
     const [headA, headB] = [A.blocks.length - 1, B.blocks.length - 1];
-    expect(body.meta).toEqual({ chain_ids: [CHAIN_A, CHAIN_B], address: '', signature: '', page: 0, limit_per_chain: 3, total_items: A.blocks.length + B.blocks.length, total_pages: Math.ceil(Math.max(A.blocks.length, B.blocks.length) / 3) });
+    expect(body.meta).toEqual({
+      chain_ids: [CHAIN_A, CHAIN_B],
+      address: '',
+      signature: '',
+      page: 0,
+      limit_per_chain: 3,
+      total_items: A.blocks.length + B.blocks.length,
+      total_pages: Math.ceil(Math.max(A.blocks.length, B.blocks.length) / 3),
+    });
     expect(body.data).toEqual([
       ...[headA, headA - 1, headA - 2].map((number) => expect.objectContaining(expectedBlock(CHAIN_A, A, number))),
       ...[headB, headB - 1, headB - 2].map((number) => expect.objectContaining(expectedBlock(CHAIN_B, B, number))),
@@ -526,10 +670,19 @@ describe('I3: blocks', () => {
 
   it('filters by number and timestamp ranges and by hash, oldest first on request', async () => {
     const numbers = (body: { data: { block_number: number }[] }) => body.data.map((row) => row.block_number);
-    const range = await get('/insights/v1/blocks', { chain_id: CHAIN_A, filter_block_number_gte: 10, filter_block_number_lt: 15, sort_order: 'asc' });
+    const range = await get('/insights/v1/blocks', {
+      chain_id: CHAIN_A,
+      filter_block_number_gte: 10,
+      filter_block_number_lt: 15,
+      sort_order: 'asc',
+    });
     expect(numbers(range.body)).toEqual([10, 11, 12, 13, 14]);
     const t = Number(B.blocks[8].timestamp);
-    const byTime = await get('/insights/v1/blocks', { chain_id: CHAIN_B, filter_block_timestamp_gt: t, filter_block_timestamp_lte: Number(B.blocks[12].timestamp) });
+    const byTime = await get('/insights/v1/blocks', {
+      chain_id: CHAIN_B,
+      filter_block_timestamp_gt: t,
+      filter_block_timestamp_lte: Number(B.blocks[12].timestamp),
+    });
     expect(numbers(byTime.body)).toEqual([12, 11, 10, 9]);
     const exact = await get('/insights/v1/blocks', { chain_id: CHAIN_B, filter_block_timestamp: t });
     expect(numbers(exact.body)).toEqual([8]);
@@ -537,7 +690,11 @@ describe('I3: blocks', () => {
     expect(beforeGenesis.body).toMatchObject({ data: [], meta: { total_items: 0 } });
     const byHash = await get('/insights/v1/blocks', { ...BOTH, filter_hash: B.blocks[7].hash! });
     expect(byHash.body.data).toEqual([expect.objectContaining(expectedBlock(CHAIN_B, B, 7))]);
-    const hashOutOfRange = await get('/insights/v1/blocks', { chain_id: CHAIN_B, filter_hash: B.blocks[7].hash!, filter_block_number_gt: 7 });
+    const hashOutOfRange = await get('/insights/v1/blocks', {
+      chain_id: CHAIN_B,
+      filter_hash: B.blocks[7].hash!,
+      filter_block_number_gt: 7,
+    });
     expect(hashOutOfRange.body.data).toEqual([]);
   });
 
@@ -571,7 +728,12 @@ describe('aggregate and group_by', () => {
         counts.set(key, (counts.get(key) ?? 0) + 1);
       }
       const expected = [...counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, n]) => ({ t: key, n }));
-      const { body } = await get('/insights/v1/blocks', { chain_id: CHAIN_B, aggregate: [`${expression} AS t`, 'count() AS n'], group_by: 't', limit: 1000 });
+      const { body } = await get('/insights/v1/blocks', {
+        chain_id: CHAIN_B,
+        aggregate: [`${expression} AS t`, 'count() AS n'],
+        group_by: 't',
+        limit: 1000,
+      });
       expect(body.data).toEqual([]);
       expect(body.aggregations, bucket).toEqual([expected]);
       expect(body.meta.total_items).toBe(expected.length);
@@ -582,7 +744,14 @@ describe('aggregate and group_by', () => {
   it('computes count, count distinct, sum, avg, min and max per group on both chains', async () => {
     const { body } = await get(transfersPath(), {
       ...BOTH,
-      aggregate: ['count() AS calls', 'count(distinct block_timestamp) AS seconds', 'sum(gas) AS gas_total', 'avg(gas) AS gas_mean', 'min(gas_price) AS cheapest', 'max(block_number) AS last_block'],
+      aggregate: [
+        'count() AS calls',
+        'count(distinct block_timestamp) AS seconds',
+        'sum(gas) AS gas_total',
+        'avg(gas) AS gas_mean',
+        'min(gas_price) AS cheapest',
+        'max(block_number) AS last_block',
+      ],
       group_by: 'from_address',
       limit: 1000,
     });
@@ -599,7 +768,10 @@ describe('aggregate and group_by', () => {
             seconds: new Set(txs.map((tx) => tx.timestamp)).size,
             gas_total: Number(gas),
             gas_mean: Number(gas) / txs.length,
-            cheapest: txs.reduce((min, tx) => (tx.gasPrice! < min ? tx.gasPrice! : min), txs[0].gasPrice!).toString(),
+            cheapest: txs
+              .map((tx) => tx.gasPrice!)
+              .reduce(smallest)
+              .toString(),
             last_block: Math.max(...txs.map((tx) => Number(tx.blockNumber))),
           };
         });
@@ -617,10 +789,19 @@ describe('aggregate and group_by', () => {
       sums.set(to, (sums.get(to) ?? 0n) + BigInt(log.data));
     }
     const ordered = [...sums].sort(([, a], [, b]) => (a < b ? 1 : a > b ? -1 : 0));
-    const params = { chain_id: CHAIN_A, filter_topic_0: topic0, aggregate: ['count() AS n'], group_by: 'topic_2', sort_by: 'n', sort_order: 'desc' };
+    const params = {
+      chain_id: CHAIN_A,
+      filter_topic_0: topic0,
+      aggregate: ['count() AS n'],
+      group_by: 'topic_2',
+      sort_by: 'n',
+      sort_order: 'desc',
+    };
     const counted = await get(`/insights/v1/events/${token}`, params);
     expect(counted.body, JSON.stringify(counted.body)).toHaveProperty('aggregations');
-    expect(counted.body.aggregations[0][0].n).toBe(Math.max(...[...sums.keys()].map((to) => logs.filter((log) => lower(`0x${log.topics[2]!.slice(26)}`) === to).length)));
+    expect(counted.body.aggregations[0][0].n).toBe(
+      Math.max(...[...sums.keys()].map((to) => logs.filter((log) => lower(`0x${log.topics[2]!.slice(26)}`) === to).length)),
+    );
 
     const { body } = await get('/insights/v1/tokens/transfers', {
       chain_id: CHAIN_A,
@@ -636,7 +817,15 @@ describe('aggregate and group_by', () => {
       ordered.slice(3, 6).map(([to, sum]) => [to, sum.toString()]),
     );
     expect(body.meta.total_items).toBe(sums.size);
-    const asc = await get('/insights/v1/tokens/transfers', { chain_id: CHAIN_A, contract_address: token, aggregate: 'sum(amount) AS received', group_by: 'to_address', sort_by: 'received', sort_order: 'asc', limit: 1 });
+    const asc = await get('/insights/v1/tokens/transfers', {
+      chain_id: CHAIN_A,
+      contract_address: token,
+      aggregate: 'sum(amount) AS received',
+      group_by: 'to_address',
+      sort_by: 'received',
+      sort_order: 'asc',
+      limit: 1,
+    });
     expect(asc.body.aggregations[0]).toEqual([{ to_address: ordered.at(-1)![0], received: ordered.at(-1)![1].toString() }]);
     const deepPage = await get('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n', page: 500 });
     expect(deepPage.body.aggregations).toEqual([[]]);
@@ -647,12 +836,20 @@ describe('aggregate and group_by', () => {
     const tooMany = await requestOnColdStart(READ_40, 'GET', url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n' }));
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error).toMatch(/more than 40 items on chain 31337; narrow the block range/);
-    const narrowed = await requestOnColdStart(READ_40, 'GET', url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n', filter_block_number_lt: 40 }));
+    const narrowed = await requestOnColdStart(
+      READ_40,
+      'GET',
+      url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n', filter_block_number_lt: 40 }),
+    );
     expect(narrowed.body.aggregations).toEqual([[{ n: 40 }]]);
     const checked = await requestOnColdStart(READ_40, 'GET', url(transfersPath(), { chain_id: CHAIN_A, filter_gas_gt: 10 ** 9 }));
     expect(checked.status).toBe(400);
     // The count cap only bounds the fallback (checked reads): range positions count exactly.
-    const counted = await requestOnColdStart({ ...READ_40, INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN: '30' }, 'GET', url('/insights/v1/blocks', { chain_id: CHAIN_A, limit: 5 }));
+    const counted = await requestOnColdStart(
+      { ...READ_40, INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN: '30' },
+      'GET',
+      url('/insights/v1/blocks', { chain_id: CHAIN_A, limit: 5 }),
+    );
     expect(counted.body.meta).toMatchObject({ total_items: A.blocks.length, total_pages: Math.ceil(A.blocks.length / 5) });
   });
 });
@@ -665,18 +862,24 @@ describe('DynamoDB work per request', () => {
     const { usage, requests } = await tableWorkOf(() => get('/insights/v1/blocks', { ...BOTH, limit: 3 }));
     expect(usage.calls).toEqual({ QueryCommand: 4 });
     for (const chainId of [CHAIN_A, CHAIN_B]) {
-      const ofChain = requests.filter((call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === `C#${chainId}#BLOCKS`);
+      const ofChain = requests.filter(
+        (call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === `C#${chainId}#BLOCKS`,
+      );
       expect(ofChain.map((call) => call.input.Select ?? 'ITEMS')).toEqual(['ITEMS', 'ITEMS']);
       const count = ofChain.find((call) => call.input.Limit === 1);
       expect(count?.input).toMatchObject({ ProjectionExpression: '#sk, #pos', ScanIndexForward: false });
     }
-    const events = await tableWorkOf(() => get(`/insights/v1/events/${token}`, { ...BOTH, decode: 'true', filter_topic_2: fx.a.manifest.accounts.carol }));
+    const events = await tableWorkOf(() =>
+      get(`/insights/v1/events/${token}`, { ...BOTH, decode: 'true', filter_topic_2: fx.a.manifest.accounts.carol }),
+    );
     // Only Queries; a checked read (topic 2) counts in the same pass as its page: one Query per chain for this small range.
     expect(events.usage.calls).toEqual({ QueryCommand: 2 });
 
     forgetChainRegistry();
     const cold = await tableWorkOf(() => get('/insights/v1/blocks', { ...BOTH, limit: 3 }));
-    expect(cold.requests.filter((call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === 'CHAINS')).toHaveLength(1);
+    expect(
+      cold.requests.filter((call) => (call.input.ExpressionAttributeValues as Record<string, string>)[':pk'] === 'CHAINS'),
+    ).toHaveLength(1);
     // Five calls, every one a Query (never a Scan), like the warm requests above.
     expect(cold.usage.calls).toEqual({ QueryCommand: 5 });
   });

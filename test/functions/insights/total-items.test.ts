@@ -49,12 +49,19 @@ interface Bounds {
 const within = (block: number, { from, to }: Bounds) => (from === undefined || block >= from) && (to === undefined || block <= to);
 /** The block bounds every list is asked with: none, both, only a lower one, only an upper one. */
 const BOUNDS: Bounds[] = [{}, { from: 5, to: 25 }, { from: 12 }, { to: 9 }];
-const insightsBounds = ({ from, to }: Bounds): Params => ({ ...(from === undefined ? {} : { filter_block_number_gte: from }), ...(to === undefined ? {} : { filter_block_number_lte: to }) });
-const transferBounds = ({ from, to }: Bounds): Params => ({ ...(from === undefined ? {} : { block_number_from: from }), ...(to === undefined ? {} : { block_number_to: to }) });
+const insightsBounds = ({ from, to }: Bounds): Params => ({
+  ...(from === undefined ? {} : { filter_block_number_gte: from }),
+  ...(to === undefined ? {} : { filter_block_number_lte: to }),
+});
+const transferBounds = ({ from, to }: Bounds): Params => ({
+  ...(from === undefined ? {} : { block_number_from: from }),
+  ...(to === undefined ? {} : { block_number_to: to }),
+});
 
 function url(path: string, params: Params): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
+  for (const [key, value] of Object.entries(params))
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
   return `${path}?${search}`;
 }
 
@@ -62,14 +69,25 @@ function url(path: string, params: Params): string {
  * Asks for the list on both chains and checks total_items and total_pages against the per-chain
  * truth, and that the counts were two (one without a lower bound) Limit-1 Queries per chain.
  */
-async function expectExactTotal(path: string, params: Params, expected: Record<number, number>, label: string, rangesPerChain = 1): Promise<void> {
-  const { result, requests } = await tableWorkOf(() => requestJson('base', 'GET', url(path, { chain_id: [...CHAINS], limit: LIMIT, ...params })));
+async function expectExactTotal(
+  path: string,
+  params: Params,
+  expected: Record<number, number>,
+  label: string,
+  rangesPerChain = 1,
+): Promise<void> {
+  const { result, requests } = await tableWorkOf(() =>
+    requestJson('base', 'GET', url(path, { chain_id: [...CHAINS], limit: LIMIT, ...params })),
+  );
   expect(result.status, `${label}: ${JSON.stringify(result.body)}`).toBe(200);
   const total = expected[CHAIN_A] + expected[CHAIN_B];
   expect(total, `${label}: the truth exceeds the cap`).toBeGreaterThan(CAP);
   expect(result.body.meta.total_items, label).toBe(total);
   expect(result.body.meta.total_pages, label).toBe(Math.max(...CHAINS.map((chainId) => Math.ceil(expected[chainId] / LIMIT))));
-  expect(requests.some((call) => call.input.Select === 'COUNT'), `${label}: no Select COUNT`).toBe(false);
+  expect(
+    requests.some((call) => call.input.Select === 'COUNT'),
+    `${label}: no Select COUNT`,
+  ).toBe(false);
   const counts = requests.filter((call) => call.input.ProjectionExpression === '#sk, #pos');
   const perChain = params.filter_block_number_gte !== undefined || params.block_number_from !== undefined ? 2 : 1;
   expect(counts, label).toHaveLength(perChain * rangesPerChain * CHAINS.length);
@@ -80,7 +98,10 @@ async function expectExactTotal(path: string, params: Params, expected: Record<n
 async function expectNumbered(pk: string): Promise<void> {
   const entries = await queryRange({ pk });
   expect(entries.length, pk).toBeGreaterThan(0);
-  expect(entries.map((entry) => entry.pos), pk).toEqual(entries.map((_, index) => index + 1));
+  expect(
+    entries.map((entry) => entry.pos),
+    pk,
+  ).toEqual(entries.map((_, index) => index + 1));
 }
 
 const perChain = (count: (chainId: number) => number): Record<number, number> => ({ [CHAIN_A]: count(CHAIN_A), [CHAIN_B]: count(CHAIN_B) });
@@ -95,12 +116,21 @@ describe('total_items beyond the Select COUNT cap', () => {
   });
 
   it('counts every event of a contract, and of a contract with a topic0 (I2)', async () => {
-    const logs = Object.fromEntries(await Promise.all(CHAINS.map(async (chainId) => [chainId, await logsOf(truths[chainId], token)] as const)));
+    const logs = Object.fromEntries(
+      await Promise.all(CHAINS.map(async (chainId) => [chainId, await logsOf(truths[chainId], token)] as const)),
+    );
     for (const bounds of BOUNDS) {
       const all = perChain((chainId) => logs[chainId].filter((log) => within(Number(log.blockNumber), bounds)).length);
       await expectExactTotal(`/insights/v1/events/${token}`, insightsBounds(bounds), all, `events ${JSON.stringify(bounds)}`);
-      const withTopic = perChain((chainId) => logs[chainId].filter((log) => log.topics[0] === TRANSFER_TOPIC && within(Number(log.blockNumber), bounds)).length);
-      await expectExactTotal(`/insights/v1/events/${token}`, { filter_topic_0: TRANSFER_TOPIC, ...insightsBounds(bounds) }, withTopic, `events topic0 ${JSON.stringify(bounds)}`);
+      const withTopic = perChain(
+        (chainId) => logs[chainId].filter((log) => log.topics[0] === TRANSFER_TOPIC && within(Number(log.blockNumber), bounds)).length,
+      );
+      await expectExactTotal(
+        `/insights/v1/events/${token}`,
+        { filter_topic_0: TRANSFER_TOPIC, ...insightsBounds(bounds) },
+        withTopic,
+        `events topic0 ${JSON.stringify(bounds)}`,
+      );
     }
     for (const chainId of CHAINS) {
       await expectNumbered(logKeys.contractLogs(chainId, token).pk);
@@ -111,10 +141,14 @@ describe('total_items beyond the Select COUNT cap', () => {
   it('counts every call of a contract with a function, also from one sender (I1)', async () => {
     const path = `/insights/v1/transactions/${token}/${encodeURIComponent('transfer(address to,uint256 amount)')}`;
     for (const bounds of BOUNDS) {
-      const expected = perChain((chainId) => callsTo(truths[chainId], token, TRANSFER_SELECTOR).filter((tx) => within(Number(tx.blockNumber), bounds)).length);
+      const expected = perChain(
+        (chainId) => callsTo(truths[chainId], token, TRANSFER_SELECTOR).filter((tx) => within(Number(tx.blockNumber), bounds)).length,
+      );
       await expectExactTotal(path, insightsBounds(bounds), expected, `calls ${JSON.stringify(bounds)}`);
     }
-    const fromBusy = perChain((chainId) => callsTo(truths[chainId], token, TRANSFER_SELECTOR).filter((tx) => tx.from.toLowerCase() === busy).length);
+    const fromBusy = perChain(
+      (chainId) => callsTo(truths[chainId], token, TRANSFER_SELECTOR).filter((tx) => tx.from.toLowerCase() === busy).length,
+    );
     await expectExactTotal(path, { filter_from_address: busy }, fromBusy, 'calls from busy');
     for (const chainId of CHAINS) await expectNumbered(transactionKeys.callsToContract(chainId, token, TRANSFER_SELECTOR, busy).pk);
   });
@@ -124,18 +158,43 @@ describe('total_items beyond the Select COUNT cap', () => {
     for (const bounds of BOUNDS) {
       const inBounds = (chainId: number) => transfers[chainId].filter((transfer) => within(transfer.blockNumber, bounds));
       const label = JSON.stringify(bounds);
-      await expectExactTotal(`/insights/v1/tokens/transfers/${token}`, transferBounds(bounds), perChain((chainId) => inBounds(chainId).filter((t) => t.token === token).length), `token ${label}`);
-      await expectExactTotal('/insights/v1/tokens/transfers', { owner_address: busy, ...transferBounds(bounds) }, perChain((chainId) => inBounds(chainId).filter(touches).length), `owner ${label}`);
+      await expectExactTotal(
+        `/insights/v1/tokens/transfers/${token}`,
+        transferBounds(bounds),
+        perChain((chainId) => inBounds(chainId).filter((t) => t.token === token).length),
+        `token ${label}`,
+      );
+      await expectExactTotal(
+        '/insights/v1/tokens/transfers',
+        { owner_address: busy, ...transferBounds(bounds) },
+        perChain((chainId) => inBounds(chainId).filter(touches).length),
+        `owner ${label}`,
+      );
     }
     const ownerErc20 = perChain((chainId) => transfers[chainId].filter((t) => touches(t) && t.standard === 'erc20').length);
     await expectExactTotal('/insights/v1/tokens/transfers', { owner_address: busy, token_types: 'erc20' }, ownerErc20, 'owner erc20');
     // Two token types: two single-standard ranges per chain, each counted from its positions, summed.
     for (const bounds of BOUNDS) {
-      const twoTypes = perChain((chainId) => transfers[chainId].filter((t) => touches(t) && t.standard !== 'erc721' && within(t.blockNumber, bounds)).length);
-      await expectExactTotal('/insights/v1/tokens/transfers', { owner_address: busy, token_types: ['erc1155', 'erc20'], ...transferBounds(bounds) }, twoTypes, `owner erc20+erc1155 ${JSON.stringify(bounds)}`, 2);
+      const twoTypes = perChain(
+        (chainId) => transfers[chainId].filter((t) => touches(t) && t.standard !== 'erc721' && within(t.blockNumber, bounds)).length,
+      );
+      await expectExactTotal(
+        '/insights/v1/tokens/transfers',
+        { owner_address: busy, token_types: ['erc1155', 'erc20'], ...transferBounds(bounds) },
+        twoTypes,
+        `owner erc20+erc1155 ${JSON.stringify(bounds)}`,
+        2,
+      );
     }
-    const ownerInToken = perChain((chainId) => transfers[chainId].filter((t) => touches(t) && t.token === token && t.blockNumber >= 3).length);
-    await expectExactTotal('/insights/v1/tokens/transfers', { owner_address: busy, contract_address: token, block_number_from: 3 }, ownerInToken, 'owner in token');
+    const ownerInToken = perChain(
+      (chainId) => transfers[chainId].filter((t) => touches(t) && t.token === token && t.blockNumber >= 3).length,
+    );
+    await expectExactTotal(
+      '/insights/v1/tokens/transfers',
+      { owner_address: busy, contract_address: token, block_number_from: 3 },
+      ownerInToken,
+      'owner in token',
+    );
     for (const chainId of CHAINS) {
       await expectNumbered(tokenTransferKeys.byToken(chainId, token).pk);
       await expectNumbered(tokenTransferKeys.byAddress(chainId, busy, 'all', 'ALL').pk);
@@ -149,9 +208,16 @@ describe('total_items beyond the Select COUNT cap', () => {
     const path = url(`/insights/v1/tokens/transfers/${token}`, { chain_id: CHAIN_A, transfer_type: 'transfer' });
     const { result, requests } = await tableWorkOf(() => requestJson('base', 'GET', path));
     expect(result.status).toBe(200);
-    const rangeReads = requests.filter((call) => (call.input.ExpressionAttributeValues as Record<string, unknown>)[':pk'] === tokenTransferKeys.byToken(CHAIN_A, token).pk);
+    const rangeReads = requests.filter(
+      (call) => (call.input.ExpressionAttributeValues as Record<string, unknown>)[':pk'] === tokenTransferKeys.byToken(CHAIN_A, token).pk,
+    );
     expect(rangeReads, 'the range is read once (it fits one Query): no second pass to count').toHaveLength(1);
-    const truth = transfers[CHAIN_A].filter((t) => t.token === token && t.from !== '0x0000000000000000000000000000000000000000' && t.to !== '0x0000000000000000000000000000000000000000');
+    const truth = transfers[CHAIN_A].filter(
+      (t) =>
+        t.token === token &&
+        t.from !== '0x0000000000000000000000000000000000000000' &&
+        t.to !== '0x0000000000000000000000000000000000000000',
+    );
     expect(truth.length).toBeGreaterThan(CAP);
     expect(result.body.meta.total_items).toBe(truth.length);
     // The token's range holds every transfer of the token (mints too): fewer may not be examined.

@@ -13,7 +13,17 @@ import { requestJson } from '../../../scripts/lib/dispatch';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { tableWorkOf } from '../../shared/insights/table-work';
 import { CHAIN_A, CHAIN_B, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
-import { callsTo, readTruth, transfersOf, transferTypeOf, type ChainTransaction, type ChainTransfer, type ChainTruth } from './truth';
+import {
+  callsTo,
+  largest,
+  readTruth,
+  smallest,
+  transfersOf,
+  transferTypeOf,
+  type ChainTransaction,
+  type ChainTransfer,
+  type ChainTruth,
+} from './truth';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const table = useTestTable('insights-transfers');
@@ -35,7 +45,8 @@ afterAll(async () => fx?.stop());
 type Params = Record<string, string | number | readonly (string | number)[]>;
 function url(pathname: string, params: Params = {}): string {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
+  for (const [key, value] of Object.entries(params))
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
   const query = search.toString();
   return query ? `${pathname}?${query}` : pathname;
 }
@@ -73,9 +84,22 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
   it('lists every transfer touching an owner on both chains, newest first, as the chains logged them', async () => {
     const busy = lower(fx.a.manifest.accounts.busy);
     const expected = [CHAIN_A, CHAIN_B].map((chainId) => transfers[chainId].filter((t) => t.from === busy || t.to === busy));
-    const { status, body } = await get('/insights/v1/tokens/transfers', { ...BOTH, owner_address: fx.a.manifest.accounts.busy, limit: 1000 });
+    const { status, body } = await get('/insights/v1/tokens/transfers', {
+      ...BOTH,
+      owner_address: fx.a.manifest.accounts.busy,
+      limit: 1000,
+    });
     expect(status).toBe(200);
-    expect(body.meta).toEqual({ chain_id: CHAIN_A, chain_ids: [CHAIN_A, CHAIN_B], address: busy, signature: '', page: 0, limit: 1000, total_items: expected[0].length + expected[1].length, total_pages: 1 });
+    expect(body.meta).toEqual({
+      chain_id: CHAIN_A,
+      chain_ids: [CHAIN_A, CHAIN_B],
+      address: busy,
+      signature: '',
+      page: 0,
+      limit: 1000,
+      total_items: expected[0].length + expected[1].length,
+      total_pages: 1,
+    });
     expect(body.data).toEqual([...expected[0], ...expected[1]].map(expectedRow));
     expect(body.aggregations).toBeNull();
   });
@@ -86,26 +110,63 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     const nft = lower(fx.a.manifest.contracts.nft);
     const ofA = transfers[CHAIN_A];
     const check = async (params: Params, want: ChainTransfer[], pk?: string | string[], total = want.length) => {
-      const { result, requests } = await tableWorkOf(() => get('/insights/v1/tokens/transfers', { chain_id: CHAIN_A, limit: 1000, ...params }));
+      const { result, requests } = await tableWorkOf(() =>
+        get('/insights/v1/tokens/transfers', { chain_id: CHAIN_A, limit: 1000, ...params }),
+      );
       expect(result.status, JSON.stringify(result.body)).toBe(200);
       expect(ids(result.body.data), JSON.stringify(params)).toEqual(idsOf(want));
       expect(result.body.meta.total_items).toBe(total);
       for (const end of pk === undefined ? [] : [pk].flat()) {
-        expect(requests.some((call) => String((call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).endsWith(end)), end).toBe(true);
+        expect(
+          requests.some((call) => String((call.input.ExpressionAttributeValues as Record<string, string>)[':pk']).endsWith(end)),
+          end,
+        ).toBe(true);
       }
     };
     const touches = (address: string) => (t: ChainTransfer) => t.from === address || t.to === address;
-    await check({ owner_address: alice, contract_address: nft }, ofA.filter(touches(alice)).filter((t) => t.token === nft), `#TT#all#TOKEN#${nft}`);
-    await check({ owner_address: alice, token_types: ['erc721', 'erc1155'] }, ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc20'), [`#A#${alice}#TT#all#ERC-721`, `#A#${alice}#TT#all#ERC-1155`]);
-    await check({ owner_address: alice, token_types: 'erc1155,erc20' }, ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc721'), [`#A#${alice}#TT#all#ERC-20`, `#A#${alice}#TT#all#ERC-1155`]);
-    await check({ owner_address: alice, token_types: 'erc20' }, ofA.filter(touches(alice)).filter((t) => t.standard === 'erc20'));
-    await check({ owner_address: alice, transfer_type: 'mint' }, ofA.filter((t) => t.to === alice && transferTypeOf(t) === 'mint'), `#A#${alice}#TT#to#ALL`);
-    await check({ owner_address: carol, transfer_type: 'burn' }, ofA.filter((t) => t.from === carol && transferTypeOf(t) === 'burn'), `#A#${carol}#TT#from#ALL`);
-    await check({ owner_address: alice, transfer_type: 'transfer' }, ofA.filter(touches(alice)).filter((t) => transferTypeOf(t) === 'transfer'));
-    await check({ contract_address: token, transfer_type: 'mint' }, ofA.filter((t) => t.token === token && transferTypeOf(t) === 'mint'));
+    await check(
+      { owner_address: alice, contract_address: nft },
+      ofA.filter(touches(alice)).filter((t) => t.token === nft),
+      `#TT#all#TOKEN#${nft}`,
+    );
+    await check(
+      { owner_address: alice, token_types: ['erc721', 'erc1155'] },
+      ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc20'),
+      [`#A#${alice}#TT#all#ERC-721`, `#A#${alice}#TT#all#ERC-1155`],
+    );
+    await check(
+      { owner_address: alice, token_types: 'erc1155,erc20' },
+      ofA.filter(touches(alice)).filter((t) => t.standard !== 'erc721'),
+      [`#A#${alice}#TT#all#ERC-20`, `#A#${alice}#TT#all#ERC-1155`],
+    );
+    await check(
+      { owner_address: alice, token_types: 'erc20' },
+      ofA.filter(touches(alice)).filter((t) => t.standard === 'erc20'),
+    );
+    await check(
+      { owner_address: alice, transfer_type: 'mint' },
+      ofA.filter((t) => t.to === alice && transferTypeOf(t) === 'mint'),
+      `#A#${alice}#TT#to#ALL`,
+    );
+    await check(
+      { owner_address: carol, transfer_type: 'burn' },
+      ofA.filter((t) => t.from === carol && transferTypeOf(t) === 'burn'),
+      `#A#${carol}#TT#from#ALL`,
+    );
+    await check(
+      { owner_address: alice, transfer_type: 'transfer' },
+      ofA.filter(touches(alice)).filter((t) => transferTypeOf(t) === 'transfer'),
+    );
+    await check(
+      { contract_address: token, transfer_type: 'mint' },
+      ofA.filter((t) => t.token === token && transferTypeOf(t) === 'mint'),
+    );
     await check({ contract_address: nft, token_types: 'erc20' }, []);
     const [from, to] = [20, 60];
-    await check({ owner_address: alice, block_number_from: from, block_number_to: to }, ofA.filter(touches(alice)).filter((t) => t.blockNumber >= from && t.blockNumber <= to));
+    await check(
+      { owner_address: alice, block_number_from: from, block_number_to: to },
+      ofA.filter(touches(alice)).filter((t) => t.blockNumber >= from && t.blockNumber <= to),
+    );
     await check({ owner_address: alice, sort_order: 'asc' }, ofA.filter(touches(alice)).reverse());
     const ofAlice = ofA.filter(touches(alice));
     await check({ owner_address: alice, limit: 4, page: 1 }, ofAlice.slice(4, 8), undefined, ofAlice.length);
@@ -114,7 +175,12 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     expect(ids(deprecated.body.data)).toEqual(idsOf(ofAlice.filter((t) => t.blockNumber <= 40).slice(0, 20)));
     const ofB = transfers[CHAIN_B];
     const [t1, t2] = [ofB[5].timestamp, ofB[1].timestamp];
-    const { body } = await get('/insights/v1/tokens/transfers', { chain_id: CHAIN_B, contract_address: token, block_timestamp_from: t1, block_timestamp_to: t2 });
+    const { body } = await get('/insights/v1/tokens/transfers', {
+      chain_id: CHAIN_B,
+      contract_address: token,
+      block_timestamp_from: t1,
+      block_timestamp_to: t2,
+    });
     expect(ids(body.data)).toEqual(idsOf(ofB.filter((t) => t.timestamp >= t1 && t.timestamp <= t2)));
     expect(body.data.length).toBe(5);
   });
@@ -139,14 +205,19 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
         const rows = result.body.data as { chain_id: number; transaction_hash: string; log_index: number; token_id?: string }[];
         expect(rows).toHaveLength(slices[0].length + slices[1].length);
         [CHAIN_A, CHAIN_B].forEach((chainId, index) => {
-          expect(ids(rows.filter((row) => row.chain_id === chainId)), `chain ${chainId} page ${page} ${sort_order}`).toEqual(idsOf(slices[index]));
+          expect(ids(rows.filter((row) => row.chain_id === chainId)), `chain ${chainId} page ${page} ${sort_order}`).toEqual(
+            idsOf(slices[index]),
+          );
         });
         expect(result.body.meta).toMatchObject({ total_items: perChain[0].length + perChain[1].length, total_pages: pages, page, limit });
         seen.push(...ids(result.body.data));
         for (const chainId of [CHAIN_A, CHAIN_B]) {
           for (const standard of ['ERC-20', 'ERC-1155']) {
             const pk = `C#${chainId}#A#${busy}#TT#all#${standard}`;
-            expect(requests.some((call) => (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === pk), pk).toBe(true);
+            expect(
+              requests.some((call) => (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === pk),
+              pk,
+            ).toBe(true);
           }
         }
       }
@@ -157,9 +228,12 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
 
   it('adds token metadata read from the address items with one BatchGetItem', async () => {
     const alice = fx.a.manifest.accounts.alice;
-    const { result, usage, requests } = await tableWorkOf(() => get('/insights/v1/tokens/transfers', { ...BOTH, owner_address: alice, metadata: 'true', limit: 1000 }));
+    const { result, usage, requests } = await tableWorkOf(() =>
+      get('/insights/v1/tokens/transfers', { ...BOTH, owner_address: alice, metadata: 'true', limit: 1000 }),
+    );
     expect(usage.calls.BatchGetItemCommand).toBe(1);
-    const registry = (call: { input: Record<string, unknown> }) => (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === 'CHAINS';
+    const registry = (call: { input: Record<string, unknown> }) =>
+      (call.input.ExpressionAttributeValues as Record<string, string> | undefined)?.[':pk'] === 'CHAINS';
     expect(requests.filter((call) => call.command === 'QueryCommand' && !registry(call))).toHaveLength(4); // page + count per chain
     const read = async (chainId: number, address: string, functionName: 'name' | 'symbol' | 'decimals') => {
       try {
@@ -188,31 +262,51 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
 });
 
 describe('I5b and I5c: token transfers of a transaction and of a contract', () => {
-  it('lists a transaction\'s transfers by log index, flattening batches, filtered by token type', async () => {
+  it("lists a transaction's transfers by log index, flattening batches, filtered by token type", async () => {
     for (const hash of [fx.a.manifest.highlights.batchTransfer.hash, fx.a.manifest.highlights.tokenViaContract.hash]) {
       const expected = transfers[CHAIN_A].filter((t) => t.transactionHash === hash).reverse();
       expect(expected.length).toBeGreaterThan(1);
       const { body } = await get(`/insights/v1/tokens/transfers/transaction/${hash}`, BOTH);
       expect(body.data).toEqual(expected.map(expectedRow));
       expect(body.meta).toMatchObject({ chain_ids: [CHAIN_A, CHAIN_B], total_items: expected.length, address: '' });
-      const desc = await get(`/insights/v1/tokens/transfers/transaction/${hash.toUpperCase().replace('0X', '0x')}`, { chain_id: CHAIN_A, sort_order: 'desc' });
+      const desc = await get(`/insights/v1/tokens/transfers/transaction/${hash.toUpperCase().replace('0X', '0x')}`, {
+        chain_id: CHAIN_A,
+        sort_order: 'desc',
+      });
       expect(ids(desc.body.data)).toEqual(idsOf([...expected].reverse()));
       const standard = expected[0].standard;
       const same = await get(`/insights/v1/tokens/transfers/transaction/${hash}`, { chain_id: CHAIN_A, token_types: standard });
       expect(same.body.data).toHaveLength(expected.length);
-      const other = await get(`/insights/v1/tokens/transfers/transaction/${hash}`, { chain_id: CHAIN_A, token_types: standard === 'erc20' ? 'erc721' : 'erc20' });
+      const other = await get(`/insights/v1/tokens/transfers/transaction/${hash}`, {
+        chain_id: CHAIN_A,
+        token_types: standard === 'erc20' ? 'erc721' : 'erc20',
+      });
       expect(other.body.data).toEqual([]);
     }
   });
 
-  it('lists a contract\'s transfers on both chains by address or by its registered name', async () => {
+  it("lists a contract's transfers on both chains by address or by its registered name", async () => {
     const expected = [CHAIN_A, CHAIN_B].map((chainId) => transfers[chainId].filter((t) => t.token === token));
     for (const contract of [fx.a.manifest.contracts.token, 'DEMO', 'demo']) {
       const { body } = await get(`/insights/v1/tokens/transfers/${contract}`, { ...BOTH, limit: 10 });
-      expect(body.meta).toEqual({ chain_id: CHAIN_A, chain_ids: [CHAIN_A, CHAIN_B], address: token, signature: '', page: 0, limit: 10, total_items: expected[0].length + expected[1].length, total_pages: Math.ceil(expected[0].length / 10) });
+      expect(body.meta).toEqual({
+        chain_id: CHAIN_A,
+        chain_ids: [CHAIN_A, CHAIN_B],
+        address: token,
+        signature: '',
+        page: 0,
+        limit: 10,
+        total_items: expected[0].length + expected[1].length,
+        total_pages: Math.ceil(expected[0].length / 10),
+      });
       expect(body.data).toEqual([...expected[0].slice(0, 10), ...expected[1].slice(0, 10)].map(expectedRow));
     }
-    const burns = await get(`/insights/v1/tokens/transfers/${token}`, { chain_id: CHAIN_B, transfer_type: 'burn', block_number_from: 1, sort_order: 'asc' });
+    const burns = await get(`/insights/v1/tokens/transfers/${token}`, {
+      chain_id: CHAIN_B,
+      transfer_type: 'burn',
+      block_number_from: 1,
+      sort_order: 'asc',
+    });
     expect(ids(burns.body.data)).toEqual(idsOf(expected[1].filter((t) => transferTypeOf(t) === 'burn').reverse()));
     const unknown = await get('/insights/v1/tokens/transfers/NOPE', BOTH);
     expect(unknown).toMatchObject({ status: 404, body: { error: expect.stringMatching(/NOPE/) } });
@@ -221,30 +315,49 @@ describe('I5b and I5c: token transfers of a transaction and of a contract', () =
   it('aggregates amounts exactly per transfer type and token type, checked against the chains', async () => {
     const { body } = await get(`/insights/v1/tokens/transfers/${token}`, {
       ...BOTH,
-      aggregate: ['count() AS n', 'sum(amount) AS total', 'avg(amount) AS mean', 'min(amount) AS least', 'max(amount) AS most', 'count(distinct to_address) AS receivers'],
+      aggregate: [
+        'count() AS n',
+        'sum(amount) AS total',
+        'avg(amount) AS mean',
+        'min(amount) AS least',
+        'max(amount) AS most',
+        'count(distinct to_address) AS receivers',
+      ],
       group_by: ['transfer_type', 'token_type'],
     });
     const expectedFor = (list: ChainTransfer[]) => {
       const groups = new Map<string, ChainTransfer[]>();
-      for (const t of list.filter((entry) => entry.token === token)) groups.set(transferTypeOf(t), [...(groups.get(transferTypeOf(t)) ?? []), t]);
-      return [...groups].sort(([a], [b]) => (a < b ? -1 : 1)).map(([type, group]) => {
-        const total = group.reduce((sum, t) => sum + t.amount, 0n);
-        const n = BigInt(group.length);
-        const mean = total % n === 0n ? (total / n).toString() : undefined;
-        return {
-          transfer_type: type,
-          token_type: 'erc20',
-          n: group.length,
-          total: total.toString(),
-          ...(mean ? { mean } : {}),
-          least: group.reduce((min, t) => (t.amount < min ? t.amount : min), group[0].amount).toString(),
-          most: group.reduce((max, t) => (t.amount > max ? t.amount : max), group[0].amount).toString(),
-          receivers: new Set(group.map((t) => t.to)).size,
-        };
-      });
+      for (const t of list.filter((entry) => entry.token === token))
+        groups.set(transferTypeOf(t), [...(groups.get(transferTypeOf(t)) ?? []), t]);
+      return [...groups]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([type, group]) => {
+          const total = group.reduce((sum, t) => sum + t.amount, 0n);
+          const n = BigInt(group.length);
+          const mean = total % n === 0n ? (total / n).toString() : undefined;
+          return {
+            transfer_type: type,
+            token_type: 'erc20',
+            n: group.length,
+            total: total.toString(),
+            ...(mean ? { mean } : {}),
+            least: group
+              .map((t) => t.amount)
+              .reduce(smallest)
+              .toString(),
+            most: group
+              .map((t) => t.amount)
+              .reduce(largest)
+              .toString(),
+            receivers: new Set(group.map((t) => t.to)).size,
+          };
+        });
     };
     const [rowsA, rowsB] = body.aggregations;
-    for (const [rows, expected] of [[rowsA, expectedFor(transfers[CHAIN_A])], [rowsB, expectedFor(transfers[CHAIN_B])]] as const) {
+    for (const [rows, expected] of [
+      [rowsA, expectedFor(transfers[CHAIN_A])],
+      [rowsB, expectedFor(transfers[CHAIN_B])],
+    ] as const) {
       expect(rows).toHaveLength(expected.length);
       rows.forEach((row: Record<string, string | number>, index: number) => {
         expect(row).toMatchObject(expected[index]);
@@ -267,7 +380,11 @@ describe('I4: resolve', () => {
       .filter(keep)
       .sort((a, b) => Number(b.blockNumber! - a.blockNumber!))
       .slice(0, 20);
-  const merged = (...lists: ChainTransaction[][]) => lists.flat().sort((a, b) => Number(b.blockNumber! - a.blockNumber!)).map((tx) => tx.hash);
+  const merged = (...lists: ChainTransaction[][]) =>
+    lists
+      .flat()
+      .sort((a, b) => Number(b.blockNumber! - a.blockNumber!))
+      .map((tx) => tx.hash);
   const txHashes = (body: { data: { transactions: { hash: string }[] } }) => body.data.transactions.map((tx) => tx.hash);
 
   it('resolves a block number, a block hash and a transaction hash', async () => {
@@ -280,11 +397,15 @@ describe('I4: resolve', () => {
     expect(number.body.meta).toMatchObject({ chain_ids: [CHAIN_A, CHAIN_B], total_items: 2, limit_per_chain: 20 });
     const blockHash = await resolve(B.blocks[9].hash!);
     expect(blockHash.body.data).toMatchObject({ type: 'block', transactions: [], events: [] });
-    expect(blockHash.body.data.blocks.map((block: { block_number: number; chain_id: number }) => [block.chain_id, block.block_number])).toEqual([[CHAIN_B, 9]]);
+    expect(
+      blockHash.body.data.blocks.map((block: { block_number: number; chain_id: number }) => [block.chain_id, block.block_number]),
+    ).toEqual([[CHAIN_B, 9]]);
     const tx = A.transactions[30];
     const byTx = await resolve(tx.hash);
     expect(byTx.body.data.type).toBe('transaction');
-    expect(byTx.body.data.transactions).toEqual([expect.objectContaining({ hash: tx.hash, chain_id: String(CHAIN_A), block_number: Number(tx.blockNumber), data: tx.input })]);
+    expect(byTx.body.data.transactions).toEqual([
+      expect.objectContaining({ hash: tx.hash, chain_id: String(CHAIN_A), block_number: Number(tx.blockNumber), data: tx.input }),
+    ]);
     expect(byTx.body.data.transactions[0]).not.toHaveProperty('decoded');
     const nothing = await resolve(`0x${'ab'.repeat(32)}`);
     expect(nothing.body.data).toEqual({ type: 'unknown', blocks: [], transactions: [], events: [], address: '' });
@@ -300,11 +421,20 @@ describe('I4: resolve', () => {
     const expected = [...(await logsOn(A)), ...(await logsOn(B))]
       .sort((a, b) => Number(b.blockNumber! - a.blockNumber!) || b.logIndex! - a.logIndex!)
       .map((log) => `${log.blockNumber}/${log.logIndex}/${lower(log.address)}`);
-    for (const input of [topic0, 'Transfer(address,address,uint256)', 'event Transfer(address indexed from, address indexed to, uint256 value)']) {
+    for (const input of [
+      topic0,
+      'Transfer(address,address,uint256)',
+      'event Transfer(address indexed from, address indexed to, uint256 value)',
+    ]) {
       const { body } = await resolve(input);
       expect(body.data.type, input).toBe('event_signature');
       expect(body.meta.signature).toBe(topic0);
-      expect(body.data.events.map((event: { block_number: number; log_index: number; address: string }) => `${event.block_number}/${event.log_index}/${event.address}`)).toEqual(expected);
+      expect(
+        body.data.events.map(
+          (event: { block_number: number; log_index: number; address: string }) =>
+            `${event.block_number}/${event.log_index}/${event.address}`,
+        ),
+      ).toEqual(expected);
     }
   });
 
@@ -342,7 +472,12 @@ describe('I4: resolve', () => {
     const carol = lower(fx.a.manifest.accounts.carol);
     const account = await resolve(fx.a.manifest.accounts.carol);
     expect(account.body.data).toMatchObject({ type: 'address', address: carol });
-    expect(txHashes(account.body)).toEqual(merged(latest(A, (tx) => lower(tx.from) === carol), latest(B, (tx) => lower(tx.from) === carol)));
+    expect(txHashes(account.body)).toEqual(
+      merged(
+        latest(A, (tx) => lower(tx.from) === carol),
+        latest(B, (tx) => lower(tx.from) === carol),
+      ),
+    );
     expect(account.body.data.transactions.length).toBeGreaterThan(0);
   });
 
@@ -380,7 +515,14 @@ describe('the event ABI registry CLI', () => {
     const emitter = fx.b.emitters[2];
     const unknown = fx.b.logs.filter((log) => log.event === UNKNOWN_EVENT);
     const rowsOf = async () => {
-      const { result, usage } = await tableWorkOf(() => get(`/insights/v1/events/${emitter}`, { chain_id: CHAIN_B, decode: 'true', filter_topic_0: toEventSelector(UNKNOWN_EVENT), sort_order: 'asc' }));
+      const { result, usage } = await tableWorkOf(() =>
+        get(`/insights/v1/events/${emitter}`, {
+          chain_id: CHAIN_B,
+          decode: 'true',
+          filter_topic_0: toEventSelector(UNKNOWN_EVENT),
+          sort_order: 'asc',
+        }),
+      );
       expect(usage.calls.BatchGetItemCommand).toBe(1); // registry + the >1 KB data together
       return result.body.data as { decoded: unknown; data: Hex }[];
     };
@@ -391,7 +533,11 @@ describe('the event ABI registry CLI', () => {
     expect(bad.stderr).toMatch(/not an event ABI/);
     const added = await runCli(['add', 'event Pinged(address indexed who, uint64 round, string note)']);
     expect(added.code, added.stderr).toBe(0);
-    expect(JSON.parse(added.stdout)).toMatchObject({ topic0: toEventSelector(UNKNOWN_EVENT), signature: 'Pinged(address,uint64,string)', source: 'table' });
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      topic0: toEventSelector(UNKNOWN_EVENT),
+      signature: 'Pinged(address,uint64,string)',
+      source: 'table',
+    });
     const again = await runCli(['add', 'Pinged(address indexed who, uint64 round, string note)']);
     expect(again.code).toBe(0);
     const listed = await runCli(['list', 'Pinged(address,uint64,string)']);
@@ -408,7 +554,12 @@ describe('the event ABI registry CLI', () => {
     );
     expect(rows[1].data).toBe(unknown[1].data);
     const builtIn = await runCli(['list', toEventSelector('Transfer(address,address,uint256)')]);
-    expect(builtIn.stdout.trim().split('\n').map((line) => JSON.parse(line).source)).toEqual(['built-in', 'built-in']);
+    expect(
+      builtIn.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).source),
+    ).toEqual(['built-in', 'built-in']);
   });
 });
 
@@ -435,29 +586,89 @@ describe('invalid input', () => {
       ['/insights/v1/blocks', { chain_id: CHAIN_A, sort_by: 'gas_used' }, 400, /sort_by: must be block_number/],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, filter_block_number: 'x' }, 400, /filter_block_number: must be a non-negative integer/],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, filter_hash: '0x12' }, 400, /filter_hash: must be 0x followed by 64 hex digits/],
-      ['/insights/v1/blocks', { chain_id: CHAIN_A, filter_miner: '0x0' }, 400, /filter_miner: unknown parameter; valid filter fields: block_number \(also _gte, _gt, _lte, _lt\), block_timestamp .*, hash;/],
+      [
+        '/insights/v1/blocks',
+        { chain_id: CHAIN_A, filter_miner: '0x0' },
+        400,
+        /filter_miner: unknown parameter; valid filter fields: block_number \(also _gte, _gt, _lte, _lt\), block_timestamp .*, hash;/,
+      ],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, filter_hash_gte: `0x${'0'.repeat(64)}` }, 400, /filter_hash_gte: unknown parameter/],
       [t, { chain_id: CHAIN_A, filter_value_gte: '1.5' }, 400, /filter_value_gte: must be a non-negative decimal integer/],
       [t, { chain_id: CHAIN_A, filter_from_address: 'alice' }, 400, /filter_from_address: must be 0x followed by 40 hex digits/],
       [t, { chain_id: CHAIN_A, decode: 'maybe' }, 400, /decode: must be true or false/],
       [t, { chain_id: CHAIN_A, filter_topic_0: '0x1' }, 400, /filter_topic_0: unknown parameter; valid filter fields: .*from_address/],
       [`/insights/v1/transactions/${token}/transfer(address`, { chain_id: CHAIN_A }, 400, /signature: must be a function signature/],
-      [`/insights/v1/transactions/${token}/${encodeURIComponent("transfer(address,uint256)'; DROP TABLE x; --")}`, { chain_id: CHAIN_A }, 400, /signature/],
-      [`/insights/v1/events/${encodeURIComponent("' OR 1=1")}`, { chain_id: CHAIN_A }, 400, /contractAddress: must be a 0x address .* or a registered name/],
+      [
+        `/insights/v1/transactions/${token}/${encodeURIComponent("transfer(address,uint256)'; DROP TABLE x; --")}`,
+        { chain_id: CHAIN_A },
+        400,
+        /signature/,
+      ],
+      [
+        `/insights/v1/events/${encodeURIComponent("' OR 1=1")}`,
+        { chain_id: CHAIN_A },
+        400,
+        /contractAddress: must be a 0x address .* or a registered name/,
+      ],
       [`/insights/v1/events/${encodeURIComponent("DEMO'--")}`, { chain_id: CHAIN_A }, 404, /no address is registered under the name/],
-      [`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_1: '0xzz' }, 400, /filter_topic_1: must be 0x followed by 1 to 64 hex digits/],
+      [
+        `/insights/v1/events/${token}`,
+        { chain_id: CHAIN_A, filter_topic_1: '0xzz' },
+        400,
+        /filter_topic_1: must be 0x followed by 1 to 64 hex digits/,
+      ],
       [`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_2: `0x${'1'.repeat(65)}` }, 400, /filter_topic_2/],
       ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A }, 400, /owner_address or contract_address is required/],
-      ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A, owner_address: token, token_types: 'erc777' }, 400, /token_types: must be erc20, erc721 or erc1155/],
-      ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A, owner_address: token, transfer_type: 'swap' }, 400, /transfer_type: must be mint, transfer or burn/],
-      ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A, owner_address: token, block_timestamp_from: 0 }, 400, /block_timestamp_from: must be an integer greater than 0/],
-      ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A, owner_address: token, metadata: 'yes' }, 400, /metadata: must be true or false/],
-      ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A, owner: token }, 400, /owner: unknown parameter; other parameters: .*owner_address/],
-      ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A, owner_address: 'NOPE' }, 404, /owner_address: no address is registered under the name NOPE on chain 31337/],
-      ['/insights/v1/tokens/transfers/transaction/0x1234', { chain_id: CHAIN_A }, 400, /transaction_hash: must be 0x followed by 64 hex digits/],
+      [
+        '/insights/v1/tokens/transfers',
+        { chain_id: CHAIN_A, owner_address: token, token_types: 'erc777' },
+        400,
+        /token_types: must be erc20, erc721 or erc1155/,
+      ],
+      [
+        '/insights/v1/tokens/transfers',
+        { chain_id: CHAIN_A, owner_address: token, transfer_type: 'swap' },
+        400,
+        /transfer_type: must be mint, transfer or burn/,
+      ],
+      [
+        '/insights/v1/tokens/transfers',
+        { chain_id: CHAIN_A, owner_address: token, block_timestamp_from: 0 },
+        400,
+        /block_timestamp_from: must be an integer greater than 0/,
+      ],
+      [
+        '/insights/v1/tokens/transfers',
+        { chain_id: CHAIN_A, owner_address: token, metadata: 'yes' },
+        400,
+        /metadata: must be true or false/,
+      ],
+      [
+        '/insights/v1/tokens/transfers',
+        { chain_id: CHAIN_A, owner: token },
+        400,
+        /owner: unknown parameter; other parameters: .*owner_address/,
+      ],
+      [
+        '/insights/v1/tokens/transfers',
+        { chain_id: CHAIN_A, owner_address: 'NOPE' },
+        404,
+        /owner_address: no address is registered under the name NOPE on chain 31337/,
+      ],
+      [
+        '/insights/v1/tokens/transfers/transaction/0x1234',
+        { chain_id: CHAIN_A },
+        400,
+        /transaction_hash: must be 0x followed by 64 hex digits/,
+      ],
       // aggregate, group_by and sort_by: only the grammar's names, never text to evaluate
       ['/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count(); DROP TABLE chain' }, 400, /aggregate: unexpected character ";"/],
-      ['/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'sum(gas_used) AS t UNION SELECT' }, 400, /aggregate: expected "," or the end/],
+      [
+        '/insights/v1/blocks',
+        { chain_id: CHAIN_A, aggregate: 'sum(gas_used) AS t UNION SELECT' },
+        400,
+        /aggregate: expected "," or the end/,
+      ],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'sum(pk)' }, 400, /unknown field; valid fields:/],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: "count() AS n' --" }, 400, /unexpected character "'"/],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'constructor()' }, 400, /unknown function/],
@@ -465,10 +676,25 @@ describe('invalid input', () => {
       ['/insights/v1/blocks', { chain_id: CHAIN_A, group_by: 'miner) OR (1=1' }, 400, /group_by: unexpected character "1" at position 12/],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, group_by: 'toString' }, 400, /group_by: unknown name toString/],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, group_by: '' }, 400, /group_by: must not be empty/],
-      ['/insights/v1/blocks', { chain_id: CHAIN_A, sort_by: 'block_number; DROP TABLE x' }, 400, /sort_by: must be block_number or an aggregate alias/],
+      [
+        '/insights/v1/blocks',
+        { chain_id: CHAIN_A, sort_by: 'block_number; DROP TABLE x' },
+        400,
+        /sort_by: must be block_number or an aggregate alias/,
+      ],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, sort_by: 'block_number desc' }, 400, /sort_by/],
-      ['/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n', sort_by: 'pk' }, 400, /sort_by: with aggregate or group_by, sort by one of the output columns: n/],
-      ['/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: Array.from({ length: 11 }, (_, i) => `count() AS n${i}`) }, 400, /aggregate: at most 10/],
+      [
+        '/insights/v1/blocks',
+        { chain_id: CHAIN_A, aggregate: 'count() AS n', sort_by: 'pk' },
+        400,
+        /sort_by: with aggregate or group_by, sort by one of the output columns: n/,
+      ],
+      [
+        '/insights/v1/blocks',
+        { chain_id: CHAIN_A, aggregate: Array.from({ length: 11 }, (_, i) => `count() AS n${i}`) },
+        400,
+        /aggregate: at most 10/,
+      ],
     ];
     for (const [pathname, params, status, message] of cases) {
       const response = await get(pathname, params);

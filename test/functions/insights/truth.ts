@@ -2,7 +2,17 @@
  * What the chains themselves say, read with viem over JSON-RPC: the independent source every
  * insights integration test compares the API's answers with.
  */
-import { decodeEventLog, parseAbi, type AbiEvent, type Address, type Block, type Hex, type Log, type PublicClient, type Transaction } from 'viem';
+import {
+  decodeEventLog,
+  parseAbi,
+  type AbiEvent,
+  type Address,
+  type Block,
+  type Hex,
+  type Log,
+  type PublicClient,
+  type Transaction,
+} from 'viem';
 
 export type ChainTransaction = Transaction & { timestamp: number };
 
@@ -15,7 +25,9 @@ export interface ChainTruth {
 
 export async function readTruth(chainId: number, client: PublicClient): Promise<ChainTruth> {
   const head = Number(await client.getBlockNumber());
-  const blocks = await Promise.all(Array.from({ length: head + 1 }, (_, number) => client.getBlock({ blockNumber: BigInt(number), includeTransactions: true })));
+  const blocks = await Promise.all(
+    Array.from({ length: head + 1 }, (_, number) => client.getBlock({ blockNumber: BigInt(number), includeTransactions: true })),
+  );
   const transactions = blocks.flatMap((block) => block.transactions.map((tx) => ({ ...tx, timestamp: Number(block.timestamp) })));
   return { chainId, client, blocks, transactions };
 }
@@ -63,26 +75,66 @@ export async function transfersOf(truth: ChainTruth, tokens: readonly string[]):
   for (const token of tokens) {
     for (const log of await logsOf(truth, token)) {
       // ERC-20 and ERC-721 Transfer share topic0: the topic count tells them apart.
-      const candidates = (TOKEN_EVENTS as readonly AbiEvent[]).filter((event) => event.inputs.filter((input) => input.indexed).length === log.topics.length - 1);
+      const candidates = (TOKEN_EVENTS as readonly AbiEvent[]).filter(
+        (event) => event.inputs.filter((input) => input.indexed).length === log.topics.length - 1,
+      );
       let decoded;
       try {
         decoded = decodeEventLog({ abi: candidates, topics: log.topics as [Hex, ...Hex[]], data: log.data, strict: true });
       } catch {
         continue;
       }
-      const base = { chainId: truth.chainId, token: token.toLowerCase(), blockNumber: Number(log.blockNumber), timestamp: timestamps.get(Number(log.blockNumber))!, logIndex: log.logIndex!, transactionHash: log.transactionHash! };
+      const base = {
+        chainId: truth.chainId,
+        token: token.toLowerCase(),
+        blockNumber: Number(log.blockNumber),
+        timestamp: timestamps.get(Number(log.blockNumber))!,
+        logIndex: log.logIndex!,
+        transactionHash: log.transactionHash!,
+      };
       const args = decoded.args as Record<string, unknown>;
       const lower = (value: unknown) => String(value).toLowerCase();
       if (decoded.eventName === 'Transfer' && 'value' in args) {
-        result.push({ ...base, standard: 'erc20', from: lower(args.from), to: lower(args.to), amount: args.value as bigint, tokenId: null, batchIndex: 0 });
+        result.push({
+          ...base,
+          standard: 'erc20',
+          from: lower(args.from),
+          to: lower(args.to),
+          amount: args.value as bigint,
+          tokenId: null,
+          batchIndex: 0,
+        });
       } else if (decoded.eventName === 'Transfer') {
-        result.push({ ...base, standard: 'erc721', from: lower(args.from), to: lower(args.to), amount: 1n, tokenId: args.tokenId as bigint, batchIndex: 0 });
+        result.push({
+          ...base,
+          standard: 'erc721',
+          from: lower(args.from),
+          to: lower(args.to),
+          amount: 1n,
+          tokenId: args.tokenId as bigint,
+          batchIndex: 0,
+        });
       } else if (decoded.eventName === 'TransferSingle') {
-        result.push({ ...base, standard: 'erc1155', from: lower(args.from), to: lower(args.to), amount: args.value as bigint, tokenId: args.id as bigint, batchIndex: 0 });
+        result.push({
+          ...base,
+          standard: 'erc1155',
+          from: lower(args.from),
+          to: lower(args.to),
+          amount: args.value as bigint,
+          tokenId: args.id as bigint,
+          batchIndex: 0,
+        });
       } else {
-        (args.ids as bigint[]).forEach((id, batchIndex) =>
-          result.push({ ...base, standard: 'erc1155', from: lower(args.from), to: lower(args.to), amount: (args.values as bigint[])[batchIndex], tokenId: id, batchIndex }),
-        );
+        for (const [batchIndex, id] of (args.ids as bigint[]).entries())
+          result.push({
+            ...base,
+            standard: 'erc1155',
+            from: lower(args.from),
+            to: lower(args.to),
+            amount: (args.values as bigint[])[batchIndex],
+            tokenId: id,
+            batchIndex,
+          });
       }
     }
   }
@@ -107,3 +159,7 @@ export function utcBuckets(seconds: number) {
     minute: `${day} ${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:00`,
   };
 }
+
+/** Reducers for bigint values (Math.min and Math.max take numbers only). */
+export const smallest = (a: bigint, b: bigint): bigint => (b < a ? b : a);
+export const largest = (a: bigint, b: bigint): bigint => (b > a ? b : a);

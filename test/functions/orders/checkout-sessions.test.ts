@@ -55,7 +55,11 @@ describe('POST /checkout-sessions and GET /checkout-sessions/{id}', () => {
   it('answers 404 for an unknown session and 400 for a malformed id', async () => {
     const unknown = await getSession('5e0f8a2b-9d4c-4f1e-8b3a-2c7d6e9f0a1b');
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ success: false, message: 'Checkout session 5e0f8a2b-9d4c-4f1e-8b3a-2c7d6e9f0a1b not found', statusCode: 404 });
+    expect(unknown.body).toEqual({
+      success: false,
+      message: 'Checkout session 5e0f8a2b-9d4c-4f1e-8b3a-2c7d6e9f0a1b not found',
+      statusCode: 404,
+    });
     const malformed = await getSession('abc');
     expect(malformed.status).toBe(400);
   });
@@ -121,7 +125,11 @@ describe('an order naming a checkout session', () => {
     const before = await tableSnapshot(table.name);
     const second = await postOrder(orderBody({ checkoutSessionId: session.id }));
     expect(second.status).toBe(409);
-    expect(second.body).toEqual({ success: false, message: `checkoutSessionId: checkout session ${session.id} already has an order`, statusCode: 409 });
+    expect(second.body).toEqual({
+      success: false,
+      message: `checkoutSessionId: checkout session ${session.id} already has an order`,
+      statusCode: 409,
+    });
     expect(await tableSnapshot(table.name)).toEqual(before);
   });
 
@@ -129,7 +137,9 @@ describe('an order naming a checkout session', () => {
     const session = (await postSession()).body.data;
     const ordersBefore = (await tableSnapshot(table.name)).filter((item) => item.entity === 'order').length;
     const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, index) => postOrder(orderBody({ checkoutSessionId: session.id, clientReferenceId: `racer-${index}` }))),
+      Array.from({ length: 50 }, (_, index) =>
+        postOrder(orderBody({ checkoutSessionId: session.id, clientReferenceId: `racer-${index}` })),
+      ),
     );
     const winners = responses.filter((response) => response.status === 200);
     expect(winners).toHaveLength(1);

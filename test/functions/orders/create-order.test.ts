@@ -10,23 +10,29 @@ const table = useTestTable('orders-create');
 
 type Mutation = (body: Record<string, any>) => any;
 
-const without = (field: string): Mutation => (body) => {
-  delete body[field];
-  return body;
-};
-const set = (path: string, value: unknown): Mutation => (body) => {
-  const keys = path.split('.');
-  let target = body;
-  for (const key of keys.slice(0, -1)) target = target[key];
-  if (value === undefined) delete target[keys[keys.length - 1]];
-  else target[keys[keys.length - 1]] = value;
-  return body;
-};
-const withOnramp = (field: string, value: unknown): Mutation => (body) => {
-  body.onramp = { ...onramp, [field]: value };
-  if (value === undefined) delete body.onramp[field];
-  return body;
-};
+const without =
+  (field: string): Mutation =>
+  (body) => {
+    delete body[field];
+    return body;
+  };
+const set =
+  (path: string, value: unknown): Mutation =>
+  (body) => {
+    const keys = path.split('.');
+    let target = body;
+    for (const key of keys.slice(0, -1)) target = target[key];
+    if (value === undefined) delete target[keys[keys.length - 1]];
+    else target[keys[keys.length - 1]] = value;
+    return body;
+  };
+const withOnramp =
+  (field: string, value: unknown): Mutation =>
+  (body) => {
+    body.onramp = { ...onramp, [field]: value };
+    if (value === undefined) delete body.onramp[field];
+    return body;
+  };
 
 /** [case, change to a valid body, the message that must name the field]. */
 const invalid: [string, Mutation, string][] = [
@@ -35,8 +41,16 @@ const invalid: [string, Mutation, string][] = [
   ),
   ['type other than swap', set('type', 'bridge'), 'type: must be "swap"'],
   ['recipientAddress too short', set('recipientAddress', '0x1234'), 'recipientAddress: must be an address'],
-  ['recipientAddress without 0x', set('recipientAddress', '70997970C51812dc3A010C7d01b50e0d17dc79C8'), 'recipientAddress: must be an address'],
-  ['recipientAddress with a non-hex digit', set('recipientAddress', '0x70997970C51812dc3A010C7d01b50e0d17dc79CG'), 'recipientAddress: must be an address'],
+  [
+    'recipientAddress without 0x',
+    set('recipientAddress', '70997970C51812dc3A010C7d01b50e0d17dc79C8'),
+    'recipientAddress: must be an address',
+  ],
+  [
+    'recipientAddress with a non-hex digit',
+    set('recipientAddress', '0x70997970C51812dc3A010C7d01b50e0d17dc79CG'),
+    'recipientAddress: must be an address',
+  ],
   ['recipientAddress a number', set('recipientAddress', 1234), 'recipientAddress: must be a string'],
   ['srcChain as a string', set('srcChain', '8453'), 'srcChain: must be a number'],
   ['srcChain zero', set('srcChain', 0), 'srcChain: must be a positive integer'],
@@ -69,10 +83,27 @@ const invalid: [string, Mutation, string][] = [
   ['token symbol empty', set('metadata.srcToken.symbol', ''), 'metadata.srcToken.symbol: must not be empty'],
   ['token name missing', set('metadata.dstToken.name', undefined), 'metadata.dstToken.name: is required'],
   ['token logoURI not a URL', set('metadata.srcToken.metadata.logoURI', 'logo'), 'metadata.srcToken.metadata.logoURI: must be a URL'],
-  ['token metadata unknown field', set('metadata.srcToken.metadata.color', 'red'), 'metadata.srcToken.metadata.color: is not an allowed field'],
+  [
+    'token metadata unknown field',
+    set('metadata.srcToken.metadata.color', 'red'),
+    'metadata.srcToken.metadata.color: is not an allowed field',
+  ],
   ['token unknown field', set('metadata.dstToken.priceUsd', 1), 'metadata.dstToken.priceUsd: is not an allowed field'],
-  ['same token on the same chain', (body) => ({ ...body, dstChain: 8453, dstTokenAddress: BASE_USDC.toLowerCase(), metadata: { ...body.metadata, dstToken: { ...body.metadata.srcToken } } }), 'dstTokenAddress: must differ from srcTokenAddress'],
-  ['clientReferenceId with a space', set('clientReferenceId', 'order 1'), 'clientReferenceId: may only contain letters, digits, hyphens and underscores'],
+  [
+    'same token on the same chain',
+    (body) => ({
+      ...body,
+      dstChain: 8453,
+      dstTokenAddress: BASE_USDC.toLowerCase(),
+      metadata: { ...body.metadata, dstToken: { ...body.metadata.srcToken } },
+    }),
+    'dstTokenAddress: must differ from srcTokenAddress',
+  ],
+  [
+    'clientReferenceId with a space',
+    set('clientReferenceId', 'order 1'),
+    'clientReferenceId: may only contain letters, digits, hyphens and underscores',
+  ],
   ['clientReferenceId of 256 characters', set('clientReferenceId', 'a'.repeat(256)), 'clientReferenceId: must be at most 255 characters'],
   ['clientReferenceId empty', set('clientReferenceId', ''), 'clientReferenceId: may only contain'],
   ['partnerId with a symbol', set('partnerId', 'partner!'), 'partnerId: must be 1 to 64 letters'],
@@ -112,13 +143,39 @@ describe('POST /orders validation', () => {
   });
 
   const accepted: [string, Mutation][] = [
-    ['token descriptor addresses in another letter case', (body) => set('metadata.srcToken.address', BASE_USDC.toLowerCase())(set('metadata.dstToken.address', MAINNET_USDC.toUpperCase().replace('0X', '0x'))(body))],
+    [
+      'token descriptor addresses in another letter case',
+      (body) =>
+        set(
+          'metadata.srcToken.address',
+          BASE_USDC.toLowerCase(),
+        )(set('metadata.dstToken.address', MAINNET_USDC.toUpperCase().replace('0X', '0x'))(body)),
+    ],
     ['a clientReferenceId of 255 characters', set('clientReferenceId', `${'a'.repeat(250)}-_Z09`)],
-    ['the local chains', (body) => ({ ...orderBody(), srcChain: 31337, dstChain: 1337, metadata: { srcToken: { ...body.metadata.srcToken, chainId: 31337 }, dstToken: { ...body.metadata.dstToken, chainId: 1337 } } })],
-    ['a swap between two tokens on one chain', (body) => ({ ...body, dstChain: 8453, dstTokenAddress: CREATOR, metadata: { ...body.metadata, dstToken: { ...body.metadata.dstToken, chainId: 8453, address: CREATOR } } })],
+    [
+      'the local chains',
+      (body) => ({
+        ...orderBody(),
+        srcChain: 31337,
+        dstChain: 1337,
+        metadata: { srcToken: { ...body.metadata.srcToken, chainId: 31337 }, dstToken: { ...body.metadata.dstToken, chainId: 1337 } },
+      }),
+    ],
+    [
+      'a swap between two tokens on one chain',
+      (body) => ({
+        ...body,
+        dstChain: 8453,
+        dstTokenAddress: CREATOR,
+        metadata: { ...body.metadata, dstToken: { ...body.metadata.dstToken, chainId: 8453, address: CREATOR } },
+      }),
+    ],
     ['an onramp with any assigned country (AX, Åland)', withOnramp('country', 'AX')],
     ['the stripe vendor', withOnramp('vendor', 'stripe')],
-    ['a token descriptor without metadata and with 0 decimals', set('metadata.dstToken', { chainId: 1, address: MAINNET_USDC, symbol: 'X', name: 'X', decimals: 0 })],
+    [
+      'a token descriptor without metadata and with 0 decimals',
+      set('metadata.dstToken', { chainId: 1, address: MAINNET_USDC, symbol: 'X', name: 'X', decimals: 0 }),
+    ],
   ];
 
   it.each(accepted)('accepts %s', async (_name, mutate) => {
@@ -129,7 +186,12 @@ describe('POST /orders validation', () => {
 
   const platform: [string, Record<string, string>, string | undefined, number][] = [
     ['a body that is not JSON', { 'content-type': 'application/json' }, '{"type": "swap",', 400],
-    ['a body over 64 KiB', { 'content-type': 'application/json' }, JSON.stringify(orderBody({ clientReferenceId: 'x'.repeat(70 * 1024) })), 413],
+    [
+      'a body over 64 KiB',
+      { 'content-type': 'application/json' },
+      JSON.stringify(orderBody({ clientReferenceId: 'x'.repeat(70 * 1024) })),
+      413,
+    ],
     ['a text/plain body', { 'content-type': 'text/plain' }, JSON.stringify(orderBody()), 415],
     ['a body without content type', {}, JSON.stringify(orderBody()), 415],
     ['no body at all', { 'content-type': 'application/json' }, undefined, 400],
@@ -159,10 +221,31 @@ describe('POST /orders creates the order', () => {
     expect(data.createdAt).toBeLessThanOrEqual(after);
     expect(data.expiredAt - data.createdAt).toBe(15 * 60_000);
     expect(data.status).toBe('scanning_deposit_transaction');
-    for (const field of ['type', 'recipientAddress', 'srcChain', 'dstChain', 'srcTokenAddress', 'dstTokenAddress', 'srcAmount', 'payload', 'metadata', 'clientReferenceId', 'creatorAddress']) {
+    for (const field of [
+      'type',
+      'recipientAddress',
+      'srcChain',
+      'dstChain',
+      'srcTokenAddress',
+      'dstTokenAddress',
+      'srcAmount',
+      'payload',
+      'metadata',
+      'clientReferenceId',
+      'creatorAddress',
+    ]) {
       expect(data[field], field).toEqual(body[field]);
     }
-    for (const field of ['partnerId', 'onrampMetadata', 'oneClickBuyUrl', 'processorPaymentIntentId', 'settlement', 'errorDetails', 'filledAt', 'receivedDepositAt']) {
+    for (const field of [
+      'partnerId',
+      'onrampMetadata',
+      'oneClickBuyUrl',
+      'processorPaymentIntentId',
+      'settlement',
+      'errorDetails',
+      'filledAt',
+      'receivedDepositAt',
+    ]) {
       expect(data[field], field).toBeNull();
     }
     expect(data.fee).toEqual({
@@ -260,7 +343,13 @@ describe('route table examples (the sam events)', () => {
       ['CreateCheckoutSession', 'Created checkout session successfully'],
     ] as const) {
       const route = routes.find((candidate) => candidate.id === id)!;
-      const response = await dispatch({ api: 'orders', method: route.method, url: route.path, headers: route.example.headers, body: JSON.stringify(route.example.body) });
+      const response = await dispatch({
+        api: 'orders',
+        method: route.method,
+        url: route.path,
+        headers: route.example.headers,
+        body: JSON.stringify(route.example.body),
+      });
       expect(response.statusCode, response.body).toBe(200);
       expect(JSON.parse(response.body).message).toBe(message);
     }

@@ -19,7 +19,12 @@ async function pendingExpiryIds(): Promise<string[]> {
   for (let shard = 0; shard < orderKeys.expiryShards; shard += 1) {
     const range = orderKeys.pendingExpiryRange(shard);
     const page = await db.send(
-      new QueryCommand({ TableName: table.name, IndexName: range.index, KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': range.pk } }),
+      new QueryCommand({
+        TableName: table.name,
+        IndexName: range.index,
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': range.pk },
+      }),
     );
     ids.push(...(page.Items ?? []).map((item) => String(item.id)));
   }
@@ -39,7 +44,11 @@ describe('order expiry', () => {
 
   it('is a scheduled job of its own', () => {
     const job = jobs.find((candidate) => candidate.handler === 'functions/orders/expire-orders.ts');
-    expect(job).toMatchObject({ perChain: false, schedule: expect.stringMatching(/^rate\(/), table: { read: true, write: ['UpdateItem'] } });
+    expect(job).toMatchObject({
+      perChain: false,
+      schedule: expect.stringMatching(/^rate\(/),
+      table: { read: true, write: ['UpdateItem'] },
+    });
   });
 
   it('persists expired for overdue waiting orders only, removes them from the sparse indexes, and expires their sessions', async () => {
@@ -51,7 +60,10 @@ describe('order expiry', () => {
     const deposited = (await postOrder(orderBody())).body.data;
     setClock(() => start + 60_000);
     const fresh = (await postOrder(orderBody())).body.data;
-    expect((await markDepositReceived(deposited.id, { transactionHash: `0x${'ab'.repeat(32)}`, amount: '25000000', receivedAt: start + 1000 })).applied).toBe(true);
+    expect(
+      (await markDepositReceived(deposited.id, { transactionHash: `0x${'ab'.repeat(32)}`, amount: '25000000', receivedAt: start + 1000 }))
+        .applied,
+    ).toBe(true);
 
     const sweepAt = overdue.expiredAt + 1;
     setClock(() => sweepAt);

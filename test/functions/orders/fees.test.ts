@@ -59,12 +59,22 @@ describe('standard fee from the indexed balance on the destination chain', () =>
 
   it('counts no balance when nothing is indexed for the recipient', async () => {
     const response = await postOrder(orderBody({ recipientAddress: newRecipient() }));
-    expect(response.body.data.fee).toMatchObject({ tokenToCheckBalance: FEE_TOKEN, recipientBalance: '0', serviceWhaleDiscountBps: 0, finalFeeBps: 80 });
+    expect(response.body.data.fee).toMatchObject({
+      tokenToCheckBalance: FEE_TOKEN,
+      recipientBalance: '0',
+      serviceWhaleDiscountBps: 0,
+      finalFeeBps: 80,
+    });
   });
 
   it('assumes 18 decimals when the token has no address item', async () => {
     const recipient = newRecipient();
-    await db.send(new PutCommand({ TableName: table.name, Item: { ...addressKeys.balance(10, recipient, OPTIMISM_FEE_TOKEN), kind: 'balance', value: whole(100_000n, 18).toString() } }));
+    await db.send(
+      new PutCommand({
+        TableName: table.name,
+        Item: { ...addressKeys.balance(10, recipient, OPTIMISM_FEE_TOKEN), kind: 'balance', value: whole(100_000n, 18).toString() },
+      }),
+    );
     const opUsdc = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
     const body = orderBody({ recipientAddress: recipient, dstChain: 10, dstTokenAddress: opUsdc });
     body.metadata.dstToken = { chainId: 10, address: opUsdc, symbol: 'USDC', name: 'USD Coin', decimals: 6 };
@@ -78,10 +88,20 @@ describe('standard fee from the indexed balance on the destination chain', () =>
     const toEthereum = await postOrder(orderBody({ recipientAddress: recipient }));
     expect(toEthereum.body.data.fee).toMatchObject({ tokenToCheckBalance: FEE_TOKEN, serviceWhaleDiscountBps: 0, finalFeeBps: 80 });
 
-    const body = orderBody({ recipientAddress: recipient, srcChain: 1, dstChain: 8453, srcTokenAddress: MAINNET_USDC, dstTokenAddress: orderBody().srcTokenAddress });
+    const body = orderBody({
+      recipientAddress: recipient,
+      srcChain: 1,
+      dstChain: 8453,
+      srcTokenAddress: MAINNET_USDC,
+      dstTokenAddress: orderBody().srcTokenAddress,
+    });
     body.metadata = { srcToken: orderBody().metadata.dstToken, dstToken: orderBody().metadata.srcToken };
     const toBase = await postOrder(body);
-    expect(toBase.body.data.fee).toMatchObject({ tokenToCheckBalance: BASE_FEE_TOKEN, recipientBalance: '2000000', serviceWhaleDiscountBps: 10000 });
+    expect(toBase.body.data.fee).toMatchObject({
+      tokenToCheckBalance: BASE_FEE_TOKEN,
+      recipientBalance: '2000000',
+      serviceWhaleDiscountBps: 10000,
+    });
   });
 
   it('gives no whale discount on a chain without a configured fee token', async () => {
@@ -91,7 +111,12 @@ describe('standard fee from the indexed balance on the destination chain', () =>
     const body = orderBody({ recipientAddress: recipient, dstChain: 137, dstTokenAddress: polygonToken });
     body.metadata.dstToken = { chainId: 137, address: polygonToken, symbol: 'USDC', name: 'USD Coin', decimals: 6 };
     const response = await postOrder(body);
-    expect(response.body.data.fee).toMatchObject({ tokenToCheckBalance: '0x0000000000000000000000000000000000000000', recipientBalance: '0', serviceWhaleDiscountBps: 0, finalFeeBps: 80 });
+    expect(response.body.data.fee).toMatchObject({
+      tokenToCheckBalance: '0x0000000000000000000000000000000000000000',
+      recipientBalance: '0',
+      serviceWhaleDiscountBps: 0,
+      finalFeeBps: 80,
+    });
   });
 });
 
@@ -104,7 +129,12 @@ describe('partner discount', () => {
   it('takes the partner discount off the service fee', async () => {
     const response = await postOrder(orderBody({ partnerId: 'partner-30', recipientAddress: newRecipient() }));
     expect(response.body.data.partnerId).toBe('partner-30');
-    expect(response.body.data.fee).toMatchObject({ serviceFeeBps: 80, serviceWhaleDiscountBps: 0, servicePartnerDiscountBps: 30, finalFeeBps: 50 });
+    expect(response.body.data.fee).toMatchObject({
+      serviceFeeBps: 80,
+      serviceWhaleDiscountBps: 0,
+      servicePartnerDiscountBps: 30,
+      finalFeeBps: 50,
+    });
   });
 
   it('combines the whale and partner discounts', async () => {

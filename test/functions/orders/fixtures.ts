@@ -21,7 +21,14 @@ export function orderBody(overrides: Record<string, unknown> = {}): Record<strin
     srcAmount: '25000000',
     payload: { expectedDstAmount: '24900000' },
     metadata: {
-      srcToken: { chainId: 8453, address: BASE_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6, metadata: { logoURI: 'https://example.com/usdc.png' } },
+      srcToken: {
+        chainId: 8453,
+        address: BASE_USDC,
+        symbol: 'USDC',
+        name: 'USD Coin',
+        decimals: 6,
+        metadata: { logoURI: 'https://example.com/usdc.png' },
+      },
       dstToken: { chainId: 1, address: MAINNET_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
     },
     ...overrides,
@@ -51,7 +58,30 @@ export async function storedOrder(tableName: string, id: string): Promise<Record
 }
 
 /** Writes what the ingest would (shared/ingest/records.ts): a holder's balance item and the token's address item. */
-export async function putIndexedBalance(tableName: string, chainId: number, holder: string, token: string, value: bigint, decimals: number) {
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...addressKeys.balance(chainId, holder, token), kind: 'balance', holder: holder.toLowerCase(), token, value: value.toString() } }));
-  await db.send(new PutCommand({ TableName: tableName, Item: { ...addressKeys.address(chainId, token), kind: 'address', address: token, tokenDecimals: decimals } }));
+export async function putIndexedBalance(
+  tableName: string,
+  chainId: number,
+  holder: string,
+  token: string,
+  value: bigint,
+  decimals: number,
+) {
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...addressKeys.balance(chainId, holder, token),
+        kind: 'balance',
+        holder: holder.toLowerCase(),
+        token,
+        value: value.toString(),
+      },
+    }),
+  );
+  await db.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: { ...addressKeys.address(chainId, token), kind: 'address', address: token, tokenDecimals: decimals },
+    }),
+  );
 }

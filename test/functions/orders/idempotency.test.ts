@@ -34,7 +34,11 @@ describe('Idempotency-Key on POST /orders', () => {
     const before = await tableSnapshot(table.name);
     const response = await postOrder(orderBody({ srcAmount: '26000000' }), { 'Idempotency-Key': key });
     expect(response.status).toBe(409);
-    expect(response.body).toEqual({ success: false, message: 'Idempotency-Key was already used with a different request body', statusCode: 409 });
+    expect(response.body).toEqual({
+      success: false,
+      message: 'Idempotency-Key was already used with a different request body',
+      statusCode: 409,
+    });
     expect(await tableSnapshot(table.name)).toEqual(before);
   });
 

@@ -67,7 +67,11 @@ describe('CORS preflight', () => {
       api,
       method: 'OPTIONS',
       url: concretePath(route),
-      headers: { origin: 'https://app.example', 'access-control-request-method': route.method, 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': route.method,
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');

@@ -24,7 +24,12 @@ describe('decodeRevertReason', () => {
 });
 
 describe('decodeTokenTransfers', () => {
-  const log = (abi: typeof erc20Abi | typeof erc721Abi | typeof erc1155Abi, eventName: string, args: Record<string, unknown>, data: Hex) => ({
+  const log = (
+    abi: typeof erc20Abi | typeof erc721Abi | typeof erc1155Abi,
+    eventName: string,
+    args: Record<string, unknown>,
+    data: Hex,
+  ) => ({
     address: token,
     topics: encodeEventTopics({ abi, eventName, args } as never) as Hex[],
     data,
@@ -32,13 +37,23 @@ describe('decodeTokenTransfers', () => {
 
   test('Transfer with 3 topics is ERC-20, with 4 topics ERC-721', () => {
     const erc20 = log(erc20Abi, 'Transfer', { from: alice, to: bob }, encodeAbiParameters([{ type: 'uint256' }], [1000n]));
-    expect(decodeTokenTransfers(erc20)).toEqual([{ standard: 'ERC-20', token, from: alice, to: bob, tokenId: null, amount: 1000n, batchIndex: 0, operator: null }]);
+    expect(decodeTokenTransfers(erc20)).toEqual([
+      { standard: 'ERC-20', token, from: alice, to: bob, tokenId: null, amount: 1000n, batchIndex: 0, operator: null },
+    ]);
     const erc721 = log(erc721Abi, 'Transfer', { from: alice, to: bob, tokenId: 7n }, '0x');
-    expect(decodeTokenTransfers(erc721)).toEqual([{ standard: 'ERC-721', token, from: alice, to: bob, tokenId: 7n, amount: 1n, batchIndex: 0, operator: null }]);
+    expect(decodeTokenTransfers(erc721)).toEqual([
+      { standard: 'ERC-721', token, from: alice, to: bob, tokenId: 7n, amount: 1n, batchIndex: 0, operator: null },
+    ]);
   });
 
   test('TransferBatch is flattened into one transfer per id, with its batch position', () => {
-    const data = encodeAbiParameters([{ type: 'uint256[]' }, { type: 'uint256[]' }], [[1n, 2n, 3n], [10n, 20n, 30n]]);
+    const data = encodeAbiParameters(
+      [{ type: 'uint256[]' }, { type: 'uint256[]' }],
+      [
+        [1n, 2n, 3n],
+        [10n, 20n, 30n],
+      ],
+    );
     const batch = log(erc1155Abi, 'TransferBatch', { operator: bob, from: alice, to: bob }, data);
     expect(decodeTokenTransfers(batch).map((t) => [t.standard, t.tokenId, t.amount, t.batchIndex, t.operator])).toEqual([
       ['ERC-1155', 1n, 10n, 0, bob],
@@ -49,7 +64,9 @@ describe('decodeTokenTransfers', () => {
 
   test('a log that only looks like a transfer, or another event, is no transfer', () => {
     expect(decodeTokenTransfers(log(erc20Abi, 'Transfer', { from: alice, to: bob }, '0x'))).toEqual([]);
-    expect(decodeTokenTransfers({ address: token, topics: ['0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925'], data: '0x' })).toEqual([]);
+    expect(
+      decodeTokenTransfers({ address: token, topics: ['0x8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925'], data: '0x' }),
+    ).toEqual([]);
   });
 });
 
@@ -57,7 +74,9 @@ describe('resolveTokenMetadata', () => {
   const document = { name: 'Thing #1', attributes: [{ trait_type: 'Colour', value: 'red' }] };
   test('data: URIs are resolved inline: base64, raw and percent-encoded JSON', () => {
     const expected = { status: 'resolved', metadataJson: JSON.stringify(document) };
-    expect(resolveTokenMetadata(`data:application/json;base64,${Buffer.from(JSON.stringify(document)).toString('base64')}`)).toEqual(expected);
+    expect(resolveTokenMetadata(`data:application/json;base64,${Buffer.from(JSON.stringify(document)).toString('base64')}`)).toEqual(
+      expected,
+    );
     expect(resolveTokenMetadata(`data:application/json;utf8,${JSON.stringify(document)}`)).toEqual(expected);
     expect(resolveTokenMetadata(`data:application/json,${encodeURIComponent(JSON.stringify(document))}`)).toEqual(expected);
   });

@@ -1,6 +1,11 @@
 import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_COMBINATION_SCAN_LIMIT, DEFAULT_FACTORY_ADDRESS, factoryAddress, loadCollectionsConfig } from '../../../shared/collections/config';
+import {
+  DEFAULT_COMBINATION_SCAN_LIMIT,
+  DEFAULT_FACTORY_ADDRESS,
+  factoryAddress,
+  loadCollectionsConfig,
+} from '../../../shared/collections/config';
 
 describe('collections configuration', () => {
   it('has documented defaults', () => {
@@ -12,7 +17,8 @@ describe('collections configuration', () => {
 
   it('reads a factory per chain (checksummed) and falls back to the default elsewhere', () => {
     const config = loadCollectionsConfig({
-      COLLECTION_FACTORY_ADDRESSES: '{"8453":"0x000000000000000000000000000000000000beef","1":"0xABCDEFABCDEFABCDEFABCDEFABCDEFABCDEFABCD"}',
+      COLLECTION_FACTORY_ADDRESSES:
+        '{"8453":"0x000000000000000000000000000000000000beef","1":"0xABCDEFABCDEFABCDEFABCDEFABCDEFABCDEFABCD"}',
       COLLECTION_FACTORY_NAME: 'BaseMintFactory',
       COLLECTION_COMBINATION_SCAN_LIMIT: '250',
     });

@@ -41,18 +41,49 @@ describe('combination planner', () => {
   });
 
   it('checks filters on entries: addresses in any case, other values exactly, missing values never match', () => {
-    const entry: ListEntry = { address: '0x01', creator: CREATOR.toLowerCase(), gameOwner: OWNER.toLowerCase(), symbol: 'ABC', chainId: 1, referrer: 'ref' };
+    const entry: ListEntry = {
+      address: '0x01',
+      creator: CREATOR.toLowerCase(),
+      gameOwner: OWNER.toLowerCase(),
+      symbol: 'ABC',
+      chainId: 1,
+      referrer: 'ref',
+    };
     expect(entryMatches(entry, [{ field: 'creator', value: CREATOR.toUpperCase().replace('0X', '0x') }])).toBe(true);
-    expect(entryMatches(entry, [{ field: 'gameOwner', value: OWNER }, { field: 'chainId', value: 1 }])).toBe(true);
+    expect(
+      entryMatches(entry, [
+        { field: 'gameOwner', value: OWNER },
+        { field: 'chainId', value: 1 },
+      ]),
+    ).toBe(true);
     expect(entryMatches(entry, [{ field: 'symbol', value: 'abc' }])).toBe(false);
     expect(entryMatches(entry, [{ field: 'chainId', value: 8453 }])).toBe(false);
     expect(entryMatches(entry, [{ field: 'gameId', value: 'g' }])).toBe(false);
-    expect(entryMatches(entry, [{ field: 'referrer', value: 'ref' }, { field: 'symbol', value: 'ABC' }])).toBe(true);
+    expect(
+      entryMatches(entry, [
+        { field: 'referrer', value: 'ref' },
+        { field: 'symbol', value: 'ABC' },
+      ]),
+    ).toBe(true);
   });
 
   it('a collection belongs to the unfiltered range and one range per filter value it has', () => {
-    const { entry, ranges } = listEntryOf({ predictedAddress: '0xAB', creator: CREATOR, gameOwner: OWNER, symbol: 'S', chainId: 5, gameId: 'g1' });
-    expect(entry).toEqual({ address: '0xab', creator: CREATOR.toLowerCase(), gameOwner: OWNER.toLowerCase(), symbol: 'S', chainId: 5, gameId: 'g1' });
+    const { entry, ranges } = listEntryOf({
+      predictedAddress: '0xAB',
+      creator: CREATOR,
+      gameOwner: OWNER,
+      symbol: 'S',
+      chainId: 5,
+      gameId: 'g1',
+    });
+    expect(entry).toEqual({
+      address: '0xab',
+      creator: CREATOR.toLowerCase(),
+      gameOwner: OWNER.toLowerCase(),
+      symbol: 'S',
+      chainId: 5,
+      gameId: 'g1',
+    });
     expect(ranges.map((range) => range.pk)).toEqual([
       'COLLECTIONS#ALL',
       `COLLECTIONS#creator#${CREATOR.toLowerCase()}`,

@@ -66,7 +66,10 @@ describe('salt and predicted address', () => {
   it('follows a configured factory and init-code hash', () => {
     const factory = '0x000000000000000000000000000000000000beef';
     const initCodeHash = `0x${'44'.repeat(32)}`;
-    const custom = loadCollectionsConfig({ COLLECTION_FACTORY_ADDRESSES: JSON.stringify({ 8453: factory }), COLLECTION_INIT_CODE_HASH: initCodeHash });
+    const custom = loadCollectionsConfig({
+      COLLECTION_FACTORY_ADDRESSES: JSON.stringify({ 8453: factory }),
+      COLLECTION_INIT_CODE_HASH: initCodeHash,
+    });
     const salt = collectionSalt(metadata, 8453, custom);
     expect(predictedAddressOf(metadata, 8453, custom)).toBe(
       getContractAddress({ opcode: 'CREATE2', from: factory, salt, bytecodeHash: initCodeHash as Hex }),
@@ -84,7 +87,12 @@ describe('salt and predicted address', () => {
 
 describe('signer recovery', () => {
   it('recovers the signer of the typed data', async () => {
-    const signature = await creator.signTypedData({ domain, types, primaryType: 'CollectionMetadata', message: collectionMessage(metadata) });
+    const signature = await creator.signTypedData({
+      domain,
+      types,
+      primaryType: 'CollectionMetadata',
+      message: collectionMessage(metadata),
+    });
     expect(await recoverCollectionSigner(metadata, 8453, signature, config)).toBe(creator.address);
     expect(await recoverCollectionSigner(metadata, 1, signature, config)).not.toBe(creator.address);
   });

@@ -22,7 +22,11 @@ db.middlewareStack.add(
     if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
     transactions += 1;
     if (!cancellationCodes) return next(args);
-    throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: cancellationCodes.map((Code) => ({ Code })) });
+    throw new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: cancellationCodes.map((Code) => ({ Code })),
+    });
   },
   { step: 'initialize', name: 'testConflicts', priority: 'high' },
 );

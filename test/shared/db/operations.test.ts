@@ -29,16 +29,24 @@ useTestTable('table-layer');
 const item = (pk: string, n: number): TableItem => ({ pk, sk: String(n).padStart(6, '0'), n });
 const range = (pk: string) => ({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
 
-type Fault = (commandName: string, input: any) => 'pass' | { respond: unknown } | { passPart: (input: any) => { input: any; leftover: unknown } };
+type Fault = (
+  commandName: string,
+  input: any,
+) => 'pass' | { respond: unknown } | { passPart: (input: any) => { input: any; leftover: unknown } };
 let fault: Fault | undefined;
 const sentSizes: Record<string, number[]> = {};
+const record = (name: string, size: number) => {
+  sentSizes[name] ??= [];
+  sentSizes[name].push(size);
+};
 
 db.middlewareStack.add(
   (next, context) => async (args) => {
     const name = context.commandName ?? '';
     const input = args.input as any;
-    if (name === 'BatchWriteItemCommand') (sentSizes[name] ??= []).push(Object.values(input.RequestItems as Record<string, unknown[]>)[0]!.length);
-    if (name === 'BatchGetItemCommand') (sentSizes[name] ??= []).push((Object.values(input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!).Keys.length);
+    if (name === 'BatchWriteItemCommand') record(name, Object.values(input.RequestItems as Record<string, unknown[]>)[0]!.length);
+    if (name === 'BatchGetItemCommand')
+      record(name, Object.values(input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!.Keys.length);
     const decision = fault?.(name, input) ?? 'pass';
     if (decision === 'pass') return next(args);
     if ('respond' in decision) throw decision.respond;
@@ -97,7 +105,10 @@ describe('writeItems and batchGetItems', () => {
       return {
         passPart: (input) => {
           const [table, request] = Object.entries(input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!;
-          return { input: { ...input, RequestItems: { [table]: { ...request, Keys: request.Keys.slice(0, 2) } } }, leftover: { [table]: { Keys: request.Keys.slice(2) } } };
+          return {
+            input: { ...input, RequestItems: { [table]: { ...request, Keys: request.Keys.slice(0, 2) } } },
+            leftover: { [table]: { Keys: request.Keys.slice(2) } },
+          };
         },
       };
     };
@@ -139,19 +150,41 @@ describe('reads of a key range', () => {
   it('countItems counts the range, within a bound on items read', async () => {
     await writeItems({ put: Array.from({ length: 12 }, (_, n) => item('count', n)) });
     expect(await countItems({ ...range('count'), ConsistentRead: true })).toEqual({ count: 12, scanned: 12, complete: true });
-    expect(await countItems({ ...range('count'), ConsistentRead: true }, { maxRead: 5 })).toEqual({ count: 5, scanned: 5, complete: false });
+    expect(await countItems({ ...range('count'), ConsistentRead: true }, { maxRead: 5 })).toEqual({
+      count: 5,
+      scanned: 5,
+      complete: false,
+    });
   });
 });
 
 describe('conditional writes', () => {
   it('putItem, updateItem and deleteItem report a failed condition instead of throwing', async () => {
     const key = { pk: 'conditional', sk: 'one' };
-    expect(await putItem({ Item: { ...key, v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' })).toEqual({ applied: true, attributes: undefined });
+    expect(await putItem({ Item: { ...key, v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' })).toEqual({
+      applied: true,
+      attributes: undefined,
+    });
     expect(await putItem({ Item: { ...key, v: 2 }, ConditionExpression: 'attribute_not_exists(pk)' })).toEqual({ applied: false });
-    const updated = await updateItem({ Key: key, UpdateExpression: 'SET v = :v', ConditionExpression: 'v = :old', ExpressionAttributeValues: { ':v': 3, ':old': 1 }, ReturnValues: 'ALL_NEW' });
+    const updated = await updateItem({
+      Key: key,
+      UpdateExpression: 'SET v = :v',
+      ConditionExpression: 'v = :old',
+      ExpressionAttributeValues: { ':v': 3, ':old': 1 },
+      ReturnValues: 'ALL_NEW',
+    });
     expect(updated).toEqual({ applied: true, attributes: { ...key, v: 3 } });
-    expect(await updateItem({ Key: key, UpdateExpression: 'SET v = :v', ConditionExpression: 'v = :old', ExpressionAttributeValues: { ':v': 4, ':old': 1 } })).toEqual({ applied: false });
-    expect(await deleteItem({ Key: key, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 1 } })).toEqual({ applied: false });
+    expect(
+      await updateItem({
+        Key: key,
+        UpdateExpression: 'SET v = :v',
+        ConditionExpression: 'v = :old',
+        ExpressionAttributeValues: { ':v': 4, ':old': 1 },
+      }),
+    ).toEqual({ applied: false });
+    expect(await deleteItem({ Key: key, ConditionExpression: 'v = :v', ExpressionAttributeValues: { ':v': 1 } })).toEqual({
+      applied: false,
+    });
     expect(await getItem(key, { consistent: true })).toEqual({ ...key, v: 3 });
     expect((await deleteItem({ Key: key })).applied).toBe(true);
     expect(await getItem(key, { consistent: true })).toBeUndefined();
@@ -160,7 +193,11 @@ describe('conditional writes', () => {
 
 describe('transactWrite', () => {
   const conflict = () =>
-    new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] });
+    new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+    });
 
   it('commits all or nothing and names the failed condition by position', async () => {
     const a = { pk: 'tx', sk: 'a' };
@@ -178,7 +215,9 @@ describe('transactWrite', () => {
     let conflicts = 0;
     fault = (name) => (name === 'TransactWriteItemsCommand' && conflicts++ < 2 ? { respond: conflict() } : 'pass');
     const key = { pk: 'tx', sk: 'counter' };
-    const outcome = await transactWrite([{ Update: { Key: key, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } }]);
+    const outcome = await transactWrite([
+      { Update: { Key: key, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } },
+    ]);
     expect(outcome).toEqual({ committed: true });
     expect(conflicts).toBe(3);
     expect(await getItem(key, { consistent: true })).toEqual({ ...key, n: 1 });
@@ -193,7 +232,11 @@ describe('measureTable', () => {
     expect(written.usage.writeUnits).toBe(8);
 
     const { usage } = await measureTable(async () => {
-      await queryPage({ ...range('measured'), FilterExpression: 'n < :three', ExpressionAttributeValues: { ':pk': 'measured', ':three': 3 } });
+      await queryPage({
+        ...range('measured'),
+        FilterExpression: 'n < :three',
+        ExpressionAttributeValues: { ':pk': 'measured', ':three': 3 },
+      });
       await batchGetItems([items[0]!, { pk: 'measured', sk: 'none' }]);
       await getItem(items[1]!);
     });

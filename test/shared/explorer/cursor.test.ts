@@ -23,7 +23,13 @@ import type { BalanceListingRecord } from '../../../shared/table/records';
 
 const HOLDER = '0x00000000000000000000000000000000000000aa';
 
-function listing(value: bigint, standard: TokenStandard & BalanceListingRecord['tokenStandard'], tokenName: string, token: string, tokenId: string | null = null): Stored<BalanceListingRecord> {
+function listing(
+  value: bigint,
+  standard: TokenStandard & BalanceListingRecord['tokenStandard'],
+  tokenName: string,
+  token: string,
+  tokenId: string | null = null,
+): Stored<BalanceListingRecord> {
   return {
     pk: addressKeys.balancesByValue(1, HOLDER, 'ALL').pk,
     sk: addressKeys.balanceByValueSortKey(value, standard, tokenName, token, tokenId),
@@ -64,11 +70,17 @@ describe('token balances (E1)', () => {
     const sk = addressKeys.balanceByValueSortKey(5n, 'ERC-1155', 'Demo Multi', token(1), '7');
     expect(sk.startsWith(`${tokenBalanceBound(5n, 'ERC-1155', 'Demo Multi')}#`)).toBe(true);
     const long = 'x'.repeat(100);
-    expect(addressKeys.balanceByValueSortKey(5n, 'ERC-20', long, token(1)).startsWith(`${tokenBalanceBound(5n, 'ERC-20', long)}#`)).toBe(true);
-    expect(tokenBalanceStart({ value: 5, token_type: 'ERC-1155', token_name: 'Demo Multi' })).toEqual({ bound: tokenBalanceBound(5n, 'ERC-1155', 'Demo Multi') });
+    expect(addressKeys.balanceByValueSortKey(5n, 'ERC-20', long, token(1)).startsWith(`${tokenBalanceBound(5n, 'ERC-20', long)}#`)).toBe(
+      true,
+    );
+    expect(tokenBalanceStart({ value: 5, token_type: 'ERC-1155', token_name: 'Demo Multi' })).toEqual({
+      bound: tokenBalanceBound(5n, 'ERC-1155', 'Demo Multi'),
+    });
     // A token without a name is listed under '': a cursor sends its name as null (left out, or "null").
     expect(tokenBalanceStart({ value: 5, token_type: 'ERC-20' })).toEqual({ bound: tokenBalanceBound(5n, 'ERC-20', '') });
-    expect(tokenBalanceStart({ value: 5, token_type: 'ERC-20', token_name: 'null' })).toEqual({ bound: tokenBalanceBound(5n, 'ERC-20', '') });
+    expect(tokenBalanceStart({ value: 5, token_type: 'ERC-20', token_name: 'null' })).toEqual({
+      bound: tokenBalanceBound(5n, 'ERC-20', ''),
+    });
     expect(tokenBalanceStart({ value: 5 })).toEqual({});
   });
 
@@ -81,14 +93,20 @@ describe('token balances (E1)', () => {
       const { page, cursor } = cutTokenBalancesPage(read, false, pageSize);
       pages.push(page);
       if (!cursor) return pages;
-      const { bound } = tokenBalanceStart({ value: Number(JSON.stringify(cursor.value)), token_type: cursor.token_type, token_name: cursor.token_name ?? undefined });
+      const { bound } = tokenBalanceStart({
+        value: Number(JSON.stringify(cursor.value)),
+        token_type: cursor.token_type,
+        token_name: cursor.token_name ?? undefined,
+      });
       remaining = items.filter((item) => item.sk < bound!);
       if (pages.length > 20) throw new Error('no progress');
     }
   }
 
   it('pages distinct values above 2^53 without gap or repeat', () => {
-    const items = newestFirst(Array.from({ length: 11 }, (_, k) => listing(10n ** 21n + BigInt(k) * 1_000_000n, 'ERC-20', `Token ${k}`, token(k))));
+    const items = newestFirst(
+      Array.from({ length: 11 }, (_, k) => listing(10n ** 21n + BigInt(k) * 1_000_000n, 'ERC-20', `Token ${k}`, token(k))),
+    );
     const pages = walk(items, 5);
     expect(pages.map((page) => page.length)).toEqual([5, 5, 1]);
     expect(pages.flat()).toEqual(items);
@@ -155,11 +173,15 @@ describe('the other ranges', () => {
   it('bound each next page at the sort key of the last item served', () => {
     expect(transactionStart({ block_number: 12, index: 3 })).toEqual({ bound: transactionKeys.sortKey(12, 3) });
     expect(transactionStart({ block_number: 12 })).toEqual({});
-    expect(internalTransactionStart({ block_number: 12, transaction_index: 3, index: 4 })).toEqual({ bound: addressKeys.internalTransactionSortKey(12, 3, 4) });
+    expect(internalTransactionStart({ block_number: 12, transaction_index: 3, index: 4 })).toEqual({
+      bound: addressKeys.internalTransactionSortKey(12, 3, 4),
+    });
     expect(internalTransactionStart({ block_number: 12, index: 4 })).toEqual({});
     expect(withdrawalStart({ index: 77 })).toEqual({ bound: addressKeys.withdrawalSortKey(77) });
     expect(withdrawalStart({})).toEqual({});
-    expect(nftCollectionStart({ token_type: 'ERC-1155', token_contract_address_hash: '0xab' })).toEqual({ bound: addressKeys.nftCollectionSortKey('ERC-1155', '0xab') });
+    expect(nftCollectionStart({ token_type: 'ERC-1155', token_contract_address_hash: '0xab' })).toEqual({
+      bound: addressKeys.nftCollectionSortKey('ERC-1155', '0xab'),
+    });
     expect(nftCollectionStart({ token_type: 'ERC-1155' })).toEqual({});
   });
 });

@@ -49,7 +49,20 @@ describe('compareSortKeys', () => {
 
 describe('E1 with two standards: two ranges merged in DynamoDB order', () => {
   const holder = address('holder');
-  const names = [FULLWIDTH_TILDE, GRINNING_FACE, '\uE000', '\u{10000}', 'A', 'z', '\u00E9', '\uFFFD', '\u{1F4A9}', `x${FULLWIDTH_TILDE}`, `x${GRINNING_FACE}`, ''];
+  const names = [
+    FULLWIDTH_TILDE,
+    GRINNING_FACE,
+    '\uE000',
+    '\u{10000}',
+    'A',
+    'z',
+    '\u00E9',
+    '\uFFFD',
+    '\u{1F4A9}',
+    `x${FULLWIDTH_TILDE}`,
+    `x${GRINNING_FACE}`,
+    '',
+  ];
   interface Balance {
     token: string;
     standard: IndexedTokenStandard;
@@ -62,20 +75,46 @@ describe('E1 with two standards: two ranges merged in DynamoDB order', () => {
   // name), the others on distinct values: more than a page of the two standards. ERC-1155 ids the
   // filter leaves out.
   for (let i = 0; i < 36; i += 1) {
-    balances.push({ token: address(`erc20 ${i}`), standard: 'ERC-20', name: i < names.length ? names[i] : `token ${i}`, value: i < names.length ? 7n : BigInt(i), tokenId: null });
+    balances.push({
+      token: address(`erc20 ${i}`),
+      standard: 'ERC-20',
+      name: i < names.length ? names[i] : `token ${i}`,
+      value: i < names.length ? 7n : BigInt(i),
+      tokenId: null,
+    });
   }
   for (let i = 0; i < 24; i += 1) {
-    balances.push({ token: address(`erc721 ${i}`), standard: 'ERC-721', name: i < names.length ? names[(i + 5) % names.length] : `nft ${i}`, value: i < names.length ? 7n : BigInt(i), tokenId: null });
+    balances.push({
+      token: address(`erc721 ${i}`),
+      standard: 'ERC-721',
+      name: i < names.length ? names[(i + 5) % names.length] : `nft ${i}`,
+      value: i < names.length ? 7n : BigInt(i),
+      tokenId: null,
+    });
   }
   const multi = address('erc1155');
-  for (let id = 1n; id <= 6n; id += 1n) balances.push({ token: multi, standard: 'ERC-1155', name: 'Multi', value: id === 3n ? 7n : id * 5n, tokenId: id });
+  for (let id = 1n; id <= 6n; id += 1n)
+    balances.push({ token: multi, standard: 'ERC-1155', name: 'Multi', value: id === 3n ? 7n : id * 5n, tokenId: id });
 
   async function write(): Promise<void> {
     const state = new StateWriter(CHAIN_ID);
     for (const token of new Map(balances.map((b) => [b.token, b])).values()) {
-      await state.updateAddress({ address: token.token, token: { type: token.standard, name: token.name, symbol: null, decimals: token.standard === 'ERC-20' ? 18 : null, totalSupply: null } }, 1);
+      await state.updateAddress(
+        {
+          address: token.token,
+          token: {
+            type: token.standard,
+            name: token.name,
+            symbol: null,
+            decimals: token.standard === 'ERC-20' ? 18 : null,
+            totalSupply: null,
+          },
+        },
+        1,
+      );
     }
-    for (const b of balances) await state.setBalance({ holder, token: b.token, standard: b.standard, tokenId: b.tokenId }, b.value, 1, b.name);
+    for (const b of balances)
+      await state.setBalance({ holder, token: b.token, standard: b.standard, tokenId: b.tokenId }, b.value, 1, b.name);
   }
 
   async function pages(type?: string): Promise<{ items: any[]; calls: TableUsage['calls'] }[]> {
@@ -83,8 +122,11 @@ describe('E1 with two standards: two ranges merged in DynamoDB order', () => {
     let next: Record<string, unknown> | null = {};
     while (next) {
       const search = new URLSearchParams();
-      for (const [key, value] of Object.entries({ ...(type ? { type } : {}), ...next })) if (value !== null && value !== undefined) search.append(key, String(value));
-      const { result: response, usage } = await measureTable(() => requestJson('base', 'GET', `/explorer/addresses/${getAddress(holder)}/tokens?${search}`));
+      for (const [key, value] of Object.entries({ ...(type ? { type } : {}), ...next }))
+        if (value !== null && value !== undefined) search.append(key, String(value));
+      const { result: response, usage } = await measureTable(() =>
+        requestJson('base', 'GET', `/explorer/addresses/${getAddress(holder)}/tokens?${search}`),
+      );
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       result.push({ items: response.body.items, calls: usage.calls });
       if (result.length > 10) throw new Error('the cursor does not advance');
@@ -117,9 +159,14 @@ describe('E1 with two standards: two ranges merged in DynamoDB order', () => {
       }
     }
     // One standard, or all three: one range, one Query a page.
-    for (const [type, standards] of [['ERC-721', ['ERC-721']], ['ERC-20,ERC-721,ERC-1155', ['ERC-20', 'ERC-721', 'ERC-1155']]] as const) {
+    for (const [type, standards] of [
+      ['ERC-721', ['ERC-721']],
+      ['ERC-20,ERC-721,ERC-1155', ['ERC-20', 'ERC-721', 'ERC-1155']],
+    ] as const) {
       const one = await pages(type);
-      expect(one.flatMap((page) => page.items).map(keyOf)).toEqual(all.filter((item) => (standards as readonly string[]).includes(item.token.type)).map(keyOf));
+      expect(one.flatMap((page) => page.items).map(keyOf)).toEqual(
+        all.filter((item) => (standards as readonly string[]).includes(item.token.type)).map(keyOf),
+      );
       for (const page of one) expect(page.calls.QueryCommand).toBe(1);
     }
   });

@@ -22,7 +22,9 @@ describe('parseTokenTypes', () => {
 
 describe('query and path values', () => {
   it('lowercases addresses for keys', () => {
-    expect(v.parse(addressPath, { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' })).toEqual({ address_hash: '0xd8da6bf26964af9d7eed9e03e53415d37aa96045' });
+    expect(v.parse(addressPath, { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' })).toEqual({
+      address_hash: '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
+    });
     expect(v.parse(tokenTransfersQuery, { token: '0xD8DA6BF26964AF9D7EED9E03E53415D37AA96045', filter: 'to', type: '[ERC-20]' })).toEqual({
       token: '0xd8da6bf26964af9d7eed9e03e53415d37aa96045',
       filter: 'to',
@@ -31,7 +33,11 @@ describe('query and path values', () => {
   });
 
   it('reads cursor numbers, including a value printed with an exponent whose + arrived as a space', () => {
-    expect(v.parse(transactionsQuery, { block_number: '12', index: '0', items_count: '50' })).toEqual({ block_number: 12, index: 0, items_count: 50 });
+    expect(v.parse(transactionsQuery, { block_number: '12', index: '0', items_count: '50' })).toEqual({
+      block_number: 12,
+      index: 0,
+      items_count: 50,
+    });
     expect(v.parse(tokenBalancesQuery, { value: '1.2e+21' }).value).toBe(1.2e21);
     expect(v.parse(tokenBalancesQuery, { value: '1.2e 21' }).value).toBe(1.2e21);
     expect(v.parse(tokenBalancesQuery, { value: '95' }).value).toBe(95);

@@ -60,7 +60,11 @@ describe('address and token objects', () => {
       ens_domain_name: null,
       metadata: null,
     });
-    expect(addressObject(EOA, details)).toMatchObject({ hash: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', is_contract: false, name: null });
+    expect(addressObject(EOA, details)).toMatchObject({
+      hash: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+      is_contract: false,
+      name: null,
+    });
   });
 
   it('fills the token object from the address item, and from the transfer standard when it is missing', () => {
@@ -78,7 +82,14 @@ describe('address and token objects', () => {
       exchange_rate: null,
       total_supply: '1000',
     });
-    expect(tokenObject(EOA, 'ERC-721', details)).toMatchObject({ name: null, decimals: null, symbol: null, type: 'ERC-721', holders: '0', total_supply: null });
+    expect(tokenObject(EOA, 'ERC-721', details)).toMatchObject({
+      name: null,
+      decimals: null,
+      symbol: null,
+      type: 'ERC-721',
+      holders: '0',
+      total_supply: null,
+    });
   });
 });
 
@@ -97,11 +108,35 @@ describe('NFT instances', () => {
   });
 
   it('counts an ERC-721 collection by tokens held and an ERC-1155 one by distinct ids', () => {
-    const base: NftCollectionRecord = { kind: 'nftCollection', chainId: 1, holder: EOA, contract: TOKEN, tokenStandard: 'ERC-721', amount: '12', instances: [], updatedAtBlock: 1 };
-    const embedded = (tokenId: string) => ({ tokenId, value: '5', tokenUri: null, metadataStatus: 'none' as const, metadataJson: null, omitted: false });
+    const base: NftCollectionRecord = {
+      kind: 'nftCollection',
+      chainId: 1,
+      holder: EOA,
+      contract: TOKEN,
+      tokenStandard: 'ERC-721',
+      amount: '12',
+      instances: [],
+      updatedAtBlock: 1,
+    };
+    const embedded = (tokenId: string) => ({
+      tokenId,
+      value: '5',
+      tokenUri: null,
+      metadataStatus: 'none' as const,
+      metadataJson: null,
+      omitted: false,
+    });
     expect(collectionAmount(base)).toBe('12');
     expect(collectionAmount({ ...base, tokenStandard: 'ERC-1155', amount: '15', instances: [embedded('2'), embedded('1')] })).toBe('2');
-    expect(collectionAmount({ ...base, tokenStandard: 'ERC-1155', amount: '150', instances: [embedded('2')], distinctTokenIds: 30 } as NftCollectionRecord)).toBe('30');
+    expect(
+      collectionAmount({
+        ...base,
+        tokenStandard: 'ERC-1155',
+        amount: '150',
+        instances: [embedded('2')],
+        distinctTokenIds: 30,
+      } as NftCollectionRecord),
+    ).toBe('30');
   });
 });
 
@@ -144,9 +179,17 @@ describe('internal transactions', () => {
       traceAddress: [0],
     };
     const call = internalTransactionItem(base, emptyDetails());
-    expect(call).toMatchObject({ type: 'delegatecall', gas_limit: '5000', timestamp: '2024-01-01T00:00:00.000000Z', created_contract: null });
+    expect(call).toMatchObject({
+      type: 'delegatecall',
+      gas_limit: '5000',
+      timestamp: '2024-01-01T00:00:00.000000Z',
+      created_contract: null,
+    });
     expect(() => v.parse(internalTransactionSchema, call)).not.toThrow();
-    const creation = internalTransactionItem({ ...base, type: 'create2', callType: null, to: null, createdContract: TOKEN }, emptyDetails());
+    const creation = internalTransactionItem(
+      { ...base, type: 'create2', callType: null, to: null, createdContract: TOKEN },
+      emptyDetails(),
+    );
     expect(creation).toMatchObject({ type: 'create2', to: null, created_contract: { hash: '0x5FbDB2315678afecb367f032d93F642f64180aa3' } });
   });
 });

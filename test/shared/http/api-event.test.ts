@@ -19,7 +19,13 @@ describe('buildApiEvent', () => {
     });
     expect(event.routeKey).toBe('GET /collections/{predictedAddress}');
     expect(event.requestContext.routeKey).toBe(event.routeKey);
-    expect(event.requestContext.http).toEqual({ method: 'GET', path: '/collections/0xabc', protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'sdk/1.0' });
+    expect(event.requestContext.http).toEqual({
+      method: 'GET',
+      path: '/collections/0xabc',
+      protocol: 'HTTP/1.1',
+      sourceIp: '203.0.113.9',
+      userAgent: 'sdk/1.0',
+    });
     expect(event.headers).toEqual({ host: 'collections.localhost', 'user-agent': 'sdk/1.0', 'x-trace': 't' });
     expect(event.queryStringParameters).toEqual({ chainId: '1,137' });
     expect(event.rawQueryString).toBe('chainId=1&chainId=137');
@@ -61,7 +67,10 @@ describe('query helpers', () => {
   });
 
   it('gives repeatable keys arrays and every other key one string', () => {
-    expect(queryForValidation('chain_id=1&chain_id=137&page=2&page=3', { chain_id: '1,137' }, ['chain_id'])).toEqual({ chain_id: ['1', '137'], page: '2,3' });
+    expect(queryForValidation('chain_id=1&chain_id=137&page=2&page=3', { chain_id: '1,137' }, ['chain_id'])).toEqual({
+      chain_id: ['1', '137'],
+      page: '2,3',
+    });
   });
 
   it('falls back to queryStringParameters for an event without rawQueryString', () => {

@@ -14,7 +14,9 @@ const addressHash = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'Invalid a
 const integerString = v.pipe(v.string(), v.regex(/^\d+$/, 'Invalid integer'), v.transform(Number));
 
 /** An explorer-style route: a path parameter and a strict query object. */
-function explorerRoute(handle = vi.fn(async (request: { path: unknown; query: unknown }) => ({ body: { path: request.path, query: request.query } }))) {
+function explorerRoute(
+  handle = vi.fn(async (request: { path: unknown; query: unknown }) => ({ body: { path: request.path, query: request.query } })),
+) {
   const handler = httpHandler({
     group: 'explorer',
     path: v.object({ address_hash: addressHash }),
@@ -26,7 +28,9 @@ function explorerRoute(handle = vi.fn(async (request: { path: unknown; query: un
 
 /** An insights-style route with a repeatable parameter. */
 function insightsRoute() {
-  const handle = vi.fn(async (request: { query: unknown; headers: Record<string, string | undefined> }) => ({ body: { query: request.query } }));
+  const handle = vi.fn(async (request: { query: unknown; headers: Record<string, string | undefined> }) => ({
+    body: { query: request.query },
+  }));
   const handler = httpHandler({
     group: 'insights',
     query: v.object({
@@ -48,12 +52,21 @@ function bodyRoute(group: 'orders' | 'collections' | 'insights' | 'explorer') {
   return { handler: httpHandler({ group, body: orderBody, handle }), handle };
 }
 
-const explorerPath = (address: string) => ({ rawPath: `/explorer/addresses/${address}/token-transfers`, pathParameters: { address_hash: address } });
+const explorerPath = (address: string) => ({
+  rawPath: `/explorer/addresses/${address}/token-transfers`,
+  pathParameters: { address_hash: address },
+});
 
 describe('requests reaching a handler', () => {
   it('lowercases header names before the handler sees them', async () => {
     const seen: Record<string, string | undefined>[] = [];
-    const handler = httpHandler({ group: 'collections', handle: async ({ headers }) => (seen.push(headers), { body: {} }) });
+    const handler = httpHandler({
+      group: 'collections',
+      handle: async ({ headers }) => {
+        seen.push(headers);
+        return { body: {} };
+      },
+    });
     const input = event({ api: 'collections', rawPath: '/collections' });
     input.headers = { 'X-Client-Name': 'sdk', 'Accept-Language': 'en' };
     const answer = await invoke(handler, input);
@@ -102,8 +115,16 @@ describe('validation failures in each group format, before the handler body runs
     const answer = await invoke(handler, event({ ...explorerPath('0x123'), rawQueryString: 'filter=sideways' }));
     expectGroupError('explorer', answer, 422);
     expect(answer.body.errors).toHaveLength(2);
-    expect(answer.body.errors).toContainEqual({ title: 'Invalid value', source: { pointer: '/address_hash_param' }, detail: 'Invalid address hash' });
-    expect(answer.body.errors).toContainEqual({ title: 'Invalid value', source: { pointer: '/filter' }, detail: expect.stringContaining('sideways') });
+    expect(answer.body.errors).toContainEqual({
+      title: 'Invalid value',
+      source: { pointer: '/address_hash_param' },
+      detail: 'Invalid address hash',
+    });
+    expect(answer.body.errors).toContainEqual({
+      title: 'Invalid value',
+      source: { pointer: '/filter' },
+      detail: expect.stringContaining('sideways'),
+    });
     expect(handle).not.toHaveBeenCalled();
   });
 
@@ -129,7 +150,10 @@ describe('validation failures in each group format, before the handler body runs
 
   it('insights: 400 {"error"} naming every failing parameter', async () => {
     const { handler, handle } = insightsRoute();
-    const answer = await invoke(handler, event({ rawPath: '/insights/v1/blocks', rawQueryString: 'chain_id=1&chain_id=abc&sort_order=up' }));
+    const answer = await invoke(
+      handler,
+      event({ rawPath: '/insights/v1/blocks', rawQueryString: 'chain_id=1&chain_id=abc&sort_order=up' }),
+    );
     const message = expectGroupError('insights', answer, 400);
     expect(message).toContain('chain_id');
     expect(message).toContain('sort_order');
@@ -251,11 +275,20 @@ describe('CORS', () => {
 
 describe('JSON request bodies', () => {
   const post = (group: 'orders' | 'collections' | 'insights' | 'explorer', body: string | undefined, contentType?: string) =>
-    event({ api: group === 'orders' || group === 'collections' ? group : 'base', method: 'POST', rawPath: '/orders', headers: contentType ? { 'Content-Type': contentType } : {}, body });
+    event({
+      api: group === 'orders' || group === 'collections' ? group : 'base',
+      method: 'POST',
+      rawPath: '/orders',
+      headers: contentType ? { 'Content-Type': contentType } : {},
+      body,
+    });
 
   it('parses a JSON body and hands it to the handler', async () => {
     const { handler } = bodyRoute('orders');
-    const answer = await invoke(handler, post('orders', JSON.stringify({ type: 'swap', srcAmount: '1000' }), 'application/json; charset=utf-8'));
+    const answer = await invoke(
+      handler,
+      post('orders', JSON.stringify({ type: 'swap', srcAmount: '1000' }), 'application/json; charset=utf-8'),
+    );
     expect(answer.status).toBe(201);
     expect(answer.body).toEqual({ received: { type: 'swap', srcAmount: '1000' } });
   });
@@ -273,7 +306,9 @@ describe('JSON request bodies', () => {
       const valid = JSON.stringify({ type: 'swap', srcAmount: '1' });
       expect(expectGroupError(group, await invoke(handler, post(group, valid, 'text/plain')), 415)).toMatch(/application\/json/);
       expect(expectGroupError(group, await invoke(handler, post(group, valid)), 415)).toMatch(/application\/json/);
-      expect(expectGroupError(group, await invoke(handler, post(group, '{"type": "swap",', 'application/json')), 400)).toMatch(/not valid JSON/);
+      expect(expectGroupError(group, await invoke(handler, post(group, '{"type": "swap",', 'application/json')), 400)).toMatch(
+        /not valid JSON/,
+      );
       expect(expectGroupError(group, await invoke(handler, post(group, undefined, 'application/json')), 400)).toMatch(/not valid JSON/);
       const large = JSON.stringify({ type: 'swap', srcAmount: '1', padding: 'x'.repeat(MAX_BODY_BYTES) });
       expect(expectGroupError(group, await invoke(handler, post(group, large, 'application/json')), 413)).toContain(String(MAX_BODY_BYTES));

@@ -77,7 +77,9 @@ describe('an inherited name as a body field of a write route', () => {
   });
   for (const route of writes) {
     const example = JSON.stringify(route.example.body);
-    const nestedKey = Object.entries(route.example.body as Record<string, unknown>).find(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value))?.[0];
+    const nestedKey = Object.entries(route.example.body as Record<string, unknown>).find(
+      ([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value),
+    )?.[0];
     const bodies: [string, string, string][] = [
       ['__proto__ at the top', `{"__proto__":{"status":"executed","admin":true},${example.slice(1)}`, '__proto__'],
       ['constructor at the top', `{"constructor":{"prototype":{"x":1}},${example.slice(1)}`, 'constructor'],

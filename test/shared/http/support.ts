@@ -17,7 +17,11 @@ export function event(request: Partial<ApiRequest> & { rawPath: string }): APIGa
   return buildApiEvent({ api: 'base', method: 'GET', ...request });
 }
 
-export async function invoke(handler: HttpHandler | ((event: APIGatewayProxyEventV2, context: any) => Promise<any>), input: APIGatewayProxyEventV2, context = localContext('TestFunction')): Promise<Answer> {
+export async function invoke(
+  handler: HttpHandler | ((event: APIGatewayProxyEventV2, context: any) => Promise<any>),
+  input: APIGatewayProxyEventV2,
+  context = localContext('TestFunction'),
+): Promise<Answer> {
   const result = await handler(input, context);
   const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
   const raw = typeof result.body === 'string' ? result.body : '';

@@ -14,12 +14,21 @@ const { httpHandler } = await import('../../../shared/http/handler');
 /** Runs `work` and returns every JSON line the process printed meanwhile. */
 async function capturedLogs<T>(work: () => Promise<T>): Promise<{ result: T; logs: any[] }> {
   const lines: string[] = [];
-  const capture = (chunk: unknown) => (lines.push(String(chunk)), true);
+  const capture = (chunk: unknown) => {
+    lines.push(String(chunk));
+    return true;
+  };
   vi.spyOn(process.stdout, 'write').mockImplementation(capture);
   vi.spyOn(process.stderr, 'write').mockImplementation(capture);
   try {
     const result = await work();
-    return { result, logs: lines.flatMap((line) => line.split('\n')).filter((line) => line.trim().startsWith('{')).map((line) => JSON.parse(line)) };
+    return {
+      result,
+      logs: lines
+        .flatMap((line) => line.split('\n'))
+        .filter((line) => line.trim().startsWith('{'))
+        .map((line) => JSON.parse(line)),
+    };
   } finally {
     vi.restoreAllMocks();
   }

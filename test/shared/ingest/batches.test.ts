@@ -75,9 +75,14 @@ async function failThenRestart(
     const cursor = (await readCursor(CHAIN_ID))!;
     expect(cursor.pendingTo, 'the failed batch was announced on the cursor').toBeGreaterThan(cursor.blockNumber + 1);
     const manifests = await Promise.all(
-      Array.from({ length: cursor.pendingTo! - cursor.blockNumber }, (_, offset) => readManifest(CHAIN_ID, cursor.blockNumber + 1 + offset)),
+      Array.from({ length: cursor.pendingTo! - cursor.blockNumber }, (_, offset) =>
+        readManifest(CHAIN_ID, cursor.blockNumber + 1 + offset),
+      ),
     );
-    expect(manifests.every((manifest) => manifest !== undefined), 'every block of the batch has its manifest').toBe(true);
+    expect(
+      manifests.every((manifest) => manifest !== undefined),
+      'every block of the batch has its manifest',
+    ).toBe(true);
     const undone: number[] = [];
     // What the cursor announces while each block of the restart is written (before its move).
     const seen = new Map<number, number | undefined>();
@@ -94,7 +99,15 @@ async function failThenRestart(
       ],
     });
     expect(restarted.advanced).toBe(HEAD - cursor.blockNumber);
-    expect(await readCursor(CHAIN_ID)).toEqual({ kind: 'cursor', chainId: CHAIN_ID, blockNumber: HEAD, blockHash: expect.any(String), firstBlock: 0, pk: expect.any(String), sk: expect.any(String) });
+    expect(await readCursor(CHAIN_ID)).toEqual({
+      kind: 'cursor',
+      chainId: CHAIN_ID,
+      blockNumber: HEAD,
+      blockHash: expect.any(String),
+      firstBlock: 0,
+      pk: expect.any(String),
+      sk: expect.any(String),
+    });
     return { undone, announced: { from: cursor.blockNumber + 1, to: cursor.pendingTo! }, seen };
   });
 }
@@ -103,7 +116,8 @@ test('restarted block by block after a failure inside a batch: the announced blo
   const name = `${table.name}-small`;
   const { undone, announced, seen } = await failThenRestart(name, 1);
   expect(undone, 'nothing was undone').toEqual([]);
-  for (let number = announced.from; number <= announced.to; number += 1) expect(seen.get(number), `announced while block ${number} is written`).toBe(announced.to);
+  for (let number = announced.from; number <= announced.to; number += 1)
+    expect(seen.get(number), `announced while block ${number} is written`).toBe(announced.to);
   expect(seen.get(announced.to + 1), 'nothing announced once they are written').toBeUndefined();
   const truth = await readChainTruth(demo.anvil.rpcUrl, 0, HEAD);
   await expectImmutableItems(name, truth);

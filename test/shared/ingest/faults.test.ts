@@ -31,12 +31,16 @@ async function activity(count: number): Promise<void> {
   const client = publicClient(anvil.rpcUrl);
   const wait = async (hash: Promise<Hash>) => client.waitForTransactionReceipt({ hash: await hash, pollingInterval: 20 });
   const { DemoToken } = await loadContracts();
-  const deployed = await wait(wallet.deployContract({ abi: DemoToken.abi, bytecode: DemoToken.bytecode, args: [accounts[0].address], account: accounts[0] }));
+  const deployed = await wait(
+    wallet.deployContract({ abi: DemoToken.abi, bytecode: DemoToken.bytecode, args: [accounts[0].address], account: accounts[0] }),
+  );
   const token = deployed.contractAddress as Address;
   for (let i = 0; i < count; i += 1) {
     const to = accounts[1 + (i % 4)].address;
     await wait(wallet.sendTransaction({ to, value: parseEther('0.01') * BigInt(i + 1), account: accounts[0] }));
-    await wait(wallet.writeContract({ address: token, abi: DemoToken.abi, functionName: 'mint', args: [to, BigInt(i + 1)], account: accounts[0] }));
+    await wait(
+      wallet.writeContract({ address: token, abi: DemoToken.abi, functionName: 'mint', args: [to, BigInt(i + 1)], account: accounts[0] }),
+    );
   }
 }
 
@@ -81,7 +85,9 @@ describe('faults that never stop', () => {
     const before = await tableSnapshot(table.name);
     Object.assign(proxy.plan, { http429: 0, hang: 0, malformedJson: 0, wrongBlockReceipts: 0 }, faults);
     try {
-      await expect(ingestVia(proxy.url, head, { attempts: 4, baseDelayMs: 20, maxDelayMs: 100 })).rejects.toBeInstanceOf(RetriesExhaustedError);
+      await expect(ingestVia(proxy.url, head, { attempts: 4, baseDelayMs: 20, maxDelayMs: 100 })).rejects.toBeInstanceOf(
+        RetriesExhaustedError,
+      );
     } finally {
       Object.assign(proxy.plan, { http429: 0, hang: 0, malformedJson: 0, wrongBlockReceipts: 0 });
     }

@@ -25,7 +25,6 @@ let truth: ChainTruth;
 let head: number;
 const events: BlockIngestedEvent[] = [];
 
-
 beforeAll(async () => {
   demo = await startDemoChain({ chainId: CHAIN_ID });
   head = demo.manifest.blocks.last;
@@ -58,10 +57,17 @@ describe('a demo chain ingested from block 0', () => {
     const snapshot = await tableSnapshot(table.name);
     const copies = snapshot.filter((item) => item.sk === sk);
     const side = (address: string, direction: 'from' | 'to') =>
-      [`${direction}#ERC-20`, `${direction}#ALL`, 'all#ERC-20', 'all#ALL', `${direction}#TOKEN#${transfer.token}`, `all#TOKEN#${transfer.token}`].map(
-        (range) => `C#${CHAIN_ID}#A#${address}#TT#${range}`,
-      );
-    expect(copies.map((item) => item.pk).sort()).toEqual([`C#${CHAIN_ID}#TT#${transfer.token}`, ...side(transfer.from, 'from'), ...side(transfer.to, 'to')].sort());
+      [
+        `${direction}#ERC-20`,
+        `${direction}#ALL`,
+        'all#ERC-20',
+        'all#ALL',
+        `${direction}#TOKEN#${transfer.token}`,
+        `all#TOKEN#${transfer.token}`,
+      ].map((range) => `C#${CHAIN_ID}#A#${address}#TT#${range}`);
+    expect(copies.map((item) => item.pk).sort()).toEqual(
+      [`C#${CHAIN_ID}#TT#${transfer.token}`, ...side(transfer.from, 'from'), ...side(transfer.to, 'to')].sort(),
+    );
     // Every copy is an entry of a counted range (insights total_items from positions).
     for (const item of copies) expect(item.pos, String(item.pk)).toEqual(expect.any(Number));
     // No range of a two-standard set exists: not for transfers, balances (X1) or collections (X2).
@@ -80,7 +86,8 @@ describe('a demo chain ingested from block 0', () => {
     const listings = (standard: string) => [`C#${CHAIN_ID}#A#${holder}#BALS#${standard}`, `C#${CHAIN_ID}#A#${holder}#BALS#ALL`].sort();
     expect(rangesOf('balanceListing', contracts.token)).toEqual(listings('ERC-20'));
     expect(rangesOf('balanceListing', contracts.nft)).toEqual(listings('ERC-721'));
-    const collections = (standard: string) => [`C#${CHAIN_ID}#A#${holder}#NFTCOL#${standard}`, `C#${CHAIN_ID}#A#${holder}#NFTCOL#ALL`].sort();
+    const collections = (standard: string) =>
+      [`C#${CHAIN_ID}#A#${holder}#NFTCOL#${standard}`, `C#${CHAIN_ID}#A#${holder}#NFTCOL#ALL`].sort();
     expect(rangesOf('nftCollection', contracts.nft)).toEqual(collections('ERC-721'));
     expect(rangesOf('nftCollection', contracts.multi)).toEqual(collections('ERC-1155'));
   });
@@ -126,9 +133,16 @@ describe('a demo chain ingested from block 0', () => {
     const internals = async (hash: string) => queryRange(transactionKeys.transactionInternalTransactionsRange(CHAIN_ID, hash));
     const create2 = await internals(highlights.factoryCreate2.hash);
     expect(create2.find((call) => call.type === 'create2')?.createdContract).toBe(highlights.factoryCreate2.child.toLowerCase());
-    expect((await internals(highlights.vaultSelfdestruct.hash)).some((call) => call.type === 'selfdestruct' && call.to === highlights.vaultSelfdestruct.beneficiary.toLowerCase())).toBe(true);
+    expect(
+      (await internals(highlights.vaultSelfdestruct.hash)).some(
+        (call) => call.type === 'selfdestruct' && call.to === highlights.vaultSelfdestruct.beneficiary.toLowerCase(),
+      ),
+    ).toBe(true);
     const bestEffort = await internals(highlights.splitBestEffort.hash);
-    expect(bestEffort.find((call) => call.to === contracts.reverter.toLowerCase())).toMatchObject({ success: false, value: highlights.splitBestEffort.refused.amount });
+    expect(bestEffort.find((call) => call.to === contracts.reverter.toLowerCase())).toMatchObject({
+      success: false,
+      value: highlights.splitBestEffort.refused.amount,
+    });
     expect((await get(highlights.splitBestEffort.hash)).hasErrorInInternalTransactions).toBe(true);
     // Indexes follow Blockscout: depth first from 1 (0 is the transaction's own call).
     expect(bestEffort.map((call) => call.index)).toEqual(bestEffort.map((_, position) => position + 1));
@@ -148,14 +162,18 @@ describe('a demo chain ingested from block 0', () => {
     expect(tokenItem).toMatchObject({ tokenType: 'ERC-20', tokenDecimals: 18, isContract: true });
     const name = snapshot.find((item) => item.pk === addressKeys.name(CHAIN_ID, String(tokenItem.tokenSymbol)).pk)!;
     expect([...(name.addresses as Set<string>)]).toEqual([token]);
-    expect(snapshot.find((item) => item.pk === addressKeys.address(CHAIN_ID, demo.manifest.contracts.multi).pk)).toMatchObject({ tokenType: 'ERC-1155' });
+    expect(snapshot.find((item) => item.pk === addressKeys.address(CHAIN_ID, demo.manifest.contracts.multi).pk)).toMatchObject({
+      tokenType: 'ERC-1155',
+    });
   });
 
   test('block listeners saw every block once, with its ERC-20 and native transfers', () => {
     expect(events.map((event) => [event.block.number, event.mode])).toEqual(truth.blocks.map((block) => [block.number, 'advance']));
     expect(events.flatMap((event) => event.erc20Transfers).length).toBe(truth.transfers.filter((t) => t.standard === 'ERC-20').length);
     const split = demo.manifest.highlights.split;
-    const native = events.flatMap((event) => event.nativeTransfers).filter((t) => t.transactionHash === split.hash && t.internalIndex !== null);
+    const native = events
+      .flatMap((event) => event.nativeTransfers)
+      .filter((t) => t.transactionHash === split.hash && t.internalIndex !== null);
     expect(native.map((t) => [t.to, t.value])).toEqual(split.payments.map((p) => [p.to.toLowerCase(), p.amount]));
   });
 
@@ -164,7 +182,14 @@ describe('a demo chain ingested from block 0', () => {
     const client = createChainClient(demo.anvil.rpcUrl);
     expect(await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head })).toMatchObject({ advanced: 0, repaired: 0, reorgs: 0 });
     const repaired: BlockIngestedEvent[] = [];
-    const result = await ingestRange({ chainId: CHAIN_ID, client, from: 0, to: head, repair: true, listeners: [{ blocksIngested: (batch) => void repaired.push(...batch) }] });
+    const result = await ingestRange({
+      chainId: CHAIN_ID,
+      client,
+      from: 0,
+      to: head,
+      repair: true,
+      listeners: [{ blocksIngested: (batch) => void repaired.push(...batch) }],
+    });
     expect(result).toMatchObject({ advanced: 0, repaired: head + 1, reorgs: 0 });
     // A repair run delivers its blocks to the (idempotent) listeners again.
     expect(repaired.map((event) => [event.block.number, event.mode])).toEqual(truth.blocks.map((block) => [block.number, 'repair']));
@@ -184,7 +209,8 @@ describe('nodes with fewer RPC methods', () => {
     calls: truth.calls.filter((c) => c.blockNumber >= FROM),
   });
   const IMMUTABLE = new Set(['block', 'transaction', 'log', 'tokenTransfer', 'internalTransaction']);
-  const recent = (items: Record<string, any>[]) => items.filter((item) => IMMUTABLE.has(item.kind) && (item.blockNumber ?? item.number) >= FROM);
+  const recent = (items: Record<string, any>[]) =>
+    items.filter((item) => IMMUTABLE.has(item.kind) && (item.blockNumber ?? item.number) >= FROM);
 
   test('without eth_getBlockReceipts and debug_traceBlockByNumber: per-transaction receipts and trace_block give the same items', async () => {
     const proxy = await startRpcProxy(demo.anvil.rpcUrl, { unsupportedMethods: ['eth_getBlockReceipts', 'debug_traceBlockByNumber'] });
@@ -199,7 +225,16 @@ describe('nodes with fewer RPC methods', () => {
       const view = (items: Record<string, any>[]) =>
         items.map((item) =>
           item.kind === 'internalTransaction'
-            ? { pk: item.pk, sk: item.sk, type: item.type, callType: item.callType, from: item.from, to: item.to, value: item.value, success: item.success }
+            ? {
+                pk: item.pk,
+                sk: item.sk,
+                type: item.type,
+                callType: item.callType,
+                from: item.from,
+                to: item.to,
+                value: item.value,
+                success: item.success,
+              }
             : item.kind === 'transaction'
               ? { pk: item.pk, sk: item.sk, revertReason: item.revertReason, types: item.transactionTypes, failed: item.error !== null }
               : { pk: item.pk, sk: item.sk },

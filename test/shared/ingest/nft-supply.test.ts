@@ -41,8 +41,26 @@ async function deploy(abi: Abi, bytecode: Hex, args: unknown[]): Promise<Address
   return (await mined(wallet.deployContract({ abi, bytecode, args, account: accounts[0], chain: wallet.chain }))).contract!;
 }
 
-async function write(address: Address, abi: Abi, functionName: string, args: unknown[], options: { from?: number; gas?: bigint } = {}): Promise<Hash> {
-  return (await mined(wallet.writeContract({ address, abi, functionName, args, account: accounts[options.from ?? 0], chain: wallet.chain, gas: options.gas }))).hash;
+async function write(
+  address: Address,
+  abi: Abi,
+  functionName: string,
+  args: unknown[],
+  options: { from?: number; gas?: bigint } = {},
+): Promise<Hash> {
+  return (
+    await mined(
+      wallet.writeContract({
+        address,
+        abi,
+        functionName,
+        args,
+        account: accounts[options.from ?? 0],
+        chain: wallet.chain,
+        gas: options.gas,
+      }),
+    )
+  ).hash;
 }
 
 const explorer = async (address: string, endpoint: string) => {
@@ -54,7 +72,12 @@ const explorer = async (address: string, endpoint: string) => {
 beforeAll(async () => {
   const [started, artifacts, compiled] = await Promise.all([startAnvil({ chainId: CHAIN_ID }), loadContracts(), compileSupplyToken()]);
   anvil = started;
-  const chain = defineChain({ id: CHAIN_ID, name: 'supply', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.rpcUrl] } } });
+  const chain = defineChain({
+    id: CHAIN_ID,
+    name: 'supply',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [anvil.rpcUrl] } },
+  });
   wallet = createWalletClient({ chain, transport: http(anvil.rpcUrl) });
   supplyAbi = compiled.abi;
   multiAbi = artifacts.DemoMulti.abi;
@@ -88,10 +111,25 @@ describe('ERC-1155 per-id supply', () => {
   const instance = async (contract: Address, id: bigint) => (await getItem<Record<string, any>>(nftKeys.instance(CHAIN_ID, contract, id)))!;
 
   test('a contract with totalSupply(id): the supply it reports at the block, after mints, a transfer and a burn', async () => {
-    expect(await instance(supplyToken, 1n)).toMatchObject({ totalSupply: '1', totalSupplySource: 'totalSupply', holders: 1, heldSupply: '1' });
+    expect(await instance(supplyToken, 1n)).toMatchObject({
+      totalSupply: '1',
+      totalSupplySource: 'totalSupply',
+      holders: 1,
+      heldSupply: '1',
+    });
     expect(await instance(supplyToken, 2n)).toMatchObject({ totalSupply: '5', totalSupplySource: 'totalSupply', holders: 1 });
-    expect(await instance(supplyToken, 3n)).toMatchObject({ totalSupply: '1', totalSupplySource: 'totalSupply', holders: 1, heldSupply: '1' });
-    expect(await instance(supplyToken, 4n)).toMatchObject({ totalSupply: '1', totalSupplySource: 'totalSupply', holders: 1, heldSupply: '1' });
+    expect(await instance(supplyToken, 3n)).toMatchObject({
+      totalSupply: '1',
+      totalSupplySource: 'totalSupply',
+      holders: 1,
+      heldSupply: '1',
+    });
+    expect(await instance(supplyToken, 4n)).toMatchObject({
+      totalSupply: '1',
+      totalSupplySource: 'totalSupply',
+      holders: 1,
+      heldSupply: '1',
+    });
   });
 
   test('a contract without it: the sum of the balances of the holders with a positive balance', async () => {
@@ -106,7 +144,9 @@ describe('ERC-1155 per-id supply', () => {
 
   test('the explorer shows an id with a supply of 1 as unique, others not (E1 and E2)', async () => {
     const balances = (await explorer(alice, 'tokens')).items.filter((item) => item.token.type === 'ERC-1155');
-    const unique = Object.fromEntries(balances.map((item) => [`${item.token.address.toLowerCase()}#${item.token_id}`, item.token_instance.is_unique]));
+    const unique = Object.fromEntries(
+      balances.map((item) => [`${item.token.address.toLowerCase()}#${item.token_id}`, item.token_instance.is_unique]),
+    );
     expect(unique).toEqual({
       [`${supplyToken.toLowerCase()}#1`]: true,
       [`${supplyToken.toLowerCase()}#2`]: false,
@@ -126,7 +166,10 @@ describe('ERC-1155 per-id supply', () => {
 
 describe('the top-level call error', () => {
   test('a transaction out of gas stores the tracer error, and the explorer shows it as the result', async () => {
-    const trace = (await publicClient(anvil.rpcUrl).request({ method: 'debug_traceTransaction' as never, params: [outOfGas, { tracer: 'callTracer' }] as never })) as { error?: string };
+    const trace = (await publicClient(anvil.rpcUrl).request({
+      method: 'debug_traceTransaction' as never,
+      params: [outOfGas, { tracer: 'callTracer' }] as never,
+    })) as { error?: string };
     expect(trace.error).toMatch(/out of gas/i);
     const stored = await getItem<Record<string, any>>(transactionKeys.transaction(CHAIN_ID, outOfGas));
     expect(stored).toMatchObject({ status: 0, error: trace.error });
@@ -137,20 +180,28 @@ describe('the top-level call error', () => {
   test.each([
     ['parity trace_block', ['debug_traceBlockByNumber'], 'an error'],
     ['no tracer (revert reason by replay)', ['debug_traceBlockByNumber', 'trace_block'], null],
-  ] as const)('through a node with %s, the out-of-gas transaction is ingested (no retry loop) with its error', async (_label, unsupported, error) => {
-    const proxy = await startRpcProxy(anvil.rpcUrl, { unsupportedMethods: [...unsupported] });
-    const name = `${table.name}-${unsupported.length}`;
-    try {
-      await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), name);
-      process.env.TABLE_NAME = name;
-      await ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 } });
-      const stored = await getItem<Record<string, any>>(transactionKeys.transaction(CHAIN_ID, outOfGas));
-      expect(stored).toMatchObject({ status: 0, revertReason: null });
-      if (error === null) expect(stored!.error).toBeNull();
-      else expect(stored!.error).toEqual(expect.any(String));
-    } finally {
-      process.env.TABLE_NAME = table.name;
-      await proxy.close();
-    }
-  });
+  ] as const)(
+    'through a node with %s, the out-of-gas transaction is ingested (no retry loop) with its error',
+    async (_label, unsupported, error) => {
+      const proxy = await startRpcProxy(anvil.rpcUrl, { unsupportedMethods: [...unsupported] });
+      const name = `${table.name}-${unsupported.length}`;
+      try {
+        await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), name);
+        process.env.TABLE_NAME = name;
+        await ingestRange({
+          chainId: CHAIN_ID,
+          client: createChainClient(proxy.url),
+          from: 0,
+          retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+        });
+        const stored = await getItem<Record<string, any>>(transactionKeys.transaction(CHAIN_ID, outOfGas));
+        expect(stored).toMatchObject({ status: 0, revertReason: null });
+        if (error === null) expect(stored!.error).toBeNull();
+        else expect(stored!.error).toEqual(expect.any(String));
+      } finally {
+        process.env.TABLE_NAME = table.name;
+        await proxy.close();
+      }
+    },
+  );
 });

@@ -60,17 +60,47 @@ interface BlockShape {
 function blockItems(chainId: number, number: number, shape: BlockShape = {}): TableItem[] {
   const fork = shape.fork ?? 'a';
   const items: TableItem[] = [
-    countedEntry({ ...blockKeys.block(chainId, number), kind: 'block', number, hash: hashOf(number, fork), parentHash: hashOf(number - 1, shape.parentFork ?? fork) }),
+    countedEntry({
+      ...blockKeys.block(chainId, number),
+      kind: 'block',
+      number,
+      hash: hashOf(number, fork),
+      parentHash: hashOf(number - 1, shape.parentFork ?? fork),
+    }),
     { ...transactionKeys.transaction(chainId, hashOf(number, fork)), kind: 'transaction', blockNumber: number },
   ];
   for (const logIndex of shape.logs ?? []) {
-    items.push(countedEntry({ pk: logKeys.contractLogs(chainId, CONTRACT).pk, sk: logKeys.sortKey(number, logIndex), kind: 'log', blockNumber: number, logIndex }));
+    items.push(
+      countedEntry({
+        pk: logKeys.contractLogs(chainId, CONTRACT).pk,
+        sk: logKeys.sortKey(number, logIndex),
+        kind: 'log',
+        blockNumber: number,
+        logIndex,
+      }),
+    );
   }
   for (const logIndex of shape.transfers ?? []) {
-    items.push(countedEntry({ pk: tokenTransferKeys.byToken(chainId, TOKEN).pk, sk: tokenTransferKeys.sortKey(number, logIndex, 0), kind: 'tokenTransfer', blockNumber: number, logIndex }));
+    items.push(
+      countedEntry({
+        pk: tokenTransferKeys.byToken(chainId, TOKEN).pk,
+        sk: tokenTransferKeys.sortKey(number, logIndex, 0),
+        kind: 'tokenTransfer',
+        blockNumber: number,
+        logIndex,
+      }),
+    );
   }
   for (const contract of shape.contracts ?? []) {
-    items.push(countedEntry({ pk: logKeys.contractLogs(chainId, contract).pk, sk: logKeys.sortKey(number, 0), kind: 'log', blockNumber: number, logIndex: 0 }));
+    items.push(
+      countedEntry({
+        pk: logKeys.contractLogs(chainId, contract).pk,
+        sk: logKeys.sortKey(number, 0),
+        kind: 'log',
+        blockNumber: number,
+        logIndex: 0,
+      }),
+    );
   }
   return items.reverse(); // not in sort-key order: assign must order them itself
 }
@@ -86,7 +116,10 @@ async function expectDense(pk: string, size: number): Promise<void> {
 }
 
 const positionsOf = (items: readonly TableItem[]) =>
-  items.filter((item) => item.pos !== undefined).map((item) => `${item.pk}|${item.sk}|${item.pos}`).sort();
+  items
+    .filter((item) => item.pos !== undefined)
+    .map((item) => `${item.pk}|${item.sk}|${item.pos}`)
+    .sort();
 
 describe('range positions', () => {
   const chainId = 7;
@@ -102,7 +135,12 @@ describe('range positions', () => {
       built[number] = blockItems(chainId, number, shape);
       const calls = await callsOf(() => positions.assign(number, built[number]));
       // Only ranges it has not numbered yet are looked up (one Query each); the others come from memory.
-      const known = new Set(built.slice(0, number).flat().map((item) => item.pk));
+      const known = new Set(
+        built
+          .slice(0, number)
+          .flat()
+          .map((item) => item.pk),
+      );
       const fresh = new Set(built[number].filter((item) => item.pos !== undefined && !known.has(item.pk)).map((item) => item.pk));
       expect(calls, `block ${number}`).toEqual(queries(fresh.size));
     }
@@ -111,7 +149,12 @@ describe('range positions', () => {
     await expectDense(logsPk, 5);
     await expectDense(tokenPk, 4);
     expect(built[1].find((item) => item.kind === 'log' && item.logIndex === 9)?.pos).toBe(3);
-    expect(built.flat().filter((item) => item.kind === 'transaction').map((item) => item.pos)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(
+      built
+        .flat()
+        .filter((item) => item.kind === 'transaction')
+        .map((item) => item.pos),
+    ).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   it('continues from the table after a restart, and numbers a half-written block the same way again', async () => {
@@ -143,7 +186,11 @@ describe('range positions', () => {
     const block6 = blockItems(chainId, 6, { logs: [1] });
     await positions.assign(6, block6);
     await writeItems({ put: block6 });
-    const stored = positionsOf([...(await queryRange({ pk: logsPk })), ...(await queryRange({ pk: tokenPk })), ...(await queryRange({ pk: blocksPk }))].filter((item) => item.blockNumber === 3 || item.number === 3));
+    const stored = positionsOf(
+      [...(await queryRange({ pk: logsPk })), ...(await queryRange({ pk: tokenPk })), ...(await queryRange({ pk: blocksPk }))].filter(
+        (item) => item.blockNumber === 3 || item.number === 3,
+      ),
+    );
     const repaired = blockItems(chainId, 3, shapes[3]);
     await positions.assign(3, repaired, { fresh: true });
     expect(positionsOf(repaired)).toEqual(stored);
@@ -160,7 +207,10 @@ describe('range positions', () => {
     const positions = new RangePositions(chainId);
     const old8 = blockItems(chainId, 8, { logs: [0, 1], transfers: [2] });
     const old9 = blockItems(chainId, 9, { logs: [0] });
-    for (const [number, items] of [[8, old8], [9, old9]] as const) {
+    for (const [number, items] of [
+      [8, old8],
+      [9, old9],
+    ] as const) {
       await positions.assign(number, items);
       await writeItems({ put: items });
     }
@@ -168,7 +218,10 @@ describe('range positions', () => {
     // The rollback to block 7 deletes what blocks 8 and 9 wrote, then the ingest forgets.
     await writeItems({ delete: [...old8, ...old9] });
     positions.forget();
-    const canonical = [blockItems(chainId, 8, { fork: 'b', parentFork: 'a', logs: [3] }), blockItems(chainId, 9, { fork: 'b', transfers: [0, 1] })];
+    const canonical = [
+      blockItems(chainId, 8, { fork: 'b', parentFork: 'a', logs: [3] }),
+      blockItems(chainId, 9, { fork: 'b', transfers: [0, 1] }),
+    ];
     for (const [offset, items] of canonical.entries()) {
       await positions.assign(8 + offset, items);
       await writeItems({ put: items });
@@ -212,11 +265,22 @@ describe('entries written before positions existed', () => {
     const chainId = 8;
     const pk = logKeys.contractLogs(chainId, CONTRACT).pk;
     // Blocks 10-12 hold four entries without `pos`; block 14 was half written without `pos` too.
-    const old = [[10, 0], [10, 1], [11, 0], [12, 3], [14, 0]].map(([block, log]) => ({ pk, sk: logKeys.sortKey(block, log), blockNumber: block }));
+    const old = [
+      [10, 0],
+      [10, 1],
+      [11, 0],
+      [12, 3],
+      [14, 0],
+    ].map(([block, log]) => ({ pk, sk: logKeys.sortKey(block, log), blockNumber: block }));
     await writeItems({ put: old });
     const block13 = blockItems(chainId, 13, { logs: [0, 2] });
     await new RangePositions(chainId).assign(13, block13);
-    expect(block13.filter((item) => item.pk === pk).map((item) => [item.sk, item.pos]).sort()).toEqual([
+    expect(
+      block13
+        .filter((item) => item.pk === pk)
+        .map((item) => [item.sk, item.pos])
+        .sort(),
+    ).toEqual([
       [logKeys.sortKey(13, 0), 5],
       [logKeys.sortKey(13, 2), 6],
     ]);
@@ -263,7 +327,11 @@ describe('a bounded map', () => {
     const chainId = 11;
     const other = '0x00000000000000000000000000000000000000e5';
     // History written block by block: blocks 0..2.
-    const history = [blockItems(chainId, 0, { logs: [1] }), blockItems(chainId, 1, { transfers: [0] }), blockItems(chainId, 2, { logs: [0, 2] })];
+    const history = [
+      blockItems(chainId, 0, { logs: [1] }),
+      blockItems(chainId, 1, { transfers: [0] }),
+      blockItems(chainId, 2, { logs: [0, 2] }),
+    ];
     const writer = new RangePositions(chainId);
     for (const [number, items] of history.entries()) await writer.assign(number, items);
     await writeItems({ put: history.flat() });

@@ -34,18 +34,29 @@ async function mined(hash: Promise<Hash>): Promise<Address | null> {
 
 async function deploy(name: 'DemoToken' | 'DemoNFT' | 'DemoMulti'): Promise<Address> {
   const artifact = artifacts[name];
-  return (await mined(wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [deployer], account: accounts[0], chain: wallet.chain })))!;
+  return (await mined(
+    wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [deployer], account: accounts[0], chain: wallet.chain }),
+  ))!;
 }
 
-async function call(address: Address, name: 'DemoToken' | 'DemoNFT' | 'DemoMulti', functionName: string, args: unknown[], from = 0): Promise<void> {
-  await mined(wallet.writeContract({ address, abi: artifacts[name].abi, functionName, args, account: accounts[from], chain: wallet.chain }));
+async function call(
+  address: Address,
+  name: 'DemoToken' | 'DemoNFT' | 'DemoMulti',
+  functionName: string,
+  args: unknown[],
+  from = 0,
+): Promise<void> {
+  await mined(
+    wallet.writeContract({ address, abi: artifacts[name].abi, functionName, args, account: accounts[from], chain: wallet.chain }),
+  );
 }
 
 async function send(to: Address, value: bigint): Promise<void> {
   await mined(wallet.sendTransaction({ to, value, account: accounts[0], chain: wallet.chain }));
 }
 
-const rpc = (method: string, params: unknown[] = []) => publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
+const rpc = (method: string, params: unknown[] = []) =>
+  publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
 const ingest = () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl) });
 const headNumber = async () => Number(await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 }));
 
@@ -60,7 +71,12 @@ async function freshIngestSnapshot(name: string): Promise<Record<string, unknown
 
 beforeAll(async () => {
   [anvil, artifacts] = await Promise.all([startAnvil({ chainId: CHAIN_ID }), loadContracts()]);
-  const chain = defineChain({ id: CHAIN_ID, name: 'reorg', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.rpcUrl] } } });
+  const chain = defineChain({
+    id: CHAIN_ID,
+    name: 'reorg',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [anvil.rpcUrl] } },
+  });
   wallet = createWalletClient({ chain, transport: http(anvil.rpcUrl) });
   token = await deploy('DemoToken');
   nft = await deploy('DemoNFT');
@@ -87,7 +103,7 @@ test('a longer competing branch: orphaned items deleted, touched state recompute
   const orphaned = await ingest();
   expect(orphaned.reorgs).toBe(0);
   const ambiguous = (await tableSnapshot(table.name)).find((item) => item.pk === addressKeys.name(CHAIN_ID, 'DEMO').pk);
-  expect((ambiguous?.addresses as Set<string>).size).toBe(2);
+  expect((ambiguous!.addresses as Set<string>).size).toBe(2);
   const orphanedHead = await headNumber();
 
   await rpc('evm_revert', [snapshot]);
@@ -113,7 +129,7 @@ test('a longer competing branch: orphaned items deleted, touched state recompute
   expect(items.find((item) => item.pk === addressKeys.address(CHAIN_ID, orphanToken).pk)).toBeUndefined();
   expect(items.filter((item) => String(item.pk).includes(orphanToken.toLowerCase()))).toEqual([]);
   const demo = items.find((item) => item.pk === addressKeys.name(CHAIN_ID, 'DEMO').pk);
-  expect([...(demo?.addresses as Set<string>)]).toEqual([token.toLowerCase()]);
+  expect([...(demo!.addresses as Set<string>)]).toEqual([token.toLowerCase()]);
   expect(comparable(items)).toEqual(comparable(await freshIngestSnapshot(`${table.name}-fresh1`)));
 });
 
@@ -147,7 +163,12 @@ test('a batch written but never moved past (the cursor still announces it), then
   // it: on the block before the batch, announcing the batch.
   await ingest();
   const written = (await readCursor(CHAIN_ID))!;
-  await moveCursor(CHAIN_ID, written, { blockNumber: base.blockNumber, blockHash: base.blockHash, pendingTo: orphanedHead }, base.firstBlock);
+  await moveCursor(
+    CHAIN_ID,
+    written,
+    { blockNumber: base.blockNumber, blockHash: base.blockHash, pendingTo: orphanedHead },
+    base.firstBlock,
+  );
 
   await rpc('evm_revert', [snapshot]);
   await call(token, 'DemoToken', 'transfer', [dave, parseEther('3')], 1);
@@ -157,10 +178,14 @@ test('a batch written but never moved past (the cursor still announces it), then
   const result = await ingestRange({
     chainId: CHAIN_ID,
     client: createChainClient(anvil.rpcUrl),
-    listeners: [{ blocksIngested: () => undefined, blocksOrphaned: ({ blocks }) => void undone.push(...blocks.map((block) => block.number)) }],
+    listeners: [
+      { blocksIngested: () => undefined, blocksOrphaned: ({ blocks }) => void undone.push(...blocks.map((block) => block.number)) },
+    ],
   });
   expect(result.reorgs, 'no rollback: the cursor block is canonical').toBe(0);
-  expect(undone.sort((a, b) => a - b)).toEqual(Array.from({ length: orphanedHead - base.blockNumber }, (_, offset) => base.blockNumber + 1 + offset));
+  expect(undone.sort((a, b) => a - b)).toEqual(
+    Array.from({ length: orphanedHead - base.blockNumber }, (_, offset) => base.blockNumber + 1 + offset),
+  );
   expect(await readCursor(CHAIN_ID)).toMatchObject({ blockNumber: head });
   expect((await readCursor(CHAIN_ID))?.pendingTo).toBeUndefined();
 

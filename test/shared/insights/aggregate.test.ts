@@ -40,7 +40,18 @@ describe('the aggregate grammar', () => {
       ],
       fields,
     );
-    expect(parsed.map((named) => named.name)).toEqual(['count()', 'senders', 'total', 'avg(gas_used)', 'smallest', 'largest', 'day', 'hour', 'minute', 'date']);
+    expect(parsed.map((named) => named.name)).toEqual([
+      'count()',
+      'senders',
+      'total',
+      'avg(gas_used)',
+      'smallest',
+      'largest',
+      'day',
+      'hour',
+      'minute',
+      'date',
+    ]);
     expect(parsed[1].expression).toEqual({ type: 'aggregate', fn: 'count', field: 'from_address', distinct: true });
     expect(parsed[8].expression).toEqual({ type: 'bucket', bucket: 'toStartOfMinute', field: 'block_timestamp' });
     expect(canonicalText(parsed[1].expression)).toBe('count(distinct from_address)');
@@ -60,7 +71,7 @@ describe('the aggregate grammar', () => {
     rejects(() => parseAggregates(['sum(value) total'], fields), /expected "," or the end at position 12/);
     rejects(() => parseAggregates(['toStartOfDay(value) AS d'], fields), /timestamp field/);
     rejects(() => parseAggregates([''], fields), /must not be empty/);
-    rejects(() => parseAggregates(['count() AS ' + 'a'.repeat(65)], fields), /longer than 64/);
+    rejects(() => parseAggregates([`count() AS ${'a'.repeat(65)}`], fields), /longer than 64/);
     rejects(() => tokenize('aggregate', 'x'.repeat(201)), /at most 200 characters/);
     rejects(() => parseAggregates(['count()\u0000'], fields), /unexpected character/);
   });
@@ -71,7 +82,10 @@ describe('the aggregate grammar', () => {
     rejects(() => parseGroupBy(['sum(value)']), /expected "," or the end/);
     rejects(() => planAggregation({ aggregate: [], groupBy: ['nonexistent'] }, fields), /unknown name nonexistent; valid: chain_id/);
     rejects(() => planAggregation({ aggregate: ['count() AS n'], groupBy: ['n'] }, fields), /n is an aggregate/);
-    rejects(() => planAggregation({ aggregate: ['toDate(block_timestamp) AS d'], groupBy: [] }, fields), /must have an alias \(AS name\) listed in group_by/);
+    rejects(
+      () => planAggregation({ aggregate: ['toDate(block_timestamp) AS d'], groupBy: [] }, fields),
+      /must have an alias \(AS name\) listed in group_by/,
+    );
     rejects(() => planAggregation({ aggregate: ['count() AS value'], groupBy: [] }, fields), /alias value is a field name/);
     rejects(() => planAggregation({ aggregate: ['count()', 'count()'], groupBy: [] }, fields), /appears twice/);
     rejects(() => planAggregation({ aggregate: ['count() AS n'], groupBy: [], sortBy: 'block_number' }, fields), /output columns: n/);
@@ -81,19 +95,45 @@ describe('the aggregate grammar', () => {
 
 describe('the evaluator', () => {
   const rows = [
-    { from_address: '0xa', value: '115792089237316195423570985008687907853269984665640564039457584007913129639935', gas_used: 21000, block_timestamp: 86_399 },
+    {
+      from_address: '0xa',
+      value: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
+      gas_used: 21000,
+      block_timestamp: 86_399,
+    },
     { from_address: '0xa', value: '1', gas_used: 50000, block_timestamp: 86_400 },
     { from_address: '0xb', value: '2', gas_used: 30001, block_timestamp: 90_061 },
   ];
 
   it('groups by a field and a time bucket with exact uint256 sums and typed outputs', () => {
     const plan = planAggregation(
-      { aggregate: ['count() AS n', 'sum(value) AS total', 'avg(value) AS mean', 'avg(gas_used) AS mean_gas', 'min(gas_used)', 'max(value)', 'count(distinct from_address) AS senders', 'toDate(block_timestamp) AS day'], groupBy: ['day'] },
+      {
+        aggregate: [
+          'count() AS n',
+          'sum(value) AS total',
+          'avg(value) AS mean',
+          'avg(gas_used) AS mean_gas',
+          'min(gas_used)',
+          'max(value)',
+          'count(distinct from_address) AS senders',
+          'toDate(block_timestamp) AS day',
+        ],
+        groupBy: ['day'],
+      },
       fields,
     );
     const result = aggregateRows(rows, plan!, fields, 'desc');
     expect(result).toEqual([
-      { day: '1970-01-01', n: 1, total: rows[0].value, mean: rows[0].value, mean_gas: 21000, 'min(gas_used)': 21000, 'max(value)': rows[0].value, senders: 1 },
+      {
+        day: '1970-01-01',
+        n: 1,
+        total: rows[0].value,
+        mean: rows[0].value,
+        mean_gas: 21000,
+        'min(gas_used)': 21000,
+        'max(value)': rows[0].value,
+        senders: 1,
+      },
       { day: '1970-01-02', n: 2, total: '3', mean: '1.5', mean_gas: 40000.5, 'min(gas_used)': 30001, 'max(value)': '2', senders: 2 },
     ]);
   });

@@ -54,7 +54,8 @@ describe('filter parameters', () => {
   });
 
   it('rejects wrongly typed values, comparisons on exact-match fields and unknown fields with the valid list', () => {
-    const issues = (input: Record<string, unknown>): v.BaseIssue<unknown>[] => v.safeParse(contractTransactionsQuery, input, { abortEarly: false }).issues ?? [];
+    const issues = (input: Record<string, unknown>): v.BaseIssue<unknown>[] =>
+      v.safeParse(contractTransactionsQuery, input, { abortEarly: false }).issues ?? [];
     expect(issues({ filter_value: '1e18' })[0].message).toMatch(/non-negative decimal integer/);
     expect(issues({ filter_value: (2n ** 256n).toString() })[0].message).toMatch(/at most 2\^256 - 1/);
     expect(issues({ filter_from_address: '0x1234' })[0].message).toMatch(/40 hex digits/);
@@ -71,18 +72,34 @@ describe('function signatures and decoded values', () => {
     expect(parseFunctionSignature('transfer(address to,uint256 amount)').selector).toBe(selector);
     expect(parseFunctionSignature('function transfer(address indexed to, uint256 amount) returns (bool)').selector).toBe(selector);
     expect(parseFunctionSignature('0xA9059CBB')).toEqual({ selector: '0xa9059cbb', abi: null });
-    for (const bad of ['transfer', 'transfer(address', 'transfer(adress,uint256)', '0xa9059c', "x(uint256); DROP TABLE t"]) {
+    for (const bad of ['transfer', 'transfer(address', 'transfer(adress,uint256)', '0xa9059c', 'x(uint256); DROP TABLE t']) {
       expect(() => parseFunctionSignature(bad)).toThrow(InvalidRequestError);
     }
   });
 
   it('turns every ABI value kind into JSON: small integers as numbers, wide ones as decimal strings', () => {
-    const abi = parseAbiItem('function f(uint8 a, int48 b, uint56 c, int256 d, address e, bytes f, bytes4 g, bool h, string i, int24[] j, (uint16 k, bytes32 l) m)');
+    const abi = parseAbiItem(
+      'function f(uint8 a, int48 b, uint56 c, int256 d, address e, bytes f, bytes4 g, bool h, string i, int24[] j, (uint16 k, bytes32 l) m)',
+    );
     const data = encodeFunctionData({
       abi: [abi],
-      args: [255, -(2 ** 47), 2n ** 56n - 1n, -(2n ** 255n), '0xabcdef0123456789abcdef0123456789abcdef01', '0xC0FFEE', '0xDEADBEEF', true, 'héllo', [-1, 8_388_607], { k: 7, l: `0x${'0F'.repeat(32)}` }],
+      args: [
+        255,
+        -(2 ** 47),
+        2n ** 56n - 1n,
+        -(2n ** 255n),
+        '0xabcdef0123456789abcdef0123456789abcdef01',
+        '0xC0FFEE',
+        '0xDEADBEEF',
+        true,
+        'héllo',
+        [-1, 8_388_607],
+        { k: 7, l: `0x${'0F'.repeat(32)}` },
+      ],
     });
-    const { abi: parsed } = parseFunctionSignature('f(uint8 a,int48 b,uint56 c,int256 d,address e,bytes f,bytes4 g,bool h,string i,int24[] j,(uint16 k,bytes32 l) m)');
+    const { abi: parsed } = parseFunctionSignature(
+      'f(uint8 a,int48 b,uint56 c,int256 d,address e,bytes f,bytes4 g,bool h,string i,int24[] j,(uint16 k,bytes32 l) m)',
+    );
     expect(decodeCall(parsed!, data)).toEqual({
       name: 'f',
       signature: 'f(uint8,int48,uint56,int256,address,bytes,bytes4,bool,string,int24[],(uint16,bytes32))',

@@ -28,14 +28,21 @@ const CONTRACT = '0x00000000000000000000000000000000000000e3';
 /** Log indexes of the contract's logs per block 0..9 (blocks 2, 6 and 9 have none). */
 const LOGS: number[][] = [[0, 1], [3], [], [0, 2, 4, 5], [1], [0, 7], [], [2, 3, 9], [0], []];
 const pk = logKeys.contractLogs(CHAIN, CONTRACT).pk;
-const read = (blocks: { from?: number; to?: number }, checks: RangeRead['checks'] = []): RangeRead => ({ pk, sk: { blocks }, checks, order: 'desc' });
+const read = (blocks: { from?: number; to?: number }, checks: RangeRead['checks'] = []): RangeRead => ({
+  pk,
+  sk: { blocks },
+  checks,
+  order: 'desc',
+});
 const truth = (from = -Infinity, to = Infinity) => LOGS.flatMap((logs, block) => (block >= from && block <= to ? logs : [])).length;
 
 describe('total_items of a range', () => {
   it('is exact from positions for every pair of block bounds, beyond the Select COUNT cap', async () => {
     const positions = new RangePositions(CHAIN);
     for (const [block, logs] of LOGS.entries()) {
-      const items: TableItem[] = logs.map((logIndex) => countedEntry({ pk, sk: logKeys.sortKey(block, logIndex), blockNumber: block, logIndex, topics: [] }));
+      const items: TableItem[] = logs.map((logIndex) =>
+        countedEntry({ pk, sk: logKeys.sortKey(block, logIndex), blockNumber: block, logIndex, topics: [] }),
+      );
       await positions.assign(block, items);
       await putItems(items);
     }
@@ -73,7 +80,9 @@ describe('total_items of a range', () => {
     await expect(readPageAndCount(CHAIN, [checked], 0, 1, tooSmall)).rejects.toThrow(RangeTooLargeError);
     await expect(readPageAndCount(CHAIN, [checked], 0, 1, tooSmall), 'a 400').rejects.toThrow(InvalidRequestError);
     // Narrowed by block bounds, it fits again.
-    expect((await readPageAndCount(CHAIN, [read({ from: 5 }, checked.checks)], 0, 1, tooSmall)).total).toBe(LOGS.slice(5).filter((logs) => logs.includes(0)).length);
+    expect((await readPageAndCount(CHAIN, [read({ from: 5 }, checked.checks)], 0, 1, tooSmall)).total).toBe(
+      LOGS.slice(5).filter((logs) => logs.includes(0)).length,
+    );
     await expect(countRange(checked, tooSmall), 'a checked range is counted with its page').rejects.toThrow(/readPageAndCount/);
   });
 
@@ -91,12 +100,16 @@ describe('total_items of a range', () => {
     const oldPk = logKeys.contractLogs(CHAIN, '0x00000000000000000000000000000000000000f4').pk;
     await putItems(Array.from({ length: 6 }, (_, block) => ({ pk: oldPk, sk: logKeys.sortKey(block, 0), blockNumber: block })));
     expect(await countRange({ pk: oldPk, sk: { blocks: {} }, checks: [], order: 'desc' }, config)).toBe(4);
-    expect(await countRange({ pk: oldPk, sk: { blocks: { from: 2 } }, checks: [], order: 'desc' }, withBounds({ maxCountedItemsPerChain: 100 }))).toBe(4);
+    expect(
+      await countRange({ pk: oldPk, sk: { blocks: { from: 2 } }, checks: [], order: 'desc' }, withBounds({ maxCountedItemsPerChain: 100 })),
+    ).toBe(4);
   });
 
   it('reads a checked page and its exact count in one pass; a 400 past the read bound', async () => {
     const checks: RangeRead['checks'] = [{ attribute: 'logIndex', operator: '<=', value: 3, kind: 'number' }];
-    const matching = LOGS.flatMap((logs, block) => logs.filter((logIndex) => logIndex <= 3).map((logIndex) => logKeys.sortKey(block, logIndex))).reverse();
+    const matching = LOGS.flatMap((logs, block) =>
+      logs.filter((logIndex) => logIndex <= 3).map((logIndex) => logKeys.sortKey(block, logIndex)),
+    ).reverse();
     const { result, usage } = await tableWorkOf(() => readPageAndCount(CHAIN, [read({}, checks)], 2, 3, DEFAULTS));
     expect(result.total).toBe(matching.length);
     expect(result.items.map((item) => item.sk)).toEqual(matching.slice(2, 5));
@@ -104,6 +117,8 @@ describe('total_items of a range', () => {
     // Unchecked: the page, and the count from positions.
     const plain = await readPageAndCount(CHAIN, [read({ from: 3 })], 0, 2, DEFAULTS);
     expect(plain.total).toBe(truth(3));
-    await expect(readPageAndCount(CHAIN, [read({}, checks)], 0, 1, withBounds({ maxItemsReadPerChain: 13 }))).rejects.toThrow(RangeTooLargeError);
+    await expect(readPageAndCount(CHAIN, [read({}, checks)], 0, 1, withBounds({ maxItemsReadPerChain: 13 }))).rejects.toThrow(
+      RangeTooLargeError,
+    );
   });
 });

@@ -57,7 +57,11 @@ describe('ISO 3166-1 alpha-2 codes', () => {
 
 describe('URL template vendor', () => {
   it('URL-encodes every value it fills in and prices USD tokens rounding up to the cent', () => {
-    const vendor = new UrlTemplateVendor('test', { urlTemplate: 'https://buy.example.com/{orderId}?r={redirectUrl}&usd={amountUsd}&n={srcAmountDecimal}' }, loadOrderConfig({}).usdTokens);
+    const vendor = new UrlTemplateVendor(
+      'test',
+      { urlTemplate: 'https://buy.example.com/{orderId}?r={redirectUrl}&usd={amountUsd}&n={srcAmountDecimal}' },
+      loadOrderConfig({}).usdTokens,
+    );
     const context = {
       orderId: 'id/with?chars',
       globalAddress: '0x0000000000000000000000000000000000000001',

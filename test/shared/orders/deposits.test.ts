@@ -48,7 +48,8 @@ const client = () => createChainClient(anvil.rpcUrl);
 /** The ingest as the composition roots wire it (deposit detection first), with `listeners` after it. */
 const ingest = (options: { repair?: boolean; from?: number; listeners?: readonly IngestListener[] } = {}) =>
   ingestRange({ chainId: CHAIN_ID, client: client(), ...options, listeners: [orderDepositListener, ...(options.listeners ?? [])] });
-const rpc = (method: string, params: unknown[] = []) => publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
+const rpc = (method: string, params: unknown[] = []) =>
+  publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
 const headNumber = async () => Number(await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 }));
 
 async function mined(hash: Hash | Promise<Hash>) {
@@ -57,13 +58,25 @@ async function mined(hash: Hash | Promise<Hash>) {
 
 async function deploy(name: 'DemoToken' | 'DemoSplitter', args: unknown[]): Promise<Address> {
   const artifact = artifacts[name];
-  return (await mined(wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, account: accounts[0], chain: wallet.chain }))).contractAddress!;
+  return (
+    await mined(wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args, account: accounts[0], chain: wallet.chain }))
+  ).contractAddress!;
 }
 
-const sendEth = (to: Address, value: bigint, from = 1) => mined(wallet.sendTransaction({ to, value, account: accounts[from], chain: wallet.chain }));
+const sendEth = (to: Address, value: bigint, from = 1) =>
+  mined(wallet.sendTransaction({ to, value, account: accounts[from], chain: wallet.chain }));
 
 const sendToken = (to: Address, amount: bigint, from = 1) =>
-  mined(wallet.writeContract({ address: token, abi: artifacts.DemoToken.abi as Abi, functionName: 'transfer', args: [to, amount], account: accounts[from], chain: wallet.chain }));
+  mined(
+    wallet.writeContract({
+      address: token,
+      abi: artifacts.DemoToken.abi as Abi,
+      functionName: 'transfer',
+      args: [to, amount],
+      account: accounts[from],
+      chain: wallet.chain,
+    }),
+  );
 
 /** Block time of a mined transaction's block, in epoch ms. */
 async function blockTimeMs(blockNumber: bigint): Promise<number> {
@@ -116,11 +129,25 @@ async function orderItems() {
 
 beforeAll(async () => {
   [anvil, artifacts] = await Promise.all([startAnvil({ chainId: CHAIN_ID }), loadContracts()]);
-  const chain = defineChain({ id: CHAIN_ID, name: 'deposits', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.rpcUrl] } } });
+  const chain = defineChain({
+    id: CHAIN_ID,
+    name: 'deposits',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [anvil.rpcUrl] } },
+  });
   wallet = createWalletClient({ chain, transport: http(anvil.rpcUrl) });
   token = await deploy('DemoToken', [accounts[0].address]);
   splitter = await deploy('DemoSplitter', []);
-  await mined(wallet.writeContract({ address: token, abi: artifacts.DemoToken.abi as Abi, functionName: 'mint', args: [accounts[1].address, parseEther('1000')], account: accounts[0], chain: wallet.chain }));
+  await mined(
+    wallet.writeContract({
+      address: token,
+      abi: artifacts.DemoToken.abi as Abi,
+      functionName: 'mint',
+      args: [accounts[1].address, parseEther('1000')],
+      account: accounts[0],
+      chain: wallet.chain,
+    }),
+  );
   await ingest({ from: 0 });
 }, 120_000);
 
@@ -230,14 +257,21 @@ describe('deposits that complete an order', () => {
 
     const last = await sendEth(order.globalAddress, parseEther('0.5'));
     await ingest();
-    expect(await stored(order)).toMatchObject({ status: 'quoting_after_deposit', receivedAmount: parseEther('1').toString(), depositTransactionHash: last.transactionHash });
+    expect(await stored(order)).toMatchObject({
+      status: 'quoting_after_deposit',
+      receivedAmount: parseEther('1').toString(),
+      depositTransactionHash: last.transactionHash,
+    });
   });
 });
 
 describe('a batch of blocks', () => {
   /** What the ingest hands deposit detection for a block of the chain. */
   async function ingestedEvent(blockNumber: bigint): Promise<BlockIngestedEvent> {
-    const derived = deriveBlock(CHAIN_ID, await new BlockSource(client(), DEFAULT_RETRY_POLICY, { warn: () => undefined }).fetch(blockNumber));
+    const derived = deriveBlock(
+      CHAIN_ID,
+      await new BlockSource(client(), DEFAULT_RETRY_POLICY, { warn: () => undefined }).fetch(blockNumber),
+    );
     const erc20Transfers = derived.tokenTransfers.filter((transfer) => transfer.tokenStandard === 'ERC-20');
     return { chainId: CHAIN_ID, block: derived.block, mode: 'advance', nativeTransfers: derived.nativeTransfers, erc20Transfers };
   }
@@ -299,7 +333,9 @@ describe('transfers that are not the order deposit', () => {
     expect(await stored(order)).toMatchObject({ status: 'scanning_deposit_transaction', receivedDepositAt: null });
     expect((await stored(order)).receivedAmount).toBeUndefined();
     expect((await apiStatus(order)).status).toBe('expired');
-    expect((await deposits(order)).map((d) => [d.amount, d.outcome, d.totalAfter])).toEqual([[parseEther('1').toString(), 'after_expiry', null]]);
+    expect((await deposits(order)).map((d) => [d.amount, d.outcome, d.totalAfter])).toEqual([
+      [parseEther('1').toString(), 'after_expiry', null],
+    ]);
   });
 });
 
@@ -333,7 +369,12 @@ describe('reorgs', () => {
     expect((await stored(order)).receivedAmount).toBe(parseEther('0.5').toString());
     const recorded = await deposits(order);
     expect(recorded).toHaveLength(1);
-    expect(recorded[0]).toMatchObject({ blockNumber: Number(again.blockNumber), blockHash: again.blockHash, outcome: 'counted', orphaned: false });
+    expect(recorded[0]).toMatchObject({
+      blockNumber: Number(again.blockNumber),
+      blockHash: again.blockHash,
+      outcome: 'counted',
+      orphaned: false,
+    });
     expect((await apiStatus(order)).status).toBe('scanning_deposit_transaction');
   });
 

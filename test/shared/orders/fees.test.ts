@@ -41,7 +41,9 @@ describe('finalFeeBps', () => {
 
 describe('standardFee', () => {
   it('formats the balance in whole tokens and carries every part', () => {
-    expect(standardFee({ serviceFeeBps: 80, tokenToCheckBalance: '0xabc', balance: 123_456_789n, decimals: 6, partnerDiscountBps: 5 })).toEqual({
+    expect(
+      standardFee({ serviceFeeBps: 80, tokenToCheckBalance: '0xabc', balance: 123_456_789n, decimals: 6, partnerDiscountBps: 5 }),
+    ).toEqual({
       type: 'standard_fee',
       feeVersion: 1,
       tokenToCheckBalance: '0xabc',

@@ -19,7 +19,14 @@ async function newOrder(overrides: Record<string, unknown> = {}) {
 
 describe('the transition table', () => {
   it('reaches executed from both starting states along the documented path', () => {
-    const path: OrderStatus[] = ['waiting_payment', 'scanning_deposit_transaction', 'quoting_after_deposit', 'relay', 'executing', 'executed'];
+    const path: OrderStatus[] = [
+      'waiting_payment',
+      'scanning_deposit_transaction',
+      'quoting_after_deposit',
+      'relay',
+      'executing',
+      'executed',
+    ];
     for (let i = 0; i < path.length - 1; i += 1) expect(canTransition(path[i], path[i + 1])).toBe(true);
   });
 
@@ -29,8 +36,15 @@ describe('the transition table', () => {
   });
 
   it('lets only waiting states expire and only states after the deposit refund', () => {
-    expect(ORDER_STATUSES.filter((status) => canTransition(status, 'expired')).sort()).toEqual(['scanning_deposit_transaction', 'waiting_payment']);
-    expect(ORDER_STATUSES.filter((status) => canTransition(status, 'refunding')).sort()).toEqual(['executing', 'quoting_after_deposit', 'relay']);
+    expect(ORDER_STATUSES.filter((status) => canTransition(status, 'expired')).sort()).toEqual([
+      'scanning_deposit_transaction',
+      'waiting_payment',
+    ]);
+    expect(ORDER_STATUSES.filter((status) => canTransition(status, 'refunding')).sort()).toEqual([
+      'executing',
+      'quoting_after_deposit',
+      'relay',
+    ]);
     expect(canTransition('refunding', 'refunded')).toBe(true);
     expect(canTransition('executed', 'refunding')).toBe(false);
   });
@@ -40,7 +54,11 @@ describe('transitionOrder', () => {
   it('walks an order to executed, setting filledAt, and completes its checkout session', async () => {
     const session = (await postSession()).body.data;
     const order = await newOrder({ checkoutSessionId: session.id });
-    const deposit = await markDepositReceived(order.id, { transactionHash: TX.toUpperCase().replace('0X', '0x'), amount: '25000000', receivedAt: order.createdAt + 5 });
+    const deposit = await markDepositReceived(order.id, {
+      transactionHash: TX.toUpperCase().replace('0X', '0x'),
+      amount: '25000000',
+      receivedAt: order.createdAt + 5,
+    });
     expect(deposit.applied).toBe(true);
     for (const status of ['relay', 'executing', 'executed'] as const) {
       expect((await transitionOrder(order.id, status)).applied).toBe(true);
@@ -88,7 +106,10 @@ describe('transitionOrder', () => {
 
   it('does not expire an order before expiredAt', async () => {
     const order = await newOrder();
-    expect(await transitionOrder(order.id, 'expired', { at: order.expiredAt - 1 })).toMatchObject({ applied: false, reason: 'not_expired' });
+    expect(await transitionOrder(order.id, 'expired', { at: order.expiredAt - 1 })).toMatchObject({
+      applied: false,
+      reason: 'not_expired',
+    });
   });
 });
 
@@ -113,11 +134,17 @@ describe('markDepositReceived', () => {
   it('refuses a second deposit and a deposit on an expired order', async () => {
     const order = await newOrder();
     expect((await markDepositReceived(order.id, { transactionHash: TX, amount: '1', receivedAt: order.createdAt })).applied).toBe(true);
-    expect(await markDepositReceived(order.id, { transactionHash: TX, amount: '1', receivedAt: order.createdAt })).toMatchObject({ applied: false, reason: 'not_allowed' });
+    expect(await markDepositReceived(order.id, { transactionHash: TX, amount: '1', receivedAt: order.createdAt })).toMatchObject({
+      applied: false,
+      reason: 'not_allowed',
+    });
 
     const late = await newOrder();
     setClock(() => late.expiredAt + 1);
     expect((await transitionOrder(late.id, 'expired')).applied).toBe(true);
-    expect(await markDepositReceived(late.id, { transactionHash: TX, amount: '1', receivedAt: late.createdAt })).toMatchObject({ applied: false, reason: 'not_allowed' });
+    expect(await markDepositReceived(late.id, { transactionHash: TX, amount: '1', receivedAt: late.createdAt })).toMatchObject({
+      applied: false,
+      reason: 'not_allowed',
+    });
   });
 });

@@ -54,7 +54,10 @@ describe('npm run partners', () => {
     expect(JSON.parse(get.stdout)).toMatchObject({ partnerId: 'cli-partner', discountBps: 35 });
 
     const list = await cli('list');
-    const ids = list.stdout.trim().split('\n').map((line) => JSON.parse(line).partnerId);
+    const ids = list.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).partnerId);
     expect(ids).toContain('cli-partner');
   });
 

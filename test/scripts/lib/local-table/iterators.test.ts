@@ -62,8 +62,21 @@ it('closes the iterator of every Query and Scan', async () => {
   await ensureTable(client, 'iterators');
   const baseline = open.size;
   for (let round = 0; round < 40; round += 1) {
-    await client.send(new QueryCommand({ TableName: 'iterators', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: `P#${round % 3}` } } }));
-    await client.send(new QueryCommand({ TableName: 'iterators', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'P#0' } }, Limit: 1 }));
+    await client.send(
+      new QueryCommand({
+        TableName: 'iterators',
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: `P#${round % 3}` } },
+      }),
+    );
+    await client.send(
+      new QueryCommand({
+        TableName: 'iterators',
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: 'P#0' } },
+        Limit: 1,
+      }),
+    );
     await client.send(new ScanCommand({ TableName: 'iterators', Limit: 2 }));
   }
   await new Promise((resolve) => setTimeout(resolve, 100));

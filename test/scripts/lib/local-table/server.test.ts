@@ -12,7 +12,16 @@ describe('embedded DynamoDB transactions', () => {
     await db.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: { TableName: table.name, Key: { pk: 'S#1', sk: 'S' }, UpdateExpression: 'SET orderId = :o', ConditionExpression: '#s = :open AND attribute_not_exists(orderId)', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':o': 'A', ':open': 'open' } } },
+          {
+            Update: {
+              TableName: table.name,
+              Key: { pk: 'S#1', sk: 'S' },
+              UpdateExpression: 'SET orderId = :o',
+              ConditionExpression: '#s = :open AND attribute_not_exists(orderId)',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':o': 'A', ':open': 'open' },
+            },
+          },
           { Put: { TableName: table.name, Item: { pk: 'O#A', sk: 'O' }, ConditionExpression: 'attribute_not_exists(pk)' } },
           { ConditionCheck: { TableName: table.name, Key: { pk: 'P#1', sk: 'P' }, ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
@@ -33,7 +42,16 @@ describe('embedded DynamoDB transactions', () => {
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: table.name, Item: { pk: 'O#B', sk: 'O' }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Update: { TableName: table.name, Key: { pk: 'S#1', sk: 'S' }, UpdateExpression: 'SET orderId = :o', ConditionExpression: 'attribute_not_exists(orderId)', ExpressionAttributeValues: { ':o': 'B' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+          {
+            Update: {
+              TableName: table.name,
+              Key: { pk: 'S#1', sk: 'S' },
+              UpdateExpression: 'SET orderId = :o',
+              ConditionExpression: 'attribute_not_exists(orderId)',
+              ExpressionAttributeValues: { ':o': 'B' },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
         ],
       }),
     );
@@ -52,12 +70,23 @@ describe('embedded DynamoDB transactions', () => {
         .send(
           new TransactWriteCommand({
             TransactItems: [
-              { Update: { TableName: table.name, Key: { pk: 'S#2', sk: 'S' }, UpdateExpression: 'SET orderId = :o', ConditionExpression: 'attribute_not_exists(orderId)', ExpressionAttributeValues: { ':o': `R${i}` } } },
+              {
+                Update: {
+                  TableName: table.name,
+                  Key: { pk: 'S#2', sk: 'S' },
+                  UpdateExpression: 'SET orderId = :o',
+                  ConditionExpression: 'attribute_not_exists(orderId)',
+                  ExpressionAttributeValues: { ':o': `R${i}` },
+                },
+              },
               { Put: { TableName: table.name, Item: { pk: `O#R${i}`, sk: 'O' } } },
             ],
           }),
         )
-        .then(() => true, () => false),
+        .then(
+          () => true,
+          () => false,
+        ),
     );
     const outcomes = await Promise.all(attempts);
     expect(outcomes.filter(Boolean)).toHaveLength(1);
@@ -78,7 +107,14 @@ describe('embedded DynamoDB transactions', () => {
   });
 
   it('serves ordinary conditional writes through dynalite', async () => {
-    await db.send(new UpdateCommand({ TableName: table.name, Key: { pk: 'C#1', sk: 'C' }, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } }));
+    await db.send(
+      new UpdateCommand({
+        TableName: table.name,
+        Key: { pk: 'C#1', sk: 'C' },
+        UpdateExpression: 'ADD n :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
+    );
     const counter = await db.send(new GetCommand({ TableName: table.name, Key: { pk: 'C#1', sk: 'C' } }));
     expect(counter.Item?.n).toBe(1);
   });

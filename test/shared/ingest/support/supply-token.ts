@@ -45,7 +45,11 @@ export async function compileSupplyToken(): Promise<CompiledContract> {
   const input = {
     language: 'Solidity',
     sources: { 'TestSupplyMulti.sol': { content: SOURCE } },
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'cancun',
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
   };
   const output = JSON.parse(
     solc.compile(JSON.stringify(input), {
@@ -57,7 +61,10 @@ export async function compileSupplyToken(): Promise<CompiledContract> {
         }
       },
     }),
-  ) as { errors?: { severity: string; formattedMessage: string }[]; contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>> };
+  ) as {
+    errors?: { severity: string; formattedMessage: string }[];
+    contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+  };
   const errors = (output.errors ?? []).filter((error) => error.severity === 'error');
   if (errors.length > 0) throw new Error(errors.map((error) => error.formattedMessage).join('\n'));
   const contract = output.contracts['TestSupplyMulti.sol'].TestSupplyMulti;

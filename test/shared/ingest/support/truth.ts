@@ -106,8 +106,13 @@ export async function readChainTruth(rpcUrl: string, from: number, to: number): 
   for (let number = from; number <= to; number += 1) {
     const block = await client.getBlock({ blockNumber: BigInt(number), includeTransactions: true });
     truth.blocks.push({ number, hash: block.hash!, timestamp: Number(block.timestamp) });
-    const receipts: TransactionReceipt[] = await Promise.all(block.transactions.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
-    const traces = (await client.request({ method: 'debug_traceBlockByNumber' as never, params: [`0x${number.toString(16)}`, { tracer: 'callTracer' }] as never })) as { result: Frame }[];
+    const receipts: TransactionReceipt[] = await Promise.all(
+      block.transactions.map((tx) => client.getTransactionReceipt({ hash: tx.hash })),
+    );
+    const traces = (await client.request({
+      method: 'debug_traceBlockByNumber' as never,
+      params: [`0x${number.toString(16)}`, { tracer: 'callTracer' }] as never,
+    })) as { result: Frame }[];
     for (const [position, tx] of block.transactions.entries()) {
       const receipt = receipts[position];
       const code = tx.to ? await client.getCode({ address: tx.to, blockNumber: BigInt(number) }) : undefined;
@@ -126,7 +131,14 @@ export async function readChainTruth(rpcUrl: string, from: number, to: number): 
         error: traces[position].result.error ?? null,
       });
       for (const log of receipt.logs) {
-        truth.logs.push({ txHash: tx.hash, blockNumber: number, logIndex: log.logIndex, address: log.address.toLowerCase(), topics: log.topics.map((t) => t.toLowerCase()), data: log.data.toLowerCase() });
+        truth.logs.push({
+          txHash: tx.hash,
+          blockNumber: number,
+          logIndex: log.logIndex,
+          address: log.address.toLowerCase(),
+          topics: log.topics.map((t) => t.toLowerCase()),
+          data: log.data.toLowerCase(),
+        });
         truth.transfers.push(...transfersOf(tx.hash, number, log));
       }
       // Depth-first walk; the top-level call is index 0 and is not an internal transaction.
@@ -157,7 +169,11 @@ export async function readChainTruth(rpcUrl: string, from: number, to: number): 
   return truth;
 }
 
-function transfersOf(txHash: string, blockNumber: number, log: { address: string; topics: Hex[]; data: Hex; logIndex: number }): TruthTransfer[] {
+function transfersOf(
+  txHash: string,
+  blockNumber: number,
+  log: { address: string; topics: Hex[]; data: Hex; logIndex: number },
+): TruthTransfer[] {
   const base = { txHash, blockNumber, logIndex: log.logIndex, token: log.address.toLowerCase(), batchIndex: 0 };
   const topics = log.topics as [Hex, ...Hex[]];
   if (log.topics[0] === TRANSFER && log.topics.length === 3) {
@@ -170,11 +186,21 @@ function transfersOf(txHash: string, blockNumber: number, log: { address: string
   }
   if (log.topics[0] === SINGLE) {
     const { args } = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferSingle', topics, data: log.data });
-    return [{ ...base, standard: 'ERC-1155', from: args.from.toLowerCase(), to: args.to.toLowerCase(), tokenId: args.id, amount: args.value }];
+    return [
+      { ...base, standard: 'ERC-1155', from: args.from.toLowerCase(), to: args.to.toLowerCase(), tokenId: args.id, amount: args.value },
+    ];
   }
   if (log.topics[0] === BATCH) {
     const { args } = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferBatch', topics, data: log.data });
-    return args.ids.map((id, batchIndex) => ({ ...base, batchIndex, standard: 'ERC-1155' as const, from: args.from.toLowerCase(), to: args.to.toLowerCase(), tokenId: id, amount: args.values[batchIndex] }));
+    return args.ids.map((id, batchIndex) => ({
+      ...base,
+      batchIndex,
+      standard: 'ERC-1155' as const,
+      from: args.from.toLowerCase(),
+      to: args.to.toLowerCase(),
+      tokenId: id,
+      amount: args.values[batchIndex],
+    }));
   }
   return [];
 }
@@ -278,10 +304,16 @@ export interface ImmutableCheckOptions {
  * The table's immutable items are exactly the expected ones (no missing, no extra key), and the
  * canonical records carry what the node says.
  */
-export async function expectImmutableItems(table: string, truth: ChainTruth, options: ImmutableCheckOptions = { traces: true }): Promise<Record<string, unknown>[]> {
+export async function expectImmutableItems(
+  table: string,
+  truth: ChainTruth,
+  options: ImmutableCheckOptions = { traces: true },
+): Promise<Record<string, unknown>[]> {
   const items = await tableSnapshot(table);
   const expected = expectedImmutableKeys(truth, options);
-  const actual = new Map(items.filter((item) => IMMUTABLE_KINDS.has(String(item.kind))).map((item) => [`${item.pk}\n${item.sk}`, String(item.kind)]));
+  const actual = new Map(
+    items.filter((item) => IMMUTABLE_KINDS.has(String(item.kind))).map((item) => [`${item.pk}\n${item.sk}`, String(item.kind)]),
+  );
   const missing = [...expected.keys()].filter((key) => !actual.has(key));
   const extra = [...actual.keys()].filter((key) => !expected.has(key));
   expect(missing, 'items missing from the table').toEqual([]);
@@ -292,7 +324,16 @@ export async function expectImmutableItems(table: string, truth: ChainTruth, opt
   const get = (key: { pk: string; sk: string }) => byKey.get(`${key.pk}\n${key.sk}`) as Record<string, any>;
   for (const tx of truth.transactions) {
     const item = get(transactionKeys.transaction(truth.chainId, tx.hash));
-    expect({ from: item.from, to: item.to, value: item.value, status: item.status, gasUsed: item.gasUsed, created: item.contractAddress, block: item.blockNumber, index: item.transactionIndex }).toEqual({
+    expect({
+      from: item.from,
+      to: item.to,
+      value: item.value,
+      status: item.status,
+      gasUsed: item.gasUsed,
+      created: item.contractAddress,
+      block: item.blockNumber,
+      index: item.transactionIndex,
+    }).toEqual({
       from: tx.from,
       to: tx.to,
       value: tx.value.toString(),
@@ -310,11 +351,22 @@ export async function expectImmutableItems(table: string, truth: ChainTruth, opt
   }
   for (const log of truth.logs) {
     const item = get(transactionKeys.transactionLog(truth.chainId, log.txHash, log.logIndex));
-    expect({ address: item.address, topics: item.topics, data: item.data }).toEqual({ address: log.address, topics: log.topics, data: log.data });
+    expect({ address: item.address, topics: item.topics, data: item.data }).toEqual({
+      address: log.address,
+      topics: log.topics,
+      data: log.data,
+    });
   }
   for (const transfer of truth.transfers) {
     const item = get(transactionKeys.transactionTokenTransfer(truth.chainId, transfer.txHash, transfer.logIndex, transfer.batchIndex));
-    expect({ token: item.token, standard: item.tokenStandard, from: item.from, to: item.to, amount: item.amount, tokenId: item.tokenId }).toEqual({
+    expect({
+      token: item.token,
+      standard: item.tokenStandard,
+      from: item.from,
+      to: item.to,
+      amount: item.amount,
+      tokenId: item.tokenId,
+    }).toEqual({
       token: transfer.token,
       standard: transfer.standard,
       from: transfer.from,
@@ -327,7 +379,14 @@ export async function expectImmutableItems(table: string, truth: ChainTruth, opt
     for (const call of truth.calls) {
       const item = get(transactionKeys.transactionInternalTransaction(truth.chainId, call.txHash, call.index));
       // The error text is the tracer's own ("execution reverted", "Reverted"): compare the outcome.
-      expect({ type: item.type, from: item.from, to: item.to, created: item.createdContract, value: item.value, success: item.success }).toEqual({
+      expect({
+        type: item.type,
+        from: item.from,
+        to: item.to,
+        created: item.createdContract,
+        value: item.value,
+        success: item.success,
+      }).toEqual({
         type: call.type,
         from: call.from,
         to: call.to,
@@ -366,30 +425,51 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
   for (const [id, entry] of touched) {
     const value =
       entry.tokenId === null
-        ? await client.readContract({ address: entry.token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [entry.holder as Address], blockNumber })
-        : await client.readContract({ address: entry.token as Address, abi: erc1155Abi, functionName: 'balanceOf', args: [entry.holder as Address, entry.tokenId], blockNumber });
+        ? await client.readContract({
+            address: entry.token as Address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [entry.holder as Address],
+            blockNumber,
+          })
+        : await client.readContract({
+            address: entry.token as Address,
+            abi: erc1155Abi,
+            functionName: 'balanceOf',
+            args: [entry.holder as Address, entry.tokenId],
+            blockNumber,
+          });
     onChain.set(id, value);
   }
   const totals = new Map<string, bigint>();
   for (const [id, entry] of touched) {
-    if (entry.standard === 'ERC-1155') totals.set(`${entry.holder}|${entry.token}`, (totals.get(`${entry.holder}|${entry.token}`) ?? 0n) + onChain.get(id)!);
+    if (entry.standard === 'ERC-1155')
+      totals.set(`${entry.holder}|${entry.token}`, (totals.get(`${entry.holder}|${entry.token}`) ?? 0n) + onChain.get(id)!);
   }
 
   const balanceItems = items.filter((item) => item.kind === 'balance');
   const expectedBalances = [
-    ...[...touched.entries()].filter(([id]) => onChain.get(id)! > 0n).map(([id, e]) => ({ holder: e.holder, token: e.token, tokenId: e.tokenId?.toString() ?? null, value: onChain.get(id)!.toString() })),
-    ...[...totals.entries()].filter(([, v]) => v > 0n).map(([id, v]) => ({ holder: id.split('|')[0], token: id.split('|')[1], tokenId: null, value: v.toString() })),
+    ...[...touched.entries()]
+      .filter(([id]) => onChain.get(id)! > 0n)
+      .map(([id, e]) => ({ holder: e.holder, token: e.token, tokenId: e.tokenId?.toString() ?? null, value: onChain.get(id)!.toString() })),
+    ...[...totals.entries()]
+      .filter(([, v]) => v > 0n)
+      .map(([id, v]) => ({ holder: id.split('|')[0], token: id.split('|')[1], tokenId: null, value: v.toString() })),
   ];
   const sortBalances = (list: { holder: string; token: string; tokenId: string | null; value: string }[]) =>
     [...list].sort((a, b) => `${a.holder}${a.token}${a.tokenId}`.localeCompare(`${b.holder}${b.token}${b.tokenId}`));
-  expect(sortBalances(balanceItems.map((i) => ({ holder: i.holder, token: i.token, tokenId: i.tokenId, value: i.value })))).toEqual(sortBalances(expectedBalances));
+  expect(sortBalances(balanceItems.map((i) => ({ holder: i.holder, token: i.token, tokenId: i.tokenId, value: i.value })))).toEqual(
+    sortBalances(expectedBalances),
+  );
 
   // X1 listing: each non-total balance once in its standard's range and once in ALL.
   const listings = items.filter((item) => item.kind === 'balanceListing');
   const expectedListings = balanceItems
     .filter((b) => !(b.tokenStandard === 'ERC-1155' && b.tokenId === null))
     .flatMap((b) =>
-      typeSetKeysOf(b.tokenStandard).map((set) => `${addressKeys.balancesByValue(chainId, b.holder, set).pk}|${b.token}|${b.tokenId}|${b.value}`),
+      typeSetKeysOf(b.tokenStandard).map(
+        (set) => `${addressKeys.balancesByValue(chainId, b.holder, set).pk}|${b.token}|${b.tokenId}|${b.value}`,
+      ),
     );
   expect(listings.map((l) => `${l.pk}|${l.token}|${l.tokenId}|${l.value}`).sort()).toEqual(expectedListings.sort());
 
@@ -408,25 +488,36 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
   for (const t of truth.transfers.filter((t) => t.standard === 'ERC-721')) {
     const owner = await client
       .readContract({ address: t.token as Address, abi: erc721Abi, functionName: 'ownerOf', args: [t.tokenId!], blockNumber })
-      .then((o) => o.toLowerCase(), () => null);
+      .then(
+        (o) => o.toLowerCase(),
+        () => null,
+      );
     expect(get(nftKeys.instance(chainId, t.token, t.tokenId!))?.owner ?? null, `owner of ${t.token} #${t.tokenId}`).toBe(owner);
   }
   // Collections: the amount, and the number of distinct ids held (ERC-721: the balance; ERC-1155:
   // the ids with a positive balanceOf at the head).
   const idsHeld = new Map<string, number>();
   for (const [id, entry] of touched) {
-    if (entry.standard === 'ERC-1155' && onChain.get(id)! > 0n) idsHeld.set(`${entry.holder}|${entry.token}`, (idsHeld.get(`${entry.holder}|${entry.token}`) ?? 0) + 1);
+    if (entry.standard === 'ERC-1155' && onChain.get(id)! > 0n)
+      idsHeld.set(`${entry.holder}|${entry.token}`, (idsHeld.get(`${entry.holder}|${entry.token}`) ?? 0) + 1);
   }
   const collections = items.filter((item) => item.kind === 'nftCollection' && item.pk.endsWith('#NFTCOL#ALL'));
   const expectedCollections = balanceItems
     .filter((b) => (b.tokenStandard === 'ERC-721' || b.tokenStandard === 'ERC-1155') && b.tokenId === null)
-    .map((b) => `${b.holder}|${b.token}|${b.value}|${b.tokenStandard === 'ERC-721' ? Number(b.value) : idsHeld.get(`${b.holder}|${b.token}`)}`);
+    .map(
+      (b) => `${b.holder}|${b.token}|${b.value}|${b.tokenStandard === 'ERC-721' ? Number(b.value) : idsHeld.get(`${b.holder}|${b.token}`)}`,
+    );
   expect(collections.map((c) => `${c.holder}|${c.contract}|${c.amount}|${c.distinctTokenIds}`).sort()).toEqual(expectedCollections.sort());
   // X2: each collection in its standard's range and in ALL, and in no other range.
   const collectionRanges = balanceItems
     .filter((b) => (b.tokenStandard === 'ERC-721' || b.tokenStandard === 'ERC-1155') && b.tokenId === null)
     .flatMap((b) => typeSetKeysOf(b.tokenStandard).map((set) => `${addressKeys.nftCollections(chainId, b.holder, set).pk}|${b.token}`));
-  expect(items.filter((item) => item.kind === 'nftCollection').map((c) => `${c.pk}|${c.contract}`).sort()).toEqual(collectionRanges.sort());
+  expect(
+    items
+      .filter((item) => item.kind === 'nftCollection')
+      .map((c) => `${c.pk}|${c.contract}`)
+      .sort(),
+  ).toEqual(collectionRanges.sort());
 
   // ERC-1155 ids: holders with a positive balance, their sum, and the total supply: the contract's
   // totalSupply(id) at the head when it has one, else that sum.
@@ -441,12 +532,25 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
   for (const { token, tokenId, holders: idHolders, held } of ids.values()) {
     const supply = await client
       .readContract({ address: token as Address, abi: erc1155SupplyAbi, functionName: 'totalSupply', args: [tokenId], blockNumber })
-      .then((value) => value.toString(), () => null);
+      .then(
+        (value) => value.toString(),
+        () => null,
+      );
     const instance = get(nftKeys.instance(chainId, token, tokenId));
     expect(
-      { holders: instance?.holders ?? 0, heldSupply: instance?.heldSupply ?? '0', totalSupply: instance?.totalSupply, source: instance?.totalSupplySource },
+      {
+        holders: instance?.holders ?? 0,
+        heldSupply: instance?.heldSupply ?? '0',
+        totalSupply: instance?.totalSupply,
+        source: instance?.totalSupplySource,
+      },
       `ERC-1155 ${token} #${tokenId}`,
-    ).toEqual({ holders: idHolders, heldSupply: held.toString(), totalSupply: supply ?? held.toString(), source: supply === null ? 'holders' : 'totalSupply' });
+    ).toEqual({
+      holders: idHolders,
+      heldSupply: held.toString(),
+      totalSupply: supply ?? held.toString(),
+      source: supply === null ? 'holders' : 'totalSupply',
+    });
   }
   for (const t of truth.transfers.filter((t) => t.standard === 'ERC-721')) {
     expect(get(nftKeys.instance(chainId, t.token, t.tokenId!))).toMatchObject({ totalSupply: null, totalSupplySource: null });
@@ -458,7 +562,5 @@ const erc1155SupplyAbi = parseAbi(['function totalSupply(uint256 id) view return
 /** Items of state kinds, with the block they were written at left out (a reorg writes them at the ancestor). */
 export function stateView(items: Record<string, unknown>[]): Record<string, unknown>[] {
   const stateKinds = new Set(['balance', 'balanceListing', 'nftInstance', 'nftHolding', 'nftCollection', 'address', 'name']);
-  return items
-    .filter((item) => stateKinds.has(String(item.kind)))
-    .map(({ updatedAtBlock: _u, ...rest }) => rest);
+  return items.filter((item) => stateKinds.has(String(item.kind))).map(({ updatedAtBlock: _u, ...rest }) => rest);
 }
