@@ -58,7 +58,8 @@ export function decodeTokenTransfers(log: RawLog): DecodedTokenTransfer[] {
       const { operator, from, to, ids, values } = event.args;
       if (ids.length !== values.length) return [];
       return ids.map((id, batchIndex) => ({
-        ...transfer('ERC-1155', token, from, to, id, values[batchIndex]),
+        // Same length, checked above.
+        ...transfer('ERC-1155', token, from, to, id, values[batchIndex]!),
         batchIndex,
         operator: normalizeAddress(operator),
       }));
@@ -127,11 +128,13 @@ export const MAX_INLINE_METADATA_BYTES = 64 * 1024;
  */
 export function resolveTokenMetadata(uri: string | null | undefined): ResolvedMetadata {
   if (!uri) return { status: 'none', metadataJson: null };
-  const match = /^data:([^,]*),(.*)$/s.exec(uri.trim());
-  if (!match) return { status: 'unresolved', metadataJson: null };
-  const [, mediaType, payload] = match;
+  // Both groups take part in every match: undefined only when the URI does not match.
+  const [, mediaType, payload] = /^data:([^,]*),(.*)$/s.exec(uri.trim()) ?? [];
+  if (mediaType === undefined || payload === undefined) return { status: 'unresolved', metadataJson: null };
   const params = mediaType.split(';').map((part) => part.trim().toLowerCase());
-  if (params[0] !== '' && !params[0].includes('json')) return { status: 'unresolved', metadataJson: null };
+  // split always yields at least one part: the media type proper.
+  const essence = params[0]!;
+  if (essence !== '' && !essence.includes('json')) return { status: 'unresolved', metadataJson: null };
   let text: string;
   try {
     text = params.includes('base64') ? Buffer.from(payload, 'base64').toString('utf8') : decodeDataText(payload);

@@ -145,7 +145,8 @@ export function groupParityTraces(traces: readonly ParityTrace[], transactionCou
 
 function compareTraceAddress(a: number[], b: number[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i += 1) {
-    if (a[i] !== b[i]) return a[i] - b[i];
+    // Within both arrays: i is below both lengths.
+    if (a[i] !== b[i]) return a[i]! - b[i]!;
   }
   return a.length - b.length;
 }

@@ -59,11 +59,15 @@ export interface RangeChoice {
 export function chooseRange(terms: readonly FilterTerm[], counts: readonly number[]): RangeChoice {
   const ranges = rangesToCount(terms);
   if (counts.length !== ranges.length) throw new Error(`expected ${ranges.length} counts, got ${counts.length}`);
-  let best = 0;
-  counts.forEach((count, index) => {
-    if (count < counts[best]) best = index;
-  });
-  return { range: ranges[best], count: counts[best], checks: terms.filter((_, index) => index !== best) };
+  let best: { index: number; range: KeyRange; count: number } | undefined;
+  for (const [index, range] of ranges.entries()) {
+    // Same length, checked above.
+    const count = counts[index]!;
+    if (best === undefined || count < best.count) best = { index, range, count };
+  }
+  if (best === undefined) throw new Error('rangesToCount always returns at least one range');
+  const { index: chosen, range, count } = best;
+  return { range, count, checks: terms.filter((_, index) => index !== chosen) };
 }
 
 export function entryMatches(entry: ListEntry, checks: readonly FilterTerm[]): boolean {

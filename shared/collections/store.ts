@@ -96,8 +96,9 @@ export async function readRangePage(range: KeyRange, offset: number, limit: numb
   let startKey: ItemKey | undefined;
   if (offset > 0) {
     const skipped = (await queryAll(newestFirst(range, []), { limit: offset })).items;
-    if (skipped.length < offset) return [];
-    const last = skipped[skipped.length - 1];
+    const last = skipped.at(-1);
+    // offset > 0, so a page that reached it has a last item.
+    if (skipped.length < offset || last === undefined) return [];
     startKey = { pk: last.pk as string, sk: last.sk as string };
   }
   const page = await queryAll({ ...newestFirst(range, ['address']), ExclusiveStartKey: startKey }, { limit });

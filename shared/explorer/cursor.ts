@@ -142,9 +142,11 @@ export function cutTokenBalancesPage(items: Stored<BalanceListingRecord>[], more
   if (items.length <= pageSize && !more) return { page: items, cursor: null };
   const limit = Math.min(pageSize, items.length);
   for (let last = limit - 1; last >= 0; last -= 1) {
-    const cursor = tokenBalanceSeparator(items[last], items[last + 1]);
+    // last < limit <= items.length.
+    const cursor = tokenBalanceSeparator(items[last]!, items[last + 1]);
     if (cursor) return { page: items.slice(0, last + 1), cursor };
   }
   const last = items[limit - 1];
+  if (last === undefined) throw new Error('cutTokenBalancesPage: no entry to end the page on');
   return { page: items.slice(0, limit), cursor: tokenBalanceSeparator(last, undefined)! };
 }

@@ -57,7 +57,8 @@ async function readPage<T>(pk: string, start: KeysetStart, order: Order): Promis
 export async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order): Promise<RangeRead<T>> {
   const reads = await Promise.all(pks.map((pk) => readPage<T>(pk, start, order)));
   // One range: its own order as DynamoDB returned it.
-  if (reads.length === 1) return { items: reads[0].items, more: reads[0].items.length > PAGE_SIZE || reads[0].cutAt !== undefined };
+  const [only] = reads;
+  if (reads.length === 1 && only) return { items: only.items, more: only.items.length > PAGE_SIZE || only.cutAt !== undefined };
   const before = (a: string, b: string): number => (order === 'newest first' ? compareSortKeys(b, a) : compareSortKeys(a, b));
   const cuts = reads.flatMap((read) => (read.cutAt === undefined ? [] : [read.cutAt]));
   // The cut nearest the bound: past it, some range has not been read.

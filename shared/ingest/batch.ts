@@ -49,10 +49,8 @@ export class BatchFacts {
 
   /** Token details as of the block: the latest probe at or before it, else the stored item's. */
   tokenInfo(address: string, blockNumber: number): TokenInfo | null {
-    const probes = this.probes.get(address) ?? [];
-    for (let position = probes.length - 1; position >= 0; position -= 1) {
-      if (probes[position].block <= blockNumber) return probes[position].info;
-    }
+    const probe = this.probes.get(address)?.findLast((candidate) => candidate.block <= blockNumber);
+    if (probe) return probe.info;
     const item = this.storedBefore(address, blockNumber);
     return item?.tokenType
       ? {
@@ -67,8 +65,8 @@ export class BatchFacts {
 
   /** Whether the address was probed anywhere in the batch, and the latest answer. */
   latestProbe(address: string): { info: TokenInfo | null } | undefined {
-    const probes = this.probes.get(address);
-    return probes && probes.length > 0 ? { info: probes[probes.length - 1].info } : undefined;
+    const latest = this.probes.get(address)?.at(-1);
+    return latest ? { info: latest.info } : undefined;
   }
 }
 
@@ -87,12 +85,16 @@ export async function readBatchFacts(
     return item && item.firstSeenBlock < number ? item : undefined;
   };
   const certainSince = new Map<string, number>();
-  const codeChecks: string[][] = blocks.map(() => []);
-  const probeRequests: Map<string, IndexedTokenStandard | null>[] = blocks.map(() => new Map());
+  // What each block must read from the chain: getCode for some addresses, token probes for others.
+  const reads = blocks.map((derived) => ({
+    derived,
+    codeChecks: [] as string[],
+    probeRequests: new Map<string, IndexedTokenStandard | null>(),
+  }));
   const codeScheduled = new Set<string>();
   const probedForTransfers = new Set<string>();
   const probedForCreation = new Set<string>();
-  blocks.forEach((derived, position) => {
+  for (const { derived, codeChecks, probeRequests } of reads) {
     const number = derived.block.number;
     const certainBefore = (address: string): boolean => (certainSince.get(address) ?? Infinity) < number;
     // Without traces, creations by contracts are invisible: an address is checked at every block.
@@ -101,45 +103,37 @@ export async function readBatchFacts(
       if (derived.knownContracts.has(address) || storedBefore(address, number) || certainBefore(address)) continue;
       if (traced && codeScheduled.has(address)) continue;
       codeScheduled.add(address);
-      codeChecks[position].push(address);
+      codeChecks.push(address);
     }
     // A token is probed when the table has no token details for it yet (as block by block: a
     // contract probed at its creation as no token is probed again once it moves tokens).
     for (const [token, standard] of derived.tokens) {
       if (storedBefore(token, number)?.tokenType || probedForTransfers.has(token)) continue;
       probedForTransfers.add(token);
-      probeRequests[position].set(token, standard);
+      probeRequests.set(token, standard);
     }
     for (const creation of derived.creations) {
       const address = creation.address;
-      if (
-        storedBefore(address, number) ||
-        probeRequests[position].has(address) ||
-        probedForTransfers.has(address) ||
-        probedForCreation.has(address)
-      )
+      if (storedBefore(address, number) || probeRequests.has(address) || probedForTransfers.has(address) || probedForCreation.has(address))
         continue;
       probedForCreation.add(address);
-      probeRequests[position].set(address, null);
+      probeRequests.set(address, null);
     }
     for (const address of [...derived.knownContracts, ...derived.creations.map((creation) => creation.address)]) {
       if (!certainSince.has(address)) certainSince.set(address, number);
     }
-  });
+  }
 
   const code = new Map<string, { block: number; hasCode: boolean }[]>();
   const probes = new Map<string, { block: number; info: TokenInfo | null }[]>();
-  const busy = blocks
-    .map((_, position) => position)
-    .filter((position) => codeChecks[position].length > 0 || probeRequests[position].size > 0);
-  await inParallel(busy, concurrency, async (position) => {
-    const number = blocks[position].block.number;
+  const busy = reads.filter(({ codeChecks, probeRequests }) => codeChecks.length > 0 || probeRequests.size > 0);
+  await inParallel(busy, concurrency, async ({ derived, codeChecks, probeRequests }) => {
+    const number = derived.block.number;
     const [withCode, probed] = await Promise.all([
-      chainState.contractsAmong(codeChecks[position], BigInt(number)),
-      chainState.probeTokens(probeRequests[position], BigInt(number)),
+      chainState.contractsAmong(codeChecks, BigInt(number)),
+      chainState.probeTokens(probeRequests, BigInt(number)),
     ]);
-    for (const address of codeChecks[position])
-      code.set(address, [...(code.get(address) ?? []), { block: number, hasCode: withCode.has(address) }]);
+    for (const address of codeChecks) code.set(address, [...(code.get(address) ?? []), { block: number, hasCode: withCode.has(address) }]);
     for (const [address, info] of probed) {
       const list = probes.get(address) ?? [];
       list.push({ block: number, info });

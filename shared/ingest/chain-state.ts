@@ -88,14 +88,15 @@ export class ChainState {
     const results = await this.read(calls, blockNumber, 'token details');
     const retryBytes32: ContractRead[] = [];
     entries.forEach(([token], position) => {
-      const [name, symbol] = results.slice(position * perToken, position * perToken + 2);
+      const name = resultAt(results, position * perToken);
+      const symbol = resultAt(results, position * perToken + 1);
       if (name.status === 'failure') retryBytes32.push({ address: token as Address, abi: bytes32MetadataAbi, functionName: 'name' });
       if (symbol.status === 'failure') retryBytes32.push({ address: token as Address, abi: bytes32MetadataAbi, functionName: 'symbol' });
     });
     const bytes32Results = await this.read(retryBytes32, blockNumber, 'bytes32 token details');
     const bytes32Values = new Map<string, string | null>();
     retryBytes32.forEach((call, position) => {
-      const result = bytes32Results[position];
+      const result = resultAt(bytes32Results, position);
       bytes32Values.set(
         `${call.address}|${call.functionName}`,
         result.status === 'success' ? bytes32ToString(result.result as `0x${string}`) || null : null,
@@ -103,7 +104,8 @@ export class ChainState {
     });
 
     entries.forEach(([token, eventStandard], position) => {
-      const [name, symbol, decimals, totalSupply, is721, is1155] = results.slice(position * perToken, (position + 1) * perToken);
+      const at = (offset: number) => resultAt(results, position * perToken + offset);
+      const [name, symbol, decimals, totalSupply, is721, is1155] = [at(0), at(1), at(2), at(3), at(4), at(5)];
       const ok = (result: ReadResult) => result.status === 'success';
       const value = (result: ReadResult) => (result.status === 'success' ? result.result : null);
       const type: IndexedTokenStandard | null =
@@ -135,10 +137,10 @@ export class ChainState {
       'total supplies',
     );
     return new Map(
-      tokens.map((token, position) => [
-        token,
-        results[position].status === 'success' ? String((results[position] as { result: unknown }).result) : null,
-      ]),
+      tokens.map((token, position) => {
+        const result = resultAt(results, position);
+        return [token, result.status === 'success' ? String(result.result) : null];
+      }),
     );
   }
 
@@ -170,7 +172,7 @@ export class ChainState {
     let cursor = 0;
     return queries.map((query) => {
       if (query.standard === 'ERC-721') {
-        const [owner, uri] = [results[cursor], results[cursor + 1]];
+        const [owner, uri] = [resultAt(results, cursor), resultAt(results, cursor + 1)];
         cursor += 2;
         return {
           owner: owner.status === 'success' ? String(owner.result).toLowerCase() : null,
@@ -178,7 +180,7 @@ export class ChainState {
           totalSupply: null,
         };
       }
-      const [uri, supply] = [results[cursor], results[cursor + 1]];
+      const [uri, supply] = [resultAt(results, cursor), resultAt(results, cursor + 1)];
       cursor += 2;
       return {
         owner: null,
@@ -192,4 +194,17 @@ export class ChainState {
     if (calls.length === 0) return Promise.resolve([]);
     return withBackoff(`${label} at block ${blockNumber}`, this.policy, () => this.reader.readAll(calls, blockNumber));
   }
+}
+
+/** Each query with its answer: a round of reads answers every query, in order. */
+export function withAnswers<Q, A>(queries: readonly Q[], answers: readonly A[]): [Q, A][] {
+  if (answers.length !== queries.length) throw new Error(`${answers.length} answers for ${queries.length} queries`);
+  return queries.map((query, position) => [query, answers[position] as A]);
+}
+
+/** The answer to call `index` of a round: the reader answers every call, in order. */
+function resultAt(results: readonly ReadResult[], index: number): ReadResult {
+  const result = results[index];
+  if (result === undefined) throw new Error(`contract read ${index} has no result (${results.length} results)`);
+  return result;
 }

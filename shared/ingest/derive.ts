@@ -134,6 +134,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
 
   rawBlock.transactions.forEach((tx, position) => {
     const receipt = receipts[position];
+    if (receipt === undefined) throw new Error(`block ${blockNumber}: no receipt for transaction ${position}`);
     const hash = tx.hash.toLowerCase();
     const txAt = { ...at, transactionHash: hash, transactionIndex: position };
     const from = normalizeAddress(tx.from);

@@ -146,7 +146,9 @@ export class BlockSource {
     const reasons = new Map<string, string | null>();
     await Promise.all(
       block.transactions.map(async (tx, position) => {
-        if (receipts[position].status !== 'reverted') return;
+        const receipt = receipts[position];
+        if (receipt === undefined) throw new Error(`block ${block.number}: no receipt for transaction ${position}`);
+        if (receipt.status !== 'reverted') return;
         const top = traces?.[position]?.calls[0];
         if (top?.output && top.output !== '0x') {
           reasons.set(tx.hash.toLowerCase(), decodeRevertReason(top.output));
@@ -222,7 +224,8 @@ function checkReceipts(block: FullBlock, receipts: TransactionReceipt[]): void {
   }
   const blockHash = block.hash!.toLowerCase();
   receipts.forEach((receipt, position) => {
-    const tx = block.transactions[position];
+    // Same length, checked above.
+    const tx = block.transactions[position]!;
     if (
       receipt?.blockHash?.toLowerCase() !== blockHash ||
       receipt.blockNumber !== block.number ||
@@ -246,7 +249,8 @@ function checkTraces(block: FullBlock, traces: TransactionTrace[]): void {
     throw new InconsistentAnswerError(`block ${block.number}: ${traces.length} traces for ${block.transactions.length} transactions`);
   }
   traces.forEach((trace, position) => {
-    const hash = block.transactions[position].hash.toLowerCase();
+    // Same length, checked above.
+    const hash = block.transactions[position]!.hash.toLowerCase();
     if (trace.calls.length === 0) throw new InconsistentAnswerError(`block ${block.number}: empty trace for ${hash}`);
     if (trace.transactionHash && trace.transactionHash.toLowerCase() !== hash) {
       throw new InconsistentAnswerError(`block ${block.number}: trace ${position} is of ${trace.transactionHash}`);

@@ -25,7 +25,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
 import { inParallel, writeItems } from '../db/operations';
 import { addressKeys, blockKeys, keyId, type TableItem } from '../table/keys';
 import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
-import { ChainState } from './chain-state';
+import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
 import { immutableItems } from './items';
@@ -214,21 +214,23 @@ export class ChainIngest {
       // restart, the first batch waits for every block an interrupted batch announced (pendingTo), so
       // that it rewrites them (same items, state transitions already applied) instead of undoing them.
       const batch = [first];
+      let tip = first;
       let transactions = first.block.transactions.length;
       const limit = cursor ? this.maxBatchBlocks : 1;
       const awaitThrough = mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, to, number + limit - 1) : 0;
       while (batch.length < limit && number + batch.length <= to && transactions < MAX_BATCH_TRANSACTIONS) {
         const nextNumber = number + batch.length;
         const next = nextNumber <= awaitThrough ? await prefetcher.peek(nextNumber) : prefetcher.ready(nextNumber);
-        if (!next || next.block.parentHash.toLowerCase() !== batch[batch.length - 1].block.hash!.toLowerCase()) break;
-        batch.push(await prefetcher.take(nextNumber));
+        if (!next || next.block.parentHash.toLowerCase() !== tip.block.hash!.toLowerCase()) break;
+        tip = await prefetcher.take(nextNumber);
+        batch.push(tip);
         transactions += next.block.transactions.length;
       }
       const { keptThrough } = await this.writeBatch(batch, 'advance', cursor, mayBeHalfWritten);
       // Blocks an interrupted run wrote past this batch, still canonical, stay announced on the
       // cursor and are looked at again by the next batch.
       mayBeHalfWritten = keptThrough !== undefined;
-      const last = batch[batch.length - 1].block;
+      const last = tip.block;
       if (!cursor) await this.state.registerChain(number);
       result.cursor = await moveCursor(
         this.chainId,
@@ -260,8 +262,11 @@ export class ChainIngest {
     cursor: CursorRecord | undefined,
     mayBeHalfWritten: boolean,
   ): Promise<{ keptThrough: number | undefined }> {
-    const firstNumber = Number(bundles[0].block.number);
-    const lastNumber = Number(bundles[bundles.length - 1].block.number);
+    const [firstBundle] = bundles;
+    const lastBundle = bundles.at(-1);
+    if (firstBundle === undefined || lastBundle === undefined) throw new Error('writeBatch: a batch has at least one block');
+    const firstNumber = Number(firstBundle.block.number);
+    const lastNumber = Number(lastBundle.block.number);
     const hashes = new Map(bundles.map((bundle) => [Number(bundle.block.number), bundle.block.hash!.toLowerCase()]));
 
     // Manifests an interrupted run left past the cursor: of these very blocks (rewritten identically
@@ -406,7 +411,9 @@ export class ChainIngest {
     balanceTouches: BalanceTouch[],
     prefetched: Map<string, BalanceRecord>,
   ): Promise<void> {
-    const last = blocks[blocks.length - 1].block.number;
+    const lastBlock = blocks.at(-1);
+    if (lastBlock === undefined) throw new Error('applyState: a batch has at least one block');
+    const last = lastBlock.block.number;
     const at = BigInt(last);
     const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
     // The last block of the batch that touched each entity.
@@ -445,7 +452,7 @@ export class ChainIngest {
 
     // A transition that moves a token's holder count (to or from zero) or an ERC-1155 id's held
     // supply waits for the others of its token; the rest run in parallel.
-    const transitions = balanceTouches.map((touch, position) => ({ touch, value: balances[position] }));
+    const transitions = withAnswers(balanceTouches, balances).map(([touch, value]) => ({ touch, value }));
     const serialKey = ({ touch, value }: { touch: BalanceTouch; value: bigint | null }): string => {
       const before = prefetched.get(keyId(this.state.balanceKey(touch)));
       const crossing = value !== null && (before === undefined || BigInt(before.value) === 0n) !== (value === 0n);
@@ -480,7 +487,7 @@ export class ChainIngest {
       },
     );
     await inParallel(
-      nftTouches.map((nft, position) => ({ nft, state: nfts[position] })),
+      withAnswers(nftTouches, nfts).map(([nft, state]) => ({ nft, state })),
       STATE_CONCURRENCY,
       async ({ nft, state }) =>
         this.state.setNftInstance(

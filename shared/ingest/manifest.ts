@@ -56,10 +56,11 @@ export async function writeManifest(chainId: number, manifest: BlockManifest, st
 /** The manifest stored for a block number (any block hash), or undefined. */
 export async function readManifest(chainId: number, blockNumber: number): Promise<BlockManifest | undefined> {
   const chunks = await queryRange<ManifestRecord>(chainKeys.manifestRange(chainId, blockNumber));
-  if (chunks.length === 0) return undefined;
+  const [first] = chunks;
+  if (first === undefined) return undefined;
   return {
     blockNumber,
-    blockHash: chunks[0].blockHash,
+    blockHash: first.blockHash,
     items: chunks.flatMap((chunk) => chunk.items),
     touched: chunks.flatMap((chunk) => chunk.touched),
     chunkCount: chunks.length,

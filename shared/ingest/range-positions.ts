@@ -75,7 +75,7 @@ export class RangePositions {
       const fresh = options.fresh ?? false;
       const hints = new Map<string, number>();
       if (!fresh && blocks.length > 1) {
-        const first = blocks[0];
+        const first = blocks[0]!;
         if (!this.follows(first.blockNumber, first.items)) this.forget();
         await this.evict();
         const firstMissing = new Map<string, number>();

@@ -16,7 +16,7 @@
  */
 import { inParallel, writeItems } from '../db/operations';
 import { blockKeys } from '../table/keys';
-import type { ChainState } from './chain-state';
+import { withAnswers, type ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
 import { notifyBlocksOrphaned, type IngestListener } from './listeners';
 import type { IngestLog } from './log';
@@ -142,7 +142,7 @@ export class Reorg {
     const states = await this.chainState.nfts(keep, at);
     await inParallel(drop, CONCURRENCY, (nft) => this.state.deleteNftInstance(nft.contract, nft.tokenId));
     await inParallel(
-      keep.map((nft, position) => ({ nft, state: states[position] })),
+      withAnswers(keep, states).map(([nft, state]) => ({ nft, state })),
       CONCURRENCY,
       ({ nft, state }) => this.state.setNftInstance(nft.contract, nft.standard, nft.tokenId, state, ancestor, { force: true }),
     );

@@ -67,21 +67,26 @@ export type ParsedEntity =
 
 export function parseEntity(name: string): ParsedEntity {
   const [type, ...parts] = name.split('|');
+  const field = (position: number): string => {
+    const value = parts[position];
+    if (value === undefined) throw new Error(`malformed state entity ${name}`);
+    return value;
+  };
   switch (type) {
     case 'BAL':
       return {
         type,
-        holder: parts[0],
-        token: parts[1],
-        standard: parts[2] as IndexedTokenStandard,
-        tokenId: parts[3] === '-' ? null : BigInt(parts[3]),
+        holder: field(0),
+        token: field(1),
+        standard: field(2) as IndexedTokenStandard,
+        tokenId: field(3) === '-' ? null : BigInt(field(3)),
       };
     case 'NFT':
-      return { type, contract: parts[0], standard: parts[1] as 'ERC-721' | 'ERC-1155', tokenId: BigInt(parts[2]) };
+      return { type, contract: field(0), standard: field(1) as 'ERC-721' | 'ERC-1155', tokenId: BigInt(field(2)) };
     case 'COL':
-      return { type, holder: parts[0], contract: parts[1], standard: parts[2] as 'ERC-721' | 'ERC-1155' };
+      return { type, holder: field(0), contract: field(1), standard: field(2) as 'ERC-721' | 'ERC-1155' };
     case 'ADDR':
-      return { type, address: parts[0] };
+      return { type, address: field(0) };
     default:
       throw new Error(`unknown state entity ${name}`);
   }

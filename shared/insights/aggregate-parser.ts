@@ -79,7 +79,7 @@ export function tokenize(parameter: string, text: string): Token[] {
   const tokens: Token[] = [];
   let index = 0;
   while (index < text.length) {
-    const char = text[index];
+    const char = text.charAt(index);
     if (char === ' ' || char === '\t') {
       index += 1;
     } else if (char === '(' || char === ')' || char === ',') {
@@ -87,7 +87,7 @@ export function tokenize(parameter: string, text: string): Token[] {
       index += 1;
     } else if (isIdentifierStart(char)) {
       const start = index;
-      while (index < text.length && isIdentifierPart(text[index])) index += 1;
+      while (index < text.length && isIdentifierPart(text.charAt(index))) index += 1;
       const word = text.slice(start, index);
       if (word.length > IDENTIFIER_MAX)
         throw new InvalidRequestError(`${parameter}: the name at position ${start + 1} is longer than ${IDENTIFIER_MAX} characters`);
@@ -113,11 +113,14 @@ class Parser {
   ) {}
 
   private peek(): Token {
-    return this.tokens[this.index];
+    const token = this.tokens[this.index];
+    // tokenize ends the list with an `end` token, which next() never moves past.
+    if (token === undefined) throw new Error('the token list has no end token');
+    return token;
   }
 
   private next(): Token {
-    const token = this.tokens[this.index];
+    const token = this.peek();
     if (token.kind !== 'end') this.index += 1;
     return token;
   }
@@ -152,11 +155,14 @@ class Parser {
   }
 
   field(): string {
+    return this.knownField().name;
+  }
+
+  private knownField(): { name: string; info: FieldInfo } {
     const token = this.expect('identifier', 'a field name');
-    if (!Object.hasOwn(this.fields, token.text)) {
-      this.fail(`unknown field; valid fields: ${Object.keys(this.fields).join(', ')};`, token);
-    }
-    return token.text;
+    const info = Object.hasOwn(this.fields, token.text) ? this.fields[token.text] : undefined;
+    if (info === undefined) this.fail(`unknown field; valid fields: ${Object.keys(this.fields).join(', ')};`, token);
+    return { name: token.text, info };
   }
 
   identifier(what: string): string {
@@ -190,8 +196,8 @@ class Parser {
       expression = { type: 'aggregate', fn, field, distinct };
     } else if (fn) {
       const fieldToken = this.peek();
-      const field = this.field();
-      if (this.fields[field].kind === 'string') this.fail(`${fn} needs a numeric field`, fieldToken);
+      const { name: field, info } = this.knownField();
+      if (info.kind === 'string') this.fail(`${fn} needs a numeric field`, fieldToken);
       expression = { type: 'aggregate', fn, field };
     } else {
       expression = { type: 'bucket', bucket: bucket as TimeBucket, field: this.timestamp() };
@@ -208,8 +214,8 @@ class Parser {
       wrapped = true;
     }
     const token = this.peek();
-    const field = this.field();
-    if (!this.fields[field].timestamp) this.fail('a time bucket needs a timestamp field such as block_timestamp', token);
+    const { name: field, info } = this.knownField();
+    if (!info.timestamp) this.fail('a time bucket needs a timestamp field such as block_timestamp', token);
     if (wrapped) this.expect(')', '")"');
     return field;
   }

@@ -8,7 +8,14 @@
  * truncated) for uint256 fields; a time bucket -> `YYYY-MM-DD hh:mm:ss` (UTC) or `YYYY-MM-DD` for toDate.
  */
 import { InvalidRequestError } from '../errors';
-import { parseAggregates, parseGroupBy, type FieldCatalogue, type NamedExpression, type TimeBucket } from './aggregate-parser';
+import {
+  parseAggregates,
+  parseGroupBy,
+  type FieldCatalogue,
+  type FieldInfo,
+  type NamedExpression,
+  type TimeBucket,
+} from './aggregate-parser';
 
 export type Row = Record<string, unknown>;
 
@@ -76,7 +83,10 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
 
   const aggregates = expressions.filter((named) => named.expression.type === 'aggregate');
   const columns = [
-    ...groupKeys.map((key) => ({ name: key.name, kind: key.bucket ? ('string' as const) : FIELD_COLUMN_KIND[fields[key.field].kind] })),
+    ...groupKeys.map((key) => ({
+      name: key.name,
+      kind: key.bucket ? ('string' as const) : FIELD_COLUMN_KIND[fieldInfo(fields, key.field).kind],
+    })),
     ...aggregates.map((named) => ({ name: named.name, kind: aggregateKind(named, fields) })),
   ];
   let sortColumn: string | null = null;
@@ -94,7 +104,14 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
 function aggregateKind(named: NamedExpression, fields: FieldCatalogue): ColumnKind {
   const expression = named.expression;
   if (expression.type !== 'aggregate' || expression.fn === 'count') return 'number';
-  return FIELD_COLUMN_KIND[fields[expression.field].kind];
+  return FIELD_COLUMN_KIND[fieldInfo(fields, expression.field).kind];
+}
+
+/** A field the parser checked against the catalogue. */
+function fieldInfo(fields: FieldCatalogue, name: string): FieldInfo {
+  const info = Object.hasOwn(fields, name) ? fields[name] : undefined;
+  if (info === undefined) throw new Error(`${name} is not in the field catalogue`);
+  return info;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -110,28 +127,28 @@ interface Accumulator {
 
 /** The aggregated rows of one chain, ordered (sort column, then group keys ascending). */
 export function aggregateRows(rows: readonly Row[], plan: AggregationPlan, fields: FieldCatalogue, order: 'asc' | 'desc'): Row[] {
-  const groups = new Map<string, { keys: unknown[]; accumulators: Accumulator[] }>();
+  // One accumulator per aggregate, in the plan's order.
+  const newAccumulators = (): { named: NamedExpression; accumulator: Accumulator }[] =>
+    plan.aggregates.map((named) => ({ named, accumulator: { count: 0, distinct: new Set(), sum: 0n, min: null, max: null } }));
+  const groups = new Map<string, { keys: unknown[]; accumulators: { named: NamedExpression; accumulator: Accumulator }[] }>();
   for (const row of rows) {
     const keys = plan.groupKeys.map((key) => (key.bucket ? bucketOf(key.bucket, row[key.field]) : (row[key.field] ?? null)));
     const id = JSON.stringify(keys);
     let group = groups.get(id);
     if (!group) {
-      group = { keys, accumulators: plan.aggregates.map(() => ({ count: 0, distinct: new Set(), sum: 0n, min: null, max: null })) };
+      group = { keys, accumulators: newAccumulators() };
       groups.set(id, group);
     }
-    for (const [index, named] of plan.aggregates.entries()) accumulate(group.accumulators[index], named, row);
+    for (const { named, accumulator } of group.accumulators) accumulate(accumulator, named, row);
   }
   // With no group_by, an aggregation over no rows is still one row (count 0), as in SQL.
   if (groups.size === 0 && plan.groupKeys.length === 0) {
-    groups.set('[]', {
-      keys: [],
-      accumulators: plan.aggregates.map(() => ({ count: 0, distinct: new Set(), sum: 0n, min: null, max: null })),
-    });
+    groups.set('[]', { keys: [], accumulators: newAccumulators() });
   }
   const result = [...groups.values()].map(({ keys, accumulators }) => {
     const out: Row = {};
     for (const [index, key] of plan.groupKeys.entries()) out[key.name] = keys[index];
-    for (const [index, named] of plan.aggregates.entries()) out[named.name] = finish(accumulators[index], named, fields);
+    for (const { named, accumulator } of accumulators) out[named.name] = finish(accumulator, named, fields);
     return out;
   });
   return sortRows(result, plan, order);
@@ -155,7 +172,7 @@ function finish(accumulator: Accumulator, named: NamedExpression, fields: FieldC
   const expression = named.expression;
   if (expression.type !== 'aggregate') return null;
   if (expression.fn === 'count') return expression.distinct ? accumulator.distinct.size : accumulator.count;
-  const uint = fields[expression.field].kind === 'uint';
+  const uint = fieldInfo(fields, expression.field).kind === 'uint';
   const output = (value: bigint | null): unknown => (value === null ? null : uint ? value.toString() : Number(value));
   switch (expression.fn) {
     case 'sum':

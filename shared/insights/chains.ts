@@ -31,9 +31,9 @@ export function chainOfHost(host: string | undefined): number | undefined {
     .toLowerCase()
     .replace(/:[0-9]+$/, '');
   if (/^[0-9.]+$/.test(name) || name.startsWith('[')) return undefined;
-  const labels = name.split('.');
-  if (labels.length < 2 || !/^[1-9][0-9]{0,15}$/.test(labels[0])) return undefined;
-  const chainId = Number(labels[0]);
+  const [first, second] = name.split('.');
+  if (first === undefined || second === undefined || !/^[1-9][0-9]{0,15}$/.test(first)) return undefined;
+  const chainId = Number(first);
   return Number.isSafeInteger(chainId) ? chainId : undefined;
 }
 

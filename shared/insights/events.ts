@@ -18,7 +18,7 @@ import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractLogsOfTransactionRange, contractLogsRange } from './queries';
 import type { RangeRead } from './range-reader';
-import { listMeta, planListRequest } from './request';
+import { firstChain, listMeta, planListRequest } from './request';
 import type { ContractEventsQuery, ContractEventsResponse } from './schemas';
 import { serialiseEvent } from './serialise';
 
@@ -43,7 +43,7 @@ export async function listContractEvents(request: ContractEventsRequest, config:
   const contracts = (await resolveAddresses({ contractAddress: contract }, plan.chainIds)).contractAddress;
   const filters = collectFilters(query, EVENT_FILTERS);
   const rangeOf = (chainId: number) => logsRange(chainId, contracts.get(chainId) as string, filters, plan);
-  const address = contracts.get(plan.chainIds[0]) as string;
+  const address = contracts.get(firstChain(plan)) as string;
   const signature = equalityOf(filters, 'topic_0') ?? '';
 
   const list = await readList<LogRecord>(plan, rangeOf, config, {

@@ -162,19 +162,20 @@ const CHECK_OPERATORS: Record<FilterOperator, Check['operator']> = { eq: '=', gt
  * checks on the mapped record attributes.
  */
 export function checksOf(filters: readonly Filter[], fields: Readonly<Record<string, CheckedField>>): Check[] {
-  return filters
-    .filter((filter) => Object.hasOwn(fields, filter.field))
-    .map((filter) => {
-      const field = fields[filter.field];
-      const value = field.kind === 'number' ? Number(filter.value) : String(filter.value);
-      return {
+  return filters.flatMap((filter) => {
+    const field = Object.hasOwn(fields, filter.field) ? fields[filter.field] : undefined;
+    if (field === undefined) return [];
+    const value = field.kind === 'number' ? Number(filter.value) : String(filter.value);
+    return [
+      {
         attribute: field.attribute,
         listIndex: field.listIndex,
         operator: CHECK_OPERATORS[filter.operator],
         value,
         kind: field.kind,
-      };
-    });
+      },
+    ];
+  });
 }
 
 /** Checks that keep a record's block number within a range (for ranges not keyed by block). */

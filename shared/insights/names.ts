@@ -22,15 +22,17 @@ export function parseAddressOrName(parameter: string, text: string): AddressOrNa
   return { name: text };
 }
 
-/** Per parameter, the address on each chain. */
-export type ResolvedAddresses = Record<string, Map<number, string>>;
+/** Per parameter, the address on each chain (absent for a parameter not given). */
+export type ResolvedAddresses<P extends Record<string, AddressOrName | undefined>> = {
+  [K in keyof P]: undefined extends P[K] ? Map<number, string> | undefined : Map<number, string>;
+};
 
 /** Resolves every parameter on every chain; names take one BatchGetItem in all. */
-export async function resolveAddresses(
-  parameters: Record<string, AddressOrName | undefined>,
+export async function resolveAddresses<P extends Record<string, AddressOrName | undefined>>(
+  parameters: P,
   chainIds: readonly number[],
-): Promise<ResolvedAddresses> {
-  const resolved: ResolvedAddresses = {};
+): Promise<ResolvedAddresses<P>> {
+  const resolved: Record<string, Map<number, string>> = {};
   const named = Object.entries(parameters).filter(
     (entry): entry is [string, { name: string }] => entry[1] !== undefined && 'name' in entry[1],
   );
@@ -47,15 +49,17 @@ export async function resolveAddresses(
         continue;
       }
       const addresses = items.get(keyId(addressKeys.name(chainId, given.name)))?.addresses as Set<string> | undefined;
-      if (!addresses || addresses.size === 0)
+      const [address, ...others] = addresses ?? [];
+      if (address === undefined)
         throw new NotFoundError(`${parameter}: no address is registered under the name ${given.name} on chain ${chainId}`);
-      if (addresses.size > 1)
+      if (others.length > 0)
         throw new NotFoundError(
-          `${parameter}: the name ${given.name} is ambiguous on chain ${chainId} (${addresses.size} tokens share it)`,
+          `${parameter}: the name ${given.name} is ambiguous on chain ${chainId} (${others.length + 1} tokens share it)`,
         );
-      byChain.set(chainId, [...addresses][0].toLowerCase());
+      byChain.set(chainId, address.toLowerCase());
     }
     resolved[parameter] = byChain;
   }
-  return resolved;
+  // Every given parameter has its map; the others are absent, as the type says.
+  return resolved as ResolvedAddresses<P>;
 }

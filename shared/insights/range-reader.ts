@@ -140,7 +140,7 @@ export async function readPageAndCount(
     }),
   );
   const total = parts.reduce((sum, part) => sum + part.total, 0);
-  if (single) return { items: parts[0].items, total };
+  if (single) return { items: parts[0]!.items, total };
   const ascending = reads[0]?.order === 'asc';
   const merged = parts.flatMap((part) => part.items).sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
   return { items: merged.slice(skip, skip + take), total };

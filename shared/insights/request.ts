@@ -35,6 +35,13 @@ export async function planListRequest(query: ListQuery, host: string | undefined
   return plan;
 }
 
+/** The first chain of a request: there is always one (requestedChains). */
+export function firstChain(plan: ListPlan): number {
+  const [chainId] = plan.chainIds;
+  if (chainId === undefined) throw new Error('a list request names at least one chain');
+  return chainId;
+}
+
 export function listMeta(plan: ListPlan, totals: { total_items: number; total_pages: number }, address = '', signature = ''): InsightsMeta {
   return {
     chain_ids: plan.chainIds,

@@ -142,7 +142,7 @@ async function resolveName(text: string, chainIds: number[]): Promise<Resolved> 
   const items = await batchGetItems(chainIds.map((chainId) => addressKeys.name(chainId, text)));
   for (const chainId of chainIds) {
     const addresses = items.get(keyId(addressKeys.name(chainId, text)))?.addresses as Set<string> | undefined;
-    if (addresses?.size === 1) return resolveAddress([...addresses][0].toLowerCase(), chainIds);
+    if (addresses?.size === 1) return resolveAddress([...addresses][0]!.toLowerCase(), chainIds);
   }
   return { type: 'unknown' };
 }

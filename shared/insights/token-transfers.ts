@@ -28,7 +28,7 @@ import {
   tokenTransfersOfTransactionRange,
 } from './queries';
 import type { Check } from './range-reader';
-import { planListRequest, type ListQuery } from './request';
+import { firstChain, planListRequest, type ListQuery } from './request';
 import type { InsightsTokenTransfer, TokenTransferMeta, TokenTransfersResponse, TokenTypeName } from './schemas';
 import { serialiseTokenTransfer } from './serialise';
 
@@ -133,7 +133,7 @@ async function transfersOf(
     const checks = [...transferTypeChecks(query.transfer_type), ...tokenTypeChecks(query.token_types)];
     return tokenTransfersOfTokenRange(chainId, contract as string, blocks, checks, plan.sortOrder);
   };
-  const first = plan.chainIds[0];
+  const first = firstChain(plan);
   return respond(plan, query, config, rangeOf, owners?.get(first) ?? contracts?.get(first) ?? '');
 }
 
@@ -169,7 +169,7 @@ async function respond(
   address: string,
 ): Promise<TokenTransfersResponse> {
   const meta = (chains: { total_items: number; total_pages: number }): TokenTransferMeta => ({
-    chain_id: plan.chainIds[0],
+    chain_id: firstChain(plan),
     chain_ids: plan.chainIds,
     address,
     signature: '',
@@ -183,21 +183,21 @@ async function respond(
     position: (transfer) => [transfer.blockNumber, transfer.logIndex, transfer.batchIndex],
   });
   if (list.aggregations) return { meta: meta(list.totals), data: [], aggregations: list.aggregations };
-  const data = list.records.map(serialiseTokenTransfer);
-  if (query.metadata) await addTokenMetadata(list.records, data);
-  return { meta: meta(list.totals), data, aggregations: null };
+  const rows = list.records.map((record) => ({ record, row: serialiseTokenTransfer(record) }));
+  if (query.metadata) await addTokenMetadata(rows);
+  return { meta: meta(list.totals), data: rows.map(({ row }) => row), aggregations: null };
 }
 
 /** token_metadata from the token contracts' address items (X7): one BatchGetItem for the page. */
-async function addTokenMetadata(records: readonly TokenTransferRecord[], rows: InsightsTokenTransfer[]): Promise<void> {
+async function addTokenMetadata(rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[]): Promise<void> {
   const key = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
-  const items = records.length > 0 ? await batchGetItems(records.map(key)) : new Map();
-  records.forEach((record, index) => {
+  const items = rows.length > 0 ? await batchGetItems(rows.map(({ record }) => key(record))) : new Map();
+  for (const { record, row } of rows) {
     const token = items.get(keyId(key(record))) as AddressRecord | undefined;
-    rows[index].token_metadata = {
+    row.token_metadata = {
       name: token?.tokenName ?? null,
       symbol: token?.tokenSymbol ?? null,
       decimals: token?.tokenDecimals ?? null,
     };
-  });
+  }
 }

@@ -17,7 +17,7 @@ import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractCallsRange, contractCallWithHashRange } from './queries';
 import type { RangeRead } from './range-reader';
-import { listMeta, planListRequest } from './request';
+import { firstChain, listMeta, planListRequest } from './request';
 import type { ContractTransactionsQuery, ContractTransactionsResponse } from './schemas';
 import { serialiseTransaction } from './serialise';
 
@@ -47,7 +47,7 @@ export async function listContractTransactions(
   const contracts = (await resolveAddresses({ contractAddress: contract }, plan.chainIds)).contractAddress;
   const filters = collectFilters(query, TRANSACTION_FILTERS);
   const rangeOf = (chainId: number) => callsRange(chainId, contracts.get(chainId) as string, selector, filters, plan);
-  const address = contracts.get(plan.chainIds[0]) as string;
+  const address = contracts.get(firstChain(plan)) as string;
 
   const list = await readList<TransactionRecord>(plan, rangeOf, config, {
     fields: TRANSACTION_FIELDS,

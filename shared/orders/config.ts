@@ -59,7 +59,9 @@ const onrampVendorSchema = v.object({
     v.check((template) => /^https:\/\//.test(template), 'urlTemplate must be an https URL'),
     v.check(
       (template) =>
-        [...template.matchAll(/\{([^}]*)\}/g)].every((match) => (ONRAMP_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(match[1])),
+        [...template.matchAll(/\{([^}]*)\}/g)].every(
+          ([, name]) => name !== undefined && (ONRAMP_TEMPLATE_PLACEHOLDERS as readonly string[]).includes(name),
+        ),
       `urlTemplate may only use the placeholders ${ONRAMP_TEMPLATE_PLACEHOLDERS.map((name) => `{${name}}`).join(', ')}`,
     ),
   ),

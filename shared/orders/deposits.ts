@@ -93,23 +93,24 @@ const MAX_ATTEMPTS = 5;
  * after the one where it stopped waiting (as a lookup per block would no longer find it).
  */
 export async function detectOrderDepositsInBlocks(events: readonly BlockIngestedEvent[]): Promise<void> {
-  if (events.length === 0) return;
+  const [first] = events;
+  if (first === undefined) return;
   const perBlock = events.map((event) => {
     const byRecipient = new Map<string, Candidate[]>();
     for (const candidate of candidatesOf(event)) byRecipient.set(candidate.to, [...(byRecipient.get(candidate.to) ?? []), candidate]);
-    return byRecipient;
+    return { event, byRecipient };
   });
-  const recipients = [...new Set(perBlock.flatMap((byRecipient) => [...byRecipient.keys()]))];
+  const recipients = [...new Set(perBlock.flatMap(({ byRecipient }) => [...byRecipient.keys()]))];
   const waiting = new Map<string, OrderWithDeposits[]>();
   await inParallel(recipients, LOOKUP_CONCURRENCY, async (recipient) => {
-    const orders = await awaitingOrders(events[0].chainId, recipient);
+    const orders = await awaitingOrders(first.chainId, recipient);
     if (orders.length > 0) waiting.set(recipient, orders);
   });
 
   // Each order as the deposits of earlier blocks left it (undefined: it no longer exists).
   const latest = new Map<string, OrderWithDeposits | undefined>();
-  for (const [position, event] of events.entries()) {
-    for (const [recipient, candidates] of perBlock[position]) {
+  for (const { event, byRecipient } of perBlock) {
+    for (const [recipient, candidates] of byRecipient) {
       for (const order of waiting.get(recipient) ?? []) {
         const before = latest.has(order.id) ? latest.get(order.id) : order;
         if (!before || (latest.has(order.id) && !isWaiting(before.status))) continue;

@@ -71,7 +71,7 @@ export class UrlTemplateVendor implements OnrampVendorAdapter {
       redirectUrl: context.onramp.redirectUrl,
     };
     return this.config.urlTemplate.replace(/\{([A-Za-z]+)\}/g, (placeholder, name: string) =>
-      Object.hasOwn(values, name) ? encodeURIComponent(values[name]) : placeholder,
+      Object.hasOwn(values, name) ? encodeURIComponent(values[name]!) : placeholder,
     );
   }
 }
