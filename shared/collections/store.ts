@@ -3,7 +3,16 @@
  * (C1 - C3, see docs/access-patterns.md; keys in shared/table/keys.ts, collectionKeys), through the
  * table layer (shared/db/operations.ts). Nothing else touches the table for collections.
  */
-import { batchGetItems, getItem, queryAll, transactWrite, type Item, type QueryInput, type TransactItem } from '../db/operations';
+import {
+  batchGetItems,
+  getItem,
+  queryAll,
+  rangeQuery,
+  transactWrite,
+  type Item,
+  type QueryInput,
+  type TransactItem,
+} from '../db/operations';
 import { RetriesExhaustedError } from '../db/retry';
 import { BusyError, ConflictError } from '../errors';
 import { logger } from '../observability/logger';
@@ -119,15 +128,10 @@ export async function readRangeEntries(range: KeyRange): Promise<ListEntry[]> {
 
 /** The Query of a list range, newest first, projecting the keys and `attributes`. */
 function newestFirst(range: KeyRange, attributes: readonly string[]): QueryInput {
-  const names: Record<string, string> = { '#pk': 'pk', '#sk': 'sk' };
+  const query = rangeQuery(range);
+  const names: Record<string, string> = { ...query.ExpressionAttributeNames, '#sk': 'sk' };
   for (const [index, attribute] of attributes.entries()) names[`#a${index}`] = attribute;
-  return {
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ':pk': range.pk },
-    ProjectionExpression: Object.keys(names).join(', '),
-    ScanIndexForward: false,
-  };
+  return { ...query, ExpressionAttributeNames: names, ProjectionExpression: Object.keys(names).join(', '), ScanIndexForward: false };
 }
 
 /** The stored item as the Collection resource: its fields in the resource's order, keys left out. */

@@ -31,7 +31,8 @@ import {
   type TransactWriteCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { keyId, type ItemKey } from '../table/keys';
+import { TABLE } from '../table/definition';
+import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
 
@@ -84,6 +85,22 @@ export async function batchGetItems<T = Item>(
 }
 
 export type QueryInput = WithoutTable<QueryCommandInput>;
+
+/**
+ * The Query of a key range of the table model: every item of its partition, on the table or the GSI
+ * it names, optionally those whose sort key starts with its prefix. Callers add order, limits and
+ * projections.
+ */
+export function rangeQuery(range: KeyRange): QueryInput {
+  const index = TABLE.globalSecondaryIndexes.find((gsi) => gsi.indexName === range.index);
+  const names = { '#pk': index?.partitionKey ?? TABLE.partitionKey, '#sk': index?.sortKey ?? TABLE.sortKey };
+  return {
+    IndexName: range.index,
+    KeyConditionExpression: range.skPrefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: range.skPrefix === undefined ? { '#pk': names['#pk'] } : names,
+    ExpressionAttributeValues: range.skPrefix === undefined ? { ':pk': range.pk } : { ':pk': range.pk, ':prefix': range.skPrefix },
+  };
+}
 
 export interface QueryPage<T> {
   items: T[];

@@ -3,7 +3,7 @@
  * because the ingest reads what it has just written; hence base-table ranges only (a GSI cannot be
  * read consistently). Its writes use the layer directly (writeItems, updateItem, transactWrite).
  */
-import { batchGetItems, countItems, getItem as getOne, queryAll, type QueryInput } from '../db/operations';
+import { batchGetItems, countItems, getItem as getOne, queryAll, rangeQuery, type QueryInput } from '../db/operations';
 import type { ItemKey, KeyRange, TableItem } from '../table/keys';
 
 /** Parallel BatchGetItem requests of one read. */
@@ -30,9 +30,5 @@ export async function countRange(range: KeyRange): Promise<number> {
 
 function rangeCondition(range: KeyRange): QueryInput {
   if (range.index) throw new Error(`the ingest reads the base table only (strongly consistent), not ${range.index}`);
-  return {
-    KeyConditionExpression: range.skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
-    ExpressionAttributeValues: range.skPrefix ? { ':pk': range.pk, ':prefix': range.skPrefix } : { ':pk': range.pk },
-    ConsistentRead: true,
-  };
+  return { ...rangeQuery(range), ConsistentRead: true };
 }

@@ -10,7 +10,7 @@
  * so a chain the ingest has just registered is served within seconds.
  */
 import { tableName } from '../db/client';
-import { queryAll } from '../db/operations';
+import { queryAll, rangeQuery } from '../db/operations';
 import { chainKeys } from '../table/keys';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import { CHAIN_REGISTRY_MISS_REFRESH_MS, CHAIN_REGISTRY_TTL_MS, MAX_CHAINS } from './limits';
@@ -53,12 +53,7 @@ export function requestedChains(query: ChainParameters, host: string | undefined
 let registry: { table: string; chains: Set<number>; readAt: number } | undefined;
 
 async function readRegistry(): Promise<Set<number>> {
-  const { items } = await queryAll<{ chainId: number }>({
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': 'pk' },
-    ExpressionAttributeValues: { ':pk': chainKeys.registryRange().pk },
-    ScanIndexForward: true,
-  });
+  const { items } = await queryAll<{ chainId: number }>(rangeQuery(chainKeys.registryRange()));
   return new Set(items.map((item) => Number(item.chainId)));
 }
 

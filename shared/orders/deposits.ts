@@ -16,10 +16,10 @@
  * ERC-20 contract. A reorg that orphans a block undoes its deposits (`undoOrphanedDeposits`); see
  * docs/decisions/orders.md ("Deposit detection") for every rule.
  */
-import { deleteItem, getItem, inParallel, queryAll, transactWrite, type TransactItem } from '../db/operations';
+import { deleteItem, getItem, inParallel, queryAll, rangeQuery, transactWrite, type TransactItem } from '../db/operations';
 import type { BlockIngestedEvent, BlocksOrphanedEvent, IngestListener } from '../ingest/listeners';
 import { logger } from '../observability/logger';
-import { orderKeys, type ItemKey, type KeyRange } from '../table/keys';
+import { orderKeys, type ItemKey } from '../table/keys';
 import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders';
 import { isWaiting } from './states';
 
@@ -158,15 +158,8 @@ function orderToken(order: StoredOrder): string {
 
 /** O4: the orders waiting for a deposit at `address` on `chainId` (one Query on GSI1). */
 async function awaitingOrders(chainId: number, address: string): Promise<OrderWithDeposits[]> {
-  return (await queryAll<OrderWithDeposits>(gsi1Range(orderKeys.awaitingDepositRange(chainId, address)))).items;
+  return (await queryAll<OrderWithDeposits>(rangeQuery(orderKeys.awaitingDepositRange(chainId, address)))).items;
 }
-
-/** Every item of a GSI1 partition. */
-const gsi1Range = (range: KeyRange) => ({
-  IndexName: range.index,
-  KeyConditionExpression: 'gsi1pk = :pk',
-  ExpressionAttributeValues: { ':pk': range.pk },
-});
 
 /**
  * Records one deposit (once), counts it when the order still waits and the block is before the
@@ -335,7 +328,7 @@ async function getDeposit(key: ItemKey): Promise<OrderDepositRecord | undefined>
 async function undoOrphanedDeposits(event: BlocksOrphanedEvent): Promise<void> {
   for (const block of event.blocks) {
     const { items: deposits } = await queryAll<OrderDepositRecord & ItemKey>(
-      gsi1Range(orderKeys.depositsInBlockRange(event.chainId, block.number)),
+      rangeQuery(orderKeys.depositsInBlockRange(event.chainId, block.number)),
     );
     for (const deposit of deposits.filter((item) => item.blockHash === block.hash && !item.orphaned)) await undoDeposit(deposit);
   }

@@ -3,7 +3,7 @@
  * service fee. Written by operators through `npm run partners`; read by order creation.
  */
 import * as v from 'valibot';
-import { getItem, putItem, queryAll } from '../db/operations';
+import { getItem, putItem, queryAll, rangeQuery } from '../db/operations';
 import { orderKeys } from '../table/keys';
 import { now } from './clock';
 
@@ -54,12 +54,7 @@ export async function putPartner(input: PartnerInput): Promise<Partner> {
 
 /** Every partner, by id (one Query on the partner listing range, GSI1, paged through). */
 export async function listPartners(): Promise<Partner[]> {
-  const range = orderKeys.partnersRange();
-  const { items } = await queryAll({
-    IndexName: range.index,
-    KeyConditionExpression: 'gsi1pk = :pk',
-    ExpressionAttributeValues: { ':pk': range.pk },
-  });
+  const { items } = await queryAll(rangeQuery(orderKeys.partnersRange()));
   return items.map(toPartner);
 }
 
