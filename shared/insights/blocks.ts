@@ -7,7 +7,7 @@ import type { BlockRecord } from '../table/records';
 import { blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { BLOCK_FIELDS } from './fields';
-import { BLOCK_FILTERS, collectFilters, equalityOf, integerBounds, type Filter } from './filters';
+import { BLOCK_FILTERS, blockNarrowingOf, collectFilters, equalityOf, type Filter } from './filters';
 import { readList, type ListPlan } from './list';
 import { blocksRange, blockWithHashRange } from './queries';
 import type { RangeRead } from './range-reader';
@@ -36,10 +36,7 @@ export async function listBlocks({ query, host }: BlocksRequest, config: Insight
 }
 
 async function blocksRangeOf(chainId: number, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {
-  const blocks = await blockRangeOf(chainId, {
-    numbers: integerBounds(filters, 'block_number'),
-    timestamps: integerBounds(filters, 'block_timestamp'),
-  });
+  const blocks = await blockRangeOf(chainId, blockNarrowingOf(filters));
   if (!blocks) return null;
   const hash = equalityOf(filters, 'hash');
   return hash ? blockWithHashRange(chainId, hash, blocks, plan.sortOrder) : blocksRange(chainId, blocks, [], plan.sortOrder);

@@ -13,7 +13,7 @@ import type { InsightsConfig } from './config';
 import { decodeEvent } from './decode';
 import { eventAbisOf, registryKeysOf } from './event-abis';
 import { EVENT_FIELDS, withTopicFields } from './fields';
-import { checksOf, collectFilters, equalityOf, EVENT_FILTERS, integerBounds, type CheckedField, type Filter } from './filters';
+import { blockNarrowingOf, checksOf, collectFilters, equalityOf, EVENT_FILTERS, type CheckedField, type Filter } from './filters';
 import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractLogsOfTransactionRange, contractLogsRange } from './queries';
@@ -68,11 +68,7 @@ export async function listContractEvents(request: ContractEventsRequest, config:
 }
 
 async function logsRange(chainId: number, contract: string, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {
-  const blocks = await blockRangeOf(chainId, {
-    numbers: integerBounds(filters, 'block_number'),
-    timestamps: integerBounds(filters, 'block_timestamp'),
-    blockHash: equalityOf(filters, 'block_hash'),
-  });
+  const blocks = await blockRangeOf(chainId, blockNarrowingOf(filters));
   if (!blocks) return null;
   const checks = checksOf(filters, CHECKED);
   const transactionHash = equalityOf(filters, 'transaction_hash');

@@ -12,7 +12,7 @@ import { blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { decodeCall, parseFunctionSignature } from './decode';
 import { TRANSACTION_FIELDS } from './fields';
-import { checksOf, collectFilters, equalityOf, integerBounds, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
+import { blockNarrowingOf, checksOf, collectFilters, equalityOf, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
 import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractCallsRange, contractCallWithHashRange } from './queries';
@@ -72,11 +72,7 @@ async function callsRange(
   filters: Filter[],
   plan: ListPlan,
 ): Promise<RangeRead | null> {
-  const blocks = await blockRangeOf(chainId, {
-    numbers: integerBounds(filters, 'block_number'),
-    timestamps: integerBounds(filters, 'block_timestamp'),
-    blockHash: equalityOf(filters, 'block_hash'),
-  });
+  const blocks = await blockRangeOf(chainId, blockNarrowingOf(filters));
   if (!blocks) return null;
   const checks = checksOf(filters, CHECKED);
   const from = equalityOf(filters, 'from_address');
