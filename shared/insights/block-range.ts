@@ -10,7 +10,7 @@
  */
 import { getItem, queryPage } from '../db/operations';
 import { blockKeys, pad } from '../table/keys';
-import type { Bounds } from './filters';
+import { equalityOf, integerBounds, type Bounds, type Filter } from './filters';
 
 /** Inclusive block bounds, or null when nothing can match. */
 export type BlockRange = { from?: number; to?: number } | null;
@@ -19,6 +19,15 @@ export interface BlockNarrowing {
   numbers?: Bounds;
   timestamps?: Bounds;
   blockHash?: string;
+}
+
+/** What the filters say about the blocks a read may cover: number and timestamp bounds, and one block's hash. */
+export function blockNarrowingOf(filters: readonly Filter[]): BlockNarrowing {
+  return {
+    numbers: integerBounds(filters, 'block_number'),
+    timestamps: integerBounds(filters, 'block_timestamp'),
+    blockHash: equalityOf(filters, 'block_hash'),
+  };
 }
 
 /** The block range of one chain that the narrowing filters allow. */

@@ -4,10 +4,10 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import type { BlockRecord } from '../table/records';
-import { blockRangeOf } from './block-range';
+import { blockNarrowingOf, blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { BLOCK_FIELDS } from './fields';
-import { BLOCK_FILTERS, blockNarrowingOf, collectFilters, equalityOf, type Filter } from './filters';
+import { BLOCK_FILTERS, collectFilters, equalityOf, type Filter } from './filters';
 import { readList, type ListPlan } from './list';
 import { blocksRange, blockWithHashRange } from './queries';
 import type { RangeRead } from './range-reader';

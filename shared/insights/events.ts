@@ -8,12 +8,12 @@
 import { batchGetItems } from '../db/operations';
 import { keyId, transactionKeys, type ItemKey } from '../table/keys';
 import type { LogRecord } from '../table/records';
-import { blockRangeOf } from './block-range';
+import { blockNarrowingOf, blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { decodeEvent } from './decode';
 import { eventAbisOf, registryKeysOf } from './event-abis';
 import { EVENT_FIELDS, withTopicFields } from './fields';
-import { blockNarrowingOf, checksOf, collectFilters, equalityOf, EVENT_FILTERS, type CheckedField, type Filter } from './filters';
+import { checksOf, collectFilters, equalityOf, EVENT_FILTERS, type CheckedField, type Filter } from './filters';
 import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractLogsOfTransactionRange, contractLogsRange } from './queries';

@@ -6,7 +6,6 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import * as v from 'valibot';
-import type { BlockNarrowing } from './block-range';
 import type { Check } from './range-reader';
 
 export type FilterKind = 'integer' | 'uint256' | 'hash' | 'address' | 'topic';
@@ -147,15 +146,6 @@ export function integerBounds(filters: readonly Filter[], field: string): Bounds
 export function equalityOf(filters: readonly Filter[], field: string): string | undefined {
   const filter = filters.find((candidate) => candidate.field === field && candidate.operator === 'eq');
   return filter === undefined ? undefined : String(filter.value);
-}
-
-/** What the filters say about the blocks a read may cover: number and timestamp bounds, and one block's hash. */
-export function blockNarrowingOf(filters: readonly Filter[]): BlockNarrowing {
-  return {
-    numbers: integerBounds(filters, 'block_number'),
-    timestamps: integerBounds(filters, 'block_timestamp'),
-    blockHash: equalityOf(filters, 'block_hash'),
-  };
 }
 
 /** Where a filter field is checked on stored records: the attribute and how it compares. */

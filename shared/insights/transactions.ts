@@ -8,11 +8,11 @@
 import { batchGetItems } from '../db/operations';
 import { keyId, transactionKeys } from '../table/keys';
 import type { TransactionRecord } from '../table/records';
-import { blockRangeOf } from './block-range';
+import { blockNarrowingOf, blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { decodeCall, parseFunctionSignature } from './decode';
 import { TRANSACTION_FIELDS } from './fields';
-import { blockNarrowingOf, checksOf, collectFilters, equalityOf, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
+import { checksOf, collectFilters, equalityOf, TRANSACTION_FILTERS, type CheckedField, type Filter } from './filters';
 import { readList, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractCallsRange, contractCallWithHashRange } from './queries';
