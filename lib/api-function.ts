@@ -4,11 +4,13 @@
  * - its own log group with a retention period and removal policy;
  * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
  * - exactly the DynamoDB actions its route or job declares (`TableAccess`), never Scan, never `dynamodb:*`;
+ * - the files of npm packages its route reads at run time (`assets`) copied next to the bundle;
  * - a CloudFormation logical id equal to its construct id (the route or job id), so that
  *   `sam local invoke -t cdk.out/<Stack>.template.json <RouteId>` finds it.
  */
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ArnFormat, Aws, type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -49,6 +51,8 @@ export interface ApiFunctionProps {
   memorySize: number;
   reservedConcurrentExecutions?: number;
   description?: string;
+  /** Files of npm packages (module specifiers) the handler reads at run time; copied next to the bundle. */
+  assets?: readonly string[];
   /** Lambda's own retries of a failed asynchronous invocation (scheduled jobs set 0). */
   retryAttempts?: number;
   maxEventAge?: Duration;
@@ -108,6 +112,7 @@ export class ApiFunction extends Construct {
         externalModules: [],
         tsconfig: resolve(REPO_ROOT, 'tsconfig.json'),
         forceDockerBundling: false,
+        ...(props.assets && props.assets.length > 0 ? { commandHooks: assetCopyHooks(id, props.assets) } : {}),
       },
     });
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(id);
@@ -123,6 +128,30 @@ export class ApiFunction extends Construct {
       this.function.addToRolePolicy(statement);
     }
   }
+}
+
+/**
+ * Bundling hooks that copy a route's assets (module specifiers resolved from the repository root) into
+ * the bundle's folder, where shared/http/reference-page.ts `readAsset` looks first.
+ */
+export function assetCopyHooks(id: string, assets: readonly string[]) {
+  const requireFromRoot = createRequire(resolve(REPO_ROOT, 'package.json'));
+  const files = assets.map((specifier) => {
+    try {
+      return requireFromRoot.resolve(specifier);
+    } catch {
+      throw new Error(`${id}: asset ${specifier} is not installed (npm install)`);
+    }
+  });
+  const names = files.map((file) => basename(file));
+  if (new Set(names).size !== names.length) throw new Error(`${id}: two assets have the same file name (${names.join(', ')})`);
+  const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+  return {
+    beforeBundling: (): string[] => [],
+    beforeInstall: (): string[] => [],
+    afterBundling: (_inputDir: string, outputDir: string): string[] =>
+      files.map((file, index) => `cp ${quote(file)} ${quote(`${outputDir}/${names[index]}`)}`),
+  };
 }
 
 /** The IAM statements for a `TableAccess`: built here because `grantReadData` would include Scan. */

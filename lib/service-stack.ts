@@ -1,6 +1,7 @@
 /**
  * The whole service: one DynamoDB table, one function per row of the route table behind three HTTP
- * APIs (base, orders, collections), a fallback function per API for unknown routes, and one scheduled
+ * APIs (base, orders, collections; a platform row's function behind all three, told each API's id),
+ * a fallback function per API for unknown routes, and one scheduled
  * function per job (per configured chain for per-chain jobs). Settings come from CDK context
  * (see `settings.ts` and cdk.json); the route and job tables come from shared/.
  */
@@ -17,9 +18,10 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../shared/table/definition';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/middleware/cors';
+import { apiIdVariable } from '../shared/http/api-name';
 import type { ApiName } from '../shared/http/groups';
 import { type Job, jobs as jobTable } from '../shared/jobs';
-import { API_NAMES, apiOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
+import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
 
@@ -105,12 +107,21 @@ export class ServiceStack extends Stack {
     }
 
     for (const route of routes) {
-      const fn = this.addFunction(route.id, route.handler, route.table, { description: route.summary });
-      this.apis.get(apiOf(route))!.api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.id}Integration`, fn.function),
+      const apis = apisOf(route);
+      const shared = apis.length > 1;
+      const fn = this.addFunction(route.id, route.handler, route.table, {
+        description: route.summary,
+        // A function behind several APIs tells them apart by requestContext.apiId (shared/http/api-name.ts).
+        environment: shared ? Object.fromEntries(apis.map((api) => [apiIdVariable(api), this.apis.get(api)!.api.apiId])) : undefined,
+        assets: route.assets,
       });
+      for (const api of apis) {
+        this.apis.get(api)!.api.addRoutes({
+          path: route.path,
+          methods: [HttpMethod[route.method]],
+          integration: new HttpLambdaIntegration(`${route.id}${shared ? pascal(api) : ''}Integration`, fn.function),
+        });
+      }
     }
 
     for (const job of jobs) {
@@ -191,6 +202,7 @@ export class ServiceStack extends Stack {
       memorySize?: number;
       reservedConcurrency?: number;
       scheduled?: boolean;
+      assets?: readonly string[];
     },
   ): ApiFunction {
     const timeoutSeconds = options.timeoutSeconds ?? this.settings.routeTimeoutSeconds;
@@ -210,6 +222,7 @@ export class ServiceStack extends Stack {
       memorySize: options.memorySize ?? this.settings.routeMemorySize,
       reservedConcurrentExecutions: options.reservedConcurrency,
       description: options.description,
+      assets: options.assets,
       // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
       // that waited longer than one run (e.g. behind a busy single-writer job) is superseded.
       ...(options.scheduled ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) } : {}),
@@ -263,9 +276,11 @@ function checkTables(routes: readonly Route[], jobs: readonly Job[], chains: rea
   }
   const routeKeys = new Set<string>();
   for (const route of routes) {
-    const key = `${apiOf(route)} ${route.method} ${route.path}`;
-    if (routeKeys.has(key)) problems.push(`route ${route.id}: ${route.method} ${route.path} is declared twice`);
-    routeKeys.add(key);
+    for (const api of apisOf(route)) {
+      const key = `${api} ${route.method} ${route.path}`;
+      if (routeKeys.has(key)) problems.push(`route ${route.id}: ${route.method} ${route.path} is declared twice on the ${api} API`);
+      routeKeys.add(key);
+    }
   }
   for (const job of jobs) {
     if (!/^(rate|cron)\(.+\)$/.test(job.schedule)) problems.push(`job ${job.id}: schedule ${job.schedule} is not rate(...) or cron(...)`);

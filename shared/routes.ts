@@ -1,11 +1,15 @@
 /**
  * The route table: the single source of truth for every HTTP endpoint. The CDK stack (one function
  * and one HTTP API route per row), the local gateway, the `events/` files for `sam local invoke` and
- * the OpenAPI documents are all derived from it. Adding an endpoint = one handler file + one row.
+ * the OpenAPI documents (scripts/generate-openapi.ts) are all derived from it. Adding an endpoint =
+ * one handler file + one row. A row of the `platform` group is served on every base URL.
  *
  * This module holds data only (no imports of handlers or SDKs), so any of those readers can load it.
  */
-import { API_OF_GROUP, type ApiGroup, type ApiName } from './http/groups';
+import { API_NAMES, API_OF_GROUP, type ApiGroup, type ApiName, groupOfPath, type RouteGroup } from './http/groups';
+import { REFERENCE_PAGE_ASSETS } from './http/reference-assets';
+
+export { API_NAMES };
 
 export type HttpMethod = 'GET' | 'POST';
 
@@ -31,10 +35,16 @@ export interface Route {
   method: HttpMethod;
   /** Path template with `{name}` parameters, as API Gateway HTTP API writes it. */
   path: string;
-  group: ApiGroup;
+  /** The API group, whose base URL serves the route; `platform`: every base URL serves it. */
+  group: RouteGroup;
   /** Handler module, relative to the repository root; it exports `handler`. */
   handler: string;
   table: TableAccess;
+  /**
+   * Files of npm packages the handler reads at run time (module specifiers, e.g.
+   * `swagger-ui-dist/swagger-ui.css`): the stack copies them next to the function's bundle.
+   */
+  assets?: readonly string[];
   summary: string;
   /** A request that the generated sam event file carries. */
   example: RouteExample;
@@ -335,19 +345,50 @@ export const routes: readonly Route[] = [
     summary: 'One collection by its predicted address',
     example: { pathParameters: { predictedAddress: '0x7164d9c6686CA801316944a00826d2Db5D1bE313' } },
   },
+  // ----- platform (every base URL: its own contract and reference) -----
+  {
+    id: 'GetOpenApiDocument',
+    method: 'GET',
+    path: '/openapi.json',
+    group: 'platform',
+    handler: 'functions/platform/get-open-api-document.ts',
+    table: NO_TABLE,
+    summary: 'The OpenAPI 3.1 document of this base URL: every route, parameter, body, response and error body',
+    example: {},
+  },
+  {
+    id: 'GetApiReference',
+    method: 'GET',
+    path: '/docs',
+    group: 'platform',
+    handler: 'functions/platform/get-api-reference.ts',
+    table: NO_TABLE,
+    summary: 'The interactive reference of this base URL (Swagger UI, served by the service itself), with Try it out',
+    assets: Object.values(REFERENCE_PAGE_ASSETS),
+    example: { headers: { accept: 'text/html' } },
+  },
 ];
 
 /** The handler answering requests that match no route of an API: 404, or 405 for a wrong method. */
 export const FALLBACK_HANDLER = 'functions/platform/route-not-found.ts';
 
-export const API_NAMES: readonly ApiName[] = ['base', 'orders', 'collections'];
+/** The base URLs that serve a route: its group's, or all three for a platform route. */
+export function apisOf(route: Route): readonly ApiName[] {
+  return route.group === 'platform' ? API_NAMES : [API_OF_GROUP[route.group]];
+}
 
+/** The base URL of a route; for a platform route, the first of all (its `events/` file targets it). */
 export function apiOf(route: Route): ApiName {
-  return API_OF_GROUP[route.group];
+  return apisOf(route)[0]!;
+}
+
+/** The group whose error format a route answers in on a base URL (a platform route takes the path's there). */
+export function errorGroupOf(route: Route, api: ApiName = apiOf(route)): ApiGroup {
+  return route.group === 'platform' ? groupOfPath(api, route.path) : route.group;
 }
 
 export function routesOf(api: ApiName): Route[] {
-  return routes.filter((route) => apiOf(route) === api);
+  return routes.filter((route) => apisOf(route).includes(api));
 }
 
 export interface RouteMatch {
@@ -371,9 +412,9 @@ function matchTemplate(template: string, path: string): Record<string, string> |
   const pathSegments = path.split('/').filter(Boolean);
   if (templateSegments.length !== pathSegments.length) return undefined;
   const parameters: Record<string, string> = {};
-  for (let i = 0; i < templateSegments.length; i += 1) {
-    const expected = templateSegments[i];
-    const actual = pathSegments[i];
+  for (const [i, expected] of templateSegments.entries()) {
+    // Same length, checked above.
+    const actual = pathSegments[i]!;
     if (expected.startsWith('{') && expected.endsWith('}')) {
       try {
         parameters[expected.slice(1, -1)] = decodeURIComponent(actual);

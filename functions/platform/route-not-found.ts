@@ -5,18 +5,19 @@
  * and Access-Control-Request-Method) of any path answers 204 as API Gateway's CORS configuration does.
  * Every answer carries the CORS headers of shared/http/cors.ts, so a browser can read the error.
  * The API it serves comes from requestContext.apiId locally (buildApiEvent sets it to the API's name)
- * and from API_NAME (set by the stack) in AWS.
+ * and from API_NAME (set by the stack) in AWS (shared/http/api-name.ts).
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CORS_ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, corsMiddleware } from '../../shared/http/middleware/cors';
-import { errorBody, groupOfPath, type ApiName } from '../../shared/http/groups';
+import { apiNameOf } from '../../shared/http/api-name';
+import { errorBody, groupOfPath } from '../../shared/http/groups';
 import { toHttpResponse } from '../../shared/http/response';
-import { API_NAMES, matchRoute } from '../../shared/routes';
+import { matchRoute } from '../../shared/routes';
 
 async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
-  const api = apiName(event);
+  const api = apiNameOf(event);
   const method = (event.requestContext?.http?.method ?? 'GET').toUpperCase();
   const path = event.rawPath ?? event.requestContext?.http?.path ?? '/';
   const group = groupOfPath(api, path);
@@ -37,12 +38,6 @@ async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayP
     return toHttpResponse({ statusCode: 405, body: errorBody(group, 405, message), headers: { allow: allowedMethods.join(', ') } });
   }
   return toHttpResponse({ statusCode: 404, body: errorBody(group, 404, `No route for ${method} ${path}`) });
-}
-
-function apiName(event: APIGatewayProxyEventV2): ApiName {
-  // Locally apiId is the API's name; in AWS it is a generated id and API_NAME (set by the stack) decides.
-  const candidates = [event.requestContext?.apiId, process.env.API_NAME];
-  return (candidates.find((name) => API_NAMES.includes(name as ApiName)) as ApiName | undefined) ?? 'base';
 }
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

@@ -10,8 +10,24 @@ import { describeIssue } from './errors';
 
 export type ApiGroup = 'explorer' | 'insights' | 'orders' | 'collections';
 
+/**
+ * The group of a route: an API group, or `platform` for the routes every base URL serves (its OpenAPI
+ * document and its reference page). A platform route has no error format of its own: on each base URL
+ * it answers errors in the format of the path's group there (`groupOfPath`).
+ */
+export type RouteGroup = ApiGroup | 'platform';
+
 /** The base URL (one HTTP API each) that serves a group. */
 export type ApiName = 'base' | 'orders' | 'collections';
+
+export const API_NAMES: readonly ApiName[] = ['base', 'orders', 'collections'];
+
+/** What each base URL serves, as its OpenAPI document and reference page name it. */
+export const API_TITLES: Record<ApiName, string> = {
+  base: 'Chain data API: explorer and insights',
+  orders: 'Chain data API: orders',
+  collections: 'Chain data API: collections',
+};
 
 export const API_OF_GROUP: Record<ApiGroup, ApiName> = {
   explorer: 'base',

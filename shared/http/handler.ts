@@ -17,13 +17,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { logger } from '../observability/logger';
-import type { ApiGroup } from './groups';
+import type { RouteGroup } from './groups';
 import { bodyLimit } from './middleware/body-limit';
 import { correlationId } from './middleware/correlation-id';
 import { corsMiddleware } from './middleware/cors';
 import { errorResponder } from './middleware/error-responder';
 import { requestValidator, validatedParts } from './middleware/request-validator';
-import { toHttpResponse, type JsonResult } from './response';
+import { toHttpResponse, type JsonResult, type RawResult } from './response';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -31,7 +31,8 @@ type AnySchema = v.GenericSchema<unknown, unknown>;
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;
 
 export interface HandlerSpec<P extends AnySchema | undefined, Q extends AnySchema | undefined, B extends AnySchema | undefined> {
-  group: ApiGroup;
+  /** The error format; a platform route answers in the format of the path's group on each base URL. */
+  group: RouteGroup;
   /** Path parameters. */
   path?: P;
   /** Query parameters; see `repeatable`. */
@@ -42,7 +43,9 @@ export interface HandlerSpec<P extends AnySchema | undefined, Q extends AnySchem
   body?: B;
   /** The success response's schema: not checked at run time, read by tests and the OpenAPI generator. */
   response?: AnySchema;
-  handle: (request: ValidatedRequest<Out<P>, Out<Q>, Out<B>>) => Promise<JsonResult>;
+  /** The success response's content type when it is not JSON (the handler returns a `RawResult`). */
+  contentType?: string;
+  handle: (request: ValidatedRequest<Out<P>, Out<Q>, Out<B>>) => Promise<JsonResult | RawResult>;
 }
 
 export interface ValidatedRequest<P, Q, B> {

@@ -56,7 +56,7 @@ export function toRawQuery(params: Record<string, string | number | readonly (st
 /** `queryStringParameters` as API Gateway builds it from a raw query string: repeats comma-joined. */
 export function joinedQuery(rawQueryString: string): Record<string, string> | undefined {
   const all = parseRawQuery(rawQueryString);
-  const keys = Object.keys(all);
-  if (keys.length === 0) return undefined;
-  return ownRecord(keys.map((key) => [key, all[key].join(',')] as const));
+  const entries = Object.entries(all);
+  if (entries.length === 0) return undefined;
+  return ownRecord(entries.map(([key, values]) => [key, values.join(',')] as const));
 }

@@ -15,7 +15,8 @@ import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from
 import type { ApiName } from '../../shared/http/groups';
 import type { Job } from '../../shared/jobs';
 import { jobs as jobTable } from '../../shared/jobs';
-import { API_NAMES, apiOf, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
+import { apiIdVariable } from '../../shared/http/api-name';
+import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
 import { TABLE } from '../../shared/table/definition';
 import { REPO_ROOT } from '../../lib/api-function';
 import {
@@ -174,14 +175,35 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     }
   });
 
-  it('routes every METHOD /path of the route table on its API to its own function', () => {
+  it('routes every METHOD /path of the route table on its API (a platform route on every API) to its own function', () => {
     const routeResources = ofType(resources, 'AWS::ApiGatewayV2::Route').map(([, route]) => route);
-    expect(routeResources).toHaveLength(routes.length + API_NAMES.length);
+    const served = routes.reduce((count, route) => count + apisOf(route).length, 0);
+    expect(routeResources).toHaveLength(served + API_NAMES.length);
     for (const route of routes) {
       const matches = routeResources.filter((candidate) => candidate.Properties.RouteKey === `${route.method} ${route.path}`);
-      expect(matches, `${route.id}: ${route.method} ${route.path}`).toHaveLength(1);
-      expect(matches[0].Properties.ApiId).toEqual({ Ref: apiLogicalId(resources, apiOf(route)) });
-      expect(integratedFunction(resources, matches[0])).toBe(route.id);
+      expect(matches, `${route.id}: ${route.method} ${route.path}`).toHaveLength(apisOf(route).length);
+      expect(matches.map((match) => match.Properties.ApiId.Ref).sort()).toEqual(
+        apisOf(route)
+          .map((api) => apiLogicalId(resources, api))
+          .sort(),
+      );
+      for (const match of matches) expect(integratedFunction(resources, match)).toBe(route.id);
+    }
+  });
+
+  it('serves GET /openapi.json and GET /docs on all three APIs, each by one function told every API’s id, without table access', () => {
+    for (const [id, path] of [
+      ['GetOpenApiDocument', '/openapi.json'],
+      ['GetApiReference', '/docs'],
+    ]) {
+      const keyed = ofType(resources, 'AWS::ApiGatewayV2::Route').filter(([, route]) => route.Properties.RouteKey === `GET ${path}`);
+      expect(keyed.map(([, route]) => route.Properties.ApiId.Ref).sort()).toEqual(
+        API_NAMES.map((api) => apiLogicalId(resources, api)).sort(),
+      );
+      for (const [, route] of keyed) expect(integratedFunction(resources, route)).toBe(id);
+      const env = resources[id].Properties.Environment.Variables;
+      for (const api of API_NAMES) expect(env[apiIdVariable(api)]).toEqual({ Ref: apiLogicalId(resources, api) });
+      expect(statementsOf(resources, id).flatMap(actionsOf)).toEqual([]);
     }
   });
 

@@ -20,7 +20,7 @@ export const CORS_MAX_AGE_SECONDS = 600;
 export function corsMiddleware(origins: string[] = platformConfig().corsAllowedOrigins) {
   // With one fixed origin the answer still depends on the request's Origin (echoed or absent), so
   // caches must key on it; middy adds `Vary: Origin` by itself only for several or wildcard origins.
-  const singleFixedOrigin = origins.length === 1 && !origins[0].includes('*');
+  const singleFixedOrigin = origins.length === 1 && !origins[0]!.includes('*');
   // `vary` is a runtime option of @middy/http-cors that its type definitions do not list.
   const options: Parameters<typeof httpCors>[0] & { vary?: string } = {
     origins,

@@ -8,15 +8,20 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { BusyError, DomainError, type DomainErrorKind } from '../../errors';
 import { logger } from '../../observability/logger';
 import { HttpError, RequestValidationError } from '../errors';
-import { errorBody, VALIDATION_STATUS, type ApiGroup } from '../groups';
+import { apiNameOf } from '../api-name';
+import { errorBody, groupOfPath, VALIDATION_STATUS, type ApiGroup, type RouteGroup } from '../groups';
 import { toHttpResponse, type JsonResult } from '../response';
 
-/** Turns any error into the group's response. Only errors meant for the client keep their message. */
-export function errorResponder(group: ApiGroup): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+/**
+ * Turns any error into the group's response. Only errors meant for the client keep their message. A
+ * platform route answers in the format of the path's group on the base URL the request came in on.
+ */
+export function errorResponder(group: RouteGroup): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     onError: async (request) => {
       const error = request.error as (Error & { statusCode?: number; expose?: boolean }) | null;
-      const response = errorResponse(group, error, request.context?.awsRequestId);
+      const format = group === 'platform' ? groupOfPath(apiNameOf(request.event), request.event.rawPath ?? '/') : group;
+      const response = errorResponse(format, error, request.context?.awsRequestId);
       request.response = toHttpResponse(response);
     },
   };

@@ -4,8 +4,8 @@
  * The wrong-method cases iterate the route table, so every group gets covered as its routes arrive.
  */
 import { describe, expect, it } from 'vitest';
-import { API_OF_GROUP, type ApiGroup } from '../../../shared/http/groups';
-import { matchRoute, routes, type Route } from '../../../shared/routes';
+import type { ApiGroup } from '../../../shared/http/groups';
+import { apiOf, apisOf, errorGroupOf, matchRoute, routes, type Route } from '../../../shared/routes';
 import { dispatch, requestJson } from '../../../scripts/lib/dispatch';
 import { expectGroupError } from '../../shared/http/support';
 
@@ -36,7 +36,7 @@ describe('unknown routes: 404 JSON in the format of the path’s group', () => {
   }
 
   it('does not serve one API’s routes on another base URL', async () => {
-    const route = routes.find((candidate) => API_OF_GROUP[candidate.group] !== 'base');
+    const route = routes.find((candidate) => !apisOf(candidate).includes('base'));
     expect(route, 'the route table has routes outside the base URL').toBeDefined();
     const result = await answer('base', route!.method, concretePath(route!));
     expectGroupError('explorer', result, 404);
@@ -45,11 +45,11 @@ describe('unknown routes: 404 JSON in the format of the path’s group', () => {
 
 describe('a known path with a method it does not have: 405 with Allow', () => {
   for (const route of routes) {
-    it(`${route.id}: DELETE ${route.path} -> 405 in the ${route.group} format`, async () => {
-      const api = API_OF_GROUP[route.group];
+    it(`${route.id}: DELETE ${route.path} -> 405 in the ${errorGroupOf(route)} format`, async () => {
+      const api = apiOf(route);
       const path = concretePath(route);
       const result = await answer(api, 'DELETE', path);
-      const message = expectGroupError(route.group, result, 405);
+      const message = expectGroupError(errorGroupOf(route), result, 405);
       const allowed = matchRoute(api, 'DELETE', path).allowedMethods;
       expect(allowed).toContain(route.method);
       expect(result.headers.allow.split(', ').sort()).toEqual([...allowed].sort());
@@ -62,7 +62,7 @@ describe('CORS preflight', () => {
   const route = routes[0]!;
 
   it('answers OPTIONS on a known path with 204, the path’s methods and the CORS headers', async () => {
-    const api = API_OF_GROUP[route.group];
+    const api = apiOf(route);
     const response = await dispatch({
       api,
       method: 'OPTIONS',

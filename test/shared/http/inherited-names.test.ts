@@ -4,9 +4,8 @@
  * a 4xx in the group's error format, and a rejected write leaves the table as it was.
  */
 import { describe, expect, it } from 'vitest';
-import { API_OF_GROUP } from '../../../shared/http/groups';
 import { parseRawQuery, queryForValidation } from '../../../shared/http/query';
-import { routes, type Route } from '../../../shared/routes';
+import { apiOf, errorGroupOf, routes, type Route } from '../../../shared/routes';
 import { dispatch, loadHandler } from '../../../scripts/lib/dispatch';
 import type { HttpHandler } from '../../../shared/http/handler';
 import { tableSnapshot, useTestTable } from '../../support/table';
@@ -22,14 +21,15 @@ function concretePath(route: Route): string {
 
 async function send(route: Route, rawQuery: string, body?: string) {
   const response = await dispatch({
-    api: API_OF_GROUP[route.group],
+    api: apiOf(route),
     method: route.method,
     url: `${concretePath(route)}${rawQuery ? `?${rawQuery}` : ''}`,
     headers: { 'content-type': 'application/json', ...route.example.headers },
     body: body ?? (route.example.body === undefined ? undefined : JSON.stringify(route.example.body)),
   });
   const raw = response.body;
-  return { status: response.statusCode, headers: response.headers, raw, body: raw ? JSON.parse(raw) : undefined };
+  const json = /^application\/json/.test(response.headers['content-type'] ?? '');
+  return { status: response.statusCode, headers: response.headers, raw, body: raw && json ? JSON.parse(raw) : undefined };
 }
 
 describe('query parsing', () => {
@@ -52,18 +52,18 @@ describe('query parsing', () => {
 describe('an inherited name as a query parameter', () => {
   for (const route of routes) {
     for (const name of INHERITED) {
-      it(`${route.id}: ?${name}=1 -> 400/422 in the ${route.group} format, naming the parameter`, async () => {
+      it(`${route.id}: ?${name}=1 -> 400/422 in the ${errorGroupOf(route)} format, naming the parameter`, async () => {
         const before = route.method === 'GET' ? undefined : await tableSnapshot(table.name);
         const answer = await send(route, `${encodeURIComponent(name)}=1`);
         expect(answer.status, answer.raw).toBeLessThan(500);
         const { spec } = (await loadHandler(route.handler)) as unknown as HttpHandler;
         if (!spec.query) {
           // A route without query parameters ignores the query, as its reference does.
-          if (answer.status >= 400) expectGroupError(route.group, answer, answer.status);
+          if (answer.status >= 400) expectGroupError(errorGroupOf(route), answer, answer.status);
           return;
         }
         expect(answer.status, answer.raw).toBeGreaterThanOrEqual(400);
-        expect(expectGroupError(route.group, answer, answer.status)).toContain(name);
+        expect(expectGroupError(errorGroupOf(route), answer, answer.status)).toContain(name);
         if (before) expect(await tableSnapshot(table.name)).toEqual(before);
       });
     }
@@ -95,7 +95,7 @@ describe('an inherited name as a body field of a write route', () => {
       it(`${route.id}: ${what} is rejected as an unknown field and writes nothing`, async () => {
         const before = await tableSnapshot(table.name);
         const answer = await send(route, '', raw);
-        const message = expectGroupError(route.group, answer, 400);
+        const message = expectGroupError(errorGroupOf(route), answer, 400);
         expect(message).toContain(field);
         expect(await tableSnapshot(table.name)).toEqual(before);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
