@@ -1,0 +1,352 @@
+/**
+ * The benchmark dataset, built once and cached under .bench/ (`datasetDir`), reused while the code
+ * that writes its items is unchanged (the cache key hashes shared/ingest/derive.ts, items.ts,
+ * state.ts, shared/table/keys.ts, records.ts, the dataset generator and the scale).
+ *
+ * Built in a process of its own (`npx tsx scripts/bench/dataset/build.ts --scale S --dir DIR`, which
+ * `ensureDataset` spawns): the embedded DynamoDB persisted in DIR/table (LevelDB), in a child process;
+ * every chain of spec.ts served by the synthetic node (chain.ts) and written by the real ingest
+ * (ChainIngest, default batching); then collections (EIP-712 signed, createCollection) and orders
+ * (createOrder), through the domain write functions. DIR/dataset.json holds the facts the requests
+ * need and what the build took; it is written last, so a half-built folder is never reused.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { transformSync } from 'esbuild';
+import type { ChainFacts } from './chain';
+import { datasetSpec, EXPLORER_CHAIN } from './spec';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const SELF = fileURLToPath(import.meta.url);
+export const BENCH_TABLE = 'bench-dataset';
+
+/** The files whose change invalidates the dataset: the item-writing code and the generator. */
+export const ITEM_CODE = [
+  'shared/ingest/derive.ts',
+  'shared/ingest/items.ts',
+  'shared/ingest/state.ts',
+  'shared/table/keys.ts',
+  'shared/table/records.ts',
+  'scripts/bench/dataset/chain.ts',
+  'scripts/bench/dataset/spec.ts',
+];
+
+export interface DatasetFacts {
+  key: string;
+  scale: number;
+  builtAt: string;
+  tableName: string;
+  chains: ChainFacts[];
+  explorerChain: number;
+  collections: {
+    count: number;
+    creators: string[];
+    chainIds: number[];
+    sampleAddress: string;
+    /** A creator and chain id that both filter (two filters). */
+    twoFilters: { creator: string; chainId: number };
+  };
+  orders: { count: number; sampleId: string };
+  generation: {
+    seconds: number;
+    chains: { chainId: number; blocks: number; transactions: number; seconds: number; writeUnits: number; calls: number }[];
+    collectionsSeconds: number;
+    ordersSeconds: number;
+    /** Write units the ingest consumed per transaction, over the two busy chains. */
+    ingestWriteUnitsPerTransaction: number;
+    itemsOnDiskBytes?: number;
+  };
+}
+
+/**
+ * The cache key: a hash of the item code as JavaScript (esbuild strips types, comments and
+ * whitespace), so that an edit of types or comments alone keeps the dataset; any change of what runs
+ * builds it again.
+ */
+export function datasetKey(scale: number): string {
+  const hash = createHash('sha256');
+  for (const file of ITEM_CODE) {
+    const code = transformSync(readFileSync(path.join(ROOT, file), 'utf8'), {
+      loader: 'ts',
+      minifyWhitespace: true,
+      legalComments: 'none',
+    }).code;
+    hash.update(file).update(code);
+  }
+  hash.update(`scale=${scale}`);
+  return hash.digest('hex').slice(0, 16);
+}
+
+export function datasetDir(scale: number): string {
+  return path.join(ROOT, '.bench', `dataset-${scale}-${datasetKey(scale)}`);
+}
+
+/** The cached dataset of this scale, built first when missing (progress on stderr). */
+export async function ensureDataset(
+  scale: number,
+  log: (line: string) => void,
+): Promise<{ dir: string; facts: DatasetFacts; built: boolean }> {
+  const dir = datasetDir(scale);
+  const factsFile = path.join(dir, 'dataset.json');
+  if (existsSync(factsFile)) return { dir, facts: JSON.parse(await readFile(factsFile, 'utf8')) as DatasetFacts, built: false };
+  log(`dataset: building scale ${scale} into ${path.relative(ROOT, dir)} (cached for later runs)…`);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--scale', String(scale), '--dir', dir], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR', NODE_NO_WARNINGS: '1' },
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`dataset build exited with ${code}`))));
+  });
+  return { dir, facts: JSON.parse(await readFile(factsFile, 'utf8')) as DatasetFacts, built: true };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The build (child process)
+
+async function build(scale: number, dir: string): Promise<void> {
+  const started = performance.now();
+  const key = datasetKey(scale);
+  const spec = datasetSpec(scale);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(path.join(dir, 'table'), { recursive: true });
+  const { startTableProcess } = await import('../../lib/table-process');
+  const { ensureTable, localClient } = await import('../../lib/local-table/ensure-table');
+  // BENCH_DATASET_ENDPOINT: a table server started by hand (to profile it); the build then leaves it running.
+  const external = process.env.BENCH_DATASET_ENDPOINT;
+  const table = external
+    ? { endpoint: external, close: async () => undefined }
+    : await startTableProcess({ path: path.join(dir, 'table') });
+  process.env.DYNAMODB_ENDPOINT = table.endpoint;
+  process.env.TABLE_NAME = BENCH_TABLE;
+  const admin = localClient(table.endpoint);
+  await ensureTable(admin, BENCH_TABLE);
+  admin.destroy();
+  try {
+    const { ChainIngest } = await import('../../../shared/ingest/ingest');
+    const { measureTable, totalCalls } = await import('../../../shared/db/instrument');
+    const { SyntheticChain } = await import('./chain');
+
+    // Every chain at once, and the collections and orders beside them: the ingest of one chain waits
+    // on the table's round trips more than it keeps either process busy.
+    const progress = new Map<number, string>();
+    const ticker = setInterval(() => {
+      console.error(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${[...progress.values()].join(', ')}`);
+    }, 60_000);
+    const ingestChain = async (chainSpec: (typeof spec.chains)[number]) => {
+      const t0 = performance.now();
+      const chain = new SyntheticChain(chainSpec);
+      const generatedMs = performance.now() - t0;
+      const ingest = new ChainIngest({
+        chainId: chainSpec.chainId,
+        client: chain.client(),
+        log: {
+          info: () => undefined,
+          warn: (message, details) => console.error(`ingest warning: ${message} ${JSON.stringify(details ?? {})}`),
+        },
+        onBlock: ({ blockNumber }) => {
+          progress.set(chainSpec.chainId, `chain ${chainSpec.chainId} block ${blockNumber}/${chain.head}`);
+        },
+      });
+      const { result, usage } = await measureTable(() => ingest.ingestRange({ from: 1, to: chain.head }));
+      if (result.advanced !== chain.head)
+        throw new Error(`chain ${chainSpec.chainId}: ingested ${result.advanced} of ${chain.head} blocks`);
+      const seconds = (performance.now() - t0) / 1000;
+      console.error(
+        `  chain ${chainSpec.chainId}: ${chain.counts.transactions} transactions, ${chain.counts.tokenTransfers} transfers, ${chain.head} blocks in ${seconds.toFixed(1)} s (generated in ${(generatedMs / 1000).toFixed(1)} s); ${Math.round(usage.writeUnits)} WCU; calls ${JSON.stringify(usage.calls)}`,
+      );
+      return {
+        facts: chain.facts(),
+        figure: {
+          chainId: chainSpec.chainId,
+          blocks: chain.head,
+          transactions: chain.counts.transactions,
+          seconds: round(seconds, 1),
+          writeUnits: round(usage.writeUnits, 1),
+          calls: totalCalls(usage),
+        },
+      };
+    };
+    const timedWork = async <T>(label: string, work: () => Promise<T>): Promise<{ value: T; seconds: number }> => {
+      const t0 = performance.now();
+      const value = await work();
+      const seconds = (performance.now() - t0) / 1000;
+      console.error(`  ${label} in ${seconds.toFixed(1)} s`);
+      return { value, seconds };
+    };
+    const [ingested, collectionsWork, ordersWork] = await Promise.all([
+      Promise.all(spec.chains.map(ingestChain)),
+      timedWork(`${spec.collections} collections`, () => writeCollections(spec.collections)),
+      timedWork(`${spec.orders} orders`, () => writeOrders(spec.orders)),
+    ]).finally(() => clearInterval(ticker));
+    const chains = ingested.map((entry) => entry.facts);
+    const chainFigures = ingested.map((entry) => entry.figure);
+    const collections = collectionsWork.value;
+    const orders = ordersWork.value;
+    const collectionsSeconds = collectionsWork.seconds;
+    const ordersSeconds = ordersWork.seconds;
+
+    const busy = chainFigures.filter((figure) => figure.transactions >= 100);
+    const facts: DatasetFacts = {
+      key,
+      scale,
+      builtAt: new Date().toISOString(),
+      tableName: BENCH_TABLE,
+      chains,
+      explorerChain: EXPLORER_CHAIN,
+      collections,
+      orders,
+      generation: {
+        seconds: round((performance.now() - started) / 1000, 1),
+        chains: chainFigures,
+        collectionsSeconds: round(collectionsSeconds, 1),
+        ordersSeconds: round(ordersSeconds, 1),
+        ingestWriteUnitsPerTransaction: round(
+          busy.reduce((sum, figure) => sum + figure.writeUnits, 0) / busy.reduce((sum, figure) => sum + figure.transactions, 0),
+          2,
+        ),
+      },
+    };
+    await table.close();
+    facts.generation.itemsOnDiskBytes = directoryBytes(path.join(dir, 'table'));
+    await writeFile(path.join(dir, 'dataset.json'), `${JSON.stringify(facts, null, 2)}\n`);
+    console.error(`dataset built in ${facts.generation.seconds} s`);
+  } finally {
+    await table.close();
+  }
+}
+
+/** Collections through createCollection: EIP-712 signed by one of 40 creators, over 3 chains. */
+async function writeCollections(count: number): Promise<DatasetFacts['collections']> {
+  const v = await import('valibot');
+  const { privateKeyToAccount } = await import('viem/accounts');
+  const { createCollection } = await import('../../../shared/collections/collections');
+  const { loadCollectionsConfig } = await import('../../../shared/collections/config');
+  const { createCollectionBody } = await import('../../../shared/collections/schemas');
+  const { collectionMessage, collectionTypedData } = await import('../../../shared/collections/signing');
+  const { inParallel } = await import('../../../shared/db/operations');
+  const config = loadCollectionsConfig();
+  const creators = Array.from({ length: 40 }, (_, index) =>
+    privateKeyToAccount(`0x${createHash('sha256').update(`bench:creator:${index}`).digest('hex')}`),
+  );
+  const chainIds = [8453, 1, 31337];
+  let sampleAddress = '';
+  await inParallel(
+    Array.from({ length: count }, (_, index) => index),
+    4,
+    async (index) => {
+      const creator = creators[index % creators.length];
+      const chainId = chainIds[Math.floor(index / creators.length) % chainIds.length];
+      const metadata = {
+        name: `Bench Collection ${index}`,
+        symbol: `BC${index % 500}`,
+        baseURI: `https://example.com/bench/${index}/`,
+        creator: creator.address,
+        gameOwner: creators[(index * 7) % creators.length].address,
+        maxSupply: String(1000 + (index % 9000)),
+        mintPrice: '1000000000000000',
+        maxPerWallet: '10',
+        isWhitelistEnabled: false,
+        whitelistMerkleRoot: `0x${'0'.repeat(64)}`,
+        startTime: '1767225600',
+        endTime: '1798761600',
+      };
+      const signature = await creator.signTypedData({ ...collectionTypedData(chainId, config), message: collectionMessage(metadata) });
+      const body = v.parse(createCollectionBody, {
+        ...metadata,
+        chainId,
+        creatorSignature: signature,
+        gameId: `game-${index % 100}`,
+        referrer: `partner${index % 10}`,
+        image: `https://example.com/bench/${index}/cover.png`,
+        description: `Collection ${index} of the benchmark dataset`,
+        attributes: [{ trait_type: 'Edition', value: String(index % 3) }],
+      });
+      const collection = await createCollection(body, config);
+      if (index === 0) sampleAddress = collection.predictedAddress;
+    },
+  );
+  return {
+    count,
+    creators: creators.map((creator) => creator.address),
+    chainIds,
+    sampleAddress,
+    twoFilters: { creator: creators[1].address, chainId: chainIds[0] },
+  };
+}
+
+/** Orders through createOrder (USDC on Base to USDC on Ethereum, varied recipients and amounts). */
+async function writeOrders(count: number): Promise<DatasetFacts['orders']> {
+  const v = await import('valibot');
+  const { createOrder } = await import('../../../shared/orders/orders');
+  const { loadOrderConfig } = await import('../../../shared/orders/config');
+  const { createOrderBodySchema } = await import('../../../shared/orders/schemas');
+  const { inParallel } = await import('../../../shared/db/operations');
+  const { addressOf } = await import('./chain');
+  const config = loadOrderConfig();
+  const schema = createOrderBodySchema(config);
+  let sampleId = '';
+  await inParallel(
+    Array.from({ length: count }, (_, index) => index),
+    4,
+    async (index) => {
+      const request = v.parse(schema, orderBody(addressOf(`bench:order-recipient:${index % 500}`), index));
+      const outcome = await createOrder(request, { config, sourceIp: '127.0.0.1' });
+      if (index === 0 && outcome.created) sampleId = outcome.value.id;
+    },
+  );
+  return { count, sampleId };
+}
+
+/** A POST /orders body (the route example's shape). */
+export function orderBody(recipient: string, index: number): Record<string, unknown> {
+  const usdcBase = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+  const usdcMain = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+  const amount = String(1_000_000 + index * 1000);
+  return {
+    type: 'swap',
+    recipientAddress: recipient,
+    srcChain: 8453,
+    dstChain: 1,
+    srcTokenAddress: usdcBase,
+    dstTokenAddress: usdcMain,
+    srcAmount: amount,
+    payload: { expectedDstAmount: amount },
+    metadata: {
+      srcToken: { chainId: 8453, address: usdcBase, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+      dstToken: { chainId: 1, address: usdcMain, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+    },
+    clientReferenceId: `bench-order-${index}`,
+  };
+}
+
+function directoryBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    total += entry.isDirectory() ? directoryBytes(file) : statSync(file).size;
+  }
+  return total;
+}
+
+const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
+  const { values } = parseArgs({ options: { scale: { type: 'string' }, dir: { type: 'string' } } });
+  if (!values.scale || !values.dir) {
+    console.error('usage: npx tsx scripts/bench/dataset/build.ts --scale S --dir DIR');
+    process.exit(2);
+  }
+  build(Number(values.scale), values.dir).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,778 @@
+/**
+ * A synthetic EVM chain for the benchmark dataset: blocks, receipts, call traces and contract state
+ * generated from a seed, served through a viem client (custom transport) that answers exactly the
+ * JSON-RPC the ingest sends (eth_blockNumber, eth_getBlockByNumber, eth_getBlockReceipts,
+ * debug_traceBlockByNumber, eth_getCode, eth_call for the token functions). The real ingest
+ * (shared/ingest ChainIngest: derive, immutable items, range positions, state items, manifests) runs
+ * on it unchanged, so the dataset is the ingest's own output for a chain of busy shape, without anvil
+ * having to execute 100,000 transactions.
+ *
+ * The chain is consistent: every Transfer log moves a balance that balanceOf reports at later blocks;
+ * ERC-721 transfers start from the current owner; ERC-1155 balances and supplies add up. ERC-20
+ * balances start at a hidden allowance (BASE) so that no balance goes negative.
+ */
+import { createHash } from 'node:crypto';
+import { createPublicClient, custom, toFunctionSelector, type PublicClient } from 'viem';
+import { TOPIC } from '../../../shared/chain/abis';
+
+export type TokenKind = 'ERC-20' | 'ERC-721' | 'ERC-1155';
+
+export interface TokenSpec {
+  address: string;
+  kind: TokenKind;
+  name: string;
+  symbol: string;
+}
+
+/** What a chain of the dataset holds, by count (see spec.ts for the shapes at a scale). */
+export interface ChainSpec {
+  chainId: number;
+  seed: number;
+  transactions: number;
+  blocks: number;
+  /** Seconds covered by the blocks (block time = span / blocks). */
+  spanSeconds: number;
+  firstTimestamp: number;
+  /** Share of transactions by kind (the rest are ERC-20 transfers). */
+  mix: { native: number; swap: number; nft: number };
+  /** Token transfers per swap transaction (3 to 5). */
+  swapTransfers: number;
+  erc20Tokens: number;
+  erc721Tokens: number;
+  erc1155Tokens: number;
+  /** The ERC-20 token most transfers use (the busy token), its share of ERC-20 transfer slots. */
+  busyTokenShare: number;
+  /** Holders (EOAs) taking part, drawn from the shared address pool. */
+  addresses: number;
+  /** The whale (an EOA with a large history): share of transactions it sends or receives. */
+  whaleTxShare: number;
+  /** Share of the other ERC-20 transfers that go to the whale. */
+  whaleReceiveShare: number;
+  /** Beacon withdrawals per block (one to the whale every 4th block). */
+  withdrawalsPerBlock: number;
+}
+
+export interface GeneratedCounts {
+  blocks: number;
+  transactions: number;
+  tokenTransfers: number;
+  logs: number;
+  internalCalls: number;
+  withdrawals: number;
+  byKind: Record<string, number>;
+  whaleTransactions: number;
+  whaleTokenTransfers: number;
+  whaleWithdrawals: number;
+  busyTokenTransfers: number;
+  busyTokenFirstTimestamp: number;
+  busyTokenLastTimestamp: number;
+}
+
+/** Facts the requests of the benchmark need (addresses, hashes, selectors). */
+export interface ChainFacts {
+  chainId: number;
+  head: number;
+  whale: string;
+  busyToken: string;
+  router: string;
+  swapSignature: string;
+  tokens: TokenSpec[];
+  /** A transaction with several token transfers (a swap). */
+  swapTransactionHash: string;
+  /** An ordinary holder with some history. */
+  holder: string;
+  counts: GeneratedCounts;
+}
+
+const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
+const BLOOM = `0x${'0'.repeat(512)}`;
+const CODE = '0x6080604052348015600f57600080fd5b50';
+const BASE = 10n ** 24n;
+const GWEI = 1_000_000_000n;
+
+export const SWAP_SIGNATURE = 'swap(address tokenIn,address tokenOut,uint256 amountIn,address recipient)';
+const SELECTOR = {
+  transfer: toFunctionSelector('transfer(address,uint256)'),
+  mint: toFunctionSelector('mint(address,uint256)'),
+  safeTransferFrom: toFunctionSelector('safeTransferFrom(address,address,uint256)'),
+  mint1155: toFunctionSelector('mint(address,uint256,uint256)'),
+  mintBatch: toFunctionSelector('mintBatch(address,uint256[],uint256[])'),
+  swap: toFunctionSelector('swap(address,address,uint256,address)'),
+  poolSwap: toFunctionSelector('swap(uint256,address)'),
+  // answered by eth_call
+  name: toFunctionSelector('name()'),
+  symbol: toFunctionSelector('symbol()'),
+  decimals: toFunctionSelector('decimals()'),
+  totalSupply: toFunctionSelector('totalSupply()'),
+  totalSupplyOf: toFunctionSelector('totalSupply(uint256)'),
+  balanceOf: toFunctionSelector('balanceOf(address)'),
+  balanceOf1155: toFunctionSelector('balanceOf(address,uint256)'),
+  ownerOf: toFunctionSelector('ownerOf(uint256)'),
+  tokenURI: toFunctionSelector('tokenURI(uint256)'),
+  uri: toFunctionSelector('uri(uint256)'),
+  supportsInterface: toFunctionSelector('supportsInterface(bytes4)'),
+};
+const INTERFACE_721 = '80ac58cd';
+const INTERFACE_1155 = 'd9b67a26';
+
+// ---------------------------------------------------------------------------------------------------
+// Encoding helpers
+
+const hex = (value: number | bigint): string => `0x${value.toString(16)}`;
+const word = (value: number | bigint): string => value.toString(16).padStart(64, '0');
+const addressWord = (address: string): string => address.slice(2).padStart(64, '0');
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+export const hash32 = (text: string): string => `0x${sha(text)}`;
+export const addressOf = (text: string): string => `0x${sha(text).slice(0, 40)}`;
+
+function encodeString(text: string): string {
+  const bytes = Buffer.from(text, 'utf8').toString('hex');
+  const padded = bytes.padEnd(Math.ceil(bytes.length / 64) * 64 || 64, '0');
+  return `0x${word(32)}${word(bytes.length / 2)}${padded}`;
+}
+
+/** A seeded PRNG (mulberry32). */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The shared pool of holder addresses and the named actors. */
+export const ACTORS = {
+  whale: addressOf('bench:whale'),
+  feeCollector: addressOf('bench:fee-collector'),
+  holder: (index: number) => addressOf(`bench:holder:${index}`),
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The generated chain, kept compact: per block its transactions as plain descriptions.
+
+interface LogSpec {
+  address: string;
+  topics: string[];
+  data: string;
+}
+
+interface CallFrame {
+  type: 'CALL';
+  from: string;
+  to: string;
+  value: bigint;
+  input: string;
+  calls?: CallFrame[];
+}
+
+interface TxSpec {
+  hash: string;
+  from: string;
+  to: string;
+  value: bigint;
+  input: string;
+  nonce: number;
+  gas: number;
+  gasUsed: number;
+  logs: LogSpec[];
+  calls: CallFrame[];
+}
+
+interface BlockSpec {
+  number: number;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+  txs: TxSpec[];
+  withdrawals: { index: number; validatorIndex: number; address: string; amountGwei: bigint }[];
+}
+
+/** Value history of one entity: blocks ascending, value at and after each. */
+class History<T> {
+  readonly blocks: number[] = [];
+  readonly values: T[] = [];
+  set(block: number, value: T): void {
+    if (this.blocks.length > 0 && this.blocks[this.blocks.length - 1] === block) this.values[this.values.length - 1] = value;
+    else {
+      this.blocks.push(block);
+      this.values.push(value);
+    }
+  }
+  latest(): T | undefined {
+    return this.values[this.values.length - 1];
+  }
+  at(block: number): T | undefined {
+    let low = 0;
+    let high = this.blocks.length - 1;
+    let found = -1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      if (this.blocks[middle] <= block) {
+        found = middle;
+        low = middle + 1;
+      } else high = middle - 1;
+    }
+    return found === -1 ? undefined : this.values[found];
+  }
+}
+
+export class SyntheticChain {
+  readonly spec: ChainSpec;
+  readonly tokens: TokenSpec[];
+  readonly router: string;
+  readonly pools: string[];
+  readonly blocks: BlockSpec[] = [];
+  readonly counts: GeneratedCounts;
+  private readonly contracts = new Set<string>();
+  private readonly tokenByAddress = new Map<string, TokenSpec>();
+  /** ERC-20 and ERC-721 balanceOf(holder): key token|holder. */
+  private readonly balances = new Map<string, History<bigint>>();
+  /** ERC-1155 balanceOf(holder, id): key token|holder|id. */
+  private readonly balances1155 = new Map<string, History<bigint>>();
+  /** ERC-1155 supply of an id and ERC-20 / ERC-721 totalSupply: key token or token|id. */
+  private readonly supplies = new Map<string, History<bigint>>();
+  /** ERC-721 owner: key token|id. */
+  private readonly owners = new Map<string, History<string>>();
+  private readonly nonces = new Map<string, number>();
+  private swapHash = '';
+
+  constructor(spec: ChainSpec) {
+    this.spec = spec;
+    const tokens: TokenSpec[] = [];
+    const add = (kind: TokenKind, count: number, prefix: string) => {
+      for (let index = 0; index < count; index += 1) {
+        const address = addressOf(`bench:${spec.chainId}:token:${kind}:${index}`);
+        const busy = kind === 'ERC-20' && index === 0;
+        const symbol = busy ? 'BUSY' : `${prefix}${spec.chainId % 1000}x${index}`;
+        tokens.push({ address, kind, name: busy ? 'Busy Token' : `${kind} token ${index}`, symbol });
+      }
+    };
+    add('ERC-20', spec.erc20Tokens, 'T');
+    add('ERC-721', spec.erc721Tokens, 'N');
+    add('ERC-1155', spec.erc1155Tokens, 'M');
+    this.tokens = tokens;
+    for (const token of tokens) {
+      this.contracts.add(token.address);
+      this.tokenByAddress.set(token.address, token);
+    }
+    this.router = addressOf(`bench:${spec.chainId}:router`);
+    this.pools = Array.from({ length: 8 }, (_, index) => addressOf(`bench:${spec.chainId}:pool:${index}`));
+    for (const address of [this.router, ...this.pools]) this.contracts.add(address);
+    this.counts = {
+      blocks: spec.blocks,
+      transactions: 0,
+      tokenTransfers: 0,
+      logs: 0,
+      internalCalls: 0,
+      withdrawals: 0,
+      byKind: {},
+      whaleTransactions: 0,
+      whaleTokenTransfers: 0,
+      whaleWithdrawals: 0,
+      busyTokenTransfers: 0,
+      busyTokenFirstTimestamp: 0,
+      busyTokenLastTimestamp: 0,
+    };
+    this.generate();
+  }
+
+  get head(): number {
+    return this.blocks.length - 1;
+  }
+
+  facts(): ChainFacts {
+    return {
+      chainId: this.spec.chainId,
+      head: this.head,
+      whale: ACTORS.whale,
+      busyToken: this.tokens[0].address,
+      router: this.router,
+      swapSignature: SWAP_SIGNATURE,
+      tokens: this.tokens,
+      swapTransactionHash: this.swapHash,
+      holder: ACTORS.holder(7),
+      counts: this.counts,
+    };
+  }
+
+  /** A viem client answering the ingest's JSON-RPC from this chain. */
+  client(): PublicClient {
+    return createPublicClient({
+      transport: custom({ request: ({ method, params }) => this.request(method, params as unknown[]) }, { retryCount: 0 }),
+    }) as PublicClient;
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // Generation
+
+  private generate(): void {
+    const { spec } = this;
+    const random = prng(spec.seed);
+    const erc20 = this.tokens.filter((token) => token.kind === 'ERC-20');
+    const erc721 = this.tokens.filter((token) => token.kind === 'ERC-721');
+    const erc1155 = this.tokens.filter((token) => token.kind === 'ERC-1155');
+    const busy = erc20[0];
+    const others = erc20.length > 1 ? erc20.slice(1) : erc20;
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)];
+    // A skewed choice of holders: a few busy addresses, a long tail.
+    const holder = (): string => ACTORS.holder(Math.floor(spec.addresses * random() ** 2));
+    const blockTime = Math.max(1, Math.floor(spec.spanSeconds / spec.blocks));
+    const erc20Token = (): TokenSpec => (random() < spec.busyTokenShare ? busy : pick(others));
+    const nextTokenId = new Map<string, number>();
+
+    let withdrawalIndex = 0;
+    let parentHash = hash32(`bench:${spec.chainId}:genesis-parent`);
+    const genesis: BlockSpec = {
+      number: 0,
+      hash: hash32(`bench:${spec.chainId}:block:0`),
+      parentHash,
+      timestamp: spec.firstTimestamp - blockTime,
+      txs: [],
+      withdrawals: [],
+    };
+    this.blocks.push(genesis);
+    parentHash = genesis.hash;
+
+    let txLeft = spec.transactions;
+    for (let number = 1; number <= spec.blocks; number += 1) {
+      const blocksLeft = spec.blocks - number + 1;
+      const txCount = Math.round(txLeft / blocksLeft);
+      txLeft -= txCount;
+      const block: BlockSpec = {
+        number,
+        hash: hash32(`bench:${spec.chainId}:block:${number}`),
+        parentHash,
+        timestamp: spec.firstTimestamp + (number - 1) * blockTime,
+        txs: [],
+        withdrawals: [],
+      };
+      parentHash = block.hash;
+      for (let w = 0; w < spec.withdrawalsPerBlock; w += 1) {
+        const toWhale = w === 0 && number % 4 === 0;
+        block.withdrawals.push({
+          index: withdrawalIndex,
+          validatorIndex: 1000 + (withdrawalIndex % 5000),
+          address: toWhale ? ACTORS.whale : holder(),
+          amountGwei: 1_000_000n + BigInt(withdrawalIndex % 1000),
+        });
+        withdrawalIndex += 1;
+        if (toWhale) this.counts.whaleWithdrawals += 1;
+      }
+      for (let position = 0; position < txCount; position += 1) {
+        const hash = hash32(`bench:${spec.chainId}:tx:${number}:${position}`);
+        const whaleTx = random() < spec.whaleTxShare;
+        const roll = random();
+        const kind =
+          roll < spec.mix.native
+            ? 'native'
+            : roll < spec.mix.native + spec.mix.swap
+              ? 'swap'
+              : roll < spec.mix.native + spec.mix.swap + spec.mix.nft
+                ? 'nft'
+                : 'erc20';
+        const logs: LogSpec[] = [];
+        const calls: CallFrame[] = [];
+        let from = whaleTx ? ACTORS.whale : holder();
+        let to: string;
+        let value = 0n;
+        let input = '0x';
+        let gasUsed = 21_000;
+        const transfer20 = (token: TokenSpec, sender: string, recipient: string, amount: bigint) => {
+          logs.push({ address: token.address, topics: [TOPIC.transfer, topicOf(sender), topicOf(recipient)], data: `0x${word(amount)}` });
+          this.moveBalance(token.address, sender, recipient, amount, number);
+          this.countTransfer(token, sender, recipient, block.timestamp);
+        };
+        switch (kind) {
+          case 'native': {
+            // The whale sends half of its native transfers and receives the other half.
+            if (whaleTx && random() < 0.5) {
+              from = holder();
+              to = ACTORS.whale;
+            } else to = holder();
+            value = BigInt(1 + Math.floor(random() * 1000)) * 10n ** 15n;
+            break;
+          }
+          case 'erc20': {
+            const token = erc20Token();
+            const recipient = whaleTx ? holder() : random() < spec.whaleReceiveShare ? ACTORS.whale : holder();
+            const amount = BigInt(1 + Math.floor(random() * 1_000_000)) * 10n ** 12n;
+            to = token.address;
+            input = `${SELECTOR.transfer}${addressWord(recipient)}${word(amount)}`;
+            transfer20(token, from, recipient, amount);
+            gasUsed = 52_000;
+            break;
+          }
+          case 'swap': {
+            const tokenIn = erc20Token();
+            const tokenOut = erc20Token();
+            const poolA = pick(this.pools);
+            const poolB = this.pools[(this.pools.indexOf(poolA) + 1) % this.pools.length];
+            const amountIn = BigInt(1 + Math.floor(random() * 1_000_000)) * 10n ** 12n;
+            const amountOut = (amountIn * 97n) / 100n;
+            const recipient = from;
+            to = this.router;
+            input = `${SELECTOR.swap}${addressWord(tokenIn.address)}${addressWord(tokenOut.address)}${word(amountIn)}${addressWord(recipient)}`;
+            transfer20(tokenIn, from, poolA, amountIn);
+            const middle = erc20Token();
+            transfer20(middle, poolA, poolB, amountIn / 2n);
+            transfer20(tokenOut, poolB, recipient, amountOut);
+            if (spec.swapTransfers >= 4) transfer20(tokenIn, poolA, ACTORS.feeCollector, amountIn / 1000n);
+            if (spec.swapTransfers >= 5) transfer20(tokenOut, poolB, ACTORS.feeCollector, amountOut / 1000n);
+            const inner: CallFrame[] = [
+              {
+                type: 'CALL',
+                from: this.router,
+                to: poolA,
+                value: 0n,
+                input: `${SELECTOR.poolSwap}${word(amountIn)}${addressWord(poolB)}`,
+              },
+              {
+                type: 'CALL',
+                from: poolA,
+                to: poolB,
+                value: 0n,
+                input: `${SELECTOR.poolSwap}${word(amountIn / 2n)}${addressWord(recipient)}`,
+              },
+            ];
+            // A third of the swaps pay out in the native coin: an internal value transfer to the recipient.
+            if (random() < 1 / 3) inner.push({ type: 'CALL', from: poolB, to: recipient, value: amountOut / 1000n, input: '0x' });
+            calls.push(...inner);
+            gasUsed = 180_000;
+            if (!this.swapHash && spec.swapTransfers >= 3) this.swapHash = hash;
+            break;
+          }
+          default: {
+            // NFTs: ERC-721 mints and transfers, ERC-1155 single and batch mints.
+            const recipient = whaleTx ? ACTORS.whale : holder();
+            if (erc1155.length > 0 && (erc721.length === 0 || random() < 0.25)) {
+              const token = pick(erc1155);
+              const batch = random() < 0.25;
+              const ids = batch ? [1, 2, 3].map(() => 1 + Math.floor(random() * 20)) : [1 + Math.floor(random() * 20)];
+              const unique = [...new Set(ids)];
+              const amounts = unique.map(() => BigInt(1 + Math.floor(random() * 5)));
+              to = token.address;
+              if (unique.length > 1) {
+                input = `${SELECTOR.mintBatch}${addressWord(recipient)}${word(0x60)}${word(0x60 + 32 * (1 + unique.length))}${word(unique.length)}${unique.map(word).join('')}${word(unique.length)}${amounts.map(word).join('')}`;
+                logs.push({
+                  address: token.address,
+                  topics: [TOPIC.transferBatch, topicOf(from), topicOf(ZERO_ADDRESS), topicOf(recipient)],
+                  data: `0x${word(0x40)}${word(0x40 + 32 * (1 + unique.length))}${word(unique.length)}${unique.map(word).join('')}${word(unique.length)}${amounts.map(word).join('')}`,
+                });
+              } else {
+                input = `${SELECTOR.mint1155}${addressWord(recipient)}${word(unique[0])}${word(amounts[0])}`;
+                logs.push({
+                  address: token.address,
+                  topics: [TOPIC.transferSingle, topicOf(from), topicOf(ZERO_ADDRESS), topicOf(recipient)],
+                  data: `0x${word(unique[0])}${word(amounts[0])}`,
+                });
+              }
+              unique.forEach((id, index) => {
+                this.mint1155(token.address, recipient, BigInt(id), amounts[index], number);
+                this.countTransfer(token, ZERO_ADDRESS, recipient, block.timestamp);
+              });
+              gasUsed = 90_000;
+            } else {
+              const token = pick(erc721);
+              const minted = nextTokenId.get(token.address) ?? 0;
+              const mint = minted === 0 || random() < 0.5;
+              let id: number;
+              let sender: string;
+              if (mint) {
+                id = minted + 1;
+                nextTokenId.set(token.address, id);
+                sender = ZERO_ADDRESS;
+                input = `${SELECTOR.mint}${addressWord(recipient)}${word(id)}`;
+              } else {
+                id = 1 + Math.floor(random() * minted);
+                sender = this.owners.get(`${token.address}|${id}`)!.latest()!;
+                from = sender;
+                input = `${SELECTOR.safeTransferFrom}${addressWord(sender)}${addressWord(recipient)}${word(id)}`;
+              }
+              to = token.address;
+              logs.push({
+                address: token.address,
+                topics: [TOPIC.transfer, topicOf(sender), topicOf(recipient), `0x${word(id)}`],
+                data: '0x',
+              });
+              this.move721(token.address, sender, recipient, BigInt(id), number);
+              this.countTransfer(token, sender, recipient, block.timestamp);
+              gasUsed = 80_000;
+            }
+          }
+        }
+        const nonce = this.nonces.get(from) ?? 0;
+        this.nonces.set(from, nonce + 1);
+        block.txs.push({ hash, from, to, value, input, nonce, gas: gasUsed + 30_000, gasUsed, logs, calls });
+        this.counts.transactions += 1;
+        this.counts.byKind[kind] = (this.counts.byKind[kind] ?? 0) + 1;
+        this.counts.logs += logs.length;
+        this.counts.internalCalls += calls.length;
+        if (from === ACTORS.whale || to === ACTORS.whale) this.counts.whaleTransactions += 1;
+      }
+      this.counts.withdrawals += block.withdrawals.length;
+      this.blocks.push(block);
+    }
+  }
+
+  private countTransfer(token: TokenSpec, from: string, to: string, timestamp: number): void {
+    this.counts.tokenTransfers += 1;
+    if (from === ACTORS.whale || to === ACTORS.whale) this.counts.whaleTokenTransfers += 1;
+    if (token === this.tokens[0]) {
+      if (this.counts.busyTokenTransfers === 0) this.counts.busyTokenFirstTimestamp = timestamp;
+      this.counts.busyTokenTransfers += 1;
+      this.counts.busyTokenLastTimestamp = timestamp;
+    }
+  }
+
+  private history<T>(map: Map<string, History<T>>, key: string): History<T> {
+    let history = map.get(key);
+    if (!history) {
+      history = new History<T>();
+      map.set(key, history);
+    }
+    return history;
+  }
+
+  private moveBalance(token: string, from: string, to: string, amount: bigint, block: number): void {
+    for (const [holder, delta] of [
+      [from, -amount],
+      [to, amount],
+    ] as const) {
+      if (holder === ZERO_ADDRESS) continue;
+      const history = this.history(this.balances, `${token}|${holder}`);
+      const before = history.latest() ?? BASE;
+      history.set(block, before + delta);
+    }
+  }
+
+  private move721(token: string, from: string, to: string, id: bigint, block: number): void {
+    if (from !== ZERO_ADDRESS) {
+      const history = this.history(this.balances, `${token}|${from}`);
+      history.set(block, (history.latest() ?? 0n) - 1n);
+    } else {
+      const supply = this.history(this.supplies, token);
+      supply.set(block, (supply.latest() ?? 0n) + 1n);
+    }
+    const history = this.history(this.balances, `${token}|${to}`);
+    history.set(block, (history.latest() ?? 0n) + 1n);
+    this.history(this.owners, `${token}|${id}`).set(block, to);
+  }
+
+  private mint1155(token: string, to: string, id: bigint, amount: bigint, block: number): void {
+    const history = this.history(this.balances1155, `${token}|${to}|${id}`);
+    history.set(block, (history.latest() ?? 0n) + amount);
+    const supply = this.history(this.supplies, `${token}|${id}`);
+    supply.set(block, (supply.latest() ?? 0n) + amount);
+  }
+
+  // -------------------------------------------------------------------------------------------------
+  // JSON-RPC
+
+  private blockAt(tag: unknown): BlockSpec | undefined {
+    const number = tag === 'latest' || tag === undefined ? this.head : Number(BigInt(tag as string));
+    return this.blocks[number];
+  }
+
+  async request(method: string, params: unknown[] = []): Promise<unknown> {
+    switch (method) {
+      case 'eth_chainId':
+        return hex(this.spec.chainId);
+      case 'eth_blockNumber':
+        return hex(this.head);
+      case 'eth_getBlockByNumber': {
+        const block = this.blockAt(params[0]);
+        return block ? this.blockJson(block, params[1] === true) : null;
+      }
+      case 'eth_getBlockReceipts': {
+        const block = this.blockAt(params[0]);
+        return block ? block.txs.map((tx, position) => this.receiptJson(block, tx, position)) : null;
+      }
+      case 'debug_traceBlockByNumber': {
+        const block = this.blockAt(params[0]);
+        if (!block) throw Object.assign(new Error('block not found'), { code: -32000 });
+        return block.txs.map((tx) => ({ txHash: tx.hash, result: this.traceJson(tx) }));
+      }
+      case 'eth_getCode': {
+        const address = String(params[0]).toLowerCase();
+        return this.contracts.has(address) ? CODE : '0x';
+      }
+      case 'eth_call': {
+        const call = params[0] as { to?: string; data?: string; input?: string };
+        const block = Number(BigInt((params[1] as string | undefined) ?? hex(this.head)));
+        return this.call(String(call.to).toLowerCase(), String(call.data ?? call.input ?? '0x').toLowerCase(), block);
+      }
+      default:
+        throw Object.assign(new Error(`the method ${method} does not exist/is not available`), { code: -32601 });
+    }
+  }
+
+  private call(to: string, data: string, block: number): string {
+    const token = this.tokenByAddress.get(to);
+    if (!token) return '0x';
+    const selector = data.slice(0, 10);
+    const argument = (position: number): string => data.slice(10 + position * 64, 10 + (position + 1) * 64);
+    const argAddress = (position: number): string => `0x${argument(position).slice(24)}`;
+    const argInt = (position: number): bigint => BigInt(`0x${argument(position) || '0'}`);
+    switch (selector) {
+      case SELECTOR.name:
+        return encodeString(token.name);
+      case SELECTOR.symbol:
+        return encodeString(token.symbol);
+      case SELECTOR.decimals:
+        return token.kind === 'ERC-20' ? `0x${word(18)}` : '0x';
+      case SELECTOR.totalSupply:
+        if (token.kind === 'ERC-1155') return '0x';
+        return `0x${word(token.kind === 'ERC-20' ? 10n ** 30n : (this.supplies.get(to)?.at(block) ?? 0n))}`;
+      case SELECTOR.supportsInterface: {
+        if (token.kind === 'ERC-20') return '0x';
+        const id = argument(0).slice(0, 8);
+        return `0x${word((id === INTERFACE_721 && token.kind === 'ERC-721') || (id === INTERFACE_1155 && token.kind === 'ERC-1155') ? 1 : 0)}`;
+      }
+      case SELECTOR.balanceOf: {
+        if (token.kind === 'ERC-1155') return '0x';
+        const value = this.balances.get(`${to}|${argAddress(0)}`)?.at(block);
+        return `0x${word(value ?? (token.kind === 'ERC-20' ? BASE : 0n))}`;
+      }
+      case SELECTOR.balanceOf1155: {
+        if (token.kind !== 'ERC-1155') return '0x';
+        return `0x${word(this.balances1155.get(`${to}|${argAddress(0)}|${argInt(1)}`)?.at(block) ?? 0n)}`;
+      }
+      case SELECTOR.ownerOf: {
+        if (token.kind !== 'ERC-721') return '0x';
+        const owner = this.owners.get(`${to}|${argInt(0)}`)?.at(block);
+        return owner ? `0x${addressWord(owner)}` : '0x';
+      }
+      case SELECTOR.tokenURI:
+        return token.kind === 'ERC-721' ? encodeString(`data:application/json,{"name":"${token.symbol} #${argInt(0)}"}`) : '0x';
+      case SELECTOR.uri:
+        return token.kind === 'ERC-1155' ? encodeString(`data:application/json,{"name":"${token.symbol} {id}"}`) : '0x';
+      case SELECTOR.totalSupplyOf:
+        return token.kind === 'ERC-1155' ? `0x${word(this.supplies.get(`${to}|${argInt(0)}`)?.at(block) ?? 0n)}` : '0x';
+      default:
+        return '0x';
+    }
+  }
+
+  private blockJson(block: BlockSpec, full: boolean): Record<string, unknown> {
+    const gasUsed = block.txs.reduce((sum, tx) => sum + tx.gasUsed, 0);
+    const seed = `bench:${this.spec.chainId}:${block.number}`;
+    return {
+      number: hex(block.number),
+      hash: block.hash,
+      parentHash: block.parentHash,
+      timestamp: hex(block.timestamp),
+      nonce: '0x0000000000000000',
+      sha3Uncles: '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347',
+      mixHash: hash32(`${seed}:mix`),
+      miner: addressOf(`bench:${this.spec.chainId}:miner:${block.number % 16}`),
+      stateRoot: hash32(`${seed}:state`),
+      transactionsRoot: hash32(`${seed}:txs`),
+      receiptsRoot: hash32(`${seed}:receipts`),
+      logsBloom: BLOOM,
+      size: hex(600 + block.txs.length * 180),
+      extraData: '0x',
+      difficulty: '0x0',
+      totalDifficulty: '0x0',
+      gasLimit: hex(30_000_000),
+      gasUsed: hex(gasUsed),
+      baseFeePerGas: hex(GWEI),
+      withdrawalsRoot: hash32(`${seed}:withdrawals`),
+      withdrawals: block.withdrawals.map((withdrawal) => ({
+        index: hex(withdrawal.index),
+        validatorIndex: hex(withdrawal.validatorIndex),
+        address: withdrawal.address,
+        amount: hex(withdrawal.amountGwei),
+      })),
+      uncles: [],
+      transactions: full ? block.txs.map((tx, position) => this.transactionJson(block, tx, position)) : block.txs.map((tx) => tx.hash),
+    };
+  }
+
+  private transactionJson(block: BlockSpec, tx: TxSpec, position: number): Record<string, unknown> {
+    return {
+      hash: tx.hash,
+      nonce: hex(tx.nonce),
+      blockHash: block.hash,
+      blockNumber: hex(block.number),
+      transactionIndex: hex(position),
+      from: tx.from,
+      to: tx.to,
+      value: hex(tx.value),
+      gas: hex(tx.gas),
+      gasPrice: hex(2n * GWEI),
+      maxFeePerGas: hex(3n * GWEI),
+      maxPriorityFeePerGas: hex(GWEI),
+      input: tx.input,
+      type: '0x2',
+      chainId: hex(this.spec.chainId),
+      accessList: [],
+      v: '0x1',
+      yParity: '0x1',
+      r: hash32(`${tx.hash}:r`),
+      s: hash32(`${tx.hash}:s`),
+    };
+  }
+
+  private receiptJson(block: BlockSpec, tx: TxSpec, position: number): Record<string, unknown> {
+    let cumulative = 0;
+    for (let index = 0; index <= position; index += 1) cumulative += block.txs[index].gasUsed;
+    let logIndex = 0;
+    for (let index = 0; index < position; index += 1) logIndex += block.txs[index].logs.length;
+    return {
+      transactionHash: tx.hash,
+      transactionIndex: hex(position),
+      blockHash: block.hash,
+      blockNumber: hex(block.number),
+      from: tx.from,
+      to: tx.to,
+      cumulativeGasUsed: hex(cumulative),
+      gasUsed: hex(tx.gasUsed),
+      effectiveGasPrice: hex(2n * GWEI),
+      contractAddress: null,
+      logs: tx.logs.map((log, offset) => ({
+        address: log.address,
+        topics: log.topics,
+        data: log.data,
+        blockNumber: hex(block.number),
+        blockHash: block.hash,
+        transactionHash: tx.hash,
+        transactionIndex: hex(position),
+        logIndex: hex(logIndex + offset),
+        removed: false,
+      })),
+      logsBloom: BLOOM,
+      status: '0x1',
+      type: '0x2',
+    };
+  }
+
+  private traceJson(tx: TxSpec): Record<string, unknown> {
+    const frame = (call: CallFrame): Record<string, unknown> => ({
+      type: call.type,
+      from: call.from,
+      to: call.to,
+      value: hex(call.value),
+      gas: hex(100_000),
+      gasUsed: hex(30_000),
+      input: call.input,
+      output: '0x',
+      ...(call.calls ? { calls: call.calls.map(frame) } : {}),
+    });
+    return {
+      type: 'CALL',
+      from: tx.from,
+      to: tx.to,
+      value: hex(tx.value),
+      gas: hex(tx.gas),
+      gasUsed: hex(tx.gasUsed),
+      input: tx.input,
+      output: '0x',
+      ...(tx.calls.length > 0 ? { calls: tx.calls.map(frame) } : {}),
+    };
+  }
+}
+
+const topicOf = (address: string): string => `0x${addressWord(address)}`;

@@ -1,0 +1,159 @@
+/**
+ * The budgets of the benchmark suite (issue 13) evaluated on the figures of its parts. Pure: each
+ * function takes a part's result and returns `{ name, value, budget, pass }` entries (value <= budget
+ * passes; a null value, a figure that could not be taken, fails). test/scripts/bench/ checks them.
+ */
+import type { ColdResult } from '../cold';
+import type { HttpResult } from '../http';
+
+export type Part = 'http' | 'cold' | 'ingest' | 'load';
+
+export interface Budget {
+  name: string;
+  value: number | null;
+  /** The most the value may be. */
+  budget: number;
+  pass: boolean;
+  part: Part;
+  /** The family of the budget (one line of the summary). */
+  family: string;
+  note?: string;
+}
+
+const check = (part: Part, family: string, name: string, value: number | null, budget: number, note?: string): Budget => ({
+  name,
+  value: value === null || Number.isNaN(value) ? null : Math.round(value * 100) / 100,
+  budget: Math.round(budget * 100) / 100,
+  pass: value !== null && !Number.isNaN(value) && value <= budget + 1e-9,
+  part,
+  family,
+  ...(note ? { note } : {}),
+});
+
+export const FAMILIES = {
+  roundTrips: 'A list page waits on at most 2 DynamoDB round trips in sequence',
+  wasted: 'Items read neither returned nor needed <= 0.1 x items returned + 2',
+  missingKeys: 'No BatchGetItem asks for a key that does not exist',
+  readUnits: 'Read units per page <= 3 x the returned records read once by one Query + 1',
+  depth: 'Page cost independent of depth: a deep page <= 1.2 x the first',
+  aggregate: 'An aggregate by day over the busy token reads <= 100 items per chain',
+  overhead: 'Handler p50 <= 1.3 x the direct DynamoDB p50 of the same requests',
+  scan: 'No Scan, anywhere',
+  serverErrors: 'Every request answered without a server error',
+  coldMedian: 'Cold start: median import <= 60 ms over an empty module',
+  coldEach: 'Cold start: every bundle <= 80 ms over an empty module',
+  loadErrors: 'Load: 0 errors',
+  loadMemory: 'Load: memory 30 s after the load within 20% of its start',
+  ingestRatio: 'Ingest time <= 1.5 x the raw fetch time (the ingest bench target)',
+} as const;
+
+export function httpBudgets(http: HttpResult): Budget[] {
+  const budgets: Budget[] = [];
+  for (const request of http.requests) {
+    const answered = request.status > 0 && request.status < 400;
+    if (request.kind === 'list' && answered) {
+      budgets.push(check('http', FAMILIES.roundTrips, `round trips in sequence: ${request.id}`, request.roundTrips, 2));
+      budgets.push(check('http', FAMILIES.wasted, `wasted reads: ${request.id}`, request.wastedReads, request.wastedAllowance));
+      budgets.push(check('http', FAMILIES.readUnits, `read units: ${request.id}`, request.readUnits, 3 * request.minimumReadUnits + 1));
+    }
+    if (request.calls.BatchGetItemCommand)
+      budgets.push(check('http', FAMILIES.missingKeys, `BatchGetItem keys not found: ${request.id}`, request.missingBatchGetKeys, 0));
+    if (request.kind === 'aggregate')
+      budgets.push(
+        check(
+          'http',
+          FAMILIES.aggregate,
+          `aggregate items read: ${request.id}`,
+          request.status > 0 ? request.itemsRead : null,
+          100,
+          request.status >= 400 ? `answered ${request.status}: ${request.error ?? ''}`.trim() : undefined,
+        ),
+      );
+    if (request.handlerOverDirect !== null)
+      budgets.push(check('http', FAMILIES.overhead, `handler p50 / direct p50: ${request.id}`, request.handlerOverDirect, 1.3));
+  }
+  for (const entry of http.depth)
+    budgets.push(
+      check(
+        'http',
+        FAMILIES.depth,
+        `page cost at depth: ${entry.deep} / ${entry.first}`,
+        entry.ratio,
+        1.2,
+        entry.ratio === null ? `the deep page (${entry.pageWanted}) answered ${entry.deepStatus}` : undefined,
+      ),
+    );
+  budgets.push(
+    check(
+      'http',
+      FAMILIES.scan,
+      'Scan calls over every request',
+      http.requests.reduce((sum, request) => sum + request.scans, 0),
+      0,
+    ),
+  );
+  budgets.push(
+    check(
+      'http',
+      FAMILIES.serverErrors,
+      'requests failed or answered 5xx',
+      http.requests.filter((request) => request.status === 0 || request.status >= 500).length,
+      0,
+    ),
+  );
+  return budgets;
+}
+
+export function coldBudgets(cold: ColdResult): Budget[] {
+  const routeBundles = cold.bundles.filter((bundle) => bundle.kind === 'route');
+  return [
+    check('cold', FAMILIES.coldMedian, 'cold start: median over the route bundles (ms over empty)', cold.routes.medianOverEmptyMs, 60),
+    ...routeBundles.map((bundle) =>
+      check('cold', FAMILIES.coldEach, `cold start: ${bundle.handler} (ms over empty)`, bundle.importMs.overEmpty, 80),
+    ),
+  ];
+}
+
+/** The load bench's JSON (scripts/bench/load.ts). */
+export interface LoadResult {
+  errors: number;
+  rssAfterSettleOverStart: number;
+  phases: { connections: number; requestsPerSecond?: number; errors: number; [key: string]: unknown }[];
+  [key: string]: unknown;
+}
+
+export function loadBudgets(load: LoadResult): Budget[] {
+  return [
+    check('load', FAMILIES.loadErrors, 'load errors over every phase', load.errors, 0),
+    check('load', FAMILIES.loadMemory, 'RSS 30 s after the load / RSS at the start', load.rssAfterSettleOverStart, 1.2),
+  ];
+}
+
+/** The ingest bench's JSON (scripts/bench/ingest.ts). */
+export interface IngestResult {
+  ratio: { ingestOverRawFetch: number; target: number };
+  [key: string]: unknown;
+}
+
+export function ingestBudgets(ingest: IngestResult): Budget[] {
+  return [check('ingest', FAMILIES.ingestRatio, 'ingest time / raw fetch time', ingest.ratio.ingestOverRawFetch, ingest.ratio.target)];
+}
+
+/** One line per family: how many pass, the worst value, the failing names. */
+export function summarise(
+  budgets: readonly Budget[],
+): { family: string; total: number; failed: number; worst: Budget | undefined; failing: string[] }[] {
+  const families = new Map<string, Budget[]>();
+  for (const budget of budgets) families.set(budget.family, [...(families.get(budget.family) ?? []), budget]);
+  return [...families].map(([family, entries]) => {
+    const failing = entries.filter((entry) => !entry.pass);
+    const worst = [...entries].sort((a, b) => excess(b) - excess(a))[0];
+    return { family, total: entries.length, failed: failing.length, worst, failing: failing.map((entry) => entry.name) };
+  });
+}
+
+/** How far over its budget an entry is (a missing value counts as the farthest). */
+function excess(budget: Budget): number {
+  if (budget.value === null) return Number.POSITIVE_INFINITY;
+  return budget.budget > 0 ? budget.value / budget.budget : budget.value > 0 ? Number.MAX_VALUE / 2 + budget.value : 0;
+}

@@ -1,0 +1,182 @@
+/**
+ * The suite's report: bench/results/latest.json (every figure of the parts that ran, the cost model,
+ * every budget with `{ name, value, budget, pass }`) and latest.md (a readable summary), plus dated
+ * copies `bench-<UTC time>.json` / `.md`. Pure except `writeReport`.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ColdResult } from '../cold';
+import type { HttpResult } from '../http';
+import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
+import type { CostModel } from './cost';
+
+export interface Report {
+  date: string;
+  command: string;
+  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
+  /** Wall time of each part that ran, seconds. */
+  seconds: Partial<Record<Part, number>> & { total: number };
+  parts: { http: HttpResult | null; cold: ColdResult | null; ingest: IngestResult | null; load: LoadResult | null };
+  /** Parts that did not run or failed, with why. */
+  missing: Partial<Record<Part, string>>;
+  cost: (CostModel & { alternative?: { basis: string; model: CostModel } }) | null;
+  budgets: Budget[];
+  summary: { budgets: number; failed: number; byFamily: ReturnType<typeof summarise> };
+  pass: boolean;
+}
+
+export function buildReport(input: Omit<Report, 'summary' | 'pass'>): Report {
+  const failed = input.budgets.filter((budget) => !budget.pass).length;
+  return {
+    ...input,
+    summary: { budgets: input.budgets.length, failed, byFamily: summarise(input.budgets) },
+    pass: failed === 0 && Object.keys(input.missing).length === 0,
+  };
+}
+
+const fmt = (value: number | null | undefined, digits = 2): string =>
+  value === null || value === undefined || Number.isNaN(value) ? '-' : String(Math.round(value * 10 ** digits) / 10 ** digits);
+const usd = (value: number): string => `$${value < 0.01 ? value.toPrecision(2) : value.toFixed(2)}`;
+
+export function markdown(report: Report): string {
+  const lines: string[] = [];
+  const m = report.machine;
+  lines.push(`# Benchmarks, ${report.date}`, '');
+  lines.push(
+    `\`${report.command}\` on ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGb} GB, Node ${m.node}, ${m.platform}. ` +
+      `${report.pass ? 'PASS' : 'FAIL'}: ${report.summary.failed} of ${report.summary.budgets} budgets broken` +
+      (Object.keys(report.missing).length > 0
+        ? `; not measured: ${Object.entries(report.missing)
+            .map(([part, why]) => `${part} (${why})`)
+            .join(', ')}`
+        : '') +
+      '. Budgets the scale issues must meet may fail until they land; every figure is still written.',
+    '',
+    `Time: ${Object.entries(report.seconds)
+      .map(([part, seconds]) => `${part} ${fmt(seconds, 0)} s`)
+      .join(', ')}.`,
+    '',
+  );
+
+  lines.push('## Budgets', '', '| budget | pass | worst | failing |', '|---|---|---|---|');
+  for (const family of report.summary.byFamily) {
+    const worst = family.worst ? `${fmt(family.worst.value)} (budget ${fmt(family.worst.budget)}): ${family.worst.name}` : '-';
+    const names = family.failing.map((name) => (name.includes(': ') ? name.slice(name.indexOf(': ') + 2) : name));
+    const failing = names.length > 0 ? `${names.slice(0, 4).join('; ')}${names.length > 4 ? `; … ${names.length - 4} more` : ''}` : '';
+    lines.push(`| ${family.family} | ${family.total - family.failed}/${family.total} | ${worst} | ${failing} |`);
+  }
+  lines.push('');
+
+  if (report.cost) {
+    const c = report.cost;
+    lines.push(
+      '## Cost model',
+      '',
+      `On-demand prices: $${c.prices.writeUnit} per million write units, $${c.prices.readUnit} per million read units, $${c.prices.gbMonth} per GB-month. ` +
+        `Workload: ${c.workload.transactionsPerDay.toLocaleString('en-US')} transactions a day kept ${c.workload.retentionDays} days, ${c.workload.pagesPerDay.toLocaleString('en-US')} list pages a day.`,
+      '',
+      '| basis | writes / day | reads / day | storage / day | total / day | per transaction (writes) | per page (reads) | WCU / tx | RCU / page | stored bytes / tx |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+    );
+    const row = (basis: string, model: CostModel) =>
+      `| ${basis} | ${usd(model.perDayUsd.writes)} | ${usd(model.perDayUsd.reads)} | ${usd(model.perDayUsd.storage)} | **${usd(model.perDayUsd.total)}** | ${usd(model.perTransactionUsd.writes)} | ${usd(model.perPageUsd.reads)} | ${fmt(model.inputs.writeUnitsPerTransaction)} | ${fmt(model.inputs.readUnitsPerPage)} | ${fmt(model.inputs.storedBytesPerTransaction, 0)} |`;
+    lines.push(row('ingest bench chain', c));
+    if (c.alternative) lines.push(row(c.alternative.basis, c.alternative.model));
+    lines.push('', `Sources: writes ${c.inputs.sources.writes}; storage ${c.inputs.sources.storage}; reads ${c.inputs.sources.reads}.`, '');
+  }
+
+  const http = report.parts.http;
+  if (http) {
+    const d = http.dataset;
+    const a = d.chains[0]?.counts;
+    lines.push(
+      '## Requests (http)',
+      '',
+      `Dataset scale ${d.scale} (\`${d.dir}\`, ${d.builtThisRun ? 'built in this run' : 'cached'}; generation took ${fmt(d.buildSeconds, 0)} s): ` +
+        `${d.chains.map((chain) => `chain ${chain.chainId} ${chain.counts.transactions} tx / ${chain.counts.tokenTransfers} transfers`).join(', ')}; ` +
+        (a ? `whale ${a.whaleTransactions} tx, ${a.whaleTokenTransfers} transfers; busy token ${a.busyTokenTransfers} transfers; ` : '') +
+        `${d.collections} collections, ${d.orders} orders. ${http.settings.transport}; up to ${http.settings.reps} repetitions per request. ` +
+        `Mean read units per page of the mix: ${fmt(http.mixReadUnitsPerPage)}.`,
+      '',
+      '| request | status | records | calls | in sequence | items read | read / record | wasted (allowed) | RCU (min) | WCU | missing keys | handler p50 / p99 ms | direct p50 / p99 ms | ratio |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const r of http.requests) {
+      lines.push(
+        `| ${r.id} | ${r.status} | ${r.records} | ${r.callCount} | ${r.roundTrips} | ${r.itemsRead} | ${fmt(r.itemsReadPerRecord)} | ${r.wastedReads} (${fmt(r.wastedAllowance, 1)}) | ${fmt(r.readUnits)} (${fmt(r.minimumReadUnits)}) | ${fmt(r.writeUnits)} | ${r.missingBatchGetKeys} | ${fmt(r.handlerMs.p50)} / ${fmt(r.handlerMs.p99)} | ${r.directMs ? `${fmt(r.directMs.p50)} / ${fmt(r.directMs.p99)}` : '-'} | ${fmt(r.handlerOverDirect)} |`,
+      );
+    }
+    lines.push('', '| depth | first page RCU | deep page | deep page RCU | ratio |', '|---|---|---|---|---|');
+    for (const entry of http.depth)
+      lines.push(
+        `| ${entry.name} | ${fmt(entry.firstReadUnits)} | ${entry.deep}${entry.deepStatus >= 400 ? ` (answered ${entry.deepStatus})` : ''} | ${fmt(entry.deepReadUnits)} | ${fmt(entry.ratio)} |`,
+      );
+    lines.push('');
+  }
+
+  const cold = report.parts.cold;
+  if (cold) {
+    lines.push(
+      '## Cold start',
+      '',
+      `${cold.routes.count} route bundles (esbuild as the stack bundles them), median ${fmt(cold.routes.medianBytes / 1024, 0)} KB; import time over an empty module (${fmt(cold.emptyModuleMs, 1)} ms), median of ${cold.processes} fresh processes${cold.sourceMaps === false ? ' without' : ' with'} NODE_OPTIONS=--enable-source-maps: median ${fmt(cold.routes.medianOverEmptyMs, 1)} ms, slowest ${fmt(cold.routes.maxOverEmptyMs, 1)} ms (${cold.routes.slowest}).`,
+      '',
+      '| bundle | functions | KB | import ms over empty (min - max) |',
+      '|---|---|---|---|',
+    );
+    for (const bundle of cold.bundles)
+      lines.push(
+        `| ${bundle.handler}${bundle.kind === 'job' ? ' (job)' : ''} | ${bundle.functions.join(', ')} | ${fmt(bundle.bytes / 1024, 0)} | ${fmt(bundle.importMs.overEmpty, 1)} (${fmt(bundle.importMs.min - cold.emptyModuleMs, 0)} - ${fmt(bundle.importMs.max - cold.emptyModuleMs, 0)}) |`,
+      );
+    lines.push('');
+  }
+
+  const ingest = report.parts.ingest as (IngestResult & Record<string, any>) | null;
+  if (ingest) {
+    lines.push(
+      '## Ingest',
+      '',
+      `${ingest.chain?.blocks} anvil blocks, ${ingest.chain?.transactions} transactions: ingest ${fmt(ingest.ingest?.seconds, 1)} s (${fmt(ingest.ingest?.blocksPerSecond, 1)} blocks/s), raw fetch ${fmt(ingest.rawFetch?.seconds, 1)} s, ratio ${fmt(ingest.ratio.ingestOverRawFetch)} (target ${ingest.ratio.target}); ` +
+        `${fmt(ingest.ingest?.dynamo?.tableWcuPerBlock, 1)} write units and ${fmt(ingest.ingest?.dynamo?.callsPerBlock, 1)} DynamoDB calls per block. Details: the ingest-<time> files beside this one.`,
+      '',
+    );
+  }
+
+  const load = report.parts.load as (LoadResult & Record<string, any>) | null;
+  if (load) {
+    lines.push('## Load', '', '| connections | requests/s | p99 ms | errors | RSS MB start / end / +settle |', '|---|---|---|---|---|');
+    for (const phase of load.phases as Record<string, any>[])
+      lines.push(
+        `| ${phase.connections} | ${fmt(phase.requestsPerSecond, 0)} | ${fmt(phase.latencyMs?.p99 ?? phase.p99Ms, 1)} | ${phase.errors} | ${fmt(load.memoryMb?.start?.rss, 0)} / ${fmt(phase.memoryMb?.end?.rss, 0)} / ${fmt(phase.memoryMb?.afterSettle?.rss, 0)} |`,
+      );
+    lines.push('', `RSS after the last settle / start: ${fmt(load.rssAfterSettleOverStart)}.`, '');
+  }
+
+  lines.push('## Every budget', '', '| budget | value | max | pass |', '|---|---|---|---|');
+  for (const budget of report.budgets)
+    lines.push(
+      `| ${budget.name}${budget.note ? ` (${budget.note})` : ''} | ${fmt(budget.value)} | ${fmt(budget.budget)} | ${budget.pass ? 'yes' : '**no**'} |`,
+    );
+  lines.push('');
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes latest.json, latest.md and their dated copies into `dir`; returns the files written. */
+export async function writeReport(report: Report, dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const stamp = report.date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const md = markdown(report);
+  const files: [string, string][] = [
+    [`bench-${stamp}.json`, json],
+    [`bench-${stamp}.md`, md],
+    ['latest.json', json],
+    ['latest.md', md],
+  ];
+  for (const [name, text] of files) {
+    const file = path.join(dir, name);
+    await writeFile(`${file}.tmp`, text);
+    await rename(`${file}.tmp`, file);
+  }
+  return files.map(([name]) => path.join(dir, name));
+}

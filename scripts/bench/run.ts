@@ -1,0 +1,205 @@
+/**
+ * `npm run bench [-- --only http,cold,ingest,load] [--scale S] [--reps N] [--processes N] [--blocks N]
+ * [--duration S] [--settle S] [--out DIR]`: the benchmark suite of issue 13. Not part of `npm test`.
+ *
+ * Parts (all by default, in this order):
+ *  - http   every route on the benchmark dataset (scripts/bench/http.ts, in a process of its own; the
+ *           dataset is built once per scale and item code, cached under .bench/);
+ *  - cold   every handler bundled as the stack bundles it, import time in fresh processes (cold.ts);
+ *  - ingest the ingest of an anvil history against its raw fetch (ingest.ts, spawned);
+ *  - load   16 and 64 connections on the local service (load.ts, spawned).
+ * Then the cost model (lib/cost.ts) from the ingest's write units per transaction and the http mix's
+ * read units per page, and every budget (lib/budgets.ts). Writes bench/results/latest.json and
+ * latest.md (and dated copies, bench-<UTC time>.*); exits 1 when a budget is broken or a part failed.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { HttpResult } from './http';
+import {
+  coldBudgets,
+  httpBudgets,
+  ingestBudgets,
+  loadBudgets,
+  type Budget,
+  type IngestResult,
+  type LoadResult,
+  type Part,
+} from './lib/budgets';
+import { costModel, ingestInputs } from './lib/cost';
+import { buildReport, writeReport, type Report } from './lib/report';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PARTS: Part[] = ['http', 'cold', 'ingest', 'load'];
+const USAGE =
+  'usage: npm run bench [-- --only http,cold,ingest,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--duration S] [--settle S] [--out DIR]';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      only: { type: 'string' },
+      scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' },
+      reps: { type: 'string', default: '20' },
+      processes: { type: 'string', default: '20' },
+      blocks: { type: 'string', default: '2000' },
+      duration: { type: 'string', default: '60' },
+      settle: { type: 'string', default: '30' },
+      out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const parts = values.only ? values.only.split(',').map((part) => part.trim()) : PARTS;
+  const unknown = parts.filter((part) => !PARTS.includes(part as Part));
+  const scale = Number(values.scale);
+  if (unknown.length > 0 || !(scale > 0 && scale <= 1)) {
+    console.error(`${unknown.length > 0 ? `unknown part ${unknown.join(', ')}; ` : ''}${USAGE}`);
+    process.exit(2);
+  }
+  const log = (line: string) => console.error(line);
+  const startedAt = new Date();
+  const started = performance.now();
+  const seconds: Report['seconds'] = { total: 0 };
+  const missing: Report['missing'] = {};
+  const results: Report['parts'] = { http: null, cold: null, ingest: null, load: null };
+  const timed = async <T>(part: Part, work: () => Promise<T>): Promise<T | null> => {
+    if (!parts.includes(part)) return null;
+    log(`\n== ${part} ==`);
+    const t0 = performance.now();
+    try {
+      return await work();
+    } catch (error) {
+      missing[part] = `failed: ${(error as Error).message.split('\n')[0].slice(0, 300)}`;
+      log(`${part} failed: ${(error as Error).stack ?? error}`);
+      return null;
+    } finally {
+      seconds[part] = Math.round((performance.now() - t0) / 100) / 10;
+    }
+  };
+
+  results.http = await timed('http', async () => {
+    const out = path.join(os.tmpdir(), `bench-http-${process.pid}.json`);
+    try {
+      await run(['scripts/bench/http.ts', '--scale', String(scale), '--reps', values.reps, '--out', out]);
+      return JSON.parse(await readFile(out, 'utf8')) as HttpResult;
+    } finally {
+      await rm(out, { force: true });
+    }
+  });
+  results.cold = await timed('cold', async () => {
+    const { runCold } = await import('./cold');
+    return runCold({ processes: Number(values.processes), log });
+  });
+  results.ingest = await timed('ingest', async () => {
+    const outDir = path.resolve(values.out);
+    const before = new Set(await readdir(outDir).catch(() => [] as string[]));
+    await run(['scripts/bench/ingest.ts', '--blocks', values.blocks, '--out', outDir]);
+    const written = (await readdir(outDir)).filter((name) => /^ingest-.*Z\.json$/.test(name) && !before.has(name)).sort();
+    if (written.length === 0) throw new Error('the ingest bench wrote no ingest-<time>.json');
+    return JSON.parse(await readFile(path.join(outDir, written[written.length - 1]), 'utf8')) as IngestResult;
+  });
+  results.load = await timed('load', async () => {
+    const { stdout } = await run(['scripts/bench/load.ts', '--duration', values.duration, '--settle', values.settle], {
+      allowFailure: true,
+    });
+    const start = stdout.indexOf('{');
+    if (start === -1) throw new Error('the load bench printed no result');
+    return JSON.parse(stdout.slice(start)) as LoadResult;
+  });
+  for (const part of PARTS) if (!parts.includes(part)) missing[part] = 'not run (--only)';
+
+  // The cost model: write units and stored bytes per transaction from this run's ingest bench (else the
+  // newest ingest result on disk), read units per page from this run's http mix.
+  let cost: Report['cost'] = null;
+  const ingestFigures = (results.ingest ?? (await newestIngest(path.resolve(values.out)))) as Parameters<typeof ingestInputs>[0] | null;
+  if (ingestFigures && results.http) {
+    const source = results.ingest ? 'the ingest bench of this run' : 'the newest ingest-<time>.json in bench/results';
+    const fromIngest = ingestInputs(ingestFigures);
+    const sources = {
+      writes: `${source} (table write units + GSI estimate / transactions)`,
+      storage: `${source} (items left x (average item size + 100 B) / transactions)`,
+      reads: `the http part (mean read units of one page per list route, ${results.http.requests.filter((request) => request.mix).length} routes)`,
+    };
+    cost = costModel({ ...fromIngest, readUnitsPerPage: results.http.mixReadUnitsPerPage, sources });
+    const dataset = results.http.dataset.generation;
+    cost.alternative = {
+      basis: `benchmark dataset (scale ${results.http.dataset.scale}, busy-chain shape)`,
+      model: costModel({
+        writeUnitsPerTransaction: dataset.ingestWriteUnitsPerTransaction,
+        storedBytesPerTransaction: fromIngest.storedBytesPerTransaction,
+        readUnitsPerPage: results.http.mixReadUnitsPerPage,
+        sources: { ...sources, writes: 'the dataset build (ChainIngest write units / transactions of the two busy chains, table only)' },
+      }),
+    };
+  }
+
+  const budgets: Budget[] = [
+    ...(results.http ? httpBudgets(results.http) : []),
+    ...(results.cold ? coldBudgets(results.cold) : []),
+    ...(results.ingest ? ingestBudgets(results.ingest) : []),
+    ...(results.load ? loadBudgets(results.load) : []),
+  ];
+  seconds.total = Math.round((performance.now() - started) / 100) / 10;
+  const report = buildReport({
+    date: startedAt.toISOString(),
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? '?',
+      memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+    },
+    seconds,
+    parts: results,
+    missing: Object.fromEntries(Object.entries(missing).filter(([, why]) => !why.startsWith('not run'))) as Report['missing'],
+    cost,
+    budgets,
+  });
+  const files = await writeReport(report, path.resolve(values.out));
+  const failedFamilies = report.summary.byFamily.filter((family) => family.failed > 0);
+  log(`\n${report.pass ? 'PASS' : 'FAIL'}: ${report.summary.failed} of ${report.summary.budgets} budgets broken`);
+  for (const family of failedFamilies) log(`  ${family.failed}/${family.total} ${family.family}`);
+  if (cost)
+    log(
+      `cost per day: writes $${cost.perDayUsd.writes}, reads $${cost.perDayUsd.reads}, storage $${cost.perDayUsd.storage} (total $${cost.perDayUsd.total})`,
+    );
+  log(`written: ${files.map((file) => path.relative(ROOT, file)).join(', ')}`);
+  process.exitCode = report.pass ? 0 : 1;
+}
+
+/** Runs a TypeScript script of the repository with tsx; stderr passes through, stdout is returned. */
+function run(args: string[], options: { allowFailure?: boolean } = {}): Promise<{ stdout: string; code: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_NO_WARNINGS: '1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0 || options.allowFailure) resolve({ stdout, code: code ?? 1 });
+      else reject(new Error(`${args[0]} exited with ${code}`));
+    });
+  });
+}
+
+async function newestIngest(dir: string): Promise<unknown> {
+  const files = (await readdir(dir).catch(() => [] as string[])).filter((name) => /^ingest-.*Z\.json$/.test(name)).sort();
+  return files.length > 0 ? JSON.parse(await readFile(path.join(dir, files[files.length - 1]), 'utf8')) : null;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,278 @@
+/**
+ * The benchmark suite's pure pieces on a tiny scale (the suite itself, `npm run bench`, is not part of
+ * `npm test`): the measurement helpers, the budgets, the cost model, the report files, and the
+ * synthetic chain of the dataset through the real ingest (derive, items, state) into a test table.
+ */
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTestTable } from '../../support/table';
+import type { ColdResult } from '../../../scripts/bench/cold';
+import type { HttpResult, RequestResult } from '../../../scripts/bench/http';
+import { ACTORS, SyntheticChain, type ChainSpec } from '../../../scripts/bench/dataset/chain';
+import { datasetSpec } from '../../../scripts/bench/dataset/spec';
+import { coldBudgets, httpBudgets, loadBudgets } from '../../../scripts/bench/lib/budgets';
+import { costModel, ingestInputs } from '../../../scripts/bench/lib/cost';
+import {
+  minimumReadUnits,
+  percentile,
+  recordsOf,
+  roundTrips,
+  wastedReads,
+  waves,
+  type RecordedCall,
+} from '../../../scripts/bench/lib/measure';
+import { buildReport, writeReport } from '../../../scripts/bench/lib/report';
+
+useTestTable('bench');
+
+const call = (command: string, start: number, end: number, more: Partial<RecordedCall> = {}): RecordedCall => ({
+  command,
+  start,
+  end,
+  scanned: 0,
+  returned: 0,
+  keysRequested: 0,
+  keysFound: 0,
+  itemBytes: [],
+  ...more,
+});
+
+describe('measurement helpers', () => {
+  it('counts round trips in sequence, parallel calls as one', () => {
+    const merge = [call('QueryCommand', 0, 10), call('QueryCommand', 1, 9), call('BatchGetItemCommand', 11, 20)];
+    expect(roundTrips(merge)).toBe(2);
+    expect(waves(merge).map((wave) => wave.length)).toEqual([2, 1]);
+    expect(roundTrips([call('BatchGetItemCommand', 0, 5), call('QueryCommand', 6, 8), call('BatchGetItemCommand', 9, 12)])).toBe(3);
+    expect(roundTrips([])).toBe(0);
+  });
+
+  it('counts wasted reads, the read-unit minimum and the records of a response', () => {
+    const page = call('QueryCommand', 0, 1, { scanned: 51, returned: 51, itemBytes: Array(51).fill(1000) });
+    const details = call('BatchGetItemCommand', 2, 3, { keysRequested: 27, keysFound: 1, itemBytes: [500] });
+    expect(wastedReads([page, details], 50)).toBe(1);
+    // page 20 of page-number paging: 21 x 50 read for 50
+    expect(wastedReads([call('QueryCommand', 0, 1, { scanned: 1050, returned: 1050 })], 50)).toBe(1000);
+    // 50 records of 1000 B: 50,000 B = 13 x 4 KB, 6.5 units eventually consistent
+    expect(minimumReadUnits([page, details], 50)).toBe(6.5);
+    expect(recordsOf(200, { items: [1, 2, 3], next_page_params: null })).toBe(3);
+    expect(recordsOf(200, { meta: {}, data: [], aggregations: [[{ n: 1 }, { n: 2 }], [{ n: 3 }]] })).toBe(3);
+    expect(recordsOf(200, { success: true, collections: [1, 2] })).toBe(2);
+    expect(recordsOf(200, { data: { type: 'block', blocks: [1], transactions: [], events: [2], address: '' } })).toBe(2);
+    expect(recordsOf(201, { success: true, data: { id: 'x', attributes: [] } })).toBe(1);
+    expect(recordsOf(404, { error: 'no' })).toBe(0);
+    expect(percentile([5, 1, 4, 2, 3], 50)).toBe(3);
+    expect(percentile([5, 1, 4, 2, 3], 99)).toBe(5);
+  });
+});
+
+const request = (id: string, more: Partial<RequestResult> = {}): RequestResult => ({
+  id,
+  routeId: 'ListAddressTokenTransfers',
+  kind: 'list',
+  mix: true,
+  method: 'GET',
+  url: '/x',
+  status: 200,
+  records: 50,
+  calls: { QueryCommand: 1, BatchGetItemCommand: 1 },
+  callCount: 2,
+  roundTrips: 2,
+  itemsRead: 52,
+  itemsReturnedByDynamo: 52,
+  readUnits: 10,
+  writeUnits: 0,
+  itemsReadPerRecord: 1.04,
+  wastedReads: 1,
+  wastedAllowance: 7,
+  minimumReadUnits: 4,
+  missingBatchGetKeys: 0,
+  scans: 0,
+  handlerMs: { p50: 12, p99: 20, n: 20 },
+  directMs: { p50: 10, p99: 15, n: 20 },
+  handlerOverDirect: 1.2,
+  detail: [],
+  ...more,
+});
+
+const httpResult = (requests: RequestResult[]): HttpResult => ({
+  dataset: {
+    scale: 0.01,
+    key: 'k',
+    dir: '.bench/x',
+    builtThisRun: false,
+    buildSeconds: 1,
+    generation: { seconds: 1, chains: [], collectionsSeconds: 0, ordersSeconds: 0, ingestWriteUnitsPerTransaction: 70 },
+    chains: [],
+    collections: 1,
+    orders: 1,
+  },
+  settings: { reps: 20, secondsPerRequest: 8, transport: 'dispatch' },
+  seconds: 1,
+  requests,
+  depth: [
+    {
+      name: 'E3',
+      first: 'a',
+      deep: 'b',
+      pageReached: 200,
+      pageWanted: 200,
+      firstReadUnits: 10,
+      deepReadUnits: 11,
+      deepStatus: 200,
+      ratio: 1.1,
+    },
+    {
+      name: 'I5c',
+      first: 'c',
+      deep: 'd',
+      pageReached: null,
+      pageWanted: 1999,
+      firstReadUnits: 5,
+      deepReadUnits: null,
+      deepStatus: 400,
+      ratio: null,
+    },
+  ],
+  mixReadUnitsPerPage: 10,
+});
+
+describe('budgets, cost model and report', () => {
+  it('evaluates every budget of a request and the suite', () => {
+    const budgets = httpBudgets(
+      httpResult([
+        request('good'),
+        request('amplified', { roundTrips: 3, wastedReads: 30, readUnits: 30, missingBatchGetKeys: 26, handlerOverDirect: 1.9 }),
+        request('aggregate', { kind: 'aggregate', itemsRead: 10_000, status: 400, error: 'narrow the range' }),
+        request('scan', { kind: 'single', scans: 1, calls: { ScanCommand: 1 } }),
+      ]),
+    );
+    const byName = new Map(budgets.map((budget) => [budget.name, budget]));
+    for (const budget of budgets) expect(Object.keys(budget)).toEqual(expect.arrayContaining(['name', 'value', 'budget', 'pass']));
+    expect(byName.get('round trips in sequence: good')?.pass).toBe(true);
+    expect(byName.get('round trips in sequence: amplified')).toMatchObject({ value: 3, budget: 2, pass: false });
+    expect(byName.get('wasted reads: amplified')).toMatchObject({ value: 30, budget: 7, pass: false });
+    expect(byName.get('read units: amplified')).toMatchObject({ value: 30, budget: 13, pass: false });
+    expect(byName.get('BatchGetItem keys not found: amplified')?.pass).toBe(false);
+    expect(byName.get('handler p50 / direct p50: good')?.pass).toBe(true);
+    expect(byName.get('aggregate items read: aggregate')).toMatchObject({ value: 10_000, budget: 100, pass: false });
+    expect(byName.get('page cost at depth: b / a')).toMatchObject({ value: 1.1, pass: true });
+    expect(byName.get('page cost at depth: d / c')).toMatchObject({ value: null, pass: false });
+    expect(byName.get('Scan calls over every request')).toMatchObject({ value: 1, pass: false });
+
+    const cold = {
+      routes: { medianOverEmptyMs: 50 },
+      bundles: [
+        { handler: 'a.ts', kind: 'route', importMs: { overEmpty: 40 } },
+        { handler: 'b.ts', kind: 'route', importMs: { overEmpty: 90 } },
+        { handler: 'job.ts', kind: 'job', importMs: { overEmpty: 500 } },
+      ],
+    } as unknown as ColdResult;
+    expect(coldBudgets(cold).map((budget) => budget.pass)).toEqual([true, true, false]);
+    expect(loadBudgets({ errors: 0, rssAfterSettleOverStart: 1.25, phases: [] }).map((budget) => budget.pass)).toEqual([true, false]);
+  });
+
+  it('prices writes, reads and storage per day', () => {
+    const inputs = ingestInputs({
+      chain: { transactions: 1000 },
+      ingest: { dynamo: { tableWcu: 30_000, gsiWcuEstimate: 1000, averageItemBytes: 900 } },
+      tableFloor: { items: 20_000 },
+    });
+    expect(inputs).toEqual({ writeUnitsPerTransaction: 31, storedBytesPerTransaction: 20_000 });
+    const model = costModel({ ...inputs, readUnitsPerPage: 10, sources: { writes: 'w', storage: 's', reads: 'r' } });
+    // 10M tx x 31 WCU x $0.625 / M = $193.75; 1M pages x 10 RCU x $0.125 / M = $1.25;
+    // 300M tx x 20,000 B = 5,587.9 GB x $0.25 / 30 = $46.57 a day
+    expect(model.perDayUsd).toEqual({ writes: 193.75, reads: 1.25, storage: 46.57, total: 241.57 });
+    expect(model.perPageUsd.reads).toBeCloseTo(1.25e-6);
+  });
+
+  it('writes latest.json with every budget as { name, value, budget, pass }, latest.md and dated copies', async () => {
+    const http = httpResult([request('good'), request('bad', { roundTrips: 4 })]);
+    const budgets = httpBudgets(http);
+    const report = buildReport({
+      date: '2026-01-02T03:04:05.678Z',
+      command: 'npm run bench -- --only http',
+      machine: { cpus: 2, cpuModel: 'test', memoryGb: 24, node: process.version, platform: 'linux-x64' },
+      seconds: { http: 1, total: 1 },
+      parts: { http, cold: null, ingest: null, load: null },
+      missing: {},
+      cost: null,
+      budgets,
+    });
+    expect(report.pass).toBe(false);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-report-'));
+    try {
+      await writeReport(report, dir);
+      expect((await readdir(dir)).sort()).toEqual([
+        'bench-2026-01-02T03-04-05Z.json',
+        'bench-2026-01-02T03-04-05Z.md',
+        'latest.json',
+        'latest.md',
+      ]);
+      const latest = JSON.parse(await readFile(path.join(dir, 'latest.json'), 'utf8'));
+      expect(latest.budgets.length).toBe(budgets.length);
+      for (const budget of latest.budgets) {
+        expect(typeof budget.name).toBe('string');
+        expect(typeof budget.budget).toBe('number');
+        expect(typeof budget.pass).toBe('boolean');
+        expect(budget.value === null || typeof budget.value === 'number').toBe(true);
+      }
+      expect(latest.summary.failed).toBeGreaterThan(0);
+      const md = await readFile(path.join(dir, 'latest.md'), 'utf8');
+      expect(md).toContain('## Budgets');
+      expect(md).toContain('round trips in sequence: bad');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the dataset generator', () => {
+  const tiny = (): ChainSpec => ({ ...datasetSpec(0.001).chains[0], chainId: 424242, transactions: 30, blocks: 3, addresses: 20 });
+
+  it('serves a consistent chain that the real ingest writes', async () => {
+    const chain = new SyntheticChain(tiny());
+    expect(chain.counts.transactions).toBe(30);
+    expect(chain.counts.tokenTransfers).toBeGreaterThan(30);
+    const { ChainIngest } = await import('../../../shared/ingest/ingest');
+    const { queryPage } = await import('../../../shared/db/operations');
+    const { addressKeys } = await import('../../../shared/table/keys');
+    const ingest = new ChainIngest({
+      chainId: chain.spec.chainId,
+      client: chain.client(),
+      log: { info: () => undefined, warn: () => undefined },
+    });
+    const result = await ingest.ingestRange({ from: 1, to: chain.head });
+    expect(result.advanced).toBe(chain.head);
+    // The whale's transactions as the explorer reads them: as many as the generator sent.
+    const page = await queryPage({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': addressKeys.transactions(chain.spec.chainId, ACTORS.whale, 'all').pk },
+      Select: 'COUNT',
+    });
+    expect(page.count).toBe(chain.counts.whaleTransactions);
+  });
+
+  it('answers balanceOf from the transfers it generated', async () => {
+    const chain = new SyntheticChain(tiny());
+    const busy = chain.facts().busyToken;
+    const client = chain.client();
+    const balance = await client.readContract({
+      address: busy as `0x${string}`,
+      abi: [
+        {
+          type: 'function',
+          name: 'balanceOf',
+          stateMutability: 'view',
+          inputs: [{ name: 'a', type: 'address' }],
+          outputs: [{ type: 'uint256' }],
+        },
+      ],
+      functionName: 'balanceOf',
+      args: [ACTORS.whale as `0x${string}`],
+      blockNumber: BigInt(chain.head),
+    });
+    expect(balance).toBeGreaterThan(0n);
+  });
+});
