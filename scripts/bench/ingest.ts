@@ -54,6 +54,7 @@ import { ensureTable, localClient } from '../lib/local-table/ensure-table';
 import { scanItems } from '../lib/local-table/scan';
 import { startLocalDynamo } from '../lib/local-table/server';
 import { startAnvil, type Anvil } from '../lib/anvil';
+import { prng as random } from './dataset/chain';
 import { startTableProcess } from '../lib/table-process';
 import { loadContracts } from '../lib/contracts';
 import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../lib/demo-activity';
@@ -291,18 +292,6 @@ function phaseTimings(intervals: Interval[], from: number, to: number) {
 
 // ---------------------------------------------------------------------------------------------------
 // 1. History
-
-/** A small deterministic PRNG (mulberry32), so every run builds the same mix. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface History {
   head: number;
