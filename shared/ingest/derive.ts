@@ -16,6 +16,7 @@ import type {
   InternalTransactionRecord,
   LogRecord,
   TokenTransferRecord,
+  TransactionPosition,
   TransactionRecord,
   TransactionTypeTag,
   WithdrawalRecord,
@@ -329,17 +330,7 @@ export function tagTransactions(
   }
 }
 
-function internalRecord(
-  txAt: {
-    chainId: number;
-    blockNumber: number;
-    blockHash: string;
-    blockTimestamp: number;
-    transactionHash: string;
-    transactionIndex: number;
-  },
-  call: TraceCall,
-): InternalTransactionRecord {
+function internalRecord(txAt: TransactionPosition, call: TraceCall): InternalTransactionRecord {
   return {
     kind: 'internalTransaction',
     ...txAt,

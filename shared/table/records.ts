@@ -150,18 +150,22 @@ export interface TransactionRecord {
   tracesAvailable: boolean;
 }
 
-/**
- * transactionKeys.transactionLog (canonical, in the transaction's partition) and its copies
- * logKeys.contractLogs (N4), contractLogsWithTopic0 (N4 + topic0) and logsWithTopic0 (N5).
- */
-export interface LogRecord {
-  kind: 'log';
+/** Where a record stands in its chain: the block and the transaction it belongs to. */
+export interface TransactionPosition {
   chainId: number;
   blockNumber: number;
   blockHash: string;
   blockTimestamp: number;
   transactionHash: string;
   transactionIndex: number;
+}
+
+/**
+ * transactionKeys.transactionLog (canonical, in the transaction's partition) and its copies
+ * logKeys.contractLogs (N4), contractLogsWithTopic0 (N4 + topic0) and logsWithTopic0 (N5).
+ */
+export interface LogRecord extends TransactionPosition {
+  kind: 'log';
   /** Position of the log in the block. */
   logIndex: number;
   /** Emitting contract. */
@@ -181,14 +185,8 @@ export type TransferType = 'mint' | 'transfer' | 'burn';
  * tokenTransferKeys.byAddress (X3 / N9, per direction x type set) and byAddressAndToken.
  * ERC-1155 TransferBatch logs are flattened: one record per (log, batch position).
  */
-export interface TokenTransferRecord {
+export interface TokenTransferRecord extends TransactionPosition {
   kind: 'tokenTransfer';
-  chainId: number;
-  blockNumber: number;
-  blockHash: string;
-  blockTimestamp: number;
-  transactionHash: string;
-  transactionIndex: number;
   logIndex: number;
   /** Position in a TransferBatch; 0 for every other event. */
   batchIndex: number;
@@ -215,14 +213,8 @@ export interface TokenTransferRecord {
  * transaction): transactionKeys.transactionInternalTransaction (canonical) and
  * addressKeys.internalTransactions (X5: all / from / to of the caller, the callee and the created contract).
  */
-export interface InternalTransactionRecord {
+export interface InternalTransactionRecord extends TransactionPosition {
   kind: 'internalTransaction';
-  chainId: number;
-  blockNumber: number;
-  blockHash: string;
-  blockTimestamp: number;
-  transactionHash: string;
-  transactionIndex: number;
   /** Blockscout index: depth-first position in the trace; the top-level call (0) is not stored. */
   index: number;
   /** call | create | create2 | selfdestruct. */
