@@ -8,8 +8,14 @@
 import httpCors from '@middy/http-cors';
 import { platformConfig } from '../../config';
 
-/** Request headers a browser may send cross-origin (besides the CORS-safelisted ones). */
-export const CORS_ALLOWED_HEADERS = 'content-type,idempotency-key';
+/**
+ * Request headers a browser may send cross-origin (besides the CORS-safelisted ones): the JSON body's
+ * type, the orders' idempotency key, the headers the published clients add (thirdweb's Insight client:
+ * `x-client-id` / `x-secret-key` once configured; AnySpend's: the Fingerprint visitor headers on order
+ * creation). The service ignores the client ones, but a browser refusing the preflight would fail the call.
+ */
+export const CORS_ALLOWED_HEADERS =
+  'content-type,idempotency-key,x-client-id,x-secret-key,x-fingerprint-request-id,x-fingerprint-visitor-id';
 /** Response headers a browser script may read (besides the CORS-safelisted ones). */
 export const CORS_EXPOSED_HEADERS = 'idempotent-replayed';
 /** Methods a browser may use cross-origin. */
