@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     environment: 'node',
     globalSetup: ['test/support/global-setup.ts'],
+    // Every handler response a test receives is checked against the document (test/support/contract.ts).
+    setupFiles: ['test/support/contract.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests start their own dynalite and anvil on free loopback ports; two cores, so keep the pool small.

@@ -12,7 +12,7 @@ import { FALLBACK_HANDLER, matchRoute } from '../../shared/routes';
 
 export const REPOSITORY_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
 const handlers = new Map<string, Promise<LambdaHandler>>();
 
@@ -94,11 +94,24 @@ export function prepareRequest(request: LocalRequest): PreparedRequest {
   };
 }
 
+/**
+ * Sees every response a handler gave, before the caller does; it may throw to fail the request (the
+ * tests' contract check, test/support/contract.ts, validates each response against its route's schema).
+ */
+export type ResponseObserver = (prepared: PreparedRequest, handler: LambdaHandler, response: LocalResponse) => void;
+
+const observers: ResponseObserver[] = [];
+
+export function observeResponses(observer: ResponseObserver): void {
+  observers.push(observer);
+}
+
 /** Runs the prepared event through its handler module and reads the result as API Gateway does. */
 export async function invoke(prepared: PreparedRequest): Promise<LocalResponse> {
   const handler = await loadHandler(prepared.modulePath);
-  const result = await handler(prepared.event, localContext(prepared.functionName));
-  return readResult(result);
+  const response = readResult(await handler(prepared.event, localContext(prepared.functionName)));
+  for (const observe of observers) observe(prepared, handler, response);
+  return response;
 }
 
 export async function dispatch(request: LocalRequest): Promise<LocalResponse> {
