@@ -125,6 +125,7 @@ describe('POST /collections', () => {
     const response = await postCollection(create.example.body);
     expect(response.status).toBe(201);
     expect(response.body.data.predictedAddress).toBe(get.example.pathParameters!.predictedAddress);
+    expect(response.body.data.uuid).toBe((create.example.body as { uuid: string }).uuid);
     const fetched = await requestJson('collections', 'GET', `/collections/${get.example.pathParameters!.predictedAddress}`);
     expect(fetched.status).toBe(200);
   });
