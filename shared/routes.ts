@@ -301,7 +301,9 @@ export const routes: readonly Route[] = [
       headers: { 'content-type': 'application/json' },
       // Signed with the anvil dev key #0 (0xac09...ff80) over the default signing domain of chain 8453;
       // its predicted address is the GetCollection example's. test/functions/collections checks both.
+      // `uuid` and `tokenStandard` as the BaseMint SDK's createMetadata sends them (neither is signed).
       body: {
+        uuid: '3f2a9c4e-8b1d-4e6f-a2c3-5d7e9f0b1c2d',
         name: 'Example Collection',
         symbol: 'EXMPL',
         baseURI: 'https://example.com/collections/exmpl/',
@@ -314,6 +316,7 @@ export const routes: readonly Route[] = [
         whitelistMerkleRoot: '0x0000000000000000000000000000000000000000000000000000000000000000',
         startTime: '1767225600',
         endTime: '1798761600',
+        tokenStandard: 'ERC721',
         chainId: 8453,
         creatorSignature:
           '0x12be2a5dc2c8608172f899b01baebd366619db316bb243d22ef7a7fd226ae2185fb698a0339d09e1f559df89e371f6e409702e6a65d1f7028c8bc15456e219ab1b',

@@ -12,7 +12,14 @@ export const handler = httpHandler({
   response: createCollectionResponse,
   handle: async ({ body }) => {
     const collection = await createCollection(body, config);
-    const response: CreateCollectionResponse = { success: true, message: 'Collection created', statusCode: 201, data: collection };
+    // `data` for the B3 envelope, `collection` for the BaseMint SDK's declared result: the same object.
+    const response: CreateCollectionResponse = {
+      success: true,
+      message: 'Collection created',
+      statusCode: 201,
+      data: collection,
+      collection,
+    };
     return { statusCode: 201, body: response };
   },
 });

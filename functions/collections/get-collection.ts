@@ -8,7 +8,9 @@ export const handler = httpHandler({
   path: collectionPath,
   response: getCollectionResponse,
   handle: async ({ path }) => {
-    const body: GetCollectionResponse = { success: true, collection: await getCollection(path.predictedAddress) };
+    const collection = await getCollection(path.predictedAddress);
+    // `collection` as the BaseMint SDK reads it, `data` as the creation's envelope has it.
+    const body: GetCollectionResponse = { success: true, collection, data: collection };
     return { body };
   },
 });

@@ -57,11 +57,16 @@ export async function listCollections(query: ListCollectionsQuery, config: Colle
 // ---------------------------------------------------------------------------------------------------
 // POST /collections
 
+/** A UUID in its textual form, any version, any case (as valibot's `uuid`). */
+const UUID = /^[\da-f]{8}(?:-[\da-f]{4}){3}-[\da-f]{12}$/i;
+
 /**
  * Verifies the creator's EIP-712 signature over the metadata for the body's chain, derives the
- * predicted address (CREATE2 from the chain's factory, salt = the typed-data hash) and stores the
- * collection with its list entries. A signature by anyone but `creator` is a 400; an existing
- * collection at the same predicted address is a 409.
+ * predicted address (CREATE2 from the chain's factory, salt = the typed-data hash, init code of the
+ * token standard) and stores the collection with its list entries. The creator's `uuid` is kept when
+ * it is a valid UUID, else a new one is generated; `predictedAddress` and `createdAt` in the body are
+ * ignored. A signature by anyone but `creator` is a 400; an existing collection at the same predicted
+ * address is a 409.
  */
 export async function createCollection(body: CreateCollectionBody, config: CollectionsConfig): Promise<Collection> {
   const metadata: SignedCollectionMetadata = {
@@ -87,9 +92,10 @@ export async function createCollection(body: CreateCollectionBody, config: Colle
         '(sign the typed data from GET /collections/signing-domain)',
     );
   }
+  const tokenStandard = body.tokenStandard ?? 'ERC721';
   const collection: Collection = {
-    uuid: randomUUID(),
-    predictedAddress: predictedAddressOf(metadata, body.chainId, config),
+    uuid: body.uuid !== undefined && UUID.test(body.uuid) ? body.uuid : randomUUID(),
+    predictedAddress: predictedAddressOf(metadata, body.chainId, config, tokenStandard),
     creator: metadata.creator,
     gameOwner: metadata.gameOwner,
     ...(body.gameId === undefined ? {} : { gameId: body.gameId }),
@@ -102,7 +108,7 @@ export async function createCollection(body: CreateCollectionBody, config: Colle
     mintPrice: metadata.mintPrice,
     startTime: metadata.startTime,
     endTime: metadata.endTime,
-    tokenStandard: 'ERC721',
+    tokenStandard,
     maxPerWallet: metadata.maxPerWallet,
     isWhitelistEnabled: metadata.isWhitelistEnabled,
     ...(body.image === undefined ? {} : { image: body.image }),

@@ -4,7 +4,9 @@
  * - COLLECTION_FACTORY_ADDRESSES: JSON object `{"<chainId>": "0x<factory>"}`; the factory is the
  *   EIP-712 `verifyingContract` and the CREATE2 deployer of a chain's collections;
  * - COLLECTION_FACTORY_NAME: the EIP-712 domain name (default `CollectionFactory`);
- * - COLLECTION_INIT_CODE_HASH: keccak256 of the collection contract's init code (CREATE2 `bytecodeHash`);
+ * - COLLECTION_INIT_CODE_HASH: keccak256 of the ERC721 collection contract's init code (CREATE2 `bytecodeHash`);
+ * - COLLECTION_INIT_CODE_HASH_ERC1155: the same for ERC1155 collections (the factory clones another
+ *   implementation for them, so the same signed metadata has another address);
  * - COLLECTION_COMBINATION_SCAN_LIMIT: the most list entries a combination of filters may read.
  */
 import * as v from 'valibot';
@@ -20,17 +22,21 @@ export const DEFAULT_FACTORY_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F6
 export const DEFAULT_FACTORY_NAME = 'CollectionFactory';
 /** keccak256 of the UTF-8 text `BaseMintCollection`: a documented placeholder until a real init code is configured. */
 export const DEFAULT_INIT_CODE_HASH: Hex = keccak256(stringToHex('BaseMintCollection'));
+/** keccak256 of the UTF-8 text `BaseMintCollection1155`: the ERC1155 placeholder. */
+export const DEFAULT_INIT_CODE_HASH_ERC1155: Hex = keccak256(stringToHex('BaseMintCollection1155'));
 export const DEFAULT_COMBINATION_SCAN_LIMIT = 5000;
 
 export interface CollectionsConfig {
   factoryName: string;
   /** Factory per chain id. */
   factories: ReadonlyMap<number, Address>;
-  initCodeHash: Hex;
+  /** CREATE2 init-code hash per token standard. */
+  initCodeHashes: Readonly<Record<'ERC721' | 'ERC1155', Hex>>;
   combinationScanLimit: number;
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const initCodeHashSchema = v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex'));
 
 const factoriesSchema = v.pipe(
   v.string(),
@@ -51,10 +57,8 @@ const factoriesSchema = v.pipe(
 const collectionsSchema = v.object({
   COLLECTION_FACTORY_ADDRESSES: v.optional(factoriesSchema, '{}'),
   COLLECTION_FACTORY_NAME: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(100)), DEFAULT_FACTORY_NAME),
-  COLLECTION_INIT_CODE_HASH: v.optional(
-    v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex')),
-    DEFAULT_INIT_CODE_HASH,
-  ),
+  COLLECTION_INIT_CODE_HASH: v.optional(initCodeHashSchema, DEFAULT_INIT_CODE_HASH),
+  COLLECTION_INIT_CODE_HASH_ERC1155: v.optional(initCodeHashSchema, DEFAULT_INIT_CODE_HASH_ERC1155),
   COLLECTION_COMBINATION_SCAN_LIMIT: v.optional(
     v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/, 'must be a positive integer'), v.transform(Number), v.safeInteger()),
     String(DEFAULT_COMBINATION_SCAN_LIMIT),
@@ -70,7 +74,10 @@ export function loadCollectionsConfig(env: Record<string, string | undefined> = 
   return {
     factoryName: raw.COLLECTION_FACTORY_NAME,
     factories,
-    initCodeHash: raw.COLLECTION_INIT_CODE_HASH.toLowerCase() as Hex,
+    initCodeHashes: {
+      ERC721: raw.COLLECTION_INIT_CODE_HASH.toLowerCase() as Hex,
+      ERC1155: raw.COLLECTION_INIT_CODE_HASH_ERC1155.toLowerCase() as Hex,
+    },
     combinationScanLimit: raw.COLLECTION_COMBINATION_SCAN_LIMIT,
   };
 }

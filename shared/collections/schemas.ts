@@ -69,6 +69,10 @@ function positiveIntegerQuery(max?: number) {
 // ---------------------------------------------------------------------------------------------------
 // Resources
 
+/** The token standards a collection may have; ERC721 when a creation does not say. */
+export const TOKEN_STANDARDS = ['ERC721', 'ERC1155'] as const;
+export type TokenStandard = (typeof TOKEN_STANDARDS)[number];
+
 export const collectionAttributeSchema = v.strictObject({
   trait_type: v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(100, 'must be at most 100 characters')),
   value: v.pipe(v.string(), v.maxLength(500, 'must be at most 500 characters')),
@@ -90,7 +94,7 @@ export const collectionSchema = v.strictObject({
   mintPrice: v.string(),
   startTime: v.string(),
   endTime: v.string(),
-  tokenStandard: v.literal('ERC721'),
+  tokenStandard: v.picklist(TOKEN_STANDARDS),
   maxPerWallet: v.string(),
   isWhitelistEnabled: v.boolean(),
   image: v.optional(v.string()),
@@ -166,8 +170,14 @@ export const createCollectionBody = v.pipe(
     external_url: v.optional(uriString),
     animation_url: v.optional(uriString),
     attributes: v.optional(v.pipe(v.array(collectionAttributeSchema), v.maxLength(100, 'must have at most 100 entries'))),
-    /** Accepted for compatibility with the SDK's metadata; only ERC721 is served. */
-    tokenStandard: v.optional(v.literal('ERC721', 'must be ERC721')),
+    /** ERC721 when absent; not signed, but part of the predicted address (each standard has its own init code). */
+    tokenStandard: v.optional(v.picklist(TOKEN_STANDARDS, 'must be ERC721 or ERC1155')),
+    /** Kept when it is a valid UUID, else (any other string) generated. */
+    uuid: v.optional(v.string('must be a string')),
+    /** Derived by the service: accepted (the SDK echoes a collection it read) and ignored, whatever the value. */
+    predictedAddress: v.optional(v.unknown()),
+    /** Set by the service: accepted and ignored, whatever the value. */
+    createdAt: v.optional(v.unknown()),
   }),
   v.forward(
     v.partialCheck(
@@ -191,11 +201,13 @@ export const createCollectionBody = v.pipe(
 );
 export type CreateCollectionBody = v.InferOutput<typeof createCollectionBody>;
 
+/** The B3 envelope (`data`) and the BaseMint SDK's `collection`: the same object under both names. */
 export const createCollectionResponse = v.strictObject({
   success: v.literal(true),
   message: v.string(),
   statusCode: v.literal(201),
   data: collectionSchema,
+  collection: collectionSchema,
 });
 export type CreateCollectionResponse = v.InferOutput<typeof createCollectionResponse>;
 
@@ -227,8 +239,10 @@ export const collectionPath = v.strictObject({
   predictedAddress: addressString,
 });
 
+/** `collection` as the BaseMint SDK reads it, and the same object as `data`, as the creation answers it. */
 export const getCollectionResponse = v.strictObject({
   success: v.literal(true),
   collection: collectionSchema,
+  data: collectionSchema,
 });
 export type GetCollectionResponse = v.InferOutput<typeof getCollectionResponse>;

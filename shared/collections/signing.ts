@@ -3,7 +3,8 @@
  * - the EIP-712 typed data `CollectionMetadata` under the domain {name, version "1", chainId, factory};
  * - the CREATE2 salt: the EIP-712 hash of the signed metadata (so every signed field, and the chain,
  *   shapes the address; the unsigned display fields do not);
- * - the predicted address: CREATE2 from the chain's factory with that salt and the init-code hash.
+ * - the predicted address: CREATE2 from the chain's factory with that salt and the init-code hash of
+ *   the collection's token standard (as the factory's `predictCollectionAddress(metadata, sig, isERC1155)`).
  */
 import { getAddress, getContractAddress, hashTypedData, recoverTypedDataAddress, type Address, type Hex } from 'viem';
 import { factoryAddress, type CollectionsConfig } from './config';
@@ -92,9 +93,15 @@ export function predictCollectionAddress(factory: Address, salt: Hex, initCodeHa
   return getContractAddress({ opcode: 'CREATE2', from: factory, salt, bytecodeHash: initCodeHash });
 }
 
-/** The predicted address of a collection on its chain, from the configured factory and init code. */
-export function predictedAddressOf(metadata: SignedCollectionMetadata, chainId: number, config: CollectionsConfig): Address {
-  return predictCollectionAddress(factoryAddress(config, chainId), collectionSalt(metadata, chainId, config), config.initCodeHash);
+/** The predicted address of a collection on its chain, from the configured factory and its standard's init code. */
+export function predictedAddressOf(
+  metadata: SignedCollectionMetadata,
+  chainId: number,
+  config: CollectionsConfig,
+  tokenStandard: 'ERC721' | 'ERC1155' = 'ERC721',
+): Address {
+  const salt = collectionSalt(metadata, chainId, config);
+  return predictCollectionAddress(factoryAddress(config, chainId), salt, config.initCodeHashes[tokenStandard]);
 }
 
 /** The address that signed the metadata for this chain, or undefined when the signature is not a valid signature at all. */

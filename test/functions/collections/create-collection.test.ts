@@ -27,17 +27,23 @@ const alice = accountFor('alice');
 const bob = accountFor('bob');
 
 /** The CREATE2 address written out: keccak256(0xff ++ factory ++ salt ++ initCodeHash)[12:]. */
-function expectedAddress(body: CollectionBody): string {
+function expectedAddress(body: CollectionBody, tokenStandard: 'ERC721' | 'ERC1155' = 'ERC721'): string {
   const salt = hashTypedData({
     domain: defaultDomain(body.chainId),
     types: METADATA_TYPES,
     primaryType: 'CollectionMetadata',
     message: messageOf(body),
   });
-  const initCodeHash = keccak256(stringToHex('BaseMintCollection'));
+  const initCodeHash = keccak256(stringToHex(tokenStandard === 'ERC721' ? 'BaseMintCollection' : 'BaseMintCollection1155'));
   const hash = keccak256(concat(['0xff', DEFAULT_FACTORY, salt, initCodeHash]));
   return getAddress(`0x${hash.slice(-40)}`);
 }
+
+const UUID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';
+
+/** The body as JSON text with one more own key first (an object literal cannot hold `__proto__` as an own key). */
+const withRawKey = (body: CollectionBody, key: string): string =>
+  JSON.stringify(body).replace(/^\{/, `{${JSON.stringify(key)}:{"polluted":true},`);
 
 async function expectRejected(body: unknown, status: number, messagePart: RegExp): Promise<void> {
   const before = await tableSnapshot(table.name);
@@ -61,8 +67,10 @@ describe('POST /collections', () => {
     const response = await postCollection(body);
     expect(response.status).toBe(201);
     expect(v.safeParse(createCollectionResponse, response.body).success).toBe(true);
-    const { success, statusCode, message, data } = response.body;
+    const { success, statusCode, message, data, collection } = response.body;
     expect({ success, statusCode, message }).toEqual({ success: true, statusCode: 201, message: 'Collection created' });
+    // The B3 envelope's `data` and the BaseMint SDK's `collection`: the same resource.
+    expect(collection).toEqual(data);
     expect(data.predictedAddress).toBe(expectedAddress(body));
     expect(data).toMatchObject({
       creator: alice.address,
@@ -84,6 +92,7 @@ describe('POST /collections', () => {
     expect(fetched.status).toBe(200);
     expect(v.safeParse(getCollectionResponse, fetched.body).success).toBe(true);
     expect(fetched.body.collection).toEqual(data);
+    expect(fetched.body.data).toEqual(data);
 
     // Listed in the unfiltered range and in each of its six filter ranges.
     for (const query of [
@@ -116,6 +125,7 @@ describe('POST /collections', () => {
     const response = await postCollection(create.example.body);
     expect(response.status).toBe(201);
     expect(response.body.data.predictedAddress).toBe(get.example.pathParameters!.predictedAddress);
+    expect(response.body.data.uuid).toBe((create.example.body as { uuid: string }).uuid);
     const fetched = await requestJson('collections', 'GET', `/collections/${get.example.pathParameters!.predictedAddress}`);
     expect(fetched.status).toBe(200);
   });
@@ -248,10 +258,14 @@ describe('POST /collections', () => {
         /attributes/,
       ],
       ['description too long', (body) => ({ ...body, description: 'd'.repeat(5001) }), /description/],
-      ['tokenStandard ERC1155', (body) => ({ ...body, tokenStandard: 'ERC1155' }), /tokenStandard: must be ERC721/],
-      ['server-set field uuid', (body) => ({ ...body, uuid: '00000000-0000-4000-8000-000000000000' }), /Unexpected field: uuid/],
-      ['server-set field predictedAddress', (body) => ({ ...body, predictedAddress: body.creator }), /Unexpected field: predictedAddress/],
+      ['tokenStandard ERC20', (body) => ({ ...body, tokenStandard: 'ERC20' }), /tokenStandard: must be ERC721 or ERC1155/],
+      ['tokenStandard in lowercase', (body) => ({ ...body, tokenStandard: 'erc721' }), /tokenStandard: must be ERC721 or ERC1155/],
+      ['uuid as a number', (body) => ({ ...body, uuid: 42 }), /uuid: must be a string/],
       ['unknown field', (body) => ({ ...body, colour: 'blue' }), /Unexpected field: colour/],
+      ['unknown field next to the accepted ones', (body) => ({ ...body, uuid: UUID, colour: 'blue' }), /Unexpected field: colour/],
+      ['own key __proto__', (body) => withRawKey(body, '__proto__'), /Unexpected field: __proto__/],
+      ['own key constructor', (body) => withRawKey(body, 'constructor'), /Unexpected field: constructor/],
+      ['own key prototype', (body) => withRawKey(body, 'prototype'), /Unexpected field: prototype/],
       ['a JSON array', (body) => [body], /must be a JSON object/],
       ['a JSON string', () => JSON.stringify('collection'), /must be a JSON object/],
       ['a JSON null', () => 'null', /must be a JSON object/],
@@ -288,5 +302,88 @@ describe('POST /collections', () => {
       expectGroupError(response, 400);
       expect(await tableSnapshot(table.name)).toEqual(before);
     });
+  });
+});
+
+describe('POST /collections: the fields a creator may send besides the signed ones (BaseMint SDK)', () => {
+  const getOne = (address: string) => requestJson('collections', 'GET', `/collections/${address}`);
+
+  it('keeps a valid uuid as sent (any case), stores it and returns it everywhere', async () => {
+    for (const uuid of [UUID, UUID.toUpperCase()]) {
+      const body = await signedBody(alice, { name: `Kept ${uuid.slice(0, 4)}`, gameId: 'uuid-kept' });
+      const response = await postCollection({ ...body, uuid });
+      expect(response.status).toBe(201);
+      expect(response.body.data.uuid).toBe(uuid);
+      expect(response.body.collection.uuid).toBe(uuid);
+      expect((await getOne(response.body.data.predictedAddress)).body.collection.uuid).toBe(uuid);
+    }
+    const listed = await getCollections('gameId=uuid-kept');
+    expect(listed.body.collections.map((c: any) => c.uuid).sort()).toEqual([UUID, UUID.toUpperCase()].sort());
+  });
+
+  it.each(['', 'not-a-uuid', `${UUID}0`, `{${UUID}}`, '6f1c2a3b4d5e4f608a7b9c0d1e2f3a4b'])(
+    'generates a uuid when the one sent is not a valid UUID: %j',
+    async (uuid) => {
+      const response = await postCollection({ ...(await signedBody(alice, { name: `Generated ${uuid}` })), uuid });
+      expect(response.status).toBe(201);
+      expect(response.body.data.uuid).not.toBe(uuid);
+      expect(response.body.data.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(v.safeParse(createCollectionResponse, response.body).success).toBe(true);
+    },
+  );
+
+  it('ignores predictedAddress and createdAt when sent, whatever their value', async () => {
+    const body = await signedBody(alice, { name: 'Derived fields' });
+    const before = Date.now();
+    const response = await postCollection({ ...body, predictedAddress: bob.address, createdAt: '2000-01-01T00:00:00.000Z' });
+    expect(response.status).toBe(201);
+    expect(response.body.data.predictedAddress).toBe(expectedAddress(body));
+    expect(Date.parse(response.body.data.createdAt)).toBeGreaterThanOrEqual(before - 1000);
+    expect((await getOne(bob.address)).status).toBe(404);
+
+    const odd = await signedBody(alice, { name: 'Derived fields, odd values' });
+    const second = await postCollection({ ...odd, predictedAddress: 12, createdAt: { at: 'now' } });
+    expect(second.status).toBe(201);
+    expect(second.body.data.predictedAddress).toBe(expectedAddress(odd));
+  });
+
+  it('a body as the SDK builds it from a collection it read back is accepted (uuid, tokenStandard, chainId, derived fields)', async () => {
+    const body = await signedBody(alice, { name: 'Round trip' });
+    const first = await postCollection({ ...body, uuid: UUID, tokenStandard: 'ERC721' });
+    expect(first.status).toBe(201);
+    // Resubmitting what was returned (minus nothing) names the same collection: 409, table unchanged.
+    await expectRejected(first.body.data, 409, /already exists/);
+  });
+
+  it('stores an ERC1155 collection under the ERC1155 address of the same signed metadata', async () => {
+    const body = await signedBody(alice, { name: 'Both standards', gameId: 'standards' });
+    const erc1155 = await postCollection({ ...body, tokenStandard: 'ERC1155' });
+    expect(erc1155.status).toBe(201);
+    expect(erc1155.body.data.tokenStandard).toBe('ERC1155');
+    expect(erc1155.body.data.predictedAddress).toBe(expectedAddress(body, 'ERC1155'));
+    expect(v.safeParse(createCollectionResponse, erc1155.body).success).toBe(true);
+    // The same signature as ERC721 (the default) is another collection, at another address.
+    const erc721 = await postCollection(body);
+    expect(erc721.status).toBe(201);
+    expect(erc721.body.data.tokenStandard).toBe('ERC721');
+    expect(erc721.body.data.predictedAddress).toBe(expectedAddress(body));
+    const fetched = await getOne(erc1155.body.data.predictedAddress);
+    expect(fetched.body.collection).toEqual(erc1155.body.data);
+    expect(v.safeParse(getCollectionResponse, fetched.body).success).toBe(true);
+    // Each standard once.
+    await expectRejected({ ...body, tokenStandard: 'ERC1155' }, 409, /already exists/);
+    const listed = await getCollections('gameId=standards');
+    expect(listed.body.collections.map((c: any) => c.tokenStandard).sort()).toEqual(['ERC1155', 'ERC721']);
+  });
+
+  it('two collections may share a uuid: both are stored and listed', async () => {
+    const one = await postCollection({ ...(await signedBody(alice, { name: 'Shared uuid 1', gameId: 'shared-uuid' })), uuid: UUID });
+    const two = await postCollection({ ...(await signedBody(alice, { name: 'Shared uuid 2', gameId: 'shared-uuid' })), uuid: UUID });
+    expect([one.status, two.status]).toEqual([201, 201]);
+    const listed = await getCollections('gameId=shared-uuid');
+    expect(listed.body.total).toBe(2);
+    expect(listed.body.collections.map((c: any) => c.predictedAddress).sort()).toEqual(
+      [one.body.data.predictedAddress, two.body.data.predictedAddress].sort(),
+    );
   });
 });

@@ -20,7 +20,7 @@ describe('GET /collections/{predictedAddress}', () => {
       const response = await getOne(address);
       expect(response.status).toBe(200);
       expect(v.safeParse(getCollectionResponse, response.body).success).toBe(true);
-      expect(response.body).toEqual({ success: true, collection: created });
+      expect(response.body).toEqual({ success: true, collection: created, data: created });
     }
   });
 

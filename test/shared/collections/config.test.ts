@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_COMBINATION_SCAN_LIMIT,
   DEFAULT_FACTORY_ADDRESS,
+  DEFAULT_INIT_CODE_HASH,
+  DEFAULT_INIT_CODE_HASH_ERC1155,
   factoryAddress,
   loadCollectionsConfig,
 } from '../../../shared/collections/config';
@@ -13,6 +15,15 @@ describe('collections configuration', () => {
     expect(config.factoryName).toBe('CollectionFactory');
     expect(config.combinationScanLimit).toBe(DEFAULT_COMBINATION_SCAN_LIMIT);
     expect(factoryAddress(config, 8453)).toBe(DEFAULT_FACTORY_ADDRESS);
+    expect(config.initCodeHashes).toEqual({ ERC721: DEFAULT_INIT_CODE_HASH, ERC1155: DEFAULT_INIT_CODE_HASH_ERC1155 });
+  });
+
+  it('reads an init-code hash per token standard (stored lowercase)', () => {
+    const config = loadCollectionsConfig({
+      COLLECTION_INIT_CODE_HASH: `0x${'AB'.repeat(32)}`,
+      COLLECTION_INIT_CODE_HASH_ERC1155: `0x${'cd'.repeat(32)}`,
+    });
+    expect(config.initCodeHashes).toEqual({ ERC721: `0x${'ab'.repeat(32)}`, ERC1155: `0x${'cd'.repeat(32)}` });
   });
 
   it('reads a factory per chain (checksummed) and falls back to the default elsewhere', () => {
@@ -37,6 +48,7 @@ describe('collections configuration', () => {
     [{ COLLECTION_FACTORY_ADDRESSES: '{"1":"0x1234"}' }, /values must be addresses/],
     [{ COLLECTION_FACTORY_ADDRESSES: '["0x000000000000000000000000000000000000beef"]' }, /COLLECTION_FACTORY_ADDRESSES/],
     [{ COLLECTION_INIT_CODE_HASH: '0x1234' }, /COLLECTION_INIT_CODE_HASH/],
+    [{ COLLECTION_INIT_CODE_HASH_ERC1155: 'beef' }, /COLLECTION_INIT_CODE_HASH_ERC1155/],
     [{ COLLECTION_COMBINATION_SCAN_LIMIT: '0' }, /COLLECTION_COMBINATION_SCAN_LIMIT/],
     [{ COLLECTION_FACTORY_NAME: '' }, /COLLECTION_FACTORY_NAME/],
   ])('fails loudly on %o', (env, message) => {

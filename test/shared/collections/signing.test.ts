@@ -63,6 +63,16 @@ describe('salt and predicted address', () => {
     expect(predictedAddressOf(metadata, 8453, config)).toBe(getAddress(`0x${hash.slice(26)}`));
   });
 
+  it('an ERC1155 collection: the same salt with the ERC1155 init-code hash, so another address', () => {
+    const salt = collectionSalt(metadata, 8453, config);
+    const erc1155 = keccak256(stringToHex('BaseMintCollection1155'));
+    expect(predictedAddressOf(metadata, 8453, config, 'ERC1155')).toBe(
+      getContractAddress({ opcode: 'CREATE2', from: DEFAULT_FACTORY_ADDRESS, salt, bytecodeHash: erc1155 }),
+    );
+    expect(predictedAddressOf(metadata, 8453, config, 'ERC1155')).not.toBe(predictedAddressOf(metadata, 8453, config, 'ERC721'));
+    expect(predictedAddressOf(metadata, 8453, config, 'ERC721')).toBe(predictedAddressOf(metadata, 8453, config));
+  });
+
   it('follows a configured factory and init-code hash', () => {
     const factory = '0x000000000000000000000000000000000000beef';
     const initCodeHash = `0x${'44'.repeat(32)}`;

@@ -71,6 +71,18 @@ describe('putNewCollection', () => {
     expect(await tableSnapshot(table.name)).toEqual(before);
   });
 
+  it('keeps apart two collections that share a uuid (the creator chooses it) and a creation millisecond', async () => {
+    const first = collection();
+    const second = { ...collection(), uuid: first.uuid, createdAt: first.createdAt };
+    await putNewCollection(first);
+    await putNewCollection(second);
+    const entries = (await tableSnapshot(table.name)).filter((item) => item.pk === 'COLLECTIONS#ALL');
+    const addresses = entries.map((entry) => entry.address);
+    expect(addresses).toContain(first.predictedAddress.toLowerCase());
+    expect(addresses).toContain(second.predictedAddress.toLowerCase());
+    expect(new Set(entries.map((entry) => entry.sk)).size).toBe(entries.length);
+  });
+
   it('never retries a failed condition, even alongside conflicts', async () => {
     cancellationCodes = ['ConditionalCheckFailed', 'TransactionConflict', 'None'];
     await expect(putNewCollection(collection())).rejects.toThrow(/already exists/);
