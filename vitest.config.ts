@@ -7,6 +7,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Every handler response a test receives is checked against the document (test/support/contract.ts).
     setupFiles: ['test/support/contract.ts'],
+    // BaseMint's ESM build imports directories, which Node's loader refuses: vitest transforms it instead.
+    server: { deps: { inline: [/@b3dotfun\/basemint/] } },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests start their own dynalite and anvil on free loopback ports; two cores, so keep the pool small.

@@ -31,12 +31,7 @@ import { collectionSchema, type Collection } from './schemas';
  */
 export async function putNewCollection(collection: Collection): Promise<void> {
   const { entry, ranges } = listEntryOf(collection);
-  // The creator chooses the uuid, so two collections may share it: the (unique) predicted address
-  // after it keeps their entries apart when they are also created in the same millisecond.
-  const sk = collectionKeys.listSortKey(
-    Date.parse(collection.createdAt),
-    `${collection.uuid}#${collection.predictedAddress.toLowerCase()}`,
-  );
+  const sk = collectionKeys.listSortKey(Date.parse(collection.createdAt), collection.uuid, collection.predictedAddress);
   const items: TransactItem[] = [
     {
       Put: {

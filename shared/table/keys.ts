@@ -402,7 +402,7 @@ export const collectionKeys = {
   collection: (predictedAddress: string): ItemKey => ({ pk: `COLLECTION#${lower(predictedAddress)}`, sk: 'COLLECTION' }),
   /**
    * C1: the newest-first list, one range per filter value and one unfiltered range (`filter` absent).
-   * Each range holds one small entry per collection that matches (sk `<createdAt ms, 15 digits>#<uuid>`,
+   * Each range holds one small entry per collection that matches (sk `<createdAt ms, 15 digits>#<uuid>#<predictedAddress>`,
    * the predicted address and the six filter values, about 300 bytes), written in the same
    * transaction as the collection, together with the range's counter (`total`). A page is one Query
    * on the range (skipping `(page - 1) * limit` entries keys-only) and one BatchGetItem of the page's
@@ -413,7 +413,9 @@ export const collectionKeys = {
   list: (filter?: { field: CollectionFilter; value: string | number }): KeyRange => ({
     pk: filter ? `COLLECTIONS#${filter.field}#${normaliseCollectionFilter(filter.field, filter.value)}` : 'COLLECTIONS#ALL',
   }),
-  listSortKey: (createdAtMs: number, uuid: string): string => `${pad(createdAtMs, 15)}#${uuid}`,
+  /** The creator chooses the uuid, so two collections may share it: the (unique) address keeps their entries apart. */
+  listSortKey: (createdAtMs: number, uuid: string, predictedAddress: string): string =>
+    `${pad(createdAtMs, 15)}#${uuid}#${lower(predictedAddress)}`,
   /**
    * The counter of one list range (`count` = number of entries), each in its own partition so that
    * concurrent creations spread their counter updates. Read with one BatchGetItem for all ranges.

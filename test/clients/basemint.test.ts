@@ -3,59 +3,31 @@
  * service, unchanged: its own metadata (`createMetadata`), its own EIP-712 signature
  * (`generateCreatorSignature`, domain `BaseMintFactory` with the SDK's factory per chain), its own
  * requests. The SDK's base URL is a module constant, so `globalThis.fetch` rewrites that origin to
- * the collections base URL of the local gateway (real HTTP on 127.0.0.1, embedded DynamoDB).
+ * the collections base URL of the service `npm start` runs (test/support/npm-start.ts).
  * The service is configured as production would be for BaseMint's chains: the SDK's domain name and
  * factory addresses (COLLECTION_FACTORY_NAME, COLLECTION_FACTORY_ADDRESSES).
  */
-import { register } from 'node:module';
 import type { CollectionMetadata, CollectionMetadataInput } from '@b3dotfun/basemint';
 import { createPublicClient, createWalletClient, custom, keccak256, toHex, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../scripts/lib/gateway';
+import { type NpmStartService, startNpmStart } from '../support/npm-start';
 
-/**
- * The SDK's ESM build imports directories and extensionless files (`export * from "./entities"`),
- * which Node's own loader refuses (ERR_UNSUPPORTED_DIR_IMPORT) when vitest leaves the package to it
- * (packages under node_modules are not transformed unless `server.deps.inline` names them). This
- * resolve hook, limited to specifiers inside the SDK's folder, retries a failed relative specifier
- * as `<specifier>.js`, then `<specifier>/index.js`, as a bundler would. The SDK's code is unchanged.
- */
-const RESOLVE_SDK_IMPORTS = `
-export async function resolve(specifier, context, next) {
-  try {
-    return await next(specifier, context);
-  } catch (error) {
-    if (!specifier.startsWith('.') || !context.parentURL?.includes('/@b3dotfun/basemint/')) throw error;
-    for (const suffix of ['.js', '/index.js']) {
-      try {
-        return await next(specifier + suffix, context);
-      } catch {}
-    }
-    throw error;
-  }
-}`;
-register(`data:text/javascript,${encodeURIComponent(RESOLVE_SDK_IMPORTS)}`, import.meta.url);
-const { createMetadata, FACTORY_ADDRESS, generateCreatorSignature, OffChainStorageManager } = await import('@b3dotfun/basemint');
+// vitest inlines the package (vitest.config.ts `server.deps.inline`): its ESM build imports directories.
+import { createMetadata, FACTORY_ADDRESS, generateCreatorSignature, OffChainStorageManager } from '@b3dotfun/basemint';
 
 /** The SDK's hard-coded API origin (dist/src/utils/offchain.js). */
 const SDK_ORIGIN = 'https://api.basemint.fun';
 
-const previousEnv = {
-  COLLECTION_FACTORY_NAME: process.env.COLLECTION_FACTORY_NAME,
-  COLLECTION_FACTORY_ADDRESSES: process.env.COLLECTION_FACTORY_ADDRESSES,
-};
-// Read by the handler modules when they load (at their first request).
-process.env.COLLECTION_FACTORY_NAME = 'BaseMintFactory';
-process.env.COLLECTION_FACTORY_ADDRESSES = JSON.stringify(FACTORY_ADDRESS);
-
-let service: LocalService;
+let service: NpmStartService;
 const realFetch = globalThis.fetch;
 /** Every request the SDK sent, as the service received it. */
 const sent: { method: string; url: string; body?: any }[] = [];
 
 beforeAll(async () => {
-  service = await startLocalService({ tableName: 'basemint-client' });
+  service = await startNpmStart({
+    env: { COLLECTION_FACTORY_NAME: 'BaseMintFactory', COLLECTION_FACTORY_ADDRESSES: JSON.stringify(FACTORY_ADDRESS) },
+  });
   globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.startsWith(`${SDK_ORIGIN}/`)) throw new Error(`unexpected request outside the SDK's API: ${url}`);
@@ -68,10 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   globalThis.fetch = realFetch;
   await service?.stop();
-  for (const [name, value] of Object.entries(previousEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
 });
 
 const account = (label: string) => privateKeyToAccount(keccak256(toHex(`basemint-client:${label}`)));
