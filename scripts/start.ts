@@ -9,6 +9,7 @@
  */
 import * as v from 'valibot';
 import { DEFAULT_TABLE_NAME, readEnv } from '../shared/config';
+import { API_NAMES } from '../shared/http/groups';
 import { startLocalService, type LocalService, type RequestLogEntry } from './lib/gateway';
 import { localChainStep } from './lib/local-chain';
 
@@ -102,6 +103,8 @@ async function main(): Promise<void> {
       `  explorer + insights  ${service.urls.base}`,
       `  orders               ${service.urls.orders}`,
       `  collections          ${service.urls.collections}`,
+      'Each base URL serves its interactive reference at /docs and its OpenAPI document at /openapi.json:',
+      ...API_NAMES.map((api) => `  ${service.urls[api]}/docs`),
       `  DynamoDB             ${service.dynamodbEndpoint}  (table ${service.tableName}, data in ${service.dataDir})`,
       `For other tools: export DYNAMODB_ENDPOINT=${service.dynamodbEndpoint} TABLE_NAME=${service.tableName}`,
       'Ctrl-C stops.',

@@ -50,6 +50,23 @@ export interface Route {
   example: RouteExample;
 }
 
+/**
+ * What the route examples name: entities of the demo chain that `npm start` runs (anvil's dev accounts
+ * and the demo's first deployments have the same addresses on every run), so every example request
+ * answers with data locally, and `npm run openapi:examples` takes the documents' examples from them.
+ */
+const DEMO = {
+  chainId: '31337',
+  /** The demo's busiest account (anvil's second dev account). */
+  busyAccount: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  /** A payee of the demo's splitter contract: paid by internal calls. */
+  splitPayee: '0x5A991D819d15f2Cd9B7b54DCA3F40A2E55f1985e',
+  /** DemoToken, the ERC-20 the demo deploys first. */
+  token: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+  /** A transaction moving DemoToken through a contract: several transfers (the demo's `tokenViaContract`). */
+  transferThroughContract: '0x9cbd64550b461a94a749ffd666fc7e5c83e9e7c727fb23b72051dece15069cfe',
+} as const;
+
 export const routes: readonly Route[] = [
   // ----- explorer (base URL; Blockscout API v2 compatible, one chain: EXPLORER_CHAIN_ID) -----
   {
@@ -60,7 +77,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/explorer/list-address-tokens.ts',
     table: READ_ONLY,
     summary: 'Token balances of an address (ERC-20, ERC-721, ERC-1155 ids), largest value first, filtered by type',
-    example: { pathParameters: { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' }, query: { type: 'ERC-20,ERC-1155' } },
+    example: { pathParameters: { address_hash: DEMO.busyAccount }, query: { type: 'ERC-20,ERC-1155' } },
   },
   {
     id: 'ListAddressNftCollections',
@@ -70,7 +87,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/explorer/list-address-nft-collections.ts',
     table: READ_ONLY,
     summary: 'NFT collections an address holds (ERC-721, then ERC-1155), each with up to 9 of its token instances',
-    example: { pathParameters: { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' }, query: { type: 'ERC-721,ERC-1155' } },
+    example: { pathParameters: { address_hash: DEMO.busyAccount }, query: { type: 'ERC-721,ERC-1155' } },
   },
   {
     id: 'ListAddressTokenTransfers',
@@ -80,7 +97,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/explorer/list-address-token-transfers.ts',
     table: READ_ONLY,
     summary: 'Token transfers to or from an address, newest first, filtered by type, direction and token',
-    example: { pathParameters: { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' }, query: { type: 'ERC-20', filter: 'to' } },
+    example: { pathParameters: { address_hash: DEMO.busyAccount }, query: { type: 'ERC-20', filter: 'to' } },
   },
   {
     id: 'ListAddressTransactions',
@@ -90,7 +107,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/explorer/list-address-transactions.ts',
     table: READ_ONLY,
     summary: 'Transactions from, to or creating an address, newest first, filtered by direction',
-    example: { pathParameters: { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' }, query: { filter: 'from' } },
+    example: { pathParameters: { address_hash: DEMO.busyAccount }, query: { filter: 'from' } },
   },
   {
     id: 'ListAddressInternalTransactions',
@@ -100,7 +117,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/explorer/list-address-internal-transactions.ts',
     table: READ_ONLY,
     summary: 'Internal transactions (calls, creations, self-destructs) from or to an address, newest first',
-    example: { pathParameters: { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' }, query: { filter: 'to' } },
+    example: { pathParameters: { address_hash: DEMO.splitPayee }, query: { filter: 'to' } },
   },
   {
     id: 'ListAddressWithdrawals',
@@ -110,7 +127,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/explorer/list-address-withdrawals.ts',
     table: READ_ONLY,
     summary: 'Beacon chain withdrawals received by an address, newest index first',
-    example: { pathParameters: { address_hash: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045' } },
+    example: { pathParameters: { address_hash: DEMO.busyAccount } },
   },
   // ----- insights (base URL; thirdweb Insight API v1 compatible, many chains per request) -----
   {
@@ -122,8 +139,8 @@ export const routes: readonly Route[] = [
     table: READ_ONLY,
     summary: 'Transactions sent to a contract calling one function (text signature or selector), with filters, aggregation and decoding',
     example: {
-      pathParameters: { contractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7', signature: 'transfer(address to,uint256 amount)' },
-      query: { chain_id: ['1', '8453'], decode: 'true', limit: '5', sort_order: 'desc' },
+      pathParameters: { contractAddress: DEMO.token, signature: 'transfer(address to,uint256 amount)' },
+      query: { chain_id: [DEMO.chainId], decode: 'true', limit: '5', sort_order: 'desc' },
     },
   },
   {
@@ -135,9 +152,9 @@ export const routes: readonly Route[] = [
     table: READ_ONLY,
     summary: 'Events (logs) a contract emitted, with topic filters, aggregation and decoding of well-known events',
     example: {
-      pathParameters: { contractAddress: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
+      pathParameters: { contractAddress: DEMO.token },
       query: {
-        chain_id: ['1', '8453'],
+        chain_id: [DEMO.chainId],
         filter_topic_0: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
         decode: 'true',
       },
@@ -151,7 +168,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/insights/list-blocks.ts',
     table: READ_ONLY,
     summary: 'Blocks of one or more chains, filtered by number, timestamp or hash',
-    example: { query: { chain_id: ['1', '8453'], filter_block_number_gte: '100', limit: '10', sort_order: 'asc' } },
+    example: { query: { chain_id: [DEMO.chainId], filter_block_number_gte: '1', limit: '10', sort_order: 'asc' } },
   },
   {
     id: 'Resolve',
@@ -161,7 +178,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/insights/resolve.ts',
     table: READ_ONLY,
     summary: 'Classify an input (block number, transaction or block hash, address, selector, signature) and list what it names',
-    example: { pathParameters: { input: '0xa9059cbb' }, query: { chain_id: ['1', '8453'] } },
+    example: { pathParameters: { input: '0xa9059cbb' }, query: { chain_id: [DEMO.chainId] } },
   },
   {
     id: 'ResolveWithoutInput',
@@ -171,7 +188,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/insights/resolve.ts',
     table: READ_ONLY,
     summary: 'Resolve with an empty input: a 400 in the insights format',
-    example: { query: { chain_id: ['1'] } },
+    example: { query: { chain_id: [DEMO.chainId] } },
   },
   {
     id: 'ListTokenTransfers',
@@ -183,8 +200,8 @@ export const routes: readonly Route[] = [
     summary: 'Token transfers of an owner and / or a token contract, by block and time range, transfer type and token type',
     example: {
       query: {
-        chain_id: ['1', '8453'],
-        owner_address: '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045',
+        chain_id: [DEMO.chainId],
+        owner_address: DEMO.busyAccount,
         token_types: ['erc20', 'erc721'],
         metadata: 'true',
       },
@@ -199,8 +216,8 @@ export const routes: readonly Route[] = [
     table: READ_ONLY,
     summary: 'Token transfers of one transaction, by log index',
     example: {
-      pathParameters: { transaction_hash: '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060' },
-      query: { chain_id: ['1', '8453'] },
+      pathParameters: { transaction_hash: DEMO.transferThroughContract },
+      query: { chain_id: [DEMO.chainId] },
     },
   },
   {
@@ -212,8 +229,8 @@ export const routes: readonly Route[] = [
     table: READ_ONLY,
     summary: 'Token transfers of one token contract (address or registered name)',
     example: {
-      pathParameters: { contract_address: '0xdAC17F958D2ee523a2206206994597C13D831ec7' },
-      query: { chain_id: ['1', '8453'], limit: '10' },
+      pathParameters: { contract_address: DEMO.token },
+      query: { chain_id: [DEMO.chainId], limit: '10' },
     },
   },
   // ----- orders (orders base URL) -----

@@ -20,6 +20,7 @@ import { API_NAMES, API_TITLES, type ApiGroup, type ApiName, VALIDATION_STATUS }
 import { type HandlerSpec, MAX_BODY_BYTES } from '../../shared/http/handler';
 import { apisOf, errorGroupOf, routesOf, type Route } from '../../shared/routes';
 import { loadHandler, REPOSITORY_ROOT } from './dispatch';
+import { type ExamplesFile, readExamples } from './openapi-examples';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 type Spec = HandlerSpec<AnySchema | undefined, AnySchema | undefined, AnySchema | undefined>;
@@ -72,7 +73,7 @@ export async function buildOpenApiDocuments(): Promise<Record<ApiName, Json>> {
   const documents = {} as Record<ApiName, Json>;
   for (const api of API_NAMES) {
     const routes = routesOf(api);
-    documents[api] = openApiDocument(api, routes, await loadSpecs(routes), version);
+    documents[api] = openApiDocument(api, routes, await loadSpecs(routes), version, readExamples());
   }
   return documents;
 }
@@ -80,7 +81,13 @@ export async function buildOpenApiDocuments(): Promise<Record<ApiName, Json>> {
 /** The text of a document file: stable key order, two-space indent, a final newline. */
 export const documentText = (document: Json): string => `${JSON.stringify(document, null, 2)}\n`;
 
-export function openApiDocument(api: ApiName, routes: readonly Route[], specs: ReadonlyMap<string, Spec>, version: string): Json {
+export function openApiDocument(
+  api: ApiName,
+  routes: readonly Route[],
+  specs: ReadonlyMap<string, Spec>,
+  version: string,
+  examples: ExamplesFile = { responses: {}, errors: {} },
+): Json {
   const paths: Json = {};
   const errorGroups = new Set<ApiGroup>();
   const tags: string[] = [];
@@ -92,7 +99,7 @@ export function openApiDocument(api: ApiName, routes: readonly Route[], specs: R
     errorGroups.add(errorGroup);
     if (!tags.includes(route.group)) tags.push(route.group);
     const item = (paths[route.path] ?? {}) as Json;
-    item[route.method.toLowerCase()] = operation(route, spec, errorGroup);
+    item[route.method.toLowerCase()] = operation(route, spec, errorGroup, examples);
     paths[route.path] = item;
   }
   const schemas: Json = {};
@@ -131,7 +138,7 @@ const errorRef = (group: ApiGroup, kind: 'validation' | 'other'): Json => {
   return { $ref: `#/components/schemas/${errorSchemaName(group, kind === 'validation' && validation !== other ? 'validation' : 'other')}` };
 };
 
-function operation(route: Route, spec: Spec, errorGroup: ApiGroup): Json {
+function operation(route: Route, spec: Spec, errorGroup: ApiGroup, examples: ExamplesFile): Json {
   const where = `${route.id} (${route.handler})`;
   const templateNames = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
   const pathParameters = parametersOf('path', spec.path, route.example.pathParameters ?? {}, where);
@@ -148,15 +155,25 @@ function operation(route: Route, spec: Spec, errorGroup: ApiGroup): Json {
   ];
   const responseSchema = spec.response ? convert(spec.response, 'output', `${where} response`) : {};
   const status = successStatus(responseSchema);
+  // What the route's example request answered on the demo chain (arrays shortened).
+  const captured = examples.responses[route.id];
   const responses: Json = {
     [status]: {
       description: status === '201' ? 'Created' : 'OK',
-      content: { [spec.contentType ?? 'application/json']: { schema: responseSchema } },
+      content: {
+        [spec.contentType ?? 'application/json']: { schema: responseSchema, ...(captured ? { example: captured.body } : {}) },
+      },
     },
   };
+  const errorExample = examples.errors[errorGroup];
   const error = (description: string, kind: 'validation' | 'other') => ({
     description,
-    content: { 'application/json': { schema: errorRef(errorGroup, kind) } },
+    content: {
+      'application/json': {
+        schema: errorRef(errorGroup, kind),
+        ...(kind === 'validation' && errorExample ? { example: errorExample.body } : {}),
+      },
+    },
   });
   if (spec.path || spec.query || spec.body) {
     responses[String(VALIDATION_STATUS[errorGroup])] = error(

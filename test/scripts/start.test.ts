@@ -64,6 +64,13 @@ describe('npm start (scripts/start.ts)', () => {
 
     for (const url of Object.values(urls)) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(output()).toContain(`DYNAMODB_ENDPOINT=${urls.dynamodb} TABLE_NAME=start-test`);
+    // Each base URL's reference page is printed and served.
+    for (const base of [urls.base, urls.orders, urls.collections]) {
+      expect(output()).toContain(`${base}/docs`);
+      const page = await fetch(`${base}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    }
 
     const response = await fetch(`${urls.orders}/nothing`);
     expect(response.status).toBe(404);
