@@ -186,6 +186,43 @@ describe('deposits that complete an order', () => {
     expect(recorded).toHaveLength(2);
   });
 
+  test('a mint_nft order paid in ERC-20 of the demo token: detected as a swap is, and GET /orders/{id} lists its deposits', async () => {
+    const body = tokenOrderBody(parseEther('10'));
+    const nft = { contractAddress: MAINNET_USDC, contractType: 'erc1155', tokenId: 7, nftPrice: '5' };
+    const order = await createOrder({
+      ...body,
+      type: 'mint_nft',
+      payload: nft,
+      metadata: {
+        ...body.metadata,
+        nft: { type: 'erc1155', contractAddress: MAINNET_USDC, tokenId: 7, name: 'N', description: '', imageUrl: '', price: '5' },
+      },
+    });
+    expect((await getOrder(order.id)).body.data.depositTxs).toBeNull();
+
+    const first = await sendToken(order.globalAddress, parseEther('4'));
+    const second = await sendToken(order.globalAddress, parseEther('6'));
+    await ingest();
+    const read = (await getOrder(order.id)).body.data;
+    expect(read.order).toMatchObject({ type: 'mint_nft', status: 'sending_token_from_vault', payload: nft });
+    expect(read.depositTxs).toEqual(
+      await Promise.all(
+        [
+          [first, parseEther('4')],
+          [second, parseEther('6')],
+        ].map(async ([receipt, amount]: any) => ({
+          orderId: order.id,
+          chain: CHAIN_ID,
+          from: expect.stringMatching(new RegExp(`^${accounts[1]!.address}$`, 'i')),
+          txHash: receipt.transactionHash,
+          amount: amount.toString(),
+          createdAt: await blockTimeMs(receipt.blockNumber),
+        })),
+      ),
+    );
+    expect(read).toMatchObject({ relayTx: null, executeTx: null, refundTxs: null });
+  });
+
   test('an ERC-20 of the demo token in two parts', async () => {
     const order = await createOrder(tokenOrderBody(parseEther('100')));
     await sendToken(order.globalAddress, parseEther('30'));
