@@ -499,7 +499,7 @@ const wholeNumberQuery = (min: number, max: number) =>
     v.maxValue(max, `must be at most ${max}`),
   );
 
-export const listOrdersQuerySchema = v.object({
+export const listOrdersQuerySchema = v.strictObject({
   creatorAddress: v.optional(addressSchema),
   limit: v.optional(wholeNumberQuery(1, ORDER_LIST_LIMITS.maxLimit), String(ORDER_LIST_LIMITS.defaultLimit)),
   offset: v.optional(wholeNumberQuery(0, ORDER_LIST_LIMITS.maxOffset), '0'),

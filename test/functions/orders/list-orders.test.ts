@@ -91,6 +91,7 @@ describe('GET /orders', () => {
     ['offset=-1', 'offset: must be a whole number'],
     ['offset=5001', 'offset: must be at most 5000'],
     ['creatorAddress=0x1234', 'creatorAddress: must be an address'],
+    ['creator=0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', 'creator'],
   ])('answers 400 in the B3 error format for %s', async (query, message) => {
     const response = await list(query);
     expect(response.status).toBe(400);
