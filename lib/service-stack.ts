@@ -111,8 +111,12 @@ export class ServiceStack extends Stack {
       const shared = apis.length > 1;
       const fn = this.addFunction(route.id, route.handler, route.table, {
         description: route.summary,
-        // A function behind several APIs tells them apart by requestContext.apiId (shared/http/api-name.ts).
-        environment: shared ? Object.fromEntries(apis.map((api) => [apiIdVariable(api), this.apis.get(api)!.api.apiId])) : undefined,
+        environment: {
+          // A function behind several APIs tells them apart by requestContext.apiId (shared/http/api-name.ts).
+          ...(shared ? Object.fromEntries(apis.map((api) => [apiIdVariable(api), this.apis.get(api)!.api.apiId])) : {}),
+          // Every chain the stack ingests is an order chain (shared/orders/config.ts; ORDER_CHAINS adds to them).
+          ...(route.group === 'orders' ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') } : {}),
+        },
         assets: route.assets,
       });
       for (const api of apis) {

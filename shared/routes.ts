@@ -243,7 +243,8 @@ export const routes: readonly Route[] = [
     // Reads partner, fee-token balance, session and idempotency key; one TransactWriteItems puts the
     // order (and the idempotency key) and updates the checkout session.
     table: { read: true, write: ['PutItem', 'UpdateItem'] },
-    summary: 'Create a cross-chain swap order with its deposit address, fee breakdown and optional onramp link',
+    summary:
+      'Create an order (swap, custom, mint_nft, join_tournament, fund_tournament) with its deposit address, fee breakdown and optional onramp link',
     example: {
       headers: { 'content-type': 'application/json' },
       body: {
@@ -270,8 +271,19 @@ export const routes: readonly Route[] = [
     group: 'orders',
     handler: 'functions/orders/get-order.ts',
     table: READ_ONLY,
-    summary: 'One order by id; a waiting order past its expiry reads as expired',
+    summary: 'One order by id with its deposit transactions; a waiting order past its expiry reads as expired',
     example: { pathParameters: { id: '0b9c2f6e-3c1d-4e8a-9f2b-7d5e1a4c6b30' } },
+  },
+  {
+    id: 'ListOrders',
+    method: 'GET',
+    path: '/orders',
+    group: 'orders',
+    handler: 'functions/orders/list-orders.ts',
+    // One Query of key-only pointers (O11 / O12), one BatchGetItem of the page's orders.
+    table: READ_ONLY,
+    summary: 'Orders newest first, of one creator (any letter case) or of everyone, paged by limit and offset',
+    example: { query: { limit: '20', offset: '0', creatorAddress: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' } },
   },
   {
     id: 'CreateCheckoutSession',

@@ -25,7 +25,10 @@ export const ONRAMP_TEMPLATE_PLACEHOLDERS = [
   'redirectUrl',
 ] as const;
 
-const DEFAULT_CHAINS = '1,10,56,137,8333,8453,42161,1337,31337';
+/** Chains accepted besides the ingested ones unless ORDER_CHAINS says otherwise (an empty ORDER_CHAINS: none). */
+const DEFAULT_CHAINS = '1,10,56,137,8333,8453,42161,1337';
+/** The local chain's id when CHAIN_ID is unset (scripts/lib/local-chain.ts). */
+const LOCAL_CHAIN_ID = 31337;
 
 /** Illustrative hosted-checkout links; production sets the vendor's real URL and app id. */
 const DEFAULT_ONRAMP_VENDORS = JSON.stringify({
@@ -67,15 +70,25 @@ const onrampVendorSchema = v.object({
   ),
 });
 
-const orderEnvSchema = v.object({
-  ORDER_CHAINS: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\s*[1-9][0-9]*(\s*,\s*[1-9][0-9]*)*\s*$/, 'must be a comma-separated list of chain ids'),
-      v.transform((list) => [...new Set(list.split(',').map((id) => Number(id.trim())))]),
-    ),
-    DEFAULT_CHAINS,
+const chainList = v.pipe(
+  v.string(),
+  v.regex(/^\s*([1-9][0-9]*(\s*,\s*[1-9][0-9]*)*)?\s*$/, 'must be a comma-separated list of chain ids'),
+  v.transform((list) =>
+    list
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '')
+      .map(Number),
   ),
+);
+
+const orderEnvSchema = v.object({
+  /** The chains the stack ingests (set by lib/service-stack.ts on the orders functions; may be empty). */
+  INGESTED_CHAIN_IDS: v.optional(chainList),
+  /** The chain the local ingest follows (npm start, the ingest CLI); used when INGESTED_CHAIN_IDS is unset. */
+  CHAIN_ID: v.optional(v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/, 'must be a chain id'), v.transform(Number)), String(LOCAL_CHAIN_ID)),
+  /** Chains accepted in addition to the ingested ones (empty: only those). */
+  ORDER_CHAINS: v.optional(chainList, DEFAULT_CHAINS),
   ORDER_EXPIRY_MINUTES: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(24 * 60)), '15'),
   ORDER_SERVICE_FEE_BPS: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0), v.maxValue(10_000)), '80'),
   /** The factory that deploys each order's deposit contract with CREATE2 (default: the CREATE2 deployer anvil ships). */
@@ -128,7 +141,7 @@ export function loadOrderConfig(env: Record<string, string | undefined> = proces
   const byChain = <T, U>(record: Record<string, T>, map: (value: T) => U): Record<number, U> =>
     Object.fromEntries(Object.entries(record).map(([chainId, value]) => [Number(chainId), map(value)]));
   return {
-    chains: raw.ORDER_CHAINS,
+    chains: [...new Set([...(raw.INGESTED_CHAIN_IDS ?? [raw.CHAIN_ID]), ...raw.ORDER_CHAINS])],
     expiryMinutes: raw.ORDER_EXPIRY_MINUTES,
     serviceFeeBps: raw.ORDER_SERVICE_FEE_BPS,
     depositFactory: raw.ORDER_DEPOSIT_FACTORY as `0x${string}`,

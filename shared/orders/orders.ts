@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { getItem, queryAll, transactWrite, updateItem, type TransactItem } from '../db/operations';
 import { InvalidRequestError, NotFoundError } from '../errors';
-import { orderKeys, pad } from '../table/keys';
+import { orderKeys, pad, type ItemKey } from '../table/keys';
 import { checkoutSessionConflict, linkOrderToSessionItem, sessionStatusAfterOrder, sessionUpdateItem } from './checkout-sessions';
 import { now } from './clock';
 import type { OrderConfig } from './config';
@@ -16,11 +16,18 @@ import { readFeeTokenBalance, standardFee } from './fees';
 import { onrampVendor } from './onramp';
 import { getPartner } from './partners';
 import type { CreateOrderRequest, Order } from './schemas';
-import { canTransition, effectiveStatus, initialStatus, isWaiting, type OrderStatus } from './states';
+import { canTransition, effectiveStatus, initialStatus, isWaiting, type OrderStatus, WIRE_STATUS } from './states';
 
-/** An order as stored: the Order fields, `onrampMetadata.ipAddress`, the session link and the sparse index keys. */
-export type StoredOrder = Omit<Order, 'onrampMetadata'> & {
-  onrampMetadata: (NonNullable<Order['onrampMetadata']> & { ipAddress: string }) | null;
+/**
+ * An order as stored: the Order fields with the machine's own status (states.ts), the payload and
+ * metadata as accepted, `onrampMetadata.ipAddress`, the session link and the sparse index keys.
+ */
+export type StoredOrder = Omit<Order, 'onrampMetadata' | 'status' | 'type' | 'payload' | 'metadata' | 'stripePaymentIntentId'> & {
+  type: CreateOrderRequest['type'];
+  status: OrderStatus;
+  payload: CreateOrderRequest['payload'];
+  metadata: CreateOrderRequest['metadata'];
+  onrampMetadata: (Omit<NonNullable<Order['onrampMetadata']>, 'stripeAmountInCents'> & { ipAddress: string }) | null;
   checkoutSessionId?: string;
   updatedAt: number;
   depositTransactionHash?: string;
@@ -73,6 +80,7 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    ...listPointers(order).map((pointer) => ({ Put: { Item: pointer } })),
   ];
   const sessionIndex = items.length;
   if (request.checkoutSessionId) items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt));
@@ -88,6 +96,13 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
     throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);
   }
   throw new Error(`Order ${order.id} could not be written: conditions ${outcome.failedConditions.join(', ')} failed`);
+}
+
+/** O11 / O12: the key-only list entries of a new order (every order; its creator's, when named). Never updated. */
+function listPointers(order: StoredOrder): ItemKey[] {
+  const sk = orderKeys.orderPointerSortKey(order.createdAt, order.id);
+  const ranges = [orderKeys.allOrders(), ...(order.creatorAddress ? [orderKeys.creatorOrders(order.creatorAddress)] : [])];
+  return ranges.map((range) => ({ pk: range.pk, sk }));
 }
 
 function buildOrder(
@@ -159,8 +174,7 @@ export function toOrder(stored: StoredOrder, at: number): Order {
   const onramp = stored.onrampMetadata;
   return {
     id: stored.id,
-    type: stored.type,
-    status: effectiveStatus(stored.status, stored.expiredAt, at),
+    status: WIRE_STATUS[effectiveStatus(stored.status, stored.expiredAt, at)],
     recipientAddress: stored.recipientAddress,
     globalAddress: stored.globalAddress,
     srcChain: stored.srcChain,
@@ -168,8 +182,6 @@ export function toOrder(stored: StoredOrder, at: number): Order {
     srcTokenAddress: stored.srcTokenAddress,
     dstTokenAddress: stored.dstTokenAddress,
     srcAmount: stored.srcAmount,
-    payload: stored.payload,
-    metadata: stored.metadata,
     createdAt: stored.createdAt,
     expiredAt: stored.expiredAt,
     filledAt: stored.filledAt ?? null,
@@ -185,14 +197,33 @@ export function toOrder(stored: StoredOrder, at: number): Order {
           country: onramp.country,
           redirectUrl: onramp.redirectUrl,
           processorAmountInCents: onramp.processorAmountInCents ?? null,
+          ...(typeof onramp.processorAmountInCents === 'number' ? { stripeAmountInCents: onramp.processorAmountInCents } : {}),
           fingerprint: null,
         }
       : null,
     oneClickBuyUrl: stored.oneClickBuyUrl ?? null,
     processorPaymentIntentId: stored.processorPaymentIntentId ?? null,
+    stripePaymentIntentId: stored.processorPaymentIntentId ?? null,
     settlement: stored.settlement ?? null,
     fee: stored.fee,
+    ...typedParts(stored),
+  } as Order;
+}
+
+/** A token descriptor as returned: `metadata` always an object. */
+const withTokenMetadata = <T extends { metadata?: { logoURI?: string } }>(token: T) => ({ ...token, metadata: token.metadata ?? {} });
+
+/** `type`, `payload` and `metadata` as returned: swap's actualDstAmount once settled, mint_nft's tokenId null for erc721. */
+function typedParts(stored: StoredOrder): Pick<Order, 'type' | 'payload' | 'metadata'> {
+  const metadata = {
+    ...stored.metadata,
+    srcToken: withTokenMetadata(stored.metadata.srcToken),
+    dstToken: withTokenMetadata(stored.metadata.dstToken),
   };
+  let payload: Record<string, unknown> = { ...stored.payload };
+  if (stored.type === 'swap') payload = { ...payload, actualDstAmount: stored.settlement?.actualDstAmount ?? null };
+  if (stored.type === 'mint_nft') payload = { ...payload, tokenId: payload.tokenId ?? null };
+  return { type: stored.type, payload, metadata } as Pick<Order, 'type' | 'payload' | 'metadata'>;
 }
 
 /** O1: the stored order, or undefined. */

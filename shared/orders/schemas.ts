@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { maxUint256 } from 'viem';
 import { CHECKOUT_SESSION_EXPIRY, type OrderConfig } from './config';
 import { isAssignedCountryCode } from './countries';
-import { ORDER_STATUSES } from './states';
+import { ORDER_WIRE_STATUSES } from './states';
 import { refuseInheritedNames } from '../http/inherited-names';
 
 // ---------------------------------------------------------------------------------------------------
@@ -126,29 +126,134 @@ const tokenField = (side: 'srcToken' | 'dstToken', field: 'chainId' | 'address')
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
+// Order types: payload and metadata of each (AnySpend's five; see docs/decisions/orders.md)
+
+export const ORDER_TYPES = ['swap', 'custom', 'mint_nft', 'join_tournament', 'fund_tournament'] as const;
+export type OrderType = (typeof ORDER_TYPES)[number];
+
+/** A non-negative integer in a token's smallest unit (prices and amounts that may be zero). */
+const quantitySchema = v.pipe(
+  v.string('must be a string'),
+  v.regex(/^(0|[1-9][0-9]*)$/, 'must be a non-negative integer string (smallest token unit, no sign, decimals or leading zeros)'),
+  v.check((amount) => !/^[0-9]+$/.test(amount) || (amount.length <= 78 && BigInt(amount) <= maxUint256), 'must fit in 256 bits'),
+);
+
+const tokenIdSchema = v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be at least 0'));
+const freeText = (max: number) => v.pipe(v.string('must be a string'), v.maxLength(max, `must be at most ${max} characters`));
+const calldataSchema = v.pipe(
+  v.string('must be a string'),
+  v.regex(/^0x([0-9a-fA-F]{2})*$/, 'must be hex calldata: 0x followed by whole bytes'),
+  v.maxLength(2 + 2 * 24_576, 'must be at most 24576 bytes'),
+);
+const nftContractType = v.picklist(['erc721', 'erc1155'], 'must be "erc721" or "erc1155"');
+
+const swapPayloadSchema = closed({
+  expectedDstAmount: amountSchema,
+  /** What the settlement delivered: null (or absent) on creation; the SDK always sends null. */
+  actualDstAmount: v.optional(v.null('must be null when an order is created')),
+});
+
+const customPayloadSchema = closed({
+  data: calldataSchema,
+  to: addressSchema,
+  amount: quantitySchema,
+  spenderAddress: v.optional(addressSchema),
+  /** AnySpend's hooks spread the caller's payload, which carries the metadata's action as well. */
+  action: v.optional(text(64)),
+});
+
+const mintNftPayloadSchema = v.pipe(
+  closed({
+    contractAddress: addressSchema,
+    tokenId: v.optional(v.nullable(tokenIdSchema)),
+    contractType: nftContractType,
+    nftPrice: quantitySchema,
+  }),
+  v.forward(
+    v.partialCheck(
+      [['contractType'], ['tokenId']],
+      (payload) => (payload.contractType === 'erc1155') === (typeof payload.tokenId === 'number'),
+      'is required (a number) for erc1155 and must be absent or null for erc721',
+    ),
+    ['tokenId'],
+  ),
+);
+
+const joinTournamentPayloadSchema = closed({ contractAddress: addressSchema, entryPrice: quantitySchema });
+const fundTournamentPayloadSchema = closed({ contractAddress: addressSchema, fundAmount: quantitySchema });
+
+/** metadata.nft: AnySpend's ERC721NFT / ERC1155NFT, plus `price` (and `contractType`) the SDK's components add. */
+const nftMetadataSchema = closed({
+  type: nftContractType,
+  contractAddress: addressSchema,
+  name: text(256),
+  description: freeText(4096),
+  imageUrl: freeText(2048),
+  tokenId: v.optional(tokenIdSchema),
+  price: v.optional(quantitySchema),
+  contractType: v.optional(nftContractType),
+});
+
+/** metadata.tournament: AnySpend's Tournament, plus `contractAddress` and `entryPriceOrFundAmount` the SDK's components add. */
+const tournamentMetadataSchema = closed({
+  slug: text(128),
+  name: text(256),
+  description: freeText(4096),
+  imageUrl: freeText(2048),
+  contractAddress: v.optional(addressSchema),
+  entryPriceOrFundAmount: v.optional(quantitySchema),
+});
+
+const tokens = { srcToken: tokenDescriptorSchema, dstToken: tokenDescriptorSchema };
+
+/** The payload and metadata of each order type, as POST /orders accepts them. */
+const ORDER_TYPE_PARTS = {
+  swap: { payload: swapPayloadSchema, metadata: closed(tokens) },
+  custom: { payload: customPayloadSchema, metadata: closed({ ...tokens, action: v.optional(text(64)) }) },
+  mint_nft: { payload: mintNftPayloadSchema, metadata: closed({ ...tokens, nft: nftMetadataSchema }) },
+  join_tournament: { payload: joinTournamentPayloadSchema, metadata: closed({ ...tokens, tournament: tournamentMetadataSchema }) },
+  fund_tournament: { payload: fundTournamentPayloadSchema, metadata: closed({ ...tokens, tournament: tournamentMetadataSchema }) },
+} as const;
+
 /** The POST /orders body, with the chains and onramp vendors of `config`. */
-export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onrampVendors'>) =>
-  v.pipe(
-    closed(
-      {
-        type: v.picklist(['swap'], 'must be "swap"'),
-        recipientAddress: addressSchema,
-        srcChain: supportedChainSchema(config.chains),
-        dstChain: supportedChainSchema(config.chains),
-        srcTokenAddress: addressSchema,
-        dstTokenAddress: addressSchema,
-        srcAmount: amountSchema,
-        payload: closed({ expectedDstAmount: amountSchema }),
-        metadata: closed({ srcToken: tokenDescriptorSchema, dstToken: tokenDescriptorSchema }),
-        partnerId: v.optional(
-          v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores')),
-        ),
-        clientReferenceId: v.optional(clientReferenceIdSchema),
-        onramp: v.optional(onrampRequestSchema(config.onrampVendors)),
-        creatorAddress: v.optional(addressSchema),
-        checkoutSessionId: v.optional(uuidSchema),
-      },
-      'the request body must be a JSON object',
+export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onrampVendors'>) => {
+  const common = {
+    recipientAddress: addressSchema,
+    srcChain: supportedChainSchema(config.chains),
+    dstChain: supportedChainSchema(config.chains),
+    srcTokenAddress: addressSchema,
+    dstTokenAddress: addressSchema,
+    srcAmount: amountSchema,
+    partnerId: v.optional(
+      v.pipe(v.string('must be a string'), v.regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, hyphens or underscores')),
+    ),
+    clientReferenceId: v.optional(clientReferenceIdSchema),
+    onramp: v.optional(onrampRequestSchema(config.onrampVendors)),
+    creatorAddress: v.optional(addressSchema),
+    checkoutSessionId: v.optional(uuidSchema),
+  };
+  /**
+   * One closed object per order type; the variant on `type` picks it, so every message names the
+   * type's own fields. An unknown `type` is reported alone: it decides which fields apply.
+   */
+  const variantOf = <const TType extends OrderType>(type: TType) =>
+    v.objectWithRest(
+      { ...common, type: v.literal(type), payload: ORDER_TYPE_PARTS[type].payload, metadata: ORDER_TYPE_PARTS[type].metadata },
+      v.never(UNKNOWN_FIELD),
+      'is required',
+    );
+  return v.pipe(
+    v.custom<unknown>((input) => !Array.isArray(input), 'the request body must be a JSON object'),
+    refuseInheritedNames(UNKNOWN_FIELD),
+    v.variant(
+      'type',
+      [variantOf('swap'), variantOf('custom'), variantOf('mint_nft'), variantOf('join_tournament'), variantOf('fund_tournament')],
+      (issue) =>
+        issue.expected === 'Object'
+          ? 'the request body must be a JSON object'
+          : issue.input === undefined
+            ? 'is required'
+            : `must be one of: ${ORDER_TYPES.join(', ')}`,
     ),
     v.forward(
       v.partialCheck(
@@ -191,6 +296,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
       ['dstTokenAddress'],
     ),
   );
+};
 
 export type CreateOrderRequest = v.InferOutput<ReturnType<typeof createOrderBodySchema>>;
 export type TokenDescriptor = v.InferOutput<typeof tokenDescriptorSchema>;
@@ -199,13 +305,14 @@ export type OnrampRequest = v.InferOutput<ReturnType<typeof onrampRequestSchema>
 // ---------------------------------------------------------------------------------------------------
 // Order (response)
 
+/** A token descriptor as returned: `metadata` is always an object (AnySpend's UI reads `metadata.logoURI`). */
 const tokenDescriptorResponse = v.strictObject({
   chainId: v.number(),
   address: v.string(),
   symbol: v.string(),
   name: v.string(),
   decimals: v.number(),
-  metadata: v.optional(v.strictObject({ logoURI: v.optional(v.string()) })),
+  metadata: v.strictObject({ logoURI: v.optional(v.string()) }),
 });
 
 export const feeSchema = v.strictObject({
@@ -220,13 +327,17 @@ export const feeSchema = v.strictObject({
   finalFeeBps: v.pipe(v.number(), v.integer()),
 });
 
-/** onrampMetadata as returned: the stored `ipAddress` is never part of it. */
+/**
+ * onrampMetadata as returned: the stored `ipAddress` is never part of it. `stripeAmountInCents` is
+ * AnySpend's name for `processorAmountInCents` (same value, present only when that is a number).
+ */
 export const onrampMetadataSchema = v.strictObject({
   vendor: v.string(),
   paymentMethod: v.string(),
   country: v.string(),
   redirectUrl: v.string(),
   processorAmountInCents: v.nullable(v.number()),
+  stripeAmountInCents: v.optional(v.number()),
   fingerprint: v.null(),
 });
 
@@ -238,10 +349,63 @@ export const settlementSchema = v.strictObject({
   }),
 });
 
-export const orderSchema = v.strictObject({
+const nftType = v.picklist(['erc721', 'erc1155']);
+const tokensResponse = { srcToken: tokenDescriptorResponse, dstToken: tokenDescriptorResponse };
+const tournamentResponse = v.strictObject({
+  slug: v.string(),
+  name: v.string(),
+  description: v.string(),
+  imageUrl: v.string(),
+  contractAddress: v.optional(v.string()),
+  entryPriceOrFundAmount: v.optional(v.string()),
+});
+
+/** Payload and metadata of each order type as returned (what was accepted; swap's actualDstAmount once settled). */
+const ORDER_TYPE_RESPONSES = {
+  swap: {
+    payload: v.strictObject({ expectedDstAmount: v.string(), actualDstAmount: v.nullable(v.string()) }),
+    metadata: v.strictObject(tokensResponse),
+  },
+  custom: {
+    payload: v.strictObject({
+      data: v.string(),
+      to: v.string(),
+      amount: v.string(),
+      spenderAddress: v.optional(v.string()),
+      action: v.optional(v.string()),
+    }),
+    metadata: v.strictObject({ ...tokensResponse, action: v.optional(v.string()) }),
+  },
+  mint_nft: {
+    payload: v.strictObject({ contractAddress: v.string(), tokenId: v.nullable(v.number()), contractType: nftType, nftPrice: v.string() }),
+    metadata: v.strictObject({
+      ...tokensResponse,
+      nft: v.strictObject({
+        type: nftType,
+        contractAddress: v.string(),
+        name: v.string(),
+        description: v.string(),
+        imageUrl: v.string(),
+        tokenId: v.optional(v.number()),
+        price: v.optional(v.string()),
+        contractType: v.optional(nftType),
+      }),
+    }),
+  },
+  join_tournament: {
+    payload: v.strictObject({ contractAddress: v.string(), entryPrice: v.string() }),
+    metadata: v.strictObject({ ...tokensResponse, tournament: tournamentResponse }),
+  },
+  fund_tournament: {
+    payload: v.strictObject({ contractAddress: v.string(), fundAmount: v.string() }),
+    metadata: v.strictObject({ ...tokensResponse, tournament: tournamentResponse }),
+  },
+} as const;
+
+const orderFields = {
   id: v.pipe(v.string(), v.uuid()),
-  type: v.literal('swap'),
-  status: v.picklist(ORDER_STATUSES),
+  /** AnySpend's nine status values; the service's own states map onto them (WIRE_STATUS in states.ts). */
+  status: v.picklist(ORDER_WIRE_STATUSES),
   recipientAddress: v.string(),
   globalAddress: v.string(),
   srcChain: v.number(),
@@ -249,8 +413,6 @@ export const orderSchema = v.strictObject({
   srcTokenAddress: v.string(),
   dstTokenAddress: v.string(),
   srcAmount: v.string(),
-  payload: v.strictObject({ expectedDstAmount: v.string() }),
-  metadata: v.strictObject({ srcToken: tokenDescriptorResponse, dstToken: tokenDescriptorResponse }),
   createdAt: v.number(),
   expiredAt: v.number(),
   filledAt: v.nullable(v.number()),
@@ -262,9 +424,28 @@ export const orderSchema = v.strictObject({
   onrampMetadata: v.nullable(onrampMetadataSchema),
   oneClickBuyUrl: v.nullable(v.string()),
   processorPaymentIntentId: v.nullable(v.string()),
+  /** AnySpend's name for processorPaymentIntentId (same value). */
+  stripePaymentIntentId: v.nullable(v.string()),
   settlement: v.nullable(settlementSchema),
   fee: feeSchema,
-});
+};
+
+const orderOfType = <const TType extends OrderType>(type: TType) =>
+  v.strictObject({
+    ...orderFields,
+    type: v.literal(type),
+    payload: ORDER_TYPE_RESPONSES[type].payload,
+    metadata: ORDER_TYPE_RESPONSES[type].metadata,
+  });
+
+/** An order as returned: a variant on `type`, each type with its own payload and metadata. */
+export const orderSchema = v.variant('type', [
+  orderOfType('swap'),
+  orderOfType('custom'),
+  orderOfType('mint_nft'),
+  orderOfType('join_tournament'),
+  orderOfType('fund_tournament'),
+]);
 
 export type Order = v.InferOutput<typeof orderSchema>;
 export type Fee = v.InferOutput<typeof feeSchema>;
@@ -275,6 +456,56 @@ function envelope<TData extends v.GenericSchema>(data: TData) {
 }
 
 export const orderResponseSchema = envelope(orderSchema);
+
+/** A deposit recorded for an order (AnySpend's DepositTx). */
+export const depositTxSchema = v.strictObject({
+  orderId: v.string(),
+  chain: v.number(),
+  from: v.string(),
+  txHash: v.string(),
+  /** Decimal string, smallest unit of the order's source token. */
+  amount: v.string(),
+  /** The block time of the deposit, epoch ms. */
+  createdAt: v.number(),
+});
+
+export type DepositTx = v.InferOutput<typeof depositTxSchema>;
+
+/** GET /orders/{id}: the order and its transactions; relayTx, executeTx and refundTxs stay null until a later stage writes them. */
+export const orderWithTransactionsSchema = v.strictObject({
+  order: orderSchema,
+  depositTxs: v.nullable(v.array(depositTxSchema)),
+  relayTx: v.null(),
+  executeTx: v.null(),
+  refundTxs: v.null(),
+});
+
+export type OrderWithTransactions = v.InferOutput<typeof orderWithTransactionsSchema>;
+
+export const orderWithTransactionsResponseSchema = envelope(orderWithTransactionsSchema);
+
+/** GET /orders: newest first. */
+export const orderListResponseSchema = envelope(v.array(orderSchema));
+
+/** The largest page and the deepest offset of GET /orders (see docs/decisions/orders.md). */
+export const ORDER_LIST_LIMITS = { defaultLimit: 100, maxLimit: 100, maxOffset: 5000 } as const;
+
+const wholeNumberQuery = (min: number, max: number) =>
+  v.pipe(
+    v.string('must be a string'),
+    v.regex(/^[0-9]+$/, 'must be a whole number'),
+    v.transform(Number),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+export const listOrdersQuerySchema = v.strictObject({
+  creatorAddress: v.optional(addressSchema),
+  limit: v.optional(wholeNumberQuery(1, ORDER_LIST_LIMITS.maxLimit), String(ORDER_LIST_LIMITS.defaultLimit)),
+  offset: v.optional(wholeNumberQuery(0, ORDER_LIST_LIMITS.maxOffset), '0'),
+});
+
+export type ListOrdersQuery = v.InferOutput<typeof listOrdersQuerySchema>;
 
 export const orderIdPathSchema = v.object({ id: uuidSchema });
 

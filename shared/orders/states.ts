@@ -64,3 +64,40 @@ export function effectiveStatus(status: OrderStatus, expiredAt: number, at: numb
 export function initialStatus(withOnramp: boolean): OrderStatus {
   return withOnramp ? 'waiting_payment' : 'scanning_deposit_transaction';
 }
+
+/**
+ * The status values an API user sees: AnySpend's nine (its SDK's `getStatusDisplay` throws on any
+ * other value). The spec shows only `executed` and leaves the set open, so the wire uses AnySpend's
+ * vocabulary and each state of the machine above maps onto it (docs/decisions/orders.md, "Status on
+ * the wire"). `waiting_stripe_payment` is for a Stripe payment intent the service does not create.
+ */
+export const ORDER_WIRE_STATUSES = [
+  'scanning_deposit_transaction',
+  'waiting_stripe_payment',
+  'expired',
+  'sending_token_from_vault',
+  'relay',
+  'executed',
+  'refunding',
+  'refunded',
+  'failure',
+] as const;
+
+export type OrderWireStatus = (typeof ORDER_WIRE_STATUSES)[number];
+
+export const WIRE_STATUS: Readonly<Record<OrderStatus, OrderWireStatus>> = {
+  // An onramp order waits for its payment at the deposit address: AnySpend shows "Awaiting Payment"
+  // for scanning_deposit_transaction when onrampMetadata is set.
+  waiting_payment: 'scanning_deposit_transaction',
+  scanning_deposit_transaction: 'scanning_deposit_transaction',
+  // Paid; the service quotes and sends the source funds on: AnySpend's "Sending Token".
+  quoting_after_deposit: 'sending_token_from_vault',
+  relay: 'relay',
+  // AnySpend's relay covers the destination execution ("Executing Order").
+  executing: 'relay',
+  executed: 'executed',
+  refunding: 'refunding',
+  refunded: 'refunded',
+  expired: 'expired',
+  failure: 'failure',
+};

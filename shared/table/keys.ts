@@ -333,7 +333,7 @@ export const nftKeys = {
 export const TOKEN_TYPE_RANK: Record<TokenStandard, string> = { 'ERC-721': '1', 'ERC-1155': '2', 'ERC-404': '3', 'ERC-20': '4' };
 
 // ---------------------------------------------------------------------------------------------------
-// Orders (O1 - O9)
+// Orders (O1 - O12)
 
 export const orderKeys = {
   /** O1: an order by id. GetItem. */
@@ -359,6 +359,22 @@ export const orderKeys = {
     pk: `ORDER#${orderId}`,
     sk: `DEPOSIT#${lower(transactionHash)}#${'logIndex' in position ? `LOG#${indexKey(position.logIndex)}` : `CALL#${indexKey(position.callIndex)}`}`,
   }),
+  /**
+   * O10: an order with every deposit recorded for it (GET /orders/{id}): ONE consistent Query on the
+   * order's partition, which holds the order item (sk `ORDER`) and its O7 deposit items (sk `DEPOSIT#...`).
+   */
+  orderPartition: (orderId: string): KeyRange => ({ pk: `ORDER#${orderId}` }),
+  /**
+   * O11 / O12: the newest-first order lists of GET /orders. A key-only pointer item per order, written
+   * in the order's creation transaction and never updated: O11 one range per creator (lowercase
+   * address), O12 one range of every order. sk `<15-digit createdAt ms>#<orderId>`; a page Queries
+   * `offset + limit` pointers newest first, then BatchGets the orders they name (status stays current).
+   */
+  creatorOrders: (creatorAddress: string): KeyRange => ({ pk: `ORDERS#CREATOR#${lower(creatorAddress)}` }),
+  allOrders: (): KeyRange => ({ pk: 'ORDERS' }),
+  orderPointerSortKey: (createdAtMs: number, orderId: string): string => `${pad(createdAtMs, 15)}#${orderId}`,
+  /** The order id a pointer's sort key names. */
+  orderIdOfPointer: (sortKey: string): string => sortKey.slice(sortKey.indexOf('#') + 1),
   /** O7: every deposit recorded for an order (refunds, reconciliation). Query pk, begins_with(sk). */
   depositsRange: (orderId: string): KeyRange => ({ pk: `ORDER#${orderId}`, skPrefix: 'DEPOSIT#' }),
   /** O8: GSI1 on a deposit item: the deposits recorded from one block of a chain (undone when a reorg orphans it). */

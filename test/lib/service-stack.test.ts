@@ -352,9 +352,17 @@ describe('ServiceStack jobs', () => {
     example: {},
   };
 
+  const ORDERS_ROUTE: Route = { ...ROUTE, id: 'ListSampleOrders', path: '/sample-orders', group: 'orders' };
+
   beforeAll(() => {
     // Chains come from context exactly as an operator sets them on the command line (a JSON string).
-    ({ resources } = synthesise({ chains: JSON.stringify(CHAINS) }, { routes: [ROUTE], jobs: [INGEST, SWEEPER] }));
+    ({ resources } = synthesise({ chains: JSON.stringify(CHAINS) }, { routes: [ROUTE, ORDERS_ROUTE], jobs: [INGEST, SWEEPER] }));
+  });
+
+  it('tells the orders functions which chains the stack ingests (INGESTED_CHAIN_IDS), and no other function', () => {
+    expect(resources[ORDERS_ROUTE.id].Properties.Environment.Variables.INGESTED_CHAIN_IDS).toBe('8453,84532');
+    expect(resources[ROUTE.id].Properties.Environment.Variables.INGESTED_CHAIN_IDS).toBeUndefined();
+    expect(resources[SWEEPER.id].Properties.Environment.Variables.INGESTED_CHAIN_IDS).toBeUndefined();
   });
 
   const parameterArn = (name: string) => ({

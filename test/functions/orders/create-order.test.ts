@@ -39,7 +39,11 @@ const invalid: [string, Mutation, string][] = [
   ...['type', 'recipientAddress', 'srcChain', 'dstChain', 'srcTokenAddress', 'dstTokenAddress', 'srcAmount', 'payload', 'metadata'].map(
     (field): [string, Mutation, string] => [`missing ${field}`, without(field), `${field}: is required`],
   ),
-  ['type other than swap', set('type', 'bridge'), 'type: must be "swap"'],
+  [
+    'type other than the five order types',
+    set('type', 'bridge'),
+    'type: must be one of: swap, custom, mint_nft, join_tournament, fund_tournament',
+  ],
   ['recipientAddress too short', set('recipientAddress', '0x1234'), 'recipientAddress: must be an address'],
   [
     'recipientAddress without 0x',
@@ -135,11 +139,18 @@ describe('POST /orders validation', () => {
   });
 
   it('reports every failing field at once', async () => {
-    const response = await postOrder({ ...orderBody({ srcAmount: '0', extra: true }), type: 'x' });
+    const response = await postOrder(orderBody({ srcAmount: '0', extra: true, payload: { expectedDstAmount: '1', actualDstAmount: '5' } }));
     expect(response.status).toBe(400);
-    for (const part of ['type: must be "swap"', 'srcAmount: must be a positive integer string', 'extra: is not an allowed field']) {
+    for (const part of [
+      'srcAmount: must be a positive integer string',
+      'extra: is not an allowed field',
+      'payload.actualDstAmount: must be null when an order is created',
+    ]) {
       expect(response.body.message).toContain(part);
     }
+    // An unknown type decides nothing else: it is reported alone.
+    const unknownType = await postOrder({ ...orderBody({ srcAmount: '0' }), type: 'x' });
+    expect(unknownType.body.message).toBe('type: must be one of: swap, custom, mint_nft, join_tournament, fund_tournament');
   });
 
   const accepted: [string, Mutation][] = [
@@ -229,18 +240,20 @@ describe('POST /orders creates the order', () => {
       'srcTokenAddress',
       'dstTokenAddress',
       'srcAmount',
-      'payload',
-      'metadata',
       'clientReferenceId',
       'creatorAddress',
     ]) {
       expect(data[field], field).toEqual(body[field]);
     }
+    // Swap's actualDstAmount is null until settled; a token without metadata reads with an empty one.
+    expect(data.payload).toEqual({ ...body.payload, actualDstAmount: null });
+    expect(data.metadata).toEqual({ ...body.metadata, dstToken: { ...body.metadata.dstToken, metadata: {} } });
     for (const field of [
       'partnerId',
       'onrampMetadata',
       'oneClickBuyUrl',
       'processorPaymentIntentId',
+      'stripePaymentIntentId',
       'settlement',
       'errorDetails',
       'filledAt',
@@ -261,7 +274,12 @@ describe('POST /orders creates the order', () => {
 
     const read = await getOrder(data.id);
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ success: true, message: 'Get order successfully', statusCode: 200, data });
+    expect(read.body).toEqual({
+      success: true,
+      message: 'Get order successfully',
+      statusCode: 200,
+      data: { order: data, depositTxs: null, relayTx: null, executeTx: null, refundTxs: null },
+    });
   });
 
   it('derives globalAddress with CREATE2 from the factory, keccak256(order id) and the init code hash, unique per order', async () => {
@@ -278,13 +296,14 @@ describe('POST /orders creates the order', () => {
     expect(addresses.size).toBe(5);
   });
 
-  it('starts an onramp order in waiting_payment with the vendor link and price; stores the source IP but never returns it', async () => {
+  it('starts an onramp order waiting for payment (scanning_deposit_transaction on the wire) with the vendor link and price; stores the source IP but never returns it', async () => {
     const sourceIp = '203.0.113.77';
     const response = await postOrder(orderBody({ onramp }), {}, sourceIp);
     expect(response.status).toBe(200);
     const order = response.body.data;
-    expect(order.status).toBe('waiting_payment');
-    expect(order.onrampMetadata).toEqual({ ...onramp, processorAmountInCents: 2500, fingerprint: null });
+    expect(order.status).toBe('scanning_deposit_transaction');
+    expect((await storedOrder(table.name, order.id))?.status).toBe('waiting_payment');
+    expect(order.onrampMetadata).toEqual({ ...onramp, processorAmountInCents: 2500, stripeAmountInCents: 2500, fingerprint: null });
     const link = new URL(order.oneClickBuyUrl);
     expect(link.origin).toBe('https://pay.coinbase.com');
     expect(link.searchParams.get('destinationWallet')).toBe(order.globalAddress);
@@ -297,7 +316,7 @@ describe('POST /orders creates the order', () => {
     expect(JSON.stringify(response.body)).not.toContain(sourceIp);
     const read = await getOrder(order.id);
     expect(JSON.stringify(read.body)).not.toContain(sourceIp);
-    expect(read.body.data.onrampMetadata).not.toHaveProperty('ipAddress');
+    expect(read.body.data.order.onrampMetadata).not.toHaveProperty('ipAddress');
   });
 
   it('prices only USD tokens: another source token gets processorAmountInCents null', async () => {

@@ -36,9 +36,9 @@ describe('order expiry', () => {
     const { body } = await postOrder(orderBody());
     const order = body.data;
     setClock(() => order.expiredAt - 1);
-    expect((await getOrder(order.id)).body.data.status).toBe('scanning_deposit_transaction');
+    expect((await getOrder(order.id)).body.data.order.status).toBe('scanning_deposit_transaction');
     setClock(() => order.expiredAt);
-    expect((await getOrder(order.id)).body.data.status).toBe('expired');
+    expect((await getOrder(order.id)).body.data.order.status).toBe('expired');
     expect((await storedOrder(table.name, order.id))?.status).toBe('scanning_deposit_transaction');
   });
 

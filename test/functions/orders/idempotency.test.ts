@@ -46,7 +46,7 @@ describe('Idempotency-Key on POST /orders', () => {
     const key = randomUUID();
     const first = await postOrder(orderBody(), { 'Idempotency-Key': key });
     setClock(() => first.body.data.expiredAt + 1);
-    expect((await getOrder(first.body.data.id)).body.data.status).toBe('expired');
+    expect((await getOrder(first.body.data.id)).body.data.order.status).toBe('expired');
     const replay = await postOrder(orderBody(), { 'Idempotency-Key': key });
     expect(replay.body).toEqual(first.body);
   });

@@ -4,9 +4,10 @@ import { ISO_3166_ALPHA2_CODES, isAssignedCountryCode } from '../../../shared/or
 import { UrlTemplateVendor } from '../../../shared/orders/onramp';
 
 describe('orders configuration', () => {
-  it('has working defaults: chains incl. the local ones, 15 minutes, 80 bps, coinbase and stripe', () => {
+  it('has working defaults: the local chain and the default extra chains, 15 minutes, 80 bps, coinbase and stripe', () => {
     const config = loadOrderConfig({});
     expect(config.chains).toEqual(expect.arrayContaining([1, 8453, 31337, 1337]));
+    expect(config.chains[0]).toBe(31337);
     expect(config.expiryMinutes).toBe(15);
     expect(config.serviceFeeBps).toBe(80);
     expect(Object.keys(config.onrampVendors).sort()).toEqual(['coinbase', 'stripe']);
@@ -23,7 +24,7 @@ describe('orders configuration', () => {
       ORDER_USD_TOKENS: '{"10":["0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85"]}',
     });
     expect(config).toMatchObject({
-      chains: [8453, 10],
+      chains: [31337, 8453, 10],
       expiryMinutes: 5,
       serviceFeeBps: 120,
       feeTokens: { 8453: '0xb3b32f9f8827d4634fe7d973fa1034ec9fddb3b3' },
@@ -32,8 +33,18 @@ describe('orders configuration', () => {
     });
   });
 
+  it('makes every ingested chain an order chain: CHAIN_ID locally, INGESTED_CHAIN_IDS (the stack) in AWS; ORDER_CHAINS adds', () => {
+    expect(loadOrderConfig({ CHAIN_ID: '84532', ORDER_CHAINS: '' }).chains).toEqual([84532]);
+    expect(loadOrderConfig({ CHAIN_ID: '84532', ORDER_CHAINS: '8453' }).chains).toEqual([84532, 8453]);
+    expect(loadOrderConfig({ INGESTED_CHAIN_IDS: '8453,84532', CHAIN_ID: '1', ORDER_CHAINS: '10,8453' }).chains).toEqual([8453, 84532, 10]);
+    // A stack without chains: only what ORDER_CHAINS names.
+    expect(loadOrderConfig({ INGESTED_CHAIN_IDS: '', ORDER_CHAINS: '10' }).chains).toEqual([10]);
+  });
+
   it.each([
     ['ORDER_CHAINS', '1,abc', /ORDER_CHAINS/],
+    ['INGESTED_CHAIN_IDS', '1,,2', /INGESTED_CHAIN_IDS/],
+    ['CHAIN_ID', 'x', /CHAIN_ID/],
     ['ORDER_EXPIRY_MINUTES', '0', /ORDER_EXPIRY_MINUTES/],
     ['ORDER_SERVICE_FEE_BPS', '10001', /ORDER_SERVICE_FEE_BPS/],
     ['ORDER_DEPOSIT_FACTORY', '0x12', /ORDER_DEPOSIT_FACTORY/],

@@ -116,7 +116,7 @@ async function createOrder(body: Record<string, unknown>): Promise<CreatedOrder>
 async function apiStatus(order: CreatedOrder): Promise<{ status: string; receivedDepositAt: number | null }> {
   const response = await getOrder(order.id);
   expect(response.status).toBe(200);
-  return response.body.data;
+  return response.body.data.order;
 }
 
 const stored = (order: CreatedOrder) => storedOrder(table.name, order.id) as Promise<Record<string, any>>;
@@ -170,7 +170,7 @@ describe('deposits that complete an order', () => {
     const second = await sendEth(order.globalAddress, parseEther('0.6'), 2);
     await ingest();
     const expectedAt = Math.max(await blockTimeMs(second.blockNumber), order.createdAt);
-    expect(await apiStatus(order)).toMatchObject({ status: 'quoting_after_deposit', receivedDepositAt: expectedAt });
+    expect(await apiStatus(order)).toMatchObject({ status: 'sending_token_from_vault', receivedDepositAt: expectedAt });
     expect(await stored(order)).toMatchObject({
       receivedAmount: parseEther('1').toString(),
       depositAmount: parseEther('1').toString(),
@@ -186,6 +186,43 @@ describe('deposits that complete an order', () => {
     expect(recorded).toHaveLength(2);
   });
 
+  test('a mint_nft order paid in ERC-20 of the demo token: detected as a swap is, and GET /orders/{id} lists its deposits', async () => {
+    const body = tokenOrderBody(parseEther('10'));
+    const nft = { contractAddress: MAINNET_USDC, contractType: 'erc1155', tokenId: 7, nftPrice: '5' };
+    const order = await createOrder({
+      ...body,
+      type: 'mint_nft',
+      payload: nft,
+      metadata: {
+        ...body.metadata,
+        nft: { type: 'erc1155', contractAddress: MAINNET_USDC, tokenId: 7, name: 'N', description: '', imageUrl: '', price: '5' },
+      },
+    });
+    expect((await getOrder(order.id)).body.data.depositTxs).toBeNull();
+
+    const first = await sendToken(order.globalAddress, parseEther('4'));
+    const second = await sendToken(order.globalAddress, parseEther('6'));
+    await ingest();
+    const read = (await getOrder(order.id)).body.data;
+    expect(read.order).toMatchObject({ type: 'mint_nft', status: 'sending_token_from_vault', payload: nft });
+    expect(read.depositTxs).toEqual(
+      await Promise.all(
+        [
+          [first, parseEther('4')],
+          [second, parseEther('6')],
+        ].map(async ([receipt, amount]: any) => ({
+          orderId: order.id,
+          chain: CHAIN_ID,
+          from: expect.stringMatching(new RegExp(`^${accounts[1]!.address}$`, 'i')),
+          txHash: receipt.transactionHash,
+          amount: amount.toString(),
+          createdAt: await blockTimeMs(receipt.blockNumber),
+        })),
+      ),
+    );
+    expect(read).toMatchObject({ relayTx: null, executeTx: null, refundTxs: null });
+  });
+
   test('an ERC-20 of the demo token in two parts', async () => {
     const order = await createOrder(tokenOrderBody(parseEther('100')));
     await sendToken(order.globalAddress, parseEther('30'));
@@ -194,7 +231,7 @@ describe('deposits that complete an order', () => {
     const second = await sendToken(order.globalAddress, parseEther('70'));
     await ingest();
     expect(await apiStatus(order)).toMatchObject({
-      status: 'quoting_after_deposit',
+      status: 'sending_token_from_vault',
       receivedDepositAt: Math.max(await blockTimeMs(second.blockNumber), order.createdAt),
     });
     const recorded = await deposits(order);
@@ -221,7 +258,7 @@ describe('deposits that complete an order', () => {
       }),
     );
     await ingest();
-    expect((await apiStatus(order)).status).toBe('quoting_after_deposit');
+    expect((await apiStatus(order)).status).toBe('sending_token_from_vault');
     const [deposit] = await deposits(order);
     expect(deposit).toMatchObject({ token: 'native', from: splitter.toLowerCase(), outcome: 'counted' });
     expect(deposit.callIndex).toBeGreaterThan(0);
@@ -393,7 +430,7 @@ describe('reorgs', () => {
 
     await sendEth(order.globalAddress, parseEther('1'));
     await ingest();
-    expect((await apiStatus(order)).status).toBe('quoting_after_deposit');
+    expect((await apiStatus(order)).status).toBe('sending_token_from_vault');
   });
 
   test('an orphaned deposit that had already moved the order: flagged, the order is not moved back', async () => {
@@ -401,7 +438,7 @@ describe('reorgs', () => {
     const snapshot = await rpc('evm_snapshot');
     await sendEth(order.globalAddress, parseEther('1'));
     await ingest();
-    expect((await apiStatus(order)).status).toBe('quoting_after_deposit');
+    expect((await apiStatus(order)).status).toBe('sending_token_from_vault');
     const head = await headNumber();
     await rpc('evm_revert', [snapshot]);
     while ((await headNumber()) <= head) await sendEth(accounts[0].address, 1n, 3);
