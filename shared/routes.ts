@@ -261,6 +261,7 @@ export const routes: readonly Route[] = [
           dstToken: { chainId: 1, address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', symbol: 'USDC', name: 'USD Coin', decimals: 6 },
         },
         clientReferenceId: 'example-order-1',
+        creatorAddress: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
       },
     },
   },

@@ -1,12 +1,15 @@
 /**
- * AnySpend's published client (`@b3dotfun/sdk` 0.0.30) against the local gateway's orders URL, used
+ * AnySpend's published client (`@b3dotfun/sdk` 0.0.30) against the orders base URL of the service `npm start` runs (test/support/npm-start.ts), used
  * exactly as its React hooks use it: payload and metadata built by its own builders, addresses
  * normalised by its own helper, every order it reads passed to its status formatter (which throws on
  * a status outside its nine). Nothing of the SDK is mocked; the SDK is fetched by
  * test/support/anyspend-client.ts.
  */
+import { createPublicClient, createWalletClient, erc20Abi, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalService, type LocalService } from '../../scripts/lib/gateway';
+import { ANVIL_PRIVATE_KEYS } from '../../scripts/lib/anvil';
+import { type NpmStartService, startNpmStart } from '../support/npm-start';
 import { type AnyspendClient, loadAnyspendClient } from '../support/anyspend-client';
 
 const USDC_BASE = {
@@ -29,11 +32,11 @@ const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const CREATOR = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const CONTRACT = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
-let service: LocalService;
+let service: NpmStartService;
 let sdk: AnyspendClient;
 
 beforeAll(async () => {
-  service = await startLocalService({ tableName: 'anyspend-client-test' });
+  service = await startNpmStart();
   sdk = await loadAnyspendClient(service.urls.orders);
 }, 300_000);
 
@@ -186,5 +189,52 @@ describe("AnySpend's client, unchanged, against the orders URL", () => {
     expect(everyone.data.map((order: any) => order.id)).toEqual(newestFirst);
     const stranger = await sdk.anyspendService.getOrderHistory('0x0000000000000000000000000000000000000001');
     expect(stranger.data).toEqual([]);
+  });
+
+  it('a deposit on the local chain: the ingest detects the payment and getOrderAndTransactions lists it in depositTxs', async () => {
+    // An order paid in DemoToken on the chain npm start ingests (31337 is an order chain: it is ingested).
+    const token = service.demo.contracts.token;
+    const demoToken = { chainId: 31337, address: token.toLowerCase(), symbol: 'DEMO', name: 'Demo Token', decimals: 18, metadata: {} };
+    const params = { srcToken: demoToken, dstToken: B3_BASE, expectedDstAmount: '1000' };
+    const body = await sdk.anyspendService.createOrder({
+      recipientAddress: sdk.normalizeAddress(RECIPIENT),
+      type: 'swap',
+      srcChain: 31337,
+      dstChain: 8453,
+      srcTokenAddress: sdk.normalizeAddress(token),
+      dstTokenAddress: sdk.normalizeAddress(B3_BASE.address),
+      srcAmount: '2000000000000000000',
+      payload: sdk.buildPayload('swap', params),
+      metadata: sdk.buildMetadata('swap', params),
+      creatorAddress: sdk.normalizeAddress(CREATOR),
+    });
+    const order = body.data;
+    // The demo's busy account pays it to the order's deposit address, in two transfers.
+    const wallet = createWalletClient({ account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[1]!), transport: http(service.rpcUrl) });
+    const chain = createPublicClient({ transport: http(service.rpcUrl) });
+    const hashes: string[] = [];
+    for (const amount of [1_500_000_000_000_000_000n, 500_000_000_000_000_000n]) {
+      const hash = await wallet.writeContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [order.globalAddress, amount],
+        chain: null,
+      });
+      await chain.waitForTransactionReceipt({ hash });
+      hashes.push(hash);
+    }
+    const read = () => sdk.anyspendService.getOrderAndTransactions(order.id);
+    await expect.poll(async () => (await read()).data.depositTxs?.length ?? 0, { timeout: 30_000, interval: 250 }).toBe(2);
+    const { data } = await read();
+    expect(data.depositTxs.map((tx: any) => tx.txHash).sort()).toEqual([...hashes].sort());
+    for (const tx of data.depositTxs) {
+      expect(tx).toMatchObject({ orderId: order.id, chain: 31337, from: service.demo.accounts.busy.toLowerCase() });
+      expect(tx.createdAt).toBeGreaterThan(order.createdAt - 60_000);
+    }
+    // The UI sums the deposits as BigInt.
+    expect(data.depositTxs.reduce((sum: bigint, tx: any) => sum + BigInt(tx.amount), 0n)).toBe(2_000_000_000_000_000_000n);
+    expect(data.order.status).not.toBe('scanning_deposit_transaction');
+    expect(() => sdk.getStatusDisplay(data.order)).not.toThrow();
   });
 });
