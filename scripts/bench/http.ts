@@ -536,7 +536,7 @@ async function measureAll(options: {
   log: (line: string) => void;
 }): Promise<HttpResult> {
   const { facts, reps, scratchTable, log } = options;
-  const { db } = await import('../../shared/db/client');
+  const { db, useTable } = await import('../../shared/db/client');
   const { measureTable } = await import('../../shared/db/instrument');
   const { dispatch } = await import('../lib/dispatch');
   const layer = await import('../../shared/db/operations');
@@ -561,7 +561,7 @@ async function measureAll(options: {
     { step: 'initialize', name: 'benchRecorder' },
   );
   const send = async (request: BenchRequest) => {
-    process.env.TABLE_NAME = request.scratch ? scratchTable : datasetTable;
+    useTable(request.scratch ? scratchTable : datasetTable);
     try {
       const body = request.body ? JSON.stringify(request.body()) : undefined;
       return await dispatch({
@@ -572,7 +572,7 @@ async function measureAll(options: {
         body,
       });
     } finally {
-      process.env.TABLE_NAME = datasetTable;
+      useTable(datasetTable);
     }
   };
   const record = async <T>(work: () => Promise<T>): Promise<{ value: T; calls: Recorded[] }> => {
@@ -586,7 +586,7 @@ async function measureAll(options: {
     }
   };
   const replay = async (plan: Recorded[][], scratch: boolean): Promise<void> => {
-    process.env.TABLE_NAME = scratch ? scratchTable : datasetTable;
+    useTable(scratch ? scratchTable : datasetTable);
     try {
       for (const wave of plan)
         await Promise.all(
@@ -594,7 +594,7 @@ async function measureAll(options: {
           wave.map((call) => sendDirect(layer, call.command, structuredClone(call.input)).catch(() => undefined)),
         );
     } finally {
-      process.env.TABLE_NAME = datasetTable;
+      useTable(datasetTable);
     }
   };
 

@@ -762,12 +762,13 @@ async function tableFloor(
   await ensureTable(admin, target);
   // The ingest's writer (BatchWriteItem of 25, 16 in flight, unprocessed items retried), aimed at the fresh table.
   const { writeItems } = await import('../../shared/db/operations');
+  const { useTable } = await import('../../shared/db/client');
   const started = performance.now();
-  process.env.TABLE_NAME = target;
+  const previous = useTable(target);
   try {
     await writeItems({ put: items as TableItem[] });
   } finally {
-    process.env.TABLE_NAME = source;
+    useTable(previous);
   }
   const seconds = (performance.now() - started) / 1000;
   // Items by range family: the key with addresses, hashes and numbers taken out.

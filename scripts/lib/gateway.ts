@@ -105,9 +105,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   process.env.DYNAMODB_ENDPOINT = dynamodbEndpoint;
   process.env.TABLE_NAME = tableName;
   handlersEndpoint = dynamodbEndpoint;
+  // The table layer reads TABLE_NAME once, when first imported (now, unless this process loaded it before).
+  const previousTable = (await import('../../shared/db/client')).useTable(tableName);
 
   const servers: http.Server[] = [];
-  const restoreEnv = () => {
+  const restoreEnv = async () => {
+    (await import('../../shared/db/client')).useTable(previousTable);
     for (const [name, value] of Object.entries(previousEnv)) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
@@ -117,7 +120,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     await Promise.all(servers.map((server) => closeServer(server)));
     await dynamo.close();
     await releaseDataDir();
-    restoreEnv();
+    await restoreEnv();
   };
 
   try {

@@ -39,7 +39,20 @@ db.middlewareStack.add(
   { step: 'initialize', name: 'tableUsage', override: true },
 );
 
-/** The table name is read per call, so tests can give each file its own table. */
+/** The table of every call: TABLE_NAME, parsed once with the rest of the platform configuration. */
+let table = config.tableName;
+
 export function tableName(): string {
-  return platformConfig().tableName;
+  return table;
+}
+
+/**
+ * Points this process's table layer at another table of the same endpoint and returns the previous
+ * name. For tests and local tools (each test file has its own table; the benchmark switches between
+ * its dataset and a scratch table); a Lambda keeps the table of its configuration for its life.
+ */
+export function useTable(name: string): string {
+  const previous = table;
+  table = name;
+  return previous;
 }

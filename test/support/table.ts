@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll } from 'vitest';
 import { ensureTable, localClient } from '../../scripts/lib/local-table/ensure-table';
+import { useTable } from '../../shared/db/client';
 import { scanItems } from '../../scripts/lib/local-table/scan';
 
 export function testEndpoint(): string {
@@ -13,12 +14,17 @@ export function testEndpoint(): string {
   return endpoint;
 }
 
-/** Sets TABLE_NAME to a fresh table for this file and creates it before the file's tests run. */
+/**
+ * Points the table layer (and TABLE_NAME, for handler modules loaded later and child processes) at a
+ * fresh table for this file, and creates it before the file's tests run.
+ */
 export function useTestTable(prefix = 'test'): { readonly name: string } {
   const name = `${prefix}-${randomUUID().slice(0, 8)}`;
   process.env.TABLE_NAME = name;
+  useTable(name);
   beforeAll(async () => {
     process.env.TABLE_NAME = name;
+    useTable(name);
     await ensureTable(localClient(testEndpoint()), name);
   });
   return { name };
@@ -27,12 +33,11 @@ export function useTestTable(prefix = 'test'): { readonly name: string } {
 /** Runs `work` against another table of the same embedded DynamoDB (created when missing), then switches back. */
 export async function inTable<T>(name: string, work: () => Promise<T>): Promise<T> {
   await ensureTable(localClient(testEndpoint()), name);
-  const previous = process.env.TABLE_NAME;
-  process.env.TABLE_NAME = name;
+  const previous = useTable(name);
   try {
     return await work();
   } finally {
-    process.env.TABLE_NAME = previous;
+    useTable(previous);
   }
 }
 

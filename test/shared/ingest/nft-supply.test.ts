@@ -14,6 +14,7 @@ import { createChainClient } from '../../../shared/chain/client';
 import { nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { getItem } from '../../../shared/ingest/table-io';
+import { useTable } from '../../../shared/db/client';
 import { useTestTable } from '../../support/table';
 import { ensureTable, localClient } from '../../../scripts/lib/local-table/ensure-table';
 import { startRpcProxy } from './support/proxy';
@@ -187,7 +188,7 @@ describe('the top-level call error', () => {
       const name = `${table.name}-${unsupported.length}`;
       try {
         await ensureTable(localClient(process.env.DYNAMODB_ENDPOINT!), name);
-        process.env.TABLE_NAME = name;
+        useTable(name);
         await ingestRange({
           chainId: CHAIN_ID,
           client: createChainClient(proxy.url),
@@ -199,7 +200,7 @@ describe('the top-level call error', () => {
         if (error === null) expect(stored!.error).toBeNull();
         else expect(stored!.error).toEqual(expect.any(String));
       } finally {
-        process.env.TABLE_NAME = table.name;
+        useTable(table.name);
         await proxy.close();
       }
     },
