@@ -64,7 +64,7 @@ const listEntries = {
 };
 
 /** Query parameters that repeat (declared as `repeatable` in every insights handler). */
-export const REPEATABLE_PARAMETERS = ['chain_id', 'chain', 'group_by', 'aggregate', 'token_types'] as const;
+export const REPEATABLE_PARAMETERS = ['chain_id', 'chain', 'group_by', 'aggregate', 'token_types', 'contract_address'] as const;
 
 /** A query object of known entries that rejects any other parameter with the endpoint's filter list. */
 function listQuery<E extends v.ObjectEntries>(entries: E, filters: FilterCatalogue) {
@@ -375,11 +375,30 @@ function transferQuery<E extends v.ObjectEntries>(entries: E) {
   return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>>>;
 }
 
+/** Most token contracts one request may name: each one is a key range read in parallel and merged. */
+export const MAX_CONTRACT_ADDRESSES = 10;
+
+/** `contract_address` repeated or comma-separated, as thirdweb accepts it: one or more tokens. */
+const contractAddresses = v.optional(
+  v.pipe(
+    v.array(v.string()),
+    v.transform((values) =>
+      values
+        .flatMap((value) => value.split(','))
+        .map((value) => value.trim())
+        .filter(Boolean),
+    ),
+    v.minLength(1, 'must be a 0x address or a registered name'),
+    v.maxLength(MAX_CONTRACT_ADDRESSES, `at most ${MAX_CONTRACT_ADDRESSES} contracts per request`),
+    v.check((values) => values.every((value) => value.length <= 64), 'each value must be at most 64 characters'),
+  ),
+);
+
 export const tokenTransfersQuery = transferQuery({
   ...transferEntries,
   ...transferRangeEntries,
   owner_address: v.optional(addressOrName),
-  contract_address: v.optional(addressOrName),
+  contract_address: contractAddresses,
 });
 export type TokenTransfersQuery = v.InferOutput<typeof tokenTransfersQuery>;
 

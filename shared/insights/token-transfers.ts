@@ -54,13 +54,13 @@ export interface TransfersRequest<Q extends TransferQuery = TransferQuery> {
 
 /** I5a: by owner and / or contract (query parameters; names accepted). */
 export async function listTokenTransfers(
-  { query, host }: TransfersRequest<TransferQuery & { owner_address?: string; contract_address?: string }>,
+  { query, host }: TransfersRequest<TransferQuery & { owner_address?: string; contract_address?: readonly string[] }>,
   config: InsightsConfig,
 ): Promise<TokenTransfersResponse> {
   const owner = query.owner_address !== undefined ? parseAddressOrName('owner_address', query.owner_address) : undefined;
-  const contract = query.contract_address !== undefined ? parseAddressOrName('contract_address', query.contract_address) : undefined;
-  if (!owner && !contract) throw new InvalidRequestError('owner_address or contract_address is required (or both)');
-  return transfersOf({ query, host }, config, { owner, contract });
+  const contracts = (query.contract_address ?? []).map((value) => parseAddressOrName('contract_address', value));
+  if (!owner && contracts.length === 0) throw new InvalidRequestError('owner_address or contract_address is required (or both)');
+  return transfersOf({ query, host }, config, { owner, contracts });
 }
 
 /** I5c: by contract (path parameter; a name accepted). */
@@ -68,7 +68,7 @@ export async function listContractTokenTransfers(
   request: TransfersRequest & { contractAddress: string },
   config: InsightsConfig,
 ): Promise<TokenTransfersResponse> {
-  return transfersOf(request, config, { contract: parseAddressOrName('contract_address', request.contractAddress) });
+  return transfersOf(request, config, { contracts: [parseAddressOrName('contract_address', request.contractAddress)] });
 }
 
 /** I5b: the transfers of one transaction, by log index. */
@@ -90,12 +90,31 @@ export async function listTransactionTokenTransfers(
 async function transfersOf(
   { query, host }: TransfersRequest,
   config: InsightsConfig,
-  given: { owner?: AddressOrName; contract?: AddressOrName },
+  given: { owner?: AddressOrName; contracts: readonly AddressOrName[] },
 ): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
-  const resolved = await resolveAddresses({ owner_address: given.owner, contract_address: given.contract }, plan.chainIds);
+  const resolved = await resolveAddresses(
+    {
+      owner_address: given.owner,
+      ...Object.fromEntries(given.contracts.map((contract, i) => [i === 0 ? 'contract_address' : `contract_address[${i}]`, contract])),
+    },
+    plan.chainIds,
+  );
   const owners = resolved.owner_address;
-  const contracts = resolved.contract_address;
+  /** Per chain, the distinct token addresses the request names (each one a range; several are merged by sort key). */
+  const contracts = new Map(
+    plan.chainIds.map((chainId) => [
+      chainId,
+      [
+        ...new Set(
+          Object.entries(resolved)
+            .filter(([parameter]) => parameter.startsWith('contract_address'))
+            .map(([, byChain]) => byChain?.get(chainId))
+            .filter((address): address is string => address !== undefined),
+        ),
+      ],
+    ]),
+  );
   const rangeOf = async (chainId: number): Promise<ChainRanges> => {
     const blocks = await blockRangeOf(chainId, {
       numbers: { min: query.block_number_from, max: query.block_number_to, empty: isEmpty(query.block_number_from, query.block_number_to) },
@@ -107,18 +126,20 @@ async function transfersOf(
     });
     if (!blocks) return null;
     const owner = owners?.get(chainId);
-    const contract = contracts?.get(chainId);
+    const tokens = contracts.get(chainId) ?? [];
     if (owner) {
       const { direction, checks } = ownerDirection(query.transfer_type);
-      return contract
-        ? tokenTransfersOfOwnerInTokenRange(
-            chainId,
-            owner,
-            direction,
-            contract,
-            blocks,
-            [...checks, ...tokenTypeChecks(query.token_types)],
-            plan.sortOrder,
+      return tokens.length > 0
+        ? tokens.map((token) =>
+            tokenTransfersOfOwnerInTokenRange(
+              chainId,
+              owner,
+              direction,
+              token,
+              blocks,
+              [...checks, ...tokenTypeChecks(query.token_types)],
+              plan.sortOrder,
+            ),
           )
         : tokenTransfersOfOwnerRanges(
             chainId,
@@ -131,10 +152,10 @@ async function transfersOf(
           );
     }
     const checks = [...transferTypeChecks(query.transfer_type), ...tokenTypeChecks(query.token_types)];
-    return tokenTransfersOfTokenRange(chainId, contract as string, blocks, checks, plan.sortOrder);
+    return tokens.map((token) => tokenTransfersOfTokenRange(chainId, token, blocks, checks, plan.sortOrder));
   };
   const first = firstChain(plan);
-  return respond(plan, query, config, rangeOf, owners?.get(first) ?? contracts?.get(first) ?? '');
+  return respond(plan, query, config, rangeOf, owners?.get(first) ?? contracts.get(first)?.[0] ?? '');
 }
 
 const isEmpty = (min: number | undefined, max: number | undefined): boolean => min !== undefined && max !== undefined && min > max;

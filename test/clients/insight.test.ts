@@ -147,6 +147,20 @@ describe('@thirdweb-dev/insight against npm start', () => {
     expect(new Set(rows.map((row) => `${row.transaction_hash}:${row.log_index}`)).size).toBe(rows.length);
   });
 
+  it('getV1TokensTransfers: several contracts at once (the client sends the array as repeated parameters)', async () => {
+    const { nft } = service.demo.contracts;
+    const last = service.demo.blocks.last;
+    const { data, error } = await getV1TokensTransfers({
+      query: { chain_id: [CHAIN], contract_address: [token, nft.toLowerCase()], block_number_to: last, sort_order: 'asc', limit: 200 },
+    });
+    expect(error, JSON.stringify(error)).toBeUndefined();
+    const rows = data!.data!;
+    expect(new Set(rows.map((row) => row.contract_address))).toEqual(new Set([token, nft.toLowerCase()]));
+    const keys = rows.map((row) => Number(row.block_number) * 10_000 + Number(row.log_index));
+    expect(keys).toEqual([...keys].sort((a, b) => a - b));
+    expect(data!.meta).toMatchObject({ total_items: rows.length });
+  });
+
   it('getV1TokensTransfersByContractAddress: every transfer of the token in a block range', async () => {
     const last = service.demo.blocks.last;
     const { data, error } = await getV1TokensTransfersByContractAddress({

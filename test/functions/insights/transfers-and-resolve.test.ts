@@ -162,6 +162,18 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
       ofA.filter((t) => t.token === token && transferTypeOf(t) === 'mint'),
     );
     await check({ contract_address: nft, token_types: 'erc20' }, []);
+    // Several contracts (thirdweb's client sends an array: repeated, or comma-joined): their ranges merged by block.
+    const multi = lower(fx.a.manifest.contracts.multi);
+    const ofTokens = (...tokens: string[]) => ofA.filter((t) => tokens.includes(t.token));
+    await check({ contract_address: [token, nft] }, ofTokens(token, nft), [`#TT#${token}`, `#TT#${nft}`]);
+    await check({ contract_address: `${nft},${multi}` }, ofTokens(nft, multi));
+    await check({ contract_address: [token, token.toUpperCase().replace('0X', '0x')] }, ofTokens(token));
+    await check({ owner_address: alice, contract_address: [nft, multi] }, ofTokens(nft, multi).filter(touches(alice)), [
+      `#TT#all#TOKEN#${nft}`,
+      `#TT#all#TOKEN#${multi}`,
+    ]);
+    const both = ofTokens(token, nft);
+    await check({ contract_address: [token, nft], limit: 5, page: 2 }, both.slice(10, 15), undefined, both.length);
     const [from, to] = [20, 60];
     await check(
       { owner_address: alice, block_number_from: from, block_number_to: to },
@@ -619,6 +631,12 @@ describe('invalid input', () => {
       ],
       [`/insights/v1/events/${token}`, { chain_id: CHAIN_A, filter_topic_2: `0x${'1'.repeat(65)}` }, 400, /filter_topic_2/],
       ['/insights/v1/tokens/transfers', { chain_id: CHAIN_A }, 400, /owner_address or contract_address is required/],
+      [
+        '/insights/v1/tokens/transfers',
+        { chain_id: CHAIN_A, contract_address: Array.from({ length: 11 }, (_, i) => `0x${String(i).padStart(40, '0')}`) },
+        400,
+        /contract_address: at most 10 contracts per request/,
+      ],
       [
         '/insights/v1/tokens/transfers',
         { chain_id: CHAIN_A, owner_address: token, token_types: 'erc777' },
