@@ -28,19 +28,21 @@ export interface CollectionsPage {
 /**
  * One page of the collections matching every filter, newest first, with the number of matches
  * (C1 and C3, see docs/access-patterns.md).
- * No filter or one filter: the range's counter is `total` and the page is read from the range after
- * skipping (page - 1) * limit entries keys only. Several filters: the smallest range (counters read
+ * No filter or one filter: the range's counter is `total`, read in parallel with the page (the range's
+ * first page * limit entries, keys and address only, one Query). Several filters: the smallest range (counters read
  * with one BatchGetItem) is read whole, at most `combinationScanLimit` entries, and the other filters
  * are checked on its entries.
  */
 export async function listCollections(query: ListCollectionsQuery, config: CollectionsConfig): Promise<CollectionsPage> {
   const terms = filterTerms(query);
   const offset = (query.page - 1) * query.limit;
-  const choice = chooseRange(terms, await countRangeEntries(rangesToCount(terms)));
-  if (choice.checks.length === 0) {
-    const addresses = offset < choice.count ? await readRangePage(choice.range, offset, query.limit) : [];
-    return { total: choice.count, collections: await getCollectionsByAddress(addresses) };
+  const ranges = rangesToCount(terms);
+  if (ranges.length === 1) {
+    // One range answers the request: its counter and its page are read at once (two round trips in all).
+    const [[count], addresses] = await Promise.all([countRangeEntries(ranges), readRangePage(ranges[0]!, offset, query.limit)]);
+    return { total: count ?? 0, collections: await getCollectionsByAddress(addresses) };
   }
+  const choice = chooseRange(terms, await countRangeEntries(ranges));
   if (choice.count === 0) return { total: 0, collections: [] };
   if (choice.count > config.combinationScanLimit) {
     const fields = terms.map((term) => term.field).join(', ');

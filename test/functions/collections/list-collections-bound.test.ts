@@ -3,6 +3,7 @@
  * (here 3); a combination whose smallest range is larger is refused with a 400 saying how to narrow it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measureTable } from '../../../shared/db/instrument';
 import { useTestTable } from '../../support/table';
 import { accountFor, expectGroupError, getCollections, postCollection, signedBody } from './fixtures';
 
@@ -37,5 +38,14 @@ describe('combination bound', () => {
     expect(narrow.body.collections[0].creator).toBe(quiet.address);
     const single = await getCollections('symbol=WIDE');
     expect(single.body.total).toBe(5);
+  });
+
+  it('serves a page of one range with one Query (sent with the counter read) and one BatchGetItem of the collections', async () => {
+    const { result, usage } = await measureTable(() => getCollections('symbol=WIDE&limit=2&page=2'));
+    expect(result.body.collections.map((collection: { name: string }) => collection.name)).toEqual(['Wide 2', 'Wide 1']);
+    expect(result.body.total).toBe(5);
+    expect(usage.calls).toEqual({ BatchGetItemCommand: 2, QueryCommand: 1 });
+    // The page's 2 entries and the 2 skipped ones, the counter, the 2 collections.
+    expect(usage.itemsRead).toBe(7);
   });
 });
