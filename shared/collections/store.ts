@@ -16,7 +16,7 @@ import {
 import { RetriesExhaustedError } from '../db/retry';
 import { BusyError, ConflictError } from '../errors';
 import { logger } from '../observability/logger';
-import { collectionKeys, keyId, type ItemKey, type KeyRange } from '../table/keys';
+import { collectionKeys, keyId, type KeyRange } from '../table/keys';
 import { listEntryOf, type ListEntry } from './plan';
 import { collectionSchema, type Collection } from './schemas';
 
