@@ -24,7 +24,14 @@ import { TABLE } from '../shared/table/definition';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/middleware/cors';
 import { apiIdVariable } from '../shared/http/api-name';
 import type { ApiName } from '../shared/http/groups';
-import { consumers as consumerTable, type Job, jobs as jobTable, type Queue as QueueRow, type QueueConsumer, queues as queueTable } from '../shared/jobs';
+import {
+  consumers as consumerTable,
+  type Job,
+  jobs as jobTable,
+  type Queue as QueueRow,
+  type QueueConsumer,
+  queues as queueTable,
+} from '../shared/jobs';
 import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
@@ -325,8 +332,12 @@ export class ServiceStack extends Stack {
 function checkQueues(queues: readonly QueueRow[], consumers: readonly QueueConsumer[], jobs: readonly Job[]): void {
   const ids = new Set(queues.map((queue) => queue.id));
   const problems = [
-    ...jobs.flatMap((job) => (job.publishesTo ?? []).filter((id) => !ids.has(id)).map((id) => `job ${job.id} publishes to unknown queue ${id}`)),
-    ...consumers.filter((consumer) => !ids.has(consumer.queue)).map((consumer) => `consumer ${consumer.id} reads unknown queue ${consumer.queue}`),
+    ...jobs.flatMap((job) =>
+      (job.publishesTo ?? []).filter((id) => !ids.has(id)).map((id) => `job ${job.id} publishes to unknown queue ${id}`),
+    ),
+    ...consumers
+      .filter((consumer) => !ids.has(consumer.queue))
+      .map((consumer) => `consumer ${consumer.id} reads unknown queue ${consumer.queue}`),
     ...queues
       .filter((queue) => consumers.filter((consumer) => consumer.queue === queue.id).length !== 1)
       .map((queue) => `queue ${queue.id} must have exactly one consumer`),

@@ -4,9 +4,10 @@
  * knows no listener and no API group: a message is one `blocksIngested` or `blocksOrphaned` call.
  *
  * Size: SQS takes at most 256 KiB per message (body + attributes; these messages have no attributes).
- * A `BlockIngestedEvent` is about 1.4 KB of block record plus ~0.5 KB per ERC-20 transfer and ~0.3 KB
- * per native transfer, with no bound on their number (a 30M-gas block can hold several thousand
- * Transfer logs, megabytes of JSON). So `encodeBlocksIngested` packs consecutive events into as few
+ * A `BlockIngestedEvent` is about 1.6 KB of block record plus ~0.6 KB per ERC-20 transfer and ~0.26 KB
+ * per native transfer (JSON, full-length hashes and amounts), with no bound on their number: a
+ * 30M-gas block can hold over ten thousand Transfer logs (a log costs ~1.8k gas), megabytes of JSON,
+ * while a message holds about 400 ERC-20 transfers. So `encodeBlocksIngested` packs consecutive events into as few
  * messages as fit, and splits an event that alone does not fit into parts: each part carries the
  * block record and a run of its transfers (native and ERC-20 merged in transaction order), so that
  * the parts, delivered one after the other, present every transfer in block order. Orphaned blocks
@@ -84,7 +85,7 @@ export function encodeBlocksIngested(events: readonly BlockIngestedEvent[], maxB
     if (emptySize + size > maxBytes) {
       flush();
       const parts = splitEvent(event, maxBytes - emptySize - bytes(',"part":{"index":000000,"count":000000}'));
-      parts.forEach((part, index) => messages.push(encode(envelope([part], { index, count: parts.length }), maxBytes)));
+      for (const [index, part] of parts.entries()) messages.push(encode(envelope([part], { index, count: parts.length }), maxBytes));
       continue;
     }
     if (pendingSize + size + (pending.length > 0 ? 1 : 0) > maxBytes) flush();
@@ -97,14 +98,16 @@ export function encodeBlocksIngested(events: readonly BlockIngestedEvent[], maxB
 
 type Transfer = { native: NativeTransfer } | { erc20: TokenTransferRecord };
 
+const transactionIndexOf = (transfer: Transfer): number =>
+  'native' in transfer ? transfer.native.transactionIndex : transfer.erc20.transactionIndex;
+
 /** One block's transfers over several events of at most `budget` bytes each, in transaction order. */
 function splitEvent(event: BlockIngestedEvent, budget: number): BlockIngestedEvent[] {
+  // Native and ERC-20 transfers merged by transaction (a stable sort keeps each list's own order).
   const transfers: Transfer[] = [
-    ...event.nativeTransfers.map((native) => ({ native, index: native.transactionIndex })),
-    ...event.erc20Transfers.map((erc20) => ({ erc20, index: erc20.transactionIndex })),
-  ]
-    .sort((a, b) => a.index - b.index)
-    .map(({ index: _index, ...transfer }) => transfer as Transfer);
+    ...event.nativeTransfers.map((native): Transfer => ({ native })),
+    ...event.erc20Transfers.map((erc20): Transfer => ({ erc20 })),
+  ].sort((a, b) => transactionIndexOf(a) - transactionIndexOf(b));
   const base = { ...event, nativeTransfers: [], erc20Transfers: [] };
   const baseSize = bytes(JSON.stringify(base));
   const parts: BlockIngestedEvent[] = [];

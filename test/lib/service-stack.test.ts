@@ -326,7 +326,10 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
           MaximumMessageSize: MAX_MESSAGE_BYTES,
           VisibilityTimeout: 6 * consumer.timeoutSeconds,
           SqsManagedSseEnabled: true,
-          RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [queueId(`${row.id}DeadLetters`), 'Arn'] }, maxReceiveCount: row.maxReceiveCount },
+          RedrivePolicy: {
+            deadLetterTargetArn: { 'Fn::GetAtt': [queueId(`${row.id}DeadLetters`), 'Arn'] },
+            maxReceiveCount: row.maxReceiveCount,
+          },
         });
         expect(deadLetters.Properties).toMatchObject({ FifoQueue: true, MessageRetentionPeriod: 14 * 24 * 3600 });
         expect(deadLetters.Properties.RedrivePolicy).toBeUndefined();
@@ -353,7 +356,9 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
         expect(receive.flatMap(resourcesOf)).toEqual(receive.map(() => ({ 'Fn::GetAtt': [queueId(consumer.queue), 'Arn'] })));
         expect(receive.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
       }
-      expect(consumerTable.map((consumer) => [consumer.id, consumer.handler])).toEqual([['DetectDeposits', 'functions/orders/detect-deposits.ts']]);
+      expect(consumerTable.map((consumer) => [consumer.id, consumer.handler])).toEqual([
+        ['DetectDeposits', 'functions/orders/detect-deposits.ts'],
+      ]);
     });
 
     it('lets the ingest functions only SendMessage to it, and tells them its URL', () => {
@@ -365,10 +370,16 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
           expect(resources[id].Properties.Environment.Variables[row.urlVariable]).toEqual({ Ref: queueId(queue) });
         }
         expect(sqsStatements(id)).toEqual(
-          job.publishesTo!.map((queue) => ({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId(queue), 'Arn'] } })),
+          job.publishesTo!.map((queue) => ({
+            Effect: 'Allow',
+            Action: 'sqs:SendMessage',
+            Resource: { 'Fn::GetAtt': [queueId(queue), 'Arn'] },
+          })),
         );
       }
-      expect(resources.IngestChain8453.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({ Ref: queueId('DepositEvents') });
+      expect(resources.IngestChain8453.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({
+        Ref: queueId('DepositEvents'),
+      });
       // No other function touches a queue.
       const others = functionIds.filter((id) => !publishers.some((fn) => fn.id === id) && !consumerTable.some((fn) => fn.id === id));
       for (const id of others) expect(sqsStatements(id), id).toEqual([]);

@@ -115,10 +115,12 @@ test('each run ingests at most INGEST_MAX_BLOCKS blocks from the cursor, up to t
   expect(sqsMessages.every((message) => message.QueueUrl === queueUrl && message.MessageGroupId === String(CHAIN_ID))).toBe(true);
   expect(new Set(sqsMessages.map((message) => message.MessageDeduplicationId)).size).toBe(sqsMessages.length);
   const published = sqsMessages.map((message) => decodeListenerMessage(message.MessageBody));
-  expect(published.flatMap((message) => (message.kind === 'blocksIngested' ? message.events.map((event) => event.block.number) : []))).toEqual([
-    0, 1, 2, 3, 4, 5, 6, 7,
-  ]);
-  const transfers = published.flatMap((message) => (message.kind === 'blocksIngested' ? message.events.flatMap((event) => event.nativeTransfers) : []));
+  expect(
+    published.flatMap((message) => (message.kind === 'blocksIngested' ? message.events.map((event) => event.block.number) : [])),
+  ).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  const transfers = published.flatMap((message) =>
+    message.kind === 'blocksIngested' ? message.events.flatMap((event) => event.nativeTransfers) : [],
+  );
   expect(transfers.map((transfer) => BigInt(transfer.value))).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n].map((i) => parseEther('0.1') * i));
 
   // The Lambda detects no deposit itself (no orders code in it): the orders group consumes the queue.
@@ -139,7 +141,10 @@ test('a run with too little time left starts no block', async () => {
   expect(await handler({}, context(30_000))).toEqual({ advanced: 0, reorgs: 0, cursor: 7 });
   expect(await readCursor(CHAIN_ID)).toEqual(before);
   expect(await handler({}, context(300_000))).toEqual({ advanced: 1, reorgs: 0, cursor: 8 });
-  expect(decodeListenerMessage(sqsMessages.at(-1)!.MessageBody)).toMatchObject({ kind: 'blocksIngested', events: [{ block: { number: 8 } }] });
+  expect(decodeListenerMessage(sqsMessages.at(-1)!.MessageBody)).toMatchObject({
+    kind: 'blocksIngested',
+    events: [{ block: { number: 8 } }],
+  });
 });
 
 test('a run whose publish fails throws and keeps its cursor; the next run publishes the same blocks again', async () => {
@@ -166,5 +171,8 @@ test('a run whose publish fails throws and keeps its cursor; the next run publis
   const count = sqsMessages.length;
   expect(await handler({}, context(300_000))).toEqual({ advanced: 1, reorgs: 0, cursor: 9 });
   expect(sqsMessages).toHaveLength(count + 1);
-  expect(decodeListenerMessage(sqsMessages.at(-1)!.MessageBody)).toMatchObject({ kind: 'blocksIngested', events: [{ block: { number: 9 } }] });
+  expect(decodeListenerMessage(sqsMessages.at(-1)!.MessageBody)).toMatchObject({
+    kind: 'blocksIngested',
+    events: [{ block: { number: 9 } }],
+  });
 });

@@ -135,9 +135,12 @@ const tokenOrder = (srcAmount: bigint) =>
     },
   });
 
-const rpc = (method: string, params: unknown[] = []) => publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
-const mined = async (hash: Hash | Promise<Hash>) => publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: await hash, pollingInterval: 20 });
-const sendEth = (to: Address, value: bigint, from = 1) => mined(wallet.sendTransaction({ to, value, account: accounts[from], chain: wallet.chain }));
+const rpc = (method: string, params: unknown[] = []) =>
+  publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
+const mined = async (hash: Hash | Promise<Hash>) =>
+  publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: await hash, pollingInterval: 20 });
+const sendEth = (to: Address, value: bigint, from = 1) =>
+  mined(wallet.sendTransaction({ to, value, account: accounts[from], chain: wallet.chain }));
 const write = (address: Address, abi: Abi, functionName: string, args: unknown[], from = 1, value?: bigint) =>
   mined(wallet.writeContract({ address, abi, functionName, args, value, account: accounts[from], chain: wallet.chain } as never));
 
@@ -155,7 +158,13 @@ beforeAll(async () => {
   const deploy = async (name: 'DemoToken' | 'DemoSplitter', args: unknown[]) =>
     (
       await mined(
-        wallet.deployContract({ abi: artifacts[name].abi, bytecode: artifacts[name].bytecode, args, account: accounts[0], chain: wallet.chain }),
+        wallet.deployContract({
+          abi: artifacts[name].abi,
+          bytecode: artifacts[name].bytecode,
+          args,
+          account: accounts[0],
+          chain: wallet.chain,
+        }),
       )
     ).contractAddress!;
   token = await deploy('DemoToken', [accounts[0].address]);
@@ -209,7 +218,12 @@ test('a record that fails is reported with the later records of its chain; other
   const before = await orderItems(table.name);
   const valid = published.at(-1)!; // delivered before: a replay changes nothing
   const otherChain = {
-    body: JSON.stringify({ v: 1, kind: 'blocksOrphaned', chainId: 999, event: { chainId: 999, blocks: [{ number: 5, hash: `0x${'ab'.repeat(32)}` }] } }),
+    body: JSON.stringify({
+      v: 1,
+      kind: 'blocksOrphaned',
+      chainId: 999,
+      event: { chainId: 999, blocks: [{ number: 5, hash: `0x${'ab'.repeat(32)}` }] },
+    }),
     group: '999',
   };
   const event = sqsEvent([

@@ -52,7 +52,13 @@ function block(chainId: number, number: number, fork = ''): BlockRecord {
 }
 
 /** A block with `erc20` ERC-20 transfers and `native` native transfers spread over its transactions. */
-function event(chainId: number, number: number, erc20: number, native: number, options: { fork?: string; mode?: 'advance' | 'repair' } = {}) {
+function event(
+  chainId: number,
+  number: number,
+  erc20: number,
+  native: number,
+  options: { fork?: string; mode?: 'advance' | 'repair' } = {},
+) {
   const record = block(chainId, number, options.fork);
   const position = (index: number) => ({
     chainId,
@@ -98,7 +104,8 @@ function recorder(options: { failAt?: number } = {}) {
 }
 
 const sizes = (sent: QueueMessage[]) => sent.map((message) => Buffer.byteLength(message.MessageBody, 'utf8'));
-const ingestedEvents = (messages: ListenerMessage[]) => messages.flatMap((message) => (message.kind === 'blocksIngested' ? message.events : []));
+const ingestedEvents = (messages: ListenerMessage[]) =>
+  messages.flatMap((message) => (message.kind === 'blocksIngested' ? message.events : []));
 
 describe('queueListener', () => {
   it('publishes a small batch as one message of the chain’s group, which decodes to the same events', async () => {
@@ -106,7 +113,11 @@ describe('queueListener', () => {
     const events = [event(8453, 10, 3, 2), event(8453, 11, 0, 1), event(8453, 12, 5, 0)];
     await queueListener(QUEUE_URL, send).blocksIngested(events);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ QueueUrl: QUEUE_URL, MessageGroupId: '8453', MessageDeduplicationId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(sent[0]).toMatchObject({
+      QueueUrl: QUEUE_URL,
+      MessageGroupId: '8453',
+      MessageDeduplicationId: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(decoded()).toEqual([{ v: 1, kind: 'blocksIngested', chainId: 8453, events }]);
   });
 
@@ -160,9 +171,11 @@ describe('queueListener', () => {
     expect(messages[0]).toMatchObject({ events: [events[0]] });
     expect(messages.at(-1)).toMatchObject({ events: [events[2]] });
     const partEvents = ingestedEvents(parts);
-    for (const part of partEvents) expect({ ...part, nativeTransfers: [], erc20Transfers: [] }).toEqual({ ...big, nativeTransfers: [], erc20Transfers: [] });
+    for (const part of partEvents)
+      expect({ ...part, nativeTransfers: [], erc20Transfers: [] }).toEqual({ ...big, nativeTransfers: [], erc20Transfers: [] });
     // Every transfer once; transaction indexes never go back from one part to the next.
-    const sortByIndex = <T extends { transactionIndex: number }>(list: T[]) => [...list].sort((a, b) => a.transactionIndex - b.transactionIndex);
+    const sortByIndex = <T extends { transactionIndex: number }>(list: T[]) =>
+      [...list].sort((a, b) => a.transactionIndex - b.transactionIndex);
     expect(partEvents.flatMap((part) => part.erc20Transfers)).toEqual(sortByIndex(big.erc20Transfers));
     expect(partEvents.flatMap((part) => part.nativeTransfers)).toEqual(sortByIndex(big.nativeTransfers));
     const boundaries = partEvents.map((part) => {
@@ -208,9 +221,9 @@ describe('queueListener', () => {
 describe('decodeListenerMessage', () => {
   it('rejects what is not a message of the format, naming the problem', () => {
     expect(() => decodeListenerMessage('{"v":2,"kind":"blocksIngested","chainId":1,"events":[]}')).toThrow(/not a listener message: v/);
-    expect(() => decodeListenerMessage('{"v":1,"kind":"blocksOrphaned","chainId":1,"event":{"chainId":1,"blocks":[{"number":1}]}}')).toThrow(
-      /event\.blocks\.0\.hash/,
-    );
+    expect(() =>
+      decodeListenerMessage('{"v":1,"kind":"blocksOrphaned","chainId":1,"event":{"chainId":1,"blocks":[{"number":1}]}}'),
+    ).toThrow(/event\.blocks\.0\.hash/);
     expect(() => decodeListenerMessage('not json')).toThrow();
   });
 });
