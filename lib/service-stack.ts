@@ -1,8 +1,9 @@
 /**
  * The whole service: one DynamoDB table, one function per row of the route table behind three HTTP
  * APIs (base, orders, collections; a platform row's function behind all three, told each API's id),
- * a fallback function per API for unknown routes, and one scheduled
- * function per job (per configured chain for per-chain jobs). Settings come from CDK context
+ * a fallback function per API for unknown routes, one scheduled function per job (per configured
+ * chain for per-chain jobs), and one SQS FIFO queue (with its dead-letter queue) per queue row with
+ * the function that consumes it. Settings come from CDK context
  * (see `settings.ts` and cdk.json); the route and job tables come from shared/.
  */
 import { existsSync } from 'node:fs';
@@ -14,13 +15,24 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../shared/table/definition';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/middleware/cors';
 import { apiIdVariable } from '../shared/http/api-name';
 import type { ApiName } from '../shared/http/groups';
-import { type Job, jobs as jobTable } from '../shared/jobs';
+import {
+  consumers as consumerTable,
+  type Job,
+  jobs as jobTable,
+  type Queue as QueueRow,
+  type QueueConsumer,
+  queues as queueTable,
+} from '../shared/jobs';
+import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
@@ -30,6 +42,9 @@ export interface ServiceStackProps extends StackProps {
   routes?: readonly Route[];
   /** Defaults to the job table of shared/jobs.ts (tests pass their own). */
   jobs?: readonly Job[];
+  /** Default to the queue and consumer tables of shared/jobs.ts. */
+  queues?: readonly QueueRow[];
+  consumers?: readonly QueueConsumer[];
   /** Defaults to the `chains` context. */
   chains?: readonly ChainSetting[];
 }
@@ -81,6 +96,8 @@ export class ServiceStack extends Stack {
   readonly table: Table;
   readonly apis = new Map<ApiName, { api: HttpApi; stage: HttpStage }>();
   readonly functions = new Map<string, ApiFunction>();
+  readonly queues = new Map<string, Queue>();
+  private readonly queueRows = new Map<string, QueueRow>();
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
@@ -88,7 +105,10 @@ export class ServiceStack extends Stack {
     const routes = props.routes ?? routeTable;
     const jobs = props.jobs ?? jobTable;
     const chains = props.chains ?? this.settings.chains;
+    const queues = props.queues ?? queueTable;
+    const consumers = props.consumers ?? consumerTable;
     checkTables(routes, jobs, chains);
+    checkQueues(queues, consumers, jobs);
     for (const job of jobs.filter((candidate) => candidate.perChain && chains.length === 0)) {
       Annotations.of(this).addWarningV2(
         `chain-data-api:noChainFor${job.id}`,
@@ -127,6 +147,13 @@ export class ServiceStack extends Stack {
         });
       }
     }
+
+    for (const row of queues) {
+      const consumer = consumers.find((candidate) => candidate.queue === row.id);
+      this.queues.set(row.id, this.createQueue(row, consumer));
+      this.queueRows.set(row.id, row);
+    }
+    for (const consumer of consumers) this.addConsumer(consumer, chains);
 
     for (const job of jobs) {
       for (const instance of jobInstances(job, chains)) {
@@ -235,22 +262,87 @@ export class ServiceStack extends Stack {
     return fn;
   }
 
+  /**
+   * A FIFO queue (explicit deduplication ids, set by the publisher) and its FIFO dead-letter queue: a
+   * message received `maxReceiveCount` times without being deleted moves there. The visibility timeout
+   * is 6 x the consumer's timeout (AWS's advice for Lambda consumers).
+   */
+  private createQueue(row: QueueRow, consumer: QueueConsumer | undefined): Queue {
+    const common = {
+      fifo: true,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: this.settings.removalPolicy,
+    } as const;
+    const deadLetters = new Queue(this, `${row.id}DeadLetters`, { ...common, retentionPeriod: Duration.days(14) });
+    return new Queue(this, row.id, {
+      ...common,
+      contentBasedDeduplication: false,
+      maxMessageSizeBytes: MAX_MESSAGE_BYTES,
+      retentionPeriod: Duration.days(4),
+      visibilityTimeout: Duration.seconds(6 * (consumer?.timeoutSeconds ?? 60)),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: row.maxReceiveCount },
+    });
+  }
+
+  /**
+   * The consumer's function and its event source mapping (ReportBatchItemFailures). No reserved
+   * concurrency: a FIFO queue hands a message group (a chain) to one invocation at a time, so order
+   * per chain holds at any concurrency, and a throttled consumer would only burn receives.
+   */
+  private addConsumer(consumer: QueueConsumer, chains: readonly ChainSetting[]): void {
+    const fn = this.addFunction(consumer.id, consumer.handler, consumer.table, {
+      description: consumer.summary,
+      environment: consumer.handler.startsWith('functions/orders/')
+        ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') }
+        : {},
+      timeoutSeconds: consumer.timeoutSeconds,
+      memorySize: consumer.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
+    });
+    fn.function.addEventSource(
+      new SqsEventSource(this.queues.get(consumer.queue)!, { batchSize: consumer.batchSize, reportBatchItemFailures: true }),
+    );
+  }
+
   private addJob(job: Job, id: string, chain: ChainSetting | undefined): void {
+    const published = (job.publishesTo ?? []).map((queueId) => ({ row: this.queueRows.get(queueId)!, queue: this.queues.get(queueId)! }));
+    const urls = Object.fromEntries(published.map(({ row, queue }) => [row.urlVariable, queue.queueUrl]));
     const fn = this.addFunction(id, job.handler, job.table, {
       description: chain ? `${job.summary} (chain ${chain.chainId})` : job.summary,
-      environment: chain ? { CHAIN_ID: String(chain.chainId), RPC_URL_PARAMETER: chain.rpcUrlParameter } : {},
+      environment: { ...(chain ? { CHAIN_ID: String(chain.chainId), RPC_URL_PARAMETER: chain.rpcUrlParameter } : {}), ...urls },
       timeoutSeconds: job.timeoutSeconds,
       memorySize: job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
       reservedConcurrency: job.reservedConcurrency,
       scheduled: true,
     });
     if (chain) fn.grantParameterRead(chain.rpcUrlParameter);
+    // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
+    for (const { queue } of published) {
+      fn.function.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+    }
     new Rule(this, `${id}Schedule`, {
       description: `Runs ${id} on ${job.schedule}`,
       schedule: Schedule.expression(job.schedule),
       targets: [new LambdaFunction(fn.function)],
     });
   }
+}
+
+/** Fails synthesis when a job publishes to, or a consumer reads, a queue the queue table lacks. */
+function checkQueues(queues: readonly QueueRow[], consumers: readonly QueueConsumer[], jobs: readonly Job[]): void {
+  const ids = new Set(queues.map((queue) => queue.id));
+  const problems = [
+    ...jobs.flatMap((job) =>
+      (job.publishesTo ?? []).filter((id) => !ids.has(id)).map((id) => `job ${job.id} publishes to unknown queue ${id}`),
+    ),
+    ...consumers
+      .filter((consumer) => !ids.has(consumer.queue))
+      .map((consumer) => `consumer ${consumer.id} reads unknown queue ${consumer.queue}`),
+    ...queues
+      .filter((queue) => consumers.filter((consumer) => consumer.queue === queue.id).length !== 1)
+      .map((queue) => `queue ${queue.id} must have exactly one consumer`),
+  ];
+  if (problems.length > 0) throw new Error(`Cannot build the stack:\n- ${problems.join('\n- ')}`);
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
- * Scheduled functions: the counterpart of the route table for work that no HTTP request starts.
- * The CDK stack creates one function per job (per configured chain for `perChain` jobs) with an
- * EventBridge schedule, and grants it exactly `table`.
+ * Functions that no HTTP request starts, the counterpart of the route table: scheduled jobs, the
+ * queues between functions, and the queues' consumers. The CDK stack creates one function per job
+ * (per configured chain for `perChain` jobs) with an EventBridge schedule, one SQS FIFO queue (and its
+ * dead-letter queue) per queue row, and one function per consumer fed by its queue; it grants each
+ * function exactly `table`, and a job `sqs:SendMessage` on the queues it `publishesTo` only.
  */
 import type { TableAccess } from './routes';
 
@@ -23,7 +25,58 @@ export interface Job {
   timeoutSeconds: number;
   memorySize?: number;
   summary: string;
+  /** Queues (ids of `queues`) the job sends to: it gets their URL in their `urlVariable` and sqs:SendMessage on them. */
+  publishesTo?: readonly string[];
 }
+
+/** An SQS FIFO queue between functions, with its dead-letter queue. */
+export interface Queue {
+  /** PascalCase id: the queue's construct id (its DLQ is `<id>DeadLetters`). */
+  id: string;
+  /** The environment variable that carries the queue's URL to the jobs that publish to it. */
+  urlVariable: string;
+  /** Receives of a message before it moves to the dead-letter queue. */
+  maxReceiveCount: number;
+  summary: string;
+}
+
+/** A function fed by a queue (an SQS event source mapping with ReportBatchItemFailures). */
+export interface QueueConsumer {
+  id: string;
+  /** Handler module, relative to the repository root; it exports `handler` and answers `batchItemFailures`. */
+  handler: string;
+  /** Id of the queue (`queues`) it consumes. */
+  queue: string;
+  table: TableAccess;
+  /** Most messages per invocation (a FIFO queue allows up to 10). */
+  batchSize: number;
+  timeoutSeconds: number;
+  memorySize?: number;
+  summary: string;
+}
+
+export const queues: readonly Queue[] = [
+  {
+    id: 'DepositEvents',
+    urlVariable: 'DEPOSIT_EVENTS_QUEUE_URL',
+    maxReceiveCount: 5,
+    summary: 'Ingested and orphaned blocks of every chain (message group = chain id), for order deposit detection',
+  },
+];
+
+export const consumers: readonly QueueConsumer[] = [
+  {
+    id: 'DetectDeposits',
+    handler: 'functions/orders/detect-deposits.ts',
+    queue: 'DepositEvents',
+    // Queries O4 (GSI1) and O7; deposit items and order updates in TransactWriteItems (Put, Update,
+    // Delete) and alone (DeleteItem when a reorg undoes an uncounted deposit).
+    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem'] },
+    batchSize: 10,
+    timeoutSeconds: 60,
+    summary: 'Detect order deposits in the blocks the ingest published (and undo those of orphaned blocks)',
+  },
+];
 
 export const jobs: readonly Job[] = [
   {
@@ -50,5 +103,7 @@ export const jobs: readonly Job[] = [
     timeoutSeconds: 300,
     memorySize: 1024,
     summary: 'Ingest the next blocks of one chain (at most INGEST_MAX_BLOCKS per run) from its cursor, handling reorgs',
+    // Its listener publishes every ingested and orphaned block there (shared/ingest/queue-listener.ts).
+    publishesTo: ['DepositEvents'],
   },
 ];

@@ -1,7 +1,9 @@
 /**
  * Scheduled (jobs row IngestChain, one function per chain, reserved concurrency 1): ingests the next
  * blocks of CHAIN_ID from its cursor, at most INGEST_MAX_BLOCKS per run and never past the
- * invocation's deadline, with order deposit detection listening to the blocks. The RPC URL is read
+ * invocation's deadline. Its one listener publishes the ingested and orphaned blocks to the SQS FIFO
+ * queue DEPOSIT_EVENTS_QUEUE_URL (shared/ingest/queue-listener.ts), which order deposit detection
+ * consumes (functions/orders/detect-deposits.ts): this bundle carries no orders code. The RPC URL is read
  * from the SSM parameter RPC_URL_PARAMETER (decrypted, cached 5 minutes). A failure is thrown (the
  * cursor stays on the last complete block) so the next scheduled run picks up from there.
  */
@@ -12,10 +14,12 @@ import { loadIngestConfig } from '../../shared/ingest/config';
 import { ChainIngest, type IngestResult } from '../../shared/ingest/ingest';
 import { logger } from '../../shared/observability/logger';
 import { createMetrics, MetricUnit } from '../../shared/observability/metrics';
-import { orderDepositListener } from '../../shared/orders/deposits';
+import { queueListener } from '../../shared/ingest/queue-listener';
+import { sqsSend } from '../../shared/ingest/sqs-send';
 
 const config = loadIngestConfig();
 const metrics = createMetrics('ingest');
+const listener = queueListener(config.listenerQueueUrl, sqsSend());
 
 let current: { rpcUrl: string; ingest: ChainIngest } | undefined;
 
@@ -24,7 +28,7 @@ export const handler = async (_event: unknown, context?: Context): Promise<{ adv
   if (!rpcUrl) throw new Error(`SSM parameter ${config.rpcUrlParameter} is empty`);
   if (current?.rpcUrl !== rpcUrl) {
     const client = createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs });
-    current = { rpcUrl, ingest: new ChainIngest({ chainId: config.chainId, client, listeners: [orderDepositListener] }) };
+    current = { rpcUrl, ingest: new ChainIngest({ chainId: config.chainId, client, listeners: [listener] }) };
   }
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
   let result: IngestResult | undefined;

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from '../../lib/api-function';
-import { jobs } from '../../shared/jobs';
+import { consumers, jobs } from '../../shared/jobs';
 import { FALLBACK_HANDLER, routes } from '../../shared/routes';
 import { median } from './lib/measure';
 
@@ -70,6 +70,7 @@ export async function runCold(
   }
   modules.set(FALLBACK_HANDLER, { functions: ['<api>RouteNotFound'], kind: 'route' });
   for (const job of jobs) modules.set(job.handler, { functions: [job.id], kind: 'job' });
+  for (const consumer of consumers) modules.set(consumer.handler, { functions: [consumer.id], kind: 'job' });
 
   const env = {
     PATH: process.env.PATH ?? '',
@@ -82,6 +83,7 @@ export async function runCold(
     DYNAMODB_ENDPOINT: '',
     CHAIN_ID: '31337',
     RPC_URL_PARAMETER: '/chain-data-api/rpc/31337',
+    DEPOSIT_EVENTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/DepositEvents.fifo',
     NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

@@ -21,6 +21,8 @@ const schema = v.object({
   RPC_TIMEOUT_MS: v.optional(integer(100, 120_000), '10000'),
   /** Stop starting new blocks when less than this remains of the invocation. */
   INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
+  /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */
+  DEPOSIT_EVENTS_QUEUE_URL: v.pipe(v.string(), v.url()),
 });
 
 export interface IngestConfig {
@@ -30,6 +32,8 @@ export interface IngestConfig {
   firstBlock: number;
   rpcTimeoutMs: number;
   safetyMarginMs: number;
+  /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
+  listenerQueueUrl: string;
 }
 
 export function loadIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
@@ -41,5 +45,6 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
     firstBlock: raw.INGEST_FIRST_BLOCK,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
     safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
+    listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,
   };
 }

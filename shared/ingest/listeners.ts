@@ -1,8 +1,10 @@
 /**
  * Extension point: code that must see every ingested block (deposit detection: shared/orders/
  * deposits.ts) is a listener that the ingest's caller hands it (IngestOptions.listeners); the ingest
- * knows no listener of its own. The composition roots (functions/ingest/ingest-chain.ts,
- * scripts/ingest.ts, scripts/start.ts) wire deposit detection.
+ * knows no listener of its own. The composition roots wire deposit detection: in process for the CLI
+ * (scripts/ingest.ts) and `npm start` (scripts/start.ts); in AWS the ingest Lambda
+ * (functions/ingest/ingest-chain.ts) registers the queue listener (shared/ingest/queue-listener.ts)
+ * and the orders group consumes the queue (functions/orders/detect-deposits.ts).
  *
  * `blocksIngested` is called with each batch's blocks (consecutive, in block order) once their items
  * are all written and BEFORE the cursor moves past them, so delivery is at least once: if a listener

@@ -174,8 +174,7 @@ describe('the import graph', () => {
         .filter((file) => GROUPS.some((group) => group !== own && file.startsWith(`shared/${group}/`)))
         .map((file) => `${handler} loads ${file}`);
     });
-    // The ingest Lambda is the composition root that registers deposit detection (orders) as a listener.
-    expect(arrows.filter((arrow) => !arrow.startsWith('functions/ingest/'))).toEqual([]);
+    expect(arrows).toEqual([]);
   });
 });
 
@@ -190,12 +189,19 @@ describe('the layout', () => {
     expect(misnamed).toEqual([]);
   });
 
-  it('the ingest Lambda carries of the orders group only its deposit listener', () => {
-    const loaded = [...closure('functions/ingest/ingest-chain.ts')].filter((file) =>
-      GROUPS.some((group) => file.startsWith(`shared/${group}/`)),
-    );
-    const listenerClosure = closure('shared/orders/deposits.ts');
-    expect(loaded.filter((file) => !listenerClosure.has(file))).toEqual([]);
+  it('the ingest Lambda loads no API group at all (it publishes its listener calls to a queue)', () => {
+    const loaded = [...closure('functions/ingest/ingest-chain.ts')];
+    expect(loaded.filter((file) => GROUPS.some((group) => file.startsWith(`shared/${group}/`)))).toEqual([]);
+    expect(loaded.filter((file) => file.startsWith('shared/orders/'))).toEqual([]);
+    expect(loaded).toContain('shared/ingest/queue-listener.ts');
+  });
+
+  it('the deposit consumer loads deposit detection and the queue format, not the ingest itself', () => {
+    const loaded = [...closure('functions/orders/detect-deposits.ts')];
     expect(loaded).toContain('shared/orders/deposits.ts');
+    expect(loaded).toContain('shared/ingest/queue-consumer.ts');
+    // (type-only imports count here too, so derive.ts's types pull a few ingest files in; never the ingest itself)
+    expect(loaded).not.toContain('shared/ingest/ingest.ts');
+    expect(loaded).not.toContain('shared/ingest/queue-listener.ts');
   });
 });

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/http/middleware/cors';
 import type { ApiName } from '../../shared/http/groups';
 import type { Job } from '../../shared/jobs';
-import { jobs as jobTable } from '../../shared/jobs';
+import { consumers as consumerTable, jobs as jobTable, queues as queueTable } from '../../shared/jobs';
+import { MAX_MESSAGE_BYTES } from '../../shared/ingest/queue-messages';
 import { apiIdVariable } from '../../shared/http/api-name';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
 import { TABLE } from '../../shared/table/definition';
@@ -106,7 +107,12 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
   // One chain, so that the real per-chain jobs (once shared/jobs.ts has some) are built and checked too.
   const chains = [{ chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453' }];
   const jobFunctions = jobTable.flatMap((job) => jobInstances(job, chains).map((instance) => ({ ...instance, job })));
-  const functionIds = [...routes.map((route) => route.id), ...API_NAMES.map(fallbackFunctionId), ...jobFunctions.map((fn) => fn.id)];
+  const functionIds = [
+    ...routes.map((route) => route.id),
+    ...API_NAMES.map(fallbackFunctionId),
+    ...jobFunctions.map((fn) => fn.id),
+    ...consumerTable.map((consumer) => consumer.id),
+  ];
 
   beforeAll(() => {
     ({ resources, template, stack } = synthesise({ chains }));
@@ -295,6 +301,89 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(resources[id].Properties.ReservedConcurrentExecutions).toBe(job.reservedConcurrency);
       expect(resources[id].Properties.Environment.Variables.CHAIN_ID).toBe(chain ? String(chain.chainId) : undefined);
     }
+  });
+
+  describe('the deposit events queue (ingest -> orders)', () => {
+    const queueId = (prefix: string) => {
+      const ids = ofType(resources, 'AWS::SQS::Queue')
+        .map(([id]) => id)
+        .filter((id) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id));
+      expect(ids, prefix).toHaveLength(1);
+      return ids[0]!;
+    };
+    const sqsStatements = (functionId: string) =>
+      statementsOf(resources, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
+
+    it('is one FIFO queue per queue row, with explicit dedup ids, 256 KiB messages and a FIFO dead-letter queue after maxReceiveCount', () => {
+      expect(ofType(resources, 'AWS::SQS::Queue')).toHaveLength(2 * queueTable.length);
+      for (const row of queueTable) {
+        const consumer = consumerTable.find((entry) => entry.queue === row.id)!;
+        const queue = resources[queueId(row.id)];
+        const deadLetters = resources[queueId(`${row.id}DeadLetters`)];
+        expect(queue.Properties).toMatchObject({
+          FifoQueue: true,
+          ContentBasedDeduplication: false,
+          MaximumMessageSize: MAX_MESSAGE_BYTES,
+          VisibilityTimeout: 6 * consumer.timeoutSeconds,
+          SqsManagedSseEnabled: true,
+          RedrivePolicy: {
+            deadLetterTargetArn: { 'Fn::GetAtt': [queueId(`${row.id}DeadLetters`), 'Arn'] },
+            maxReceiveCount: row.maxReceiveCount,
+          },
+        });
+        expect(deadLetters.Properties).toMatchObject({ FifoQueue: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+        expect(deadLetters.Properties.RedrivePolicy).toBeUndefined();
+        expect(queue.DeletionPolicy).toBe('Retain');
+      }
+      expect(queueTable.map((row) => [row.id, row.maxReceiveCount])).toEqual([['DepositEvents', 5]]);
+    });
+
+    it('feeds each consumer from its queue, in batches, reporting batch item failures', () => {
+      const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
+      expect(mappings).toHaveLength(consumerTable.length);
+      for (const consumer of consumerTable) {
+        expect(mappings.find((mapping) => mapping.FunctionName.Ref === consumer.id)).toMatchObject({
+          EventSourceArn: { 'Fn::GetAtt': [queueId(consumer.queue), 'Arn'] },
+          BatchSize: consumer.batchSize,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        });
+        const fn = resources[consumer.id].Properties;
+        expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: consumer.timeoutSeconds });
+        // FIFO keeps each chain's order at any concurrency; a reserved limit would only throttle receives into the DLQ.
+        expect(fn.ReservedConcurrentExecutions).toBeUndefined();
+        expect(dynamoActionsOf(resources, consumer.id)).toEqual(expectedDynamoActions(consumer.table));
+        const receive = sqsStatements(consumer.id);
+        expect(receive.flatMap(resourcesOf)).toEqual(receive.map(() => ({ 'Fn::GetAtt': [queueId(consumer.queue), 'Arn'] })));
+        expect(receive.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+      }
+      expect(consumerTable.map((consumer) => [consumer.id, consumer.handler])).toEqual([
+        ['DetectDeposits', 'functions/orders/detect-deposits.ts'],
+      ]);
+    });
+
+    it('lets the ingest functions only SendMessage to it, and tells them its URL', () => {
+      const publishers = jobFunctions.filter(({ job }) => (job.publishesTo ?? []).length > 0);
+      expect(publishers.map(({ id }) => id)).toEqual(['IngestChain8453']);
+      for (const { id, job } of publishers) {
+        for (const queue of job.publishesTo!) {
+          const row = queueTable.find((entry) => entry.id === queue)!;
+          expect(resources[id].Properties.Environment.Variables[row.urlVariable]).toEqual({ Ref: queueId(queue) });
+        }
+        expect(sqsStatements(id)).toEqual(
+          job.publishesTo!.map((queue) => ({
+            Effect: 'Allow',
+            Action: 'sqs:SendMessage',
+            Resource: { 'Fn::GetAtt': [queueId(queue), 'Arn'] },
+          })),
+        );
+      }
+      expect(resources.IngestChain8453.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({
+        Ref: queueId('DepositEvents'),
+      });
+      // No other function touches a queue.
+      const others = functionIds.filter((id) => !publishers.some((fn) => fn.id === id) && !consumerTable.some((fn) => fn.id === id));
+      for (const id of others) expect(sqsStatements(id), id).toEqual([]);
+    });
   });
 
   it('has no wildcard DynamoDB action and no Scan in any policy', () => {
