@@ -324,16 +324,20 @@ export type ResolveResponse = v.InferOutput<typeof resolveResponse>;
 const TOKEN_TYPES = ['erc20', 'erc721', 'erc1155'] as const;
 export type TokenTypeName = (typeof TOKEN_TYPES)[number];
 
+/** The values of a repeatable parameter, each one possibly comma-separated, trimmed, empty ones left out. */
+const commaSeparated = v.transform((values: string[]) =>
+  values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean),
+);
+
 /** `token_types` repeated or comma-separated; an empty list means every type. */
 const tokenTypes = v.optional(
   v.pipe(
     v.array(v.string()),
-    v.transform((values) =>
-      values
-        .flatMap((value) => value.split(','))
-        .map((value) => value.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+    commaSeparated,
+    v.transform((values) => values.map((value) => value.toLowerCase())),
     v.check((values) => values.every((value) => (TOKEN_TYPES as readonly string[]).includes(value)), 'must be erc20, erc721 or erc1155'),
     v.transform((values) => [...new Set(values)] as TokenTypeName[]),
   ),
@@ -382,12 +386,7 @@ export const MAX_CONTRACT_ADDRESSES = 10;
 const contractAddresses = v.optional(
   v.pipe(
     v.array(v.string()),
-    v.transform((values) =>
-      values
-        .flatMap((value) => value.split(','))
-        .map((value) => value.trim())
-        .filter(Boolean),
-    ),
+    commaSeparated,
     v.minLength(1, 'must be a 0x address or a registered name'),
     v.maxLength(MAX_CONTRACT_ADDRESSES, `at most ${MAX_CONTRACT_ADDRESSES} contracts per request`),
     v.check((values) => values.every((value) => value.length <= 64), 'each value must be at most 64 characters'),

@@ -4,20 +4,15 @@
  * the demo addresses, serve the demo data, keep adding blocks (the activity ticker), and on SIGTERM
  * stop everything, anvil included, saving the chain state.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { readdir, readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { afterAll, expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '../../scripts/lib/dispatch';
+import { type NpmStartService, startNpmStart } from '../support/npm-start';
 
-let child: ChildProcess | undefined;
-let dataDir: string | undefined;
+let service: NpmStartService | undefined;
 
 afterAll(async () => {
-  if (child?.pid && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await service?.stop();
+  if (service) await rm(service.dataDir, { recursive: true, force: true });
 });
 
 /** Pids of the anvil processes listening on `port` (read from /proc: Linux). */
@@ -33,34 +28,10 @@ async function anvilPidsOnPort(port: string): Promise<number[]> {
 }
 
 it('npm start runs the demo chain: prints URLs, chain and addresses, serves the data, follows new blocks, and stops anvil on SIGTERM', async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'start-chain-test-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    ORDERS_PORT: '0',
-    COLLECTIONS_PORT: '0',
-    DYNAMODB_PORT: '0',
-    ANVIL_PORT: '0',
-    DATA_DIR: dataDir,
-    TABLE_NAME: 'start-chain-test',
-    LOG_REQUESTS: '1',
-    DEMO_ACTIVITY_INTERVAL_MS: '500',
-  };
-  for (const name of ['RPC_URL', 'CHAIN_ID', 'START_BLOCK', 'DYNAMODB_ENDPOINT', 'EXPLORER_CHAIN_ID']) delete env[name];
-  child = spawn(path.join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
-    cwd: REPOSITORY_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 90_000;
-  while (!output.includes('Ctrl-C stops.')) {
-    if (child.exitCode !== null) throw new Error(`start.ts exited with ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`start.ts did not get ready:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  service = await startNpmStart({ keepDataDir: true, env: { TABLE_NAME: 'start-chain-test', DEMO_ACTIVITY_INTERVAL_MS: '500' } });
+  const started = service;
+  const output = started.output();
+  const dataDir = service.dataDir;
 
   // The three URLs, the chain and the demo addresses with curl lines.
   const url = (label: string) => new RegExp(`${label}\\s+(http://127\\.0\\.0\\.1:\\d+)`).exec(output)?.[1];
@@ -82,7 +53,7 @@ it('npm start runs the demo chain: prints URLs, chain and addresses, serves the 
   expect(response.status).toBe(200);
   const page = (await response.json()) as { items: { from: { hash: string } }[] };
   expect(page.items).toHaveLength(50);
-  await expect.poll(() => output).toMatch(/GET base\/explorer\/addresses\/0x[0-9a-f]{40}\/transactions -> 200/);
+  await expect.poll(() => started.output()).toMatch(/GET base\/explorer\/addresses\/0x[0-9a-f]{40}\/transactions -> 200/);
 
   // The ticker keeps adding blocks, and they are served.
   const newest = async () => {
@@ -96,11 +67,8 @@ it('npm start runs the demo chain: prints URLs, chain and addresses, serves the 
 
   const anvils = await anvilPidsOnPort(anvilPort);
   expect(anvils).toHaveLength(1);
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  const [code] = await exited;
-  expect(code).toBe(0);
-  expect(output).toContain('Stopped');
+  expect(await started.stop()).toBe(0);
+  expect(started.output()).toContain('Stopped');
   expect(await anvilPidsOnPort(anvilPort)).toEqual([]);
   expect(() => process.kill(anvils[0], 0)).toThrow();
   await expect(fetch(chainLine![1], { method: 'POST', body: '{}' })).rejects.toThrow();

@@ -20,14 +20,19 @@ export interface NpmStartService {
   rpcUrl: string;
   /** What the demo activity sent (contracts, accounts, transactions), as saved in DATA_DIR. */
   demo: DemoManifest;
+  /** DATA_DIR: a temporary folder, removed by `stop()` unless `keepDataDir` was given. */
+  dataDir: string;
   /** Everything the process printed so far. */
   output(): string;
-  stop(): Promise<void>;
+  /** SIGTERM, then waits for the exit; resolves to the exit code (null when it was killed). */
+  stop(): Promise<number | null>;
 }
 
 const READY_LINE = 'Ctrl-C stops.';
 
-export async function startNpmStart(options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {}): Promise<NpmStartService> {
+export async function startNpmStart(
+  options: { env?: NodeJS.ProcessEnv; readyTimeoutMs?: number; keepDataDir?: boolean } = {},
+): Promise<NpmStartService> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'npm-start-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -53,7 +58,7 @@ export async function startNpmStart(options: { env?: NodeJS.ProcessEnv; readyTim
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
-  const stop = async () => {
+  const stop = async (): Promise<number | null> => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
@@ -61,7 +66,8 @@ export async function startNpmStart(options: { env?: NodeJS.ProcessEnv; readyTim
       await exited;
       clearTimeout(killer);
     }
-    await rm(dataDir, { recursive: true, force: true });
+    if (!options.keepDataDir) await rm(dataDir, { recursive: true, force: true });
+    return child.exitCode;
   };
 
   try {
@@ -82,6 +88,7 @@ export async function startNpmStart(options: { env?: NodeJS.ProcessEnv; readyTim
     return {
       urls: { base: url('explorer \\+ insights'), orders: url('orders'), collections: url('collections') },
       rpcUrl,
+      dataDir,
       demo: demo.manifest,
       output: () => output,
       stop,
