@@ -44,6 +44,15 @@ afterAll(async () => {
   await service?.stop();
 });
 
+/** The tournament the SDK's tournament components describe (the hooks add the price or the fund amount). */
+const TOURNAMENT = {
+  slug: 'summer-2024',
+  name: 'Summer Championship',
+  description: 'The biggest tournament of the summer',
+  imageUrl: 'https://example.com/t.png',
+  contractAddress: CONTRACT,
+};
+
 /** The parameters the SDK's components hand to its createOrder hook, per order type. */
 const hookParams: Record<string, Record<string, unknown>> = {
   swap: { expectedDstAmount: '4900000000000000000' },
@@ -61,26 +70,8 @@ const hookParams: Record<string, Record<string, unknown>> = {
       price: '1000000000000000000',
     },
   },
-  join_tournament: {
-    tournament: {
-      slug: 'summer-2024',
-      name: 'Summer Championship',
-      description: 'The biggest tournament of the summer',
-      imageUrl: 'https://example.com/t.png',
-      contractAddress: CONTRACT,
-      entryPriceOrFundAmount: '2000000000000000000',
-    },
-  },
-  fund_tournament: {
-    tournament: {
-      slug: 'summer-2024',
-      name: 'Summer Championship',
-      description: 'The biggest tournament of the summer',
-      imageUrl: 'https://example.com/t.png',
-      contractAddress: CONTRACT,
-      entryPriceOrFundAmount: '3000000000000000000',
-    },
-  },
+  join_tournament: { tournament: { ...TOURNAMENT, entryPriceOrFundAmount: '2000000000000000000' } },
+  fund_tournament: { tournament: { ...TOURNAMENT, entryPriceOrFundAmount: '3000000000000000000' } },
 };
 
 /** What useAnyspendCreateOrder sends for `orderType` (its mutationFn, minus the fingerprint hook). */
