@@ -42,7 +42,8 @@ async function startScript(dataDir: string): Promise<{ child: ChildProcess; outp
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const deadline = Date.now() + 30_000;
+  // Deploying the demo takes seconds alone, far longer on a machine busy with other test files.
+  const deadline = Date.now() + 120_000;
   while (!text.includes('Ctrl-C stops.')) {
     if (child.exitCode !== null) throw new Error(`start.ts exited with ${child.exitCode}:\n${text}`);
     if (Date.now() > deadline) throw new Error(`start.ts did not get ready:\n${text}`);
@@ -88,7 +89,7 @@ describe('npm start (scripts/start.ts)', () => {
     expect(output()).toContain('Stopped');
     expect(await readdir(dataDir)).not.toContain('service.pid');
     expect(await readdir(path.join(dataDir, 'dynamodb'))).toContain('CURRENT');
-  });
+  }, 300_000);
 
   it('refuses to start on a data folder another instance holds, with a message saying so', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'start-test-'));
@@ -100,5 +101,5 @@ describe('npm start (scripts/start.ts)', () => {
     const exited = once(first.child, 'exit');
     process.kill(first.child.pid!, 'SIGTERM');
     expect((await exited)[0]).toBe(0);
-  });
+  }, 300_000);
 });
