@@ -35,7 +35,7 @@ beforeAll(async () => {
     sent.push({ method: init?.method ?? 'GET', url: local, body: typeof init?.body === 'string' ? JSON.parse(init.body) : undefined });
     return realFetch(local, init);
   };
-});
+}, 180_000);
 
 afterAll(async () => {
   globalThis.fetch = realFetch;
