@@ -386,6 +386,17 @@ export function buildRequests(
     kind: 'write',
   });
   get('GET /orders/{id}', 'GetOrder', 'orders', `/orders/${facts.orders.sampleId}`, 'single');
+  // O11 / O12: pointers newest first, then the page's orders.
+  get('GET /orders newest first', 'ListOrders', 'orders', `/orders${query({ limit: 20 })}`, 'list');
+  get('GET /orders offset 2000', 'ListOrders', 'orders', `/orders${query({ limit: 20, offset: 2000 })}`, 'list');
+  if (facts.orders.sampleCreator)
+    get(
+      'GET /orders of a creator',
+      'ListOrders',
+      'orders',
+      `/orders${query({ creatorAddress: facts.orders.sampleCreator, limit: 20 })}`,
+      'list',
+    );
   requests.push({
     id: 'POST /checkout-sessions',
     routeId: 'CreateCheckoutSession',

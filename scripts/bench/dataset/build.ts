@@ -51,7 +51,8 @@ export interface DatasetFacts {
     /** A creator and chain id that both filter (two filters). */
     twoFilters: { creator: string; chainId: number };
   };
-  orders: { count: number; sampleId: string };
+  /** `sampleCreator` (absent in datasets built before orders had creators): a creator with count / 50 orders. */
+  orders: { count: number; sampleId: string; sampleCreator?: string };
   generation: {
     seconds: number;
     chains: { chainId: number; blocks: number; transactions: number; seconds: number; writeUnits: number; calls: number }[];
@@ -288,6 +289,8 @@ async function writeOrders(count: number): Promise<DatasetFacts['orders']> {
   const { createOrderBodySchema } = await import('../../../shared/orders/schemas');
   const { inParallel } = await import('../../../shared/db/operations');
   const { addressOf } = await import('./chain');
+  // 50 creators share the orders, so that a creator's list holds count / 50 of them.
+  const creatorOf = (index: number): string => addressOf(`bench:order-creator:${index % 50}`);
   const config = loadOrderConfig();
   const schema = createOrderBodySchema(config);
   let sampleId = '';
@@ -295,16 +298,16 @@ async function writeOrders(count: number): Promise<DatasetFacts['orders']> {
     Array.from({ length: count }, (_, index) => index),
     4,
     async (index) => {
-      const request = v.parse(schema, orderBody(addressOf(`bench:order-recipient:${index % 500}`), index));
+      const request = v.parse(schema, orderBody(addressOf(`bench:order-recipient:${index % 500}`), index, creatorOf(index)));
       const outcome = await createOrder(request, { config, sourceIp: '127.0.0.1' });
       if (index === 0 && outcome.created) sampleId = outcome.value.id;
     },
   );
-  return { count, sampleId };
+  return { count, sampleId, sampleCreator: creatorOf(0) };
 }
 
 /** A POST /orders body (the route example's shape). */
-export function orderBody(recipient: string, index: number): Record<string, unknown> {
+export function orderBody(recipient: string, index: number, creator?: string): Record<string, unknown> {
   const usdcBase = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
   const usdcMain = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
   const amount = String(1_000_000 + index * 1000);
@@ -322,6 +325,7 @@ export function orderBody(recipient: string, index: number): Record<string, unkn
       dstToken: { chainId: 1, address: usdcMain, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
     },
     clientReferenceId: `bench-order-${index}`,
+    ...(creator ? { creatorAddress: creator } : {}),
   };
 }
 
