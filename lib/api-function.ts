@@ -1,6 +1,7 @@
 /**
  * `ApiFunction`: a NodejsFunction with the house defaults, so the stack reads as a list of routes.
- * - nodejs22.x on ARM64, bundled locally by esbuild into one minified ESM file with source maps;
+ * - nodejs22.x on ARM64, bundled locally by esbuild into one minified ESM file with source maps, the AWS
+ *   SDK's default credential chain reduced to its environment link (`BUNDLE_ALIASES`);
  * - its own log group with a retention period and removal policy;
  * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
  * - exactly the DynamoDB actions its route or job declares (`TableAccess`), never Scan, never `dynamodb:*`;
