@@ -7,7 +7,7 @@
  * decoding picks the one whose indexed count matches the log's topics.
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { parseAbiItem, toEventSelector, type AbiEvent, type AbiEventParameter } from 'viem';
+import { parseAbiItem, toEventSelector, type AbiEvent } from 'viem';
 import { getItem, updateItem } from '../db/operations';
 import { abiKeys, keyId, type ItemKey } from '../table/keys';
 
@@ -19,7 +19,7 @@ const event = (topic0: string, name: string, ...inputs: Input[]): { topic0: stri
   abi: {
     name,
     type: 'event',
-    inputs: inputs.map(([type, name, indexed]): AbiEventParameter => (indexed ? { type, name, indexed } : { type, name })),
+    inputs: inputs.map(([type, name, indexed]): AbiEvent['inputs'][number] => (indexed ? { type, name, indexed } : { type, name })),
   },
 });
 
