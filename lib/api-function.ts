@@ -1,6 +1,7 @@
 /**
  * `ApiFunction`: a NodejsFunction with the house defaults, so the stack reads as a list of routes.
- * - nodejs22.x on ARM64, bundled locally by esbuild into one minified ESM file with source maps;
+ * - nodejs22.x on ARM64, bundled locally by esbuild into one minified ESM file with source maps, the AWS
+ *   SDK's default credential chain reduced to its environment link (`BUNDLE_ALIASES`);
  * - its own log group with a retention period and removal policy;
  * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
  * - exactly the DynamoDB actions its route or job declares (`TableAccess`), never Scan, never `dynamodb:*`;
@@ -34,6 +35,16 @@ export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynam
  */
 export const ESM_REQUIRE_BANNER =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/**
+ * Modules the bundles replace (esbuild `alias`, absolute paths). The AWS SDK's default credential
+ * chain becomes its first link, the environment variables in which Lambda passes the role's
+ * credentials (shared/aws/lambda-default-credentials.ts explains): the other links and the STS, SSO
+ * and sign-in clients they bring are a third of a bundle that no Lambda ever runs.
+ */
+export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': resolve(REPO_ROOT, 'shared/aws/lambda-default-credentials.ts'),
+};
 
 export interface ApiFunctionProps {
   /** Handler module relative to the repository root; it exports `handler`. */
@@ -107,6 +118,7 @@ export class ApiFunction extends Construct {
         sourcesContent: false,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
+        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
         // Bundle the AWS SDK too: the version tested locally is the one deployed, and a tree-shaken
         // bundle starts faster than loading the runtime's full SDK.
         externalModules: [],

@@ -2,8 +2,8 @@
  * `npx tsx scripts/bench/cold.ts [--processes 20]` (or `npm run bench -- --only cold`): the cold start
  * of every HTTP function. Each distinct handler module of the route table (and the fallback that
  * answers unknown routes) is bundled as the CDK stack bundles it (lib/api-function.ts: esbuild, one
- * minified ESM file, node22, source map beside it, the AWS SDK bundled in, the `require` banner), then
- * imported in --processes fresh Node processes with the function's environment (NODE_OPTIONS
+ * minified ESM file, node22, source map beside it, the AWS SDK bundled in, the `require` banner, the
+ * module aliases), then imported in --processes fresh Node processes with the function's environment (NODE_OPTIONS
  * --enable-source-maps as deployed; --no-source-maps without): import time is the median over those processes minus the median
  * of importing an empty module the same way. The scheduled jobs' bundles are measured too and
  * reported apart (no request waits on them).
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../../lib/api-function';
+import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER } from '../../lib/api-function';
 import { consumers, jobs } from '../../shared/jobs';
 import { FALLBACK_HANDLER, routes } from '../../shared/routes';
 import { median } from './lib/measure';
@@ -115,6 +115,7 @@ export async function runCold(
       sourcesContent: false,
       mainFields: ['module', 'main'],
       banner: { js: ESM_REQUIRE_BANNER },
+      alias: { ...BUNDLE_ALIASES },
       tsconfig: path.join(ROOT, 'tsconfig.json'),
       logLevel: 'error',
     });

@@ -10,7 +10,7 @@
  * - COLLECTION_COMBINATION_SCAN_LIMIT: the most list entries a combination of filters may read.
  */
 import * as v from 'valibot';
-import { getAddress, keccak256, stringToHex, type Address, type Hex } from 'viem';
+import { getAddress, type Address, type Hex } from 'viem';
 import { readEnv } from '../config';
 
 /**
@@ -20,10 +20,13 @@ import { readEnv } from '../config';
  */
 export const DEFAULT_FACTORY_ADDRESS: Address = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 export const DEFAULT_FACTORY_NAME = 'CollectionFactory';
-/** keccak256 of the UTF-8 text `BaseMintCollection`: a documented placeholder until a real init code is configured. */
-export const DEFAULT_INIT_CODE_HASH: Hex = keccak256(stringToHex('BaseMintCollection'));
+/**
+ * keccak256 of the UTF-8 text `BaseMintCollection`: a documented placeholder until a real init code is
+ * configured. Written out, not hashed at module load (cold start); test/shared/collections/config.test.ts checks it.
+ */
+export const DEFAULT_INIT_CODE_HASH: Hex = '0xf6cc2c625dab88b93ead50ec8a1c03eb492e21e56669b07b970798ed8a99c1ab';
 /** keccak256 of the UTF-8 text `BaseMintCollection1155`: the ERC1155 placeholder. */
-export const DEFAULT_INIT_CODE_HASH_ERC1155: Hex = keccak256(stringToHex('BaseMintCollection1155'));
+export const DEFAULT_INIT_CODE_HASH_ERC1155: Hex = '0xf1813e200e348528a0f279ec7b03dfc8a31234903548e680754c7f801446d26a';
 export const DEFAULT_COMBINATION_SCAN_LIMIT = 5000;
 
 export interface CollectionsConfig {

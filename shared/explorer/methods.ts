@@ -3,34 +3,58 @@
  * verified, so (like a Blockscout instance whose signature database knows only the common methods)
  * calldata is decoded against the standard token methods; any other call shows its selector.
  */
-import { decodeFunctionData, getAddress, parseAbi, toFunctionSelector, type AbiFunction, type Hex } from 'viem';
+import { decodeFunctionData, getAddress, type AbiFunction, type AbiParameter, type Hex } from 'viem';
 import type { DecodedInput } from './schemas';
 
-/** ERC-20, ERC-721 and ERC-1155 methods that change state. */
-const knownMethods = parseAbi([
-  'function transfer(address to, uint256 value)',
-  'function approve(address spender, uint256 value)',
-  'function transferFrom(address from, address to, uint256 value)',
-  'function setApprovalForAll(address operator, bool approved)',
-  'function safeTransferFrom(address from, address to, uint256 tokenId)',
-  'function safeTransferFrom(address from, address to, uint256 tokenId, bytes data)',
-  'function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes data)',
-  'function safeBatchTransferFrom(address from, address to, uint256[] ids, uint256[] values, bytes data)',
-]);
+const method = (name: string, ...inputs: [type: string, name: string][]): AbiFunction => ({
+  name,
+  type: 'function',
+  stateMutability: 'nonpayable',
+  inputs: inputs.map(([type, name]): AbiParameter => ({ type, name })),
+  outputs: [],
+});
 
-const methodBySelector = new Map<string, AbiFunction>(knownMethods.map((item) => [toFunctionSelector(item), item]));
+/**
+ * ERC-20, ERC-721 and ERC-1155 methods that change state, by selector. Written out rather than parsed
+ * from their signatures with their selectors hashed at module load, which cost every explorer
+ * function about 20 ms of its cold start; test/shared/explorer/methods.test.ts checks every entry
+ * against viem's `parseAbi` and `toFunctionSelector`.
+ */
+export const KNOWN_METHODS: ReadonlyMap<string, AbiFunction> = new Map([
+  ['0xa9059cbb', method('transfer', ['address', 'to'], ['uint256', 'value'])],
+  ['0x095ea7b3', method('approve', ['address', 'spender'], ['uint256', 'value'])],
+  ['0x23b872dd', method('transferFrom', ['address', 'from'], ['address', 'to'], ['uint256', 'value'])],
+  ['0xa22cb465', method('setApprovalForAll', ['address', 'operator'], ['bool', 'approved'])],
+  ['0x42842e0e', method('safeTransferFrom', ['address', 'from'], ['address', 'to'], ['uint256', 'tokenId'])],
+  ['0xb88d4fde', method('safeTransferFrom', ['address', 'from'], ['address', 'to'], ['uint256', 'tokenId'], ['bytes', 'data'])],
+  [
+    '0xf242432a',
+    method('safeTransferFrom', ['address', 'from'], ['address', 'to'], ['uint256', 'id'], ['uint256', 'value'], ['bytes', 'data']),
+  ],
+  [
+    '0x2eb2c2d6',
+    method(
+      'safeBatchTransferFrom',
+      ['address', 'from'],
+      ['address', 'to'],
+      ['uint256[]', 'ids'],
+      ['uint256[]', 'values'],
+      ['bytes', 'data'],
+    ),
+  ],
+]);
 
 /** The method name when the selector is a known one, else the selector; null without one (creation, plain transfer). */
 export function methodName(selector: string | null): string | null {
   if (!selector) return null;
-  return methodBySelector.get(selector.toLowerCase())?.name ?? selector.toLowerCase();
+  return KNOWN_METHODS.get(selector.toLowerCase())?.name ?? selector.toLowerCase();
 }
 
 /** Blockscout's decoded_input for calldata of a known method; null otherwise (or when it does not decode). */
 export function decodeInput(input: string | null): DecodedInput | null {
   if (!input || input.length < 10) return null;
   const selector = input.slice(0, 10).toLowerCase();
-  const method = methodBySelector.get(selector);
+  const method = KNOWN_METHODS.get(selector);
   if (!method) return null;
   try {
     const { args } = decodeFunctionData({ abi: [method], data: input as Hex });

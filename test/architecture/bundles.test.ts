@@ -6,7 +6,7 @@
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../lib/api-function';
+import { BUNDLE_ALIASES, REPO_ROOT } from '../../lib/api-function';
 
 async function bundleInputs(entry: string): Promise<{ inputs: string[]; text: string }> {
   const result = await build({
@@ -19,6 +19,7 @@ async function bundleInputs(entry: string): Promise<{ inputs: string[]; text: st
     format: 'esm',
     target: 'node22',
     mainFields: ['module', 'main'],
+    alias: { ...BUNDLE_ALIASES },
     logLevel: 'silent',
   });
   return { inputs: Object.keys(result.metafile.inputs), text: result.outputFiles.map((file) => file.text).join('\n') };

@@ -1,4 +1,4 @@
-import { getAddress } from 'viem';
+import { getAddress, keccak256, stringToHex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_COMBINATION_SCAN_LIMIT,
@@ -16,6 +16,11 @@ describe('collections configuration', () => {
     expect(config.combinationScanLimit).toBe(DEFAULT_COMBINATION_SCAN_LIMIT);
     expect(factoryAddress(config, 8453)).toBe(DEFAULT_FACTORY_ADDRESS);
     expect(config.initCodeHashes).toEqual({ ERC721: DEFAULT_INIT_CODE_HASH, ERC1155: DEFAULT_INIT_CODE_HASH_ERC1155 });
+  });
+
+  it('has placeholder init-code hashes that are the keccak256 of their documented texts', () => {
+    expect(DEFAULT_INIT_CODE_HASH).toBe(keccak256(stringToHex('BaseMintCollection')));
+    expect(DEFAULT_INIT_CODE_HASH_ERC1155).toBe(keccak256(stringToHex('BaseMintCollection1155')));
   });
 
   it('reads an init-code hash per token standard (stored lowercase)', () => {

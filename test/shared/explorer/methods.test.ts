@@ -1,7 +1,7 @@
 /** `method` and `decoded_input`: calldata encoded with viem, decoded as Blockscout shows it. */
 import { describe, expect, it } from 'vitest';
 import { encodeFunctionData, parseAbi, toFunctionSelector } from 'viem';
-import { decodeInput, methodName } from '../../../shared/explorer/methods';
+import { decodeInput, KNOWN_METHODS, methodName } from '../../../shared/explorer/methods';
 
 const abi = parseAbi([
   'function transfer(address to, uint256 value)',
@@ -43,5 +43,21 @@ describe('decodeInput', () => {
     expect(decodeInput('0x')).toBeNull();
     expect(decodeInput(null)).toBeNull();
     expect(decodeInput(`${toFunctionSelector('transfer(address,uint256)')}00`)).toBeNull();
+  });
+});
+
+describe('KNOWN_METHODS', () => {
+  it('is the standard token methods as viem parses their signatures, keyed by their selectors', () => {
+    const parsed = parseAbi([
+      'function transfer(address to, uint256 value)',
+      'function approve(address spender, uint256 value)',
+      'function transferFrom(address from, address to, uint256 value)',
+      'function setApprovalForAll(address operator, bool approved)',
+      'function safeTransferFrom(address from, address to, uint256 tokenId)',
+      'function safeTransferFrom(address from, address to, uint256 tokenId, bytes data)',
+      'function safeTransferFrom(address from, address to, uint256 id, uint256 value, bytes data)',
+      'function safeBatchTransferFrom(address from, address to, uint256[] ids, uint256[] values, bytes data)',
+    ]);
+    expect([...KNOWN_METHODS]).toEqual(parsed.map((item) => [toFunctionSelector(item), item]));
   });
 });
