@@ -255,9 +255,11 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
             ? 'is required'
             : `must be one of: ${ORDER_TYPES.join(', ')}`,
     ),
+    // A partial check runs once the paths it names carry no issue; naming `type` too keeps it off a body
+    // whose `type` the variant refused, which is still untyped (`{}` would read metadata of undefined).
     v.forward(
       v.partialCheck(
-        [['srcChain'], ['metadata', 'srcToken', 'chainId']],
+        [['type'], ['srcChain'], ['metadata', 'srcToken', 'chainId']],
         (body) => body.metadata.srcToken.chainId === body.srcChain,
         'must equal srcChain',
       ),
@@ -265,7 +267,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
     ),
     v.forward(
       v.partialCheck(
-        [['dstChain'], ['metadata', 'dstToken', 'chainId']],
+        [['type'], ['dstChain'], ['metadata', 'dstToken', 'chainId']],
         (body) => body.metadata.dstToken.chainId === body.dstChain,
         'must equal dstChain',
       ),
@@ -273,7 +275,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
     ),
     v.forward(
       v.partialCheck(
-        [['srcTokenAddress'], ['metadata', 'srcToken', 'address']],
+        [['type'], ['srcTokenAddress'], ['metadata', 'srcToken', 'address']],
         (body) => sameAddress(body.metadata.srcToken.address, body.srcTokenAddress),
         'must equal srcTokenAddress',
       ),
@@ -281,7 +283,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
     ),
     v.forward(
       v.partialCheck(
-        [['dstTokenAddress'], ['metadata', 'dstToken', 'address']],
+        [['type'], ['dstTokenAddress'], ['metadata', 'dstToken', 'address']],
         (body) => sameAddress(body.metadata.dstToken.address, body.dstTokenAddress),
         'must equal dstTokenAddress',
       ),
@@ -289,7 +291,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
     ),
     v.forward(
       v.partialCheck(
-        [['srcChain'], ['dstChain'], ['srcTokenAddress'], ['dstTokenAddress']],
+        [['type'], ['srcChain'], ['dstChain'], ['srcTokenAddress'], ['dstTokenAddress']],
         (body) => body.srcChain !== body.dstChain || !sameAddress(body.srcTokenAddress, body.dstTokenAddress),
         'must differ from srcTokenAddress when srcChain equals dstChain',
       ),
