@@ -6,9 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalService, type LocalService } from '../../scripts/lib/gateway';
-import { routes } from '../../shared/routes';
 import { requestJson } from '../../scripts/lib/dispatch';
-import { checkRequest, FUZZ_GROUPS, fuzzGroup, type FuzzRequest, type FuzzTarget } from '../support/fuzz';
+import { checkRequest, FUZZ_GROUPS, fuzzGroup, type FuzzRequest, type FuzzTarget, seedExamples } from '../support/fuzz';
 
 /** Runs per group: the whole file stays well under a minute on two cores. */
 const RUNS = 150;
@@ -23,14 +22,7 @@ beforeAll(async () => {
   service = await startLocalService({ tableName: `fuzz-${process.pid}` });
   const { tableSnapshot } = await import('../support/table');
   target = { urls: service.urls, snapshot: () => tableSnapshot(service.tableName), timeoutMs: 15_000 };
-  // Some data for the reads and conflicts for the writes: each write route's example, once.
-  for (const route of routes.filter((candidate) => candidate.method === 'POST')) {
-    const answer = await requestJson(route.group === 'collections' ? 'collections' : 'orders', 'POST', route.path, {
-      body: route.example.body,
-      headers: route.example.headers,
-    });
-    expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
-  }
+  await seedExamples();
 });
 
 afterAll(async () => {

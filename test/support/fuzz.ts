@@ -20,7 +20,7 @@ import { isTextContentType } from '../../scripts/lib/gateway';
 import { ERROR_BODIES } from '../../shared/http/error-schemas';
 import { API_OF_GROUP, type ApiGroup, type ApiName, groupOfPath } from '../../shared/http/groups';
 import type { HttpHandler } from '../../shared/http/handler';
-import { errorGroupOf, matchRoute, type Route, routesOf } from '../../shared/routes';
+import { apisOf, errorGroupOf, matchRoute, type Route, routes, routesOf } from '../../shared/routes';
 
 export const FUZZ_GROUPS: readonly ApiGroup[] = ['explorer', 'insights', 'orders', 'collections'];
 
@@ -565,7 +565,8 @@ export async function requestArbitrary(group: ApiGroup, options: { httpShare?: n
         query: queryArbitrary(facts, group),
         headers: headersArbitrary(facts.route),
         body: bodyArbitrary(facts.route),
-        overHttp: fc.double({ min: 0, max: 1, noNaN: true }).map((draw) => draw < httpShare),
+        // Unbiased: fast-check's usual bias towards small values would send most requests over HTTP.
+        overHttp: fc.noBias(fc.integer({ min: 0, max: 9999 })).map((draw) => draw < httpShare * 10_000),
       })
       .map(
         ({ method, path, query, headers, body, overHttp }): FuzzRequest => ({
@@ -787,4 +788,47 @@ export async function fuzzGroup(
     };
   }
   return report;
+}
+
+/**
+ * Some data for the reads and conflicts for the writes: each write route's example, sent once through
+ * `dispatch`. Throws when one is refused (the examples are valid requests).
+ */
+export async function seedExamples(): Promise<void> {
+  for (const route of routes.filter((candidate) => candidate.method === 'POST' && candidate.example.body !== undefined)) {
+    for (const api of apisOf(route)) {
+      const response = await dispatch({
+        api,
+        method: route.method,
+        url: route.path,
+        headers: { 'content-type': 'application/json', ...route.example.headers },
+        body: JSON.stringify(route.example.body),
+      });
+      if (response.statusCode >= 300) throw new Error(`seeding ${route.id}: ${response.statusCode} ${response.body.slice(0, 500)}`);
+    }
+  }
+}
+
+/**
+ * The demo chain (a real anvil with the demo contracts and activity, test/support/demo-chain.ts)
+ * ingested into the table the handlers use, so that explorer and insights requests reach real data
+ * (and the route examples, which name the demo's accounts, answer 200). Returns its stop.
+ */
+export async function ingestDemoChain(): Promise<() => Promise<void>> {
+  const { startDemoChain } = await import('./demo-chain');
+  const { createChainClient } = await import('../../shared/chain/client');
+  const { ingestRange, registerChain } = await import('../../shared/ingest/ingest');
+  const chain = await startDemoChain();
+  try {
+    await registerChain(chain.anvil.chainId, 0);
+    await ingestRange({
+      chainId: chain.anvil.chainId,
+      client: createChainClient(chain.anvil.rpcUrl),
+      log: { info: () => {}, warn: () => {} },
+    });
+  } catch (error) {
+    await chain.stop();
+    throw error;
+  }
+  return () => chain.stop();
 }
