@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
   const snapshot = async () =>
     (await scanItems(client, service.tableName)).sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
   const reports: GroupReport[] = [];
-  let stopChain = async () => undefined;
+  let stopChain: () => Promise<void> = async () => undefined;
   let chainIngested = false;
   try {
     await seedExamples();
