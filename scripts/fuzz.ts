@@ -8,6 +8,8 @@
  * Prints per group the runs, the statuses seen and, for a failure, its seed, path and shrunk request;
  * `--group G --seed S --path P` replays it. Exit code 1 when a group failed.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path_ from 'node:path';
 import { parseArgs } from 'node:util';
 import type { GroupReport } from '../test/support/fuzz';
 import { runCli, usageError } from './lib/cli';
@@ -51,8 +53,8 @@ async function main(argv: string[]): Promise<number> {
   const httpShare = Number(values['http-share']);
   if (!(httpShare >= 0 && httpShare <= 1)) return fail('--http-share must be from 0 to 1');
 
-  // Quiet handlers (a failure's answer is printed anyway), local credentials; before any module reads them.
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+  // Handlers log only what they did not handle (the cause of a 500); before any module reads it.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.AWS_REGION ??= 'us-east-1';
   const { FUZZ_GROUPS, fuzzGroup, ingestDemoChain, seedExamples } = await import('../test/support/fuzz');
@@ -68,7 +70,10 @@ async function main(argv: string[]): Promise<number> {
   const { localClient } = await import('./lib/local-table/ensure-table');
   const { scanItems } = await import('./lib/local-table/scan');
 
-  const service = await startLocalService({ tableName: 'fuzz', onHandlerError: () => undefined });
+  const service = await startLocalService({
+    tableName: 'fuzz',
+    onHandlerError: (error, entry) => console.error(`[gateway] ${entry.method} ${entry.url.slice(0, 200)}:`, error),
+  });
   const client = localClient(service.dynamodbEndpoint);
   const snapshot = async () =>
     (await scanItems(client, service.tableName)).sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
@@ -122,6 +127,10 @@ function printReport(report: GroupReport): void {
     console.log(`  FAILED: ${error}`);
     console.log(`  request: ${request}`);
     console.log(`  replay:  npm run fuzz -- --group ${report.group} --seed ${seed} --path ${path}`);
+    const file = path_.join('.scratch-fuzz', `${report.group}-${seed}.json`);
+    mkdirSync(path_.dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(report.failure.full, null, 2)}\n`);
+    console.log(`  the whole request: ${file}`);
   }
 }
 

@@ -7,7 +7,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalService, type LocalService } from '../../scripts/lib/gateway';
 import { requestJson } from '../../scripts/lib/dispatch';
-import { checkRequest, FUZZ_GROUPS, fuzzGroup, type FuzzRequest, type FuzzTarget, ingestDemoChain, seedExamples } from '../support/fuzz';
+import fc from 'fast-check';
+import { apisOf, routes } from '../../shared/routes';
+import {
+  checkRequest,
+  requestArbitrary,
+  FUZZ_GROUPS,
+  fuzzGroup,
+  type FuzzRequest,
+  type FuzzTarget,
+  ingestDemoChain,
+  seedExamples,
+} from '../support/fuzz';
 
 /** Runs per group: the whole file stays well under a minute on two cores. */
 const RUNS = 150;
@@ -27,6 +38,26 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.stop();
+});
+
+describe('the generators', () => {
+  it('cover every route of the route table on every base URL that serves it, both transports and every kind of body', async () => {
+    const seen = new Set<string>();
+    const transports = new Set<string>();
+    const bodies = new Set<string>();
+    for (const group of FUZZ_GROUPS) {
+      for (const request of fc.sample(await requestArbitrary(group), { numRuns: 1500, seed: SEED })) {
+        if (request.from) seen.add(`${request.api} ${request.from}`);
+        transports.add(request.transport);
+        bodies.add(request.body === undefined ? 'none' : typeof request.body === 'string' ? 'text' : 'bytes');
+        if (typeof request.body === 'string' && request.body.length > 1024 * 1024) bodies.add('1 MiB');
+      }
+    }
+    const expected = routes.flatMap((route) => apisOf(route).map((api) => `${api} ${route.id}`));
+    expect([...seen].sort()).toEqual(expected.sort());
+    expect([...transports].sort()).toEqual(['dispatch', 'http']);
+    expect([...bodies].sort()).toEqual(['1 MiB', 'bytes', 'none', 'text']);
+  });
 });
 
 /**

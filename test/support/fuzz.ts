@@ -746,6 +746,12 @@ export function describeRequest(request: FuzzRequest): string {
   return `${request.transport} ${request.api} ${request.method} ${cut(request.target)} [${headers}] ${body}`;
 }
 
+function fullRequest(request: FuzzRequest): NonNullable<GroupReport['failure']>['full'] {
+  const { body, ...rest } = request;
+  if (body === undefined) return rest;
+  return typeof body === 'string' ? { ...rest, body } : { ...rest, bodyBase64: Buffer.from(body).toString('base64') };
+}
+
 // ---------------------------------------------------------------------------------------------------
 // A run of one group
 
@@ -754,7 +760,15 @@ export interface GroupReport {
   runs: number;
   statuses: Record<number, number>;
   http: number;
-  failure?: { seed: number; path: string; request: string; error: string };
+  failure?: {
+    seed: number;
+    path: string;
+    /** The shrunk request, long strings cut. */
+    request: string;
+    /** The shrunk request in full (a body of bytes as base64), to send again by hand. */
+    full: Omit<FuzzRequest, 'body'> & { body?: string; bodyBase64?: string };
+    error: string;
+  };
   ms: number;
 }
 
@@ -784,6 +798,7 @@ export async function fuzzGroup(
       seed: details.seed,
       path: details.counterexamplePath ?? '',
       request: describeRequest(details.counterexample[0]),
+      full: fullRequest(details.counterexample[0]),
       error: error.slice(0, 2000),
     };
   }
