@@ -124,7 +124,24 @@ const onrampRequestSchema = (vendors: OrderConfig['onrampVendors']) =>
 const tokenField = (side: 'srcToken' | 'dstToken', field: 'chainId' | 'address') =>
   ['metadata', side, field] as unknown as ['metadata', typeof side];
 
-const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+/**
+ * The checks across fields below read the body defensively: valibot runs a partial check whenever no
+ * issue sits on its paths, and a pipe that stopped early leaves values untyped without one (an inherited
+ * name such as `constructor` inside `metadata` stops metadata's pipe before its fields are checked).
+ */
+const sameAddress = (a: unknown, b: unknown): boolean =>
+  typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+
+/** A side's token descriptor field, when the body got that far; undefined otherwise. */
+const tokenValue = (body: unknown, side: 'srcToken' | 'dstToken', field: 'chainId' | 'address'): unknown => {
+  const metadata = (body as { metadata?: unknown }).metadata;
+  const token = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>)[side] : undefined;
+  return typeof token === 'object' && token !== null ? (token as Record<string, unknown>)[field] : undefined;
+};
+
+/** True unless both values are there and differ: a missing or mistyped value has its own issue. */
+const equalWhenTyped = (a: unknown, b: unknown, same: (a: unknown, b: unknown) => boolean): boolean =>
+  a === undefined || b === undefined || typeof a !== typeof b || same(a, b);
 
 // Order types: payload and metadata of each (AnySpend's five; see docs/decisions/orders.md)
 
@@ -256,11 +273,11 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
             : `must be one of: ${ORDER_TYPES.join(', ')}`,
     ),
     // A partial check runs once the paths it names carry no issue; naming `type` too keeps it off a body
-    // whose `type` the variant refused, which is still untyped (`{}` would read metadata of undefined).
+    // whose `type` the variant refused (still untyped); the requirements read defensively all the same.
     v.forward(
       v.partialCheck(
         [['type'], ['srcChain'], ['metadata', 'srcToken', 'chainId']],
-        (body) => body.metadata.srcToken.chainId === body.srcChain,
+        (body) => equalWhenTyped(tokenValue(body, 'srcToken', 'chainId'), body.srcChain, (a, b) => a === b),
         'must equal srcChain',
       ),
       tokenField('srcToken', 'chainId'),
@@ -268,7 +285,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
     v.forward(
       v.partialCheck(
         [['type'], ['dstChain'], ['metadata', 'dstToken', 'chainId']],
-        (body) => body.metadata.dstToken.chainId === body.dstChain,
+        (body) => equalWhenTyped(tokenValue(body, 'dstToken', 'chainId'), body.dstChain, (a, b) => a === b),
         'must equal dstChain',
       ),
       tokenField('dstToken', 'chainId'),
@@ -276,7 +293,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
     v.forward(
       v.partialCheck(
         [['type'], ['srcTokenAddress'], ['metadata', 'srcToken', 'address']],
-        (body) => sameAddress(body.metadata.srcToken.address, body.srcTokenAddress),
+        (body) => equalWhenTyped(tokenValue(body, 'srcToken', 'address'), body.srcTokenAddress, sameAddress),
         'must equal srcTokenAddress',
       ),
       tokenField('srcToken', 'address'),
@@ -284,7 +301,7 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
     v.forward(
       v.partialCheck(
         [['type'], ['dstTokenAddress'], ['metadata', 'dstToken', 'address']],
-        (body) => sameAddress(body.metadata.dstToken.address, body.dstTokenAddress),
+        (body) => equalWhenTyped(tokenValue(body, 'dstToken', 'address'), body.dstTokenAddress, sameAddress),
         'must equal dstTokenAddress',
       ),
       tokenField('dstToken', 'address'),

@@ -97,6 +97,24 @@ describe('regressions found by the fuzz runs', () => {
     expect(answer.body).toEqual({ success: false, message: 'type: is required', statusCode: 400 });
   });
 
+  it('POST /orders with an inherited name inside metadata or next to mistyped addresses: 400, not a 500', async () => {
+    // Found over HTTP (seed 42, path 9469:1:1:4:4:4 of a 10,000-run orders group): the example with a
+    // metadata of inherited names (`constructor`, `__proto__`, ...) and no tokens; the checks across fields
+    // read metadata.srcToken of a metadata whose pipe had stopped without an issue on that path.
+    const example = routes.find((route) => route.id === 'CreateOrder')!.example.body as Record<string, unknown>;
+    const bodies = [
+      JSON.stringify({ ...example, metadata: { a: 1 } }).replace('"metadata":{', '"metadata":{"constructor":"x",'),
+      JSON.stringify({ ...example, srcTokenAddress: 5, dstTokenAddress: 5, dstChain: example.srcChain }).replace('{', '{"__proto__":1,'),
+    ];
+    for (const body of bodies) {
+      const before = await target.snapshot();
+      const answer = await requestJson('orders', 'POST', '/orders', { body });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+      expect(answer.body.message).toMatch(/constructor|__proto__/);
+      expect(await target.snapshot()).toEqual(before);
+    }
+  });
+
   it('an insights path with a doubled leading slash answers in the insights format (it matches the insights route)', async () => {
     // Found over HTTP as GET //insights/v1/events/0x?chain_id=31337&... (seed 20261123, path 32:0:0:0:0:0:0):
     // the route answered {"error"}, the contract expected the explorer format, the gateway a 500.
