@@ -21,7 +21,7 @@ import {
 } from '../support/fuzz';
 
 /** Runs per group: the whole file stays well under a minute on two cores. */
-const RUNS = 150;
+const RUNS = 500;
 const SEED = 20261123;
 
 let service: LocalService;
