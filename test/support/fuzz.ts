@@ -443,15 +443,18 @@ function mutatedJson(example: unknown): fc.Arbitrary<string> {
     fc.record({ kind: fc.constant<'add'>('add'), key: fc.oneof(fc.constantFrom(...INHERITED_NAMES), unicodeText), value: wrongValue }),
     fc.record({ kind: fc.constant<'nested'>('nested'), key: fc.constantFrom(...INHERITED_NAMES), value: wrongValue }),
   );
+  // Generated values are copied before use: a constant object (`{ a: 1 }`) edited in place would carry
+  // one run's edits into the next, and a replay (--path) would not see them.
+  const copy = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
   return fc.array(edit, { minLength: 0, maxLength: 4 }).map((edits) => {
-    const body: Record<string, unknown> = structuredClone(object);
+    const body: Record<string, unknown> = copy(object);
     for (const step of edits) {
       if (step.kind === 'drop') delete body[step.key];
-      else if (step.kind === 'wrong' || step.kind === 'add') setOwn(body, step.key, step.value);
+      else if (step.kind === 'wrong' || step.kind === 'add') setOwn(body, step.key, copy(step.value));
       else {
         const inner = Object.entries(body).find(([, value]) => value && typeof value === 'object' && !Array.isArray(value));
-        if (inner) setOwn(inner[1] as Record<string, unknown>, step.key, step.value);
-        else setOwn(body, step.key, { [step.key]: step.value });
+        if (inner) setOwn(inner[1] as Record<string, unknown>, step.key, copy(step.value));
+        else setOwn(body, step.key, { [step.key]: copy(step.value) });
       }
     }
     return JSON.stringify(body);
