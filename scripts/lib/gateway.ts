@@ -285,11 +285,18 @@ function answerUnparsable(api: ApiName, error: NodeJS.ErrnoException, socket: Du
       : error.code === 'HPE_INVALID_METHOD'
         ? [501, 'Not Implemented: unknown HTTP method']
         : [400, 'Bad Request: the request line or headers are not valid HTTP'];
-  const body = JSON.stringify(errorBody(groupOfPath(api, ''), statusCode, message));
+  const body = JSON.stringify(errorBody(groupOfPath(api, unparsablePath(error)), statusCode, message));
   const reason = http.STATUS_CODES[statusCode] ?? 'Error';
   socket.end(
     `HTTP/1.1 ${statusCode} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The path of a request the parser refused, read from the bytes it kept (`rawPacket`), to answer in its group's format. */
+function unparsablePath(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): string {
+  const requestLine = error.rawPacket?.toString('latin1').split('\r\n', 1)[0] ?? '';
+  const target = requestLine.split(' ')[1] ?? '';
+  return target.startsWith('/') ? splitUrl(target).rawPath : '';
 }
 
 /** The body, or 'too-large' once it passes `limit` (the rest is read and dropped, so the client gets the answer). */

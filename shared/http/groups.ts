@@ -69,9 +69,12 @@ export function errorBody(group: ApiGroup, statusCode: number, message: string, 
   }
 }
 
-/** The group that owns a request path (used by the fallback for unknown routes). */
+/**
+ * The group that owns a request path (used by the fallback for unknown routes). Empty segments do not
+ * count, as in route matching: `//insights/v1/blocks` is an insights route.
+ */
 export function groupOfPath(api: ApiName, path: string): ApiGroup {
   if (api === 'orders') return 'orders';
   if (api === 'collections') return 'collections';
-  return path.startsWith('/insights') ? 'insights' : 'explorer';
+  return path.replace(/^\/+/, '/').startsWith('/insights') ? 'insights' : 'explorer';
 }

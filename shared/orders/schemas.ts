@@ -124,7 +124,24 @@ const onrampRequestSchema = (vendors: OrderConfig['onrampVendors']) =>
 const tokenField = (side: 'srcToken' | 'dstToken', field: 'chainId' | 'address') =>
   ['metadata', side, field] as unknown as ['metadata', typeof side];
 
-const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+/**
+ * The checks across fields below read the body defensively: valibot runs a partial check whenever no
+ * issue sits on its paths, and a pipe that stopped early leaves values untyped without one (an inherited
+ * name such as `constructor` inside `metadata` stops metadata's pipe before its fields are checked).
+ */
+const sameAddress = (a: unknown, b: unknown): boolean =>
+  typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+
+/** A side's token descriptor field, when the body got that far; undefined otherwise. */
+const tokenValue = (body: unknown, side: 'srcToken' | 'dstToken', field: 'chainId' | 'address'): unknown => {
+  const metadata = (body as { metadata?: unknown }).metadata;
+  const token = typeof metadata === 'object' && metadata !== null ? (metadata as Record<string, unknown>)[side] : undefined;
+  return typeof token === 'object' && token !== null ? (token as Record<string, unknown>)[field] : undefined;
+};
+
+/** True unless both values are there and differ: a missing or mistyped value has its own issue. */
+const equalWhenTyped = (a: unknown, b: unknown, same: (a: unknown, b: unknown) => boolean): boolean =>
+  a === undefined || b === undefined || typeof a !== typeof b || same(a, b);
 
 // Order types: payload and metadata of each (AnySpend's five; see docs/decisions/orders.md)
 
@@ -255,41 +272,43 @@ export const createOrderBodySchema = (config: Pick<OrderConfig, 'chains' | 'onra
             ? 'is required'
             : `must be one of: ${ORDER_TYPES.join(', ')}`,
     ),
+    // A partial check runs once the paths it names carry no issue; naming `type` too keeps it off a body
+    // whose `type` the variant refused (still untyped); the requirements read defensively all the same.
     v.forward(
       v.partialCheck(
-        [['srcChain'], ['metadata', 'srcToken', 'chainId']],
-        (body) => body.metadata.srcToken.chainId === body.srcChain,
+        [['type'], ['srcChain'], ['metadata', 'srcToken', 'chainId']],
+        (body) => equalWhenTyped(tokenValue(body, 'srcToken', 'chainId'), body.srcChain, (a, b) => a === b),
         'must equal srcChain',
       ),
       tokenField('srcToken', 'chainId'),
     ),
     v.forward(
       v.partialCheck(
-        [['dstChain'], ['metadata', 'dstToken', 'chainId']],
-        (body) => body.metadata.dstToken.chainId === body.dstChain,
+        [['type'], ['dstChain'], ['metadata', 'dstToken', 'chainId']],
+        (body) => equalWhenTyped(tokenValue(body, 'dstToken', 'chainId'), body.dstChain, (a, b) => a === b),
         'must equal dstChain',
       ),
       tokenField('dstToken', 'chainId'),
     ),
     v.forward(
       v.partialCheck(
-        [['srcTokenAddress'], ['metadata', 'srcToken', 'address']],
-        (body) => sameAddress(body.metadata.srcToken.address, body.srcTokenAddress),
+        [['type'], ['srcTokenAddress'], ['metadata', 'srcToken', 'address']],
+        (body) => equalWhenTyped(tokenValue(body, 'srcToken', 'address'), body.srcTokenAddress, sameAddress),
         'must equal srcTokenAddress',
       ),
       tokenField('srcToken', 'address'),
     ),
     v.forward(
       v.partialCheck(
-        [['dstTokenAddress'], ['metadata', 'dstToken', 'address']],
-        (body) => sameAddress(body.metadata.dstToken.address, body.dstTokenAddress),
+        [['type'], ['dstTokenAddress'], ['metadata', 'dstToken', 'address']],
+        (body) => equalWhenTyped(tokenValue(body, 'dstToken', 'address'), body.dstTokenAddress, sameAddress),
         'must equal dstTokenAddress',
       ),
       tokenField('dstToken', 'address'),
     ),
     v.forward(
       v.partialCheck(
-        [['srcChain'], ['dstChain'], ['srcTokenAddress'], ['dstTokenAddress']],
+        [['type'], ['srcChain'], ['dstChain'], ['srcTokenAddress'], ['dstTokenAddress']],
         (body) => body.srcChain !== body.dstChain || !sameAddress(body.srcTokenAddress, body.dstTokenAddress),
         'must differ from srcTokenAddress when srcChain equals dstChain',
       ),
