@@ -10,7 +10,15 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CorsHttpMethod, HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type CfnStage,
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  type HttpRoute,
+  type HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -140,11 +148,12 @@ export class ServiceStack extends Stack {
         assets: route.assets,
       });
       for (const api of apis) {
-        this.apis.get(api)!.api.addRoutes({
+        const added = this.apis.get(api)!.api.addRoutes({
           path: route.path,
           methods: [HttpMethod[route.method]],
           integration: new HttpLambdaIntegration(`${route.id}${shared ? pascal(api) : ''}Integration`, fn.function),
         });
+        if (route.method === 'POST') this.limitWrites(api, `${route.method} ${route.path}`, added);
       }
     }
 
@@ -185,6 +194,23 @@ export class ServiceStack extends Stack {
     // A fixed logical id: a renamed construct must never replace (and so empty) the table.
     (table.node.defaultChild as CfnTable).overrideLogicalId('Table');
     return table;
+  }
+
+  /**
+   * Writes get tighter limits than reads (each one is a transaction of several items): a route setting
+   * of the API's stage, which CloudFormation accepts only once the route exists.
+   */
+  private limitWrites(api: ApiName, routeKey: string, routes: readonly HttpRoute[]): void {
+    const stage = this.apis.get(api)!.stage;
+    const cfnStage = stage.node.defaultChild as CfnStage;
+    cfnStage.routeSettings = {
+      ...(cfnStage.routeSettings as Record<string, unknown> | undefined),
+      [routeKey]: {
+        ThrottlingRateLimit: this.settings.writeThrottle.rateLimit,
+        ThrottlingBurstLimit: this.settings.writeThrottle.burstLimit,
+      },
+    };
+    for (const route of routes) stage.node.addDependency(route);
   }
 
   private createApi(api: ApiName, fallback: ApiFunction): { api: HttpApi; stage: HttpStage } {

@@ -21,6 +21,8 @@ export interface ServiceSettings {
   logRetention: RetentionDays;
   corsAllowedOrigins: string[];
   throttle: { rateLimit: number; burstLimit: number };
+  /** Tighter limits for the routes that write (POST): orders, checkout sessions, collections. */
+  writeThrottle: { rateLimit: number; burstLimit: number };
   chains: ChainSetting[];
   /** Extra environment variables for every function (domain settings chosen at deploy time). */
   functionEnvironment: Record<string, string>;
@@ -37,6 +39,8 @@ export const SETTING_DEFAULTS = {
   corsAllowedOrigins: ['*'],
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
+  writeThrottleRateLimit: 10,
+  writeThrottleBurstLimit: 20,
   chains: [] as ChainSetting[],
   functionEnvironment: {} as Record<string, string>,
   serviceName: 'chain-data-api',
@@ -137,6 +141,8 @@ const settingsSchema = v.object({
   // API Gateway accepts up to the account limit (10,000 rps by default); anything above is a typo.
   throttleRateLimit: integer(1, 10_000),
   throttleBurstLimit: integer(1, 5_000),
+  writeThrottleRateLimit: integer(1, 10_000),
+  writeThrottleBurstLimit: integer(1, 5_000),
   chains: chainList,
   functionEnvironment,
   serviceName: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, `.`, `_` or `-`')),
@@ -162,11 +168,18 @@ export function readSettings(scope: Construct): ServiceSettings {
   if (settings.throttleBurstLimit < settings.throttleRateLimit) {
     throw new Error('Invalid stack settings: context `throttleBurstLimit` must be at least `throttleRateLimit`');
   }
+  if (settings.writeThrottleBurstLimit < settings.writeThrottleRateLimit) {
+    throw new Error('Invalid stack settings: context `writeThrottleBurstLimit` must be at least `writeThrottleRateLimit`');
+  }
+  if (settings.writeThrottleRateLimit > settings.throttleRateLimit || settings.writeThrottleBurstLimit > settings.throttleBurstLimit) {
+    throw new Error('Invalid stack settings: the write throttle (`writeThrottle*`) may not exceed the API throttle (`throttle*`)');
+  }
   return {
     removalPolicy: settings.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     logRetention: settings.logRetentionDays as RetentionDays,
     corsAllowedOrigins: settings.corsAllowedOrigins,
     throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
+    writeThrottle: { rateLimit: settings.writeThrottleRateLimit, burstLimit: settings.writeThrottleBurstLimit },
     chains: settings.chains,
     functionEnvironment: settings.functionEnvironment,
     serviceName: settings.serviceName,

@@ -172,6 +172,18 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(stage.StageName).toBe('$default');
       expect(stage.AutoDeploy).toBe(true);
       expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+      // The routes that write are throttled tighter, each by its own route setting, once the route exists.
+      const writes = routes.filter((route) => route.method === 'POST' && apisOf(route).includes(api));
+      expect(stage.RouteSettings ?? {}).toEqual(
+        Object.fromEntries(writes.map((route) => [`POST ${route.path}`, { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 }])),
+      );
+      const routeIds = ofType(resources, 'AWS::ApiGatewayV2::Route')
+        .filter(
+          ([, route]) => route.Properties.ApiId.Ref === apiId && writes.some((write) => route.Properties.RouteKey === `POST ${write.path}`),
+        )
+        .map(([id]) => id);
+      expect(routeIds).toHaveLength(writes.length);
+      expect(stages[0][1].DependsOn ?? []).toEqual(expect.arrayContaining(routeIds));
       const logGroupId = stage.AccessLogSettings.DestinationArn['Fn::GetAtt'][0] as string;
       expect(resources[logGroupId].Type).toBe('AWS::Logs::LogGroup');
       expect(resources[logGroupId].Properties.RetentionInDays).toBe(30);
@@ -547,6 +559,8 @@ describe('ServiceStack settings from context', () => {
         corsAllowedOrigins: 'https://app.example.com, https://admin.example.com',
         throttleRateLimit: '50',
         throttleBurstLimit: '80',
+        writeThrottleRateLimit: '5',
+        writeThrottleBurstLimit: '8',
         functionEnvironment: '{"EXPLORER_CHAIN_ID":"8453","ORDER_MAX_AGE_SECONDS":3600}',
       },
       { jobs: [] },
@@ -571,6 +585,11 @@ describe('ServiceStack settings from context', () => {
     template.allResourcesProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 80 },
     });
+    const writeSettings = ofType(resources, 'AWS::ApiGatewayV2::Stage').flatMap(([, stage]) =>
+      Object.values(stage.Properties.RouteSettings ?? {}),
+    );
+    expect(writeSettings.length).toBeGreaterThan(0);
+    for (const setting of writeSettings) expect(setting).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 8 });
   });
 
   it.each([
@@ -579,6 +598,8 @@ describe('ServiceStack settings from context', () => {
     [{ corsAllowedOrigins: 'https://app.example.com/path' }, /corsAllowedOrigins/],
     [{ throttleRateLimit: 'fast' }, /throttleRateLimit/],
     [{ throttleRateLimit: 300, throttleBurstLimit: 200 }, /throttleBurstLimit/],
+    [{ writeThrottleRateLimit: 30, writeThrottleBurstLimit: 20 }, /writeThrottleBurstLimit/],
+    [{ writeThrottleRateLimit: 150, writeThrottleBurstLimit: 250 }, /may not exceed the API throttle/],
     [
       {
         chains: [
