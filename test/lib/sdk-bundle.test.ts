@@ -6,20 +6,16 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleRoute } from './support/bundle-route';
 import { buildApiEvent } from '../../scripts/lib/api-event';
 import { routes } from '../../shared/routes';
-import { ApiFunction, BUNDLE_ALIASES, REPO_ROOT } from '../../lib/api-function';
+import { BUNDLE_ALIASES } from '../../lib/api-function';
 import { useTestTable } from '../support/table';
 
-const CDK_CONTEXT: Record<string, unknown> = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')).context;
 const ROUTE = routes.find((route) => route.id === 'GetOrder')!;
 
 useTestTable('sdk-bundle');
@@ -29,21 +25,7 @@ describe('a table route bundled by ApiFunction', () => {
   let assetDir: string;
 
   beforeAll(() => {
-    const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:enable-asset-metadata': true } });
-    const stack = new Stack(app, 'SdkBundleStack');
-    const table = new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
-    new ApiFunction(stack, ROUTE.id, {
-      handler: ROUTE.handler,
-      table,
-      access: ROUTE.table,
-      serviceName: 'chain-data-api',
-      logRetention: RetentionDays.ONE_WEEK,
-      removalPolicy: RemovalPolicy.DESTROY,
-      timeout: Duration.seconds(10),
-      memorySize: 256,
-    });
-    const fn = Template.fromStack(stack).toJSON().Resources[ROUTE.id];
-    assetDir = join(outdir, fn.Metadata['aws:asset:path']);
+    assetDir = bundleRoute(ROUTE, outdir);
   }, 120_000);
 
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
