@@ -127,16 +127,21 @@ test('each run ingests at most INGEST_MAX_BLOCKS blocks from the cursor, up to t
   expect((await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('ORDER'))).toEqual([]);
 });
 
-test('a run with too little time left starts no block', async () => {
+/** One more block on anvil: a transfer to self of `value` wei, mined. */
+async function mineOneBlock(value: bigint): Promise<void> {
   const wallet = createWalletClient({
     chain: { ...anvilChain, id: CHAIN_ID },
     transport: viemHttp(anvil.rpcUrl),
     account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]),
   });
   await publicClient(anvil.rpcUrl).waitForTransactionReceipt({
-    hash: await wallet.sendTransaction({ to: wallet.account.address, value: 1n }),
+    hash: await wallet.sendTransaction({ to: wallet.account.address, value }),
     pollingInterval: 20,
   });
+}
+
+test('a run with too little time left starts no block', async () => {
+  await mineOneBlock(1n);
   const before = await readCursor(CHAIN_ID);
   expect(await handler({}, context(30_000))).toEqual({ advanced: 0, reorgs: 0, cursor: 7 });
   expect(await readCursor(CHAIN_ID)).toEqual(before);
@@ -148,15 +153,7 @@ test('a run with too little time left starts no block', async () => {
 });
 
 test('a run whose publish fails throws and keeps its cursor; the next run publishes the same blocks again', async () => {
-  const wallet = createWalletClient({
-    chain: { ...anvilChain, id: CHAIN_ID },
-    transport: viemHttp(anvil.rpcUrl),
-    account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]),
-  });
-  await publicClient(anvil.rpcUrl).waitForTransactionReceipt({
-    hash: await wallet.sendTransaction({ to: wallet.account.address, value: 2n }),
-    pollingInterval: 20,
-  });
+  await mineOneBlock(2n);
   const before = await readCursor(CHAIN_ID);
   const listening = sqs.listeners('request');
   sqs.removeAllListeners('request');
