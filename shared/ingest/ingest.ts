@@ -382,7 +382,12 @@ export class ChainIngest {
       });
     }
 
-    await this.positions.assignBlocks(itemsOfBlock, { fresh: mode === 'repair' });
+    // Positions and running totals on the entries; the seek chunks each block completes are its items too.
+    const seekChunks = await this.positions.assignBlocks(itemsOfBlock, { fresh: mode === 'repair' });
+    for (const [index, chunks] of seekChunks.entries()) {
+      itemsOfBlock[index]!.items.push(...chunks);
+      items.push(...chunks);
+    }
 
     if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)
       await markPending(this.chainId, cursor, lastNumber);

@@ -27,9 +27,22 @@
  *    numbered at or below the cursor (blocks whose items are all written), so a range numbered in a
  *    block still waiting to be written is never looked up in a table that lacks it.
  * Callers must pass the very objects immutableItems returned (the counted marks are per object).
+ *
+ * Beside `pos`, numbering gives:
+ *  - seek chunks (N14, keys.ts rangeKeys.seekChunk): when an entry's position is a multiple of
+ *    SEEK_CHUNK_ENTRIES, the block writes one small item holding the sort keys of the chunk's entries,
+ *    so a page number becomes the exact sort key its page starts at (insights range-reader.ts). The
+ *    sort keys of a range's unfinished chunk are kept in the map (`tail`), or read from the table
+ *    below the block when the block completes a chunk of a range the map lacks (one more Query of at
+ *    most 15 keys, only then). Returned per block, to be written and listed with the block's items.
+ *  - running totals (records.ts SUMMED_FIELDS): an entry whose record has summable fields holds, per
+ *    field, the exact decimal total over its range up to itself, continued from the entry before it
+ *    exactly as `pos` is. An entry before it without totals (written before they existed) leaves the
+ *    range without totals, and insights falls back to its bounded read there.
  */
 import { countItems, inParallel, queryPage } from '../db/operations';
-import { blockKey, type TableItem } from '../table/keys';
+import { runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
+import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type TableItem } from '../table/keys';
 import { isCountedEntry } from './items';
 import { readCursor } from './manifest';
 
@@ -38,14 +51,29 @@ export const DEFAULT_POSITION_CAPACITY = 100_000;
 /** Parallel table lookups of one block's misses. */
 const LOOKUP_CONCURRENCY = 16;
 
-interface LastPosition {
+/** Running totals by summed field; undefined: the range has none (an older entry lacks them). */
+type Totals = Map<string, bigint> | undefined;
+
+/** Where a range stands before (or after) a block: its last position, unfinished chunk and totals. */
+interface RangeState {
+  position: number;
+  /**
+   * The last sort keys of the range's unfinished seek chunk, as far as numbered since the range was read
+   * from the table; the chunk's first `position % 16 - tail.length` keys are the table's last entries
+   * below block `tableBelow` (read only when a block completes the chunk).
+   */
+  tail: string[];
+  tableBelow: number;
+  totals: Totals;
+}
+
+interface LastPosition extends RangeState {
   /** The block whose entries the position includes (the last block that had entries in the range). */
   block: number;
-  position: number;
 }
 
 export class RangePositions {
-  /** Range pk -> its last position; insertion order is least recently numbered first. */
+  /** Range pk -> where it stands; insertion order is least recently numbered first. */
   private readonly last = new Map<string, LastPosition>();
   /** The last block numbered (not fresh) since the map was last emptied. */
   private previous: { number: number; hash: string | undefined } | undefined;
@@ -57,8 +85,11 @@ export class RangePositions {
     private readonly capacity = DEFAULT_POSITION_CAPACITY,
   ) {}
 
-  /** Sets `pos` on every entry of a counted range among `items` (the items of block `blockNumber`). */
-  assign(blockNumber: number, items: readonly TableItem[], options: { fresh?: boolean } = {}): Promise<void> {
+  /**
+   * Sets `pos` (and running totals) on every entry of a counted range among `items` (the items of block
+   * `blockNumber`); returns the seek chunks the block completes, to be written with its items.
+   */
+  assign(blockNumber: number, items: readonly TableItem[], options: { fresh?: boolean } = {}): Promise<TableItem[]> {
     const run = this.queue.then(() => this.number(blockNumber, items, options.fresh ?? false));
     this.queue = run.catch(() => undefined);
     return run;
@@ -68,12 +99,15 @@ export class RangePositions {
    * `assign` for consecutive blocks (an ingest batch), in order, with every range the map lacks looked
    * up in ONE parallel round: a range first met at block k of the batch was numbered by no earlier
    * block of it, so its position before k is its position before the batch's blocks that precede k,
-   * read from the table (sk < blockKey(k)).
+   * read from the table (sk < blockKey(k)). Returns each block's seek chunks, in the blocks' order.
    */
-  assignBlocks(blocks: readonly { blockNumber: number; items: readonly TableItem[] }[], options: { fresh?: boolean } = {}): Promise<void> {
+  assignBlocks(
+    blocks: readonly { blockNumber: number; items: readonly TableItem[] }[],
+    options: { fresh?: boolean } = {},
+  ): Promise<TableItem[][]> {
     const run = this.queue.then(async () => {
       const fresh = options.fresh ?? false;
-      const hints = new Map<string, number>();
+      const hints = new Map<string, RangeState>();
       if (!fresh && blocks.length > 1) {
         const first = blocks[0]!;
         if (!this.follows(first.blockNumber, first.items)) this.forget();
@@ -85,10 +119,12 @@ export class RangePositions {
           }
         }
         await inParallel([...firstMissing], LOOKUP_CONCURRENCY, async ([pk, blockNumber]) => {
-          hints.set(pk, await positionBefore(pk, blockNumber));
+          hints.set(pk, await stateBefore(pk, blockNumber));
         });
       }
-      for (const { blockNumber, items } of blocks) await this.number(blockNumber, items, fresh, hints);
+      const chunks: TableItem[][] = [];
+      for (const { blockNumber, items } of blocks) chunks.push(await this.number(blockNumber, items, fresh, hints));
+      return chunks;
     });
     this.queue = run.catch(() => undefined);
     return run;
@@ -116,13 +152,16 @@ export class RangePositions {
     );
   }
 
-  /** Numbers one block; `hints`: positions before the block of ranges the map lacks, already read. */
+  /**
+   * Numbers one block; `hints`: states before the block of ranges the map lacks, already read (a hint
+   * is used once: the block that first meets the range). Returns the seek chunks the block completes.
+   */
   private async number(
     blockNumber: number,
     items: readonly TableItem[],
     fresh: boolean,
-    hints: ReadonlyMap<string, number> = new Map(),
-  ): Promise<void> {
+    hints: Map<string, RangeState> = new Map(),
+  ): Promise<TableItem[]> {
     const ranges = this.countedRanges(blockNumber, items);
     const block = items.find((item) => item.kind === 'block' && item.number === blockNumber);
     if (!fresh) {
@@ -130,29 +169,61 @@ export class RangePositions {
       await this.evict();
     }
 
-    const before = new Map<string, number>();
+    const before = new Map<string, RangeState>();
     const missing: string[] = [];
     for (const pk of ranges.keys()) {
-      const known = fresh ? undefined : (this.last.get(pk)?.position ?? hints.get(pk));
+      const known = fresh ? undefined : (this.last.get(pk) ?? hints.get(pk));
       if (known !== undefined) before.set(pk, known);
       else missing.push(pk);
     }
     await inParallel(missing, LOOKUP_CONCURRENCY, async (pk) => {
-      before.set(pk, await positionBefore(pk, blockNumber));
+      before.set(pk, await stateBefore(pk, blockNumber));
+    });
+    // The unfinished chunk's first sort keys, where this block completes a chunk and they are not known.
+    const unknownKeys = (state: RangeState): number => (state.position % SEEK_CHUNK_ENTRIES) - state.tail.length;
+    const tails = [...ranges].filter(([pk, entries]) => {
+      const state = before.get(pk) as RangeState;
+      return unknownKeys(state) > 0 && completesChunk(state.position, entries.length);
+    });
+    await inParallel(tails, LOOKUP_CONCURRENCY, async ([pk]) => {
+      const state = before.get(pk) as RangeState;
+      const first = await tailBefore(pk, state.tableBelow, unknownKeys(state));
+      before.set(pk, { ...state, tail: [...first, ...state.tail] });
     });
 
+    const chunks: TableItem[] = [];
     for (const [pk, entries] of ranges) {
-      let position = before.get(pk) as number;
+      const state = before.get(pk) as RangeState;
+      let position = state.position;
+      let tail = [...state.tail];
+      const totals = state.totals === undefined ? undefined : new Map(state.totals);
+      const fields = SUMMED_FIELDS[String(entries[0]?.kind)] ?? [];
       for (const entry of entries) {
         position += 1;
         entry.pos = position;
+        if (totals !== undefined) {
+          for (const field of fields) {
+            const total = (totals.get(field) ?? 0n) + summand(entry[field]);
+            totals.set(field, total);
+            entry[runningTotalAttribute(field)] = total.toString();
+          }
+        }
+        tail.push(entry.sk);
+        if (position % SEEK_CHUNK_ENTRIES === 0) {
+          if (tail.length !== SEEK_CHUNK_ENTRIES) {
+            throw new Error(`range positions: ${pk} completes a seek chunk at ${position} without its ${SEEK_CHUNK_ENTRIES} sort keys`);
+          }
+          chunks.push({ ...rangeKeys.seekChunk(pk, position / SEEK_CHUNK_ENTRIES - 1), kind: 'seekChunk', keys: tail });
+          tail = [];
+        }
       }
       if (!fresh) {
         this.last.delete(pk);
-        this.last.set(pk, { block: blockNumber, position });
+        this.last.set(pk, { block: blockNumber, position, tail, tableBelow: state.tableBelow, totals });
       }
     }
     if (!fresh) this.previous = { number: blockNumber, hash: typeof block?.hash === 'string' ? block.hash : undefined };
+    return chunks;
   }
 
   /** The block's entries of counted ranges, by range, in sort-key order. */
@@ -188,18 +259,67 @@ export class RangePositions {
   }
 }
 
-/** The last position of range `pk` below block `blockNumber`, from the table (0: no entry). */
-async function positionBefore(pk: string, blockNumber: number): Promise<number> {
+/** Whether `added` entries after position `position` reach a multiple of the seek chunk size. */
+const completesChunk = (position: number, added: number): boolean =>
+  Math.floor((position + added) / SEEK_CHUNK_ENTRIES) > Math.floor(position / SEEK_CHUNK_ENTRIES);
+
+/** A summed field's value as a bigint (decimal string or number; absent: 0). */
+function summand(value: unknown): bigint {
+  if (typeof value === 'string' && /^[0-9]+$/.test(value)) return BigInt(value);
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (value === undefined || value === null) return 0n;
+  throw new Error(`range positions: cannot sum ${JSON.stringify(value)}`);
+}
+
+/**
+ * Where range `pk` stands below block `blockNumber`, from the table: its last entry there (position and
+ * running totals; position 0 and zero totals when there is none). The unfinished chunk's sort keys
+ * are left in the table (tailBefore reads them when a block completes the chunk).
+ */
+async function stateBefore(pk: string, blockNumber: number): Promise<RangeState> {
+  const summed = [...new Set(Object.values(SUMMED_FIELDS).flat())].map(runningTotalAttribute);
+  const names: Record<string, string> = { '#sk': 'sk', '#pos': 'pos', '#kind': 'kind' };
+  for (const [index, attribute] of summed.entries()) names[`#t${index}`] = attribute;
   const { items } = await queryPage({
     ...below(pk, blockNumber),
-    ProjectionExpression: '#sk, #pos',
-    ExpressionAttributeNames: { '#sk': 'sk', '#pos': 'pos' },
+    ProjectionExpression: Object.keys(names).join(', '),
+    ExpressionAttributeNames: names,
     ScanIndexForward: false,
     Limit: 1,
   });
   const item = items[0];
-  if (!item) return 0;
-  return typeof item.pos === 'number' ? item.pos : countBelow(pk, blockNumber);
+  if (!item) return { position: 0, tail: [], tableBelow: blockNumber, totals: new Map() };
+  // An entry written before positions existed: counted below the block; its range has no totals.
+  if (typeof item.pos !== 'number') {
+    const position = await countBelow(pk, blockNumber);
+    return { position, tail: [], tableBelow: blockNumber, totals: undefined };
+  }
+  const fields = SUMMED_FIELDS[String(item.kind)] ?? [];
+  let totals: Totals = new Map();
+  for (const field of fields) {
+    const total = item[runningTotalAttribute(field)];
+    if (typeof total !== 'string') {
+      totals = undefined;
+      break;
+    }
+    totals.set(field, BigInt(total));
+  }
+  return { position: item.pos, tail: [], tableBelow: blockNumber, totals };
+}
+
+/** The sort keys of the last `count` entries of range `pk` below block `blockNumber`, in order. */
+async function tailBefore(pk: string, blockNumber: number, count: number): Promise<string[]> {
+  if (count === 0) return [];
+  const { items } = await queryPage({
+    ...below(pk, blockNumber),
+    ProjectionExpression: '#sk',
+    ExpressionAttributeNames: { '#sk': 'sk' },
+    ScanIndexForward: false,
+    Limit: count,
+  });
+  if (items.length !== count)
+    throw new Error(`range positions: ${pk} has ${items.length} entries below block ${blockNumber}, not ${count}`);
+  return items.map((item) => String(item.sk)).reverse();
 }
 
 /**

@@ -9,15 +9,15 @@
  * with checks in the same pass as its page (items, then Select COUNT for the rest, under the read
  * bound; range-reader.ts).
  *
- * Paging skips `page * limit` items of the range (at most 20 * 1000 by the spec's own limits): the
- * skip is bounded, not cheap, and documented.
+ * Paging: a page past the first of one range without checks seeks straight to its first entry by
+ * position (range-seek.ts), so its cost does not depend on the page number. A checked range, or a
+ * chain's union of two ranges, reads the first `(page + 1) * limit` items, under the read bound.
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { InvalidRequestError } from '../errors';
 import { aggregateRows, planAggregation, type AggregationPlan, type Row } from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
 import type { InsightsConfig } from './config';
-import { MAX_AGGREGATION_PAGE, MAX_PAGE } from './limits';
 import { readAll, readPageAndCount, type Item, type RangeRead } from './range-reader';
 
 export type SortOrder = 'asc' | 'desc';
@@ -41,8 +41,6 @@ export interface ListPlan extends ListParameters {
 export function planList(parameters: ListParameters, fields: FieldCatalogue): ListPlan {
   const aggregation = planAggregation({ aggregate: parameters.aggregate, groupBy: parameters.groupBy, sortBy: parameters.sortBy }, fields);
   if (!aggregation) {
-    if (parameters.page > MAX_PAGE)
-      throw new InvalidRequestError(`page: at most ${MAX_PAGE} (${MAX_AGGREGATION_PAGE} with aggregate or group_by)`);
     if (parameters.sortBy !== undefined && parameters.sortBy !== 'block_number') {
       throw new InvalidRequestError('sort_by: must be block_number (or, with aggregate or group_by, an output column)');
     }

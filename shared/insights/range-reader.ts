@@ -22,8 +22,9 @@
  */
 import { countItems, queryAll, queryPage, type Item, type QueryInput } from '../db/operations';
 import { InvalidRequestError } from '../errors';
-import { blockKey, compareSortKeys, type ItemKey } from '../table/keys';
+import { blockKey, compareSortKeys } from '../table/keys';
 import type { InsightsConfig } from './config';
+import { positionsAt, seekPage } from './range-seek';
 
 export type { Item };
 
@@ -52,9 +53,10 @@ export interface RangeRead {
 }
 
 export class RangeTooLargeError extends InvalidRequestError {
-  constructor(chainId: number, bound: number) {
+  /** `what`: the kind of read that is bounded (a checked read, an aggregation, a merge of two ranges). */
+  constructor(chainId: number, bound: number, what = 'This') {
     super(
-      `the request would read more than ${bound} items on chain ${chainId}; narrow the block range (filter_block_number_gte / _lte, or block_number_from / _to)`,
+      `the request would read more than ${bound} items on chain ${chainId}; narrow the block range (filter_block_number_gte / _lte, or block_number_from / _to). ${what} is a bounded read: filters without a range of their own (transfer_type, value and gas filters, topics 1-3), aggregates other than count, sum and avg by time bucket, and lists of two token types cannot seek by position`,
     );
   }
 }
@@ -131,10 +133,20 @@ export async function readPageAndCount(
   config: InsightsConfig,
 ): Promise<{ items: Item[]; total: number }> {
   const single = reads.length === 1;
+  const bound = config.maxItemsReadPerChain;
+  const tooLarge = () => new RangeTooLargeError(chainId, bound, single ? 'This' : 'A list of two token types');
   const parts = await Promise.all(
     reads.map(async (read) => {
       const [from, count] = single ? [skip, take] : [0, skip + take];
-      if (read.checks.length > 0) return readCheckedPage(chainId, read, from, count, config.maxItemsReadPerChain);
+      if (read.checks.length > 0) return readCheckedPage(chainId, read, from, count, bound);
+      // A page past the first of one range without checks seeks to its first entry by position.
+      const sk = read.sk;
+      if (single && skip > 0 && (!sk || 'blocks' in sk)) {
+        const sought = await seekPage({ pk: read.pk, blocks: sk?.blocks ?? {}, order: read.order, skip, take, bound, tooLarge });
+        if (sought) return sought;
+      }
+      // Otherwise the page is the range's first `from + count` items: bounded past the first page.
+      if (from > 0 && from + count > bound) throw tooLarge();
       const [items, total] = await Promise.all([readPage(read, from, count), countRange(read, config)]);
       return { items, total };
     }),
@@ -203,29 +215,6 @@ export async function countRange(read: RangeRead, config: InsightsConfig): Promi
 
 /** Entries of range `pk` in blocks [from, to] from two positions; undefined when an entry lacks `pos`. */
 async function countByPositions(pk: string, blocks: { from?: number; to?: number }): Promise<number | undefined> {
-  const { from, to } = blocks;
-  if (to !== undefined && to < 0) return 0;
-  const [through, below] = await Promise.all([lastPosition(pk, to), from === undefined || from <= 0 ? 0 : lastPosition(pk, from - 1)]);
-  if (through === undefined || below === undefined) return undefined;
-  return Math.max(0, through - below);
-}
-
-/**
- * `pos` of the range's last entry at or below block `to` (the last of all without `to`); 0 when none.
- * One Query, newest first, Limit 1, projected to the sort key and the position.
- */
-async function lastPosition(pk: string, to: number | undefined): Promise<number | undefined> {
-  // Sort keys are `<12-digit block>#...`: "~" sorts after every character they hold.
-  const bounded = to !== undefined;
-  const { items } = await queryPage<ItemKey & { pos?: unknown }>({
-    KeyConditionExpression: bounded ? '#pk = :pk AND #sk <= :bound' : '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk', '#pos': 'pos' },
-    ExpressionAttributeValues: bounded ? { ':pk': pk, ':bound': `${blockKey(to)}~` } : { ':pk': pk },
-    ProjectionExpression: '#sk, #pos',
-    ScanIndexForward: false,
-    Limit: 1,
-  });
-  const item = items[0];
-  if (!item) return 0;
-  return typeof item.pos === 'number' ? item.pos : undefined;
+  const positions = await positionsAt(pk, blocks);
+  return positions === undefined ? undefined : positions.through - positions.below;
 }

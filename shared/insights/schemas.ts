@@ -6,7 +6,7 @@
  */
 import * as v from 'valibot';
 import { BLOCK_FILTERS, EVENT_FILTERS, filterEntries, TRANSACTION_FILTERS, unknownParameterMessage, type FilterCatalogue } from './filters';
-import { DEFAULT_LIMIT, MAX_AGGREGATION_PAGE, MAX_EXPRESSIONS, MAX_LIMIT } from './limits';
+import { DEFAULT_LIMIT, MAX_EXPRESSIONS, MAX_LIMIT, MAX_PAGE } from './limits';
 import { refuseInheritedNames } from '../http/inherited-names';
 
 // ---------------------------------------------------------------------------------------------------
@@ -28,7 +28,7 @@ const chainIdList = v.optional(
 const integerQuery = (min: number, max: number) =>
   v.pipe(
     v.string(),
-    v.regex(/^[0-9]{1,7}$/, `must be an integer from ${min} to ${max}`),
+    v.regex(/^[0-9]{1,10}$/, `must be an integer from ${min} to ${max}`),
     v.transform(Number),
     v.minValue(min, `must be an integer from ${min} to ${max}`),
     v.maxValue(max, `must be an integer from ${min} to ${max}`),
@@ -47,10 +47,10 @@ const expressionList = v.optional(v.pipe(v.array(v.string()), v.maxLength(MAX_EX
 /** Parameters every insights endpoint takes: the chains. */
 const chainEntries = { chain_id: chainIdList, chain: chainIdList };
 
-/** Paging shared by every list endpoint; `page` above 20 needs aggregate or group_by (checked later). */
+/** Paging shared by every list endpoint: any page (range-seek.ts). */
 const pagingEntries = {
   limit: v.optional(integerQuery(1, MAX_LIMIT), String(DEFAULT_LIMIT)),
-  page: v.optional(integerQuery(0, MAX_AGGREGATION_PAGE), '0'),
+  page: v.optional(integerQuery(0, MAX_PAGE), '0'),
 };
 
 /** I1 to I3: sorting, grouping, aggregation. sort_by names block_number or an aggregate alias. */

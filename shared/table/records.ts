@@ -478,3 +478,29 @@ export interface ManifestRecord {
   items: { pk: string; sk: string }[];
   touched: string[];
 }
+
+/**
+ * N14: a seek chunk of a counted range (keys.ts rangeKeys.seekChunk): the sort keys of the entries at
+ * positions `chunk * SEEK_CHUNK_ENTRIES + 1` onwards, in order. Written with the block whose entry
+ * completes it and listed in that block's manifest, so a reorg deletes it with the block.
+ */
+export interface SeekChunkRecord {
+  kind: 'seekChunk';
+  keys: string[];
+}
+
+/**
+ * Running totals: each entry of a counted range whose rows carry a summable value also holds the total
+ * of that value over the range's entries up to and including itself (range-positions.ts), an exact
+ * decimal string. Insights answers count / sum / avg over any block or time range, and by time bucket,
+ * from the entries at the boundaries alone (shared/insights/prefix-aggregate.ts).
+ * The summed fields, by the kind of record the range holds:
+ */
+export const SUMMED_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  block: ['gasUsed'],
+  transaction: ['value', 'gasUsed'],
+  tokenTransfer: ['amount'],
+};
+
+/** The attribute holding an entry's running total of `field`. */
+export const runningTotalAttribute = (field: string): string => `${field}Total`;

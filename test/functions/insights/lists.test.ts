@@ -668,6 +668,29 @@ describe('I3: blocks', () => {
     ]);
   });
 
+  it("answers any page, past the spec's old cap of 20: every block once, one per page, in both orders and both chains", async () => {
+    const heads = { [CHAIN_A]: A.blocks.length - 1, [CHAIN_B]: B.blocks.length - 1 };
+    expect(Math.min(heads[CHAIN_A], heads[CHAIN_B])).toBeGreaterThan(25);
+    for (const order of ['desc', 'asc'] as const) {
+      for (const page of [0, 1, 19, 21, 25, heads[CHAIN_A], heads[CHAIN_A] + 1]) {
+        const { status, body } = await get('/insights/v1/blocks', { ...BOTH, limit: 1, page, sort_order: order });
+        expect(status).toBe(200);
+        expect(body.meta).toMatchObject({ page, total_items: A.blocks.length + B.blocks.length });
+        const expected = [CHAIN_A, CHAIN_B].flatMap((chainId) => {
+          const number = order === 'asc' ? page : heads[chainId] - page;
+          return number >= 0 && number <= heads[chainId] ? [{ chain_id: String(chainId), block_number: number }] : [];
+        });
+        const rows = body.data.map((row: { chain_id: string; block_number: number }) => ({
+          chain_id: String(row.chain_id),
+          block_number: row.block_number,
+        }));
+        expect(rows.sort((a: { chain_id: string }, b: { chain_id: string }) => a.chain_id.localeCompare(b.chain_id))).toEqual(
+          expected.sort((a, b) => a.chain_id.localeCompare(b.chain_id)),
+        );
+      }
+    }
+  });
+
   it('filters by number and timestamp ranges and by hash, oldest first on request', async () => {
     const numbers = (body: { data: { block_number: number }[] }) => body.data.map((row) => row.block_number);
     const range = await get('/insights/v1/blocks', {

@@ -1,0 +1,170 @@
+/**
+ * Any page at the cost of the first (shared/insights/range-seek.ts), on the embedded DynamoDB, checked
+ * against a brute-force list of the same entries: a token's transfers over 60 blocks, numbered by the
+ * ingest's own RangePositions in batches of every size (with a restart in the middle, so positions,
+ * running totals and unfinished seek chunks are read back from the table) and written with the table
+ * layer, seek chunks included. Every page of every order, several limits and block bounds.
+ */
+import { describe, expect, it } from 'vitest';
+import { writeItems } from '../../../shared/db/operations';
+import { countedEntry } from '../../../shared/ingest/items';
+import { RangePositions } from '../../../shared/ingest/range-positions';
+import { loadInsightsConfig } from '../../../shared/insights/config';
+import { readPageAndCount, type RangeRead } from '../../../shared/insights/range-reader';
+import { rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
+import { useTestTable } from '../../support/table';
+import { tableWorkOf } from './table-work';
+import { getItem } from '../../../shared/db/operations';
+
+useTestTable('range-seek');
+
+const CONFIG = loadInsightsConfig({});
+const CHAIN = 9;
+const TOKEN = '0x00000000000000000000000000000000000000f5';
+const pk = tokenTransferKeys.byToken(CHAIN, TOKEN).pk;
+const BLOCKS = 60;
+
+/** A small deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Entry {
+  sk: string;
+  block: number;
+  amount: bigint;
+}
+
+const next = random(20_261_124);
+/** Entries per block: 0 to 9, some blocks empty, one block with 20 (a chunk completed inside a block). */
+const perBlock = Array.from({ length: BLOCKS }, (_, block) => (block === 31 ? 20 : next() < 0.2 ? 0 : Math.floor(next() * 10)));
+const entries: Entry[] = perBlock.flatMap((count, block) =>
+  Array.from({ length: count }, (_, logIndex) => ({
+    sk: tokenTransferKeys.sortKey(block, logIndex, 0),
+    block,
+    amount: BigInt(Math.floor(next() * 1e9)) * 10n ** 18n,
+  })),
+);
+
+function itemsOf(block: number): TableItem[] {
+  return entries
+    .filter((entry) => entry.block === block)
+    .map((entry, logIndex) =>
+      countedEntry({ pk, sk: entry.sk, kind: 'tokenTransfer', blockNumber: block, logIndex, amount: entry.amount.toString() }),
+    );
+}
+
+/** Numbers and writes blocks [from, to) in batches of random sizes, as the ingest does. */
+async function ingest(positions: RangePositions, from: number, to: number): Promise<void> {
+  let block = from;
+  while (block < to) {
+    const size = Math.min(to - block, 1 + Math.floor(next() * 6));
+    const batch = Array.from({ length: size }, (_, offset) => ({ blockNumber: block + offset, items: itemsOf(block + offset) }));
+    const chunks = await positions.assignBlocks(batch);
+    await writeItems({ put: [...batch.flatMap((b) => b.items), ...chunks.flat()] });
+    block += size;
+  }
+}
+
+const stored = async (): Promise<TableItem[]> => {
+  const { queryAll } = await import('../../../shared/db/operations');
+  return (await queryAll<TableItem>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })).items;
+};
+
+describe('positions, running totals and seek chunks', () => {
+  it('numbers, totals and chunks every entry as a brute force over the whole range does, across batches and a restart', async () => {
+    // Blocks 0..29 by one writer, then a new one (a restart: everything read back from the table).
+    await ingest(new RangePositions(CHAIN), 0, 30);
+    await ingest(new RangePositions(CHAIN), 30, BLOCKS);
+    const items = await stored();
+    expect(items.map((item) => item.sk)).toEqual(entries.map((entry) => entry.sk));
+    let total = 0n;
+    for (const [index, item] of items.entries()) {
+      total += entries[index]!.amount;
+      expect(item.pos, item.sk).toBe(index + 1);
+      expect(item.amountTotal, item.sk).toBe(total.toString());
+    }
+    const complete = Math.floor(entries.length / SEEK_CHUNK_ENTRIES);
+    expect(complete).toBeGreaterThan(10);
+    for (let chunk = 0; chunk <= complete; chunk += 1) {
+      const record = await getItem(rangeKeys.seekChunk(pk, chunk));
+      if (chunk === complete) expect(record).toBeUndefined();
+      else expect(record?.keys).toEqual(entries.slice(chunk * SEEK_CHUNK_ENTRIES, (chunk + 1) * SEEK_CHUNK_ENTRIES).map((e) => e.sk));
+    }
+  });
+});
+
+describe('a page by number', () => {
+  const read = (order: 'asc' | 'desc', blocks: { from?: number; to?: number }): RangeRead => ({ pk, sk: { blocks }, checks: [], order });
+  const truth = (order: 'asc' | 'desc', blocks: { from?: number; to?: number }) => {
+    const inRange = entries.filter((entry) => entry.block >= (blocks.from ?? 0) && entry.block <= (blocks.to ?? Infinity)).map((e) => e.sk);
+    return order === 'asc' ? inRange : inRange.reverse();
+  };
+  const boundsCases: { from?: number; to?: number }[] = [
+    {},
+    { from: 11 },
+    { to: 43 },
+    { from: 7, to: 33 },
+    { from: 31, to: 31 },
+    { from: 58 },
+  ];
+
+  it('is every page of the brute-force list, in both orders, for several limits and block bounds', async () => {
+    for (const order of ['asc', 'desc'] as const) {
+      for (const blocks of boundsCases) {
+        const all = truth(order, blocks);
+        for (const limit of [1, 5, 16, 20]) {
+          for (let page = 0; page <= Math.ceil(all.length / limit); page += 1) {
+            const { items, total } = await readPageAndCount(CHAIN, [read(order, blocks)], page * limit, limit, CONFIG);
+            const label = `${order} ${JSON.stringify(blocks)} limit ${limit} page ${page}`;
+            expect(total, label).toBe(all.length);
+            expect(
+              items.map((item) => item.sk),
+              label,
+            ).toEqual(all.slice(page * limit, (page + 1) * limit));
+          }
+        }
+      }
+    }
+  });
+
+  it('reads only the page, its chunk and two positions, however deep: never more than the first page plus the chunk', async () => {
+    const limit = 20;
+    const all = truth('desc', {});
+    const first = await tableWorkOf(() => readPageAndCount(CHAIN, [read('desc', {})], 0, limit, CONFIG));
+    for (const order of ['asc', 'desc'] as const) {
+      for (let page = 1; page < Math.floor(all.length / limit); page += 1) {
+        const { usage, requests } = await tableWorkOf(() => readPageAndCount(CHAIN, [read(order, {})], page * limit, limit, CONFIG));
+        // Two positions (or one: ascending without bounds reads no lower position), one chunk, one page Query.
+        expect(usage.calls.QueryCommand ?? 0, `${order} page ${page}`).toBeLessThanOrEqual(2);
+        expect(usage.calls.GetItemCommand ?? 0, `${order} page ${page}`).toBe(1);
+        expect(usage.itemsRead, `${order} page ${page}`).toBeLessThanOrEqual(first.usage.itemsRead + 1);
+        expect(requests.some((request) => 'Select' in request.input)).toBe(false);
+      }
+    }
+  });
+
+  it('reads at most 15 entries more than the page inside the newest, unfinished chunk', async () => {
+    const all = truth('desc', {});
+    const unfinished = all.length % SEEK_CHUNK_ENTRIES;
+    expect(unfinished).toBeGreaterThan(1);
+    // Descending, limit 1, page 1: the second newest entry, inside the unfinished chunk.
+    const { result, usage } = await tableWorkOf(() => readPageAndCount(CHAIN, [read('desc', {})], 1, 1, CONFIG));
+    expect(result.items.map((item) => item.sk)).toEqual([all[1]]);
+    expect(usage.itemsRead).toBeLessThanOrEqual(1 + 1 + SEEK_CHUNK_ENTRIES - 1);
+  });
+
+  it('answers pages past the end with no rows and the exact count', async () => {
+    const all = truth('asc', {});
+    const { items, total } = await readPageAndCount(CHAIN, [read('asc', {})], 1_000_000 * 20, 20, CONFIG);
+    expect(items).toEqual([]);
+    expect(total).toBe(all.length);
+  });
+});
