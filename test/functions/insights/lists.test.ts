@@ -669,7 +669,7 @@ describe('I3: blocks', () => {
   });
 
   it("answers any page, past the spec's old cap of 20: every block once, one per page, in both orders and both chains", async () => {
-    const heads = { [CHAIN_A]: A.blocks.length - 1, [CHAIN_B]: B.blocks.length - 1 };
+    const heads: Record<number, number> = { [CHAIN_A]: A.blocks.length - 1, [CHAIN_B]: B.blocks.length - 1 };
     expect(Math.min(heads[CHAIN_A], heads[CHAIN_B])).toBeGreaterThan(25);
     for (const order of ['desc', 'asc'] as const) {
       for (const page of [0, 1, 19, 21, 25, heads[CHAIN_A], heads[CHAIN_A] + 1]) {
