@@ -9,11 +9,14 @@
  *                 | ( SUM | AVG | MIN | MAX ) '(' field ')'
  *                 | ( toStartOfDay | toStartOfHour | toStartOfMinute ) '(' timestamp ')'
  *                 | toDate '(' timestamp ')'
+ *                 | intDiv '(' block_number ',' size ')'         (size: an integer from 1 to 10^12)
  *   timestamp    := toDateTime '(' field ')' | field            (field: a timestamp field)
  *   group_by     := name ( ',' name )*                          (name: an entity field or an alias)
  *
  * Keywords and function names are case-insensitive; fields and aliases are identifiers
  * `[A-Za-z_][A-Za-z0-9_]*` of at most 64 characters. `count(field)` counts rows like `count()`.
+ * `intDiv(block_number, N)` (ClickHouse's integer division) buckets blocks by N: its value is the
+ * block number divided by N, rounded down.
  */
 import { InvalidRequestError } from '../errors';
 import { MAX_EXPRESSION_LENGTH, MAX_EXPRESSIONS } from './limits';
@@ -32,11 +35,13 @@ export type FieldCatalogue = Readonly<Record<string, FieldInfo>>;
 
 export type AggregateFunction = 'count' | 'sum' | 'avg' | 'min' | 'max';
 export type TimeBucket = 'toStartOfDay' | 'toStartOfHour' | 'toStartOfMinute' | 'toDate';
+/** A bucket of rows: a time bucket of a timestamp field, or block numbers divided by `size`. */
+export type Bucket = { fn: TimeBucket } | { fn: 'intDiv'; size: number };
 
 export type Expression =
   | { type: 'aggregate'; fn: 'count'; field: string | null; distinct: boolean }
   | { type: 'aggregate'; fn: Exclude<AggregateFunction, 'count'>; field: string }
-  | { type: 'bucket'; bucket: TimeBucket; field: string };
+  | { type: 'bucket'; bucket: Bucket; field: string };
 
 /** An expression with the name its output column carries: the alias, or the canonical text. */
 export interface NamedExpression {
@@ -57,7 +62,7 @@ const IDENTIFIER_MAX = 64;
 // ---------------------------------------------------------------------------------------------------
 // Tokenizer
 
-type TokenKind = 'identifier' | '(' | ')' | ',' | 'end';
+type TokenKind = 'identifier' | 'number' | '(' | ')' | ',' | 'end';
 
 interface Token {
   kind: TokenKind;
@@ -92,6 +97,10 @@ export function tokenize(parameter: string, text: string): Token[] {
       if (word.length > IDENTIFIER_MAX)
         throw new InvalidRequestError(`${parameter}: the name at position ${start + 1} is longer than ${IDENTIFIER_MAX} characters`);
       tokens.push({ kind: 'identifier', text: word, position: start + 1 });
+    } else if (char >= '0' && char <= '9') {
+      const start = index;
+      while (index < text.length && text.charAt(index) >= '0' && text.charAt(index) <= '9') index += 1;
+      tokens.push({ kind: 'number', text: text.slice(start, index), position: start + 1 });
     } else {
       throw new InvalidRequestError(`${parameter}: unexpected character ${JSON.stringify(char)} at position ${index + 1}`);
     }
@@ -184,8 +193,8 @@ class Parser {
     const name = head.text.toLowerCase();
     const fn = Object.hasOwn(AGGREGATE_FUNCTIONS, name) ? AGGREGATE_FUNCTIONS[name] : undefined;
     const bucket = Object.hasOwn(TIME_BUCKETS, name) ? TIME_BUCKETS[name] : undefined;
-    if (!fn && !bucket) {
-      this.fail('unknown function; use count, sum, avg, min, max, toStartOfDay, toStartOfHour, toStartOfMinute or toDate', head);
+    if (!fn && !bucket && name !== 'intdiv') {
+      this.fail('unknown function; use count, sum, avg, min, max, toStartOfDay, toStartOfHour, toStartOfMinute, toDate or intDiv', head);
     }
     this.expect('(', `"(" after ${head.text}`);
     let expression: Expression;
@@ -199,8 +208,18 @@ class Parser {
       const { name: field, info } = this.knownField();
       if (info.kind === 'string') this.fail(`${fn} needs a numeric field`, fieldToken);
       expression = { type: 'aggregate', fn, field };
+    } else if (bucket) {
+      expression = { type: 'bucket', bucket: { fn: bucket }, field: this.timestamp() };
     } else {
-      expression = { type: 'bucket', bucket: bucket as TimeBucket, field: this.timestamp() };
+      const fieldToken = this.peek();
+      const field = this.field();
+      if (field !== 'block_number') this.fail('intDiv buckets block_number only', fieldToken);
+      this.expect(',', '"," after block_number');
+      const sizeToken = this.expect('number', 'the bucket size, an integer from 1 to 1000000000000');
+      const size = Number(sizeToken.text);
+      if (!/^[1-9][0-9]{0,12}$/.test(sizeToken.text) || size > 1e12)
+        this.fail('the bucket size must be an integer from 1 to 1000000000000', sizeToken);
+      expression = { type: 'bucket', bucket: { fn: 'intDiv', size }, field };
     }
     this.expect(')', '")"');
     return expression;
@@ -224,7 +243,9 @@ class Parser {
 /** The column name of an expression without an alias, e.g. `count(distinct from_address)`. */
 export function canonicalText(expression: Expression): string {
   if (expression.type === 'bucket') {
-    return expression.bucket === 'toDate' ? `toDate(${expression.field})` : `${expression.bucket}(toDateTime(${expression.field}))`;
+    const bucket = expression.bucket;
+    if (bucket.fn === 'intDiv') return `intDiv(${expression.field}, ${bucket.size})`;
+    return bucket.fn === 'toDate' ? `toDate(${expression.field})` : `${bucket.fn}(toDateTime(${expression.field}))`;
   }
   if (expression.fn === 'count') return `count(${expression.distinct ? 'distinct ' : ''}${expression.field ?? ''})`;
   return `${expression.fn}(${expression.field})`;

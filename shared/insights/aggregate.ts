@@ -5,17 +5,11 @@
  * Output columns: the group_by names in order, then each aggregate (alias or canonical text).
  * Values: count -> number; sum / min / max -> the field's own type (number, or a decimal string for
  * uint256); avg -> a number for number fields, an exact decimal string (at most 18 fraction digits,
- * truncated) for uint256 fields; a time bucket -> `YYYY-MM-DD hh:mm:ss` (UTC) or `YYYY-MM-DD` for toDate.
+ * truncated) for uint256 fields; a time bucket -> `YYYY-MM-DD hh:mm:ss` (UTC) or `YYYY-MM-DD` for toDate;
+ * intDiv(block_number, N) -> a number.
  */
 import { InvalidRequestError } from '../errors';
-import {
-  parseAggregates,
-  parseGroupBy,
-  type FieldCatalogue,
-  type FieldInfo,
-  type NamedExpression,
-  type TimeBucket,
-} from './aggregate-parser';
+import { parseAggregates, parseGroupBy, type FieldCatalogue, type FieldInfo, type Bucket, type NamedExpression } from './aggregate-parser';
 
 export type Row = Record<string, unknown>;
 
@@ -24,9 +18,9 @@ export type ColumnKind = 'number' | 'decimal' | 'string';
 
 export interface GroupKey {
   name: string;
-  /** The entity field read (the bucket's field for a time bucket). */
+  /** The entity field read (the bucket's field for a bucket). */
   field: string;
-  bucket: TimeBucket | null;
+  bucket: Bucket | null;
 }
 
 export interface AggregationPlan {
@@ -85,7 +79,11 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
   const columns = [
     ...groupKeys.map((key) => ({
       name: key.name,
-      kind: key.bucket ? ('string' as const) : FIELD_COLUMN_KIND[fieldInfo(fields, key.field).kind],
+      kind: key.bucket
+        ? key.bucket.fn === 'intDiv'
+          ? ('number' as const)
+          : ('string' as const)
+        : FIELD_COLUMN_KIND[fieldInfo(fields, key.field).kind],
     })),
     ...aggregates.map((named) => ({ name: named.name, kind: aggregateKind(named, fields) })),
   ];
@@ -154,6 +152,48 @@ export function aggregateRows(rows: readonly Row[], plan: AggregationPlan, field
   return sortRows(result, plan, order);
 }
 
+/** Groups whose count and sums were computed elsewhere (from running totals, prefix-aggregate.ts). */
+export interface CountedGroup {
+  keys: unknown[];
+  count: number;
+  /** Sum of each summed field (API name) over the group's rows. */
+  sums: ReadonlyMap<string, bigint>;
+}
+
+/**
+ * The aggregated rows of groups counted and summed elsewhere, as aggregateRows would make them from the
+ * rows themselves (count, sum and avg only), ordered the same way. Groups with no rows are left out,
+ * except the one group of an aggregation without group_by.
+ */
+export function rowsOfCountedGroups(
+  groups: readonly CountedGroup[],
+  plan: AggregationPlan,
+  fields: FieldCatalogue,
+  order: 'asc' | 'desc',
+): Row[] {
+  const kept = groups.filter((group) => group.count > 0);
+  if (kept.length === 0 && plan.groupKeys.length === 0) kept.push({ keys: [], count: 0, sums: new Map() });
+  const result = kept.map(({ keys, count, sums }) => {
+    const out: Row = {};
+    for (const [index, key] of plan.groupKeys.entries()) out[key.name] = keys[index];
+    for (const named of plan.aggregates) {
+      const expression = named.expression;
+      if (
+        expression.type !== 'aggregate' ||
+        expression.fn === 'min' ||
+        expression.fn === 'max' ||
+        (expression.fn === 'count' && expression.distinct)
+      ) {
+        throw new Error(`rowsOfCountedGroups: ${named.name} is not answered from counts and sums`);
+      }
+      const sum = expression.fn === 'count' ? 0n : (sums.get(expression.field) ?? 0n);
+      out[named.name] = finish({ count, distinct: new Set(), sum, min: null, max: null }, named, fields);
+    }
+    return out;
+  });
+  return sortRows(result, plan, order);
+}
+
 function accumulate(accumulator: Accumulator, named: NamedExpression, row: Row): void {
   const expression = named.expression;
   if (expression.type !== 'aggregate') return;
@@ -210,13 +250,17 @@ export function exactQuotient(numerator: bigint, denominator: bigint): string {
   return negative && text !== '0' ? `-${text}` : text;
 }
 
-/** The UTC time bucket of a timestamp (Unix seconds, as a number or a decimal string). */
-export function bucketOf(bucket: TimeBucket, value: unknown): string | null {
+/**
+ * The bucket of a value: the UTC time bucket of a timestamp (Unix seconds, as a number or a decimal
+ * string), or a block number divided by the bucket size, rounded down.
+ */
+export function bucketOf(bucket: Bucket, value: unknown): string | number | null {
   const seconds = Number(value);
   if (!Number.isFinite(seconds)) return null;
+  if (bucket.fn === 'intDiv') return Math.floor(seconds / bucket.size);
   const iso = new Date(seconds * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
   const date = iso.slice(0, 10);
-  switch (bucket) {
+  switch (bucket.fn) {
     case 'toDate':
       return date;
     case 'toStartOfDay':

@@ -27,6 +27,7 @@ export async function listBlocks({ query, host }: BlocksRequest, config: Insight
   const rangeOf = (chainId: number) => blocksRangeOf(chainId, filters, plan);
 
   const list = await readList<BlockRecord>(plan, rangeOf, config, {
+    summed: { gas_used: 'gasUsed' },
     fields: BLOCK_FIELDS,
     row: serialiseBlock,
     position: (block) => [block.number],

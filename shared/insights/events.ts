@@ -47,6 +47,7 @@ export async function listContractEvents(request: ContractEventsRequest, config:
   const signature = equalityOf(filters, 'topic_0') ?? '';
 
   const list = await readList<LogRecord>(plan, rangeOf, config, {
+    summed: {},
     fields: EVENT_FIELDS,
     row: (log) => withTopicFields(serialiseEvent(log)),
     position: (log) => [log.blockNumber, log.logIndex],

@@ -15,9 +15,10 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { InvalidRequestError } from '../errors';
-import { aggregateRows, planAggregation, type AggregationPlan, type Row } from './aggregate';
+import { aggregateRows, planAggregation, rowsOfCountedGroups, type AggregationPlan, type Row } from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
 import type { InsightsConfig } from './config';
+import { answerableByTotals, countGroupsByTotals, type SummedFields } from './prefix-aggregate';
 import { readAll, readPageAndCount, type Item, type RangeRead } from './range-reader';
 
 export type SortOrder = 'asc' | 'desc';
@@ -79,29 +80,42 @@ export async function readChainPages(
   );
 }
 
-/** Every matching item of every chain (bounded per range), for an aggregation: the union of its ranges. */
-export async function readChainRanges(
+/**
+ * Every chain's aggregated rows (ordered, before paging): from running totals where the aggregation
+ * allows it (prefix-aggregate.ts: count, sum and avg of a summed field, at most one bucket, one range
+ * without checks; a few items per bucket, whatever the range's size), otherwise from every matching
+ * row of the chain's ranges, read under the read bound.
+ */
+export async function aggregateChainRanges<R>(
   plan: ListPlan,
   rangeOf: (chainId: number) => Promise<ChainRanges>,
   config: InsightsConfig,
-): Promise<ChainItems[]> {
+  options: { fields: FieldCatalogue; row: (record: R) => Row; summed: SummedFields },
+): Promise<Row[][]> {
+  const aggregation = plan.aggregation as AggregationPlan;
+  const byTotals = answerableByTotals(aggregation, options.summed);
+  const timestampOf = (item: Item): number => Number(options.row(item as unknown as R).block_timestamp);
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
+      const single = reads.length === 1 ? reads[0]! : undefined;
+      if (byTotals && single) {
+        const groups = await countGroupsByTotals(chainId, single, aggregation, options.summed, timestampOf);
+        if (groups) return rowsOfCountedGroups(groups, aggregation, options.fields, plan.sortOrder);
+      }
       const items = (await Promise.all(reads.map((read) => readAll(chainId, read, config)))).flat();
-      return { chainId, items, total: items.length };
+      return aggregateRows(
+        items.map((item) => options.row(item as unknown as R)),
+        aggregation,
+        options.fields,
+        plan.sortOrder,
+      );
     }),
   );
 }
 
 /** One array of aggregated rows per chain (chain_ids order), each paged by page and limit. */
-export function aggregateChains(
-  plan: ListPlan,
-  rowsByChain: readonly Row[][],
-  fields: FieldCatalogue,
-): { aggregations: Row[][]; total: number; pages: number } {
-  const aggregation = plan.aggregation as AggregationPlan;
-  const all = rowsByChain.map((rows) => aggregateRows(rows, aggregation, fields, plan.sortOrder));
+export function pageAggregations(plan: ListPlan, all: readonly Row[][]): { aggregations: Row[][]; total: number; pages: number } {
   const start = plan.page * plan.limit;
   return {
     aggregations: all.map((rows) => rows.slice(start, start + plan.limit)),
@@ -151,12 +165,10 @@ export async function readList<R>(
   plan: ListPlan,
   rangeOf: (chainId: number) => Promise<ChainRanges>,
   config: InsightsConfig,
-  options: { fields: FieldCatalogue; row: (record: R) => Row; position: (record: R) => readonly number[] },
+  options: { fields: FieldCatalogue; row: (record: R) => Row; position: (record: R) => readonly number[]; summed: SummedFields },
 ): Promise<ListRead<R>> {
   if (plan.aggregation) {
-    const chains = await readChainRanges(plan, rangeOf, config);
-    const rows = chains.map((chain) => (chain.items as unknown as R[]).map(options.row));
-    const { aggregations, total, pages } = aggregateChains(plan, rows, options.fields);
+    const { aggregations, total, pages } = pageAggregations(plan, await aggregateChainRanges(plan, rangeOf, config, options));
     return { aggregations, records: null, totals: { total_items: total, total_pages: pages } };
   }
   const chains = await readChainPages(plan, rangeOf, config);

@@ -199,6 +199,7 @@ async function respond(
     ...chains,
   });
   const list = await readList<TokenTransferRecord>(plan, rangeForChain, config, {
+    summed: { amount: 'amount' },
     fields: TOKEN_TRANSFER_FIELDS,
     row: serialiseTokenTransfer,
     position: (transfer) => [transfer.blockNumber, transfer.logIndex, transfer.batchIndex],

@@ -50,6 +50,7 @@ export async function listContractTransactions(
   const address = contracts.get(firstChain(plan)) as string;
 
   const list = await readList<TransactionRecord>(plan, rangeOf, config, {
+    summed: { value: 'value', gas_used: 'gasUsed' },
     fields: TRANSACTION_FIELDS,
     row: (tx) => serialiseTransaction(tx),
     position: (tx) => [tx.blockNumber, tx.transactionIndex],

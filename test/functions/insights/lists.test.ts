@@ -856,15 +856,31 @@ describe('aggregate and group_by', () => {
 
   it('answers 400 asking for a narrower block range when an aggregation or a check would read too much', async () => {
     const READ_40 = { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '40' };
-    const tooMany = await requestOnColdStart(READ_40, 'GET', url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n' }));
+    // max() has no running total: it reads every row, under the bound.
+    const tooMany = await requestOnColdStart(
+      READ_40,
+      'GET',
+      url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'max(gas_used) AS m' }),
+    );
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error).toMatch(/more than 40 items on chain 31337; narrow the block range/);
+    expect(tooMany.body.error).toMatch(/aggregates other than count, sum and avg by time bucket/);
     const narrowed = await requestOnColdStart(
       READ_40,
       'GET',
       url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: 'count() AS n', filter_block_number_lt: 40 }),
     );
     expect(narrowed.body.aggregations).toEqual([[{ n: 40 }]]);
+    // count() and sum() come from running totals: the bound does not apply, whatever the range's size.
+    const anySize = await requestOnColdStart(
+      READ_40,
+      'GET',
+      url('/insights/v1/blocks', { chain_id: CHAIN_A, aggregate: ['count() AS n', 'sum(gas_used) AS gas'] }),
+    );
+    expect(anySize.status).toBe(200);
+    expect(anySize.body.aggregations).toEqual([
+      [{ n: A.blocks.length, gas: A.blocks.reduce((sum, block) => sum + Number(block.gasUsed), 0) }],
+    ]);
     const checked = await requestOnColdStart(READ_40, 'GET', url(transfersPath(), { chain_id: CHAIN_A, filter_gas_gt: 10 ** 9 }));
     expect(checked.status).toBe(400);
     // The count cap only bounds the fallback (checked reads): range positions count exactly.

@@ -53,9 +53,20 @@ describe('the aggregate grammar', () => {
       'date',
     ]);
     expect(parsed[1].expression).toEqual({ type: 'aggregate', fn: 'count', field: 'from_address', distinct: true });
-    expect(parsed[8].expression).toEqual({ type: 'bucket', bucket: 'toStartOfMinute', field: 'block_timestamp' });
+    expect(parsed[8].expression).toEqual({ type: 'bucket', bucket: { fn: 'toStartOfMinute' }, field: 'block_timestamp' });
     expect(canonicalText(parsed[1].expression)).toBe('count(distinct from_address)');
     expect(canonicalText(parsed[7].expression)).toBe('toStartOfHour(toDateTime(block_timestamp))');
+  });
+
+  it('parses intDiv(block_number, N) as a block bucket and rejects other fields and sizes', () => {
+    const [named] = parseAggregates(['intDiv(block_number, 1000) AS thousand'], fields);
+    expect(named?.expression).toEqual({ type: 'bucket', bucket: { fn: 'intDiv', size: 1000 }, field: 'block_number' });
+    expect(canonicalText(parseAggregates(['intdiv(block_number,7)'], fields)[0]!.expression)).toBe('intDiv(block_number, 7)');
+    rejects(() => parseAggregates(['intDiv(gas_used, 10)'], fields), /intDiv buckets block_number only/);
+    rejects(() => parseAggregates(['intDiv(block_number, 0)'], fields), /the bucket size must be an integer from 1 to 1000000000000/);
+    rejects(() => parseAggregates(['intDiv(block_number, 10000000000000)'], fields), /the bucket size must be an integer/);
+    rejects(() => parseAggregates(['intDiv(block_number)'], fields), /expected "," after block_number/);
+    rejects(() => parseAggregates(['sum(1)'], fields), /expected a field name/);
   });
 
   it('rejects injection attempts and anything outside the grammar, naming the position', () => {
@@ -147,10 +158,12 @@ describe('the evaluator', () => {
   });
 
   it('buckets timestamps to ClickHouse-style UTC strings and divides exactly', () => {
-    expect(bucketOf('toStartOfDay', 1_700_000_000)).toBe('2023-11-14 00:00:00');
-    expect(bucketOf('toStartOfHour', '1700000000')).toBe('2023-11-14 22:00:00');
-    expect(bucketOf('toStartOfMinute', 1_700_000_000)).toBe('2023-11-14 22:13:00');
-    expect(bucketOf('toDate', 1_700_000_000)).toBe('2023-11-14');
+    expect(bucketOf({ fn: 'toStartOfDay' }, 1_700_000_000)).toBe('2023-11-14 00:00:00');
+    expect(bucketOf({ fn: 'toStartOfHour' }, '1700000000')).toBe('2023-11-14 22:00:00');
+    expect(bucketOf({ fn: 'toStartOfMinute' }, 1_700_000_000)).toBe('2023-11-14 22:13:00');
+    expect(bucketOf({ fn: 'toDate' }, 1_700_000_000)).toBe('2023-11-14');
+    expect(bucketOf({ fn: 'intDiv', size: 1000 }, 12_345)).toBe(12);
+    expect(bucketOf({ fn: 'intDiv', size: 7 }, '14')).toBe(2);
     expect(exactQuotient(10n, 3n)).toBe('3.333333333333333333');
     expect(exactQuotient(2n ** 256n - 1n, 1n)).toBe((2n ** 256n - 1n).toString());
     expect(compareDecimals('10', '9.999')).toBe(1);

@@ -1,0 +1,199 @@
+/**
+ * Aggregates at any size, from range positions and running totals (range-positions.ts): every entry of
+ * a counted range holds `pos`, its position in the range, and for each summed field of its record
+ * (records.ts SUMMED_FIELDS) the exact total of that field up to itself. So over any block range
+ *   count = pos(last entry at or below `to`) - pos(last entry below `from`), and
+ *   sum   = total(last entry at or below `to`) - total(last entry below `from`),
+ * and a bucketed aggregate is the same difference between the entries at each bucket's boundaries:
+ *  - time buckets (toStartOfDay / toDate, toStartOfHour, toStartOfMinute of block_timestamp): a
+ *    boundary's last block comes from the block-by-time index (GSI1, one Limit-1 Query), then the
+ *    range's last entry at or below that block (one Limit-1 Query);
+ *  - block buckets (intDiv(block_number, N)): the range's last entry at or below each multiple of N
+ *    minus one.
+ * Reads: the range's first and last entries and the entry below `from` (one round, in parallel), then
+ * one round of boundary lookups per kind of bucket, all in parallel: about 2 items per bucket, however
+ * many rows the range holds (a month by day: 3 + 30 x 2 items per chain).
+ *
+ * Served this way: count(), count(field), sum(field) and avg(field) of a summed field, with no
+ * group_by or grouped by one bucket, on one range without checks. Everything else (group by a field,
+ * min / max, count(distinct ...), checks, two-standard unions, entries without totals, more than
+ * MAX_PREFIX_BUCKETS buckets) is the bounded read of every row (list.ts).
+ */
+import { inParallel, queryPage, type Item } from '../db/operations';
+import { blockKey } from '../table/keys';
+import { runningTotalAttribute } from '../table/records';
+import type { AggregationPlan, CountedGroup } from './aggregate';
+import { bucketOf } from './aggregate';
+import { lastBlockAtOrBefore } from './block-range';
+import type { RangeRead } from './range-reader';
+
+/** Buckets one chain's aggregate may have when answered from running totals (2 lookups each). */
+export const MAX_PREFIX_BUCKETS = 1000;
+/** Boundary lookups in flight at once, per chain. */
+const LOOKUP_CONCURRENCY = 50;
+
+/** An entity's summed fields: API field name -> the record field whose running total entries hold. */
+export type SummedFields = Readonly<Record<string, string>>;
+
+/** Whether the plan's expressions and grouping can be answered from positions and running totals. */
+export function answerableByTotals(plan: AggregationPlan, summed: SummedFields): boolean {
+  if (plan.groupKeys.length > 1) return false;
+  if (plan.groupKeys.length === 1 && plan.groupKeys[0]!.bucket === null) return false;
+  return plan.aggregates.every((named) => {
+    const expression = named.expression;
+    if (expression.type !== 'aggregate') return false;
+    if (expression.fn === 'count') return !expression.distinct;
+    return (expression.fn === 'sum' || expression.fn === 'avg') && Object.hasOwn(summed, expression.field);
+  });
+}
+
+/** Where a range stands at a boundary: its last entry's position and running totals (record field -> total). */
+interface Boundary {
+  position: number;
+  totals: Map<string, bigint>;
+}
+
+const ZERO: Boundary = { position: 0, totals: new Map() };
+
+/**
+ * The counted groups of one chain's range (before ordering and paging), or undefined when its entries
+ * lack positions or totals, or the buckets are too many: the caller then reads every row.
+ * `timestampOf`: an entry's block timestamp (Unix seconds).
+ */
+export async function countGroupsByTotals(
+  chainId: number,
+  read: RangeRead,
+  plan: AggregationPlan,
+  summed: SummedFields,
+  timestampOf: (item: Item) => number,
+): Promise<CountedGroup[] | undefined> {
+  if (read.checks.length > 0 || (read.sk && !('blocks' in read.sk))) return undefined;
+  const { from, to } = read.sk && 'blocks' in read.sk ? read.sk.blocks : {};
+  const recordFields = [...new Set(Object.values(summed))];
+  const neededFields = [
+    ...new Set(
+      plan.aggregates.flatMap((named) =>
+        named.expression.type === 'aggregate' && named.expression.fn !== 'count' ? [summed[named.expression.field]!] : [],
+      ),
+    ),
+  ];
+
+  const [first, last, base] = await Promise.all([
+    edgeEntry(read.pk, from, to, 'asc'),
+    edgeEntry(read.pk, from, to, 'desc'),
+    from === undefined || from <= 0 ? ZERO : boundaryAt(read.pk, from - 1, recordFields),
+  ]);
+  if (first === undefined || last === undefined) return [];
+  const end = boundaryOf(last, recordFields);
+  const complete = (boundary: Boundary | undefined): boundary is Boundary =>
+    boundary !== undefined && (boundary.position === 0 || neededFields.every((field) => boundary.totals.has(field)));
+  if (!complete(base) || !complete(end)) return undefined;
+  const group = (keys: unknown[], low: Boundary, high: Boundary): CountedGroup => ({
+    keys,
+    count: high.position - low.position,
+    sums: new Map(
+      Object.entries(summed).map(([apiField, recordField]) => [
+        apiField,
+        (high.totals.get(recordField) ?? 0n) - (low.totals.get(recordField) ?? 0n),
+      ]),
+    ),
+  });
+  const key = plan.groupKeys[0];
+  if (key === undefined) return [group([], base, end)];
+  const bucket = key.bucket;
+  if (bucket === null) return undefined;
+
+  // Each bucket's first value, in order; and the last block of every bucket but the last.
+  let starts: number[];
+  let lastBlocks: () => Promise<(number | null)[]>;
+  if (bucket.fn === 'intDiv') {
+    const [firstBucket, lastBucket] = [Math.floor(blockOf(first) / bucket.size), Math.floor(blockOf(last) / bucket.size)];
+    if (lastBucket - firstBucket + 1 > MAX_PREFIX_BUCKETS) return undefined;
+    starts = range(firstBucket, lastBucket).map((index) => index * bucket.size);
+    lastBlocks = async () => starts.slice(1).map((start) => start - 1);
+  } else {
+    const step = bucket.fn === 'toStartOfHour' ? 3600 : bucket.fn === 'toStartOfMinute' ? 60 : 86_400;
+    const [firstTime, lastTime] = [timestampOf(first), timestampOf(last)];
+    const [firstBucket, lastBucket] = [Math.floor(firstTime / step), Math.floor(lastTime / step)];
+    if (lastBucket - firstBucket + 1 > MAX_PREFIX_BUCKETS) return undefined;
+    starts = range(firstBucket, lastBucket).map((index) => index * step);
+    lastBlocks = () => mapInParallel(starts.slice(1), (start) => lastBlockAtOrBefore(chainId, start - 1));
+  }
+  const blocks = await lastBlocks();
+  const inner = await mapInParallel(blocks, async (block) =>
+    block === null || (from !== undefined && block < from)
+      ? base
+      : boundaryAt(read.pk, to === undefined ? block : Math.min(block, to), recordFields),
+  );
+  if (!inner.every(complete)) return undefined;
+  const edges = [base, ...(inner as Boundary[]), end];
+  const label = (start: number): unknown => (bucket.fn === 'intDiv' ? start / bucket.size : bucketOf(bucket, start));
+  return starts.map((start, index) => group([label(start)], edges[index]!, edges[index + 1]!));
+}
+
+/** `work` on every value, at most LOOKUP_CONCURRENCY at once; results in the values' order. */
+async function mapInParallel<T, U>(values: readonly T[], work: (value: T) => Promise<U>): Promise<U[]> {
+  const results = new Array<U>(values.length);
+  await inParallel([...values.keys()], LOOKUP_CONCURRENCY, async (index) => {
+    results[index] = await work(values[index] as T);
+  });
+  return results;
+}
+
+const range = (low: number, high: number): number[] => Array.from({ length: high - low + 1 }, (_, index) => low + index);
+
+/** The block number a counted entry's sort key starts with. */
+const blockOf = (item: Item): number => Number(String(item.sk).slice(0, 12));
+
+/** The range's first (asc) or last (desc) entry within block bounds, whole (its timestamp is needed). */
+async function edgeEntry(pk: string, from: number | undefined, to: number | undefined, order: 'asc' | 'desc'): Promise<Item | undefined> {
+  const values: Record<string, unknown> = { ':pk': pk };
+  const conditions = ['pk = :pk'];
+  if (from !== undefined && from > 0 && to !== undefined) {
+    if (to < from) return undefined;
+    Object.assign(values, { ':from': blockKey(from), ':to': `${blockKey(to)}~` });
+    conditions.push('sk BETWEEN :from AND :to');
+  } else if (from !== undefined && from > 0) {
+    values[':from'] = blockKey(from);
+    conditions.push('sk >= :from');
+  } else if (to !== undefined) {
+    if (to < 0) return undefined;
+    values[':to'] = `${blockKey(to)}~`;
+    conditions.push('sk <= :to');
+  }
+  const { items } = await queryPage({
+    KeyConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeValues: values,
+    ScanIndexForward: order === 'asc',
+    Limit: 1,
+  });
+  return items[0];
+}
+
+/** An entry's position and running totals; undefined when it has no position. */
+function boundaryOf(item: Item, recordFields: readonly string[]): Boundary | undefined {
+  if (typeof item.pos !== 'number') return undefined;
+  const totals = new Map<string, bigint>();
+  for (const field of recordFields) {
+    const total = item[runningTotalAttribute(field)];
+    if (typeof total === 'string') totals.set(field, BigInt(total));
+  }
+  return { position: item.pos, totals };
+}
+
+/** The range at the end of block `block`: its last entry there (position 0 when none); undefined without positions. */
+async function boundaryAt(pk: string, block: number, recordFields: readonly string[]): Promise<Boundary | undefined> {
+  if (block < 0) return ZERO;
+  const names: Record<string, string> = { '#pos': 'pos' };
+  for (const [index, field] of recordFields.entries()) names[`#t${index}`] = runningTotalAttribute(field);
+  const { items } = await queryPage({
+    KeyConditionExpression: 'pk = :pk AND sk <= :to',
+    ExpressionAttributeValues: { ':pk': pk, ':to': `${blockKey(block)}~` },
+    ExpressionAttributeNames: names,
+    ProjectionExpression: Object.keys(names).join(', '),
+    ScanIndexForward: false,
+    Limit: 1,
+  });
+  const item = items[0];
+  return item === undefined ? ZERO : boundaryOf(item, recordFields);
+}
