@@ -336,14 +336,22 @@ export function buildRequests(
     'list',
     { mix: true },
   );
+  const lastPage = Math.max(0, Math.ceil(a.counts.busyTokenTransfers / PAGE) - 1);
+  const middlePage = Math.floor(lastPage / 2);
   get(
-    'I5c BUSY page 20 (deepest allowed)',
+    `I5c BUSY middle page (${middlePage})`,
     'ListContractTokenTransfers',
     'base',
-    busyTransfers + query({ chain_id: a.chainId, limit: PAGE, page: 20 }),
+    busyTransfers + query({ chain_id: a.chainId, limit: PAGE, page: middlePage }),
     'list',
   );
-  const lastPage = Math.max(0, Math.ceil(a.counts.busyTokenTransfers / PAGE) - 1);
+  get(
+    `I5c BUSY middle page (${middlePage}), oldest first`,
+    'ListContractTokenTransfers',
+    'base',
+    busyTransfers + query({ chain_id: a.chainId, limit: PAGE, page: middlePage, sort_order: 'asc' }),
+    'list',
+  );
   get(
     `I5c BUSY last page (${lastPage})`,
     'ListContractTokenTransfers',
@@ -777,18 +785,26 @@ async function measureAll(options: {
 
   // Page depth: the deep explorer pages and the busy token's last insights page against their first.
   const byId = new Map(results.map((result) => [result.id, result]));
-  const lastPage = results.find((result) => result.id.startsWith('I5c BUSY last page'));
-  depth.push({
-    name: 'I5c BUSY transfers',
-    first: 'I5c BUSY page 0',
-    deep: lastPage?.id ?? 'I5c BUSY last page',
-    pageReached: null,
-    pageWanted: Math.max(0, Math.ceil(a.counts.busyTokenTransfers / PAGE) - 1),
-    firstReadUnits: 0,
-    deepReadUnits: null,
-    deepStatus: 0,
-    ratio: null,
-  });
+  const lastPageWanted = Math.max(0, Math.ceil(a.counts.busyTokenTransfers / PAGE) - 1);
+  for (const [name, prefix, pageWanted] of [
+    ['I5c BUSY transfers, last page', 'I5c BUSY last page', lastPageWanted],
+    ['I5c BUSY transfers, middle page', 'I5c BUSY middle page', Math.floor(lastPageWanted / 2)],
+  ] as const) {
+    const deep = results.filter((result) => result.id.startsWith(prefix));
+    for (const result of deep.length > 0 ? deep : [undefined]) {
+      depth.push({
+        name: result && deep.length > 1 ? `${name}${result.id.slice(prefix.length).replace(/^ \(\d+\)/, '')}` : name,
+        first: 'I5c BUSY page 0',
+        deep: result?.id ?? prefix,
+        pageReached: null,
+        pageWanted,
+        firstReadUnits: 0,
+        deepReadUnits: null,
+        deepStatus: 0,
+        ratio: null,
+      });
+    }
+  }
   for (const entry of depth) {
     const first = byId.get(entry.first);
     const deepResult = byId.get(entry.deep);
