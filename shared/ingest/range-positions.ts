@@ -29,7 +29,7 @@
  * Callers must pass the very objects immutableItems returned (the counted marks are per object).
  *
  * Beside `pos`, numbering gives:
- *  - seek chunks (N14, keys.ts rangeKeys.seekChunk): when an entry's position is a multiple of
+ *  - seek chunks (N15, keys.ts rangeKeys.seekChunk): when an entry's position is a multiple of
  *    SEEK_CHUNK_ENTRIES, the block writes one small item holding the sort keys of the chunk's entries,
  *    so a page number becomes the exact sort key its page starts at (insights range-reader.ts). The
  *    sort keys of a range's unfinished chunk are kept in the map (`tail`), or read from the table

@@ -1,6 +1,6 @@
 /**
  * Seeking by position in a counted range (range-positions.ts numbers its entries with `pos`, 1-based,
- * in sort-key order, and writes a seek chunk (N14) of sort keys for every 16 entries), so that any
+ * in sort-key order, and writes a seek chunk (N15) of sort keys for every 16 entries), so that any
  * page costs what the first one does:
  *
  *   1. the range's positions at its block bounds: `through` = pos of the last entry at or below `to`,

@@ -89,14 +89,14 @@ export const chainKeys = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Range positions: seek chunks (N14)
+// Range positions: seek chunks (N15)
 
 /** Entries of a counted range per seek chunk (see rangeKeys.seekChunk). */
 export const SEEK_CHUNK_ENTRIES = 16;
 
 export const rangeKeys = {
   /**
-   * N14: a seek chunk of a counted range (range-positions.ts): the sort keys of the range's entries at
+   * N15: a seek chunk of a counted range (range-positions.ts): the sort keys of the range's entries at
    * positions `chunk * 16 + 1` to `chunk * 16 + 16`, written once, with the block whose entry completes
    * it. GetItem: insights turns a page number into the sort key its page starts at, so any page reads
    * only its own entries (shared/insights/range-reader.ts). `SEEK#` never starts a range's own pk.

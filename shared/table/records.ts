@@ -480,7 +480,7 @@ export interface ManifestRecord {
 }
 
 /**
- * N14: a seek chunk of a counted range (keys.ts rangeKeys.seekChunk): the sort keys of the entries at
+ * N15: a seek chunk of a counted range (keys.ts rangeKeys.seekChunk): the sort keys of the entries at
  * positions `chunk * SEEK_CHUNK_ENTRIES + 1` onwards, in order. Written with the block whose entry
  * completes it and listed in that block's manifest, so a reorg deletes it with the block.
  */
