@@ -9,8 +9,10 @@
  *   2. the seek chunk holding `low` (GetItem) gives the sort key of the page's first entry;
  *   3. one Query from that sort key, Limit high - low + 1: exactly the page, reversed for `desc`.
  *
- * Round trips in sequence: 3; 2 for an ascending page without a lower block bound, whose chunk is
- * fetched with the positions (low = skip + 1 is known at once). Items read: the two positions, the
+ * Round trips in sequence: 2 when the chunk is fetched with the positions: an ascending page without
+ * a lower block bound (low = skip + 1 is known at once), or any page of a range and bounds this
+ * container has read before, whose chunk is guessed from the positions it read then (right unless the
+ * range grew past a chunk boundary since; a wrong guess costs one GetItem more). Otherwise 3. Items read: the two positions, the
  * chunk and the page's own entries. A page inside the range's newest, unfinished chunk (fewer than 16
  * entries; no chunk yet) is read from the range's top instead, reading at most 15 entries above it.
  * A chunk missing where one should be (entries numbered before seek chunks existed) falls back to the
@@ -55,6 +57,22 @@ export async function positionsAt(
   return { through, below: Math.min(below, through) };
 }
 
+/** The positions [low, high] of a page's entries in a range counted `below` < p <= `through`. */
+function pageBounds(through: number, below: number, order: 'asc' | 'desc', skip: number, take: number): { low: number; high: number } {
+  if (order === 'asc') return { low: below + skip + 1, high: Math.min(below + skip + take, through) };
+  return { low: Math.max(through - skip - take + 1, below + 1), high: through - skip };
+}
+
+/** Positions this container last read per range and block bounds (a guess for the next page's chunk). */
+const lastSeen = new Map<string, { through: number; below: number }>();
+const LAST_SEEN_CAPACITY = 10_000;
+
+function remember(key: string, positions: { through: number; below: number }): void {
+  lastSeen.delete(key);
+  lastSeen.set(key, positions);
+  if (lastSeen.size > LAST_SEEN_CAPACITY) lastSeen.delete(lastSeen.keys().next().value as string);
+}
+
 /** The seek chunk holding position `position` (1-based). */
 const chunkOf = (position: number): number => Math.floor((position - 1) / SEEK_CHUNK_ENTRIES);
 
@@ -79,16 +97,27 @@ export interface SeekRequest {
  */
 export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; total: number } | undefined> {
   const { pk, blocks, order, skip, take } = request;
-  // Ascending from the range's start: the page's first position is known before any read.
-  const early = order === 'asc' && (blocks.from === undefined || blocks.from <= 0) ? chunkOf(skip + 1) : undefined;
+  const boundsKey = `${pk}\n${blocks.from ?? ''}\n${blocks.to ?? ''}`;
+  // The first entry's chunk, fetched with the positions when it can be known or guessed: ascending
+  // from the range's start it is known; otherwise guessed from the positions this container last read
+  // for the same range and bounds (right while the range has not grown past a chunk boundary since).
+  let early: number | undefined;
+  if (order === 'asc' && (blocks.from === undefined || blocks.from <= 0)) early = chunkOf(skip + 1);
+  else {
+    const seen = lastSeen.get(boundsKey);
+    if (seen !== undefined && seen.through - seen.below > skip) {
+      const guess = chunkOf(pageBounds(seen.through, seen.below, order, skip, take).low);
+      if ((guess + 1) * SEEK_CHUNK_ENTRIES <= seen.through) early = guess;
+    }
+  }
   const [positions, earlyChunk] = await Promise.all([positionsAt(pk, blocks), early === undefined ? undefined : readChunk(pk, early)]);
   if (positions === undefined) return undefined;
+  remember(boundsKey, positions);
   const { through, below } = positions;
   const total = through - below;
   if (skip >= total || take <= 0) return { items: [], total };
 
-  const low = order === 'asc' ? below + skip + 1 : Math.max(through - skip - take + 1, below + 1);
-  const high = order === 'asc' ? Math.min(below + skip + take, through) : through - skip;
+  const { low, high } = pageBounds(through, below, order, skip, take);
   const chunk = chunkOf(low);
   const complete = (chunk + 1) * SEEK_CHUNK_ENTRIES <= through;
   const record = complete ? (chunk === early ? earlyChunk : await readChunk(pk, chunk)) : undefined;

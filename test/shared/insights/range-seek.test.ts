@@ -15,8 +15,30 @@ import { rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from
 import { useTestTable } from '../../support/table';
 import { tableWorkOf } from './table-work';
 import { getItem } from '../../../shared/db/operations';
+import { dynamoClient } from '../../../shared/db/client';
 
 useTestTable('range-seek');
+
+// Round trips in sequence: each command records how many commands had completed when it was sent.
+let completed = 0;
+const sentAfter: { command: string; completedBefore: number }[] = [];
+dynamoClient.middlewareStack.add(
+  (next, context) => async (args) => {
+    sentAfter.push({ command: String(context.commandName), completedBefore: completed });
+    try {
+      return await next(args);
+    } finally {
+      completed += 1;
+    }
+  },
+  { step: 'initialize', name: 'rangeSeekRounds' },
+);
+/** The commands of `work`, each with the number of the work's own commands completed before it was sent. */
+async function roundsOf(work: () => Promise<unknown>): Promise<{ command: string; completedBefore: number }[]> {
+  const [start, done] = [sentAfter.length, completed];
+  await work();
+  return sentAfter.slice(start).map((entry) => ({ ...entry, completedBefore: entry.completedBefore - done }));
+}
 
 const CONFIG = loadInsightsConfig({});
 const CHAIN = 9;
@@ -149,6 +171,28 @@ describe('a page by number', () => {
         expect(requests.some((request) => 'Select' in request.input)).toBe(false);
       }
     }
+  });
+
+  it('waits on two round trips where the chunk can be known or guessed: ascending from the start, and any page of a range read before', async () => {
+    const limit = 20;
+    const asc = await roundsOf(() => readPageAndCount(CHAIN, [read('asc', {})], 7 * limit, limit, CONFIG));
+    // Positions and chunk sent at once, then the page: the page Query waited on one round only.
+    expect(
+      asc
+        .filter((entry) => entry.completedBefore === 0)
+        .map((entry) => entry.command)
+        .sort(),
+    ).toEqual(['GetItemCommand', 'QueryCommand']);
+    expect(asc).toHaveLength(3);
+    const bounds = { from: 5, to: 50 };
+    const cold = await roundsOf(() => readPageAndCount(CHAIN, [read('desc', bounds)], 3 * limit, limit, CONFIG));
+    expect(cold.map((entry) => entry.command)).toEqual(['QueryCommand', 'QueryCommand', 'GetItemCommand', 'QueryCommand']);
+    const warm = await roundsOf(() => readPageAndCount(CHAIN, [read('desc', bounds)], 4 * limit, limit, CONFIG));
+    expect(warm.filter((entry) => entry.completedBefore === 0)).toHaveLength(3);
+    expect(warm).toHaveLength(4);
+    const truthWarm = truth('desc', bounds).slice(4 * limit, 5 * limit);
+    const again = await readPageAndCount(CHAIN, [read('desc', bounds)], 4 * limit, limit, CONFIG);
+    expect(again.items.map((item) => item.sk)).toEqual(truthWarm);
   });
 
   it('reads at most 15 entries more than the page inside the newest, unfinished chunk', async () => {
