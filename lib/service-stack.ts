@@ -341,7 +341,7 @@ export class ServiceStack extends Stack {
       reservedConcurrency: job.reservedConcurrency,
       scheduled: true,
     });
-    if (chain) fn.grantParameterRead(chain.rpcUrlParameter);
+    if (chain) fn.grantParameterRead(chain.rpcUrlParameter, chain.rpcUrlKeyArn);
     // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
     for (const { queue } of published) {
       fn.function.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));

@@ -14,6 +14,11 @@ export interface ChainSetting {
   chainId: number;
   /** SSM parameter name, e.g. `/chain-data-api/rpc/8453` (String or SecureString). */
   rpcUrlParameter: string;
+  /**
+   * ARN of the customer managed KMS key of a SecureString parameter (the function may decrypt with it
+   * through SSM, for this parameter only). Absent for a String or a SecureString under `aws/ssm`.
+   */
+  rpcUrlKeyArn?: string;
 }
 
 export interface ServiceSettings {
@@ -106,10 +111,21 @@ const parameterName = v.pipe(
   v.check((name) => !name.includes('//') && !name.endsWith('/'), 'must be an SSM parameter name such as /chain-data-api/rpc/8453'),
 );
 
+// A key ARN: IAM cannot grant kms:Decrypt through an alias ARN (that names the alias, not the key).
+const keyArn = v.pipe(
+  v.string(),
+  v.regex(
+    /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/,
+    'must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), not an alias',
+  ),
+);
+
 const chainList = v.pipe(
   v.unknown(),
   v.transform(fromJsonString),
-  v.array(v.strictObject({ chainId: integer(1, Number.MAX_SAFE_INTEGER), rpcUrlParameter: parameterName })),
+  v.array(
+    v.strictObject({ chainId: integer(1, Number.MAX_SAFE_INTEGER), rpcUrlParameter: parameterName, rpcUrlKeyArn: v.optional(keyArn) }),
+  ),
   v.check((chains) => new Set(chains.map((chain) => chain.chainId)).size === chains.length, 'lists a chainId more than once'),
 );
 
