@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { ArnFormat, Aws, type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, type IDestination, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type CfnLogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -91,6 +91,8 @@ export interface ApiFunctionProps {
   /** Lambda's own retries of a failed asynchronous invocation (scheduled jobs set 0). */
   retryAttempts?: number;
   maxEventAge?: Duration;
+  /** Where Lambda sends the record of a failed (or expired) asynchronous invocation. */
+  onFailure?: IDestination;
 }
 
 export class ApiFunction extends Construct {
@@ -131,6 +133,7 @@ export class ApiFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
+      onFailure: props.onFailure,
       description: props.description?.slice(0, 256),
       logGroup: this.logGroup,
       role: this.role,

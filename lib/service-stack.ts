@@ -2,8 +2,9 @@
  * The whole service: one DynamoDB table, one function per row of the route table behind three HTTP
  * APIs (base, orders, collections; a platform row's function behind all three, told each API's id),
  * a fallback function per API for unknown routes, one scheduled function per job (per configured
- * chain for per-chain jobs), and one SQS FIFO queue (with its dead-letter queue) per queue row with
- * the function that consumes it. Settings come from CDK context
+ * chain for per-chain jobs, each job with an SQS queue for its failed runs), one SQS FIFO queue (with
+ * its dead-letter queue) per queue row with the function that consumes it, and the alarms, their SNS
+ * topic and a dashboard (operations.ts). Settings come from CDK context
  * (see `settings.ts` and cdk.json); the route and job tables come from shared/.
  */
 import { existsSync } from 'node:fs';
@@ -25,6 +26,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IDestination } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -43,6 +45,7 @@ import {
 import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
+import { Operations } from './operations';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
 
 export interface ServiceStackProps extends StackProps {
@@ -105,6 +108,11 @@ export class ServiceStack extends Stack {
   readonly apis = new Map<ApiName, { api: HttpApi; stage: HttpStage }>();
   readonly functions = new Map<string, ApiFunction>();
   readonly queues = new Map<string, Queue>();
+  /** Every queue where failures end (construct id -> queue): each queue row's dead-letter queue, each job's failure queue. */
+  readonly deadLetterQueues = new Map<string, Queue>();
+  /** Scheduled functions (job instances), by function id. */
+  readonly jobFunctions = new Map<string, { job: Job; chain?: ChainSetting }>();
+  readonly operations: Operations;
   private readonly queueRows = new Map<string, QueueRow>();
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
@@ -169,6 +177,8 @@ export class ServiceStack extends Stack {
         this.addJob(job, instance.id, instance.chain);
       }
     }
+
+    this.operations = new Operations(this, 'Operations', { stack: this, settings: this.settings.operations });
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
   }
@@ -259,6 +269,7 @@ export class ServiceStack extends Stack {
       memorySize?: number;
       reservedConcurrency?: number;
       scheduled?: boolean;
+      onFailure?: IDestination;
       assets?: readonly string[];
     },
   ): ApiFunction {
@@ -280,6 +291,7 @@ export class ServiceStack extends Stack {
       reservedConcurrentExecutions: options.reservedConcurrency,
       description: options.description,
       assets: options.assets,
+      onFailure: options.onFailure,
       // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
       // that waited longer than one run (e.g. behind a busy single-writer job) is superseded.
       ...(options.scheduled ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) } : {}),
@@ -301,6 +313,7 @@ export class ServiceStack extends Stack {
       removalPolicy: this.settings.removalPolicy,
     } as const;
     const deadLetters = new Queue(this, `${row.id}DeadLetters`, { ...common, retentionPeriod: Duration.days(14) });
+    this.deadLetterQueues.set(`${row.id}DeadLetters`, deadLetters);
     return new Queue(this, row.id, {
       ...common,
       contentBasedDeduplication: false,
@@ -340,7 +353,9 @@ export class ServiceStack extends Stack {
       memorySize: job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
       reservedConcurrency: job.reservedConcurrency,
       scheduled: true,
+      onFailure: this.failureDestination(job),
     });
+    this.jobFunctions.set(id, { job, chain });
     if (chain) fn.grantParameterRead(chain.rpcUrlParameter, chain.rpcUrlKeyArn);
     // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
     for (const { queue } of published) {
@@ -351,6 +366,33 @@ export class ServiceStack extends Stack {
       schedule: Schedule.expression(job.schedule),
       targets: [new LambdaFunction(fn.function)],
     });
+  }
+
+  /**
+   * The on-failure destination of a job's functions (every chain's instance): a standard SQS queue
+   * `<JobId>Failures` that receives the record of each run that failed (no retry: the next tick is the
+   * retry) or that expired unrun (older than the maximum event age behind a busy single writer). Lambda
+   * sends it with the function's role, which may only SendMessage there.
+   */
+  private failureDestination(job: Job): IDestination {
+    const id = `${job.id}Failures`;
+    let queue = this.deadLetterQueues.get(id);
+    if (!queue) {
+      queue = new Queue(this, id, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+        removalPolicy: this.settings.removalPolicy,
+      });
+      this.deadLetterQueues.set(id, queue);
+    }
+    const target = queue;
+    return {
+      bind: (_scope, fn) => {
+        fn.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [target.queueArn] }));
+        return { destination: target.queueArn };
+      },
+    };
   }
 }
 

@@ -35,6 +35,33 @@ export interface ServiceSettings {
   /** Memory and timeout of the HTTP route functions (jobs carry their own in shared/jobs.ts). */
   routeMemorySize: number;
   routeTimeoutSeconds: number;
+  operations: OperationsSettings;
+}
+
+/** Alarms, their SNS topic and the dashboard (lib/operations.ts). */
+export interface OperationsSettings {
+  /** Subscribed to the alarm topic when set. */
+  alarmEmail?: string;
+  /** Prefix of every alarm name; empty in context means `<stackName>-`. */
+  alarmNamePrefix?: string;
+  /** Empty in context means the stack name. */
+  dashboardName?: string;
+  /** Period of every alarm's metric. */
+  alarmPeriodMinutes: number;
+  /** Messages visible in a dead-letter queue (or a job's failure queue) that raise its alarm. */
+  deadLetterThreshold: number;
+  /** 5xx answers of one API in one period. */
+  api5xxThreshold: number;
+  /** p99 latency of one API, milliseconds, over `apiLatencyEvaluationPeriods` periods in a row. */
+  apiLatencyP99ThresholdMs: number;
+  apiLatencyEvaluationPeriods: number;
+  /** Failed runs of one scheduled job function (an ingest per chain, the order expiry) in one period. */
+  jobErrorsThreshold: number;
+  /** Throttled invocations of one function in one period. */
+  lambdaThrottlesThreshold: number;
+  /** Throttled requests and system errors of the table in one period (all operations). */
+  tableThrottlesThreshold: number;
+  tableSystemErrorsThreshold: number;
 }
 
 /** Every context key the stack reads, with its default. cdk.json repeats these defaults. */
@@ -51,6 +78,18 @@ export const SETTING_DEFAULTS = {
   serviceName: 'chain-data-api',
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
+  alarmEmail: '',
+  alarmNamePrefix: '',
+  dashboardName: '',
+  alarmPeriodMinutes: 5,
+  deadLetterThreshold: 1,
+  api5xxThreshold: 5,
+  apiLatencyP99ThresholdMs: 5000,
+  apiLatencyEvaluationPeriods: 3,
+  jobErrorsThreshold: 3,
+  lambdaThrottlesThreshold: 1,
+  tableThrottlesThreshold: 1,
+  tableSystemErrorsThreshold: 1,
 } as const;
 
 /** Environment variables the stack sets itself; `functionEnvironment` may not override them. */
@@ -165,6 +204,23 @@ const settingsSchema = v.object({
   routeMemorySize: integer(128, 10_240),
   // An HTTP API waits at most 30 s for its integration; a longer Lambda timeout only burns money.
   routeTimeoutSeconds: integer(1, 29),
+  alarmEmail: v.pipe(
+    v.string(),
+    v.trim(),
+    v.check((email) => email === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email), 'must be an email address (or empty for none)'),
+  ),
+  alarmNamePrefix: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.\-/]{0,64}$/, 'must be at most 64 letters, digits, `.`, `_`, `-` or `/`')),
+  dashboardName: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{0,255}$/, 'must be at most 255 letters, digits, `_` or `-`')),
+  // CloudWatch periods of 1 minute or more must be whole minutes; a day is plenty for these alarms.
+  alarmPeriodMinutes: integer(1, 1440),
+  deadLetterThreshold: integer(1, 1_000_000),
+  api5xxThreshold: integer(1, 1_000_000),
+  apiLatencyP99ThresholdMs: integer(1, 30_000),
+  apiLatencyEvaluationPeriods: integer(1, 100),
+  jobErrorsThreshold: integer(1, 1_000_000),
+  lambdaThrottlesThreshold: integer(1, 1_000_000),
+  tableThrottlesThreshold: integer(1, 1_000_000),
+  tableSystemErrorsThreshold: integer(1, 1_000_000),
 });
 
 type SettingKey = keyof typeof SETTING_DEFAULTS;
@@ -201,5 +257,19 @@ export function readSettings(scope: Construct): ServiceSettings {
     serviceName: settings.serviceName,
     routeMemorySize: settings.routeMemorySize,
     routeTimeoutSeconds: settings.routeTimeoutSeconds,
+    operations: {
+      alarmEmail: settings.alarmEmail || undefined,
+      alarmNamePrefix: settings.alarmNamePrefix || undefined,
+      dashboardName: settings.dashboardName || undefined,
+      alarmPeriodMinutes: settings.alarmPeriodMinutes,
+      deadLetterThreshold: settings.deadLetterThreshold,
+      api5xxThreshold: settings.api5xxThreshold,
+      apiLatencyP99ThresholdMs: settings.apiLatencyP99ThresholdMs,
+      apiLatencyEvaluationPeriods: settings.apiLatencyEvaluationPeriods,
+      jobErrorsThreshold: settings.jobErrorsThreshold,
+      lambdaThrottlesThreshold: settings.lambdaThrottlesThreshold,
+      tableThrottlesThreshold: settings.tableThrottlesThreshold,
+      tableSystemErrorsThreshold: settings.tableSystemErrorsThreshold,
+    },
   };
 }

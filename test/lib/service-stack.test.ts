@@ -312,7 +312,9 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       statementsOf(resources, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
 
     it('is one FIFO queue per queue row, with explicit dedup ids, 256 KiB messages and a FIFO dead-letter queue after maxReceiveCount', () => {
-      expect(ofType(resources, 'AWS::SQS::Queue')).toHaveLength(2 * queueTable.length);
+      // Besides: one failure queue per deployed job (operations.test.ts).
+      const deployedJobs = jobTable.filter((job) => jobInstances(job, chains).length > 0);
+      expect(ofType(resources, 'AWS::SQS::Queue')).toHaveLength(2 * queueTable.length + deployedJobs.length);
       for (const row of queueTable) {
         const consumer = consumerTable.find((entry) => entry.queue === row.id)!;
         const queue = resources[queueId(row.id)];
@@ -366,19 +368,23 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
           const row = queueTable.find((entry) => entry.id === queue)!;
           expect(resources[id].Properties.Environment.Variables[row.urlVariable]).toEqual({ Ref: queueId(queue) });
         }
-        expect(sqsStatements(id)).toEqual(
-          job.publishesTo!.map((queue) => ({
-            Effect: 'Allow',
-            Action: 'sqs:SendMessage',
-            Resource: { 'Fn::GetAtt': [queueId(queue), 'Arn'] },
-          })),
-        );
+        // Its queues, and the failure queue of its job (where Lambda records a failed run).
+        const statements = sqsStatements(id);
+        expect(new Set(statements.flatMap(actionsOf))).toEqual(new Set(['sqs:SendMessage']));
+        expect(statements.every((statement) => statement.Effect === 'Allow' && !statement.Condition)).toBe(true);
+        const arns = statements.flatMap(resourcesOf).map((arn: any) => arn['Fn::GetAtt'][0]);
+        expect(arns.sort()).toEqual([...job.publishesTo!, `${job.id}Failures`].map(queueId).sort());
       }
       expect(resources.IngestChain8453.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({
         Ref: queueId('DepositEvents'),
       });
-      // No other function touches a queue.
-      const others = functionIds.filter((id) => !publishers.some((fn) => fn.id === id) && !consumerTable.some((fn) => fn.id === id));
+      // Other jobs send to their failure queue only; no other function touches a queue.
+      for (const { id, job } of jobFunctions.filter((fn) => !publishers.includes(fn))) {
+        expect(sqsStatements(id), id).toEqual([
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId(`${job.id}Failures`), 'Arn'] } },
+        ]);
+      }
+      const others = functionIds.filter((id) => !jobFunctions.some((fn) => fn.id === id) && !consumerTable.some((fn) => fn.id === id));
       for (const id of others) expect(sqsStatements(id), id).toEqual([]);
     });
   });
@@ -501,11 +507,12 @@ describe('ServiceStack jobs', () => {
     expect(fn.Properties.Timeout).toBe(SWEEPER.timeoutSeconds);
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     expect(fn.Properties.Environment.Variables.CHAIN_ID).toBeUndefined();
+    // Besides DynamoDB, only the record of a failed run to its failure queue (operations.test.ts).
     expect(
       grantsOf(resources, SWEEPER.id)
         .flatMap(actionsOf)
         .filter((action) => !action.startsWith('dynamodb:')),
-    ).toEqual([]);
+    ).toEqual(['sqs:SendMessage']);
     expect(dynamoActionsOf(resources, SWEEPER.id)).toEqual(expectedDynamoActions(SWEEPER.table));
     const rule = ofType(resources, 'AWS::Events::Rule').find(([, candidate]) =>
       candidate.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === SWEEPER.id),
