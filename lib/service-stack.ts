@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   type CfnStage,
@@ -241,6 +241,11 @@ export class ServiceStack extends Stack {
         maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
       },
     });
+    Validations.of(httpApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Public API without authorization by design: the reference APIs it serves (Blockscout, thirdweb Insight, AnySpend, BaseMint) define none and their published clients send none; abuse is bounded by the stage throttles (tighter on writes) and writes are idempotent or signed (collections)',
+    });
     const accessLogs = new LogGroup(this, `${name}AccessLogs`, {
       retention: this.settings.logRetention,
       removalPolicy: this.settings.removalPolicy,
@@ -383,6 +388,11 @@ export class ServiceStack extends Stack {
         enforceSSL: true,
         retentionPeriod: Duration.days(14),
         removalPolicy: this.settings.removalPolicy,
+      });
+      Validations.of(queue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself a dead-letter queue: the on-failure destination of a scheduled job, where Lambda records failed and expired runs; a dead-letter queue behind it would only move the records again',
       });
       this.deadLetterQueues.set(id, queue);
     }
