@@ -12,7 +12,7 @@
  *   overlapping ticks are throttled by design; their failures and expired ticks reach the failure queue);
  * - `TableThrottles` and `TableSystemErrors`: throttled requests and system errors of the table.
  */
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -163,7 +163,10 @@ export class Operations extends Construct {
       description: 'DynamoDB answered requests of the table with 500s (the SDK retried them; check the AWS Health Dashboard)',
     });
 
-    this.dashboard = this.createDashboard(stack, settings.dashboardName ?? Stack.of(this).stackName);
+    const dashboardName = settings.dashboardName ?? Stack.of(this).stackName;
+    this.dashboard = this.createDashboard(stack, dashboardName);
+    new CfnOutput(Stack.of(this), 'AlarmTopicArn', { value: this.topic.topicArn, description: 'SNS topic every alarm notifies' });
+    new CfnOutput(Stack.of(this), 'DashboardName', { value: dashboardName, description: 'CloudWatch dashboard of the deployment' });
   }
 
   private alarm(

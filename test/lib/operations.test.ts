@@ -41,9 +41,11 @@ describe('operations with cdk.json defaults (one chain)', () => {
   let resources: Resources;
   let alarms: Map<string, Record<string, any>>;
   let topicId: string;
+  let synthesised: ReturnType<typeof synthesise>;
 
   beforeAll(() => {
-    ({ resources } = synthesise({ chains: CHAINS }));
+    synthesised = synthesise({ chains: CHAINS });
+    ({ resources } = synthesised);
     alarms = alarmsByName(resources);
     topicId = logicalId(resources, 'AWS::SNS::Topic', 'OperationsAlarmTopic');
   });
@@ -185,6 +187,12 @@ describe('operations with cdk.json defaults (one chain)', () => {
       const sum = alarm.Metrics.find((entry: any) => entry.Expression);
       expect(sum.ReturnData).not.toBe(false);
     }
+  });
+
+  it('outputs the alarm topic and the dashboard name', () => {
+    const outputs = synthesised.template.toJSON().Outputs;
+    expect(outputs.AlarmTopicArn.Value).toEqual({ Ref: topicId });
+    expect(outputs.DashboardName.Value).toBe('TestStack');
   });
 
   it('has one dashboard named after the stack, with each API, the ingest, the queues and the table', () => {
