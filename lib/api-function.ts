@@ -4,7 +4,10 @@
  *   SDK's default credential chain reduced to its environment link (`BUNDLE_ALIASES`);
  * - its own log group with a retention period and removal policy;
  * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
- * - exactly the DynamoDB actions its route or job declares (`TableAccess`), never Scan, never `dynamodb:*`;
+ * - its own role, allowed to write to its own log group only (no managed AWSLambdaBasicExecutionRole,
+ *   whose `logs:*` actions name every log group);
+ * - exactly the DynamoDB actions its route or job declares (`TableAccess`), never Scan, never `dynamodb:*`,
+ *   writes only under the partition keys it declares (`dynamodb:LeadingKeys`);
  * - the files of npm packages its route reads at run time (`assets`) copied next to the bundle;
  * - a CloudFormation logical id equal to its construct id (the route or job id), so that
  *   `sam local invoke -t cdk.out/<Stack>.template.json <RouteId>` finds it.
@@ -13,21 +16,42 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ArnFormat, Aws, type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Aws, type Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, type CfnFunction, type IDestination, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type CfnLogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TABLE } from '../shared/table/definition';
-import type { TableAccess } from '../shared/routes';
+import { abiKeys, collectionKeys, orderKeys } from '../shared/table/keys';
+import { CHAIN_DATA, type TableAccess } from '../shared/routes';
 
 /** The repository root: handler paths in the route and job tables are relative to it. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What every reader gets: point reads and key-range queries on the table and its indexes. */
 export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
+
+/**
+ * Partition keys of the service's own records, as IAM `StringLike` patterns built with the key builders:
+ * orders (and their deposits), order list pointers, checkout sessions, idempotency keys, partners,
+ * collections (with their list entries and counters) and the ABI registry. A `CHAIN_DATA` writer (the
+ * ingest) may write any key but these: an explicit Deny, which no other grant can lift.
+ */
+export const SERVICE_RECORD_KEYS: readonly string[] = [
+  orderKeys.order('*').pk,
+  orderKeys.allOrders().pk,
+  orderKeys.creatorOrders('*').pk,
+  orderKeys.checkoutSession('*').pk,
+  orderKeys.idempotencyKey('*', '*').pk,
+  orderKeys.partner('*').pk,
+  collectionKeys.collection('*').pk,
+  // Every list range, filtered (`COLLECTIONS#<field>#<value>`) or not (`COLLECTIONS#ALL`).
+  'COLLECTIONS#*',
+  collectionKeys.counter({ pk: '*' }).pk,
+  abiKeys.event('*').pk,
+];
 
 /**
  * Defines `require` in the ESM bundle: esbuild's shim for CommonJS dependencies (AWS SDK internals,
@@ -67,11 +91,14 @@ export interface ApiFunctionProps {
   /** Lambda's own retries of a failed asynchronous invocation (scheduled jobs set 0). */
   retryAttempts?: number;
   maxEventAge?: Duration;
+  /** Where Lambda sends the record of a failed (or expired) asynchronous invocation. */
+  onFailure?: IDestination;
 }
 
 export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
+  readonly role: Role;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
@@ -86,6 +113,14 @@ export class ApiFunction extends Construct {
     });
     (this.logGroup.node.defaultChild as CfnLogGroup).overrideLogicalId(`${id}LogGroup`);
 
+    // Its own role: the Lambda default would attach AWSLambdaBasicExecutionRole (logs:CreateLogGroup,
+    // CreateLogStream and PutLogEvents on every log group). The log group exists, so no CreateLogGroup.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${id}: writes its own log group and what its route or job declares`,
+    });
+    this.role.addToPrincipalPolicy(logStatement(this.logGroup.logGroupArn));
+
     this.function = new NodejsFunction(this, 'Function', {
       entry,
       handler: 'handler',
@@ -98,8 +133,10 @@ export class ApiFunction extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
+      onFailure: props.onFailure,
       description: props.description?.slice(0, 256),
       logGroup: this.logGroup,
+      role: this.role,
       environment: {
         ...props.environment,
         TABLE_NAME: props.table.tableName,
@@ -128,15 +165,24 @@ export class ApiFunction extends Construct {
       },
     });
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(id);
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'nodejs22.x on purpose: the bundles target node22 (esbuild) and the test suite runs on that major; moving to a newer runtime is a change of its own, with a new bundle target and a run of the tests and benchmarks',
+    });
 
     for (const statement of tableStatements(props.table, props.access)) {
       this.function.addToRolePolicy(statement);
     }
   }
 
-  /** Lets the function read one SSM parameter (and decrypt it when it is a SecureString). */
-  grantParameterRead(parameterName: string): void {
-    for (const statement of parameterStatements(Stack.of(this), parameterName)) {
+  /**
+   * Lets the function read one SSM parameter, and decrypt it with `keyArn` when that customer managed
+   * key encrypts it (the AWS managed `aws/ssm` key needs no grant: its key policy lets every principal of
+   * the account decrypt through SSM).
+   */
+  grantParameterRead(parameterName: string, keyArn?: string): void {
+    for (const statement of parameterStatements(Stack.of(this), parameterName, keyArn)) {
       this.function.addToRolePolicy(statement);
     }
   }
@@ -166,7 +212,17 @@ export function assetCopyHooks(id: string, assets: readonly string[]) {
   };
 }
 
-/** The IAM statements for a `TableAccess`: built here because `grantReadData` would include Scan. */
+/** Writing to one log group (its streams): what a function needs to log, and nothing else. */
+export function logStatement(logGroupArn: string): PolicyStatement {
+  return new PolicyStatement({ effect: Effect.ALLOW, actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroupArn] });
+}
+
+/**
+ * The IAM statements for a `TableAccess`: built here because `grantReadData` would include Scan.
+ * Writes are allowed only under the partition keys the row declares (every key of a write, in a batch
+ * or a transaction too, must match one pattern); a `CHAIN_DATA` writer gets its writes on any key and an
+ * explicit Deny on the service's records. A writer that declares no keys is refused.
+ */
 export function tableStatements(table: ITable, access: TableAccess): PolicyStatement[] {
   const statements: PolicyStatement[] = [];
   if (access.read) {
@@ -179,13 +235,31 @@ export function tableStatements(table: ITable, access: TableAccess): PolicyState
     );
   }
   if (access.write.length > 0) {
-    statements.push(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: [...new Set(access.write)].map((action) => `dynamodb:${action}`),
-        resources: [table.tableArn],
-      }),
-    );
+    const actions = [...new Set(access.write)].map((action) => `dynamodb:${action}`);
+    const keys = access.writeKeys;
+    if (keys === undefined || (keys !== CHAIN_DATA && keys.length === 0)) {
+      throw new Error(`a writer must declare the partition keys it writes (table.writeKeys), for ${actions.join(', ')}`);
+    }
+    if (keys === CHAIN_DATA) {
+      statements.push(
+        new PolicyStatement({ effect: Effect.ALLOW, actions, resources: [table.tableArn] }),
+        new PolicyStatement({
+          effect: Effect.DENY,
+          actions,
+          resources: [table.tableArn],
+          conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [...SERVICE_RECORD_KEYS] } },
+        }),
+      );
+    } else {
+      statements.push(
+        new PolicyStatement({
+          effect: Effect.ALLOW,
+          actions,
+          resources: [table.tableArn],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
+        }),
+      );
+    }
   }
   return statements;
 }
@@ -201,25 +275,29 @@ export function parameterArn(stack: Stack, parameterName: string): string {
 }
 
 /**
- * ssm:GetParameter on exactly one parameter, and kms:Decrypt for a SecureString encrypted with the
- * AWS-managed `aws/ssm` key: its key id is not known at synth time, so the statement names any key of
- * the account and region but only through SSM and only for this parameter (Parameter Store passes the
- * parameter ARN as the encryption context).
+ * ssm:GetParameter on exactly one parameter. A SecureString under the AWS managed `aws/ssm` key needs
+ * nothing more: that key's policy lets any principal of the account decrypt through SSM (so the
+ * parameter grant is the whole protection, and a `key/*` grant would only widen it). Under a customer
+ * managed key (`keyArn`), kms:Decrypt on that key only, only through SSM and only for this parameter
+ * (Parameter Store passes the parameter ARN as the encryption context).
  */
-export function parameterStatements(stack: Stack, parameterName: string): PolicyStatement[] {
+export function parameterStatements(stack: Stack, parameterName: string, keyArn?: string): PolicyStatement[] {
   const arn = parameterArn(stack, parameterName);
-  return [
-    new PolicyStatement({ effect: Effect.ALLOW, actions: ['ssm:GetParameter'], resources: [arn] }),
-    new PolicyStatement({
-      effect: Effect.ALLOW,
-      actions: ['kms:Decrypt'],
-      resources: [stack.formatArn({ service: 'kms', resource: 'key', resourceName: '*' })],
-      conditions: {
-        StringEquals: {
-          'kms:ViaService': `ssm.${Aws.REGION}.${Aws.URL_SUFFIX}`,
-          'kms:EncryptionContext:PARAMETER_ARN': arn,
+  const statements = [new PolicyStatement({ effect: Effect.ALLOW, actions: ['ssm:GetParameter'], resources: [arn] })];
+  if (keyArn) {
+    statements.push(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['kms:Decrypt'],
+        resources: [keyArn],
+        conditions: {
+          StringEquals: {
+            'kms:ViaService': `ssm.${Aws.REGION}.${Aws.URL_SUFFIX}`,
+            'kms:EncryptionContext:PARAMETER_ARN': arn,
+          },
         },
-      },
-    }),
-  ];
+      }),
+    );
+  }
+  return statements;
 }

@@ -2,13 +2,14 @@
  * The whole service: one DynamoDB table, one function per row of the route table behind three HTTP
  * APIs (base, orders, collections; a platform row's function behind all three, told each API's id),
  * a fallback function per API for unknown routes, one scheduled function per job (per configured
- * chain for per-chain jobs), and one SQS FIFO queue (with its dead-letter queue) per queue row with
- * the function that consumes it. Settings come from CDK context
+ * chain for per-chain jobs, each job with an SQS queue for its failed runs), one SQS FIFO queue (with
+ * its dead-letter queue) per queue row with the function that consumes it, and the alarms, their SNS
+ * topic and a dashboard (operations.ts). Settings come from CDK context
  * (see `settings.ts` and cdk.json); the route and job tables come from shared/.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   type CfnStage,
@@ -25,6 +26,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IDestination } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -43,6 +45,7 @@ import {
 import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
+import { Operations } from './operations';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
 
 export interface ServiceStackProps extends StackProps {
@@ -105,6 +108,11 @@ export class ServiceStack extends Stack {
   readonly apis = new Map<ApiName, { api: HttpApi; stage: HttpStage }>();
   readonly functions = new Map<string, ApiFunction>();
   readonly queues = new Map<string, Queue>();
+  /** Every queue where failures end (construct id -> queue): each queue row's dead-letter queue, each job's failure queue. */
+  readonly deadLetterQueues = new Map<string, Queue>();
+  /** Scheduled functions (job instances), by function id. */
+  readonly jobFunctions = new Map<string, { job: Job; chain?: ChainSetting }>();
+  readonly operations: Operations;
   private readonly queueRows = new Map<string, QueueRow>();
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
@@ -170,6 +178,8 @@ export class ServiceStack extends Stack {
       }
     }
 
+    this.operations = new Operations(this, 'Operations', { stack: this, settings: this.settings.operations });
+
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
   }
 
@@ -231,6 +241,11 @@ export class ServiceStack extends Stack {
         maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
       },
     });
+    Validations.of(httpApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Public API without authorization by design: the reference APIs it serves (Blockscout, thirdweb Insight, AnySpend, BaseMint) define none and their published clients send none; abuse is bounded by the stage throttles (tighter on writes) and writes are idempotent or signed (collections)',
+    });
     const accessLogs = new LogGroup(this, `${name}AccessLogs`, {
       retention: this.settings.logRetention,
       removalPolicy: this.settings.removalPolicy,
@@ -259,6 +274,7 @@ export class ServiceStack extends Stack {
       memorySize?: number;
       reservedConcurrency?: number;
       scheduled?: boolean;
+      onFailure?: IDestination;
       assets?: readonly string[];
     },
   ): ApiFunction {
@@ -280,6 +296,7 @@ export class ServiceStack extends Stack {
       reservedConcurrentExecutions: options.reservedConcurrency,
       description: options.description,
       assets: options.assets,
+      onFailure: options.onFailure,
       // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
       // that waited longer than one run (e.g. behind a busy single-writer job) is superseded.
       ...(options.scheduled ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) } : {}),
@@ -301,6 +318,7 @@ export class ServiceStack extends Stack {
       removalPolicy: this.settings.removalPolicy,
     } as const;
     const deadLetters = new Queue(this, `${row.id}DeadLetters`, { ...common, retentionPeriod: Duration.days(14) });
+    this.deadLetterQueues.set(`${row.id}DeadLetters`, deadLetters);
     return new Queue(this, row.id, {
       ...common,
       contentBasedDeduplication: false,
@@ -340,8 +358,10 @@ export class ServiceStack extends Stack {
       memorySize: job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
       reservedConcurrency: job.reservedConcurrency,
       scheduled: true,
+      onFailure: this.failureDestination(job),
     });
-    if (chain) fn.grantParameterRead(chain.rpcUrlParameter);
+    this.jobFunctions.set(id, { job, chain });
+    if (chain) fn.grantParameterRead(chain.rpcUrlParameter, chain.rpcUrlKeyArn);
     // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
     for (const { queue } of published) {
       fn.function.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
@@ -351,6 +371,38 @@ export class ServiceStack extends Stack {
       schedule: Schedule.expression(job.schedule),
       targets: [new LambdaFunction(fn.function)],
     });
+  }
+
+  /**
+   * The on-failure destination of a job's functions (every chain's instance): a standard SQS queue
+   * `<JobId>Failures` that receives the record of each run that failed (no retry: the next tick is the
+   * retry) or that expired unrun (older than the maximum event age behind a busy single writer). Lambda
+   * sends it with the function's role, which may only SendMessage there.
+   */
+  private failureDestination(job: Job): IDestination {
+    const id = `${job.id}Failures`;
+    let queue = this.deadLetterQueues.get(id);
+    if (!queue) {
+      queue = new Queue(this, id, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+        removalPolicy: this.settings.removalPolicy,
+      });
+      Validations.of(queue).acknowledge({
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself a dead-letter queue: the on-failure destination of a scheduled job, where Lambda records failed and expired runs; a dead-letter queue behind it would only move the records again',
+      });
+      this.deadLetterQueues.set(id, queue);
+    }
+    const target = queue;
+    return {
+      bind: (_scope, fn) => {
+        fn.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [target.queueArn] }));
+        return { destination: target.queueArn };
+      },
+    };
   }
 }
 

@@ -14,6 +14,11 @@ export interface ChainSetting {
   chainId: number;
   /** SSM parameter name, e.g. `/chain-data-api/rpc/8453` (String or SecureString). */
   rpcUrlParameter: string;
+  /**
+   * ARN of the customer managed KMS key of a SecureString parameter (the function may decrypt with it
+   * through SSM, for this parameter only). Absent for a String or a SecureString under `aws/ssm`.
+   */
+  rpcUrlKeyArn?: string;
 }
 
 export interface ServiceSettings {
@@ -30,6 +35,33 @@ export interface ServiceSettings {
   /** Memory and timeout of the HTTP route functions (jobs carry their own in shared/jobs.ts). */
   routeMemorySize: number;
   routeTimeoutSeconds: number;
+  operations: OperationsSettings;
+}
+
+/** Alarms, their SNS topic and the dashboard (lib/operations.ts). */
+export interface OperationsSettings {
+  /** Subscribed to the alarm topic when set. */
+  alarmEmail?: string;
+  /** Prefix of every alarm name; empty in context means `<stackName>-`. */
+  alarmNamePrefix?: string;
+  /** Empty in context means the stack name. */
+  dashboardName?: string;
+  /** Period of every alarm's metric. */
+  alarmPeriodMinutes: number;
+  /** Messages visible in a dead-letter queue (or a job's failure queue) that raise its alarm. */
+  deadLetterThreshold: number;
+  /** 5xx answers of one API in one period. */
+  api5xxThreshold: number;
+  /** p99 latency of one API, milliseconds, over `apiLatencyEvaluationPeriods` periods in a row. */
+  apiLatencyP99ThresholdMs: number;
+  apiLatencyEvaluationPeriods: number;
+  /** Failed runs of one scheduled job function (an ingest per chain, the order expiry) in one period. */
+  jobErrorsThreshold: number;
+  /** Throttled invocations of one function in one period. */
+  lambdaThrottlesThreshold: number;
+  /** Throttled requests and system errors of the table in one period (all operations). */
+  tableThrottlesThreshold: number;
+  tableSystemErrorsThreshold: number;
 }
 
 /** Every context key the stack reads, with its default. cdk.json repeats these defaults. */
@@ -46,6 +78,18 @@ export const SETTING_DEFAULTS = {
   serviceName: 'chain-data-api',
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
+  alarmEmail: '',
+  alarmNamePrefix: '',
+  dashboardName: '',
+  alarmPeriodMinutes: 5,
+  deadLetterThreshold: 1,
+  api5xxThreshold: 5,
+  apiLatencyP99ThresholdMs: 5000,
+  apiLatencyEvaluationPeriods: 3,
+  jobErrorsThreshold: 3,
+  lambdaThrottlesThreshold: 1,
+  tableThrottlesThreshold: 1,
+  tableSystemErrorsThreshold: 1,
 } as const;
 
 /** Environment variables the stack sets itself; `functionEnvironment` may not override them. */
@@ -106,10 +150,21 @@ const parameterName = v.pipe(
   v.check((name) => !name.includes('//') && !name.endsWith('/'), 'must be an SSM parameter name such as /chain-data-api/rpc/8453'),
 );
 
+// A key ARN: IAM cannot grant kms:Decrypt through an alias ARN (that names the alias, not the key).
+const keyArn = v.pipe(
+  v.string(),
+  v.regex(
+    /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/,
+    'must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), not an alias',
+  ),
+);
+
 const chainList = v.pipe(
   v.unknown(),
   v.transform(fromJsonString),
-  v.array(v.strictObject({ chainId: integer(1, Number.MAX_SAFE_INTEGER), rpcUrlParameter: parameterName })),
+  v.array(
+    v.strictObject({ chainId: integer(1, Number.MAX_SAFE_INTEGER), rpcUrlParameter: parameterName, rpcUrlKeyArn: v.optional(keyArn) }),
+  ),
   v.check((chains) => new Set(chains.map((chain) => chain.chainId)).size === chains.length, 'lists a chainId more than once'),
 );
 
@@ -149,6 +204,23 @@ const settingsSchema = v.object({
   routeMemorySize: integer(128, 10_240),
   // An HTTP API waits at most 30 s for its integration; a longer Lambda timeout only burns money.
   routeTimeoutSeconds: integer(1, 29),
+  alarmEmail: v.pipe(
+    v.string(),
+    v.trim(),
+    v.check((email) => email === '' || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email), 'must be an email address (or empty for none)'),
+  ),
+  alarmNamePrefix: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.\-/]{0,64}$/, 'must be at most 64 letters, digits, `.`, `_`, `-` or `/`')),
+  dashboardName: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{0,255}$/, 'must be at most 255 letters, digits, `_` or `-`')),
+  // CloudWatch periods of 1 minute or more must be whole minutes; a day is plenty for these alarms.
+  alarmPeriodMinutes: integer(1, 1440),
+  deadLetterThreshold: integer(1, 1_000_000),
+  api5xxThreshold: integer(1, 1_000_000),
+  apiLatencyP99ThresholdMs: integer(1, 30_000),
+  apiLatencyEvaluationPeriods: integer(1, 100),
+  jobErrorsThreshold: integer(1, 1_000_000),
+  lambdaThrottlesThreshold: integer(1, 1_000_000),
+  tableThrottlesThreshold: integer(1, 1_000_000),
+  tableSystemErrorsThreshold: integer(1, 1_000_000),
 });
 
 type SettingKey = keyof typeof SETTING_DEFAULTS;
@@ -185,5 +257,19 @@ export function readSettings(scope: Construct): ServiceSettings {
     serviceName: settings.serviceName,
     routeMemorySize: settings.routeMemorySize,
     routeTimeoutSeconds: settings.routeTimeoutSeconds,
+    operations: {
+      alarmEmail: settings.alarmEmail || undefined,
+      alarmNamePrefix: settings.alarmNamePrefix || undefined,
+      dashboardName: settings.dashboardName || undefined,
+      alarmPeriodMinutes: settings.alarmPeriodMinutes,
+      deadLetterThreshold: settings.deadLetterThreshold,
+      api5xxThreshold: settings.api5xxThreshold,
+      apiLatencyP99ThresholdMs: settings.apiLatencyP99ThresholdMs,
+      apiLatencyEvaluationPeriods: settings.apiLatencyEvaluationPeriods,
+      jobErrorsThreshold: settings.jobErrorsThreshold,
+      lambdaThrottlesThreshold: settings.lambdaThrottlesThreshold,
+      tableThrottlesThreshold: settings.tableThrottlesThreshold,
+      tableSystemErrorsThreshold: settings.tableSystemErrorsThreshold,
+    },
   };
 }

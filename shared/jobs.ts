@@ -5,7 +5,7 @@
  * dead-letter queue) per queue row, and one function per consumer fed by its queue; it grants each
  * function exactly `table`, and a job `sqs:SendMessage` on the queues it `publishesTo` only.
  */
-import type { TableAccess } from './routes';
+import { CHAIN_DATA, type TableAccess } from './routes';
 
 export interface Job {
   /** PascalCase id: the function's construct id (suffixed with the chain id for per-chain jobs). */
@@ -70,8 +70,9 @@ export const consumers: readonly QueueConsumer[] = [
     handler: 'functions/orders/detect-deposits.ts',
     queue: 'DepositEvents',
     // Queries O4 (GSI1) and O7; deposit items and order updates in TransactWriteItems (Put, Update,
-    // Delete) and alone (DeleteItem when a reorg undoes an uncounted deposit).
-    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem'] },
+    // Delete) and alone (DeleteItem when a reorg undoes an uncounted deposit), all in the order's
+    // partition: a deposit moves an order to quoting_after_deposit, which its checkout session ignores.
+    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem'], writeKeys: ['ORDER#*'] },
     batchSize: 10,
     timeoutSeconds: 60,
     summary: 'Detect order deposits in the blocks the ingest published (and undo those of orphaned blocks)',
@@ -84,7 +85,7 @@ export const jobs: readonly Job[] = [
     handler: 'functions/orders/expire-orders.ts',
     schedule: 'rate(1 minute)',
     // Queries the O5 expiry ranges; conditional UpdateItem per order (in a transaction with its checkout session).
-    table: { read: true, write: ['UpdateItem'] },
+    table: { read: true, write: ['UpdateItem'], writeKeys: ['ORDER#*', 'CHECKOUT#*'] },
     perChain: false,
     reservedConcurrency: 1,
     timeoutSeconds: 60,
@@ -96,7 +97,8 @@ export const jobs: readonly Job[] = [
     schedule: 'rate(1 minute)',
     // BatchWriteItem for block items and manifests; UpdateItem/PutItem/DeleteItem alone and inside
     // TransactWriteItems (balance transitions, NFT owner moves) and for the conditional cursor update.
-    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] },
+    // Chain items (`C#<chainId>#...`), the chain registry and more: any partition key but the service's records.
+    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], writeKeys: CHAIN_DATA },
     perChain: true,
     // One writer per chain: the cursor's conditional update would refuse a second one anyway.
     reservedConcurrency: 1,

@@ -16,7 +16,22 @@ export type HttpMethod = 'GET' | 'POST';
 /** DynamoDB actions a writer may be granted; readers get GetItem, BatchGetItem, Query (no Scan). */
 export type WriteAction = 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem' | 'ConditionCheckItem';
 
-export type TableAccess = { read: boolean; write: readonly WriteAction[] };
+/**
+ * Partition keys a writer's writes may touch, as IAM `StringLike` patterns (`*` any run of characters):
+ * the stack grants its write actions only under a `dynamodb:LeadingKeys` condition on them.
+ * `CHAIN_DATA` is for the ingest, whose keys are too many to list: any partition key except the
+ * service's own records (orders, checkout sessions, idempotency keys, partners, collections, the ABI
+ * registry), which the stack denies it (lib/api-function.ts `SERVICE_RECORD_KEYS`).
+ */
+export type WriteKeys = readonly string[] | typeof CHAIN_DATA;
+export const CHAIN_DATA = 'chain-data';
+
+export type TableAccess = {
+  read: boolean;
+  write: readonly WriteAction[];
+  /** Required when `write` is not empty (test/lib/write-keys.test.ts checks them against the writes). */
+  writeKeys?: WriteKeys;
+};
 
 export const READ_ONLY: TableAccess = { read: true, write: [] };
 export const NO_TABLE: TableAccess = { read: false, write: [] };
@@ -242,7 +257,12 @@ export const routes: readonly Route[] = [
     handler: 'functions/orders/create-order.ts',
     // Reads partner, fee-token balance, session and idempotency key; one TransactWriteItems puts the
     // order (and the idempotency key) and updates the checkout session.
-    table: { read: true, write: ['PutItem', 'UpdateItem'] },
+    table: {
+      read: true,
+      write: ['PutItem', 'UpdateItem'],
+      // The order, its list pointers (every order, its creator's), its Idempotency-Key, its checkout session.
+      writeKeys: ['ORDER#*', 'ORDERS', 'ORDERS#CREATOR#*', 'IDEMPOTENCY#POST /orders#*', 'CHECKOUT#*'],
+    },
     summary:
       'Create an order (swap, custom, mint_nft, join_tournament, fund_tournament) with its deposit address, fee breakdown and optional onramp link',
     example: {
@@ -293,7 +313,7 @@ export const routes: readonly Route[] = [
     group: 'orders',
     handler: 'functions/orders/create-checkout-session.ts',
     // Reads the idempotency key; one TransactWriteItems puts the session (and the key).
-    table: { read: true, write: ['PutItem'] },
+    table: { read: true, write: ['PutItem'], writeKeys: ['CHECKOUT#*', 'IDEMPOTENCY#POST /checkout-sessions#*'] },
     summary: 'Open a checkout session (expires_in 300 to 86400 seconds) that one order may name',
     example: { headers: { 'content-type': 'application/json' }, body: { expires_in: 1800, clientReferenceId: 'example-checkout-1' } },
   },
@@ -325,7 +345,8 @@ export const routes: readonly Route[] = [
     group: 'collections',
     handler: 'functions/collections/create-collection.ts',
     // One TransactWriteItems of Puts (conditional on the collection) and counter Updates; no reads.
-    table: { read: false, write: ['PutItem', 'UpdateItem'] },
+    // The collection, its entries in the list ranges and the ranges' counters.
+    table: { read: false, write: ['PutItem', 'UpdateItem'], writeKeys: ['COLLECTION#*', 'COLLECTIONS#*', 'COLLECTIONS-COUNT#*'] },
     summary: 'Store a collection signed by its creator (EIP-712) and return its predicted address',
     example: {
       headers: { 'content-type': 'application/json' },

@@ -5,11 +5,7 @@
  * the context says. Expectations come from the route table, so a new row is covered without edits.
  * Asset bundling is skipped here (context `aws:cdk:bundling-stacks: []`); api-function.test.ts bundles.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/http/middleware/cors';
 import type { ApiName } from '../../shared/http/groups';
@@ -17,38 +13,30 @@ import type { Job } from '../../shared/jobs';
 import { consumers as consumerTable, jobs as jobTable, queues as queueTable } from '../../shared/jobs';
 import { MAX_MESSAGE_BYTES } from '../../shared/ingest/queue-messages';
 import { apiIdVariable } from '../../shared/http/api-name';
-import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
+import { API_NAMES, apisOf, CHAIN_DATA, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
 import { TABLE } from '../../shared/table/definition';
-import { REPO_ROOT } from '../../lib/api-function';
 import {
   ACCESS_LOG_FIELDS,
   apiConstructId,
   apiUrlOutputId,
   fallbackFunctionId,
   jobInstances,
-  ServiceStack,
-  type ServiceStackProps,
+  type ServiceStack,
 } from '../../lib/service-stack';
+import {
+  actionsOf,
+  everyStatement,
+  ofType,
+  type Resource,
+  type Resources,
+  removeSyntheses,
+  resourcesOf,
+  statementsOf,
+  synthesise,
+  tableArn,
+} from './support/template';
 
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
-type Resources = Record<string, Resource>;
-
-const CDK_CONTEXT: Record<string, unknown> = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')).context;
 const READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
-const outdirs: string[] = [];
-
-/** Synthesises the stack with cdk.json's context (plus overrides) and without bundling assets. */
-function synthesise(context: Record<string, unknown> = {}, props: ServiceStackProps = {}) {
-  const outdir = mkdtempSync(join(tmpdir(), 'cdk-test-'));
-  outdirs.push(outdir);
-  const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
-  const stack = new ServiceStack(app, 'TestStack', props);
-  const template = Template.fromStack(stack);
-  return { stack, template, resources: template.toJSON().Resources as Resources };
-}
-
-const ofType = (resources: Resources, type: string): [string, Resource][] =>
-  Object.entries(resources).filter(([, resource]) => resource.Type === type);
 
 /** The logical id of an API construct (CDK appends a hash to it). */
 function apiLogicalId(resources: Resources, api: ApiName): string {
@@ -69,21 +57,21 @@ function integratedFunction(resources: Resources, route: Resource): string {
   return integration.Properties.IntegrationUri['Fn::GetAtt'][0] as string;
 }
 
-/** Every IAM statement attached to a function's role (inline policies and attached AWS::IAM::Policy). */
-function statementsOf(resources: Resources, functionId: string): Record<string, any>[] {
-  const roleId = resources[functionId].Properties.Role['Fn::GetAtt'][0] as string;
-  const inline = (resources[roleId].Properties.Policies ?? []).flatMap((policy: any) => policy.PolicyDocument.Statement);
-  const attached = ofType(resources, 'AWS::IAM::Policy')
-    .filter(([, policy]) => policy.Properties.Roles.some((role: any) => role.Ref === roleId))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
-  return [...inline, ...attached];
+/** A function's statements besides the one every function has: writing its own log group (least-privilege.test.ts). */
+function grantsOf(resources: Resources, functionId: string): Record<string, any>[] {
+  const logGroupId = resources[functionId].Properties.LoggingConfig.LogGroup.Ref as string;
+  const own = { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] } };
+  const statements = statementsOf(resources, functionId);
+  expect(statements, functionId).toContainEqual(own);
+  const key = (statement: Record<string, any>) =>
+    JSON.stringify([statement.Effect, actionsOf(statement), statement.Resource, statement.Condition]);
+  return statements.filter((statement) => key(statement) !== key(own));
 }
 
-const actionsOf = (statement: Record<string, any>): string[] => [statement.Action].flat();
-const resourcesOf = (statement: Record<string, any>): unknown[] => [statement.Resource].flat();
-
+/** The DynamoDB actions a function is allowed (a Deny narrows where, tested in least-privilege.test.ts). */
 function dynamoActionsOf(resources: Resources, functionId: string): string[] {
   return statementsOf(resources, functionId)
+    .filter((statement) => statement.Effect === 'Allow')
     .flatMap(actionsOf)
     .filter((action) => action.startsWith('dynamodb:'))
     .sort();
@@ -93,12 +81,9 @@ function expectedDynamoActions(access: { read: boolean; write: readonly string[]
   return [...(access.read ? READ_ACTIONS : []), ...access.write.map((action) => `dynamodb:${action}`)].sort();
 }
 
-const tableArn = { 'Fn::GetAtt': ['Table', 'Arn'] };
 const indexArn = (name: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${name}`]] });
 
-afterAll(() => {
-  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
-});
+afterAll(() => removeSyntheses());
 
 describe('ServiceStack with the real route and job tables and cdk.json defaults (plus one chain)', () => {
   let resources: Resources;
@@ -221,7 +206,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       for (const [, route] of keyed) expect(integratedFunction(resources, route)).toBe(id);
       const env = resources[id].Properties.Environment.Variables;
       for (const api of API_NAMES) expect(env[apiIdVariable(api)]).toEqual({ Ref: apiLogicalId(resources, api) });
-      expect(statementsOf(resources, id).flatMap(actionsOf)).toEqual([]);
+      expect(grantsOf(resources, id)).toEqual([]);
     }
   });
 
@@ -327,7 +312,9 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       statementsOf(resources, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
 
     it('is one FIFO queue per queue row, with explicit dedup ids, 256 KiB messages and a FIFO dead-letter queue after maxReceiveCount', () => {
-      expect(ofType(resources, 'AWS::SQS::Queue')).toHaveLength(2 * queueTable.length);
+      // Besides: one failure queue per deployed job (operations.test.ts).
+      const deployedJobs = jobTable.filter((job) => jobInstances(job, chains).length > 0);
+      expect(ofType(resources, 'AWS::SQS::Queue')).toHaveLength(2 * queueTable.length + deployedJobs.length);
       for (const row of queueTable) {
         const consumer = consumerTable.find((entry) => entry.queue === row.id)!;
         const queue = resources[queueId(row.id)];
@@ -381,31 +368,29 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
           const row = queueTable.find((entry) => entry.id === queue)!;
           expect(resources[id].Properties.Environment.Variables[row.urlVariable]).toEqual({ Ref: queueId(queue) });
         }
-        expect(sqsStatements(id)).toEqual(
-          job.publishesTo!.map((queue) => ({
-            Effect: 'Allow',
-            Action: 'sqs:SendMessage',
-            Resource: { 'Fn::GetAtt': [queueId(queue), 'Arn'] },
-          })),
-        );
+        // Its queues, and the failure queue of its job (where Lambda records a failed run).
+        const statements = sqsStatements(id);
+        expect(new Set(statements.flatMap(actionsOf))).toEqual(new Set(['sqs:SendMessage']));
+        expect(statements.every((statement) => statement.Effect === 'Allow' && !statement.Condition)).toBe(true);
+        const arns = statements.flatMap(resourcesOf).map((arn: any) => arn['Fn::GetAtt'][0]);
+        expect(arns.sort()).toEqual([...job.publishesTo!, `${job.id}Failures`].map(queueId).sort());
       }
       expect(resources.IngestChain8453.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({
         Ref: queueId('DepositEvents'),
       });
-      // No other function touches a queue.
-      const others = functionIds.filter((id) => !publishers.some((fn) => fn.id === id) && !consumerTable.some((fn) => fn.id === id));
+      // Other jobs send to their failure queue only; no other function touches a queue.
+      for (const { id, job } of jobFunctions.filter((fn) => !publishers.includes(fn))) {
+        expect(sqsStatements(id), id).toEqual([
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId(`${job.id}Failures`), 'Arn'] } },
+        ]);
+      }
+      const others = functionIds.filter((id) => !jobFunctions.some((fn) => fn.id === id) && !consumerTable.some((fn) => fn.id === id));
       for (const id of others) expect(sqsStatements(id), id).toEqual([]);
     });
   });
 
   it('has no wildcard DynamoDB action and no Scan in any policy', () => {
-    const everyStatement = [
-      ...ofType(resources, 'AWS::IAM::Policy').flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement),
-      ...ofType(resources, 'AWS::IAM::Role').flatMap(([, role]) =>
-        (role.Properties.Policies ?? []).flatMap((policy: any) => policy.PolicyDocument.Statement),
-      ),
-    ];
-    const actions = everyStatement.flatMap(actionsOf);
+    const actions = everyStatement(resources).flatMap(actionsOf);
     expect(actions.filter((action) => action.startsWith('dynamodb:')).length).toBeGreaterThan(0);
     for (const action of actions) {
       expect(action).not.toBe('*');
@@ -420,7 +405,7 @@ describe('ServiceStack jobs', () => {
     id: 'IngestChain',
     handler: FALLBACK_HANDLER,
     schedule: 'rate(1 minute)',
-    table: { read: true, write: ['PutItem', 'UpdateItem', 'ConditionCheckItem'] },
+    table: { read: true, write: ['PutItem', 'UpdateItem', 'ConditionCheckItem'], writeKeys: CHAIN_DATA },
     perChain: true,
     reservedConcurrency: 1,
     timeoutSeconds: 120,
@@ -431,7 +416,7 @@ describe('ServiceStack jobs', () => {
     id: 'ExpireOrders',
     handler: FALLBACK_HANDLER,
     schedule: 'cron(0/5 * * * ? *)',
-    table: { read: true, write: ['UpdateItem'] },
+    table: { read: true, write: ['UpdateItem'], writeKeys: ['ORDER#*'] },
     perChain: false,
     timeoutSeconds: 30,
     summary: 'Marks orders past their deadline as expired',
@@ -510,11 +495,8 @@ describe('ServiceStack jobs', () => {
       expect(ssm).toHaveLength(1);
       expect(actionsOf(ssm[0])).toEqual(['ssm:GetParameter']);
       expect(resourcesOf(ssm[0])).toEqual([parameterArn(chain.rpcUrlParameter)]);
-      const kms = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
-      expect(kms).toHaveLength(1);
-      expect(actionsOf(kms[0])).toEqual(['kms:Decrypt']);
-      expect(kms[0].Condition.StringEquals['kms:EncryptionContext:PARAMETER_ARN']).toEqual(parameterArn(chain.rpcUrlParameter));
-      expect(kms[0].Condition.StringEquals['kms:ViaService']).toBeDefined();
+      // A parameter under the AWS managed aws/ssm key needs no KMS grant (least-privilege.test.ts: a customer managed key).
+      expect(statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')))).toEqual([]);
       expect(dynamoActionsOf(resources, `${INGEST.id}${chain.chainId}`)).toEqual(expectedDynamoActions(INGEST.table));
     }
   });
@@ -525,11 +507,12 @@ describe('ServiceStack jobs', () => {
     expect(fn.Properties.Timeout).toBe(SWEEPER.timeoutSeconds);
     expect(fn.Properties.ReservedConcurrentExecutions).toBeUndefined();
     expect(fn.Properties.Environment.Variables.CHAIN_ID).toBeUndefined();
+    // Besides DynamoDB, only the record of a failed run to its failure queue (operations.test.ts).
     expect(
-      statementsOf(resources, SWEEPER.id)
+      grantsOf(resources, SWEEPER.id)
         .flatMap(actionsOf)
         .filter((action) => !action.startsWith('dynamodb:')),
-    ).toEqual([]);
+    ).toEqual(['sqs:SendMessage']);
     expect(dynamoActionsOf(resources, SWEEPER.id)).toEqual(expectedDynamoActions(SWEEPER.table));
     const rule = ofType(resources, 'AWS::Events::Rule').find(([, candidate]) =>
       candidate.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === SWEEPER.id),
@@ -540,7 +523,7 @@ describe('ServiceStack jobs', () => {
 
   it('gives a NO_TABLE route no DynamoDB permission at all', () => {
     const { resources: noTable } = synthesise({}, { routes: [{ ...ROUTE, table: NO_TABLE }], jobs: [] });
-    expect(statementsOf(noTable, ROUTE.id)).toEqual([]);
+    expect(grantsOf(noTable, ROUTE.id)).toEqual([]);
   });
 
   it('warns, and deploys nothing for it, when a per-chain job has no chain configured', () => {

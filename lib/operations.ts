@@ -1,0 +1,325 @@
+/**
+ * An operator's view of a deployment: CloudWatch alarms on what needs a person, an SNS topic they
+ * notify (with an optional email subscription), and one dashboard of the main figures. Every name and
+ * threshold comes from context (settings.ts `OperationsSettings`); README "Operations runbook" says
+ * what each alarm means and what to do.
+ *
+ * Alarms (each `<prefix><Name>`, the prefix `<stackName>-` by default):
+ * - `DeadLetters-<Queue>`: a dead-letter queue (a queue row's, or a job's failure queue) holds messages;
+ * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (an ingest per chain, the order expiry);
+ * - `Api5xx-<Api>` and `ApiLatencyP99-<Api>`: 5xx answers and p99 latency of each HTTP API;
+ * - `Throttles-<FunctionId>`: throttled invocations of every function but the single-writer jobs (their
+ *   overlapping ticks are throttled by design; their failures and expired ticks reach the failure queue);
+ * - `TableThrottles` and `TableSystemErrors`: throttled requests and system errors of the table.
+ */
+import { ArnFormat, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import type { ApiName } from '../shared/http/groups';
+import type { Job } from '../shared/jobs';
+import type { ApiFunction } from './api-function';
+import type { ChainSetting, OperationsSettings } from './settings';
+
+/** The table operations the service sends (no Scan, no PartiQL): the per-operation metrics the table alarms add up. */
+export const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.BATCH_WRITE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+] as const;
+
+/** Namespace of the functions' own metrics (shared/observability/metrics.ts; the ingest's are per chain). */
+export const METRICS_NAMESPACE = 'ChainDataApi';
+
+/** What the alarms and the dashboard watch: the service stack's own tables of its resources. */
+export interface WatchedResources {
+  readonly table: Table;
+  readonly apis: ReadonlyMap<ApiName, { api: HttpApi }>;
+  /** Every function, by function id. */
+  readonly functions: ReadonlyMap<string, ApiFunction>;
+  /** The scheduled functions (job instances), by function id. */
+  readonly jobFunctions: ReadonlyMap<string, { job: Job; chain?: ChainSetting }>;
+  /** The queues between functions, by queue id. */
+  readonly queues: ReadonlyMap<string, Queue>;
+  /** Every queue where failures end, by construct id. */
+  readonly deadLetterQueues: ReadonlyMap<string, Queue>;
+}
+
+export interface OperationsProps {
+  stack: WatchedResources;
+  settings: OperationsSettings;
+}
+
+const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
+
+export class Operations extends Construct {
+  readonly topic: Topic;
+  readonly alarms = new Map<string, Alarm>();
+  readonly dashboard: Dashboard;
+  private readonly prefix: string;
+  private readonly period: Duration;
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const { stack, settings } = props;
+    this.prefix = settings.alarmNamePrefix ?? `${Stack.of(this).stackName}-`;
+    this.period = Duration.minutes(settings.alarmPeriodMinutes);
+
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: `${Stack.of(this).stackName} alarms`, enforceSSL: true });
+    // The topic has a policy (enforceSSL), which replaces SNS's default one: CloudWatch must be let in by name.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarms',
+        effect: Effect.ALLOW,
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
+          ArnLike: {
+            'aws:SourceArn': Stack.of(this).formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
+    if (settings.alarmEmail) this.topic.addSubscription(new EmailSubscription(settings.alarmEmail));
+
+    for (const [queueId, queue] of stack.deadLetterQueues) {
+      this.alarm(`DeadLetters-${queueId}`, {
+        metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: this.period }),
+        threshold: settings.deadLetterThreshold,
+        description: `${queueId} holds failed messages or runs: read them, fix the cause, then redrive or purge (README, Operations runbook)`,
+      });
+    }
+
+    for (const functionId of stack.jobFunctions.keys()) {
+      this.alarm(`JobErrors-${functionId}`, {
+        metric: stack.functions.get(functionId)!.function.metricErrors({ statistic: 'Sum', period: this.period }),
+        threshold: settings.jobErrorsThreshold,
+        description: `${functionId} failed ${settings.jobErrorsThreshold}+ runs in ${settings.alarmPeriodMinutes} min: see its log group`,
+      });
+    }
+
+    for (const [api, { api: httpApi }] of stack.apis) {
+      this.alarm(`Api5xx-${pascal(api)}`, {
+        metric: httpApi.metricServerError({ statistic: 'Sum', period: this.period }),
+        threshold: settings.api5xxThreshold,
+        description: `The ${api} API answered ${settings.api5xxThreshold}+ 5xx in ${settings.alarmPeriodMinutes} min: see its access log and the functions' errors`,
+      });
+      this.alarm(`ApiLatencyP99-${pascal(api)}`, {
+        metric: httpApi.metricLatency({ statistic: 'p99', period: this.period }),
+        threshold: settings.apiLatencyP99ThresholdMs,
+        evaluationPeriods: settings.apiLatencyEvaluationPeriods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        description: `p99 latency of the ${api} API above ${settings.apiLatencyP99ThresholdMs} ms for ${settings.apiLatencyEvaluationPeriods} periods`,
+      });
+    }
+
+    for (const [functionId, fn] of stack.functions) {
+      if (stack.jobFunctions.get(functionId)?.job.reservedConcurrency !== undefined) continue;
+      this.alarm(`Throttles-${functionId}`, {
+        metric: fn.function.metricThrottles({ statistic: 'Sum', period: this.period }),
+        threshold: settings.lambdaThrottlesThreshold,
+        description: `${functionId} was throttled: the account's concurrency is exhausted (raise the quota or reserve concurrency)`,
+      });
+    }
+
+    this.alarm('TableThrottles', {
+      metric: stack.table.metricThrottledRequestsForOperations({ operations: [...TABLE_OPERATIONS], period: this.period }),
+      threshold: settings.tableThrottlesThreshold,
+      description: 'DynamoDB throttled requests of the table (a hot partition, or on-demand scaling behind a sudden peak)',
+    });
+    this.alarm('TableSystemErrors', {
+      metric: stack.table.metricSystemErrorsForOperations({ operations: [...TABLE_OPERATIONS], period: this.period }),
+      threshold: settings.tableSystemErrorsThreshold,
+      description: 'DynamoDB answered requests of the table with 500s (the SDK retried them; check the AWS Health Dashboard)',
+    });
+
+    const dashboardName = settings.dashboardName ?? Stack.of(this).stackName;
+    this.dashboard = this.createDashboard(stack, dashboardName);
+    new CfnOutput(Stack.of(this), 'AlarmTopicArn', { value: this.topic.topicArn, description: 'SNS topic every alarm notifies' });
+    new CfnOutput(Stack.of(this), 'DashboardName', { value: dashboardName, description: 'CloudWatch dashboard of the deployment' });
+  }
+
+  private alarm(
+    name: string,
+    options: {
+      metric: IMetric;
+      threshold: number;
+      description: string;
+      evaluationPeriods?: number;
+      comparisonOperator?: ComparisonOperator;
+    },
+  ): Alarm {
+    const alarm = new Alarm(this, name.replace(/[^A-Za-z0-9]/g, ''), {
+      alarmName: `${this.prefix}${name}`,
+      alarmDescription: options.description,
+      metric: options.metric,
+      threshold: options.threshold,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      comparisonOperator: options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No data is no traffic, no failure: not a breach.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new SnsAction(this.topic));
+    alarm.addOkAction(new SnsAction(this.topic));
+    this.alarms.set(name, alarm);
+    return alarm;
+  }
+
+  private createDashboard(stack: WatchedResources, dashboardName: string): Dashboard {
+    const period = this.period;
+    const dashboard = new Dashboard(this, 'Dashboard', { dashboardName, defaultInterval: Duration.hours(3) });
+    const apis = [...stack.apis];
+
+    dashboard.addWidgets(
+      new TextWidget({
+        markdown: `# ${Stack.of(this).stackName}\nRequests, errors and p99 latency per API; the ingest per chain; dead-letter queues; the table. What each alarm means: README, "Operations runbook".`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    dashboard.addWidgets(
+      ...apis.map(
+        ([api, { api: httpApi }]) =>
+          new GraphWidget({
+            title: `${api} API: requests, 4xx, 5xx`,
+            left: [
+              httpApi.metricCount({ statistic: 'Sum', period, label: 'requests' }),
+              httpApi.metricClientError({ statistic: 'Sum', period, label: '4xx' }),
+              httpApi.metricServerError({ statistic: 'Sum', period, label: '5xx' }),
+            ],
+            width: 8,
+          }),
+      ),
+    );
+    dashboard.addWidgets(
+      ...apis.map(
+        ([api, { api: httpApi }]) =>
+          new GraphWidget({
+            title: `${api} API: latency (ms)`,
+            left: [
+              httpApi.metricLatency({ statistic: 'p99', period, label: 'p99' }),
+              httpApi.metricLatency({ statistic: 'p50', period, label: 'p50' }),
+              httpApi.metricIntegrationLatency({ statistic: 'p99', period, label: 'integration p99' }),
+            ],
+            width: 8,
+          }),
+      ),
+    );
+
+    const ingest = [...stack.jobFunctions].filter(([, { chain }]) => chain !== undefined);
+    const chainMetric = (metricName: string, chainId: number) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: 'ingest', chainId: String(chainId) },
+        statistic: 'Sum',
+        period,
+        label: `${metricName} ${chainId}`,
+      });
+    const jobs = [...stack.jobFunctions.keys()].map((id) => ({ id, fn: stack.functions.get(id)!.function }));
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Ingest: blocks ingested per chain (its progress; 0 while the chain head stands still)',
+        left: ingest.map(([, { chain }]) => chainMetric('BlocksIngested', chain!.chainId)),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Ingest: failed runs and reorgs per chain',
+        left: ingest.map(([, { chain }]) => chainMetric('IngestFailed', chain!.chainId)),
+        right: ingest.map(([, { chain }]) => chainMetric('Reorgs', chain!.chainId)),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Scheduled jobs: errors and duration p99 (ms)',
+        left: jobs.map(({ id, fn }) => fn.metricErrors({ statistic: 'Sum', period, label: `${id} errors` })),
+        right: jobs.map(({ id, fn }) => fn.metricDuration({ statistic: 'p99', period, label: `${id} p99` })),
+        width: 8,
+      }),
+    );
+
+    const queues = [...stack.queues];
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Dead-letter and failure queues: messages visible',
+        left: [...stack.deadLetterQueues].map(([id, queue]) =>
+          queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period, label: id }),
+        ),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Queues: oldest message age (s), e.g. how far deposit detection is behind the ingest',
+        left: queues.map(([id, queue]) => queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period, label: id })),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Lambda: errors and throttles of every function of the stack',
+        left: [this.search('Errors'), this.search('Throttles')],
+        width: 8,
+      }),
+    );
+
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Table: consumed capacity units',
+        left: [
+          stack.table.metricConsumedReadCapacityUnits({ statistic: 'Sum', period, label: 'read units' }),
+          stack.table.metricConsumedWriteCapacityUnits({ statistic: 'Sum', period, label: 'write units' }),
+        ],
+        width: 8,
+      }),
+      // One graph each: the two sums are built of metrics with the same ids (one per operation).
+      new GraphWidget({
+        title: 'Table: throttled requests',
+        left: [stack.table.metricThrottledRequestsForOperations({ operations: [...TABLE_OPERATIONS], period })],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Table: system errors',
+        left: [stack.table.metricSystemErrorsForOperations({ operations: [...TABLE_OPERATIONS], period })],
+        width: 8,
+      }),
+    );
+    dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...this.alarms.values()], width: 24 }));
+    return dashboard;
+  }
+
+  /** One line per function of this stack (their generated names start with the stack name): a dashboard-only SEARCH. */
+  private search(metricName: string): MathExpression {
+    return new MathExpression({
+      expression: `SEARCH('{AWS/Lambda,FunctionName} MetricName="${metricName}" "${Stack.of(this).stackName}-"', 'Sum', ${this.period.toSeconds()})`,
+      usingMetrics: {},
+      label: metricName,
+      period: this.period,
+    });
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * What each function's role may do, read from the synthesised template and evaluated the way IAM
+ * would (test/lib/support/iam.ts): its own log group and nothing of the managed Lambda policy; writes
+ * only under the partition keys its row declares (orders functions never touch chain data, no function
+ * writes a partner, the ingest writes chain data but none of the service's records); the RPC parameter
+ * decrypted only with its own customer managed key, never `key/*`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_RECORD_KEYS } from '../../lib/api-function';
+import { fallbackFunctionId, jobInstances } from '../../lib/service-stack';
+import { consumers, jobs } from '../../shared/jobs';
+import { API_NAMES, CHAIN_DATA, routes, type TableAccess } from '../../shared/routes';
+import { abiKeys, addressKeys, blockKeys, chainKeys, collectionKeys, orderKeys, transactionKeys } from '../../shared/table/keys';
+import { allows, stringLike } from './support/iam';
+import {
+  actionsOf,
+  everyStatement,
+  ofType,
+  type Resources,
+  removeSyntheses,
+  resourcesOf,
+  statementsOf,
+  synthesise,
+  tableArn,
+} from './support/template';
+
+const KEY_ARN = 'arn:aws:kms:us-east-1:123456789012:key/0b9c2f6e-3c1d-4e8a-9f2b-7d5e1a4c6b30';
+const CHAINS = [
+  { chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453', rpcUrlKeyArn: KEY_ARN },
+  { chainId: 10, rpcUrlParameter: '/chain-data-api/rpc/10' },
+];
+const ORDER_ID = '0b9c2f6e-3c1d-4e8a-9f2b-7d5e1a4c6b30';
+const ADDRESS = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const HASH = `0x${'ab'.repeat(32)}`;
+
+/** Partition keys of every kind, built with the key builders. */
+const KEYS = {
+  order: orderKeys.order(ORDER_ID).pk,
+  deposit: orderKeys.deposit(ORDER_ID, HASH, { logIndex: 3 }).pk,
+  allOrders: orderKeys.allOrders().pk,
+  creatorOrders: orderKeys.creatorOrders(ADDRESS).pk,
+  session: orderKeys.checkoutSession(ORDER_ID).pk,
+  orderIdempotency: orderKeys.idempotencyKey('POST /orders', 'key-1').pk,
+  sessionIdempotency: orderKeys.idempotencyKey('POST /checkout-sessions', 'key-1').pk,
+  partner: orderKeys.partner('partner-1').pk,
+  collection: collectionKeys.collection(ADDRESS).pk,
+  collectionList: collectionKeys.list().pk,
+  collectionFilteredList: collectionKeys.list({ field: 'symbol', value: 'MINE' }).pk,
+  collectionCounter: collectionKeys.counter(collectionKeys.list({ field: 'creator', value: ADDRESS })).pk,
+  abi: abiKeys.event(HASH).pk,
+  chainRegistry: chainKeys.registry(8453).pk,
+  cursor: chainKeys.cursor(8453).pk,
+  manifest: chainKeys.manifest(8453, 12, 0).pk,
+  block: blockKeys.block(8453, 12).pk,
+  transaction: transactionKeys.transaction(8453, HASH).pk,
+  balance: addressKeys.balance(8453, ADDRESS, ADDRESS).pk,
+} as const;
+type KeyName = keyof typeof KEYS;
+const CHAIN_KEYS: KeyName[] = ['chainRegistry', 'cursor', 'manifest', 'block', 'transaction', 'balance'];
+const RECORD_KEYS = (Object.keys(KEYS) as KeyName[]).filter((name) => !CHAIN_KEYS.includes(name));
+
+/** What each writer must be able to write (and nothing else of KEYS). */
+const MAY_WRITE: Record<string, KeyName[]> = {
+  CreateOrder: ['order', 'deposit', 'allOrders', 'creatorOrders', 'session', 'orderIdempotency'],
+  CreateCheckoutSession: ['session', 'sessionIdempotency'],
+  CreateCollection: ['collection', 'collectionList', 'collectionFilteredList', 'collectionCounter'],
+  // A deposit item lives in its order's partition.
+  DetectDeposits: ['order', 'deposit'],
+  ExpireOrders: ['order', 'deposit', 'session'],
+  IngestChain8453: CHAIN_KEYS,
+  IngestChain10: CHAIN_KEYS,
+};
+
+const functions = [
+  ...API_NAMES.map((api) => ({ id: fallbackFunctionId(api), table: { read: false, write: [] } as TableAccess, orders: false })),
+  ...routes.map((route) => ({ id: route.id, table: route.table, orders: route.group === 'orders' })),
+  ...consumers.map((consumer) => ({ id: consumer.id, table: consumer.table, orders: consumer.handler.startsWith('functions/orders/') })),
+  ...jobs.flatMap((job) =>
+    jobInstances(job, CHAINS).map((instance) => ({
+      id: instance.id,
+      table: job.table,
+      orders: job.handler.startsWith('functions/orders/'),
+    })),
+  ),
+];
+const writers = functions.filter((fn) => fn.table.write.length > 0);
+
+let resources: Resources;
+
+beforeAll(() => {
+  ({ resources } = synthesise({ chains: CHAINS }));
+});
+afterAll(() => removeSyntheses());
+
+const mayWrite = (id: string, action: string, pk: string) => allows(statementsOf(resources, id), action, tableArn, pk);
+const writeActions = (table: TableAccess) => table.write.map((action) => `dynamodb:${action}`);
+
+describe('function roles', () => {
+  it('are one per function, none with a managed policy', () => {
+    const roles = new Set(functions.map((fn) => resources[fn.id].Properties.Role['Fn::GetAtt'][0]));
+    expect(roles.size).toBe(functions.length);
+    for (const [id, role] of ofType(resources, 'AWS::IAM::Role')) {
+      expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+    }
+  });
+
+  it('let each function create streams and put events in its own log group, and no other', () => {
+    for (const { id } of functions) {
+      const logGroupId = resources[id].Properties.LoggingConfig.LogGroup.Ref;
+      const logs = statementsOf(resources, id).filter((statement) => actionsOf(statement).some((action) => action.startsWith('logs:')));
+      expect(logs, id).toEqual([
+        { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] } },
+      ]);
+    }
+    // Nowhere a logs action on every resource.
+    for (const statement of everyStatement(resources)) {
+      if (actionsOf(statement).some((action) => action.startsWith('logs:'))) expect(resourcesOf(statement)).not.toContain('*');
+    }
+  });
+});
+
+describe('table writes', () => {
+  it('every writer declares its partition keys, and its writes carry them as a LeadingKeys condition (or the ingest’s Deny)', () => {
+    for (const { id, table } of writers) {
+      expect(table.writeKeys, id).toBeDefined();
+      const writes = statementsOf(resources, id).filter((statement) =>
+        actionsOf(statement).some((action) => writeActions(table).includes(action)),
+      );
+      if (table.writeKeys === CHAIN_DATA) {
+        expect(writes.map((statement) => statement.Effect).sort(), id).toEqual(['Allow', 'Deny']);
+        const deny = writes.find((statement) => statement.Effect === 'Deny')!;
+        expect(deny.Condition).toEqual({ 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [...SERVICE_RECORD_KEYS] } });
+        expect(actionsOf(deny).sort()).toEqual(writeActions(table).sort());
+      } else {
+        expect(writes, id).toHaveLength(1);
+        expect(writes[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...table.writeKeys!] } });
+      }
+    }
+  });
+
+  it.each(Object.entries(MAY_WRITE))('%s may write exactly its own kinds of items', (id, allowed) => {
+    const fn = writers.find((candidate) => candidate.id === id);
+    expect(fn, id).toBeDefined();
+    for (const action of writeActions(fn!.table)) {
+      for (const [name, pk] of Object.entries(KEYS)) {
+        expect(mayWrite(id, action, pk), `${id} ${action} ${pk}`).toBe(allowed.includes(name as KeyName));
+      }
+    }
+  });
+
+  it('covers every writer in MAY_WRITE', () => {
+    expect(writers.map((fn) => fn.id).sort()).toEqual(Object.keys(MAY_WRITE).sort());
+  });
+
+  it('no function may write a partner, and no orders function any chain item', () => {
+    for (const { id, table, orders } of functions) {
+      for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+        expect(mayWrite(id, action, KEYS.partner), `${id} ${action}`).toBe(false);
+        if (orders) for (const name of CHAIN_KEYS) expect(mayWrite(id, action, KEYS[name]), `${id} ${action} ${name}`).toBe(false);
+      }
+      if (table.write.length === 0) expect(statementsOf(resources, id).flatMap(actionsOf), id).not.toContain('dynamodb:PutItem');
+    }
+  });
+
+  it('denies the ingest every record key of the service (SERVICE_RECORD_KEYS covers each builder), and no chain key', () => {
+    for (const name of RECORD_KEYS) {
+      expect(
+        SERVICE_RECORD_KEYS.some((pattern) => stringLike(pattern, KEYS[name])),
+        name,
+      ).toBe(true);
+    }
+    for (const name of CHAIN_KEYS) {
+      expect(
+        SERVICE_RECORD_KEYS.some((pattern) => stringLike(pattern, KEYS[name])),
+        name,
+      ).toBe(false);
+    }
+    // Range seek chunks (`SEEK#C#...`) and any other chain-data prefix the ingest may add stay writable.
+    expect(mayWrite('IngestChain8453', 'dynamodb:BatchWriteItem', `SEEK#${KEYS.block}`)).toBe(true);
+  });
+});
+
+describe('the RPC parameter', () => {
+  const kmsStatements = (id: string) =>
+    statementsOf(resources, id).filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
+
+  it('is decrypted with its customer managed key only, through SSM, for that parameter only', () => {
+    const [kms, ...others] = kmsStatements('IngestChain8453');
+    expect(others).toEqual([]);
+    expect(kms).toMatchObject({ Effect: 'Allow', Action: 'kms:Decrypt', Resource: KEY_ARN });
+    expect(Object.keys(kms.Condition.StringEquals).sort()).toEqual(['kms:EncryptionContext:PARAMETER_ARN', 'kms:ViaService']);
+  });
+
+  it('needs no KMS grant under the AWS managed aws/ssm key, and no statement names every key', () => {
+    expect(kmsStatements('IngestChain10')).toEqual([]);
+    const everyResource = JSON.stringify(everyStatement(resources).flatMap(resourcesOf));
+    expect(everyResource).not.toMatch(/:key\/\*/);
+  });
+
+  it('refuses a key alias instead of a key ARN (IAM cannot grant Decrypt through an alias ARN)', () => {
+    expect(() =>
+      synthesise(
+        { chains: [{ chainId: 1, rpcUrlParameter: '/rpc/1', rpcUrlKeyArn: 'arn:aws:kms:us-east-1:123456789012:alias/aws/ssm' }] },
+        { routes: [], jobs: [] },
+      ),
+    ).toThrow(/rpcUrlKeyArn|chains/);
+  });
+});

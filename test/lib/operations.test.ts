@@ -1,0 +1,270 @@
+/**
+ * The operator's view in the template: the alarm topic (and its email subscription by context), an
+ * alarm per dead-letter or failure queue, per scheduled function's errors, per API's 5xx and p99
+ * latency, per function's throttles (not the single-writer jobs'), the table's throttles and system
+ * errors, each notifying the topic; the failure destination of the scheduled jobs; the dashboard.
+ * Names and thresholds come from context (cdk.json defaults, overrides here).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_OPERATIONS } from '../../lib/operations';
+import { fallbackFunctionId, jobInstances } from '../../lib/service-stack';
+import { consumers, jobs } from '../../shared/jobs';
+import { API_NAMES, routes } from '../../shared/routes';
+import { actionsOf, ofType, type Resources, removeSyntheses, resourcesOf, statementsOf, synthesise } from './support/template';
+
+const CHAINS = [{ chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453' }];
+const jobFunctions = jobs.flatMap((job) => jobInstances(job, CHAINS).map((instance) => ({ ...instance, job })));
+const functionIds = [
+  ...routes.map((route) => route.id),
+  ...API_NAMES.map(fallbackFunctionId),
+  ...jobFunctions.map((fn) => fn.id),
+  ...consumers.map((consumer) => consumer.id),
+];
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+afterAll(() => removeSyntheses());
+
+/** The logical id of the one resource of `type` whose id starts with `prefix` followed by CDK's hash. */
+function logicalId(resources: Resources, type: string, prefix: string): string {
+  const ids = ofType(resources, type)
+    .map(([id]) => id)
+    .filter((id) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id));
+  expect(ids, prefix).toHaveLength(1);
+  return ids[0]!;
+}
+
+function alarmsByName(resources: Resources): Map<string, Record<string, any>> {
+  return new Map(ofType(resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => [alarm.Properties.AlarmName, alarm.Properties]));
+}
+
+describe('operations with cdk.json defaults (one chain)', () => {
+  let resources: Resources;
+  let alarms: Map<string, Record<string, any>>;
+  let topicId: string;
+  let synthesised: ReturnType<typeof synthesise>;
+
+  beforeAll(() => {
+    synthesised = synthesise({ chains: CHAINS });
+    ({ resources } = synthesised);
+    alarms = alarmsByName(resources);
+    topicId = logicalId(resources, 'AWS::SNS::Topic', 'OperationsAlarmTopic');
+  });
+
+  it('has one alarm topic, publishable by CloudWatch alarms of this account only, over TLS only, and no subscription', () => {
+    expect(ofType(resources, 'AWS::SNS::Topic')).toHaveLength(1);
+    expect(ofType(resources, 'AWS::SNS::Subscription')).toEqual([]);
+    const [[, policy]] = ofType(resources, 'AWS::SNS::TopicPolicy');
+    expect(policy.Properties.Topics).toEqual([{ Ref: topicId }]);
+    const statements = policy.Properties.PolicyDocument.Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 'sns:Publish',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    const allow = statements.find((statement: any) => statement.Effect === 'Allow');
+    expect(allow).toMatchObject({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: 'sns:Publish', Resource: { Ref: topicId } });
+    expect(allow.Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+    expect(JSON.stringify(allow.Condition.ArnLike['aws:SourceArn'])).toContain(':alarm:*');
+  });
+
+  it('names every alarm after the stack and sends its alarm and OK transitions to the topic', () => {
+    expect(alarms.size).toBeGreaterThan(0);
+    for (const [name, alarm] of alarms) {
+      expect(name.startsWith('TestStack-'), name).toBe(true);
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.TreatMissingData).toBe('notBreaching');
+      expect(alarm.AlarmDescription).toBeTruthy();
+    }
+  });
+
+  it('alarms when any dead-letter or failure queue holds a message', () => {
+    const queues = ['DepositEventsDeadLetters', ...new Set(jobFunctions.map(({ job }) => `${job.id}Failures`))];
+    for (const queue of queues) {
+      const alarm = alarms.get(`TestStack-DeadLetters-${queue}`);
+      expect(alarm, queue).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+      });
+      const queueId = logicalId(resources, 'AWS::SQS::Queue', queue);
+      expect(alarm!.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }]);
+    }
+    expect([...alarms.keys()].filter((name) => name.includes('-DeadLetters-'))).toHaveLength(queues.length);
+  });
+
+  it('records every failed run of a scheduled job in its failure queue (no retry: the next tick is the retry)', () => {
+    for (const { id, job } of jobFunctions) {
+      const queueId = logicalId(resources, 'AWS::SQS::Queue', `${job.id}Failures`);
+      const [[, config]] = ofType(resources, 'AWS::Lambda::EventInvokeConfig').filter(
+        ([, candidate]) => candidate.Properties.FunctionName.Ref === id,
+      );
+      expect(config.Properties).toMatchObject({
+        MaximumRetryAttempts: 0,
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+      });
+      const queue = resources[queueId].Properties;
+      expect(queue).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+      // The role may send there, and do nothing else with the queue.
+      const onQueue = statementsOf(resources, id).filter((statement) =>
+        resourcesOf(statement).some((arn) => JSON.stringify(arn) === JSON.stringify({ 'Fn::GetAtt': [queueId, 'Arn'] })),
+      );
+      expect(onQueue.flatMap(actionsOf), id).toEqual(['sqs:SendMessage']);
+    }
+  });
+
+  it('alarms on the errors of every scheduled function', () => {
+    for (const { id } of jobFunctions) {
+      expect(alarms.get(`TestStack-JobErrors-${id}`), id).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }],
+        Statistic: 'Sum',
+        Threshold: 3,
+      });
+    }
+  });
+
+  it('alarms on 5xx answers and on p99 latency of each API', () => {
+    for (const api of API_NAMES) {
+      const apiId = logicalId(resources, 'AWS::ApiGatewayV2::Api', `${pascal(api)}Api`);
+      expect(alarms.get(`TestStack-Api5xx-${pascal(api)}`), api).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5xx',
+        Dimensions: [{ Name: 'ApiId', Value: { Ref: apiId } }],
+        Statistic: 'Sum',
+        Threshold: 5,
+      });
+      expect(alarms.get(`TestStack-ApiLatencyP99-${pascal(api)}`), api).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        Dimensions: [{ Name: 'ApiId', Value: { Ref: apiId } }],
+        ExtendedStatistic: 'p99',
+        Threshold: 5000,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
+  });
+
+  it('alarms on throttles of every function but the single-writer jobs (throttled by design)', () => {
+    const singleWriters = jobFunctions.filter(({ job }) => job.reservedConcurrency !== undefined).map(({ id }) => id);
+    expect(singleWriters.length).toBeGreaterThan(0);
+    for (const id of functionIds) {
+      const alarm = alarms.get(`TestStack-Throttles-${id}`);
+      if (singleWriters.includes(id)) {
+        expect(alarm, id).toBeUndefined();
+        continue;
+      }
+      expect(alarm, id).toMatchObject({
+        MetricName: 'Throttles',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }],
+        Threshold: 1,
+      });
+    }
+  });
+
+  it('alarms on throttled requests and system errors of the table, summed over every operation the service sends', () => {
+    for (const [name, metricName] of [
+      ['TableThrottles', 'ThrottledRequests'],
+      ['TableSystemErrors', 'SystemErrors'],
+    ]) {
+      const alarm = alarms.get(`TestStack-${name}`)!;
+      expect(alarm.Threshold).toBe(1);
+      const metrics: any[] = alarm.Metrics.filter((entry: any) => entry.MetricStat);
+      expect(metrics.map((entry) => entry.MetricStat.Metric.MetricName)).toEqual(TABLE_OPERATIONS.map(() => metricName));
+      expect(metrics.map((entry) => entry.MetricStat.Metric.Dimensions.find((d: any) => d.Name === 'Operation').Value).sort()).toEqual(
+        [...TABLE_OPERATIONS].sort(),
+      );
+      for (const entry of metrics)
+        expect(entry.MetricStat.Metric.Dimensions).toContainEqual({ Name: 'TableName', Value: { Ref: 'Table' } });
+      const sum = alarm.Metrics.find((entry: any) => entry.Expression);
+      expect(sum.ReturnData).not.toBe(false);
+    }
+  });
+
+  it('outputs the alarm topic and the dashboard name', () => {
+    const outputs = synthesised.template.toJSON().Outputs;
+    expect(outputs.AlarmTopicArn.Value).toEqual({ Ref: topicId });
+    expect(outputs.DashboardName.Value).toBe('TestStack');
+  });
+
+  it('has one dashboard named after the stack, with each API, the ingest, the queues and the table', () => {
+    const dashboards = ofType(resources, 'AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const [[, dashboard]] = dashboards;
+    expect(dashboard.Properties.DashboardName).toBe('TestStack');
+    // The body is a Fn::Join of JSON text and references: put the references' ids in, then read it.
+    const parts: unknown[] = dashboard.Properties.DashboardBody['Fn::Join'][1];
+    const text = parts.map((part: any) => (typeof part === 'string' ? part : (part.Ref ?? part['Fn::GetAtt']?.join('.') ?? '?'))).join('');
+    const body = JSON.stringify(JSON.parse(text));
+    for (const text of [
+      '"5xx"',
+      '"4xx"',
+      '"Count"',
+      '"Latency"',
+      '"p99"',
+      'BlocksIngested',
+      'IngestFailed',
+      '"chainId","8453"',
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateAgeOfOldestMessage',
+      'ThrottledRequests',
+      'ConsumedWriteCapacityUnits',
+      'alarm',
+    ]) {
+      expect(body, text).toContain(text);
+    }
+    for (const api of API_NAMES) expect(body).toContain(logicalId(resources, 'AWS::ApiGatewayV2::Api', `${pascal(api)}Api`));
+  });
+});
+
+describe('operations settings from context', () => {
+  it('subscribes the alarm email, and takes names and thresholds from context', () => {
+    const { resources } = synthesise(
+      {
+        chains: CHAINS,
+        alarmEmail: 'ops@example.com',
+        alarmNamePrefix: 'prod-',
+        dashboardName: 'chain-data-prod',
+        alarmPeriodMinutes: '1',
+        deadLetterThreshold: '10',
+        api5xxThreshold: '50',
+        apiLatencyP99ThresholdMs: '2000',
+        apiLatencyEvaluationPeriods: '5',
+        jobErrorsThreshold: '2',
+        lambdaThrottlesThreshold: '7',
+        tableThrottlesThreshold: '20',
+        tableSystemErrorsThreshold: '4',
+      },
+      { routes: routes.filter((route) => route.id === 'ListOrders') },
+    );
+    const [[, subscription]] = ofType(resources, 'AWS::SNS::Subscription');
+    expect(subscription.Properties).toMatchObject({ Protocol: 'email', Endpoint: 'ops@example.com' });
+    const alarms = alarmsByName(resources);
+    for (const name of alarms.keys()) expect(name.startsWith('prod-'), name).toBe(true);
+    expect(alarms.get('prod-DeadLetters-DepositEventsDeadLetters')).toMatchObject({ Threshold: 10, Period: 60 });
+    expect(alarms.get('prod-Api5xx-Orders')).toMatchObject({ Threshold: 50, Period: 60 });
+    expect(alarms.get('prod-ApiLatencyP99-Base')).toMatchObject({ Threshold: 2000, EvaluationPeriods: 5 });
+    expect(alarms.get('prod-JobErrors-IngestChain8453')).toMatchObject({ Threshold: 2 });
+    expect(alarms.get('prod-Throttles-ListOrders')).toMatchObject({ Threshold: 7 });
+    expect(alarms.get('prod-TableThrottles')).toMatchObject({ Threshold: 20 });
+    expect(alarms.get('prod-TableSystemErrors')).toMatchObject({ Threshold: 4 });
+    expect(ofType(resources, 'AWS::CloudWatch::Dashboard')[0][1].Properties.DashboardName).toBe('chain-data-prod');
+  });
+
+  it.each([
+    [{ alarmEmail: 'not-an-email' }, /alarmEmail/],
+    [{ alarmPeriodMinutes: 0 }, /alarmPeriodMinutes/],
+    [{ api5xxThreshold: 'many' }, /api5xxThreshold/],
+    [{ dashboardName: 'has spaces' }, /dashboardName/],
+  ])('rejects the invalid setting %j with a message naming it', (context, message) => {
+    expect(() => synthesise(context, { routes: [], jobs: [] })).toThrow(message);
+  });
+});

@@ -1,0 +1,194 @@
+/**
+ * The partition keys each writer declares (`writeKeys` of its route or job row, which the stack turns
+ * into a `dynamodb:LeadingKeys` condition) against the keys it really writes: every writer of the
+ * orders and collections groups runs its write paths here against the embedded table while the
+ * document client records the partition key of every item a write names (Put, Update, Delete, alone,
+ * in a batch or in a transaction). A key outside the declared patterns would be refused in AWS.
+ * (The ingest's grant is any key but the service's records: least-privilege.test.ts.)
+ */
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as detectDeposits } from '../../functions/orders/detect-deposits';
+import { handler as expireOrders } from '../../functions/orders/expire-orders';
+import { db } from '../../shared/db/client';
+import { type QueueMessage, queueListener } from '../../shared/ingest/queue-listener';
+import type { BlockIngestedEvent } from '../../shared/ingest/listeners';
+import { consumers, jobs } from '../../shared/jobs';
+import { resetClock, setClock } from '../../shared/orders/clock';
+import { CHAIN_DATA, routes, type TableAccess } from '../../shared/routes';
+import type { BlockRecord, TokenTransferRecord } from '../../shared/table/records';
+import { useTestTable } from '../support/table';
+import { accountFor, postCollection, signedBody } from '../functions/collections/fixtures';
+import { BASE_USDC, CREATOR, orderBody, postOrder, postSession } from '../functions/orders/fixtures';
+import { stringLike } from './support/iam';
+
+useTestTable('write-keys');
+
+/** Partition keys of the items the writes name, while recording. */
+let recorded: string[] | undefined;
+
+type Named = { Item?: { pk?: unknown }; Key?: { pk?: unknown } };
+/** The partition keys a write command names (the client's commands: PutItemCommand, TransactWriteItemsCommand...). */
+function keysOf(commandName: string, input: Record<string, any>): unknown[] {
+  const pk = (entry: Named | undefined) => entry?.Item?.pk ?? entry?.Key?.pk;
+  switch (commandName.replace(/Command$/, '')) {
+    case 'PutItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return [pk(input as Named)];
+    case 'TransactWriteItems':
+      return input.TransactItems.map((item: Record<string, Named>) => pk(item.Put ?? item.Update ?? item.Delete ?? item.ConditionCheck));
+    case 'BatchWriteItem':
+      return Object.values(input.RequestItems as Record<string, { PutRequest?: Named; DeleteRequest?: Named }[]>)
+        .flat()
+        .map((request) => pk(request.PutRequest ?? request.DeleteRequest));
+    default:
+      return [];
+  }
+}
+
+db.middlewareStack.add(
+  (next, context) => async (args) => {
+    if (recorded) {
+      const keys = keysOf(context.commandName ?? '', args.input as Record<string, any>);
+      if (keys.length === 0 && /Write|Put|Update|Delete/.test(context.commandName ?? '')) {
+        throw new Error(`write-keys.test.ts does not read the keys of ${context.commandName}`);
+      }
+      recorded.push(...keys.map((key) => (typeof key === 'object' && key && 'S' in key ? String(key.S) : String(key))));
+    }
+    return next(args);
+  },
+  { step: 'initialize', name: 'recordWriteKeys', override: true },
+);
+
+/** The partition keys `work` writes. */
+async function writesOf(work: () => Promise<unknown>): Promise<string[]> {
+  recorded = [];
+  try {
+    await work();
+    return [...new Set(recorded)];
+  } finally {
+    recorded = undefined;
+  }
+}
+
+const rows: { id: string; table: TableAccess }[] = [...routes, ...consumers, ...jobs];
+const writeKeysOf = (id: string): readonly string[] => {
+  const keys = rows.find((row) => row.id === id)?.table.writeKeys;
+  if (!Array.isArray(keys)) throw new Error(`${id} declares no list of write keys`);
+  return keys;
+};
+
+/** Every key matches one of the function's declared patterns. */
+function expectDeclared(id: string, keys: readonly string[]): void {
+  expect(keys.length, `${id} wrote nothing`).toBeGreaterThan(0);
+  const patterns = writeKeysOf(id);
+  expect(
+    keys.filter((key) => !patterns.some((pattern) => stringLike(pattern, key))),
+    `${id} wrote outside ${patterns.join(', ')}`,
+  ).toEqual([]);
+}
+
+const tested = new Set<string>();
+const written: Record<string, string[]> = {};
+afterAll(() => resetClock());
+
+describe('the keys each writer writes are the keys it declares', () => {
+  let session: { id: string };
+  let order: { id: string; globalAddress: string; expiredAt: number; srcAmount: string };
+
+  beforeAll(async () => {
+    written.CreateCheckoutSession = await writesOf(async () => {
+      session = (await postSession({}, { 'Idempotency-Key': 'write-keys-session' })).body.data;
+    });
+    written.CreateOrder = await writesOf(async () => {
+      const response = await postOrder(orderBody({ checkoutSessionId: session.id, creatorAddress: CREATOR }), {
+        'Idempotency-Key': 'write-keys-order',
+      });
+      expect(response.status).toBe(200);
+      order = response.body.data;
+    });
+  });
+
+  it('CreateCheckoutSession: the session and its Idempotency-Key', () => {
+    tested.add('CreateCheckoutSession');
+    expectDeclared('CreateCheckoutSession', written.CreateCheckoutSession);
+  });
+
+  it('CreateOrder: the order, its list pointers, its Idempotency-Key and its checkout session', () => {
+    tested.add('CreateOrder');
+    expectDeclared('CreateOrder', written.CreateOrder);
+    expect(written.CreateOrder).toEqual(
+      expect.arrayContaining([`ORDER#${order.id}`, 'ORDERS', `ORDERS#CREATOR#${CREATOR.toLowerCase()}`, `CHECKOUT#${session.id}`]),
+    );
+  });
+
+  it('DetectDeposits: deposits and order updates, then their undoing when the block is orphaned', async () => {
+    tested.add('DetectDeposits');
+    const messages: QueueMessage[] = [];
+    const listener = queueListener('https://sqs.us-east-1.amazonaws.com/123456789012/DepositEvents.fifo', async (message) => {
+      messages.push(message);
+    });
+    const block = { number: 100, hash: `0x${'cd'.repeat(32)}`, timestamp: Math.floor(Date.now() / 1000) } as BlockRecord;
+    const transfer = {
+      token: BASE_USDC,
+      from: CREATOR,
+      to: order.globalAddress,
+      amount: order.srcAmount,
+      transactionHash: `0x${'ef'.repeat(32)}`,
+      transactionIndex: 0,
+      logIndex: 0,
+    } as unknown as TokenTransferRecord;
+    const event: BlockIngestedEvent = { chainId: 8453, block, mode: 'advance', nativeTransfers: [], erc20Transfers: [transfer] };
+    await listener.blocksIngested([event]);
+    await listener.blocksOrphaned?.({ chainId: 8453, blocks: [{ number: block.number, hash: block.hash }] });
+    expect(messages).toHaveLength(2);
+    const sqsEvent = (message: QueueMessage, index: number): SQSEvent =>
+      ({
+        Records: [
+          {
+            messageId: `message-${index}`,
+            body: message.MessageBody,
+            attributes: { MessageGroupId: message.MessageGroupId, ApproximateReceiveCount: '1' },
+            eventSource: 'aws:sqs',
+          },
+        ],
+      }) as unknown as SQSEvent;
+    const keys = await writesOf(async () => {
+      for (const [index, message] of messages.entries()) {
+        expect(await detectDeposits(sqsEvent(message, index))).toEqual({ batchItemFailures: [] });
+      }
+    });
+    // The deposit item and the order, both in the order's partition.
+    expect(keys).toContain(`ORDER#${order.id}`);
+    expectDeclared('DetectDeposits', keys);
+  });
+
+  it('ExpireOrders: the overdue order and its checkout session', async () => {
+    tested.add('ExpireOrders');
+    const fresh = (await postSession()).body.data;
+    const waiting = (await postOrder(orderBody({ checkoutSessionId: fresh.id }))).body.data;
+    setClock(() => waiting.expiredAt + 1);
+    const keys = await writesOf(() => expireOrders());
+    resetClock();
+    expect(keys).toEqual(expect.arrayContaining([`ORDER#${waiting.id}`, `CHECKOUT#${fresh.id}`]));
+    expectDeclared('ExpireOrders', keys);
+  });
+
+  it('CreateCollection: the collection, its list entries and counters (every filter set)', async () => {
+    tested.add('CreateCollection');
+    const creator = accountFor('write-keys');
+    const body = await signedBody(creator, { gameId: 'game-1', referrer: 'partner1' });
+    const keys = await writesOf(async () => {
+      const response = await postCollection(body);
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+    });
+    expect(keys.length).toBeGreaterThanOrEqual(1 + 2 * 7);
+    expectDeclared('CreateCollection', keys);
+  });
+
+  it('covers every writer that declares its keys', () => {
+    const writers = rows.filter((row) => row.table.write.length > 0 && row.table.writeKeys !== CHAIN_DATA).map((row) => row.id);
+    expect([...tested].sort()).toEqual(writers.sort());
+  });
+});
