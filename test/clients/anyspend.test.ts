@@ -218,6 +218,10 @@ describe("AnySpend's client, unchanged, against the orders URL", () => {
     }
     const read = () => sdk.anyspendService.getOrderAndTransactions(order.id);
     await expect.poll(async () => (await read()).data.depositTxs?.length ?? 0, { timeout: 30_000, interval: 250 }).toBe(2);
+    // The deposits are recorded first; the order's move out of scanning is its own conditional write after them.
+    await expect
+      .poll(async () => (await read()).data.order.status, { timeout: 30_000, interval: 250 })
+      .not.toBe('scanning_deposit_transaction');
     const { data } = await read();
     expect(data.depositTxs.map((tx: any) => tx.txHash).sort()).toEqual([...hashes].sort());
     for (const tx of data.depositTxs) {
