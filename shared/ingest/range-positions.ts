@@ -271,19 +271,25 @@ function summand(value: unknown): bigint {
   throw new Error(`range positions: cannot sum ${JSON.stringify(value)}`);
 }
 
+/** What stateBefore reads of an entry: its sort key, position, kind and every running total. */
+const STATE_NAMES: Record<string, string> = Object.fromEntries([
+  ['#sk', 'sk'],
+  ['#pos', 'pos'],
+  ['#kind', 'kind'],
+  ...[...new Set(Object.values(SUMMED_FIELDS).flat())].map((field, index) => [`#t${index}`, runningTotalAttribute(field)]),
+]);
+const STATE_PROJECTION = Object.keys(STATE_NAMES).join(', ');
+
 /**
  * Where range `pk` stands below block `blockNumber`, from the table: its last entry there (position and
  * running totals; position 0 and zero totals when there is none). The unfinished chunk's sort keys
  * are left in the table (tailBefore reads them when a block completes the chunk).
  */
 async function stateBefore(pk: string, blockNumber: number): Promise<RangeState> {
-  const summed = [...new Set(Object.values(SUMMED_FIELDS).flat())].map(runningTotalAttribute);
-  const names: Record<string, string> = { '#sk': 'sk', '#pos': 'pos', '#kind': 'kind' };
-  for (const [index, attribute] of summed.entries()) names[`#t${index}`] = attribute;
   const { items } = await queryPage({
     ...below(pk, blockNumber),
-    ProjectionExpression: Object.keys(names).join(', '),
-    ExpressionAttributeNames: names,
+    ProjectionExpression: STATE_PROJECTION,
+    ExpressionAttributeNames: STATE_NAMES,
     ScanIndexForward: false,
     Limit: 1,
   });

@@ -14,6 +14,7 @@ import { TOKEN_TRANSFER_FIELDS } from '../../../shared/insights/fields';
 import { answerableByTotals, countGroupsByTotals } from '../../../shared/insights/prefix-aggregate';
 import type { RangeRead } from '../../../shared/insights/range-reader';
 import { blockKeys, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
+import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
 import { tableWorkOf } from './table-work';
 
@@ -25,17 +26,7 @@ const pk = tokenTransferKeys.byToken(CHAIN, TOKEN).pk;
 const BLOCKS = 80;
 const START = 1_767_225_600 - 5 * 3600; // 2026-01-01 00:00:00 UTC minus five hours
 
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const next = random(7_011);
+const next = prng(7_011);
 
 /**
  * Block timestamps: gaps of 0 to 3 hours, so days and hours hold several blocks or none; some blocks

@@ -6,15 +6,15 @@
  * layer, seek chunks included. Every page of every order, several limits and block bounds.
  */
 import { describe, expect, it } from 'vitest';
-import { writeItems } from '../../../shared/db/operations';
+import { getItem, queryAll, writeItems } from '../../../shared/db/operations';
 import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { loadInsightsConfig } from '../../../shared/insights/config';
 import { readPageAndCount, type RangeRead } from '../../../shared/insights/range-reader';
 import { rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
+import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
 import { tableWorkOf } from './table-work';
-import { getItem } from '../../../shared/db/operations';
 import { dynamoClient } from '../../../shared/db/client';
 
 useTestTable('range-seek');
@@ -46,25 +46,13 @@ const TOKEN = '0x00000000000000000000000000000000000000f5';
 const pk = tokenTransferKeys.byToken(CHAIN, TOKEN).pk;
 const BLOCKS = 60;
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Entry {
   sk: string;
   block: number;
   amount: bigint;
 }
 
-const next = random(20_261_124);
+const next = prng(20_261_124);
 /** Entries per block: 0 to 9, some blocks empty, one block with 20 (a chunk completed inside a block). */
 const perBlock = Array.from({ length: BLOCKS }, (_, block) => (block === 31 ? 20 : next() < 0.2 ? 0 : Math.floor(next() * 10)));
 const entries: Entry[] = perBlock.flatMap((count, block) =>
@@ -95,10 +83,8 @@ async function ingest(positions: RangePositions, from: number, to: number): Prom
   }
 }
 
-const stored = async (): Promise<TableItem[]> => {
-  const { queryAll } = await import('../../../shared/db/operations');
-  return (await queryAll<TableItem>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })).items;
-};
+const stored = async (): Promise<TableItem[]> =>
+  (await queryAll<TableItem>({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })).items;
 
 describe('positions, running totals and seek chunks', () => {
   it('numbers, totals and chunks every entry as a brute force over the whole range does, across batches and a restart', async () => {
