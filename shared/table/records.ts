@@ -463,10 +463,12 @@ export interface ChainRecord {
 
 /**
  * chainKeys.manifest (G2): what one block wrote, in chunks of at most 500 entries, written before
- * the block's items. `items` are keys of the block's own items (deleted when the block is orphaned);
- * `touched` are state entities it may have changed (recomputed when the block is orphaned), encoded
- * as `BAL|holder|token|standard|tokenId or -`, `NFT|contract|standard|tokenId`,
- * `COL|holder|contract|standard` and `ADDR|address` (see state.ts).
+ * the block's items. Its entries: keys of the block's own items (deleted when the block is orphaned)
+ * and state entities it may have changed (recomputed when the block is orphaned), encoded as
+ * `BAL|holder|token|standard|tokenId or -`, `NFT|contract|standard|tokenId`,
+ * `COL|holder|contract|standard` and `ADDR|address` (see state.ts). Stored `packed`: the raw DEFLATE
+ * of `{"i": [[pk, sk], ...], "t": [touched, ...]}` (shared/ingest/manifest.ts); chunks written
+ * before packing hold `items` and `touched` as lists instead.
  */
 export interface ManifestRecord {
   kind: 'manifest';
@@ -475,8 +477,11 @@ export interface ManifestRecord {
   blockHash: string;
   chunk: number;
   chunkCount: number;
-  items: { pk: string; sk: string }[];
-  touched: string[];
+  /** The entries, packed (binary). */
+  packed?: Uint8Array;
+  /** Chunks written before packing: the entries as lists. */
+  items?: { pk: string; sk: string }[];
+  touched?: string[];
 }
 
 /**
