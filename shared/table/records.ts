@@ -384,14 +384,19 @@ export interface NftHoldingRecord {
   value: string;
 }
 
-/** One of the (at most 9) newest instances embedded in a collection item. */
+/**
+ * One of the (at most 9) newest instances embedded in a collection item: what E2 shows of it (its
+ * metadata, amount and supply). The token URI and metadata status are not embedded (E2 shows neither;
+ * entries written before this carry them, and they are ignored).
+ */
 export interface EmbeddedNftInstance {
   tokenId: string;
   /** Decimal amount held. */
   value: string;
-  /** null when absent or when longer than MAX_COPIED_DATA_BYTES (then `omitted` is true). */
-  tokenUri: string | null;
-  metadataStatus: NftInstanceRecord['metadataStatus'];
+  /** Entries written before the URI was left out: null when absent or too long. */
+  tokenUri?: string | null;
+  /** Entries written before the status was left out. */
+  metadataStatus?: NftInstanceRecord['metadataStatus'];
   /** Metadata JSON text when resolved and at most MAX_COPIED_DATA_BYTES; otherwise null. */
   metadataJson: string | null;
   /** True when tokenUri or metadataJson was too large to embed: GetItem the instance (nftKeys.instance). */
