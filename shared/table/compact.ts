@@ -42,6 +42,17 @@ const sortKeyNumbers = (sk: string): number[] | undefined => (/^\d{12}(#\d{4,6})
 
 const isNull = () => null;
 
+/** The address a per-address key names (`C#<c>#A#<address>#...`). */
+const addressOfKey = (key: ItemKey): string | undefined => /^C#\d+#A#(0x[0-9a-f]{40})#/.exec(key.pk)?.[1];
+
+/** The sender a per-address `from` or `all` range implies (`...#A#<address>#TX#from|all`, `...#CALLS#c#sel#FROM#<address>`). */
+const senderOfKey = (key: ItemKey): string | undefined =>
+  /#FROM#(0x[0-9a-f]{40})$/.exec(key.pk)?.[1] ?? /^C#\d+#A#(0x[0-9a-f]{40})#(?:TX|TT)#(?:from|all)(?:#|$)/.exec(key.pk)?.[1];
+
+/** The contract a per-contract key names (`#CALLS#<c>#`, `#LOGS#<c>`, `#TT#<token>`, `#TOKEN#<token>`). */
+const contractOfKey = (key: ItemKey, family: 'CALLS' | 'LOGS' | 'TT' | 'TOKEN'): string | undefined =>
+  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:#|$)`).exec(key.pk)?.[1];
+
 const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
 
 /**
@@ -143,7 +154,17 @@ const TRANSACTION_RULES: readonly Rule[] = [
   ['hash', (_record, key) => (key.sk === 'TX' ? /#TX#(0x[0-9a-f]+)$/.exec(key.pk)?.[1] : undefined)],
   ['blockNumber', (_record, key) => sortKeyNumbers(key.sk)?.[0]],
   ['transactionIndex', (_record, key) => sortKeyNumbers(key.sk)?.[1]],
-  ['to', isNull],
+  // A per-address copy: the address is its sender or recipient; a N3 copy: the contract is its recipient.
+  ['from', (_record, key) => senderOfKey(key)],
+  [
+    'to',
+    (r, key) => {
+      const contract = contractOfKey(key, 'CALLS');
+      if (contract) return contract;
+      const address = addressOfKey(key);
+      return address && r.from !== address ? address : null;
+    },
+  ],
   ['inputOmitted', () => false],
   ['inputSize', (r) => (typeof r.input === 'string' ? (r.input.length - 2) / 2 : undefined)],
   ['methodSelector', (r) => (typeof r.input === 'string' ? selectorOfInput(r.input) : undefined)],
@@ -209,6 +230,7 @@ const LOG_RULES: readonly Rule[] = [
   ['blockNumber', (_record, key) => sortKeyNumbers(key.sk)?.[0]],
   ['logIndex', (_record, key) => (key.sk.startsWith('LOG#') ? Number(key.sk.slice(4)) : sortKeyNumbers(key.sk)?.[1])],
   ['dataOmitted', () => false],
+  ['address', (_record, key) => contractOfKey(key, 'LOGS')],
 ];
 
 export function compactLog(log: LogRecord, key: ItemKey, keep: readonly string[] = []): Fields {
@@ -235,6 +257,16 @@ const TOKEN_TRANSFER_RULES: readonly Rule[] = [
   ['blockNumber', (_record, key) => transferSortKey(key.sk)?.block],
   ['logIndex', (_record, key) => transferSortKey(key.sk)?.log],
   ['batchIndex', (_record, key) => transferSortKey(key.sk)?.batch],
+  ['token', (_record, key) => contractOfKey(key, 'TT') ?? contractOfKey(key, 'TOKEN')],
+  // A per-address copy: the address is one side of the transfer.
+  ['from', (_record, key) => senderOfKey(key)],
+  [
+    'to',
+    (r, key) => {
+      const address = addressOfKey(key);
+      return address && r.from !== address ? address : undefined;
+    },
+  ],
   ['tokenId', isNull],
   ['operator', isNull],
   ['methodSelector', isNull],

@@ -161,6 +161,27 @@ describe('transactions', () => {
     expect(itemSize({ ...stored, ...canonical })).toBeLessThan(900);
   });
 
+  it('leaves out the address a per-address or per-contract key names', () => {
+    const sk = transactionKeys.sortKey(1234, 2);
+    const fromCopy = compactTransaction(transfer, { pk: addressKeys.transactions(31337, transfer.from, 'all').pk, sk });
+    expect(fromCopy).not.toHaveProperty('from');
+    expect(fromCopy).toHaveProperty('to', transfer.to);
+    const toKey = { pk: addressKeys.transactions(31337, transfer.to!, 'all').pk, sk };
+    const toCopy = compactTransaction(transfer, toKey);
+    expect(toCopy).toHaveProperty('from', transfer.from);
+    expect(toCopy).not.toHaveProperty('to');
+    const selfSend = { ...transfer, to: transfer.from };
+    for (const direction of ['from', 'to', 'all'] as const) {
+      const key = { pk: addressKeys.transactions(31337, transfer.from, direction).pk, sk };
+      expect(expandTransaction({ ...compactTransaction(selfSend, key), ...key })).toMatchObject({ from: transfer.from, to: transfer.from });
+    }
+    const sender = { pk: transactionKeys.callsToContract(31337, transfer.to!, '0xa9059cbb', transfer.from).pk, sk };
+    const call = compactTransaction(transfer, sender, ['transactionIndex']);
+    expect(call).not.toHaveProperty('from');
+    expect(call).not.toHaveProperty('to');
+    expect(expandTransaction({ ...call, ...sender })).toMatchObject({ from: transfer.from, to: transfer.to });
+  });
+
   it('reads items written whole by an earlier ingest as they are', () => {
     expect(expandTransaction({ ...transfer, ...keys[1][1] })).toEqual({ ...transfer, ...keys[1][1] });
   });
@@ -248,6 +269,21 @@ describe('logs, token transfers and blocks', () => {
       expect(stored).toMatchObject({ transferType: 'transfer', tokenStandard: 'ERC-1155', operator: tokenTransfer.operator });
       expect(expandTokenTransfer({ ...stored, ...key })).toEqual({ ...tokenTransfer, ...key });
     }
+    const sk = tokenTransferKeys.sortKey(1234, 3, 1);
+    for (const [pk, absent] of [
+      [tokenTransferKeys.byToken(31337, tokenTransfer.token).pk, ['token']],
+      [tokenTransferKeys.byAddress(31337, tokenTransfer.from, 'from', 'ALL').pk, ['from']],
+      [tokenTransferKeys.byAddress(31337, tokenTransfer.to, 'all', 'ERC-1155').pk, ['to']],
+      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.to, 'to', tokenTransfer.token).pk, ['to', 'token']],
+      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.from, 'all', tokenTransfer.token).pk, ['from', 'token']],
+    ] as const) {
+      const stored = compactTokenTransfer(tokenTransfer, { pk, sk });
+      for (const field of absent) expect(stored, `${pk} ${field}`).not.toHaveProperty(field);
+      expect(expandTokenTransfer({ ...stored, pk, sk })).toEqual({ ...tokenTransfer, pk, sk });
+    }
+    const logsKey = { pk: logKeys.contractLogsWithTopic0(31337, log.address, log.topics[0]!).pk, sk: logKeys.sortKey(1234, 3) };
+    expect(compactLog(log, logsKey)).not.toHaveProperty('address');
+    expect(expandLog({ ...compactLog(log, logsKey), ...logsKey })).toEqual({ ...log, ...logsKey });
     for (const key of [blockKeys.block(31337, 1234), blockKeys.blockByHash(31337, block.hash)]) {
       const stored = compactBlock(block, key);
       expect(stored).toHaveProperty('number', 1234);
