@@ -8,7 +8,10 @@
  *    difficulty) are DECIMAL strings; counts, indexes, gas amounts, timestamps are numbers;
  *  - timestamps are Unix seconds (numbers); absent optional fields are null (never undefined);
  *  - index copies (the same record under another key, see keys.ts) carry the same fields as the
- *    canonical item, except as noted on `TransactionRecord.input` and `LogRecord.data`.
+ *    canonical item, except as noted on `TransactionRecord.input` and `LogRecord.data`;
+ *  - items store transactions, logs, token transfers and blocks compacted for their key (fields the
+ *    key, a default or other fields give back are left out: shared/table/compact.ts); readers expand
+ *    an item to the record described here.
  * Every item also has its key attributes (pk, sk, and gsi1pk/gsi1sk on blocks), not listed here.
  * Pattern ids (X1, N2, G3 ...) are defined in docs/access-patterns.md, with the key range of each
  * pattern and when the ingest writes its items.
