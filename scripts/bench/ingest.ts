@@ -32,7 +32,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import cliProgress from 'cli-progress';
 import {
@@ -58,6 +57,7 @@ import { prng as random } from './dataset/chain';
 import { startTableProcess } from '../lib/table-process';
 import { loadContracts } from '../lib/contracts';
 import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../lib/demo-activity';
+import { familyMarkdown, itemSize, perUnit, recordWriteCommand, unitsOf, WriteLedger } from './lib/write-families';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TARGET_RATIO = 1.5;
@@ -115,6 +115,8 @@ class Observer {
   itemsPutBytes = 0;
   itemsDeleted = 0;
   updates = 0;
+  /** Every write request, priced by item family at the end (lib/write-families.ts). */
+  ledger = new WriteLedger();
 
   reset(): void {
     this.intervals = [];
@@ -129,6 +131,7 @@ class Observer {
     this.itemsPutBytes = 0;
     this.itemsDeleted = 0;
     this.updates = 0;
+    this.ledger = new WriteLedger();
   }
 }
 
@@ -165,43 +168,11 @@ function observeRpc(): void {
   };
 }
 
-/** DynamoDB's item size: attribute names plus values (strings and binaries by bytes, numbers ~ digits/2). */
-function attributeSize(value: Record<string, unknown>): number {
-  const [[type, inner]] = Object.entries(value);
-  switch (type) {
-    case 'S':
-      return Buffer.byteLength(inner as string);
-    case 'N':
-      return Math.ceil((inner as string).replace(/^-|\.|^0+/g, '').length / 2) + 1;
-    case 'B':
-      return (inner as Uint8Array).length;
-    case 'BOOL':
-    case 'NULL':
-      return 1;
-    case 'SS':
-      return (inner as string[]).reduce((sum, s) => sum + Buffer.byteLength(s), 0);
-    case 'NS':
-      return (inner as string[]).reduce((sum, n) => sum + Math.ceil(n.length / 2) + 1, 0);
-    case 'L':
-      return 3 + (inner as Record<string, unknown>[]).reduce((sum, item) => sum + 1 + attributeSize(item), 0);
-    case 'M':
-      return 3 + itemSize(inner as Record<string, Record<string, unknown>>);
-    default:
-      return 0;
-  }
-}
-
-function itemSize(item: Record<string, Record<string, unknown>>): number {
-  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + attributeSize(value), 0);
-}
-
 function observePut(item: Record<string, unknown>, transactional: boolean): void {
-  const size = itemSize(
-    marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false }) as unknown as Record<string, Record<string, unknown>>,
-  );
+  const size = itemSize(item);
   observer.itemsPut += 1;
   observer.itemsPutBytes += size;
-  const units = Math.max(1, Math.ceil(size / 1024)) * (transactional ? 2 : 1);
+  const units = unitsOf(size) * (transactional ? 2 : 1);
   if (item.gsi1pk !== undefined) observer.gsiWcuEstimate += units;
   if (item.gsi2pk !== undefined) observer.gsiWcuEstimate += units;
 }
@@ -242,6 +213,7 @@ function observeDynamo(db: { middlewareStack: { add: (...args: any[]) => void } 
 }
 
 function recordWrite(command: string, input: Json): void {
+  recordWriteCommand(observer.ledger, command, input);
   if (command === 'BatchWriteItem') {
     for (const requests of Object.values(input.RequestItems ?? {}) as Json[][]) {
       for (const request of requests) {
@@ -590,7 +562,10 @@ async function main(): Promise<void> {
 
     // 5 (reported next to the ratio). The table's floor: every item the ingest left, written again
     // into a fresh table with nothing else going on (BatchWriteItem, 25 items, 16 in flight).
-    const floor = await tableFloor(tableName, admin);
+    // Every item the ingest left: the write ledger's final sizes and stored bytes, and the table floor.
+    const leftItems = await scanItems(admin, tableName);
+    const writesByFamily = perUnit(observer.ledger.report(leftItems), raw.transactions, raw.logs);
+    const floor = await tableFloor(tableName, admin, leftItems);
     console.log(`table floor: ${floor.items} items rewritten in ${floor.seconds.toFixed(2)} s (${floor.itemsPerSecond} items/s)`);
 
     // 4. The ingest's reader again, and derive timed on what it returns.
@@ -661,6 +636,11 @@ async function main(): Promise<void> {
         responseBytes: raw.responseBytes,
       },
       ingest: ingestFigures,
+      writesByFamily: {
+        method:
+          'every write request of the ingest, classified by the key of its item (scripts/bench/lib/write-families.ts): ceil(size / 1 KB) units per item (updates and deletes: the size of the item at the end of the run or as last put), doubled in TransactWriteItems, again on each GSI whose keys the item carries (ALL projection); stored bytes: the items left, + 100 B each',
+        ...writesByFamily,
+      },
       ratio: { ingestOverRawFetch: round(ratio, 2), target: TARGET_RATIO, pass },
       cpu: cpuDuringIngest({
         ingestProcess: (ownCpu.user + ownCpu.system) / 1e6,
@@ -756,8 +736,8 @@ function processCpuSeconds(pid: number): number | undefined {
 async function tableFloor(
   source: string,
   admin: DynamoDBClient,
+  items: Record<string, unknown>[],
 ): Promise<{ items: number; seconds: number; itemsPerSecond: number; byFamily: Record<string, number> }> {
-  const items = await scanItems(admin, source);
   const target = `${source}-floor`;
   await ensureTable(admin, target);
   // The ingest's writer (BatchWriteItem of 25, 16 in flight, unprocessed items retried), aimed at the fresh table.
@@ -826,6 +806,12 @@ ${r.chain.blocks} blocks (${r.chain.range.from}..${r.chain.range.to}), ${r.chain
 | state updates / deletes | ${r.ingest.dynamo.updates} / ${r.ingest.dynamo.itemsDeleted} |
 | the ingest's own reader (validated, formatted), derive excluded | ${r.phases.ingestReader.seconds} s |
 | derive CPU (deriveBlock + immutableItems) | ${r.phases.deriveCpu.totalMs} ms, ${r.phases.deriveCpu.perBlockMs} ms/block |
+
+## Writes by item family
+
+${r.writesByFamily.transactions} transactions, ${r.writesByFamily.logs} logs. Per transaction: **${r.writesByFamily.totals.writeUnitsPerTx} write units** (${r.writesByFamily.totals.writeUnitsPerLog} per log), ${r.writesByFamily.totals.itemsWrittenPerTx} items written, **${(r.writesByFamily.totals.bytesStoredPerTx / 1024).toFixed(2)} KB stored** (${r.writesByFamily.totals.itemsStoredPerTx} items left, + 100 B each). Write units priced per item at the table's edge: ceil(size / 1 KB), doubled in TransactWriteItems, again per GSI the item is in (ALL projection); updates and deletes priced at the item's size at the end of the run (or as last put).
+
+${familyMarkdown(r.writesByFamily)}
 
 | DynamoDB command | calls | per block | mean latency ms |
 |---|---|---|---|

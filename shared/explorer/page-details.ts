@@ -5,6 +5,7 @@
  * no call at all.
  */
 import { batchGetItems, type Item } from '../db/operations';
+import { expandTransaction } from '../table/compact';
 import { addressKeys, chainKeys, nftKeys, transactionKeys, type ItemKey } from '../table/keys';
 import type { AddressRecord, CursorRecord, NftInstanceRecord, TransactionRecord } from '../table/records';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
@@ -46,7 +47,7 @@ function addDetail(details: PageDetails, item: Item): void {
       break;
     }
     case 'transaction': {
-      const record = item as unknown as TransactionRecord;
+      const record: TransactionRecord = expandTransaction(item);
       details.transactions.set(record.hash.toLowerCase(), record);
       break;
     }

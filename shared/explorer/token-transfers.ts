@@ -3,6 +3,7 @@
  * and joined with X7 (see docs/access-patterns.md).
  */
 import { getAddress } from 'viem';
+import { expandTokenTransfer } from '../table/compact';
 import { tokenTransferKeys, typeSetsToRead, type Direction, type TokenStandard } from '../table/keys';
 import type { TokenTransferRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
@@ -47,7 +48,8 @@ export function listTokenTransfers(
   return measured('token-transfers', async () => {
     const filter = { direction: directionOf(query.filter), types: query.type, token: query.token };
     const read = await readTokenTransfers(config.chainId, address, filter, tokenTransferStart(query));
-    const window = read.items.slice(0, PAGE_SIZE);
+    // Items store compacted records (shared/table/compact.ts).
+    const window = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
     const types = query.token ? query.type : undefined;
     const page = types ? window.filter((transfer) => types.includes(transfer.tokenStandard)) : window;
     const details = await readPageDetails(config.chainId, {

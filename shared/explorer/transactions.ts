@@ -2,6 +2,7 @@
  * E4: transactions from, to or creating an address, read from the X4 range and joined with X7 and
  * X8 (the indexed head, for confirmations; see docs/access-patterns.md).
  */
+import { expandTransaction } from '../table/compact';
 import { addressKeys, type Direction } from '../table/keys';
 import type { TransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
@@ -23,7 +24,8 @@ export function listTransactions(
 ): Promise<TransactionsResponse> {
   return measured('transactions', async () => {
     const read = await readTransactions(config.chainId, address, directionOf(query.filter), transactionStart(query));
-    const page = read.items.slice(0, PAGE_SIZE);
+    // Items store compacted records (shared/table/compact.ts).
+    const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTransaction(item));
     const details = await readPageDetails(config.chainId, {
       addresses: page.flatMap((tx) => [tx.from, tx.to, tx.contractAddress].filter((item): item is string => item !== null)),
       transactions: page.filter((tx) => tx.inputOmitted).map((tx) => tx.hash),

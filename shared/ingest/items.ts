@@ -18,6 +18,7 @@ import {
 import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
 import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
+import { compactBlock, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
 
 /**
  * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range
@@ -35,64 +36,80 @@ export function countedEntry<T extends TableItem>(item: T): T {
 /** Whether `item` (the very object immutableItems returned) is an entry of a counted range. */
 export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(item);
 
-/** Every immutable item of a block, without duplicate keys (a self-transfer hits one `all` entry once). */
+/**
+ * Every immutable item of a block, without duplicate keys (a self-transfer hits one `all` entry once).
+ * Items store their record compacted for their key (shared/table/compact.ts: fields the key or other
+ * fields give back are left out), keeping the fields their range reads in a FilterExpression (insights
+ * bounded checks, shared/insights/*: I1 on N3 and the canonical transaction, I2 on N4 and the
+ * canonical log; token transfers keep theirs anyway).
+ */
 export function immutableItems(derived: DerivedBlock): TableItem[] {
   const { chainId, block } = derived;
   const items = new Map<string, TableItem>();
-  const put = (key: ItemKey, record: object, counted = false): void => {
-    const item: TableItem = { ...record, pk: key.pk, sk: key.sk };
+  const put = (key: ItemKey, stored: object, counted = false): void => {
+    const item: TableItem = { ...stored, pk: key.pk, sk: key.sk };
     items.set(`${key.pk}\n${key.sk}`, counted ? countedEntry(item) : item);
   };
   const COUNTED = true;
 
-  put(blockKeys.block(chainId, block.number), { ...block, ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED);
-  put(blockKeys.blockByHash(chainId, block.hash), block);
+  const blockKey = blockKeys.block(chainId, block.number);
+  put(blockKey, { ...compactBlock(block, blockKey), ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED);
+  const byHash = blockKeys.blockByHash(chainId, block.hash);
+  put(byHash, compactBlock(block, byHash));
 
   for (const tx of derived.transactions) {
-    put(transactionKeys.transaction(chainId, tx.hash), tx);
+    const canonical = transactionKeys.transaction(chainId, tx.hash);
+    put(canonical, compactTransaction(tx, canonical, CANONICAL_TRANSACTION_CHECKS));
     const copy = transactionCopy(tx);
     const sk = transactionKeys.sortKey(tx.blockNumber, tx.transactionIndex);
+    const putCopy = (pk: string, keep: readonly string[] = [], counted = false) =>
+      put({ pk, sk }, compactTransaction(copy, { pk, sk }, keep), counted);
     const touch = (address: string, direction: Direction): void => {
-      put({ pk: addressKeys.transactions(chainId, address, direction).pk, sk }, copy);
-      put({ pk: addressKeys.transactions(chainId, address, 'all').pk, sk }, copy);
+      putCopy(addressKeys.transactions(chainId, address, direction).pk);
+      putCopy(addressKeys.transactions(chainId, address, 'all').pk);
     };
     touch(tx.from, 'from');
     if (tx.to) touch(tx.to, 'to');
     if (tx.contractAddress) touch(tx.contractAddress, 'to');
     if (tx.to && tx.methodSelector && tx.transactionTypes.includes('contract_call')) {
-      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, sk }, copy, COUNTED);
-      put({ pk: transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, sk }, copy, COUNTED);
-      put({ pk: transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk, sk }, copy);
+      putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, CALL_CHECKS, COUNTED);
+      putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, CALL_CHECKS, COUNTED);
+      putCopy(transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk);
     }
   }
 
   for (const log of derived.logs) {
-    put(transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex), log);
+    const canonical = transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex);
+    put(canonical, compactLog(log, canonical, LOG_CHECKS));
     const copy = logCopy(log);
     const sk = logKeys.sortKey(log.blockNumber, log.logIndex);
-    put({ pk: logKeys.contractLogs(chainId, log.address).pk, sk }, copy, COUNTED);
+    const putCopy = (pk: string, keep: readonly string[] = [], counted = false) =>
+      put({ pk, sk }, compactLog(copy, { pk, sk }, keep), counted);
+    putCopy(logKeys.contractLogs(chainId, log.address).pk, LOG_CHECKS, COUNTED);
     const topic0 = log.topics[0];
     if (topic0) {
-      put({ pk: logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, sk }, copy, COUNTED);
-      put({ pk: logKeys.logsWithTopic0(chainId, topic0).pk, sk }, copy);
+      putCopy(logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, LOG_CHECKS, COUNTED);
+      putCopy(logKeys.logsWithTopic0(chainId, topic0).pk);
     }
   }
 
   for (const transfer of derived.tokenTransfers) {
-    put(transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex), transfer);
+    const canonical = transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex);
+    put(canonical, compactTokenTransfer(transfer, canonical));
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
-    put({ pk: tokenTransferKeys.byToken(chainId, transfer.token).pk, sk }, transfer, COUNTED);
+    const putCopy = (pk: string) => put({ pk, sk }, compactTokenTransfer(transfer, { pk, sk }), COUNTED);
+    putCopy(tokenTransferKeys.byToken(chainId, transfer.token).pk);
     // Its own standard's range and ALL (keys.ts typeSetsWritten), not every set containing it.
     const typeSets = typeSetsWritten(transfer.tokenStandard);
     const touch = (address: string, direction: Direction): void => {
       // The zero address (every mint and burn) would be one hot, unbounded partition: not indexed.
       if (isZeroAddress(address)) return;
       for (const typeSet of typeSets) {
-        put({ pk: tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, sk }, transfer, COUNTED);
-        put({ pk: tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk, sk }, transfer, COUNTED);
+        putCopy(tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk);
+        putCopy(tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk);
       }
-      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk }, transfer, COUNTED);
-      put({ pk: tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk }, transfer, COUNTED);
+      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk);
+      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk);
     };
     touch(transfer.from, 'from');
     touch(transfer.to, 'to');
@@ -115,6 +132,18 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
   }
   return [...items.values()];
 }
+
+/**
+ * Fields insights reads in a FilterExpression (shared/insights/queries.ts, transactions.ts,
+ * events.ts), kept on the items it checks even where the key or other fields would give them back:
+ * the canonical transaction (I1 with filter_hash checks its selector), the N3 copies (I1
+ * filter_transaction_index), the canonical log and the N4 copies (I2 filter_log_index). The others
+ * (to, from, value, gas, gasPrice, blockNumber of canonical items, topics, transferType,
+ * tokenStandard) are never left out.
+ */
+const CANONICAL_TRANSACTION_CHECKS = ['methodSelector'] as const;
+const CALL_CHECKS = ['transactionIndex'] as const;
+const LOG_CHECKS = ['logIndex'] as const;
 
 /** A transaction as index copies carry it: calldata above 1 KB stays on the canonical item only. */
 export function transactionCopy(tx: TransactionRecord): TransactionRecord {

@@ -7,7 +7,13 @@
  * conditional update on the block it replaces, so two writers can never both advance it. Before a
  * batch of several blocks is written, the cursor records the batch's last block (`pendingTo`), so that
  * a restart or a reorg knows which manifests past the cursor a crash may have left.
+ *
+ * A chunk stores its entries packed: `packed` is the raw DEFLATE of the JSON `{"i": [[pk, sk], ...],
+ * "t": [touched, ...]}` (a binary attribute). Keys repeat the chain prefix, addresses and hashes many
+ * times, so a block's manifest shrinks about tenfold (the benchmark chain's 5.2 KB, 5-6 write units,
+ * to about 0.6 KB, one). Chunks written before packing (`items` and `touched` as lists) read as before.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { updateItem, writeItems } from '../db/operations';
 import { chainKeys, type ItemKey, type TableItem } from '../table/keys';
 import type { CursorRecord, ManifestRecord } from '../table/records';
@@ -34,17 +40,19 @@ export async function writeManifest(chainId: number, manifest: BlockManifest, st
   const records: TableItem[] = [];
   for (let chunk = 0; chunk < chunkCount; chunk += 1) {
     const slice = entries.slice(chunk * MANIFEST_CHUNK_ENTRIES, (chunk + 1) * MANIFEST_CHUNK_ENTRIES);
-    records.push({
-      ...chainKeys.manifest(chainId, manifest.blockNumber, chunk),
+    const record: ManifestRecord = {
       kind: 'manifest',
       chainId,
       blockNumber: manifest.blockNumber,
       blockHash: manifest.blockHash,
       chunk,
       chunkCount,
-      items: slice.flatMap((entry) => ('item' in entry ? [entry.item] : [])),
-      touched: slice.flatMap((entry) => ('touched' in entry ? [entry.touched] : [])),
-    });
+      packed: packEntries(
+        slice.flatMap((entry) => ('item' in entry ? [entry.item] : [])),
+        slice.flatMap((entry) => ('touched' in entry ? [entry.touched] : [])),
+      ),
+    };
+    records.push({ ...chainKeys.manifest(chainId, manifest.blockNumber, chunk), ...record });
   }
   await writeItems({ put: records });
   // A previous manifest of the block with more chunks would leave stale chunks: delete them.
@@ -58,13 +66,26 @@ export async function readManifest(chainId: number, blockNumber: number): Promis
   const chunks = await queryRange<ManifestRecord>(chainKeys.manifestRange(chainId, blockNumber));
   const [first] = chunks;
   if (first === undefined) return undefined;
+  const entries = chunks.map(unpackEntries);
   return {
     blockNumber,
     blockHash: first.blockHash,
-    items: chunks.flatMap((chunk) => chunk.items),
-    touched: chunks.flatMap((chunk) => chunk.touched),
+    items: entries.flatMap((chunk) => chunk.items),
+    touched: entries.flatMap((chunk) => chunk.touched),
     chunkCount: chunks.length,
   };
+}
+
+/** A chunk's entries as stored: DEFLATE (raw) of `{"i": [[pk, sk], ...], "t": [...]}`. */
+export function packEntries(items: readonly ItemKey[], touched: readonly string[]): Uint8Array {
+  return deflateRawSync(JSON.stringify({ i: items.map((key) => [key.pk, key.sk]), t: touched }), { level: 9 });
+}
+
+/** A chunk's entries, packed or (written before packing) as lists. */
+export function unpackEntries(chunk: ManifestRecord): { items: ItemKey[]; touched: string[] } {
+  if (chunk.packed === undefined) return { items: chunk.items ?? [], touched: chunk.touched ?? [] };
+  const { i, t } = JSON.parse(inflateRawSync(chunk.packed).toString('utf8')) as { i: [string, string][]; t: string[] };
+  return { items: i.map(([pk, sk]) => ({ pk, sk })), touched: t };
 }
 
 export async function deleteManifest(chainId: number, blockNumber: number): Promise<void> {

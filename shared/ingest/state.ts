@@ -526,11 +526,11 @@ export class StateWriter {
       const json = instance?.metadataJson ?? null;
       const uri = instance?.tokenUri ?? null;
       const fits = (text: string | null) => text === null || Buffer.byteLength(text) <= MAX_COPIED_DATA_BYTES;
+      // The URI and metadata status are not embedded: E2 shows neither. `omitted` still says whether
+      // either was too large, so E2 joins the same instances as before.
       return {
         tokenId: entry.tokenId,
         value: entry.value,
-        tokenUri: fits(uri) ? uri : null,
-        metadataStatus: instance?.metadataStatus ?? 'none',
         metadataJson: fits(json) ? json : null,
         omitted: !fits(uri) || !fits(json),
         totalSupply: instance?.totalSupply ?? null,

@@ -3,6 +3,7 @@
  * (timestamps through the block-by-time index); filter_hash reads the block-by-hash item (N2).
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
+import { expandBlock } from '../table/compact';
 import type { BlockRecord } from '../table/records';
 import { blockNarrowingOf, blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
@@ -29,11 +30,12 @@ export async function listBlocks({ query, host }: BlocksRequest, config: Insight
   const list = await readList<BlockRecord>(plan, rangeOf, config, {
     summed: { gas_used: 'gasUsed' },
     fields: BLOCK_FIELDS,
-    row: serialiseBlock,
+    // Items store compacted records (shared/table/compact.ts).
+    row: (item) => serialiseBlock(expandBlock(item)),
     position: (block) => [block.number],
   });
   if (list.aggregations) return { meta: listMeta(plan, list.totals), data: [], aggregations: list.aggregations };
-  return { meta: listMeta(plan, list.totals), data: list.records.map(serialiseBlock), aggregations: null };
+  return { meta: listMeta(plan, list.totals), data: list.records.map((item) => serialiseBlock(expandBlock(item))), aggregations: null };
 }
 
 async function blocksRangeOf(chainId: number, filters: Filter[], plan: ListPlan): Promise<RangeRead | null> {

@@ -6,6 +6,7 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { batchGetItems } from '../db/operations';
+import { expandLog } from '../table/compact';
 import { keyId, transactionKeys, type ItemKey } from '../table/keys';
 import type { LogRecord } from '../table/records';
 import { blockNarrowingOf, blockRangeOf } from './block-range';
@@ -49,11 +50,15 @@ export async function listContractEvents(request: ContractEventsRequest, config:
   const list = await readList<LogRecord>(plan, rangeOf, config, {
     summed: {},
     fields: EVENT_FIELDS,
-    row: (log) => withTopicFields(serialiseEvent(log)),
-    position: (log) => [log.blockNumber, log.logIndex],
+    // Items store compacted records (shared/table/compact.ts).
+    row: (item) => withTopicFields(serialiseEvent(expandLog(item))),
+    position: (item) => {
+      const log = expandLog(item);
+      return [log.blockNumber, log.logIndex];
+    },
   });
   if (list.aggregations) return { meta: listMeta(plan, list.totals, address, signature), data: [], aggregations: list.aggregations };
-  const records = list.records;
+  const records = list.records.map((item): LogRecord => expandLog(item));
   // One BatchGetItem: data that index copies leave out (over 1 KB) and the registered ABIs of topic0s.
   const payloadKey = (log: LogRecord): ItemKey => transactionKeys.transactionLog(log.chainId, log.transactionHash, log.logIndex);
   const topic0s = query.decode ? records.map((log) => log.topics[0]).filter((topic): topic is string => Boolean(topic)) : [];

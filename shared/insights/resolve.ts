@@ -16,6 +16,7 @@
  */
 import { toEventSelector, toFunctionSelector, type AbiEvent, type AbiFunction } from 'viem';
 import { batchGetItems } from '../db/operations';
+import { expandBlock, expandLog, expandTransaction } from '../table/compact';
 import { addressKeys, blockKeys, keyId, transactionKeys, type ItemKey } from '../table/keys';
 import { InvalidRequestError } from '../errors';
 import type { BlockRecord, LogRecord, TransactionRecord } from '../table/records';
@@ -87,7 +88,8 @@ async function resolveBlockNumber(blockNumber: number, chainIds: number[]): Prom
   const items = await batchGetItems(chainIds.map((chainId) => blockKeys.block(chainId, blockNumber)));
   const blocks = chainIds
     .map((chainId) => items.get(keyId(blockKeys.block(chainId, blockNumber))))
-    .filter(Boolean) as unknown as BlockRecord[];
+    .filter((item) => item !== undefined)
+    .map((item): BlockRecord => expandBlock(item));
   return { type: 'block', blocks };
 }
 
@@ -96,11 +98,14 @@ async function resolveHash(hash: string, chainIds: number[]): Promise<Resolved> 
     batchGetItems(chainIds.flatMap((chainId) => [transactionKeys.transaction(chainId, hash), blockKeys.blockByHash(chainId, hash)])),
     Promise.all(chainIds.map((chainId) => latestLogsWithTopic0(chainId, hash, RESOLVE_LIST_LIMIT))),
   ]);
-  const found = <T>(key: (chainId: number) => ItemKey): T[] =>
-    chainIds.map((chainId) => items.get(keyId(key(chainId)))).filter(Boolean) as unknown as T[];
-  const transactions = found<TransactionRecord>((chainId) => transactionKeys.transaction(chainId, hash));
+  const found = (key: (chainId: number) => ItemKey) =>
+    chainIds.map((chainId) => items.get(keyId(key(chainId)))).filter((item) => item !== undefined);
+  // Items store compacted records (shared/table/compact.ts).
+  const transactions = found((chainId) => transactionKeys.transaction(chainId, hash)).map(
+    (item): TransactionRecord => expandTransaction(item),
+  );
   if (transactions.length > 0) return { type: 'transaction', transactions };
-  const blocks = found<BlockRecord>((chainId) => blockKeys.blockByHash(chainId, hash));
+  const blocks = found((chainId) => blockKeys.blockByHash(chainId, hash)).map((item): BlockRecord => expandBlock(item));
   if (blocks.length > 0) return { type: 'block', blocks };
   const events = latestEvents(logs);
   if (events.length > 0) return { type: 'event_signature', events, signature: hash };
@@ -148,12 +153,12 @@ async function resolveName(text: string, chainIds: number[]): Promise<Resolved> 
 }
 
 function latestTransactions(lists: readonly Record<string, unknown>[][]): TransactionRecord[] {
-  const chains = lists.map((items) => ({ rows: items as unknown as TransactionRecord[] }));
+  const chains = lists.map((items) => ({ rows: items.map((item): TransactionRecord => expandTransaction(item)) }));
   return mergeByPosition(chains, (tx) => [tx.blockNumber, tx.transactionIndex], 'desc');
 }
 
 function latestEvents(lists: readonly Record<string, unknown>[][]): LogRecord[] {
-  const chains = lists.map((items) => ({ rows: items as unknown as LogRecord[] }));
+  const chains = lists.map((items) => ({ rows: items.map((item): LogRecord => expandLog(item)) }));
   return mergeByPosition(chains, (log) => [log.blockNumber, log.logIndex], 'desc');
 }
 

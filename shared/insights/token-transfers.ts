@@ -13,6 +13,7 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { batchGetItems } from '../db/operations';
+import { expandTokenTransfer } from '../table/compact';
 import { addressKeys, keyId, type Direction, type TokenStandard } from '../table/keys';
 import { InvalidRequestError } from '../errors';
 import type { AddressRecord, TokenTransferRecord, TransferType } from '../table/records';
@@ -201,11 +202,17 @@ async function respond(
   const list = await readList<TokenTransferRecord>(plan, rangeForChain, config, {
     summed: { amount: 'amount' },
     fields: TOKEN_TRANSFER_FIELDS,
-    row: serialiseTokenTransfer,
-    position: (transfer) => [transfer.blockNumber, transfer.logIndex, transfer.batchIndex],
+    // Items store compacted records (shared/table/compact.ts).
+    row: (item) => serialiseTokenTransfer(expandTokenTransfer(item)),
+    position: (item) => {
+      const transfer = expandTokenTransfer(item);
+      return [transfer.blockNumber, transfer.logIndex, transfer.batchIndex];
+    },
   });
   if (list.aggregations) return { meta: meta(list.totals), data: [], aggregations: list.aggregations };
-  const rows = list.records.map((record) => ({ record, row: serialiseTokenTransfer(record) }));
+  const rows = list.records
+    .map((item): TokenTransferRecord => expandTokenTransfer(item))
+    .map((record) => ({ record, row: serialiseTokenTransfer(record) }));
   if (query.metadata) await addTokenMetadata(rows);
   return { meta: meta(list.totals), data: rows.map(({ row }) => row), aggregations: null };
 }

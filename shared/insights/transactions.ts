@@ -6,6 +6,7 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { batchGetItems } from '../db/operations';
+import { expandTransaction } from '../table/compact';
 import { keyId, transactionKeys } from '../table/keys';
 import type { TransactionRecord } from '../table/records';
 import { blockNarrowingOf, blockRangeOf } from './block-range';
@@ -52,11 +53,15 @@ export async function listContractTransactions(
   const list = await readList<TransactionRecord>(plan, rangeOf, config, {
     summed: { value: 'value', gas_used: 'gasUsed' },
     fields: TRANSACTION_FIELDS,
-    row: (tx) => serialiseTransaction(tx),
-    position: (tx) => [tx.blockNumber, tx.transactionIndex],
+    // Items store compacted records (shared/table/compact.ts).
+    row: (item) => serialiseTransaction(expandTransaction(item)),
+    position: (item) => {
+      const tx = expandTransaction(item);
+      return [tx.blockNumber, tx.transactionIndex];
+    },
   });
   if (list.aggregations) return { meta: listMeta(plan, list.totals, address, selector), data: [], aggregations: list.aggregations };
-  const records = list.records;
+  const records = list.records.map((item): TransactionRecord => expandTransaction(item));
   const inputs = await fullInputs(records);
   const data = records.map((tx) => {
     const input = tx.inputOmitted ? (inputs.get(keyId(transactionKeys.transaction(tx.chainId, tx.hash))) ?? null) : tx.input;

@@ -8,7 +8,10 @@
  *    difficulty) are DECIMAL strings; counts, indexes, gas amounts, timestamps are numbers;
  *  - timestamps are Unix seconds (numbers); absent optional fields are null (never undefined);
  *  - index copies (the same record under another key, see keys.ts) carry the same fields as the
- *    canonical item, except as noted on `TransactionRecord.input` and `LogRecord.data`.
+ *    canonical item, except as noted on `TransactionRecord.input` and `LogRecord.data`;
+ *  - items store transactions, logs, token transfers and blocks compacted for their key (fields the
+ *    key, a default or other fields give back are left out: shared/table/compact.ts); readers expand
+ *    an item to the record described here.
  * Every item also has its key attributes (pk, sk, and gsi1pk/gsi1sk on blocks), not listed here.
  * Pattern ids (X1, N2, G3 ...) are defined in docs/access-patterns.md, with the key range of each
  * pattern and when the ingest writes its items.
@@ -384,14 +387,19 @@ export interface NftHoldingRecord {
   value: string;
 }
 
-/** One of the (at most 9) newest instances embedded in a collection item. */
+/**
+ * One of the (at most 9) newest instances embedded in a collection item: what E2 shows of it (its
+ * metadata, amount and supply). The token URI and metadata status are not embedded (E2 shows neither;
+ * entries written before this carry them, and they are ignored).
+ */
 export interface EmbeddedNftInstance {
   tokenId: string;
   /** Decimal amount held. */
   value: string;
-  /** null when absent or when longer than MAX_COPIED_DATA_BYTES (then `omitted` is true). */
-  tokenUri: string | null;
-  metadataStatus: NftInstanceRecord['metadataStatus'];
+  /** Entries written before the URI was left out: null when absent or too long. */
+  tokenUri?: string | null;
+  /** Entries written before the status was left out. */
+  metadataStatus?: NftInstanceRecord['metadataStatus'];
   /** Metadata JSON text when resolved and at most MAX_COPIED_DATA_BYTES; otherwise null. */
   metadataJson: string | null;
   /** True when tokenUri or metadataJson was too large to embed: GetItem the instance (nftKeys.instance). */
@@ -463,10 +471,12 @@ export interface ChainRecord {
 
 /**
  * chainKeys.manifest (G2): what one block wrote, in chunks of at most 500 entries, written before
- * the block's items. `items` are keys of the block's own items (deleted when the block is orphaned);
- * `touched` are state entities it may have changed (recomputed when the block is orphaned), encoded
- * as `BAL|holder|token|standard|tokenId or -`, `NFT|contract|standard|tokenId`,
- * `COL|holder|contract|standard` and `ADDR|address` (see state.ts).
+ * the block's items. Its entries: keys of the block's own items (deleted when the block is orphaned)
+ * and state entities it may have changed (recomputed when the block is orphaned), encoded as
+ * `BAL|holder|token|standard|tokenId or -`, `NFT|contract|standard|tokenId`,
+ * `COL|holder|contract|standard` and `ADDR|address` (see state.ts). Stored `packed`: the raw DEFLATE
+ * of `{"i": [[pk, sk], ...], "t": [touched, ...]}` (shared/ingest/manifest.ts); chunks written
+ * before packing hold `items` and `touched` as lists instead.
  */
 export interface ManifestRecord {
   kind: 'manifest';
@@ -475,8 +485,11 @@ export interface ManifestRecord {
   blockHash: string;
   chunk: number;
   chunkCount: number;
-  items: { pk: string; sk: string }[];
-  touched: string[];
+  /** The entries, packed (binary). */
+  packed?: Uint8Array;
+  /** Chunks written before packing: the entries as lists. */
+  items?: { pk: string; sk: string }[];
+  touched?: string[];
 }
 
 /**

@@ -9,6 +9,7 @@ import type { ColdResult } from '../cold';
 import type { HttpResult } from '../http';
 import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
 import type { CostModel } from './cost';
+import { familyMarkdown, type PerUnitReport } from './write-families';
 
 export interface Report {
   date: string;
@@ -140,6 +141,16 @@ export function markdown(report: Report): string {
         `${fmt(ingest.ingest?.dynamo?.tableWcuPerBlock, 1)} write units and ${fmt(ingest.ingest?.dynamo?.callsPerBlock, 1)} DynamoDB calls per block. Details: the ingest-<time> files beside this one.`,
       '',
     );
+    const families = ingest.writesByFamily as PerUnitReport | undefined;
+    if (families?.rows) {
+      lines.push(
+        `Writes by item family (at the table's edge; per transaction, ${families.transactions} transactions and ${families.logs} logs): ` +
+          `**${families.totals.writeUnitsPerTx} write units**, ${families.totals.itemsWrittenPerTx} items written, **${fmt(families.totals.bytesStoredPerTx / 1024, 2)} KB stored** per transaction.`,
+        '',
+        familyMarkdown(families),
+        '',
+      );
+    }
   }
 
   const load = report.parts.load as (LoadResult & Record<string, any>) | null;

@@ -24,6 +24,7 @@ import {
   type RecordedCall,
 } from '../../../scripts/bench/lib/measure';
 import { buildReport, writeReport } from '../../../scripts/bench/lib/report';
+import { familyMarkdown, familyOf, itemSize, perUnit, recordWriteCommand, WriteLedger } from '../../../scripts/bench/lib/write-families';
 
 useTestTable('bench');
 
@@ -136,6 +137,61 @@ const httpResult = (requests: RequestResult[]): HttpResult => ({
     },
   ],
   mixReadUnitsPerPage: 10,
+});
+
+describe('write cost by item family', () => {
+  it('names the family of every key the ingest writes', () => {
+    const a = '0x' + 'a'.repeat(40);
+    const h = '0x' + 'b'.repeat(64);
+    const cases: [string, string, string][] = [
+      ['C#1#BLOCKS', '000000000001', 'N1 block (BLOCKS)'],
+      [`C#1#TX#${h}`, 'TX', 'N2 transaction (TX#h / TX)'],
+      [`C#1#TX#${h}`, 'TT#000001#0000', 'N10 token transfer (TX#h / TT#)'],
+      [`C#1#A#${a}#TX#all`, '000000000001#000000', 'X4 transactions (A#a#TX#all)'],
+      [`C#1#A#${a}#TX#from`, '000000000001#000000', 'X4 transactions (A#a#TX#to|from)'],
+      [`C#1#A#${a}#TT#to#ERC-20`, 'x', 'X3/N9 transfers (A#a#TT#to|from#standard)'],
+      [`C#1#A#${a}#TT#all#ALL`, 'x', 'X3/N9 transfers (A#a#TT#all#ALL)'],
+      [`C#1#A#${a}#TT#all#TOKEN#${a}`, 'x', 'X3/N9 transfers by token (A#a#TT#all#TOKEN#t)'],
+      [`C#1#A#${a}`, `BAL#${a}#-`, 'G3 balance (A#a / BAL#)'],
+      [`C#1#A#${a}#BALS#ALL`, 'x', 'X1 balance listing (A#a#BALS#ALL)'],
+      [`C#1#CALLS#${a}#0xa9059cbb#FROM#${a}`, 'x', 'N3 calls by sender (CALLS#c#sel#FROM#a)'],
+      [`C#1#WROTE#000000000001`, '0000', 'G2 manifest (WROTE)'],
+      ['CHAINS', '000000000001', 'N13 chain registry (CHAINS)'],
+      ['SEEK#C#1#TT#0xabc', '0000000001', 'N15 seek chunks (SEEK#<range>)'],
+      ['C#1#SOMETHING#12345', 'x', 'other: SOMETHING#n | x'],
+    ];
+    for (const [pk, sk, id] of cases) expect(familyOf(pk, sk).id, pk).toBe(id);
+  });
+
+  it('prices puts, transactional writes, updates, deletes and GSI copies, and adds up stored bytes', () => {
+    const ledger = new WriteLedger();
+    const big = { pk: 'C#1#BLOCKS', sk: '000000000001', gsi1pk: 'C#1#BLOCKTIME', gsi1sk: 't', blob: 'x'.repeat(1500) };
+    const small = { pk: 'C#1#A#0xa#TX#all', sk: '000000000001#000000', hash: '0xb' };
+    recordWriteCommand(ledger, 'BatchWriteItem', { RequestItems: { t: [{ PutRequest: { Item: big } }, { PutRequest: { Item: small } }] } });
+    const balance = { pk: 'C#1#A#0xa', sk: 'BAL#0xt#-', value: '5' };
+    recordWriteCommand(ledger, 'TransactWriteItems', {
+      TransactItems: [{ Put: { Item: balance } }, { Delete: { Key: { pk: 'C#1#A#0xa#BALS#ALL', sk: 'old' } } }],
+    });
+    recordWriteCommand(ledger, 'UpdateItem', { Key: { pk: 'C#1#ADDR#0xt', sk: 'ADDR' } });
+    const report = ledger.report([big, small, balance, { pk: 'C#1#ADDR#0xt', sk: 'ADDR', holders: 2 }]);
+    const byFamily = new Map(report.rows.map((row) => [row.family, row]));
+    expect(byFamily.get('N1 block (BLOCKS)')).toMatchObject({ puts: 1, writeUnits: 2, itemsStored: 1 });
+    expect(byFamily.get('GSI gsi1: N1 block (BLOCKS)')).toMatchObject({ puts: 1, writeUnits: 2, itemsStored: 1, group: 'GSI' });
+    expect(byFamily.get('X4 transactions (A#a#TX#all)')).toMatchObject({ writeUnits: 1, bytesWritten: itemSize(small) });
+    expect(byFamily.get('G3 balance (A#a / BAL#)')).toMatchObject({ writeUnits: 2, transactionalWriteUnits: 2 });
+    expect(byFamily.get('X1 balance listing (A#a#BALS#ALL)')).toMatchObject({ deletes: 1, writeUnits: 2, itemsStored: 0 });
+    expect(byFamily.get('X7 address / token (ADDR#a)')).toMatchObject({ updates: 1, writeUnits: 1, itemsStored: 1 });
+    expect(report.totals.writeUnits).toBe(2 + 2 + 1 + 2 + 2 + 1);
+    expect(report.totals.bytesStored).toBe(
+      [big, small, balance, { pk: 'C#1#ADDR#0xt', sk: 'ADDR', holders: 2 }].reduce((sum, item) => sum + itemSize(item) + 100, 0) +
+        itemSize(big) +
+        100,
+    );
+    const figures = perUnit(report, 2, 1);
+    expect(figures.totals.writeUnitsPerTx).toBe(5);
+    expect(figures.totals.writeUnitsPerLog).toBe(10);
+    expect(familyMarkdown(figures)).toContain('| **total** |');
+  });
 });
 
 describe('budgets, cost model and report', () => {

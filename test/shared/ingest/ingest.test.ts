@@ -8,6 +8,7 @@
 import { zeroAddress as ZERO } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
+import { expandTransaction } from '../../../shared/table/compact';
 import { addressKeys, nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
@@ -114,7 +115,7 @@ describe('a demo chain ingested from block 0', () => {
   });
 
   test('revert reasons, transaction types, internal transaction types and NFT metadata', async () => {
-    const get = async (hash: string) => (await getItem(transactionKeys.transaction(CHAIN_ID, hash)))!;
+    const get = async (hash: string) => expandTransaction((await getItem(transactionKeys.transaction(CHAIN_ID, hash)))!);
     const { highlights, transactionsByKind, contracts } = demo.manifest;
     expect((await get(highlights.alwaysReverts.hash)).revertReason).toBe(highlights.alwaysReverts.reason);
     // The top-level call's tracer error (E4 `result`): the node's wording; null on success.
@@ -222,6 +223,13 @@ describe('nodes with fewer RPC methods', () => {
       await expectImmutableItems(name, truthFrom(), { traces: true, errors: 'presence' });
       const main = recent(await tableSnapshot(table.name));
       const parity = recent(await tableSnapshot(name));
+      const transactionView = (tx: Record<string, any>) => ({
+        pk: tx.pk,
+        sk: tx.sk,
+        revertReason: tx.revertReason,
+        types: tx.transactionTypes,
+        failed: tx.error !== null,
+      });
       const view = (items: Record<string, any>[]) =>
         items.map((item) =>
           item.kind === 'internalTransaction'
@@ -236,7 +244,7 @@ describe('nodes with fewer RPC methods', () => {
                 success: item.success,
               }
             : item.kind === 'transaction'
-              ? { pk: item.pk, sk: item.sk, revertReason: item.revertReason, types: item.transactionTypes, failed: item.error !== null }
+              ? transactionView(expandTransaction(item))
               : { pk: item.pk, sk: item.sk },
         );
       expect(view(parity)).toEqual(view(main));
@@ -252,7 +260,10 @@ describe('nodes with fewer RPC methods', () => {
       await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: FROM, to: head }));
       await expectImmutableItems(name, truthFrom(), { traces: false });
       const items = await tableSnapshot(name);
-      const reverted = items.find((item) => item.sk === 'TX' && item.hash === demo.manifest.highlights.alwaysReverts.hash);
+      const reverted = items
+        .filter((item) => item.sk === 'TX')
+        .map((item) => expandTransaction(item))
+        .find((tx) => tx.hash === demo.manifest.highlights.alwaysReverts.hash);
       expect(reverted).toMatchObject({ revertReason: demo.manifest.highlights.alwaysReverts.reason, tracesAvailable: false });
     } finally {
       await proxy.close();

@@ -11,6 +11,7 @@ import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib
 import { loadContracts } from '../../../scripts/lib/contracts';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { createChainClient } from '../../../shared/chain/client';
+import { expandTransaction } from '../../../shared/table/compact';
 import { nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { getItem } from '../../../shared/ingest/table-io';
@@ -172,7 +173,7 @@ describe('the top-level call error', () => {
       params: [outOfGas, { tracer: 'callTracer' }] as never,
     })) as { error?: string };
     expect(trace.error).toMatch(/out of gas/i);
-    const stored = await getItem<Record<string, any>>(transactionKeys.transaction(CHAIN_ID, outOfGas));
+    const stored = expandTransaction((await getItem<Record<string, any>>(transactionKeys.transaction(CHAIN_ID, outOfGas)))!);
     expect(stored).toMatchObject({ status: 0, error: trace.error });
     const item = (await explorer(deployer, 'transactions')).items.find((tx) => tx.hash === outOfGas.toLowerCase());
     expect(item).toMatchObject({ status: 'error', result: trace.error });
@@ -195,7 +196,7 @@ describe('the top-level call error', () => {
           from: 0,
           retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
         });
-        const stored = await getItem<Record<string, any>>(transactionKeys.transaction(CHAIN_ID, outOfGas));
+        const stored = expandTransaction((await getItem<Record<string, any>>(transactionKeys.transaction(CHAIN_ID, outOfGas)))!);
         expect(stored).toMatchObject({ status: 0, revertReason: null });
         if (error === null) expect(stored!.error).toBeNull();
         else expect(stored!.error).toEqual(expect.any(String));

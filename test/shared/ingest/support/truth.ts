@@ -31,6 +31,7 @@ import {
   type TokenStandard,
 } from '../../../../shared/table/keys';
 import { tableSnapshot } from '../../../support/table';
+import { expandLog, expandTokenTransfer, expandTransaction } from '../../../../shared/table/compact';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
@@ -321,7 +322,15 @@ export async function expectImmutableItems(
   expect(actual).toEqual(expected);
 
   const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));
-  const get = (key: { pk: string; sk: string }) => byKey.get(`${key.pk}\n${key.sk}`) as Record<string, any>;
+  // Items store compacted records (shared/table/compact.ts): compare the records they expand to.
+  const expand = { transaction: expandTransaction, log: expandLog, tokenTransfer: expandTokenTransfer } as Record<
+    string,
+    (item: object) => object
+  >;
+  const get = (key: { pk: string; sk: string }) => {
+    const item = byKey.get(`${key.pk}\n${key.sk}`) as Record<string, any>;
+    return (expand[String(item?.kind)]?.(item) ?? item) as Record<string, any>;
+  };
   for (const tx of truth.transactions) {
     const item = get(transactionKeys.transaction(truth.chainId, tx.hash));
     expect({

@@ -1,0 +1,357 @@
+/**
+ * Write cost by item family, measured at the table's edge (scripts/bench/ingest.ts observes every
+ * write command the ingest sends). Pure: the ledger is fed the write requests as they go out and the
+ * table's items at the end; nothing here talks to DynamoDB. test/scripts/bench/ checks it.
+ *
+ * An item's family is read from its key (shared/table/keys.ts; pattern ids of
+ * docs/access-patterns.md): canonical records, each index-copy range family, state items, the
+ * ingest's own bookkeeping (manifests, cursor, chain registry), order items, and any other key shape
+ * under its own name (so a new family shows up without a change here).
+ *
+ * Write units, as DynamoDB bills them on demand:
+ *  - a put, update or delete costs ceil(size / 1 KB) units (at least 1) of the item's size (an
+ *    update the larger of before and after; taken here as the item's size at the end of the run, or
+ *    the last size put, since state items keep their shape), twice that inside TransactWriteItems;
+ *  - an item that carries a GSI's key attributes costs its size again on that GSI (both GSIs project
+ *    ALL attributes), counted as a family `GSI <index>: <family>` of its own.
+ * Bytes stored: every item left in the table at the end, its size plus DynamoDB's 100 bytes of
+ * per-item overhead.
+ */
+import { marshall } from '@aws-sdk/util-dynamodb';
+
+export type FamilyGroup = 'canonical record' | 'index copy' | 'state' | 'bookkeeping' | 'orders' | 'GSI' | 'other';
+
+export interface Family {
+  /** Stable, human-readable id: the pattern id(s) and the key shape. */
+  id: string;
+  group: FamilyGroup;
+}
+
+const f = (id: string, group: FamilyGroup): Family => ({ id, group });
+
+/** The family of an item by its key. */
+export function familyOf(pk: string, sk: string): Family {
+  if (pk === 'CHAINS') return f('N13 chain registry (CHAINS)', 'bookkeeping');
+  if (pk.startsWith('SEEK#')) return f('N15 seek chunks (SEEK#<range>)', 'index copy');
+  if (pk.startsWith('ORDER#')) return sk.startsWith('DEPOSIT#') ? f('O7 order deposit', 'orders') : f('O1 order', 'orders');
+  const chain = /^C#\d+#/.exec(pk);
+  if (!chain) return f(`other: ${shape(pk)} | ${shape(sk)}`, 'other');
+  const rest = pk.slice(chain[0].length);
+  if (rest === 'BLOCKS') return f('N1 block (BLOCKS)', 'canonical record');
+  if (rest.startsWith('BLOCKHASH#')) return f('N2 block by hash (BLOCKHASH)', 'canonical record');
+  if (rest === 'META') return f('G1 cursor (META)', 'bookkeeping');
+  if (rest.startsWith('WROTE#')) return f('G2 manifest (WROTE)', 'bookkeeping');
+  if (/^TX#[^#]+$/.test(rest)) {
+    if (sk === 'TX') return f('N2 transaction (TX#h / TX)', 'canonical record');
+    if (sk.startsWith('LOG#')) return f('log (TX#h / LOG#)', 'canonical record');
+    if (sk.startsWith('TT#')) return f('N10 token transfer (TX#h / TT#)', 'canonical record');
+    if (sk.startsWith('ITX#')) return f('internal transaction (TX#h / ITX#)', 'canonical record');
+    return f(`other: TX#h / ${shape(sk)}`, 'other');
+  }
+  if (/^CALLS#[^#]+#[^#]+#FROM#[^#]+$/.test(rest)) return f('N3 calls by sender (CALLS#c#sel#FROM#a)', 'index copy');
+  if (/^CALLS#[^#]+#[^#]+$/.test(rest)) return f('N3 calls (CALLS#c#sel)', 'index copy');
+  if (rest.startsWith('SELECTOR#')) return f('N6 calls by selector (SELECTOR#sel)', 'index copy');
+  if (/^LOGS#[^#]+#T0#[^#]+$/.test(rest)) return f('N4 logs by topic0 (LOGS#c#T0#t)', 'index copy');
+  if (/^LOGS#[^#]+$/.test(rest)) return f('N4 logs (LOGS#c)', 'index copy');
+  if (rest.startsWith('TOPIC0#')) return f('N5 logs by topic0 (TOPIC0#t)', 'index copy');
+  if (/^TT#[^#]+$/.test(rest)) return f('N8 transfers of a token (TT#token)', 'index copy');
+  if (/^ADDR#[^#]+$/.test(rest)) return f('X7 address / token (ADDR#a)', 'state');
+  if (rest.startsWith('NAME#')) return f('N11 name (NAME#n)', 'state');
+  if (/^NFT#[^#]+$/.test(rest)) return f('G3 NFT instance (NFT#c)', 'state');
+  const address = /^A#[^#]+(?:#(.*))?$/.exec(rest);
+  if (address) {
+    const tail = address[1];
+    if (tail === undefined) return sk.startsWith('BAL#') ? f('G3 balance (A#a / BAL#)', 'state') : f(`other: A#a / ${shape(sk)}`, 'other');
+    const dir = (direction: string | undefined) => (direction === 'all' ? 'all' : 'to|from');
+    const set = (typeSet: string | undefined) => (typeSet === 'ALL' ? 'ALL' : 'standard');
+    const rules: [RegExp, (m: RegExpExecArray) => Family][] = [
+      [/^TX#(all|to|from)$/, (m) => f(`X4 transactions (A#a#TX#${dir(m[1])})`, 'index copy')],
+      [/^ITX#(all|to|from)$/, (m) => f(`X5 internal transactions (A#a#ITX#${dir(m[1])})`, 'index copy')],
+      [/^WD$/, () => f('X6 withdrawals (A#a#WD)', 'index copy')],
+      [/^TT#(all|to|from)#TOKEN#[^#]+$/, (m) => f(`X3/N9 transfers by token (A#a#TT#${dir(m[1])}#TOKEN#t)`, 'index copy')],
+      [/^TT#(all|to|from)#([^#]+)$/, (m) => f(`X3/N9 transfers (A#a#TT#${dir(m[1])}#${set(m[2])})`, 'index copy')],
+      [/^BALS#([^#]+)$/, (m) => f(`X1 balance listing (A#a#BALS#${set(m[1])})`, 'state')],
+      [/^NFTCOL#([^#]+)$/, (m) => f(`X2 NFT collection (A#a#NFTCOL#${set(m[1])})`, 'state')],
+    ];
+    for (const [pattern, family] of rules) {
+      const match = pattern.exec(tail);
+      if (match) return family(match);
+    }
+    if (/^NFT#[^#]+$/.test(tail)) return f('G4 NFT holding (A#a#NFT#c)', 'state');
+    return f(`other: A#a#${shape(tail)} | ${shape(sk)}`, 'other');
+  }
+  return f(`other: ${shape(rest)} | ${shape(sk)}`, 'other');
+}
+
+/** A key with its variable parts (hex, long numbers) replaced, for families this module does not name. */
+function shape(key: string): string {
+  return key
+    .replace(/0x[0-9a-f]+/gi, 'h')
+    .replace(/\d{4,}/g, 'n')
+    .slice(0, 80);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Sizes and units
+
+/** DynamoDB's item size: attribute names plus values (strings and binaries by bytes, numbers ~ digits/2 + 1). */
+export function attributeSize(value: Record<string, unknown>): number {
+  const [[type, inner]] = Object.entries(value) as [[string, unknown]];
+  switch (type) {
+    case 'S':
+      return Buffer.byteLength(inner as string);
+    case 'N':
+      return Math.ceil((inner as string).replace(/^-|\.|^0+/g, '').length / 2) + 1;
+    case 'B':
+      return (inner as Uint8Array).length;
+    case 'BOOL':
+    case 'NULL':
+      return 1;
+    case 'SS':
+      return (inner as string[]).reduce((sum, s) => sum + Buffer.byteLength(s), 0);
+    case 'NS':
+      return (inner as string[]).reduce((sum, n) => sum + Math.ceil(n.length / 2) + 1, 0);
+    case 'L':
+      return 3 + (inner as Record<string, unknown>[]).reduce((sum, item) => sum + 1 + attributeSize(item), 0);
+    case 'M':
+      return 3 + marshalledSize(inner as Record<string, Record<string, unknown>>);
+    default:
+      return 0;
+  }
+}
+
+function marshalledSize(item: Record<string, Record<string, unknown>>): number {
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + attributeSize(value), 0);
+}
+
+/** Size of an item in document form (as the document client takes it). */
+export function itemSize(item: Record<string, unknown>): number {
+  return marshalledSize(
+    marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false }) as unknown as Record<string, Record<string, unknown>>,
+  );
+}
+
+export const unitsOf = (size: number): number => Math.max(1, Math.ceil(size / 1024));
+
+/** The per-item overhead DynamoDB adds to stored bytes. */
+export const STORED_OVERHEAD_BYTES = 100;
+
+const GSI_KEYS = [
+  ['gsi1', 'gsi1pk'],
+  ['gsi2', 'gsi2pk'],
+] as const;
+
+// ---------------------------------------------------------------------------------------------------
+// The ledger
+
+type Operation = 'put' | 'update' | 'delete' | 'conditionCheck';
+
+interface Pending {
+  family: Family;
+  operation: Operation;
+  key: string;
+  transactional: boolean;
+  /** Known for puts. */
+  size?: number;
+  gsis: string[];
+}
+
+export interface FamilyRow {
+  family: string;
+  group: FamilyGroup;
+  /** Puts (and updates) of items of the family. */
+  itemsWritten: number;
+  puts: number;
+  updates: number;
+  deletes: number;
+  writeUnits: number;
+  /** Of writeUnits, those of TransactWriteItems (already doubled). */
+  transactionalWriteUnits: number;
+  /** Bytes of the items put or updated (their size after the write). */
+  bytesWritten: number;
+  /** Items of the family left in the table at the end. */
+  itemsStored: number;
+  /** Their size plus 100 bytes each. */
+  bytesStored: number;
+}
+
+export interface FamilyReport {
+  rows: FamilyRow[];
+  totals: Omit<FamilyRow, 'family' | 'group'>;
+  /** By group (canonical record, index copy, state, bookkeeping, orders, GSI, other). */
+  groups: Record<string, Omit<FamilyRow, 'family' | 'group'>>;
+}
+
+const emptyRow = () => ({
+  itemsWritten: 0,
+  puts: 0,
+  updates: 0,
+  deletes: 0,
+  writeUnits: 0,
+  transactionalWriteUnits: 0,
+  bytesWritten: 0,
+  itemsStored: 0,
+  bytesStored: 0,
+});
+
+const keyString = (key: Record<string, unknown>): string => `${String(key.pk)}\n${String(key.sk)}`;
+
+/**
+ * Collects every write of a run (`record*`), then, given the table's items at the end (`report`),
+ * prices each write and adds up writes and stored bytes by family.
+ */
+export class WriteLedger {
+  private readonly pending: Pending[] = [];
+  /** The last size put at each key (for deletes and updates of items gone by the end). */
+  private readonly lastPut = new Map<string, number>();
+
+  /** One write request of a command (document form: the Item of a put, the Key of an update / delete). */
+  record(operation: Operation, itemOrKey: Record<string, unknown>, transactional: boolean): void {
+    const family = familyOf(String(itemOrKey.pk), String(itemOrKey.sk));
+    const key = keyString(itemOrKey);
+    if (operation === 'put') {
+      const size = itemSize(itemOrKey);
+      this.lastPut.set(key, size);
+      const gsis = GSI_KEYS.filter(([, attribute]) => itemOrKey[attribute] !== undefined).map(([index]) => index);
+      this.pending.push({ family, operation, key, transactional, size, gsis });
+    } else {
+      this.pending.push({ family, operation, key, transactional, gsis: [] });
+    }
+  }
+
+  /** Recorded writes so far. */
+  get writes(): number {
+    return this.pending.length;
+  }
+
+  /** Prices the writes with the items left at the end (`finalItems`, document form) and adds up by family. */
+  report(finalItems: readonly Record<string, unknown>[]): FamilyReport {
+    const finalSize = new Map<string, { size: number; item: Record<string, unknown> }>();
+    for (const item of finalItems) finalSize.set(keyString(item), { size: itemSize(item), item });
+    const rows = new Map<string, FamilyRow>();
+    const row = (family: Family): FamilyRow => {
+      let entry = rows.get(family.id);
+      if (!entry) {
+        entry = { family: family.id, group: family.group, ...emptyRow() };
+        rows.set(family.id, entry);
+      }
+      return entry;
+    };
+    for (const write of this.pending) {
+      const entry = row(write.family);
+      const final = finalSize.get(write.key);
+      let size: number;
+      let gsis = write.gsis;
+      if (write.operation === 'put') size = write.size ?? 0;
+      else {
+        size = final?.size ?? this.lastPut.get(write.key) ?? 0;
+        // An update of an item that carries GSI keys rewrites its GSI entries too.
+        if (write.operation === 'update' && final)
+          gsis = GSI_KEYS.filter(([, attribute]) => final.item[attribute] !== undefined).map(([index]) => index);
+      }
+      const units = unitsOf(size) * (write.transactional ? 2 : 1);
+      entry.writeUnits += units;
+      if (write.transactional) entry.transactionalWriteUnits += units;
+      if (write.operation === 'put') entry.puts += 1;
+      if (write.operation === 'update' || write.operation === 'conditionCheck') entry.updates += 1;
+      if (write.operation === 'delete') entry.deletes += 1;
+      if (write.operation === 'put' || write.operation === 'update') {
+        entry.itemsWritten += 1;
+        entry.bytesWritten += size;
+      }
+      if (write.operation !== 'conditionCheck' && write.operation !== 'delete') {
+        for (const index of gsis) {
+          const gsiRow = row({ id: `GSI ${index}: ${write.family.id}`, group: 'GSI' });
+          gsiRow.itemsWritten += 1;
+          gsiRow.puts += 1;
+          gsiRow.writeUnits += unitsOf(size);
+          gsiRow.bytesWritten += size;
+        }
+      }
+    }
+    for (const { size, item } of finalSize.values()) {
+      const family = familyOf(String(item.pk), String(item.sk));
+      const entry = row(family);
+      entry.itemsStored += 1;
+      entry.bytesStored += size + STORED_OVERHEAD_BYTES;
+      for (const [index, attribute] of GSI_KEYS) {
+        if (item[attribute] === undefined) continue;
+        const gsiRow = row({ id: `GSI ${index}: ${family.id}`, group: 'GSI' });
+        gsiRow.itemsStored += 1;
+        gsiRow.bytesStored += size + STORED_OVERHEAD_BYTES;
+      }
+    }
+    const sorted = [...rows.values()].sort((a, b) => b.writeUnits - a.writeUnits || a.family.localeCompare(b.family));
+    const sum = (list: readonly FamilyRow[]) =>
+      list.reduce(
+        (total, entry) => {
+          for (const name of Object.keys(total) as (keyof ReturnType<typeof emptyRow>)[]) total[name] += entry[name];
+          return total;
+        },
+        emptyRow() as ReturnType<typeof emptyRow>,
+      );
+    const groups: Record<string, ReturnType<typeof emptyRow>> = {};
+    for (const group of [...new Set(sorted.map((entry) => entry.group))])
+      groups[group] = sum(sorted.filter((entry) => entry.group === group));
+    return { rows: sorted, totals: sum(sorted), groups };
+  }
+}
+
+/** Feeds one write command's input (document form) to the ledger. */
+export function recordWriteCommand(ledger: WriteLedger, command: string, input: Record<string, any>): void {
+  if (command === 'BatchWriteItem') {
+    for (const requests of Object.values(input.RequestItems ?? {}) as Record<string, any>[][]) {
+      for (const request of requests) {
+        if (request.PutRequest) ledger.record('put', request.PutRequest.Item, false);
+        if (request.DeleteRequest) ledger.record('delete', request.DeleteRequest.Key, false);
+      }
+    }
+  } else if (command === 'TransactWriteItems') {
+    for (const action of (input.TransactItems ?? []) as Record<string, any>[]) {
+      if (action.Put) ledger.record('put', action.Put.Item, true);
+      if (action.Update) ledger.record('update', action.Update.Key, true);
+      if (action.Delete) ledger.record('delete', action.Delete.Key, true);
+      if (action.ConditionCheck) ledger.record('conditionCheck', action.ConditionCheck.Key, true);
+    }
+  } else if (command === 'PutItem') ledger.record('put', input.Item, false);
+  else if (command === 'UpdateItem') ledger.record('update', input.Key, false);
+  else if (command === 'DeleteItem') ledger.record('delete', input.Key, false);
+}
+
+/** Per-transaction and per-log figures of a report, rounded for the bench's JSON and Markdown. */
+export function perUnit(report: FamilyReport, transactions: number, logs: number) {
+  const r = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+  const scale = (entry: Omit<FamilyRow, 'family' | 'group'>) => ({
+    itemsWrittenPerTx: r(entry.itemsWritten / transactions),
+    writeUnitsPerTx: r(entry.writeUnits / transactions),
+    writeUnitsPerLog: r(entry.writeUnits / Math.max(1, logs)),
+    transactionalWriteUnitsPerTx: r(entry.transactionalWriteUnits / transactions),
+    bytesWrittenPerTx: Math.round(entry.bytesWritten / transactions),
+    itemsStoredPerTx: r(entry.itemsStored / transactions),
+    bytesStoredPerTx: Math.round(entry.bytesStored / transactions),
+    bytesStoredPerLog: Math.round(entry.bytesStored / Math.max(1, logs)),
+    averageItemBytes: entry.itemsWritten > 0 ? Math.round(entry.bytesWritten / entry.itemsWritten) : 0,
+  });
+  return {
+    transactions,
+    logs,
+    rows: report.rows.map((entry) => ({ ...entry, ...scale(entry) })),
+    groups: Object.fromEntries(Object.entries(report.groups).map(([group, entry]) => [group, { ...entry, ...scale(entry) }])),
+    totals: { ...report.totals, ...scale(report.totals) },
+  };
+}
+
+export type PerUnitReport = ReturnType<typeof perUnit>;
+
+/** The family table as Markdown (per transaction, and write units per log). */
+export function familyMarkdown(figures: PerUnitReport): string {
+  const line = (name: string, group: string, e: PerUnitReport['totals']) =>
+    `| ${name} | ${group} | ${e.itemsWrittenPerTx} | ${e.writeUnitsPerTx} | ${e.writeUnitsPerLog} | ${e.transactionalWriteUnitsPerTx} | ${e.averageItemBytes} | ${(e.bytesWrittenPerTx / 1024).toFixed(2)} | ${e.itemsStoredPerTx} | ${(e.bytesStoredPerTx / 1024).toFixed(2)} |`;
+  const header = [
+    '| family | group | items written / tx | WCU / tx | WCU / log | of which transactional / tx | avg item B | KB written / tx | items stored / tx | KB stored / tx |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  const rows = figures.rows.map((entry) => line(entry.family, entry.group, entry));
+  const groups = Object.entries(figures.groups).map(([group, entry]) => line(`**${group}** (all families)`, '', entry));
+  return [...header, ...rows, ...groups, line('**total**', '', figures.totals)].join('\n');
+}

@@ -1,0 +1,317 @@
+/**
+ * Compact item shapes of the chain records (records.ts): what the ingest stores leaves out every
+ * field a reader can derive exactly, so that an item (the canonical record or an index copy) costs
+ * as few bytes, and as few write units, as it can. Readers turn an item back into the whole record
+ * with the `expand*` function of its family; an item written whole (by an ingest before this
+ * module) expands to itself, so old and new items read alike.
+ *
+ * Each family has an ordered list of rules `[field, derive]`: `derive` gives the value the field
+ * has when it is absent, from the item's key and the fields restored so far. `compact*` leaves a
+ * field out only when its rule gives back exactly the stored value, and only when the item's range
+ * does not read the field in a FilterExpression (the `keep` list of the copy); then it checks that
+ * expanding the result gives back the record, and stores the record whole otherwise. What is left out:
+ *  - values derivable from the key: the chain id (`C#<id>#`), a block number, transaction, log or
+ *    batch index that the sort key spells, a canonical transaction's hash (its partition key);
+ *  - defaults: null fields, `false` flags, `tracesAvailable` true, `[]` access lists of typed
+ *    transactions, the empty-uncles hash and zero nonce of blocks;
+ *  - values derivable from other fields: a transaction's fees (gasUsed x prices), its effective gas
+ *    price when it equals `gasPrice`, its calldata size and selector (from the calldata), its
+ *    transaction types when they are what its fields say (see `transactionTypesGuess`);
+ *  - logs blooms: an all-zero bloom is left out; a sparse one is stored as the list of its set
+ *    bits (`~` then 3 hex digits per bit, 0-2047) when that is shorter than its 514 hex characters.
+ * Attribute names are unchanged: a field that is stored has its record name and value, so the
+ * bounded checks of insights (FilterExpressions on record attributes) read the same attributes.
+ */
+import type { ItemKey } from './keys';
+import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord, TransactionTypeTag } from './records';
+
+type Fields = Record<string, unknown>;
+type Rule = readonly [field: string, derive: (record: Fields, key: ItemKey) => unknown];
+
+// ---------------------------------------------------------------------------------------------------
+// Shared derivations
+
+/** The chain id every chain key starts with (`C#<chainId>#`). */
+const chainOfKey = (key: ItemKey): number | undefined => {
+  const match = /^C#(\d+)#/.exec(key.pk);
+  return match ? Number(match[1]) : undefined;
+};
+
+/** The numbers a sort key of `#`-separated zero-padded decimals spells (`<12-digit block>#<6-digit index>...`). */
+const sortKeyNumbers = (sk: string): number[] | undefined => (/^\d{12}(#\d{4,6})*$/.test(sk) ? sk.split('#').map(Number) : undefined);
+
+const isNull = () => null;
+
+/** The address a per-address key names (`C#<c>#A#<address>#...`). */
+const addressOfKey = (key: ItemKey): string | undefined => /^C#\d+#A#(0x[0-9a-f]{40})#/.exec(key.pk)?.[1];
+
+/** The sender a per-address `from` or `all` range implies (`...#A#<address>#TX#from|all`, `...#CALLS#c#sel#FROM#<address>`). */
+const senderOfKey = (key: ItemKey): string | undefined =>
+  /#FROM#(0x[0-9a-f]{40})$/.exec(key.pk)?.[1] ?? /^C#\d+#A#(0x[0-9a-f]{40})#(?:TX|TT)#(?:from|all)(?:#|$)/.exec(key.pk)?.[1];
+
+/** The contract a per-contract key names (`#CALLS#<c>#`, `#LOGS#<c>`, `#TT#<token>`, `#TOKEN#<token>`). */
+const contractOfKey = (key: ItemKey, family: 'CALLS' | 'LOGS' | 'TT' | 'TOKEN'): string | undefined =>
+  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:#|$)`).exec(key.pk)?.[1];
+
+const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
+
+/**
+ * A logs bloom as stored: undefined for the zero bloom (left out), the list of its set bits when that
+ * is shorter (`~` then 3 hex digits per bit), else the bloom itself.
+ */
+export function encodeBloom(bloom: string): string | undefined {
+  if (bloom === ZERO_BLOOM) return undefined;
+  if (!/^0x[0-9a-f]{512}$/.test(bloom)) return bloom;
+  let bits = '';
+  for (let nibble = 0; nibble < 512; nibble += 1) {
+    const value = Number.parseInt(bloom[2 + nibble] as string, 16);
+    if (value === 0) continue;
+    for (let bit = 0; bit < 4; bit += 1) {
+      if (value & (8 >> bit)) bits += (nibble * 4 + bit).toString(16).padStart(3, '0');
+    }
+    if (bits.length + 1 >= bloom.length) return bloom;
+  }
+  return `~${bits}`;
+}
+
+/** The bloom an item stores (see encodeBloom); absent is the zero bloom. */
+export function decodeBloom(stored: unknown): string {
+  if (stored === undefined || stored === null) return ZERO_BLOOM;
+  const text = String(stored);
+  if (!text.startsWith('~')) return text;
+  const nibbles = new Uint8Array(512);
+  for (let offset = 1; offset + 3 <= text.length; offset += 3) {
+    const bit = Number.parseInt(text.slice(offset, offset + 3), 16);
+    nibbles[bit >> 2] = (nibbles[bit >> 2] as number) | (8 >> (bit & 3));
+  }
+  return `0x${Array.from(nibbles, (value) => value.toString(16)).join('')}`;
+}
+
+/** The generic machinery: leave out what the rules give back; restore it in rule order. */
+function compactWith(record: object, key: ItemKey, rules: readonly Rule[], keep: readonly string[], expand: (item: Fields) => unknown) {
+  const fields = record as Fields;
+  const item: Fields = { ...fields };
+  for (const [field, derive] of rules) {
+    if (keep.includes(field) || !(field in fields)) continue;
+    if (same(derive(fields, key), fields[field])) delete item[field];
+  }
+  // The guarantee: the item expands to the record, else it is stored whole.
+  return same(expand({ ...item, pk: key.pk, sk: key.sk }), fields) ? item : { ...fields };
+}
+
+function expandWith(item: Fields, rules: readonly Rule[]): Fields {
+  const key = { pk: String(item.pk ?? ''), sk: String(item.sk ?? '') };
+  const record: Fields = { ...item };
+  for (const [field, derive] of rules) if (!(field in record)) record[field] = derive(record, key);
+  return record;
+}
+
+/** Deep equality of stored values (strings, numbers, booleans, null, arrays and plain objects of them). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a as object).filter((k) => !KEY_ATTRIBUTES.has(k));
+  const kb = Object.keys(b as object).filter((k) => !KEY_ATTRIBUTES.has(k));
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => same((a as Fields)[k], (b as Fields)[k]));
+}
+
+/** Attributes of an item that are not part of its record (compared records leave them out). */
+const KEY_ATTRIBUTES = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'pos']);
+
+/** Drops the key attributes an expanded item still carries when a record without them is wanted. */
+const withoutKeys = (item: Fields): Fields => Object.fromEntries(Object.entries(item).filter(([name]) => !KEY_ATTRIBUTES.has(name)));
+
+// ---------------------------------------------------------------------------------------------------
+// Transactions
+
+const big = (value: unknown): bigint => BigInt(String(value ?? '0'));
+
+/** The selector derive.ts takes from calldata: its first 4 bytes, or null. */
+const selectorOfInput = (input: unknown): string | null =>
+  typeof input === 'string' && input.length >= 10 ? input.slice(0, 10).toLowerCase() : null;
+
+/**
+ * The transaction types a transaction's own fields suggest: token_transfer with token transfers,
+ * contract_creation without a recipient, contract_call with a recipient and calldata (whether the
+ * recipient held code is a chain fact; when it did not, or held code without calldata, the stored
+ * types differ and are kept), coin_transfer with a value. token_creation is never guessed.
+ */
+export function transactionTypesGuess(
+  tx: Pick<TransactionRecord, 'tokenTransferCount' | 'to' | 'inputSize' | 'value'>,
+): TransactionTypeTag[] {
+  const tags: TransactionTypeTag[] = [];
+  if (tx.tokenTransferCount > 0) tags.push('token_transfer');
+  if (tx.to === null) tags.push('contract_creation');
+  if (tx.to !== null && tx.inputSize > 0) tags.push('contract_call');
+  if (big(tx.value) > 0n) tags.push('coin_transfer');
+  return tags;
+}
+
+const TRANSACTION_RULES: readonly Rule[] = [
+  ['chainId', (_record, key) => chainOfKey(key)],
+  ['hash', (_record, key) => (key.sk === 'TX' ? /#TX#(0x[0-9a-f]+)$/.exec(key.pk)?.[1] : undefined)],
+  ['blockNumber', (_record, key) => sortKeyNumbers(key.sk)?.[0]],
+  ['transactionIndex', (_record, key) => sortKeyNumbers(key.sk)?.[1]],
+  // A per-address copy: the address is its sender or recipient; a N3 copy: the contract is its recipient.
+  ['from', (_record, key) => senderOfKey(key)],
+  [
+    'to',
+    (r, key) => {
+      const contract = contractOfKey(key, 'CALLS');
+      if (contract) return contract;
+      const address = addressOfKey(key);
+      return address && r.from !== address ? address : null;
+    },
+  ],
+  ['inputOmitted', () => false],
+  ['inputSize', (r) => (typeof r.input === 'string' ? (r.input.length - 2) / 2 : undefined)],
+  ['methodSelector', (r) => (typeof r.input === 'string' ? selectorOfInput(r.input) : undefined)],
+  ['gasPrice', isNull],
+  ['maxFeePerGas', isNull],
+  ['maxPriorityFeePerGas', isNull],
+  ['r', isNull],
+  ['s', isNull],
+  ['v', isNull],
+  ['yParity', isNull],
+  ['accessListJson', (r) => (r.type === 0 ? null : '[]')],
+  ['authorizationListJson', isNull],
+  ['contractAddress', isNull],
+  ['logsBloom', () => ZERO_BLOOM],
+  ['blobGasUsed', isNull],
+  ['blobGasPrice', isNull],
+  ['baseFeePerGas', isNull],
+  ['effectiveGasPrice', (r) => r.gasPrice],
+  ['fee', (r) => (big(r.gasUsed) * big(r.effectiveGasPrice)).toString()],
+  ['burntFee', (r) => (big(r.gasUsed) * big(r.baseFeePerGas)).toString()],
+  [
+    'priorityFee',
+    (r) => {
+      const tip = big(r.effectiveGasPrice) - big(r.baseFeePerGas);
+      return (big(r.gasUsed) * (tip > 0n ? tip : 0n)).toString();
+    },
+  ],
+  ['revertReason', isNull],
+  ['error', isNull],
+  ['hasErrorInInternalTransactions', () => false],
+  ['tokenTransferCount', () => 0],
+  ['tracesAvailable', () => true],
+  ['transactionTypes', (r) => transactionTypesGuess(r as unknown as TransactionRecord)],
+];
+
+/**
+ * A transaction as an item at `key` stores it. `keep`: fields the item's range reads in a
+ * FilterExpression (they stay whatever their value).
+ */
+export function compactTransaction(tx: TransactionRecord, key: ItemKey, keep: readonly string[] = []): Fields {
+  const bloom = encodeBloom(tx.logsBloom);
+  const record = compactWith(tx, key, TRANSACTION_RULES, keep, expandTransactionFields);
+  if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
+  return record;
+}
+
+function expandTransactionFields(item: Fields): Fields {
+  const record = expandWith(item, TRANSACTION_RULES);
+  record.logsBloom = decodeBloom(item.logsBloom);
+  return withoutKeys(record);
+}
+
+/** The whole transaction record of an item (any shape the ingest ever wrote); key attributes kept. */
+export function expandTransaction<T extends object = Fields>(item: T): TransactionRecord & T {
+  return { ...item, ...expandTransactionFields(item as Fields) } as TransactionRecord & T;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Logs
+
+const LOG_RULES: readonly Rule[] = [
+  ['chainId', (_record, key) => chainOfKey(key)],
+  ['blockNumber', (_record, key) => sortKeyNumbers(key.sk)?.[0]],
+  ['logIndex', (_record, key) => (key.sk.startsWith('LOG#') ? Number(key.sk.slice(4)) : sortKeyNumbers(key.sk)?.[1])],
+  ['dataOmitted', () => false],
+  ['address', (_record, key) => contractOfKey(key, 'LOGS')],
+];
+
+export function compactLog(log: LogRecord, key: ItemKey, keep: readonly string[] = []): Fields {
+  return compactWith(log, key, LOG_RULES, keep, (item) => withoutKeys(expandWith(item, LOG_RULES)));
+}
+
+export function expandLog<T extends object = Fields>(item: T): LogRecord & T {
+  return { ...item, ...withoutKeys(expandWith(item as Fields, LOG_RULES)) } as LogRecord & T;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Token transfers
+
+/** `TT#<log>#<batch>` (canonical) or `<block>#<log>#<batch>` (copies). */
+const transferSortKey = (sk: string): { block?: number; log: number; batch: number } | undefined => {
+  const canonical = /^TT#(\d{6})#(\d{4})$/.exec(sk);
+  if (canonical) return { log: Number(canonical[1]), batch: Number(canonical[2]) };
+  const copy = /^(\d{12})#(\d{6})#(\d{4})$/.exec(sk);
+  return copy ? { block: Number(copy[1]), log: Number(copy[2]), batch: Number(copy[3]) } : undefined;
+};
+
+const TOKEN_TRANSFER_RULES: readonly Rule[] = [
+  ['chainId', (_record, key) => chainOfKey(key)],
+  ['blockNumber', (_record, key) => transferSortKey(key.sk)?.block],
+  ['logIndex', (_record, key) => transferSortKey(key.sk)?.log],
+  ['batchIndex', (_record, key) => transferSortKey(key.sk)?.batch],
+  ['token', (_record, key) => contractOfKey(key, 'TT') ?? contractOfKey(key, 'TOKEN')],
+  // A per-address copy: the address is one side of the transfer.
+  ['from', (_record, key) => senderOfKey(key)],
+  [
+    'to',
+    (r, key) => {
+      const address = addressOfKey(key);
+      return address && r.from !== address ? address : undefined;
+    },
+  ],
+  ['tokenId', isNull],
+  ['operator', isNull],
+  ['methodSelector', isNull],
+];
+
+export function compactTokenTransfer(transfer: TokenTransferRecord, key: ItemKey, keep: readonly string[] = []): Fields {
+  return compactWith(transfer, key, TOKEN_TRANSFER_RULES, keep, (item) => withoutKeys(expandWith(item, TOKEN_TRANSFER_RULES)));
+}
+
+export function expandTokenTransfer<T extends object = Fields>(item: T): TokenTransferRecord & T {
+  return { ...item, ...withoutKeys(expandWith(item as Fields, TOKEN_TRANSFER_RULES)) } as TokenTransferRecord & T;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Blocks
+
+/** keccak256 of the RLP of an empty list: every block's sha3Uncles since the merge. */
+const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
+
+const BLOCK_RULES: readonly Rule[] = [
+  ['chainId', (_record, key) => chainOfKey(key)],
+  ['nonce', () => '0x0000000000000000'],
+  ['sha3Uncles', () => EMPTY_UNCLES_HASH],
+  ['logsBloom', () => ZERO_BLOOM],
+  ['totalDifficulty', isNull],
+  ['baseFeePerGas', isNull],
+  ['withdrawalsRoot', isNull],
+  ['withdrawalCount', () => 0],
+  ['blobGasUsed', isNull],
+  ['excessBlobGas', isNull],
+];
+
+export function compactBlock(block: BlockRecord, key: ItemKey, keep: readonly string[] = []): Fields {
+  const bloom = encodeBloom(block.logsBloom);
+  const record = compactWith(block, key, BLOCK_RULES, keep, expandBlockFields);
+  if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
+  return record;
+}
+
+function expandBlockFields(item: Fields): Fields {
+  const record = expandWith(item, BLOCK_RULES);
+  record.logsBloom = decodeBloom(item.logsBloom);
+  return withoutKeys(record);
+}
+
+export function expandBlock<T extends object = Fields>(item: T): BlockRecord & T {
+  return { ...item, ...expandBlockFields(item as Fields) } as BlockRecord & T;
+}

@@ -1,0 +1,317 @@
+/**
+ * The compact item shapes (shared/table/compact.ts): every record expands back to itself from what an
+ * item of any of its ranges stores, old (whole) items expand to themselves, fields a FilterExpression
+ * reads stay, and the logs bloom encoding is exact.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  compactBlock,
+  compactLog,
+  compactTokenTransfer,
+  compactTransaction,
+  decodeBloom,
+  encodeBloom,
+  expandBlock,
+  expandLog,
+  expandTokenTransfer,
+  expandTransaction,
+} from '../../../shared/table/compact';
+import { addressKeys, blockKeys, logKeys, tokenTransferKeys, transactionKeys } from '../../../shared/table/keys';
+import { itemSize } from '../../../scripts/bench/lib/write-families';
+import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord } from '../../../shared/table/records';
+
+const hex = (digits: number, fill: string) => `0x${fill.repeat(digits)}`;
+const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
+
+/** A bloom with the given bits set (bit 0 = the most significant bit of byte 0). */
+function bloomWith(bits: readonly number[]): string {
+  const bytes = new Uint8Array(256);
+  for (const bit of bits) bytes[bit >> 3] = (bytes[bit >> 3] as number) | (0x80 >> (bit & 7));
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+const transfer: TransactionRecord = {
+  kind: 'transaction',
+  chainId: 31337,
+  hash: hex(64, 'a'),
+  blockNumber: 1234,
+  blockHash: hex(64, 'b'),
+  blockTimestamp: 1_764_000_000,
+  transactionIndex: 2,
+  from: hex(40, 'c'),
+  to: hex(40, 'd'),
+  value: '0',
+  input: `0xa9059cbb${'0'.repeat(24)}${'e'.repeat(40)}${'0'.repeat(62)}01`,
+  inputOmitted: false,
+  inputSize: 68,
+  methodSelector: '0xa9059cbb',
+  nonce: 12,
+  gas: 90_000,
+  gasPrice: '1875000000',
+  maxFeePerGas: '50000000000',
+  maxPriorityFeePerGas: '1000000000',
+  type: 2,
+  r: hex(64, '1'),
+  s: hex(64, '2'),
+  v: '1',
+  yParity: 1,
+  accessListJson: '[]',
+  authorizationListJson: null,
+  status: 1,
+  gasUsed: 34_567,
+  cumulativeGasUsed: 98_765,
+  effectiveGasPrice: '1875000000',
+  contractAddress: null,
+  logsBloom: bloomWith([3, 700, 701, 1500, 2047]),
+  blobGasUsed: null,
+  blobGasPrice: null,
+  logCount: 1,
+  baseFeePerGas: '875000000',
+  fee: (34_567n * 1_875_000_000n).toString(),
+  burntFee: (34_567n * 875_000_000n).toString(),
+  priorityFee: (34_567n * 1_000_000_000n).toString(),
+  revertReason: null,
+  transactionTypes: ['token_transfer', 'contract_call'],
+  error: null,
+  hasErrorInInternalTransactions: false,
+  tokenTransferCount: 1,
+  tracesAvailable: true,
+};
+
+const variants: [string, TransactionRecord][] = [
+  ['an ERC-20 transfer', transfer],
+  [
+    'a legacy native transfer with a zero bloom',
+    {
+      ...transfer,
+      to: hex(40, 'f'),
+      value: '1000',
+      input: '0x',
+      inputSize: 0,
+      methodSelector: null,
+      type: 0,
+      maxFeePerGas: null,
+      maxPriorityFeePerGas: null,
+      accessListJson: null,
+      logsBloom: ZERO_BLOOM,
+      logCount: 0,
+      transactionTypes: ['coin_transfer'],
+      tokenTransferCount: 0,
+    },
+  ],
+  [
+    'a failed contract creation without traces, its fields off every default',
+    {
+      ...transfer,
+      to: null,
+      contractAddress: hex(40, '9'),
+      status: 0,
+      revertReason: 'panic: overflow (0x11)',
+      error: null,
+      tracesAvailable: false,
+      hasErrorInInternalTransactions: true,
+      transactionTypes: ['contract_creation', 'token_creation'],
+      accessListJson: '[{"address":"0x01","storageKeys":[]}]',
+      effectiveGasPrice: '1900000000',
+      fee: '1',
+      burntFee: '2',
+      priorityFee: '3',
+      baseFeePerGas: null,
+      logsBloom: bloomWith(Array.from({ length: 300 }, (_, i) => i * 6)),
+    },
+  ],
+  ['a copy that left out its input', { ...transfer, input: null, inputOmitted: true }],
+  ['a call to an account without code', { ...transfer, transactionTypes: ['token_transfer'] }],
+];
+
+describe('transactions', () => {
+  const keys = [
+    ['canonical', transactionKeys.transaction(31337, transfer.hash)],
+    ['X4 copy', { pk: addressKeys.transactions(31337, transfer.from, 'all').pk, sk: transactionKeys.sortKey(1234, 2) }],
+    ['N3 copy', { pk: transactionKeys.callsToContract(31337, transfer.to!, '0xa9059cbb').pk, sk: transactionKeys.sortKey(1234, 2) }],
+  ] as const;
+
+  it.each(variants)('%s expands back to itself from every item', (_label, tx) => {
+    for (const [, key] of keys) {
+      const stored = compactTransaction(tx, key);
+      const { pk: _pk, sk: _sk, ...expanded } = expandTransaction({ ...stored, ...key });
+      expect(expanded, JSON.stringify(key)).toEqual(tx);
+    }
+  });
+
+  it('stores well under 1 KB what the list needs, and keeps the fields a FilterExpression reads', () => {
+    const [, canonical] = keys[0];
+    const stored = compactTransaction(transfer, canonical, ['methodSelector']);
+    expect(stored).toMatchObject({
+      methodSelector: '0xa9059cbb',
+      from: transfer.from,
+      to: transfer.to,
+      value: '0',
+      gasPrice: '1875000000',
+    });
+    expect(stored).not.toHaveProperty('fee');
+    expect(stored).not.toHaveProperty('hash');
+    expect(String(stored.logsBloom)).toMatch(/^~[0-9a-f]{15}$/);
+    const [, callKey] = keys[2];
+    const copy = compactTransaction(transfer, callKey, ['transactionIndex']);
+    expect(copy).toMatchObject({ transactionIndex: 2, gas: 90_000 });
+    expect(copy).not.toHaveProperty('blockNumber');
+    // DynamoDB's size (names + values): one write unit, with room for its range position.
+    expect(itemSize({ ...copy, ...callKey, pos: 123_456 })).toBeLessThan(900);
+    expect(itemSize({ ...stored, ...canonical })).toBeLessThan(900);
+  });
+
+  it('leaves out the address a per-address or per-contract key names', () => {
+    const sk = transactionKeys.sortKey(1234, 2);
+    const fromCopy = compactTransaction(transfer, { pk: addressKeys.transactions(31337, transfer.from, 'all').pk, sk });
+    expect(fromCopy).not.toHaveProperty('from');
+    expect(fromCopy).toHaveProperty('to', transfer.to);
+    const toKey = { pk: addressKeys.transactions(31337, transfer.to!, 'all').pk, sk };
+    const toCopy = compactTransaction(transfer, toKey);
+    expect(toCopy).toHaveProperty('from', transfer.from);
+    expect(toCopy).not.toHaveProperty('to');
+    const selfSend = { ...transfer, to: transfer.from };
+    for (const direction of ['from', 'to', 'all'] as const) {
+      const key = { pk: addressKeys.transactions(31337, transfer.from, direction).pk, sk };
+      expect(expandTransaction({ ...compactTransaction(selfSend, key), ...key })).toMatchObject({ from: transfer.from, to: transfer.from });
+    }
+    const sender = { pk: transactionKeys.callsToContract(31337, transfer.to!, '0xa9059cbb', transfer.from).pk, sk };
+    const call = compactTransaction(transfer, sender, ['transactionIndex']);
+    expect(call).not.toHaveProperty('from');
+    expect(call).not.toHaveProperty('to');
+    expect(expandTransaction({ ...call, ...sender })).toMatchObject({ from: transfer.from, to: transfer.to });
+  });
+
+  it('reads items written whole by an earlier ingest as they are', () => {
+    expect(expandTransaction({ ...transfer, ...keys[1][1] })).toEqual({ ...transfer, ...keys[1][1] });
+  });
+});
+
+describe('logs, token transfers and blocks', () => {
+  const log: LogRecord = {
+    kind: 'log',
+    chainId: 31337,
+    blockNumber: 1234,
+    blockHash: hex(64, 'b'),
+    blockTimestamp: 1_764_000_000,
+    transactionHash: hex(64, 'a'),
+    transactionIndex: 2,
+    logIndex: 3,
+    address: hex(40, 'd'),
+    data: `0x${'0'.repeat(63)}1`,
+    dataOmitted: false,
+    topics: [hex(64, '1'), hex(64, '2')],
+  };
+  const tokenTransfer: TokenTransferRecord = {
+    kind: 'tokenTransfer',
+    chainId: 31337,
+    blockNumber: 1234,
+    blockHash: hex(64, 'b'),
+    blockTimestamp: 1_764_000_000,
+    transactionHash: hex(64, 'a'),
+    transactionIndex: 2,
+    logIndex: 3,
+    batchIndex: 1,
+    token: hex(40, 'd'),
+    tokenStandard: 'ERC-1155',
+    from: hex(40, 'c'),
+    to: hex(40, 'e'),
+    amount: '5',
+    tokenId: '7',
+    transferType: 'transfer',
+    operator: hex(40, 'c'),
+    methodSelector: null,
+  };
+  const block: BlockRecord = {
+    kind: 'block',
+    chainId: 31337,
+    number: 1234,
+    hash: hex(64, 'b'),
+    parentHash: hex(64, 'c'),
+    timestamp: 1_764_000_000,
+    nonce: '0x0000000000000000',
+    sha3Uncles: '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347',
+    mixHash: hex(64, 'd'),
+    miner: hex(40, 'e'),
+    stateRoot: hex(64, '1'),
+    transactionsRoot: hex(64, '2'),
+    receiptsRoot: hex(64, '3'),
+    logsBloom: bloomWith([1, 2, 3]),
+    size: 900,
+    extraData: '0x',
+    difficulty: '0',
+    totalDifficulty: null,
+    transactionCount: 3,
+    gasLimit: 30_000_000,
+    gasUsed: 100_000,
+    baseFeePerGas: '875000000',
+    withdrawalsRoot: hex(64, '4'),
+    withdrawalCount: 0,
+    blobGasUsed: 0,
+    excessBlobGas: 0,
+  };
+
+  it('round-trips through every range item', () => {
+    for (const key of [
+      transactionKeys.transactionLog(31337, log.transactionHash, 3),
+      { pk: logKeys.contractLogs(31337, log.address).pk, sk: logKeys.sortKey(1234, 3) },
+    ]) {
+      const stored = compactLog(log, key);
+      expect(stored).not.toHaveProperty('logIndex');
+      expect(expandLog({ ...stored, ...key })).toEqual({ ...log, ...key });
+      expect(compactLog(log, key, ['logIndex'])).toHaveProperty('logIndex', 3);
+    }
+    for (const key of [
+      transactionKeys.transactionTokenTransfer(31337, tokenTransfer.transactionHash, 3, 1),
+      { pk: tokenTransferKeys.byToken(31337, tokenTransfer.token).pk, sk: tokenTransferKeys.sortKey(1234, 3, 1) },
+    ]) {
+      const stored = compactTokenTransfer(tokenTransfer, key);
+      expect(stored).toMatchObject({ transferType: 'transfer', tokenStandard: 'ERC-1155', operator: tokenTransfer.operator });
+      expect(expandTokenTransfer({ ...stored, ...key })).toEqual({ ...tokenTransfer, ...key });
+    }
+    const sk = tokenTransferKeys.sortKey(1234, 3, 1);
+    for (const [pk, absent] of [
+      [tokenTransferKeys.byToken(31337, tokenTransfer.token).pk, ['token']],
+      [tokenTransferKeys.byAddress(31337, tokenTransfer.from, 'from', 'ALL').pk, ['from']],
+      [tokenTransferKeys.byAddress(31337, tokenTransfer.to, 'all', 'ERC-1155').pk, ['to']],
+      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.to, 'to', tokenTransfer.token).pk, ['to', 'token']],
+      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.from, 'all', tokenTransfer.token).pk, ['from', 'token']],
+    ] as const) {
+      const stored = compactTokenTransfer(tokenTransfer, { pk, sk });
+      for (const field of absent) expect(stored, `${pk} ${field}`).not.toHaveProperty(field);
+      expect(expandTokenTransfer({ ...stored, pk, sk })).toEqual({ ...tokenTransfer, pk, sk });
+    }
+    const logsKey = { pk: logKeys.contractLogsWithTopic0(31337, log.address, log.topics[0]!).pk, sk: logKeys.sortKey(1234, 3) };
+    expect(compactLog(log, logsKey)).not.toHaveProperty('address');
+    expect(expandLog({ ...compactLog(log, logsKey), ...logsKey })).toEqual({ ...log, ...logsKey });
+    for (const key of [blockKeys.block(31337, 1234), blockKeys.blockByHash(31337, block.hash)]) {
+      const stored = compactBlock(block, key);
+      expect(stored).toHaveProperty('number', 1234);
+      expect(stored).not.toHaveProperty('sha3Uncles');
+      expect(expandBlock({ ...stored, ...key })).toEqual({ ...block, ...key });
+    }
+  });
+});
+
+describe('logs blooms', () => {
+  it('stores a zero bloom as nothing, a sparse one as its bits, a dense one as it is', () => {
+    expect(encodeBloom(ZERO_BLOOM)).toBeUndefined();
+    expect(decodeBloom(undefined)).toBe(ZERO_BLOOM);
+    expect(encodeBloom(bloomWith([0, 2047]))).toBe('~0007ff');
+    const random = (seed: number) => {
+      let state = seed;
+      return () => {
+        state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+        return state / 2 ** 31;
+      };
+    };
+    for (const count of [1, 5, 12, 40, 170, 171, 400, 2048]) {
+      const next = random(count);
+      const bloom = bloomWith(Array.from({ length: count }, () => Math.floor(next() * 2048)));
+      const stored = encodeBloom(bloom);
+      expect(decodeBloom(stored)).toBe(bloom);
+      expect((stored ?? '').length).toBeLessThanOrEqual(bloom.length);
+    }
+    expect(decodeBloom('0x1234')).toBe('0x1234');
+  });
+});
