@@ -23,12 +23,14 @@ import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
 import { inParallel, writeItems } from '../db/operations';
-import { addressKeys, blockKeys, keyId, type TableItem } from '../table/keys';
+import { addressKeys, blockKeys, keyId, type ItemKey, type TableItem } from '../table/keys';
+import { deletePlan, deleteStagedSegment, digestOf, readPlan, readStagedSegment, segmentAt, type StagedSegment } from './backfill';
 import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
+import { balanceTouchesOf, itemsOfBlock, readStateAt } from './block-work';
 import { ChainState, withAnswers } from './chain-state';
-import { deriveBlock, tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
+import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle } from './fetch-block';
-import { immutableItems } from './items';
+import { isCountedEntry } from './items';
 import { notifyBlocksIngested, type BlockIngestedEvent, type IngestListener } from './listeners';
 import { powertoolsLog, type IngestLog } from './log';
 import {
@@ -42,6 +44,7 @@ import {
   type BlockManifest,
 } from './manifest';
 import { RangePositions } from './range-positions';
+import { replayingChain } from './recorded-chain';
 import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from '../table/records';
 import { Reorg } from './reorg';
 import { entity, StateWriter, type AddressUpdate } from './state';
@@ -62,6 +65,11 @@ export interface IngestOptions {
   onBlock?: (event: { blockNumber: number; mode: 'advance' | 'repair' }) => void;
   /** What must see every ingested and every orphaned block (listeners.ts), called in this order. Default none. */
   listeners?: readonly IngestListener[];
+  /**
+   * In a backfill's blocks (backfill.ts), wait this long for a segment no worker has staged yet, then
+   * look again (the CLI with --workers). Default: stop there (the scheduled run; the next one carries on).
+   */
+  backfillPollMs?: number;
 }
 
 export interface IngestResult {
@@ -194,19 +202,59 @@ export class ChainIngest {
    */
   private async advance(result: IngestResult, defaultFrom: number, to: number, deadline?: number): Promise<void> {
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
-    let prefetcher = new Prefetcher(this.source, number, to, this.prefetch, 2 * this.maxBatchBlocks);
+    // Fetches from the node, started when a batch first needs it (not for blocks a backfill staged).
+    let prefetcher: Prefetcher | undefined;
+    const live = (): Prefetcher => {
+      prefetcher ??= new Prefetcher(this.source, number, to, this.prefetch, 2 * this.maxBatchBlocks);
+      return prefetcher;
+    };
     // Blocks past the cursor a run starts from (or a reorg moved back to) may have been left half
     // written by an earlier run (up to the cursor's pendingTo); later batches follow a cursor this
     // run moved.
     let mayBeHalfWritten = true;
+    let plan = await readPlan(this.chainId);
+    let leftoversChecked = false;
     while (number <= to && (deadline === undefined || Date.now() < deadline)) {
-      const first = await prefetcher.take(number);
+      if (plan && number >= plan.from && number <= plan.to) {
+        // A backfill's block (backfill.ts): numbered from its staged segment, or not yet.
+        const segment = segmentAt(plan, number);
+        if (!leftoversChecked && segment.from > plan.from) {
+          // A crash between a segment's cursor move and its deletion leaves its staged items behind.
+          await deleteStagedSegment(this.chainId, segmentAt(plan, segment.from - 1).from);
+          leftoversChecked = true;
+        }
+        const staged = await readStagedSegment(this.chainId, segment.from);
+        if (!staged) {
+          const wait = this.options.backfillPollMs;
+          if (wait === undefined) break;
+          await sleep(wait);
+          continue;
+        }
+        const step = await this.writeStaged(result, staged, number, to, mayBeHalfWritten);
+        if (step.reorged) {
+          // Staged blocks are no longer canonical: the rest is ingested from the node.
+          this.log.warn('reorg inside a backfill: its plan is ended, the rest is read from the node', {
+            chainId: this.chainId,
+            block: number,
+          });
+          await deletePlan(this.chainId);
+          plan = undefined;
+        } else if (step.last === plan.to) {
+          await deletePlan(this.chainId);
+          plan = undefined;
+        }
+        number = (result.cursor?.blockNumber ?? number - 1) + 1;
+        mayBeHalfWritten = step.mayBeHalfWritten;
+        prefetcher = undefined;
+        continue;
+      }
+      const first = await live().take(number);
       const cursor = result.cursor;
       if (cursor && first.block.parentHash.toLowerCase() !== cursor.blockHash) {
         result.cursor = await this.rollBack(cursor);
         result.reorgs += 1;
         number = result.cursor.blockNumber + 1;
-        prefetcher = new Prefetcher(this.source, number, to, this.prefetch, 2 * this.maxBatchBlocks);
+        prefetcher = undefined;
         mayBeHalfWritten = true;
         continue;
       }
@@ -220,28 +268,82 @@ export class ChainIngest {
       const awaitThrough = mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, to, number + limit - 1) : 0;
       while (batch.length < limit && number + batch.length <= to && transactions < MAX_BATCH_TRANSACTIONS) {
         const nextNumber = number + batch.length;
-        const next = nextNumber <= awaitThrough ? await prefetcher.peek(nextNumber) : prefetcher.ready(nextNumber);
+        const next = nextNumber <= awaitThrough ? await live().peek(nextNumber) : live().ready(nextNumber);
         if (!next || next.block.parentHash.toLowerCase() !== tip.block.hash!.toLowerCase()) break;
-        tip = await prefetcher.take(nextNumber);
+        tip = await live().take(nextNumber);
         batch.push(tip);
         transactions += next.block.transactions.length;
       }
-      const { keptThrough } = await this.writeBatch(batch, 'advance', cursor, mayBeHalfWritten);
-      // Blocks an interrupted run wrote past this batch, still canonical, stay announced on the
-      // cursor and are looked at again by the next batch.
-      mayBeHalfWritten = keptThrough !== undefined;
-      const last = tip.block;
-      if (!cursor) await this.state.registerChain(number);
-      result.cursor = await moveCursor(
-        this.chainId,
-        cursor,
-        { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase(), pendingTo: keptThrough },
-        number,
-      );
-      result.advanced += batch.length;
-      for (const bundle of batch) this.options.onBlock?.({ blockNumber: Number(bundle.block.number), mode: 'advance' });
+      mayBeHalfWritten = await this.advanceBatch(result, batch, mayBeHalfWritten);
       number += batch.length;
     }
+  }
+
+  /**
+   * Writes a batch of consecutive blocks after the cursor and moves the cursor to its last block;
+   * returns whether the next batch may find blocks an interrupted run left half written.
+   */
+  private async advanceBatch(result: IngestResult, batch: BlockBundle[], mayBeHalfWritten: boolean, replay?: Replay): Promise<boolean> {
+    const cursor = result.cursor;
+    const number = Number(batch[0]!.block.number);
+    const { keptThrough } = await this.writeBatch(batch, 'advance', cursor, mayBeHalfWritten, replay);
+    const last = batch.at(-1)!.block;
+    if (!cursor) await this.state.registerChain(number);
+    result.cursor = await moveCursor(
+      this.chainId,
+      cursor,
+      { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase(), pendingTo: keptThrough },
+      number,
+    );
+    result.advanced += batch.length;
+    for (const bundle of batch) this.options.onBlock?.({ blockNumber: Number(bundle.block.number), mode: 'advance' });
+    // Blocks an interrupted run wrote past this batch, still canonical, stay announced on the
+    // cursor and are looked at again by the next batch.
+    return keptThrough !== undefined;
+  }
+
+  /**
+   * Numbers blocks `number`.. of a staged segment (up to its end, or `to`) as one batch whose chain
+   * reads the recording answers; a chain's first block goes alone (as in `advance`). Deletes the staged
+   * items once the segment's last block is written.
+   */
+  private async writeStaged(
+    result: IngestResult,
+    staged: StagedSegment,
+    number: number,
+    to: number,
+    mayBeHalfWritten: boolean,
+  ): Promise<{ last: number; reorged: boolean; mayBeHalfWritten: boolean }> {
+    const cursor = result.cursor;
+    const last = cursor ? Math.min(staged.to, to) : number;
+    const policy = this.options.retry ?? DEFAULT_RETRY_POLICY;
+    const chain = replayingChain(this.options.client, staged.recording);
+    const source = new BlockSource(chain.client, policy, this.log);
+    const numbers = Array.from({ length: last - number + 1 }, (_, offset) => number + offset);
+    const batch = await Promise.all(numbers.map((block) => source.fetch(BigInt(block))));
+    const linked = batch.every(
+      (bundle, index) =>
+        bundle.block.parentHash.toLowerCase() ===
+        (index === 0 ? (cursor?.blockHash ?? bundle.block.parentHash.toLowerCase()) : batch[index - 1]!.block.hash!.toLowerCase()),
+    );
+    if (!linked || (await this.source.blockHashAt(BigInt(last))) !== batch.at(-1)!.block.hash!.toLowerCase()) {
+      if (cursor) {
+        result.cursor = await this.rollBack(cursor);
+        result.reorgs += 1;
+      }
+      return { last, reorged: true, mayBeHalfWritten: true };
+    }
+    const replay: Replay = { chainState: new ChainState(chain.client, chain.reader, policy), staged };
+    const next = await this.advanceBatch(result, batch, mayBeHalfWritten, replay);
+    if (last === staged.to) await deleteStagedSegment(this.chainId, staged.from);
+    this.log.info('numbered staged blocks', {
+      chainId: this.chainId,
+      from: number,
+      to: last,
+      replayed: chain.counts.replayed,
+      live: chain.counts.live,
+    });
+    return { last, reorged: false, mayBeHalfWritten: next };
   }
 
   private async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
@@ -261,7 +363,9 @@ export class ChainIngest {
     mode: 'advance' | 'repair',
     cursor: CursorRecord | undefined,
     mayBeHalfWritten: boolean,
+    replay?: Replay,
   ): Promise<{ keptThrough: number | undefined }> {
+    const chainState = replay?.chainState ?? this.chainState;
     const [firstBundle] = bundles;
     const lastBundle = bundles.at(-1);
     if (firstBundle === undefined || lastBundle === undefined) throw new Error('writeBatch: a batch has at least one block');
@@ -306,13 +410,7 @@ export class ChainIngest {
     // What the table knows from earlier batches: address items, and (advance) the balance items the
     // batch's transitions start from; one BatchGetItem round for both.
     const candidates = [...new Set(blocks.flatMap(candidatesOf))];
-    const balanceTouches =
-      mode === 'advance'
-        ? distinct(
-            blocks.flatMap((derived) => derived.balanceTouches),
-            entity.balance,
-          )
-        : [];
+    const balanceTouches = mode === 'advance' ? balanceTouchesOf(blocks) : [];
     const balanceKeys = balanceTouches.map((touch) => this.state.balanceKey(touch));
     const found = await getItems<AddressRecord | BalanceRecord>([
       ...candidates.map((address) => addressKeys.address(this.chainId, address)),
@@ -339,18 +437,17 @@ export class ChainIngest {
     }
 
     // Chain facts of each block as of the block; then tags and items block by block; then positions.
-    const facts = await readBatchFacts(blocks, stored, this.chainState, FACT_CONCURRENCY);
+    const facts = await readBatchFacts(blocks, stored, chainState, FACT_CONCURRENCY);
     const written = new Set<string>(); // addresses an earlier block of the batch writes an item for
     const updates = new Map<string, { update: AddressUpdate; firstBlock: number; lastBlock: number }>();
     const manifests: BlockManifest[] = [];
     const items: TableItem[] = [];
-    const itemsOfBlock: { blockNumber: number; items: TableItem[] }[] = [];
+    const blocksItems: { blockNumber: number; items: TableItem[] }[] = [];
     for (const derived of blocks) {
       const number = derived.block.number;
       const isContract = (address: string): boolean => facts.isContract(address, derived);
-      tagTransactions(derived, isContract, (address) => facts.tokenInfo(address, number) !== null);
-      const blockItems = immutableItems(derived);
-      itemsOfBlock.push({ blockNumber: number, items: blockItems });
+      const blockItems = itemsOfBlock(derived, facts);
+      blocksItems.push({ blockNumber: number, items: blockItems });
       items.push(...blockItems);
 
       // The address items this block writes: new contracts, creations, tokens it moved.
@@ -383,9 +480,11 @@ export class ChainIngest {
     }
 
     // Positions and running totals on the entries; the seek chunks each block completes are its items too.
-    const seekChunks = await this.positions.assignBlocks(itemsOfBlock, { fresh: mode === 'repair' });
+    // A staged block's items that its worker already wrote, identical (the rest are written here).
+    const writtenByWorker = replay ? workerWrites(replay.staged, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
+    const seekChunks = await this.positions.assignBlocks(blocksItems, { fresh: mode === 'repair' });
     for (const [index, chunks] of seekChunks.entries()) {
-      itemsOfBlock[index]!.items.push(...chunks);
+      blocksItems[index]!.items.push(...chunks);
       items.push(...chunks);
     }
 
@@ -394,8 +493,8 @@ export class ChainIngest {
     await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));
     // (Writing the state at the same time as the immutable items measured slower on the embedded
     // table, whose transactions lock it whole; in AWS the two could overlap.)
-    await writeItems({ put: items });
-    if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched);
+    await writeItems({ put: items.filter((item) => !writtenByWorker.skip.has(item)), delete: writtenByWorker.stale });
+    if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched, chainState);
     await notifyBlocksIngested(
       this.listeners,
       blocks.map((derived) => this.ingestedEvent(derived, mode)),
@@ -415,11 +514,9 @@ export class ChainIngest {
     updates: { update: AddressUpdate; firstBlock: number; lastBlock: number }[],
     balanceTouches: BalanceTouch[],
     prefetched: Map<string, BalanceRecord>,
+    chainState: ChainState,
   ): Promise<void> {
-    const lastBlock = blocks.at(-1);
-    if (lastBlock === undefined) throw new Error('applyState: a batch has at least one block');
-    const last = lastBlock.block.number;
-    const at = BigInt(last);
+    const { last, nftTouches, supplies, balances, nfts } = await readStateAt(blocks, facts, chainState);
     const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
     // The last block of the batch that touched each entity.
     const touchedAt = new Map<string, number>();
@@ -432,18 +529,6 @@ export class ChainIngest {
         touchedAt.set(entity.collection(c.holder, c.contract, c.standard), number);
     }
     const lastTouch = (name: string): number => touchedAt.get(name) ?? last;
-    const tokens = [...new Set(blocks.flatMap((derived) => [...derived.tokens.keys()]))].filter(
-      (token) => facts.tokenInfo(token, last) !== null,
-    );
-    const nftTouches = distinct(
-      blocks.flatMap((derived) => derived.nftTouches.map((nft) => ({ ...nft, firstBlock: derived.block.number }))),
-      (nft) => entity.nft(nft.contract, nft.standard, nft.tokenId),
-    );
-    const [supplies, balances, nfts] = await Promise.all([
-      this.chainState.totalSupplies(tokens, at),
-      this.chainState.balances(balanceTouches, at),
-      this.chainState.nfts(nftTouches, at),
-    ]);
 
     await inParallel(updates, STATE_CONCURRENCY, async ({ update, firstBlock, lastBlock }) => {
       const probe = facts.latestProbe(update.address);
@@ -590,11 +675,32 @@ class Prefetcher {
   }
 }
 
-/** One of each, by key, in first-seen order. */
-function distinct<T>(values: readonly T[], key: (value: T) => string): T[] {
-  const seen = new Map<string, T>();
-  for (const value of values) if (!seen.has(key(value))) seen.set(key(value), value);
-  return [...seen.values()];
+/** A staged segment's chain reads (backfill.ts), answering a batch instead of the node. */
+interface Replay {
+  chainState: ChainState;
+  staged: StagedSegment;
+}
+
+/**
+ * Of each staged block's items, those its worker wrote identically (not written again) and the keys
+ * the worker wrote that the block does not have (deleted): a block whose items differ from the
+ * worker's (the chain answered otherwise) is written whole.
+ */
+function workerWrites(staged: StagedSegment, blocks: readonly { blockNumber: number; items: readonly TableItem[] }[]) {
+  const skip = new Set<TableItem>();
+  const stale: ItemKey[] = [];
+  for (const { blockNumber, items } of blocks) {
+    const worker = staged.blocks.get(blockNumber);
+    if (!worker) continue;
+    const uncounted = items.filter((item) => !isCountedEntry(item));
+    if (digestOf(uncounted) === worker.digest) {
+      for (const item of uncounted) skip.add(item);
+      continue;
+    }
+    const own = new Set(uncounted.map(keyId));
+    for (const [pk, sk] of worker.keys) if (!own.has(keyId({ pk, sk }))) stale.push({ pk, sk });
+  }
+  return { skip, stale };
 }
 
 function groupBy<T>(values: readonly T[], key: (value: T) => string): T[][] {

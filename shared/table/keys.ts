@@ -89,6 +89,27 @@ export const chainKeys = {
 };
 
 // ---------------------------------------------------------------------------------------------------
+// Parallel backfill (G4, G5; shared/ingest/backfill.ts)
+
+export const backfillKeys = {
+  /**
+   * G4: a chain's open backfill plan: blocks `from`..`to` in segments of `segmentBlocks`, staged by
+   * workers in any order and numbered by the ingest in block order. GetItem; one per chain.
+   */
+  plan: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'BACKFILL' }),
+  /**
+   * G5: one staged segment (the chain reads a worker recorded for the blocks from `fromBlock`), in
+   * chunks (sk = chunk number) and a `DONE` item written last. GetItem DONE, then Query the pk; the
+   * ingest deletes them once it has numbered the segment.
+   */
+  staged: (chainId: number, fromBlock: number, chunk: number | 'DONE'): ItemKey => ({
+    pk: `${chain(chainId)}#STAGED#${blockKey(fromBlock)}`,
+    sk: chunk === 'DONE' ? 'DONE' : pad(chunk, 4),
+  }),
+  stagedRange: (chainId: number, fromBlock: number): KeyRange => ({ pk: `${chain(chainId)}#STAGED#${blockKey(fromBlock)}` }),
+};
+
+// ---------------------------------------------------------------------------------------------------
 // Range positions: seek chunks (N15)
 
 /** Entries of a counted range per seek chunk (see rangeKeys.seekChunk). */

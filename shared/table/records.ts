@@ -462,6 +462,31 @@ export interface CursorRecord {
   pendingTo?: number;
 }
 
+/** backfillKeys.plan (G4): a parallel backfill in progress. */
+export interface BackfillPlanRecord {
+  kind: 'backfillPlan';
+  chainId: number;
+  from: number;
+  to: number;
+  segmentBlocks: number;
+}
+
+/** backfillKeys.staged DONE (G5): a segment's chain reads are staged in `chunkCount` chunks. */
+export interface StagedSegmentRecord {
+  kind: 'stagedSegment';
+  chainId: number;
+  from: number;
+  to: number;
+  chunkCount: number;
+}
+
+/** backfillKeys.staged chunk (G5): part of a segment's packed chain reads. */
+export interface StagedChunkRecord {
+  kind: 'stagedChunk';
+  chunk: number;
+  packed: Uint8Array;
+}
+
 /** chainKeys.registry (N13): a chain indexed into this table. */
 export interface ChainRecord {
   kind: 'chain';

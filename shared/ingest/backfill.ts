@@ -1,0 +1,269 @@
+/**
+ * Parallel backfill: many workers do a block range's chain work at once, in any order, and the one
+ * ingest of the chain numbers it in block order from the table alone.
+ *
+ * Why two stages: the slow part of ingesting a block is the chain (block, receipts, traces, then
+ * getCode, token probes and balances at the batch's end), and most of its items are independent of
+ * every other block. But range positions and running totals (range-positions.ts), the state items'
+ * transitions (holder counts, state.ts), the manifests and the cursor continue from the block before:
+ * they can only be written in block order. So:
+ *  1. `planBackfill` records the plan (blocks `from`..`to` in segments of `segmentBlocks`) on the
+ *     chain: `from` is the block after the cursor, so the ingest's next blocks are the plan's.
+ *  2. Workers (`stageSegment`, a Lambda per shard under Step Functions, or `--workers N` locally) take
+ *     segments in any order. For each, a worker fetches every block, derives it, reads the chain
+ *     facts and the state at the segment's last block, RECORDING every chain answer
+ *     (recorded-chain.ts); writes the block's immutable items that no order depends on (every item
+ *     but the counted range entries); then stages the recording, with the keys and a digest of what it
+ *     wrote, in the table (chunks, then a DONE item). A killed worker is simply run again: its writes
+ *     are identical puts, and a segment counts only once its DONE item exists.
+ *  3. The ingest (ChainIngest: the follower, the scheduled Lambda, the CLI) reaches the plan's blocks
+ *     and, for each segment, answers its chain reads from the staged recording instead of the node,
+ *     runs its normal batch (same code, same items), and writes only what the worker did not: the
+ *     counted entries with their positions and seek chunks, the manifests, the state and the cursor.
+ *     A block whose items differ from the worker's digest (the chain answered the ingest otherwise)
+ *     is written whole, and the worker's keys it lacks are deleted. Then the staged items are deleted,
+ *     and the plan once its last block is numbered. A segment not staged yet stops the ingest there
+ *     (the scheduled run ends; the CLI waits for it).
+ * Backfill only blocks that are final (the plan refuses blocks within `confirmations` of the head):
+ * a reorg inside a plan ends the plan, and its remaining blocks are ingested from the node.
+ */
+import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { ChainClient } from '../chain/client';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
+import { deleteItem, inParallel, putItem, queryAll, rangeQuery, writeItems } from '../db/operations';
+import { backfillKeys, keyId, type ItemKey, type TableItem } from '../table/keys';
+import type { BackfillPlanRecord, StagedChunkRecord, StagedSegmentRecord } from '../table/records';
+import { readBatchFacts } from './batch';
+import { itemsOfBlock, readStateAt } from './block-work';
+import { ChainState } from './chain-state';
+import { deriveBlock } from './derive';
+import { BlockSource, type BlockBundle } from './fetch-block';
+import { isCountedEntry } from './items';
+import { powertoolsLog, type IngestLog } from './log';
+import { readCursor } from './manifest';
+import { jsonBigint, jsonBigintRevive, recordingChain, type ChainRecording } from './recorded-chain';
+import { getItem } from './table-io';
+
+/** Blocks per segment by default: the ingest numbers a segment as one batch. */
+export const DEFAULT_SEGMENT_BLOCKS = 32;
+/** Blocks fetched at once by one worker. */
+const FETCH_CONCURRENCY = 4;
+/** Chain facts of blocks read at once (as the ingest). */
+const FACT_CONCURRENCY = 4;
+/** Bytes of packed recording per staged chunk item (DynamoDB items are at most 400 KB). */
+const CHUNK_BYTES = 300_000;
+
+export interface Segment {
+  from: number;
+  to: number;
+}
+
+/** What a worker wrote for one block: the keys and a digest of the items (keys and values). */
+export interface StagedBlock {
+  keys: [string, string][];
+  digest: string;
+}
+
+export interface StagedSegment extends Segment {
+  chunkCount: number;
+  recording: ChainRecording;
+  /** By block number. */
+  blocks: Map<number, StagedBlock>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The plan
+
+export class BackfillPlanError extends Error {
+  override name = 'BackfillPlanError';
+}
+
+/**
+ * Records a backfill of `from`..`to` (default `from`: the block after the cursor, or 0) and returns its
+ * segments. The same plan again is accepted (a restarted run); another one while one is open is not.
+ */
+export async function planBackfill(options: {
+  chainId: number;
+  from?: number;
+  to: number;
+  head: number;
+  segmentBlocks?: number;
+  /** Blocks below the head a backfill may reach (its blocks must be final). Default 0. */
+  confirmations?: number;
+}): Promise<{ plan: BackfillPlanRecord; segments: Segment[] }> {
+  const { chainId, to, head } = options;
+  const segmentBlocks = options.segmentBlocks ?? DEFAULT_SEGMENT_BLOCKS;
+  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1)
+    throw new BackfillPlanError('segment blocks must be a whole number of at least 1');
+  const cursor = await readCursor(chainId);
+  const next = cursor ? cursor.blockNumber + 1 : 0;
+  const from = options.from ?? next;
+  if (cursor && from !== next) {
+    throw new BackfillPlanError(`chain ${chainId}: a backfill starts at the block after the cursor (${next}), not ${from}`);
+  }
+  if (to < from) throw new BackfillPlanError(`chain ${chainId}: the backfill's last block ${to} is before its first ${from}`);
+  const finalHead = head - (options.confirmations ?? 0);
+  if (to > finalHead) {
+    throw new BackfillPlanError(
+      `chain ${chainId}: block ${to} is not final yet (head ${head}, ${options.confirmations ?? 0} confirmations)`,
+    );
+  }
+  const plan: BackfillPlanRecord = { kind: 'backfillPlan', chainId, from, to, segmentBlocks };
+  const written = await putItem({
+    Item: { ...plan, ...backfillKeys.plan(chainId) },
+    ConditionExpression: 'attribute_not_exists(pk) OR (#from = :from AND #to = :to AND segmentBlocks = :size)',
+    ExpressionAttributeNames: { '#from': 'from', '#to': 'to' },
+    ExpressionAttributeValues: { ':from': from, ':to': to, ':size': segmentBlocks },
+  });
+  if (!written.applied) {
+    const open = await readPlan(chainId);
+    throw new BackfillPlanError(`chain ${chainId}: a backfill of blocks ${open?.from}..${open?.to} is still open`);
+  }
+  return { plan, segments: segmentsOf(plan) };
+}
+
+export function readPlan(chainId: number): Promise<BackfillPlanRecord | undefined> {
+  return getItem<BackfillPlanRecord>(backfillKeys.plan(chainId));
+}
+
+export async function deletePlan(chainId: number): Promise<void> {
+  await deleteItem({ Key: backfillKeys.plan(chainId) });
+}
+
+export function segmentsOf(plan: Pick<BackfillPlanRecord, 'from' | 'to' | 'segmentBlocks'>): Segment[] {
+  const segments: Segment[] = [];
+  for (let from = plan.from; from <= plan.to; from += plan.segmentBlocks) {
+    segments.push({ from, to: Math.min(plan.to, from + plan.segmentBlocks - 1) });
+  }
+  return segments;
+}
+
+/** The plan's segment that holds `blockNumber`. */
+export function segmentAt(plan: Pick<BackfillPlanRecord, 'from' | 'to' | 'segmentBlocks'>, blockNumber: number): Segment {
+  const from = plan.from + Math.floor((blockNumber - plan.from) / plan.segmentBlocks) * plan.segmentBlocks;
+  return { from, to: Math.min(plan.to, from + plan.segmentBlocks - 1) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A worker's segment
+
+export interface StageOptions {
+  chainId: number;
+  client: ChainClient;
+  retry?: RetryPolicy;
+  log?: IngestLog;
+  /** Stops the worker between writes. */
+  signal?: AbortSignal;
+  /** Called once a block's items are written (progress bars). */
+  onBlockWritten?: (blockNumber: number) => void;
+}
+
+export type StageOutcome = 'staged' | 'already staged' | 'already ingested';
+
+/** Stages one segment (see the module comment). Idempotent; safe to run twice at once. */
+export async function stageSegment(options: StageOptions, segment: Segment): Promise<StageOutcome> {
+  const { chainId, signal } = options;
+  if (await getItem(backfillKeys.staged(chainId, segment.from, 'DONE'))) return 'already staged';
+  const cursor = await readCursor(chainId);
+  if (cursor && cursor.blockNumber >= segment.to) return 'already ingested';
+  const policy = options.retry ?? DEFAULT_RETRY_POLICY;
+  const log = options.log ?? powertoolsLog;
+
+  const chain = recordingChain(options.client);
+  const source = new BlockSource(chain.client, policy, log);
+  const chainState = new ChainState(chain.client, chain.reader, policy);
+  const numbers = Array.from({ length: segment.to - segment.from + 1 }, (_, offset) => segment.from + offset);
+  const bundles = new Array<BlockBundle>(numbers.length);
+  await inParallel(numbers, FETCH_CONCURRENCY, async (number) => {
+    signal?.throwIfAborted();
+    bundles[number - segment.from] = await source.fetch(BigInt(number));
+  });
+  for (let index = 1; index < bundles.length; index += 1) {
+    if (bundles[index]!.block.parentHash.toLowerCase() !== bundles[index - 1]!.block.hash!.toLowerCase()) {
+      throw new Error(`chain ${chainId}: blocks ${segment.from}..${segment.to} changed while being read (a reorg: are they final?)`);
+    }
+  }
+
+  // As the ingest computes them, but knowing nothing of earlier blocks: the facts come from the chain.
+  const blocks = bundles.map((bundle) => deriveBlock(chainId, bundle));
+  const facts = await readBatchFacts(blocks, new Map(), chainState, FACT_CONCURRENCY);
+  const staged = new Map<number, StagedBlock>();
+  for (const derived of blocks) {
+    const written = itemsOfBlock(derived, facts).filter((item) => !isCountedEntry(item));
+    signal?.throwIfAborted();
+    await writeItems({ put: written });
+    staged.set(derived.block.number, { keys: written.map((item) => [item.pk, item.sk]), digest: digestOf(written) });
+    options.onBlockWritten?.(derived.block.number);
+  }
+  await readStateAt(blocks, facts, chainState);
+
+  signal?.throwIfAborted();
+  const packed = packStage(chain.recording, staged);
+  const chunks: TableItem[] = [];
+  for (let offset = 0, chunk = 0; offset < packed.length || chunk === 0; offset += CHUNK_BYTES, chunk += 1) {
+    const record: StagedChunkRecord = { kind: 'stagedChunk', chunk, packed: packed.subarray(offset, offset + CHUNK_BYTES) };
+    chunks.push({ ...record, ...backfillKeys.staged(chainId, segment.from, chunk) });
+  }
+  await writeItems({ put: chunks });
+  signal?.throwIfAborted();
+  const done: StagedSegmentRecord = { kind: 'stagedSegment', chainId, from: segment.from, to: segment.to, chunkCount: chunks.length };
+  await putItem({ Item: { ...done, ...backfillKeys.staged(chainId, segment.from, 'DONE') } });
+  return 'staged';
+}
+
+/** The staged segment that starts at `fromBlock`, once complete. */
+export async function readStagedSegment(chainId: number, fromBlock: number): Promise<StagedSegment | undefined> {
+  const done = await getItem<StagedSegmentRecord>(backfillKeys.staged(chainId, fromBlock, 'DONE'));
+  if (!done) return undefined;
+  const { items } = await queryAll<StagedChunkRecord & ItemKey>({
+    ...rangeQuery(backfillKeys.stagedRange(chainId, fromBlock)),
+    ConsistentRead: true,
+  });
+  const chunks = items.filter((item) => item.kind === 'stagedChunk' && item.chunk < done.chunkCount).sort((a, b) => a.chunk - b.chunk);
+  if (chunks.length !== done.chunkCount) throw new Error(`chain ${chainId}: staged segment at block ${fromBlock} lacks chunks`);
+  const { recording, blocks } = unpackStage(Buffer.concat(chunks.map((chunk) => chunk.packed)));
+  return { from: done.from, to: done.to, chunkCount: done.chunkCount, recording, blocks };
+}
+
+/** Deletes a staged segment's items (chunks first, DONE last), whatever a worker left. */
+export async function deleteStagedSegment(chainId: number, fromBlock: number): Promise<void> {
+  const { items } = await queryAll<ItemKey>({
+    ...rangeQuery(backfillKeys.stagedRange(chainId, fromBlock)),
+    ConsistentRead: true,
+    ProjectionExpression: 'pk, sk',
+  });
+  await writeItems({ delete: items.filter((item) => item.sk !== 'DONE') });
+  await deleteItem({ Key: backfillKeys.staged(chainId, fromBlock, 'DONE') });
+}
+
+/** A digest of items, keys and values (the ingest compares its own block's items with a worker's). */
+export function digestOf(items: readonly TableItem[]): string {
+  const hash = createHash('sha256');
+  for (const line of items.map((item) => `${keyId(item)}\n${JSON.stringify(item, bigintText)}`).sort()) hash.update(line).update('\0');
+  return hash.digest('base64url');
+}
+
+function bigintText(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value instanceof Set) return [...value].sort();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Packing: the recording (recorded-chain.ts) and the blocks' written keys, one raw DEFLATE stream.
+
+function packStage(recording: ChainRecording, blocks: Map<number, StagedBlock>): Buffer {
+  const json = JSON.stringify({ q: [...recording.requests], r: [...recording.reads], b: [...blocks] }, jsonBigint);
+  return deflateRawSync(json, { level: 6 });
+}
+
+function unpackStage(packed: Uint8Array): { recording: ChainRecording; blocks: Map<number, StagedBlock> } {
+  const parsed = JSON.parse(inflateRawSync(packed).toString('utf8'), jsonBigintRevive) as {
+    q: [string, unknown][];
+    r: [string, never][];
+    b: [number, StagedBlock][];
+  };
+  return { recording: { requests: new Map(parsed.q), reads: new Map(parsed.r) }, blocks: new Map(parsed.b) };
+}

@@ -1,0 +1,59 @@
+/**
+ * The steps of writing blocks that the ingest (ingest.ts) and a backfill worker (backfill.ts) must do
+ * identically, so that what a worker stages is exactly what the ingest would compute:
+ *  - a block's immutable items, from its derived records and the chain facts as of the block;
+ *  - the chain state a batch's last block is read at (balances, total supplies, NFT instances).
+ */
+import type { BatchFacts } from './batch';
+import type { ChainState } from './chain-state';
+import { tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
+import { immutableItems } from './items';
+import { entity } from './state';
+import type { TableItem } from '../table/keys';
+
+/** Tags the block's transactions with the facts as of the block, then returns its immutable items. */
+export function itemsOfBlock(derived: DerivedBlock, facts: BatchFacts): TableItem[] {
+  const number = derived.block.number;
+  tagTransactions(
+    derived,
+    (address) => facts.isContract(address, derived),
+    (address) => facts.tokenInfo(address, number) !== null,
+  );
+  return immutableItems(derived);
+}
+
+/** The balances a batch touches, one per entity, in first-touched order. */
+export const balanceTouchesOf = (blocks: readonly DerivedBlock[]): BalanceTouch[] =>
+  distinct(
+    blocks.flatMap((derived) => derived.balanceTouches),
+    entity.balance,
+  );
+
+/** The chain state of the entities a batch touched, read at its last block. */
+export async function readStateAt(blocks: readonly DerivedBlock[], facts: BatchFacts, chainState: ChainState) {
+  const lastBlock = blocks.at(-1);
+  if (lastBlock === undefined) throw new Error('readStateAt: a batch has at least one block');
+  const last = lastBlock.block.number;
+  const at = BigInt(last);
+  const tokens = [...new Set(blocks.flatMap((derived) => [...derived.tokens.keys()]))].filter(
+    (token) => facts.tokenInfo(token, last) !== null,
+  );
+  const balanceTouches = balanceTouchesOf(blocks);
+  const nftTouches = distinct(
+    blocks.flatMap((derived) => derived.nftTouches.map((nft) => ({ ...nft, firstBlock: derived.block.number }))),
+    (nft) => entity.nft(nft.contract, nft.standard, nft.tokenId),
+  );
+  const [supplies, balances, nfts] = await Promise.all([
+    chainState.totalSupplies(tokens, at),
+    chainState.balances(balanceTouches, at),
+    chainState.nfts(nftTouches, at),
+  ]);
+  return { last, tokens, balanceTouches, nftTouches, supplies, balances, nfts };
+}
+
+/** One of each, by key, in first-seen order. */
+export function distinct<T>(values: readonly T[], key: (value: T) => string): T[] {
+  const seen = new Map<string, T>();
+  for (const value of values) if (!seen.has(key(value))) seen.set(key(value), value);
+  return [...seen.values()];
+}
