@@ -12,6 +12,11 @@
  * --to-block     last block (default: the head when the run starts)
  * --follow       after the range, keep polling for new blocks every --poll-interval ms (default 1000)
  *                until Ctrl-C
+ * --workers N    backfill --from-block..--to-block with N worker processes in parallel
+ *                (shared/ingest/backfill.ts; scripts/lib/backfill-pool.ts): they stage segments of
+ *                --segment-blocks blocks (default 32) in any order while this process numbers them in
+ *                block order. The range starts after the cursor and must be final: --confirmations C
+ *                (default 0) keeps it C blocks below the head.
  */
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
@@ -21,10 +26,12 @@ import { ensureTable, localClient } from './lib/local-table/ensure-table';
 import { ChainIngest } from '../shared/ingest/ingest';
 import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
+import { planBackfill } from '../shared/ingest/backfill';
+import { stageWithWorkers } from './lib/backfill-pool';
 import { orderDepositListener } from '../shared/orders/deposits';
 
 const USAGE =
-  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N]';
+  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--workers N [--segment-blocks N] [--confirmations N]]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -43,6 +50,9 @@ async function main(): Promise<void> {
       repair: { type: 'boolean', default: false },
       'poll-interval': { type: 'string' },
       'batch-blocks': { type: 'string' },
+      workers: { type: 'string' },
+      'segment-blocks': { type: 'string' },
+      confirmations: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -57,6 +67,14 @@ async function main(): Promise<void> {
   const pollInterval = wholeNumber('poll-interval', values['poll-interval']) ?? 1_000;
   const batchBlocks = wholeNumber('batch-blocks', values['batch-blocks']);
   if (batchBlocks === 0) throw new Error(`--batch-blocks must be at least 1\n${USAGE}`);
+  const workers = wholeNumber('workers', values.workers);
+  const segmentBlocks = wholeNumber('segment-blocks', values['segment-blocks']);
+  const confirmations = wholeNumber('confirmations', values.confirmations);
+  if (workers === 0 || segmentBlocks === 0) throw new Error(`--workers and --segment-blocks must be at least 1\n${USAGE}`);
+  if (workers === undefined && (segmentBlocks !== undefined || confirmations !== undefined)) {
+    throw new Error(`--segment-blocks and --confirmations go with --workers\n${USAGE}`);
+  }
+  if (workers !== undefined && values.repair) throw new Error(`--workers backfills new blocks; it does not go with --repair\n${USAGE}`);
 
   const client = createChainClient(rpcUrl);
   const nodeChainId = await client.getChainId();
@@ -82,6 +100,7 @@ async function main(): Promise<void> {
     log,
     maxBatchBlocks: batchBlocks,
     listeners: [orderDepositListener],
+    ...(workers !== undefined ? { backfillPollMs: 100 } : {}),
     onBlock: ({ blockNumber, mode }) => {
       done += 1;
       if (done > bar.getTotal()) bar.setTotal(done); // following the head: the total grows
@@ -100,7 +119,25 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    const result = await ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair });
+    // A backfill: the plan first (the ingest below numbers its blocks only from staged segments).
+    const plan =
+      workers === undefined ? undefined : await planBackfill({ chainId, from: fromBlock, to: last, head, segmentBlocks, confirmations });
+    let staged = 0;
+    const staging =
+      plan &&
+      workers !== undefined &&
+      stageWithWorkers({
+        segments: plan.segments,
+        workers,
+        rpcUrl,
+        chainId,
+        onBlock: () => {
+          staged += 1;
+          bar.update({ mode: `staged ${staged}/${last - first + 1} by ${workers} workers` });
+        },
+        log: (message) => console.error(`\n${message}`),
+      });
+    const [result] = await Promise.all([ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair }), staging]);
     if (values.follow) {
       const followed = await ingest.follow({ intervalMs: pollInterval, signal: controller.signal, firstBlock: first });
       result.advanced += followed.advanced;

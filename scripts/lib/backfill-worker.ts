@@ -1,0 +1,36 @@
+/**
+ * One backfill worker process of `npm run ingest -- --workers N` (scripts/ingest.ts forks it with IPC):
+ * stages the segments the parent sends, one at a time (shared/ingest/backfill.ts), and reports each
+ * block written and each segment done or failed. Reads the table and chain configuration from its
+ * environment and argv (--rpc-url, --chain-id), as the parent.
+ */
+import { parseArgs } from 'node:util';
+import { createChainClient } from '../../shared/chain/client';
+import { stageSegment, type Segment } from '../../shared/ingest/backfill';
+import { errorMessage } from '../../shared/chain/retry';
+
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'block'; blockNumber: number }
+  | { type: 'staged'; segment: Segment; outcome: string }
+  | { type: 'failed'; segment: Segment; error: string };
+
+const { values } = parseArgs({ options: { 'rpc-url': { type: 'string' }, 'chain-id': { type: 'string' } } });
+const client = createChainClient(values['rpc-url']!);
+const chainId = Number(values['chain-id']);
+const send = (message: WorkerMessage) => process.send?.(message);
+const log = { info: () => undefined, warn: (message: string) => process.stderr.write(`\nworker ${process.pid}: ${message}\n`) };
+
+process.on('message', async (segment: Segment) => {
+  try {
+    const outcome = await stageSegment(
+      { chainId, client, log, onBlockWritten: (blockNumber) => send({ type: 'block', blockNumber }) },
+      segment,
+    );
+    send({ type: 'staged', segment, outcome });
+  } catch (error) {
+    send({ type: 'failed', segment, error: errorMessage(error) });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready' });
