@@ -37,6 +37,7 @@ import type { ApiName } from '../shared/http/groups';
 import {
   consumers as consumerTable,
   type Job,
+  backfillWorker,
   jobs as jobTable,
   type Queue as QueueRow,
   type QueueConsumer,
@@ -45,6 +46,7 @@ import {
 import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
+import { Backfill } from './backfill';
 import { Operations } from './operations';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
 
@@ -112,6 +114,8 @@ export class ServiceStack extends Stack {
   readonly deadLetterQueues = new Map<string, Queue>();
   /** Scheduled functions (job instances), by function id. */
   readonly jobFunctions = new Map<string, { job: Job; chain?: ChainSetting }>();
+  /** The backfill state machine, when the stack has chains. */
+  backfill?: Backfill;
   readonly operations: Operations;
   private readonly queueRows = new Map<string, QueueRow>();
 
@@ -177,6 +181,7 @@ export class ServiceStack extends Stack {
         this.addJob(job, instance.id, instance.chain);
       }
     }
+    if (chains.length > 0) this.addBackfill(chains);
 
     this.operations = new Operations(this, 'Operations', { stack: this, settings: this.settings.operations });
 
@@ -370,6 +375,23 @@ export class ServiceStack extends Stack {
       description: `Runs ${id} on ${job.schedule}`,
       schedule: Schedule.expression(job.schedule),
       targets: [new LambdaFunction(fn.function)],
+    });
+  }
+
+  /** The backfill worker (one function for every chain) and its state machine (lib/backfill.ts). */
+  private addBackfill(chains: readonly ChainSetting[]): void {
+    const fn = this.addFunction(backfillWorker.id, backfillWorker.handler, backfillWorker.table, {
+      description: backfillWorker.summary,
+      environment: { CHAIN_RPC_PARAMETERS: chains.map((chain) => `${chain.chainId}=${chain.rpcUrlParameter}`).join(',') },
+      timeoutSeconds: backfillWorker.timeoutSeconds,
+      memorySize: backfillWorker.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
+    });
+    for (const chain of chains) fn.grantParameterRead(chain.rpcUrlParameter, chain.rpcUrlKeyArn);
+    this.backfill = new Backfill(this, 'Backfill', {
+      worker: fn,
+      concurrency: this.settings.backfillConcurrency,
+      logRetention: this.settings.logRetention,
+      removalPolicy: this.settings.removalPolicy,
     });
   }
 

@@ -35,6 +35,8 @@ export interface ServiceSettings {
   /** Memory and timeout of the HTTP route functions (jobs carry their own in shared/jobs.ts). */
   routeMemorySize: number;
   routeTimeoutSeconds: number;
+  /** Backfill shards staged at once by the backfill state machine (lib/backfill.ts). */
+  backfillConcurrency: number;
   operations: OperationsSettings;
 }
 
@@ -78,6 +80,7 @@ export const SETTING_DEFAULTS = {
   serviceName: 'chain-data-api',
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
+  backfillConcurrency: 10,
   alarmEmail: '',
   alarmNamePrefix: '',
   dashboardName: '',
@@ -102,6 +105,7 @@ export const STACK_MANAGED_ENV = [
   'CHAIN_ID',
   'INGESTED_CHAIN_IDS',
   'RPC_URL_PARAMETER',
+  'CHAIN_RPC_PARAMETERS',
   'DYNAMODB_ENDPOINT',
 ] as const;
 
@@ -204,6 +208,8 @@ const settingsSchema = v.object({
   routeMemorySize: integer(128, 10_240),
   // An HTTP API waits at most 30 s for its integration; a longer Lambda timeout only burns money.
   routeTimeoutSeconds: integer(1, 29),
+  // Each shard is one Lambda invocation reading the chain's node: the node's rate limit decides.
+  backfillConcurrency: integer(1, 1_000),
   alarmEmail: v.pipe(
     v.string(),
     v.trim(),
@@ -257,6 +263,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     serviceName: settings.serviceName,
     routeMemorySize: settings.routeMemorySize,
     routeTimeoutSeconds: settings.routeTimeoutSeconds,
+    backfillConcurrency: settings.backfillConcurrency,
     operations: {
       alarmEmail: settings.alarmEmail || undefined,
       alarmNamePrefix: settings.alarmNamePrefix || undefined,

@@ -55,6 +55,33 @@ export interface QueueConsumer {
   summary: string;
 }
 
+/** A function a state machine invokes: neither scheduled nor behind an API. */
+export interface Worker {
+  id: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  handler: string;
+  table: TableAccess;
+  timeoutSeconds: number;
+  memorySize?: number;
+  summary: string;
+}
+
+/**
+ * The parallel backfill's worker (lib/backfill.ts: a Step Functions state machine plans a chain's
+ * backfill with it, then runs it once per shard in a Distributed Map). One function for every chain
+ * (CHAIN_RPC_PARAMETERS names each chain's RPC URL parameter); created when the stack has chains.
+ */
+export const backfillWorker: Worker = {
+  id: 'BackfillChain',
+  handler: 'functions/ingest/backfill-chain.ts',
+  // PutItem (the plan, a staged segment's DONE item), BatchWriteItem (the blocks' order-free items and
+  // the staged chunks); chain items only, as the ingest.
+  table: { read: true, write: ['PutItem', 'BatchWriteItem'], writeKeys: CHAIN_DATA },
+  timeoutSeconds: 900,
+  memorySize: 1769,
+  summary: 'Backfill worker: plan a chain backfill, or stage the segments of one shard (chain reads recorded, order-free items written)',
+};
+
 export const queues: readonly Queue[] = [
   {
     id: 'DepositEvents',

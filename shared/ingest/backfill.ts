@@ -267,3 +267,50 @@ function unpackStage(packed: Uint8Array): { recording: ChainRecording; blocks: M
   };
   return { recording: { requests: new Map(parsed.q), reads: new Map(parsed.r) }, blocks: new Map(parsed.b) };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Shards: what one worker invocation takes (the Step Functions map's items, lib/backfill.ts)
+
+/** Most shards a plan is cut into: the map's item list stays far below Step Functions' 256 KB state. */
+export const MAX_SHARDS = 2_000;
+
+/** The plan's segments grouped, in order, into at most `maxShards` runs of consecutive segments. */
+export function shardsOf(plan: Pick<BackfillPlanRecord, 'from' | 'to' | 'segmentBlocks'>, maxShards = MAX_SHARDS): Segment[] {
+  const segments = segmentsOf(plan);
+  const perShard = Math.ceil(segments.length / maxShards);
+  const shards: Segment[] = [];
+  for (let index = 0; index < segments.length; index += perShard) {
+    shards.push({ from: segments[index]!.from, to: segments[Math.min(segments.length, index + perShard) - 1]!.to });
+  }
+  return shards;
+}
+
+/** A shard ran out of time with segments left: run it again (staged segments are skipped). */
+export class ShardNotFinishedError extends Error {
+  override name = 'ShardNotFinishedError';
+}
+
+/**
+ * Stages the segments of a shard (`shard` within the plan, on its segment boundaries) one after the
+ * other; throws ShardNotFinishedError when `deadline` (epoch ms) comes before the last (after one
+ * segment at least).
+ */
+export async function stageShard(
+  options: StageOptions,
+  plan: Pick<BackfillPlanRecord, 'from' | 'to' | 'segmentBlocks'>,
+  shard: Segment,
+  deadline?: number,
+): Promise<{ staged: number; skipped: number }> {
+  const counts = { staged: 0, skipped: 0 };
+  const segments = segmentsOf(plan).filter((segment) => segment.from >= shard.from && segment.to <= shard.to);
+  if (segments.length === 0) throw new BackfillPlanError(`blocks ${shard.from}..${shard.to} hold no segment of the plan`);
+  for (const [index, segment] of segments.entries()) {
+    // At least one segment per run, however late, so that a shard always moves on.
+    if (index > 0 && deadline !== undefined && Date.now() > deadline) {
+      throw new ShardNotFinishedError(`blocks ${segment.from}..${shard.to} are left (${counts.staged} segments staged in this run)`);
+    }
+    const outcome = await stageSegment(options, segment);
+    counts[outcome === 'staged' ? 'staged' : 'skipped'] += 1;
+  }
+  return counts;
+}

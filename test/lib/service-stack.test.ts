@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../../shared/http/middleware/cors';
 import type { ApiName } from '../../shared/http/groups';
 import type { Job } from '../../shared/jobs';
-import { consumers as consumerTable, jobs as jobTable, queues as queueTable } from '../../shared/jobs';
+import { backfillWorker, consumers as consumerTable, jobs as jobTable, queues as queueTable } from '../../shared/jobs';
 import { MAX_MESSAGE_BYTES } from '../../shared/ingest/queue-messages';
 import { apiIdVariable } from '../../shared/http/api-name';
 import { API_NAMES, apisOf, CHAIN_DATA, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
@@ -97,6 +97,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     ...API_NAMES.map(fallbackFunctionId),
     ...jobFunctions.map((fn) => fn.id),
     ...consumerTable.map((consumer) => consumer.id),
+    backfillWorker.id,
   ];
 
   beforeAll(() => {
@@ -524,6 +525,67 @@ describe('ServiceStack jobs', () => {
   it('gives a NO_TABLE route no DynamoDB permission at all', () => {
     const { resources: noTable } = synthesise({}, { routes: [{ ...ROUTE, table: NO_TABLE }], jobs: [] });
     expect(grantsOf(noTable, ROUTE.id)).toEqual([]);
+  });
+
+  describe('the parallel backfill (lib/backfill.ts)', () => {
+    /** The state machine's definition, as JSON with the template's references left as strings. */
+    const definition = (res: Resources) => {
+      const [[, machine]] = ofType(res, 'AWS::StepFunctions::StateMachine') as [[string, Resource]];
+      const parts = machine.Properties.DefinitionString['Fn::Join'][1] as unknown[];
+      return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'REF')).join(''));
+    };
+
+    it('plans with the worker, then stages every shard in a Distributed Map of bounded concurrency, retrying a shard that ran out of time', () => {
+      const states = definition(resources).States;
+      expect(definition(resources).StartAt).toBe('Plan');
+      expect(states.Plan.Next).toBe('StageShards');
+      expect(states.Plan.Parameters).toEqual({ action: 'plan', 'request.$': '$' });
+      const map = states.StageShards;
+      expect(map.Type).toBe('Map');
+      expect(map.ItemProcessor.ProcessorConfig.Mode).toBe('DISTRIBUTED');
+      expect(map.ItemsPath).toBe('$.shards');
+      expect(map.MaxConcurrency).toBe(10);
+      expect(map.ResultPath).toBeNull();
+      expect(map.ItemSelector).toEqual({
+        action: 'stage',
+        'chainId.$': '$.chainId',
+        'from.$': '$$.Map.Item.Value.from',
+        'to.$': '$$.Map.Item.Value.to',
+      });
+      const stage = map.ItemProcessor.States.StageShard;
+      expect(stage.Retry.find((retry: { ErrorEquals: string[] }) => retry.ErrorEquals.includes('ShardNotFinishedError'))).toMatchObject({
+        ErrorEquals: ['ShardNotFinishedError'],
+        MaxAttempts: 99,
+        BackoffRate: 1,
+      });
+      expect(stage.Retry.at(-1)).toMatchObject({ ErrorEquals: ['States.ALL'], MaxAttempts: 5 });
+    });
+
+    it('has one worker function for every chain, which may read each chain’s RPC parameter and write chain items only', () => {
+      const worker = resources[backfillWorker.id];
+      expect(worker.Properties.Timeout).toBe(900);
+      expect(worker.Properties.Environment.Variables.CHAIN_RPC_PARAMETERS).toBe(
+        '8453=/chain-data-api/rpc/8453,84532=/chain-data-api/rpc/84532',
+      );
+      const ssm = statementsOf(resources, backfillWorker.id).filter((statement) => actionsOf(statement).includes('ssm:GetParameter'));
+      expect(ssm.flatMap(resourcesOf)).toHaveLength(CHAINS.length);
+      const writes = statementsOf(resources, backfillWorker.id)
+        .filter((statement) => statement.Effect === 'Allow')
+        .flatMap(actionsOf)
+        .filter((action) => /dynamodb:(Put|Update|Delete|BatchWrite)/.test(action));
+      expect(writes.sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem']);
+    });
+
+    it('logs every execution event and traces with X-Ray; a bigger concurrency comes from context; no chain, no backfill', () => {
+      const [[, machine]] = ofType(resources, 'AWS::StepFunctions::StateMachine');
+      expect(machine.Properties.LoggingConfiguration.Level).toBe('ALL');
+      expect(machine.Properties.TracingConfiguration.Enabled).toBe(true);
+      const { resources: wider } = synthesise({ chains: CHAINS, backfillConcurrency: '40' }, { routes: [ROUTE], jobs: [INGEST] });
+      expect(definition(wider).States.StageShards.MaxConcurrency).toBe(40);
+      const { resources: none } = synthesise({ chains: [] }, { routes: [ROUTE], jobs: [] });
+      expect(ofType(none, 'AWS::StepFunctions::StateMachine')).toEqual([]);
+      expect(none[backfillWorker.id]).toBeUndefined();
+    });
   });
 
   it('warns, and deploys nothing for it, when a per-chain job has no chain configured', () => {

@@ -1,0 +1,32 @@
+/**
+ * Settings of the backfill worker Lambda (functions/ingest/backfill-chain.ts, one function for every
+ * chain): which SSM parameter holds each chain's RPC URL, read once at cold start.
+ */
+import * as v from 'valibot';
+import { readEnv } from '../config';
+
+const integer = (min: number, max: number) =>
+  v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+
+const schema = v.object({
+  /** `<chainId>=<SSM parameter name>` pairs, comma-separated: the chains the stack ingests. */
+  CHAIN_RPC_PARAMETERS: v.pipe(
+    v.string(),
+    v.regex(/^\d+=[^,=]+(,\d+=[^,=]+)*$/, 'must be <chainId>=<parameter>[,<chainId>=<parameter>...]'),
+    v.transform((value) => new Map(value.split(',').map((pair) => [Number(pair.split('=')[0]), pair.split('=')[1]!] as const))),
+  ),
+  RPC_TIMEOUT_MS: v.optional(integer(100, 120_000), '10000'),
+  /** Stop starting new segments when less than this remains of the invocation. */
+  BACKFILL_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '120000'),
+});
+
+export interface BackfillConfig {
+  rpcUrlParameters: ReadonlyMap<number, string>;
+  rpcTimeoutMs: number;
+  safetyMarginMs: number;
+}
+
+export function loadBackfillConfig(env: Record<string, string | undefined> = process.env): BackfillConfig {
+  const raw = readEnv(schema, env);
+  return { rpcUrlParameters: raw.CHAIN_RPC_PARAMETERS, rpcTimeoutMs: raw.RPC_TIMEOUT_MS, safetyMarginMs: raw.BACKFILL_SAFETY_MARGIN_MS };
+}
