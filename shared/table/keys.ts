@@ -89,16 +89,16 @@ export const chainKeys = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Parallel backfill (G4, G5; shared/ingest/backfill.ts)
+// Parallel backfill (G5, G6; shared/ingest/backfill.ts)
 
 export const backfillKeys = {
   /**
-   * G4: a chain's open backfill plan: blocks `from`..`to` in segments of `segmentBlocks`, staged by
+   * G5: a chain's open backfill plan: blocks `from`..`to` in segments of `segmentBlocks`, staged by
    * workers in any order and numbered by the ingest in block order. GetItem; one per chain.
    */
   plan: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'BACKFILL' }),
   /**
-   * G5: one staged segment (the chain reads a worker recorded for the blocks from `fromBlock`), in
+   * G6: one staged segment (the chain reads a worker recorded for the blocks from `fromBlock`), in
    * chunks (sk = chunk number) and a `DONE` item written last. GetItem DONE, then Query the pk; the
    * ingest deletes them once it has numbered the segment.
    */

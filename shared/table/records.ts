@@ -462,7 +462,7 @@ export interface CursorRecord {
   pendingTo?: number;
 }
 
-/** backfillKeys.plan (G4): a parallel backfill in progress. */
+/** backfillKeys.plan (G5): a parallel backfill in progress. */
 export interface BackfillPlanRecord {
   kind: 'backfillPlan';
   chainId: number;
@@ -471,7 +471,7 @@ export interface BackfillPlanRecord {
   segmentBlocks: number;
 }
 
-/** backfillKeys.staged DONE (G5): a segment's chain reads are staged in `chunkCount` chunks. */
+/** backfillKeys.staged DONE (G6): a segment's chain reads are staged in `chunkCount` chunks. */
 export interface StagedSegmentRecord {
   kind: 'stagedSegment';
   chainId: number;
@@ -480,7 +480,7 @@ export interface StagedSegmentRecord {
   chunkCount: number;
 }
 
-/** backfillKeys.staged chunk (G5): part of a segment's packed chain reads. */
+/** backfillKeys.staged chunk (G6): part of a segment's packed chain reads. */
 export interface StagedChunkRecord {
   kind: 'stagedChunk';
   chunk: number;
