@@ -209,6 +209,12 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   signal?.throwIfAborted();
   const done: StagedSegmentRecord = { kind: 'stagedSegment', chainId, from: segment.from, to: segment.to, chunkCount: chunks.length };
   await putItem({ Item: { ...done, ...backfillKeys.staged(chainId, segment.from, 'DONE') } });
+  // A worker late for a segment the ingest numbered meanwhile (another worker staged it) leaves nothing behind.
+  const after = await readCursor(chainId);
+  if (after && after.blockNumber >= segment.to) {
+    await deleteStagedSegment(chainId, segment.from);
+    return 'already ingested';
+  }
   return 'staged';
 }
 
