@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   });
 
   const head = Number(await ingest.head());
-  const last = toBlock ?? head;
+  // A backfill reaches final blocks only: by default the head less the confirmations asked for.
+  const last = toBlock ?? Math.max(0, head - (confirmations ?? 0));
   const cursor = await readCursor(chainId);
   const first = values.repair ? (fromBlock ?? 0) : Math.max(fromBlock ?? 0, cursor ? cursor.blockNumber + 1 : 0);
   bar.start(Math.max(1, last - first + 1), 0, { chainId, block: '-', speed: '0.0', mode: 'starting' });
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
           bar.update({ mode: `staged ${staged}/${last - first + 1} by ${workers} workers` });
         },
         log: (message) => console.error(`\n${message}`),
+        signal: controller.signal,
       });
     const [result] = await Promise.all([ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair }), staging]);
     if (values.follow) {

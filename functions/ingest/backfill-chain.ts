@@ -11,7 +11,15 @@ import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
 import type { Context } from 'aws-lambda';
 import * as v from 'valibot';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
-import { BackfillPlanError, MAX_SHARDS, planBackfill, readPlan, shardsOf, stageShard } from '../../shared/ingest/backfill';
+import {
+  BackfillPlanError,
+  MAX_SEGMENT_BLOCKS,
+  MAX_SHARDS,
+  planBackfill,
+  readPlan,
+  shardsOf,
+  stageShard,
+} from '../../shared/ingest/backfill';
 import { loadBackfillConfig } from '../../shared/ingest/backfill-config';
 import { readCursor } from '../../shared/ingest/manifest';
 import { logger } from '../../shared/observability/logger';
@@ -26,7 +34,7 @@ const event = v.variant('action', [
       chainId: block,
       to: block,
       from: v.optional(block),
-      segmentBlocks: v.optional(v.pipe(block, v.minValue(1), v.maxValue(10_000))),
+      segmentBlocks: v.optional(v.pipe(block, v.minValue(1), v.maxValue(MAX_SEGMENT_BLOCKS))),
       confirmations: v.optional(block),
       /** Most map items (default MAX_SHARDS); fewer means longer shards. */
       maxShards: v.optional(v.pipe(block, v.minValue(1), v.maxValue(MAX_SHARDS))),

@@ -22,6 +22,8 @@ export interface PoolOptions {
   onBlock?: (blockNumber: number) => void;
   /** Worker lifecycle and retries, for the operator. */
   log?: (message: string) => void;
+  /** Stops the workers (Ctrl-C): the pool then fails; the same command again resumes the plan. */
+  signal?: AbortSignal;
 }
 
 export function stageWithWorkers(options: PoolOptions): Promise<void> {
@@ -56,9 +58,13 @@ export function stageWithWorkers(options: PoolOptions): Promise<void> {
       if (settled) return;
       for (const [child, segment] of busy) {
         if (segment || queue.length === 0) continue;
+        if (!child.connected) continue; // exiting: its exit handler takes it out
         const next = queue.shift()!;
         busy.set(child, next);
-        child.send(next);
+        child.send(next, (error) => {
+          // The worker went away between the check and the send: its exit handler requeues `next`.
+          if (error) log(`segment ${next.from}..${next.to} not sent: ${error.message}`);
+        });
       }
       while (busy.size + starting < options.workers && queue.length > starting) start();
       if (queue.length === 0 && starting === 0 && [...busy.values()].every((segment) => segment === undefined)) finish();
@@ -83,6 +89,7 @@ export function stageWithWorkers(options: PoolOptions): Promise<void> {
         if (message.type === 'failed') retry(message.segment, message.error);
         dispatch();
       });
+      child.on('error', (error) => log(`${name}: ${error.message}`));
       child.on('exit', (code, signal) => {
         if (!ready) {
           starting -= 1;
@@ -97,6 +104,9 @@ export function stageWithWorkers(options: PoolOptions): Promise<void> {
         dispatch();
       });
     };
+    options.signal?.addEventListener('abort', () => finish(new Error('stopped; run the same command again to resume the backfill')), {
+      once: true,
+    });
     dispatch();
   });
 }

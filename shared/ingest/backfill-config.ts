@@ -4,9 +4,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
-
-const integer = (min: number, max: number) =>
-  v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+import { integer, RPC_TIMEOUT_MS } from './config';
 
 const schema = v.object({
   /** `<chainId>=<SSM parameter name>` pairs, comma-separated: the chains the stack ingests. */
@@ -15,7 +13,7 @@ const schema = v.object({
     v.regex(/^\d+=[^,=]+(,\d+=[^,=]+)*$/, 'must be <chainId>=<parameter>[,<chainId>=<parameter>...]'),
     v.transform((value) => new Map(value.split(',').map((pair) => [Number(pair.split('=')[0]), pair.split('=')[1]!] as const))),
   ),
-  RPC_TIMEOUT_MS: v.optional(integer(100, 120_000), '10000'),
+  RPC_TIMEOUT_MS,
   /** Stop starting new segments when less than this remains of the invocation. */
   BACKFILL_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '120000'),
 });

@@ -27,7 +27,7 @@
  * Backfill only blocks that are final (the plan refuses blocks within `confirmations` of the head):
  * a reorg inside a plan ends the plan, and its remaining blocks are ingested from the node.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ChainClient } from '../chain/client';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
@@ -47,6 +47,8 @@ import { getItem } from './table-io';
 
 /** Blocks per segment by default: the ingest numbers a segment as one batch. */
 export const DEFAULT_SEGMENT_BLOCKS = 32;
+/** A segment is one batch of the ingest, its recording held in memory: keep it a batch's size. */
+export const MAX_SEGMENT_BLOCKS = 128;
 /** Blocks fetched at once by one worker. */
 const FETCH_CONCURRENCY = 4;
 /** Chain facts of blocks read at once (as the ingest). */
@@ -81,7 +83,8 @@ export class BackfillPlanError extends Error {
 
 /**
  * Records a backfill of `from`..`to` (default `from`: the block after the cursor, or 0) and returns its
- * segments. The same plan again is accepted (a restarted run); another one while one is open is not.
+ * segments not yet numbered. The same `to` and `segmentBlocks` again, while that plan is open, resume it
+ * (its `from` stands: a stopped run or execution started again); another plan while one is open is refused.
  */
 export async function planBackfill(options: {
   chainId: number;
@@ -94,9 +97,18 @@ export async function planBackfill(options: {
 }): Promise<{ plan: BackfillPlanRecord; segments: Segment[] }> {
   const { chainId, to, head } = options;
   const segmentBlocks = options.segmentBlocks ?? DEFAULT_SEGMENT_BLOCKS;
-  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1)
-    throw new BackfillPlanError('segment blocks must be a whole number of at least 1');
+  if (!Number.isInteger(segmentBlocks) || segmentBlocks < 1 || segmentBlocks > MAX_SEGMENT_BLOCKS) {
+    throw new BackfillPlanError(`segment blocks must be a whole number from 1 to ${MAX_SEGMENT_BLOCKS}`);
+  }
   const cursor = await readCursor(chainId);
+  const open = await readPlan(chainId);
+  if (open) {
+    if (open.to !== to || open.segmentBlocks !== segmentBlocks) {
+      throw new BackfillPlanError(`chain ${chainId}: a backfill of blocks ${open.from}..${open.to} is still open`);
+    }
+    const numbered = cursor?.blockNumber ?? -1;
+    return { plan: open, segments: segmentsOf(open).filter((segment) => segment.to > numbered) };
+  }
   const next = cursor ? cursor.blockNumber + 1 : 0;
   const from = options.from ?? next;
   if (cursor && from !== next) {
@@ -112,14 +124,9 @@ export async function planBackfill(options: {
   const plan: BackfillPlanRecord = { kind: 'backfillPlan', chainId, from, to, segmentBlocks };
   const written = await putItem({
     Item: { ...plan, ...backfillKeys.plan(chainId) },
-    ConditionExpression: 'attribute_not_exists(pk) OR (#from = :from AND #to = :to AND segmentBlocks = :size)',
-    ExpressionAttributeNames: { '#from': 'from', '#to': 'to' },
-    ExpressionAttributeValues: { ':from': from, ':to': to, ':size': segmentBlocks },
+    ConditionExpression: 'attribute_not_exists(pk)',
   });
-  if (!written.applied) {
-    const open = await readPlan(chainId);
-    throw new BackfillPlanError(`chain ${chainId}: a backfill of blocks ${open?.from}..${open?.to} is still open`);
-  }
+  if (!written.applied) throw new BackfillPlanError(`chain ${chainId}: another backfill was planned at the same time`);
   return { plan, segments: segmentsOf(plan) };
 }
 
@@ -200,15 +207,28 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
 
   signal?.throwIfAborted();
   const packed = packStage(chain.recording, staged);
+  const attempt = randomUUID().slice(0, 8);
   const chunks: TableItem[] = [];
   for (let offset = 0, chunk = 0; offset < packed.length || chunk === 0; offset += CHUNK_BYTES, chunk += 1) {
     const record: StagedChunkRecord = { kind: 'stagedChunk', chunk, packed: packed.subarray(offset, offset + CHUNK_BYTES) };
-    chunks.push({ ...record, ...backfillKeys.staged(chainId, segment.from, chunk) });
+    chunks.push({ ...record, ...backfillKeys.staged(chainId, segment.from, { attempt, chunk }) });
   }
   await writeItems({ put: chunks });
   signal?.throwIfAborted();
-  const done: StagedSegmentRecord = { kind: 'stagedSegment', chainId, from: segment.from, to: segment.to, chunkCount: chunks.length };
-  await putItem({ Item: { ...done, ...backfillKeys.staged(chainId, segment.from, 'DONE') } });
+  const done: StagedSegmentRecord = {
+    kind: 'stagedSegment',
+    chainId,
+    from: segment.from,
+    to: segment.to,
+    attempt,
+    chunkCount: chunks.length,
+  };
+  // The first complete attempt counts; a second worker on the segment leaves its chunks to the deletion.
+  const first = await putItem({
+    Item: { ...done, ...backfillKeys.staged(chainId, segment.from, 'DONE') },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
+  if (!first.applied) return 'already staged';
   // A worker late for a segment the ingest numbered meanwhile (another worker staged it) leaves nothing behind.
   const after = await readCursor(chainId);
   if (after && after.blockNumber >= segment.to) {
@@ -223,7 +243,7 @@ export async function readStagedSegment(chainId: number, fromBlock: number): Pro
   const done = await getItem<StagedSegmentRecord>(backfillKeys.staged(chainId, fromBlock, 'DONE'));
   if (!done) return undefined;
   const { items } = await queryAll<StagedChunkRecord & ItemKey>({
-    ...rangeQuery(backfillKeys.stagedRange(chainId, fromBlock)),
+    ...rangeQuery(backfillKeys.stagedRange(chainId, fromBlock, done.attempt)),
     ConsistentRead: true,
   });
   const chunks = items.filter((item) => item.kind === 'stagedChunk' && item.chunk < done.chunkCount).sort((a, b) => a.chunk - b.chunk);

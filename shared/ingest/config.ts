@@ -5,8 +5,12 @@
 import * as v from 'valibot';
 import { readEnv } from '../config';
 
-const integer = (min: number, max: number) =>
+/** A whole number in an environment variable, from `min` to `max`. */
+export const integer = (min: number, max: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
+
+/** Per RPC request (the ingest and the backfill worker). */
+export const RPC_TIMEOUT_MS = v.optional(integer(100, 120_000), '10000');
 
 const schema = v.object({
   /** The chain this function ingests (one function per chain). */
@@ -18,7 +22,7 @@ const schema = v.object({
   /** Where an empty table starts. */
   INGEST_FIRST_BLOCK: v.optional(integer(0, Number.MAX_SAFE_INTEGER), '0'),
   /** Per RPC request. */
-  RPC_TIMEOUT_MS: v.optional(integer(100, 120_000), '10000'),
+  RPC_TIMEOUT_MS,
   /** Stop starting new blocks when less than this remains of the invocation. */
   INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
   /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */

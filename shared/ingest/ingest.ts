@@ -165,13 +165,15 @@ export class ChainIngest {
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
   async ingestNext(maxBlocks: number, options: { firstBlock?: number; deadline?: number } = {}): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
-    const cursor = await readCursor(this.chainId);
+    const [cursor, plan] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
     const head = Number(await this.head());
-    const start = cursor ? cursor.blockNumber + 1 : firstBlock;
+    const start = cursor ? cursor.blockNumber + 1 : (plan?.from ?? firstBlock);
+    // Inside a backfill, staged segments cost no chain reads: the deadline alone bounds the run.
+    const last = plan && start <= plan.to ? Math.max(plan.to, start + maxBlocks - 1) : start + maxBlocks - 1;
     return this.ingestRange({
-      to: Math.min(head, start + maxBlocks - 1),
+      to: Math.min(head, last),
       deadline: options.deadline,
-      ...(cursor ? {} : { from: firstBlock }),
+      ...(cursor ? {} : { from: start }),
     });
   }
 
@@ -213,6 +215,14 @@ export class ChainIngest {
     // run moved.
     let mayBeHalfWritten = true;
     let plan = await readPlan(this.chainId);
+    if (plan && result.cursor && result.cursor.blockNumber >= plan.to) {
+      // Numbered to its end by a run that stopped before ending it (or past it from the node).
+      await deleteStagedSegment(this.chainId, segmentAt(plan, plan.to).from);
+      await deletePlan(this.chainId);
+      plan = undefined;
+    }
+    // A chain's first blocks come from a plan when there is one (not INGEST_FIRST_BLOCK).
+    if (plan && !result.cursor) number = plan.from;
     let leftoversChecked = false;
     while (number <= to && (deadline === undefined || Date.now() < deadline)) {
       if (plan && number >= plan.from && number <= plan.to) {
@@ -333,7 +343,11 @@ export class ChainIngest {
       }
       return { last, reorged: true, mayBeHalfWritten: true };
     }
-    const replay: Replay = { chainState: new ChainState(chain.client, chain.reader, policy), staged };
+    const replay: Replay = {
+      chainState: new ChainState(chain.client, chain.reader, policy),
+      staged,
+      written: { workerBlocks: 0, rewrittenBlocks: 0 },
+    };
     const next = await this.advanceBatch(result, batch, mayBeHalfWritten, replay);
     if (last === staged.to) await deleteStagedSegment(this.chainId, staged.from);
     this.log.info('numbered staged blocks', {
@@ -342,6 +356,7 @@ export class ChainIngest {
       to: last,
       replayed: chain.counts.replayed,
       live: chain.counts.live,
+      ...replay.written,
     });
     return { last, reorged: false, mayBeHalfWritten: next };
   }
@@ -481,7 +496,7 @@ export class ChainIngest {
 
     // Positions and running totals on the entries; the seek chunks each block completes are its items too.
     // A staged block's items that its worker already wrote, identical (the rest are written here).
-    const writtenByWorker = replay ? workerWrites(replay.staged, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
+    const writtenByWorker = replay ? workerWrites(replay, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
     const seekChunks = await this.positions.assignBlocks(blocksItems, { fresh: mode === 'repair' });
     for (const [index, chunks] of seekChunks.entries()) {
       blocksItems[index]!.items.push(...chunks);
@@ -679,6 +694,8 @@ class Prefetcher {
 interface Replay {
   chainState: ChainState;
   staged: StagedSegment;
+  /** Blocks whose order-free items the worker wrote identically, and blocks written whole again. */
+  written: { workerBlocks: number; rewrittenBlocks: number };
 }
 
 /**
@@ -686,17 +703,19 @@ interface Replay {
  * the worker wrote that the block does not have (deleted): a block whose items differ from the
  * worker's (the chain answered otherwise) is written whole.
  */
-function workerWrites(staged: StagedSegment, blocks: readonly { blockNumber: number; items: readonly TableItem[] }[]) {
+function workerWrites(replay: Replay, blocks: readonly { blockNumber: number; items: readonly TableItem[] }[]) {
   const skip = new Set<TableItem>();
   const stale: ItemKey[] = [];
   for (const { blockNumber, items } of blocks) {
-    const worker = staged.blocks.get(blockNumber);
+    const worker = replay.staged.blocks.get(blockNumber);
     if (!worker) continue;
     const uncounted = items.filter((item) => !isCountedEntry(item));
     if (digestOf(uncounted) === worker.digest) {
       for (const item of uncounted) skip.add(item);
+      replay.written.workerBlocks += 1;
       continue;
     }
+    replay.written.rewrittenBlocks += 1;
     const own = new Set(uncounted.map(keyId));
     for (const [pk, sk] of worker.keys) if (!own.has(keyId({ pk, sk }))) stale.push({ pk, sk });
   }

@@ -99,14 +99,18 @@ export const backfillKeys = {
   plan: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'BACKFILL' }),
   /**
    * G6: one staged segment (the chain reads a worker recorded for the blocks from `fromBlock`), in
-   * chunks (sk = chunk number) and a `DONE` item written last. GetItem DONE, then Query the pk; the
-   * ingest deletes them once it has numbered the segment.
+   * chunks (sk = `<attempt>#<chunk number>`: two workers on one segment never mix their chunks) and a
+   * `DONE` item written last, once, naming the attempt that counts. GetItem DONE, then Query the
+   * attempt's chunks; the ingest deletes the whole pk once it has numbered the segment.
    */
-  staged: (chainId: number, fromBlock: number, chunk: number | 'DONE'): ItemKey => ({
+  staged: (chainId: number, fromBlock: number, chunk: { attempt: string; chunk: number } | 'DONE'): ItemKey => ({
     pk: `${chain(chainId)}#STAGED#${blockKey(fromBlock)}`,
-    sk: chunk === 'DONE' ? 'DONE' : pad(chunk, 4),
+    sk: chunk === 'DONE' ? 'DONE' : `${chunk.attempt}#${pad(chunk.chunk, 4)}`,
   }),
-  stagedRange: (chainId: number, fromBlock: number): KeyRange => ({ pk: `${chain(chainId)}#STAGED#${blockKey(fromBlock)}` }),
+  stagedRange: (chainId: number, fromBlock: number, attempt?: string): KeyRange => ({
+    pk: `${chain(chainId)}#STAGED#${blockKey(fromBlock)}`,
+    ...(attempt === undefined ? {} : { skPrefix: `${attempt}#` }),
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------------

@@ -477,6 +477,8 @@ export interface StagedSegmentRecord {
   chainId: number;
   from: number;
   to: number;
+  /** The worker run whose chunks count. */
+  attempt: string;
   chunkCount: number;
 }
 

@@ -573,7 +573,7 @@ describe('ServiceStack jobs', () => {
         .filter((statement) => statement.Effect === 'Allow')
         .flatMap(actionsOf)
         .filter((action) => /dynamodb:(Put|Update|Delete|BatchWrite)/.test(action));
-      expect(writes.sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem']);
+      expect(writes.sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem']);
     });
 
     it('logs every execution event and traces with X-Ray; a bigger concurrency comes from context; no chain, no backfill', () => {

@@ -87,7 +87,7 @@ describe.each([
 ])('backfill in segments of $segmentBlocks, order of seed $seed', ({ seed, segmentBlocks }) => {
   test('4 workers in random order, one killed and run again, while the ingest numbers: the sequential table', async () => {
     const name = `${table.name}-${seed}`;
-    const numbered: { replayed: number; live: number; from: number }[] = [];
+    const numbered: { replayed: number; live: number; from: number; workerBlocks: number; rewrittenBlocks: number }[] = [];
     const log: IngestLog = {
       info: (message, details) => {
         if (message === 'numbered staged blocks') numbered.push(details as never);
@@ -113,6 +113,9 @@ describe.each([
     // numbered alone before its segment's last block, read its state from the node.
     expect(numbered.reduce((sum, step) => sum + step.replayed, 0)).toBeGreaterThan(head);
     expect(numbered.filter((step) => step.from !== 0).every((step) => step.live === 0)).toBe(true);
+    // And the workers' items were the ingest's own: it wrote none of them again.
+    expect(numbered.reduce((sum, step) => sum + step.workerBlocks, 0)).toBe(head + 1);
+    expect(numbered.reduce((sum, step) => sum + step.rewrittenBlocks, 0)).toBe(0);
   }, 240_000);
 });
 
@@ -147,8 +150,21 @@ test('a plan starts after the cursor, reaches only final blocks, and is one per 
       [24, 33],
       [34, 40],
     ]);
-    await expect(planBackfill({ chainId: CHAIN_ID, to: 40, head, segmentBlocks: 10 }), 'the same plan again').resolves.toBeDefined();
     await expect(planBackfill({ chainId: CHAIN_ID, to: 50, head })).rejects.toThrow('still open');
+    await expect(planBackfill({ chainId: CHAIN_ID, to: 40, head, segmentBlocks: 500 })).rejects.toThrow('from 1 to 128');
+
+    // Two workers on one segment at once: one attempt counts, the segment reads whole.
+    const options = { chainId: CHAIN_ID, client: client(), log: { info: () => undefined, warn: () => undefined } };
+    const outcomes = await Promise.all([stageSegment(options, segments[0]!), stageSegment(options, segments[0]!)]);
+    expect(outcomes.sort()).toEqual(['already staged', 'staged']);
+    expect((await readStagedSegment(CHAIN_ID, 4))?.blocks.size).toBe(10);
+
+    // Stopped after a segment and started again: the plan resumes where the ingest is.
+    await stageSegment(options, segments[1]!);
+    expect((await ingestRange({ ...options, to: 40 })).advanced).toBe(20);
+    const again = await planBackfill({ chainId: CHAIN_ID, to: 40, head, segmentBlocks: 10 });
+    expect(again.plan.from, 'the plan keeps its start').toBe(4);
+    expect(again.segments.map((segment) => segment.from)).toEqual([24, 34]);
     expect(backfillKeys.plan(CHAIN_ID).sk).toBe('BACKFILL');
   });
 }, 60_000);
