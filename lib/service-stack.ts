@@ -289,6 +289,8 @@ export class ServiceStack extends Stack {
       environment: {
         ...this.settings.functionEnvironment,
         CORS_ALLOWED_ORIGINS: this.settings.corsAllowedOrigins.join(','),
+        // How long unpaid orders and unused checkout sessions stay (shared/orders/retention.ts).
+        ...(handler.startsWith('functions/orders/') ? { ORDER_RETENTION_DAYS: String(this.settings.orderRetentionDays) } : {}),
         ...options.environment,
       },
       timeout: Duration.seconds(timeoutSeconds),

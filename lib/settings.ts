@@ -35,6 +35,8 @@ export interface ServiceSettings {
   /** Memory and timeout of the HTTP route functions (jobs carry their own in shared/jobs.ts). */
   routeMemorySize: number;
   routeTimeoutSeconds: number;
+  /** Days unpaid orders and unused checkout sessions stay after their expiry (`ORDER_RETENTION_DAYS`, DynamoDB TTL). */
+  orderRetentionDays: number;
   operations: OperationsSettings;
 }
 
@@ -78,6 +80,7 @@ export const SETTING_DEFAULTS = {
   serviceName: 'chain-data-api',
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
+  orderRetentionDays: 30,
   alarmEmail: '',
   alarmNamePrefix: '',
   dashboardName: '',
@@ -103,6 +106,7 @@ export const STACK_MANAGED_ENV = [
   'INGESTED_CHAIN_IDS',
   'RPC_URL_PARAMETER',
   'DYNAMODB_ENDPOINT',
+  'ORDER_RETENTION_DAYS',
 ] as const;
 
 const RETENTION_VALUES = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number');
@@ -204,6 +208,8 @@ const settingsSchema = v.object({
   routeMemorySize: integer(128, 10_240),
   // An HTTP API waits at most 30 s for its integration; a longer Lambda timeout only burns money.
   routeTimeoutSeconds: integer(1, 29),
+  // ORDER_RETENTION_DAYS accepts 1 to 3650 (shared/orders/config.ts).
+  orderRetentionDays: integer(1, 3650),
   alarmEmail: v.pipe(
     v.string(),
     v.trim(),
@@ -257,6 +263,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     serviceName: settings.serviceName,
     routeMemorySize: settings.routeMemorySize,
     routeTimeoutSeconds: settings.routeTimeoutSeconds,
+    orderRetentionDays: settings.orderRetentionDays,
     operations: {
       alarmEmail: settings.alarmEmail || undefined,
       alarmNamePrefix: settings.alarmNamePrefix || undefined,

@@ -242,6 +242,20 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BaseUrl', 'OrdersUrl', 'CollectionsUrl']));
   });
 
+  it('tells every orders function the retention of unpaid orders and unused sessions (30 days), and no other function', () => {
+    const handlers = new Map<string, string>([
+      ...routes.map((route) => [route.id, route.handler] as const),
+      ...jobFunctions.map((fn) => [fn.id, fn.job.handler] as const),
+      ...consumerTable.map((consumer) => [consumer.id, consumer.handler] as const),
+    ]);
+    const ordersFunctions = functionIds.filter((id) => handlers.get(id)?.startsWith('functions/orders/'));
+    expect(ordersFunctions).toEqual(expect.arrayContaining(['CreateOrder', 'CreateCheckoutSession', 'DetectDeposits', 'ExpireOrders']));
+    for (const id of functionIds) {
+      const env = resources[id].Properties.Environment.Variables;
+      expect(env.ORDER_RETENTION_DAYS, id).toBe(ordersFunctions.includes(id) ? '30' : undefined);
+    }
+  });
+
   it('creates the table of shared/db/table.ts: keys, GSIs projecting all, TTL, PITR, on demand, retained', () => {
     const tables = ofType(resources, 'AWS::DynamoDB::Table');
     expect(tables).toHaveLength(1);
@@ -545,9 +559,12 @@ describe('ServiceStack settings from context', () => {
         writeThrottleRateLimit: '5',
         writeThrottleBurstLimit: '8',
         functionEnvironment: '{"EXPLORER_CHAIN_ID":"8453","ORDER_MAX_AGE_SECONDS":3600}',
+        orderRetentionDays: '7',
       },
       { jobs: [] },
     );
+    expect(resources.CreateOrder.Properties.Environment.Variables.ORDER_RETENTION_DAYS).toBe('7');
+    expect(resources.CreateCheckoutSession.Properties.Environment.Variables.ORDER_RETENTION_DAYS).toBe('7');
     const [, table] = ofType(resources, 'AWS::DynamoDB::Table')[0];
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties.DeletionProtectionEnabled).toBe(false);
@@ -594,6 +611,9 @@ describe('ServiceStack settings from context', () => {
     ],
     [{ chains: [{ chainId: 1 }] }, /chains/],
     [{ functionEnvironment: { TABLE_NAME: 'other' } }, /functionEnvironment/],
+    [{ functionEnvironment: { ORDER_RETENTION_DAYS: '1' } }, /functionEnvironment/],
+    [{ orderRetentionDays: 0 }, /orderRetentionDays/],
+    [{ orderRetentionDays: 'a month' }, /orderRetentionDays/],
     [{ functionEnvironment: { 'NOT-A-NAME': 'x' } }, /functionEnvironment/],
   ])('rejects the invalid setting %j with a message naming it', (context, message) => {
     expect(() => synthesise(context, { routes: [], jobs: [] })).toThrow(message);
