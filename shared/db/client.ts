@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { platformConfig } from '../config';
 import { measuring, recordCall } from './instrument';
-import { SDK_MAX_ATTEMPTS } from './retry';
+import { sdkRetrySettings } from './retry';
 
 const config = platformConfig();
 
@@ -18,7 +18,8 @@ export const dynamoClient = new DynamoDBClient({
   region: config.region,
   endpoint: config.dynamodbEndpoint,
   credentials: localCredentials,
-  maxAttempts: SDK_MAX_ATTEMPTS,
+  // Attempts, retry mode and timeouts: stated once, in shared/db/retry.ts.
+  ...sdkRetrySettings(config.dynamodbEndpoint !== undefined),
 });
 
 export const db = DynamoDBDocumentClient.from(dynamoClient, {

@@ -74,7 +74,8 @@ export async function createCheckoutSession(
     },
   ];
   if (alongside) items.push(alongside(created, createdAt));
-  const outcome = await transactWrite(items);
+  // A resend of a transaction DynamoDB applied (its answer lost to a timeout) succeeds, not applied twice.
+  const outcome = await transactWrite(items, { idempotent: true });
   if (outcome.committed) return { created: true, value: created };
   if (alongside && outcome.failedConditions.includes(1)) return { created: false, reason: 'alongside-condition-failed' };
   throw new Error(`Checkout session ${session.id} could not be written`);

@@ -93,7 +93,8 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
   const alongsideIndex = items.length;
   if (context.alongside) items.push(context.alongside(created, order.createdAt));
 
-  const outcome = await transactWrite(items);
+  // A resend of a transaction DynamoDB applied (its answer lost to a timeout) succeeds, not applied twice.
+  const outcome = await transactWrite(items, { idempotent: true });
   if (outcome.committed) return { created: true, value: created };
   // A failed alongside write wins over any other failure (a lost idempotency race: the winner's response answers).
   if (context.alongside && outcome.failedConditions.includes(alongsideIndex))
