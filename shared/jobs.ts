@@ -73,7 +73,11 @@ export const consumers: readonly QueueConsumer[] = [
     // Delete) and alone (DeleteItem when a reorg undoes an uncounted deposit), all in the order's
     // partition: a deposit moves an order to quoting_after_deposit, which its checkout session ignores.
     // The first deposit of an order removes the retention ttl of its list pointers and its session too.
-    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem'], writeKeys: ['ORDER#*', 'ORDERS', 'ORDERS#CREATOR#*', 'CHECKOUT#*'] },
+    table: {
+      read: true,
+      write: ['PutItem', 'UpdateItem', 'DeleteItem'],
+      writeKeys: ['ORDER#*', 'ORDERS', 'ORDERS#CREATOR#*', 'CHECKOUT#*'],
+    },
     batchSize: 10,
     timeoutSeconds: 60,
     summary: 'Detect order deposits in the blocks the ingest published (and undo those of orphaned blocks)',

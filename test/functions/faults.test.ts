@@ -88,9 +88,13 @@ function expectWholeOrder(items: Record<string, unknown>[], orderId: string, ses
 }
 
 describe('POST /orders under DynamoDB faults', () => {
-  const body = (sessionId: string) => orderBody({ creatorAddress: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', checkoutSessionId: sessionId });
+  const body = (sessionId: string) =>
+    orderBody({ creatorAddress: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', checkoutSessionId: sessionId });
   let keys = 0;
-  const idempotencyKey = () => ({ 'idempotency-key': `faults-${Date.now()}-${(keys += 1)}` });
+  const idempotencyKey = () => {
+    keys += 1;
+    return { 'idempotency-key': `faults-${Date.now()}-${keys}` };
+  };
 
   it('throttled twice, the SDK retries the transaction: one whole order', async () => {
     const session = (await postSession()).body.data;
@@ -175,7 +179,11 @@ describe('POST /orders under DynamoDB faults', () => {
     fault = { command: 'QueryCommand', action: always, error: timedOut };
     expectBusy(await getOrder(order.id));
     expect(attempts).toBe(SDK_RETRY.maxAttempts);
-    fault = { command: 'GetItemCommand', action: always, error: () => new TransactionConflictException({ message: 'conflict', $metadata: {} }) };
+    fault = {
+      command: 'GetItemCommand',
+      action: always,
+      error: () => new TransactionConflictException({ message: 'conflict', $metadata: {} }),
+    };
     const session = (await postSession()).body.data;
     const before = await itemsOf();
     expectBusy(await postOrder(body(session.id), idempotencyKey()));
@@ -218,7 +226,10 @@ describe('POST /checkout-sessions under DynamoDB faults', () => {
 
 describe('POST /collections under DynamoDB faults', () => {
   let created = 0;
-  const body = () => signedBody(accountFor(`faults-${(created += 1)}`));
+  const body = () => {
+    created += 1;
+    return signedBody(accountFor(`faults-${created}`));
+  };
 
   it.each([
     ['throttling', throttled],

@@ -251,7 +251,10 @@ class TransactionTokens {
     const previous = this.seen.get(token);
     if (previous) {
       if (previous.request !== request) {
-        return clientError('IdempotentParameterMismatchException', 'The request uses the same client token as a previous, but non-identical request');
+        return clientError(
+          'IdempotentParameterMismatchException',
+          'The request uses the same client token as a previous, but non-identical request',
+        );
       }
       return { status: 200, body: '{}' };
     }
