@@ -299,6 +299,8 @@ export class ServiceStack extends Stack {
       description: options.description,
       assets: options.assets,
       onFailure: options.onFailure,
+      // The Powertools tracer (shared/observability/tracing.ts): opt-in, it costs every cold start.
+      tracerSdk: this.settings.tracerSdk,
       // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
       // that waited longer than one run (e.g. behind a busy single-writer job) is superseded.
       ...(options.scheduled ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) } : {}),

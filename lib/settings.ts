@@ -37,6 +37,8 @@ export interface ServiceSettings {
   routeTimeoutSeconds: number;
   /** Days unpaid orders and unused checkout sessions stay after their expiry (`ORDER_RETENTION_DAYS`, DynamoDB TTL). */
   orderRetentionDays: number;
+  /** Load the Powertools tracer in every HTTP function (POWERTOOLS_TRACE_ENABLED); Lambda's active tracing is always on. */
+  tracerSdk: boolean;
   operations: OperationsSettings;
 }
 
@@ -81,6 +83,7 @@ export const SETTING_DEFAULTS = {
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
   orderRetentionDays: 30,
+  tracerSdk: false,
   alarmEmail: '',
   alarmNamePrefix: '',
   dashboardName: '',
@@ -107,6 +110,7 @@ export const STACK_MANAGED_ENV = [
   'RPC_URL_PARAMETER',
   'DYNAMODB_ENDPOINT',
   'ORDER_RETENTION_DAYS',
+  'POWERTOOLS_TRACE_ENABLED',
 ] as const;
 
 const RETENTION_VALUES = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number');
@@ -210,6 +214,10 @@ const settingsSchema = v.object({
   routeTimeoutSeconds: integer(1, 29),
   // ORDER_RETENTION_DAYS accepts 1 to 3650 (shared/orders/config.ts).
   orderRetentionDays: integer(1, 3650),
+  tracerSdk: v.pipe(
+    v.union([v.boolean(), v.picklist(['true', 'false'])], 'must be true or false'),
+    v.transform((value) => value === true || value === 'true'),
+  ),
   alarmEmail: v.pipe(
     v.string(),
     v.trim(),
@@ -264,6 +272,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     routeMemorySize: settings.routeMemorySize,
     routeTimeoutSeconds: settings.routeTimeoutSeconds,
     orderRetentionDays: settings.orderRetentionDays,
+    tracerSdk: settings.tracerSdk,
     operations: {
       alarmEmail: settings.alarmEmail || undefined,
       alarmNamePrefix: settings.alarmNamePrefix || undefined,

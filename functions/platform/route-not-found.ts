@@ -16,6 +16,7 @@ import { apiNameOf } from '../../shared/http/api-name';
 import { errorBody, groupOfPath } from '../../shared/http/groups';
 import { toHttpResponse } from '../../shared/http/response';
 import { requestTimer, routeMetricsPlugin } from '../../shared/observability/route-metrics';
+import { tracing } from '../../shared/observability/tracing';
 import { matchRoute } from '../../shared/routes';
 
 async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
@@ -44,6 +45,7 @@ async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayP
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(routeMetricsPlugin())
   .use(requestTimer())
+  .use(tracing())
   .use(httpHeaderNormalizer())
   .use(corsMiddleware())
   .handler(routeNotFound);

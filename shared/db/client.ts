@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { platformConfig } from '../config';
+import { traceAwsClient } from '../observability/tracing';
 import { measuring, recordCall } from './instrument';
 import { sdkRetrySettings } from './retry';
 
@@ -21,6 +22,9 @@ export const dynamoClient = new DynamoDBClient({
   // Attempts, retry mode and timeouts: stated once, in shared/db/retry.ts.
   ...sdkRetrySettings(config.dynamodbEndpoint !== undefined),
 });
+
+// Its calls become X-Ray subsegments when the Powertools tracer is on (shared/observability/tracing.ts).
+traceAwsClient(dynamoClient);
 
 export const db = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

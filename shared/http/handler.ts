@@ -8,7 +8,8 @@
  *     logged 500 that leaks nothing (error-responder.ts);
  *  5. for routes with a body: a size limit (body-limit.ts) and middy's JSON body parser;
  *  6. valibot validation of path, query and body (request-validator.ts).
- * Around all of it, a plugin publishes the request's metrics once its response is final: latency,
+ * Around all of it, the X-Ray subsegment of the request when the tracer is on (observability/tracing.ts),
+ * and a plugin that publishes the request's metrics once its response is final: latency,
  * status class, DynamoDB calls and consumed capacity, per route (shared/observability/route-metrics.ts).
  */
 import middy from '@middy/core';
@@ -20,6 +21,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as v from 'valibot';
 import { logger } from '../observability/logger';
 import { measuredWork, requestTimer, routeMetricsPlugin } from '../observability/route-metrics';
+import { tracing } from '../observability/tracing';
 import type { RouteGroup } from './groups';
 import { bodyLimit } from './middleware/body-limit';
 import { correlationId } from './middleware/correlation-id';
@@ -72,6 +74,7 @@ export function httpHandler<
 >(spec: HandlerSpec<P, Q, B>): HttpHandler {
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>(routeMetricsPlugin())
     .use(requestTimer())
+    .use(tracing())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(correlationId())
     .use(httpHeaderNormalizer())

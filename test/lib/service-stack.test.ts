@@ -65,7 +65,9 @@ function grantsOf(resources: Resources, functionId: string): Record<string, any>
   expect(statements, functionId).toContainEqual(own);
   const key = (statement: Record<string, any>) =>
     JSON.stringify([statement.Effect, actionsOf(statement), statement.Resource, statement.Condition]);
-  return statements.filter((statement) => key(statement) !== key(own));
+  // Every role may put X-Ray segments (active tracing; checked by its own test).
+  const isXray = (statement: Record<string, any>) => actionsOf(statement).every((action) => action.startsWith('xray:'));
+  return statements.filter((statement) => key(statement) !== key(own) && !isXray(statement));
 }
 
 /** The DynamoDB actions a function is allowed (a Deny narrows where, tested in least-privilege.test.ts). */
@@ -240,6 +242,18 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(url[1]).toEqual({ Ref: apiLogicalId(resources, api) });
     }
     expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BaseUrl', 'OrdersUrl', 'CollectionsUrl']));
+  });
+
+  it('traces every function with X-Ray (active), the Powertools tracer off by default, and lets each role put segments', () => {
+    for (const id of functionIds) {
+      expect(resources[id].Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(resources[id].Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED, id).toBe('false');
+      const xray = statementsOf(resources, id).filter((statement) => actionsOf(statement).some((action) => action.startsWith('xray:')));
+      expect(xray.flatMap(actionsOf).sort(), id).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      expect(xray.flatMap(resourcesOf), id).toEqual(['*']);
+    }
+    // HTTP APIs take no X-Ray tracing (docs/decisions/cdk.md): no stage claims it.
+    for (const [, stage] of ofType(resources, 'AWS::ApiGatewayV2::Stage')) expect(stage.Properties).not.toHaveProperty('TracingEnabled');
   });
 
   it('tells every orders function the retention of unpaid orders and unused sessions (30 days), and no other function', () => {
@@ -560,10 +574,12 @@ describe('ServiceStack settings from context', () => {
         writeThrottleBurstLimit: '8',
         functionEnvironment: '{"EXPLORER_CHAIN_ID":"8453","ORDER_MAX_AGE_SECONDS":3600}',
         orderRetentionDays: '7',
+        tracerSdk: 'true',
       },
       { jobs: [] },
     );
     expect(resources.CreateOrder.Properties.Environment.Variables.ORDER_RETENTION_DAYS).toBe('7');
+    expect(resources.ListCollections.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
     expect(resources.CreateCheckoutSession.Properties.Environment.Variables.ORDER_RETENTION_DAYS).toBe('7');
     const [, table] = ofType(resources, 'AWS::DynamoDB::Table')[0];
     expect(table.DeletionPolicy).toBe('Delete');
@@ -613,6 +629,7 @@ describe('ServiceStack settings from context', () => {
     [{ functionEnvironment: { TABLE_NAME: 'other' } }, /functionEnvironment/],
     [{ functionEnvironment: { ORDER_RETENTION_DAYS: '1' } }, /functionEnvironment/],
     [{ orderRetentionDays: 0 }, /orderRetentionDays/],
+    [{ tracerSdk: 'yes' }, /tracerSdk/],
     [{ orderRetentionDays: 'a month' }, /orderRetentionDays/],
     [{ functionEnvironment: { 'NOT-A-NAME': 'x' } }, /functionEnvironment/],
   ])('rejects the invalid setting %j with a message naming it', (context, message) => {
