@@ -3,6 +3,7 @@
  * - nodejs22.x on ARM64, bundled locally by esbuild into one minified ESM file with source maps, the AWS
  *   SDK's default credential chain reduced to its environment link (`BUNDLE_ALIASES`);
  * - its own log group with a retention period and removal policy;
+ * - X-Ray active tracing (the role may put trace segments: X-Ray's actions take no resource but `*`);
  * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
  * - its own role, allowed to write to its own log group only (no managed AWSLambdaBasicExecutionRole,
  *   whose `logs:*` actions name every log group);
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { ArnFormat, Aws, type Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, type IDestination, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, type IDestination, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type CfnLogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -68,7 +69,16 @@ export const ESM_REQUIRE_BANNER =
  */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': resolve(REPO_ROOT, 'shared/aws/lambda-default-credentials.ts'),
+  // The Powertools tracer and the X-Ray SDK it loads (a third of a bundle and of its cold start) are left
+  // out unless the stack is deployed with the tracer (context `tracerSdk`, `bundleAliases(true)`).
+  '@aws-lambda-powertools/tracer': resolve(REPO_ROOT, 'shared/observability/tracer-left-out.ts'),
 };
+
+/** The aliases of a function's bundle: BUNDLE_ALIASES, keeping the real Powertools tracer when `tracerSdk`. */
+export function bundleAliases(tracerSdk: boolean): Record<string, string> {
+  const { '@aws-lambda-powertools/tracer': _tracer, ...others } = BUNDLE_ALIASES;
+  return tracerSdk ? others : { ...BUNDLE_ALIASES };
+}
 
 export interface ApiFunctionProps {
   /** Handler module relative to the repository root; it exports `handler`. */
@@ -93,6 +103,8 @@ export interface ApiFunctionProps {
   maxEventAge?: Duration;
   /** Where Lambda sends the record of a failed (or expired) asynchronous invocation. */
   onFailure?: IDestination;
+  /** Bundle and switch on the Powertools tracer (POWERTOOLS_TRACE_ENABLED); Lambda's active tracing is on either way. */
+  tracerSdk?: boolean;
 }
 
 export class ApiFunction extends Construct {
@@ -137,11 +149,14 @@ export class ApiFunction extends Construct {
       description: props.description?.slice(0, 256),
       logGroup: this.logGroup,
       role: this.role,
+      // X-Ray: Lambda records every invocation's segment (the Powertools tracer adds subsegments when on).
+      tracing: Tracing.ACTIVE,
       environment: {
         ...props.environment,
         TABLE_NAME: props.table.tableName,
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_TRACE_ENABLED: String(props.tracerSdk ?? false),
         // Empty (= unset) in AWS; declared so that `sam local invoke --env-vars events/env.json` can point
         // the function at the local DynamoDB (sam only overrides variables the template declares).
         DYNAMODB_ENDPOINT: '',
@@ -155,7 +170,9 @@ export class ApiFunction extends Construct {
         sourcesContent: false,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
-        esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([from, to]) => `${from}=${to}`) },
+        esbuildArgs: {
+          '--alias': Object.entries(bundleAliases(props.tracerSdk ?? false)).map(([from, to]) => `${from}=${to}`),
+        },
         // Bundle the AWS SDK too: the version tested locally is the one deployed, and a tree-shaken
         // bundle starts faster than loading the runtime's full SDK.
         externalModules: [],
@@ -165,6 +182,12 @@ export class ApiFunction extends Construct {
       },
     });
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(id);
+    // Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords to the role's default policy.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so IAM only accepts `*` for them; the role has no other wildcard (its DynamoDB, log and SSM statements name their resources)',
+    });
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason:

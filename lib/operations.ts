@@ -66,6 +66,8 @@ export interface WatchedResources {
   readonly queues: ReadonlyMap<string, Queue>;
   /** Every queue where failures end, by construct id. */
   readonly deadLetterQueues: ReadonlyMap<string, Queue>;
+  /** POWERTOOLS_SERVICE_NAME of the functions: the `service` dimension of their per-route metrics. */
+  readonly settings: { readonly serviceName: string };
 }
 
 export interface OperationsProps {
@@ -309,8 +311,38 @@ export class Operations extends Construct {
         width: 8,
       }),
     );
+    // The functions' own per-route metrics (shared/observability/route-metrics.ts): one line per route.
+    const service = stack.settings.serviceName;
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Routes: p99 latency (ms)',
+        left: [this.routeSearch(service, 'Latency', 'p99')],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Routes: 5xx and 4xx answers',
+        left: [this.routeSearch(service, 'Requests5xx', 'Sum'), this.routeSearch(service, 'Requests4xx', 'Sum')],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Routes: DynamoDB calls and capacity units per request',
+        left: [this.routeSearch(service, 'DynamoDBCalls', 'Average')],
+        right: [this.routeSearch(service, 'DynamoDBReadUnits', 'Average'), this.routeSearch(service, 'DynamoDBWriteUnits', 'Average')],
+        width: 8,
+      }),
+    );
     dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...this.alarms.values()], width: 24 }));
     return dashboard;
+  }
+
+  /** One line per route of the functions' per-route metric (namespace ChainDataApi, dimensions service and route). */
+  private routeSearch(service: string, metricName: string, statistic: string): MathExpression {
+    return new MathExpression({
+      expression: `SEARCH('{ChainDataApi,service,route} MetricName="${metricName}" service="${service}"', '${statistic}', ${this.period.toSeconds()})`,
+      usingMetrics: {},
+      label: metricName,
+      period: this.period,
+    });
   }
 
   /** One line per function of this stack (their generated names start with the stack name): a dashboard-only SEARCH. */

@@ -294,6 +294,8 @@ export class ServiceStack extends Stack {
       environment: {
         ...this.settings.functionEnvironment,
         CORS_ALLOWED_ORIGINS: this.settings.corsAllowedOrigins.join(','),
+        // How long unpaid orders and unused checkout sessions stay (shared/orders/retention.ts).
+        ...(handler.startsWith('functions/orders/') ? { ORDER_RETENTION_DAYS: String(this.settings.orderRetentionDays) } : {}),
         ...options.environment,
       },
       timeout: Duration.seconds(timeoutSeconds),
@@ -302,6 +304,8 @@ export class ServiceStack extends Stack {
       description: options.description,
       assets: options.assets,
       onFailure: options.onFailure,
+      // The Powertools tracer (shared/observability/tracing.ts): opt-in, it costs every cold start.
+      tracerSdk: this.settings.tracerSdk,
       // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
       // that waited longer than one run (e.g. behind a busy single-writer job) is superseded.
       ...(options.scheduled ? { retryAttempts: 0, maxEventAge: Duration.seconds(Math.min(6 * 3600, Math.max(60, timeoutSeconds))) } : {}),

@@ -37,6 +37,10 @@ export interface ServiceSettings {
   routeTimeoutSeconds: number;
   /** Backfill shards staged at once by the backfill state machine (lib/backfill.ts). */
   backfillConcurrency: number;
+  /** Days unpaid orders and unused checkout sessions stay after their expiry (`ORDER_RETENTION_DAYS`, DynamoDB TTL). */
+  orderRetentionDays: number;
+  /** Load the Powertools tracer in every HTTP function (POWERTOOLS_TRACE_ENABLED); Lambda's active tracing is always on. */
+  tracerSdk: boolean;
   operations: OperationsSettings;
 }
 
@@ -81,6 +85,8 @@ export const SETTING_DEFAULTS = {
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
   backfillConcurrency: 10,
+  orderRetentionDays: 30,
+  tracerSdk: false,
   alarmEmail: '',
   alarmNamePrefix: '',
   dashboardName: '',
@@ -107,6 +113,8 @@ export const STACK_MANAGED_ENV = [
   'RPC_URL_PARAMETER',
   'CHAIN_RPC_PARAMETERS',
   'DYNAMODB_ENDPOINT',
+  'ORDER_RETENTION_DAYS',
+  'POWERTOOLS_TRACE_ENABLED',
 ] as const;
 
 const RETENTION_VALUES = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number');
@@ -210,6 +218,12 @@ const settingsSchema = v.object({
   routeTimeoutSeconds: integer(1, 29),
   // Each shard is one Lambda invocation reading the chain's node: the node's rate limit decides.
   backfillConcurrency: integer(1, 1_000),
+  // ORDER_RETENTION_DAYS accepts 1 to 3650 (shared/orders/config.ts).
+  orderRetentionDays: integer(1, 3650),
+  tracerSdk: v.pipe(
+    v.union([v.boolean(), v.picklist(['true', 'false'])], 'must be true or false'),
+    v.transform((value) => value === true || value === 'true'),
+  ),
   alarmEmail: v.pipe(
     v.string(),
     v.trim(),
@@ -264,6 +278,8 @@ export function readSettings(scope: Construct): ServiceSettings {
     routeMemorySize: settings.routeMemorySize,
     routeTimeoutSeconds: settings.routeTimeoutSeconds,
     backfillConcurrency: settings.backfillConcurrency,
+    orderRetentionDays: settings.orderRetentionDays,
+    tracerSdk: settings.tracerSdk,
     operations: {
       alarmEmail: settings.alarmEmail || undefined,
       alarmNamePrefix: settings.alarmNamePrefix || undefined,

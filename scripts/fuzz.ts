@@ -14,12 +14,13 @@ import { parseArgs } from 'node:util';
 import type { GroupReport } from '../test/support/fuzz';
 import { runCli, usageError } from './lib/cli';
 
-const USAGE = `usage: npm run fuzz -- [--runs N] [--seed S] [--group G]... [--path P] [--http-share X] [--without-chain]
+const USAGE = `usage: npm run fuzz -- [--runs N] [--seed S] [--group G]... [--path P] [--http-share X] [--concurrency C] [--without-chain]
   --runs N        requests per group (default 1000)
   --seed S        fast-check seed (default: random, printed)
   --group G       explorer, insights, orders or collections; repeat for several (default: all four)
   --path P        replay a failure's path (with its --group and --seed)
   --http-share X  share of requests sent over HTTP to the local gateway, 0 to 1 (default 0.15)
+  --concurrency C then the same number of requests again, all over HTTP, C at a time (default 32; 0: none)
   --without-chain skip the demo chain (anvil) ingested first for explorer and insights to read`;
 
 const fail = (message: string) => usageError('fuzz', USAGE, message);
@@ -35,6 +36,7 @@ async function main(argv: string[]): Promise<number> {
         group: { type: 'string', multiple: true },
         path: { type: 'string' },
         'http-share': { type: 'string', default: '0.15' },
+        concurrency: { type: 'string', default: '32' },
         'without-chain': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
@@ -52,12 +54,14 @@ async function main(argv: string[]): Promise<number> {
   if (!Number.isSafeInteger(seed)) return fail('--seed must be a whole number');
   const httpShare = Number(values['http-share']);
   if (!(httpShare >= 0 && httpShare <= 1)) return fail('--http-share must be from 0 to 1');
+  const concurrency = Number(values.concurrency);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 0 || concurrency > 1024) return fail('--concurrency must be from 0 to 1024');
 
   // Handlers log only what they did not handle (the cause of a 500); before any module reads it.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.AWS_REGION ??= 'us-east-1';
-  const { FUZZ_GROUPS, fuzzGroup, ingestDemoChain, seedExamples } = await import('../test/support/fuzz');
+  const { FUZZ_GROUPS, fuzzConcurrently, fuzzGroup, ingestDemoChain, seedExamples } = await import('../test/support/fuzz');
   const groups = values.group ?? [...FUZZ_GROUPS];
   const unknown = groups.filter((group) => !(FUZZ_GROUPS as readonly string[]).includes(group));
   if (unknown.length > 0) return fail(`unknown group ${unknown.join(', ')} (one of ${FUZZ_GROUPS.join(', ')})`);
@@ -78,6 +82,7 @@ async function main(argv: string[]): Promise<number> {
   const snapshot = async () =>
     (await scanItems(client, service.tableName)).sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
   const reports: GroupReport[] = [];
+  const failedTogether: string[] = [];
   let stopChain: () => Promise<void> = async () => undefined;
   let chainIngested = false;
   try {
@@ -100,16 +105,26 @@ async function main(argv: string[]): Promise<number> {
       );
       reports.push(report);
       printReport(report);
+      // The same generators again, many requests in flight at once through the gateway (no replay: they ran together).
+      if (concurrency > 0 && values.path === undefined) {
+        const together = await fuzzConcurrently(group, { urls: service.urls, snapshot, timeoutMs: 30_000 }, { runs, seed, concurrency });
+        const statuses = Object.entries(together.statuses)
+          .map(([status, count]) => `${status}x${count}`)
+          .join(' ');
+        console.log(
+          `${''.padEnd(12)} ${together.runs} more, ${concurrency} at a time over HTTP, in ${(together.ms / 1000).toFixed(1)} s; statuses ${statuses}`,
+        );
+        for (const failure of together.failures) console.log(`  FAILED at once: ${failure.error}\n  request: ${failure.request}`);
+        if (together.failures.length > 0) failedTogether.push(group);
+      }
     }
   } finally {
     client.destroy();
     await stopChain();
     await service.stop();
   }
-  const failed = reports.filter((report) => report.failure);
-  console.log(
-    failed.length === 0 ? 'fuzz: every group passed' : `fuzz: ${failed.length} group(s) failed: ${failed.map((r) => r.group).join(', ')}`,
-  );
+  const failed = [...new Set([...reports.filter((report) => report.failure).map((report) => report.group), ...failedTogether])];
+  console.log(failed.length === 0 ? 'fuzz: every group passed' : `fuzz: ${failed.length} group(s) failed: ${failed.join(', ')}`);
   return failed.length === 0 ? 0 : 1;
 }
 

@@ -100,7 +100,12 @@ export const consumers: readonly QueueConsumer[] = [
     // Queries O4 (GSI1) and O7; deposit items and order updates in TransactWriteItems (Put, Update,
     // Delete) and alone (DeleteItem when a reorg undoes an uncounted deposit), all in the order's
     // partition: a deposit moves an order to quoting_after_deposit, which its checkout session ignores.
-    table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem'], writeKeys: ['ORDER#*'] },
+    // The first deposit of an order removes the retention ttl of its list pointers and its session too.
+    table: {
+      read: true,
+      write: ['PutItem', 'UpdateItem', 'DeleteItem'],
+      writeKeys: ['ORDER#*', 'ORDERS', 'ORDERS#CREATOR#*', 'CHECKOUT#*'],
+    },
     batchSize: 10,
     timeoutSeconds: 60,
     summary: 'Detect order deposits in the blocks the ingest published (and undo those of orphaned blocks)',

@@ -5,7 +5,8 @@
  * and Access-Control-Request-Method) of any path answers 204 as API Gateway's CORS configuration does.
  * Every answer carries the CORS headers of shared/http/cors.ts, so a browser can read the error.
  * The API it serves comes from requestContext.apiId locally (buildApiEvent sets it to the API's name)
- * and from API_NAME (set by the stack) in AWS (shared/http/api-name.ts).
+ * and from API_NAME (set by the stack) in AWS (shared/http/api-name.ts). Counted in the per-route
+ * metrics under the route `$default`.
  */
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -14,6 +15,8 @@ import { CORS_ALLOWED_METHODS, CORS_MAX_AGE_SECONDS, corsMiddleware } from '../.
 import { apiNameOf } from '../../shared/http/api-name';
 import { errorBody, groupOfPath } from '../../shared/http/groups';
 import { toHttpResponse } from '../../shared/http/response';
+import { requestTimer, routeMetricsPlugin } from '../../shared/observability/route-metrics';
+import { tracing } from '../../shared/observability/tracing';
 import { matchRoute } from '../../shared/routes';
 
 async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
@@ -40,7 +43,9 @@ async function routeNotFound(event: APIGatewayProxyEventV2): Promise<APIGatewayP
   return toHttpResponse({ statusCode: 404, body: errorBody(group, 404, `No route for ${method} ${path}`) });
 }
 
-export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(routeMetricsPlugin())
+  .use(requestTimer())
+  .use(tracing())
   .use(httpHeaderNormalizer())
   .use(corsMiddleware())
   .handler(routeNotFound);

@@ -6,8 +6,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { platformConfig } from '../config';
+import { traceAwsClient } from '../observability/tracing';
 import { measuring, recordCall } from './instrument';
-import { SDK_MAX_ATTEMPTS } from './retry';
+import { sdkRetrySettings } from './retry';
 
 const config = platformConfig();
 
@@ -18,8 +19,12 @@ export const dynamoClient = new DynamoDBClient({
   region: config.region,
   endpoint: config.dynamodbEndpoint,
   credentials: localCredentials,
-  maxAttempts: SDK_MAX_ATTEMPTS,
+  // Attempts, retry mode and timeouts: stated once, in shared/db/retry.ts.
+  ...sdkRetrySettings(config.dynamodbEndpoint !== undefined),
 });
+
+// Its calls become X-Ray subsegments when the Powertools tracer is on (shared/observability/tracing.ts).
+traceAwsClient(dynamoClient);
 
 export const db = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

@@ -27,9 +27,14 @@ export const emptyUsage = (): TableUsage => ({ calls: {}, itemsRead: 0, itemsRet
 
 /** Runs `work` and returns its result with the table usage of every call it made (nested scopes count too). */
 export async function measureTable<T>(work: () => Promise<T>): Promise<{ result: T; usage: TableUsage }> {
-  const scope: Scope = { usage: emptyUsage(), parent: scopes.getStore() };
-  const result = await scopes.run(scope, work);
-  return { result, usage: scope.usage };
+  const usage = emptyUsage();
+  const result = await measureTableInto(usage, work);
+  return { result, usage };
+}
+
+/** Runs `work`, counting the table usage of every call it makes into `usage` (which holds what was counted even if `work` throws). */
+export function measureTableInto<T>(usage: TableUsage, work: () => Promise<T>): Promise<T> {
+  return scopes.run({ usage, parent: scopes.getStore() }, work);
 }
 
 /** True inside `measureTable`: the layer then asks for consumed capacity. */

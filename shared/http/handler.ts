@@ -8,6 +8,9 @@
  *     logged 500 that leaks nothing (error-responder.ts);
  *  5. for routes with a body: a size limit (body-limit.ts) and middy's JSON body parser;
  *  6. valibot validation of path, query and body (request-validator.ts).
+ * Around all of it, the X-Ray subsegment of the request when the tracer is on (observability/tracing.ts),
+ * and a plugin that publishes the request's metrics once its response is final: latency,
+ * status class, DynamoDB calls and consumed capacity, per route (shared/observability/route-metrics.ts).
  */
 import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
@@ -17,6 +20,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { logger } from '../observability/logger';
+import { measuredWork, requestTimer, routeMetricsPlugin } from '../observability/route-metrics';
+import { tracing } from '../observability/tracing';
 import type { RouteGroup } from './groups';
 import { bodyLimit } from './middleware/body-limit';
 import { correlationId } from './middleware/correlation-id';
@@ -67,7 +72,9 @@ export function httpHandler<
   Q extends AnySchema | undefined = undefined,
   B extends AnySchema | undefined = undefined,
 >(spec: HandlerSpec<P, Q, B>): HttpHandler {
-  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>(routeMetricsPlugin())
+    .use(requestTimer())
+    .use(tracing())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(correlationId())
     .use(httpHeaderNormalizer())
@@ -78,7 +85,7 @@ export function httpHandler<
   handler.use(requestValidator(spec));
   const wrapped = handler.handler(async (event, context) => {
     const validated = validatedParts(event) as Omit<ValidatedRequest<Out<P>, Out<Q>, Out<B>>, 'event' | 'context'>;
-    return toHttpResponse(await spec.handle({ ...validated, event, context }));
+    return toHttpResponse(await measuredWork(context, () => spec.handle({ ...validated, event, context })));
   }) as HttpHandler;
   wrapped.spec = spec as HttpHandler['spec'];
   return wrapped;

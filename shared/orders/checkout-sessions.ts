@@ -15,8 +15,9 @@ import { getItem, transactWrite, type TransactItem } from '../db/operations';
 import { ConflictError, InvalidRequestError, NotFoundError, type DomainError } from '../errors';
 import { orderKeys } from '../table/keys';
 import { now } from './clock';
-import { CHECKOUT_SESSION_EXPIRY } from './config';
+import { CHECKOUT_SESSION_EXPIRY, type OrderConfig } from './config';
 import type { AlongsideWrite, Creation } from './creation';
+import { isRetained, retentionTtl } from './retention';
 import type { CheckoutSession, CheckoutSessionStatus, CreateCheckoutSessionRequest } from './schemas';
 import type { OrderStatus } from './states';
 
@@ -28,6 +29,8 @@ interface StoredCheckoutSession {
   createdAt: number;
   expiresAt: number;
   updatedAt: number;
+  /** DynamoDB TTL (epoch s) while no order uses the session, or once its order ended unpaid (retention.ts). */
+  ttl?: number;
 }
 
 export function toCheckoutSession(stored: StoredCheckoutSession, at: number): CheckoutSession {
@@ -44,6 +47,7 @@ export function toCheckoutSession(stored: StoredCheckoutSession, at: number): Ch
 /** POST /checkout-sessions: a new open session (with `alongside` in the same transaction). */
 export async function createCheckoutSession(
   request: CreateCheckoutSessionRequest,
+  config: Pick<OrderConfig, 'retentionDays'>,
   alongside?: AlongsideWrite<CheckoutSession>,
 ): Promise<Creation<CheckoutSession>> {
   const createdAt = now();
@@ -59,20 +63,27 @@ export async function createCheckoutSession(
   const items: TransactItem[] = [
     {
       Put: {
-        Item: { ...orderKeys.checkoutSession(session.id), entity: 'checkout-session', ...session },
+        Item: {
+          ...orderKeys.checkoutSession(session.id),
+          entity: 'checkout-session',
+          ...session,
+          ttl: retentionTtl(session.expiresAt, config.retentionDays),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
   ];
   if (alongside) items.push(alongside(created, createdAt));
-  const outcome = await transactWrite(items);
+  // A resend of a transaction DynamoDB applied (its answer lost to a timeout) succeeds, not applied twice.
+  const outcome = await transactWrite(items, { idempotent: true });
   if (outcome.committed) return { created: true, value: created };
   if (alongside && outcome.failedConditions.includes(1)) return { created: false, reason: 'alongside-condition-failed' };
   throw new Error(`Checkout session ${session.id} could not be written`);
 }
 
 async function findStoredSession(sessionId: string): Promise<StoredCheckoutSession | undefined> {
-  return getItem<StoredCheckoutSession>(orderKeys.checkoutSession(sessionId), { consistent: true });
+  const stored = await getItem<StoredCheckoutSession>(orderKeys.checkoutSession(sessionId), { consistent: true });
+  return stored && isRetained(stored, now()) ? stored : undefined;
 }
 
 /** GET /checkout-sessions/{id}: the session as it reads now. */
@@ -87,10 +98,18 @@ export function linkOrderToSessionItem(sessionId: string, orderId: string, at: n
   return {
     Update: {
       Key: orderKeys.checkoutSession(sessionId),
-      UpdateExpression: 'SET orderId = :orderId, #status = :processing, updatedAt = :at',
-      ConditionExpression: 'attribute_exists(pk) AND #status = :open AND attribute_not_exists(orderId) AND expiresAt > :at',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':orderId': orderId, ':processing': 'processing', ':open': 'open', ':at': at },
+      // The session now follows its order (retention.ts): its own retention ends here.
+      UpdateExpression: 'SET orderId = :orderId, #status = :processing, updatedAt = :at REMOVE #ttl',
+      ConditionExpression:
+        'attribute_exists(pk) AND #status = :open AND attribute_not_exists(orderId) AND expiresAt > :at AND (attribute_not_exists(#ttl) OR #ttl > :atSeconds)',
+      ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':orderId': orderId,
+        ':processing': 'processing',
+        ':open': 'open',
+        ':at': at,
+        ':atSeconds': Math.floor(at / 1000),
+      },
     },
   };
 }
@@ -112,15 +131,25 @@ export function sessionStatusAfterOrder(orderStatus: OrderStatus): CheckoutSessi
   return undefined;
 }
 
-/** The session update that accompanies an order's status change (only the session's own order may move it). */
-export function sessionUpdateItem(sessionId: string, orderId: string, status: CheckoutSessionStatus, at: number): TransactItem {
+/**
+ * The session update that accompanies an order's status change (only the session's own order may move
+ * it). `ttl`: a number sets the session's retention (its order ended unpaid), null removes it (paid).
+ */
+export function sessionUpdateItem(
+  sessionId: string,
+  orderId: string,
+  status: CheckoutSessionStatus,
+  at: number,
+  ttl?: number | null,
+): TransactItem {
+  const ttlPart = ttl === undefined ? '' : ttl === null ? ' REMOVE #ttl' : ', #ttl = :ttl';
   return {
     Update: {
       Key: orderKeys.checkoutSession(sessionId),
-      UpdateExpression: 'SET #status = :status, updatedAt = :at',
+      UpdateExpression: `SET #status = :status, updatedAt = :at${ttlPart}`,
       ConditionExpression: 'orderId = :orderId',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':status': status, ':at': at, ':orderId': orderId },
+      ExpressionAttributeNames: { '#status': 'status', ...(ttl === undefined ? {} : { '#ttl': 'ttl' }) },
+      ExpressionAttributeValues: { ':status': status, ':at': at, ':orderId': orderId, ...(typeof ttl === 'number' ? { ':ttl': ttl } : {}) },
     },
   };
 }

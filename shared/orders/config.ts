@@ -90,6 +90,8 @@ const orderEnvSchema = v.object({
   /** Chains accepted in addition to the ingested ones (empty: only those). */
   ORDER_CHAINS: v.optional(chainList, DEFAULT_CHAINS),
   ORDER_EXPIRY_MINUTES: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(24 * 60)), '15'),
+  /** Days an unpaid order (after its expiry) or an unused checkout session (after its own) stays in the table (DynamoDB TTL). */
+  ORDER_RETENTION_DAYS: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(1), v.maxValue(3650)), '30'),
   ORDER_SERVICE_FEE_BPS: v.optional(v.pipe(v.string(), v.toNumber(), v.integer(), v.minValue(0), v.maxValue(10_000)), '80'),
   /** The factory that deploys each order's deposit contract with CREATE2 (default: the CREATE2 deployer anvil ships). */
   ORDER_DEPOSIT_FACTORY: v.optional(address, '0x4e59b44847b379578588920cA78FbF26c0B4956C'),
@@ -120,6 +122,8 @@ export interface OnrampVendorConfig {
 export interface OrderConfig {
   chains: number[];
   expiryMinutes: number;
+  /** Retention of unpaid orders and unused checkout sessions past their expiry, in days (retention.ts). */
+  retentionDays: number;
   serviceFeeBps: number;
   depositFactory: `0x${string}`;
   depositInitCodeHash: `0x${string}`;
@@ -143,6 +147,7 @@ export function loadOrderConfig(env: Record<string, string | undefined> = proces
   return {
     chains: [...new Set([...(raw.INGESTED_CHAIN_IDS ?? [raw.CHAIN_ID]), ...raw.ORDER_CHAINS])],
     expiryMinutes: raw.ORDER_EXPIRY_MINUTES,
+    retentionDays: raw.ORDER_RETENTION_DAYS,
     serviceFeeBps: raw.ORDER_SERVICE_FEE_BPS,
     depositFactory: raw.ORDER_DEPOSIT_FACTORY as `0x${string}`,
     depositInitCodeHash: raw.ORDER_DEPOSIT_INIT_CODE_HASH as `0x${string}`,

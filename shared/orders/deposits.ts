@@ -21,6 +21,7 @@ import type { BlockIngestedEvent, BlocksOrphanedEvent, IngestListener } from '..
 import { logger } from '../observability/logger';
 import { orderKeys, type ItemKey } from '../table/keys';
 import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders';
+import { keepOrderItems } from './retention';
 import { isWaiting } from './states';
 
 /** The addresses an order may use as `srcTokenAddress` for the chain's native currency (lowercase). */
@@ -210,13 +211,15 @@ async function handleDeposit(
         },
       },
     ];
+    // Money arrived for the order: it, its list pointers and its session are kept for good (retention.ts).
+    const keep = outcome !== 'order_moved_on' && current.ttl !== undefined;
     if (outcome === 'counted') {
       items.push({
         Update: {
           Key: orderKeys.order(order.id),
-          UpdateExpression: 'SET receivedAmount = :total',
+          UpdateExpression: `SET receivedAmount = :total${keep ? ' REMOVE #ttl' : ''}`,
           ConditionExpression: `#status = :status AND ${before === undefined ? 'attribute_not_exists(receivedAmount)' : 'receivedAmount = :before'}`,
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: { '#status': 'status', ...(keep ? { '#ttl': 'ttl' } : {}) },
           ExpressionAttributeValues: {
             ':total': totalAfter,
             ':status': current.status,
@@ -225,6 +228,17 @@ async function handleDeposit(
         },
       });
     }
+    if (keep && outcome !== 'counted') {
+      items.push({
+        Update: {
+          Key: orderKeys.order(order.id),
+          UpdateExpression: 'REMOVE #ttl',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+        },
+      });
+    }
+    if (keep) items.push(...keepOrderItems(current));
     const result = await transactWrite(items);
     if (result.committed) {
       deposit = record;

@@ -11,6 +11,7 @@ import { type ItemKey, keyId, orderKeys } from '../table/keys';
 import { now } from './clock';
 import type { OrderDepositRecord } from './deposits';
 import { type StoredOrder, toOrder } from './orders';
+import { isRetained } from './retention';
 import type { DepositTx, ListOrdersQuery, Order, OrderWithTransactions } from './schemas';
 
 const ORDER_SORT_KEY = orderKeys.order('-').sk;
@@ -22,7 +23,8 @@ export async function getOrderWithTransactions(orderId: string): Promise<OrderWi
     ConsistentRead: true,
   });
   const stored = items.find((item) => item.sk === ORDER_SORT_KEY) as StoredOrder | undefined;
-  if (!stored) throw new NotFoundError(`Order ${orderId} not found`);
+  // Past its retention an unpaid order is gone for readers, whenever DynamoDB gets to delete it (retention.ts).
+  if (!stored || !isRetained(stored, now())) throw new NotFoundError(`Order ${orderId} not found`);
   const deposits = items.filter((item): item is OrderDepositRecord & ItemKey => item.kind === 'orderDeposit');
   const depositTxs = deposits
     .filter((deposit) => !deposit.orphaned)
@@ -69,6 +71,6 @@ export async function listOrders(query: ListOrdersQuery): Promise<Order[]> {
   const at = now();
   return keys.flatMap((key) => {
     const stored = found.get(keyId(key));
-    return stored ? [toOrder(stored, at)] : [];
+    return stored && isRetained(stored, at) ? [toOrder(stored, at)] : [];
   });
 }

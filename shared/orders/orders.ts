@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { getItem, queryAll, transactWrite, updateItem, type TransactItem } from '../db/operations';
 import { InvalidRequestError, NotFoundError } from '../errors';
-import { orderKeys, pad, type ItemKey } from '../table/keys';
+import { orderKeys, pad } from '../table/keys';
 import { checkoutSessionConflict, linkOrderToSessionItem, sessionStatusAfterOrder, sessionUpdateItem } from './checkout-sessions';
 import { now } from './clock';
 import type { OrderConfig } from './config';
@@ -15,6 +15,7 @@ import { depositAddress } from './deposit-address';
 import { readFeeTokenBalance, standardFee } from './fees';
 import { onrampVendor } from './onramp';
 import { getPartner } from './partners';
+import { isRetained, keepOrderItems, orderPointerKeys, retentionTtl } from './retention';
 import type { CreateOrderRequest, Order } from './schemas';
 import { canTransition, effectiveStatus, initialStatus, isWaiting, type OrderStatus, WIRE_STATUS } from './states';
 
@@ -36,6 +37,8 @@ export type StoredOrder = Omit<Order, 'onrampMetadata' | 'status' | 'type' | 'pa
   receivedAmount?: string;
   /** Set when a reorg orphaned a deposit after the order had moved on (deposits.ts). */
   depositOrphaned?: boolean;
+  /** DynamoDB TTL (epoch s) while the order is unpaid: expiry + retention (retention.ts); removed once paid. */
+  ttl?: number;
   [attribute: string]: unknown;
 };
 
@@ -66,6 +69,7 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
     partnerDiscountBps: partner?.discountBps ?? 0,
   });
   const created = toOrder(order, order.createdAt);
+  const ttl = retentionTtl(order.expiredAt, config.retentionDays);
 
   const items: TransactItem[] = [
     {
@@ -76,18 +80,21 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
           ...orderKeys.pendingExpiry(order.id, order.expiredAt),
           entity: 'order',
           ...order,
+          ttl,
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    ...listPointers(order).map((pointer) => ({ Put: { Item: pointer } })),
+    // O11 / O12: key-only list entries (every order; its creator's, when named), expiring with the order.
+    ...orderPointerKeys(order).map((pointer) => ({ Put: { Item: { ...pointer, ttl } } })),
   ];
   const sessionIndex = items.length;
   if (request.checkoutSessionId) items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt));
   const alongsideIndex = items.length;
   if (context.alongside) items.push(context.alongside(created, order.createdAt));
 
-  const outcome = await transactWrite(items);
+  // A resend of a transaction DynamoDB applied (its answer lost to a timeout) succeeds, not applied twice.
+  const outcome = await transactWrite(items, { idempotent: true });
   if (outcome.committed) return { created: true, value: created };
   // A failed alongside write wins over any other failure (a lost idempotency race: the winner's response answers).
   if (context.alongside && outcome.failedConditions.includes(alongsideIndex))
@@ -96,13 +103,6 @@ export async function createOrder(request: CreateOrderRequest, context: CreateOr
     throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);
   }
   throw new Error(`Order ${order.id} could not be written: conditions ${outcome.failedConditions.join(', ')} failed`);
-}
-
-/** O11 / O12: the key-only list entries of a new order (every order; its creator's, when named). Never updated. */
-function listPointers(order: StoredOrder): ItemKey[] {
-  const sk = orderKeys.orderPointerSortKey(order.createdAt, order.id);
-  const ranges = [orderKeys.allOrders(), ...(order.creatorAddress ? [orderKeys.creatorOrders(order.creatorAddress)] : [])];
-  return ranges.map((range) => ({ pk: range.pk, sk }));
 }
 
 function buildOrder(
@@ -226,9 +226,10 @@ function typedParts(stored: StoredOrder): Pick<Order, 'type' | 'payload' | 'meta
   return { type: stored.type, payload, metadata } as Pick<Order, 'type' | 'payload' | 'metadata'>;
 }
 
-/** O1: the stored order, or undefined. */
+/** O1: the stored order, or undefined (also once its retention has passed and DynamoDB has yet to delete it). */
 export async function findStoredOrder(orderId: string): Promise<StoredOrder | undefined> {
-  return getItem<StoredOrder>(orderKeys.order(orderId), { consistent: true });
+  const stored = await getItem<StoredOrder>(orderKeys.order(orderId), { consistent: true });
+  return stored && isRetained(stored, now()) ? stored : undefined;
 }
 
 /** GET /orders/{id}: the order as it reads now. */
@@ -281,7 +282,14 @@ export async function transitionOrder(orderId: string, to: OrderStatus, options:
     return `#a${index} = :v${index}`;
   });
   names['#status'] = 'status';
-  const removals = isWaiting(to) ? [] : [...SPARSE_INDEX_ATTRIBUTES];
+  // Paid: the order leaves the waiting states other than by ending unpaid (retention.ts): kept for good.
+  const endsUnpaid = isWaiting(from) && (to === 'expired' || to === 'failure');
+  const keep = current.ttl !== undefined && !isWaiting(to) && !endsUnpaid;
+  const removals: string[] = isWaiting(to) ? [] : [...SPARSE_INDEX_ATTRIBUTES];
+  if (keep) {
+    names['#ttl'] = 'ttl';
+    removals.push('#ttl');
+  }
   const update = {
     Key: orderKeys.order(orderId),
     UpdateExpression: `SET ${assignments.join(', ')}${removals.length > 0 ? ` REMOVE ${removals.join(', ')}` : ''}`,
@@ -290,11 +298,18 @@ export async function transitionOrder(orderId: string, to: OrderStatus, options:
     ExpressionAttributeValues: values,
   };
   const next = { ...current, ...set } as StoredOrder;
-  for (const attribute of removals) delete next[attribute];
+  for (const attribute of [...removals, ...(keep ? ['ttl'] : [])]) delete next[attribute];
 
   const sessionStatus = current.checkoutSessionId ? sessionStatusAfterOrder(to) : undefined;
+  const items: TransactItem[] = [{ Update: update }];
   if (current.checkoutSessionId && sessionStatus) {
-    const outcome = await transactWrite([{ Update: update }, sessionUpdateItem(current.checkoutSessionId, orderId, sessionStatus, at)]);
+    // An unpaid order's session expires from the table with it; a paid one's is kept.
+    const sessionTtl = keep ? null : endsUnpaid && current.ttl !== undefined ? current.ttl : undefined;
+    items.push(sessionUpdateItem(current.checkoutSessionId, orderId, sessionStatus, at, sessionTtl));
+  }
+  if (keep) items.push(...keepOrderItems(current).filter((item) => !(sessionStatus && item.Update?.Key?.pk.startsWith('CHECKOUT#'))));
+  if (items.length > 1) {
+    const outcome = await transactWrite(items);
     return outcome.committed ? { applied: true, order: next } : { applied: false, reason: 'conflict', order: current };
   }
   const outcome = await updateItem<StoredOrder>({ ...update, ReturnValues: 'ALL_NEW' });

@@ -10,7 +10,10 @@ import { requestJson } from '../../scripts/lib/dispatch';
 import fc from 'fast-check';
 import { apisOf, routes } from '../../shared/routes';
 import {
+  bodyOverGatewayLimit,
   checkRequest,
+  CRLF_VALUES,
+  fuzzConcurrently,
   requestArbitrary,
   FUZZ_GROUPS,
   fuzzGroup,
@@ -51,12 +54,14 @@ describe('the generators', () => {
         transports.add(request.transport);
         bodies.add(request.body === undefined ? 'none' : typeof request.body === 'string' ? 'text' : 'bytes');
         if (typeof request.body === 'string' && request.body.length > 1024 * 1024) bodies.add('1 MiB');
+        if (request.body instanceof Uint8Array && request.body.length > 10 * 1024 * 1024) bodies.add('over 10 MiB');
+        if (request.headers.some(([, value]) => /[\r\n]/.test(value))) bodies.add('CR/LF in a header');
       }
     }
     const expected = routes.flatMap((route) => apisOf(route).map((api) => `${api} ${route.id}`));
     expect([...seen].sort()).toEqual(expected.sort());
     expect([...transports].sort()).toEqual(['dispatch', 'http']);
-    expect([...bodies].sort()).toEqual(['1 MiB', 'bytes', 'none', 'text']);
+    expect([...bodies].sort()).toEqual(['1 MiB', 'CR/LF in a header', 'bytes', 'none', 'over 10 MiB', 'text']);
   });
 });
 
@@ -145,6 +150,68 @@ describe('regressions found by the fuzz runs', () => {
     });
     expect(await checkRequest(explorer, target)).toBe(400);
   });
+});
+
+describe('hostile transport: CR/LF in header values, bodies over 10 MiB, many requests at once', () => {
+  const routeOf = (id: string) => routes.find((route) => route.id === id)!;
+
+  it.each(CRLF_VALUES.map((value) => [JSON.stringify(value), value]))(
+    'a header value %s over the socket and in process: answered, 2xx or a 4xx in the group format, no write when refused',
+    async (_name, value) => {
+      const session = routeOf('CreateCheckoutSession');
+      for (const transport of ['http', 'dispatch'] as const) {
+        for (const header of ['Idempotency-Key', 'x-note']) {
+          const sent: FuzzRequest = {
+            api: 'orders',
+            method: 'POST',
+            target: session.path,
+            headers: [
+              ['content-type', 'application/json'],
+              [header, value],
+            ],
+            body: JSON.stringify(session.example.body),
+            transport,
+          };
+          expect(await checkRequest(sent, target)).toBeLessThan(500);
+        }
+        const read: FuzzRequest = {
+          api: 'base',
+          method: 'GET',
+          target: '/insights/v1/blocks?chain_id=31337',
+          headers: [['origin', value]],
+          transport,
+        };
+        expect(await checkRequest(read, target)).toBeLessThan(500);
+      }
+    },
+  );
+
+  it('a body over API Gateway’s 10 MiB: 413 in the group format, answered before the upload ends, nothing written', async () => {
+    for (const [api, path] of [
+      ['orders', '/orders'],
+      ['collections', '/collections'],
+      ['base', '/insights/v1/blocks'],
+    ] as const) {
+      const sent: FuzzRequest = {
+        api,
+        method: 'POST',
+        target: path,
+        headers: [['content-type', 'application/json']],
+        body: bodyOverGatewayLimit(),
+        transport: 'http',
+      };
+      expect(await checkRequest(sent, target)).toBe(413);
+    }
+  });
+
+  it.each(FUZZ_GROUPS.filter((group) => group === 'orders' || group === 'collections'))(
+    '%s: 200 generated requests, 32 at a time over the socket, each answered 2xx or a 4xx in the group format',
+    async (group) => {
+      const report = await fuzzConcurrently(group, target, { runs: 200, seed: SEED, concurrency: 32 });
+      expect(report.failures).toEqual([]);
+      expect(Object.values(report.statuses).reduce((sum, count) => sum + count, 0)).toBe(200);
+    },
+  );
 });
 
 function fuzzes(group: (typeof FUZZ_GROUPS)[number]) {

@@ -75,8 +75,9 @@ const MAY_WRITE: Record<string, KeyName[]> = {
   CreateOrder: ['order', 'deposit', 'allOrders', 'creatorOrders', 'session', 'orderIdempotency'],
   CreateCheckoutSession: ['session', 'sessionIdempotency'],
   CreateCollection: ['collection', 'collectionList', 'collectionFilteredList', 'collectionCounter'],
-  // A deposit item lives in its order's partition.
-  DetectDeposits: ['order', 'deposit'],
+  // A deposit item lives in its order's partition; an order's first deposit removes the retention ttl
+  // of its list pointers and its checkout session (shared/orders/retention.ts).
+  DetectDeposits: ['order', 'deposit', 'allOrders', 'creatorOrders', 'session'],
   ExpireOrders: ['order', 'deposit', 'session'],
   IngestChain8453: CHAIN_KEYS,
   IngestChain10: CHAIN_KEYS,

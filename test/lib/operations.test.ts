@@ -218,6 +218,10 @@ describe('operations with cdk.json defaults (one chain)', () => {
       'ThrottledRequests',
       'ConsumedWriteCapacityUnits',
       'alarm',
+      // The functions' per-route metrics, one line per route.
+      `{ChainDataApi,service,route} MetricName=\\"Requests5xx\\" service=\\"chain-data-api\\"`,
+      'MetricName=\\"Latency\\"',
+      'MetricName=\\"DynamoDBWriteUnits\\"',
     ]) {
       expect(body, text).toContain(text);
     }

@@ -37,7 +37,10 @@ describe('a table route bundled by ApiFunction', () => {
     expect(sources.some((source) => source.includes('@aws-sdk/client-dynamodb/'))).toBe(true);
     const left = /@aws-sdk\/(credential-provider-(node|ini|sso|process|web-identity|login|http)|nested-clients|token-providers)\//;
     expect(sources.filter((source) => left.test(source))).toEqual([]);
-    expect(Object.keys(BUNDLE_ALIASES)).toEqual(['@aws-sdk/credential-provider-node']);
+    expect(Object.keys(BUNDLE_ALIASES)).toEqual(['@aws-sdk/credential-provider-node', '@aws-lambda-powertools/tracer']);
+    // The Powertools tracer is off by default (context tracerSdk): its stand-in, no X-Ray SDK.
+    expect(sources.some((source) => source.endsWith('shared/observability/tracer-left-out.ts'))).toBe(true);
+    expect(sources.filter((source) => /aws-xray-sdk|@aws-lambda-powertools\/tracer\//.test(source))).toEqual([]);
   });
 
   it('reads the table with the credentials of the environment: an unknown order is a 404', async () => {

@@ -65,7 +65,9 @@ function grantsOf(resources: Resources, functionId: string): Record<string, any>
   expect(statements, functionId).toContainEqual(own);
   const key = (statement: Record<string, any>) =>
     JSON.stringify([statement.Effect, actionsOf(statement), statement.Resource, statement.Condition]);
-  return statements.filter((statement) => key(statement) !== key(own));
+  // Every role may put X-Ray segments (active tracing; checked by its own test).
+  const isXray = (statement: Record<string, any>) => actionsOf(statement).every((action) => action.startsWith('xray:'));
+  return statements.filter((statement) => key(statement) !== key(own) && !isXray(statement));
 }
 
 /** The DynamoDB actions a function is allowed (a Deny narrows where, tested in least-privilege.test.ts). */
@@ -241,6 +243,32 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(url[1]).toEqual({ Ref: apiLogicalId(resources, api) });
     }
     expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['BaseUrl', 'OrdersUrl', 'CollectionsUrl']));
+  });
+
+  it('traces every function with X-Ray (active), the Powertools tracer off by default, and lets each role put segments', () => {
+    for (const id of functionIds) {
+      expect(resources[id].Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+      expect(resources[id].Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED, id).toBe('false');
+      const xray = statementsOf(resources, id).filter((statement) => actionsOf(statement).some((action) => action.startsWith('xray:')));
+      expect(xray.flatMap(actionsOf).sort(), id).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      expect(xray.flatMap(resourcesOf), id).toEqual(['*']);
+    }
+    // HTTP APIs take no X-Ray tracing (docs/decisions/cdk.md): no stage claims it.
+    for (const [, stage] of ofType(resources, 'AWS::ApiGatewayV2::Stage')) expect(stage.Properties).not.toHaveProperty('TracingEnabled');
+  });
+
+  it('tells every orders function the retention of unpaid orders and unused sessions (30 days), and no other function', () => {
+    const handlers = new Map<string, string>([
+      ...routes.map((route) => [route.id, route.handler] as const),
+      ...jobFunctions.map((fn) => [fn.id, fn.job.handler] as const),
+      ...consumerTable.map((consumer) => [consumer.id, consumer.handler] as const),
+    ]);
+    const ordersFunctions = functionIds.filter((id) => handlers.get(id)?.startsWith('functions/orders/'));
+    expect(ordersFunctions).toEqual(expect.arrayContaining(['CreateOrder', 'CreateCheckoutSession', 'DetectDeposits', 'ExpireOrders']));
+    for (const id of functionIds) {
+      const env = resources[id].Properties.Environment.Variables;
+      expect(env.ORDER_RETENTION_DAYS, id).toBe(ordersFunctions.includes(id) ? '30' : undefined);
+    }
   });
 
   it('creates the table of shared/db/table.ts: keys, GSIs projecting all, TTL, PITR, on demand, retained', () => {
@@ -607,9 +635,14 @@ describe('ServiceStack settings from context', () => {
         writeThrottleRateLimit: '5',
         writeThrottleBurstLimit: '8',
         functionEnvironment: '{"EXPLORER_CHAIN_ID":"8453","ORDER_MAX_AGE_SECONDS":3600}',
+        orderRetentionDays: '7',
+        tracerSdk: 'true',
       },
       { jobs: [] },
     );
+    expect(resources.CreateOrder.Properties.Environment.Variables.ORDER_RETENTION_DAYS).toBe('7');
+    expect(resources.ListCollections.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('true');
+    expect(resources.CreateCheckoutSession.Properties.Environment.Variables.ORDER_RETENTION_DAYS).toBe('7');
     const [, table] = ofType(resources, 'AWS::DynamoDB::Table')[0];
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties.DeletionProtectionEnabled).toBe(false);
@@ -656,6 +689,10 @@ describe('ServiceStack settings from context', () => {
     ],
     [{ chains: [{ chainId: 1 }] }, /chains/],
     [{ functionEnvironment: { TABLE_NAME: 'other' } }, /functionEnvironment/],
+    [{ functionEnvironment: { ORDER_RETENTION_DAYS: '1' } }, /functionEnvironment/],
+    [{ orderRetentionDays: 0 }, /orderRetentionDays/],
+    [{ tracerSdk: 'yes' }, /tracerSdk/],
+    [{ orderRetentionDays: 'a month' }, /orderRetentionDays/],
     [{ functionEnvironment: { 'NOT-A-NAME': 'x' } }, /functionEnvironment/],
   ])('rejects the invalid setting %j with a message naming it', (context, message) => {
     expect(() => synthesise(context, { routes: [], jobs: [] })).toThrow(message);

@@ -16,7 +16,7 @@ import net from 'node:net';
 import fc from 'fast-check';
 import * as v from 'valibot';
 import { dispatch, loadHandler, type LocalResponse } from '../../scripts/lib/dispatch';
-import { isTextContentType } from '../../scripts/lib/gateway';
+import { GATEWAY_MAX_BODY_BYTES, isTextContentType } from '../../scripts/lib/gateway';
 import { ERROR_BODIES } from '../../shared/http/error-schemas';
 import { API_OF_GROUP, type ApiGroup, type ApiName, groupOfPath } from '../../shared/http/groups';
 import type { HttpHandler } from '../../shared/http/handler';
@@ -522,6 +522,23 @@ const idempotencyKey = fc.oneof(
   fc.uuid(),
 );
 
+/**
+ * Header values with CR and LF: alone, as a line break with and without a following header line (an
+ * injected header), and ending the header section early. Over the socket they are sent raw, so Node's
+ * parser sees them as a client would send them; in process they reach the handler as a value.
+ */
+export const CRLF_VALUES = [
+  'a\r\nb',
+  'a\nb',
+  'a\rb',
+  '\r\n',
+  'key-1\r\nx-injected: 1',
+  'key-1\r\nIdempotency-Key: key-2',
+  'x\r\n folded',
+  'key-1\r\n\r\n',
+  'key-1\n\nGET / HTTP/1.1',
+] as const;
+
 function headersArbitrary(route: Route): fc.Arbitrary<[string, string][]> {
   const exampleHeaders = Object.entries(route.example.headers ?? {});
   const contentType = fc.oneof(
@@ -539,6 +556,7 @@ function headersArbitrary(route: Route): fc.Arbitrary<[string, string][]> {
         ),
       },
       { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...INHERITED_NAMES), anyValue([])) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom('Idempotency-Key', 'origin', 'x-note'), fc.constantFrom(...CRLF_VALUES)) },
     ),
     { maxLength: 3 },
   );
@@ -553,6 +571,16 @@ function headersArbitrary(route: Route): fc.Arbitrary<[string, string][]> {
 // Requests
 
 const OTHER_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+/** API Gateway's payload limit (the local gateway's too) plus one byte: made once, shared by every request that sends it. */
+let overGatewayLimit: Uint8Array | undefined;
+export function bodyOverGatewayLimit(): Uint8Array {
+  overGatewayLimit ??= new Uint8Array(GATEWAY_MAX_BODY_BYTES + 1).fill(0x61);
+  return overGatewayLimit;
+}
+
+/** Share of requests whose body is replaced by one over the gateway's 10 MiB limit (sent over HTTP when there is a gateway). */
+const OVERSIZED_SHARE = 0.004;
 
 /** Requests of one group, one route (weighted alike) at a time; `httpShare` of them go over a socket. */
 export async function requestArbitrary(group: ApiGroup, options: { httpShare?: number } = {}): Promise<fc.Arbitrary<FuzzRequest>> {
@@ -570,16 +598,17 @@ export async function requestArbitrary(group: ApiGroup, options: { httpShare?: n
         body: bodyArbitrary(facts.route),
         // Unbiased: fast-check's usual bias towards small values would send most requests over HTTP.
         overHttp: fc.noBias(fc.integer({ min: 0, max: 9999 })).map((draw) => draw < httpShare * 10_000),
+        oversized: fc.noBias(fc.integer({ min: 0, max: 9999 })).map((draw) => draw < OVERSIZED_SHARE * 10_000),
       })
       .map(
-        ({ method, path, query, headers, body, overHttp }): FuzzRequest => ({
+        ({ method, path, query, headers, body, overHttp, oversized }): FuzzRequest => ({
           api: facts.api,
           from: facts.route.id,
           method,
           target: query ? `${path}?${query}` : path,
           headers,
-          body,
-          transport: overHttp ? 'http' : 'dispatch',
+          body: oversized ? bodyOverGatewayLimit() : body,
+          transport: overHttp || (oversized && httpShare > 0) ? 'http' : 'dispatch',
         }),
       ),
   );
@@ -636,14 +665,15 @@ async function sendInProcess(request: FuzzRequest): Promise<FuzzAnswer> {
 /** Over a raw socket: the request line, headers and body as bytes, read back until the server closes. */
 function sendOverSocket(baseUrl: string, request: FuzzRequest): Promise<FuzzAnswer> {
   const { hostname, port } = new URL(baseUrl);
-  // CR and LF would split the request differently, which is another test; everything else goes as is.
+  // Header values go as generated, CR and LF included (CRLF_VALUES); in the request line and in header
+  // names they would only make another request line or header, so they are escaped there.
   const clean = (text: string) => text.replace(/[\r\n]/g, (char) => (char === '\r' ? '%0D' : '%0A'));
   const bytes = bodyBytes(request.body);
   const head = [
     `${request.method} ${clean(request.target)} HTTP/1.1`,
     `host: ${hostname}:${port}`,
     'connection: close',
-    ...request.headers.filter(([name]) => name.toLowerCase() !== 'host').map(([name, value]) => `${clean(name)}: ${clean(value)}`),
+    ...request.headers.filter(([name]) => name.toLowerCase() !== 'host').map(([name, value]) => `${clean(name)}: ${value}`),
     ...(bytes.length > 0 || request.method === 'POST' ? [`content-length: ${bytes.length}`] : []),
     '',
     '',
@@ -744,7 +774,7 @@ export function describeRequest(request: FuzzRequest): string {
       ? '(no body)'
       : typeof request.body === 'string'
         ? cut(JSON.stringify(request.body))
-        : `bytes ${cut(Buffer.from(request.body).toString('hex'), 200)}`;
+        : `bytes ${cut(Buffer.from(request.body.subarray(0, 200)).toString('hex'), 200)} (${request.body.length} bytes)`;
   const headers = request.headers.map(([name, value]) => `${name}: ${cut(JSON.stringify(value), 80)}`).join('; ');
   return `${request.transport} ${request.api} ${request.method} ${cut(request.target)} [${headers}] ${body}`;
 }
@@ -849,4 +879,59 @@ export async function ingestDemoChain(): Promise<() => Promise<void>> {
     throw error;
   }
   return () => chain.stop();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Many at once
+
+export interface ConcurrentReport {
+  group: ApiGroup;
+  runs: number;
+  concurrency: number;
+  statuses: Record<number, number>;
+  /** The first requests that broke the property (no shrinking: they ran together). */
+  failures: { request: string; error: string }[];
+  ms: number;
+}
+
+/**
+ * `runs` generated requests of a group (seeded, no shrinking), `concurrency` of them in flight at a time,
+ * all over the socket when there is a gateway: each must be answered, 2xx or a 4xx in its group's
+ * format, as under `fuzzGroup`. The table is not compared (concurrent writes change it by design).
+ */
+export async function fuzzConcurrently(
+  group: ApiGroup,
+  target: FuzzTarget,
+  options: { runs: number; seed: number; concurrency: number },
+): Promise<ConcurrentReport> {
+  const started = performance.now();
+  const arbitrary = await requestArbitrary(group, { httpShare: target.urls ? 1 : 0 });
+  const requests = fc.sample(arbitrary, { numRuns: options.runs, seed: options.seed });
+  const statuses: Record<number, number> = {};
+  const failures: ConcurrentReport['failures'] = [];
+  // No snapshots: under concurrent writes the table changes between any two of them.
+  const unchecked: FuzzTarget = { ...target, snapshot: async () => [] };
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const request = requests[next] as FuzzRequest;
+      next += 1;
+      try {
+        const status = await checkRequest(request, unchecked);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      } catch (error) {
+        if (failures.length < 5)
+          failures.push({ request: describeRequest(request), error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, requests.length) }, worker));
+  return {
+    group,
+    runs: requests.length,
+    concurrency: options.concurrency,
+    statuses,
+    failures,
+    ms: Math.round(performance.now() - started),
+  };
 }

@@ -3,6 +3,9 @@
  * dynalite lacks and the service relies on:
  *  - TransactWriteItems: all-or-nothing over up to 100 items, with ConditionCheck, Put, Update and
  *    Delete, and `CancellationReasons` in DynamoDB's format when a condition fails;
+ *  - a TransactWriteItems' ClientRequestToken: the same token with the same request within 10 minutes
+ *    succeeds again without applying anything (a resend after a lost response), with another request it
+ *    is DynamoDB's IdempotentParameterMismatchException;
  *  - TransactGetItems;
  *  - UpdateTimeToLive / DescribeTimeToLive (recorded; readers treat a past `ttl` as absent, as they
  *    must in AWS, where deletion is lazy).
@@ -48,6 +51,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
   const lock = new SharedExclusiveLock();
   const ttl = new Map<string, string>();
   const keySchemas = new Map<string, string[]>();
+  const tokens = new TransactionTokens();
   // Requests reach dynalite's own request handler in this process, without a second HTTP hop.
   const backendHandler = backend.listeners('request')[0] as (request: http.IncomingMessage, response: http.ServerResponse) => void;
   const call = (operation: string, body: Json) => callBackend(backendHandler, operation, body);
@@ -62,7 +66,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
       const handle = async (): Promise<BackendResponse> => {
         switch (operation) {
           case 'TransactWriteItems':
-            return lock.exclusive(() => transactWrite(JSON.parse(raw.toString() || '{}'), call, keySchemas));
+            return lock.exclusive(() => tokens.once(JSON.parse(raw.toString() || '{}'), (input) => transactWrite(input, call, keySchemas)));
           case 'TransactGetItems':
             return lock.shared(() => transactGet(JSON.parse(raw.toString() || '{}'), call));
           case 'UpdateTimeToLive':
@@ -226,6 +230,38 @@ interface PlannedOperation {
   tableName: string;
   key: Json;
   before?: Json;
+}
+
+/**
+ * DynamoDB's idempotency of TransactWriteItems: a request carrying a ClientRequestToken already seen
+ * in the last 10 minutes succeeds without being applied again when it is the same request, and fails
+ * with IdempotentParameterMismatchException when it is another one. Only committed requests count.
+ */
+class TransactionTokens {
+  private readonly seen = new Map<string, { request: string; at: number }>();
+  private static readonly LIFETIME_MS = 10 * 60_000;
+
+  async once(input: Json, apply: (input: Json) => Promise<BackendResponse>): Promise<BackendResponse> {
+    const token = input.ClientRequestToken as string | undefined;
+    if (token === undefined) return apply(input);
+    const now = Date.now();
+    for (const [key, entry] of this.seen) if (now - entry.at > TransactionTokens.LIFETIME_MS) this.seen.delete(key);
+    const { ClientRequestToken: _token, ...rest } = input;
+    const request = JSON.stringify(rest);
+    const previous = this.seen.get(token);
+    if (previous) {
+      if (previous.request !== request) {
+        return clientError(
+          'IdempotentParameterMismatchException',
+          'The request uses the same client token as a previous, but non-identical request',
+        );
+      }
+      return { status: 200, body: '{}' };
+    }
+    const result = await apply(input);
+    if (result.status === 200) this.seen.set(token, { request, at: now });
+    return result;
+  }
 }
 
 async function transactWrite(input: Json, call: Call, keySchemas: Map<string, string[]>): Promise<BackendResponse> {

@@ -5,6 +5,7 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { isTableBusy } from '../../db/retry';
 import { BusyError, DomainError, type DomainErrorKind } from '../../errors';
 import { logger } from '../../observability/logger';
 import { HttpError, RequestValidationError } from '../errors';
@@ -27,6 +28,9 @@ export function errorResponder(group: RouteGroup): middy.MiddlewareObj<APIGatewa
   };
 }
 
+/** Retry-After of a 503 for a busy table: the SDK's retries already waited about a second. */
+export const TABLE_BUSY_RETRY_AFTER_SECONDS = 1;
+
 /** The status of each kind of domain error, in every group. */
 const DOMAIN_STATUS: Record<DomainErrorKind, number> = { invalid: 400, 'not-found': 404, conflict: 409, busy: 503 };
 
@@ -46,6 +50,17 @@ export function errorResponse(
     const statusCode = DOMAIN_STATUS[error.kind];
     const headers = error instanceof BusyError ? { 'retry-after': String(error.retryAfterSeconds) } : undefined;
     return { statusCode, body: errorBody(group, statusCode, error.message), headers };
+  }
+  // The table is throttling, conflicting, slow or unreachable after every retry: nothing half-done
+  // stays behind (each write of a request is one transaction), so the client may retry.
+  if (isTableBusy(error)) {
+    logger.warn('Table busy', { error: error ?? undefined, requestId });
+    const statusCode = 503;
+    return {
+      statusCode,
+      body: errorBody(group, statusCode, 'The service is busy; retry shortly'),
+      headers: { 'retry-after': String(TABLE_BUSY_RETRY_AFTER_SECONDS) },
+    };
   }
   // Errors created by middy's own middleware (@middy/util createError): client errors meant to be shown.
   if (error && typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 && error.expose === true) {

@@ -14,7 +14,7 @@ import type { Route } from '../../../shared/routes';
 
 const CDK_CONTEXT: Record<string, unknown> = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')).context;
 
-export function bundleRoute(route: Route, outdir: string): string {
+export function bundleRoute(route: Route, outdir: string, options: { tracerSdk?: boolean } = {}): string {
   const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:enable-asset-metadata': true } });
   const stack = new Stack(app, `${route.id}BundleStack`);
   const table = new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
@@ -28,6 +28,7 @@ export function bundleRoute(route: Route, outdir: string): string {
     removalPolicy: RemovalPolicy.DESTROY,
     timeout: Duration.seconds(10),
     memorySize: 256,
+    tracerSdk: options.tracerSdk,
   });
   const fn = Template.fromStack(stack).toJSON().Resources[route.id];
   return join(outdir, fn.Metadata['aws:asset:path']);
