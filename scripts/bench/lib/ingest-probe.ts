@@ -16,6 +16,8 @@ import { dbStage, rpcStage, type BatchInterval, type CursorMove, type StageInter
 
 export interface ProbeLog {
   intervals: StageInterval[];
+  /** With BENCH_PROBE_STACKS=1: the first call stacks seen of each stage and command (to check the attribution). */
+  stacks?: Record<string, string[]>;
   batches: BatchInterval[];
   cursorMoves: CursorMove[];
   /** True when ChainIngest had no writeBatch to wrap (batches then stay empty). */
@@ -42,6 +44,11 @@ export async function installProbe(): Promise<ProbeLog> {
     const name = (command as { constructor?: { name?: string } }).constructor?.name ?? '?';
     const input = ((command as { input?: Json }).input ?? {}) as Json;
     const stage = dbStage(name, stack, input);
+    if (process.env.BENCH_PROBE_STACKS) {
+      log.stacks ??= {};
+      const samples = (log.stacks[`${stage} ${name}`] ??= []);
+      if (samples.length < 3) samples.push(stack.split('\n').slice(2, 14).join('\n'));
+    }
     const start = now();
     const result = send(command, ...rest);
     return result.then(

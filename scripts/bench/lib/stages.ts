@@ -90,11 +90,16 @@ export function rpcStage(calls: readonly { method?: string; params?: unknown }[]
  * the table layer is shared, so who called it says what it is for.
  */
 export function dbStage(command: string, stack: string, input: Record<string, any> = {}): Stage {
+  // Function names where they are named, the module's file where the caller is an arrow function.
   if (/\b(moveCursor|markPending|readCursor|updateCursor)\b/.test(stack)) return 'cursor';
-  if (/\b(writeManifest|readManifest|deleteManifest)\b/.test(stack)) return 'manifests';
-  if (/\bRangePositions\./.test(stack)) return 'positions';
-  if (/\b(notifyBlocksIngested|orderDepositListener|blocksIngested)\b/.test(stack) || input.IndexName !== undefined) return 'listeners';
-  if (/\b(StateWriter\.|applyState|registerChain|Reorg\.)/.test(stack)) return 'stateWrites';
+  if (/\b(writeManifest|readManifest|deleteManifest)\b|ingest\/manifest\.ts/.test(stack)) return 'manifests';
+  if (/\bRangePositions\.|ingest\/range-positions\.ts/.test(stack)) return 'positions';
+  if (
+    /\b(notifyBlocksIngested|orderDepositListener|blocksIngested)\b|ingest\/listeners\.ts|orders\/deposits\.ts/.test(stack) ||
+    input.IndexName !== undefined
+  )
+    return 'listeners';
+  if (/\b(StateWriter\.|applyState|registerChain|Reorg\.)|ingest\/(state|reorg)\.ts/.test(stack)) return 'stateWrites';
   const name = command.replace(/Command$/, '');
   if (name === 'BatchWriteItem' || name === 'BatchWrite') return 'itemWrites';
   if (/^(Get|GetItem|BatchGet|BatchGetItem|Query|Scan)$/.test(name)) return 'tableReads';
