@@ -703,6 +703,8 @@ async function main(): Promise<void> {
         seconds: round(floor.seconds, 2),
         overRawFetch: round(floor.seconds / raw.seconds, 2),
         itemsLeft: leftItems.length,
+        /** Items left in the ingest's table (the cost model's stored items). */
+        items: leftItems.length,
         note: 'every write the ingest sent, captured at the table edge (item images put, updates as the final image, deletes), put into an empty table of a fresh embedded DynamoDB process with nothing else running, by the table layer writeItems (BatchWriteItem of 25) at each concurrency tried; the fastest: the least time this table needs for the ingest writes',
       },
       stages: {
