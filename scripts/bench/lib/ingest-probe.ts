@@ -46,7 +46,8 @@ export async function installProbe(): Promise<ProbeLog> {
     const stage = dbStage(name, stack, input);
     if (process.env.BENCH_PROBE_STACKS) {
       log.stacks ??= {};
-      const samples = (log.stacks[`${stage} ${name}`] ??= []);
+      const samples = log.stacks[`${stage} ${name}`] ?? [];
+      log.stacks[`${stage} ${name}`] = samples;
       if (samples.length < 3) samples.push(stack.split('\n').slice(2, 14).join('\n'));
     }
     const start = now();
