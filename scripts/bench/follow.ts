@@ -387,7 +387,9 @@ async function main(): Promise<void> {
     const timer = setTimeout(() => ingest.kill('SIGKILL'), 30_000);
     const code = await exited;
     clearTimeout(timer);
-    const probe = JSON.parse(await readFile(probeFile, 'utf8')) as ProbeLog;
+    const probeText = await readFile(probeFile, 'utf8').catch(() => undefined);
+    if (probeText === undefined) throw new Error(`the ingest left no probe file (exit ${code}): ${childOutput.slice(-2000)}`);
+    const probe = JSON.parse(probeText) as ProbeLog;
     const ingestOutcome = drained
       ? 'followed to the last load block'
       : ingestExit !== null
@@ -474,6 +476,10 @@ export interface FollowResult {
     batchSeconds: { p50: number | null; p99: number | null; max: number | null };
     /** The ingest's JSON-RPC requests that carried a block fetch (block, receipts or traces), over the load window. */
     fetchRequestSeconds: { p50: number | null; p99: number | null; max: number | null; count: number };
+    /** The last load block the cursor reached, and the rate the ingest kept over the load (load blocks done / seconds from the first mined to the last cursor move). */
+    reachedBlock: number | null;
+    blocksPerSecond: number | null;
+    transactionsPerSecondOffered: number;
   };
   profile: {
     method: string;
@@ -531,6 +537,10 @@ function summarise(input: {
   const fetchSeconds = probe.intervals
     .filter((interval) => interval.stage === 'fetch' && interval.start >= windowFrom && interval.start <= windowTo)
     .map((interval) => (interval.end - interval.start) / 1000);
+  const loadMoves = probe.cursorMoves.filter((move) => move.blockNumber > input.setupHead);
+  const reached = loadMoves.length === 0 ? null : Math.max(...loadMoves.map((move) => move.blockNumber));
+  const lastMove = loadMoves.length === 0 ? null : Math.max(...loadMoves.map((move) => move.at));
+  const rate = reached === null || lastMove === null ? null : (reached - input.setupHead) / ((lastMove - windowFrom) / 1000);
   return {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', node: process.version },
@@ -571,6 +581,9 @@ function summarise(input: {
         p99: r2(percentileOf(batchSeconds, 99)),
         max: r2(percentileOf(batchSeconds, 100)),
       },
+      reachedBlock: reached,
+      blocksPerSecond: r2(rate),
+      transactionsPerSecondOffered: r2(options.txsPerBlock / options.blockSeconds) ?? 0,
       fetchRequestSeconds: {
         p50: r2(percentileOf(fetchSeconds, 50)),
         p99: r2(percentileOf(fetchSeconds, 99)),
@@ -616,7 +629,7 @@ Load: ${r.settings.txsPerBlock} transactions a block, a block every ${r.settings
 | blocks (mined while the ingest had it in hand) | ${r.lag.blocks.p50} | ${r.lag.blocks.p99} | ${r.lag.blocks.max} |
 | seconds (evm_mine returned -> cursor moved past it) | ${r.lag.seconds.p50} | ${r.lag.seconds.p99} | ${r.lag.seconds.max} |
 
-${r.lag.notDone > 0 ? `**${r.lag.notDone} blocks were never seen done.**\n\n` : ''}Batches over the load: ${r.ingest.batches} (mean ${r.ingest.blocksPerBatch.mean} blocks, max ${r.ingest.blocksPerBatch.max}); a batch's writeBatch took p50 ${r.ingest.batchSeconds.p50} s, p99 ${r.ingest.batchSeconds.p99} s, max ${r.ingest.batchSeconds.max} s. The ingest's block-fetch requests (block, receipts or traces; ${r.ingest.fetchRequestSeconds.count}) took p50 ${r.ingest.fetchRequestSeconds.p50} s, p99 ${r.ingest.fetchRequestSeconds.p99} s, max ${r.ingest.fetchRequestSeconds.max} s.
+${r.lag.notDone > 0 ? `**${r.lag.notDone} blocks were never seen done.**\n\n` : ''}The ingest reached block ${r.ingest.reachedBlock ?? '-'} of ${r.chain.loadBlocks.to}, at ${r.ingest.blocksPerSecond ?? '-'} blocks/s over the load (${r.settings.txsPerBlock / r.settings.blockSeconds} transactions/s offered = ${(1 / r.settings.blockSeconds).toFixed(2)} blocks/s). Batches over the load: ${r.ingest.batches} (mean ${r.ingest.blocksPerBatch.mean} blocks, max ${r.ingest.blocksPerBatch.max}); a batch's writeBatch took p50 ${r.ingest.batchSeconds.p50} s, p99 ${r.ingest.batchSeconds.p99} s, max ${r.ingest.batchSeconds.max} s. The ingest's block-fetch requests (block, receipts or traces; ${r.ingest.fetchRequestSeconds.count}) took p50 ${r.ingest.fetchRequestSeconds.p50} s, p99 ${r.ingest.fetchRequestSeconds.p99} s, max ${r.ingest.fetchRequestSeconds.max} s.
 
 ## Where a block's lag goes
 ${r.profile.method}.${r.profile.batchesUnobserved ? ' **The ingest had no writeBatch to observe: batches unknown.**' : ''}
