@@ -173,14 +173,20 @@ export interface BlockLag {
   blocks: number | null;
 }
 
-/** For each mined block, when the ingest had it (the first cursor move at or past it) and its lag. */
-export function blockLags(mined: readonly MinedBlock[], moves: readonly CursorMove[]): BlockLag[] {
+/**
+ * For each mined block, when the ingest had it (the first cursor move at or past it) and its lag. In
+ * blocks: the blocks mined after it and before it was done; past the last mined block the beat goes
+ * on (`beatMs`), so that the load's last blocks are not counted as less late than they were.
+ */
+export function blockLags(mined: readonly MinedBlock[], moves: readonly CursorMove[], beatMs?: number): BlockLag[] {
   const sortedMoves = [...moves].sort((a, b) => a.at - b.at);
   const minedTimes = mined.map((block) => block.minedAt).sort((a, b) => a - b);
+  const lastMined = minedTimes.at(-1) ?? 0;
+  const afterTheLoad = (until: number): number => (beatMs && until > lastMined ? Math.floor((until - lastMined) / beatMs) : 0);
   return mined.map((block) => {
     const move = sortedMoves.find((candidate) => candidate.blockNumber >= block.number && candidate.at >= block.minedAt);
     if (!move) return { number: block.number, minedAt: block.minedAt, doneAt: null, seconds: null, blocks: null };
-    const minedMeanwhile = minedTimes.filter((time) => time > block.minedAt && time <= move.at).length;
+    const minedMeanwhile = minedTimes.filter((time) => time > block.minedAt && time <= move.at).length + afterTheLoad(move.at);
     return {
       number: block.number,
       minedAt: block.minedAt,

@@ -240,6 +240,8 @@ describe('ingest throughput and follow figures', () => {
       [0.5, 0],
       [null, null],
     ]);
+    // After the last mined block the beat goes on: done 4.5 s after the last (6000) is 2 beats of 2 s late.
+    expect(blockLags(mined, [{ blockNumber: 13, at: 10_500 }], 2000).map((lag) => lag.blocks)).toEqual([5, 4, 3, 2]);
     expect(percentileOf([0, 0, 1, 5], 50)).toBe(0);
     expect(percentileOf([0, 0, 1, 5], 99)).toBe(5);
   });
