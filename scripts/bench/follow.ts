@@ -1,6 +1,7 @@
 /**
  * `npm run bench:follow [-- --follow-seconds 300] [--block-seconds 2] [--txs-per-block 150]
- * [--poll-interval MS] [--out DIR]`: can the ingest keep up with a busy chain? (issue 15, section 2)
+ * [--poll-interval MS] [--node-traces callTracer|parity] [--out DIR]`: can the ingest keep up with a
+ * busy chain? (issue 15, section 2)
  *
  * 1. A fresh anvil (automine off from the setup on: anvil 1.7.1 was seen to stall under bursts of
  *    thousands of transactions sent while it was being followed, so blocks are mined explicitly),
@@ -14,6 +15,10 @@
  *    transfers, 33 % ERC-20 transfers, 10 % NFT mints, 10 % NFT transfers, 8 % ERC-1155 mints,
  *    8 % splitter calls paying two addresses in internal calls, one factory creation; recipients
  *    from a pool of 1,000 addresses), then `evm_mine` on a fixed 2 s beat, for --follow-seconds.
+ *    With --node-traces parity the CLI reads anvil through a proxy that answers
+ *    debug_traceBlockByNumber "method not found", so the ingest reads trace_block (its fallback for
+ *    nodes without a JS tracer): anvil 1.7.1's callTracer takes time quadratic in a block's
+ *    transactions (about 5 s for 150), more than the block time.
  * 4. Lag of every mined block: from when evm_mine returned to when the ingest's cursor update that
  *    covers it returned (seen at the table's edge), in seconds and in blocks (blocks mined in
  *    between). Budget: p99 <= 1 block. The profile splits each block's lag by stage (lib/stages.ts).
