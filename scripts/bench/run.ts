@@ -1,12 +1,14 @@
 /**
- * `npm run bench [-- --only http,cold,ingest,load] [--scale S] [--reps N] [--processes N] [--blocks N]
- * [--duration S] [--settle S] [--out DIR]`: the benchmark suite of issue 13. Not part of `npm test`.
+ * `npm run bench [-- --only http,cold,ingest,follow,load] [--scale S] [--reps N] [--processes N] [--blocks N]
+ * [--follow-seconds S] [--duration S] [--settle S] [--out DIR]`: the benchmark suite of issues 13 and 15.
+ * Not part of `npm test`.
  *
  * Parts (all by default, in this order):
  *  - http   every route on the benchmark dataset (scripts/bench/http.ts, in a process of its own; the
  *           dataset is built once per scale and item code, cached under .bench/);
  *  - cold   every handler bundled as the stack bundles it, import time in fresh processes (cold.ts);
- *  - ingest the ingest of an anvil history against its raw fetch (ingest.ts, spawned);
+ *  - ingest the ingest of an anvil history against its raw fetch and the table floor (ingest.ts, spawned);
+ *  - follow  the ingest CLI following a busy anvil chain, its lag behind the head (follow.ts, spawned);
  *  - load   16 and 64 connections on the local service (load.ts, spawned).
  * Then the cost model (lib/cost.ts) from the ingest's write units per transaction and the http mix's
  * read units per page, and every budget (lib/budgets.ts). Writes bench/results/latest.json and
@@ -19,8 +21,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { HttpResult } from './http';
+import type { FollowResult } from './follow';
 import {
   coldBudgets,
+  followBudgets,
   httpBudgets,
   ingestBudgets,
   loadBudgets,
@@ -33,9 +37,9 @@ import { costModel, ingestInputs } from './lib/cost';
 import { buildReport, writeReport, type Report } from './lib/report';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PARTS: Part[] = ['http', 'cold', 'ingest', 'load'];
+const PARTS: Part[] = ['http', 'cold', 'ingest', 'follow', 'load'];
 const USAGE =
-  'usage: npm run bench [-- --only http,cold,ingest,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--duration S] [--settle S] [--out DIR]';
+  'usage: npm run bench [-- --only http,cold,ingest,follow,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--duration S] [--settle S] [--out DIR]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -45,6 +49,7 @@ async function main(): Promise<void> {
       reps: { type: 'string', default: '20' },
       processes: { type: 'string', default: '20' },
       blocks: { type: 'string', default: '2000' },
+      'follow-seconds': { type: 'string', default: '300' },
       duration: { type: 'string', default: '60' },
       settle: { type: 'string', default: '30' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
@@ -67,7 +72,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const seconds: Report['seconds'] = { total: 0 };
   const missing: Report['missing'] = {};
-  const results: Report['parts'] = { http: null, cold: null, ingest: null, load: null };
+  const results: Report['parts'] = { http: null, cold: null, ingest: null, follow: null, load: null };
   const timed = async <T>(part: Part, work: () => Promise<T>): Promise<T | null> => {
     if (!parts.includes(part)) return null;
     log(`\n== ${part} ==`);
@@ -103,6 +108,14 @@ async function main(): Promise<void> {
     const written = (await readdir(outDir)).filter((name) => /^ingest-.*Z\.json$/.test(name) && !before.has(name)).sort();
     if (written.length === 0) throw new Error('the ingest bench wrote no ingest-<time>.json');
     return JSON.parse(await readFile(path.join(outDir, written[written.length - 1]), 'utf8')) as IngestResult;
+  });
+  results.follow = await timed('follow', async () => {
+    const outDir = path.resolve(values.out);
+    const before = new Set(await readdir(outDir).catch(() => [] as string[]));
+    await run(['scripts/bench/follow.ts', '--follow-seconds', values['follow-seconds'], '--out', outDir]);
+    const written = (await readdir(outDir)).filter((name) => /^follow-.*Z\.json$/.test(name) && !before.has(name)).sort();
+    if (written.length === 0) throw new Error('the follow bench wrote no follow-<time>.json');
+    return JSON.parse(await readFile(path.join(outDir, written[written.length - 1]), 'utf8')) as FollowResult;
   });
   results.load = await timed('load', async () => {
     const { stdout } = await run(['scripts/bench/load.ts', '--duration', values.duration, '--settle', values.settle], {
@@ -143,6 +156,7 @@ async function main(): Promise<void> {
     ...(results.http ? httpBudgets(results.http) : []),
     ...(results.cold ? coldBudgets(results.cold) : []),
     ...(results.ingest ? ingestBudgets(results.ingest) : []),
+    ...(results.follow ? followBudgets(results.follow) : []),
     ...(results.load ? loadBudgets(results.load) : []),
   ];
   seconds.total = Math.round((performance.now() - started) / 100) / 10;

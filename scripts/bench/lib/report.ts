@@ -6,6 +6,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ColdResult } from '../cold';
+import type { FollowResult } from '../follow';
 import type { HttpResult } from '../http';
 import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
 import type { CostModel } from './cost';
@@ -17,7 +18,14 @@ export interface Report {
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
   /** Wall time of each part that ran, seconds. */
   seconds: Partial<Record<Part, number>> & { total: number };
-  parts: { http: HttpResult | null; cold: ColdResult | null; ingest: IngestResult | null; load: LoadResult | null };
+  parts: {
+    http: HttpResult | null;
+    cold: ColdResult | null;
+    ingest: IngestResult | null;
+    /** Absent in reports written before the follow part existed. */
+    follow?: FollowResult | null;
+    load: LoadResult | null;
+  };
   /** Parts that did not run or failed, with why. */
   missing: Partial<Record<Part, string>>;
   cost: (CostModel & { alternative?: { basis: string; model: CostModel } }) | null;
@@ -137,7 +145,7 @@ export function markdown(report: Report): string {
     lines.push(
       '## Ingest',
       '',
-      `${ingest.chain?.blocks} anvil blocks, ${ingest.chain?.transactions} transactions: ingest ${fmt(ingest.ingest?.seconds, 1)} s (${fmt(ingest.ingest?.blocksPerSecond, 1)} blocks/s), raw fetch ${fmt(ingest.rawFetch?.seconds, 1)} s, ratio ${fmt(ingest.ratio.ingestOverRawFetch)} (target ${ingest.ratio.target}); ` +
+      `${ingest.chain?.blocks} anvil blocks, ${ingest.chain?.transactions} transactions: ingest ${fmt(ingest.ingest?.seconds, 1)} s (${fmt(ingest.ingest?.blocksPerSecond, 1)} blocks/s), raw fetch ${fmt(ingest.rawFetch?.seconds, 1)} s, table floor ${fmt(ingest.tableFloor?.seconds, 1)} s; ingest / max(raw fetch, table floor) ${fmt(ingest.ratio.ingestOverSlowestStage)} (target ${ingest.ratio.target}), ingest / raw fetch ${fmt(ingest.ratio.ingestOverRawFetch)}; ` +
         `${fmt(ingest.ingest?.dynamo?.tableWcuPerBlock, 1)} write units and ${fmt(ingest.ingest?.dynamo?.callsPerBlock, 1)} DynamoDB calls per block. Details: the ingest-<time> files beside this one.`,
       '',
     );
@@ -151,6 +159,18 @@ export function markdown(report: Report): string {
         '',
       );
     }
+  }
+
+  const follow = report.parts.follow;
+  if (follow) {
+    lines.push(
+      '## Follow',
+      '',
+      `${follow.settings.txsPerBlock} transactions a block, a block every ${follow.settings.blockSeconds} s for ${follow.settings.followSeconds} s (${follow.chain.transactions} transactions), \`npm run ingest -- --follow\` in its own process; node traces ${follow.settings.nodeTraces}. ${follow.ingestOutcome}. ` +
+        `Lag in blocks p50 ${fmt(follow.lag.blocks.p50)}, p99 **${fmt(follow.lag.blocks.p99)}**, max ${fmt(follow.lag.blocks.max)}; in seconds p50 ${fmt(follow.lag.seconds.p50)}, p99 ${fmt(follow.lag.seconds.p99)}, max ${fmt(follow.lag.seconds.max)}` +
+        `${follow.lag.notDone > 0 ? `; ${follow.lag.notDone} blocks never done` : ''}. Details and the profile: the follow-<time> files beside this one.`,
+      '',
+    );
   }
 
   const load = report.parts.load as (LoadResult & Record<string, any>) | null;

@@ -12,7 +12,10 @@ import type { ColdResult } from '../../../scripts/bench/cold';
 import type { HttpResult, RequestResult } from '../../../scripts/bench/http';
 import { ACTORS, SyntheticChain, type ChainSpec } from '../../../scripts/bench/dataset/chain';
 import { datasetSpec } from '../../../scripts/bench/dataset/spec';
-import { coldBudgets, httpBudgets, loadBudgets } from '../../../scripts/bench/lib/budgets';
+import type { FollowResult } from '../../../scripts/bench/follow';
+import { coldBudgets, followBudgets, httpBudgets, ingestBudgets, loadBudgets } from '../../../scripts/bench/lib/budgets';
+import { captureWrite, distinctChunks, emptyCapture, floorInput } from '../../../scripts/bench/lib/floor-writes';
+import { blockLags, dbStage, percentileOf, rpcStage, stageTimes } from '../../../scripts/bench/lib/stages';
 import { costModel, ingestInputs } from '../../../scripts/bench/lib/cost';
 import {
   minimumReadUnits,
@@ -191,6 +194,98 @@ describe('write cost by item family', () => {
     expect(figures.totals.writeUnitsPerTx).toBe(5);
     expect(figures.totals.writeUnitsPerLog).toBe(10);
     expect(familyMarkdown(figures)).toContain('| **total** |');
+  });
+});
+
+describe('ingest throughput and follow figures', () => {
+  it('names the stage of a JSON-RPC request and of a table call', () => {
+    expect(rpcStage([{ method: 'eth_getBlockByNumber', params: ['0x1', true] }, { method: 'eth_getBlockReceipts' }])).toBe('fetch');
+    expect(rpcStage([{ method: 'eth_getBlockByNumber', params: ['0x1', false] }])).toBe('headChecks');
+    expect(rpcStage([{ method: 'debug_traceBlockByNumber' }, { method: 'eth_call' }])).toBe('chainReads');
+    const frame = (name: string, file = 'shared/ingest/ingest.ts') => `    at ${name} (/repo/${file}:1:1)`;
+    expect(dbStage('UpdateCommand', [frame('updateCursor', 'shared/ingest/manifest.ts'), frame('moveCursor')].join('\n'))).toBe('cursor');
+    expect(dbStage('QueryCommand', frame('<anonymous>', 'shared/ingest/range-positions.ts'))).toBe('positions');
+    expect(dbStage('BatchWriteCommand', frame('writeManifest', 'shared/ingest/manifest.ts'))).toBe('manifests');
+    expect(dbStage('QueryCommand', frame('x', 'shared/orders/deposits.ts'))).toBe('listeners');
+    expect(dbStage('TransactWriteCommand', frame('async StateWriter.setBalance', 'shared/ingest/state.ts'))).toBe('stateWrites');
+    expect(dbStage('BatchWriteCommand', frame('ChainIngest.writeBatch'))).toBe('itemWrites');
+    expect(dbStage('BatchGetCommand', frame('ChainIngest.writeBatch'))).toBe('tableReads');
+  });
+
+  it('charges each instant to one stage: the writer inside a batch, the fetch or the poll between', () => {
+    const times = stageTimes(
+      [
+        { stage: 'fetch', start: 0, end: 30 }, // the writer waits for it until 10, then it runs beside the batch
+        { stage: 'itemWrites', start: 12, end: 20 },
+        { stage: 'tableReads', start: 15, end: 25 },
+        { stage: 'cursor', start: 32, end: 34 },
+      ],
+      [{ start: 10, end: 30 }],
+      0,
+      40,
+    );
+    expect(times).toMatchObject({ fetchWait: 10, derive: 2 + 5, itemWrites: 8, tableReads: 5, cursor: 2, idle: 2 + 6, fetch: 0 });
+    expect(Object.values(times).reduce((sum, ms) => sum + ms, 0)).toBe(40);
+  });
+
+  it('measures each block from its mining to the cursor move past it, in seconds and in blocks mined meanwhile', () => {
+    const mined = [0, 2000, 4000, 6000].map((at, index) => ({ number: 10 + index, minedAt: at }));
+    const lags = blockLags(mined, [
+      { blockNumber: 10, at: 1500 },
+      { blockNumber: 12, at: 4500 }, // 11 and 12 in one batch
+    ]);
+    expect(lags.map((lag) => [lag.seconds, lag.blocks])).toEqual([
+      [1.5, 0],
+      [2.5, 1],
+      [0.5, 0],
+      [null, null],
+    ]);
+    // After the last mined block the beat goes on: done 4.5 s after the last (6000) is 2 beats of 2 s late.
+    expect(blockLags(mined, [{ blockNumber: 13, at: 10_500 }], 2000).map((lag) => lag.blocks)).toEqual([5, 4, 3, 2]);
+    expect(percentileOf([0, 0, 1, 5], 50)).toBe(0);
+    expect(percentileOf([0, 0, 1, 5], 99)).toBe(5);
+  });
+
+  it('turns the captured writes into an empty-table floor: repeats kept, never twice a key in one BatchWriteItem', () => {
+    const item = (pk: string, sk = 'S', extra: Record<string, unknown> = {}) => ({ pk, sk, ...extra });
+    const capture = emptyCapture();
+    captureWrite(capture, 'BatchWriteCommand', {
+      RequestItems: {
+        t: [{ PutRequest: { Item: item('a') } }, { PutRequest: { Item: item('b') } }, { DeleteRequest: { Key: item('z') } }],
+      },
+    });
+    captureWrite(capture, 'TransactWriteCommand', {
+      TransactItems: [{ Put: { Item: item('a', 'S', { v: 2 }) } }, { Update: { Key: item('c') } }, { Delete: { Key: item('y') } }],
+    });
+    captureWrite(capture, 'UpdateCommand', { Key: item('gone') });
+    captureWrite(capture, 'PutCommand', { Item: item('d') });
+    const input = floorInput(capture, [item('a', 'S', { v: 2 }), item('b'), item('c', 'S', { final: true }), item('d')], 2);
+    expect(input.counts).toEqual({ puts: 4, updatesAsPuts: 1, updatesOfItemsGone: 1, deletes: 2 });
+    for (const chunk of input.chunks) expect(new Set(chunk.map((entry) => entry.pk)).size).toBe(chunk.length);
+    expect(input.chunks.flat().map((entry) => entry.pk)).toEqual(['a', 'b', 'a', 'd', 'c']);
+    expect(input.chunks.flat().find((entry) => entry.pk === 'c')).toMatchObject({ final: true });
+    const many = distinctChunks(
+      [...Array.from({ length: 30 }, (_, i) => item(`k${i}`)), ...Array.from({ length: 5 }, () => item('hot'))],
+      25,
+    );
+    expect(many.map((chunk) => chunk.length)).toEqual([25, 6, 1, 1, 1, 1]);
+    for (const chunk of many) expect(new Set(chunk.map((entry) => entry.pk)).size).toBe(chunk.length);
+  });
+
+  it('budgets the ingest against its slowest unavoidable stage and the follow lag at p99', () => {
+    const [ingest] = ingestBudgets({
+      ratio: { ingestOverRawFetch: 4, ingestOverSlowestStage: 1.25, slowestStage: 'table floor', target: 1.3 },
+    });
+    expect(ingest).toMatchObject({ value: 1.25, budget: 1.3, pass: true });
+    expect(ingestBudgets({ ratio: { ingestOverRawFetch: 1, target: 1.5 } })[0]).toMatchObject({ value: null, pass: false });
+    const follow = (p99: number, notDone = 0) =>
+      ({
+        lag: { blocks: { p50: 0, p99, max: p99 }, seconds: { p50: 1, p99: 3, max: 3 }, notDone, perBlock: [] },
+        budget: { p99LagBlocks: 1, pass: p99 <= 1 },
+        settings: { nodeTraces: 'callTracer' },
+      }) as unknown as FollowResult;
+    expect(followBudgets(follow(1))[0]).toMatchObject({ value: 1, budget: 1, pass: true });
+    expect(followBudgets(follow(2, 3))[0]).toMatchObject({ value: 2, pass: false });
   });
 });
 
