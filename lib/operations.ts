@@ -7,6 +7,7 @@
  * Alarms (each `<prefix><Name>`, the prefix `<stackName>-` by default):
  * - `DeadLetters-<Queue>`: a dead-letter queue (a queue row's, or a job's failure queue) holds messages;
  * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (an ingest per chain, the order expiry);
+ * - `IngestLag-<FunctionId>`: a chain's ingest more than `ingestLagThresholdBlocks` behind the head all period;
  * - `Api5xx-<Api>` and `ApiLatencyP99-<Api>`: 5xx answers and p99 latency of each HTTP API;
  * - `Throttles-<FunctionId>`: throttled invocations of every function but the single-writer jobs (their
  *   overlapping ticks are throttled by design; their failures and expired ticks reach the failure queue);
@@ -127,6 +128,21 @@ export class Operations extends Construct {
         metric: stack.functions.get(functionId)!.function.metricErrors({ statistic: 'Sum', period: this.period }),
         threshold: settings.jobErrorsThreshold,
         description: `${functionId} failed ${settings.jobErrorsThreshold}+ runs in ${settings.alarmPeriodMinutes} min: see its log group`,
+      });
+    }
+
+    for (const [functionId, { chain }] of stack.jobFunctions) {
+      if (!chain) continue;
+      this.alarm(`IngestLag-${functionId}`, {
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: 'LagBlocks',
+          dimensionsMap: { service: 'ingest', chainId: String(chain.chainId) },
+          statistic: 'Minimum',
+          period: this.period,
+        }),
+        threshold: settings.ingestLagThresholdBlocks,
+        description: `Chain ${chain.chainId}'s ingest stayed more than ${settings.ingestLagThresholdBlocks} blocks behind the node's head for a whole period: see ${functionId}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
       });
     }
 

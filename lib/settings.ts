@@ -63,6 +63,8 @@ export interface OperationsSettings {
   apiLatencyEvaluationPeriods: number;
   /** Failed runs of one scheduled job function (an ingest per chain, the order expiry) in one period. */
   jobErrorsThreshold: number;
+  /** Blocks a chain's ingest may be behind the node's head (max over a period) before IngestLag fires. */
+  ingestLagThresholdBlocks: number;
   /** Throttled invocations of one function in one period. */
   lambdaThrottlesThreshold: number;
   /** Throttled requests and system errors of the table in one period (all operations). */
@@ -96,6 +98,7 @@ export const SETTING_DEFAULTS = {
   apiLatencyP99ThresholdMs: 5000,
   apiLatencyEvaluationPeriods: 3,
   jobErrorsThreshold: 3,
+  ingestLagThresholdBlocks: 100,
   lambdaThrottlesThreshold: 1,
   tableThrottlesThreshold: 1,
   tableSystemErrorsThreshold: 1,
@@ -238,6 +241,7 @@ const settingsSchema = v.object({
   apiLatencyP99ThresholdMs: integer(1, 30_000),
   apiLatencyEvaluationPeriods: integer(1, 100),
   jobErrorsThreshold: integer(1, 1_000_000),
+  ingestLagThresholdBlocks: integer(1, 100_000_000),
   lambdaThrottlesThreshold: integer(1, 1_000_000),
   tableThrottlesThreshold: integer(1, 1_000_000),
   tableSystemErrorsThreshold: integer(1, 1_000_000),
@@ -290,6 +294,7 @@ export function readSettings(scope: Construct): ServiceSettings {
       apiLatencyP99ThresholdMs: settings.apiLatencyP99ThresholdMs,
       apiLatencyEvaluationPeriods: settings.apiLatencyEvaluationPeriods,
       jobErrorsThreshold: settings.jobErrorsThreshold,
+      ingestLagThresholdBlocks: settings.ingestLagThresholdBlocks,
       lambdaThrottlesThreshold: settings.lambdaThrottlesThreshold,
       tableThrottlesThreshold: settings.tableThrottlesThreshold,
       tableSystemErrorsThreshold: settings.tableSystemErrorsThreshold,

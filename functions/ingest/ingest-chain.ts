@@ -5,11 +5,14 @@
  * queue DEPOSIT_EVENTS_QUEUE_URL (shared/ingest/queue-listener.ts), which order deposit detection
  * consumes (functions/orders/detect-deposits.ts): this bundle carries no orders code. The RPC URL is read
  * from the SSM parameter RPC_URL_PARAMETER (decrypted, cached 5 minutes). A failure is thrown (the
- * cursor stays on the last complete block) so the next scheduled run picks up from there.
+ * cursor stays on the last complete block) so the next scheduled run picks up from there. Metrics per
+ * chain: BlocksIngested, BlocksPerSecond, Reorgs, IngestFailed, and after the run LagBlocks / LagSeconds
+ * behind the node's head (shared/ingest/lag.ts; the IngestLag alarm).
  */
 import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
 import type { Context } from 'aws-lambda';
-import { createChainClient } from '../../shared/chain/client';
+import { createChainClient, type ChainClient } from '../../shared/chain/client';
+import { ingestLag } from '../../shared/ingest/lag';
 import { loadIngestConfig } from '../../shared/ingest/config';
 import { ChainIngest, type IngestResult } from '../../shared/ingest/ingest';
 import { logger } from '../../shared/observability/logger';
@@ -21,22 +24,32 @@ const config = loadIngestConfig();
 const metrics = createMetrics('ingest');
 const listener = queueListener(config.listenerQueueUrl, sqsSend());
 
-let current: { rpcUrl: string; ingest: ChainIngest } | undefined;
+let current: { rpcUrl: string; client: ChainClient; ingest: ChainIngest } | undefined;
 
 export const handler = async (_event: unknown, context?: Context): Promise<{ advanced: number; reorgs: number; cursor: number | null }> => {
   const rpcUrl = await getParameter(config.rpcUrlParameter, { decrypt: true, maxAge: 300 });
   if (!rpcUrl) throw new Error(`SSM parameter ${config.rpcUrlParameter} is empty`);
   if (current?.rpcUrl !== rpcUrl) {
     const client = createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs });
-    current = { rpcUrl, ingest: new ChainIngest({ chainId: config.chainId, client, listeners: [listener] }) };
+    current = { rpcUrl, client, ingest: new ChainIngest({ chainId: config.chainId, client, listeners: [listener] }) };
   }
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
   let result: IngestResult | undefined;
+  const started = Date.now();
   try {
     result = await current.ingest.ingestNext(config.maxBlocks, { firstBlock: config.firstBlock, deadline });
   } finally {
     metrics.addDimension('chainId', String(config.chainId));
     metrics.addMetric('BlocksIngested', MetricUnit.Count, result?.advanced ?? 0);
+    if (result) {
+      metrics.addMetric('BlocksPerSecond', MetricUnit.CountPerSecond, result.advanced / Math.max(0.001, (Date.now() - started) / 1000));
+      // Behind the head after the run: the IngestLag alarm's metric.
+      const lag = await ingestLag(current.client, result.cursor).catch(() => undefined);
+      if (lag) {
+        metrics.addMetric('LagBlocks', MetricUnit.Count, lag.blocks);
+        metrics.addMetric('LagSeconds', MetricUnit.Seconds, lag.seconds);
+      }
+    }
     metrics.addMetric('Reorgs', MetricUnit.Count, result?.reorgs ?? 0);
     metrics.addMetric('IngestFailed', MetricUnit.Count, result ? 0 : 1);
     metrics.publishStoredMetrics();

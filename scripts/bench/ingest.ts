@@ -65,6 +65,7 @@ import { startLocalDynamo } from '../lib/local-table/server';
 import { startAnvil, type Anvil } from '../lib/anvil';
 import { prng as random } from './dataset/chain';
 import { startTableProcess } from '../lib/table-process';
+import { measureBackfill } from './lib/backfill-speedup';
 import { loadContracts } from '../lib/contracts';
 import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../lib/demo-activity';
 import { familyMarkdown, itemSize, perUnit, recordWriteCommand, unitsOf, WriteLedger } from './lib/write-families';
@@ -77,7 +78,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const TARGET_RATIO = 1.3;
 const CHAIN_ID = 31337;
 const IN_FLIGHT_BLOCKS = 4; // the ingest's default prefetch
-const USAGE = 'usage: npm run bench:ingest [-- --blocks N] [--strict] [--table-in-process] [--floor-concurrency 16,32] [--out DIR]';
+const USAGE =
+  'usage: npm run bench:ingest [-- --blocks N] [--strict] [--table-in-process] [--floor-concurrency 16,32] [--backfill-workers 1,2,4] [--out DIR]';
 
 // ---------------------------------------------------------------------------------------------------
 // Observation: intervals of RPC and DynamoDB work
@@ -471,6 +473,8 @@ async function main(): Promise<void> {
       strict: { type: 'boolean', default: false },
       'table-in-process': { type: 'boolean', default: false },
       'floor-concurrency': { type: 'string', default: '16,32' },
+      // The parallel backfill's speed-up (lib/backfill-speedup.ts); none by default (minutes per run).
+      'backfill-workers': { type: 'string', default: '' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
     },
@@ -628,6 +632,11 @@ async function main(): Promise<void> {
     );
     const readerSeconds = (performance.now() - readerStarted - deriveMs) / 1000;
 
+    const backfillWorkers = values['backfill-workers'] ? values['backfill-workers'].split(',').map(Number) : [];
+    if (backfillWorkers.some((value) => !Number.isInteger(value) || value < 1))
+      throw new Error(`--backfill-workers must be whole numbers of at least 1, comma-separated\n${USAGE}`);
+    const backfill = backfillWorkers.length > 0 ? await measureBackfill({ rpcUrl: anvil.rpcUrl, from, to, workers: backfillWorkers }) : [];
+
     const slowest = Math.max(raw.seconds, floor.seconds);
     const ratio = ingestSeconds / slowest;
     const pass = ratio <= TARGET_RATIO;
@@ -676,6 +685,16 @@ async function main(): Promise<void> {
           'every write request of the ingest, classified by the key of its item (scripts/bench/lib/write-families.ts): ceil(size / 1 KB) units per item (updates and deletes: the size of the item at the end of the run or as last put), doubled in TransactWriteItems, again on each GSI whose keys the item carries (ALL projection); stored bytes: the items left, + 100 B each',
         ...writesByFamily,
       },
+      backfill:
+        backfill.length > 0
+          ? {
+              method:
+                'the CLI (scripts/ingest.ts) over the same blocks into a fresh table process each: sequential, then --workers N; wall time from spawn to exit',
+              runs: backfill,
+              tableFloorSeconds: round(floor.seconds, 2),
+              note: 'one single-threaded embedded table serves every worker and the ingest: the table floor bounds any number of workers here',
+            }
+          : null,
       ratio: {
         ingestOverSlowestStage: round(ratio, 2),
         slowestStage: raw.seconds >= floor.seconds ? 'raw fetch' : 'table floor',
@@ -927,7 +946,16 @@ ${r.chain.blocks} blocks (${r.chain.range.from}..${r.chain.range.to}), ${r.chain
 | the ingest's own reader (validated, formatted), derive excluded | ${r.phases.ingestReader.seconds} s |
 | derive CPU (deriveBlock + immutableItems) | ${r.phases.deriveCpu.totalMs} ms, ${r.phases.deriveCpu.perBlockMs} ms/block |
 
-## Writes by item family
+${
+  r.backfill
+    ? `## Parallel backfill (CLI, fresh table each)\n\n| run | seconds | speed-up |\n|---|---|---|\n${r.backfill.runs
+        .map(
+          (run: { workers: number; seconds: number; speedUp: number }) =>
+            `| ${run.workers === 0 ? 'sequential' : `${run.workers} workers`} | ${run.seconds} | ${run.speedUp} |`,
+        )
+        .join('\n')}\n\nLower bound the table sets: the table floor, ${r.backfill.tableFloorSeconds} s. ${r.backfill.note}.\n\n`
+    : ''
+}## Writes by item family
 
 ${r.writesByFamily.transactions} transactions, ${r.writesByFamily.logs} logs. Per transaction: **${r.writesByFamily.totals.writeUnitsPerTx} write units** (${r.writesByFamily.totals.writeUnitsPerLog} per log), ${r.writesByFamily.totals.itemsWrittenPerTx} items written, **${(r.writesByFamily.totals.bytesStoredPerTx / 1024).toFixed(2)} KB stored** (${r.writesByFamily.totals.itemsStoredPerTx} items left, + 100 B each). Write units priced per item at the table's edge: ceil(size / 1 KB), doubled in TransactWriteItems, again per GSI the item is in (ALL projection); updates and deletes priced at the item's size at the end of the run (or as last put).
 

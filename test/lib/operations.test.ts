@@ -131,6 +131,24 @@ describe('operations with cdk.json defaults (one chain)', () => {
     }
   });
 
+  it('alarms when a chain’s ingest stays behind the head by more than the threshold all period', () => {
+    const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
+    expect(ingests.length).toBeGreaterThan(0);
+    for (const { id, chain } of ingests) {
+      expect(alarms.get(`TestStack-IngestLag-${id}`), id).toMatchObject({
+        Namespace: 'ChainDataApi',
+        MetricName: 'LagBlocks',
+        Dimensions: expect.arrayContaining([
+          { Name: 'service', Value: 'ingest' },
+          { Name: 'chainId', Value: String(chain!.chainId) },
+        ]),
+        Statistic: 'Minimum',
+        Threshold: 100,
+      });
+    }
+    expect([...alarms.keys()].filter((name) => name.includes('IngestLag-'))).toHaveLength(ingests.length);
+  });
+
   it('alarms on 5xx answers and on p99 latency of each API', () => {
     for (const api of API_NAMES) {
       const apiId = logicalId(resources, 'AWS::ApiGatewayV2::Api', `${pascal(api)}Api`);
@@ -243,6 +261,7 @@ describe('operations settings from context', () => {
         apiLatencyP99ThresholdMs: '2000',
         apiLatencyEvaluationPeriods: '5',
         jobErrorsThreshold: '2',
+        ingestLagThresholdBlocks: '25',
         lambdaThrottlesThreshold: '7',
         tableThrottlesThreshold: '20',
         tableSystemErrorsThreshold: '4',
@@ -257,6 +276,7 @@ describe('operations settings from context', () => {
     expect(alarms.get('prod-Api5xx-Orders')).toMatchObject({ Threshold: 50, Period: 60 });
     expect(alarms.get('prod-ApiLatencyP99-Base')).toMatchObject({ Threshold: 2000, EvaluationPeriods: 5 });
     expect(alarms.get('prod-JobErrors-IngestChain8453')).toMatchObject({ Threshold: 2 });
+    expect(alarms.get('prod-IngestLag-IngestChain8453')).toMatchObject({ Threshold: 25, Period: 60 });
     expect(alarms.get('prod-Throttles-ListOrders')).toMatchObject({ Threshold: 7 });
     expect(alarms.get('prod-TableThrottles')).toMatchObject({ Threshold: 20 });
     expect(alarms.get('prod-TableSystemErrors')).toMatchObject({ Threshold: 4 });

@@ -12,7 +12,7 @@ import type { Context } from 'aws-lambda';
 import { createWalletClient, http as viemHttp, parseEther, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { readCursor } from '../../../shared/ingest/manifest';
 import type { QueueMessage } from '../../../shared/ingest/queue-listener';
@@ -172,4 +172,33 @@ test('a run whose publish fails throws and keeps its cursor; the next run publis
     kind: 'blocksIngested',
     events: [{ block: { number: 9 } }],
   });
+});
+
+test('each run publishes, per chain, its blocks per second and how far it is behind the head (blocks, seconds)', async () => {
+  const printed: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+    printed.push(String(chunk));
+    return true;
+  });
+  const records = () =>
+    printed
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line.includes('"_aws"') && line.includes('LagBlocks'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  try {
+    await mineOneBlock(3n);
+    await mineOneBlock(4n);
+    // Out of time before any block: two blocks behind, some seconds apart.
+    await handler({}, context(30_000));
+    const [behind] = records();
+    expect(behind).toMatchObject({ service: 'ingest', chainId: String(CHAIN_ID), LagBlocks: 2, BlocksIngested: 0 });
+    expect(behind!.LagSeconds).toBeGreaterThanOrEqual(0);
+    // Caught up.
+    await handler({}, context(300_000));
+    const caughtUp = records().at(-1)!;
+    expect(caughtUp).toMatchObject({ LagBlocks: 0, LagSeconds: 0, BlocksIngested: 2 });
+    expect(caughtUp.BlocksPerSecond).toBeGreaterThan(0);
+  } finally {
+    write.mockRestore();
+  }
 });
