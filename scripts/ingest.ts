@@ -12,6 +12,8 @@
  * --to-block     last block (default: the head when the run starts)
  * --follow       after the range, keep polling for new blocks every --poll-interval ms (default 1000)
  *                until Ctrl-C
+ * --trace-method how to read block traces: callTracer, parity (trace_block) or none (default: found
+ *                out from the node; parity is much faster on anvil for blocks of many transactions)
  * --workers N    backfill --from-block..--to-block with N worker processes in parallel
  *                (shared/ingest/backfill.ts; scripts/lib/backfill-pool.ts): they stage segments of
  *                --segment-blocks blocks (default 32) in any order while this process numbers them in
@@ -27,11 +29,12 @@ import { ChainIngest } from '../shared/ingest/ingest';
 import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
 import { planBackfill } from '../shared/ingest/backfill';
+import type { TraceMethod } from '../shared/ingest/fetch-block';
 import { stageWithWorkers } from './lib/backfill-pool';
 import { orderDepositListener } from '../shared/orders/deposits';
 
 const USAGE =
-  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--workers N [--segment-blocks N] [--confirmations N]]';
+  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--trace-method callTracer|parity|none] [--workers N [--segment-blocks N] [--confirmations N]]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
       workers: { type: 'string' },
       'segment-blocks': { type: 'string' },
       confirmations: { type: 'string' },
+      'trace-method': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -67,6 +71,10 @@ async function main(): Promise<void> {
   const pollInterval = wholeNumber('poll-interval', values['poll-interval']) ?? 1_000;
   const batchBlocks = wholeNumber('batch-blocks', values['batch-blocks']);
   if (batchBlocks === 0) throw new Error(`--batch-blocks must be at least 1\n${USAGE}`);
+  const traceMethod = values['trace-method'];
+  if (traceMethod !== undefined && !['callTracer', 'parity', 'none'].includes(traceMethod)) {
+    throw new Error(`--trace-method must be callTracer, parity or none, got "${traceMethod}"\n${USAGE}`);
+  }
   const workers = wholeNumber('workers', values.workers);
   const segmentBlocks = wholeNumber('segment-blocks', values['segment-blocks']);
   const confirmations = wholeNumber('confirmations', values.confirmations);
@@ -100,6 +108,7 @@ async function main(): Promise<void> {
     log,
     maxBatchBlocks: batchBlocks,
     listeners: [orderDepositListener],
+    ...(traceMethod ? { traceMethod: traceMethod as TraceMethod } : {}),
     ...(workers !== undefined ? { backfillPollMs: 100 } : {}),
     onBlock: ({ blockNumber, mode }) => {
       done += 1;
@@ -132,6 +141,7 @@ async function main(): Promise<void> {
         workers,
         rpcUrl,
         chainId,
+        traceMethod: traceMethod as TraceMethod | undefined,
         onBlock: () => {
           staged += 1;
           bar.update({ mode: `staged ${staged}/${last - first + 1} by ${workers} workers` });

@@ -31,7 +31,11 @@ export const handler = async (_event: unknown, context?: Context): Promise<{ adv
   if (!rpcUrl) throw new Error(`SSM parameter ${config.rpcUrlParameter} is empty`);
   if (current?.rpcUrl !== rpcUrl) {
     const client = createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs });
-    current = { rpcUrl, client, ingest: new ChainIngest({ chainId: config.chainId, client, listeners: [listener] }) };
+    current = {
+      rpcUrl,
+      client,
+      ingest: new ChainIngest({ chainId: config.chainId, client, listeners: [listener], traceMethod: config.traceMethod }),
+    };
   }
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
   let result: IngestResult | undefined;

@@ -8,6 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Segment } from '../../shared/ingest/backfill';
+import type { TraceMethod } from '../../shared/ingest/fetch-block';
 import type { WorkerMessage } from './backfill-worker';
 
 const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'backfill-worker.ts');
@@ -17,6 +18,7 @@ export interface PoolOptions {
   workers: number;
   rpcUrl: string;
   chainId: number;
+  traceMethod?: TraceMethod;
   maxAttempts?: number;
   /** A block's items written by a worker. */
   onBlock?: (blockNumber: number) => void;
@@ -72,7 +74,9 @@ export function stageWithWorkers(options: PoolOptions): Promise<void> {
     const start = () => {
       spawned += 1;
       const name = `worker ${spawned}`;
-      const child = fork(WORKER, ['--rpc-url', options.rpcUrl, '--chain-id', String(options.chainId)], {
+      const args = ['--rpc-url', options.rpcUrl, '--chain-id', String(options.chainId)];
+      if (options.traceMethod) args.push('--trace-method', options.traceMethod);
+      const child = fork(WORKER, args, {
         execArgv: ['--import', 'tsx'],
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });

@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { createChainClient } from '../../shared/chain/client';
 import { stageSegment, type Segment } from '../../shared/ingest/backfill';
 import { errorMessage } from '../../shared/chain/retry';
+import type { TraceMethod } from '../../shared/ingest/fetch-block';
 
 export type WorkerMessage =
   | { type: 'ready' }
@@ -15,7 +16,10 @@ export type WorkerMessage =
   | { type: 'staged'; segment: Segment; outcome: string }
   | { type: 'failed'; segment: Segment; error: string };
 
-const { values } = parseArgs({ options: { 'rpc-url': { type: 'string' }, 'chain-id': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { 'rpc-url': { type: 'string' }, 'chain-id': { type: 'string' }, 'trace-method': { type: 'string' } },
+});
+const traceMethod = values['trace-method'] as TraceMethod | undefined;
 const client = createChainClient(values['rpc-url']!);
 const chainId = Number(values['chain-id']);
 const send = (message: WorkerMessage) => process.send?.(message);
@@ -24,7 +28,7 @@ const log = { info: () => undefined, warn: (message: string) => process.stderr.w
 process.on('message', async (segment: Segment) => {
   try {
     const outcome = await stageSegment(
-      { chainId, client, log, onBlockWritten: (blockNumber) => send({ type: 'block', blockNumber }) },
+      { chainId, client, log, traceMethod, onBlockWritten: (blockNumber) => send({ type: 'block', blockNumber }) },
       segment,
     );
     send({ type: 'staged', segment, outcome });

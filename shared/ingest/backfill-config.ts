@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
-import { integer, RPC_TIMEOUT_MS } from './config';
+import { INGEST_TRACE_METHOD, integer, RPC_TIMEOUT_MS } from './config';
 
 const schema = v.object({
   /** `<chainId>=<SSM parameter name>` pairs, comma-separated: the chains the stack ingests. */
@@ -14,6 +14,7 @@ const schema = v.object({
     v.transform((value) => new Map(value.split(',').map((pair) => [Number(pair.split('=')[0]), pair.split('=')[1]!] as const))),
   ),
   RPC_TIMEOUT_MS,
+  INGEST_TRACE_METHOD,
   /** Stop starting new segments when less than this remains of the invocation. */
   BACKFILL_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '120000'),
 });
@@ -22,9 +23,15 @@ export interface BackfillConfig {
   rpcUrlParameters: ReadonlyMap<number, string>;
   rpcTimeoutMs: number;
   safetyMarginMs: number;
+  traceMethod?: 'callTracer' | 'parity' | 'none';
 }
 
 export function loadBackfillConfig(env: Record<string, string | undefined> = process.env): BackfillConfig {
   const raw = readEnv(schema, env);
-  return { rpcUrlParameters: raw.CHAIN_RPC_PARAMETERS, rpcTimeoutMs: raw.RPC_TIMEOUT_MS, safetyMarginMs: raw.BACKFILL_SAFETY_MARGIN_MS };
+  return {
+    rpcUrlParameters: raw.CHAIN_RPC_PARAMETERS,
+    rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
+    safetyMarginMs: raw.BACKFILL_SAFETY_MARGIN_MS,
+    ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
+  };
 }

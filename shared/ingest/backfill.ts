@@ -38,7 +38,7 @@ import { readBatchFacts } from './batch';
 import { itemsOfBlock, readStateAt } from './block-work';
 import { ChainState } from './chain-state';
 import { deriveBlock } from './derive';
-import { BlockSource, type BlockBundle } from './fetch-block';
+import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
 import { isCountedEntry } from './items';
 import { powertoolsLog, type IngestLog } from './log';
 import { readCursor } from './manifest';
@@ -164,6 +164,8 @@ export interface StageOptions {
   signal?: AbortSignal;
   /** Called once a block's items are written (progress bars). */
   onBlockWritten?: (blockNumber: number) => void;
+  /** How block traces are read: the same as the numbering ingest's (fetch-block.ts). */
+  traceMethod?: TraceMethod;
 }
 
 export type StageOutcome = 'staged' | 'already staged' | 'already ingested';
@@ -178,7 +180,7 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   const log = options.log ?? powertoolsLog;
 
   const chain = recordingChain(options.client);
-  const source = new BlockSource(chain.client, policy, log);
+  const source = new BlockSource(chain.client, policy, log, options.traceMethod);
   const chainState = new ChainState(chain.client, chain.reader, policy);
   const numbers = Array.from({ length: segment.to - segment.from + 1 }, (_, offset) => segment.from + offset);
   const bundles = new Array<BlockBundle>(numbers.length);

@@ -9,6 +9,9 @@ import { readEnv } from '../config';
 export const integer = (min: number, max: number) =>
   v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min), v.maxValue(max));
 
+/** How block traces are read (callTracer, parity or none; the ingest and the backfill worker alike); default: found out. */
+export const INGEST_TRACE_METHOD = v.optional(v.picklist(['callTracer', 'parity', 'none']));
+
 /** Per RPC request (the ingest and the backfill worker). */
 export const RPC_TIMEOUT_MS = v.optional(integer(100, 120_000), '10000');
 
@@ -23,6 +26,8 @@ const schema = v.object({
   INGEST_FIRST_BLOCK: v.optional(integer(0, Number.MAX_SAFE_INTEGER), '0'),
   /** Per RPC request. */
   RPC_TIMEOUT_MS,
+  /** How block traces are read (callTracer, parity or none); default: found out from the node. */
+  INGEST_TRACE_METHOD,
   /** Stop starting new blocks when less than this remains of the invocation. */
   INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
   /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */
@@ -36,6 +41,7 @@ export interface IngestConfig {
   firstBlock: number;
   rpcTimeoutMs: number;
   safetyMarginMs: number;
+  traceMethod?: 'callTracer' | 'parity' | 'none';
   /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
   listenerQueueUrl: string;
 }
@@ -49,6 +55,7 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
     firstBlock: raw.INGEST_FIRST_BLOCK,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
     safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
+    ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
     listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,
   };
 }

@@ -46,7 +46,15 @@ export class BlockSource {
     private readonly client: ChainClient,
     private readonly policy: RetryPolicy,
     private readonly log: BlockSourceLog,
-  ) {}
+    /**
+     * How traces are read; default: found out (callTracer, else parity's trace_block, else none). A
+     * node whose callTracer is slow on big blocks (anvil: ~5 s for 150 transactions) is better read
+     * with `parity`.
+     */
+    traceMethod?: TraceMethod,
+  ) {
+    this.traceMethod = traceMethod;
+  }
 
   /** The block, receipts, traces and revert reasons of `blockNumber`, all consistent with one block hash. */
   fetch(blockNumber: bigint): Promise<BlockBundle> {

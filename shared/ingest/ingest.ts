@@ -29,7 +29,7 @@ import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { balanceTouchesOf, itemsOfBlock, readStateAt } from './block-work';
 import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
-import { BlockSource, type BlockBundle } from './fetch-block';
+import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
 import { isCountedEntry } from './items';
 import { notifyBlocksIngested, type BlockIngestedEvent, type IngestListener } from './listeners';
 import { powertoolsLog, type IngestLog } from './log';
@@ -61,6 +61,8 @@ export interface IngestOptions {
   prefetch?: number;
   /** Most blocks written as one batch. Default 32; 1 writes block by block. */
   maxBatchBlocks?: number;
+  /** How block traces are read (fetch-block.ts); default: found out from the node. */
+  traceMethod?: TraceMethod;
   /** Called after each block is written (progress bars). */
   onBlock?: (event: { blockNumber: number; mode: 'advance' | 'repair' }) => void;
   /** What must see every ingested and every orphaned block (listeners.ts), called in this order. Default none. */
@@ -107,7 +109,7 @@ export class ChainIngest {
     this.chainId = options.chainId;
     this.log = options.log ?? powertoolsLog;
     const policy = options.retry ?? DEFAULT_RETRY_POLICY;
-    this.source = new BlockSource(options.client, policy, this.log);
+    this.source = new BlockSource(options.client, policy, this.log, options.traceMethod);
     this.chainState = new ChainState(options.client, new ContractReader(options.client), policy);
     this.state = new StateWriter(this.chainId);
     this.positions = new RangePositions(this.chainId);
@@ -328,7 +330,7 @@ export class ChainIngest {
     const last = cursor ? Math.min(staged.to, to) : number;
     const policy = this.options.retry ?? DEFAULT_RETRY_POLICY;
     const chain = replayingChain(this.options.client, staged.recording);
-    const source = new BlockSource(chain.client, policy, this.log);
+    const source = new BlockSource(chain.client, policy, this.log, this.options.traceMethod);
     const numbers = Array.from({ length: last - number + 1 }, (_, offset) => number + offset);
     const batch = await Promise.all(numbers.map((block) => source.fetch(BigInt(block))));
     const linked = batch.every(

@@ -74,4 +74,7 @@ test('bad --workers arguments are refused with the usage', async () => {
   const alone = await runCli(['--segment-blocks', '8']);
   expect(alone.code).toBe(1);
   expect(alone.output).toContain('--segment-blocks and --confirmations go with --workers');
+  const trace = await runCli(['--trace-method', 'fast']);
+  expect(trace.code).toBe(1);
+  expect(trace.output).toContain('--trace-method must be callTracer, parity or none');
 }, 60_000);
