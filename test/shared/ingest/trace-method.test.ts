@@ -36,7 +36,10 @@ async function readTraces(method: TraceMethod | undefined) {
 test('parity reads trace_block only and finds the calls callTracer finds; none reads no trace', async () => {
   const found = await readTraces(undefined);
   expect(found.methods.has('debug_traceBlockByNumber')).toBe(true);
-  expect(found.calls.some((count) => count > 1), 'the demo has internal calls').toBe(true);
+  expect(
+    found.calls.some((count) => count > 1),
+    'the demo has internal calls',
+  ).toBe(true);
 
   const parity = await readTraces('parity');
   expect(parity.methods.has('trace_block')).toBe(true);
