@@ -24,7 +24,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  child?.kill('SIGKILL');
+  // The CLI's whole process group (tsx, the script, its workers), should a test have left it running.
+  if (child?.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
   await demo?.stop();
 });
 
@@ -35,6 +36,7 @@ function runCli(args: string[], onOutput: (output: string) => void = () => undef
       cwd: ROOT,
       env: { ...process.env, DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: table.name, POWERTOOLS_LOG_LEVEL: 'ERROR' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     const take = (chunk: Buffer) => {
       output += chunk.toString();

@@ -43,15 +43,28 @@ beforeAll(async () => {
     if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('SET pendingTo')) batchesAnnounced += 1;
     if (trap && cursorMoves >= trap.afterCursorMoves && trap.fires(operation, text)) {
       trap = undefined;
-      child?.kill('SIGKILL');
+      killCli();
       return 'hang'; // this request never reaches the table
     }
     return 'forward';
   });
 }, 120_000);
 
+/**
+ * SIGKILL to the CLI's whole process group: tsx runs the script in a child process, which a signal to
+ * tsx alone would leave running (a crash kills both).
+ */
+function killCli(): void {
+  if (child?.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 afterAll(async () => {
-  child?.kill('SIGKILL');
+  killCli();
   await dynamo?.close();
   await demo?.stop();
 });
@@ -65,6 +78,7 @@ function runCli(args: string[]): Promise<{ code: number | null; signal: NodeJS.S
       cwd: ROOT,
       env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.url, TABLE_NAME: table.name, POWERTOOLS_LOG_LEVEL: 'ERROR' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group, killed whole (killCli)
     });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
