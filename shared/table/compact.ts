@@ -201,26 +201,38 @@ const TRANSACTION_RULES: readonly Rule[] = [
 ];
 
 /**
+ * Compaction of a record that carries a logs bloom (transactions, blocks): `rules` as every record, and
+ * the bloom stored packed (encodeBloom) when the item keeps it.
+ */
+function withBloom<R extends { logsBloom: string }>(rules: readonly Rule[]) {
+  const expandFields = (item: Fields): Fields => {
+    const record = expandWith(item, rules);
+    record.logsBloom = decodeBloom(item.logsBloom);
+    return withoutKeys(record);
+  };
+  return {
+    compact(value: R, key: ItemKey, keep: readonly string[] = []): Fields {
+      const bloom = encodeBloom(value.logsBloom);
+      const record = compactWith(value, key, rules, keep, expandFields);
+      if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
+      return record;
+    },
+    expand<T extends object = Fields>(item: T): R & T {
+      return { ...item, ...expandFields(item as Fields) } as R & T;
+    },
+  };
+}
+
+const transactionCompaction = withBloom<TransactionRecord>(TRANSACTION_RULES);
+
+/**
  * A transaction as an item at `key` stores it. `keep`: fields the item's range reads in a
  * FilterExpression (they stay whatever their value).
  */
-export function compactTransaction(tx: TransactionRecord, key: ItemKey, keep: readonly string[] = []): Fields {
-  const bloom = encodeBloom(tx.logsBloom);
-  const record = compactWith(tx, key, TRANSACTION_RULES, keep, expandTransactionFields);
-  if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
-  return record;
-}
-
-function expandTransactionFields(item: Fields): Fields {
-  const record = expandWith(item, TRANSACTION_RULES);
-  record.logsBloom = decodeBloom(item.logsBloom);
-  return withoutKeys(record);
-}
+export const compactTransaction = transactionCompaction.compact;
 
 /** The whole transaction record of an item (any shape the ingest ever wrote); key attributes kept. */
-export function expandTransaction<T extends object = Fields>(item: T): TransactionRecord & T {
-  return { ...item, ...expandTransactionFields(item as Fields) } as TransactionRecord & T;
-}
+export const expandTransaction = transactionCompaction.expand;
 
 // ---------------------------------------------------------------------------------------------------
 // Logs
@@ -299,19 +311,10 @@ const BLOCK_RULES: readonly Rule[] = [
   ['excessBlobGas', isNull],
 ];
 
-export function compactBlock(block: BlockRecord, key: ItemKey, keep: readonly string[] = []): Fields {
-  const bloom = encodeBloom(block.logsBloom);
-  const record = compactWith(block, key, BLOCK_RULES, keep, expandBlockFields);
-  if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
-  return record;
-}
+const blockCompaction = withBloom<BlockRecord>(BLOCK_RULES);
 
-function expandBlockFields(item: Fields): Fields {
-  const record = expandWith(item, BLOCK_RULES);
-  record.logsBloom = decodeBloom(item.logsBloom);
-  return withoutKeys(record);
-}
+/** A block as an item at `key` stores it (as compactTransaction). */
+export const compactBlock = blockCompaction.compact;
 
-export function expandBlock<T extends object = Fields>(item: T): BlockRecord & T {
-  return { ...item, ...expandBlockFields(item as Fields) } as BlockRecord & T;
-}
+/** The whole block record of an item; key attributes kept. */
+export const expandBlock = blockCompaction.expand;
