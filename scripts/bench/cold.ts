@@ -39,6 +39,12 @@ export interface ColdResult {
   emptyModuleMs: number;
   bundles: BundleFigure[];
   routes: { count: number; medianBytes: number; medianOverEmptyMs: number; maxOverEmptyMs: number; slowest: string };
+  /**
+   * The floor (lib/sdk-floor.ts): only the DynamoDB document client, bundled as the routes are. Its import
+   * time over an empty module is the least any route can cost; `routes.medianOverFloorMs` is what the
+   * service's own code adds on top.
+   */
+  sdkFloor: { bytes: number; overEmptyMs: number };
   seconds: number;
 }
 
@@ -96,15 +102,10 @@ export async function runCold(
   const emptyMs = median(emptyTimes);
   log(`cold: empty module ${emptyMs.toFixed(1)} ms (median of ${processes})`);
 
-  const bundles: BundleFigure[] = [];
-  for (const [handler, entry] of modules) {
-    const name = handler
-      .replace(/^functions\//, '')
-      .replace(/\.ts$/, '')
-      .replace(/\//g, '-');
+  const bundleOf = async (entryPoint: string, name: string): Promise<string> => {
     const outfile = path.join(outDir, name, 'index.mjs');
     await build({
-      entryPoints: [path.join(ROOT, handler)],
+      entryPoints: [entryPoint],
       outfile,
       bundle: true,
       platform: 'node',
@@ -119,6 +120,20 @@ export async function runCold(
       tsconfig: path.join(ROOT, 'tsconfig.json'),
       logLevel: 'error',
     });
+    return outfile;
+  };
+
+  const floorFile = await bundleOf(path.join(ROOT, 'scripts/bench/lib/sdk-floor.ts'), 'sdk-floor');
+  const floorMs = round(median(await importTimes(floorFile)) - emptyMs);
+  log(`cold: SDK floor (the DynamoDB document client alone) ${floorMs} ms over empty`);
+
+  const bundles: BundleFigure[] = [];
+  for (const [handler, entry] of modules) {
+    const name = handler
+      .replace(/^functions\//, '')
+      .replace(/\.ts$/, '')
+      .replace(/\//g, '-');
+    const outfile = await bundleOf(path.join(ROOT, handler), name);
     const times = await importTimes(outfile);
     const figure: BundleFigure = {
       functions: entry.functions,
@@ -150,6 +165,7 @@ export async function runCold(
       maxOverEmptyMs: slowest.importMs.overEmpty,
       slowest: slowest.handler,
     },
+    sdkFloor: { bytes: (await stat(floorFile)).size, overEmptyMs: floorMs },
     seconds: round((performance.now() - started) / 1000),
   };
 }

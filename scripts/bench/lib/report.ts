@@ -128,7 +128,7 @@ export function markdown(report: Report): string {
     lines.push(
       '## Cold start',
       '',
-      `${cold.routes.count} route bundles (esbuild as the stack bundles them), median ${fmt(cold.routes.medianBytes / 1024, 0)} KB; import time over an empty module (${fmt(cold.emptyModuleMs, 1)} ms), median of ${cold.processes} fresh processes${cold.sourceMaps === false ? ' without' : ' with'} NODE_OPTIONS=--enable-source-maps: median ${fmt(cold.routes.medianOverEmptyMs, 1)} ms, slowest ${fmt(cold.routes.maxOverEmptyMs, 1)} ms (${cold.routes.slowest}).`,
+      `${cold.routes.count} route bundles (esbuild as the stack bundles them), median ${fmt(cold.routes.medianBytes / 1024, 0)} KB; import time over an empty module (${fmt(cold.emptyModuleMs, 1)} ms), median of ${cold.processes} fresh processes${cold.sourceMaps === false ? ' without' : ' with'} NODE_OPTIONS=--enable-source-maps: median ${fmt(cold.routes.medianOverEmptyMs, 1)} ms, slowest ${fmt(cold.routes.maxOverEmptyMs, 1)} ms (${cold.routes.slowest}).${cold.sdkFloor ? ` The floor, a bundle holding only the DynamoDB document client (scripts/bench/lib/sdk-floor.ts, ${fmt(cold.sdkFloor.bytes / 1024, 0)} KB), imports in ${fmt(cold.sdkFloor.overEmptyMs, 1)} ms over empty: the routes add a median ${fmt(cold.routes.medianOverEmptyMs - cold.sdkFloor.overEmptyMs, 1)} ms to it.` : ''}`,
       '',
       '| bundle | functions | KB | import ms over empty (min - max) |',
       '|---|---|---|---|',

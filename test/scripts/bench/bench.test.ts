@@ -321,6 +321,13 @@ describe('budgets, cost model and report', () => {
       ],
     } as unknown as ColdResult;
     expect(coldBudgets(cold).map((budget) => budget.pass)).toEqual([true, true, false]);
+    // A floor above a budget keeps the verdict and says why it cannot pass.
+    const floored = coldBudgets({ ...cold, sdkFloor: { bytes: 1, overEmptyMs: 70 } } as ColdResult);
+    expect(floored.map((budget) => [budget.pass, budget.note?.startsWith('blocked: the DynamoDB document client') ?? false])).toEqual([
+      [true, true],
+      [true, false],
+      [false, false],
+    ]);
     expect(loadBudgets({ errors: 0, rssAfterSettleOverStart: 1.25, phases: [] }).map((budget) => budget.pass)).toEqual([true, false]);
   });
 
