@@ -64,8 +64,9 @@ export const handler = async (input: unknown, context?: Context) => {
   }
   const client = await chainClient(request.chainId);
   const plan = await readPlan(request.chainId);
-  if (!plan) {
-    // A shard run again after the ingest numbered the whole plan (and ended it) has nothing to do.
+  if (!plan || plan.ended) {
+    // A shard run again after the ingest numbered the whole plan (and ended it) has nothing to do; a plan
+    // that a reorg ended (see shared/ingest/backfill.ts) takes no more segments.
     const cursor = await readCursor(request.chainId);
     if (cursor && cursor.blockNumber >= request.to) return { staged: 0, skipped: 0 };
     throw new BackfillPlanError(`chain ${request.chainId} has no open backfill`);

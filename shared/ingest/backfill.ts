@@ -25,7 +25,9 @@
  *     and the plan once its last block is numbered. A segment not staged yet stops the ingest there
  *     (the scheduled run ends; the CLI waits for it).
  * Backfill only blocks that are final (the plan refuses blocks within `confirmations` of the head):
- * a reorg inside a plan ends the plan, and its remaining blocks are ingested from the node.
+ * a reorg inside a plan ends the plan (sweepEndedPlan: the workers' items past the cursor and every
+ * staged item are deleted; workers refuse an ended plan), and its remaining blocks are ingested from
+ * the node.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -53,6 +55,8 @@ export const MAX_SEGMENT_BLOCKS = 128;
 const FETCH_CONCURRENCY = 4;
 /** Chain facts of blocks read at once (as the ingest). */
 const FACT_CONCURRENCY = 4;
+/** Segments swept at once when a reorg ends a plan. */
+const SWEEP_CONCURRENCY = 8;
 /** Bytes of packed recording per staged chunk item (DynamoDB items are at most 400 KB). */
 const CHUNK_BYTES = 300_000;
 
@@ -103,6 +107,7 @@ export async function planBackfill(options: {
   const cursor = await readCursor(chainId);
   const open = await readPlan(chainId);
   if (open) {
+    if (open.ended) throw new BackfillPlanError(`chain ${chainId}: a reorg ended the last backfill; run the ingest (it sweeps it) first`);
     if (open.to !== to || open.segmentBlocks !== segmentBlocks) {
       throw new BackfillPlanError(`chain ${chainId}: a backfill of blocks ${open.from}..${open.to} is still open`);
     }
@@ -176,6 +181,7 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   if (await getItem(backfillKeys.staged(chainId, segment.from, 'DONE'))) return 'already staged';
   const cursor = await readCursor(chainId);
   if (cursor && cursor.blockNumber >= segment.to) return 'already ingested';
+  await openPlanHolding(chainId, segment);
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const log = options.log ?? powertoolsLog;
 
@@ -217,6 +223,15 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   }
   await writeItems({ put: chunks });
   signal?.throwIfAborted();
+  const plan = await readPlan(chainId);
+  if (!plan || plan.ended) {
+    // The plan ended (a reorg inside it) while this worker read the chain: the ingest's sweep may have
+    // run before these writes, so the worker takes back what it wrote past the cursor.
+    const numbered = (await readCursor(chainId))?.blockNumber ?? -1;
+    await writeItems({ delete: writtenPast(staged, numbered) });
+    await deleteStagedSegment(chainId, segment.from);
+    throw new BackfillPlanError(`chain ${chainId}: the backfill ended while blocks ${segment.from}..${segment.to} were read`);
+  }
   const done: StagedSegmentRecord = {
     kind: 'stagedSegment',
     chainId,
@@ -238,6 +253,49 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
     return 'already ingested';
   }
   return 'staged';
+}
+
+/** The open plan that holds `segment`; a BackfillPlanError when there is none (never planned, or ended). */
+async function openPlanHolding(chainId: number, segment: Segment): Promise<BackfillPlanRecord> {
+  const plan = await readPlan(chainId);
+  if (!plan || plan.ended) throw new BackfillPlanError(`chain ${chainId} has no open backfill`);
+  if (segment.from < plan.from || segment.to > plan.to) {
+    throw new BackfillPlanError(`blocks ${segment.from}..${segment.to} are outside the backfill of ${plan.from}..${plan.to}`);
+  }
+  return plan;
+}
+
+/** The keys a worker wrote for the blocks of a staged segment after `numbered`. */
+function writtenPast(blocks: Map<number, StagedBlock>, numbered: number): ItemKey[] {
+  return [...blocks].filter(([blockNumber]) => blockNumber > numbered).flatMap(([, block]) => block.keys.map(([pk, sk]) => ({ pk, sk })));
+}
+
+/**
+ * Ends a plan that a reorg cut (the ingest rolled its cursor back to `numbered`, at or before the reorged
+ * block): marks it ended, so that no worker stages for it any more, then deletes what the workers wrote
+ * for blocks past the cursor (the keys each staged segment lists; those blocks are read again from the
+ * node, and some of them are orphaned), every staged item, and the plan. Run again after a crash (the
+ * ingest sweeps an ended plan it finds); idempotent.
+ */
+export async function sweepEndedPlan(
+  chainId: number,
+  plan: BackfillPlanRecord,
+  numbered: number,
+): Promise<{ segments: number; items: number }> {
+  if (!plan.ended) await putItem({ Item: { ...plan, ended: true, ...backfillKeys.plan(chainId) } });
+  const segments = segmentsOf(plan).filter((segment) => segment.to > numbered);
+  let items = 0;
+  await inParallel(segments, SWEEP_CONCURRENCY, async (segment) => {
+    const staged = await readStagedSegment(chainId, segment.from).catch(() => undefined);
+    if (staged) {
+      const keys = writtenPast(staged.blocks, numbered);
+      await writeItems({ delete: keys });
+      items += keys.length;
+    }
+    await deleteStagedSegment(chainId, segment.from);
+  });
+  await deletePlan(chainId);
+  return { segments: segments.length, items };
 }
 
 /** The staged segment that starts at `fromBlock`, once complete. */

@@ -24,7 +24,16 @@ import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
 import { inParallel, writeItems } from '../db/operations';
 import { addressKeys, blockKeys, keyId, type ItemKey, type TableItem } from '../table/keys';
-import { deletePlan, deleteStagedSegment, digestOf, readPlan, readStagedSegment, segmentAt, type StagedSegment } from './backfill';
+import {
+  deletePlan,
+  deleteStagedSegment,
+  digestOf,
+  readPlan,
+  readStagedSegment,
+  segmentAt,
+  sweepEndedPlan,
+  type StagedSegment,
+} from './backfill';
 import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { balanceTouchesOf, itemsOfBlock, readStateAt } from './block-work';
 import { ChainState, withAnswers } from './chain-state';
@@ -45,7 +54,7 @@ import {
 } from './manifest';
 import { RangePositions } from './range-positions';
 import { replayingChain } from './recorded-chain';
-import type { AddressRecord, BalanceRecord, BlockRecord, CursorRecord } from '../table/records';
+import type { AddressRecord, BackfillPlanRecord, BalanceRecord, BlockRecord, CursorRecord } from '../table/records';
 import { Reorg } from './reorg';
 import { entity, StateWriter, type AddressUpdate } from './state';
 import { getItem, getItems } from './table-io';
@@ -167,7 +176,8 @@ export class ChainIngest {
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
   async ingestNext(maxBlocks: number, options: { firstBlock?: number; deadline?: number } = {}): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
-    const [cursor, plan] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
+    const [cursor, stored] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
+    const plan = stored?.ended ? undefined : stored;
     const head = Number(await this.head());
     const start = cursor ? cursor.blockNumber + 1 : (plan?.from ?? firstBlock);
     // Inside a backfill, staged segments cost no chain reads: the deadline alone bounds the run.
@@ -217,6 +227,11 @@ export class ChainIngest {
     // run moved.
     let mayBeHalfWritten = true;
     let plan = await readPlan(this.chainId);
+    if (plan?.ended) {
+      // A reorg ended it and the run that found it stopped before sweeping it all.
+      await this.sweepPlan(plan, result.cursor);
+      plan = undefined;
+    }
     if (plan && result.cursor && result.cursor.blockNumber >= plan.to) {
       // Numbered to its end by a run that stopped before ending it (or past it from the node).
       await deleteStagedSegment(this.chainId, segmentAt(plan, plan.to).from);
@@ -245,11 +260,7 @@ export class ChainIngest {
         const step = await this.writeStaged(result, staged, number, to, mayBeHalfWritten);
         if (step.reorged) {
           // Staged blocks are no longer canonical: the rest is ingested from the node.
-          this.log.warn('reorg inside a backfill: its plan is ended, the rest is read from the node', {
-            chainId: this.chainId,
-            block: number,
-          });
-          await deletePlan(this.chainId);
+          // The rollback ended the plan (rollBack): the rest is read from the node.
           plan = undefined;
         } else if (step.last === plan.to) {
           await deletePlan(this.chainId);
@@ -268,6 +279,7 @@ export class ChainIngest {
         number = result.cursor.blockNumber + 1;
         prefetcher = undefined;
         mayBeHalfWritten = true;
+        plan = undefined; // (rollBack ended any)
         continue;
       }
       // A chain's first block is written alone: there is no cursor yet to record a batch on. After a
@@ -363,9 +375,28 @@ export class ChainIngest {
     return { last, reorged: false, mayBeHalfWritten: next };
   }
 
+  /** Ends a plan a reorg cut and deletes what it left past the cursor (backfill.ts sweepEndedPlan). */
+  private async sweepPlan(plan: BackfillPlanRecord, cursor: CursorRecord | undefined): Promise<void> {
+    const swept = await sweepEndedPlan(this.chainId, plan, cursor?.blockNumber ?? -1);
+    this.log.info('swept an ended backfill', { chainId: this.chainId, from: plan.from, to: plan.to, ...swept });
+  }
+
+  /**
+   * Rolls the cursor back to the last canonical block. A rollback while a backfill is open ends the
+   * backfill: the blocks numbered from it past the ancestor are undone like any others, but their
+   * staged segments are gone, and the ones staged later may hold orphaned blocks.
+   */
   private async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
     const ancestor = await this.reorg.rollBack(cursor);
     this.positions.forget();
+    const plan = await readPlan(this.chainId);
+    if (plan) {
+      this.log.warn('reorg inside a backfill: its plan is ended, the rest is read from the node', {
+        chainId: this.chainId,
+        block: ancestor.blockNumber + 1,
+      });
+      await this.sweepPlan(plan, ancestor);
+    }
     return ancestor;
   }
 

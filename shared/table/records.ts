@@ -469,6 +469,8 @@ export interface BackfillPlanRecord {
   from: number;
   to: number;
   segmentBlocks: number;
+  /** Set when a reorg inside the plan ended it: workers refuse it, the ingest sweeps it (backfill.ts). */
+  ended?: true;
 }
 
 /** backfillKeys.staged DONE (G6): a segment's chain reads are staged in `chunkCount` chunks. */

@@ -11,6 +11,7 @@ import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
 import { addressKeys } from '../../../shared/table/keys';
+import { BackfillPlanError, planBackfill, readPlan, stageSegment } from '../../../shared/ingest/backfill';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { moveCursor, readCursor } from '../../../shared/ingest/manifest';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
@@ -193,4 +194,55 @@ test('a batch written but never moved past (the cursor still announces it), then
   await expectImmutableItems(table.name, truth);
   await expectStateMatchesChain(table.name, truth, anvil.rpcUrl);
   expect(comparable(await tableSnapshot(table.name))).toEqual(comparable(await freshIngestSnapshot(`${table.name}-fresh3`)));
+});
+
+test('a reorg inside a backfill ends the plan: what its workers wrote past the cursor is swept, the rest is read from the node', async () => {
+  const client = createChainClient(anvil.rpcUrl);
+  const options = { chainId: CHAIN_ID, client, log: { info: () => undefined, warn: () => undefined } };
+  const base = (await readCursor(CHAIN_ID))!.blockNumber;
+  await send(bob, parseEther('1'));
+  await call(token, 'DemoToken', 'transfer', [carol, parseEther('1')], 1);
+  const snapshot = await rpc('evm_snapshot');
+  // The branch that will be orphaned, backfilled by workers in segments of 2 blocks: a new holder of
+  // the token, an NFT, an address that only this branch pays.
+  const orphanPayee = privateKeyToAccount(`0x${'5'.repeat(64)}`).address;
+  await call(token, 'DemoToken', 'transfer', [orphanPayee, parseEther('9')], 1);
+  await call(nft, 'DemoNFT', 'mint', [orphanPayee, 1n]);
+  await send(orphanPayee, parseEther('3'));
+  await send(dave, parseEther('1'));
+  await call(multi, 'DemoMulti', 'mint', [orphanPayee, 7n, 2n]);
+  await send(orphanPayee, parseEther('4'));
+  const orphanedHead = await headNumber();
+  expect(orphanedHead).toBe(base + 8);
+  const { segments } = await planBackfill({ chainId: CHAIN_ID, to: orphanedHead, head: orphanedHead, segmentBlocks: 2 });
+  for (const segment of segments) await stageSegment(options, segment);
+  expect((await ingestRange({ ...options, to: base + 4 })).advanced, 'the first two segments numbered').toBe(4);
+
+  await rpc('evm_revert', [snapshot]);
+  await send(carol, parseEther('1'));
+  await call(token, 'DemoToken', 'transfer', [dave, parseEther('2')], 1);
+  for (let block = 0; block < 6; block += 1) await send(bob, parseEther('0.1'));
+  const head = await headNumber();
+  expect(head).toBeGreaterThan(orphanedHead);
+
+  const result = await ingestRange(options);
+  expect(result.reorgs).toBe(1);
+  expect(await readCursor(CHAIN_ID)).toMatchObject({ blockNumber: head });
+  expect(await readPlan(CHAIN_ID), 'the plan is gone').toBeUndefined();
+  const items = await tableSnapshot(table.name);
+  expect(
+    items.filter((item) => String(item.pk).includes('#STAGED#')),
+    'no staged item is left',
+  ).toEqual([]);
+  expect(
+    items.filter((item) => String(item.pk).includes(orphanPayee.toLowerCase().slice(2))),
+    'nothing of the orphaned branch',
+  ).toEqual([]);
+  const truth = await readChainTruth(anvil.rpcUrl, 0, head);
+  await expectImmutableItems(table.name, truth);
+  await expectStateMatchesChain(table.name, truth, anvil.rpcUrl);
+  expect(comparable(items)).toEqual(comparable(await freshIngestSnapshot(`${table.name}-fresh4`)));
+
+  // A worker late for the ended plan writes nothing: there is no open backfill any more.
+  await expect(stageSegment(options, { from: head + 1, to: head + 2 })).rejects.toThrow(BackfillPlanError);
 });
