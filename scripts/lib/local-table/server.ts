@@ -89,7 +89,10 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
         });
     });
   });
-  front.keepAliveTimeout = 1000;
+  // Idle connections stay open long enough to be reused: Node's HTTP agent (the AWS SDK's) drops a socket
+  // whose server announces a keep-alive of 1 s or less, since it keeps a 1 s margin, and then pays a new
+  // connection per call. close() ends them all at once.
+  front.keepAliveTimeout = 65_000;
   front.listen(options.port ?? 0, host);
   await once(front, 'listening');
   const port = (front.address() as AddressInfo).port;

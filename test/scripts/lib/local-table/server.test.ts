@@ -119,3 +119,37 @@ describe('embedded DynamoDB transactions', () => {
     expect(counter.Item?.n).toBe(1);
   });
 });
+
+describe('embedded DynamoDB connections', () => {
+  it('keeps the service client on one connection across sequential calls', async () => {
+    // Node's HTTP agent drops a socket whose server announces a keep-alive of 1 s or less (it keeps a
+    // 1 s margin), so the embedded table once cost a new TCP connection per call.
+    const { startLocalDynamo } = await import('../../../../scripts/lib/local-table/server');
+    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
+    const { ensureTable, localClient } = await import('../../../../scripts/lib/local-table/ensure-table');
+    const server = await startLocalDynamo();
+    const client = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: 'us-east-1', endpoint: server.endpoint, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }),
+    );
+    const connections: unknown[] = [];
+    try {
+      await ensureTable(localClient(server.endpoint), 'keep-alive');
+      const net = await import('node:net');
+      const connect = net.Socket.prototype.connect;
+      net.Socket.prototype.connect = function (this: unknown, ...args: unknown[]) {
+        connections.push(args[0]);
+        return (connect as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof connect;
+      try {
+        for (let call = 0; call < 10; call += 1) await client.send(new GetCommand({ TableName: 'keep-alive', Key: { pk: 'K', sk: 'K' } }));
+      } finally {
+        net.Socket.prototype.connect = connect;
+      }
+    } finally {
+      client.destroy();
+      await server.close();
+    }
+    expect(connections.length).toBeLessThanOrEqual(1);
+  });
+});
