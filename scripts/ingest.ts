@@ -149,8 +149,12 @@ async function main(): Promise<void> {
         log: (message) => console.error(`\n${message}`),
         signal: controller.signal,
       });
-    const [result] = await Promise.all([ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair }), staging]);
-    if (values.follow) {
+    // Ctrl-C (or SIGTERM) stops it after the batch in flight; a second one ends the process at once.
+    const [result] = await Promise.all([
+      ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair, signal: controller.signal }),
+      staging,
+    ]);
+    if (values.follow && !controller.signal.aborted) {
       const followed = await ingest.follow({ intervalMs: pollInterval, signal: controller.signal, firstBlock: first });
       result.advanced += followed.advanced;
       result.reorgs += followed.reorgs;

@@ -139,7 +139,9 @@ export class ChainIngest {
    * written again. A `from` past the cursor + 1 is refused (it would leave a gap). Throws (without
    * moving the cursor past the failed block) when the node keeps failing.
    */
-  async ingestRange(range: { from?: number; to?: number; deadline?: number; repair?: boolean } = {}): Promise<IngestResult> {
+  async ingestRange(
+    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal } = {},
+  ): Promise<IngestResult> {
     const result: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: await readCursor(this.chainId) };
     const to = range.to ?? Number(await this.head());
     if (result.cursor) {
@@ -169,12 +171,15 @@ export class ChainIngest {
         this.options.onBlock?.({ blockNumber: number, mode: 'repair' });
       }
     }
-    await this.advance(result, range.from ?? 0, to, range.deadline);
+    await this.advance(result, range.from ?? 0, to, range.deadline, range.signal);
     return result;
   }
 
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
-  async ingestNext(maxBlocks: number, options: { firstBlock?: number; deadline?: number } = {}): Promise<IngestResult> {
+  async ingestNext(
+    maxBlocks: number,
+    options: { firstBlock?: number; deadline?: number; signal?: AbortSignal } = {},
+  ): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
     const [cursor, stored] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
     const plan = stored?.ended ? undefined : stored;
@@ -185,6 +190,7 @@ export class ChainIngest {
     return this.ingestRange({
       to: Math.min(head, last),
       deadline: options.deadline,
+      signal: options.signal,
       ...(cursor ? {} : { from: start }),
     });
   }
@@ -199,7 +205,7 @@ export class ChainIngest {
     const interval = options.intervalMs ?? 1_000;
     const total: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: undefined };
     while (!options.signal?.aborted) {
-      const result = await this.ingestNext(options.maxBlocksPerRound ?? 1_000, { firstBlock: options.firstBlock });
+      const result = await this.ingestNext(options.maxBlocksPerRound ?? 1_000, { firstBlock: options.firstBlock, signal: options.signal });
       total.advanced += result.advanced;
       total.reorgs += result.reorgs;
       total.cursor = result.cursor;
@@ -210,11 +216,11 @@ export class ChainIngest {
 
   /**
    * Writes blocks after the cursor up to `to`, in batches; stops early (between batches) once past
-   * `deadline` (epoch ms). A batch is the next block and the blocks after it that are already fetched
+   * `deadline` (epoch ms) or once `signal` aborts (the CLI's Ctrl-C). A batch is the next block and the blocks after it that are already fetched
    * and chain onto it (at most maxBatchBlocks): catching up, batches fill; following the head, a
    * batch is the one new block.
    */
-  private async advance(result: IngestResult, defaultFrom: number, to: number, deadline?: number): Promise<void> {
+  private async advance(result: IngestResult, defaultFrom: number, to: number, deadline?: number, signal?: AbortSignal): Promise<void> {
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
     // Fetches from the node, started when a batch first needs it (not for blocks a backfill staged).
     let prefetcher: Prefetcher | undefined;
@@ -241,7 +247,7 @@ export class ChainIngest {
     // A chain's first blocks come from a plan when there is one (not INGEST_FIRST_BLOCK).
     if (plan && !result.cursor) number = plan.from;
     let leftoversChecked = false;
-    while (number <= to && (deadline === undefined || Date.now() < deadline)) {
+    while (number <= to && (deadline === undefined || Date.now() < deadline) && !signal?.aborted) {
       if (plan && number >= plan.from && number <= plan.to) {
         // A backfill's block (backfill.ts): numbered from its staged segment, or not yet.
         const segment = segmentAt(plan, number);

@@ -24,7 +24,7 @@ let demo: DemoChain;
 let dynamo: HttpProxy;
 
 /** When armed: after `afterCursorMoves` cursor updates, the first request `fires` for kills the child. */
-let trap: { afterCursorMoves: number; fires: (operation: string, body: string) => boolean } | undefined;
+let trap: { afterCursorMoves: number; fires: (operation: string, body: string) => boolean; interrupt?: true } | undefined;
 let cursorMoves = 0;
 /** Batches of several blocks announced on the cursor (pendingTo), over the whole file. */
 let batchesAnnounced = 0;
@@ -42,6 +42,12 @@ beforeAll(async () => {
     if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('REMOVE pendingTo')) cursorMoves += 1;
     if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('SET pendingTo')) batchesAnnounced += 1;
     if (trap && cursorMoves >= trap.afterCursorMoves && trap.fires(operation, text)) {
+      if (trap.interrupt) {
+        // Ctrl-C: SIGINT to tsx, which passes it on to the script.
+        trap = undefined;
+        if (child?.pid !== undefined) process.kill(child.pid, 'SIGINT');
+        return 'forward';
+      }
       trap = undefined;
       killCli();
       return 'hang'; // this request never reaches the table
@@ -69,14 +75,14 @@ afterAll(async () => {
   await demo?.stop();
 });
 
-function runCli(args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+function runCli(args: string[], tableName = table.name): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   cursorMoves = 0;
   itemBatchesSinceManifest = 0;
   return new Promise((resolve) => {
     let output = '';
     child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/ingest.ts', '--rpc-url', demo.anvil.rpcUrl, ...args], {
       cwd: ROOT,
-      env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.url, TABLE_NAME: table.name, POWERTOOLS_LOG_LEVEL: 'ERROR' },
+      env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.url, TABLE_NAME: tableName, POWERTOOLS_LOG_LEVEL: 'ERROR' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group, killed whole (killCli)
     });
@@ -163,3 +169,21 @@ test('bad arguments fail with a message and write nothing', async () => {
   expect(gap.output).toMatch(/would leave a gap/);
   expect(await tableSnapshot(table.name)).toEqual(before);
 });
+
+test('Ctrl-C during a catch-up stops after the batch in flight: exit 0, a summary, and the next run carries on', async () => {
+  const name = `${table.name}-interrupted`;
+  const last = demo.manifest.blocks.last;
+  await inTable(name, async () => {
+    // Interrupted once the chain's first block is numbered, at the next batch's first item write.
+    trap = { afterCursorMoves: 1, fires: (operation) => operation === 'BatchWriteItem', interrupt: true };
+    const interrupted = await runCli(['--to-block', String(last)], name);
+    expect(interrupted.code, interrupted.output).toBe(0);
+    expect(interrupted.output).toMatch(/blocks ingested/);
+    const cursor = (await readCursor(CHAIN_ID))!;
+    expect(cursor.blockNumber, 'stopped before the end of the range').toBeLessThan(last);
+    expect(cursor.pendingTo, 'the batch in flight was finished').toBeUndefined();
+    const resumed = await runCli(['--to-block', String(last)], name);
+    expect(resumed.code, resumed.output).toBe(0);
+    expect((await readCursor(CHAIN_ID))?.blockNumber).toBe(last);
+  });
+}, 180_000);
