@@ -38,9 +38,20 @@ export class InconsistentAnswerError extends Error {
   override name = 'InconsistentAnswerError';
 }
 
+/**
+ * A block trace slower than this (or one that timed out) shows a node that traces slowly, and
+ * perhaps one block at a time (anvil takes ~5 s for a block of 150 transactions): from then on the
+ * source asks for one trace at a time, so that prefetched blocks' traces do not queue at the node
+ * past the client's timeout.
+ */
+export const SLOW_TRACE_MS = 2_000;
+
 export class BlockSource {
   private blockReceipts: boolean | undefined;
   private traceMethod: TraceMethod | undefined;
+  /** Set once a trace was slow: traces are then read one at a time, in `traceLane`. */
+  private slowTraces = false;
+  private traceLane: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly client: ChainClient,
@@ -109,6 +120,34 @@ export class BlockSource {
 
   private async fetchTraces(block: FullBlock): Promise<TransactionTrace[] | null> {
     if (block.transactions.length === 0) return this.traceMethod === 'none' ? null : [];
+    if (!this.slowTraces) return this.timedTraces(block);
+    const turn = this.traceLane.then(() => this.timedTraces(block));
+    this.traceLane = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async timedTraces(block: FullBlock): Promise<TransactionTrace[] | null> {
+    const started = Date.now();
+    let timedOut = false;
+    try {
+      return await this.readTraces(block);
+    } catch (error) {
+      timedOut = error instanceof BaseError && error.name === 'TimeoutError';
+      throw error;
+    } finally {
+      const ms = Date.now() - started;
+      if (!this.slowTraces && (timedOut || ms > SLOW_TRACE_MS)) {
+        this.slowTraces = true;
+        this.log.warn('block traces are slow on this node: reading them one block at a time', {
+          blockNumber: Number(block.number),
+          ms,
+          timedOut,
+        });
+      }
+    }
+  }
+
+  private async readTraces(block: FullBlock): Promise<TransactionTrace[] | null> {
     const blockTag = `0x${block.number!.toString(16)}` as Hex;
     if (this.traceMethod === undefined || this.traceMethod === 'callTracer') {
       try {

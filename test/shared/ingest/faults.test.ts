@@ -14,7 +14,7 @@ import { createChainClient } from '../../../shared/chain/client';
 import { RetriesExhaustedError, type RetryPolicy } from '../../../shared/chain/retry';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { readCursor } from '../../../shared/ingest/manifest';
-import { tableSnapshot, useTestTable } from '../../support/table';
+import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { startRpcProxy, type RpcProxy } from './support/proxy';
 import { expectImmutableItems, expectStateMatchesChain, publicClient, readChainTruth } from './support/truth';
 
@@ -98,4 +98,29 @@ describe('faults that never stop', () => {
     expect(result.advanced).toBe(head - cursorBefore!.blockNumber);
     await expectImmutableItems(table.name, await readChainTruth(anvil.rpcUrl, 0, head));
   });
+});
+
+describe('a node that traces one block at a time, slowly', () => {
+  test('the ingest reads traces one at a time once one is slow, instead of timing out on a queue of them', async () => {
+    // 4 prefetched blocks' traces at once take 4 x 400 ms at the node: more than the client's 1 s.
+    const slow = await startRpcProxy(anvil.rpcUrl, { serialTraceMs: 400 });
+    const warnings: string[] = [];
+    try {
+      const head = Number(await publicClient(anvil.rpcUrl).getBlockNumber());
+      const result = await inTable(`${table.name}-slow-traces`, () =>
+        ingestRange({
+          chainId: CHAIN_ID,
+          client: createChainClient(slow.url, { timeoutMs: 1_000 }),
+          retry: { attempts: 6, baseDelayMs: 20, maxDelayMs: 200 },
+          log: { info: () => undefined, warn: (message) => void warnings.push(message) },
+          from: 0,
+          to: head,
+        }),
+      );
+      expect(result.advanced).toBe(head + 1);
+      expect(warnings.filter((message) => message.includes('one block at a time'))).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  }, 120_000);
 });

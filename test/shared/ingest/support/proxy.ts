@@ -50,6 +50,11 @@ export interface FaultPlan {
   unsupportedMethods: string[];
   /** Added to every answer. */
   delayMs: number;
+  /**
+   * A node that traces one block at a time (anvil): each debug_traceBlockByNumber call waits for the
+   * ones before it, then takes this long, whether or not its client is still waiting.
+   */
+  serialTraceMs: number;
 }
 
 export interface RpcProxy extends HttpProxy {
@@ -68,7 +73,17 @@ interface RpcCall {
 }
 
 export async function startRpcProxy(target: string, plan: Partial<FaultPlan> = {}): Promise<RpcProxy> {
-  const faults: FaultPlan = { http429: 0, hang: 0, malformedJson: 0, wrongBlockReceipts: 0, unsupportedMethods: [], delayMs: 0, ...plan };
+  const faults: FaultPlan = {
+    http429: 0,
+    hang: 0,
+    malformedJson: 0,
+    wrongBlockReceipts: 0,
+    unsupportedMethods: [],
+    delayMs: 0,
+    serialTraceMs: 0,
+    ...plan,
+  };
+  let traceLane: Promise<unknown> = Promise.resolve();
   const served = { http429: 0, hang: 0, malformedJson: 0, wrongBlockReceipts: 0, unsupported: 0 };
   const calls = new Map<string, number>();
 
@@ -88,6 +103,12 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> = {
         const batch = (isBatch ? parsed : [parsed]).map((call) => ({ ...call }));
         for (const call of batch) calls.set(call.method, (calls.get(call.method) ?? 0) + 1);
         if (faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
+        const traces = faults.serialTraceMs > 0 ? batch.filter((call) => call.method === 'debug_traceBlockByNumber').length : 0;
+        for (let trace = 0; trace < traces; trace += 1) {
+          const turn = traceLane.then(() => new Promise((resolve) => setTimeout(resolve, faults.serialTraceMs)));
+          traceLane = turn;
+          await turn;
+        }
         if (faults.hang > 0) {
           faults.hang -= 1;
           served.hang += 1;
