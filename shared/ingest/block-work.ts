@@ -48,7 +48,7 @@ export async function readStateAt(blocks: readonly DerivedBlock[], facts: BatchF
     chainState.balances(balanceTouches, at),
     chainState.nfts(nftTouches, at),
   ]);
-  return { last, tokens, balanceTouches, nftTouches, supplies, balances, nfts };
+  return { blocks, last, tokens, balanceTouches, nftTouches, supplies, balances, nfts };
 }
 
 /** One of each, by key, in first-seen order. */

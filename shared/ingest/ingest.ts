@@ -409,7 +409,8 @@ export class ChainIngest {
   /**
    * Writes everything a batch of consecutive blocks produces, in this order: (leftovers of an
    * interrupted run undone), each block's manifest, every immutable item, then (advance) the state
-   * the batch changed, read on chain at its last block, then the listeners with the batch's blocks.
+   * the batch changed (read on chain at its last block while the items are written), beside the
+   * listeners with the batch's blocks.
    * `repair` writes one block at or below the cursor again and leaves state items alone.
    */
   private async writeBatch(
@@ -533,6 +534,10 @@ export class ChainIngest {
       });
     }
 
+    // The chain state of what the batch touched, read at its last block while the items are written.
+    const stateRead = mode === 'advance' ? readStateAt(blocks, facts, chainState) : undefined;
+    stateRead?.catch(() => undefined); // (awaited in applyState; a failure surfaces there)
+
     // Positions and running totals on the entries; the seek chunks each block completes are its items too.
     // A staged block's items that its worker already wrote, identical (the rest are written here).
     const writtenByWorker = replay ? workerWrites(replay, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
@@ -548,11 +553,15 @@ export class ChainIngest {
     // (Writing the state at the same time as the immutable items measured slower on the embedded
     // table, whose transactions lock it whole; in AWS the two could overlap.)
     await writeItems({ put: items.filter((item) => !writtenByWorker.skip.has(item)), delete: writtenByWorker.stale });
-    if (mode === 'advance') await this.applyState(blocks, facts, [...updates.values()], balanceTouches, prefetched, chainState);
-    await notifyBlocksIngested(
-      this.listeners,
-      blocks.map((derived) => this.ingestedEvent(derived, mode)),
-    );
+    // The listeners (order deposit detection: orders, never state items) run beside the state writes;
+    // both end before the cursor moves, so a crash still delivers the blocks again (at least once).
+    await Promise.all([
+      stateRead && this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched),
+      notifyBlocksIngested(
+        this.listeners,
+        blocks.map((derived) => this.ingestedEvent(derived, mode)),
+      ),
+    ]);
     return { keptThrough };
   }
 
@@ -563,14 +572,13 @@ export class ChainIngest {
    * the token's item), then balances, ERC-1155 totals, NFT instances and collections.
    */
   private async applyState(
-    blocks: DerivedBlock[],
+    stateRead: ReturnType<typeof readStateAt>,
     facts: BatchFacts,
     updates: { update: AddressUpdate; firstBlock: number; lastBlock: number }[],
     balanceTouches: BalanceTouch[],
     prefetched: Map<string, BalanceRecord>,
-    chainState: ChainState,
   ): Promise<void> {
-    const { last, nftTouches, supplies, balances, nfts } = await readStateAt(blocks, facts, chainState);
+    const { last, nftTouches, supplies, balances, nfts, blocks } = await stateRead;
     const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
     // The last block of the batch that touched each entity.
     const touchedAt = new Map<string, number>();

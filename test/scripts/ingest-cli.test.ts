@@ -157,7 +157,7 @@ test('killed twice mid-batch and restarted, the CLI loses nothing and duplicates
   const fresh = `${table.name}-fresh`;
   await inTable(fresh, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), from: 0, to: head }));
   expect(await tableSnapshot(table.name)).toEqual(await tableSnapshot(fresh));
-});
+}, 180_000);
 
 test('bad arguments fail with a message and write nothing', async () => {
   const before = await tableSnapshot(table.name);
