@@ -13,7 +13,7 @@
  * are skipped); any other failure is retried with backoff, then fails the execution. Progress is the
  * map run in the console. The chain's scheduled ingest numbers the staged segments meanwhile.
  */
-import { CfnOutput, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, DistributedMap, JsonPath, LogLevel, StateMachine, TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
@@ -79,6 +79,11 @@ export class Backfill extends Construct {
       tracingEnabled: true,
       logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: false },
     });
+    // cdk-nag names the partition, region and account as the template does: literal when the stack's env gives them.
+    const stack = Stack.of(this);
+    const partition = Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition;
+    const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+    const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
     const acknowledge = (finding: string, reason: string) =>
       Validations.of(this).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason });
     acknowledge(
@@ -87,11 +92,11 @@ export class Backfill extends Construct {
     );
     acknowledge(`Resource::<${props.worker.node.id}.Arn>:*`, 'LambdaInvoke grants the worker function and its versions; no other function');
     acknowledge(
-      'Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"BackfillStateMachine395F6B27"}]}]}:*',
+      `Resource::arn:${partition}:states:${region}:${account}:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"BackfillStateMachine395F6B27"}]}]}:*`,
       "The Distributed Map's child executions of this state machine only",
     );
     acknowledge(
-      'Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"BackfillStateMachine395F6B27"}]}]}/StageShards:*',
+      `Resource::arn:${partition}:states:${region}:${account}:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"BackfillStateMachine395F6B27"}]}]}/StageShards:*`,
       "The Distributed Map's child executions of this state machine only",
     );
     new CfnOutput(scope, 'BackfillStateMachineArn', {

@@ -347,6 +347,30 @@ export class Operations extends Construct {
         width: 8,
       }),
     );
+    // The order jobs' own metrics (shared/observability/job-metrics.ts): one line per job and metric.
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Order jobs: orders expired, deposits counted, orders paid',
+        left: [
+          this.jobSearch(service, 'OrdersExpired'),
+          this.jobSearch(service, 'DepositsCounted'),
+          this.jobSearch(service, 'DepositsKeptForRefund'),
+          this.jobSearch(service, 'OrdersPaid'),
+        ],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Order jobs: failed runs, failed records, orphaned deposits',
+        left: [this.jobSearch(service, 'Failed'), this.jobSearch(service, 'RecordsFailed'), this.jobSearch(service, 'DepositsOrphaned')],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Order jobs: DynamoDB calls and write units',
+        left: [this.jobSearch(service, 'DynamoDBCalls')],
+        right: [this.jobSearch(service, 'DynamoDBWriteUnits')],
+        width: 8,
+      }),
+    );
     dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...this.alarms.values()], width: 24 }));
     return dashboard;
   }
@@ -355,6 +379,16 @@ export class Operations extends Construct {
   private routeSearch(service: string, metricName: string, statistic: string): MathExpression {
     return new MathExpression({
       expression: `SEARCH('{ChainDataApi,service,route} MetricName="${metricName}" service="${service}"', '${statistic}', ${this.period.toSeconds()})`,
+      usingMetrics: {},
+      label: metricName,
+      period: this.period,
+    });
+  }
+
+  /** One line per job of a job metric, summed per period (namespace ChainDataApi, dimensions service and job). */
+  private jobSearch(service: string, metricName: string): MathExpression {
+    return new MathExpression({
+      expression: `SEARCH('{ChainDataApi,service,job} MetricName="${metricName}" service="${service}"', 'Sum', ${this.period.toSeconds()})`,
       usingMetrics: {},
       label: metricName,
       period: this.period,

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Token, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   type CfnStage,
@@ -21,6 +21,7 @@ import {
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
 import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -49,6 +50,7 @@ import { ApiFunction, REPO_ROOT } from './api-function';
 import { Backfill } from './backfill';
 import { Operations } from './operations';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
+import { createDistribution, createWebAcls, WAF_REGION } from './waf';
 
 export interface ServiceStackProps extends StackProps {
   /** Defaults to the route table of shared/routes.ts (tests pass their own). */
@@ -60,6 +62,12 @@ export interface ServiceStackProps extends StackProps {
   consumers?: readonly QueueConsumer[];
   /** Defaults to the `chains` context. */
   chains?: readonly ChainSetting[];
+  /**
+   * With context `waf` on and the stack outside us-east-1: the ARN of each API's web ACL, created by a
+   * `WafStack` in us-east-1 (lib/stacks.ts; the stack then needs `crossRegionReferences`). In us-east-1
+   * the stack creates them itself.
+   */
+  webAclArns?: ReadonlyMap<ApiName, string>;
 }
 
 /** One JSON line per request in each API's access log. */
@@ -108,6 +116,8 @@ export class ServiceStack extends Stack {
   readonly settings: ServiceSettings;
   readonly table: Table;
   readonly apis = new Map<ApiName, { api: HttpApi; stage: HttpStage }>();
+  /** With context `waf` on: the CloudFront distribution in front of each API (lib/waf.ts). */
+  readonly distributions = new Map<ApiName, Distribution>();
   readonly functions = new Map<string, ApiFunction>();
   readonly queues = new Map<string, Queue>();
   /** Every queue where failures end (construct id -> queue): each queue row's dead-letter queue, each job's failure queue. */
@@ -136,6 +146,8 @@ export class ServiceStack extends Stack {
       );
     }
 
+    const webAclArns = this.settings.waf.enabled ? this.resolveWebAclArns(props.webAclArns) : undefined;
+
     this.table = this.createTable();
 
     for (const api of API_NAMES) {
@@ -143,7 +155,7 @@ export class ServiceStack extends Stack {
         description: `Answers requests that match no route of the ${api} API (404, or 405 with Allow)`,
         environment: { API_NAME: api },
       });
-      this.apis.set(api, this.createApi(api, fallback));
+      this.apis.set(api, this.createApi(api, fallback, webAclArns?.get(api)));
     }
 
     for (const route of routes) {
@@ -228,7 +240,34 @@ export class ServiceStack extends Stack {
     for (const route of routes) stage.node.addDependency(route);
   }
 
-  private createApi(api: ApiName, fallback: ApiFunction): { api: HttpApi; stage: HttpStage } {
+  /**
+   * The web ACL of each API: given (a WafStack's, in us-east-1), or created here when this stack is in
+   * us-east-1. A CLOUDFRONT-scoped web ACL exists nowhere else, so the region must be known at synth.
+   */
+  private resolveWebAclArns(given: ReadonlyMap<ApiName, string> | undefined): ReadonlyMap<ApiName, string> {
+    if (given) {
+      const missing = API_NAMES.filter((api) => !given.has(api));
+      if (missing.length > 0) throw new Error(`Cannot build the stack: no web ACL ARN for the ${missing.join(', ')} API`);
+      return given;
+    }
+    if (Token.isUnresolved(this.region)) {
+      throw new Error(
+        'Cannot build the stack: context `waf` is on, and AWS WAF for CloudFront lives in us-east-1, so the stack needs ' +
+          'an explicit region: deploy with a region configured (AWS_REGION, or a profile with a region; the CDK CLI ' +
+          'passes it as CDK_DEFAULT_REGION) or give the stack `env: { region }`',
+      );
+    }
+    if (this.region !== WAF_REGION) {
+      throw new Error(
+        `Cannot build the stack: context \`waf\` is on and the stack is in ${this.region}: its web ACLs must come from a ` +
+          `WafStack in ${WAF_REGION} (\`webAclArns\`, with \`crossRegionReferences: true\`; createStacks in lib/stacks.ts does this)`,
+      );
+    }
+    const acls = createWebAcls(this, { stackName: this.stackName, rateLimit: this.settings.waf.rateLimit });
+    return new Map([...acls].map(([api, acl]) => [api, acl.attrArn]));
+  }
+
+  private createApi(api: ApiName, fallback: ApiFunction, webAclArn: string | undefined): { api: HttpApi; stage: HttpStage } {
     const name = pascal(api);
     const httpApi = new HttpApi(this, apiConstructId(api), {
       apiName: `${this.stackName}-${api}`,
@@ -264,7 +303,17 @@ export class ServiceStack extends Stack {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
-    new CfnOutput(this, apiUrlOutputId(api), { value: stage.url, description: `Base URL of the ${api} API` });
+    if (webAclArn) {
+      // Clients use CloudFront's URL; the stage's own URL still answers, without WAF (docs/decisions/cdk.md).
+      const distribution = createDistribution(this, api, { httpApi, webAclArn });
+      this.distributions.set(api, distribution);
+      new CfnOutput(this, apiUrlOutputId(api), {
+        value: `https://${distribution.distributionDomainName}/`,
+        description: `Base URL of the ${api} API (CloudFront, behind AWS WAF)`,
+      });
+    } else {
+      new CfnOutput(this, apiUrlOutputId(api), { value: stage.url, description: `Base URL of the ${api} API` });
+    }
     return { api: httpApi, stage };
   }
 

@@ -41,7 +41,19 @@ export interface ServiceSettings {
   orderRetentionDays: number;
   /** Load the Powertools tracer in every HTTP function (POWERTOOLS_TRACE_ENABLED); Lambda's active tracing is always on. */
   tracerSdk: boolean;
+  /** AWS WAF in front of each API (lib/waf.ts): off by default. */
+  waf: WafSettings;
   operations: OperationsSettings;
+}
+
+/**
+ * The optional AWS WAF web ACL per API. HTTP APIs cannot be associated with WAF, so when it is on each
+ * API gets a CloudFront distribution in front of it, protected by a CLOUDFRONT-scoped web ACL (us-east-1).
+ */
+export interface WafSettings {
+  enabled: boolean;
+  /** Requests one client IP may send to one API in any 5 minutes before WAF answers 429. */
+  rateLimit: number;
 }
 
 /** Alarms, their SNS topic and the dashboard (lib/operations.ts). */
@@ -89,6 +101,8 @@ export const SETTING_DEFAULTS = {
   backfillConcurrency: 10,
   orderRetentionDays: 30,
   tracerSdk: false,
+  waf: false,
+  wafRateLimit: 2000,
   alarmEmail: '',
   alarmNamePrefix: '',
   dashboardName: '',
@@ -133,6 +147,11 @@ const fromJsonString = (value: unknown): unknown => {
     return value;
   }
 };
+
+const boolean = v.pipe(
+  v.union([v.boolean(), v.picklist(['true', 'false'])], 'must be true or false'),
+  v.transform((value) => value === true || value === 'true'),
+);
 
 const integer = (min: number, max: number) =>
   v.pipe(
@@ -223,10 +242,10 @@ const settingsSchema = v.object({
   backfillConcurrency: integer(1, 1_000),
   // ORDER_RETENTION_DAYS accepts 1 to 3650 (shared/orders/config.ts).
   orderRetentionDays: integer(1, 3650),
-  tracerSdk: v.pipe(
-    v.union([v.boolean(), v.picklist(['true', 'false'])], 'must be true or false'),
-    v.transform((value) => value === true || value === 'true'),
-  ),
+  tracerSdk: boolean,
+  waf: boolean,
+  // A WAF rate-based rule accepts 10 to 2,000,000,000 requests per evaluation window (5 minutes here).
+  wafRateLimit: integer(10, 2_000_000_000),
   alarmEmail: v.pipe(
     v.string(),
     v.trim(),
@@ -284,6 +303,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     backfillConcurrency: settings.backfillConcurrency,
     orderRetentionDays: settings.orderRetentionDays,
     tracerSdk: settings.tracerSdk,
+    waf: { enabled: settings.waf, rateLimit: settings.wafRateLimit },
     operations: {
       alarmEmail: settings.alarmEmail || undefined,
       alarmNamePrefix: settings.alarmNamePrefix || undefined,

@@ -18,6 +18,7 @@ import type * as v from 'valibot';
 import { ERROR_BODIES } from '../../shared/http/error-schemas';
 import { API_NAMES, API_TITLES, type ApiGroup, type ApiName, VALIDATION_STATUS } from '../../shared/http/groups';
 import { type HandlerSpec, MAX_BODY_BYTES } from '../../shared/http/handler';
+import { TABLE_BUSY_RETRY_AFTER_SECONDS } from '../../shared/http/middleware/error-responder';
 import { apisOf, errorGroupOf, routesOf, type Route } from '../../shared/routes';
 import { loadHandler, REPOSITORY_ROOT } from './dispatch';
 import { type ExamplesFile, readExamples } from './openapi-examples';
@@ -185,7 +186,23 @@ function operation(route: Route, spec: Spec, errorGroup: ApiGroup, examples: Exa
     responses['413'] = error(`The body is larger than ${MAX_BODY_BYTES} bytes`, 'other');
     responses['415'] = error('The body is not sent as application/json', 'other');
   }
-  responses.default = error('Any other error (not found, conflict, busy, internal), in the same format', 'other');
+  // Every route that reads or writes the table answers 503 when it stays busy after the retries.
+  if (touchesTable(route)) {
+    responses['503'] = {
+      ...error(
+        'The table stayed busy (throttled, conflicting, slow or unreachable) after the retries; nothing was half-written: retry after Retry-After seconds',
+        'other',
+      ),
+      headers: {
+        'Retry-After': {
+          description: 'Seconds to wait before retrying',
+          schema: { type: 'integer', minimum: 1 },
+          example: TABLE_BUSY_RETRY_AFTER_SECONDS,
+        },
+      },
+    };
+  }
+  responses.default = error('Any other error (not found, conflict, internal), in the same format', 'other');
   return {
     operationId: route.id,
     summary: route.summary,
@@ -207,6 +224,9 @@ function operation(route: Route, spec: Spec, errorGroup: ApiGroup, examples: Exa
     responses,
   };
 }
+
+/** True for a route whose function may call DynamoDB (its row grants reads or writes). */
+export const touchesTable = (route: Route): boolean => route.table.read || route.table.write.length > 0;
 
 /** 201 when the response envelope says so (`statusCode: 201`, B3's created answers), else 200. */
 function successStatus(schema: JsonSchema): string {

@@ -18,6 +18,7 @@
  */
 import { deleteItem, getItem, inParallel, queryAll, rangeQuery, transactWrite, type TransactItem } from '../db/operations';
 import type { BlockIngestedEvent, BlocksOrphanedEvent, IngestListener } from '../ingest/listeners';
+import { countJobWork } from '../observability/job-metrics';
 import { logger } from '../observability/logger';
 import { orderKeys, type ItemKey } from '../table/keys';
 import { findStoredOrder, markDepositReceived, type StoredOrder } from './orders';
@@ -96,6 +97,7 @@ const MAX_ATTEMPTS = 5;
 export async function detectOrderDepositsInBlocks(events: readonly BlockIngestedEvent[]): Promise<void> {
   const [first] = events;
   if (first === undefined) return;
+  countJobWork('BlocksScanned', events.length);
   const perBlock = events.map((event) => {
     const byRecipient = new Map<string, Candidate[]>();
     for (const candidate of candidatesOf(event)) byRecipient.set(candidate.to, [...(byRecipient.get(candidate.to) ?? []), candidate]);
@@ -242,6 +244,7 @@ async function handleDeposit(
     const result = await transactWrite(items);
     if (result.committed) {
       deposit = record;
+      countJobWork(outcome === 'counted' ? 'DepositsCounted' : 'DepositsKeptForRefund');
       if (outcome === 'counted') current = { ...current, receivedAmount: totalAfter! };
       else
         logger.warn('deposit kept for a refund', {
@@ -273,6 +276,7 @@ async function handleDeposit(
     receivedAt: Math.max(deposit.blockTimestamp * 1000, current.createdAt),
   });
   if (transition.applied) {
+    countJobWork('OrdersPaid');
     logger.info('deposit received: order quoting', {
       orderId: order.id,
       receivedAmount: deposit.totalAfter,
@@ -340,6 +344,7 @@ async function getDeposit(key: ItemKey): Promise<OrderDepositRecord | undefined>
  * Idempotent: a second call finds the items gone or already marked.
  */
 async function undoOrphanedDeposits(event: BlocksOrphanedEvent): Promise<void> {
+  countJobWork('BlocksOrphaned', event.blocks.length);
   for (const block of event.blocks) {
     const { items: deposits } = await queryAll<OrderDepositRecord & ItemKey>(
       rangeQuery(orderKeys.depositsInBlockRange(event.chainId, block.number)),
@@ -392,6 +397,7 @@ async function undoDeposit(deposit: OrderDepositRecord & ItemKey): Promise<void>
     }
     const result = await transactWrite(items);
     if (result.committed) {
+      countJobWork('DepositsOrphaned');
       if (isWaiting(order.status))
         logger.warn('reorg: deposit undone, the order waits for it again', {
           orderId: order.id,

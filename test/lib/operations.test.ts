@@ -240,6 +240,10 @@ describe('operations with cdk.json defaults (one chain)', () => {
       `{ChainDataApi,service,route} MetricName=\\"Requests5xx\\" service=\\"chain-data-api\\"`,
       'MetricName=\\"Latency\\"',
       'MetricName=\\"DynamoDBWriteUnits\\"',
+      // The order jobs' metrics, one line per job.
+      `{ChainDataApi,service,job} MetricName=\\"OrdersExpired\\" service=\\"chain-data-api\\"`,
+      'MetricName=\\"DepositsCounted\\"',
+      'MetricName=\\"RecordsFailed\\"',
     ]) {
       expect(body, text).toContain(text);
     }

@@ -3,7 +3,8 @@
  * environment of an invocation with active tracing (a trace header, the X-Ray daemon's address) and a
  * UDP socket at that address standing in for the daemon. What an operator sees in X-Ray: a subsegment
  * per request named after its route, annotated with the route, its status, ColdStart and Service, and a
- * DynamoDB subsegment for each call of the request, all in the invocation's trace.
+ * DynamoDB subsegment for each call of the request, all in the invocation's trace; and the same for a
+ * scheduled job (shared/observability/job-metrics.ts): a subsegment per invocation named after the job.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
@@ -14,22 +15,26 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApiEvent } from '../../scripts/lib/api-event';
+import { jobs } from '../../shared/jobs';
 import { routes } from '../../shared/routes';
 import { useTestTable } from '../support/table';
 import { bundleRoute } from './support/bundle-route';
 
 const ROUTE = routes.find((route) => route.id === 'GetOrder')!;
+const JOB = jobs.find((job) => job.id === 'ExpireOrders')!;
 const TRACE_ID = '1-67891233-abcdef012345678912345678';
 
 useTestTable('tracer-bundle');
 
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-tracer-bundle-'));
 let assetDir: string;
+let jobAssetDir: string;
 let daemon: Socket;
 const received: Record<string, any>[] = [];
 
 beforeAll(async () => {
   assetDir = bundleRoute(ROUTE, outdir, { tracerSdk: true });
+  jobAssetDir = bundleRoute(JOB, outdir, { tracerSdk: true });
   daemon = createSocket('udp4');
   daemon.on('message', (message) => {
     // Each datagram: a JSON header line, then the (sub)segment document.
@@ -91,6 +96,24 @@ it('sends the route subsegment, annotated, with a DynamoDB subsegment per call, 
   expect(segment, JSON.stringify(received)).toBeDefined();
   expect(segment!.trace_id).toBe(TRACE_ID);
   expect(segment!.annotations).toMatchObject({ route: 'GET /orders/{id}', status: 404, ColdStart: true, Service: 'chain-data-api' });
+  const calls = [...(segment!.subsegments ?? []), ...received.filter((item) => item.parent_id === segment!.id)];
+  expect(calls.some((call: any) => call.name === 'DynamoDB' && call.aws?.operation === 'Query')).toBe(true);
+});
+
+it('sends a job invocation subsegment, annotated, with its DynamoDB subsegments, in the invocation trace', async () => {
+  const { handler } = (await import(pathToFileURL(join(jobAssetDir, 'index.mjs')).href)) as {
+    handler: () => Promise<{ examined: number; expired: number }>;
+  };
+  const result = await handler();
+  expect(result.expired).toBe(0);
+
+  const deadline = Date.now() + 5_000;
+  const jobSegment = () => received.find((segment) => segment.name === '## ExpireOrders');
+  while (!jobSegment() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  const segment = jobSegment();
+  expect(segment, JSON.stringify(received)).toBeDefined();
+  expect(segment!.trace_id).toBe(TRACE_ID);
+  expect(segment!.annotations).toMatchObject({ job: 'ExpireOrders', failed: false, ColdStart: true, Service: 'chain-data-api' });
   const calls = [...(segment!.subsegments ?? []), ...received.filter((item) => item.parent_id === segment!.id)];
   expect(calls.some((call: any) => call.name === 'DynamoDB' && call.aws?.operation === 'Query')).toBe(true);
 });

@@ -94,6 +94,13 @@ describe('each document describes its base URL', () => {
         }
         if (route.example.body !== undefined) expect(statuses).toEqual(expect.arrayContaining(['413', '415']));
         expect(errorSchema('default')).toBe(`#/components/schemas/${group.charAt(0).toUpperCase()}${group.slice(1)}Error`);
+        // A busy table: 503 with Retry-After, in the group's format, on every route that reads or writes it.
+        if (route.table.read || route.table.write.length > 0) {
+          expect(errorSchema('503')).toBe(`#/components/schemas/${group.charAt(0).toUpperCase()}${group.slice(1)}Error`);
+          expect(operation.responses['503'].headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 });
+        } else {
+          expect(statuses).not.toContain('503');
+        }
         for (const status of statuses.filter((candidate) => !candidate.startsWith('2'))) {
           const ref = errorSchema(status);
           expect(documents[api].components.schemas[ref.split('/').pop()!], ref).toBeDefined();

@@ -14,7 +14,10 @@ import type { Route } from '../../../shared/routes';
 
 const CDK_CONTEXT: Record<string, unknown> = JSON.parse(readFileSync(resolve(REPO_ROOT, 'cdk.json'), 'utf8')).context;
 
-export function bundleRoute(route: Route, outdir: string, options: { tracerSdk?: boolean } = {}): string {
+/** A route, or any function row with a handler and its table access (a job of shared/jobs.ts). */
+export type BundledFunction = Pick<Route, 'id' | 'handler' | 'table'> & { assets?: Route['assets'] };
+
+export function bundleRoute(route: BundledFunction, outdir: string, options: { tracerSdk?: boolean } = {}): string {
   const app = new App({ outdir, context: { ...CDK_CONTEXT, 'aws:cdk:enable-asset-metadata': true } });
   const stack = new Stack(app, `${route.id}BundleStack`);
   const table = new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
