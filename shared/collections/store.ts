@@ -3,7 +3,7 @@
  * (C1 - C3, see docs/access-patterns.md; keys in shared/table/keys.ts, collectionKeys), through the
  * table layer (shared/db/operations.ts). Nothing else touches the table for collections.
  */
-import { batchGetItems, getItem, queryAll, queryPage, transactWrite, type Item, type TransactItem } from '../db/operations';
+import { batchGetItems, getItem, queryAll, transactWrite, type Item, type TransactItem } from '../db/operations';
 import { RetriesExhaustedError } from '../db/retry';
 import { BusyError, ConflictError } from '../errors';
 import { logger } from '../observability/logger';
@@ -109,13 +109,15 @@ export async function countRangeEntries(ranges: readonly KeyRange[], options: { 
 
 /** C1, page 1: the newest `limit` collections of a range (one Query, sent with the counter read). */
 export async function readNewest(range: KeyRange, limit: number): Promise<Collection[]> {
-  const { items } = await queryPage({
-    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-    ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-    ExpressionAttributeValues: { ':pk': range.pk, ':prefix': range.skPrefix },
-    ScanIndexForward: false,
-    Limit: limit,
-  });
+  const { items } = await queryAll(
+    {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': range.pk, ':prefix': range.skPrefix },
+      ScanIndexForward: false,
+    },
+    { limit },
+  );
   return items.map(toCollection);
 }
 

@@ -6,7 +6,7 @@
  *    numbered range (order-list.ts): one Query at offset 0, a GetItem of the range's counter and one
  *    Query at any other offset. Never a Scan, nothing skipped.
  */
-import { getItem, queryAll, queryPage, rangeQuery } from '../db/operations';
+import { getItem, queryAll, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
 import { type ItemKey, listPosition, orderKeys } from '../table/keys';
 import { now } from './clock';
@@ -64,14 +64,17 @@ export async function listOrders(query: ListOrdersQuery): Promise<Order[]> {
   const range = query.creatorAddress ? orderKeys.creatorOrders(query.creatorAddress) : orderKeys.allOrders();
   let copies: StoredOrder[];
   if (query.offset === 0) {
-    // The counter and the newest `limit` copies, in one Query (the counter's sort key is above them).
-    const { items } = await queryPage<StoredOrder & ItemKey & { count?: number }>({
-      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-      ExpressionAttributeValues: { ':pk': range.pk, ':prefix': range.skPrefix },
-      ScanIndexForward: false,
-      Limit: query.limit + 1,
-    });
+    // The counter and the newest `limit` copies, in one Query (the counter's sort key is above them;
+    // more than one Query call only when the page's orders exceed 1 MB).
+    const { items } = await queryAll<StoredOrder & ItemKey & { count?: number }>(
+      {
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': range.pk, ':prefix': range.skPrefix },
+        ScanIndexForward: false,
+      },
+      { limit: query.limit + 1 },
+    );
     const counter = items[0]?.sk === orderKeys.listCounter(range).sk ? items.shift() : undefined;
     const lowest = Number(counter?.count ?? 0) - query.limit + 1;
     copies = items.filter((item) => listPosition(item.sk) >= lowest);
@@ -80,7 +83,7 @@ export async function listOrders(query: ListOrdersQuery): Promise<Order[]> {
     const high = Number(counter?.count ?? 0) - query.offset;
     if (high < 1) return [];
     const low = Math.max(1, high - query.limit + 1);
-    const { items } = await queryPage<StoredOrder>({
+    const { items } = await queryAll<StoredOrder>({
       KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
       ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
       ExpressionAttributeValues: { ':pk': range.pk, ':low': positionKey(low), ':high': positionKey(high) },

@@ -118,6 +118,23 @@ describe('numbered order lists', () => {
     await db.send(new DeleteCommand({ TableName: table.name, Key: orderKeys.listEntry(range, await positionOf(ids[1]!)) }));
     expect(await Promise.all(await pages())).toEqual([[ids[5], ids[4]], [ids[2]], [ids[0]]]);
   });
+
+  it('serves a page of orders larger than 1 MB whole (one Query call per MB), at offset 0 and deeper', async () => {
+    const creator = `0x${'8'.repeat(39)}2`;
+    const contract = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    // 24 KiB of calldata each (the most a custom order takes): 60 orders are about 3 MB.
+    const data = `0x${'ab'.repeat(24 * 1024)}`;
+    for (let index = 0; index < 60; index += 1) {
+      const response = await postOrder(
+        orderBody({ type: 'custom', creatorAddress: creator, payload: { data, to: contract, amount: String(index) } }),
+      );
+      expect(response.status).toBe(200);
+    }
+    const first = await list(`creatorAddress=${creator}&limit=50`);
+    expect(first.map((order) => order.payload.amount)).toEqual(Array.from({ length: 50 }, (_, index) => String(59 - index)));
+    const deeper = await list(`creatorAddress=${creator}&limit=50&offset=5`);
+    expect(deeper.map((order) => order.payload.amount)).toEqual(Array.from({ length: 50 }, (_, index) => String(54 - index)));
+  });
 });
 
 /** An ETH order of CREATOR on the local chain (31337), whose deposit the synthetic block below pays. */
