@@ -15,7 +15,6 @@
  */
 import { batchGetItems, type TransactItem } from '../db/operations';
 import { type ItemKey, type KeyRange, keyId, orderKeys } from '../table/keys';
-import type { StoredOrder } from './orders';
 
 /** What an order's list copy holds: every attribute `toOrder` reads, and its retention `ttl`. */
 export const ORDER_LIST_FIELDS = [
@@ -55,6 +54,12 @@ export interface ListedOrder {
   listPositions?: number[];
 }
 
+/** An order as stored (orders.ts `StoredOrder`), as far as its list copies go. */
+export type ListedOrderItem = ListedOrder & {
+  onrampMetadata?: (Record<string, unknown> & { ipAddress?: string }) | null;
+  [attribute: string]: unknown;
+};
+
 /** The ranges an order is listed in: every order (O12), then its creator's (O11) when it names one. */
 export function orderListRanges(order: { creatorAddress?: string | null }): KeyRange[] {
   return [orderKeys.allOrders(), ...(order.creatorAddress ? [orderKeys.creatorOrders(order.creatorAddress)] : [])];
@@ -80,7 +85,7 @@ export async function readListCounters(ranges: readonly KeyRange[]): Promise<num
 }
 
 /** The list copy of an order as stored. The caller's IP address is not copied. */
-export function orderListCopy(order: StoredOrder): Record<string, unknown> {
+export function orderListCopy(order: ListedOrderItem): Record<string, unknown> {
   const copy: Record<string, unknown> = { entity: 'orderListEntry' };
   for (const field of ORDER_LIST_FIELDS) if (order[field] !== undefined) copy[field] = order[field];
   if (order.onrampMetadata) {
@@ -95,7 +100,7 @@ export function orderListCopy(order: StoredOrder): Record<string, unknown> {
  * transaction: a copy per range and each counter moved from `counts[i]` to `counts[i] + 1` on
  * condition that it still holds `counts[i]`. `order.listPositions` must be `counts[i] + 1`.
  */
-export function listNewOrderItems(order: StoredOrder, counts: readonly number[]): TransactItem[] {
+export function listNewOrderItems(order: ListedOrderItem, counts: readonly number[]): TransactItem[] {
   const ranges = orderListRanges(order);
   const copy = orderListCopy(order);
   const puts = ranges.map((range, index) => ({ Put: { Item: { ...orderKeys.listEntry(range, counts[index]! + 1), ...copy } } }));
