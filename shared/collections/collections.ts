@@ -5,17 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { isAddressEqual, type Hex } from 'viem';
 import { InvalidRequestError, NotFoundError } from '../errors';
 import type { CollectionsConfig } from './config';
-import { chooseRange, entryMatches, filterTerms, rangesToCount } from './plan';
+import { chooseRange, entryMatches, filterTerms, planList } from './plan';
 import type { Collection, CreateCollectionBody, ListCollectionsQuery } from './schemas';
 import { collectionTypedData, predictedAddressOf, recoverCollectionSigner, toAddress, type SignedCollectionMetadata } from './signing';
-import {
-  countRangeEntries,
-  getCollectionByAddress,
-  getCollectionsByAddress,
-  putNewCollection,
-  readRangeEntries,
-  readRangePage,
-} from './store';
+import { countRangeEntries, getCollectionByAddress, putNewCollection, readNewest, readPositions, readRange } from './store';
 
 // ---------------------------------------------------------------------------------------------------
 // GET /collections
@@ -28,21 +21,25 @@ export interface CollectionsPage {
 /**
  * One page of the collections matching every filter, newest first, with the number of matches
  * (C1 and C3, see docs/access-patterns.md).
- * No filter or one filter: the range's counter is `total`, read in parallel with the page (the range's
- * first page * limit entries, keys and address only, one Query). Several filters: the smallest range (counters read
- * with one BatchGetItem) is read whole, at most `combinationScanLimit` entries, and the other filters
- * are checked on its entries.
+ * A range of its own (no filter, one filter, one filter with chainId): its counter is `total` and
+ * gives the page's positions; page 1 is read with the counter, any other page after it (two round
+ * trips), reading only the page's collections. Other combinations: the candidates' counters (one
+ * BatchGetItem) pick the smallest range, read whole (at most `combinationScanLimit` collections),
+ * and the other filters are checked on its collections.
  */
 export async function listCollections(query: ListCollectionsQuery, config: CollectionsConfig): Promise<CollectionsPage> {
   const terms = filterTerms(query);
   const offset = (query.page - 1) * query.limit;
-  const ranges = rangesToCount(terms);
-  if (ranges.length === 1) {
-    // One range answers the request: its counter and its page are read at once (two round trips in all).
-    const [[count], addresses] = await Promise.all([countRangeEntries(ranges), readRangePage(ranges[0]!, offset, query.limit)]);
-    return { total: count ?? 0, collections: await getCollectionsByAddress(addresses) };
+  const plan = planList(terms);
+  if ('exact' in plan) {
+    if (offset === 0) {
+      const [[count], collections] = await Promise.all([countRangeEntries([plan.exact]), readNewest(plan.exact, query.limit)]);
+      return { total: count ?? 0, collections };
+    }
+    const [count = 0] = await countRangeEntries([plan.exact]);
+    return { total: count, collections: await readPositions(plan.exact, count, offset, query.limit) };
   }
-  const choice = chooseRange(terms, await countRangeEntries(ranges));
+  const choice = chooseRange(terms, plan.candidates, await countRangeEntries(plan.candidates.map((candidate) => candidate.range)));
   if (choice.count === 0) return { total: 0, collections: [] };
   if (choice.count > config.combinationScanLimit) {
     const fields = terms.map((term) => term.field).join(', ');
@@ -51,9 +48,8 @@ export async function listCollections(query: ListCollectionsQuery, config: Colle
         'narrow it with a more selective filter such as creator, gameOwner or gameId',
     );
   }
-  const matching = (await readRangeEntries(choice.range)).filter((entry) => entryMatches(entry, choice.checks));
-  const page = matching.slice(offset, offset + query.limit).map((entry) => entry.address);
-  return { total: matching.length, collections: await getCollectionsByAddress(page) };
+  const matching = (await readRange(choice.range)).filter((collection) => entryMatches(collection, choice.checks));
+  return { total: matching.length, collections: matching.slice(offset, offset + query.limit) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -122,8 +118,7 @@ export async function createCollection(body: CreateCollectionBody, config: Colle
     whitelistMerkleRoot: metadata.whitelistMerkleRoot,
     ...(body.referrer === undefined ? {} : { referrer: body.referrer }),
   };
-  await putNewCollection(collection);
-  return collection;
+  return putNewCollection(collection);
 }
 
 // ---------------------------------------------------------------------------------------------------

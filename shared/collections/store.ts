@@ -3,132 +3,195 @@
  * (C1 - C3, see docs/access-patterns.md; keys in shared/table/keys.ts, collectionKeys), through the
  * table layer (shared/db/operations.ts). Nothing else touches the table for collections.
  */
-import {
-  batchGetItems,
-  getItem,
-  queryAll,
-  rangeQuery,
-  transactWrite,
-  type Item,
-  type QueryInput,
-  type TransactItem,
-} from '../db/operations';
+import { batchGetItems, getItem, queryAll, transactWrite, type Item, type TransactItem } from '../db/operations';
 import { RetriesExhaustedError } from '../db/retry';
 import { BusyError, ConflictError } from '../errors';
 import { logger } from '../observability/logger';
 import { collectionKeys, keyId, type KeyRange } from '../table/keys';
-import { listEntryOf, type ListEntry } from './plan';
+import { collectionRanges } from './plan';
 import { collectionSchema, type Collection } from './schemas';
 
 // ---------------------------------------------------------------------------------------------------
-// C2 + C1 writes: create a collection with its list entries and counters, atomically
+// C2 + C1 writes: create a collection with its numbered list copies, atomically
 
 /**
- * Writes the collection, one entry in every list range it belongs to and +1 on each range's counter,
- * in ONE transaction conditioned on the collection not existing: a duplicate is a conflict and
- * writes nothing. A transaction cancelled by other creations updating the same counters is retried
- * by the table layer; when they keep conflicting, the table is busy (503, retry shortly).
+ * Attempts of a creation that keeps losing its list positions to concurrent creations, before a 503,
+ * and the pause before each new attempt: short and random (up to 250 ms), since a lost position means
+ * another creation just committed, and the next attempt reads fresh counters.
  */
-export async function putNewCollection(collection: Collection): Promise<void> {
-  const { entry, ranges } = listEntryOf(collection);
-  const sk = collectionKeys.listSortKey(Date.parse(collection.createdAt), collection.uuid, collection.predictedAddress);
-  const items: TransactItem[] = [
-    {
-      Put: {
-        Item: { ...collectionKeys.collection(collection.predictedAddress), ...collection },
-        ConditionExpression: 'attribute_not_exists(pk)',
+const CREATION_ATTEMPTS = 25;
+const positionRetryPause = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
+
+/**
+ * Writes the collection and a copy of it at the next position of every list range it belongs to,
+ * moving each range's counter on, in ONE transaction conditioned on the collection not existing (a
+ * duplicate is a conflict and writes nothing) and on each counter still holding what was read
+ * (strongly consistent, just before): a creation that lost a position to a concurrent one reads the
+ * counters again and retries, with a new `createdAt`. A transaction cancelled by other transactions
+ * on the same items is retried by the table layer. When either keeps failing, the table is busy
+ * (503, retry shortly). Returns the collection as stored.
+ */
+export async function putNewCollection(collection: Collection): Promise<Collection> {
+  return numberingQueue(() => numberAndPut(collection));
+}
+
+async function numberAndPut(collection: Collection): Promise<Collection> {
+  const ranges = collectionRanges(collection);
+  for (let attempt = 1; ; attempt += 1) {
+    const counts = await countRangeEntries(ranges, { consistent: true });
+    const stored = attempt === 1 ? collection : { ...collection, createdAt: new Date().toISOString() };
+    const items: TransactItem[] = [
+      {
+        Put: {
+          Item: { ...collectionKeys.collection(stored.predictedAddress), ...stored },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
       },
-    },
-    ...ranges.map((range) => ({ Put: { Item: { pk: range.pk, sk, ...entry } } })),
-    ...ranges.map((range) => ({
-      Update: {
-        Key: collectionKeys.counter(range),
-        UpdateExpression: 'ADD #count :one',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: { ':one': 1 },
-      },
-    })),
-  ];
-  let outcome;
-  try {
-    // A request the SDK resends after DynamoDB applied it is not applied twice.
-    outcome = await transactWrite(items, { idempotent: true });
-  } catch (error) {
-    if (!(error instanceof RetriesExhaustedError)) throw error;
-    logger.warn('Collection creation kept conflicting', { predictedAddress: collection.predictedAddress });
-    throw new BusyError('Too many collections are being created at once; retry shortly');
+      ...ranges.map((range, index) => ({ Put: { Item: { ...collectionKeys.listEntry(range, counts[index]! + 1), ...stored } } })),
+      ...ranges.map((range, index) => counterUpdate(collectionKeys.counter(range), counts[index]!)),
+    ];
+    let outcome;
+    try {
+      // A request the SDK resends after DynamoDB applied it is not applied twice.
+      outcome = await transactWrite(items, { idempotent: true });
+    } catch (error) {
+      if (!(error instanceof RetriesExhaustedError)) throw error;
+      logger.warn('Collection creation kept conflicting', { predictedAddress: collection.predictedAddress });
+      throw new BusyError('Too many collections are being created at once; retry shortly');
+    }
+    if (outcome.committed) return stored;
+    if (outcome.failedConditions.includes(0))
+      throw new ConflictError(`A collection with predictedAddress ${collection.predictedAddress} already exists`);
+    if (attempt >= CREATION_ATTEMPTS) {
+      logger.warn('Collection creation kept losing its list positions', { predictedAddress: collection.predictedAddress });
+      throw new BusyError('Too many collections are being created at once; retry shortly');
+    }
+    await positionRetryPause(attempt);
   }
-  if (!outcome.committed) throw new ConflictError(`A collection with predictedAddress ${collection.predictedAddress} already exists`);
+}
+
+/** A counter moved from `current` to `current + 1`, on condition that it still holds `current`. */
+function counterUpdate(key: { pk: string; sk: string }, current: number): TransactItem {
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: 'SET #count = :next',
+      ConditionExpression: current === 0 ? 'attribute_not_exists(#count)' : '#count = :current',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: current === 0 ? { ':next': 1 } : { ':next': current + 1, ':current': current },
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
 // C2: one collection by predicted address
 
+/** Strongly consistent: a collection is readable right after its 201. */
 export async function getCollectionByAddress(predictedAddress: string): Promise<Collection | undefined> {
   const item = await getItem(collectionKeys.collection(predictedAddress), { consistent: true });
   return item ? toCollection(item) : undefined;
 }
 
-/**
- * C1: the collections of one page, in the order of `addresses` (one BatchGetItem for a page of at
- * most 100). Strongly consistent, so an entry's collection (written in the same transaction) is
- * always found.
- */
-export async function getCollectionsByAddress(addresses: readonly string[]): Promise<Collection[]> {
-  if (addresses.length === 0) return [];
-  const keys = addresses.map((address) => collectionKeys.collection(address));
-  const found = await batchGetItems(keys, { consistent: true });
-  const collections: Collection[] = [];
-  keys.forEach((key, index) => {
-    const item = found.get(keyId(key));
-    if (item) collections.push(toCollection(item));
-    else logger.error('List entry without its collection', { predictedAddress: addresses[index] });
-  });
-  return collections;
-}
-
 // ---------------------------------------------------------------------------------------------------
-// C1 / C3: counters and list ranges
+// C1 / C3: counters and list ranges (eventually consistent: a list may miss a creation of the last second)
 
-/** The counter of each range (0 for a range never written), with one BatchGetItem. */
-export async function countRangeEntries(ranges: readonly KeyRange[]): Promise<number[]> {
+/** The counter of each range (0 for a range never written): one GetItem, or one BatchGetItem for several. */
+export async function countRangeEntries(ranges: readonly KeyRange[], options: { consistent?: boolean } = {}): Promise<number[]> {
   const keys = ranges.map((range) => collectionKeys.counter(range));
-  const found = await batchGetItems(keys);
+  if (keys.length === 1) {
+    const counter = await getItem<{ count?: number }>(keys[0]!, { consistent: options.consistent });
+    return [Number(counter?.count ?? 0)];
+  }
+  const found = await batchGetItems(keys, { consistent: options.consistent });
   return keys.map((key) => Number(found.get(keyId(key))?.count ?? 0));
 }
 
-/**
- * C1: the predicted addresses of entries `offset + 1 .. offset + limit` of a range, newest first: one
- * Query of `offset + limit` small entries (keys and address), the first `offset` skipped. An entry is
- * about 150 bytes, so a page deep in the range still fits one Query response (1 MB) up to the page cap.
- */
-export async function readRangePage(range: KeyRange, offset: number, limit: number): Promise<string[]> {
-  const { items } = await queryAll(newestFirst(range, ['address']), { limit: offset + limit });
-  return items.slice(offset).map((item) => item.address as string);
+/** C1, page 1: the newest `limit` collections of a range (one Query, sent with the counter read). */
+export async function readNewest(range: KeyRange, limit: number): Promise<Collection[]> {
+  const { items } = await queryAll(
+    {
+      KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': range.pk, ':prefix': range.skPrefix },
+      ScanIndexForward: false,
+    },
+    { limit },
+  );
+  return items.map(toCollection);
 }
 
 /**
- * C3: every entry of a range, newest first, with the filter values to check on it. The caller bounds
- * the work by the range's counter (COLLECTION_COMBINATION_SCAN_LIMIT).
+ * C1, any page: collections `offset + 1 .. offset + limit` of a range counted `count`, newest first:
+ * positions [count - offset - limit + 1, count - offset], one Query of exactly those copies.
  */
-export async function readRangeEntries(range: KeyRange): Promise<ListEntry[]> {
-  const { items } = await queryAll(newestFirst(range, ['address', 'creator', 'gameOwner', 'symbol', 'chainId', 'referrer', 'gameId']));
-  return items as unknown as ListEntry[];
+export async function readPositions(range: KeyRange, count: number, offset: number, limit: number): Promise<Collection[]> {
+  const high = count - offset;
+  if (high < 1) return [];
+  const low = Math.max(1, high - limit + 1);
+  const { items } = await queryAll({
+    KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+    ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+    ExpressionAttributeValues: {
+      ':pk': range.pk,
+      ':low': collectionKeys.listEntry(range, low).sk,
+      ':high': collectionKeys.listEntry(range, high).sk,
+    },
+    ScanIndexForward: false,
+  });
+  return items.map(toCollection);
+}
+
+/**
+ * C3: every collection of a range, newest first (full copies: the filters are checked on them and
+ * the page is cut from them). The caller bounds the work by the range's counter
+ * (COLLECTION_COMBINATION_SCAN_LIMIT).
+ */
+export async function readRange(range: KeyRange): Promise<Collection[]> {
+  const { items } = await queryAll({
+    KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+    ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+    ExpressionAttributeValues: { ':pk': range.pk, ':prefix': range.skPrefix },
+    ScanIndexForward: false,
+  });
+  return items.map(toCollection);
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
-/** The Query of a list range, newest first, projecting the keys and `attributes`. */
-function newestFirst(range: KeyRange, attributes: readonly string[]): QueryInput {
-  const query = rangeQuery(range);
-  const names: Record<string, string> = { ...query.ExpressionAttributeNames, '#sk': 'sk' };
-  for (const [index, attribute] of attributes.entries()) names[`#a${index}`] = attribute;
-  return { ...query, ExpressionAttributeNames: names, ProjectionExpression: Object.keys(names).join(', '), ScanIndexForward: false };
-}
-
 /** The stored item as the Collection resource: its fields in the resource's order, keys left out. */
 function toCollection(item: Item): Collection {
   const fields = Object.keys(collectionSchema.entries).filter((field) => item[field] !== undefined);
   return Object.fromEntries(fields.map((field) => [field, item[field]])) as Collection;
+}
+
+/**
+ * Creations of this process that number their list copies at once: 4. Every creation moves the
+ * unfiltered range's counter, so creations running together mostly cancel each other (each lost race
+ * costs a counter read and a transaction); a Lambda container serves one request at a time, but the
+ * local gateway and the benchmark's dataset build serve many, and queueing them here keeps a burst
+ * from multiplying its own work. Creations of other processes still race, through the conditions.
+ */
+const numberingQueue = localQueue(4);
+
+/**
+ * At most `limit` calls of the returned function run at once in this process; the others wait their
+ * turn, first come first served. `work` learns whether it waited.
+ */
+function localQueue(limit: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(work: (waited: boolean) => Promise<T>): Promise<T> => {
+    const waited = running >= limit;
+    if (waited) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running += 1;
+    try {
+      return await work(waited);
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
 }

@@ -2,12 +2,13 @@
  * The order reads AnySpend's client makes (see docs/access-patterns.md):
  *  - GET /orders/{id} (O10): the order with its transactions, from ONE consistent Query on the order's
  *    partition, which holds the order item and the deposit items deposit detection wrote (O7);
- *  - GET /orders (O11 by creator, O12 every order): `offset + limit` key-only pointers newest first
- *    from one range, then one BatchGetItem of the orders they name. Two round trips, never a Scan.
+ *  - GET /orders (O11 by creator, O12 every order): the list copies at the page's positions of one
+ *    numbered range (order-list.ts): one Query at offset 0, a GetItem of the range's counter and one
+ *    Query at any other offset. Never a Scan, nothing skipped.
  */
-import { batchGetItems, queryAll, rangeQuery } from '../db/operations';
+import { getItem, queryAll, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
-import { type ItemKey, keyId, orderKeys } from '../table/keys';
+import { type ItemKey, listPosition, orderKeys } from '../table/keys';
 import { now } from './clock';
 import type { OrderDepositRecord } from './deposits';
 import { type StoredOrder, toOrder } from './orders';
@@ -54,23 +55,44 @@ function toDepositTx(orderId: string, deposit: OrderDepositRecord): DepositTx {
 }
 
 /**
- * GET /orders: orders newest first, of one creator (any letter case) or of everyone. Reads the
- * first `offset + limit` pointers of the range (key-only items, about 110 bytes each) and the page's
- * orders with one BatchGetItem (limit <= 100 keys), both strongly consistent, so a page reflects
- * every order created before it and each order's current status.
+ * GET /orders: orders newest first, of one creator (any letter case) or of everyone; offset N is the
+ * order N places below the newest of the range's positions (an order gone past its retention leaves
+ * its position empty: a page holds the orders left in its positions). Eventually consistent reads:
+ * a page may miss a change made within the last second; GET /orders/{id} reads the order consistently.
  */
 export async function listOrders(query: ListOrdersQuery): Promise<Order[]> {
   const range = query.creatorAddress ? orderKeys.creatorOrders(query.creatorAddress) : orderKeys.allOrders();
-  const { items: pointers } = await queryAll<ItemKey>(
-    { ...rangeQuery(range), ScanIndexForward: false, ConsistentRead: true },
-    { limit: query.offset + query.limit },
-  );
-  const keys = pointers.slice(query.offset).map((pointer) => orderKeys.order(orderKeys.orderIdOfPointer(pointer.sk)));
-  if (keys.length === 0) return [];
-  const found = await batchGetItems<StoredOrder>(keys, { consistent: true });
+  let copies: StoredOrder[];
+  if (query.offset === 0) {
+    // The counter and the newest `limit` copies, in one Query (the counter's sort key is above them;
+    // more than one Query call only when the page's orders exceed 1 MB).
+    const { items } = await queryAll<StoredOrder & ItemKey & { count?: number }>(
+      {
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': range.pk, ':prefix': range.skPrefix },
+        ScanIndexForward: false,
+      },
+      { limit: query.limit + 1 },
+    );
+    const counter = items[0]?.sk === orderKeys.listCounter(range).sk ? items.shift() : undefined;
+    const lowest = Number(counter?.count ?? 0) - query.limit + 1;
+    copies = items.filter((item) => listPosition(item.sk) >= lowest);
+  } else {
+    const counter = await getItem<{ count?: number }>(orderKeys.listCounter(range));
+    const high = Number(counter?.count ?? 0) - query.offset;
+    if (high < 1) return [];
+    const low = Math.max(1, high - query.limit + 1);
+    const { items } = await queryAll<StoredOrder>({
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': range.pk, ':low': positionKey(low), ':high': positionKey(high) },
+      ScanIndexForward: false,
+    });
+    copies = items;
+  }
   const at = now();
-  return keys.flatMap((key) => {
-    const stored = found.get(keyId(key));
-    return stored && isRetained(stored, at) ? [toOrder(stored, at)] : [];
-  });
+  return copies.filter((copy) => isRetained(copy, at)).map((copy) => toOrder(copy, at));
 }
+
+const positionKey = (position: number): string => orderKeys.listEntry({ pk: '' }, position).sk;

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getItem, queryAll, transactWrite, updateItem, type TransactItem } from '../db/operations';
-import { InvalidRequestError, NotFoundError } from '../errors';
+import { BusyError, InvalidRequestError, NotFoundError } from '../errors';
+import { logger } from '../observability/logger';
 import { orderKeys, pad } from '../table/keys';
 import { checkoutSessionConflict, linkOrderToSessionItem, sessionStatusAfterOrder, sessionUpdateItem } from './checkout-sessions';
 import { now } from './clock';
@@ -15,7 +16,8 @@ import { depositAddress } from './deposit-address';
 import { readFeeTokenBalance, standardFee } from './fees';
 import { onrampVendor } from './onramp';
 import { getPartner } from './partners';
-import { isRetained, keepOrderItems, orderPointerKeys, retentionTtl } from './retention';
+import { listCopyUpdates, listNewOrderItems, numberingQueue, orderListRanges, readListCounters } from './order-list';
+import { isRetained, keepOrderItems, retentionTtl } from './retention';
 import type { CreateOrderRequest, Order } from './schemas';
 import { canTransition, effectiveStatus, initialStatus, isWaiting, type OrderStatus, WIRE_STATUS } from './states';
 
@@ -39,6 +41,8 @@ export type StoredOrder = Omit<Order, 'onrampMetadata' | 'status' | 'type' | 'pa
   depositOrphaned?: boolean;
   /** DynamoDB TTL (epoch s) while the order is unpaid: expiry + retention (retention.ts); removed once paid. */
   ttl?: number;
+  /** Its position in each list range (order-list.ts, orderListRanges order); absent on orders created before the numbered lists. */
+  listPositions?: number[];
   [attribute: string]: unknown;
 };
 
@@ -52,66 +56,99 @@ export interface CreateOrderContext {
   alongside?: AlongsideWrite<Order>;
 }
 
-/** POST /orders: the order as created, with its checkout session linked in the same transaction. */
+/**
+ * Attempts of a creation that keeps losing its list positions to concurrent creations, before a 503,
+ * and the pause before each new attempt: short and random (up to 250 ms), since a lost position means
+ * another creation just committed, and the next attempt reads fresh counters.
+ */
+const CREATION_ATTEMPTS = 25;
+const positionRetryPause = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 10 * 2 ** attempt)));
+
+/**
+ * POST /orders: the order as created, with its checkout session linked and its list copies numbered
+ * in the same transaction. The list counters are read (with the partner and the fee balance) before
+ * the transaction, which moves each on condition: a creation that lost a position to a concurrent
+ * one is built again (same id, a new createdAt) against fresh counters, up to CREATION_ATTEMPTS times.
+ */
 export async function createOrder(request: CreateOrderRequest, context: CreateOrderContext): Promise<Creation<Order>> {
   const { config } = context;
-  const [partner, feeBalance] = await Promise.all([
+  const ranges = orderListRanges(request);
+  const [partner, feeBalance, firstCounts] = await Promise.all([
     request.partnerId === undefined ? undefined : getPartner(request.partnerId),
     readFeeTokenBalance(request.dstChain, request.recipientAddress, config.feeTokens),
+    readListCounters(ranges),
   ]);
   if (request.partnerId !== undefined && !partner) throw new InvalidRequestError(`partnerId: unknown partner "${request.partnerId}"`);
-
-  const order = buildOrder(request, context.sourceIp, config, {
+  const fee = {
     serviceFeeBps: config.serviceFeeBps,
     tokenToCheckBalance: feeBalance.token,
     balance: feeBalance.balance,
     decimals: feeBalance.decimals,
     partnerDiscountBps: partner?.discountBps ?? 0,
-  });
-  const created = toOrder(order, order.createdAt);
-  const ttl = retentionTtl(order.expiredAt, config.retentionDays);
+  };
+  const id = randomUUID();
+  // Counters read while this creation waited its turn are stale: read them again.
+  return numberingQueue(async (waited) => {
+    let counts = waited ? await readListCounters(ranges) : firstCounts;
+    for (let attempt = 1; ; attempt += 1) {
+      const order = buildOrder(id, request, context.sourceIp, config, fee);
+      order.listPositions = counts.map((count) => count + 1);
+      const created = toOrder(order, order.createdAt);
+      const ttl = retentionTtl(order.expiredAt, config.retentionDays);
+      const stored = { ...order, ttl };
 
-  const items: TransactItem[] = [
-    {
-      Put: {
-        Item: {
-          ...orderKeys.order(order.id),
-          ...orderKeys.awaitingDeposit(order.srcChain, order.globalAddress, order.id),
-          ...orderKeys.pendingExpiry(order.id, order.expiredAt),
-          entity: 'order',
-          ...order,
-          ttl,
+      const items: TransactItem[] = [
+        {
+          Put: {
+            Item: {
+              ...orderKeys.order(order.id),
+              ...orderKeys.awaitingDeposit(order.srcChain, order.globalAddress, order.id),
+              ...orderKeys.pendingExpiry(order.id, order.expiredAt),
+              entity: 'order',
+              ...stored,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    // O11 / O12: key-only list entries (every order; its creator's, when named), expiring with the order.
-    ...orderPointerKeys(order).map((pointer) => ({ Put: { Item: { ...pointer, ttl } } })),
-  ];
-  const sessionIndex = items.length;
-  if (request.checkoutSessionId) items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt));
-  const alongsideIndex = items.length;
-  if (context.alongside) items.push(context.alongside(created, order.createdAt));
+        // O11 / O12: the list copies at the next positions and their counters, expiring with the order.
+        ...listNewOrderItems(stored, counts),
+      ];
+      const listEnd = items.length;
+      const sessionIndex = items.length;
+      if (request.checkoutSessionId) items.push(linkOrderToSessionItem(request.checkoutSessionId, order.id, order.createdAt));
+      const alongsideIndex = items.length;
+      if (context.alongside) items.push(context.alongside(created, order.createdAt));
 
-  // A resend of a transaction DynamoDB applied (its answer lost to a timeout) succeeds, not applied twice.
-  const outcome = await transactWrite(items, { idempotent: true });
-  if (outcome.committed) return { created: true, value: created };
-  // A failed alongside write wins over any other failure (a lost idempotency race: the winner's response answers).
-  if (context.alongside && outcome.failedConditions.includes(alongsideIndex))
-    return { created: false, reason: 'alongside-condition-failed' };
-  if (request.checkoutSessionId && outcome.failedConditions.includes(sessionIndex)) {
-    throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);
-  }
-  throw new Error(`Order ${order.id} could not be written: conditions ${outcome.failedConditions.join(', ')} failed`);
+      // A resend of a transaction DynamoDB applied (its answer lost to a timeout) succeeds, not applied twice.
+      const outcome = await transactWrite(items, { idempotent: true });
+      if (outcome.committed) return { created: true, value: created };
+      // A failed alongside write wins over any other failure (a lost idempotency race: the winner's response answers).
+      if (context.alongside && outcome.failedConditions.includes(alongsideIndex))
+        return { created: false, reason: 'alongside-condition-failed' };
+      if (request.checkoutSessionId && outcome.failedConditions.includes(sessionIndex)) {
+        throw await checkoutSessionConflict(request.checkoutSessionId, order.createdAt);
+      }
+      const lostPositions = outcome.failedConditions.every((index) => index > 0 && index < listEnd);
+      if (!lostPositions)
+        throw new Error(`Order ${order.id} could not be written: conditions ${outcome.failedConditions.join(', ')} failed`);
+      if (attempt >= CREATION_ATTEMPTS) {
+        logger.warn('Order creation kept losing its list positions', { orderId: order.id });
+        throw new BusyError('Too many orders are being created at once; retry shortly');
+      }
+      await positionRetryPause(attempt);
+      counts = await readListCounters(ranges);
+    }
+  });
 }
 
 function buildOrder(
+  id: string,
   request: CreateOrderRequest,
   sourceIp: string,
   config: OrderConfig,
   fee: Parameters<typeof standardFee>[0],
 ): StoredOrder {
-  const id = randomUUID();
   const createdAt = now();
   const globalAddress = depositAddress(id, config);
   let onrampMetadata: StoredOrder['onrampMetadata'] = null;
@@ -307,7 +344,9 @@ export async function transitionOrder(orderId: string, to: OrderStatus, options:
     const sessionTtl = keep ? null : endsUnpaid && current.ttl !== undefined ? current.ttl : undefined;
     items.push(sessionUpdateItem(current.checkoutSessionId, orderId, sessionStatus, at, sessionTtl));
   }
-  if (keep) items.push(...keepOrderItems(current).filter((item) => !(sessionStatus && item.Update?.Key?.pk.startsWith('CHECKOUT#'))));
+  // The list copies follow, except for waiting -> expired: every reader derives that from expiredAt.
+  if (!(isWaiting(from) && to === 'expired')) items.push(...listCopyUpdates(current, set, keep));
+  if (keep) items.push(...keepOrderItems(current, { list: false, session: !sessionStatus }));
   if (items.length > 1) {
     const outcome = await transactWrite(items);
     return outcome.committed ? { applied: true, order: next } : { applied: false, reason: 'conflict', order: current };

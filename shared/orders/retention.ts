@@ -1,9 +1,10 @@
 /**
  * How long the orders group keeps what nobody paid for (DynamoDB TTL on the table's `ttl` attribute,
  * epoch seconds; shared/table/definition.ts):
- *  - an order, and its list pointers (O11, O12), carry `ttl` = its expiry + ORDER_RETENTION_DAYS from
- *    creation; the first deposit recorded for it, or any move to a paid state, removes the attribute
- *    from all of them (`keepOrderItems`): a paid order, or one holding money to refund, is kept;
+ *  - an order, and its list copies (O11, O12, order-list.ts), carry `ttl` = its expiry + ORDER_RETENTION_DAYS
+ *    from creation; the first deposit recorded for it, or any move to a paid state, removes the attribute
+ *    from all of them (`keepOrderItems`): a paid order, or one holding money to refund, is kept. An
+ *    order deleted this way leaves its list positions empty (docs/decisions/orders.md, GET /orders);
  *  - a checkout session carries `ttl` = its own expiry + the retention from creation; an order naming
  *    it removes the attribute (the session then follows its order); when that order ends unpaid
  *    (expired, or failed while waiting), the session gets the order's `ttl` again.
@@ -11,6 +12,7 @@
  */
 import type { TransactItem } from '../db/operations';
 import { orderKeys } from '../table/keys';
+import { listCopyUpdates, type ListedOrder } from './order-list';
 
 const DAY_SECONDS = 86_400;
 
@@ -25,41 +27,29 @@ export function isRetained(item: { ttl?: unknown }, at: number): boolean {
 }
 
 /** What `keepOrderItems` needs of an order. */
-export interface RetainedOrder {
+export interface RetainedOrder extends ListedOrder {
   id: string;
-  createdAt: number;
-  creatorAddress?: string | null;
   checkoutSessionId?: string;
 }
 
-/** The list pointers of an order (O11 every order, O12 its creator's), by key. */
-export function orderPointerKeys(order: RetainedOrder): { pk: string; sk: string }[] {
-  const sk = orderKeys.orderPointerSortKey(order.createdAt, order.id);
-  const ranges = [orderKeys.allOrders(), ...(order.creatorAddress ? [orderKeys.creatorOrders(order.creatorAddress)] : [])];
-  return ranges.map((range) => ({ pk: range.pk, sk }));
-}
-
-const removeTtl = (Key: { pk: string; sk: string }, condition?: string): TransactItem => ({
-  Update: {
-    Key,
-    UpdateExpression: 'REMOVE #ttl',
-    ...(condition ? { ConditionExpression: condition } : {}),
-    ExpressionAttributeNames: { '#ttl': 'ttl' },
-  },
-});
-
 /**
  * The writes that keep an order for good, to add to the transaction that records its payment: `ttl`
- * removed from its list pointers and its checkout session (the order item's own update removes it
- * there). A pointer is key-only, so an unconditional update re-creates one that an order older than
- * the pointers lacks, which is what it should have; the session must still be this order's.
+ * removed from its list copies (`list: false` when the caller updates them itself) and its checkout
+ * session (`session: false` likewise); the order item's own update removes it there. An order created
+ * before the numbered lists has no copies; the session must still be this order's.
  */
-export function keepOrderItems(order: RetainedOrder): TransactItem[] {
-  const items = orderPointerKeys(order).map((key) => removeTtl(key));
-  if (order.checkoutSessionId) {
-    const session = removeTtl(orderKeys.checkoutSession(order.checkoutSessionId), 'orderId = :orderId');
-    session.Update!.ExpressionAttributeValues = { ':orderId': order.id };
-    items.push(session);
+export function keepOrderItems(order: RetainedOrder, parts: { list?: boolean; session?: boolean } = {}): TransactItem[] {
+  const items = parts.list === false ? [] : listCopyUpdates(order, {}, true);
+  if (order.checkoutSessionId && parts.session !== false) {
+    items.push({
+      Update: {
+        Key: orderKeys.checkoutSession(order.checkoutSessionId),
+        UpdateExpression: 'REMOVE #ttl',
+        ConditionExpression: 'orderId = :orderId',
+        ExpressionAttributeNames: { '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':orderId': order.id },
+      },
+    });
   }
   return items;
 }

@@ -374,6 +374,17 @@ export const nftKeys = {
 export const TOKEN_TYPE_RANK: Record<TokenStandard, string> = { 'ERC-721': '1', 'ERC-1155': '2', 'ERC-404': '3', 'ERC-20': '4' };
 
 // ---------------------------------------------------------------------------------------------------
+// Numbered lists of the orders and collections groups (O11, O12, C1)
+
+/** The sort-key prefix of a numbered list's entries; `P#<12-digit position>`, position 1-based. */
+export const LIST_PREFIX = 'P#';
+/** The sort key of an order range's counter: `~` sorts after every digit, so newest first it comes first. */
+const LIST_COUNTER_SK = `${LIST_PREFIX}~COUNT`;
+const listEntryKey = (range: KeyRange, position: number): ItemKey => ({ pk: range.pk, sk: `${LIST_PREFIX}${pad(position, 12)}` });
+/** The position of a numbered list entry, from its sort key. */
+export const listPosition = (sortKey: string): number => Number(sortKey.slice(LIST_PREFIX.length));
+
+// ---------------------------------------------------------------------------------------------------
 // Orders (O1 - O12)
 
 export const orderKeys = {
@@ -406,16 +417,21 @@ export const orderKeys = {
    */
   orderPartition: (orderId: string): KeyRange => ({ pk: `ORDER#${orderId}` }),
   /**
-   * O11 / O12: the newest-first order lists of GET /orders. A key-only pointer item per order, written
-   * in the order's creation transaction and never updated: O11 one range per creator (lowercase
-   * address), O12 one range of every order. sk `<15-digit createdAt ms>#<orderId>`; a page Queries
-   * `offset + limit` pointers newest first, then BatchGets the orders they name (status stays current).
+   * O11 / O12: the newest-first order lists of GET /orders: O11 one range per creator (lowercase
+   * address), O12 one range of every order. Each range numbers its orders 1, 2, 3 ... in creation
+   * order: the order at position p is a copy of what the list shows of it (listEntry, sk `P#<12-digit
+   * p>`), written in the order's creation transaction together with the range's counter (listCounter)
+   * moved from p - 1 to p on condition (no two orders share a position, none is lost). Offset N of
+   * a range counted C is position C - N: a page is a GetItem of the counter and a Query of positions
+   * [C - N - limit + 1, C - N] (offset 0: one Query of the counter and the newest copies, the
+   * counter sorting above them). See shared/orders/order-list.ts.
    */
-  creatorOrders: (creatorAddress: string): KeyRange => ({ pk: `ORDERS#CREATOR#${lower(creatorAddress)}` }),
-  allOrders: (): KeyRange => ({ pk: 'ORDERS' }),
-  orderPointerSortKey: (createdAtMs: number, orderId: string): string => `${pad(createdAtMs, 15)}#${orderId}`,
-  /** The order id a pointer's sort key names. */
-  orderIdOfPointer: (sortKey: string): string => sortKey.slice(sortKey.indexOf('#') + 1),
+  creatorOrders: (creatorAddress: string): KeyRange => ({ pk: `ORDERS#CREATOR#${lower(creatorAddress)}`, skPrefix: LIST_PREFIX }),
+  allOrders: (): KeyRange => ({ pk: 'ORDERS', skPrefix: LIST_PREFIX }),
+  /** The list copy of the order at `position` (1-based) of an O11 / O12 range. */
+  listEntry: (range: KeyRange, position: number): ItemKey => listEntryKey(range, position),
+  /** The counter of an O11 / O12 range (`count`: positions given so far); it sorts above every entry. */
+  listCounter: (range: KeyRange): ItemKey => ({ pk: range.pk, sk: LIST_COUNTER_SK }),
   /** O7: every deposit recorded for an order (refunds, reconciliation). Query pk, begins_with(sk). */
   depositsRange: (orderId: string): KeyRange => ({ pk: `ORDER#${orderId}`, skPrefix: 'DEPOSIT#' }),
   /** O8: GSI1 on a deposit item: the deposits recorded from one block of a chain (undone when a reorg orphans it). */
@@ -458,24 +474,33 @@ export const collectionKeys = {
   /** C2: a collection by predicted address. GetItem; created with attribute_not_exists(pk) (409 on a duplicate). */
   collection: (predictedAddress: string): ItemKey => ({ pk: `COLLECTION#${lower(predictedAddress)}`, sk: 'COLLECTION' }),
   /**
-   * C1: the newest-first list, one range per filter value and one unfiltered range (`filter` absent).
-   * Each range holds one small entry per collection that matches (sk `<createdAt ms, 15 digits>#<uuid>#<predictedAddress>`,
-   * the predicted address and the six filter values, about 300 bytes), written in the same
-   * transaction as the collection, together with the range's counter (`total`). A page is one Query
-   * on the range (skipping `(page - 1) * limit` entries keys-only) and one BatchGetItem of the page's
-   * collections; small entries keep the skip cheap, since read units are charged by item size.
-   * C3: a combination reads the range of its most selective filter (smallest counter) and checks the
-   * other filters on the entries it reads (bounded: see shared/collections/config.ts).
+   * C1: the newest-first list, one range per filter value, one per (filter value, chainId) pair and one
+   * unfiltered range (`filter` absent). Each range numbers its collections 1, 2, 3 ... in creation
+   * order: position p holds a full copy of the collection (listEntry, sk `P#<12-digit p>`), written
+   * in the collection's creation transaction together with the range's counter (counter), moved from
+   * p - 1 to p on condition. Page n of a range counted C is positions [C - n * limit + 1, C - (n - 1) * limit]:
+   * one GetItem of the counter, then one Query of exactly those copies (page 1: both at once).
+   * C3: a combination without a range of its own reads the smallest range that covers part of it
+   * (counters with one BatchGetItem) and checks the other filters on its copies (bounded: see
+   * shared/collections/config.ts).
    */
   list: (filter?: { field: CollectionFilter; value: string | number }): KeyRange => ({
     pk: filter ? `COLLECTIONS#${filter.field}#${normaliseCollectionFilter(filter.field, filter.value)}` : 'COLLECTIONS#ALL',
+    skPrefix: LIST_PREFIX,
   }),
-  /** The creator chooses the uuid, so two collections may share it: the (unique) address keeps their entries apart. */
-  listSortKey: (createdAtMs: number, uuid: string, predictedAddress: string): string =>
-    `${pad(createdAtMs, 15)}#${uuid}#${lower(predictedAddress)}`,
   /**
-   * The counter of one list range (`count` = number of entries), each in its own partition so that
-   * concurrent creations spread their counter updates. Read with one BatchGetItem for all ranges.
+   * C1: the range of a filter value on one chain (`creator` + `chainId` ...). The chain id (digits)
+   * comes first, so that no single-filter range (`COLLECTIONS#chainId#<digits>` included) shares its pk.
+   */
+  listOnChain: (chainId: number, filter: { field: Exclude<CollectionFilter, 'chainId'>; value: string }): KeyRange => ({
+    pk: `COLLECTIONS#chainId#${chainId}#${filter.field}#${normaliseCollectionFilter(filter.field, filter.value)}`,
+    skPrefix: LIST_PREFIX,
+  }),
+  /** The copy of the collection at `position` (1-based) of a list range. */
+  listEntry: (range: KeyRange, position: number): ItemKey => listEntryKey(range, position),
+  /**
+   * The counter of one list range (`count` = positions given = collections in the range), each in
+   * its own partition. GetItem for one range, BatchGetItem for the candidates of a combination.
    */
   counter: (range: KeyRange): ItemKey => ({ pk: `COLLECTIONS-COUNT#${range.pk}`, sk: 'COUNT' }),
 };

@@ -81,7 +81,15 @@ const byPrefix = (items: Record<string, unknown>[], prefix: string) => items.fil
 /** Every item an order with a creator, a session and an Idempotency-Key consists of, once created. */
 function expectWholeOrder(items: Record<string, unknown>[], orderId: string, sessionId: string, key: Record<string, string>): void {
   expect(byPrefix(items, `ORDER#${orderId}`)).toHaveLength(1);
-  expect(items.filter((item) => String(item.sk).endsWith(`#${orderId}`))).toHaveLength(2); // every order's, its creator's list
+  // Its list copies (every order's, its creator's), each at its own position, and the two counters moved on.
+  const copies = items.filter((item) => item.entity === 'orderListEntry' && item.id === orderId);
+  expect(copies.map((copy) => String(copy.pk)).sort()).toEqual(
+    ['ORDERS', `ORDERS#CREATOR#${String(copies[0]?.creatorAddress).toLowerCase()}`].sort(),
+  );
+  for (const copy of copies)
+    expect(items.find((item) => item.pk === copy.pk && item.sk === 'P#~COUNT')?.count).toBe(
+      items.filter((item) => item.pk === copy.pk && item.entity === 'orderListEntry').length,
+    );
   expect(items.find((item) => item.pk === `CHECKOUT#${sessionId}`)).toMatchObject({ orderId, status: 'processing' });
   const claim = items.find((item) => item.pk === `IDEMPOTENCY#POST /orders#${key['idempotency-key']}`);
   expect(JSON.parse(String(claim?.response)).data.id).toBe(orderId);

@@ -1,6 +1,6 @@
 /**
- * 100 creations at once through the real handler: every one stored once, every list range and counter
- * exactly right, and a racing duplicate stored once.
+ * 100 creations at once through the real handler: every one stored once, every list range numbered
+ * 1..n without a gap or a shared position and its counter exactly right, and a racing duplicate stored once.
  */
 import { describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
@@ -59,23 +59,47 @@ describe('concurrent creation', () => {
       }
     }
 
-    // The table itself: one collection item per creation, one entry per range it belongs to, and
-    // counters equal to the entries of their range.
+    // Every filter value on each chain (its own range): the right total and collections.
+    for (const field of FILTERS.filter((name) => name !== 'chainId')) {
+      const pairs = new Set(
+        bodies.flatMap((body) => (valueFor(body, field) === undefined ? [] : [`${valueFor(body, field)}|${body.chainId}`])),
+      );
+      for (const pair of pairs) {
+        const [value, chainId] = pair.split('|');
+        const expected = created
+          .filter((_, i) => valueFor(bodies[i], field) === value && String(bodies[i].chainId) === chainId)
+          .map((c) => c.predictedAddress)
+          .sort();
+        const listed = await getCollections(`${field}=${value}&chainId=${chainId}&limit=100`);
+        expect(listed.body.total, pair).toBe(expected.length);
+        expect(listed.body.collections.map((c: any) => c.predictedAddress).sort(), pair).toEqual(expected);
+      }
+    }
+
+    // The table itself: one collection item per creation; one copy per range it belongs to (the
+    // unfiltered one, each filter value, each filter value but chainId on its chain), at positions
+    // 1..n of each range; counters equal to n.
     const items = await tableSnapshot(table.name);
     const collectionItems = items.filter((item) => String(item.pk).startsWith('COLLECTION#'));
     expect(collectionItems).toHaveLength(100);
     const entries = items.filter((item) => String(item.pk).startsWith('COLLECTIONS#'));
-    const expectedEntries = bodies.reduce(
-      (sum, body) => sum + 1 + FILTERS.filter((field) => valueFor(body, field) !== undefined).length,
-      0,
-    );
+    const expectedEntries = bodies.reduce((sum, body) => {
+      const filters = FILTERS.filter((field) => valueFor(body, field) !== undefined).length;
+      return sum + 1 + filters + (filters - 1);
+    }, 0);
     expect(entries).toHaveLength(expectedEntries);
-    const perRange = new Map<string, number>();
-    for (const entry of entries) perRange.set(String(entry.pk), (perRange.get(String(entry.pk)) ?? 0) + 1);
+    const perRange = new Map<string, number[]>();
+    for (const entry of entries)
+      perRange.set(String(entry.pk), [...(perRange.get(String(entry.pk)) ?? []), Number(String(entry.sk).slice(2))]);
+    for (const [pk, positions] of perRange)
+      expect(
+        positions.sort((a, b) => a - b),
+        pk,
+      ).toEqual(Array.from({ length: positions.length }, (_, i) => i + 1));
     const counters = items.filter((item) => String(item.pk).startsWith('COLLECTIONS-COUNT#'));
     expect(counters).toHaveLength(perRange.size);
     for (const counter of counters) {
-      expect(counter.count, String(counter.pk)).toBe(perRange.get(String(counter.pk).slice('COLLECTIONS-COUNT#'.length)));
+      expect(counter.count, String(counter.pk)).toBe(perRange.get(String(counter.pk).slice('COLLECTIONS-COUNT#'.length))?.length);
     }
   });
 

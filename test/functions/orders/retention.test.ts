@@ -27,13 +27,14 @@ async function item(key: { pk: string; sk: string }): Promise<Record<string, any
   return (await db.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }))).Item;
 }
 
-/** The order item, its two list pointers (every order, its creator's) and its session, as stored. */
+/** The order item, its two list copies (every order, its creator's, at the positions it records) and its session, as stored. */
 async function orderItems(order: { id: string; createdAt: number }, sessionId?: string) {
-  const sk = orderKeys.orderPointerSortKey(order.createdAt, order.id);
+  const stored = await item(orderKeys.order(order.id));
+  const [all, mine] = (stored?.listPositions ?? []) as number[];
   return {
-    order: await item(orderKeys.order(order.id)),
-    allPointer: await item({ pk: orderKeys.allOrders().pk, sk }),
-    creatorPointer: await item({ pk: orderKeys.creatorOrders(CREATOR).pk, sk }),
+    order: stored,
+    allPointer: await item(orderKeys.listEntry(orderKeys.allOrders(), all!)),
+    creatorPointer: await item(orderKeys.listEntry(orderKeys.creatorOrders(CREATOR), mine!)),
     session: sessionId ? await item(orderKeys.checkoutSession(sessionId)) : undefined,
   };
 }

@@ -1,58 +1,74 @@
 import { describe, expect, it } from 'vitest';
 import { collectionKeys } from '../../../shared/table/keys';
-import { chooseRange, entryMatches, filterTerms, listEntryOf, rangesToCount, type ListEntry } from '../../../shared/collections/plan';
+import { chooseRange, collectionRanges, entryMatches, filterTerms, planList, type FilterFields } from '../../../shared/collections/plan';
 
 const CREATOR = '0xAbCdEf0000000000000000000000000000000001';
 const OWNER = '0x00000000000000000000000000000000000000Aa';
 
-describe('combination planner', () => {
-  it('no filter reads the unfiltered range and checks nothing', () => {
-    const terms = filterTerms({});
-    expect(rangesToCount(terms)).toEqual([collectionKeys.list()]);
-    expect(chooseRange(terms, [42])).toEqual({ range: collectionKeys.list(), count: 42, checks: [] });
+describe('list planner', () => {
+  it('no filter, one filter, or one filter with chainId: a range of its own', () => {
+    expect(planList(filterTerms({}))).toEqual({ exact: collectionKeys.list() });
+    expect(planList(filterTerms({ symbol: 'ABC' }))).toEqual({ exact: collectionKeys.list({ field: 'symbol', value: 'ABC' }) });
+    expect(planList(filterTerms({ chainId: 8453 }))).toEqual({ exact: collectionKeys.list({ field: 'chainId', value: 8453 }) });
+    expect(planList(filterTerms({ creator: CREATOR, chainId: 8453 }))).toEqual({
+      exact: collectionKeys.listOnChain(8453, { field: 'creator', value: CREATOR }),
+    });
+    expect(collectionKeys.listOnChain(8453, { field: 'creator', value: CREATOR }).pk).toBe(
+      `COLLECTIONS#chainId#8453#creator#${CREATOR.toLowerCase()}`,
+    );
   });
 
-  it('one filter reads its own range', () => {
-    const terms = filterTerms({ symbol: 'ABC' });
-    expect(chooseRange(terms, [7])).toEqual({ range: collectionKeys.list({ field: 'symbol', value: 'ABC' }), count: 7, checks: [] });
-  });
-
-  it('a combination reads the range with the smallest counter and checks the others', () => {
+  it('another combination reads the candidate with the smallest counter and checks the rest', () => {
     const terms = filterTerms({ chainId: 8453, symbol: 'ABC', creator: CREATOR });
     // canonical order: creator, gameId, gameOwner, referrer, symbol, chainId
     expect(terms.map((term) => term.field)).toEqual(['creator', 'symbol', 'chainId']);
-    const choice = chooseRange(terms, [50, 3, 9000]);
-    expect(choice.range).toEqual(collectionKeys.list({ field: 'symbol', value: 'ABC' }));
-    expect(choice.count).toBe(3);
-    expect(choice.checks).toEqual([
-      { field: 'creator', value: CREATOR },
-      { field: 'chainId', value: 8453 },
+    const plan = planList(terms);
+    if (!('candidates' in plan)) throw new Error('expected candidates');
+    expect(plan.candidates.map((candidate) => candidate.range)).toEqual([
+      collectionKeys.list({ field: 'creator', value: CREATOR }),
+      collectionKeys.list({ field: 'symbol', value: 'ABC' }),
+      collectionKeys.list({ field: 'chainId', value: 8453 }),
+      collectionKeys.listOnChain(8453, { field: 'creator', value: CREATOR }),
+      collectionKeys.listOnChain(8453, { field: 'symbol', value: 'ABC' }),
     ]);
+    const single = chooseRange(terms, plan.candidates, [50, 3, 9000, 40, 4]);
+    expect(single).toEqual({
+      range: collectionKeys.list({ field: 'symbol', value: 'ABC' }),
+      count: 3,
+      checks: [
+        { field: 'creator', value: CREATOR },
+        { field: 'chainId', value: 8453 },
+      ],
+    });
+    const pair = chooseRange(terms, plan.candidates, [50, 9, 9000, 40, 2]);
+    expect(pair.range).toEqual(collectionKeys.listOnChain(8453, { field: 'symbol', value: 'ABC' }));
+    expect(pair.checks).toEqual([{ field: 'creator', value: CREATOR }]);
   });
 
   it('breaks ties by canonical order and reports an empty range', () => {
-    const terms = filterTerms({ chainId: 1, gameId: 'g', referrer: 'r' });
-    expect(chooseRange(terms, [4, 4, 4]).range).toEqual(collectionKeys.list({ field: 'gameId', value: 'g' }));
-    expect(chooseRange(terms, [4, 0, 4])).toMatchObject({ count: 0, range: collectionKeys.list({ field: 'referrer', value: 'r' }) });
+    const terms = filterTerms({ gameId: 'g', referrer: 'r' });
+    const plan = planList(terms);
+    if (!('candidates' in plan)) throw new Error('expected candidates');
+    expect(chooseRange(terms, plan.candidates, [4, 4]).range).toEqual(collectionKeys.list({ field: 'gameId', value: 'g' }));
+    expect(chooseRange(terms, plan.candidates, [4, 0])).toMatchObject({
+      count: 0,
+      range: collectionKeys.list({ field: 'referrer', value: 'r' }),
+    });
   });
 
-  it('refuses counts that do not match the ranges', () => {
-    expect(() => chooseRange(filterTerms({ symbol: 'A', chainId: 1 }), [1])).toThrow(/expected 2 counts/);
+  it('refuses counts that do not match the candidates', () => {
+    const terms = filterTerms({ symbol: 'A', gameId: 'g' });
+    const plan = planList(terms);
+    if (!('candidates' in plan)) throw new Error('expected candidates');
+    expect(() => chooseRange(terms, plan.candidates, [1])).toThrow(/expected 2 counts/);
   });
 
-  it('checks filters on entries: addresses in any case, other values exactly, missing values never match', () => {
-    const entry: ListEntry = {
-      address: '0x01',
-      creator: CREATOR.toLowerCase(),
-      gameOwner: OWNER.toLowerCase(),
-      symbol: 'ABC',
-      chainId: 1,
-      referrer: 'ref',
-    };
+  it('checks filters on collections: addresses in any case, other values exactly, missing values never match', () => {
+    const entry: FilterFields = { creator: CREATOR, gameOwner: OWNER, symbol: 'ABC', chainId: 1, referrer: 'ref' };
     expect(entryMatches(entry, [{ field: 'creator', value: CREATOR.toUpperCase().replace('0X', '0x') }])).toBe(true);
     expect(
       entryMatches(entry, [
-        { field: 'gameOwner', value: OWNER },
+        { field: 'gameOwner', value: OWNER.toLowerCase() },
         { field: 'chainId', value: 1 },
       ]),
     ).toBe(true);
@@ -67,23 +83,8 @@ describe('combination planner', () => {
     ).toBe(true);
   });
 
-  it('a collection belongs to the unfiltered range and one range per filter value it has', () => {
-    const { entry, ranges } = listEntryOf({
-      predictedAddress: '0xAB',
-      creator: CREATOR,
-      gameOwner: OWNER,
-      symbol: 'S',
-      chainId: 5,
-      gameId: 'g1',
-    });
-    expect(entry).toEqual({
-      address: '0xab',
-      creator: CREATOR.toLowerCase(),
-      gameOwner: OWNER.toLowerCase(),
-      symbol: 'S',
-      chainId: 5,
-      gameId: 'g1',
-    });
+  it('a collection belongs to the unfiltered range, one range per filter value it has and one per value on its chain', () => {
+    const ranges = collectionRanges({ creator: CREATOR, gameOwner: OWNER, symbol: 'S', chainId: 5, gameId: 'g1' });
     expect(ranges.map((range) => range.pk)).toEqual([
       'COLLECTIONS#ALL',
       `COLLECTIONS#creator#${CREATOR.toLowerCase()}`,
@@ -91,6 +92,10 @@ describe('combination planner', () => {
       `COLLECTIONS#gameOwner#${OWNER.toLowerCase()}`,
       'COLLECTIONS#symbol#S',
       'COLLECTIONS#chainId#5',
+      `COLLECTIONS#chainId#5#creator#${CREATOR.toLowerCase()}`,
+      'COLLECTIONS#chainId#5#gameId#g1',
+      `COLLECTIONS#chainId#5#gameOwner#${OWNER.toLowerCase()}`,
+      'COLLECTIONS#chainId#5#symbol#S',
     ]);
   });
 });

@@ -15,17 +15,22 @@ import { tableSnapshot, useTestTable } from '../../support/table';
 const table = useTestTable('collections-store');
 
 let cancellationCodes: string[] | undefined;
+/** Cancellation codes for the next transaction only (then the real table answers). */
+let nextCancellation: ((count: number) => string[]) | undefined;
 let transactions = 0;
 
 db.middlewareStack.add(
   (next, context) => async (args) => {
     if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
     transactions += 1;
-    if (!cancellationCodes) return next(args);
+    const once = nextCancellation?.((args.input as { TransactItems: unknown[] }).TransactItems.length);
+    nextCancellation = undefined;
+    const codes = once ?? cancellationCodes;
+    if (!codes) return next(args);
     throw new TransactionCanceledException({
       message: 'Transaction cancelled',
       $metadata: {},
-      CancellationReasons: cancellationCodes.map((Code) => ({ Code })),
+      CancellationReasons: codes.map((Code) => ({ Code })),
     });
   },
   { step: 'initialize', name: 'testConflicts', priority: 'high' },
@@ -77,10 +82,27 @@ describe('putNewCollection', () => {
     await putNewCollection(first);
     await putNewCollection(second);
     const entries = (await tableSnapshot(table.name)).filter((item) => item.pk === 'COLLECTIONS#ALL');
-    const addresses = entries.map((entry) => entry.address);
-    expect(addresses).toContain(first.predictedAddress.toLowerCase());
-    expect(addresses).toContain(second.predictedAddress.toLowerCase());
+    const addresses = entries.map((entry) => entry.predictedAddress);
+    expect(addresses).toContain(first.predictedAddress);
+    expect(addresses).toContain(second.predictedAddress);
     expect(new Set(entries.map((entry) => entry.sk)).size).toBe(entries.length);
+  });
+
+  it('retries a creation that lost a list position (a counter moved on) against fresh counters, at the next position', async () => {
+    const first = collection();
+    const raced = await putNewCollection(first);
+    // The counters of the next creation fail their condition once, as when a concurrent creation took the position.
+    nextCancellation = (count) => Array.from({ length: count }, (_, index) => (index >= count / 2 ? 'ConditionalCheckFailed' : 'None'));
+    const second = await putNewCollection(collection());
+    expect(transactions).toBe(3);
+    const all = (await tableSnapshot(table.name)).filter((item) => item.pk === 'COLLECTIONS#ALL');
+    const positions = new Map(all.map((entry) => [entry.predictedAddress, entry.sk]));
+    const [firstPosition, secondPosition] = [positions.get(raced.predictedAddress), positions.get(second.predictedAddress)].map((sk) =>
+      Number(String(sk).slice(2)),
+    );
+    expect(secondPosition).toBe(firstPosition! + 1);
+    const counter = (await tableSnapshot(table.name)).find((item) => item.pk === 'COLLECTIONS-COUNT#COLLECTIONS#ALL');
+    expect(counter?.count).toBe(all.length);
   });
 
   it('never retries a failed condition, even alongside conflicts', async () => {
