@@ -344,9 +344,10 @@ export const routes: readonly Route[] = [
     path: '/collections',
     group: 'collections',
     handler: 'functions/collections/create-collection.ts',
-    // One TransactWriteItems of Puts (conditional on the collection) and counter Updates; no reads.
-    // The collection, its entries in the list ranges and the ranges' counters.
-    table: { read: false, write: ['PutItem', 'UpdateItem'], writeKeys: ['COLLECTION#*', 'COLLECTIONS#*', 'COLLECTIONS-COUNT#*'] },
+    // Reads its list ranges' counters (strongly consistent), then one TransactWriteItems of Puts
+    // (conditional on the collection) and counter Updates: the collection, its entries in the list
+    // ranges and the ranges' counters.
+    table: { read: true, write: ['PutItem', 'UpdateItem'], writeKeys: ['COLLECTION#*', 'COLLECTIONS#*', 'COLLECTIONS-COUNT#*'] },
     summary: 'Store a collection signed by its creator (EIP-712) and return its predicted address',
     example: {
       headers: { 'content-type': 'application/json' },

@@ -26,6 +26,19 @@ useTestTable('write-keys');
 
 /** Partition keys of the items the writes name, while recording. */
 let recorded: string[] | undefined;
+/** The DynamoDB actions the calls need, while recording (a transaction needs each of its operations'). */
+let actions: Set<string> | undefined;
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+function actionsOf(commandName: string, input: Record<string, any>): string[] {
+  const name = commandName.replace(/Command$/, '');
+  if (name === 'TransactWriteItems') {
+    return input.TransactItems.map((item: Record<string, unknown>) =>
+      item.Put ? 'PutItem' : item.Update ? 'UpdateItem' : item.Delete ? 'DeleteItem' : 'ConditionCheckItem',
+    );
+  }
+  return [name];
+}
 
 type Named = { Item?: { pk?: unknown }; Key?: { pk?: unknown } };
 /** The partition keys a write command names (the client's commands: PutItemCommand, TransactWriteItemsCommand...). */
@@ -50,6 +63,7 @@ function keysOf(commandName: string, input: Record<string, any>): unknown[] {
 db.middlewareStack.add(
   (next, context) => async (args) => {
     if (recorded) {
+      for (const action of actionsOf(context.commandName ?? '', args.input as Record<string, any>)) actions?.add(action);
       const keys = keysOf(context.commandName ?? '', args.input as Record<string, any>);
       if (keys.length === 0 && /Write|Put|Update|Delete/.test(context.commandName ?? '')) {
         throw new Error(`write-keys.test.ts does not read the keys of ${context.commandName}`);
@@ -61,16 +75,20 @@ db.middlewareStack.add(
   { step: 'initialize', name: 'recordWriteKeys', override: true },
 );
 
-/** The partition keys `work` writes. */
-async function writesOf(work: () => Promise<unknown>): Promise<string[]> {
+/** The partition keys `work` writes (and, in `used`, the actions its calls need). */
+async function writesOf(id: string, work: () => Promise<unknown>): Promise<string[]> {
   recorded = [];
+  actions = new Set();
   try {
     await work();
+    usedBy[id] = [...new Set([...(usedBy[id] ?? []), ...actions])];
     return [...new Set(recorded)];
   } finally {
     recorded = undefined;
+    actions = undefined;
   }
 }
+const usedBy: Record<string, string[]> = {};
 
 const rows: { id: string; table: TableAccess }[] = [...routes, ...consumers, ...jobs];
 const writeKeysOf = (id: string): readonly string[] => {
@@ -79,9 +97,18 @@ const writeKeysOf = (id: string): readonly string[] => {
   return keys;
 };
 
-/** Every key matches one of the function's declared patterns. */
+/**
+ * Every key matches one of the function's declared patterns, and every action its calls needed (as
+ * recorded by the last writesOf of `id`) is one its row grants: a read needs `read`, each write its action.
+ */
 function expectDeclared(id: string, keys: readonly string[]): void {
   expect(keys.length, `${id} wrote nothing`).toBeGreaterThan(0);
+  const access = rows.find((row) => row.id === id)!.table;
+  const granted = new Set<string>([...(access.read ? READS : []), ...access.write]);
+  expect(
+    (usedBy[id] ?? []).filter((action) => !granted.has(action)),
+    `${id} calls DynamoDB beyond its row's table access`,
+  ).toEqual([]);
   const patterns = writeKeysOf(id);
   expect(
     keys.filter((key) => !patterns.some((pattern) => stringLike(pattern, key))),
@@ -98,10 +125,10 @@ describe('the keys each writer writes are the keys it declares', () => {
   let order: { id: string; globalAddress: string; expiredAt: number; srcAmount: string };
 
   beforeAll(async () => {
-    written.CreateCheckoutSession = await writesOf(async () => {
+    written.CreateCheckoutSession = await writesOf('CreateCheckoutSession', async () => {
       session = (await postSession({}, { 'Idempotency-Key': 'write-keys-session' })).body.data;
     });
-    written.CreateOrder = await writesOf(async () => {
+    written.CreateOrder = await writesOf('CreateOrder', async () => {
       const response = await postOrder(orderBody({ checkoutSessionId: session.id, creatorAddress: CREATOR }), {
         'Idempotency-Key': 'write-keys-order',
       });
@@ -154,7 +181,7 @@ describe('the keys each writer writes are the keys it declares', () => {
           },
         ],
       }) as unknown as SQSEvent;
-    const keys = await writesOf(async () => {
+    const keys = await writesOf('DetectDeposits', async () => {
       for (const [index, message] of messages.entries()) {
         expect(await detectDeposits(sqsEvent(message, index))).toEqual({ batchItemFailures: [] });
       }
@@ -169,7 +196,7 @@ describe('the keys each writer writes are the keys it declares', () => {
     const fresh = (await postSession()).body.data;
     const waiting = (await postOrder(orderBody({ checkoutSessionId: fresh.id }))).body.data;
     setClock(() => waiting.expiredAt + 1);
-    const keys = await writesOf(() => expireOrders());
+    const keys = await writesOf('ExpireOrders', () => expireOrders());
     resetClock();
     expect(keys).toEqual(expect.arrayContaining([`ORDER#${waiting.id}`, `CHECKOUT#${fresh.id}`]));
     expectDeclared('ExpireOrders', keys);
@@ -179,7 +206,7 @@ describe('the keys each writer writes are the keys it declares', () => {
     tested.add('CreateCollection');
     const creator = accountFor('write-keys');
     const body = await signedBody(creator, { gameId: 'game-1', referrer: 'partner1' });
-    const keys = await writesOf(async () => {
+    const keys = await writesOf('CreateCollection', async () => {
       const response = await postCollection(body);
       expect(response.status, JSON.stringify(response.body)).toBe(201);
     });

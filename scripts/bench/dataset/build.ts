@@ -30,8 +30,18 @@ export const ITEM_CODE = [
   'shared/ingest/derive.ts',
   'shared/ingest/items.ts',
   'shared/ingest/state.ts',
+  'shared/ingest/block-work.ts',
+  'shared/ingest/batch.ts',
+  'shared/ingest/range-positions.ts',
   'shared/table/keys.ts',
   'shared/table/records.ts',
+  'shared/table/compact.ts',
+  // Orders and collections are created through their own code (createOrder, createCollection).
+  'shared/orders/creation.ts',
+  'shared/orders/orders.ts',
+  'shared/orders/order-list.ts',
+  'shared/collections/store.ts',
+  'shared/collections/collections.ts',
   'scripts/bench/dataset/chain.ts',
   'scripts/bench/dataset/spec.ts',
 ];
