@@ -9,7 +9,7 @@ import type { TokenTransferRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, tokenTransferCursor, tokenTransferStart } from './cursor';
 import { measured } from './page-cost';
-import { readPageDetails } from './page-details';
+import { contractSidesOf, readPageDetails } from './page-details';
 import { directionOf, readRanges, type KeysetStart } from './range-reader';
 import type { AddressRequest, TokenTransfersQuery, TokenTransfersResponse } from './schemas';
 import { tokenTransferItem } from './serialise';
@@ -52,8 +52,9 @@ export function listTokenTransfers(
     const window = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
     const types = query.token ? query.type : undefined;
     const page = types ? window.filter((transfer) => types.includes(transfer.tokenStandard)) : window;
+    // The token always has an address item (it emitted the log); a side only when the copy flags it.
     const details = await readPageDetails(config.chainId, {
-      addresses: page.flatMap((transfer) => [transfer.from, transfer.to, transfer.token]),
+      addresses: page.flatMap((transfer) => [transfer.token, ...contractSidesOf(transfer, { from: transfer.from, to: transfer.to })]),
     });
     const last = window.at(-1);
     return {

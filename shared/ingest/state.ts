@@ -520,9 +520,16 @@ export class StateWriter {
       await writeItems({ delete: keys });
       return;
     }
-    const instances = await getItems<NftInstanceRecord>(holdings.map((entry) => nftKeys.instance(this.chainId, contract, entry.tokenId)));
+    // ERC-721 entries show the holder as each instance's owner: whether it has an address item as of
+    // the entry's block is recorded on the entry (`holderIsContract`), read with the instances.
+    const holderKey = addressKeys.address(this.chainId, holder);
+    const instances = await getItems<NftInstanceRecord | AddressRecord>([
+      ...holdings.map((entry) => nftKeys.instance(this.chainId, contract, entry.tokenId)),
+      ...(standard === 'ERC-721' ? [holderKey] : []),
+    ]);
+    const holderItem = instances.get(keyId(holderKey)) as AddressRecord | undefined;
     const embedded: EmbeddedNftInstance[] = holdings.map((entry) => {
-      const instance = instances.get(keyId(nftKeys.instance(this.chainId, contract, entry.tokenId)));
+      const instance = instances.get(keyId(nftKeys.instance(this.chainId, contract, entry.tokenId))) as NftInstanceRecord | undefined;
       const json = instance?.metadataJson ?? null;
       const uri = instance?.tokenUri ?? null;
       const fits = (text: string | null) => text === null || Buffer.byteLength(text) <= MAX_COPIED_DATA_BYTES;
@@ -553,6 +560,8 @@ export class StateWriter {
       amount: held.toString(),
       distinctTokenIds,
       instances: embedded,
+      // An item first seen after the entry's block (a reorg deletes it with that block) does not count.
+      ...(standard === 'ERC-721' ? { holderIsContract: holderItem !== undefined && holderItem.firstSeenBlock <= blockNumber } : {}),
       updatedAtBlock: blockNumber,
     };
     await writeItems({ put: keys.map((key) => ({ ...record, ...key })) });
