@@ -124,8 +124,8 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
         putCopy(tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, flags);
         putCopy(tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk, flags);
       }
-      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, flags);
-      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, flags);
+      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token, transfer.tokenStandard).pk, flags);
+      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token, transfer.tokenStandard).pk, flags);
     };
     touch(transfer.from, 'from');
     touch(transfer.to, 'to');

@@ -127,7 +127,7 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     await check(
       { owner_address: alice, contract_address: nft },
       ofA.filter(touches(alice)).filter((t) => t.token === nft),
-      `#TT#all#TOKEN#${nft}`,
+      `#TT#all#TOKEN#${nft}:1`,
     );
     await check(
       { owner_address: alice, token_types: ['erc721', 'erc1155'] },
@@ -169,8 +169,8 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     await check({ contract_address: `${nft},${multi}` }, ofTokens(nft, multi));
     await check({ contract_address: [token, token.toUpperCase().replace('0X', '0x')] }, ofTokens(token));
     await check({ owner_address: alice, contract_address: [nft, multi] }, ofTokens(nft, multi).filter(touches(alice)), [
-      `#TT#all#TOKEN#${nft}`,
-      `#TT#all#TOKEN#${multi}`,
+      `#TT#all#TOKEN#${nft}:1`,
+      `#TT#all#TOKEN#${multi}:2`,
     ]);
     const both = ofTokens(token, nft);
     await check({ contract_address: [token, nft], limit: 5, page: 2 }, both.slice(10, 15), undefined, both.length);

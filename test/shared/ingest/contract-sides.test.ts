@@ -160,7 +160,7 @@ describe('contract sides of the explorer copies', () => {
     for (const pk of [
       tokenTransferKeys.byAddress(chainId, sender, 'from', 'ERC-20').pk,
       tokenTransferKeys.byAddress(chainId, wallet, 'all', 'ALL').pk,
-      tokenTransferKeys.byAddressAndToken(chainId, wallet, 'to', token).pk,
+      tokenTransferKeys.byAddressAndToken(chainId, wallet, 'to', token, 'ERC-20').pk,
     ]) {
       expect(item(pk, sk)?.[CONTRACT_SIDES_ATTRIBUTE], pk).toBe(CONTRACT_SIDE.to);
     }

@@ -266,8 +266,8 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
         add(tokenTransferKeys.byAddress(chainId, address, direction, set).pk, sk, 'tokenTransfer');
         add(tokenTransferKeys.byAddress(chainId, address, 'all', set).pk, sk, 'tokenTransfer');
       }
-      add(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk, 'tokenTransfer');
-      add(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk, 'tokenTransfer');
+      add(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token, transfer.standard).pk, sk, 'tokenTransfer');
+      add(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token, transfer.standard).pk, sk, 'tokenTransfer');
     }
   }
   if (options.traces) {
