@@ -193,6 +193,13 @@ export class StateWriter {
       ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
       ExpressionAttributeValues: { ':kind': 'name', ':chainId': this.chainId, ':name': name, ':token': new Set([token]) },
     });
+    // The same name across chains (N11): one key for a request naming it on several chains.
+    await updateItem({
+      Key: addressKeys.nameOnChains(name),
+      UpdateExpression: 'SET #kind = :kind, #name = :name ADD entries :entry',
+      ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
+      ExpressionAttributeValues: { ':kind': 'nameOnChains', ':name': name, ':entry': new Set([`${this.chainId}:${token}`]) },
+    });
   }
 
   async unregisterName(symbol: string, token: string): Promise<void> {
@@ -202,6 +209,14 @@ export class StateWriter {
     await updateItem({ Key: key, UpdateExpression: 'DELETE addresses :token', ExpressionAttributeValues: { ':token': new Set([token]) } });
     const item = await getItem<{ addresses?: Set<string> }>(key);
     if (item && (!item.addresses || item.addresses.size === 0)) await deleteItem({ Key: key });
+    const across = addressKeys.nameOnChains(name);
+    await updateItem({
+      Key: across,
+      UpdateExpression: 'DELETE entries :entry',
+      ExpressionAttributeValues: { ':entry': new Set([`${this.chainId}:${token}`]) },
+    });
+    const entries = await getItem<{ entries?: Set<string> }>(across);
+    if (entries && (!entries.entries || entries.entries.size === 0)) await deleteItem({ Key: across });
   }
 
   async deleteAddress(address: string): Promise<void> {

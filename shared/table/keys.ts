@@ -377,6 +377,12 @@ export const addressKeys = {
   nftHoldingSortKey: (tokenId: bigint | string): string => uint256Key(tokenId),
   /** N11: a human-readable name (token symbol, lowercased) registered on a chain -> address. GetItem. */
   name: (chainId: number, name: string): ItemKey => ({ pk: `${chain(chainId)}#NAME#${name.toLowerCase()}`, sk: 'NAME' }),
+  /**
+   * N11 across chains: the same name on every chain that registered it, a string set `entries` of
+   * `<chainId>:<address>`, so that a request naming it on several chains asks for one key that exists
+   * (instead of one per chain, missing where the name is not registered). BatchGetItem by name.
+   */
+  nameOnChains: (name: string): ItemKey => ({ pk: `NAME#${name.toLowerCase()}`, sk: 'CHAINS' }),
 };
 
 export const nftKeys = {

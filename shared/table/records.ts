@@ -455,6 +455,17 @@ export interface NameRecord {
   addresses: Set<string>;
 }
 
+/**
+ * addressKeys.nameOnChains (N11 across chains): every chain's addresses registered under a name, as a
+ * DynamoDB string set of `<chainId>:<address>`; kept with each chain's NameRecord (registerName /
+ * unregisterName), deleted when empty.
+ */
+export interface NameOnChainsRecord {
+  kind: 'nameOnChains';
+  name: string;
+  entries: Set<string>;
+}
+
 /** chainKeys.cursor (G1 / X8): the last block whose items are all written. */
 export interface CursorRecord {
   kind: 'cursor';

@@ -322,6 +322,13 @@ describe('I5b and I5c: token transfers of a transaction and of a contract', () =
     expect(ids(burns.body.data)).toEqual(idsOf(expected[1].filter((t) => transferTypeOf(t) === 'burn').reverse()));
     const unknown = await get('/insights/v1/tokens/transfers/NOPE', BOTH);
     expect(unknown).toMatchObject({ status: 404, body: { error: expect.stringMatching(/NOPE/) } });
+    // A name on two chains is one key, the name across chains (N11), which exists: no key per chain.
+    const { requests } = await tableWorkOf(() => get('/insights/v1/tokens/transfers/DEMO', { ...BOTH, limit: 10 }));
+    const keysAsked = requests
+      .filter((call) => call.command === 'BatchGetItemCommand')
+      .flatMap((call) => Object.values(call.input.RequestItems as Record<string, { Keys: { pk: string; sk: string }[] }>))
+      .flatMap((request) => request.Keys.map((key) => `${key.pk}|${key.sk}`));
+    expect(keysAsked).toEqual(['NAME#demo|CHAINS']);
   });
 
   it('aggregates amounts exactly per transfer type and token type, checked against the chains', async () => {
