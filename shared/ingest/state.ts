@@ -593,13 +593,18 @@ export class StateWriter {
     return new Map([...found.values()].map((item) => [item.address, item]));
   }
 
-  /** The ingest's own chain registry entry; written once. */
+  /**
+   * The ingest's own chain registry entry; written once, with the chain's first batch. `namesOnChains`:
+   * every name this chain registers is also in its item across chains (registerName), so readers may
+   * take a chain missing from that item as not having the name (a chain registered before has no flag).
+   */
   async registerChain(firstBlock: number): Promise<void> {
     await updateItem({
       Key: chainKeys.registry(this.chainId),
-      UpdateExpression: 'SET #kind = :kind, chainId = :chainId, firstBlock = if_not_exists(firstBlock, :firstBlock)',
+      UpdateExpression:
+        'SET #kind = :kind, chainId = :chainId, firstBlock = if_not_exists(firstBlock, :firstBlock), namesOnChains = if_not_exists(namesOnChains, :true)',
       ExpressionAttributeNames: { '#kind': 'kind' },
-      ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock },
+      ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock, ':true': true },
     });
   }
 }

@@ -10,6 +10,7 @@
  */
 import { batchGetItems } from '../db/operations';
 import { addressKeys, keyId } from '../table/keys';
+import { namesTrackedOnChains } from './chains';
 import { InvalidRequestError, NotFoundError } from '../errors';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -67,39 +68,31 @@ export async function resolveAddresses<P extends Record<string, AddressOrName | 
 }
 
 /**
- * The addresses each name has on each chain: one BatchGetItem of the names' items across chains; for a
- * name without one, one more of its per-chain items (a name unknown anywhere, or registered before
- * the items across chains existed).
+ * The addresses each name has on each chain: one BatchGetItem of the names' items across chains. A
+ * chain that keeps its names there (chain registry `namesOnChains`) and is missing from a name's item
+ * (or the name has none) does not have the name; only for the other chains (registered before the
+ * items across chains existed) are the per-chain items asked, in one more BatchGetItem.
  */
-async function namedAddresses(names: readonly string[], chainIds: readonly number[]) {
+export async function namedAddresses(names: readonly string[], chainIds: readonly number[]) {
   const unique = [...new Set(names.map((name) => name.toLowerCase()))];
   const across = unique.length > 0 ? await batchGetItems(unique.map((name) => addressKeys.nameOnChains(name))) : new Map();
   const byName = new Map<string, Map<number, string[]>>();
-  const missing: string[] = [];
+  const untracked = chainIds.filter((chainId) => !namesTrackedOnChains(chainId));
+  const asked: { name: string; chainId: number }[] = [];
   for (const name of unique) {
     const entries = across.get(keyId(addressKeys.nameOnChains(name)))?.entries as Set<string> | undefined;
-    if (!entries) {
-      missing.push(name);
-      continue;
-    }
     const byChain = new Map<number, string[]>();
-    for (const entry of entries) {
+    for (const entry of entries ?? []) {
       const [chain, address] = entry.split(':');
       byChain.set(Number(chain), [...(byChain.get(Number(chain)) ?? []), address ?? '']);
     }
     byName.set(name, byChain);
+    for (const chainId of untracked) if (!byChain.has(chainId)) asked.push({ name, chainId });
   }
-  const perChain =
-    missing.length > 0
-      ? await batchGetItems(missing.flatMap((name) => chainIds.map((chainId) => addressKeys.name(chainId, name))))
-      : new Map();
-  for (const name of missing) {
-    const byChain = new Map<number, string[]>();
-    for (const chainId of chainIds) {
-      const addresses = perChain.get(keyId(addressKeys.name(chainId, name)))?.addresses as Set<string> | undefined;
-      if (addresses) byChain.set(chainId, [...addresses]);
-    }
-    byName.set(name, byChain);
+  const perChain = asked.length > 0 ? await batchGetItems(asked.map(({ name, chainId }) => addressKeys.name(chainId, name))) : new Map();
+  for (const { name, chainId } of asked) {
+    const addresses = perChain.get(keyId(addressKeys.name(chainId, name)))?.addresses as Set<string> | undefined;
+    if (addresses) byName.get(name)?.set(chainId, [...addresses]);
   }
   return (name: string, chainId: number): string[] => byName.get(name.toLowerCase())?.get(chainId) ?? [];
 }

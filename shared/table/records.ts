@@ -513,6 +513,11 @@ export interface ChainRecord {
   kind: 'chain';
   chainId: number;
   firstBlock: number;
+  /**
+   * True when the chain's ingest has kept its names in the items across chains (NameOnChainsRecord)
+   * from its first batch on; absent on chains registered before those items existed.
+   */
+  namesOnChains?: boolean;
 }
 
 /**
