@@ -7,7 +7,7 @@ import type { InternalTransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, internalTransactionStart } from './cursor';
 import { measured } from './page-cost';
-import { readPageDetails } from './page-details';
+import { contractSidesOf, readPageDetails } from './page-details';
 import { directionOf, readRange, type KeysetStart } from './range-reader';
 import type { AddressRequest, InternalTransactionsQuery, InternalTransactionsResponse } from './schemas';
 import { internalTransactionItem } from './serialise';
@@ -26,7 +26,7 @@ export function listInternalTransactions(
     const page = read.items.slice(0, PAGE_SIZE);
     const details = await readPageDetails(config.chainId, {
       addresses: page.flatMap((internal) =>
-        [internal.from, internal.to, internal.createdContract].filter((item): item is string => item !== null),
+        contractSidesOf(internal, { from: internal.from, to: internal.to, created: internal.createdContract }),
       ),
     });
     const last = page.at(-1);

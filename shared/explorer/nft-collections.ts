@@ -27,7 +27,12 @@ export function listNftCollections(
     const read = await readNftCollections(config.chainId, address, query.type, nftCollectionStart(query));
     const page = read.items.slice(0, PAGE_SIZE);
     const details = await readPageDetails(config.chainId, {
-      addresses: page.length > 0 ? [address, ...page.map((collection) => collection.contract)] : [],
+      // The holder is shown as the owner of ERC-721 instances: asked for only when an entry says it
+      // has an address item (entries written before `holderIsContract` ask, as before).
+      addresses: [
+        ...(page.some((collection) => collection.tokenStandard === 'ERC-721' && collection.holderIsContract !== false) ? [address] : []),
+        ...page.map((collection) => collection.contract),
+      ],
       instances: page.flatMap((collection) =>
         collection.instances
           .filter((embedded) => embedded.omitted)

@@ -7,7 +7,14 @@
 import { batchGetItems, type Item } from '../db/operations';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, chainKeys, nftKeys, transactionKeys, type ItemKey } from '../table/keys';
-import type { AddressRecord, CursorRecord, NftInstanceRecord, TransactionRecord } from '../table/records';
+import {
+  CONTRACT_SIDE,
+  CONTRACT_SIDES_ATTRIBUTE,
+  type AddressRecord,
+  type CursorRecord,
+  type NftInstanceRecord,
+  type TransactionRecord,
+} from '../table/records';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
 
 /** What a page needs joined to its items. */
@@ -20,6 +27,22 @@ export interface DetailsRequest {
   transactions?: Iterable<string>;
   /** The ingest cursor (X8), for confirmations. */
   head?: boolean;
+}
+
+/** The address sides of an index copy (X3, X4, X5), as its `cs` bits name them (records.ts CONTRACT_SIDE). */
+export type CopySides = Partial<Record<keyof typeof CONTRACT_SIDE, string | null>>;
+
+/**
+ * The sides of a copy that have an address item (X7), from the copy's own `cs` bits: only those are
+ * asked for, so no key of the page's BatchGetItem is missing. A copy written before the bits existed
+ * (no `cs`) names every side, as every side was asked for then.
+ */
+export function contractSidesOf(copy: object, sides: CopySides): string[] {
+  const flags = (copy as Record<string, unknown>)[CONTRACT_SIDES_ATTRIBUTE];
+  const known = typeof flags === 'number';
+  return (Object.entries(sides) as [keyof typeof CONTRACT_SIDE, string | null | undefined][]).flatMap(([side, address]) =>
+    address && (!known || (flags & CONTRACT_SIDE[side]) !== 0) ? [address] : [],
+  );
 }
 
 export async function readPageDetails(chainId: number, request: DetailsRequest): Promise<PageDetails> {

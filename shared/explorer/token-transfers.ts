@@ -4,12 +4,12 @@
  */
 import { getAddress } from 'viem';
 import { expandTokenTransfer } from '../table/compact';
-import { tokenTransferKeys, typeSetsToRead, type Direction, type TokenStandard } from '../table/keys';
+import { standardsToRead, tokenTransferKeys, typeSetsToRead, type Direction, type TokenStandard } from '../table/keys';
 import type { TokenTransferRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, tokenTransferCursor, tokenTransferStart } from './cursor';
 import { measured } from './page-cost';
-import { readPageDetails } from './page-details';
+import { contractSidesOf, readPageDetails } from './page-details';
 import { directionOf, readRanges, type KeysetStart } from './range-reader';
 import type { AddressRequest, TokenTransfersQuery, TokenTransfersResponse } from './schemas';
 import { tokenTransferItem } from './serialise';
@@ -21,15 +21,19 @@ interface TokenTransferFilter {
 }
 
 /**
- * X3: token transfers touching an address, block desc then log index desc (batches flattened): the
- * range of (direction, token) when a token is given, else the (direction, type set) ranges of
+ * X3: token transfers touching an address, block desc then log index desc (batches flattened). With a
+ * token: the (direction, token, standard) ranges of the standards `type` asks for (standardsToRead:
+ * the token's range holds its one standard, so a standard it does not have reads an empty range,
+ * no item; without `type`, all three, two of them empty). Else the (direction, type set) ranges of
  * typeSetsToRead: ALL or one standard's range (one Query), or for two standards both
- * single-standard ranges merged (two Queries). A token has one standard, so `type` with `token` is
- * checked on the items read (see listTokenTransfers).
+ * single-standard ranges merged (two Queries).
  */
 function readTokenTransfers(chainId: number, address: string, filter: TokenTransferFilter, start: KeysetStart) {
-  const pks = filter.token
-    ? [tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, filter.token).pk]
+  const token = filter.token;
+  const pks = token
+    ? standardsToRead(filter.types).map(
+        (standard) => tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, token, standard).pk,
+      )
     : typeSetsToRead(filter.types).map((typeSet) => tokenTransferKeys.byAddress(chainId, address, filter.direction, typeSet).pk);
   return readRanges<TokenTransferRecord>(pks, start, 'newest first');
 }
@@ -37,9 +41,8 @@ function readTokenTransfers(chainId: number, address: string, filter: TokenTrans
 /**
  * A two-standard `type` reads both standards' ranges and merges them; the cursor is the last transfer
  * served, whichever range it came from, and bounds both ranges on the next page. With both `token`
- * and `type`, the token's range is read and its transfers kept when their standard is asked for: a
- * token has one standard, so that keeps all of them or, on the first page read, none (then the answer
- * is empty, after at most 51 items).
+ * and `type`, only the token's ranges of the standards asked for are read: when the token's standard
+ * is not among them, they are empty and the answer is an empty page with a null cursor.
  */
 export function listTokenTransfers(
   { address, query }: AddressRequest<TokenTransfersQuery>,
@@ -49,17 +52,16 @@ export function listTokenTransfers(
     const filter = { direction: directionOf(query.filter), types: query.type, token: query.token };
     const read = await readTokenTransfers(config.chainId, address, filter, tokenTransferStart(query));
     // Items store compacted records (shared/table/compact.ts).
-    const window = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
-    const types = query.token ? query.type : undefined;
-    const page = types ? window.filter((transfer) => types.includes(transfer.tokenStandard)) : window;
+    const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
+    // The token always has an address item (it emitted the log); a side only when the copy flags it.
     const details = await readPageDetails(config.chainId, {
-      addresses: page.flatMap((transfer) => [transfer.from, transfer.to, transfer.token]),
+      addresses: page.flatMap((transfer) => [transfer.token, ...contractSidesOf(transfer, { from: transfer.from, to: transfer.to })]),
     });
-    const last = window.at(-1);
+    const last = page.at(-1);
     return {
       items: page.map((transfer) => tokenTransferItem(transfer, details)),
       next_page_params:
-        read.more && last && page.length > 0
+        read.more && last
           ? { ...tokenTransferCursor(last), ...echoFilter(query.filter), ...(query.token ? { token: getAddress(query.token) } : {}) }
           : null,
     };

@@ -8,7 +8,7 @@ import type { TransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, transactionStart } from './cursor';
 import { measured } from './page-cost';
-import { readPageDetails } from './page-details';
+import { contractSidesOf, readPageDetails } from './page-details';
 import { directionOf, readRange, type KeysetStart } from './range-reader';
 import type { AddressRequest, TransactionsQuery, TransactionsResponse } from './schemas';
 import { transactionItem } from './serialise';
@@ -27,7 +27,7 @@ export function listTransactions(
     // Items store compacted records (shared/table/compact.ts).
     const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTransaction(item));
     const details = await readPageDetails(config.chainId, {
-      addresses: page.flatMap((tx) => [tx.from, tx.to, tx.contractAddress].filter((item): item is string => item !== null)),
+      addresses: page.flatMap((tx) => contractSidesOf(tx, { from: tx.from, to: tx.to, created: tx.contractAddress })),
       transactions: page.filter((tx) => tx.inputOmitted).map((tx) => tx.hash),
       head: page.length > 0,
     });

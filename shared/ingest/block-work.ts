@@ -4,22 +4,27 @@
  *  - a block's immutable items, from its derived records and the chain facts as of the block;
  *  - the chain state a batch's last block is read at (balances, total supplies, NFT instances).
  */
-import type { BatchFacts } from './batch';
+import { candidatesOf, type BatchFacts } from './batch';
 import type { ChainState } from './chain-state';
 import { tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
 import { immutableItems } from './items';
 import { entity } from './state';
 import type { TableItem } from '../table/keys';
 
-/** Tags the block's transactions with the facts as of the block, then returns its immutable items. */
+/**
+ * Tags the block's transactions with the facts as of the block, then returns its immutable items,
+ * whose explorer copies record which of their sides are contracts (items.ts). Only the block's own
+ * candidates are asked (derive.ts `candidateContracts`: every side but a transaction's sender): for
+ * them `isContract` is the chain's answer at the block, whatever batch the block is in (a backfill
+ * worker's segment or the ingest's batch), and each that is a contract gets an address item from
+ * the batch (ingest.ts), so every flagged address has one.
+ */
 export function itemsOfBlock(derived: DerivedBlock, facts: BatchFacts): TableItem[] {
   const number = derived.block.number;
-  tagTransactions(
-    derived,
-    (address) => facts.isContract(address, derived),
-    (address) => facts.tokenInfo(address, number) !== null,
-  );
-  return immutableItems(derived);
+  const isContract = (address: string): boolean => facts.isContract(address, derived);
+  tagTransactions(derived, isContract, (address) => facts.tokenInfo(address, number) !== null);
+  const candidates = new Set(candidatesOf(derived));
+  return immutableItems(derived, (address) => candidates.has(address) && isContract(address));
 }
 
 /** The balances a batch touches, one per entity, in first-touched order. */

@@ -65,7 +65,12 @@ export interface DerivedBlock {
   balanceTouches: BalanceTouch[];
   /** (contract, token id) of every NFT moved. */
   nftTouches: { contract: string; standard: 'ERC-721' | 'ERC-1155'; tokenId: bigint }[];
-  /** Addresses that may be contracts: transaction recipients, internal call targets, log emitters. */
+  /**
+   * Addresses that may be contracts: transaction recipients, both sides of internal transactions,
+   * log emitters, both sides of token transfers (but the zero address). Every side of an explorer
+   * index copy but a transaction's sender is one, so the copy can record which of its sides are
+   * contracts as of its block (items.ts `contractSides`); each found to hold code gets an address item.
+   */
   candidateContracts: Set<string>;
   /** Emitted a log or was created: certainly a contract at this block. */
   knownContracts: Set<string>;
@@ -184,6 +189,8 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
         if (!derived.tokens.has(transfer.token)) derived.tokens.set(transfer.token, transfer.standard);
         for (const holder of [transfer.from, transfer.to]) {
           if (isZeroAddress(holder)) continue;
+          // A side of the transfer's copies: whether it is a contract is recorded on them (items.ts).
+          derived.candidateContracts.add(holder);
           const id = transfer.standard === 'ERC-1155' ? tokenId : null;
           const key = `${holder}|${transfer.token}|${id ?? '-'}`;
           if (!balanceKeys.has(key)) {
@@ -204,7 +211,10 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
     // internal transactions
     for (const call of internalCalls) {
       derived.internalTransactions.push(internalRecord(txAt, call));
-      if (call.to && call.type === 'call') derived.candidateContracts.add(call.to);
+      // Both sides of an internal transaction's copies (a selfdestruct's beneficiary too): whether
+      // each is a contract is recorded on them (items.ts).
+      derived.candidateContracts.add(call.from);
+      if (call.to) derived.candidateContracts.add(call.to);
       if (call.createdContract && effective.get(call.index)) {
         derived.creations.push({ address: call.createdContract, creator: call.from, transactionHash: hash });
         derived.knownContracts.add(call.createdContract);

@@ -17,7 +17,7 @@ import {
 } from '../table/keys';
 import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
-import { MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
+import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 import { compactBlock, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
 
 /**
@@ -42,8 +42,13 @@ export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(i
  * fields give back are left out), keeping the fields their range reads in a FilterExpression (insights
  * bounded checks, shared/insights/*: I1 on N3 and the canonical transaction, I2 on N4 and the
  * canonical log; token transfers keep theirs anyway).
+ *
+ * `isContract`: whether an address is a contract as of the block (the block's chain facts,
+ * block-work.ts). The explorer's copies (X3, X4, X5) record which of their sides are
+ * (`CONTRACT_SIDES_ATTRIBUTE`, records.ts); the caller answers true only for addresses the batch
+ * writes an address item for. Without it no side is flagged.
  */
-export function immutableItems(derived: DerivedBlock): TableItem[] {
+export function immutableItems(derived: DerivedBlock, isContract: (address: string) => boolean = () => false): TableItem[] {
   const { chainId, block } = derived;
   const items = new Map<string, TableItem>();
   const put = (key: ItemKey, stored: object, counted = false): void => {
@@ -51,6 +56,13 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
     items.set(`${key.pk}\n${key.sk}`, counted ? countedEntry(item) : item);
   };
   const COUNTED = true;
+  /** The `cs` attribute of an explorer copy: the bits of its sides that are contracts. */
+  const sides = (from: string | null, to: string | null, created: string | null = null) => ({
+    [CONTRACT_SIDES_ATTRIBUTE]:
+      (from && isContract(from) ? CONTRACT_SIDE.from : 0) |
+      (to && isContract(to) ? CONTRACT_SIDE.to : 0) |
+      (created && isContract(created) ? CONTRACT_SIDE.created : 0),
+  });
 
   const blockKey = blockKeys.block(chainId, block.number);
   put(blockKey, { ...compactBlock(block, blockKey), ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED);
@@ -62,11 +74,12 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
     put(canonical, compactTransaction(tx, canonical, CANONICAL_TRANSACTION_CHECKS));
     const copy = transactionCopy(tx);
     const sk = transactionKeys.sortKey(tx.blockNumber, tx.transactionIndex);
-    const putCopy = (pk: string, keep: readonly string[] = [], counted = false) =>
-      put({ pk, sk }, compactTransaction(copy, { pk, sk }, keep), counted);
+    const putCopy = (pk: string, keep: readonly string[] = [], counted = false, flags: object = {}) =>
+      put({ pk, sk }, { ...compactTransaction(copy, { pk, sk }, keep), ...flags }, counted);
+    const flags = sides(tx.from, tx.to, tx.contractAddress);
     const touch = (address: string, direction: Direction): void => {
-      putCopy(addressKeys.transactions(chainId, address, direction).pk);
-      putCopy(addressKeys.transactions(chainId, address, 'all').pk);
+      putCopy(addressKeys.transactions(chainId, address, direction).pk, [], false, flags);
+      putCopy(addressKeys.transactions(chainId, address, 'all').pk, [], false, flags);
     };
     touch(tx.from, 'from');
     if (tx.to) touch(tx.to, 'to');
@@ -97,19 +110,22 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
     const canonical = transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex);
     put(canonical, compactTokenTransfer(transfer, canonical));
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
-    const putCopy = (pk: string) => put({ pk, sk }, compactTokenTransfer(transfer, { pk, sk }), COUNTED);
+    const putCopy = (pk: string, flags: object = {}) =>
+      put({ pk, sk }, { ...compactTokenTransfer(transfer, { pk, sk }), ...flags }, COUNTED);
     putCopy(tokenTransferKeys.byToken(chainId, transfer.token).pk);
+    // The token always has an address item (it emitted the log): only its two sides are flagged.
+    const flags = sides(transfer.from, transfer.to);
     // Its own standard's range and ALL (keys.ts typeSetsWritten), not every set containing it.
     const typeSets = typeSetsWritten(transfer.tokenStandard);
     const touch = (address: string, direction: Direction): void => {
       // The zero address (every mint and burn) would be one hot, unbounded partition: not indexed.
       if (isZeroAddress(address)) return;
       for (const typeSet of typeSets) {
-        putCopy(tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk);
-        putCopy(tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk);
+        putCopy(tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, flags);
+        putCopy(tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk, flags);
       }
-      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk);
-      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk);
+      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token, transfer.tokenStandard).pk, flags);
+      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token, transfer.tokenStandard).pk, flags);
     };
     touch(transfer.from, 'from');
     touch(transfer.to, 'to');
@@ -118,9 +134,10 @@ export function immutableItems(derived: DerivedBlock): TableItem[] {
   for (const internal of derived.internalTransactions) {
     put(transactionKeys.transactionInternalTransaction(chainId, internal.transactionHash, internal.index), internal);
     const sk = addressKeys.internalTransactionSortKey(internal.blockNumber, internal.transactionIndex, internal.index);
+    const copy = { ...internal, ...sides(internal.from, internal.to, internal.createdContract) };
     const touch = (address: string, direction: Direction): void => {
-      put({ pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk }, internal);
-      put({ pk: addressKeys.internalTransactions(chainId, address, 'all').pk, sk }, internal);
+      put({ pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk }, copy);
+      put({ pk: addressKeys.internalTransactions(chainId, address, 'all').pk, sk }, copy);
     };
     touch(internal.from, 'from');
     if (internal.to) touch(internal.to, 'to');

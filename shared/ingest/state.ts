@@ -193,6 +193,13 @@ export class StateWriter {
       ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
       ExpressionAttributeValues: { ':kind': 'name', ':chainId': this.chainId, ':name': name, ':token': new Set([token]) },
     });
+    // The same name across chains (N11): one key for a request naming it on several chains.
+    await updateItem({
+      Key: addressKeys.nameOnChains(name),
+      UpdateExpression: 'SET #kind = :kind, #name = :name ADD entries :entry',
+      ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
+      ExpressionAttributeValues: { ':kind': 'nameOnChains', ':name': name, ':entry': new Set([`${this.chainId}:${token}`]) },
+    });
   }
 
   async unregisterName(symbol: string, token: string): Promise<void> {
@@ -202,6 +209,14 @@ export class StateWriter {
     await updateItem({ Key: key, UpdateExpression: 'DELETE addresses :token', ExpressionAttributeValues: { ':token': new Set([token]) } });
     const item = await getItem<{ addresses?: Set<string> }>(key);
     if (item && (!item.addresses || item.addresses.size === 0)) await deleteItem({ Key: key });
+    const across = addressKeys.nameOnChains(name);
+    await updateItem({
+      Key: across,
+      UpdateExpression: 'DELETE entries :entry',
+      ExpressionAttributeValues: { ':entry': new Set([`${this.chainId}:${token}`]) },
+    });
+    const entries = await getItem<{ entries?: Set<string> }>(across);
+    if (entries && (!entries.entries || entries.entries.size === 0)) await deleteItem({ Key: across });
   }
 
   async deleteAddress(address: string): Promise<void> {
@@ -520,9 +535,16 @@ export class StateWriter {
       await writeItems({ delete: keys });
       return;
     }
-    const instances = await getItems<NftInstanceRecord>(holdings.map((entry) => nftKeys.instance(this.chainId, contract, entry.tokenId)));
+    // ERC-721 entries show the holder as each instance's owner: whether it has an address item as of
+    // the entry's block is recorded on the entry (`holderIsContract`), read with the instances.
+    const holderKey = addressKeys.address(this.chainId, holder);
+    const instances = await getItems<NftInstanceRecord | AddressRecord>([
+      ...holdings.map((entry) => nftKeys.instance(this.chainId, contract, entry.tokenId)),
+      ...(standard === 'ERC-721' ? [holderKey] : []),
+    ]);
+    const holderItem = instances.get(keyId(holderKey)) as AddressRecord | undefined;
     const embedded: EmbeddedNftInstance[] = holdings.map((entry) => {
-      const instance = instances.get(keyId(nftKeys.instance(this.chainId, contract, entry.tokenId)));
+      const instance = instances.get(keyId(nftKeys.instance(this.chainId, contract, entry.tokenId))) as NftInstanceRecord | undefined;
       const json = instance?.metadataJson ?? null;
       const uri = instance?.tokenUri ?? null;
       const fits = (text: string | null) => text === null || Buffer.byteLength(text) <= MAX_COPIED_DATA_BYTES;
@@ -553,6 +575,8 @@ export class StateWriter {
       amount: held.toString(),
       distinctTokenIds,
       instances: embedded,
+      // An item first seen after the entry's block (a reorg deletes it with that block) does not count.
+      ...(standard === 'ERC-721' ? { holderIsContract: holderItem !== undefined && holderItem.firstSeenBlock <= blockNumber } : {}),
       updatedAtBlock: blockNumber,
     };
     await writeItems({ put: keys.map((key) => ({ ...record, ...key })) });
@@ -569,13 +593,18 @@ export class StateWriter {
     return new Map([...found.values()].map((item) => [item.address, item]));
   }
 
-  /** The ingest's own chain registry entry; written once. */
+  /**
+   * The ingest's own chain registry entry; written once, with the chain's first batch. `namesOnChains`:
+   * every name this chain registers is also in its item across chains (registerName), so readers may
+   * take a chain missing from that item as not having the name (a chain registered before has no flag).
+   */
   async registerChain(firstBlock: number): Promise<void> {
     await updateItem({
       Key: chainKeys.registry(this.chainId),
-      UpdateExpression: 'SET #kind = :kind, chainId = :chainId, firstBlock = if_not_exists(firstBlock, :firstBlock)',
+      UpdateExpression:
+        'SET #kind = :kind, chainId = :chainId, firstBlock = if_not_exists(firstBlock, :firstBlock), namesOnChains = if_not_exists(namesOnChains, :true)',
       ExpressionAttributeNames: { '#kind': 'kind' },
-      ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock },
+      ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock, ':true': true },
     });
   }
 }

@@ -50,11 +50,23 @@ export function requestedChains(query: ChainParameters, host: string | undefined
   return [...new Set(given)];
 }
 
-let registry: { table: string; chains: Set<number>; readAt: number } | undefined;
+let registry: { table: string; chains: Set<number>; namesOnChains: Set<number>; readAt: number } | undefined;
 
-async function readRegistry(): Promise<Set<number>> {
-  const { items } = await queryAll<{ chainId: number }>(rangeQuery(chainKeys.registryRange()));
-  return new Set(items.map((item) => Number(item.chainId)));
+async function readRegistry(): Promise<{ chains: Set<number>; namesOnChains: Set<number> }> {
+  const { items } = await queryAll<{ chainId: number; namesOnChains?: boolean }>(rangeQuery(chainKeys.registryRange()));
+  return {
+    chains: new Set(items.map((item) => Number(item.chainId))),
+    namesOnChains: new Set(items.filter((item) => item.namesOnChains === true).map((item) => Number(item.chainId))),
+  };
+}
+
+/**
+ * Whether a chain keeps its names in the items across chains (chain registry `namesOnChains`, from the
+ * cached registry every request checks its chains against): then a chain missing from a name's item
+ * does not have the name.
+ */
+export function namesTrackedOnChains(chainId: number): boolean {
+  return registry?.namesOnChains.has(chainId) ?? false;
 }
 
 /** The indexed chains, from memory while fresh. */
@@ -65,9 +77,9 @@ async function indexedChains(requested: readonly number[]): Promise<Set<number>>
   const fresh = cached && now - cached.readAt < CHAIN_REGISTRY_TTL_MS;
   const missing = cached && requested.some((chainId) => !cached.chains.has(chainId));
   if (cached && fresh && (!missing || now - cached.readAt < CHAIN_REGISTRY_MISS_REFRESH_MS)) return cached.chains;
-  const chains = await readRegistry();
-  registry = { table, chains, readAt: now };
-  return chains;
+  const read = await readRegistry();
+  registry = { table, ...read, readAt: now };
+  return read.chains;
 }
 
 /** Throws 404 naming every requested chain this table does not index. */

@@ -1,12 +1,16 @@
 /**
  * Addresses named by path (or I5a query) parameters: a 0x address, or a human-readable name the
  * ingest registered on the chain (N11: addressKeys.name, token symbols, case-insensitive). Every
- * name of a request is resolved on every requested chain with one BatchGetItem. A name unknown on a
- * requested chain, or ambiguous there (two tokens share the symbol), is a 404.
+ * name of a request is resolved on every requested chain with one BatchGetItem of its item across
+ * chains (addressKeys.nameOnChains: one key per name, whatever the number of chains, so no key asked
+ * for is missing when the name is registered anywhere). A name without that item (unknown anywhere,
+ * or registered by an ingest before the item existed) is then asked per chain, as before. A name
+ * unknown on a requested chain, or ambiguous there (two tokens share the symbol), is a 404.
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { batchGetItems } from '../db/operations';
 import { addressKeys, keyId } from '../table/keys';
+import { namesTrackedOnChains } from './chains';
 import { InvalidRequestError, NotFoundError } from '../errors';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -36,10 +40,10 @@ export async function resolveAddresses<P extends Record<string, AddressOrName | 
   const named = Object.entries(parameters).filter(
     (entry): entry is [string, { name: string }] => entry[1] !== undefined && 'name' in entry[1],
   );
-  const items =
-    named.length > 0
-      ? await batchGetItems(named.flatMap(([, { name }]) => chainIds.map((chainId) => addressKeys.name(chainId, name))))
-      : new Map();
+  const addressesOf = await namedAddresses(
+    named.map(([, { name }]) => name),
+    chainIds,
+  );
   for (const [parameter, given] of Object.entries(parameters)) {
     if (!given) continue;
     const byChain = new Map<number, string>();
@@ -48,8 +52,7 @@ export async function resolveAddresses<P extends Record<string, AddressOrName | 
         byChain.set(chainId, given.address);
         continue;
       }
-      const addresses = items.get(keyId(addressKeys.name(chainId, given.name)))?.addresses as Set<string> | undefined;
-      const [address, ...others] = addresses ?? [];
+      const [address, ...others] = addressesOf(given.name, chainId);
       if (address === undefined)
         throw new NotFoundError(`${parameter}: no address is registered under the name ${given.name} on chain ${chainId}`);
       if (others.length > 0)
@@ -62,4 +65,34 @@ export async function resolveAddresses<P extends Record<string, AddressOrName | 
   }
   // Every given parameter has its map; the others are absent, as the type says.
   return resolved as ResolvedAddresses<P>;
+}
+
+/**
+ * The addresses each name has on each chain: one BatchGetItem of the names' items across chains. A
+ * chain that keeps its names there (chain registry `namesOnChains`) and is missing from a name's item
+ * (or the name has none) does not have the name; only for the other chains (registered before the
+ * items across chains existed) are the per-chain items asked, in one more BatchGetItem.
+ */
+export async function namedAddresses(names: readonly string[], chainIds: readonly number[]) {
+  const unique = [...new Set(names.map((name) => name.toLowerCase()))];
+  const across = unique.length > 0 ? await batchGetItems(unique.map((name) => addressKeys.nameOnChains(name))) : new Map();
+  const byName = new Map<string, Map<number, string[]>>();
+  const untracked = chainIds.filter((chainId) => !namesTrackedOnChains(chainId));
+  const asked: { name: string; chainId: number }[] = [];
+  for (const name of unique) {
+    const entries = across.get(keyId(addressKeys.nameOnChains(name)))?.entries as Set<string> | undefined;
+    const byChain = new Map<number, string[]>();
+    for (const entry of entries ?? []) {
+      const [chain, address] = entry.split(':');
+      byChain.set(Number(chain), [...(byChain.get(Number(chain)) ?? []), address ?? '']);
+    }
+    byName.set(name, byChain);
+    for (const chainId of untracked) if (!byChain.has(chainId)) asked.push({ name, chainId });
+  }
+  const perChain = asked.length > 0 ? await batchGetItems(asked.map(({ name, chainId }) => addressKeys.name(chainId, name))) : new Map();
+  for (const { name, chainId } of asked) {
+    const addresses = perChain.get(keyId(addressKeys.name(chainId, name)))?.addresses as Set<string> | undefined;
+    if (addresses) byName.get(name)?.set(chainId, [...addresses]);
+  }
+  return (name: string, chainId: number): string[] => byName.get(name.toLowerCase())?.get(chainId) ?? [];
 }

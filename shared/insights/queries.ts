@@ -7,6 +7,7 @@ import {
   addressKeys,
   blockKeys,
   logKeys,
+  standardsToRead,
   tokenTransferKeys,
   transactionKeys,
   typeSetsToRead,
@@ -142,17 +143,28 @@ export function tokenTransfersOfOwnerRanges(
   }));
 }
 
-/** N9 with a contract: token transfers of an owner in one token, per direction. */
-export function tokenTransfersOfOwnerInTokenRange(
+/**
+ * N9 with a contract: token transfers of an owner in one token, per direction, one range per standard
+ * (the key carries the token's standard, keys.ts byAddressAndToken): the ranges of the standards asked
+ * for (standardsToRead), so a token of another standard reads an empty range; with no standard asked
+ * for, all three, of which the token's own is the only one with entries (the list merges them).
+ */
+export function tokenTransfersOfOwnerInTokenRanges(
   chainId: number,
   owner: string,
   direction: Direction,
   token: string,
+  standards: readonly TokenStandard[],
   blocks: BlockBounds,
   checks: Check[],
   order: SortOrder,
-): RangeRead {
-  return { pk: tokenTransferKeys.byAddressAndToken(chainId, owner, direction, token).pk, sk: { blocks }, checks, order };
+): RangeRead[] {
+  return standardsToRead(standards).map((standard) => ({
+    pk: tokenTransferKeys.byAddressAndToken(chainId, owner, direction, token, standard).pk,
+    sk: { blocks },
+    checks,
+    order,
+  }));
 }
 
 /** N10: token transfers of a transaction, by log index (sort key TT#<log>#<batch>). */

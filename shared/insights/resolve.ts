@@ -24,6 +24,7 @@ import { selectChains } from './chains';
 import { parseSignatureItem } from './decode';
 import { RESOLVE_LIST_LIMIT } from './limits';
 import { mergeByPosition } from './list';
+import { namedAddresses } from './names';
 import { latestCallsWithSelector, latestLogsWithTopic0, latestTransactionsOfAddress } from './queries';
 import type { ResolveQuery, ResolveResponse, ResolveType } from './schemas';
 import { serialiseBlock, serialiseEvent, serialiseTransaction } from './serialise';
@@ -141,13 +142,13 @@ async function resolveTextSignature(event: AbiEvent | null, fn: AbiFunction | nu
     : { type: 'function_signature', transactions, signature: selector ?? '' };
 }
 
-/** A registered name (N11) on any requested chain resolves as that address; otherwise unknown. */
+/** A registered name (N11, through its item across chains) on any requested chain resolves as that address; otherwise unknown. */
 async function resolveName(text: string, chainIds: number[]): Promise<Resolved> {
   if (!/^[^\s\p{Cc}/]{1,64}$/u.test(text)) return { type: 'unknown' };
-  const items = await batchGetItems(chainIds.map((chainId) => addressKeys.name(chainId, text)));
+  const addressesOf = await namedAddresses([text], chainIds);
   for (const chainId of chainIds) {
-    const addresses = items.get(keyId(addressKeys.name(chainId, text)))?.addresses as Set<string> | undefined;
-    if (addresses?.size === 1) return resolveAddress([...addresses][0]!.toLowerCase(), chainIds);
+    const addresses = addressesOf(text, chainId);
+    if (addresses.length === 1) return resolveAddress(addresses[0]!.toLowerCase(), chainIds);
   }
   return { type: 'unknown' };
 }

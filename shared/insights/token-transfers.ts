@@ -23,7 +23,7 @@ import { TOKEN_TRANSFER_FIELDS } from './fields';
 import { readList, type ChainRanges, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
 import {
-  tokenTransfersOfOwnerInTokenRange,
+  tokenTransfersOfOwnerInTokenRanges,
   tokenTransfersOfOwnerRanges,
   tokenTransfersOfTokenRange,
   tokenTransfersOfTransactionRange,
@@ -130,15 +130,17 @@ async function transfersOf(
     const tokens = contracts.get(chainId) ?? [];
     if (owner) {
       const { direction, checks } = ownerDirection(query.transfer_type);
+      // Per token, the ranges of the standards asked for (the key carries the token's standard).
       return tokens.length > 0
-        ? tokens.map((token) =>
-            tokenTransfersOfOwnerInTokenRange(
+        ? tokens.flatMap((token) =>
+            tokenTransfersOfOwnerInTokenRanges(
               chainId,
               owner,
               direction,
               token,
+              query.token_types.map((type) => STANDARD[type]),
               blocks,
-              [...checks, ...tokenTypeChecks(query.token_types)],
+              checks,
               plan.sortOrder,
             ),
           )

@@ -49,9 +49,9 @@ const addressOfKey = (key: ItemKey): string | undefined => /^C#\d+#A#(0x[0-9a-f]
 const senderOfKey = (key: ItemKey): string | undefined =>
   /#FROM#(0x[0-9a-f]{40})$/.exec(key.pk)?.[1] ?? /^C#\d+#A#(0x[0-9a-f]{40})#(?:TX|TT)#(?:from|all)(?:#|$)/.exec(key.pk)?.[1];
 
-/** The contract a per-contract key names (`#CALLS#<c>#`, `#LOGS#<c>`, `#TT#<token>`, `#TOKEN#<token>`). */
+/** The contract a per-contract key names (`#CALLS#<c>#`, `#LOGS#<c>`, `#TT#<token>`, `#TOKEN#<token>:<rank>`). */
 const contractOfKey = (key: ItemKey, family: 'CALLS' | 'LOGS' | 'TT' | 'TOKEN'): string | undefined =>
-  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:#|$)`).exec(key.pk)?.[1];
+  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:[#:]|$)`).exec(key.pk)?.[1];
 
 const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
 

@@ -267,6 +267,16 @@ export function typeSetsToRead(types: readonly TokenStandard[] | undefined): str
   return indexed.map((standard) => tokenTypeSetKey([standard]));
 }
 
+/**
+ * X3 / N9 per token: the standards whose per-token range a request for `types` reads (one Query
+ * each): the indexed standards asked for; every indexed standard without a filter (the token's own
+ * standard is not known before reading); none when only unindexed standards (ERC-404) are asked for.
+ */
+export function standardsToRead(types: readonly TokenStandard[] | undefined): TokenStandard[] {
+  if (!types || types.length === 0) return [...TOKEN_STANDARDS];
+  return TOKEN_STANDARDS.filter((standard) => types.includes(standard));
+}
+
 export const tokenTransferKeys = {
   /**
    * X3 (E3) and N9 (I5a by owner): token transfers touching an address, newest first, one range per
@@ -280,8 +290,15 @@ export const tokenTransferKeys = {
   byAddress: (chainId: number, address: string, direction: Direction, typeSet: string): KeyRange => ({
     pk: `${chain(chainId)}#A#${lower(address)}#TT#${direction}#${typeSet}`,
   }),
-  byAddressAndToken: (chainId: number, address: string, direction: Direction, token: string): KeyRange => ({
-    pk: `${chain(chainId)}#A#${lower(address)}#TT#${direction}#TOKEN#${lower(token)}`,
+  /**
+   * Per (direction, token), with the token's standard (its type rank) in the key: `...#TOKEN#<token>:<rank>`.
+   * A token has one standard, so a request naming the token and a `type` reads only the ranges of the
+   * standards it asks for (standardsToRead): a standard the token does not have is an empty range,
+   * answered without reading an item. Without a `type` the three standards' ranges are read (two
+   * are empty). The rank is glued to the token (no `#`), so the key keeps its shape `...#TOKEN#<t>`.
+   */
+  byAddressAndToken: (chainId: number, address: string, direction: Direction, token: string, standard: TokenStandard): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(address)}#TT#${direction}#TOKEN#${lower(token)}:${TOKEN_TYPE_RANK[standard]}`,
   }),
   /** N8 (I5c): token transfers of a token contract, ordered by block. */
   byToken: (chainId: number, token: string): KeyRange => ({ pk: `${chain(chainId)}#TT#${lower(token)}` }),
@@ -360,6 +377,12 @@ export const addressKeys = {
   nftHoldingSortKey: (tokenId: bigint | string): string => uint256Key(tokenId),
   /** N11: a human-readable name (token symbol, lowercased) registered on a chain -> address. GetItem. */
   name: (chainId: number, name: string): ItemKey => ({ pk: `${chain(chainId)}#NAME#${name.toLowerCase()}`, sk: 'NAME' }),
+  /**
+   * N11 across chains: the same name on every chain that registered it, a string set `entries` of
+   * `<chainId>:<address>`, so that a request naming it on several chains asks for one key that exists
+   * (instead of one per chain, missing where the name is not registered). BatchGetItem by name.
+   */
+  nameOnChains: (name: string): ItemKey => ({ pk: `NAME#${name.toLowerCase()}`, sk: 'CHAINS' }),
 };
 
 export const nftKeys = {

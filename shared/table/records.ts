@@ -431,6 +431,14 @@ export interface NftCollectionRecord {
   distinctTokenIds?: number;
   /** Newest (highest) token ids first, at most 9. */
   instances: EmbeddedNftInstance[];
+  /**
+   * ERC-721 only: whether the holder had an address item (X7: a contract the ingest met, first seen
+   * at or before `updatedAtBlock`) when the entry was rebuilt. E2 shows the holder as each instance's
+   * `owner` and asks for its address item only when this is true, so it never asks for a missing key.
+   * Absent on ERC-1155 entries (no owner shown) and on entries written before the field (then E2
+   * asks, as it did).
+   */
+  holderIsContract?: boolean;
   updatedAtBlock: number;
 }
 
@@ -445,6 +453,17 @@ export interface NameRecord {
   /** Lowercased symbol. */
   name: string;
   addresses: Set<string>;
+}
+
+/**
+ * addressKeys.nameOnChains (N11 across chains): every chain's addresses registered under a name, as a
+ * DynamoDB string set of `<chainId>:<address>`; kept with each chain's NameRecord (registerName /
+ * unregisterName), deleted when empty.
+ */
+export interface NameOnChainsRecord {
+  kind: 'nameOnChains';
+  name: string;
+  entries: Set<string>;
 }
 
 /** chainKeys.cursor (G1 / X8): the last block whose items are all written. */
@@ -496,6 +515,11 @@ export interface ChainRecord {
   kind: 'chain';
   chainId: number;
   firstBlock: number;
+  /**
+   * True when the chain's ingest has kept its names in the items across chains (NameOnChainsRecord)
+   * from its first batch on; absent on chains registered before those items existed.
+   */
+  namesOnChains?: boolean;
 }
 
 /**
@@ -546,3 +570,19 @@ export const SUMMED_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /** The attribute holding an entry's running total of `field`. */
 export const runningTotalAttribute = (field: string): string => `${field}Total`;
+
+/**
+ * Which address sides of an explorer index copy (X3 token transfers, X4 transactions, X5 internal
+ * transactions) were contracts as of the copy's block: a bitmask in the item attribute `cs`, written on
+ * every such copy (0 included, so a copy written before the attribute existed, which lacks it, is told
+ * apart). A side is flagged when the ingest found code at it as of the block (the block's own chain
+ * facts, shared/ingest/batch.ts), and every flagged address has an address item (X7) written with the
+ * block's batch, so the explorer asks BatchGetItem only for the flagged sides (and the token of a
+ * transfer, which always has one: it emitted the log): no key it asks for is missing. A transaction's
+ * sender is never flagged (an externally owned account by protocol). Not part of the record: readers
+ * take it from the item (see docs/decisions/explorer.md "Address details").
+ */
+export const CONTRACT_SIDES_ATTRIBUTE = 'cs';
+
+/** The bits of `cs`: the record's `from`, `to`, and its created contract (`contractAddress` / `createdContract`). */
+export const CONTRACT_SIDE = { from: 1, to: 2, created: 4 } as const;

@@ -393,6 +393,13 @@ describe('E3 token transfers: filters', () => {
           const other = standards[token] === 'ERC-20' ? 'ERC-721' : 'ERC-20';
           const none = await explorerGet(address, 'token-transfers', { filter, token, type: other });
           expect(none.body).toEqual({ items: [], next_page_params: null });
+          // The token's range of the other standard is empty (the standard is in its key): one Query
+          // that reads nothing, no BatchGetItem.
+          expectPageCost(none.calls, { batchGet: false, queries: 1 });
+          const others = Object.values(standards).filter((standard) => standard !== standards[token]);
+          const neither = await explorerGet(address, 'token-transfers', { filter, token, type: others.join(',') });
+          expect(neither.body).toEqual({ items: [], next_page_params: null });
+          expectPageCost(neither.calls, { batchGet: false, queries: 2 });
         }
       }
     }
@@ -699,7 +706,8 @@ describe('E2 nft/collections', () => {
 describe('an unknown address', () => {
   it('answers 200 with no items and a null cursor, after one Query (two for two standards)', async () => {
     const unknown = keyless('never used');
-    // Two standards read two ranges: two Queries.
+    // Two standards read two ranges: two Queries. A token's ranges are one per standard (its standard is
+    // in the key): without `type` all three, with `type` those asked for (ERC-404 alone: none).
     const queries: [Parameters<typeof explorerGet>[1], QueryValues, number][] = [
       ['tokens', {}, 1],
       ['tokens', { type: 'ERC-20' }, 1],
@@ -708,7 +716,9 @@ describe('an unknown address', () => {
       ['nft/collections', { type: 'ERC-721,ERC-1155' }, 2],
       ['token-transfers', {}, 1],
       ['token-transfers', { filter: 'to', type: 'ERC-721' }, 1],
-      ['token-transfers', { token: chain.manifest.contracts.token }, 1],
+      ['token-transfers', { token: chain.manifest.contracts.token }, 3],
+      ['token-transfers', { token: chain.manifest.contracts.token, type: 'ERC-20' }, 1],
+      ['token-transfers', { token: chain.manifest.contracts.token, type: 'ERC-404' }, 0],
     ];
     for (const [endpoint, query, count] of queries) {
       const response = await explorerGet(unknown, endpoint, query);

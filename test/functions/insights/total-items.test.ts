@@ -194,13 +194,15 @@ describe('total_items beyond the Select COUNT cap', () => {
       { owner_address: busy, contract_address: token, block_number_from: 3 },
       ownerInToken,
       'owner in token',
+      // One range per standard (the key carries the token's standard): without token_types, three.
+      3,
     );
     for (const chainId of CHAINS) {
       await expectNumbered(tokenTransferKeys.byToken(chainId, token).pk);
       await expectNumbered(tokenTransferKeys.byAddress(chainId, busy, 'all', 'ALL').pk);
       await expectNumbered(tokenTransferKeys.byAddress(chainId, busy, 'all', 'ERC-20').pk);
       if (chainId === CHAIN_A) await expectNumbered(tokenTransferKeys.byAddress(chainId, busy, 'all', 'ERC-1155').pk);
-      await expectNumbered(tokenTransferKeys.byAddressAndToken(chainId, busy, 'all', token).pk);
+      await expectNumbered(tokenTransferKeys.byAddressAndToken(chainId, busy, 'all', token, 'ERC-20').pk);
     }
   });
 

@@ -127,7 +127,7 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     await check(
       { owner_address: alice, contract_address: nft },
       ofA.filter(touches(alice)).filter((t) => t.token === nft),
-      `#TT#all#TOKEN#${nft}`,
+      `#TT#all#TOKEN#${nft}:1`,
     );
     await check(
       { owner_address: alice, token_types: ['erc721', 'erc1155'] },
@@ -169,8 +169,8 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
     await check({ contract_address: `${nft},${multi}` }, ofTokens(nft, multi));
     await check({ contract_address: [token, token.toUpperCase().replace('0X', '0x')] }, ofTokens(token));
     await check({ owner_address: alice, contract_address: [nft, multi] }, ofTokens(nft, multi).filter(touches(alice)), [
-      `#TT#all#TOKEN#${nft}`,
-      `#TT#all#TOKEN#${multi}`,
+      `#TT#all#TOKEN#${nft}:1`,
+      `#TT#all#TOKEN#${multi}:2`,
     ]);
     const both = ofTokens(token, nft);
     await check({ contract_address: [token, nft], limit: 5, page: 2 }, both.slice(10, 15), undefined, both.length);
@@ -322,6 +322,13 @@ describe('I5b and I5c: token transfers of a transaction and of a contract', () =
     expect(ids(burns.body.data)).toEqual(idsOf(expected[1].filter((t) => transferTypeOf(t) === 'burn').reverse()));
     const unknown = await get('/insights/v1/tokens/transfers/NOPE', BOTH);
     expect(unknown).toMatchObject({ status: 404, body: { error: expect.stringMatching(/NOPE/) } });
+    // A name on two chains is one key, the name across chains (N11), which exists: no key per chain.
+    const { requests } = await tableWorkOf(() => get('/insights/v1/tokens/transfers/DEMO', { ...BOTH, limit: 10 }));
+    const keysAsked = requests
+      .filter((call) => call.command === 'BatchGetItemCommand')
+      .flatMap((call) => Object.values(call.input.RequestItems as Record<string, { Keys: { pk: string; sk: string }[] }>))
+      .flatMap((request) => request.Keys.map((key) => `${key.pk}|${key.sk}`));
+    expect(keysAsked).toEqual(['NAME#demo|CHAINS']);
   });
 
   it('aggregates amounts exactly per transfer type and token type, checked against the chains', async () => {

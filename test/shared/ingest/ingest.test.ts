@@ -63,8 +63,8 @@ describe('a demo chain ingested from block 0', () => {
         `${direction}#ALL`,
         'all#ERC-20',
         'all#ALL',
-        `${direction}#TOKEN#${transfer.token}`,
-        `all#TOKEN#${transfer.token}`,
+        `${direction}#TOKEN#${transfer.token}:4`,
+        `all#TOKEN#${transfer.token}:4`,
       ].map((range) => `C#${CHAIN_ID}#A#${address}#TT#${range}`);
     expect(copies.map((item) => item.pk).sort()).toEqual(
       [`C#${CHAIN_ID}#TT#${transfer.token}`, ...side(transfer.from, 'from'), ...side(transfer.to, 'to')].sort(),

@@ -33,7 +33,7 @@ describe('manifest chunks', () => {
         { pk: addressKeys.transactions(1, from, 'all').pk, sk: transactionKeys.sortKey(7, position) },
         ...(['from', 'to', 'all'] as const).flatMap((direction) => [
           { pk: tokenTransferKeys.byAddress(1, from, direction, 'ALL').pk, sk },
-          { pk: tokenTransferKeys.byAddressAndToken(1, to, direction, token).pk, sk },
+          { pk: tokenTransferKeys.byAddressAndToken(1, to, direction, token, 'ERC-20').pk, sk },
         ]),
       ];
     }).flat();

@@ -274,8 +274,8 @@ describe('logs, token transfers and blocks', () => {
       [tokenTransferKeys.byToken(31337, tokenTransfer.token).pk, ['token']],
       [tokenTransferKeys.byAddress(31337, tokenTransfer.from, 'from', 'ALL').pk, ['from']],
       [tokenTransferKeys.byAddress(31337, tokenTransfer.to, 'all', 'ERC-1155').pk, ['to']],
-      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.to, 'to', tokenTransfer.token).pk, ['to', 'token']],
-      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.from, 'all', tokenTransfer.token).pk, ['from', 'token']],
+      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.to, 'to', tokenTransfer.token, 'ERC-1155').pk, ['to', 'token']],
+      [tokenTransferKeys.byAddressAndToken(31337, tokenTransfer.from, 'all', tokenTransfer.token, 'ERC-1155').pk, ['from', 'token']],
     ] as const) {
       const stored = compactTokenTransfer(tokenTransfer, { pk, sk });
       for (const field of absent) expect(stored, `${pk} ${field}`).not.toHaveProperty(field);

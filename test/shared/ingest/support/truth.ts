@@ -266,8 +266,8 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
         add(tokenTransferKeys.byAddress(chainId, address, direction, set).pk, sk, 'tokenTransfer');
         add(tokenTransferKeys.byAddress(chainId, address, 'all', set).pk, sk, 'tokenTransfer');
       }
-      add(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token).pk, sk, 'tokenTransfer');
-      add(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token).pk, sk, 'tokenTransfer');
+      add(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token, transfer.standard).pk, sk, 'tokenTransfer');
+      add(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token, transfer.standard).pk, sk, 'tokenTransfer');
     }
   }
   if (options.traces) {
@@ -570,6 +570,15 @@ const erc1155SupplyAbi = parseAbi(['function totalSupply(uint256 id) view return
 
 /** Items of state kinds, with the block they were written at left out (a reorg writes them at the ancestor). */
 export function stateView(items: Record<string, unknown>[]): Record<string, unknown>[] {
-  const stateKinds = new Set(['balance', 'balanceListing', 'nftInstance', 'nftHolding', 'nftCollection', 'address', 'name']);
+  const stateKinds = new Set([
+    'balance',
+    'balanceListing',
+    'nftInstance',
+    'nftHolding',
+    'nftCollection',
+    'address',
+    'name',
+    'nameOnChains',
+  ]);
   return items.filter((item) => stateKinds.has(String(item.kind))).map(({ updatedAtBlock: _u, ...rest }) => rest);
 }
