@@ -10,6 +10,7 @@ import { logger } from '../observability/logger';
 import { collectionKeys, keyId, type KeyRange } from '../table/keys';
 import { collectionRanges } from './plan';
 import { collectionSchema, type Collection } from './schemas';
+import { localQueue } from '../db/local-queue';
 
 // ---------------------------------------------------------------------------------------------------
 // C2 + C1 writes: create a collection with its numbered list copies, atomically
@@ -166,32 +167,5 @@ function toCollection(item: Item): Collection {
   return Object.fromEntries(fields.map((field) => [field, item[field]])) as Collection;
 }
 
-/**
- * Creations of this process that number their list copies at once: 4. Every creation moves the
- * unfiltered range's counter, so creations running together mostly cancel each other (each lost race
- * costs a counter read and a transaction); a Lambda container serves one request at a time, but the
- * local gateway and the benchmark's dataset build serve many, and queueing them here keeps a burst
- * from multiplying its own work. Creations of other processes still race, through the conditions.
- */
+/** Creations of this process that number their list copies at once (shared/db/local-queue.ts). */
 const numberingQueue = localQueue(4);
-
-/**
- * At most `limit` calls of the returned function run at once in this process; the others wait their
- * turn, first come first served. `work` learns whether it waited.
- */
-function localQueue(limit: number) {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(work: (waited: boolean) => Promise<T>): Promise<T> => {
-    const waited = running >= limit;
-    if (waited) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running += 1;
-    try {
-      return await work(waited);
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
-    }
-  };
-}

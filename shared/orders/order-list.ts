@@ -15,6 +15,7 @@
  */
 import { batchGetItems, type TransactItem } from '../db/operations';
 import { type ItemKey, type KeyRange, keyId, orderKeys } from '../table/keys';
+import { localQueue } from '../db/local-queue';
 
 /** What an order's list copy holds: every attribute `toOrder` reads, and its retention `ttl`. */
 export const ORDER_LIST_FIELDS = [
@@ -151,32 +152,5 @@ export function listCopyUpdates(order: ListedOrder, set: Record<string, unknown>
   }));
 }
 
-/**
- * Creations of this process that number their list copies at once: 4. Every creation moves the
- * unfiltered range's counter, so creations running together mostly cancel each other (each lost race
- * costs a counter read and a transaction); a Lambda container serves one request at a time, but the
- * local gateway and the benchmark's dataset build serve many, and queueing them here keeps a burst
- * from multiplying its own work. Creations of other processes still race, through the conditions.
- */
+/** Creations of this process that number their list copies at once (shared/db/local-queue.ts). */
 export const numberingQueue = localQueue(4);
-
-/**
- * At most `limit` calls of the returned function run at once in this process; the others wait their
- * turn, first come first served. `work` learns whether it waited.
- */
-function localQueue(limit: number) {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(work: (waited: boolean) => Promise<T>): Promise<T> => {
-    const waited = running >= limit;
-    if (waited) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running += 1;
-    try {
-      return await work(waited);
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
-    }
-  };
-}
