@@ -74,10 +74,10 @@ export interface Worker {
 export const backfillWorker: Worker = {
   id: 'BackfillChain',
   handler: 'functions/ingest/backfill-chain.ts',
-  // PutItem (the plan, a staged segment's DONE item), BatchWriteItem (the blocks' order-free items and
-  // the staged chunks), DeleteItem (a segment it staged after the ingest numbered it); chain items
-  // only, as the ingest.
-  table: { read: true, write: ['PutItem', 'DeleteItem', 'BatchWriteItem'], writeKeys: CHAIN_DATA },
+  // PutItem (the plan, a staged segment's DONE item, in a transaction with a ConditionCheckItem on the
+  // plan), BatchWriteItem (the blocks' order-free items and the staged chunks), DeleteItem (a segment it
+  // staged after the ingest numbered it); chain items only, as the ingest.
+  table: { read: true, write: ['PutItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'], writeKeys: CHAIN_DATA },
   timeoutSeconds: 900,
   memorySize: 1769,
   summary: 'Backfill worker: plan a chain backfill, or stage the segments of one shard (chain reads recorded, order-free items written)',

@@ -33,7 +33,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ChainClient } from '../chain/client';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
-import { deleteItem, inParallel, putItem, queryAll, rangeQuery, writeItems } from '../db/operations';
+import { deleteItem, inParallel, putItem, queryAll, rangeQuery, transactWrite, writeItems } from '../db/operations';
 import { backfillKeys, keyId, type ItemKey, type TableItem } from '../table/keys';
 import type { BackfillPlanRecord, StagedChunkRecord, StagedSegmentRecord } from '../table/records';
 import { readBatchFacts } from './batch';
@@ -181,7 +181,7 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   if (await getItem(backfillKeys.staged(chainId, segment.from, 'DONE'))) return 'already staged';
   const cursor = await readCursor(chainId);
   if (cursor && cursor.blockNumber >= segment.to) return 'already ingested';
-  await openPlanHolding(chainId, segment);
+  const plan = await openPlanHolding(chainId, segment);
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const log = options.log ?? powertoolsLog;
 
@@ -223,15 +223,6 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   }
   await writeItems({ put: chunks });
   signal?.throwIfAborted();
-  const plan = await readPlan(chainId);
-  if (!plan || plan.ended) {
-    // The plan ended (a reorg inside it) while this worker read the chain: the ingest's sweep may have
-    // run before these writes, so the worker takes back what it wrote past the cursor.
-    const numbered = (await readCursor(chainId))?.blockNumber ?? -1;
-    await writeItems({ delete: writtenPast(staged, numbered) });
-    await deleteStagedSegment(chainId, segment.from);
-    throw new BackfillPlanError(`chain ${chainId}: the backfill ended while blocks ${segment.from}..${segment.to} were read`);
-  }
   const done: StagedSegmentRecord = {
     kind: 'stagedSegment',
     chainId,
@@ -240,12 +231,30 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
     attempt,
     chunkCount: chunks.length,
   };
-  // The first complete attempt counts; a second worker on the segment leaves its chunks to the deletion.
-  const first = await putItem({
-    Item: { ...done, ...backfillKeys.staged(chainId, segment.from, 'DONE') },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
-  if (!first.applied) return 'already staged';
+  // The first complete attempt counts (a second worker on the segment leaves its chunks to the
+  // deletion), and only while its plan is open: DONE and the plan's check are one transaction, so a
+  // sweep (a reorg ended the plan) never misses a segment staged at the same time.
+  const outcome = await transactWrite([
+    { Put: { Item: { ...done, ...backfillKeys.staged(chainId, segment.from, 'DONE') }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      ConditionCheck: {
+        Key: backfillKeys.plan(chainId),
+        ConditionExpression:
+          'attribute_exists(pk) AND attribute_not_exists(ended) AND #from = :from AND #to = :to AND segmentBlocks = :segmentBlocks',
+        ExpressionAttributeNames: { '#from': 'from', '#to': 'to' },
+        ExpressionAttributeValues: { ':from': plan.from, ':to': plan.to, ':segmentBlocks': plan.segmentBlocks },
+      },
+    },
+  ]);
+  if (!outcome.committed && outcome.failedConditions.includes(1)) {
+    // The plan ended while this worker read the chain: the sweep may have run before these writes, so
+    // the worker takes back what it wrote past the cursor.
+    const numbered = (await readCursor(chainId))?.blockNumber ?? -1;
+    await writeItems({ delete: writtenPast(staged, numbered) });
+    await deleteStagedSegment(chainId, segment.from);
+    throw new BackfillPlanError(`chain ${chainId}: the backfill ended while blocks ${segment.from}..${segment.to} were read`);
+  }
+  if (!outcome.committed) return 'already staged';
   // A worker late for a segment the ingest numbered meanwhile (another worker staged it) leaves nothing behind.
   const after = await readCursor(chainId);
   if (after && after.blockNumber >= segment.to) {
@@ -286,7 +295,13 @@ export async function sweepEndedPlan(
   const segments = segmentsOf(plan).filter((segment) => segment.to > numbered);
   let items = 0;
   await inParallel(segments, SWEEP_CONCURRENCY, async (segment) => {
-    const staged = await readStagedSegment(chainId, segment.from).catch(() => undefined);
+    // A segment an earlier sweep half deleted (chunks gone, DONE left) lists nothing any more; any
+    // other failure stops the sweep, which the next run does again (deleting the chunks now would lose
+    // the only list of the worker's keys).
+    const staged = await readStagedSegment(chainId, segment.from).catch((error: unknown) => {
+      if (error instanceof StagedChunksMissingError) return undefined;
+      throw error;
+    });
     if (staged) {
       const keys = writtenPast(staged.blocks, numbered);
       await writeItems({ delete: keys });
@@ -298,6 +313,11 @@ export async function sweepEndedPlan(
   return { segments: segments.length, items };
 }
 
+/** A staged segment's DONE item outlived some of its chunks (a sweep or deletion cut short). */
+export class StagedChunksMissingError extends Error {
+  override name = 'StagedChunksMissingError';
+}
+
 /** The staged segment that starts at `fromBlock`, once complete. */
 export async function readStagedSegment(chainId: number, fromBlock: number): Promise<StagedSegment | undefined> {
   const done = await getItem<StagedSegmentRecord>(backfillKeys.staged(chainId, fromBlock, 'DONE'));
@@ -307,7 +327,8 @@ export async function readStagedSegment(chainId: number, fromBlock: number): Pro
     ConsistentRead: true,
   });
   const chunks = items.filter((item) => item.kind === 'stagedChunk' && item.chunk < done.chunkCount).sort((a, b) => a.chunk - b.chunk);
-  if (chunks.length !== done.chunkCount) throw new Error(`chain ${chainId}: staged segment at block ${fromBlock} lacks chunks`);
+  if (chunks.length !== done.chunkCount)
+    throw new StagedChunksMissingError(`chain ${chainId}: staged segment at block ${fromBlock} lacks chunks`);
   const { recording, blocks } = unpackStage(Buffer.concat(chunks.map((chunk) => chunk.packed)));
   return { from: done.from, to: done.to, chunkCount: done.chunkCount, recording, blocks };
 }

@@ -266,7 +266,9 @@ export class ChainIngest {
         const step = await this.writeStaged(result, staged, number, to, mayBeHalfWritten);
         if (step.reorged) {
           // Staged blocks are no longer canonical: the rest is ingested from the node.
-          // The rollback ended the plan (rollBack): the rest is read from the node.
+          // The rollback ended the plan (rollBack); without a cursor there was none to roll back, so
+          // the plan is swept here. The rest is read from the node.
+          if (!result.cursor) await this.sweepPlan(plan, undefined);
           plan = undefined;
         } else if (step.last === plan.to) {
           await deletePlan(this.chainId);
@@ -555,13 +557,16 @@ export class ChainIngest {
     await writeItems({ put: items.filter((item) => !writtenByWorker.skip.has(item)), delete: writtenByWorker.stale });
     // The listeners (order deposit detection: orders, never state items) run beside the state writes;
     // both end before the cursor moves, so a crash still delivers the blocks again (at least once).
-    await Promise.all([
+    // allSettled: a failure of one side is thrown only once the other has ended too, so that a next
+    // attempt (a rollback, the follow loop's next round) never runs beside it.
+    const settled = await Promise.allSettled([
       stateRead && this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched),
       notifyBlocksIngested(
         this.listeners,
         blocks.map((derived) => this.ingestedEvent(derived, mode)),
       ),
     ]);
+    for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
     return { keptThrough };
   }
 

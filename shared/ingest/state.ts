@@ -216,7 +216,11 @@ export class StateWriter {
       ExpressionAttributeValues: { ':entry': new Set([`${this.chainId}:${token}`]) },
     });
     const entries = await getItem<{ entries?: Set<string> }>(across);
-    if (entries && (!entries.entries || entries.entries.size === 0)) await deleteItem({ Key: across });
+    // Every chain's ingest writes this item: delete it only if it is still empty (DynamoDB drops an
+    // emptied set), so that another chain's entry added meanwhile stays.
+    if (entries && (!entries.entries || entries.entries.size === 0)) {
+      await deleteItem({ Key: across, ConditionExpression: 'attribute_not_exists(entries)' });
+    }
   }
 
   async deleteAddress(address: string): Promise<void> {

@@ -8,7 +8,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
 import { backfillKeys } from '../../../shared/table/keys';
-import { BackfillPlanError, planBackfill, readPlan, readStagedSegment, stageSegment, type Segment } from '../../../shared/ingest/backfill';
+import {
+  BackfillPlanError,
+  planBackfill,
+  readPlan,
+  readStagedSegment,
+  stageSegment,
+  sweepEndedPlan,
+  type Segment,
+} from '../../../shared/ingest/backfill';
 import { ChainIngest, ingestRange } from '../../../shared/ingest/ingest';
 import type { IngestLog } from '../../../shared/ingest/log';
 import { readCursor } from '../../../shared/ingest/manifest';
@@ -166,5 +174,33 @@ test('a plan starts after the cursor, reaches only final blocks, and is one per 
     expect(again.plan.from, 'the plan keeps its start').toBe(4);
     expect(again.segments.map((segment) => segment.from)).toEqual([24, 34]);
     expect(backfillKeys.plan(CHAIN_ID).sk).toBe('BACKFILL');
+  });
+}, 60_000);
+
+test('a worker whose plan a reorg ends while it reads the chain stages nothing and takes back what it wrote', async () => {
+  const name = `${table.name}-ended`;
+  await inTable(name, async () => {
+    const { plan, segments } = await planBackfill({ chainId: CHAIN_ID, to: 30, head, segmentBlocks: 10 });
+    const before = await tableSnapshot(name);
+    let swept = false;
+    const run = stageSegment(
+      {
+        chainId: CHAIN_ID,
+        client: client(),
+        // The ingest's sweep runs after the worker's first block is written, before it stages.
+        onBlockWritten: () => {
+          if (swept) return;
+          swept = true;
+          void sweepEndedPlan(CHAIN_ID, plan, -1);
+        },
+      },
+      segments[1]!,
+    );
+    await expect(run).rejects.toThrow(BackfillPlanError);
+    expect(swept).toBe(true);
+    expect(await readPlan(CHAIN_ID)).toBeUndefined();
+    expect(await tableSnapshot(name), 'nothing of the worker or the plan is left').toEqual(
+      before.filter((item) => item.pk !== backfillKeys.plan(CHAIN_ID).pk),
+    );
   });
 }, 60_000);
