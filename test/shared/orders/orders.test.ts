@@ -86,9 +86,16 @@ describe('transitionOrder', () => {
 
   it('applies only one of two concurrent changes from the same status', async () => {
     const order = await newOrder();
+    // Both from the same view of the order (a deposit and a failure decided at once). Read apart, the
+    // second would see the first's status and legitimately move on from it.
+    const view = await findStoredOrder(order.id);
     const results = await Promise.all([
-      markDepositReceived(order.id, { transactionHash: TX, amount: '1', receivedAt: order.createdAt + 1 }),
-      transitionOrder(order.id, 'failure', { set: { errorDetails: 'quote unavailable' } }),
+      transitionOrder(order.id, 'quoting_after_deposit', {
+        current: view,
+        at: order.createdAt + 1,
+        set: { receivedDepositAt: order.createdAt + 1, depositTransactionHash: TX },
+      }),
+      transitionOrder(order.id, 'failure', { current: view, set: { errorDetails: 'quote unavailable' } }),
     ]);
     expect(results.filter((result) => result.applied)).toHaveLength(1);
     const stored = await findStoredOrder(order.id);
