@@ -10,7 +10,7 @@ import { logger } from '../observability/logger';
 import { collectionKeys, keyId, type KeyRange } from '../table/keys';
 import { collectionRanges } from './plan';
 import { collectionSchema, type Collection } from './schemas';
-import { localQueue } from '../db/local-queue';
+import { counterUpdate, localQueue } from '../db/numbered-range';
 
 // ---------------------------------------------------------------------------------------------------
 // C2 + C1 writes: create a collection with its numbered list copies, atomically
@@ -70,19 +70,6 @@ async function numberAndPut(collection: Collection): Promise<Collection> {
     }
     await positionRetryPause(attempt);
   }
-}
-
-/** A counter moved from `current` to `current + 1`, on condition that it still holds `current`. */
-function counterUpdate(key: { pk: string; sk: string }, current: number): TransactItem {
-  return {
-    Update: {
-      Key: key,
-      UpdateExpression: 'SET #count = :next',
-      ConditionExpression: current === 0 ? 'attribute_not_exists(#count)' : '#count = :current',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: current === 0 ? { ':next': 1 } : { ':next': current + 1, ':current': current },
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -167,5 +154,5 @@ function toCollection(item: Item): Collection {
   return Object.fromEntries(fields.map((field) => [field, item[field]])) as Collection;
 }
 
-/** Creations of this process that number their list copies at once (shared/db/local-queue.ts). */
+/** Creations of this process that number their list copies at once (shared/db/numbered-range.ts). */
 const numberingQueue = localQueue(4);

@@ -15,7 +15,7 @@
  */
 import { batchGetItems, type TransactItem } from '../db/operations';
 import { type ItemKey, type KeyRange, keyId, orderKeys } from '../table/keys';
-import { localQueue } from '../db/local-queue';
+import { counterUpdate, localQueue } from '../db/numbered-range';
 
 /** What an order's list copy holds: every attribute `toOrder` reads, and its retention `ttl`. */
 export const ORDER_LIST_FIELDS = [
@@ -109,19 +109,6 @@ export function listNewOrderItems(order: ListedOrderItem, counts: readonly numbe
   return [...puts, ...counters];
 }
 
-/** A counter moved from `current` to `current + 1`, on condition that it still holds `current`. */
-export function counterUpdate(key: ItemKey, current: number): TransactItem {
-  return {
-    Update: {
-      Key: key,
-      UpdateExpression: 'SET #count = :next',
-      ConditionExpression: current === 0 ? 'attribute_not_exists(#count)' : '#count = :current',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: current === 0 ? { ':next': 1 } : { ':next': current + 1, ':current': current },
-    },
-  };
-}
-
 /**
  * The updates that carry a change of an order onto its list copies: the attributes of `set` the list
  * shows, and the removal of `ttl` when the order is kept for good. Conditional on the copy existing
@@ -152,5 +139,5 @@ export function listCopyUpdates(order: ListedOrder, set: Record<string, unknown>
   }));
 }
 
-/** Creations of this process that number their list copies at once (shared/db/local-queue.ts). */
+/** Creations of this process that number their list copies at once (shared/db/numbered-range.ts). */
 export const numberingQueue = localQueue(4);

@@ -1,6 +1,8 @@
 /** Request bodies and helpers shared by the orders tests. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../../shared/db/client';
+import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
+import type { BlockRecord } from '../../../shared/table/records';
 import { addressKeys, orderKeys } from '../../../shared/table/keys';
 import { requestJson } from '../../../scripts/lib/dispatch';
 
@@ -84,4 +86,47 @@ export async function putIndexedBalance(
       Item: { ...addressKeys.address(chainId, token), kind: 'address', address: token, tokenDecimals: decimals },
     }),
   );
+}
+
+export const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
+
+/** An ETH order of CREATOR on the local chain (31337), whose deposit a blockPaying block pays. */
+export const ethOrder = () =>
+  orderBody({
+    srcChain: 31337,
+    srcTokenAddress: NATIVE,
+    srcAmount: '1000',
+    creatorAddress: CREATOR,
+    metadata: {
+      srcToken: { chainId: 31337, address: NATIVE, symbol: 'ETH', name: 'Ether', decimals: 18 },
+      dstToken: { chainId: 1, address: MAINNET_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+    },
+  });
+
+let syntheticBlock = 500;
+/** What the ingest publishes for a (synthetic) block of the local chain paying `value` wei to `to` at `timeMs`. */
+export function blockPaying(to: string, value: bigint, timeMs: number): BlockIngestedEvent {
+  syntheticBlock += 1;
+  return {
+    chainId: 31337,
+    mode: 'advance',
+    block: {
+      kind: 'block',
+      chainId: 31337,
+      number: syntheticBlock,
+      hash: `0x${syntheticBlock.toString(16).padStart(64, '0')}`,
+      timestamp: Math.floor(timeMs / 1000),
+    } as BlockRecord,
+    nativeTransfers: [
+      {
+        transactionHash: `0x${(syntheticBlock * 7).toString(16).padStart(64, 'a')}`,
+        transactionIndex: 0,
+        internalIndex: null,
+        from: '0x1111111111111111111111111111111111111111',
+        to,
+        value: value.toString(),
+      },
+    ],
+    erc20Transfers: [],
+  };
 }

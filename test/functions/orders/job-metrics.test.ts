@@ -14,15 +14,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DETECT_DEPOSITS_COUNTS, handler as detectDeposits } from '../../../functions/orders/detect-deposits';
 import { EXPIRE_ORDERS_COUNTS, handler as expireOrders } from '../../../functions/orders/expire-orders';
 import { dynamoClient } from '../../../shared/db/client';
-import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
 import { encodeBlocksIngested, encodeBlocksOrphaned } from '../../../shared/ingest/queue-messages';
 import { resetClock, setClock } from '../../../shared/orders/clock';
-import type { BlockRecord } from '../../../shared/table/records';
 import { useTestTable } from '../../support/table';
-import { CREATOR, getOrder, MAINNET_USDC, orderBody, postOrder } from './fixtures';
+import { getOrder, postOrder, blockPaying, ethOrder } from './fixtures';
 
 useTestTable('job-metrics');
-const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 
 let throttle = false;
 dynamoClient.middlewareStack.add(
@@ -72,46 +69,6 @@ function jobRecord(job: string, counted: readonly string[]): Record<string, numb
     ...Object.fromEntries(counted.map((name) => [name, 'Count'])),
   });
   return Object.fromEntries(directive.Metrics.map((metric) => [metric.Name, record[metric.Name] as number]));
-}
-
-const ethOrder = () =>
-  orderBody({
-    srcChain: 31337,
-    srcTokenAddress: NATIVE,
-    srcAmount: '1000',
-    creatorAddress: CREATOR,
-    metadata: {
-      srcToken: { chainId: 31337, address: NATIVE, symbol: 'ETH', name: 'Ether', decimals: 18 },
-      dstToken: { chainId: 1, address: MAINNET_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
-    },
-  });
-
-let blockNumber = 500;
-/** What the ingest publishes for a block paying `value` wei to `to` at `timeMs`. */
-function blockPaying(to: string, value: bigint, timeMs: number): BlockIngestedEvent {
-  blockNumber += 1;
-  return {
-    chainId: 31337,
-    mode: 'advance',
-    block: {
-      kind: 'block',
-      chainId: 31337,
-      number: blockNumber,
-      hash: `0x${blockNumber.toString(16).padStart(64, '0')}`,
-      timestamp: Math.floor(timeMs / 1000),
-    } as BlockRecord,
-    nativeTransfers: [
-      {
-        transactionHash: `0x${(blockNumber * 7).toString(16).padStart(64, 'b')}`,
-        transactionIndex: 0,
-        internalIndex: null,
-        from: '0x1111111111111111111111111111111111111111',
-        to,
-        value: value.toString(),
-      },
-    ],
-    erc20Transfers: [],
-  };
 }
 
 let messageCount = 0;

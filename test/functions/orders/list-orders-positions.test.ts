@@ -8,18 +8,15 @@ import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { db } from '../../../shared/db/client';
-import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
 import { resetClock, setClock } from '../../../shared/orders/clock';
 import { detectOrderDepositsInBlocks } from '../../../shared/orders/deposits';
 import { expireOverdueOrders } from '../../../shared/orders/orders';
 import { listPosition, orderKeys } from '../../../shared/table/keys';
-import type { BlockRecord } from '../../../shared/table/records';
 import { tableSnapshot, useTestTable } from '../../support/table';
-import { CREATOR, MAINNET_USDC, getOrder, orderBody, postOrder } from './fixtures';
+import { CREATOR, getOrder, orderBody, postOrder, blockPaying, ethOrder } from './fixtures';
 
 const table = useTestTable('list-orders-positions');
 const OTHER = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
-const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 
 const list = async (query: string) => (await requestJson('orders', 'GET', `/orders?${query}`)).body.data as any[];
 const item = async (key: { pk: string; sk: string }) =>
@@ -136,43 +133,3 @@ describe('numbered order lists', () => {
     expect(deeper.map((order) => order.payload.amount)).toEqual(Array.from({ length: 50 }, (_, index) => String(54 - index)));
   });
 });
-
-/** An ETH order of CREATOR on the local chain (31337), whose deposit the synthetic block below pays. */
-const ethOrder = () =>
-  orderBody({
-    srcChain: 31337,
-    srcTokenAddress: NATIVE,
-    srcAmount: '1000',
-    creatorAddress: CREATOR,
-    metadata: {
-      srcToken: { chainId: 31337, address: NATIVE, symbol: 'ETH', name: 'Ether', decimals: 18 },
-      dstToken: { chainId: 1, address: MAINNET_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
-    },
-  });
-
-let blockNumber = 500;
-function blockPaying(to: string, value: bigint, timeMs: number): BlockIngestedEvent {
-  blockNumber += 1;
-  return {
-    chainId: 31337,
-    mode: 'advance',
-    block: {
-      kind: 'block',
-      chainId: 31337,
-      number: blockNumber,
-      hash: `0x${blockNumber.toString(16).padStart(64, '0')}`,
-      timestamp: Math.floor(timeMs / 1000),
-    } as BlockRecord,
-    nativeTransfers: [
-      {
-        transactionHash: `0x${(blockNumber * 7).toString(16).padStart(64, 'a')}`,
-        transactionIndex: 0,
-        internalIndex: null,
-        from: '0x1111111111111111111111111111111111111111',
-        to,
-        value: value.toString(),
-      },
-    ],
-    erc20Transfers: [],
-  };
-}

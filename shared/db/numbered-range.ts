@@ -1,4 +1,24 @@
 /**
+ * Numbered list ranges (orders, collections: docs/decisions/orders.md, collections.md): each entry of a
+ * range has a position, and the range's counter holds the last one given. The table-layer pieces both
+ * groups share: the counter's conditional move and the local queue of creations.
+ */
+import type { TransactItem } from './operations';
+
+/** A counter moved from `current` to `current + 1`, on condition that it still holds `current`. */
+export function counterUpdate(key: { pk: string; sk: string }, current: number): TransactItem {
+  return {
+    Update: {
+      Key: key,
+      UpdateExpression: 'SET #count = :next',
+      ConditionExpression: current === 0 ? 'attribute_not_exists(#count)' : '#count = :current',
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: current === 0 ? { ':next': 1 } : { ':next': current + 1, ':current': current },
+    },
+  };
+}
+
+/**
  * At most `limit` calls of the returned function run at once in this process; the others wait their
  * turn, first come first served. `work` learns whether it waited.
  *
