@@ -91,7 +91,7 @@ export async function putIndexedBalance(
 export const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 
 /** An ETH order of CREATOR on the local chain (31337), whose deposit a blockPaying block pays. */
-export const ethOrder = () =>
+export const ethOrder = (overrides: Record<string, unknown> = {}) =>
   orderBody({
     srcChain: 31337,
     srcTokenAddress: NATIVE,
@@ -101,6 +101,7 @@ export const ethOrder = () =>
       srcToken: { chainId: 31337, address: NATIVE, symbol: 'ETH', name: 'Ether', decimals: 18 },
       dstToken: { chainId: 1, address: MAINNET_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
     },
+    ...overrides,
   });
 
 let syntheticBlock = 500;

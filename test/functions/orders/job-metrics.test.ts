@@ -8,52 +8,25 @@
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 process.env.POWERTOOLS_SERVICE_NAME = 'chain-data-api';
 
-import { ThrottlingException } from '@aws-sdk/client-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { DETECT_DEPOSITS_COUNTS, handler as detectDeposits } from '../../../functions/orders/detect-deposits';
 import { EXPIRE_ORDERS_COUNTS, handler as expireOrders } from '../../../functions/orders/expire-orders';
-import { dynamoClient } from '../../../shared/db/client';
 import { encodeBlocksIngested, encodeBlocksOrphaned } from '../../../shared/ingest/queue-messages';
 import { resetClock, setClock } from '../../../shared/orders/clock';
+import { captureEmf, throttleSwitch } from '../../support/emf';
 import { useTestTable } from '../../support/table';
 import { getOrder, postOrder, blockPaying, ethOrder } from './fixtures';
 
 useTestTable('job-metrics');
 
-let throttle = false;
-dynamoClient.middlewareStack.add(
-  (next) => async (args) => {
-    if (throttle) throw new ThrottlingException({ message: 'Rate exceeded', $metadata: {} });
-    return next(args);
-  },
-  { step: 'finalizeRequest', priority: 'low', name: 'throttleJobForTest' },
-);
-
-type Emf = Record<string, any> & {
-  _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
-};
-let printed: string[] = [];
-beforeEach(() => {
-  printed = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-    printed.push(String(chunk));
-    return true;
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  throttle = false;
-  resetClock();
-});
+const throttle = throttleSwitch();
+const emf = captureEmf();
+afterEach(() => resetClock());
 
 /** The one record of `job` printed since the test started, checked for its shape; its values by name. */
 function jobRecord(job: string, counted: readonly string[]): Record<string, number> {
-  const matching = printed
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Emf)
-    .filter((record) => record.job === job);
+  const matching = emf.records().filter((record) => record.job === job);
   expect(matching).toHaveLength(1);
   const record = matching[0]!;
   const [directive] = record._aws.CloudWatchMetrics;
@@ -117,13 +90,13 @@ describe('job metrics (EMF)', () => {
     for (const order of orders) expect((await getOrder(order.id)).body.data.order.status).toBe('expired');
 
     // A second sweep finds nothing left: its record says so.
-    printed = [];
+    emf.clear();
     await expireOrders();
     expect(jobRecord('ExpireOrders', EXPIRE_ORDERS_COUNTS)).toMatchObject({ Failed: 0, OrdersExpired: 0 });
   });
 
   it('ExpireOrders: a run that throws is published as Failed', async () => {
-    throttle = true;
+    throttle.on = true;
     await expect(expireOrders()).rejects.toThrow();
     expect(jobRecord('ExpireOrders', EXPIRE_ORDERS_COUNTS)).toMatchObject({ Failed: 1, OrdersExpired: 0 });
   });
@@ -145,7 +118,7 @@ describe('job metrics (EMF)', () => {
       DepositsOrphaned: 0,
     });
 
-    printed = [];
+    emf.clear();
     const orphaned = encodeBlocksOrphaned({ chainId: 31337, blocks: [{ number: paying.block.number, hash: paying.block.hash }] });
     await detectDeposits(sqsEvent(orphaned.map((message) => message.body)));
     expect(jobRecord('DetectDeposits', DETECT_DEPOSITS_COUNTS)).toMatchObject({

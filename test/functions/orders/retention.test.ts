@@ -11,17 +11,14 @@ process.env.ORDER_RETENTION_DAYS = '10';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../../shared/db/client';
-import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
 import { detectOrderDepositsInBlocks } from '../../../shared/orders/deposits';
 import { expireOverdueOrders } from '../../../shared/orders/orders';
-import type { BlockRecord } from '../../../shared/table/records';
 import { orderKeys } from '../../../shared/table/keys';
 import { useTestTable } from '../../support/table';
-import { CREATOR, MAINNET_USDC, getOrder, getSession, orderBody, postOrder, postSession } from './fixtures';
+import { blockPaying, CREATOR, ethOrder, getOrder, getSession, postOrder, postSession } from './fixtures';
 
 const table = useTestTable('retention');
 const RETENTION_SECONDS = 10 * 86_400;
-const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 
 async function item(key: { pk: string; sk: string }): Promise<Record<string, any> | undefined> {
   return (await db.send(new GetCommand({ TableName: table.name, Key: key, ConsistentRead: true }))).Item;
@@ -36,43 +33,6 @@ async function orderItems(order: { id: string; createdAt: number }, sessionId?: 
     allPointer: await item(orderKeys.listEntry(orderKeys.allOrders(), all!)),
     creatorPointer: await item(orderKeys.listEntry(orderKeys.creatorOrders(CREATOR), mine!)),
     session: sessionId ? await item(orderKeys.checkoutSession(sessionId)) : undefined,
-  };
-}
-
-/** An ETH order on the local chain (31337), whose deposits the synthetic blocks below pay. */
-const ethOrder = (overrides: Record<string, unknown> = {}) =>
-  orderBody({
-    srcChain: 31337,
-    srcTokenAddress: NATIVE,
-    srcAmount: '1000',
-    creatorAddress: CREATOR,
-    metadata: {
-      srcToken: { chainId: 31337, address: NATIVE, symbol: 'ETH', name: 'Ether', decimals: 18 },
-      dstToken: { chainId: 1, address: MAINNET_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
-    },
-    ...overrides,
-  });
-
-let blockNumber = 100;
-/** What the ingest hands deposit detection for a block paying `value` wei to `to` at `timeMs`. */
-function blockPaying(to: string, value: bigint, timeMs: number): BlockIngestedEvent {
-  blockNumber += 1;
-  const hash = `0x${blockNumber.toString(16).padStart(64, '0')}`;
-  return {
-    chainId: 31337,
-    mode: 'advance',
-    block: { kind: 'block', chainId: 31337, number: blockNumber, hash, timestamp: Math.floor(timeMs / 1000) } as BlockRecord,
-    nativeTransfers: [
-      {
-        transactionHash: `0x${(blockNumber * 7).toString(16).padStart(64, 'a')}`,
-        transactionIndex: 0,
-        internalIndex: null,
-        from: '0x1111111111111111111111111111111111111111',
-        to,
-        value: value.toString(),
-      },
-    ],
-    erc20Transfers: [],
   };
 }
 

@@ -7,50 +7,17 @@
 process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 process.env.POWERTOOLS_SERVICE_NAME = 'chain-data-api';
 
-import { ThrottlingException } from '@aws-sdk/client-dynamodb';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { dynamoClient } from '../../../shared/db/client';
+import { describe, expect, it } from 'vitest';
 import { routeMetricsEnabled } from '../../../shared/observability/route-metrics';
 import { requestJson } from '../../../scripts/lib/dispatch';
+import { captureEmf, throttleSwitch } from '../../support/emf';
 import { useTestTable } from '../../support/table';
 
 useTestTable('route-metrics');
 
-let throttle = false;
-dynamoClient.middlewareStack.add(
-  (next) => async (args) => {
-    if (throttle) throw new ThrottlingException({ message: 'Rate exceeded', $metadata: {} });
-    return next(args);
-  },
-  { step: 'finalizeRequest', priority: 'low', name: 'throttleForTest' },
-);
-
-type Emf = Record<string, any> & {
-  _aws: {
-    Timestamp: number;
-    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
-  };
-};
-let printed: string[] = [];
-beforeEach(() => {
-  printed = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-    printed.push(String(chunk));
-    return true;
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  throttle = false;
-});
-
-/** The EMF records printed since the test started. */
-function records(): Emf[] {
-  return printed
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Emf);
-}
+const throttle = throttleSwitch();
+const emf = captureEmf();
+const records = emf.records;
 
 /** The one record of a request, checked for its shape; its metric values by name. */
 function requestRecord(route: string): Record<string, number> {
@@ -85,7 +52,7 @@ describe('per-route metrics (EMF)', () => {
 
   it('a read: one consistent GetItem, one read unit; an unknown id is a 4xx with the same call', async () => {
     const created = await requestJson('orders', 'POST', '/checkout-sessions', { body: {} });
-    printed = [];
+    emf.clear();
     expect((await requestJson('orders', 'GET', `/checkout-sessions/${created.body.data.id}`)).status).toBe(200);
     expect(requestRecord('GET /checkout-sessions/{id}')).toMatchObject({
       Requests2xx: 1,
@@ -95,7 +62,7 @@ describe('per-route metrics (EMF)', () => {
       DynamoDBReadUnits: 1,
       DynamoDBWriteUnits: 0,
     });
-    printed = [];
+    emf.clear();
     expect((await requestJson('orders', 'GET', '/checkout-sessions/4f0c3c39-8d4c-4e39-9a51-0d6f2b1c7e10')).status).toBe(404);
     expect(requestRecord('GET /checkout-sessions/{id}')).toMatchObject({
       Requests2xx: 0,
@@ -111,7 +78,7 @@ describe('per-route metrics (EMF)', () => {
   });
 
   it('a busy table: 5xx (503), its route named', async () => {
-    throttle = true;
+    throttle.on = true;
     expect((await requestJson('collections', 'GET', '/collections?limit=2')).status).toBe(503);
     expect(requestRecord('GET /collections')).toMatchObject({ Requests2xx: 0, Requests4xx: 0, Requests5xx: 1 });
   }, 20_000);
