@@ -43,7 +43,7 @@ beforeAll(async () => {
     if (operation === 'UpdateItem' && text.includes('"CURSOR"') && text.includes('SET pendingTo')) batchesAnnounced += 1;
     if (trap && cursorMoves >= trap.afterCursorMoves && trap.fires(operation, text)) {
       if (trap.interrupt) {
-        // Ctrl-C: SIGINT to tsx, which passes it on to the script.
+        // Ctrl-C: SIGINT to the script's process.
         trap = undefined;
         if (child?.pid !== undefined) process.kill(child.pid, 'SIGINT');
         return 'forward';
@@ -57,8 +57,7 @@ beforeAll(async () => {
 }, 120_000);
 
 /**
- * SIGKILL to the CLI's whole process group: tsx runs the script in a child process, which a signal to
- * tsx alone would leave running (a crash kills both).
+ * SIGKILL to the CLI's whole process group (it may have children of its own: a crash kills them all).
  */
 function killCli(): void {
   if (child?.pid === undefined || child.exitCode !== null) return;
@@ -80,7 +79,9 @@ function runCli(args: string[], tableName = table.name): Promise<{ code: number 
   itemBatchesSinceManifest = 0;
   return new Promise((resolve) => {
     let output = '';
-    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/ingest.ts', '--rpc-url', demo.anvil.rpcUrl, ...args], {
+    // One node process with tsx's loader, not the tsx CLI: the CLI relays a signal to its child and, when
+    // the child does not acknowledge it within 30 ms (a loaded machine), SIGKILLs it and exits 130.
+    child = spawn(process.execPath, ['--import', 'tsx', 'scripts/ingest.ts', '--rpc-url', demo.anvil.rpcUrl, ...args], {
       cwd: ROOT,
       env: { ...process.env, DYNAMODB_ENDPOINT: dynamo.url, TABLE_NAME: tableName, POWERTOOLS_LOG_LEVEL: 'ERROR' },
       stdio: ['ignore', 'pipe', 'pipe'],

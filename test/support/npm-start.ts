@@ -49,7 +49,8 @@ export async function startNpmStart(
   for (const name of ['RPC_URL', 'CHAIN_ID', 'START_BLOCK', 'DYNAMODB_ENDPOINT', 'EXPLORER_CHAIN_ID']) delete env[name];
   Object.assign(env, options.env);
 
-  const child: ChildProcess = spawn(path.join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    // what npm start runs
     cwd: REPOSITORY_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
