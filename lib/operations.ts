@@ -8,6 +8,8 @@
  * - `DeadLetters-<Queue>`: a dead-letter queue (a queue row's, or a job's failure queue) holds messages;
  * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (an ingest per chain, the order expiry);
  * - `IngestLag-<FunctionId>`: a chain's ingest more than `ingestLagThresholdBlocks` behind the head all period;
+ * - `QueueAge-<Queue>`: the oldest message of a queue between functions (`DepositEvents`: blocks whose order
+ *   deposits are not yet detected) has waited `queueAgeThresholdSeconds`;
  * - `Api5xx-<Api>` and `ApiLatencyP99-<Api>`: 5xx answers and p99 latency of each HTTP API;
  * - `Throttles-<FunctionId>`: throttled invocations of every function but the single-writer jobs (their
  *   overlapping ticks are throttled by design; their failures and expired ticks reach the failure queue);
@@ -84,10 +86,12 @@ export class Operations extends Construct {
   readonly dashboard: Dashboard;
   private readonly prefix: string;
   private readonly period: Duration;
+  private readonly settings: OperationsSettings;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
     const { stack, settings } = props;
+    this.settings = settings;
     this.prefix = settings.alarmNamePrefix ?? `${Stack.of(this).stackName}-`;
     this.period = Duration.minutes(settings.alarmPeriodMinutes);
 
@@ -143,6 +147,15 @@ export class Operations extends Construct {
         }),
         threshold: settings.ingestLagThresholdBlocks,
         description: `Chain ${chain.chainId}'s ingest stayed more than ${settings.ingestLagThresholdBlocks} blocks behind the node's head for a whole period: see ${functionId}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
+      });
+    }
+
+    // A message waits while its consumer fails, is throttled or is stuck on an earlier message of its group (FIFO).
+    for (const [queueId, queue] of stack.queues) {
+      this.alarm(`QueueAge-${queueId}`, {
+        metric: queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: this.period }),
+        threshold: settings.queueAgeThresholdSeconds,
+        description: `A message of ${queueId} has waited ${settings.queueAgeThresholdSeconds}+ s unprocessed (for DepositEvents: order deposits not yet detected): see its consumer's errors, throttles and failed records (README, Operations runbook)`,
       });
     }
 
@@ -220,7 +233,7 @@ export class Operations extends Construct {
 
     dashboard.addWidgets(
       new TextWidget({
-        markdown: `# ${Stack.of(this).stackName}\nRequests, errors and p99 latency per API; the ingest per chain; dead-letter queues; the table. What each alarm means: README, "Operations runbook".`,
+        markdown: `# ${Stack.of(this).stackName}\nRequests, errors and p99 latency per API; the ingest per chain (progress, lag); queues (dead letters, oldest message age); the table. What each alarm means: README, "Operations runbook".`,
         width: 24,
         height: 2,
       }),
@@ -255,12 +268,12 @@ export class Operations extends Construct {
     );
 
     const ingest = [...stack.jobFunctions].filter(([, { chain }]) => chain !== undefined);
-    const chainMetric = (metricName: string, chainId: number) =>
+    const chainMetric = (metricName: string, chainId: number, statistic = 'Sum') =>
       new Metric({
         namespace: METRICS_NAMESPACE,
         metricName,
         dimensionsMap: { service: 'ingest', chainId: String(chainId) },
-        statistic: 'Sum',
+        statistic,
         period,
         label: `${metricName} ${chainId}`,
       });
@@ -269,19 +282,26 @@ export class Operations extends Construct {
       new GraphWidget({
         title: 'Ingest: blocks ingested per chain (its progress; 0 while the chain head stands still)',
         left: ingest.map(([, { chain }]) => chainMetric('BlocksIngested', chain!.chainId)),
-        width: 8,
+        width: 6,
+      }),
+      new GraphWidget({
+        title: 'Ingest: lag behind the head per chain, blocks (max; seconds on the right)',
+        left: ingest.map(([, { chain }]) => chainMetric('LagBlocks', chain!.chainId, 'Maximum')),
+        right: ingest.map(([, { chain }]) => chainMetric('LagSeconds', chain!.chainId, 'Maximum')),
+        leftAnnotations: [{ value: this.settings.ingestLagThresholdBlocks, label: 'IngestLag threshold' }],
+        width: 6,
       }),
       new GraphWidget({
         title: 'Ingest: failed runs and reorgs per chain',
         left: ingest.map(([, { chain }]) => chainMetric('IngestFailed', chain!.chainId)),
         right: ingest.map(([, { chain }]) => chainMetric('Reorgs', chain!.chainId)),
-        width: 8,
+        width: 6,
       }),
       new GraphWidget({
         title: 'Scheduled jobs: errors and duration p99 (ms)',
         left: jobs.map(({ id, fn }) => fn.metricErrors({ statistic: 'Sum', period, label: `${id} errors` })),
         right: jobs.map(({ id, fn }) => fn.metricDuration({ statistic: 'p99', period, label: `${id} p99` })),
-        width: 8,
+        width: 6,
       }),
     );
 
@@ -297,6 +317,7 @@ export class Operations extends Construct {
       new GraphWidget({
         title: 'Queues: oldest message age (s), e.g. how far deposit detection is behind the ingest',
         left: queues.map(([id, queue]) => queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period, label: id })),
+        leftAnnotations: [{ value: this.settings.queueAgeThresholdSeconds, label: 'QueueAge threshold' }],
         width: 8,
       }),
       new GraphWidget({

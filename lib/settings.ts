@@ -75,8 +75,13 @@ export interface OperationsSettings {
   apiLatencyEvaluationPeriods: number;
   /** Failed runs of one scheduled job function (an ingest per chain, the order expiry) in one period. */
   jobErrorsThreshold: number;
-  /** Blocks a chain's ingest may be behind the node's head (max over a period) before IngestLag fires. */
+  /** Blocks a chain's ingest may be behind the node's head (its least lag over a period) before IngestLag fires. */
   ingestLagThresholdBlocks: number;
+  /**
+   * Seconds the oldest message of a queue between functions (`DepositEvents`: blocks whose order deposits are
+   * not yet detected) may wait, at its most over a period, before QueueAge fires.
+   */
+  queueAgeThresholdSeconds: number;
   /** Throttled invocations of one function in one period. */
   lambdaThrottlesThreshold: number;
   /** Throttled requests and system errors of the table in one period (all operations). */
@@ -113,6 +118,7 @@ export const SETTING_DEFAULTS = {
   apiLatencyEvaluationPeriods: 3,
   jobErrorsThreshold: 3,
   ingestLagThresholdBlocks: 100,
+  queueAgeThresholdSeconds: 900,
   lambdaThrottlesThreshold: 1,
   tableThrottlesThreshold: 1,
   tableSystemErrorsThreshold: 1,
@@ -261,6 +267,8 @@ const settingsSchema = v.object({
   apiLatencyEvaluationPeriods: integer(1, 100),
   jobErrorsThreshold: integer(1, 1_000_000),
   ingestLagThresholdBlocks: integer(1, 100_000_000),
+  // The queues keep a message 4 days (lib/service-stack.ts): no message gets older than that.
+  queueAgeThresholdSeconds: integer(1, 4 * 24 * 3600),
   lambdaThrottlesThreshold: integer(1, 1_000_000),
   tableThrottlesThreshold: integer(1, 1_000_000),
   tableSystemErrorsThreshold: integer(1, 1_000_000),
@@ -315,6 +323,7 @@ export function readSettings(scope: Construct): ServiceSettings {
       apiLatencyEvaluationPeriods: settings.apiLatencyEvaluationPeriods,
       jobErrorsThreshold: settings.jobErrorsThreshold,
       ingestLagThresholdBlocks: settings.ingestLagThresholdBlocks,
+      queueAgeThresholdSeconds: settings.queueAgeThresholdSeconds,
       lambdaThrottlesThreshold: settings.lambdaThrottlesThreshold,
       tableThrottlesThreshold: settings.tableThrottlesThreshold,
       tableSystemErrorsThreshold: settings.tableSystemErrorsThreshold,

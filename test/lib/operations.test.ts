@@ -1,8 +1,10 @@
 /**
  * The operator's view in the template: the alarm topic (and its email subscription by context), an
- * alarm per dead-letter or failure queue, per scheduled function's errors, per API's 5xx and p99
- * latency, per function's throttles (not the single-writer jobs'), the table's throttles and system
- * errors, each notifying the topic; the failure destination of the scheduled jobs; the dashboard.
+ * alarm per dead-letter or failure queue, per scheduled function's errors, per chain's ingest lag, on
+ * the age of the oldest message of each queue between functions (deposits left unprocessed), per API's
+ * 5xx and p99 latency, per function's throttles (not the single-writer jobs'), the table's throttles
+ * and system errors, each notifying the topic; the failure destination of the scheduled jobs; the
+ * dashboard (with each chain's lag and the queues' oldest message age).
  * Names and thresholds come from context (cdk.json defaults, overrides here).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +151,28 @@ describe('operations with cdk.json defaults (one chain)', () => {
     expect([...alarms.keys()].filter((name) => name.includes('IngestLag-'))).toHaveLength(ingests.length);
   });
 
+  it('alarms when a message of the deposit events queue waits unprocessed 900 s (order deposits not detected)', () => {
+    const queueId = logicalId(resources, 'AWS::SQS::Queue', 'DepositEvents');
+    expect(resources[queueId].Properties.FifoQueue).toBe(true);
+    const alarm = alarms.get('TestStack-QueueAge-DepositEvents');
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: topicId }],
+      OKActions: [{ Ref: topicId }],
+    });
+    expect(alarm!.AlarmDescription).toContain('order deposits');
+    // The queue itself only: its dead-letter queue has its own alarm (DeadLetters-), and there is no other queue.
+    expect([...alarms.keys()].filter((name) => name.includes('-QueueAge-'))).toEqual(['TestStack-QueueAge-DepositEvents']);
+  });
+
   it('alarms on 5xx answers and on p99 latency of each API', () => {
     for (const api of API_NAMES) {
       const apiId = logicalId(resources, 'AWS::ApiGatewayV2::Api', `${pascal(api)}Api`);
@@ -213,7 +237,7 @@ describe('operations with cdk.json defaults (one chain)', () => {
     expect(outputs.DashboardName.Value).toBe('TestStack');
   });
 
-  it('has one dashboard named after the stack, with each API, the ingest, the queues and the table', () => {
+  it('has one dashboard named after the stack, with each API, the ingest and its lag per chain, the queues and the table', () => {
     const dashboards = ofType(resources, 'AWS::CloudWatch::Dashboard');
     expect(dashboards).toHaveLength(1);
     const [[, dashboard]] = dashboards;
@@ -248,6 +272,30 @@ describe('operations with cdk.json defaults (one chain)', () => {
       expect(body, text).toContain(text);
     }
     for (const api of API_NAMES) expect(body).toContain(logicalId(resources, 'AWS::ApiGatewayV2::Api', `${pascal(api)}Api`));
+
+    const widgets: { properties: Record<string, any> }[] = JSON.parse(text).widgets;
+    const widget = (title: string) => widgets.find((candidate) => candidate.properties.title?.startsWith(title))!.properties;
+    // Next to the blocks ingested: each chain's lag (blocks left, seconds right), with the IngestLag threshold drawn.
+    const lag = widget('Ingest: lag behind the head');
+    expect(lag.metrics).toEqual([
+      ['ChainDataApi', 'LagBlocks', 'chainId', '8453', 'service', 'ingest', { label: 'LagBlocks 8453', stat: 'Maximum' }],
+      ['ChainDataApi', 'LagSeconds', 'chainId', '8453', 'service', 'ingest', { label: 'LagSeconds 8453', stat: 'Maximum', yAxis: 'right' }],
+    ]);
+    expect(lag.annotations.horizontal).toEqual([{ value: 100, label: 'IngestLag threshold', yAxis: 'left' }]);
+    const ingestWidgets = widgets.map((candidate) => candidate.properties.title).filter((title) => title?.startsWith('Ingest:'));
+    expect(ingestWidgets.indexOf(lag.title)).toBe(ingestWidgets.findIndex((title) => title.startsWith('Ingest: blocks ingested')) + 1);
+    // The age of the deposit events queue's oldest message, with the QueueAge threshold drawn.
+    const age = widget('Queues: oldest message age');
+    expect(age.metrics).toEqual([
+      [
+        'AWS/SQS',
+        'ApproximateAgeOfOldestMessage',
+        'QueueName',
+        `${logicalId(resources, 'AWS::SQS::Queue', 'DepositEvents')}.QueueName`,
+        { label: 'DepositEvents', stat: 'Maximum' },
+      ],
+    ]);
+    expect(age.annotations.horizontal).toEqual([{ value: 900, label: 'QueueAge threshold', yAxis: 'left' }]);
   });
 });
 
@@ -266,6 +314,7 @@ describe('operations settings from context', () => {
         apiLatencyEvaluationPeriods: '5',
         jobErrorsThreshold: '2',
         ingestLagThresholdBlocks: '25',
+        queueAgeThresholdSeconds: '3600',
         lambdaThrottlesThreshold: '7',
         tableThrottlesThreshold: '20',
         tableSystemErrorsThreshold: '4',
@@ -281,6 +330,7 @@ describe('operations settings from context', () => {
     expect(alarms.get('prod-ApiLatencyP99-Base')).toMatchObject({ Threshold: 2000, EvaluationPeriods: 5 });
     expect(alarms.get('prod-JobErrors-IngestChain8453')).toMatchObject({ Threshold: 2 });
     expect(alarms.get('prod-IngestLag-IngestChain8453')).toMatchObject({ Threshold: 25, Period: 60 });
+    expect(alarms.get('prod-QueueAge-DepositEvents')).toMatchObject({ Threshold: 3600, Period: 60 });
     expect(alarms.get('prod-Throttles-ListOrders')).toMatchObject({ Threshold: 7 });
     expect(alarms.get('prod-TableThrottles')).toMatchObject({ Threshold: 20 });
     expect(alarms.get('prod-TableSystemErrors')).toMatchObject({ Threshold: 4 });
@@ -292,6 +342,9 @@ describe('operations settings from context', () => {
     [{ alarmPeriodMinutes: 0 }, /alarmPeriodMinutes/],
     [{ api5xxThreshold: 'many' }, /api5xxThreshold/],
     [{ dashboardName: 'has spaces' }, /dashboardName/],
+    [{ queueAgeThresholdSeconds: 0 }, /queueAgeThresholdSeconds/],
+    // Longer than the queues keep a message (4 days): it could never fire.
+    [{ queueAgeThresholdSeconds: 4 * 24 * 3600 + 1 }, /queueAgeThresholdSeconds.*at most 345600/],
   ])('rejects the invalid setting %j with a message naming it', (context, message) => {
     expect(() => synthesise(context, { routes: [], jobs: [] })).toThrow(message);
   });
