@@ -10,6 +10,9 @@ export const PAGE_SIZE = 50;
 
 export const DEFAULT_EXPLORER_CHAIN_ID = 31337;
 
+/** How long a container keeps an address item (X7) a page joined: see page-details.ts. */
+export const DEFAULT_DETAILS_CACHE_SECONDS = 30;
+
 const explorerSchema = v.object({
   EXPLORER_CHAIN_ID: v.optional(
     v.pipe(
@@ -20,14 +23,29 @@ const explorerSchema = v.object({
     ),
     String(DEFAULT_EXPLORER_CHAIN_ID),
   ),
+  EXPLORER_DETAILS_CACHE_SECONDS: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9]{1,4}$/, 'must be a whole number of seconds from 0 to 3600'),
+      v.transform(Number),
+      v.maxValue(3600, 'must be a whole number of seconds from 0 to 3600'),
+    ),
+    String(DEFAULT_DETAILS_CACHE_SECONDS),
+  ),
 });
 
 export interface ExplorerConfig {
   /** The chain every explorer endpoint reads. */
   chainId: number;
+  /**
+   * How long (ms) a container reuses the address items (X7: token details, contract flags) its pages
+   * joined before reading them again; 0 reads them on every page.
+   */
+  detailsCacheMs: number;
 }
 
 /** The explorer's settings from the environment; throws a readable error on an invalid value. */
 export function loadExplorerConfig(env: Record<string, string | undefined> = process.env): ExplorerConfig {
-  return { chainId: readEnv(explorerSchema, env).EXPLORER_CHAIN_ID };
+  const raw = readEnv(explorerSchema, env);
+  return { chainId: raw.EXPLORER_CHAIN_ID, detailsCacheMs: raw.EXPLORER_DETAILS_CACHE_SECONDS * 1000 };
 }

@@ -24,7 +24,7 @@ export function listInternalTransactions(
   return measured('internal-transactions', async () => {
     const read = await readInternalTransactions(config.chainId, address, directionOf(query.filter), internalTransactionStart(query));
     const page = read.items.slice(0, PAGE_SIZE);
-    const details = await readPageDetails(config.chainId, {
+    const details = await readPageDetails(config, {
       addresses: page.flatMap((internal) =>
         contractSidesOf(internal, { from: internal.from, to: internal.to, created: internal.createdContract }),
       ),

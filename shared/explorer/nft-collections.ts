@@ -26,7 +26,7 @@ export function listNftCollections(
   return measured('nft/collections', async () => {
     const read = await readNftCollections(config.chainId, address, query.type, nftCollectionStart(query));
     const page = read.items.slice(0, PAGE_SIZE);
-    const details = await readPageDetails(config.chainId, {
+    const details = await readPageDetails(config, {
       // The holder is shown as the owner of ERC-721 instances: asked for only when an entry says it
       // has an address item (entries written before `holderIsContract` ask, as before).
       addresses: [

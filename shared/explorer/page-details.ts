@@ -3,7 +3,16 @@
  * instances, canonical transactions, the ingest cursor) in ONE BatchGetItem, more only past 100 keys
  * or when DynamoDB returns unprocessed keys (shared/db/operations.ts batchGetItems). Nothing to join:
  * no call at all.
+ *
+ * Address items (X7) are kept per container for `detailsCacheMs` (EXPLORER_DETAILS_CACHE_SECONDS, 30 s
+ * by default) and not asked for again meanwhile: a page of 50 token balances would otherwise pay half
+ * a read unit for each of its tokens, every time (a BatchGetItem bills each item on its own, however
+ * small). A token's name, symbol, decimals and standard and an address's contract flag do not change;
+ * its `holders` and `total_supply` may then be up to that long behind the table. NFT instances, the
+ * canonical transactions and the cursor are always read. Items not found are not kept.
  */
+import { LRUCache } from 'lru-cache';
+import { tableName } from '../db/client';
 import { batchGetItems, type Item } from '../db/operations';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, chainKeys, nftKeys, transactionKeys, type ItemKey } from '../table/keys';
@@ -15,7 +24,19 @@ import {
   type NftInstanceRecord,
   type TransactionRecord,
 } from '../table/records';
+import type { ExplorerConfig } from './config';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
+
+/** At most this many address items are kept (a few hundred bytes each). */
+export const DETAILS_CACHE_ENTRIES = 10_000;
+
+// Wall-clock ages (Date), as the setting is read: a clock set forward expires what is kept.
+const addressCache = new LRUCache<string, AddressRecord>({ max: DETAILS_CACHE_ENTRIES, perf: { now: () => Date.now() } });
+
+/** Forgets every kept address item (tests that rewrite the table between pages). */
+export function forgetPageDetails(): void {
+  addressCache.clear();
+}
 
 /** What a page needs joined to its items. */
 export interface DetailsRequest {
@@ -45,15 +66,33 @@ export function contractSidesOf(copy: object, sides: CopySides): string[] {
   );
 }
 
-export async function readPageDetails(chainId: number, request: DetailsRequest): Promise<PageDetails> {
+export async function readPageDetails(config: ExplorerConfig, request: DetailsRequest): Promise<PageDetails> {
+  const { chainId, detailsCacheMs } = config;
+  const details = emptyDetails();
+  const table = tableName();
+  const cacheKey = (address: string) => `${table}|${chainId}|${address}`;
+  const addresses = [...new Set([...(request.addresses ?? [])].map((address) => address.toLowerCase()))];
+  const toRead =
+    detailsCacheMs > 0
+      ? addresses.filter((address) => {
+          const kept = addressCache.get(cacheKey(address));
+          if (kept) details.addresses.set(address, kept);
+          return !kept;
+        })
+      : addresses;
   const keys: ItemKey[] = [
-    ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
+    ...toRead.map((address) => addressKeys.address(chainId, address)),
     ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
     ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
     ...(request.head ? [chainKeys.cursor(chainId)] : []),
   ];
-  const details = emptyDetails();
-  for (const item of (await batchGetItems(keys)).values()) addDetail(details, item);
+  for (const item of (await batchGetItems(keys)).values()) {
+    addDetail(details, item);
+    if (item.kind === 'address' && detailsCacheMs > 0) {
+      const record = item as unknown as AddressRecord;
+      addressCache.set(cacheKey(record.address.toLowerCase()), record, { ttl: detailsCacheMs });
+    }
+  }
   return details;
 }
 

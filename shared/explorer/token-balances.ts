@@ -29,7 +29,7 @@ export function listTokenBalances(
   return measured('tokens', async () => {
     const read = await readTokenBalances(config.chainId, address, query.type, tokenBalanceStart(query));
     const { page, cursor } = cutTokenBalancesPage(read.items, read.more, PAGE_SIZE);
-    const details = await readPageDetails(config.chainId, {
+    const details = await readPageDetails(config, {
       addresses: page.map((listing) => listing.token),
       instances: page.flatMap((listing) => (listing.tokenId === null ? [] : [{ contract: listing.token, tokenId: listing.tokenId }])),
     });

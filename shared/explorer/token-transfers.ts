@@ -54,7 +54,7 @@ export function listTokenTransfers(
     // Items store compacted records (shared/table/compact.ts).
     const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
     // The token always has an address item (it emitted the log); a side only when the copy flags it.
-    const details = await readPageDetails(config.chainId, {
+    const details = await readPageDetails(config, {
       addresses: page.flatMap((transfer) => [transfer.token, ...contractSidesOf(transfer, { from: transfer.from, to: transfer.to })]),
     });
     const last = page.at(-1);

@@ -26,7 +26,7 @@ export function listTransactions(
     const read = await readTransactions(config.chainId, address, directionOf(query.filter), transactionStart(query));
     // Items store compacted records (shared/table/compact.ts).
     const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTransaction(item));
-    const details = await readPageDetails(config.chainId, {
+    const details = await readPageDetails(config, {
       addresses: page.flatMap((tx) => contractSidesOf(tx, { from: tx.from, to: tx.to, created: tx.contractAddress })),
       transactions: page.filter((tx) => tx.inputOmitted).map((tx) => tx.hash),
       head: page.length > 0,
