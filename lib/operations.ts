@@ -7,7 +7,9 @@
  * Alarms (each `<prefix><Name>`, the prefix `<stackName>-` by default):
  * - `DeadLetters-<Queue>`: a dead-letter queue (a queue row's, or a job's failure queue) holds messages;
  * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (an ingest per chain, the order expiry);
- * - `IngestLag-<FunctionId>`: a chain's ingest more than `ingestLagThresholdBlocks` behind the head all period;
+ * - `IngestLag-<FunctionId>`: a chain's ingest `ingestLagThresholdBlocks` or more behind the head all period;
+ * - `IngestStalled-<FunctionId>`: a chain's ingest not invoked at all for `ingestStalledPeriods` periods in a row
+ *   (its schedule stopped: no run, so no lag published and no error either);
  * - `QueueAge-<Queue>`: the oldest message of a queue between functions (`DepositEvents`: blocks whose order
  *   deposits are not yet detected) has waited `queueAgeThresholdSeconds`;
  * - `Api5xx-<Api>` and `ApiLatencyP99-<Api>`: 5xx answers and p99 latency of each HTTP API;
@@ -146,7 +148,29 @@ export class Operations extends Construct {
           period: this.period,
         }),
         threshold: settings.ingestLagThresholdBlocks,
-        description: `Chain ${chain.chainId}'s ingest stayed more than ${settings.ingestLagThresholdBlocks} blocks behind the node's head for a whole period: see ${functionId}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
+        description: `Chain ${chain.chainId}'s ingest stayed ${settings.ingestLagThresholdBlocks} or more blocks behind the node's head for a whole period: see ${functionId}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
+      });
+    }
+
+    // A stopped schedule publishes nothing at all (no lag, no error): watch the invocations themselves. Lambda
+    // publishes no 0, so a period without invocations is missing data, here a breach. A run's Invocations is
+    // stamped with its start but published at its end: one long run leaves up to its timeout, plus the tick
+    // before it and the metric's delay, without a data point, hence a window of at least twice the timeout.
+    for (const [functionId, { job, chain }] of stack.jobFunctions) {
+      if (!chain) continue;
+      const windowSeconds = settings.ingestStalledPeriods * this.period.toSeconds();
+      if (windowSeconds < 2 * job.timeoutSeconds) {
+        throw new Error(
+          `Invalid stack settings: context \`ingestStalledPeriods\` x \`alarmPeriodMinutes\` (${windowSeconds / 60} min) must be at least twice ${functionId}'s timeout (${job.timeoutSeconds} s), or IngestStalled fires during one long run`,
+        );
+      }
+      this.alarm(`IngestStalled-${functionId}`, {
+        metric: stack.functions.get(functionId)!.function.metricInvocations({ statistic: 'Sum', period: this.period }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: settings.ingestStalledPeriods,
+        treatMissingData: TreatMissingData.BREACHING,
+        description: `Chain ${chain.chainId}'s ingest ${functionId} was not invoked at all for ${settings.ingestStalledPeriods} periods of ${settings.alarmPeriodMinutes} min: its schedule rule disabled or gone, its reserved concurrency set to 0, or every tick throttled (README, Operations runbook)`,
       });
     }
 
@@ -208,6 +232,7 @@ export class Operations extends Construct {
       description: string;
       evaluationPeriods?: number;
       comparisonOperator?: ComparisonOperator;
+      treatMissingData?: TreatMissingData;
     },
   ): Alarm {
     const alarm = new Alarm(this, name.replace(/[^A-Za-z0-9]/g, ''), {
@@ -217,8 +242,8 @@ export class Operations extends Construct {
       threshold: options.threshold,
       evaluationPeriods: options.evaluationPeriods ?? 1,
       comparisonOperator: options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      // No data is no traffic, no failure: not a breach.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      // No data is no traffic, no failure: not a breach (but for IngestStalled, where no data is the failure).
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new SnsAction(this.topic));
     alarm.addOkAction(new SnsAction(this.topic));

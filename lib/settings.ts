@@ -75,8 +75,13 @@ export interface OperationsSettings {
   apiLatencyEvaluationPeriods: number;
   /** Failed runs of one scheduled job function (an ingest per chain, the order expiry) in one period. */
   jobErrorsThreshold: number;
-  /** Blocks a chain's ingest may be behind the node's head (its least lag over a period) before IngestLag fires. */
+  /** Blocks behind the node's head (a chain's ingest's least lag over a period) at which IngestLag fires. */
   ingestLagThresholdBlocks: number;
+  /**
+   * Periods in a row without a single invocation of a chain's ingest (its schedule stopped) after which
+   * IngestStalled fires; times `alarmPeriodMinutes`, at least twice the ingest's timeout.
+   */
+  ingestStalledPeriods: number;
   /**
    * Seconds the oldest message of a queue between functions (`DepositEvents`: blocks whose order deposits are
    * not yet detected) may wait, at its most over a period, before QueueAge fires.
@@ -118,6 +123,7 @@ export const SETTING_DEFAULTS = {
   apiLatencyEvaluationPeriods: 3,
   jobErrorsThreshold: 3,
   ingestLagThresholdBlocks: 100,
+  ingestStalledPeriods: 3,
   queueAgeThresholdSeconds: 900,
   lambdaThrottlesThreshold: 1,
   tableThrottlesThreshold: 1,
@@ -267,6 +273,8 @@ const settingsSchema = v.object({
   apiLatencyEvaluationPeriods: integer(1, 100),
   jobErrorsThreshold: integer(1, 1_000_000),
   ingestLagThresholdBlocks: integer(1, 100_000_000),
+  // CloudWatch evaluates at most a day of periods under an hour (a week of longer ones): checked with the period below.
+  ingestStalledPeriods: integer(1, 1440),
   // The queues keep a message 4 days (lib/service-stack.ts): no message gets older than that.
   queueAgeThresholdSeconds: integer(1, 4 * 24 * 3600),
   lambdaThrottlesThreshold: integer(1, 1_000_000),
@@ -297,6 +305,12 @@ export function readSettings(scope: Construct): ServiceSettings {
   if (settings.writeThrottleRateLimit > settings.throttleRateLimit || settings.writeThrottleBurstLimit > settings.throttleBurstLimit) {
     throw new Error('Invalid stack settings: the write throttle (`writeThrottle*`) may not exceed the API throttle (`throttle*`)');
   }
+  const stalledMinutes = settings.ingestStalledPeriods * settings.alarmPeriodMinutes;
+  if (stalledMinutes > (settings.alarmPeriodMinutes < 60 ? 1440 : 7 * 1440)) {
+    throw new Error(
+      `Invalid stack settings: context \`ingestStalledPeriods\` x \`alarmPeriodMinutes\` (${stalledMinutes} min) must be at most a day (a week for periods of an hour or more): CloudWatch evaluates no longer`,
+    );
+  }
   return {
     removalPolicy: settings.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     logRetention: settings.logRetentionDays as RetentionDays,
@@ -323,6 +337,7 @@ export function readSettings(scope: Construct): ServiceSettings {
       apiLatencyEvaluationPeriods: settings.apiLatencyEvaluationPeriods,
       jobErrorsThreshold: settings.jobErrorsThreshold,
       ingestLagThresholdBlocks: settings.ingestLagThresholdBlocks,
+      ingestStalledPeriods: settings.ingestStalledPeriods,
       queueAgeThresholdSeconds: settings.queueAgeThresholdSeconds,
       lambdaThrottlesThreshold: settings.lambdaThrottlesThreshold,
       tableThrottlesThreshold: settings.tableThrottlesThreshold,

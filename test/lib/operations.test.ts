@@ -1,7 +1,8 @@
 /**
  * The operator's view in the template: the alarm topic (and its email subscription by context), an
- * alarm per dead-letter or failure queue, per scheduled function's errors, per chain's ingest lag, on
- * the age of the oldest message of each queue between functions (deposits left unprocessed), per API's
+ * alarm per dead-letter or failure queue, per scheduled function's errors, per chain's ingest lag and
+ * stalled ingest (no invocation at all: missing data breaching), on the age of the oldest message of
+ * each queue between functions (deposits left unprocessed), per API's
  * 5xx and p99 latency, per function's throttles (not the single-writer jobs'), the table's throttles
  * and system errors, each notifying the topic; the failure destination of the scheduled jobs; the
  * dashboard (with each chain's lag and the queues' oldest message age).
@@ -77,7 +78,8 @@ describe('operations with cdk.json defaults (one chain)', () => {
       expect(name.startsWith('TestStack-'), name).toBe(true);
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
-      expect(alarm.TreatMissingData).toBe('notBreaching');
+      // Missing data is no traffic, not a breach; but for IngestStalled, where no data is the failure.
+      expect(alarm.TreatMissingData, name).toBe(name.startsWith('TestStack-IngestStalled-') ? 'breaching' : 'notBreaching');
       expect(alarm.AlarmDescription).toBeTruthy();
     }
   });
@@ -133,7 +135,7 @@ describe('operations with cdk.json defaults (one chain)', () => {
     }
   });
 
-  it('alarms when a chain’s ingest stays behind the head by more than the threshold all period', () => {
+  it('alarms when a chain’s ingest stays behind the head by the threshold or more all period', () => {
     const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
     expect(ingests.length).toBeGreaterThan(0);
     for (const { id, chain } of ingests) {
@@ -147,8 +149,37 @@ describe('operations with cdk.json defaults (one chain)', () => {
         Statistic: 'Minimum',
         Threshold: 100,
       });
+      expect(alarms.get(`TestStack-IngestLag-${id}`)!.AlarmDescription).toContain('100 or more blocks behind');
     }
     expect([...alarms.keys()].filter((name) => name.includes('IngestLag-'))).toHaveLength(ingests.length);
+  });
+
+  it('alarms when a chain’s ingest is not invoked at all for 3 periods (a stopped schedule publishes nothing: missing data breaches)', () => {
+    const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
+    expect(ingests.length).toBeGreaterThan(0);
+    for (const { id, chain } of ingests) {
+      const alarm = alarms.get(`TestStack-IngestStalled-${id}`);
+      expect(alarm, id).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Invocations',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'LessThanThreshold',
+        EvaluationPeriods: 3,
+        TreatMissingData: 'breaching',
+        AlarmActions: [{ Ref: topicId }],
+        OKActions: [{ Ref: topicId }],
+      });
+      // Every one of the periods must be empty (no "M out of N").
+      expect(alarm!.DatapointsToAlarm ?? alarm!.EvaluationPeriods).toBe(3);
+      expect(alarm!.AlarmDescription).toContain(`Chain ${chain!.chainId}'s ingest ${id} was not invoked at all for 3 periods of 5 min`);
+    }
+    // The ingest per chain only: the order expiry (no chain) has none.
+    expect([...alarms.keys()].filter((name) => name.includes('-IngestStalled-'))).toEqual(
+      ingests.map(({ id }) => `TestStack-IngestStalled-${id}`),
+    );
   });
 
   it('alarms when a message of the deposit events queue waits unprocessed 900 s (order deposits not detected)', () => {
@@ -314,6 +345,8 @@ describe('operations settings from context', () => {
         apiLatencyEvaluationPeriods: '5',
         jobErrorsThreshold: '2',
         ingestLagThresholdBlocks: '25',
+        // 10 periods of 1 minute: the least window for the ingest's 300 s timeout (twice it).
+        ingestStalledPeriods: '10',
         queueAgeThresholdSeconds: '3600',
         lambdaThrottlesThreshold: '7',
         tableThrottlesThreshold: '20',
@@ -330,6 +363,13 @@ describe('operations settings from context', () => {
     expect(alarms.get('prod-ApiLatencyP99-Base')).toMatchObject({ Threshold: 2000, EvaluationPeriods: 5 });
     expect(alarms.get('prod-JobErrors-IngestChain8453')).toMatchObject({ Threshold: 2 });
     expect(alarms.get('prod-IngestLag-IngestChain8453')).toMatchObject({ Threshold: 25, Period: 60 });
+    expect(alarms.get('prod-IngestStalled-IngestChain8453')).toMatchObject({
+      MetricName: 'Invocations',
+      Threshold: 1,
+      Period: 60,
+      EvaluationPeriods: 10,
+      TreatMissingData: 'breaching',
+    });
     expect(alarms.get('prod-QueueAge-DepositEvents')).toMatchObject({ Threshold: 3600, Period: 60 });
     expect(alarms.get('prod-Throttles-ListOrders')).toMatchObject({ Threshold: 7 });
     expect(alarms.get('prod-TableThrottles')).toMatchObject({ Threshold: 20 });
@@ -345,7 +385,26 @@ describe('operations settings from context', () => {
     [{ queueAgeThresholdSeconds: 0 }, /queueAgeThresholdSeconds/],
     // Longer than the queues keep a message (4 days): it could never fire.
     [{ queueAgeThresholdSeconds: 4 * 24 * 3600 + 1 }, /queueAgeThresholdSeconds.*at most 345600/],
+    [{ ingestStalledPeriods: 0 }, /ingestStalledPeriods/],
+    [{ ingestStalledPeriods: 'three' }, /ingestStalledPeriods/],
+    // CloudWatch evaluates at most a day of periods under an hour, a week of longer ones.
+    [{ ingestStalledPeriods: 289 }, /ingestStalledPeriods.*alarmPeriodMinutes.*\(1445 min\) must be at most a day/],
+    [{ alarmPeriodMinutes: 60, ingestStalledPeriods: 169 }, /ingestStalledPeriods.*\(10140 min\)/],
   ])('rejects the invalid setting %j with a message naming it', (context, message) => {
     expect(() => synthesise(context, { routes: [], jobs: [] })).toThrow(message);
+  });
+
+  it('accepts the longest IngestStalled window CloudWatch evaluates (a day of 5-minute periods, a week of hourly ones)', () => {
+    expect(() => synthesise({ ingestStalledPeriods: 288 }, { routes: [], jobs: [] })).not.toThrow();
+    expect(() => synthesise({ alarmPeriodMinutes: 60, ingestStalledPeriods: 168 }, { routes: [], jobs: [] })).not.toThrow();
+  });
+
+  it('rejects an IngestStalled window shorter than twice the ingest’s timeout (one long run would raise it)', () => {
+    // 3 periods of 1 minute against the ingest's 300 s: it runs up to 5 minutes and publishes its invocation at the end.
+    expect(() => synthesise({ chains: CHAINS, alarmPeriodMinutes: 1 }, { routes: [] })).toThrow(
+      /`ingestStalledPeriods` x `alarmPeriodMinutes` \(3 min\) must be at least twice IngestChain8453's timeout \(300 s\)/,
+    );
+    // Without an ingest nothing is checked: the order expiry (no chain) has no IngestStalled alarm.
+    expect(() => synthesise({ alarmPeriodMinutes: 1 }, { routes: [], jobs: jobs.filter((job) => !job.perChain) })).not.toThrow();
   });
 });
