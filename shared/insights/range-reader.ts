@@ -147,6 +147,7 @@ export async function readPageAndCount(
       }
       // Otherwise the page is the range's first `from + count` items: bounded past the first page.
       if (from > 0 && from + count > bound) throw tooLarge();
+      if (sk && !('blocks' in sk)) return readPageThenCount(read, from, count, config);
       const [items, total] = await Promise.all([readPage(read, from, count), countRange(read, config)]);
       return { items, total };
     }),
@@ -156,6 +157,29 @@ export async function readPageAndCount(
   const ascending = reads[0]?.order === 'asc';
   const merged = parts.flatMap((part) => part.items).sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
   return { items: merged.slice(skip, skip + take), total };
+}
+
+/**
+ * A range that positions cannot count (a transaction's own partition, read by prefix or key): its
+ * first `skip + take` items, then, only when they did not reach the range's end, a Select COUNT of the
+ * rest, from the last item read (capped like countRange). A transaction's few transfers or logs are
+ * one Query that reads nothing twice; a long partition waits on a second round trip for its total.
+ */
+async function readPageThenCount(
+  read: RangeRead,
+  skip: number,
+  take: number,
+  config: InsightsConfig,
+): Promise<{ items: Item[]; total: number }> {
+  const input = queryInput(read);
+  const { items, complete } = await queryAll(input, { limit: skip + take });
+  const last = items.at(-1);
+  const rest =
+    complete || !last
+      ? 0
+      : (await countItems({ ...input, ExclusiveStartKey: { pk: last.pk, sk: last.sk } }, { maxRead: config.maxCountedItemsPerChain }))
+          .count;
+  return { items: items.slice(skip, skip + take), total: items.length + rest };
 }
 
 /**

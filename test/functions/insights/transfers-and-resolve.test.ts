@@ -297,6 +297,30 @@ describe('I5b and I5c: token transfers of a transaction and of a contract', () =
     }
   });
 
+  it("pages a transaction's transfers by page number with an exact total, reading nothing twice", async () => {
+    const hash = fx.a.manifest.highlights.batchTransfer.hash;
+    const expected = transfers[CHAIN_A].filter((t) => t.transactionHash === hash).reverse();
+    expect(expected.length).toBeGreaterThan(2);
+    // The whole transaction in one page: one Query, no count (the page reached the partition's end).
+    const whole = await tableWorkOf(() => get(`/insights/v1/tokens/transfers/transaction/${hash}`, { chain_id: CHAIN_A }));
+    expect(whole.result.body.meta.total_items).toBe(expected.length);
+    expect(whole.requests.filter((call) => call.command === 'QueryCommand')).toHaveLength(1);
+    expect(whole.usage.itemsRead).toBe(expected.length);
+    // Pages of 2: every page, and the total from a count of what follows the page.
+    const limit = 2;
+    for (let page = 0; page * limit < expected.length + limit; page += 1) {
+      const { result, usage } = await tableWorkOf(() =>
+        get(`/insights/v1/tokens/transfers/transaction/${hash}`, { chain_id: CHAIN_A, limit, page }),
+      );
+      expect(result.body.data, `page ${page}`).toEqual(expected.slice(page * limit, (page + 1) * limit).map(expectedRow));
+      expect(result.body.meta, `page ${page}`).toMatchObject({
+        total_items: expected.length,
+        total_pages: Math.ceil(expected.length / limit),
+      });
+      expect(usage.itemsRead, `page ${page}: its items and those before it, counted once`).toBeLessThanOrEqual(expected.length + 1);
+    }
+  });
+
   it("lists a contract's transfers on both chains by address or by its registered name", async () => {
     const expected = [CHAIN_A, CHAIN_B].map((chainId) => transfers[chainId].filter((t) => t.token === token));
     for (const contract of [fx.a.manifest.contracts.token, 'DEMO', 'demo']) {
