@@ -3,7 +3,7 @@
  * re-uses its connections across invocations. `DYNAMODB_ENDPOINT` points it at the local server.
  * Only the table layer (shared/db/operations.ts) sends commands through it.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { platformConfig } from '../config';
 import { traceAwsClient } from '../observability/tracing';
@@ -15,8 +15,19 @@ const config = platformConfig();
 const localCredentials =
   config.dynamodbEndpoint && !process.env.AWS_ACCESS_KEY_ID ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
 
+/**
+ * The SDK's logger, as quiet as its default but without `info`: the SDK's logger middleware builds a
+ * record of every call (a copy of its whole input and output, filtered for sensitive fields) whenever
+ * the logger has an `info` method, even the default no-op one. For a page of 50 items that copy cost
+ * about as much CPU as building the page's response.
+ */
+const sdkLogger = { debug: () => undefined, warn: () => undefined, error: () => undefined } as unknown as NonNullable<
+  DynamoDBClientConfig['logger']
+>;
+
 export const dynamoClient = new DynamoDBClient({
   region: config.region,
+  logger: sdkLogger,
   endpoint: config.dynamodbEndpoint,
   credentials: localCredentials,
   // Attempts, retry mode and timeouts: stated once, in shared/db/retry.ts.

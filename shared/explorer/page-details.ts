@@ -4,18 +4,20 @@
  * or when DynamoDB returns unprocessed keys (shared/db/operations.ts batchGetItems). Nothing to join:
  * no call at all.
  *
- * Address items (X7) are kept per container for `detailsCacheMs` (EXPLORER_DETAILS_CACHE_SECONDS, 30 s
- * by default) and not asked for again meanwhile: a page of 50 token balances would otherwise pay half
- * a read unit for each of its tokens, every time (a BatchGetItem bills each item on its own, however
- * small). A token's name, symbol, decimals and standard and an address's contract flag do not change;
- * its `holders` and `total_supply` may then be up to that long behind the table. NFT instances, the
- * canonical transactions and the cursor are always read. Items not found are not kept.
+ * Address items (X7) and NFT instances are kept per container for `detailsCacheMs`
+ * (EXPLORER_DETAILS_CACHE_SECONDS, 30 s by default) and not asked for again meanwhile: a page of 50
+ * token balances would otherwise pay half a read unit for each of its tokens and ERC-1155 ids, every
+ * time (a BatchGetItem bills each item on its own, however small). A token's name, symbol, decimals
+ * and standard and an address's contract flag do not change; a token's `holders` and `total_supply`,
+ * an instance's supply (`is_unique`), owner and metadata may be up to that long behind the table.
+ * The canonical transactions and the cursor (confirmations) are always read; items not found are not
+ * kept; what is kept is bounded by its size (DETAILS_CACHE_BYTES) and evicted least recently used.
  */
 import { LRUCache } from 'lru-cache';
 import { tableName } from '../db/client';
 import { batchGetItems, type Item } from '../db/operations';
 import { expandTransaction } from '../table/compact';
-import { addressKeys, chainKeys, nftKeys, transactionKeys, type ItemKey } from '../table/keys';
+import { addressKeys, chainKeys, keyId, nftKeys, transactionKeys, type ItemKey } from '../table/keys';
 import {
   CONTRACT_SIDE,
   CONTRACT_SIDES_ATTRIBUTE,
@@ -27,15 +29,29 @@ import {
 import type { ExplorerConfig } from './config';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
 
-/** At most this many address items are kept (a few hundred bytes each). */
-export const DETAILS_CACHE_ENTRIES = 10_000;
+/** Kept items take at most about this many bytes (their attribute values' lengths, estimated). */
+export const DETAILS_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** The kinds of detail kept: address items (X7) and NFT instances. */
+const KEPT_KINDS = new Set(['address', 'nftInstance']);
+
+/** An item's size for the cache's bound: its string values' lengths plus a little per attribute. */
+function approximateSize(item: Item): number {
+  let size = 64;
+  for (const value of Object.values(item)) size += 16 + (typeof value === 'string' ? value.length : 0);
+  return size;
+}
 
 // Wall-clock ages (Date), as the setting is read: a clock set forward expires what is kept.
-const addressCache = new LRUCache<string, AddressRecord>({ max: DETAILS_CACHE_ENTRIES, perf: { now: () => Date.now() } });
+const kept = new LRUCache<string, Item>({
+  maxSize: DETAILS_CACHE_BYTES,
+  sizeCalculation: approximateSize,
+  perf: { now: () => Date.now() },
+});
 
-/** Forgets every kept address item (tests that rewrite the table between pages). */
+/** Forgets every kept detail (tests that rewrite the table between pages). */
 export function forgetPageDetails(): void {
-  addressCache.clear();
+  kept.clear();
 }
 
 /** What a page needs joined to its items. */
@@ -70,28 +86,26 @@ export async function readPageDetails(config: ExplorerConfig, request: DetailsRe
   const { chainId, detailsCacheMs } = config;
   const details = emptyDetails();
   const table = tableName();
-  const cacheKey = (address: string) => `${table}|${chainId}|${address}`;
-  const addresses = [...new Set([...(request.addresses ?? [])].map((address) => address.toLowerCase()))];
-  const toRead =
-    detailsCacheMs > 0
-      ? addresses.filter((address) => {
-          const kept = addressCache.get(cacheKey(address));
-          if (kept) details.addresses.set(address, kept);
-          return !kept;
-        })
-      : addresses;
-  const keys: ItemKey[] = [
-    ...toRead.map((address) => addressKeys.address(chainId, address)),
+  const keptId = (key: ItemKey) => `${table}\n${keyId(key)}`;
+  const keepable: ItemKey[] = [
+    ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
     ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
+  ];
+  const keys: ItemKey[] = [
+    ...(detailsCacheMs > 0
+      ? keepable.filter((key) => {
+          const item = kept.get(keptId(key));
+          if (item) addDetail(details, item);
+          return !item;
+        })
+      : keepable),
     ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
     ...(request.head ? [chainKeys.cursor(chainId)] : []),
   ];
   for (const item of (await batchGetItems(keys)).values()) {
     addDetail(details, item);
-    if (item.kind === 'address' && detailsCacheMs > 0) {
-      const record = item as unknown as AddressRecord;
-      addressCache.set(cacheKey(record.address.toLowerCase()), record, { ttl: detailsCacheMs });
-    }
+    if (detailsCacheMs > 0 && KEPT_KINDS.has(String(item.kind)))
+      kept.set(keptId(item as unknown as ItemKey), item, { ttl: detailsCacheMs });
   }
   return details;
 }

@@ -250,18 +250,29 @@ export function compactLog(log: LogRecord, key: ItemKey, keep: readonly string[]
 }
 
 export function expandLog<T extends object = Fields>(item: T): LogRecord & T {
-  return { ...item, ...withoutKeys(expandWith(item as Fields, LOG_RULES)) } as LogRecord & T;
+  // The item with what its key gives back (its own key attributes stay, as the caller's item has them).
+  return expandWith(item as Fields, LOG_RULES) as LogRecord & T;
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Token transfers
 
-/** `TT#<log>#<batch>` (canonical) or `<block>#<log>#<batch>` (copies). */
-const transferSortKey = (sk: string): { block?: number; log: number; batch: number } | undefined => {
+type TransferPosition = { block?: number; log: number; batch: number } | undefined;
+
+function parseTransferSortKey(sk: string): TransferPosition {
   const canonical = /^TT#(\d{6})#(\d{4})$/.exec(sk);
   if (canonical) return { log: Number(canonical[1]), batch: Number(canonical[2]) };
   const copy = /^(\d{12})#(\d{6})#(\d{4})$/.exec(sk);
   return copy ? { block: Number(copy[1]), log: Number(copy[2]), batch: Number(copy[3]) } : undefined;
+}
+
+/** The sort key last parsed: three rules of one item ask for the same key in a row. */
+let lastTransferSortKey: { sk: string; position: TransferPosition } | undefined;
+
+/** `TT#<log>#<batch>` (canonical) or `<block>#<log>#<batch>` (copies). */
+const transferSortKey = (sk: string): TransferPosition => {
+  if (lastTransferSortKey?.sk !== sk) lastTransferSortKey = { sk, position: parseTransferSortKey(sk) };
+  return lastTransferSortKey.position;
 };
 
 const TOKEN_TRANSFER_RULES: readonly Rule[] = [
@@ -289,7 +300,7 @@ export function compactTokenTransfer(transfer: TokenTransferRecord, key: ItemKey
 }
 
 export function expandTokenTransfer<T extends object = Fields>(item: T): TokenTransferRecord & T {
-  return { ...item, ...withoutKeys(expandWith(item as Fields, TOKEN_TRANSFER_RULES)) } as TokenTransferRecord & T;
+  return expandWith(item as Fields, TOKEN_TRANSFER_RULES) as TokenTransferRecord & T;
 }
 
 // ---------------------------------------------------------------------------------------------------

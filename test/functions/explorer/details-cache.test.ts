@@ -1,6 +1,6 @@
 /**
- * The address items an explorer page joins (X7: token details, contract flags) are kept by the
- * container for EXPLORER_DETAILS_CACHE_SECONDS (shared/explorer/page-details.ts): the next pages that
+ * The address items (X7: token details, contract flags) and NFT instances an explorer page joins
+ * are kept by the container for EXPLORER_DETAILS_CACHE_SECONDS (shared/explorer/page-details.ts): the next pages that
  * show the same tokens read only their own range. What that costs a user: a token's `holders` (and
  * `total_supply`) may be behind the table for that long; balances, which come from the page's own
  * Query, never are.
@@ -73,5 +73,16 @@ describe('explorer pages keep the token details they joined', () => {
     const laterToken = demoTokenOf(later.body.items)!;
     expect(Number(laterToken.token.holders)).toBe(Number(before.token.holders) + 1);
     expect({ ...laterToken.token, holders: before.token.holders }).toEqual(before.token);
+  });
+
+  it('keeps the NFT instances of ERC-1155 balances too: the next page of the same ids reads only its range', async () => {
+    const holder = chain.manifest.highlights.batchTransfer.to;
+    const first = await explorerGet(holder, 'tokens', { type: 'ERC-1155' });
+    expect(first.status).toBe(200);
+    expect(first.body.items.length, 'the batch receiver holds ERC-1155 ids').toBeGreaterThan(0);
+    expect(first.body.items.every((item) => item.token_instance !== null)).toBe(true);
+    const again = await explorerGet(holder, 'tokens', { type: 'ERC-1155' });
+    expect(again.body).toEqual(first.body);
+    expect(again.calls, 'token and instances kept').toEqual({ QueryCommand: 1 });
   });
 });
