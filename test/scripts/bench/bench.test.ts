@@ -311,6 +311,28 @@ describe('budgets, cost model and report', () => {
     expect(byName.get('page cost at depth: b / a')).toMatchObject({ value: 1.1, pass: true });
     expect(byName.get('page cost at depth: d / c')).toMatchObject({ value: null, pass: false });
     expect(byName.get('Scan calls over every request')).toMatchObject({ value: 1, pass: false });
+    expect(byName.get('wasted reads: amplified')?.note).toBeUndefined();
+
+    // Failures the design accepts keep their verdict and say why: a merge of two ranges, resolve's lookups.
+    const explained = new Map(
+      httpBudgets(
+        httpResult([
+          request('merge', {
+            wastedReads: 40,
+            detail: ['#1 Query C#1#A#0xa#TT#ALL#ERC-20: 51 read', '#1 Query C#1#A#0xa#TT#ALL#ERC-721: 51 read'],
+          }),
+          request('one range', {
+            wastedReads: 40,
+            detail: ['#1 Query C#1#A#0xa#TT#ALL#ERC-20: 51 read', '#2 Query C#1#A#0xa#TT#ALL#ERC-20: 51 read'],
+          }),
+          request('resolve', { routeId: 'Resolve', missingBatchGetKeys: 1, calls: { BatchGetItemCommand: 1 } }),
+        ]),
+      ).map((budget) => [budget.name, budget]),
+    );
+    expect(explained.get('wasted reads: merge')).toMatchObject({ pass: false, note: expect.stringMatching(/^a merge of two ranges/) });
+    expect(explained.get('wasted reads: one range')).toMatchObject({ pass: false });
+    expect(explained.get('wasted reads: one range')?.note).toBeUndefined();
+    expect(explained.get('BatchGetItem keys not found: resolve')).toMatchObject({ pass: false, note: expect.stringMatching(/^resolve:/) });
 
     const cold = {
       routes: { medianOverEmptyMs: 50 },
