@@ -10,7 +10,7 @@ export const PAGE_SIZE = 50;
 
 export const DEFAULT_EXPLORER_CHAIN_ID = 31337;
 
-/** How long a container keeps an address item (X7) a page joined: see page-details.ts. */
+/** How long a container keeps the details (X7 address items, NFT instances) a page joined: see page-details.ts. */
 export const DEFAULT_DETAILS_CACHE_SECONDS = 30;
 
 const explorerSchema = v.object({
@@ -38,8 +38,8 @@ export interface ExplorerConfig {
   /** The chain every explorer endpoint reads. */
   chainId: number;
   /**
-   * How long (ms) a container reuses the address items (X7: token details, contract flags) its pages
-   * joined before reading them again; 0 reads them on every page.
+   * How long (ms) a container reuses the details its pages joined (X7 address items: token details,
+   * contract flags; NFT instances) before reading them again; 0 reads them on every page.
    */
   detailsCacheMs: number;
 }

@@ -49,11 +49,6 @@ const kept = new LRUCache<string, Item>({
   perf: { now: () => Date.now() },
 });
 
-/** Forgets every kept detail (tests that rewrite the table between pages). */
-export function forgetPageDetails(): void {
-  kept.clear();
-}
-
 /** What a page needs joined to its items. */
 export interface DetailsRequest {
   /** Addresses to embed (is_contract, name) and token contracts (token details). */
