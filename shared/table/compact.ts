@@ -38,7 +38,13 @@ const chainOfKey = (key: ItemKey): number | undefined => {
 };
 
 /** The numbers a sort key of `#`-separated zero-padded decimals spells (`<12-digit block>#<6-digit index>...`). */
-const sortKeyNumbers = (sk: string): number[] | undefined => (/^\d{12}(#\d{4,6})*$/.test(sk) ? sk.split('#').map(Number) : undefined);
+/** The sort key last parsed: an item's rules ask for the same key several times in a row. */
+let lastSortKey: { sk: string; numbers: number[] | undefined } | undefined;
+
+const sortKeyNumbers = (sk: string): number[] | undefined => {
+  if (lastSortKey?.sk !== sk) lastSortKey = { sk, numbers: /^\d{12}(#\d{4,6})*$/.test(sk) ? sk.split('#').map(Number) : undefined };
+  return lastSortKey.numbers;
+};
 
 const isNull = () => null;
 
@@ -217,8 +223,11 @@ function withBloom<R extends { logsBloom: string }>(rules: readonly Rule[]) {
       if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
       return record;
     },
+    /** The item with what its key gives back and its bloom unpacked (its own key attributes stay). */
     expand<T extends object = Fields>(item: T): R & T {
-      return { ...item, ...expandFields(item as Fields) } as R & T;
+      const record = expandWith(item as Fields, rules);
+      record.logsBloom = decodeBloom((item as Fields).logsBloom);
+      return record as R & T;
     },
   };
 }
