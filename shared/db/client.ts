@@ -16,14 +16,17 @@ const localCredentials =
   config.dynamodbEndpoint && !process.env.AWS_ACCESS_KEY_ID ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined;
 
 /**
- * The SDK's logger, as quiet as its default but without `info`: the SDK's logger middleware builds a
- * record of every call (a copy of its whole input and output, filtered for sensitive fields) whenever
- * the logger has an `info` method, even the default no-op one. For a page of 50 items that copy cost
- * about as much CPU as building the page's response.
+ * The SDK's logger without `info`: the SDK's logger middleware builds a record of every call (a copy of
+ * its whole input and output, filtered for sensitive fields) whenever the logger has an `info` method,
+ * even the default no-op one. For a page of 50 items that copy cost about as much CPU as building the
+ * page's response. Warnings go to the console, as the SDK sends them with its default logger (a socket
+ * pool at capacity, a value of an unexpected type).
  */
-const sdkLogger = { debug: () => undefined, warn: () => undefined, error: () => undefined } as unknown as NonNullable<
-  DynamoDBClientConfig['logger']
->;
+const sdkLogger = {
+  debug: () => undefined,
+  warn: (...args: unknown[]) => console.warn(...args),
+  error: () => undefined,
+} as unknown as NonNullable<DynamoDBClientConfig['logger']>;
 
 export const dynamoClient = new DynamoDBClient({
   region: config.region,

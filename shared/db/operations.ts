@@ -136,6 +136,8 @@ export interface QueryAllResult<T> {
   scanned: number;
   /** True when the range was read to its end. */
   complete: boolean;
+  /** Where a read of the rest starts (DynamoDB's LastEvaluatedKey of the last page), when not complete. */
+  lastKey?: Item;
 }
 
 /** A key range read page after page (its `Limit` is set from the options, never above them). */
@@ -157,7 +159,7 @@ export async function queryAll<T = Item>(input: QueryInput, options: QueryAllOpt
     (options.limit === undefined || items.length < options.limit) &&
     (options.maxRead === undefined || scanned < options.maxRead)
   );
-  return { items, scanned, complete: start === undefined };
+  return { items, scanned, complete: start === undefined, lastKey: start };
 }
 
 /** The number of items of a key range (Select COUNT, page after page), reading at most `maxRead` items. */

@@ -7,9 +7,10 @@
  * Address items (X7) and NFT instances are kept per container for `detailsCacheMs`
  * (EXPLORER_DETAILS_CACHE_SECONDS, 30 s by default) and not asked for again meanwhile: a page of 50
  * token balances would otherwise pay half a read unit for each of its tokens and ERC-1155 ids, every
- * time (a BatchGetItem bills each item on its own, however small). A token's name, symbol, decimals
- * and standard and an address's contract flag do not change; a token's `holders` and `total_supply`,
- * an instance's supply (`is_unique`), owner and metadata may be up to that long behind the table.
+ * time (a BatchGetItem bills each item on its own, however small). What a page shows of them may be
+ * up to that long behind the table: a token's `holders` and `total_supply`, an instance's supply
+ * (`is_unique`), owner and metadata, and, rarely, a token's name, symbol or decimals (probed again by
+ * the ingest) or an address item a reorg deleted (`is_contract`).
  * The canonical transactions and the cursor (confirmations) are always read; items not found are not
  * kept; what is kept is bounded by its size (DETAILS_CACHE_BYTES) and evicted least recently used.
  */
@@ -29,8 +30,11 @@ import {
 import type { ExplorerConfig } from './config';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
 
-/** Kept items take at most about this many bytes (their attribute values' lengths, estimated). */
-export const DETAILS_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * Kept items' estimated size at most (their string values' lengths, a little per attribute): the heap
+ * they take is a few times that, well inside the smallest function memory (128 MB).
+ */
+export const DETAILS_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** The kinds of detail kept: address items (X7) and NFT instances. */
 const KEPT_KINDS = new Set(['address', 'nftInstance']);
@@ -97,10 +101,9 @@ export async function readPageDetails(config: ExplorerConfig, request: DetailsRe
     ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
     ...(request.head ? [chainKeys.cursor(chainId)] : []),
   ];
-  for (const item of (await batchGetItems(keys)).values()) {
+  for (const [id, item] of await batchGetItems(keys)) {
     addDetail(details, item);
-    if (detailsCacheMs > 0 && KEPT_KINDS.has(String(item.kind)))
-      kept.set(keptId(item as unknown as ItemKey), item, { ttl: detailsCacheMs });
+    if (detailsCacheMs > 0 && KEPT_KINDS.has(String(item.kind))) kept.set(`${table}\n${id}`, item, { ttl: detailsCacheMs });
   }
   return details;
 }

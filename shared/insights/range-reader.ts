@@ -161,9 +161,9 @@ export async function readPageAndCount(
 
 /**
  * A range that positions cannot count (a transaction's own partition, read by prefix or key): its
- * first `skip + take` items, then, only when they did not reach the range's end, a Select COUNT of the
- * rest, from the last item read (capped like countRange). A transaction's few transfers or logs are
- * one Query that reads nothing twice; a long partition waits on a second round trip for its total.
+ * first `skip + take` items, then, only when DynamoDB says more may follow, a Select COUNT of the rest
+ * from where the page stopped (the whole count capped like countRange). A transaction's few transfers
+ * or logs on one page are one Query that reads each item once.
  */
 async function readPageThenCount(
   read: RangeRead,
@@ -172,13 +172,10 @@ async function readPageThenCount(
   config: InsightsConfig,
 ): Promise<{ items: Item[]; total: number }> {
   const input = queryInput(read);
-  const { items, complete } = await queryAll(input, { limit: skip + take });
-  const last = items.at(-1);
+  const { items, lastKey } = await queryAll(input, { limit: skip + take });
+  const cap = config.maxCountedItemsPerChain;
   const rest =
-    complete || !last
-      ? 0
-      : (await countItems({ ...input, ExclusiveStartKey: { pk: last.pk, sk: last.sk } }, { maxRead: config.maxCountedItemsPerChain }))
-          .count;
+    lastKey && items.length < cap ? (await countItems({ ...input, ExclusiveStartKey: lastKey }, { maxRead: cap - items.length })).count : 0;
   return { items: items.slice(skip, skip + take), total: items.length + rest };
 }
 

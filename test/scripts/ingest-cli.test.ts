@@ -1,5 +1,5 @@
 /**
- * The ingest CLI as a child process (`tsx scripts/ingest.ts`) against the demo chain, killed with
+ * The ingest CLI as a child process (`node --import tsx scripts/ingest.ts`, as `npm run ingest` runs it) against the demo chain, killed with
  * SIGKILL in the middle of writing a batch of blocks, twice, then restarted: nothing may be lost or
  * duplicated. The child reaches the embedded DynamoDB through a proxy that watches the requests and
  * pulls the trigger at a precise point (a BatchWriteItem of a batch's items, a balance transaction).

@@ -1,5 +1,5 @@
 /**
- * `npm start` with its local chain, as a developer runs it: the real entry (tsx scripts/start.ts) as a
+ * `npm start` with its local chain, as a developer runs it: the real entry (`node --import tsx scripts/start.ts`) as a
  * child process on free ports with a temporary DATA_DIR. It must print the three URLs, the chain and
  * the demo addresses, serve the demo data, keep adding blocks (the activity ticker), and on SIGTERM
  * stop everything, anvil included, saving the chain state.

@@ -1,6 +1,6 @@
 /**
  * The service exactly as `npm start` runs it, for tests that drive it as a user would (the published
- * clients): the real entry (tsx scripts/start.ts) as a child process, on free loopback ports, with a
+ * clients): the real entry (`node --import tsx scripts/start.ts`) as a child process, on free loopback ports, with a
  * temporary DATA_DIR, the demo chain on anvil, its activity ingested and order deposit detection
  * listening. Resolves once it prints its three base URLs; `stop()` sends SIGTERM and removes the data.
  */
