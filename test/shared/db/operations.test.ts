@@ -139,12 +139,13 @@ describe('reads of a key range', () => {
     const limited = await queryAll({ ...range('pages'), ConsistentRead: true, Limit: 4 }, { limit: 10 });
     expect(limited.items).toEqual(items.slice(0, 10));
     expect(limited.complete).toBe(false);
+    expect(limited.lastKey, 'where a read of the rest starts').toEqual({ pk: 'pages', sk: items[9]!.sk });
 
     const filtered = await queryAll(
       { ...range('pages'), ConsistentRead: true, FilterExpression: 'n >= :min', ExpressionAttributeValues: { ':pk': 'pages', ':min': 25 } },
       { maxRead: 20 },
     );
-    expect(filtered).toEqual({ items: [], scanned: 20, complete: false });
+    expect(filtered).toEqual({ items: [], scanned: 20, complete: false, lastKey: { pk: 'pages', sk: items[19]!.sk } });
   });
 
   it('countItems counts the range, within a bound on items read', async () => {
