@@ -19,7 +19,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { transformSync } from 'esbuild';
 import type { ChainFacts } from './chain';
+import { chainTotals, progressFile, readProgress, saveProgress, writeUnitsPerTransaction, type BuildProgress, type ChainSegment } from './progress';
 import { datasetSpec, EXPLORER_CHAIN } from './spec';
+import { emptyUsage, measureTableInto, totalCalls } from '../../../shared/db/instrument';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const SELF = fileURLToPath(import.meta.url);
@@ -65,7 +67,21 @@ export interface DatasetFacts {
   orders: { count: number; sampleId: string; sampleCreator?: string };
   generation: {
     seconds: number;
-    chains: { chainId: number; blocks: number; transactions: number; seconds: number; writeUnits: number; calls: number }[];
+    /** How many build processes it took (a stopped build carries on: progress.ts). */
+    builds?: number;
+    /**
+     * Per chain: seconds, write units (over every transaction, from the blocks measured) and calls over
+     * every build process; `measuredBlocks`: the blocks whose writes were counted.
+     */
+    chains: {
+      chainId: number;
+      blocks: number;
+      transactions: number;
+      seconds: number;
+      writeUnits: number;
+      calls: number;
+      measuredBlocks?: number;
+    }[];
     collectionsSeconds: number;
     ordersSeconds: number;
     /** Write units the ingest consumed per transaction, over the two busy chains. */
@@ -124,8 +140,21 @@ async function build(scale: number, dir: string): Promise<void> {
   const started = performance.now();
   const key = datasetKey(scale);
   const spec = datasetSpec(scale);
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(path.join(dir, 'table'), { recursive: true });
+  const found = readProgress<DatasetFacts['collections'], DatasetFacts['orders']>(dir, key);
+  if (found.mode === 'fresh') {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(path.join(dir, 'table'), { recursive: true });
+  }
+  const progress: BuildProgress<DatasetFacts['collections'], DatasetFacts['orders']> =
+    found.mode === 'resume'
+      ? found.progress
+      : { key, scale, startedAt: new Date().toISOString(), seconds: 0, builds: 0, chains: {} };
+  progress.builds = (progress.builds ?? 0) + 1;
+  const secondsBefore = progress.seconds;
+  if (found.mode === 'resume') {
+    const done = Object.entries(progress.chains).map(([chainId, entry]) => `${chainId}: ${entry.done ? 'done' : `through block ${entry.segments.at(-1)?.toBlock ?? 0}`}`);
+    console.error(`  carrying on the build started ${progress.startedAt} (${Math.round(secondsBefore)} s so far; collections and orders done; ${done.join(', ') || 'no chain yet'})`);
+  }
   const { startTableProcess } = await import('../../lib/table-process');
   const { ensureTable, localClient } = await import('../../lib/local-table/ensure-table');
   // BENCH_DATASET_ENDPOINT: a table server started by hand (to profile it); the build then leaves it running.
@@ -138,51 +167,28 @@ async function build(scale: number, dir: string): Promise<void> {
   const admin = localClient(table.endpoint);
   await ensureTable(admin, BENCH_TABLE);
   admin.destroy();
+
+  const snapshot = (): void => {
+    progress.seconds = round(secondsBefore + (performance.now() - started) / 1000, 1);
+  };
+  const save = async (): Promise<void> => {
+    snapshot();
+    await saveProgress(dir, progress);
+  };
+  // Stopped by a signal: what was done is saved; the next build carries on from it.
+  const stop = (signal: string): void => {
+    console.error(`  ${signal}: progress saved in ${path.relative(ROOT, progressFile(dir))}; run the build again to carry on`);
+    void save()
+      .catch(() => undefined)
+      .then(() => table.close())
+      .finally(() => process.exit(130));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+
   try {
     const { ChainIngest } = await import('../../../shared/ingest/ingest');
-    const { measureTable, totalCalls } = await import('../../../shared/db/instrument');
     const { SyntheticChain } = await import('./chain');
-
-    // Every chain at once, and the collections and orders beside them: the ingest of one chain waits
-    // on the table's round trips more than it keeps either process busy.
-    const progress = new Map<number, string>();
-    const ticker = setInterval(() => {
-      console.error(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${[...progress.values()].join(', ')}`);
-    }, 60_000);
-    const ingestChain = async (chainSpec: (typeof spec.chains)[number]) => {
-      const t0 = performance.now();
-      const chain = new SyntheticChain(chainSpec);
-      const generatedMs = performance.now() - t0;
-      const ingest = new ChainIngest({
-        chainId: chainSpec.chainId,
-        client: chain.client(),
-        log: {
-          info: () => undefined,
-          warn: (message, details) => console.error(`ingest warning: ${message} ${JSON.stringify(details ?? {})}`),
-        },
-        onBlock: ({ blockNumber }) => {
-          progress.set(chainSpec.chainId, `chain ${chainSpec.chainId} block ${blockNumber}/${chain.head}`);
-        },
-      });
-      const { result, usage } = await measureTable(() => ingest.ingestRange({ from: 1, to: chain.head }));
-      if (result.advanced !== chain.head)
-        throw new Error(`chain ${chainSpec.chainId}: ingested ${result.advanced} of ${chain.head} blocks`);
-      const seconds = (performance.now() - t0) / 1000;
-      console.error(
-        `  chain ${chainSpec.chainId}: ${chain.counts.transactions} transactions, ${chain.counts.tokenTransfers} transfers, ${chain.head} blocks in ${seconds.toFixed(1)} s (generated in ${(generatedMs / 1000).toFixed(1)} s); ${Math.round(usage.writeUnits)} WCU; calls ${JSON.stringify(usage.calls)}`,
-      );
-      return {
-        facts: chain.facts(),
-        figure: {
-          chainId: chainSpec.chainId,
-          blocks: chain.head,
-          transactions: chain.counts.transactions,
-          seconds: round(seconds, 1),
-          writeUnits: round(usage.writeUnits, 1),
-          calls: totalCalls(usage),
-        },
-      };
-    };
     const timedWork = async <T>(label: string, work: () => Promise<T>): Promise<{ value: T; seconds: number }> => {
       const t0 = performance.now();
       const value = await work();
@@ -190,43 +196,109 @@ async function build(scale: number, dir: string): Promise<void> {
       console.error(`  ${label} in ${seconds.toFixed(1)} s`);
       return { value, seconds };
     };
-    const [ingested, collectionsWork, ordersWork] = await Promise.all([
-      Promise.all(spec.chains.map(ingestChain)),
-      timedWork(`${spec.collections} collections`, () => writeCollections(spec.collections)),
-      timedWork(`${spec.orders} orders`, () => writeOrders(spec.orders)),
-    ]).finally(() => clearInterval(ticker));
-    const chains = ingested.map((entry) => entry.facts);
-    const chainFigures = ingested.map((entry) => entry.figure);
-    const collections = collectionsWork.value;
-    const orders = ordersWork.value;
-    const collectionsSeconds = collectionsWork.seconds;
-    const ordersSeconds = ordersWork.seconds;
 
-    const busy = chainFigures.filter((figure) => figure.transactions >= 100);
+    // Phase 1: collections and orders (a build stopped before both are done starts over).
+    if (!progress.collections || !progress.orders) {
+      const [collectionsWork, ordersWork] = await Promise.all([
+        timedWork(`${spec.collections} collections`, () => writeCollections(spec.collections)),
+        timedWork(`${spec.orders} orders`, () => writeOrders(spec.orders)),
+      ]);
+      progress.collections = { facts: collectionsWork.value, seconds: round(collectionsWork.seconds, 1) };
+      progress.orders = { facts: ordersWork.value, seconds: round(ordersWork.seconds, 1) };
+      await save();
+    }
+
+    // Phase 2: every chain at once, through the real ingest, which carries on after its cursor.
+    const position = new Map<number, string>();
+    const ticker = setInterval(() => {
+      console.error(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${[...position.values()].join(', ')}`);
+      void save().catch((error: Error) => console.error(`progress not saved: ${error.message}`));
+    }, 30_000);
+    const ingestChain = async (chainSpec: (typeof spec.chains)[number]) => {
+      const t0 = performance.now();
+      const chain = new SyntheticChain(chainSpec);
+      const generatedMs = performance.now() - t0;
+      const entry = (progress.chains[chainSpec.chainId] ??= { done: false, segments: [] });
+      if (!entry.done) {
+        const usage = emptyUsage();
+        const segment: ChainSegment = { fromBlock: 0, toBlock: 0, transactions: 0, seconds: 0, writeUnits: 0, calls: 0 };
+        const ingest = new ChainIngest({
+          chainId: chainSpec.chainId,
+          client: chain.client(),
+          log: {
+            info: () => undefined,
+            warn: (message, details) => console.error(`ingest warning: ${message} ${JSON.stringify(details ?? {})}`),
+          },
+          onBlock: ({ blockNumber }) => {
+            if (segment.fromBlock === 0) {
+              segment.fromBlock = blockNumber;
+              entry.segments.push(segment);
+            }
+            // Called once the block's batch is written and the cursor moved, before the next batch
+            // writes anything: the usage so far is that of the blocks through this one.
+            segment.toBlock = blockNumber;
+            segment.transactions += chain.blocks[blockNumber]!.txs.length;
+            segment.seconds = round((performance.now() - t0) / 1000, 1);
+            segment.writeUnits = round(usage.writeUnits, 1);
+            segment.calls = totalCalls(usage);
+            position.set(chainSpec.chainId, `chain ${chainSpec.chainId} block ${blockNumber}/${chain.head}`);
+          },
+        });
+        // From block 1: blocks at or below the cursor (an earlier build's) are skipped.
+        const result = await measureTableInto(usage, () => ingest.ingestRange({ from: 1, to: chain.head }));
+        if (result.cursor?.blockNumber !== chain.head)
+          throw new Error(`chain ${chainSpec.chainId}: ingested through block ${result.cursor?.blockNumber} of ${chain.head}`);
+        entry.done = true;
+        await save();
+      }
+      const totals = chainTotals(entry.segments);
+      console.error(
+        `  chain ${chainSpec.chainId}: ${chain.counts.transactions} transactions, ${chain.counts.tokenTransfers} transfers, ${chain.head} blocks in ${totals.seconds.toFixed(1)} s over ${entry.segments.length} segment(s) (generated in ${(generatedMs / 1000).toFixed(1)} s); ${Math.round(totals.writeUnits)} WCU over ${totals.measuredBlocks} blocks measured`,
+      );
+      return {
+        facts: chain.facts(),
+        segments: entry.segments,
+        figure: {
+          chainId: chainSpec.chainId,
+          blocks: chain.head,
+          transactions: chain.counts.transactions,
+          seconds: round(totals.seconds, 1),
+          // Over the whole chain, from the blocks measured (a stopped build leaves some unmeasured).
+          writeUnits:
+            totals.measuredTransactions > 0
+              ? round((totals.writeUnits * chain.counts.transactions) / totals.measuredTransactions, 1)
+              : 0,
+          calls: totals.calls,
+          measuredBlocks: totals.measuredBlocks,
+        },
+      };
+    };
+    const ingested = await Promise.all(spec.chains.map(ingestChain)).finally(() => clearInterval(ticker));
+    const chainFigures = ingested.map((entry) => entry.figure);
+
+    const busy = ingested.filter((entry) => entry.figure.transactions >= 100);
     const facts: DatasetFacts = {
       key,
       scale,
       builtAt: new Date().toISOString(),
       tableName: BENCH_TABLE,
-      chains,
+      chains: ingested.map((entry) => entry.facts),
       explorerChain: EXPLORER_CHAIN,
-      collections,
-      orders,
+      collections: progress.collections.facts,
+      orders: progress.orders.facts,
       generation: {
-        seconds: round((performance.now() - started) / 1000, 1),
+        seconds: round(secondsBefore + (performance.now() - started) / 1000, 1),
+        builds: progress.builds,
         chains: chainFigures,
-        collectionsSeconds: round(collectionsSeconds, 1),
-        ordersSeconds: round(ordersSeconds, 1),
-        ingestWriteUnitsPerTransaction: round(
-          busy.reduce((sum, figure) => sum + figure.writeUnits, 0) / busy.reduce((sum, figure) => sum + figure.transactions, 0),
-          2,
-        ),
+        collectionsSeconds: progress.collections.seconds,
+        ordersSeconds: progress.orders.seconds,
+        ingestWriteUnitsPerTransaction: round(writeUnitsPerTransaction(busy), 2),
       },
     };
     await table.close();
     facts.generation.itemsOnDiskBytes = directoryBytes(path.join(dir, 'table'));
     await writeFile(path.join(dir, 'dataset.json'), `${JSON.stringify(facts, null, 2)}\n`);
-    console.error(`dataset built in ${facts.generation.seconds} s`);
+    console.error(`dataset built in ${facts.generation.seconds} s (${progress.builds} build process(es))`);
   } finally {
     await table.close();
   }
@@ -351,12 +423,20 @@ function directoryBytes(dir: string): number {
 const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
-  const { values } = parseArgs({ options: { scale: { type: 'string' }, dir: { type: 'string' } } });
-  if (!values.scale || !values.dir) {
-    console.error('usage: npx tsx scripts/bench/dataset/build.ts --scale S --dir DIR');
+  // `npm run bench:dataset -- --scale S`: builds (or carries on building) the cached dataset of a scale
+  // on its own, e.g. in the background ahead of a bench run; `--dir` for another folder.
+  const { values } = parseArgs({ options: { scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' }, dir: { type: 'string' } } });
+  const scale = Number(values.scale);
+  if (!(scale > 0 && scale <= 1)) {
+    console.error('usage: npm run bench:dataset -- [--scale S (0 < S <= 1, default 1)] [--dir DIR]');
     process.exit(2);
   }
-  build(Number(values.scale), values.dir).then(
+  const dir = values.dir ?? datasetDir(scale);
+  if (!values.dir && existsSync(path.join(dir, 'dataset.json'))) {
+    console.error(`dataset of scale ${scale} already built: ${path.relative(ROOT, dir)}`);
+    process.exit(0);
+  }
+  build(scale, dir).then(
     () => process.exit(0),
     (error: unknown) => {
       console.error(error);
