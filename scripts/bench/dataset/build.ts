@@ -171,9 +171,15 @@ async function build(scale: number, dir: string): Promise<void> {
   const snapshot = (): void => {
     progress.seconds = round(secondsBefore + (performance.now() - started) / 1000, 1);
   };
-  const save = async (): Promise<void> => {
-    snapshot();
-    await saveProgress(dir, progress);
+  // One save at a time (chains end together, the ticker fires meanwhile): each writes the progress as it then is.
+  let saving: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    const write = async (): Promise<void> => {
+      snapshot();
+      await saveProgress(dir, progress);
+    };
+    saving = saving.then(write, write);
+    return saving;
   };
   // Stopped by a signal: what was done is saved; the next build carries on from it.
   const stop = (signal: string): void => {

@@ -60,11 +60,15 @@ export function readProgress<C, O>(dir: string, key: string): { mode: 'fresh' } 
   }
 }
 
-/** Writes the progress whole or not at all (a stop in the middle leaves the previous one). */
+let writes = 0;
+
+/** Writes the progress whole or not at all (a stop in the middle leaves the previous one); safe to call concurrently. */
 export async function saveProgress(dir: string, progress: BuildProgress): Promise<void> {
   const file = progressFile(dir);
-  await writeFile(`${file}.tmp`, `${JSON.stringify(progress, null, 2)}\n`);
-  await rename(`${file}.tmp`, file);
+  writes += 1;
+  const temporary = `${file}.${process.pid}-${writes}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(progress, null, 2)}\n`);
+  await rename(temporary, file);
 }
 
 /** A chain's figures over every segment: seconds and calls summed, write units per transaction over the blocks measured. */

@@ -6,7 +6,7 @@
  * once, figures over both processes.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +54,15 @@ describe('dataset build progress', () => {
     expect(readProgress(dir, 'k1')).toMatchObject({ mode: 'resume', progress: { seconds: 5 } });
     // Another item code: another dataset.
     expect(readProgress(dir, 'k2').mode).toBe('fresh');
+  });
+
+  it('saves whole progress files when saves overlap', async () => {
+    const dir = await folder();
+    const base: BuildProgress = { key: 'k1', scale: 1, startedAt: '2026-11-26T00:00:00Z', seconds: 0, chains: {} };
+    await Promise.all(Array.from({ length: 8 }, (_, index) => saveProgress(dir, { ...base, seconds: index })));
+    const saved = JSON.parse(readFileSync(path.join(dir, 'progress.json'), 'utf8')) as BuildProgress;
+    expect(saved.key).toBe('k1');
+    expect(readdirSync(dir)).toEqual(['progress.json']);
   });
 
   it('counts write units per transaction over the blocks measured, not over the chain', () => {
