@@ -19,7 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { transformSync } from 'esbuild';
 import type { ChainFacts } from './chain';
-import { chainTotals, progressFile, readProgress, saveProgress, writeUnitsPerTransaction, type BuildProgress, type ChainSegment } from './progress';
+import {
+  chainTotals,
+  progressFile,
+  readProgress,
+  saveProgress,
+  writeUnitsPerTransaction,
+  type BuildProgress,
+  type ChainSegment,
+} from './progress';
 import { datasetSpec, EXPLORER_CHAIN } from './spec';
 import { emptyUsage, measureTableInto, totalCalls } from '../../../shared/db/instrument';
 
@@ -146,14 +154,16 @@ async function build(scale: number, dir: string): Promise<void> {
     await mkdir(path.join(dir, 'table'), { recursive: true });
   }
   const progress: BuildProgress<DatasetFacts['collections'], DatasetFacts['orders']> =
-    found.mode === 'resume'
-      ? found.progress
-      : { key, scale, startedAt: new Date().toISOString(), seconds: 0, builds: 0, chains: {} };
+    found.mode === 'resume' ? found.progress : { key, scale, startedAt: new Date().toISOString(), seconds: 0, builds: 0, chains: {} };
   progress.builds = (progress.builds ?? 0) + 1;
   const secondsBefore = progress.seconds;
   if (found.mode === 'resume') {
-    const done = Object.entries(progress.chains).map(([chainId, entry]) => `${chainId}: ${entry.done ? 'done' : `through block ${entry.segments.at(-1)?.toBlock ?? 0}`}`);
-    console.error(`  carrying on the build started ${progress.startedAt} (${Math.round(secondsBefore)} s so far; collections and orders done; ${done.join(', ') || 'no chain yet'})`);
+    const done = Object.entries(progress.chains).map(
+      ([chainId, entry]) => `${chainId}: ${entry.done ? 'done' : `through block ${entry.segments.at(-1)?.toBlock ?? 0}`}`,
+    );
+    console.error(
+      `  carrying on the build started ${progress.startedAt} (${Math.round(secondsBefore)} s so far; collections and orders done; ${done.join(', ') || 'no chain yet'})`,
+    );
   }
   const { startTableProcess } = await import('../../lib/table-process');
   const { ensureTable, localClient } = await import('../../lib/local-table/ensure-table');
@@ -224,7 +234,8 @@ async function build(scale: number, dir: string): Promise<void> {
       const t0 = performance.now();
       const chain = new SyntheticChain(chainSpec);
       const generatedMs = performance.now() - t0;
-      const entry = (progress.chains[chainSpec.chainId] ??= { done: false, segments: [] });
+      progress.chains[chainSpec.chainId] ??= { done: false, segments: [] };
+      const entry = progress.chains[chainSpec.chainId]!;
       if (!entry.done) {
         const usage = emptyUsage();
         const segment: ChainSegment = { fromBlock: 0, toBlock: 0, transactions: 0, seconds: 0, writeUnits: 0, calls: 0 };
@@ -271,9 +282,7 @@ async function build(scale: number, dir: string): Promise<void> {
           seconds: round(totals.seconds, 1),
           // Over the whole chain, from the blocks measured (a stopped build leaves some unmeasured).
           writeUnits:
-            totals.measuredTransactions > 0
-              ? round((totals.writeUnits * chain.counts.transactions) / totals.measuredTransactions, 1)
-              : 0,
+            totals.measuredTransactions > 0 ? round((totals.writeUnits * chain.counts.transactions) / totals.measuredTransactions, 1) : 0,
           calls: totals.calls,
           measuredBlocks: totals.measuredBlocks,
         },
@@ -431,7 +440,9 @@ const round = (value: number, digits: number): number => Math.round(value * 10 *
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
   // `npm run bench:dataset -- --scale S`: builds (or carries on building) the cached dataset of a scale
   // on its own, e.g. in the background ahead of a bench run; `--dir` for another folder.
-  const { values } = parseArgs({ options: { scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' }, dir: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' }, dir: { type: 'string' } },
+  });
   const scale = Number(values.scale);
   if (!(scale > 0 && scale <= 1)) {
     console.error('usage: npm run bench:dataset -- [--scale S (0 < S <= 1, default 1)] [--dir DIR]');

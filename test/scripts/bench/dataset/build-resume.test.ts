@@ -130,7 +130,8 @@ describe('a dataset build stopped while it ingests the chains', () => {
     const progress = JSON.parse(readFileSync(path.join(dir, 'progress.json'), 'utf8')) as BuildProgress;
     const segments = progress.chains[String(spec.chains[0]!.chainId)]!.segments;
     expect(segments.length).toBeGreaterThanOrEqual(1);
-    for (let index = 1; index < segments.length; index += 1) expect(segments[index]!.fromBlock).toBeGreaterThan(segments[index - 1]!.toBlock);
+    for (let index = 1; index < segments.length; index += 1)
+      expect(segments[index]!.fromBlock).toBeGreaterThan(segments[index - 1]!.toBlock);
     expect(segments.at(-1)!.toBlock).toBe(spec.chains[0]!.blocks);
     expect(facts.generation.ingestWriteUnitsPerTransaction).toBeGreaterThan(0);
   });

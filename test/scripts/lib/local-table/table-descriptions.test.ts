@@ -36,22 +36,20 @@ it('serves a table created again with another key as it now is', async () => {
   await createTable(['pk']);
   await client.send(new PutItemCommand({ TableName: 'described', Item: { pk: { S: 'a' } } }));
   await client.send(new DeleteTableCommand({ TableName: 'described' }));
-  await expect(client.send(new PutItemCommand({ TableName: 'described', Item: { pk: { S: 'a' } } }))).rejects.toThrow(
-    /not found/i,
-  );
+  await expect(client.send(new PutItemCommand({ TableName: 'described', Item: { pk: { S: 'a' } } }))).rejects.toThrow(/not found/i);
 
   await createTable(['pk', 'sk']);
   // An item without the new sort key is refused, one with it is stored: the new key schema applies.
-  await expect(client.send(new PutItemCommand({ TableName: 'described', Item: { pk: { S: 'a' } } }))).rejects.toThrow(
-    /key/i,
-  );
+  await expect(client.send(new PutItemCommand({ TableName: 'described', Item: { pk: { S: 'a' } } }))).rejects.toThrow(/key/i);
   await client.send(new PutItemCommand({ TableName: 'described', Item: { pk: { S: 'a' }, sk: { S: '1' } } }));
   const described = await client.send(new DescribeTableCommand({ TableName: 'described' }));
   expect(described.Table?.KeySchema?.map((key) => key.AttributeName)).toEqual(['pk', 'sk']);
 });
 
 it('serves a table whose settings changed after the change was answered', async () => {
-  await client.send(new UpdateTableCommand({ TableName: 'described', ProvisionedThroughput: { ReadCapacityUnits: 7, WriteCapacityUnits: 9 } }));
+  await client.send(
+    new UpdateTableCommand({ TableName: 'described', ProvisionedThroughput: { ReadCapacityUnits: 7, WriteCapacityUnits: 9 } }),
+  );
   // dynalite answers UPDATING and writes the table ACTIVE with its new throughput a moment later.
   let table = (await client.send(new DescribeTableCommand({ TableName: 'described' }))).Table;
   for (let attempt = 0; attempt < 50 && table?.TableStatus !== 'ACTIVE'; attempt += 1) {
