@@ -57,6 +57,8 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
   const backendHandler = backend.listeners('request')[0] as (request: http.IncomingMessage, response: http.ServerResponse) => void;
   const call = (operation: string, body: Json) => callBackend(backendHandler, operation, body);
 
+  // Requests being served: close() lets them finish before it closes the store under them.
+  const inFlight = new Set<Promise<void>>();
   const front = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -78,7 +80,7 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
             return lock.shared(() => forward(backendHandler, request, raw));
         }
       };
-      handle()
+      const handled = handle()
         .then((result) => {
           response.writeHead(result.status, result.headers ?? { 'content-type': JSON_TYPE });
           response.end(result.body);
@@ -88,6 +90,8 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
           response.writeHead(500, { 'content-type': JSON_TYPE });
           response.end(body);
         });
+      inFlight.add(handled);
+      void handled.finally(() => inFlight.delete(handled));
     });
   });
   // Idle connections stay open long enough to be reused: Node's HTTP agent (the AWS SDK's) drops a socket
@@ -104,6 +108,8 @@ export async function startLocalDynamo(options: LocalDynamoOptions = {}): Promis
     close: async () => {
       front.closeAllConnections?.();
       await new Promise<void>((resolve) => front.close(() => resolve()));
+      // dynalite throws (uncaught) when the store closes under a request it is serving.
+      await Promise.allSettled([...inFlight]);
       await new Promise<void>((resolve) => backend.close(() => resolve()));
     },
   };
