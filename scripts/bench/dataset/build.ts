@@ -178,14 +178,11 @@ async function build(scale: number, dir: string): Promise<void> {
   await ensureTable(admin, BENCH_TABLE);
   admin.destroy();
 
-  const snapshot = (): void => {
-    progress.seconds = round(secondsBefore + (performance.now() - started) / 1000, 1);
-  };
   // One save at a time (chains end together, the ticker fires meanwhile): each writes the progress as it then is.
   let saving: Promise<void> = Promise.resolve();
   const save = (): Promise<void> => {
     const write = async (): Promise<void> => {
-      snapshot();
+      progress.seconds = round(secondsBefore + (performance.now() - started) / 1000, 1);
       await saveProgress(dir, progress);
     };
     saving = saving.then(write, write);

@@ -191,26 +191,23 @@ function keepTableDescriptions(tables: TableDescriptions): void {
     version += 1;
     kept.clear();
   };
-  tables.put = (key, value, callback) => {
-    forget();
-    put.call(tables, key, value, (error, result) => {
+  const landed =
+    (callback?: Callback): Callback =>
+    (error, result) => {
       forget();
       callback?.(error, result);
-    });
+    };
+  tables.put = (key, value, callback) => {
+    forget();
+    put.call(tables, key, value, landed(callback));
   };
   tables.del = (key, callback) => {
     forget();
-    del.call(tables, key, (error, result) => {
-      forget();
-      callback?.(error, result);
-    });
+    del.call(tables, key, landed(callback));
   };
   tables.batch = (operations, callback) => {
     forget();
-    batch.call(tables, operations, (error, result) => {
-      forget();
-      callback?.(error, result);
-    });
+    batch.call(tables, operations, landed(callback));
   };
 }
 

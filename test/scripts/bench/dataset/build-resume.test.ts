@@ -126,7 +126,7 @@ describe('a dataset build stopped while it ingests the chains', () => {
       expect(figure.blocks).toBe(chain.blocks);
       expect(figure.measuredBlocks).toBeLessThanOrEqual(chain.blocks);
     }
-    // The explorer chain went through both processes: two segments, the second one after the first.
+    // The explorer chain's segments (one per process that saw a block written) follow each other and end at its head.
     const progress = JSON.parse(readFileSync(path.join(dir, 'progress.json'), 'utf8')) as BuildProgress;
     const segments = progress.chains[String(spec.chains[0]!.chainId)]!.segments;
     expect(segments.length).toBeGreaterThanOrEqual(1);
