@@ -3,7 +3,8 @@
  * verified, so (like a Blockscout instance whose signature database knows only the common methods)
  * calldata is decoded against the standard token methods; any other call shows its selector.
  */
-import { decodeFunctionData, getAddress, type AbiFunction, type AbiParameter, type Hex } from 'viem';
+import { checksummed } from '../chain/address';
+import { decodeFunctionData, type AbiFunction, type AbiParameter, type Hex } from 'viem';
 import type { DecodedInput } from './schemas';
 
 const method = (name: string, ...inputs: [type: string, name: string][]): AbiFunction => ({
@@ -76,7 +77,7 @@ export function decodeInput(input: string | null): DecodedInput | null {
 /** A decoded argument as a string: addresses checksummed, integers decimal, arrays as JSON. */
 function parameterText(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
-  if (typeof value === 'string') return /^0x[0-9a-fA-F]{40}$/.test(value) ? getAddress(value) : value;
+  if (typeof value === 'string') return /^0x[0-9a-fA-F]{40}$/.test(value) ? checksummed(value) : value;
   if (Array.isArray(value)) return JSON.stringify(value.map(parameterText));
   return String(value);
 }

@@ -2,7 +2,7 @@
  * E2: NFT collections an address holds, with up to 9 instances each, read from the X2 ranges and
  * joined with X7 (see docs/access-patterns.md).
  */
-import { getAddress } from 'viem';
+import { checksummed } from '../chain/address';
 import { addressKeys, typeSetsToRead, type TokenStandard } from '../table/keys';
 import type { NftCollectionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
@@ -43,7 +43,7 @@ export function listNftCollections(
     return {
       items: page.map((collection) => nftCollectionItem(collection, details)),
       next_page_params:
-        read.more && last ? { token_contract_address_hash: getAddress(last.contract), token_type: last.tokenStandard } : null,
+        read.more && last ? { token_contract_address_hash: checksummed(last.contract), token_type: last.tokenStandard } : null,
     };
   });
 }

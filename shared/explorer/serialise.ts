@@ -5,7 +5,7 @@
  * Conventions: hashes of addresses EIP-55 checksummed; wei amounts, values and supplies decimal
  * strings; timestamps ISO 8601 UTC with microseconds and a trailing Z.
  */
-import { getAddress } from 'viem';
+import { checksummed } from '../chain/address';
 import type {
   AddressRecord,
   BalanceListingRecord,
@@ -56,7 +56,7 @@ export function isoTimestamp(seconds: number): string {
 export function addressObject(address: string, details: PageDetails): AddressObject {
   const record = details.addresses.get(address.toLowerCase());
   return {
-    hash: getAddress(address),
+    hash: checksummed(address),
     implementation_name: null,
     name: record?.tokenName ?? null,
     is_contract: record?.isContract === true,
@@ -84,7 +84,7 @@ export function tokenObject(token: string, standard: TokenStandard, details: Pag
     name: record?.tokenName ?? null,
     decimals: record?.tokenDecimals === null || record?.tokenDecimals === undefined ? null : String(record.tokenDecimals),
     symbol: record?.tokenSymbol ?? null,
-    address: getAddress(token),
+    address: checksummed(token),
     type: record?.tokenType ?? standard,
     holders: String(Math.max(0, record?.holders ?? 0)),
     exchange_rate: null,
@@ -129,7 +129,7 @@ export function balanceTokenInstance(listing: BalanceListingRecord, details: Pag
     is_unique: isUniqueSupply(instance?.totalSupply),
     id: listing.tokenId,
     owner: instance?.owner ? addressObject(instance.owner, details) : null,
-    holder_address_hash: getAddress(listing.holder),
+    holder_address_hash: checksummed(listing.holder),
     ...instanceMedia(instance?.metadataJson ?? null),
     token,
   };
@@ -157,7 +157,7 @@ export function collectionTokenInstance(
     is_unique: isErc721 || isUniqueSupply(joined ? joined.totalSupply : embedded.totalSupply),
     id: embedded.tokenId,
     owner: isErc721 ? addressObject(collection.holder, details) : null,
-    holder_address_hash: getAddress(collection.holder),
+    holder_address_hash: checksummed(collection.holder),
     ...instanceMedia(metadataJson),
     token: null,
     token_type: collection.tokenStandard,
