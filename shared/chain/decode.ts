@@ -2,7 +2,17 @@
  * Decoding with viem: token transfer events (ERC-20 / ERC-721 Transfer, ERC-1155 TransferSingle and
  * TransferBatch), revert data (Error(string), Panic(uint256)), and NFT metadata held in `data:` URIs.
  */
-import { ContractFunctionRevertedError, decodeErrorResult, decodeEventLog, hexToString, size, type Address, type Hex } from 'viem';
+import {
+  ContractFunctionRevertedError,
+  decodeErrorResult,
+  getAbiItem,
+  hexToString,
+  size,
+  type AbiEvent,
+  type Address,
+  type Hex,
+} from 'viem';
+import { decodeLogArgs } from './abi-decode';
 import { erc1155Abi, erc20Abi, erc721Abi, TOPIC } from './abis';
 import { normalizeAddress } from './address';
 
@@ -24,6 +34,17 @@ export interface DecodedTokenTransfer {
   operator: Address | null;
 }
 
+/** The transfer events' ABI items. */
+const EVENT = {
+  erc20Transfer: getAbiItem({ abi: erc20Abi, name: 'Transfer' }) as AbiEvent,
+  erc721Transfer: getAbiItem({ abi: erc721Abi, name: 'Transfer' }) as AbiEvent,
+  transferSingle: getAbiItem({ abi: erc1155Abi, name: 'TransferSingle' }) as AbiEvent,
+  transferBatch: getAbiItem({ abi: erc1155Abi, name: 'TransferBatch' }) as AbiEvent,
+};
+
+/** Decoded event arguments by name: addresses (lowercase hex), integers, integer lists. */
+type Args<A extends string, I extends string, L extends string = never> = Record<A, string> & Record<I, bigint> & Record<L, bigint[]>;
+
 export interface RawLog {
   address: string;
   topics: readonly Hex[];
@@ -41,21 +62,26 @@ export function decodeTokenTransfers(log: RawLog): DecodedTokenTransfer[] {
   const topics = log.topics as [Hex, ...Hex[]];
   try {
     if (topic0 === TOPIC.transfer && log.topics.length === 3) {
-      const event = decodeEventLog({ abi: erc20Abi, eventName: 'Transfer', topics, data: log.data, strict: true });
-      return [transfer('ERC-20', token, event.args.from, event.args.to, null, event.args.value)];
+      const { from, to, value } = decodeLogArgs(EVENT.erc20Transfer, log.topics, log.data) as Args<'from' | 'to', 'value'>;
+      return [transfer('ERC-20', token, from, to, null, value)];
     }
     if (topic0 === TOPIC.transfer && log.topics.length === 4) {
-      const event = decodeEventLog({ abi: erc721Abi, eventName: 'Transfer', topics, data: log.data, strict: true });
-      return [transfer('ERC-721', token, event.args.from, event.args.to, event.args.tokenId, 1n)];
+      const { from, to, tokenId } = decodeLogArgs(EVENT.erc721Transfer, log.topics, log.data) as Args<'from' | 'to', 'tokenId'>;
+      return [transfer('ERC-721', token, from, to, tokenId, 1n)];
     }
     if (topic0 === TOPIC.transferSingle && log.topics.length === 4) {
-      const event = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferSingle', topics, data: log.data, strict: true });
-      const { operator, from, to, id, value } = event.args;
+      const { operator, from, to, id, value } = decodeLogArgs(EVENT.transferSingle, log.topics, log.data) as Args<
+        'operator' | 'from' | 'to',
+        'id' | 'value'
+      >;
       return [{ ...transfer('ERC-1155', token, from, to, id, value), operator: normalizeAddress(operator) }];
     }
     if (topic0 === TOPIC.transferBatch && log.topics.length === 4) {
-      const event = decodeEventLog({ abi: erc1155Abi, eventName: 'TransferBatch', topics, data: log.data, strict: true });
-      const { operator, from, to, ids, values } = event.args;
+      const { operator, from, to, ids, values } = decodeLogArgs(EVENT.transferBatch, log.topics, log.data) as Args<
+        'operator' | 'from' | 'to',
+        never,
+        'ids' | 'values'
+      >;
       if (ids.length !== values.length) return [];
       return ids.map((id, batchIndex) => ({
         // Same length, checked above.

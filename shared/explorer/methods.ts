@@ -4,7 +4,8 @@
  * calldata is decoded against the standard token methods; any other call shows its selector.
  */
 import { checksummed } from '../chain/address';
-import { decodeFunctionData, type AbiFunction, type AbiParameter, type Hex } from 'viem';
+import { decodeCallArgs } from '../chain/abi-decode';
+import type { AbiFunction, AbiParameter, Hex } from 'viem';
 import type { DecodedInput } from './schemas';
 
 const method = (name: string, ...inputs: [type: string, name: string][]): AbiFunction => ({
@@ -58,7 +59,7 @@ export function decodeInput(input: string | null): DecodedInput | null {
   const method = KNOWN_METHODS.get(selector);
   if (!method) return null;
   try {
-    const { args } = decodeFunctionData({ abi: [method], data: input as Hex });
+    const args = decodeCallArgs(method, input as Hex);
     const inputs = method.inputs;
     return {
       method_call: `${method.name}(${inputs.map((param) => `${param.type} ${param.name ?? ''}`.trim()).join(', ')})`,
@@ -66,7 +67,7 @@ export function decodeInput(input: string | null): DecodedInput | null {
       parameters: inputs.map((param, position) => ({
         name: param.name ?? '',
         type: param.type,
-        value: parameterText((args ?? [])[position]),
+        value: parameterText(args[position]),
       })),
     };
   } catch {

@@ -1,5 +1,5 @@
 /**
- * ABI decoding for `decode=true`, with viem: transaction calldata from the function signature of the
+ * ABI decoding for `decode=true`, with viem (through chain/abi-decode.ts): transaction calldata from the function signature of the
  * I1 path, and event logs from the event ABI registry (event-abis.ts). Values become JSON as follows:
  *  - integers of at most 48 bits (uint8 ... int48): numbers; wider integers (uint56 ... uint256,
  *    int56 ... int256): decimal strings, since a JSON number cannot carry them exactly;
@@ -10,8 +10,6 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import {
-  decodeEventLog,
-  decodeFunctionData,
   parseAbiItem,
   toEventSignature,
   toFunctionSelector,
@@ -21,6 +19,7 @@ import {
   type AbiParameter,
   type Hex,
 } from 'viem';
+import { decodeCallArgs, decodeLogArgs } from '../chain/abi-decode';
 import { InvalidRequestError } from '../errors';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -87,8 +86,8 @@ export function parseSignatureItem(kind: 'function' | 'event', text: string): Ab
 export function decodeCall(abi: AbiFunction, data: string | null): DecodedCall | null {
   if (!data) return null;
   try {
-    const { args } = decodeFunctionData({ abi: [abi], data: data as Hex });
-    return { name: abi.name, signature: toFunctionSignature(abi), inputs: namedValues(abi.inputs, (args ?? []) as readonly unknown[]) };
+    const args = decodeCallArgs(abi, data as Hex);
+    return { name: abi.name, signature: toFunctionSignature(abi), inputs: namedValues(abi.inputs, args) };
   } catch {
     return null;
   }
@@ -100,8 +99,7 @@ export function decodeEvent(candidates: readonly AbiEvent[], topics: readonly st
     const indexed = abi.inputs.filter((input) => input.indexed);
     if (indexed.length !== topics.length - (abi.anonymous ? 0 : 1)) continue;
     try {
-      const decoded = decodeEventLog({ abi: [abi], topics: topics as [Hex, ...Hex[]], data: (data ?? '0x') as Hex, strict: true });
-      const args = decoded.args as unknown as Record<string, unknown> | readonly unknown[];
+      const args = decodeLogArgs(abi, topics as Hex[], (data ?? '0x') as Hex);
       const indexedParams: Record<string, JsonValue> = {};
       const nonIndexedParams: Record<string, JsonValue> = {};
       abi.inputs.forEach((input, position) => {
