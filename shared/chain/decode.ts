@@ -59,7 +59,6 @@ export interface RawLog {
 export function decodeTokenTransfers(log: RawLog): DecodedTokenTransfer[] {
   const topic0 = log.topics[0]?.toLowerCase();
   const token = normalizeAddress(log.address);
-  const topics = log.topics as [Hex, ...Hex[]];
   try {
     if (topic0 === TOPIC.transfer && log.topics.length === 3) {
       const { from, to, value } = decodeLogArgs(EVENT.erc20Transfer, log.topics, log.data) as Args<'from' | 'to', 'value'>;
