@@ -56,18 +56,8 @@ const senderOfKey = (key: ItemKey): string | undefined =>
   /#FROM#(0x[0-9a-f]{40})$/.exec(key.pk)?.[1] ?? /^C#\d+#A#(0x[0-9a-f]{40})#(?:TX|TT)#(?:from|all)(?:#|$)/.exec(key.pk)?.[1];
 
 /** The contract a per-contract key names (`#CALLS#<c>#`, `#LOGS#<c>`, `#TT#<token>`, `#TOKEN#<token>:<rank>`). */
-const contractOfKey = (key: ItemKey, family: ContractFamily): string | undefined => CONTRACT_KEY[family].exec(key.pk)?.[1];
-
-type ContractFamily = 'CALLS' | 'LOGS' | 'TT' | 'TOKEN';
-const contractKeyPattern = (family: ContractFamily) =>
-  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:[#:]|$)`);
-/** Built once: every item of a page asks (a page of 50 transfers spent ~0.4 ms building them anew). */
-const CONTRACT_KEY: Record<ContractFamily, RegExp> = {
-  CALLS: contractKeyPattern('CALLS'),
-  LOGS: contractKeyPattern('LOGS'),
-  TT: contractKeyPattern('TT'),
-  TOKEN: contractKeyPattern('TOKEN'),
-};
+const contractOfKey = (key: ItemKey, family: 'CALLS' | 'LOGS' | 'TT' | 'TOKEN'): string | undefined =>
+  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:[#:]|$)`).exec(key.pk)?.[1];
 
 const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
 
