@@ -7,13 +7,13 @@
  * through its own memo, address.ts). So the item is decoded in a form where each `address` (also
  * inside arrays and tuples) reads as the `uint160` of the same 32-byte word, and the values are
  * turned back into addresses: the low 20 bytes of the word, as viem's own address decoding takes
- * them. The rewritten item has another selector: the log's topic 0 or the calldata's selector is
- * checked against the original item's and then swapped for it; everything else (sizes, the strict
- * checks, the shape of `args`) is viem's.
+ * them. The log's topic 0 or the calldata's selector is checked against the original item's once
+ * (viem would hash the item's signature on each call to find it: another keccak); everything else
+ * (sizes, the strict checks, the shape of `args`) is viem's.
  */
 import {
+  decodeAbiParameters,
   decodeEventLog,
-  decodeFunctionData,
   toEventSelector,
   toFunctionSelector,
   type AbiEvent,
@@ -28,8 +28,8 @@ export type DecodedArgs = readonly unknown[] | Record<string, unknown>;
 const LOW_160_BITS = (1n << 160n) - 1n;
 
 interface Rewritten<T> {
+  /** Addresses as uint160; anonymous (events), so that viem does not hash its signature to find it. */
   item: T;
-  selector: Hex;
   /** The selector of the item as given: a log or calldata of another item is refused, as viem refuses it. */
   original: Hex;
 }
@@ -51,8 +51,8 @@ function addressesAsIntegers<T extends AbiParameter>(parameter: T): T {
 function rewrittenEvent(abi: AbiEvent): Rewritten<AbiEvent> {
   let rewritten = rewrittenEvents.get(abi);
   if (!rewritten) {
-    const item: AbiEvent = { ...abi, inputs: abi.inputs.map(addressesAsIntegers) };
-    rewritten = { item, selector: toEventSelector(item), original: toEventSelector(abi) };
+    const item: AbiEvent = { ...abi, anonymous: true, inputs: abi.inputs.map(addressesAsIntegers) };
+    rewritten = { item, original: toEventSelector(abi) };
     rewrittenEvents.set(abi, rewritten);
   }
   return rewritten;
@@ -62,7 +62,7 @@ function rewrittenFunction(abi: AbiFunction): Rewritten<AbiFunction> {
   let rewritten = rewrittenFunctions.get(abi);
   if (!rewritten) {
     const item: AbiFunction = { ...abi, inputs: abi.inputs.map(addressesAsIntegers) };
-    rewritten = { item, selector: toFunctionSelector(item), original: toFunctionSelector(abi) };
+    rewritten = { item, original: toFunctionSelector(abi) };
     rewrittenFunctions.set(abi, rewritten);
   }
   return rewritten;
@@ -91,13 +91,21 @@ function restoredArgs(parameters: readonly AbiParameter[], args: DecodedArgs): D
 
 /**
  * The arguments of a log of event `abi` (viem's `decodeEventLog`, strict). Throws when the log does
- * not decode, or when its topic 0 is not the event's (an anonymous event has none).
+ * not decode, when its topic 0 is not the event's (an anonymous event has none), or when it has
+ * another number of topics than the event has indexed inputs.
  */
 export function decodeLogArgs(abi: AbiEvent, topics: readonly Hex[], data: Hex): DecodedArgs {
-  const { item, selector, original } = rewrittenEvent(abi);
+  const { item, original } = rewrittenEvent(abi);
   if (!abi.anonymous && topics[0]?.toLowerCase() !== original) throw new SelectorMismatchError(`topic 0 is not ${abi.name}'s`);
-  const rewrittenTopics = (abi.anonymous ? [...topics] : [selector, ...topics.slice(1)]) as [Hex, ...Hex[]];
-  const { args } = decodeEventLog({ abi: [item], topics: rewrittenTopics, data, strict: true });
+  // Given as an anonymous event with the argument topics alone: viem then picks it by name and topic
+  // count instead of hashing its signature again on every call.
+  const { args } = decodeEventLog({
+    abi: [item],
+    eventName: item.name,
+    topics: (abi.anonymous ? topics : topics.slice(1)) as [Hex, ...Hex[]],
+    data,
+    strict: true,
+  });
   return restoredArgs(abi.inputs, (args ?? []) as DecodedArgs);
 }
 
@@ -106,8 +114,9 @@ export function decodeLogArgs(abi: AbiEvent, topics: readonly Hex[], data: Hex):
  * when the data does not decode, or when its selector is not the function's.
  */
 export function decodeCallArgs(abi: AbiFunction, data: Hex): readonly unknown[] {
-  const { item, selector, original } = rewrittenFunction(abi);
+  const { item, original } = rewrittenFunction(abi);
   if (data.slice(0, 10).toLowerCase() !== original) throw new SelectorMismatchError(`calldata is not a call of ${abi.name}`);
-  const { args } = decodeFunctionData({ abi: [item], data: `${selector}${data.slice(10)}` as Hex });
-  return restoredArgs(abi.inputs, (args ?? []) as readonly unknown[]) as readonly unknown[];
+  // viem's decodeFunctionData without its search by selector (a signature hashed on every call).
+  const args = item.inputs.length > 0 ? decodeAbiParameters(item.inputs, `0x${data.slice(10)}`) : [];
+  return restoredArgs(abi.inputs, args) as readonly unknown[];
 }
