@@ -56,8 +56,18 @@ const senderOfKey = (key: ItemKey): string | undefined =>
   /#FROM#(0x[0-9a-f]{40})$/.exec(key.pk)?.[1] ?? /^C#\d+#A#(0x[0-9a-f]{40})#(?:TX|TT)#(?:from|all)(?:#|$)/.exec(key.pk)?.[1];
 
 /** The contract a per-contract key names (`#CALLS#<c>#`, `#LOGS#<c>`, `#TT#<token>`, `#TOKEN#<token>:<rank>`). */
-const contractOfKey = (key: ItemKey, family: 'CALLS' | 'LOGS' | 'TT' | 'TOKEN'): string | undefined =>
-  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:[#:]|$)`).exec(key.pk)?.[1];
+const contractOfKey = (key: ItemKey, family: ContractFamily): string | undefined => CONTRACT_KEY[family].exec(key.pk)?.[1];
+
+type ContractFamily = 'CALLS' | 'LOGS' | 'TT' | 'TOKEN';
+const contractKeyPattern = (family: ContractFamily) =>
+  new RegExp(`^C#\\d+#(?:A#0x[0-9a-f]{40}#TT#(?:all|to|from)#)?${family}#(0x[0-9a-f]{40})(?:[#:]|$)`);
+/** Built once: every item of a page asks (a page of 50 transfers spent ~0.4 ms building them anew). */
+const CONTRACT_KEY: Record<ContractFamily, RegExp> = {
+  CALLS: contractKeyPattern('CALLS'),
+  LOGS: contractKeyPattern('LOGS'),
+  TT: contractKeyPattern('TT'),
+  TOKEN: contractKeyPattern('TOKEN'),
+};
 
 const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
 
@@ -68,12 +78,14 @@ const ZERO_BLOOM = `0x${'0'.repeat(512)}`;
 export function encodeBloom(bloom: string): string | undefined {
   if (bloom === ZERO_BLOOM) return undefined;
   if (!/^0x[0-9a-f]{512}$/.test(bloom)) return bloom;
+  // Bit g (0-2047, counted from the first hex digit) is bit 7 - g % 8 of byte g / 8, so a byte at a time.
+  const bytes = Buffer.from(bloom.slice(2), 'hex');
   let bits = '';
-  for (let nibble = 0; nibble < 512; nibble += 1) {
-    const value = Number.parseInt(bloom[2 + nibble] as string, 16);
-    if (value === 0) continue;
-    for (let bit = 0; bit < 4; bit += 1) {
-      if (value & (8 >> bit)) bits += (nibble * 4 + bit).toString(16).padStart(3, '0');
+  for (let index = 0; index < 256; index += 1) {
+    const byte = bytes[index] as number;
+    if (byte === 0) continue;
+    for (let bit = 0; bit < 8; bit += 1) {
+      if (byte & (0x80 >> bit)) bits += (index * 8 + bit).toString(16).padStart(3, '0');
     }
     if (bits.length + 1 >= bloom.length) return bloom;
   }
@@ -85,12 +97,14 @@ export function decodeBloom(stored: unknown): string {
   if (stored === undefined || stored === null) return ZERO_BLOOM;
   const text = String(stored);
   if (!text.startsWith('~')) return text;
-  const nibbles = new Uint8Array(512);
+  // Set bit by bit into 256 bytes, hex-encoded once (a string of 512 digits built a character at a
+  // time cost ~35 us an item: 1.7 ms of a page of 50 transactions).
+  const bytes = Buffer.alloc(256);
   for (let offset = 1; offset + 3 <= text.length; offset += 3) {
     const bit = Number.parseInt(text.slice(offset, offset + 3), 16);
-    nibbles[bit >> 2] = (nibbles[bit >> 2] as number) | (8 >> (bit & 3));
+    bytes[bit >> 3] = (bytes[bit >> 3] as number) | (0x80 >> (bit & 7));
   }
-  return `0x${Array.from(nibbles, (value) => value.toString(16)).join('')}`;
+  return `0x${bytes.toString('hex')}`;
 }
 
 /** The generic machinery: leave out what the rules give back; restore it in rule order. */
