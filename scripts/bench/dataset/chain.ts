@@ -12,7 +12,7 @@
  * balances start at a hidden allowance (BASE) so that no balance goes negative.
  */
 import { createHash } from 'node:crypto';
-import { createPublicClient, custom, toFunctionSelector, type PublicClient } from 'viem';
+import { createPublicClient, custom, keccak256, toFunctionSelector, type Hex, type PublicClient } from 'viem';
 import { TOPIC } from '../../../shared/chain/abis';
 
 export type TokenKind = 'ERC-20' | 'ERC-721' | 'ERC-1155';
@@ -85,7 +85,6 @@ export interface ChainFacts {
 }
 
 const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
-const BLOOM = `0x${'0'.repeat(512)}`;
 const CODE = '0x6080604052348015600f57600080fd5b50';
 const BASE = 10n ** 24n;
 const GWEI = 1_000_000_000n;
@@ -157,6 +156,30 @@ interface LogSpec {
   address: string;
   topics: string[];
   data: string;
+}
+
+/** The three bloom bits of each value a log adds (its address, each topic), by value: most repeat. */
+const bloomBitsOf = new Map<string, readonly number[]>();
+
+/**
+ * The logs bloom of logs, as a node computes it (the Yellow Paper's M3:2048): for the address and each
+ * topic, keccak-256 of its bytes; each of the hash's first three pairs of bytes, taken mod 2048, sets
+ * that bit, counted from the low end of the 256-byte value. A block's bloom is the OR of its receipts'.
+ */
+export function bloomOf(logs: readonly LogSpec[]): string {
+  const bloom = Buffer.alloc(256);
+  for (const log of logs) {
+    for (const value of [log.address, ...log.topics]) {
+      let bits = bloomBitsOf.get(value);
+      if (!bits) {
+        const hash = Buffer.from(keccak256(value as Hex).slice(2), 'hex');
+        bits = [0, 2, 4].map((offset) => ((hash[offset] as number) * 256 + (hash[offset + 1] as number)) & 2047);
+        bloomBitsOf.set(value, bits);
+      }
+      for (const bit of bits) bloom[255 - (bit >> 3)] = (bloom[255 - (bit >> 3)] as number) | (1 << (bit & 7));
+    }
+  }
+  return `0x${bloom.toString('hex')}`;
 }
 
 interface CallFrame {
@@ -671,7 +694,7 @@ export class SyntheticChain {
       stateRoot: hash32(`${seed}:state`),
       transactionsRoot: hash32(`${seed}:txs`),
       receiptsRoot: hash32(`${seed}:receipts`),
-      logsBloom: BLOOM,
+      logsBloom: bloomOf(block.txs.flatMap((tx) => tx.logs)),
       size: hex(600 + block.txs.length * 180),
       extraData: '0x',
       difficulty: '0x0',
@@ -743,7 +766,7 @@ export class SyntheticChain {
         logIndex: hex(logIndex + offset),
         removed: false,
       })),
-      logsBloom: BLOOM,
+      logsBloom: bloomOf(tx.logs),
       status: '0x1',
       type: '0x2',
     };

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { useTestTable } from '../../support/table';
 import type { ColdResult } from '../../../scripts/bench/cold';
 import type { HttpResult, RequestResult } from '../../../scripts/bench/http';
-import { ACTORS, SyntheticChain, type ChainSpec } from '../../../scripts/bench/dataset/chain';
+import { ACTORS, bloomOf, SyntheticChain, type ChainSpec } from '../../../scripts/bench/dataset/chain';
+import { startDemoChain } from '../../support/demo-chain';
 import { datasetSpec } from '../../../scripts/bench/dataset/spec';
 import type { FollowResult } from '../../../scripts/bench/follow';
 import { coldBudgets, followBudgets, httpBudgets, ingestBudgets, loadBudgets } from '../../../scripts/bench/lib/budgets';
@@ -432,6 +433,28 @@ describe('the dataset generator', () => {
       Select: 'COUNT',
     });
     expect(page.count).toBe(chain.counts.whaleTransactions);
+  });
+
+  it("gives a receipt the logs bloom a node gives it (anvil's receipts of the demo activity)", async () => {
+    const demo = await startDemoChain({ chainId: 31337 });
+    try {
+      const { createPublicClient, http } = await import('viem');
+      const client = createPublicClient({ transport: http(demo.anvil.rpcUrl) });
+      const head = Number(await client.getBlockNumber());
+      let compared = 0;
+      for (let number = 1; number <= head && compared < 10; number += 1) {
+        const block = await client.getBlock({ blockNumber: BigInt(number), includeTransactions: false });
+        const receipts = await Promise.all(block.transactions.map((hash) => client.getTransactionReceipt({ hash })));
+        for (const receipt of receipts.filter((item) => item.logs.length > 0)) {
+          expect(bloomOf(receipt.logs)).toBe(receipt.logsBloom);
+          compared += 1;
+        }
+        if (receipts.some((item) => item.logs.length > 0)) expect(bloomOf(receipts.flatMap((item) => item.logs))).toBe(block.logsBloom);
+      }
+      expect(compared).toBeGreaterThan(0);
+    } finally {
+      await demo.stop();
+    }
   });
 
   it('answers balanceOf from the transfers it generated', async () => {
