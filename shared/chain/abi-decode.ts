@@ -7,9 +7,9 @@
  * through its own memo, address.ts). So the item is decoded in a form where each `address` (also
  * inside arrays and tuples) reads as the `uint160` of the same 32-byte word, and the values are
  * turned back into addresses: the low 20 bytes of the word, as viem's own address decoding takes
- * them. The log's topic 0 or the calldata's selector is checked against the original item's once
- * (viem would hash the item's signature on each call to find it: another keccak); everything else
- * (sizes, the strict checks, the shape of `args`) is viem's.
+ * them. The log's topic 0 or the calldata's selector is checked here against the original item's
+ * selector, computed once per item (viem formats the item's signature again on every call to find
+ * it); everything else (sizes, the strict checks, the shape of `args`) is viem's.
  */
 import {
   decodeAbiParameters,
@@ -28,7 +28,7 @@ export type DecodedArgs = readonly unknown[] | Record<string, unknown>;
 const LOW_160_BITS = (1n << 160n) - 1n;
 
 interface Rewritten<T> {
-  /** Addresses as uint160; anonymous (events), so that viem does not hash its signature to find it. */
+  /** Addresses as uint160; events marked anonymous, so that viem finds them by name, not by signature. */
   item: T;
   /** The selector of the item as given: a log or calldata of another item is refused, as viem refuses it. */
   original: Hex;
