@@ -37,8 +37,7 @@ interface Rewritten<T> {
 /** A log or calldata whose selector is not the item's (viem throws its own errors for the rest). */
 export class SelectorMismatchError extends Error {}
 
-const rewrittenEvents = new WeakMap<AbiEvent, Rewritten<AbiEvent>>();
-const rewrittenFunctions = new WeakMap<AbiFunction, Rewritten<AbiFunction>>();
+const rewrittenItems = new WeakMap<AbiEvent | AbiFunction, Rewritten<AbiEvent | AbiFunction>>();
 
 /** `address`, `address[]`, `address[2][]` ... as `uint160...`; tuples component by component. */
 function addressesAsIntegers<T extends AbiParameter>(parameter: T): T {
@@ -48,24 +47,16 @@ function addressesAsIntegers<T extends AbiParameter>(parameter: T): T {
   return parameter;
 }
 
-function rewrittenEvent(abi: AbiEvent): Rewritten<AbiEvent> {
-  let rewritten = rewrittenEvents.get(abi);
-  if (!rewritten) {
-    const item: AbiEvent = { ...abi, anonymous: true, inputs: abi.inputs.map(addressesAsIntegers) };
-    rewritten = { item, original: toEventSelector(abi) };
-    rewrittenEvents.set(abi, rewritten);
+/** The item in its decoding form, and its own selector; made once per item. */
+function rewritten<T extends AbiEvent | AbiFunction>(abi: T): Rewritten<T> {
+  let entry = rewrittenItems.get(abi) as Rewritten<T> | undefined;
+  if (!entry) {
+    const inputs = abi.inputs.map(addressesAsIntegers);
+    const item = (abi.type === 'event' ? { ...abi, anonymous: true, inputs } : { ...abi, inputs }) as T;
+    entry = { item, original: abi.type === 'event' ? toEventSelector(abi) : toFunctionSelector(abi) };
+    rewrittenItems.set(abi, entry);
   }
-  return rewritten;
-}
-
-function rewrittenFunction(abi: AbiFunction): Rewritten<AbiFunction> {
-  let rewritten = rewrittenFunctions.get(abi);
-  if (!rewritten) {
-    const item: AbiFunction = { ...abi, inputs: abi.inputs.map(addressesAsIntegers) };
-    rewritten = { item, original: toFunctionSelector(abi) };
-    rewrittenFunctions.set(abi, rewritten);
-  }
-  return rewritten;
+  return entry;
 }
 
 /** A decoded value of `parameter` (decoded in its rewritten form) with its addresses restored. */
@@ -95,10 +86,10 @@ function restoredArgs(parameters: readonly AbiParameter[], args: DecodedArgs): D
  * another number of topics than the event has indexed inputs.
  */
 export function decodeLogArgs(abi: AbiEvent, topics: readonly Hex[], data: Hex): DecodedArgs {
-  const { item, original } = rewrittenEvent(abi);
+  const { item, original } = rewritten(abi);
   if (!abi.anonymous && topics[0]?.toLowerCase() !== original) throw new SelectorMismatchError(`topic 0 is not ${abi.name}'s`);
   // Given as an anonymous event with the argument topics alone: viem then picks it by name and topic
-  // count instead of hashing its signature again on every call.
+  // count instead of formatting its signature again on every call.
   const { args } = decodeEventLog({
     abi: [item],
     eventName: item.name,
@@ -114,9 +105,9 @@ export function decodeLogArgs(abi: AbiEvent, topics: readonly Hex[], data: Hex):
  * when the data does not decode, or when its selector is not the function's.
  */
 export function decodeCallArgs(abi: AbiFunction, data: Hex): readonly unknown[] {
-  const { item, original } = rewrittenFunction(abi);
+  const { item, original } = rewritten(abi);
   if (data.slice(0, 10).toLowerCase() !== original) throw new SelectorMismatchError(`calldata is not a call of ${abi.name}`);
-  // viem's decodeFunctionData without its search by selector (a signature hashed on every call).
+  // viem's decodeFunctionData without its search by selector (a signature formatted on every call).
   const args = item.inputs.length > 0 ? decodeAbiParameters(item.inputs, `0x${data.slice(10)}`) : [];
   return restoredArgs(abi.inputs, args) as readonly unknown[];
 }
