@@ -71,13 +71,9 @@ function restored(parameter: AbiParameter, value: unknown): unknown {
 
 function restoredArgs(parameters: readonly AbiParameter[], args: DecodedArgs): DecodedArgs {
   if (Array.isArray(args)) return parameters.map((parameter, position) => restored(parameter, args[position]));
+  // An object only when every parameter has a name (viem's rule).
   const named = args as Record<string, unknown>;
-  return Object.fromEntries(
-    parameters.map((parameter, position) => {
-      const name = parameter.name || String(position);
-      return [name, restored(parameter, named[name])];
-    }),
-  );
+  return Object.fromEntries(parameters.map((parameter) => [parameter.name, restored(parameter, named[parameter.name as string])]));
 }
 
 /**
