@@ -1,13 +1,19 @@
 /** POST /collections: store a collection signed by its creator (EIP-712) under its predicted address. */
 import { createCollection } from '../../shared/collections/collections';
 import { loadCollectionsConfig } from '../../shared/collections/config';
-import { createCollectionBody, createCollectionResponse, type CreateCollectionResponse } from '../../shared/collections/schemas';
+import {
+  createCollectionBody,
+  createCollectionQuery,
+  createCollectionResponse,
+  type CreateCollectionResponse,
+} from '../../shared/collections/schemas';
 import { httpHandler } from '../../shared/http/handler';
 
 const config = loadCollectionsConfig();
 
 export const handler = httpHandler({
   group: 'collections',
+  query: createCollectionQuery,
   body: createCollectionBody,
   response: createCollectionResponse,
   handle: async ({ body }) => {

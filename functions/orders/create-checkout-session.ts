@@ -3,7 +3,12 @@ import { httpHandler } from '../../shared/http/handler';
 import { createCheckoutSession } from '../../shared/orders/checkout-sessions';
 import { loadOrderConfig } from '../../shared/orders/config';
 import { idempotentCreate, ordersResponse } from '../../shared/orders/http';
-import { checkoutSessionResponseSchema, createCheckoutSessionBodySchema, type CheckoutSession } from '../../shared/orders/schemas';
+import {
+  checkoutSessionResponseSchema,
+  createCheckoutSessionBodySchema,
+  noQuerySchema,
+  type CheckoutSession,
+} from '../../shared/orders/schemas';
 
 const config = loadOrderConfig();
 
@@ -11,6 +16,7 @@ const created = (session: CheckoutSession) => ordersResponse('Created checkout s
 
 export const handler = httpHandler({
   group: 'orders',
+  query: noQuerySchema,
   body: createCheckoutSessionBodySchema,
   response: checkoutSessionResponseSchema,
   handle: ({ body, headers }) =>

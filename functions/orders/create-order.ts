@@ -7,7 +7,7 @@ import { httpHandler } from '../../shared/http/handler';
 import { loadOrderConfig } from '../../shared/orders/config';
 import { idempotentCreate, ordersResponse } from '../../shared/orders/http';
 import { createOrder } from '../../shared/orders/orders';
-import { createOrderBodySchema, orderResponseSchema, type Order } from '../../shared/orders/schemas';
+import { createOrderBodySchema, noQuerySchema, orderResponseSchema, type Order } from '../../shared/orders/schemas';
 
 const config = loadOrderConfig();
 
@@ -15,6 +15,7 @@ const created = (order: Order) => ordersResponse('Created order successfully', o
 
 export const handler = httpHandler({
   group: 'orders',
+  query: noQuerySchema,
   body: createOrderBodySchema(config),
   response: orderResponseSchema,
   handle: ({ body, headers, event }) =>

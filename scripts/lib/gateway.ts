@@ -8,12 +8,13 @@
  *    `$default` fallback (functions/platform/route-not-found.ts);
  *  - the 2.0 event: raw path and query as sent (repeats kept), comma-joined queryStringParameters,
  *    lowercase headers, `sourceIp` = the client's address, `x-forwarded-*` headers, bodies of
- *    non-text content types base64-encoded;
+ *    non-text content types base64-encoded (and text bodies whose bytes are not UTF-8, kept as sent);
  *  - request bodies capped at API Gateway's 10 MiB payload limit (413 in the group's format); the
  *    handlers' own, smaller JSON limit applies inside;
  *  - a handler that throws answers 500 `{"message":"Internal Server Error"}`, like API Gateway when a
  *    function fails.
  */
+import { isUtf8 } from 'node:buffer';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -247,7 +248,9 @@ async function serve(
 
   const sourceIp = clientAddress(request);
   const headers = requestHeaders(request, sourceIp);
-  const isText = body.length === 0 || isTextContentType(headers['content-type']);
+  // A text body whose bytes are not UTF-8 is passed as they are (base64), never decoded with U+FFFD in
+  // place of the bad bytes: the handler refuses it naming the field (shared/http/middleware/utf8-body.ts).
+  const isText = body.length === 0 || (isTextContentType(headers['content-type']) && isUtf8(body));
   const prepared = prepareRequest({
     api,
     method,

@@ -137,6 +137,9 @@ export type ListCollectionsResponse = v.InferOutput<typeof listCollectionsRespon
 // ---------------------------------------------------------------------------------------------------
 // POST /collections
 
+/** The query of POST /collections: none. An unknown parameter is refused as on the GETs. */
+export const createCollectionQuery = v.strictObject({});
+
 /** The metadata a creator signs (EIP-712 `CollectionMetadata`, see signing.ts), as JSON. */
 const signedMetadataEntries = {
   name: v.pipe(v.string(), v.regex(/\S/, 'must not be blank'), v.maxLength(100, 'must be at most 100 characters')),

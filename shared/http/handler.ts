@@ -6,7 +6,9 @@
  *  3. CORS headers on every response (cors.ts);
  *  4. the error responder: validation and domain errors become the group's 4xx, anything else a
  *     logged 500 that leaks nothing (error-responder.ts);
- *  5. for routes with a body: a size limit (body-limit.ts) and middy's JSON body parser;
+ *  5. for routes with a body: a size limit (body-limit.ts), a strict UTF-8 decoding of a base64 body
+ *     (utf8-body.ts), middy's JSON body parser, and the refusal of strings that may not be stored
+ *     (U+0000, unpaired surrogates: storable-strings.ts);
  *  6. valibot validation of path, query and body (request-validator.ts).
  * Around all of it, the X-Ray subsegment of the request when the tracer is on (observability/tracing.ts),
  * and a plugin that publishes the request's metrics once its response is final: latency,
@@ -28,6 +30,8 @@ import { correlationId } from './middleware/correlation-id';
 import { corsMiddleware } from './middleware/cors';
 import { errorResponder } from './middleware/error-responder';
 import { requestValidator, validatedParts } from './middleware/request-validator';
+import { storableStrings } from './middleware/storable-strings';
+import { utf8Body } from './middleware/utf8-body';
 import { toHttpResponse, type JsonResult, type RawResult } from './response';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -81,7 +85,7 @@ export function httpHandler<
     .use(httpEventNormalizer())
     .use(corsMiddleware())
     .use(errorResponder(spec.group));
-  if (spec.body) handler.use(bodyLimit(MAX_BODY_BYTES)).use(httpJsonBodyParser());
+  if (spec.body) handler.use(bodyLimit(MAX_BODY_BYTES)).use(utf8Body()).use(httpJsonBodyParser()).use(storableStrings());
   handler.use(requestValidator(spec));
   const wrapped = handler.handler(async (event, context) => {
     const validated = validatedParts(event) as Omit<ValidatedRequest<Out<P>, Out<Q>, Out<B>>, 'event' | 'context'>;

@@ -132,6 +132,38 @@ describe('the three base URLs', () => {
     expect(entry?.event).toBeUndefined();
   });
 
+  it('hands a JSON body whose bytes are not UTF-8 over as sent (base64), so the handler refuses it naming the field', async () => {
+    const total = async () => (await fetchJson(`${service.urls.collections}/collections?limit=1`)).body.total as number;
+    const before = await total();
+    const [head, tail] = JSON.stringify({ ...exampleCollection, description: 'about @@' }).split('@@');
+    const sent = Buffer.concat([Buffer.from(head!), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(tail!)]);
+    const response = await fetchJson(`${service.urls.collections}/collections`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: sent,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ success: false, statusCode: 400, message: 'description: is not valid UTF-8' });
+    const { event } = lastEventFor('/collections');
+    expect(event!.isBase64Encoded).toBe(true);
+    expect(Buffer.from(event!.body!, 'base64').equals(sent)).toBe(true);
+    expect(await total()).toBe(before);
+  });
+
+  it('hands a JSON body of valid UTF-8 over, multi-byte characters kept', async () => {
+    const response = await fetchJson(`${service.urls.orders}/checkout-sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientReferenceId: 'ref-1', expires_in: 'naïve 🪙' }),
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toContain('expires_in: must be a number');
+    // The handler's JSON parser replaced the event's body by what it read: the characters as sent.
+    const { event } = lastEventFor('/checkout-sessions');
+    expect(event!.isBase64Encoded).toBe(false);
+    expect(event!.body as unknown).toEqual({ clientReferenceId: 'ref-1', expires_in: 'naïve 🪙' });
+  });
+
   it(`lets the handler refuse a JSON body over its own ${MAX_BODY_BYTES} bytes, in the group's format`, async () => {
     const response = await fetchJson(`${service.urls.collections}/collections`, {
       method: 'POST',

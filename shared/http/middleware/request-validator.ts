@@ -61,8 +61,10 @@ export function requestValidator(spec: RequestSchemas): middy.MiddlewareObj<APIG
 
 /**
  * The issues of one request part. valibot reports only the first unknown key of a strict object; a
- * client fixing its request wants them all, so for a top-level strict object every unknown key of the
- * input becomes its own issue.
+ * client fixing its request wants them all, so every unknown key of the input becomes its own issue,
+ * for every strict object the schema holds: the top level (itself, or the first strict object of its
+ * pipe, as a body schema that checks "a JSON object" first declares it) and, inside it, the strict
+ * objects of known fields and of array items, optional or not.
  */
 export function requestIssues(
   part: RequestPart,
@@ -71,19 +73,56 @@ export function requestIssues(
   issues: readonly v.BaseIssue<unknown>[],
 ): RequestIssue[] {
   const result = issues.map((issue) => toRequestIssue(part, issue));
-  const entries =
-    (schema as { type?: string; entries?: Record<string, unknown> }).type === 'strict_object'
-      ? (schema as { entries?: Record<string, unknown> }).entries
-      : undefined;
-  if (!entries || typeof input !== 'object' || input === null) return result;
   const reported = new Set(result.filter((issue) => issue.message.startsWith('Unexpected field')).map((issue) => issue.key));
-  for (const key of Object.keys(input)) {
-    if (!Object.hasOwn(entries, key) && !reported.has(key)) result.push(toRequestIssue(part, unknownKeyIssue(key)));
+  for (const path of unknownKeys(schema as SchemaShape, input)) {
+    const key = path.join('.');
+    if (!reported.has(key)) result.push(toRequestIssue(part, unknownKeyIssue(path)));
   }
   return result;
 }
 
-function unknownKeyIssue(key: string): v.BaseIssue<unknown> {
+/** A schema as the validator walks it: its kind, and what it wraps or holds. */
+interface SchemaShape {
+  type?: string;
+  wrapped?: SchemaShape;
+  item?: SchemaShape;
+  entries?: Record<string, SchemaShape>;
+  pipe?: readonly (SchemaShape & { kind?: string })[];
+}
+
+/** The entries of the strict object `schema` is (through optional, nullable and a pipe), if it is one. */
+function strictEntries(schema: SchemaShape): Record<string, SchemaShape> | undefined {
+  const inner = unwrapped(schema);
+  if (inner.type === 'strict_object') return inner.entries;
+  const inPipe = inner.pipe?.find((item) => item.kind === 'schema' && item.type === 'strict_object');
+  return inPipe?.entries;
+}
+
+function unwrapped(schema: SchemaShape): SchemaShape {
+  let inner = schema;
+  while ((inner.type === 'optional' || inner.type === 'nullable' || inner.type === 'nullish') && inner.wrapped) inner = inner.wrapped;
+  return inner;
+}
+
+/**
+ * The paths of every key of `input` that a strict object of `schema` does not declare, in the input's
+ * order. The walk follows the schema (known fields, array items), so its depth is the schema's.
+ */
+function unknownKeys(schema: SchemaShape, input: unknown, path: (string | number)[] = []): (string | number)[][] {
+  if (typeof input !== 'object' || input === null) return [];
+  const inner = unwrapped(schema);
+  if (inner.type === 'array' && inner.item && Array.isArray(input)) {
+    return input.flatMap((item, index) => unknownKeys(inner.item!, item, [...path, index]));
+  }
+  const entries = strictEntries(schema);
+  if (!entries || Array.isArray(input)) return [];
+  return Object.keys(input).flatMap((key) =>
+    Object.hasOwn(entries, key) ? unknownKeys(entries[key]!, (input as Record<string, unknown>)[key], [...path, key]) : [[...path, key]],
+  );
+}
+
+function unknownKeyIssue(path: readonly (string | number)[]): v.BaseIssue<unknown> {
+  const key = String(path[path.length - 1]);
   return {
     kind: 'schema',
     type: 'strict_object',
@@ -91,7 +130,7 @@ function unknownKeyIssue(key: string): v.BaseIssue<unknown> {
     expected: 'never',
     received: `"${key}"`,
     message: `Invalid key: Expected never but received "${key}"`,
-    path: [{ type: 'object', origin: 'key', input: {}, key, value: undefined }],
+    path: path.map((item) => ({ type: 'object', origin: 'key', input: {}, key: item, value: undefined })),
   } as v.BaseIssue<unknown>;
 }
 
