@@ -50,6 +50,11 @@ export class ContractReader {
     );
   }
 
+  /** Multicall3 as found: the block it was first looked for and found at, null when absent, undefined until looked for. */
+  multicall3From(): bigint | null | undefined {
+    return this.multicallFrom;
+  }
+
   private async hasMulticall(blockNumber: bigint): Promise<boolean> {
     if (this.multicallFrom === undefined) {
       const code = await this.client.getCode({ address: MULTICALL3_ADDRESS, blockNumber });

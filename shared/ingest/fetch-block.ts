@@ -92,6 +92,11 @@ export class BlockSource {
     return withBackoff('head block number', this.policy, () => this.client.getBlockNumber({ cacheTime: 0 }));
   }
 
+  /** What the node was found to serve so far (undefined: not yet found out): recorded in the chain's status. */
+  capabilities(): { traceMethod: TraceMethod | undefined; blockReceipts: boolean | undefined } {
+    return { traceMethod: this.traceMethod, blockReceipts: this.blockReceipts };
+  }
+
   private async fetchOnce(blockNumber: bigint): Promise<BlockBundle> {
     const block = (await this.client.getBlock({ blockNumber, includeTransactions: true })) as FullBlock;
     checkBlock(block, blockNumber);

@@ -43,6 +43,7 @@ import { isCountedEntry } from './items';
 import { notifyBlocksIngested, type BlockIngestedEvent, type IngestListener } from './listeners';
 import { powertoolsLog, type IngestLog } from './log';
 import {
+  CursorMovedError,
   deleteManifest,
   lastPossiblyWritten,
   markPending,
@@ -54,8 +55,17 @@ import {
 } from './manifest';
 import { RangePositions } from './range-positions';
 import { replayingChain } from './recorded-chain';
-import type { AddressRecord, BackfillPlanRecord, BalanceRecord, BlockRecord, CursorRecord } from '../table/records';
-import { Reorg } from './reorg';
+import type {
+  AddressRecord,
+  BackfillPlanRecord,
+  BalanceRecord,
+  BlockRecord,
+  ChainStatusRecord,
+  CursorRecord,
+  IngestState,
+} from '../table/records';
+import { DEFAULT_MAX_REORG_DEPTH, Reorg, ReorgTooDeepError } from './reorg';
+import { DEFAULT_STATUS_LAG_BLOCKS, readStoredStatus, writeChainStatus, type StatusFields } from './status';
 import { entity, StateWriter, type AddressUpdate } from './state';
 import { getItem, getItems } from './table-io';
 
@@ -64,8 +74,13 @@ export interface IngestOptions {
   client: ChainClient;
   retry?: RetryPolicy;
   log?: IngestLog;
-  /** Deepest reorg handled automatically (blocks). Default 64. */
+  /**
+   * Deepest reorg repaired (blocks below the cursor to the common ancestor). Default 1,024
+   * (DEFAULT_MAX_REORG_DEPTH); deeper, the ingest stops writing and its status says why.
+   */
   maxReorgDepth?: number;
+  /** Least time between two writes of the chain's status item (status.ts), unless its state changes. Default 10 s. */
+  statusIntervalMs?: number;
   /** Blocks fetched at once ahead of the writer. Default 4. */
   prefetch?: number;
   /** Most blocks written as one batch. Default 32; 1 writes block by block. */
@@ -99,6 +114,11 @@ const FACT_CONCURRENCY = 4;
 const DEFAULT_MAX_BATCH_BLOCKS = 32;
 /** A batch stops growing once its blocks hold this many transactions (bounds memory and the write). */
 const MAX_BATCH_TRANSACTIONS = 2_000;
+/** Least time between two status writes of a run whose state does not change. */
+export const DEFAULT_STATUS_INTERVAL_MS = 10_000;
+
+/** The chain's capabilities as recorded in its status item. */
+export type ChainCapabilities = Pick<ChainStatusRecord, 'traceMethod' | 'blockReceipts' | 'multicall3' | 'multicall3FromBlock'>;
 
 export class ChainIngest {
   readonly chainId: number;
@@ -112,6 +132,14 @@ export class ChainIngest {
   private readonly positions: RangePositions;
   private readonly prefetch: number;
   private readonly maxBatchBlocks: number;
+  private readonly reader: ContractReader;
+  private readonly statusIntervalMs: number;
+  /** The node's head as last asked for (number; its timestamp once read for a status). */
+  private lastHead: { number: number; seenAt: number; timestamp?: number | null } | undefined;
+  /** The last status this ingest wrote (state, when). */
+  private lastStatus: { state: IngestState; at: number } | undefined;
+  /** The status item as stored before this process wrote one (read once, for the capabilities it knew). */
+  private storedStatus: Promise<ChainStatusRecord | undefined> | undefined;
 
   constructor(options: IngestOptions) {
     this.options = options;
@@ -119,18 +147,49 @@ export class ChainIngest {
     this.log = options.log ?? powertoolsLog;
     const policy = options.retry ?? DEFAULT_RETRY_POLICY;
     this.source = new BlockSource(options.client, policy, this.log, options.traceMethod);
-    this.chainState = new ChainState(options.client, new ContractReader(options.client), policy);
+    this.reader = new ContractReader(options.client);
+    this.chainState = new ChainState(options.client, this.reader, policy);
     this.state = new StateWriter(this.chainId);
     this.positions = new RangePositions(this.chainId);
     this.prefetch = Math.max(1, options.prefetch ?? 4);
     this.maxBatchBlocks = Math.max(1, options.maxBatchBlocks ?? DEFAULT_MAX_BATCH_BLOCKS);
     this.listeners = options.listeners ?? [];
-    this.reorg = new Reorg(this.chainId, this.source, this.chainState, this.state, this.log, options.maxReorgDepth ?? 64, this.listeners);
+    this.statusIntervalMs = options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
+    this.reorg = new Reorg(
+      this.chainId,
+      this.source,
+      this.chainState,
+      this.state,
+      this.log,
+      options.maxReorgDepth ?? DEFAULT_MAX_REORG_DEPTH,
+      this.listeners,
+    );
   }
 
-  /** The chain's current head block number. */
-  head(): Promise<bigint> {
-    return this.source.headBlockNumber();
+  /** The chain's current head block number (kept as the node's head last seen, for the status). */
+  async head(): Promise<bigint> {
+    const head = await this.source.headBlockNumber();
+    if (this.lastHead?.number !== Number(head)) this.lastHead = { number: Number(head), seenAt: Date.now() };
+    else this.lastHead.seenAt = Date.now();
+    return head;
+  }
+
+  /**
+   * The chain's capabilities as found so far (by this process, else as recorded in the table): how
+   * traces and receipts are read, and Multicall3.
+   */
+  async capabilities(): Promise<ChainCapabilities> {
+    this.storedStatus ??= readStoredStatus(this.chainId).catch(() => undefined);
+    const stored = await this.storedStatus;
+    const { traceMethod, blockReceipts } = this.source.capabilities();
+    const multicall = this.reader.multicall3From();
+    return {
+      traceMethod: traceMethod ?? stored?.traceMethod ?? null,
+      blockReceipts:
+        blockReceipts === undefined ? (stored?.blockReceipts ?? null) : blockReceipts ? 'eth_getBlockReceipts' : 'per_transaction',
+      multicall3: multicall === undefined ? (stored?.multicall3 ?? null) : multicall === null ? 'absent' : 'present',
+      multicall3FromBlock: multicall === undefined ? (stored?.multicall3FromBlock ?? null) : multicall === null ? null : Number(multicall),
+    };
   }
 
   /**
@@ -142,7 +201,22 @@ export class ChainIngest {
   async ingestRange(
     range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal } = {},
   ): Promise<IngestResult> {
-    const result: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: await readCursor(this.chainId) };
+    const result: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: undefined };
+    try {
+      await this.runRange(result, range);
+    } catch (error) {
+      await this.recordStop(result.cursor, error);
+      throw error;
+    }
+    await this.reportStatus(result.cursor);
+    return result;
+  }
+
+  private async runRange(
+    result: IngestResult,
+    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal },
+  ): Promise<void> {
+    result.cursor = await readCursor(this.chainId);
     const to = range.to ?? Number(await this.head());
     if (result.cursor) {
       // A reorg that made the chain shorter (or replaced the cursor's block) shows here.
@@ -172,7 +246,62 @@ export class ChainIngest {
       }
     }
     await this.advance(result, range.from ?? 0, to, range.deadline, range.signal);
-    return result;
+  }
+
+  /**
+   * Writes the chain's status item (status.ts), after a batch or at the end of a run, only when the
+   * state changes or `statusIntervalMs` passed since the last write (so at most once per batch);
+   * `state` (repairing, stopped: always written) overrides the one the lag gives.
+   */
+  private async reportStatus(
+    cursor: CursorRecord | undefined,
+    options: { state?: IngestState; reason?: string | null } = {},
+  ): Promise<void> {
+    const now = Date.now();
+    const head = this.lastHead;
+    const behind = head && cursor ? head.number - cursor.blockNumber : 0;
+    const state: IngestState = options.state ?? (behind > DEFAULT_STATUS_LAG_BLOCKS ? 'catching_up' : 'following');
+    const due = !this.lastStatus || this.lastStatus.state !== state || now - this.lastStatus.at >= this.statusIntervalMs;
+    if (!due && options.state === undefined) return;
+    let nodeHead: { number: number; timestamp: number | null } | null = null;
+    if (head && cursor && cursor.blockNumber >= head.number) {
+      nodeHead = { number: cursor.blockNumber, timestamp: cursor.blockTimestamp ?? null };
+    } else if (head) {
+      // The head's timestamp (for the lag in seconds): one header read per head seen, only while behind.
+      if (head.timestamp === undefined) {
+        head.timestamp = await this.options.client
+          .getBlock({ blockNumber: BigInt(head.number) })
+          .then((block) => Number(block.timestamp))
+          .catch(() => null);
+      }
+      nodeHead = { number: head.number, timestamp: head.timestamp ?? null };
+    }
+    const fields: StatusFields = {
+      state,
+      reason: options.reason ?? null,
+      nodeHeadNumber: nodeHead?.number ?? null,
+      nodeHeadTimestamp: nodeHead?.timestamp ?? null,
+      nodeHeadSeenAt: head?.seenAt ?? null,
+      updatedAt: now,
+      ...(await this.capabilities()),
+    };
+    await writeChainStatus(this.chainId, fields);
+    this.lastStatus = { state, at: now };
+  }
+
+  /** A run that failed: the status says `stopped` and why (a failure to write it is logged, not thrown over the run's). */
+  private async recordStop(cursor: CursorRecord | undefined, error: unknown): Promise<void> {
+    if (error instanceof CursorMovedError) return; // another writer is ingesting the chain: its status stands
+    const text = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof ReorgTooDeepError ? text : `ingest failed: ${text}`;
+    this.log.warn(error instanceof ReorgTooDeepError ? 'reorg too deep: the ingest stops writing' : 'ingest stopped by a failure', {
+      chainId: this.chainId,
+      cursor: cursor?.blockNumber ?? null,
+      reason,
+    });
+    await this.reportStatus(cursor, { state: 'stopped', reason }).catch((statusError: unknown) =>
+      this.log.warn('could not record the stopped status', { chainId: this.chainId, error: String(statusError) }),
+    );
   }
 
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
@@ -324,10 +453,16 @@ export class ChainIngest {
     result.cursor = await moveCursor(
       this.chainId,
       cursor,
-      { blockNumber: Number(last.number), blockHash: last.hash!.toLowerCase(), pendingTo: keptThrough },
+      {
+        blockNumber: Number(last.number),
+        blockHash: last.hash!.toLowerCase(),
+        blockTimestamp: Number(last.timestamp),
+        pendingTo: keptThrough,
+      },
       number,
     );
     result.advanced += batch.length;
+    await this.reportStatus(result.cursor);
     for (const bundle of batch) this.options.onBlock?.({ blockNumber: Number(bundle.block.number), mode: 'advance' });
     // Blocks an interrupted run wrote past this batch, still canonical, stay announced on the
     // cursor and are looked at again by the next batch.
@@ -395,7 +530,12 @@ export class ChainIngest {
    * staged segments are gone, and the ones staged later may hold orphaned blocks.
    */
   private async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
-    const ancestor = await this.reorg.rollBack(cursor);
+    const found = await this.reorg.findAncestor(cursor);
+    await this.reportStatus(cursor, {
+      state: 'repairing',
+      reason: `reorg of ${cursor.blockNumber - found.number} blocks: rolling back from block ${cursor.blockNumber} to the common ancestor ${found.number}`,
+    });
+    const ancestor = await this.reorg.undoTo(cursor, found);
     this.positions.forget();
     const plan = await readPlan(this.chainId);
     if (plan) {

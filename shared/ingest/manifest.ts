@@ -112,7 +112,7 @@ export class CursorMovedError extends Error {
 export async function moveCursor(
   chainId: number,
   previous: CursorRecord | undefined,
-  next: { blockNumber: number; blockHash: string; pendingTo?: number },
+  next: { blockNumber: number; blockHash: string; blockTimestamp?: number; pendingTo?: number },
   firstBlock: number,
 ): Promise<CursorRecord> {
   const record: CursorRecord = {
@@ -124,8 +124,10 @@ export async function moveCursor(
   };
   const pending = next.pendingTo !== undefined && next.pendingTo > next.blockNumber ? next.pendingTo : undefined;
   if (pending !== undefined) record.pendingTo = pending;
+  if (next.blockTimestamp !== undefined) record.blockTimestamp = next.blockTimestamp;
+  const removed = [...(pending === undefined ? ['pendingTo'] : []), ...(next.blockTimestamp === undefined ? ['blockTimestamp'] : [])];
   await updateCursor(chainId, previous, Math.max(next.blockNumber, pending ?? 0, previous?.pendingTo ?? 0), {
-    UpdateExpression: `SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first${pending === undefined ? ' REMOVE pendingTo' : ', pendingTo = :pendingTo'}`,
+    UpdateExpression: `SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first${pending === undefined ? '' : ', pendingTo = :pendingTo'}${next.blockTimestamp === undefined ? '' : ', blockTimestamp = :timestamp'}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
     ExpressionAttributeNames: { '#kind': 'kind' },
     ExpressionAttributeValues: {
       ':kind': 'cursor',
@@ -134,6 +136,7 @@ export async function moveCursor(
       ':hash': record.blockHash,
       ':first': record.firstBlock,
       ...(pending === undefined ? {} : { ':pendingTo': pending }),
+      ...(next.blockTimestamp === undefined ? {} : { ':timestamp': next.blockTimestamp }),
     },
   });
   return record;

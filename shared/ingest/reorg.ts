@@ -2,7 +2,8 @@
  * Reorgs. When the next block's parent hash is not the cursor's hash (or the cursor's block is no
  * longer canonical), the ingest:
  *   1. walks back from the cursor, comparing the stored block hash with the node's, to the newest
- *      block both agree on: the common ancestor A (at most `maxDepth` blocks back, else it stops);
+ *      block both agree on: the common ancestor A (in strides, then a binary search: `findAncestor`;
+ *      at most `maxDepth` blocks back, else it stops: ReorgTooDeepError, nothing written);
  *   2. tells the listeners (listeners.ts) which blocks it undoes, then
  *      deletes every item listed in the manifests of the blocks above A (including blocks past the
  *      cursor that a crash left half written: up to the cursor's `pendingTo`);
@@ -10,6 +11,7 @@
  *      (balances, holder counts, NFT owners and holdings, collections, token supplies); addresses
  *      and NFT instances first seen above A are deleted (with their registered names);
  *   4. deletes those manifests, then moves the cursor back to A (conditional update).
+ * Steps 2-4 go newest first, 64 blocks at a time, the cursor moved below each chunk.
  * A crash anywhere in there leaves the cursor on the orphaned block, so the next run detects the
  * same reorg and repeats the procedure; each step is idempotent, and the manifests are deleted only
  * once the state they name is recomputed.
@@ -31,6 +33,12 @@ export class ReorgTooDeepError extends Error {
 
 const CONCURRENCY = 8;
 
+/** Deepest reorg the ingest repairs by default (IngestOptions.maxReorgDepth, INGEST_MAX_REORG_DEPTH, --max-reorg-depth). */
+export const DEFAULT_MAX_REORG_DEPTH = 1_024;
+
+/** Orphaned blocks undone per step of a rollback (a stopped run resumes from the last step). */
+export const UNDO_CHUNK_BLOCKS = 64;
+
 export class Reorg {
   constructor(
     private readonly chainId: number,
@@ -42,42 +50,100 @@ export class Reorg {
     private readonly listeners: readonly IngestListener[],
   ) {}
 
-  /** Rolls the table back to the common ancestor of the stored chain and the node's; returns the new cursor. */
-  async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
-    let number = cursor.blockNumber;
-    let ancestor: BlockRecord | undefined;
-    for (;;) {
-      if (cursor.blockNumber - number > this.maxDepth) {
-        throw new ReorgTooDeepError(`chain ${this.chainId}: no common ancestor within ${this.maxDepth} blocks of ${cursor.blockNumber}`);
-      }
-      if (number < cursor.firstBlock) {
-        throw new ReorgTooDeepError(`chain ${this.chainId}: the reorg reaches below the first indexed block ${cursor.firstBlock}`);
-      }
+  /**
+   * The common ancestor of the stored chain and the node's: the newest block whose stored hash is the
+   * node's. Hashes agree below a fork and differ above it, so it is searched for with few calls: the
+   * blocks 1, 2, 4, 8 ... below the cursor until one agrees (at most `maxDepth` below the cursor),
+   * then a binary search between the last that differed and the first that agreed (about
+   * 2·log2(depth) probes, each one GetItem beside one eth_getBlockByNumber). Throws ReorgTooDeepError
+   * when no block within `maxDepth` agrees, or the fork is below the first indexed block: nothing is
+   * written then.
+   */
+  async findAncestor(cursor: CursorRecord): Promise<BlockRecord> {
+    const floor = Math.max(cursor.firstBlock, cursor.blockNumber - this.maxDepth);
+    const agreeing = async (number: number): Promise<BlockRecord | undefined> => {
       const [stored, canonical] = await Promise.all([
         getItem<BlockRecord>(blockKeys.block(this.chainId, number)),
         this.source.blockHashAt(BigInt(number)),
       ]);
-      if (stored && canonical && stored.hash === canonical) {
-        ancestor = stored;
-        break;
+      return stored && canonical && stored.hash === canonical ? stored : undefined;
+    };
+    let differs = cursor.blockNumber + 1; // lowest block known to differ (the cursor's own is checked first)
+    let agrees: BlockRecord | undefined;
+    for (let step = 1; agrees === undefined; step *= 2) {
+      const number = Math.max(floor, differs - step);
+      agrees = await agreeing(number);
+      if (agrees) break;
+      differs = number;
+      if (number === floor) {
+        throw new ReorgTooDeepError(
+          floor === cursor.firstBlock && cursor.blockNumber - cursor.firstBlock <= this.maxDepth
+            ? `chain ${this.chainId}: the reorg reaches below the first indexed block ${cursor.firstBlock} (cursor at ${cursor.blockNumber})`
+            : `chain ${this.chainId}: reorg deeper than ${this.maxDepth} blocks: no common ancestor within ${this.maxDepth} blocks of ${cursor.blockNumber}`,
+        );
       }
-      number -= 1;
     }
-    const orphaned: BlockManifest[] = [];
-    const numbers: number[] = [];
-    for (let block = ancestor.number + 1; block <= lastPossiblyWritten(cursor); block += 1) numbers.push(block);
-    for (const manifest of await Promise.all(numbers.map((block) => readManifest(this.chainId, block)))) {
-      if (manifest) orphaned.push(manifest);
+    while (differs - agrees.number > 1) {
+      const middle = Math.floor((agrees.number + differs) / 2);
+      const found = await agreeing(middle);
+      if (found) agrees = found;
+      else differs = middle;
     }
+    return agrees;
+  }
+
+  /** Rolls the table back to the common ancestor of the stored chain and the node's; returns the new cursor. */
+  async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
+    return this.undoTo(cursor, await this.findAncestor(cursor));
+  }
+
+  /**
+   * Undoes every block above `ancestor`, newest first, `UNDO_CHUNK_BLOCKS` blocks at a time: each
+   * chunk's items deleted and touched state recomputed AT the ancestor, its manifests deleted, then the
+   * cursor moved below the chunk (onto an orphaned block while chunks remain: a run that stops there
+   * finds the same reorg and carries on from it), and to the ancestor at the end.
+   */
+  async undoTo(cursor: CursorRecord, ancestor: BlockRecord): Promise<CursorRecord> {
+    let current = cursor;
+    let top = lastPossiblyWritten(cursor);
     this.log.warn('reorg: rolling back to the common ancestor', {
       chainId: this.chainId,
       cursor: cursor.blockNumber,
       ancestor: ancestor.number,
-      orphanedBlocks: orphaned.map((manifest) => ({ number: manifest.blockNumber, hash: manifest.blockHash })),
+      depth: cursor.blockNumber - ancestor.number,
     });
-    await this.undoManifests(orphaned, ancestor.number);
-    for (const manifest of orphaned) await deleteManifest(this.chainId, manifest.blockNumber);
-    return moveCursor(this.chainId, cursor, { blockNumber: ancestor.number, blockHash: ancestor.hash }, cursor.firstBlock);
+    while (top > ancestor.number) {
+      const lowest = Math.max(ancestor.number + 1, top - UNDO_CHUNK_BLOCKS + 1);
+      const numbers: number[] = [];
+      for (let block = lowest; block <= top; block += 1) numbers.push(block);
+      const orphaned: BlockManifest[] = [];
+      for (const manifest of await Promise.all(numbers.map((block) => readManifest(this.chainId, block)))) {
+        if (manifest) orphaned.push(manifest);
+      }
+      this.log.warn('reorg: undoing orphaned blocks', {
+        chainId: this.chainId,
+        ancestor: ancestor.number,
+        orphanedBlocks: orphaned.map((manifest) => ({ number: manifest.blockNumber, hash: manifest.blockHash })),
+      });
+      await this.undoManifests(orphaned, ancestor.number);
+      await inParallel(orphaned, CONCURRENCY, (manifest) => deleteManifest(this.chainId, manifest.blockNumber));
+      const below = lowest - 1;
+      const next =
+        below === ancestor.number
+          ? { blockNumber: ancestor.number, blockHash: ancestor.hash, blockTimestamp: ancestor.timestamp }
+          : await this.storedBlock(below);
+      // (A chunk wholly past the cursor, of blocks it announced, leaves the cursor where it is.)
+      if (next.blockNumber < current.blockNumber) current = await moveCursor(this.chainId, current, next, cursor.firstBlock);
+      top = below;
+    }
+    return current;
+  }
+
+  /** The cursor fields of a stored (orphaned) block the rollback moves the cursor onto between chunks. */
+  private async storedBlock(number: number): Promise<{ blockNumber: number; blockHash: string; blockTimestamp: number }> {
+    const stored = await getItem<BlockRecord>(blockKeys.block(this.chainId, number));
+    if (!stored) throw new Error(`chain ${this.chainId}: block ${number} below the cursor is not stored`);
+    return { blockNumber: stored.number, blockHash: stored.hash, blockTimestamp: stored.timestamp };
   }
 
   /** Deletes what the manifests' blocks wrote and recomputes what they touched, as of block `ancestor`. */

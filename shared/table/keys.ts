@@ -76,6 +76,11 @@ export const chainKeys = {
    */
   cursor: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'CURSOR' }),
   /**
+   * G7 / X9: the chain's ingest status (state, node head as last seen, capabilities; shared/ingest/status.ts),
+   * beside the cursor in the same partition: the API reads both with one BatchGetItem.
+   */
+  status: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'STATUS' }),
+  /**
    * G2: the write manifest of one block: every key the ingest wrote for it, in chunks of at most
    * 500 keys. Query pk to undo an orphaned block; sk is the chunk number.
    */

@@ -479,6 +479,38 @@ export interface CursorRecord {
    * may have been left half written by a crash. Removed when the cursor moves.
    */
   pendingTo?: number;
+  /** Unix seconds of the cursor's block (absent on cursors written before it was recorded). */
+  blockTimestamp?: number;
+}
+
+/** What a chain's ingest is doing (chainKeys.status): shared/ingest/status.ts. */
+export type IngestState = 'following' | 'catching_up' | 'repairing' | 'stopped';
+
+/**
+ * chainKeys.status (G7): the chain's ingest status, written by the ingest at most once per batch (and
+ * only every few seconds, or when the state changes), read by the status endpoints and the indexed-head
+ * header / meta. The indexed head itself is the cursor's (always exact); this item holds what the
+ * cursor cannot: the state, why it stopped, the node's head as last seen and the chain's capabilities.
+ */
+export interface ChainStatusRecord {
+  kind: 'chainStatus';
+  chainId: number;
+  state: IngestState;
+  /** Why the ingest stopped (state `stopped`) or what it repairs (`repairing`); null otherwise. */
+  reason: string | null;
+  /** The node's head block as last seen (number, Unix seconds), and when it was seen (epoch ms). */
+  nodeHeadNumber: number | null;
+  nodeHeadTimestamp: number | null;
+  nodeHeadSeenAt: number | null;
+  /** When the status was written (epoch ms): a status older than the readers' setting means `stopped`. */
+  updatedAt: number;
+  /** How traces are read: `callTracer`, `parity` (trace_block), `none`; null until a block with transactions was read. */
+  traceMethod: 'callTracer' | 'parity' | 'none' | null;
+  /** How receipts are read: `eth_getBlockReceipts` or `per_transaction`; null until known. */
+  blockReceipts: 'eth_getBlockReceipts' | 'per_transaction' | null;
+  /** Multicall3: `present` (from `multicall3FromBlock`, the first block it was looked for at), `absent`, or null until looked for. */
+  multicall3: 'present' | 'absent' | null;
+  multicall3FromBlock: number | null;
 }
 
 /** backfillKeys.plan (G5): a parallel backfill in progress. */

@@ -104,6 +104,7 @@ async function failThenRestart(
       chainId: CHAIN_ID,
       blockNumber: HEAD,
       blockHash: expect.any(String),
+      blockTimestamp: expect.any(Number),
       firstBlock: 0,
       pk: expect.any(String),
       sk: expect.any(String),

@@ -1,0 +1,216 @@
+/**
+ * A chain's ingest status (chainKeys.status, G7), written by the ingest and read by the API.
+ *
+ * The ingest writes it at most once per batch, and only when its state changed or
+ * `statusIntervalMs` (10 s by default) passed since its last write, plus once at the end of each run: the
+ * state (`following`, `catching_up`, `repairing`, `stopped` and why), the node's head as last seen and
+ * the chain's capabilities (how traces and receipts are read, Multicall3). The indexed head is the
+ * cursor's (number, hash, timestamp: exact, moved by every batch), read with the status in one
+ * BatchGetItem.
+ *
+ * Readers derive the state they show (`describeChainStatus`): a status not written for
+ * `staleAfterMs` (the ingest died or its schedule stopped without a word) is `stopped`; a chain more
+ * than `lagBlocks` behind the node's head as last seen is `catching_up`. Pages carry the indexed head
+ * from a copy kept per container for `cacheMs` (read in parallel with the page's own first round trip
+ * when it is older).
+ *
+ * This module is light on purpose (the table layer and the table model only): the API groups load it.
+ */
+import * as v from 'valibot';
+import { readEnv } from '../config';
+import { tableName } from '../db/client';
+import { batchGetItems, putItem } from '../db/operations';
+import { chainKeys, keyId } from '../table/keys';
+import type { ChainStatusRecord, CursorRecord, IngestState } from '../table/records';
+
+export type { IngestState };
+
+// ---------------------------------------------------------------------------------------------------
+// Written by the ingest
+
+/** Longest reason kept (an error's text can be long): the item stays far below DynamoDB's 400 KB. */
+export const MAX_REASON_LENGTH = 1_000;
+
+export type StatusFields = Omit<ChainStatusRecord, 'kind' | 'chainId'>;
+
+/** One PutItem (one write unit: the item is a few hundred bytes). */
+export async function writeChainStatus(chainId: number, fields: StatusFields): Promise<void> {
+  const reason = fields.reason === null ? null : fields.reason.slice(0, MAX_REASON_LENGTH);
+  const record: ChainStatusRecord = { kind: 'chainStatus', chainId, ...fields, reason };
+  await putItem({ Item: { ...chainKeys.status(chainId), ...record } });
+}
+
+export async function readStoredStatus(chainId: number): Promise<ChainStatusRecord | undefined> {
+  const items = await batchGetItems<ChainStatusRecord>([chainKeys.status(chainId)]);
+  return items.get(keyId(chainKeys.status(chainId)));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Read by the API
+
+/** How readers judge a status (API settings: `loadChainStatusSettings`). */
+export interface ChainStatusSettings {
+  /** A status older than this (ms) means the ingest stopped without a word. */
+  staleAfterMs: number;
+  /** More blocks than this behind the node's head (as last seen) is `catching_up`. */
+  lagBlocks: number;
+  /** How long a container reuses a chain's status for the indexed head of pages (ms); 0: read it with every page. */
+  cacheMs: number;
+}
+
+export const DEFAULT_STATUS_STALE_SECONDS = 300;
+export const DEFAULT_STATUS_LAG_BLOCKS = 10;
+export const DEFAULT_STATUS_CACHE_SECONDS = 5;
+
+export const DEFAULT_STATUS_SETTINGS: ChainStatusSettings = {
+  staleAfterMs: DEFAULT_STATUS_STALE_SECONDS * 1000,
+  lagBlocks: DEFAULT_STATUS_LAG_BLOCKS,
+  cacheMs: DEFAULT_STATUS_CACHE_SECONDS * 1000,
+};
+
+const whole = (fallback: number, max: number) =>
+  v.optional(
+    v.pipe(v.string(), v.regex(/^[0-9]{1,9}$/, `must be a whole number from 0 to ${max}`), v.transform(Number), v.maxValue(max)),
+    String(fallback),
+  );
+
+const settingsSchema = v.object({
+  /** Seconds without a status write after which a chain is shown `stopped`. */
+  CHAIN_STATUS_STALE_SECONDS: whole(DEFAULT_STATUS_STALE_SECONDS, 86_400),
+  /** Blocks behind the node's head beyond which a chain is shown `catching_up`. */
+  CHAIN_STATUS_LAG_BLOCKS: whole(DEFAULT_STATUS_LAG_BLOCKS, 1_000_000),
+  /** Seconds a container reuses a chain's status for the indexed head of pages. */
+  CHAIN_STATUS_CACHE_SECONDS: whole(DEFAULT_STATUS_CACHE_SECONDS, 60),
+});
+
+/** The readers' settings from the environment (handlers parse them once per cold start). */
+export function loadChainStatusSettings(env: Record<string, string | undefined> = process.env): ChainStatusSettings {
+  const raw = readEnv(settingsSchema, env);
+  return {
+    staleAfterMs: raw.CHAIN_STATUS_STALE_SECONDS * 1000,
+    lagBlocks: raw.CHAIN_STATUS_LAG_BLOCKS,
+    cacheMs: raw.CHAIN_STATUS_CACHE_SECONDS * 1000,
+  };
+}
+
+/** A chain's status as the API shows it. */
+export interface ChainStatus {
+  chainId: number;
+  state: IngestState;
+  /** Why it is stopped or repairing; null otherwise. */
+  reason: string | null;
+  /** The last block whose items are all written (the cursor); null before the first one. */
+  indexedHead: { number: number; hash: string; timestamp: number | null } | null;
+  /** The node's head as the ingest last saw it (seenAt: epoch ms). */
+  nodeHead: { number: number; timestamp: number | null; seenAt: number | null } | null;
+  /** How far the indexed head is behind the node's head as last seen (seconds: between the two blocks' timestamps). */
+  lag: { blocks: number; seconds: number | null } | null;
+  /** When the ingest last wrote its status (epoch ms); null when it never did. */
+  updatedAt: number | null;
+  capabilities: {
+    traceMethod: ChainStatusRecord['traceMethod'];
+    blockReceipts: ChainStatusRecord['blockReceipts'];
+    multicall3: ChainStatusRecord['multicall3'];
+    multicall3FromBlock: number | null;
+  };
+}
+
+/** What the readers show, from the cursor and the status item as read at `now` (epoch ms). */
+export function describeChainStatus(
+  chainId: number,
+  cursor: CursorRecord | undefined,
+  record: ChainStatusRecord | undefined,
+  now: number,
+  settings: ChainStatusSettings,
+): ChainStatus {
+  const indexedHead = cursor
+    ? { number: Number(cursor.blockNumber), hash: cursor.blockHash, timestamp: cursor.blockTimestamp ?? null }
+    : null;
+  const nodeHead =
+    record && record.nodeHeadNumber !== null
+      ? { number: record.nodeHeadNumber, timestamp: record.nodeHeadTimestamp, seenAt: record.nodeHeadSeenAt }
+      : null;
+  let lag: ChainStatus['lag'] = null;
+  if (indexedHead && nodeHead) {
+    const blocks = Math.max(0, nodeHead.number - indexedHead.number);
+    const seconds =
+      blocks === 0
+        ? 0
+        : nodeHead.timestamp !== null && indexedHead.timestamp !== null
+          ? Math.max(0, nodeHead.timestamp - indexedHead.timestamp)
+          : null;
+    lag = { blocks, seconds };
+  }
+  const capabilities: ChainStatus['capabilities'] = {
+    traceMethod: record?.traceMethod ?? null,
+    blockReceipts: record?.blockReceipts ?? null,
+    multicall3: record?.multicall3 ?? null,
+    multicall3FromBlock: record?.multicall3FromBlock ?? null,
+  };
+  const base = { chainId, indexedHead, nodeHead, lag, updatedAt: record?.updatedAt ?? null, capabilities };
+  if (!record) return { ...base, state: 'stopped', reason: 'the ingest has recorded no status for this chain' };
+  const age = now - record.updatedAt;
+  if (record.state === 'stopped') return { ...base, state: 'stopped', reason: record.reason };
+  if (age > settings.staleAfterMs) {
+    return {
+      ...base,
+      state: 'stopped',
+      reason: `no status from the ingest for ${Math.round(age / 1000)} s (more than ${Math.round(settings.staleAfterMs / 1000)} s): it is not running`,
+    };
+  }
+  if (record.state === 'repairing') return { ...base, state: 'repairing', reason: record.reason };
+  return { ...base, state: lag !== null && lag.blocks > settings.lagBlocks ? 'catching_up' : 'following', reason: null };
+}
+
+/** Statuses kept per container (pages), by table and chain. */
+const kept = new Map<string, { status: { cursor?: CursorRecord; record?: ChainStatusRecord }; readAt: number }>();
+
+/**
+ * The status of each chain, read now (one BatchGetItem for all of them), or (`cached`) from this
+ * container's copy when younger than `settings.cacheMs`.
+ */
+export async function readChainStatuses(
+  chainIds: readonly number[],
+  settings: ChainStatusSettings,
+  options: { cached?: boolean } = {},
+): Promise<ChainStatus[]> {
+  const now = Date.now();
+  const table = tableName();
+  const id = (chainId: number) => `${table}\n${chainId}`;
+  const stored = new Map<number, { cursor?: CursorRecord; record?: ChainStatusRecord }>();
+  const missing: number[] = [];
+  for (const chainId of chainIds) {
+    const copy = options.cached && settings.cacheMs > 0 ? kept.get(id(chainId)) : undefined;
+    if (copy && now - copy.readAt < settings.cacheMs) stored.set(chainId, copy.status);
+    else missing.push(chainId);
+  }
+  if (missing.length > 0) {
+    const items = await batchGetItems(missing.flatMap((chainId) => [chainKeys.cursor(chainId), chainKeys.status(chainId)]));
+    for (const chainId of missing) {
+      const status = {
+        cursor: items.get(keyId(chainKeys.cursor(chainId))) as CursorRecord | undefined,
+        record: items.get(keyId(chainKeys.status(chainId))) as ChainStatusRecord | undefined,
+      };
+      stored.set(chainId, status);
+      if (settings.cacheMs > 0) kept.set(id(chainId), { status, readAt: now });
+    }
+  }
+  return chainIds.map((chainId) => {
+    const { cursor, record } = stored.get(chainId) ?? {};
+    return describeChainStatus(chainId, cursor, record, now, settings);
+  });
+}
+
+export async function readChainStatus(
+  chainId: number,
+  settings: ChainStatusSettings,
+  options: { cached?: boolean } = {},
+): Promise<ChainStatus> {
+  const [status] = await readChainStatuses([chainId], settings, options);
+  return status!;
+}
+
+/** Forgets the statuses kept in this container (tests). */
+export function forgetChainStatuses(): void {
+  kept.clear();
+}
