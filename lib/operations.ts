@@ -8,6 +8,8 @@
  * - `DeadLetters-<Queue>`: a dead-letter queue (a queue row's, or a job's failure queue) holds messages;
  * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (an ingest per chain, the order expiry);
  * - `IngestLag-<FunctionId>`: a chain's ingest `ingestLagThresholdBlocks` or more behind the head all period;
+ * - `IngestStopped-<FunctionId>`: a chain's ingest stopped writing: a reorg deeper than its window
+ *   (`INGEST_MAX_REORG_DEPTH`), which needs an operator; the chain's status endpoint says why;
  * - `IngestStalled-<FunctionId>`: a chain's ingest not invoked at all for `ingestStalledPeriods` periods in a row
  *   (its schedule stopped: no run, so no lag published and no error either);
  * - `QueueAge-<Queue>`: the oldest message of a queue between functions (`DepositEvents`: blocks whose order
@@ -149,6 +151,22 @@ export class Operations extends Construct {
         }),
         threshold: settings.ingestLagThresholdBlocks,
         description: `Chain ${chain.chainId}'s ingest stayed ${settings.ingestLagThresholdBlocks} or more blocks behind the node's head for a whole period: see ${functionId}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
+      });
+    }
+
+    // A reorg deeper than the window: every run stops before writing (metric IngestStopped, per chain).
+    for (const [functionId, { chain }] of stack.jobFunctions) {
+      if (!chain) continue;
+      this.alarm(`IngestStopped-${functionId}`, {
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: 'IngestStopped',
+          dimensionsMap: { service: 'ingest', chainId: String(chain.chainId) },
+          statistic: 'Maximum',
+          period: this.period,
+        }),
+        threshold: 1,
+        description: `Chain ${chain.chainId}'s ingest stopped writing: a reorg deeper than INGEST_MAX_REORG_DEPTH (the API serves the old branch, marked stopped in the chain's status): see ${functionId}'s log, then roll back by hand or raise the window (README, Operations runbook)`,
       });
     }
 

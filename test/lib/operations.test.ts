@@ -154,6 +154,28 @@ describe('operations with cdk.json defaults (one chain)', () => {
     expect([...alarms.keys()].filter((name) => name.includes('IngestLag-'))).toHaveLength(ingests.length);
   });
 
+  it('alarms when a chain’s ingest stopped writing (a reorg deeper than its window: metric IngestStopped)', () => {
+    const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
+    expect(ingests.length).toBeGreaterThan(0);
+    for (const { id, chain } of ingests) {
+      const alarm = alarms.get(`TestStack-IngestStopped-${id}`);
+      expect(alarm, id).toMatchObject({
+        Namespace: 'ChainDataApi',
+        MetricName: 'IngestStopped',
+        Dimensions: expect.arrayContaining([
+          { Name: 'service', Value: 'ingest' },
+          { Name: 'chainId', Value: String(chain!.chainId) },
+        ]),
+        Statistic: 'Maximum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmActions: [{ Ref: topicId }],
+      });
+      expect(alarm!.AlarmDescription).toContain('INGEST_MAX_REORG_DEPTH');
+    }
+    expect([...alarms.keys()].filter((name) => name.includes('-IngestStopped-'))).toHaveLength(ingests.length);
+  });
+
   it('alarms when a chain’s ingest is not invoked at all for 3 periods (a stopped schedule publishes nothing: missing data breaches)', () => {
     const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
     expect(ingests.length).toBeGreaterThan(0);
