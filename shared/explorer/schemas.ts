@@ -138,6 +138,11 @@ const hash32 = v.pipe(v.string(), v.regex(/^0x[0-9a-f]{64}$/));
 const decimalString = v.pipe(v.string(), v.regex(/^(0|[1-9][0-9]*)$/));
 const timestamp = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/));
 const integer = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+/**
+ * A whole number the chain controls (a nonce, a gas limit): a JSON number up to 2^53 - 1, its decimal
+ * string above (EIP-2681 nonces reach 2^64 - 2; a JSON number there is rounded by every JavaScript client).
+ */
+const chainInteger = v.union([integer, v.pipe(v.string(), v.regex(/^[1-9][0-9]{15,}$/))]);
 
 const addressTag = v.strictObject({ address_hash: v.string(), display_name: v.string(), label: v.string() });
 const watchlistName = v.strictObject({ display_name: v.string(), label: v.string() });
@@ -235,9 +240,10 @@ export const decodedInput = v.strictObject({
 export const transactionItem = v.strictObject({
   timestamp,
   fee: v.strictObject({ type: v.picklist(['maximum', 'actual']), value: decimalString }),
-  gas_limit: integer,
+  gas_limit: chainInteger,
   block_number: integer,
-  status: v.picklist(['ok', 'error']),
+  /** null when the chain does not say (a pre-Byzantium receipt without a trace), as Blockscout. */
+  status: v.nullable(v.picklist(['ok', 'error'])),
   method: v.nullable(v.string()),
   confirmations: integer,
   type: integer,
@@ -245,13 +251,14 @@ export const transactionItem = v.strictObject({
   to: v.nullable(addressObject),
   from: addressObject,
   created_contract: v.nullable(addressObject),
-  transaction_burnt_fee: decimalString,
+  /** null without a base fee (before London) and for OP-stack deposits, as Blockscout. */
+  transaction_burnt_fee: v.nullable(decimalString),
   max_fee_per_gas: v.nullable(decimalString),
   max_priority_fee_per_gas: v.nullable(decimalString),
   result: v.string(),
   hash: hash32,
   gas_price: v.nullable(decimalString),
-  priority_fee: decimalString,
+  priority_fee: v.nullable(decimalString),
   base_fee_per_gas: v.nullable(decimalString),
   /** null in lists, as Blockscout's own list endpoints give it. */
   token_transfers: v.null(),
@@ -259,7 +266,7 @@ export const transactionItem = v.strictObject({
   transaction_types: v.array(v.picklist(['token_transfer', 'contract_creation', 'contract_call', 'token_creation', 'coin_transfer'])),
   gas_used: decimalString,
   position: integer,
-  nonce: integer,
+  nonce: chainInteger,
   has_error_in_internal_transactions: v.nullable(v.boolean()),
   actions: v.array(v.strictObject({ protocol: v.string(), type: v.string(), data: v.record(v.string(), v.unknown()) })),
   decoded_input: v.nullable(decodedInput),
@@ -268,6 +275,22 @@ export const transactionItem = v.strictObject({
   revert_reason: v.nullable(v.string()),
   confirmation_duration: v.array(v.number()),
   transaction_tag: v.nullable(v.string()),
+  /**
+   * OP-stack chains (Blockscout's OP-stack explorer): the L1 data fee, included in `fee`, with the
+   * L1 gas used and price and the fee scalar (Bedrock) or its Ecotone/Fjord successors; present when
+   * the receipt carries them.
+   */
+  l1_fee: v.optional(decimalString),
+  l1_gas_used: v.optional(decimalString),
+  l1_gas_price: v.optional(decimalString),
+  l1_fee_scalar: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/))),
+  l1_base_fee_scalar: v.optional(decimalString),
+  l1_blob_base_fee: v.optional(decimalString),
+  l1_blob_base_fee_scalar: v.optional(decimalString),
+  /** OP-stack deposit transactions (type 126): the L1 source hash, the wei minted on L2, the system flag. */
+  source_hash: v.optional(hash32),
+  mint: v.optional(decimalString),
+  is_system_tx: v.optional(v.boolean()),
 });
 
 export const internalTransactionItem = v.strictObject({

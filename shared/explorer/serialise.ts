@@ -223,6 +223,8 @@ export function tokenTransferItem(transfer: TokenTransferRecord, details: PageDe
  */
 export function transactionResult(tx: Pick<TransactionRecord, 'status' | 'revertReason'> & { error?: string | null }): string {
   if (tx.status === 1) return 'success';
+  // Blockscout's word for a status not known yet (before Byzantium it comes from the traces).
+  if (tx.status === null) return 'awaiting_internal_transactions';
   if (tx.error) return tx.error;
   return tx.revertReason !== null ? 'execution reverted' : 'error';
 }
@@ -239,7 +241,7 @@ export function transactionItem(copy: TransactionRecord, details: PageDetails): 
     fee: { type: 'actual', value: copy.fee },
     gas_limit: copy.gas,
     block_number: copy.blockNumber,
-    status: copy.status === 1 ? 'ok' : 'error',
+    status: copy.status === null ? null : copy.status === 1 ? 'ok' : 'error',
     method: copy.to === null ? null : methodName(copy.methodSelector),
     confirmations: confirmations(copy.blockNumber, details.head),
     type: copy.type,
@@ -269,8 +271,40 @@ export function transactionItem(copy: TransactionRecord, details: PageDetails): 
     revert_reason: copy.status === 1 ? null : copy.revertReason,
     confirmation_duration: [],
     transaction_tag: null,
+    ...opStackFields(copy),
   };
 }
+
+/** The OP-stack fields of a transaction (transactionItem's schema): only those the chain gave. */
+function opStackFields(tx: TransactionRecord) {
+  const fields: Partial<Pick<TransactionItem, OpStackField>> = {};
+  const set = (name: OpStackField, value: string | boolean | null | undefined) => {
+    if (value !== null && value !== undefined) (fields as Record<string, unknown>)[name] = value;
+  };
+  set('l1_fee', tx.l1Fee);
+  set('l1_gas_used', tx.l1GasUsed);
+  set('l1_gas_price', tx.l1GasPrice);
+  set('l1_fee_scalar', tx.l1FeeScalar);
+  set('l1_base_fee_scalar', tx.l1BaseFeeScalar);
+  set('l1_blob_base_fee', tx.l1BlobBaseFee);
+  set('l1_blob_base_fee_scalar', tx.l1BlobBaseFeeScalar);
+  set('source_hash', tx.sourceHash);
+  set('mint', tx.mint);
+  set('is_system_tx', tx.isSystemTx);
+  return fields;
+}
+
+type OpStackField =
+  | 'l1_fee'
+  | 'l1_gas_used'
+  | 'l1_gas_price'
+  | 'l1_fee_scalar'
+  | 'l1_base_fee_scalar'
+  | 'l1_blob_base_fee'
+  | 'l1_blob_base_fee_scalar'
+  | 'source_hash'
+  | 'mint'
+  | 'is_system_tx';
 
 export function internalTransactionItem(internal: InternalTransactionRecord, details: PageDetails): InternalTransactionItem {
   return {

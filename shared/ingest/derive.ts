@@ -5,21 +5,22 @@
  * bundle always gives the same records. The two facts that need chain state at the block (is the
  * recipient a contract, is a created contract a token) are filled in by `tagTransactions`.
  */
-import { hexToNumber, type Hex } from 'viem';
 import { byteLength, isZeroAddress, normalizeAddress, selectorOf } from '../chain/address';
 import { decodeTokenTransfers } from '../chain/decode';
+import { DEPOSIT_TRANSACTION_TYPE, type ChainAuthorization, type ChainReceipt, type ChainTransaction } from '../chain/rpc-block';
 import type { TraceCall } from '../chain/trace';
-import type { BlockBundle } from './fetch-block';
-import type {
-  BlockRecord,
-  IndexedTokenStandard,
-  InternalTransactionRecord,
-  LogRecord,
-  TokenTransferRecord,
-  TransactionPosition,
-  TransactionRecord,
-  TransactionTypeTag,
-  WithdrawalRecord,
+import { transactionStatus, type BlockBundle } from './fetch-block';
+import {
+  exactInteger,
+  type BlockRecord,
+  type IndexedTokenStandard,
+  type InternalTransactionRecord,
+  type LogRecord,
+  type TokenTransferRecord,
+  type TransactionPosition,
+  type TransactionRecord,
+  type TransactionTypeTag,
+  type WithdrawalRecord,
 } from '../table/records';
 
 /** A (holder, token, id) whose balance the block may have changed. tokenId is set for ERC-1155 only. */
@@ -78,14 +79,52 @@ export interface DerivedBlock {
 
 const dec = (value: bigint | number | null | undefined): string | null =>
   value === null || value === undefined ? null : BigInt(value).toString();
-const num = (value: bigint | number | null | undefined): number | null => (value === null || value === undefined ? null : Number(value));
+const exactOrNull = (value: bigint | null): ReturnType<typeof exactInteger> | null => (value === null ? null : exactInteger(value));
 const lowerOrNull = (value: string | null | undefined): string | null => (value ? value.toLowerCase() : null);
 const jsonText = (value: unknown): string => JSON.stringify(value, (_key, item) => (typeof item === 'bigint' ? item.toString() : item));
+
+/**
+ * An EIP-7702 authorization list as JSON text, chain ids and nonces written as exact JSON numbers
+ * at any size (a JS number above 2^53 would round them).
+ */
+function authorizationListText(list: readonly ChainAuthorization[]): string {
+  const entries = list.map(
+    (entry) =>
+      `{"address":${JSON.stringify(entry.address)},"chainId":${entry.chainId.toString()},"nonce":${entry.nonce.toString()},` +
+      `"r":${JSON.stringify(entry.r)},"s":${JSON.stringify(entry.s)},"yParity":${JSON.stringify(entry.yParity)}}`,
+  );
+  return `[${entries.join(',')}]`;
+}
+
+/**
+ * The fields only some chains' transactions have (OP-stack deposits and L1 fees, fields of unknown
+ * types): on the record only when the node gave them, so items of every other chain stay as they were.
+ */
+function chainSpecificFields(tx: ChainTransaction, receipt: ChainReceipt, isDeposit: boolean): Partial<TransactionRecord> {
+  const fields: Partial<TransactionRecord> = {};
+  const set = <K extends keyof TransactionRecord>(name: K, value: TransactionRecord[K] | null) => {
+    if (value !== null) fields[name] = value;
+  };
+  set('sourceHash', tx.sourceHash);
+  set('mint', dec(tx.mint));
+  set('isSystemTx', tx.isSystemTx);
+  set('otherFieldsJson', tx.otherFields ? jsonText(tx.otherFields) : null);
+  if (!isDeposit) {
+    set('l1Fee', dec(receipt.l1Fee));
+    set('l1GasPrice', dec(receipt.l1GasPrice));
+    set('l1GasUsed', dec(receipt.l1GasUsed));
+    set('l1FeeScalar', receipt.l1FeeScalar);
+    set('l1BaseFeeScalar', dec(receipt.l1BaseFeeScalar));
+    set('l1BlobBaseFee', dec(receipt.l1BlobBaseFee));
+    set('l1BlobBaseFeeScalar', dec(receipt.l1BlobBaseFeeScalar));
+  }
+  return fields;
+}
 
 export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock {
   const { block: rawBlock, receipts, traces, revertReasons } = bundle;
   const blockNumber = Number(rawBlock.number);
-  const blockHash = rawBlock.hash!.toLowerCase();
+  const blockHash = rawBlock.hash;
   const blockTimestamp = Number(rawBlock.timestamp);
   const baseFee = rawBlock.baseFeePerGas ?? null;
   const at = { chainId, blockNumber, blockHash, blockTimestamp };
@@ -95,28 +134,28 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
     chainId,
     number: blockNumber,
     hash: blockHash,
-    parentHash: rawBlock.parentHash.toLowerCase(),
+    parentHash: rawBlock.parentHash,
     timestamp: blockTimestamp,
-    nonce: (rawBlock.nonce ?? '0x0000000000000000').toLowerCase(),
-    sha3Uncles: rawBlock.sha3Uncles.toLowerCase(),
-    mixHash: rawBlock.mixHash.toLowerCase(),
-    miner: normalizeAddress(rawBlock.miner),
-    stateRoot: rawBlock.stateRoot.toLowerCase(),
-    transactionsRoot: rawBlock.transactionsRoot.toLowerCase(),
-    receiptsRoot: rawBlock.receiptsRoot.toLowerCase(),
-    logsBloom: (rawBlock.logsBloom ?? '0x').toLowerCase(),
-    size: Number(rawBlock.size),
-    extraData: rawBlock.extraData.toLowerCase(),
-    difficulty: rawBlock.difficulty.toString(),
+    nonce: rawBlock.nonce,
+    sha3Uncles: rawBlock.sha3Uncles,
+    mixHash: rawBlock.mixHash,
+    miner: rawBlock.miner,
+    stateRoot: rawBlock.stateRoot,
+    transactionsRoot: rawBlock.transactionsRoot,
+    receiptsRoot: rawBlock.receiptsRoot,
+    logsBloom: rawBlock.logsBloom,
+    size: exactOrNull(rawBlock.size),
+    extraData: rawBlock.extraData,
+    difficulty: dec(rawBlock.difficulty),
     totalDifficulty: dec(rawBlock.totalDifficulty),
     transactionCount: rawBlock.transactions.length,
-    gasLimit: Number(rawBlock.gasLimit),
-    gasUsed: Number(rawBlock.gasUsed),
+    gasLimit: exactOrNull(rawBlock.gasLimit),
+    gasUsed: exactOrNull(rawBlock.gasUsed),
     baseFeePerGas: dec(baseFee),
     withdrawalsRoot: lowerOrNull(rawBlock.withdrawalsRoot),
     withdrawalCount: rawBlock.withdrawals?.length ?? 0,
-    blobGasUsed: num(rawBlock.blobGasUsed),
-    excessBlobGas: num(rawBlock.excessBlobGas),
+    blobGasUsed: exactOrNull(rawBlock.blobGasUsed),
+    excessBlobGas: exactOrNull(rawBlock.excessBlobGas),
   };
 
   const derived: DerivedBlock = {
@@ -141,15 +180,19 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
   rawBlock.transactions.forEach((tx, position) => {
     const receipt = receipts[position];
     if (receipt === undefined) throw new Error(`block ${blockNumber}: no receipt for transaction ${position}`);
-    const hash = tx.hash.toLowerCase();
+    const hash = tx.hash;
     const txAt = { ...at, transactionHash: hash, transactionIndex: position };
-    const from = normalizeAddress(tx.from);
-    const to = tx.to ? normalizeAddress(tx.to) : null;
-    const succeeded = receipt.status === 'success';
+    const from = tx.from;
+    const to = tx.to;
+    const trace = traces?.[position] ?? null;
+    const status = transactionStatus(receipt, trace);
+    // An unknown status (pre-Byzantium without a trace) is not a failure; its effects are taken as
+    // the receipt shows them (logs, created contract), as Blockscout does.
+    const succeeded = status !== 0;
     const selector = selectorOf(tx.input);
+    const isDeposit = tx.type === DEPOSIT_TRANSACTION_TYPE;
     const effectiveGasPrice = receipt.effectiveGasPrice ?? tx.gasPrice ?? 0n;
     const gasUsed = receipt.gasUsed;
-    const trace = traces?.[position] ?? null;
     const internalCalls = trace ? trace.calls.slice(1) : [];
     const effective = effectiveSuccess(trace?.calls ?? [], succeeded);
 
@@ -233,7 +276,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       }
     }
 
-    const contractAddress = receipt.contractAddress ? normalizeAddress(receipt.contractAddress) : null;
+    const contractAddress = receipt.contractAddress;
     if (contractAddress && succeeded) {
       derived.creations.unshift({ address: contractAddress, creator: from, transactionHash: hash });
       derived.knownContracts.add(contractAddress);
@@ -264,36 +307,39 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       from,
       to,
       value: tx.value.toString(),
-      input: tx.input.toLowerCase(),
+      input: tx.input,
       inputOmitted: false,
       inputSize,
       methodSelector: selector,
-      nonce: tx.nonce,
-      gas: Number(tx.gas),
+      nonce: exactInteger(tx.nonce),
+      gas: exactInteger(tx.gas),
       gasPrice: dec(tx.gasPrice ?? effectiveGasPrice),
       maxFeePerGas: dec(tx.maxFeePerGas),
       maxPriorityFeePerGas: dec(tx.maxPriorityFeePerGas),
-      type: tx.typeHex ? hexToNumber(tx.typeHex as Hex) : 0,
-      r: lowerOrNull(tx.r),
-      s: lowerOrNull(tx.s),
+      type: tx.type,
+      r: tx.r,
+      s: tx.s,
       v: dec(tx.v),
-      yParity: tx.yParity ?? null,
-      accessListJson: 'accessList' in tx && tx.accessList ? jsonText(tx.accessList) : null,
-      authorizationListJson: 'authorizationList' in tx && tx.authorizationList ? jsonText(tx.authorizationList) : null,
-      status: succeeded ? 1 : 0,
-      gasUsed: Number(gasUsed),
-      cumulativeGasUsed: Number(receipt.cumulativeGasUsed),
+      yParity: tx.yParity,
+      accessListJson: tx.accessList ? jsonText(tx.accessList) : null,
+      authorizationListJson: tx.authorizationList ? authorizationListText(tx.authorizationList) : null,
+      status,
+      gasUsed: exactInteger(gasUsed),
+      cumulativeGasUsed: exactOrNull(receipt.cumulativeGasUsed),
       effectiveGasPrice: effectiveGasPrice.toString(),
       contractAddress,
-      logsBloom: receipt.logsBloom.toLowerCase(),
-      blobGasUsed: num(receipt.blobGasUsed),
+      logsBloom: receipt.logsBloom,
+      blobGasUsed: exactOrNull(receipt.blobGasUsed),
       blobGasPrice: dec(receipt.blobGasPrice),
       logCount: receipt.logs.length,
       baseFeePerGas: dec(baseFee),
-      fee: (gasUsed * effectiveGasPrice).toString(),
-      burntFee: (gasUsed * (baseFee ?? 0n)).toString(),
-      priorityFee: (gasUsed * maxBig(0n, effectiveGasPrice - (baseFee ?? 0n))).toString(),
-      revertReason: succeeded ? null : (revertReasons.get(hash) ?? null),
+      // A deposit pays no fee on L2 (its gas is bought on L1); every other OP-stack transaction
+      // pays the L1 data fee on top of its execution fee (Blockscout's OP-stack `fee`).
+      fee: isDeposit ? '0' : (gasUsed * effectiveGasPrice + (receipt.l1Fee ?? 0n)).toString(),
+      burntFee: isDeposit || baseFee === null ? null : (gasUsed * baseFee).toString(),
+      priorityFee: isDeposit ? null : (gasUsed * maxBig(0n, effectiveGasPrice - (baseFee ?? 0n))).toString(),
+      ...chainSpecificFields(tx, receipt, isDeposit),
+      revertReason: status === 0 ? (revertReasons.get(hash) ?? null) : null,
       transactionTypes: [],
       error: trace?.calls[0]?.error ?? null,
       hasErrorInInternalTransactions: internalCalls.some((call) => call.error !== null),
@@ -303,13 +349,13 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
   });
 
   for (const withdrawal of rawBlock.withdrawals ?? []) {
-    const amountGwei = BigInt(withdrawal.amount);
+    const amountGwei = withdrawal.amount;
     derived.withdrawals.push({
       kind: 'withdrawal',
       chainId,
-      index: Number(BigInt(withdrawal.index)),
-      validatorIndex: Number(BigInt(withdrawal.validatorIndex)),
-      address: normalizeAddress(withdrawal.address),
+      index: Number(withdrawal.index),
+      validatorIndex: Number(withdrawal.validatorIndex),
+      address: withdrawal.address,
       amountGwei: amountGwei.toString(),
       amount: (amountGwei * 1_000_000_000n).toString(),
       blockNumber,

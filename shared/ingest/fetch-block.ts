@@ -8,19 +8,23 @@
  * Every answer is checked against the block before it is used: a receipt or a trace of another block
  * (a node behind a load balancer answering from a different head, a reorg between two calls) is a
  * fault like a timeout, and the whole block is fetched again with exponential backoff.
+ *
+ * Blocks and receipts are read as the node's raw JSON (rpc-block.ts), exact at any size and with
+ * the header and receipt fields a chain may omit left null, not through viem's formatters.
  */
-import { BaseError, RpcRequestError, type Block, type Hex, type Transaction, type TransactionReceipt } from 'viem';
+import { BaseError, RpcRequestError, type Hex } from 'viem';
 import type { ChainClient } from '../chain/client';
 import { decodeRevertReason } from '../chain/decode';
 import { errorMessage, isMethodUnsupportedError, withBackoff, type RetryPolicy } from '../chain/retry';
+import { parseBlock, parseReceipt, type ChainBlock, type ChainReceipt, type ChainTransaction } from '../chain/rpc-block';
 import { flattenCallTracerFrame, groupParityTraces, type CallTracerFrame, type ParityTrace, type TransactionTrace } from '../chain/trace';
 
-export type FullBlock = Block<bigint, true, 'latest'> & { transactions: Transaction[] };
+export type FullBlock = ChainBlock;
 
 export interface BlockBundle {
-  block: FullBlock;
+  block: ChainBlock;
   /** One per transaction, in block order. */
-  receipts: TransactionReceipt[];
+  receipts: ChainReceipt[];
   /** One per transaction, in block order; null when the node serves no traces. */
   traces: TransactionTrace[] | null;
   /** Revert reason of each failed transaction, by hash. */
@@ -80,11 +84,13 @@ export class BlockSource {
   /** Hash of the block at `blockNumber` on the node's canonical chain, or null past its head. */
   blockHashAt(blockNumber: bigint): Promise<string | null> {
     return withBackoff(`block hash ${blockNumber}`, this.policy, async () => {
-      const block = await this.client.getBlock({ blockNumber }).catch((error: unknown) => {
-        if (error instanceof BaseError && error.name === 'BlockNotFoundError') return null;
-        throw error;
-      });
-      return block?.hash?.toLowerCase() ?? null;
+      const block = await this.rawRequest('eth_getBlockByNumber', [toTag(blockNumber), false]);
+      if (block === null || block === undefined) return null;
+      const hash = (block as { hash?: unknown }).hash;
+      if (typeof hash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(hash)) {
+        throw new InconsistentAnswerError(`eth_getBlockByNumber(${blockNumber}): hash is ${String(hash)}`);
+      }
+      return hash.toLowerCase();
     });
   }
 
@@ -97,8 +103,13 @@ export class BlockSource {
     return { traceMethod: this.traceMethod, blockReceipts: this.blockReceipts };
   }
 
+  /** A JSON-RPC request whose answer is read raw (rpc-block.ts parses it). */
+  private rawRequest(method: string, params: unknown[]): Promise<unknown> {
+    return this.client.request({ method: method as 'eth_chainId', params: params as unknown as undefined }) as Promise<unknown>;
+  }
+
   private async fetchOnce(blockNumber: bigint): Promise<BlockBundle> {
-    const block = (await this.client.getBlock({ blockNumber, includeTransactions: true })) as FullBlock;
+    const block = parseBlock(await this.rawRequest('eth_getBlockByNumber', [toTag(blockNumber), true]));
     checkBlock(block, blockNumber);
     const [receipts, traces] = await Promise.all([this.fetchReceipts(block), this.fetchTraces(block)]);
     checkReceipts(block, receipts);
@@ -107,23 +118,30 @@ export class BlockSource {
     return { block, receipts, traces, revertReasons };
   }
 
-  private async fetchReceipts(block: FullBlock): Promise<TransactionReceipt[]> {
+  private async fetchReceipts(block: ChainBlock): Promise<ChainReceipt[]> {
     if (block.transactions.length === 0) return [];
     if (this.blockReceipts !== false) {
       try {
-        const receipts = await this.client.getBlockReceipts({ blockNumber: block.number! });
+        const receipts = await this.rawRequest('eth_getBlockReceipts', [toTag(block.number)]);
+        if (!Array.isArray(receipts)) throw new InconsistentAnswerError(`eth_getBlockReceipts(${block.number}): not a list`);
         this.blockReceipts = true;
-        return receipts;
+        return receipts.map(parseReceipt);
       } catch (error) {
         if (!isMethodUnsupportedError(error)) throw error;
         this.blockReceipts = false;
         this.log.warn('eth_getBlockReceipts is not served: reading receipts one transaction at a time');
       }
     }
-    return Promise.all(block.transactions.map((tx) => this.client.getTransactionReceipt({ hash: tx.hash })));
+    return Promise.all(
+      block.transactions.map(async (tx) => {
+        const receipt = await this.rawRequest('eth_getTransactionReceipt', [tx.hash]);
+        if (receipt === null) throw new InconsistentAnswerError(`block ${block.number}: no receipt yet for ${tx.hash}`);
+        return parseReceipt(receipt);
+      }),
+    );
   }
 
-  private async fetchTraces(block: FullBlock): Promise<TransactionTrace[] | null> {
+  private async fetchTraces(block: ChainBlock): Promise<TransactionTrace[] | null> {
     if (block.transactions.length === 0) return this.traceMethod === 'none' ? null : [];
     if (!this.slowTraces) return this.timedTraces(block);
     const turn = this.traceLane.then(() => this.timedTraces(block));
@@ -131,7 +149,7 @@ export class BlockSource {
     return turn;
   }
 
-  private async timedTraces(block: FullBlock): Promise<TransactionTrace[] | null> {
+  private async timedTraces(block: ChainBlock): Promise<TransactionTrace[] | null> {
     const started = Date.now();
     let timedOut = false;
     try {
@@ -152,8 +170,8 @@ export class BlockSource {
     }
   }
 
-  private async readTraces(block: FullBlock): Promise<TransactionTrace[] | null> {
-    const blockTag = `0x${block.number!.toString(16)}` as Hex;
+  private async readTraces(block: ChainBlock): Promise<TransactionTrace[] | null> {
+    const blockTag = toTag(block.number);
     if (this.traceMethod === undefined || this.traceMethod === 'callTracer') {
       try {
         const result = (await this.client.request({
@@ -194,13 +212,13 @@ export class BlockSource {
    * opcode ...: no revert data exists); otherwise by replaying the transaction as an eth_call on the
    * parent block's state (exact for the first failing transaction of a block, best effort after it).
    */
-  private async revertReasons(block: FullBlock, receipts: TransactionReceipt[], traces: TransactionTrace[] | null) {
+  private async revertReasons(block: ChainBlock, receipts: ChainReceipt[], traces: TransactionTrace[] | null) {
     const reasons = new Map<string, string | null>();
     await Promise.all(
       block.transactions.map(async (tx, position) => {
         const receipt = receipts[position];
         if (receipt === undefined) throw new Error(`block ${block.number}: no receipt for transaction ${position}`);
-        if (receipt.status !== 'reverted') return;
+        if (transactionStatus(receipt, traces?.[position] ?? null) !== 0) return;
         const top = traces?.[position]?.calls[0];
         if (top?.output && top.output !== '0x') {
           reasons.set(tx.hash.toLowerCase(), decodeRevertReason(top.output));
@@ -210,13 +228,13 @@ export class BlockSource {
           reasons.set(tx.hash.toLowerCase(), null);
           return;
         }
-        reasons.set(tx.hash.toLowerCase(), decodeRevertReason(await this.replay(tx, block.number! - 1n)));
+        reasons.set(tx.hash.toLowerCase(), decodeRevertReason(await this.replay(tx, block.number - 1n)));
       }),
     );
     return reasons;
   }
 
-  private async replay(tx: Transaction, parentNumber: bigint): Promise<Hex | null> {
+  private async replay(tx: ChainTransaction, parentNumber: bigint): Promise<Hex | null> {
     try {
       await this.client.call({
         account: tx.from,
@@ -261,27 +279,38 @@ function revertDataOf(error: unknown): Hex | undefined {
   return typeof data === 'string' ? data : data.data;
 }
 
-function checkBlock(block: FullBlock | null, blockNumber: bigint): asserts block is FullBlock {
-  if (!block || block.number !== blockNumber || !block.hash) {
+const toTag = (blockNumber: bigint): Hex => `0x${blockNumber.toString(16)}`;
+
+/**
+ * A transaction's status: the receipt's (Byzantium on); before Byzantium, where a receipt carries a
+ * state root instead, the top-level call's trace tells (an error is a failure), as Blockscout's
+ * indexer does; null when neither says.
+ */
+export function transactionStatus(receipt: ChainReceipt, trace: TransactionTrace | null): 0 | 1 | null {
+  if (receipt.status !== null) return receipt.status;
+  const top = trace?.calls[0];
+  if (!top) return null;
+  return top.error === null ? 1 : 0;
+}
+
+function checkBlock(block: ChainBlock | null, blockNumber: bigint): asserts block is ChainBlock {
+  if (!block || block.number !== blockNumber) {
     throw new InconsistentAnswerError(`eth_getBlockByNumber(${blockNumber}) answered block ${block?.number ?? 'null'}`);
-  }
-  if (!Array.isArray(block.transactions) || block.transactions.some((tx) => typeof tx !== 'object' || !tx.hash)) {
-    throw new InconsistentAnswerError(`block ${blockNumber}: transactions are not full objects`);
   }
 }
 
-function checkReceipts(block: FullBlock, receipts: TransactionReceipt[]): void {
+function checkReceipts(block: ChainBlock, receipts: ChainReceipt[]): void {
   if (!Array.isArray(receipts) || receipts.length !== block.transactions.length) {
     throw new InconsistentAnswerError(`block ${block.number}: ${receipts?.length} receipts for ${block.transactions.length} transactions`);
   }
-  const blockHash = block.hash!.toLowerCase();
+  const blockHash = block.hash;
   receipts.forEach((receipt, position) => {
     // Same length, checked above.
     const tx = block.transactions[position]!;
     if (
-      receipt?.blockHash?.toLowerCase() !== blockHash ||
+      receipt.blockHash !== blockHash ||
       receipt.blockNumber !== block.number ||
-      receipt.transactionHash?.toLowerCase() !== tx.hash.toLowerCase() ||
+      receipt.transactionHash !== tx.hash ||
       receipt.transactionIndex !== position
     ) {
       throw new InconsistentAnswerError(
@@ -289,20 +318,20 @@ function checkReceipts(block: FullBlock, receipts: TransactionReceipt[]): void {
       );
     }
     for (const log of receipt.logs) {
-      if (log.blockHash && log.blockHash.toLowerCase() !== blockHash) {
+      if (log.blockHash && log.blockHash !== blockHash) {
         throw new InconsistentAnswerError(`block ${block.number}: a log of receipt ${position} belongs to block ${log.blockHash}`);
       }
     }
   });
 }
 
-function checkTraces(block: FullBlock, traces: TransactionTrace[]): void {
+function checkTraces(block: ChainBlock, traces: TransactionTrace[]): void {
   if (traces.length !== block.transactions.length) {
     throw new InconsistentAnswerError(`block ${block.number}: ${traces.length} traces for ${block.transactions.length} transactions`);
   }
   traces.forEach((trace, position) => {
     // Same length, checked above.
-    const hash = block.transactions[position]!.hash.toLowerCase();
+    const hash = block.transactions[position]!.hash;
     if (trace.calls.length === 0) throw new InconsistentAnswerError(`block ${block.number}: empty trace for ${hash}`);
     if (trace.transactionHash && trace.transactionHash.toLowerCase() !== hash) {
       throw new InconsistentAnswerError(`block ${block.number}: trace ${position} is of ${trace.transactionHash}`);

@@ -107,6 +107,11 @@ const addressOrName = v.pipe(
 // Resources
 
 const hex = v.string();
+/**
+ * A whole number the chain controls (nonce, gas): a JSON number up to 2^53 - 1, its decimal string
+ * above (EIP-2681 nonces reach 2^64 - 2; a JSON number there is rounded by every JavaScript client).
+ */
+const chainNumber = v.union([v.number(), v.pipe(v.string(), v.regex(/^[1-9][0-9]{15,}$/))]);
 
 export const insightsMetaSchema = v.strictObject({
   chain_ids: v.array(v.number()),
@@ -145,13 +150,13 @@ export const blockSchema = v.strictObject({
   transactions_root: hex,
   receipts_root: hex,
   logs_bloom: hex,
-  size: v.number(),
+  size: chainNumber,
   extra_data: hex,
   difficulty: v.string(),
   total_difficulty: v.string(),
   transaction_count: v.number(),
-  gas_limit: v.number(),
-  gas_used: v.number(),
+  gas_limit: chainNumber,
+  gas_used: chainNumber,
   withdrawals_root: hex,
   base_fee_per_gas: v.number(),
 });
@@ -163,13 +168,13 @@ export const transactionSchema = v.strictObject({
   block_hash: hex,
   block_timestamp: v.number(),
   hash: hex,
-  nonce: v.number(),
+  nonce: chainNumber,
   transaction_index: v.number(),
   from_address: hex,
   to_address: hex,
   value: v.string(),
   gas_price: v.string(),
-  gas: v.number(),
+  gas: chainNumber,
   function_selector: hex,
   data: hex,
   max_fee_per_gas: v.string(),
@@ -181,13 +186,18 @@ export const transactionSchema = v.strictObject({
   access_list_json: v.string(),
   authorization_list_json: v.string(),
   contract_address: hex,
-  gas_used: v.number(),
-  cumulative_gas_used: v.number(),
+  gas_used: chainNumber,
+  cumulative_gas_used: chainNumber,
   effective_gas_price: v.string(),
-  blob_gas_used: v.number(),
+  blob_gas_used: chainNumber,
   blob_gas_price: v.string(),
   logs_bloom: hex,
-  status: v.number(),
+  /** 1 success, 0 failure; null when the chain does not say (a pre-Byzantium receipt without a trace). */
+  status: v.nullable(v.number()),
+  /** OP-stack deposit transactions (type 126) only: the L1 source hash, the wei minted on L2, the system flag. */
+  source_hash: v.optional(hex),
+  mint: v.optional(v.string()),
+  is_system_tx: v.optional(v.boolean()),
 });
 export type InsightsTransaction = v.InferOutput<typeof transactionSchema>;
 

@@ -92,9 +92,10 @@ export function encodeBloom(bloom: string): string | undefined {
   return `~${bits}`;
 }
 
-/** The bloom an item stores (see encodeBloom); absent is the zero bloom. */
-export function decodeBloom(stored: unknown): string {
-  if (stored === undefined || stored === null) return ZERO_BLOOM;
+/** The bloom an item stores (see encodeBloom); absent is the zero bloom, null a bloom the node did not give. */
+export function decodeBloom(stored: unknown): string | null {
+  if (stored === undefined) return ZERO_BLOOM;
+  if (stored === null) return null;
   const text = String(stored);
   if (!text.startsWith('~')) return text;
   // Set bit by bit into 256 bytes, hex-encoded once (a string of 512 digits built a character at a
@@ -203,8 +204,9 @@ const TRANSACTION_RULES: readonly Rule[] = [
   ['blobGasPrice', isNull],
   ['baseFeePerGas', isNull],
   ['effectiveGasPrice', (r) => r.gasPrice],
-  ['fee', (r) => (big(r.gasUsed) * big(r.effectiveGasPrice)).toString()],
-  ['burntFee', (r) => (big(r.gasUsed) * big(r.baseFeePerGas)).toString()],
+  ['fee', (r) => (big(r.gasUsed) * big(r.effectiveGasPrice) + big(r.l1Fee)).toString()],
+  // Items written before burnt fees were null without a base fee stored nothing: they read null too.
+  ['burntFee', (r) => (r.baseFeePerGas === null ? null : (big(r.gasUsed) * big(r.baseFeePerGas)).toString())],
   [
     'priorityFee',
     (r) => {
@@ -224,7 +226,7 @@ const TRANSACTION_RULES: readonly Rule[] = [
  * Compaction of a record that carries a logs bloom (transactions, blocks): `rules` as every record, and
  * the bloom stored packed (encodeBloom) when the item keeps it.
  */
-function withBloom<R extends { logsBloom: string }>(rules: readonly Rule[]) {
+function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[]) {
   const expandFields = (item: Fields): Fields => {
     const record = expandWith(item, rules);
     record.logsBloom = decodeBloom(item.logsBloom);
@@ -232,7 +234,7 @@ function withBloom<R extends { logsBloom: string }>(rules: readonly Rule[]) {
   };
   return {
     compact(value: R, key: ItemKey, keep: readonly string[] = []): Fields {
-      const bloom = encodeBloom(value.logsBloom);
+      const bloom = value.logsBloom === null ? undefined : encodeBloom(value.logsBloom);
       const record = compactWith(value, key, rules, keep, expandFields);
       if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
       return record;

@@ -32,26 +32,30 @@ export interface BlockRecord {
   parentHash: string;
   /** Unix seconds. */
   timestamp: number;
+  /**
+   * Header fields below are null when the node's answer lacks them (some clients and chains omit the
+   * uncles hash, mix hash, difficulty or gas limit): the block is indexed all the same.
+   */
   /** 8-byte hex nonce (0x0000000000000000 after the merge). */
-  nonce: string;
-  sha3Uncles: string;
-  mixHash: string;
+  nonce: string | null;
+  sha3Uncles: string | null;
+  mixHash: string | null;
   /** Fee recipient. */
-  miner: string;
-  stateRoot: string;
-  transactionsRoot: string;
-  receiptsRoot: string;
-  logsBloom: string;
+  miner: string | null;
+  stateRoot: string | null;
+  transactionsRoot: string | null;
+  receiptsRoot: string | null;
+  logsBloom: string | null;
   /** Bytes. */
-  size: number;
-  extraData: string;
+  size: ExactInteger | null;
+  extraData: string | null;
   /** Decimal. */
-  difficulty: string;
+  difficulty: string | null;
   /** Decimal; null when the node does not report it. */
   totalDifficulty: string | null;
   transactionCount: number;
-  gasLimit: number;
-  gasUsed: number;
+  gasLimit: ExactInteger | null;
+  gasUsed: ExactInteger | null;
   /** Decimal wei; null before London. */
   baseFeePerGas: string | null;
   /** null before Shanghai. */
@@ -59,8 +63,19 @@ export interface BlockRecord {
   /** Number of EIP-4895 withdrawals in the block. */
   withdrawalCount: number;
   /** null before Cancun. */
-  blobGasUsed: number | null;
-  excessBlobGas: number | null;
+  blobGasUsed: ExactInteger | null;
+  excessBlobGas: ExactInteger | null;
+}
+
+/**
+ * A whole number the chain controls (a nonce, a gas amount), exact at any size: a JS number up to
+ * 2^53 - 1, the decimal string above it (EIP-2681 nonces reach 2^64 - 2). See `exactInteger`.
+ */
+export type ExactInteger = number | string;
+
+/** The stored form of a chain integer: a number while it is safe, else its decimal string. */
+export function exactInteger(value: bigint): ExactInteger {
+  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
 }
 
 /** Values of Blockscout's `transaction_types`, in the order the ingest lists them. */
@@ -95,14 +110,14 @@ export interface TransactionRecord {
   inputSize: number;
   /** First 4 bytes of the calldata, or null (creation, plain transfer, shorter data). */
   methodSelector: string | null;
-  nonce: number;
+  nonce: ExactInteger;
   /** Gas limit. */
-  gas: number;
+  gas: ExactInteger;
   /** Decimal wei; for EIP-1559 transactions the effective price. */
   gasPrice: string | null;
   maxFeePerGas: string | null;
   maxPriorityFeePerGas: string | null;
-  /** EIP-2718 type number (0 legacy, 1, 2, 3, 4). */
+  /** EIP-2718 type number (0 legacy, 1, 2, 3, 4; 126 (0x7e) an OP-stack deposit; any other a chain's own). */
   type: number;
   r: string | null;
   s: string | null;
@@ -111,30 +126,58 @@ export interface TransactionRecord {
   yParity: number | null;
   /** JSON text of the access list ([] when none); null for legacy transactions. */
   accessListJson: string | null;
-  /** JSON text of the EIP-7702 authorization list; null when none. */
+  /**
+   * JSON text of the EIP-7702 authorization list ([{ address, chainId, nonce, r, s, yParity }]); null
+   * when none. Chain ids and nonces are JSON numbers written exactly, whatever their size.
+   */
   authorizationListJson: string | null;
+  /** OP-stack deposit (type 0x7e): the L1 source hash; null otherwise. */
+  sourceHash?: string | null;
+  /** OP-stack deposit: decimal wei minted on L2; null otherwise. */
+  mint?: string | null;
+  /** OP-stack deposit: the system transaction flag; null otherwise. */
+  isSystemTx?: boolean | null;
+  /** JSON text of the fields of a transaction type the ingest does not read, as the node sent them; null when none. */
+  otherFieldsJson?: string | null;
   // ----- receipt
-  /** 1 success, 0 failure. */
-  status: 0 | 1;
-  gasUsed: number;
-  cumulativeGasUsed: number;
-  /** Decimal wei. */
+  /** 1 success, 0 failure; null when unknown (a pre-Byzantium receipt, and no trace to tell). */
+  status: 0 | 1 | null;
+  gasUsed: ExactInteger;
+  /** null when the receipt lacks it. */
+  cumulativeGasUsed: ExactInteger | null;
+  /** Decimal wei; the transaction's gas price when the receipt lacks it. */
   effectiveGasPrice: string;
   /** Address of the contract a top-level creation made; null otherwise. */
   contractAddress: string | null;
-  logsBloom: string;
-  blobGasUsed: number | null;
+  /** null when the receipt lacks it. */
+  logsBloom: string | null;
+  blobGasUsed: ExactInteger | null;
   blobGasPrice: string | null;
   logCount: number;
   // ----- derived
   /** Decimal wei of the block's base fee (copied from the block), null before London. */
   baseFeePerGas: string | null;
-  /** gasUsed * effectiveGasPrice, decimal wei (Blockscout `fee` of type `actual`). */
+  /**
+   * gasUsed * effectiveGasPrice, plus the L1 data fee (`l1Fee`) on OP-stack chains, decimal wei
+   * (Blockscout `fee` of type `actual`); "0" for an OP-stack deposit, which pays no fee.
+   */
   fee: string;
-  /** gasUsed * baseFeePerGas, decimal wei; "0" before London. */
-  burntFee: string;
-  /** gasUsed * (effectiveGasPrice - baseFeePerGas), decimal wei. */
-  priorityFee: string;
+  /** gasUsed * baseFeePerGas, decimal wei; null without a base fee (before London) and for deposits. */
+  burntFee: string | null;
+  /** gasUsed * (effectiveGasPrice - baseFeePerGas), decimal wei; null for deposits. */
+  priorityFee: string | null;
+  /**
+   * OP-stack L1 data fee fields, as the receipt carries them (null on other chains and for
+   * deposits): the fee in wei, the L1 gas price and gas used, Bedrock's decimal fee scalar, and
+   * Ecotone/Fjord's base fee scalar, blob base fee and blob base fee scalar. Decimal strings.
+   */
+  l1Fee?: string | null;
+  l1GasPrice?: string | null;
+  l1GasUsed?: string | null;
+  l1FeeScalar?: string | null;
+  l1BaseFeeScalar?: string | null;
+  l1BlobBaseFee?: string | null;
+  l1BlobBaseFeeScalar?: string | null;
   /** Decoded revert reason (Error(string) text, `panic: ...`), raw revert data hex, or null. */
   revertReason: string | null;
   transactionTypes: TransactionTypeTag[];
@@ -290,6 +333,14 @@ export interface AddressRecord {
   tokenDecimals: number | null;
   /** Decimal, read at `updatedAtBlock`; null when totalSupply() reverts. */
   tokenTotalSupply: string | null;
+  /**
+   * The contract's name / symbol was longer than 255 UTF-8 bytes: the stored one is its beginning
+   * (docs/decisions/ingest.md "Untrusted contract answers"). Absent on items written before.
+   */
+  tokenNameTruncated?: boolean;
+  tokenSymbolTruncated?: boolean;
+  /** Unix seconds of the block the token details were read at (read again two days later). */
+  tokenDetailsAt?: number | null;
   /**
    * Holders with a positive balance among those the ingest has seen (from its first block on);
    * maintained transactionally as balances go to or from zero. Present on token items only.

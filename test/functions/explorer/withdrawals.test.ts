@@ -7,9 +7,10 @@
  */
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAddress, keccak256, numberToHex, toBytes, type Address, type Withdrawal } from 'viem';
+import { getAddress, keccak256, toBytes, type Address } from 'viem';
 import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { createChainClient } from '../../../shared/chain/client';
+import type { ChainWithdrawal } from '../../../shared/chain/rpc-block';
 import { writeItems } from '../../../shared/db/operations';
 import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
 import { withdrawalsResponse } from '../../../shared/explorer/schemas';
@@ -42,11 +43,11 @@ async function writeBlockWithWithdrawals(withdrawals: { index: number; address: 
   const bundle = await source.fetch(BigInt(nextBlock));
   nextBlock += 1;
   bundle.block.withdrawals = withdrawals.map(
-    (w): Withdrawal => ({
-      index: numberToHex(w.index),
-      validatorIndex: numberToHex(1000 + w.index),
-      address: w.address,
-      amount: numberToHex(w.gwei),
+    (w): ChainWithdrawal => ({
+      index: BigInt(w.index),
+      validatorIndex: BigInt(1000 + w.index),
+      address: w.address.toLowerCase() as Address,
+      amount: w.gwei,
     }),
   );
   const derived = deriveBlock(CHAIN_ID, bundle);

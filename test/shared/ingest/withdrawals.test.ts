@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { createChainClient } from '../../../shared/chain/client';
 import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
+import { parseBlock } from '../../../shared/chain/rpc-block';
 import { addressKeys } from '../../../shared/table/keys';
 import { deriveBlock } from '../../../shared/ingest/derive';
 import { BlockSource } from '../../../shared/ingest/fetch-block';
@@ -23,10 +24,18 @@ test('each withdrawal is a record in wei and Gwei, in its receiver range ordered
   const source = new BlockSource(createChainClient(anvil.rpcUrl), DEFAULT_RETRY_POLICY, { warn: () => undefined });
   const bundle = await source.fetch(0n);
   const receiver = '0x00000000000000000000000000000000000000Ab';
-  bundle.block.withdrawals = [
-    { index: '0x10', validatorIndex: '0x7', address: receiver, amount: '0x3b9aca00' },
-    { index: '0x11', validatorIndex: '0x8', address: receiver, amount: '0x1' },
-  ];
+  // The node's JSON for withdrawals, read as the block source reads every answer.
+  bundle.block.withdrawals = parseBlock({
+    number: '0x0',
+    hash: bundle.block.hash,
+    parentHash: bundle.block.parentHash,
+    timestamp: '0x0',
+    transactions: [],
+    withdrawals: [
+      { index: '0x10', validatorIndex: '0x7', address: receiver, amount: '0x3b9aca00' },
+      { index: '0x11', validatorIndex: '0x8', address: receiver, amount: '0x1' },
+    ],
+  })!.withdrawals;
   const derived = deriveBlock(31337, bundle);
   expect(derived.block.withdrawalCount).toBe(2);
   expect(derived.withdrawals.map((w) => [w.index, w.validatorIndex, w.address, w.amountGwei, w.amount])).toEqual([
