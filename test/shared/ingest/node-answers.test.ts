@@ -6,7 +6,8 @@
  *  - pre-Byzantium receipts (a state `root`, no `status`): the status comes from the trace, and is
  *    null (never "failed") where the node has no tracer;
  *  - OP-stack receipts with the L1 data fee fields (Bedrock and Ecotone forms);
- *  - a transaction type the ingest does not know, with fields of its own.
+ *  - a transaction type the ingest does not know, with fields of its own;
+ *  - a blob transaction whose blob gas and prices are beyond 2^53 and 2^64.
  */
 import { numberToHex, parseEther, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -323,5 +324,70 @@ describe('a transaction type the ingest does not know', () => {
     const stored = expandTransaction((await getItem(transactionKeys.transaction(CHAIN_ID, hash)))!);
     expect(JSON.parse(stored.otherFieldsJson as string)).toEqual(extra);
     expect(stored.value).toBe(parseEther('1').toString());
+  });
+});
+
+describe('a blob transaction with values at the edge of their range', () => {
+  useTestTable('blob-edges');
+  let anvil: Anvil;
+  let proxy: RpcProxy;
+  let hash: Hash;
+  let blockNumber: number;
+  const blobGasUsed = 2n ** 60n;
+  const blobGasPrice = 2n ** 200n;
+  const maxFeePerBlobGas = 2n ** 256n - 1n;
+  const excessBlobGas = 2n ** 63n + 1n;
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: CHAIN_ID, args: ['--hardfork', 'prague'] });
+    hash = await send(anvil.rpcUrl, { to: receiver.address, value: numberToHex(parseEther('1')) });
+    blockNumber = Number((await rpc(anvil.rpcUrl, 'eth_getTransactionReceipt', [hash])).blockNumber);
+    proxy = await startRpcProxy(anvil.rpcUrl);
+    // anvil needs a KZG library to take a blob transaction: its answers are made into one instead.
+    proxy.inject(
+      {
+        kind: 'transform',
+        method: 'eth_getBlockByNumber',
+        count: Number.POSITIVE_INFINITY,
+        transform: (block) => {
+          const answer = block as Json;
+          if (Number(answer?.number) !== blockNumber) return block;
+          answer.blobGasUsed = numberToHex(blobGasUsed);
+          answer.excessBlobGas = numberToHex(excessBlobGas);
+          for (const tx of (answer.transactions ?? []) as Json[]) {
+            if (tx.hash === hash)
+              Object.assign(tx, {
+                type: '0x3',
+                maxFeePerBlobGas: numberToHex(maxFeePerBlobGas),
+                blobVersionedHashes: [`0x01${'cd'.repeat(31)}`],
+              });
+          }
+          return block;
+        },
+      },
+      {
+        kind: 'transform',
+        method: RECEIPT_METHODS,
+        count: Number.POSITIVE_INFINITY,
+        transform: (result) =>
+          eachReceipt(result, (receipt) => {
+            if (receipt.transactionHash === hash)
+              Object.assign(receipt, { type: '0x3', blobGasUsed: numberToHex(blobGasUsed), blobGasPrice: numberToHex(blobGasPrice) });
+          }),
+      },
+    );
+    await ingestThrough(proxy, anvil);
+  }, 120_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  test('blob gas above 2^53 and a blob gas price above 2^64 are stored and served exactly', async () => {
+    const row = await insightsTransaction(hash);
+    expect(row).toMatchObject({ transaction_type: 3, blob_gas_used: blobGasUsed.toString(), blob_gas_price: blobGasPrice.toString() });
+    const block = expandBlock((await getItem(blockKeys.block(CHAIN_ID, blockNumber)))!);
+    expect(block.blobGasUsed).toBe(blobGasUsed.toString());
+    expect(block.excessBlobGas).toBe(excessBlobGas.toString());
   });
 });
