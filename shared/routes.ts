@@ -146,6 +146,17 @@ export const routes: readonly Route[] = [
   },
   // ----- insights (base URL; thirdweb Insight API v1 compatible, many chains per request) -----
   {
+    id: 'GetIndexingStatus',
+    method: 'GET',
+    path: '/explorer/main-page/indexing-status',
+    group: 'explorer',
+    handler: 'functions/explorer/get-indexing-status.ts',
+    table: READ_ONLY,
+    summary:
+      "Whether the explorer's chain is indexed up to the node's head (Blockscout's indexing status), with its state, lag and capabilities",
+    example: {},
+  },
+  {
     id: 'ListContractTransactions',
     method: 'GET',
     path: '/insights/v1/transactions/{contractAddress}/{signature}',
@@ -204,6 +215,17 @@ export const routes: readonly Route[] = [
     table: READ_ONLY,
     summary: 'Resolve with an empty input: a 400 in the insights format',
     example: { query: { chain_id: [DEMO.chainId] } },
+  },
+  {
+    id: 'GetChainStatus',
+    method: 'GET',
+    path: '/insights/v1/chains/{chainId}/status',
+    group: 'insights',
+    handler: 'functions/insights/get-chain-status.ts',
+    table: READ_ONLY,
+    summary:
+      "Whether a chain's data is current: indexed head, node head, lag, state (following, catching up, repairing, stopped) and why, capabilities",
+    example: { pathParameters: { chainId: DEMO.chainId } },
   },
   {
     id: 'ListTokenTransfers',

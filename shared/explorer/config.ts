@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
+import { type ChainStatusSettings, loadChainStatusSettings } from '../ingest/status';
 
 /** Items in one explorer page (Blockscout's page size). */
 export const PAGE_SIZE = 50;
@@ -42,10 +43,16 @@ export interface ExplorerConfig {
    * contract flags; NFT instances) before reading them again; 0 reads them on every page.
    */
   detailsCacheMs: number;
+  /** How the chain's ingest status is judged and kept (CHAIN_STATUS_*: shared/ingest/status.ts). */
+  chainStatus: ChainStatusSettings;
 }
 
 /** The explorer's settings from the environment; throws a readable error on an invalid value. */
 export function loadExplorerConfig(env: Record<string, string | undefined> = process.env): ExplorerConfig {
   const raw = readEnv(explorerSchema, env);
-  return { chainId: raw.EXPLORER_CHAIN_ID, detailsCacheMs: raw.EXPLORER_DETAILS_CACHE_SECONDS * 1000 };
+  return {
+    chainId: raw.EXPLORER_CHAIN_ID,
+    detailsCacheMs: raw.EXPLORER_DETAILS_CACHE_SECONDS * 1000,
+    chainStatus: loadChainStatusSettings(env),
+  };
 }

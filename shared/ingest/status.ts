@@ -99,6 +99,8 @@ export interface ChainStatus {
   state: IngestState;
   /** Why it is stopped or repairing; null otherwise. */
   reason: string | null;
+  /** The first block the table holds for the chain; null before the first one. */
+  firstBlock: number | null;
   /** The last block whose items are all written (the cursor); null before the first one. */
   indexedHead: { number: number; hash: string; timestamp: number | null } | null;
   /** The node's head as the ingest last saw it (seenAt: epoch ms). */
@@ -147,7 +149,15 @@ export function describeChainStatus(
     multicall3: record?.multicall3 ?? null,
     multicall3FromBlock: record?.multicall3FromBlock ?? null,
   };
-  const base = { chainId, indexedHead, nodeHead, lag, updatedAt: record?.updatedAt ?? null, capabilities };
+  const base = {
+    chainId,
+    firstBlock: cursor ? Number(cursor.firstBlock) : null,
+    indexedHead,
+    nodeHead,
+    lag,
+    updatedAt: record?.updatedAt ?? null,
+    capabilities,
+  };
   if (!record) return { ...base, state: 'stopped', reason: 'the ingest has recorded no status for this chain' };
   const age = now - record.updatedAt;
   if (record.state === 'stopped') return { ...base, state: 'stopped', reason: record.reason };
@@ -162,12 +172,14 @@ export function describeChainStatus(
   return { ...base, state: lag !== null && lag.blocks > settings.lagBlocks ? 'catching_up' : 'following', reason: null };
 }
 
-/** Statuses kept per container (pages), by table and chain. */
-const kept = new Map<string, { status: { cursor?: CursorRecord; record?: ChainStatusRecord }; readAt: number }>();
+type StoredStatus = { cursor?: CursorRecord; record?: ChainStatusRecord };
+
+/** Statuses kept per container (pages), by table and chain: the read itself, so that concurrent pages share one. */
+const kept = new Map<string, { status: Promise<StoredStatus>; readAt: number }>();
 
 /**
  * The status of each chain, read now (one BatchGetItem for all of them), or (`cached`) from this
- * container's copy when younger than `settings.cacheMs`.
+ * container's copy when younger than `settings.cacheMs` (a read in flight counts).
  */
 export async function readChainStatuses(
   chainIds: readonly number[],
@@ -177,28 +189,36 @@ export async function readChainStatuses(
   const now = Date.now();
   const table = tableName();
   const id = (chainId: number) => `${table}\n${chainId}`;
-  const stored = new Map<number, { cursor?: CursorRecord; record?: ChainStatusRecord }>();
+  const keep = options.cached === true && settings.cacheMs > 0;
+  const stored = new Map<number, Promise<StoredStatus>>();
   const missing: number[] = [];
   for (const chainId of chainIds) {
-    const copy = options.cached && settings.cacheMs > 0 ? kept.get(id(chainId)) : undefined;
+    const copy = keep ? kept.get(id(chainId)) : undefined;
     if (copy && now - copy.readAt < settings.cacheMs) stored.set(chainId, copy.status);
     else missing.push(chainId);
   }
   if (missing.length > 0) {
-    const items = await batchGetItems(missing.flatMap((chainId) => [chainKeys.cursor(chainId), chainKeys.status(chainId)]));
+    const read = batchGetItems(missing.flatMap((chainId) => [chainKeys.cursor(chainId), chainKeys.status(chainId)]));
     for (const chainId of missing) {
-      const status = {
+      const status = read.then((items) => ({
         cursor: items.get(keyId(chainKeys.cursor(chainId))) as CursorRecord | undefined,
         record: items.get(keyId(chainKeys.status(chainId))) as ChainStatusRecord | undefined,
-      };
+      }));
       stored.set(chainId, status);
-      if (settings.cacheMs > 0) kept.set(id(chainId), { status, readAt: now });
+      if (keep) {
+        const entry = { status, readAt: now };
+        kept.set(id(chainId), entry);
+        // A failed read is not kept.
+        status.catch(() => kept.get(id(chainId)) === entry && kept.delete(id(chainId)));
+      }
     }
   }
-  return chainIds.map((chainId) => {
-    const { cursor, record } = stored.get(chainId) ?? {};
-    return describeChainStatus(chainId, cursor, record, now, settings);
-  });
+  return Promise.all(
+    chainIds.map(async (chainId) => {
+      const { cursor, record } = await stored.get(chainId)!;
+      return describeChainStatus(chainId, cursor, record, now, settings);
+    }),
+  );
 }
 
 export async function readChainStatus(
@@ -213,4 +233,65 @@ export async function readChainStatus(
 /** Forgets the statuses kept in this container (tests). */
 export function forgetChainStatuses(): void {
   kept.clear();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// As the API shows it (the insights status endpoint's `data`, the explorer's indexing status)
+
+const INGEST_STATES = ['following', 'catching_up', 'repairing', 'stopped'] as const;
+
+/** The status body: the same fields under the same names on both APIs. */
+export const chainStatusSchema = v.strictObject({
+  chain_id: v.number(),
+  /** `stopped` also when the ingest has not written its status for longer than the service's setting. */
+  state: v.picklist(INGEST_STATES),
+  /** Why it is stopped (a reorg deeper than the window, a failure's text, no status written) or what it repairs. */
+  reason: v.nullable(v.string()),
+  /** The first block served for the chain; null before the first. */
+  first_block: v.nullable(v.number()),
+  /** The last block whose data is all served; null before the first. */
+  indexed_head: v.nullable(v.strictObject({ block_number: v.number(), block_hash: v.string(), block_timestamp: v.nullable(v.number()) })),
+  /** The node's head as the ingest last saw it (`seen_at`, ISO 8601). */
+  node_head: v.nullable(
+    v.strictObject({ block_number: v.number(), block_timestamp: v.nullable(v.number()), seen_at: v.nullable(v.string()) }),
+  ),
+  /** Blocks and seconds (between the two blocks' timestamps) the indexed head is behind the node's head. */
+  lag: v.nullable(v.strictObject({ blocks: v.number(), seconds: v.nullable(v.number()) })),
+  /** When the ingest last wrote its status (ISO 8601). */
+  updated_at: v.nullable(v.string()),
+  capabilities: v.strictObject({
+    /** How internal transactions are read: `callTracer` (debug_traceBlockByNumber), `parity` (trace_block), or `none` (not indexed); null until known. */
+    trace_method: v.nullable(v.picklist(['callTracer', 'parity', 'none'])),
+    /** How receipts are read: `eth_getBlockReceipts` or `per_transaction`; null until known. */
+    block_receipts: v.nullable(v.picklist(['eth_getBlockReceipts', 'per_transaction'])),
+    /** Multicall3: `present` (found at `from_block`, the first block it was looked for at; it may be older), `absent`, null until looked for. */
+    multicall3: v.nullable(v.picklist(['present', 'absent'])),
+    multicall3_from_block: v.nullable(v.number()),
+  }),
+});
+export type ChainStatusBody = v.InferOutput<typeof chainStatusSchema>;
+
+const iso = (epochMs: number | null): string | null => (epochMs === null ? null : new Date(epochMs).toISOString());
+
+export function serialiseChainStatus(status: ChainStatus): ChainStatusBody {
+  return {
+    chain_id: status.chainId,
+    state: status.state,
+    reason: status.reason,
+    first_block: status.firstBlock,
+    indexed_head: status.indexedHead
+      ? { block_number: status.indexedHead.number, block_hash: status.indexedHead.hash, block_timestamp: status.indexedHead.timestamp }
+      : null,
+    node_head: status.nodeHead
+      ? { block_number: status.nodeHead.number, block_timestamp: status.nodeHead.timestamp, seen_at: iso(status.nodeHead.seenAt) }
+      : null,
+    lag: status.lag,
+    updated_at: iso(status.updatedAt),
+    capabilities: {
+      trace_method: status.capabilities.traceMethod,
+      block_receipts: status.capabilities.blockReceipts,
+      multicall3: status.capabilities.multicall3,
+      multicall3_from_block: status.capabilities.multicall3FromBlock,
+    },
+  };
 }

@@ -11,6 +11,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
+import { type ChainStatusSettings, loadChainStatusSettings } from '../ingest/status';
 
 const count = (fallback: number) =>
   v.optional(
@@ -26,9 +27,15 @@ const schema = v.object({
 export interface InsightsConfig {
   maxItemsReadPerChain: number;
   maxCountedItemsPerChain: number;
+  /** How chains' ingest statuses are judged and kept (CHAIN_STATUS_*: shared/ingest/status.ts). */
+  chainStatus: ChainStatusSettings;
 }
 
 export function loadInsightsConfig(env: Record<string, string | undefined> = process.env): InsightsConfig {
   const raw = readEnv(schema, env);
-  return { maxItemsReadPerChain: raw.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN, maxCountedItemsPerChain: raw.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN };
+  return {
+    maxItemsReadPerChain: raw.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN,
+    maxCountedItemsPerChain: raw.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN,
+    chainStatus: loadChainStatusSettings(env),
+  };
 }
