@@ -14,6 +14,8 @@
  *                until Ctrl-C
  * --trace-method how to read block traces: callTracer, parity (trace_block) or none (default: found
  *                out from the node; parity is much faster on anvil for blocks of many transactions)
+ * --rpc-batch-size  JSON-RPC calls per batch request at start (default 100); halved for the run when
+ *                the node refuses a batch (shared/chain/transport.ts)
  * --workers N    backfill --from-block..--to-block with N worker processes in parallel
  *                (shared/ingest/backfill.ts; scripts/lib/backfill-pool.ts): they stage segments of
  *                --segment-blocks blocks (default 32) in any order while this process numbers them in
@@ -34,7 +36,7 @@ import { stageWithWorkers } from './lib/backfill-pool';
 import { orderDepositListener } from '../shared/orders/deposits';
 
 const USAGE =
-  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--trace-method callTracer|parity|none] [--workers N [--segment-blocks N] [--confirmations N]]';
+  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--trace-method callTracer|parity|none] [--rpc-batch-size N] [--workers N [--segment-blocks N] [--confirmations N]]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
       'segment-blocks': { type: 'string' },
       confirmations: { type: 'string' },
       'trace-method': { type: 'string' },
+      'rpc-batch-size': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -75,6 +78,8 @@ async function main(): Promise<void> {
   if (traceMethod !== undefined && !['callTracer', 'parity', 'none'].includes(traceMethod)) {
     throw new Error(`--trace-method must be callTracer, parity or none, got "${traceMethod}"\n${USAGE}`);
   }
+  const rpcBatchSize = wholeNumber('rpc-batch-size', values['rpc-batch-size']);
+  if (rpcBatchSize === 0) throw new Error(`--rpc-batch-size must be at least 1\n${USAGE}`);
   const workers = wholeNumber('workers', values.workers);
   const segmentBlocks = wholeNumber('segment-blocks', values['segment-blocks']);
   const confirmations = wholeNumber('confirmations', values.confirmations);
@@ -84,7 +89,10 @@ async function main(): Promise<void> {
   }
   if (workers !== undefined && values.repair) throw new Error(`--workers backfills new blocks; it does not go with --repair\n${USAGE}`);
 
-  const client = createChainClient(rpcUrl);
+  const warn = (message: string, details?: Record<string, unknown>) =>
+    console.error(`\nwarning: ${message} ${details ? JSON.stringify(details) : ''}`);
+  // Its first request (eth_chainId) is retried like every other (a 429 there must not end the run).
+  const client = createChainClient(rpcUrl, { ...(rpcBatchSize ? { batchSize: rpcBatchSize } : {}), log: { warn } });
   const nodeChainId = await client.getChainId();
   const chainId = wholeNumber('chain-id', values['chain-id']) ?? nodeChainId;
   if (chainId !== nodeChainId) throw new Error(`--chain-id ${chainId} does not match the node's eth_chainId ${nodeChainId}`);
@@ -96,10 +104,7 @@ async function main(): Promise<void> {
     { format: 'chain {chainId} |{bar}| block {block} | {value}/{total} | {speed} blocks/s | {mode}', hideCursor: true, etaBuffer: 50 },
     cliProgress.Presets.shades_classic,
   );
-  const log: IngestLog = {
-    info: () => undefined,
-    warn: (message, details) => console.error(`\nwarning: ${message} ${details ? JSON.stringify(details) : ''}`),
-  };
+  const log: IngestLog = { info: () => undefined, warn };
   const started = Date.now();
   let done = 0;
   const ingest = new ChainIngest({

@@ -48,7 +48,7 @@ async function chainClient(chainId: number): Promise<ChainClient> {
   if (!parameter) throw new BackfillPlanError(`chain ${chainId} is not one this stack ingests`);
   const rpcUrl = await getParameter(parameter, { decrypt: true, maxAge: 300 });
   if (!rpcUrl) throw new Error(`SSM parameter ${parameter} is empty`);
-  return createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs });
+  return createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs, batchSize: config.rpcBatchSize });
 }
 
 export const handler = async (input: unknown, context?: Context) => {

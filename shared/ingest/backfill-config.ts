@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
-import { INGEST_TRACE_METHOD, integer, RPC_TIMEOUT_MS } from './config';
+import { INGEST_TRACE_METHOD, integer, RPC_BATCH_SIZE, RPC_TIMEOUT_MS } from './config';
 
 const schema = v.object({
   /** `<chainId>=<SSM parameter name>` pairs, comma-separated: the chains the stack ingests. */
@@ -14,6 +14,7 @@ const schema = v.object({
     v.transform((value) => new Map(value.split(',').map((pair) => [Number(pair.split('=')[0]), pair.split('=')[1]!] as const))),
   ),
   RPC_TIMEOUT_MS,
+  RPC_BATCH_SIZE,
   INGEST_TRACE_METHOD,
   /** Stop starting new segments when less than this remains of the invocation. */
   BACKFILL_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '120000'),
@@ -22,6 +23,7 @@ const schema = v.object({
 export interface BackfillConfig {
   rpcUrlParameters: ReadonlyMap<number, string>;
   rpcTimeoutMs: number;
+  rpcBatchSize: number;
   safetyMarginMs: number;
   traceMethod?: 'callTracer' | 'parity' | 'none';
 }
@@ -31,6 +33,7 @@ export function loadBackfillConfig(env: Record<string, string | undefined> = pro
   return {
     rpcUrlParameters: raw.CHAIN_RPC_PARAMETERS,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
+    rpcBatchSize: raw.RPC_BATCH_SIZE,
     safetyMarginMs: raw.BACKFILL_SAFETY_MARGIN_MS,
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
   };

@@ -9,7 +9,8 @@
  *   ... createChainClient(proxy.url) ...
  *   proxy.served.refuse   // faults served so far, by kind
  *
- * Faults (`Fault`): per-method refusals in the forms real providers use (`REFUSAL_FORMS`), 429 / 503
+ * Faults (`Fault`): per-method refusals in the forms real providers use (`REFUSAL_FORMS`), any other
+ * JSON-RPC error (-32000 "header not found" ...), 429 / 503
  * with or without Retry-After, connection resets (before the answer, or in the middle of it),
  * requests never answered, malformed JSON, partial batch answers (entries dropped), a batch limit
  * (batches over N refused in a chosen form), oversized answers (entries of unknown or repeated ids,
@@ -51,6 +52,8 @@ export type BatchLimitForm = (typeof BATCH_LIMIT_FORMS)[number];
 export type Fault =
   /** The method is refused, worded as real providers do (see `refusal`). */
   | { kind: 'refuse'; form: RefusalForm }
+  /** The call answered with this JSON-RPC error (e.g. -32000 "header not found" from a node behind its peers). */
+  | { kind: 'error'; code: number; message: string }
   /** The whole request answered 429 or 503, with Retry-After when given (seconds or an HTTP date). */
   | { kind: 'rateLimit'; status: 429 | 503; retryAfter?: string }
   /** The connection destroyed: before any answer, or after half of the answer was sent. */
@@ -371,6 +374,8 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
             serve('refuse');
             return JSON.parse(refusal(rule.form, call.method, call.id).body) as RpcAnswer;
           }
+          const error = take('error', [call.method]);
+          if (error) return { jsonrpc: '2.0', id: call.id, error: { code: error.code, message: error.message } };
           return null;
         });
         const toForward = batch.filter((_, position) => answers[position] === null);
