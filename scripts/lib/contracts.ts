@@ -38,7 +38,11 @@ export const DEMO_CONTRACT_NAMES = [
   'DemoVault',
   'DemoReverter',
 ] as const;
-export type DemoContractName = (typeof DEMO_CONTRACT_NAMES)[number];
+/** Test-only contracts (contracts/HostileTokens.sol): tokens that answer what strangers' tokens answer. */
+export const HOSTILE_CONTRACT_NAMES = ['HostileToken', 'KittyLike', 'IdInDataNFT', 'PhoenixToken', 'PhoenixFactory'] as const;
+/** Every contract compiled into the cache. */
+const COMPILED_CONTRACT_NAMES = [...DEMO_CONTRACT_NAMES, ...HOSTILE_CONTRACT_NAMES] as const;
+export type DemoContractName = (typeof COMPILED_CONTRACT_NAMES)[number];
 
 export interface ContractArtifact {
   /** Source unit the contract lives in, e.g. contracts/DemoFactory.sol. */
@@ -65,6 +69,13 @@ const SETTINGS = {
   evmVersion: 'cancun',
   outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
 } as const;
+
+/**
+ * The test-only hostile contracts compile for Shanghai: no MCOPY, so they also run on a pre-Cancun
+ * chain, where a self-destruct still deletes the code (a token created again at the same address).
+ */
+const HOSTILE_SOURCE = 'contracts/HostileTokens.sol';
+const HOSTILE_SETTINGS = { ...SETTINGS, evmVersion: 'shanghai' } as const;
 
 let loaded: Promise<DemoArtifacts> | undefined;
 
@@ -98,7 +109,13 @@ async function buildOrReadCache(force: boolean): Promise<DemoArtifacts> {
       const cached = await readCache(key);
       if (cached) return cached;
     }
-    const contracts = compile(solc, sources);
+    const { [HOSTILE_SOURCE]: hostile, ...demo } = sources;
+    const contracts = {
+      ...compile(solc, demo, SETTINGS, DEMO_CONTRACT_NAMES),
+      ...(hostile === undefined ? {} : compile(solc, { [HOSTILE_SOURCE]: hostile }, HOSTILE_SETTINGS, HOSTILE_CONTRACT_NAMES)),
+    } as DemoArtifacts;
+    const missing = COMPILED_CONTRACT_NAMES.filter((name) => !contracts[name]);
+    if (missing.length > 0) throw new Error(`solc output lacks ${missing.join(', ')}`);
     const file: CacheFile = { key, solcVersion: solc.version(), compiledAt: new Date().toISOString(), contracts };
     const tmp = `${CONTRACTS_CACHE_FILE}.${process.pid}.tmp`;
     await writeFile(tmp, JSON.stringify(file, null, 2));
@@ -140,7 +157,7 @@ function resolveImport(importPath: string): string {
  */
 function cacheKey(sources: Record<string, string>, solcVersion: string): string {
   const hash = createHash('sha256');
-  hash.update(`solc ${solcVersion}\n${JSON.stringify(SETTINGS)}\n`);
+  hash.update(`solc ${solcVersion}\n${JSON.stringify(SETTINGS)}\n${JSON.stringify(HOSTILE_SETTINGS)}\n`);
   const seen = new Map<string, string>();
   const visit = (unitName: string, contents: string): void => {
     if (seen.has(unitName)) return;
@@ -173,11 +190,16 @@ interface SolcOutput {
   contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
 }
 
-function compile(solc: Solc, sources: Record<string, string>): DemoArtifacts {
+function compile(
+  solc: Solc,
+  sources: Record<string, string>,
+  settings: typeof SETTINGS | typeof HOSTILE_SETTINGS,
+  names: readonly DemoContractName[],
+): Partial<DemoArtifacts> {
   const input = {
     language: 'Solidity',
     sources: Object.fromEntries(Object.entries(sources).map(([name, content]) => [name, { content }])),
-    settings: SETTINGS,
+    settings,
   };
   const output = JSON.parse(
     solc.compile(JSON.stringify(input), {
@@ -198,7 +220,7 @@ function compile(solc: Solc, sources: Record<string, string>): DemoArtifacts {
   for (const [sourceName, contracts] of Object.entries(output.contracts ?? {})) {
     if (!sourceName.startsWith('contracts/')) continue;
     for (const [name, contract] of Object.entries(contracts)) {
-      if (!(DEMO_CONTRACT_NAMES as readonly string[]).includes(name)) continue;
+      if (!(names as readonly string[]).includes(name)) continue;
       artifacts[name as DemoContractName] = {
         sourceName,
         abi: contract.abi,
@@ -207,16 +229,14 @@ function compile(solc: Solc, sources: Record<string, string>): DemoArtifacts {
       };
     }
   }
-  const missing = DEMO_CONTRACT_NAMES.filter((name) => !artifacts[name]);
-  if (missing.length > 0) throw new Error(`solc output lacks ${missing.join(', ')}`);
-  return artifacts as DemoArtifacts;
+  return artifacts;
 }
 
 async function readCache(key: string): Promise<DemoArtifacts | undefined> {
   try {
     const file = JSON.parse(await readFile(CONTRACTS_CACHE_FILE, 'utf8')) as CacheFile;
     if (file.key !== key) return undefined;
-    if (DEMO_CONTRACT_NAMES.some((name) => !file.contracts?.[name]?.bytecode)) return undefined;
+    if (COMPILED_CONTRACT_NAMES.some((name) => !file.contracts?.[name]?.bytecode)) return undefined;
     return file.contracts;
   } catch {
     return undefined;

@@ -14,12 +14,6 @@ export const erc20Abi = parseAbi([
   'function balanceOf(address owner) view returns (uint256)',
 ]);
 
-/**
- * Old tokens (MKR, SAI ...) return name and symbol as bytes32; read again with this ABI when the
- * string ABI cannot decode the answer.
- */
-export const bytes32MetadataAbi = parseAbi(['function name() view returns (bytes32)', 'function symbol() view returns (bytes32)']);
-
 /** ERC-721 plus the metadata extension. The Transfer event has the token id indexed (4 topics). */
 export const erc721Abi = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
@@ -56,6 +50,13 @@ export const TOPIC = {
   transferSingle: toEventSelector('TransferSingle(address,address,address,uint256,uint256)'),
   transferBatch: toEventSelector('TransferBatch(address,address,address,uint256[],uint256[])'),
 } as const;
+
+/** Multicall3's aggregate3 (each call with its own allowFailure). */
+export const multicall3Abi = parseAbi([
+  'struct Call3 { address target; bool allowFailure; bytes callData; }',
+  'struct Result { bool success; bytes returnData; }',
+  'function aggregate3(Call3[] calls) payable returns (Result[] returnData)',
+]);
 
 /** The canonical Multicall3 deployment address (the same on every chain that has it). */
 export const MULTICALL3_ADDRESS = '0xca11bde05977b3631167028862be2a173976ca11' as const;

@@ -2,16 +2,7 @@
  * Decoding with viem: token transfer events (ERC-20 / ERC-721 Transfer, ERC-1155 TransferSingle and
  * TransferBatch), revert data (Error(string), Panic(uint256)), and NFT metadata held in `data:` URIs.
  */
-import {
-  ContractFunctionRevertedError,
-  decodeErrorResult,
-  getAbiItem,
-  hexToString,
-  size,
-  type AbiEvent,
-  type Address,
-  type Hex,
-} from 'viem';
+import { ContractFunctionRevertedError, decodeErrorResult, getAbiItem, parseAbiItem, type AbiEvent, type Address, type Hex } from 'viem';
 import { decodeLogArgs } from './abi-decode';
 import { erc1155Abi, erc20Abi, erc721Abi, TOPIC } from './abis';
 import { normalizeAddress } from './address';
@@ -40,6 +31,7 @@ const EVENT = {
   erc721Transfer: getAbiItem({ abi: erc721Abi, name: 'Transfer' }) as AbiEvent,
   transferSingle: getAbiItem({ abi: erc1155Abi, name: 'TransferSingle' }) as AbiEvent,
   transferBatch: getAbiItem({ abi: erc1155Abi, name: 'TransferBatch' }) as AbiEvent,
+  unindexedTransfer: parseAbiItem('event Transfer(address from, address to, uint256 tokenId)') as AbiEvent,
 };
 
 /** Decoded event arguments by name: addresses (lowercase hex), integers, integer lists. */
@@ -54,12 +46,24 @@ export interface RawLog {
 /**
  * The token transfers a log carries, or none when it is not a transfer event (or is malformed: a
  * log that claims the Transfer topic but does not decode is not a token transfer). `Transfer` is
- * told apart by its topic count: 3 topics = ERC-20 (value in data), 4 topics = ERC-721 (id indexed).
+ * told apart by its topic count, as Blockscout's indexer does: 3 topics = ERC-20 (value in data; no
+ * data at all is a value of 0; a zero value is a transfer like any other), 4 topics = ERC-721 (id
+ * indexed), 1 topic = ERC-721 with nothing indexed (CryptoKitties: from, to and id in data). A
+ * 3-topic Transfer of a contract that is an ERC-721 by ERC-165 carries the id in data: the ingest
+ * makes it an ERC-721 transfer once the contract is probed (batch.ts, asErc721Transfer).
  */
 export function decodeTokenTransfers(log: RawLog): DecodedTokenTransfer[] {
   const topic0 = log.topics[0]?.toLowerCase();
   const token = normalizeAddress(log.address);
   try {
+    if (topic0 === TOPIC.transfer && log.topics.length === 3 && log.data === '0x') {
+      const { from, to } = decodeLogArgs(EVENT.erc20Transfer, log.topics, `0x${'0'.repeat(64)}`) as Args<'from' | 'to', 'value'>;
+      return [transfer('ERC-20', token, from, to, null, 0n)];
+    }
+    if (topic0 === TOPIC.transfer && log.topics.length === 1) {
+      const { from, to, tokenId } = decodeLogArgs(EVENT.unindexedTransfer, log.topics, log.data) as Args<'from' | 'to', 'tokenId'>;
+      return [transfer('ERC-721', token, from, to, tokenId, 1n)];
+    }
     if (topic0 === TOPIC.transfer && log.topics.length === 3) {
       const { from, to, value } = decodeLogArgs(EVENT.erc20Transfer, log.topics, log.data) as Args<'from' | 'to', 'value'>;
       return [transfer('ERC-20', token, from, to, null, value)];
@@ -126,12 +130,6 @@ export function decodeRevertReason(data: Hex | null | undefined): string | null 
     // not Error / Panic: fall through to the raw data
   }
   return data.toLowerCase();
-}
-
-/** A bytes32 string (old tokens' name/symbol): UTF-8 up to the first NUL. */
-export function bytes32ToString(value: Hex): string {
-  if (size(value) !== 32) return '';
-  return hexToString(value, { size: 32 }).replace(/\0+$/, '');
 }
 
 /** How the metadata of an NFT instance was obtained. */

@@ -1,12 +1,26 @@
 /**
- * Contract reads at a block, many at once. On a chain with Multicall3 deployed (checked once per
- * reader) they go in one `aggregate3` call; otherwise each is its own eth_call and the client's batch
- * JSON-RPC transport sends them together. A call that reverts or returns nothing decodable is an
- * answer (`failure`), not a fault; a transport fault makes the whole round throw, so that the caller
- * retries it.
+ * Contract reads at a block, many at once, answered as RAW return data (decoded by the field rules of
+ * token-metadata.ts, so that one answer gives one stored value whichever way it was read). On a chain
+ * with Multicall3 at the block they go in one `aggregate3` call, encoded and decoded here with
+ * allowFailure per call; otherwise each is its own eth_call and the client's batch JSON-RPC transport
+ * sends them together. A call that reverts (or fails in the EVM: out of gas, invalid opcode) is an
+ * answer (`failure`); a call that returns, whatever it returns (nothing, garbage), is `success` with
+ * its data. A transport fault (HTTP error, reset, timeout, a JSON-RPC error that is not the EVM's,
+ * an aggregate3 that failed as a whole) makes the whole round throw, so that the caller retries it:
+ * it is never recorded as a contract's answer. An aggregate3 that the EVM itself refused (out of gas
+ * over many large answers) or that answers something undecodable is read again call by call.
  */
-import { BaseError, ContractFunctionRevertedError, ContractFunctionZeroDataError, type Abi, type Address } from 'viem';
-import { MULTICALL3_ADDRESS } from './abis';
+import {
+  BaseError,
+  decodeFunctionResult,
+  encodeFunctionData,
+  ExecutionRevertedError,
+  RpcRequestError,
+  type Abi,
+  type Address,
+  type Hex,
+} from 'viem';
+import { MULTICALL3_ADDRESS, multicall3Abi } from './abis';
 import type { ChainClient } from './client';
 
 export interface ContractRead {
@@ -16,63 +30,113 @@ export interface ContractRead {
   args?: readonly unknown[];
 }
 
-export type ReadResult = { status: 'success'; result: unknown } | { status: 'failure'; error: string };
+/** `success`: the call returned `data` ('0x' when nothing); `failure`: it reverted or failed in the EVM. */
+export type ReadResult = { status: 'success'; data: Hex } | { status: 'failure'; error: string };
+
+/** A chain with no Multicall3 at a block is checked again this many blocks later (it may be deployed since). */
+const MULTICALL_RECHECK_BLOCKS = 10_000n;
 
 export class ContractReader {
-  /** Lowest block known to have Multicall3; undefined until checked, null when absent. */
-  private multicallFrom: bigint | null | undefined;
+  /** Lowest block seen to have Multicall3 (it stays once deployed); undefined until seen. */
+  private multicallSeenFrom: bigint | undefined;
+  /** Highest block seen without Multicall3; undefined until seen. */
+  private multicallAbsentAt: bigint | undefined;
 
   constructor(private readonly client: ChainClient) {}
 
-  async readAll(calls: readonly ContractRead[], blockNumber: bigint): Promise<ReadResult[]> {
-    if (calls.length === 0) return [];
-    if (await this.hasMulticall(blockNumber)) {
-      const results = await this.client.multicall({
-        contracts: calls as ContractRead[],
-        allowFailure: true,
-        blockNumber,
-        multicallAddress: MULTICALL3_ADDRESS,
-      });
-      return results.map((entry) =>
-        entry.status === 'success' ? { status: 'success', result: entry.result } : { status: 'failure', error: entry.error.message },
-      );
-    }
-    return Promise.all(
-      calls.map((call) =>
-        this.client.readContract({ ...call, blockNumber } as Parameters<ChainClient['readContract']>[0]).then(
-          (result): ReadResult => ({ status: 'success', result }),
-          (error: unknown): ReadResult => {
-            if (isContractAnswer(error)) return { status: 'failure', error: (error as BaseError).shortMessage };
-            throw error;
-          },
-        ),
-      ),
-    );
+  /**
+   * What this reader knows of Multicall3 on the chain (for the chain's recorded capabilities): the
+   * lowest block at which it was found (`from`: it exists there and at every later block; it may have
+   * been deployed earlier, since only the blocks read are checked) and the highest block at which it
+   * was absent. Both undefined before the first read.
+   */
+  multicall3(): { from: bigint | undefined; absentAt: bigint | undefined } {
+    return { from: this.multicallSeenFrom, absentAt: this.multicallAbsentAt };
   }
 
-  /** Multicall3 as found: the block it was first looked for and found at, null when absent, undefined until looked for. */
+  /** The lowest block Multicall3 was found at; null when only seen absent; undefined before the first read. */
   multicall3From(): bigint | null | undefined {
-    return this.multicallFrom;
+    if (this.multicallSeenFrom !== undefined) return this.multicallSeenFrom;
+    return this.multicallAbsentAt === undefined ? undefined : null;
+  }
+
+  async readAll(calls: readonly ContractRead[], blockNumber: bigint): Promise<ReadResult[]> {
+    if (calls.length === 0) return [];
+    const encoded = calls.map((call) => encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as never));
+    if (await this.hasMulticall(blockNumber)) {
+      const viaMulticall = await this.aggregate3(calls, encoded, blockNumber);
+      if (viaMulticall) return viaMulticall;
+    }
+    return Promise.all(calls.map((call, position) => this.callOne(call.address, encoded[position]!, blockNumber)));
+  }
+
+  /** The round in one aggregate3; undefined when the EVM refused it or its answer does not decode. */
+  private async aggregate3(calls: readonly ContractRead[], encoded: Hex[], blockNumber: bigint): Promise<ReadResult[] | undefined> {
+    const data = encodeFunctionData({
+      abi: multicall3Abi,
+      functionName: 'aggregate3',
+      args: [calls.map((call, position) => ({ target: call.address, allowFailure: true, callData: encoded[position]! }))],
+    });
+    let answer: Hex;
+    try {
+      answer = (await this.client.call({ to: MULTICALL3_ADDRESS, data, blockNumber })).data ?? '0x';
+    } catch (error) {
+      if (isExecutionAnswer(error)) return undefined;
+      throw error;
+    }
+    try {
+      const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: answer }) as readonly {
+        success: boolean;
+        returnData: Hex;
+      }[];
+      if (results.length !== calls.length) return undefined;
+      return results.map((result) =>
+        result.success ? { status: 'success', data: result.returnData } : { status: 'failure', error: 'reverted' },
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async callOne(to: Address, data: Hex, blockNumber: bigint): Promise<ReadResult> {
+    try {
+      const answer = await this.client.call({ to, data, blockNumber });
+      return { status: 'success', data: answer.data ?? '0x' };
+    } catch (error) {
+      if (isExecutionAnswer(error)) return { status: 'failure', error: (error as BaseError).shortMessage };
+      throw error;
+    }
   }
 
   private async hasMulticall(blockNumber: bigint): Promise<boolean> {
-    if (this.multicallFrom === undefined) {
-      const code = await this.client.getCode({ address: MULTICALL3_ADDRESS, blockNumber });
-      this.multicallFrom = code && code !== '0x' ? blockNumber : null;
+    const seen = this.multicallSeenFrom;
+    const absent = this.multicallAbsentAt;
+    // Once deployed it stays; absent at a later block, it was absent at this one.
+    if (seen !== undefined && blockNumber >= seen) return true;
+    if (absent !== undefined && blockNumber <= absent) return false;
+    // Absent a little earlier: not worth a getCode per round.
+    if (seen === undefined && absent !== undefined && blockNumber <= absent + MULTICALL_RECHECK_BLOCKS) return false;
+    const code = await this.client.getCode({ address: MULTICALL3_ADDRESS, blockNumber });
+    if (code && code !== '0x') {
+      this.multicallSeenFrom = seen === undefined || blockNumber < seen ? blockNumber : seen;
+      return true;
     }
-    return this.multicallFrom !== null && blockNumber >= this.multicallFrom;
+    this.multicallAbsentAt = absent === undefined || blockNumber > absent ? blockNumber : absent;
+    return false;
   }
 }
 
-/** The call was answered: it reverted, the address has no code, or the answer does not decode. */
-export function isContractAnswer(error: unknown): boolean {
+/**
+ * The node ran the call and the EVM failed it: a revert (JSON-RPC code 3, or viem's reading of the
+ * message), out of gas, an invalid opcode ... : the contract's answer, not a fault of the transport.
+ */
+export function isExecutionAnswer(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false;
-  return Boolean(
-    error.walk(
-      (cause) =>
-        cause instanceof ContractFunctionRevertedError ||
-        cause instanceof ContractFunctionZeroDataError ||
-        (cause instanceof BaseError && /^(AbiDecoding|PositionOutOfBounds|InvalidBytesBoolean|SliceOffsetOutOfBounds)/.test(cause.name)),
-    ),
+  if (error.walk((cause) => cause instanceof ExecutionRevertedError)) return true;
+  const answered = error.walk((cause) => cause instanceof RpcRequestError) as RpcRequestError | null;
+  if (!answered) return false;
+  if (answered.code === 3) return true;
+  return /revert|out of gas|gas required exceeds|invalid opcode|invalid jump|stack (underflow|overflow)|evm error|execution (error|halted)|static state change|write protection/i.test(
+    `${answered.shortMessage} ${answered.details}`,
   );
 }

@@ -10,11 +10,18 @@
  * The answers are those a block-by-block ingest gives. Code can only appear at an address through a
  * creation, which the block's traces show; a block read without traces (a node with no tracer) sees
  * no internal creations, so there an address without code is checked again at every block.
+ * Token details are probed again at every creation (a contract destroyed and created again at the
+ * same address may be another token) and, for a token that moves, once they are older than
+ * TOKEN_DETAILS_REFRESH_SECONDS of block time (a token may rename itself; Blockscout refreshes its
+ * tokens' metadata on a timer too).
  */
 import type { ChainState, TokenInfo } from './chain-state';
 import type { DerivedBlock } from './derive';
 import type { AddressRecord, IndexedTokenStandard } from '../table/records';
 import { inParallel } from '../db/operations';
+
+/** Token details older than this (block timestamps) are read again when the token moves: 2 days, Blockscout's default. */
+export const TOKEN_DETAILS_REFRESH_SECONDS = 2 * 86_400;
 
 /** The addresses a block may write an address item for: possible contracts, creations, tokens moved. */
 export function candidatesOf(derived: DerivedBlock): string[] {
@@ -59,6 +66,9 @@ export class BatchFacts {
           symbol: item.tokenSymbol,
           decimals: item.tokenDecimals,
           totalSupply: item.tokenTotalSupply,
+          nameTruncated: item.tokenNameTruncated ?? false,
+          symbolTruncated: item.tokenSymbolTruncated ?? false,
+          ...(item.tokenDetailsAt === undefined || item.tokenDetailsAt === null ? {} : { readAt: item.tokenDetailsAt }),
         }
       : null;
   }
@@ -93,7 +103,8 @@ export async function readBatchFacts(
   }));
   const codeScheduled = new Set<string>();
   const probedForTransfers = new Set<string>();
-  const probedForCreation = new Set<string>();
+  // The block timestamp of the latest probe scheduled in the batch, by address.
+  const probedAt = new Map<string, number>();
   for (const { derived, codeChecks, probeRequests } of reads) {
     const number = derived.block.number;
     const certainBefore = (address: string): boolean => (certainSince.get(address) ?? Infinity) < number;
@@ -105,19 +116,27 @@ export async function readBatchFacts(
       codeScheduled.add(address);
       codeChecks.push(address);
     }
+    const timestamp = derived.block.timestamp;
     // A token is probed when the table has no token details for it yet (as block by block: a
-    // contract probed at its creation as no token is probed again once it moves tokens).
+    // contract probed at its creation as no token is probed again once it moves tokens), or when its
+    // details are older than TOKEN_DETAILS_REFRESH_SECONDS (details stored without their time: now).
     for (const [token, standard] of derived.tokens) {
-      if (storedBefore(token, number)?.tokenType || probedForTransfers.has(token)) continue;
+      const stored = storedBefore(token, number);
+      if (stored?.tokenType || probedForTransfers.has(token)) {
+        const readAt = probedAt.get(token) ?? stored?.tokenDetailsAt ?? undefined;
+        if (readAt !== undefined && timestamp - readAt < TOKEN_DETAILS_REFRESH_SECONDS) continue;
+      }
       probedForTransfers.add(token);
+      probedAt.set(token, timestamp);
       probeRequests.set(token, standard);
     }
+    // Every creation is probed, also at an address seen before: self-destructed and created again
+    // (CREATE2, before EIP-6780) it may be another contract, and its details follow the live one.
     for (const creation of derived.creations) {
       const address = creation.address;
-      if (storedBefore(address, number) || probeRequests.has(address) || probedForTransfers.has(address) || probedForCreation.has(address))
-        continue;
-      probedForCreation.add(address);
-      probeRequests.set(address, null);
+      if (probeRequests.has(address)) continue;
+      probedAt.set(address, timestamp);
+      probeRequests.set(address, derived.tokens.get(address) ?? null);
     }
     for (const address of [...derived.knownContracts, ...derived.creations.map((creation) => creation.address)]) {
       if (!certainSince.has(address)) certainSince.set(address, number);
@@ -136,10 +155,53 @@ export async function readBatchFacts(
     for (const address of codeChecks) code.set(address, [...(code.get(address) ?? []), { block: number, hasCode: withCode.has(address) }]);
     for (const [address, info] of probed) {
       const list = probes.get(address) ?? [];
-      list.push({ block: number, info });
+      list.push({ block: number, info: info && { ...info, readAt: derived.block.timestamp } });
       probes.set(address, list);
     }
   });
   for (const list of probes.values()) list.sort((a, b) => a.block - b.block);
-  return new BatchFacts(stored, certainSince, code, probes);
+  const facts = new BatchFacts(stored, certainSince, code, probes);
+  for (const derived of blocks) asErc721Transfers(derived, facts);
+  return facts;
+}
+
+/**
+ * A `Transfer` with three topics decodes as an ERC-20 transfer (value in data). When its contract is
+ * an ERC-721 as of the block (ERC-165, probed or stored), the value is the token id: the transfer
+ * becomes an ERC-721 transfer of that id (amount 1), with the balance and NFT instance it touches,
+ * before the block's items are built. Blockscout's indexer gives such a token the ERC-721 type and
+ * treats its ERC-721 transfers without an id as broken (they are fetched again).
+ */
+function asErc721Transfers(derived: DerivedBlock, facts: BatchFacts): void {
+  const number = derived.block.number;
+  const isErc721 = new Map<string, boolean>();
+  const erc721 = (token: string): boolean => {
+    let known = isErc721.get(token);
+    if (known === undefined) {
+      known = facts.tokenInfo(token, number)?.type === 'ERC-721';
+      isErc721.set(token, known);
+    }
+    return known;
+  };
+  let changed = false;
+  for (const transfer of derived.tokenTransfers) {
+    if (transfer.tokenStandard !== 'ERC-20' || transfer.tokenId !== null || !erc721(transfer.token)) continue;
+    transfer.tokenStandard = 'ERC-721';
+    transfer.tokenId = transfer.amount;
+    transfer.amount = '1';
+    derived.tokens.set(transfer.token, 'ERC-721');
+    if (!derived.nftTouches.some((nft) => nft.contract === transfer.token && nft.tokenId === BigInt(transfer.tokenId!)))
+      derived.nftTouches.push({ contract: transfer.token, standard: 'ERC-721', tokenId: BigInt(transfer.tokenId) });
+    changed = true;
+  }
+  if (!changed) return;
+  // In place: the ingest listed the batch's balance touches (the same objects) before its facts.
+  const seen = new Set<string>();
+  derived.balanceTouches = derived.balanceTouches.filter((touch) => {
+    if (touch.standard === 'ERC-20' && erc721(touch.token)) touch.standard = 'ERC-721';
+    const key = `${touch.holder}|${touch.token}|${touch.standard}|${touch.tokenId ?? '-'}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

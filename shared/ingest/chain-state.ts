@@ -2,13 +2,26 @@
  * Chain state read at a given block, for the state items: which addresses hold code, token contract
  * details (name, symbol, decimals, totalSupply, ERC-165 standard), balances with balanceOf, and NFT
  * owners and URIs. Each function is one round of reads (batched; see ContractReader) retried as a
- * whole with backoff. A call that reverts is an answer: the value is recorded as unknown (null).
+ * whole with backoff. A call that reverts is an answer: the value is recorded as unknown (null). The
+ * raw answers are decoded by one rule per field (chain/token-metadata.ts), the same with and without
+ * Multicall3.
  */
 import type { Address } from 'viem';
-import { bytes32MetadataAbi, erc1155Abi, erc1155SupplyAbi, erc165Abi, erc20Abi, erc721Abi, INTERFACE_ID } from '../chain/abis';
+import { erc1155Abi, erc1155SupplyAbi, erc165Abi, erc20Abi, erc721Abi, INTERFACE_ID } from '../chain/abis';
 import type { ChainClient } from '../chain/client';
-import { bytes32ToString, expandErc1155Uri } from '../chain/decode';
+import { expandErc1155Uri } from '../chain/decode';
 import type { ContractRead, ContractReader, ReadResult } from '../chain/read';
+import {
+  decodeAddress,
+  decodeBool,
+  decodeDecimals,
+  decodeSupply,
+  decodeTokenText,
+  decodeTokenUri,
+  decodeUint,
+  MAX_TOKEN_URI_BYTES,
+  type RawAnswer,
+} from '../chain/token-metadata';
 import { withBackoff, type RetryPolicy } from '../chain/retry';
 import type { IndexedTokenStandard } from '../table/records';
 
@@ -18,6 +31,11 @@ export interface TokenInfo {
   symbol: string | null;
   decimals: number | null;
   totalSupply: string | null;
+  /** The contract's name / symbol was longer than 255 bytes: `name` / `symbol` is its beginning. */
+  nameTruncated?: boolean;
+  symbolTruncated?: boolean;
+  /** Timestamp of the block the details were read at (they are read again some time later: batch.ts). */
+  readAt?: number;
 }
 
 export interface BalanceQuery {
@@ -86,44 +104,31 @@ export class ChainState {
       ];
     });
     const results = await this.read(calls, blockNumber, 'token details');
-    const retryBytes32: ContractRead[] = [];
-    entries.forEach(([token], position) => {
-      const name = resultAt(results, position * perToken);
-      const symbol = resultAt(results, position * perToken + 1);
-      if (name.status === 'failure') retryBytes32.push({ address: token as Address, abi: bytes32MetadataAbi, functionName: 'name' });
-      if (symbol.status === 'failure') retryBytes32.push({ address: token as Address, abi: bytes32MetadataAbi, functionName: 'symbol' });
-    });
-    const bytes32Results = await this.read(retryBytes32, blockNumber, 'bytes32 token details');
-    const bytes32Values = new Map<string, string | null>();
-    retryBytes32.forEach((call, position) => {
-      const result = resultAt(bytes32Results, position);
-      bytes32Values.set(
-        `${call.address}|${call.functionName}`,
-        result.status === 'success' ? bytes32ToString(result.result as `0x${string}`) || null : null,
-      );
-    });
-
     entries.forEach(([token, eventStandard], position) => {
-      const at = (offset: number) => resultAt(results, position * perToken + offset);
+      const at = (offset: number) => answerOf(resultAt(results, position * perToken + offset));
       const [name, symbol, decimals, totalSupply, is721, is1155] = [at(0), at(1), at(2), at(3), at(4), at(5)];
-      const ok = (result: ReadResult) => result.status === 'success';
-      const value = (result: ReadResult) => (result.status === 'success' ? result.result : null);
-      const type: IndexedTokenStandard | null =
-        value(is721) === true
-          ? 'ERC-721'
-          : value(is1155) === true
-            ? 'ERC-1155'
-            : (eventStandard ?? (ok(symbol) && ok(decimals) && ok(totalSupply) ? 'ERC-20' : null));
+      // "Answers": returned at least one ABI word.
+      const answers = (answer: RawAnswer) => decodeUint(answer) !== null;
+      const type: IndexedTokenStandard | null = decodeBool(is721)
+        ? 'ERC-721'
+        : decodeBool(is1155)
+          ? 'ERC-1155'
+          : (eventStandard ?? (answers(symbol) && answers(decimals) && answers(totalSupply) ? 'ERC-20' : null));
       if (!type) {
         found.set(token, null);
         return;
       }
+      // Blockscout names a token whose name is not valid UTF-8 after its address.
+      const nameText = decodeTokenText(name, token.slice(0, 6));
+      const symbolText = decodeTokenText(symbol);
       found.set(token, {
         type,
-        name: ok(name) ? String(value(name)) : (bytes32Values.get(`${token}|name`) ?? null),
-        symbol: ok(symbol) ? String(value(symbol)) : (bytes32Values.get(`${token}|symbol`) ?? null),
-        decimals: type === 'ERC-20' && ok(decimals) ? Number(value(decimals)) : null,
-        totalSupply: ok(totalSupply) ? String(value(totalSupply)) : null,
+        name: nameText.value,
+        symbol: symbolText.value,
+        decimals: type === 'ERC-20' ? decodeDecimals(decimals) : null,
+        totalSupply: decodeSupply(totalSupply),
+        nameTruncated: nameText.truncated,
+        symbolTruncated: symbolText.truncated,
       });
     });
     return found;
@@ -136,12 +141,7 @@ export class ChainState {
       blockNumber,
       'total supplies',
     );
-    return new Map(
-      tokens.map((token, position) => {
-        const result = resultAt(results, position);
-        return [token, result.status === 'success' ? String(result.result) : null];
-      }),
-    );
+    return new Map(tokens.map((token, position) => [token, decodeSupply(answerOf(resultAt(results, position)))]));
   }
 
   /** balanceOf at the block for each query (null when the call reverts or does not decode). */
@@ -152,7 +152,7 @@ export class ChainState {
         : { address: query.token as Address, abi: erc1155Abi, functionName: 'balanceOf', args: [query.holder, query.tokenId] },
     );
     const results = await this.read(calls, blockNumber, 'balances');
-    return results.map((result) => (result.status === 'success' ? (result.result as bigint) : null));
+    return results.map((result) => decodeUint(answerOf(result)));
   }
 
   /** Owner (ERC-721), metadata URI and ERC-1155 `totalSupply(id)` of each NFT at the block. */
@@ -172,20 +172,19 @@ export class ChainState {
     let cursor = 0;
     return queries.map((query) => {
       if (query.standard === 'ERC-721') {
-        const [owner, uri] = [resultAt(results, cursor), resultAt(results, cursor + 1)];
+        const [owner, uri] = [answerOf(resultAt(results, cursor)), answerOf(resultAt(results, cursor + 1))];
         cursor += 2;
-        return {
-          owner: owner.status === 'success' ? String(owner.result).toLowerCase() : null,
-          tokenUri: uri.status === 'success' ? String(uri.result) : null,
-          totalSupply: null,
-        };
+        return { owner: decodeAddress(owner), tokenUri: decodeTokenUri(uri), totalSupply: null };
       }
-      const [uri, supply] = [resultAt(results, cursor), resultAt(results, cursor + 1)];
+      const [uri, supply] = [answerOf(resultAt(results, cursor)), answerOf(resultAt(results, cursor + 1))];
       cursor += 2;
+      const template = decodeTokenUri(uri);
+      const expanded = template === null ? null : expandErc1155Uri(template, query.tokenId);
       return {
         owner: null,
-        tokenUri: uri.status === 'success' ? expandErc1155Uri(String(uri.result), query.tokenId) : null,
-        totalSupply: supply.status === 'success' ? String(supply.result) : null,
+        // `{id}` makes a URI longer: the bound applies to the expanded URI too.
+        tokenUri: expanded !== null && Buffer.byteLength(expanded) <= MAX_TOKEN_URI_BYTES ? expanded : null,
+        totalSupply: decodeSupply(supply),
       };
     });
   }
@@ -200,6 +199,11 @@ export class ChainState {
 export function withAnswers<Q, A>(queries: readonly Q[], answers: readonly A[]): [Q, A][] {
   if (answers.length !== queries.length) throw new Error(`${answers.length} answers for ${queries.length} queries`);
   return queries.map((query, position) => [query, answers[position] as A]);
+}
+
+/** The return data of an answered call; null when it reverted. */
+function answerOf(result: ReadResult): RawAnswer {
+  return result.status === 'success' ? result.data : null;
 }
 
 /** The answer to call `index` of a round: the reader answers every call, in order. */

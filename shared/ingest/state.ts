@@ -20,6 +20,7 @@
 import { deleteItem, transactWrite, updateItem, writeItems, type TransactItem } from '../db/operations';
 import { addressKeys, chainKeys, keyId, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
 import { resolveTokenMetadata } from '../chain/decode';
+import { MAX_TOKEN_URI_BYTES } from '../chain/token-metadata';
 import type { NftState, TokenInfo } from './chain-state';
 import { countRange, getItem, getItems, queryRange } from './table-io';
 import {
@@ -34,8 +35,6 @@ import {
   type NftSupplySource,
 } from '../table/records';
 
-/** Token URIs longer than this (on-chain SVGs) are not stored: the item must stay under 400 KB. */
-const MAX_STORED_URI_CHARS = 128 * 1024;
 /** Reads and conditional writes of one state change before giving up (see readThenWrite). */
 const MAX_ATTEMPTS = 4;
 
@@ -148,6 +147,9 @@ export class StateWriter {
         'tokenSymbol = :tokenSymbol',
         'tokenDecimals = :tokenDecimals',
         'tokenTotalSupply = :totalSupply',
+        'tokenNameTruncated = :nameTruncated',
+        'tokenSymbolTruncated = :symbolTruncated',
+        'tokenDetailsAt = :detailsAt',
       );
       Object.assign(values, {
         ':tokenType': token?.type ?? null,
@@ -155,6 +157,9 @@ export class StateWriter {
         ':tokenSymbol': token?.symbol ?? null,
         ':tokenDecimals': token?.decimals ?? null,
         ':totalSupply': token?.totalSupply ?? null,
+        ':nameTruncated': token?.nameTruncated ?? false,
+        ':symbolTruncated': token?.symbolTruncated ?? false,
+        ':detailsAt': token?.readAt ?? null,
       });
       if (token) {
         sets.push('holders = if_not_exists(holders, :zero)');
@@ -174,18 +179,25 @@ export class StateWriter {
         sets.push('tokenTotalSupply = if_not_exists(tokenTotalSupply, :null)');
       }
     }
-    await updateItem({
+    const outcome = await updateItem<Pick<AddressRecord, 'tokenSymbol'>>({
       Key: addressKeys.address(this.chainId, update.address),
       UpdateExpression: `SET ${sets.join(', ')}`,
       ExpressionAttributeNames: names,
       // DynamoDB refuses values the expression does not use.
       ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([name]) => sets.some((set) => set.includes(name)))),
+      ...(update.token !== undefined ? { ReturnValues: 'UPDATED_OLD' as const } : {}),
     });
+    // Details read again under another symbol (a renamed or re-created token): the old name no longer
+    // resolves to it (the caller registers the new one).
+    const oldSymbol = outcome.applied ? outcome.attributes?.tokenSymbol : undefined;
+    if (update.token !== undefined && oldSymbol && normalName(oldSymbol) !== normalName(update.token?.symbol ?? '')) {
+      await this.unregisterName(oldSymbol, update.address);
+    }
   }
 
   /** Registers a token symbol (idempotent: a string set). Two tokens with one symbol make it ambiguous. */
   async registerName(symbol: string, token: string): Promise<void> {
-    const name = symbol.trim().toLowerCase();
+    const name = normalName(symbol);
     if (!name) return;
     await updateItem({
       Key: addressKeys.name(this.chainId, name),
@@ -203,7 +215,7 @@ export class StateWriter {
   }
 
   async unregisterName(symbol: string, token: string): Promise<void> {
-    const name = symbol.trim().toLowerCase();
+    const name = normalName(symbol);
     if (!name) return;
     const key = addressKeys.name(this.chainId, name);
     await updateItem({ Key: key, UpdateExpression: 'DELETE addresses :token', ExpressionAttributeValues: { ':token': new Set([token]) } });
@@ -402,7 +414,8 @@ export class StateWriter {
       const stored = await getItem<Stored<NftInstanceRecord>>(key);
       const written = stored?.updatedAtBlock !== undefined;
       if (written && !force && stored!.updatedAtBlock > blockNumber) return undefined;
-      const tokenUri = state.tokenUri !== null && state.tokenUri.length > MAX_STORED_URI_CHARS ? null : state.tokenUri;
+      // Token URIs over 128 KB of UTF-8 (on-chain SVGs) are not stored: the item must stay under 400 KB.
+      const tokenUri = state.tokenUri !== null && Buffer.byteLength(state.tokenUri) > MAX_TOKEN_URI_BYTES ? null : state.tokenUri;
       const supply = instanceSupply(standard, state.totalSupply, stored?.heldSupply);
       if (
         written &&
@@ -611,6 +624,11 @@ export class StateWriter {
       ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock, ':true': true },
     });
   }
+}
+
+/** A token symbol as a name (N11) registers it. */
+function normalName(symbol: string): string {
+  return symbol.trim().toLowerCase();
 }
 
 /** Thrown when a state item kept changing between this writer's read and its conditional write. */
