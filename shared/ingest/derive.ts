@@ -21,6 +21,7 @@ import {
   type TransactionRecord,
   type TransactionTypeTag,
   type WithdrawalRecord,
+  MAX_STORED_CHARS,
 } from '../table/records';
 
 /** A (holder, token, id) whose balance the block may have changed. tokenId is set for ERC-1155 only. */
@@ -96,11 +97,28 @@ function authorizationListText(list: readonly ChainAuthorization[]): string {
   return `[${entries.join(',')}]`;
 }
 
+/** A hex payload cut to MAX_STORED_CHARS[field] characters (a whole number of bytes), noting the cut in `cut`. */
+function boundedHex(value: string, field: 'input' | 'data', cut: string[]): string {
+  const limit = MAX_STORED_CHARS[field];
+  if (value.length <= limit) return value;
+  cut.push(field);
+  return value.slice(0, limit - ((limit - 2) % 2));
+}
+
+/** Text cut to its limit (revert reasons), or JSON text left out past it (a cut would not parse). */
+function boundedText(value: string | null, field: 'revertReason' | JsonField, cut: string[]): string | null {
+  if (value === null || value.length <= MAX_STORED_CHARS[field]) return value;
+  cut.push(field);
+  return field === 'revertReason' ? value.slice(0, MAX_STORED_CHARS[field]) : null;
+}
+
+type JsonField = 'accessListJson' | 'authorizationListJson' | 'otherFieldsJson';
+
 /**
  * The fields only some chains' transactions have (OP-stack deposits and L1 fees, fields of unknown
  * types): on the record only when the node gave them, so items of every other chain stay as they were.
  */
-function chainSpecificFields(tx: ChainTransaction, receipt: ChainReceipt, isDeposit: boolean): Partial<TransactionRecord> {
+function chainSpecificFields(tx: ChainTransaction, receipt: ChainReceipt, isDeposit: boolean, cut: string[]): Partial<TransactionRecord> {
   const fields: Partial<TransactionRecord> = {};
   const set = <K extends keyof TransactionRecord>(name: K, value: TransactionRecord[K] | null) => {
     if (value !== null) fields[name] = value;
@@ -108,7 +126,7 @@ function chainSpecificFields(tx: ChainTransaction, receipt: ChainReceipt, isDepo
   set('sourceHash', tx.sourceHash);
   set('mint', dec(tx.mint));
   set('isSystemTx', tx.isSystemTx);
-  set('otherFieldsJson', tx.otherFields ? jsonText(tx.otherFields) : null);
+  set('otherFieldsJson', boundedText(tx.otherFields ? jsonText(tx.otherFields) : null, 'otherFieldsJson', cut));
   if (!isDeposit) {
     set('l1Fee', dec(receipt.l1Fee));
     set('l1GasPrice', dec(receipt.l1GasPrice));
@@ -202,14 +220,16 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       const emitter = normalizeAddress(log.address);
       derived.knownContracts.add(emitter);
       derived.candidateContracts.add(emitter);
+      const logCut: string[] = [];
       derived.logs.push({
         kind: 'log',
         ...txAt,
         logIndex: log.logIndex,
         address: emitter,
-        data: log.data.toLowerCase(),
+        data: boundedHex(log.data, 'data', logCut),
         dataOmitted: false,
-        topics: log.topics.map((topic) => topic.toLowerCase()),
+        topics: log.topics,
+        ...(logCut.length > 0 ? { truncated: logCut } : {}),
       });
       for (const transfer of decodeTokenTransfers(log)) {
         transferCount += 1;
@@ -296,6 +316,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
     }
 
     const inputSize = byteLength(tx.input);
+    const cut: string[] = [];
     derived.transactions.push({
       kind: 'transaction',
       chainId,
@@ -307,7 +328,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       from,
       to,
       value: tx.value.toString(),
-      input: tx.input,
+      input: boundedHex(tx.input, 'input', cut),
       inputOmitted: false,
       inputSize,
       methodSelector: selector,
@@ -321,8 +342,12 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       s: tx.s,
       v: dec(tx.v),
       yParity: tx.yParity,
-      accessListJson: tx.accessList ? jsonText(tx.accessList) : null,
-      authorizationListJson: tx.authorizationList ? authorizationListText(tx.authorizationList) : null,
+      accessListJson: boundedText(tx.accessList ? jsonText(tx.accessList) : null, 'accessListJson', cut),
+      authorizationListJson: boundedText(
+        tx.authorizationList ? authorizationListText(tx.authorizationList) : null,
+        'authorizationListJson',
+        cut,
+      ),
       status,
       gasUsed: exactInteger(gasUsed),
       cumulativeGasUsed: exactOrNull(receipt.cumulativeGasUsed),
@@ -338,13 +363,14 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       fee: isDeposit ? '0' : (gasUsed * effectiveGasPrice + (receipt.l1Fee ?? 0n)).toString(),
       burntFee: isDeposit || baseFee === null ? null : (gasUsed * baseFee).toString(),
       priorityFee: isDeposit ? null : (gasUsed * maxBig(0n, effectiveGasPrice - (baseFee ?? 0n))).toString(),
-      ...chainSpecificFields(tx, receipt, isDeposit),
-      revertReason: status === 0 ? (revertReasons.get(hash) ?? null) : null,
+      ...chainSpecificFields(tx, receipt, isDeposit, cut),
+      revertReason: boundedText(status === 0 ? (revertReasons.get(hash) ?? null) : null, 'revertReason', cut),
       transactionTypes: [],
       error: trace?.calls[0]?.error ?? null,
       hasErrorInInternalTransactions: internalCalls.some((call) => call.error !== null),
       tokenTransferCount: transferCount,
       tracesAvailable: traces !== null,
+      ...(cut.length > 0 ? { truncated: cut } : {}),
     });
   });
 

@@ -21,6 +21,22 @@ import type { TokenStandard } from './keys';
 /** Index copies of a transaction (input) or log (data) leave out hex payloads larger than this. */
 export const MAX_COPIED_DATA_BYTES = 1024;
 
+/**
+ * Most characters a field the chain controls keeps on a record, so that no item can exceed
+ * DynamoDB's 400 KB whatever a transaction carries (calldata and log data reach megabytes; access
+ * and authorization lists hundreds of KB). Hex payloads (calldata, log data, raw revert data) are
+ * cut to a whole number of bytes, JSON texts (which a cut would leave unreadable) are stored null;
+ * either way the record's `truncated` lists the field. Together they stay under 360,000 characters.
+ */
+export const MAX_STORED_CHARS = {
+  input: 2 + 2 * 96 * 1024,
+  data: 2 + 2 * 96 * 1024,
+  revertReason: 4096,
+  accessListJson: 64 * 1024,
+  authorizationListJson: 64 * 1024,
+  otherFieldsJson: 16 * 1024,
+} as const;
+
 export type IndexedTokenStandard = Exclude<TokenStandard, 'ERC-404'>;
 
 /** blockKeys.block (N1, with the GSI1 time key) and its copy blockKeys.blockByHash (N2). */
@@ -194,6 +210,8 @@ export interface TransactionRecord {
   tokenTransferCount: number;
   /** False when the node serves no call traces, so internal transactions are unknown. */
   tracesAvailable: boolean;
+  /** Fields cut or left out for size (MAX_STORED_CHARS); absent when none was. */
+  truncated?: string[];
 }
 
 /** Where a record stands in its chain: the block and the transaction it belongs to. */
@@ -221,6 +239,8 @@ export interface LogRecord extends TransactionPosition {
   dataOmitted: boolean;
   /** topic0..topic3 as emitted. */
   topics: string[];
+  /** ['data'] when the data was cut for size (MAX_STORED_CHARS); absent otherwise. */
+  truncated?: string[];
 }
 
 /** Insights `transfer_type`. Blockscout's `type` maps mint -> token_minting, burn -> token_burning. */
