@@ -46,8 +46,8 @@ export interface RawLog {
 /**
  * The token transfers a log carries, or none when it is not a transfer event (or is malformed: a
  * log that claims the Transfer topic but does not decode is not a token transfer). `Transfer` is
- * told apart by its topic count, as Blockscout's indexer does: 3 topics = ERC-20 (value in data; no
- * data at all is a value of 0; a zero value is a transfer like any other), 4 topics = ERC-721 (id
+ * told apart by its topic count, as Blockscout's indexer does: 3 topics = ERC-20 (value in data; a
+ * zero value is a transfer like any other; no data does not decode), 4 topics = ERC-721 (id
  * indexed), 1 topic = ERC-721 with nothing indexed (CryptoKitties: from, to and id in data). A
  * 3-topic Transfer of a contract that is an ERC-721 by ERC-165 carries the id in data: the ingest
  * makes it an ERC-721 transfer once the contract is probed (batch.ts, asErc721Transfer).
@@ -56,10 +56,6 @@ export function decodeTokenTransfers(log: RawLog): DecodedTokenTransfer[] {
   const topic0 = log.topics[0]?.toLowerCase();
   const token = normalizeAddress(log.address);
   try {
-    if (topic0 === TOPIC.transfer && log.topics.length === 3 && log.data === '0x') {
-      const { from, to } = decodeLogArgs(EVENT.erc20Transfer, log.topics, `0x${'0'.repeat(64)}`) as Args<'from' | 'to', 'value'>;
-      return [transfer('ERC-20', token, from, to, null, 0n)];
-    }
     if (topic0 === TOPIC.transfer && log.topics.length === 1) {
       const { from, to, tokenId } = decodeLogArgs(EVENT.unindexedTransfer, log.topics, log.data) as Args<'from' | 'to', 'tokenId'>;
       return [transfer('ERC-721', token, from, to, tokenId, 1n)];

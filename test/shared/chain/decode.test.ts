@@ -62,6 +62,20 @@ describe('decodeTokenTransfers', () => {
     ]);
   });
 
+  test('Transfer with no indexed parameter (CryptoKitties) is ERC-721, from, to and id in data; a zero value is an ERC-20 transfer', () => {
+    const topic0 = encodeEventTopics({ abi: erc20Abi, eventName: 'Transfer' })[0]!;
+    const data = encodeAbiParameters([{ type: 'address' }, { type: 'address' }, { type: 'uint256' }], [alice, bob, 2n ** 70n]);
+    expect(decodeTokenTransfers({ address: token, topics: [topic0], data })).toEqual([
+      { standard: 'ERC-721', token, from: alice, to: bob, tokenId: 2n ** 70n, amount: 1n, batchIndex: 0, operator: null },
+    ]);
+    // Too short for three words: no transfer.
+    expect(decodeTokenTransfers({ address: token, topics: [topic0], data: data.slice(0, 130) as Hex })).toEqual([]);
+    const zero = encodeAbiParameters([{ type: 'uint256' }], [0n]);
+    expect(decodeTokenTransfers(log(erc20Abi, 'Transfer', { from: alice, to: bob }, zero))).toMatchObject([
+      { standard: 'ERC-20', amount: 0n, tokenId: null },
+    ]);
+  });
+
   test('a log that only looks like a transfer, or another event, is no transfer', () => {
     expect(decodeTokenTransfers(log(erc20Abi, 'Transfer', { from: alice, to: bob }, '0x'))).toEqual([]);
     expect(
