@@ -147,6 +147,7 @@ async function main(): Promise<void> {
         rpcUrl,
         chainId,
         traceMethod: traceMethod as TraceMethod | undefined,
+        ...(rpcBatchSize === undefined ? {} : { rpcBatchSize }),
         onBlock: () => {
           staged += 1;
           bar.update({ mode: `staged ${staged}/${last - first + 1} by ${workers} workers` });

@@ -19,6 +19,8 @@ export interface PoolOptions {
   rpcUrl: string;
   chainId: number;
   traceMethod?: TraceMethod;
+  /** JSON-RPC calls per batch request at start, as the parent's --rpc-batch-size (default the client's). */
+  rpcBatchSize?: number;
   maxAttempts?: number;
   /** A block's items written by a worker. */
   onBlock?: (blockNumber: number) => void;
@@ -76,6 +78,7 @@ export function stageWithWorkers(options: PoolOptions): Promise<void> {
       const name = `worker ${spawned}`;
       const args = ['--rpc-url', options.rpcUrl, '--chain-id', String(options.chainId)];
       if (options.traceMethod) args.push('--trace-method', options.traceMethod);
+      if (options.rpcBatchSize !== undefined) args.push('--rpc-batch-size', String(options.rpcBatchSize));
       const child = fork(WORKER, args, {
         execArgv: ['--import', 'tsx'],
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

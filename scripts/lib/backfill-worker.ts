@@ -2,7 +2,7 @@
  * One backfill worker process of `npm run ingest -- --workers N` (scripts/ingest.ts forks it with IPC):
  * stages the segments the parent sends, one at a time (shared/ingest/backfill.ts), and reports each
  * block written and each segment done or failed. Reads the table and chain configuration from its
- * environment and argv (--rpc-url, --chain-id), as the parent.
+ * environment and argv (--rpc-url, --chain-id, --trace-method, --rpc-batch-size), as the parent.
  */
 import { parseArgs } from 'node:util';
 import { createChainClient } from '../../shared/chain/client';
@@ -17,10 +17,16 @@ export type WorkerMessage =
   | { type: 'failed'; segment: Segment; error: string };
 
 const { values } = parseArgs({
-  options: { 'rpc-url': { type: 'string' }, 'chain-id': { type: 'string' }, 'trace-method': { type: 'string' } },
+  options: {
+    'rpc-url': { type: 'string' },
+    'chain-id': { type: 'string' },
+    'trace-method': { type: 'string' },
+    'rpc-batch-size': { type: 'string' },
+  },
 });
 const traceMethod = values['trace-method'] as TraceMethod | undefined;
-const client = createChainClient(values['rpc-url']!);
+const batchSize = values['rpc-batch-size'] === undefined ? undefined : Number(values['rpc-batch-size']);
+const client = createChainClient(values['rpc-url']!, batchSize === undefined ? {} : { batchSize });
 const chainId = Number(values['chain-id']);
 const send = (message: WorkerMessage) => process.send?.(message);
 const log = { info: () => undefined, warn: (message: string) => process.stderr.write(`\nworker ${process.pid}: ${message}\n`) };

@@ -199,8 +199,11 @@ export class BlockSource {
         return groupParityTraces(result, block.transactions.length);
       } catch (error) {
         if (!isMethodUnsupportedError(error)) throw error;
-        this.traceMethod = 'none';
-        this.log.warn('the node serves neither debug_traceBlockByNumber nor trace_block: internal transactions are not indexed');
+        // Blocks already in flight meet the same refusal: the first to find out says so, once.
+        if ((this.traceMethod as TraceMethod) !== 'none') {
+          this.traceMethod = 'none';
+          this.log.warn('the node serves neither debug_traceBlockByNumber nor trace_block: internal transactions are not indexed');
+        }
       }
     }
     return null;
