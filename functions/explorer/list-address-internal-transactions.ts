@@ -5,6 +5,7 @@
 import { loadExplorerConfig } from '../../shared/explorer/config';
 import { listInternalTransactions } from '../../shared/explorer/internal-transactions';
 import { addressPath, internalTransactionsQuery, internalTransactionsResponse } from '../../shared/explorer/schemas';
+import { withIndexingHeaders } from '../../shared/explorer/indexing-status';
 import { httpHandler } from '../../shared/http/handler';
 
 const config = loadExplorerConfig();
@@ -14,5 +15,5 @@ export const handler = httpHandler({
   path: addressPath,
   query: internalTransactionsQuery,
   response: internalTransactionsResponse,
-  handle: async ({ path, query }) => ({ body: await listInternalTransactions({ address: path.address_hash, query }, config) }),
+  handle: async ({ path, query }) => withIndexingHeaders(config, listInternalTransactions({ address: path.address_hash, query }, config)),
 });

@@ -5,6 +5,7 @@
 import { loadExplorerConfig } from '../../shared/explorer/config';
 import { listNftCollections } from '../../shared/explorer/nft-collections';
 import { addressPath, nftCollectionsQuery, nftCollectionsResponse } from '../../shared/explorer/schemas';
+import { withIndexingHeaders } from '../../shared/explorer/indexing-status';
 import { httpHandler } from '../../shared/http/handler';
 
 const config = loadExplorerConfig();
@@ -14,5 +15,5 @@ export const handler = httpHandler({
   path: addressPath,
   query: nftCollectionsQuery,
   response: nftCollectionsResponse,
-  handle: async ({ path, query }) => ({ body: await listNftCollections({ address: path.address_hash, query }, config) }),
+  handle: async ({ path, query }) => withIndexingHeaders(config, listNftCollections({ address: path.address_hash, query }, config)),
 });

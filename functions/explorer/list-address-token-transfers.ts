@@ -5,6 +5,7 @@
 import { loadExplorerConfig } from '../../shared/explorer/config';
 import { listTokenTransfers } from '../../shared/explorer/token-transfers';
 import { addressPath, tokenTransfersQuery, tokenTransfersResponse } from '../../shared/explorer/schemas';
+import { withIndexingHeaders } from '../../shared/explorer/indexing-status';
 import { httpHandler } from '../../shared/http/handler';
 
 const config = loadExplorerConfig();
@@ -14,5 +15,5 @@ export const handler = httpHandler({
   path: addressPath,
   query: tokenTransfersQuery,
   response: tokenTransfersResponse,
-  handle: async ({ path, query }) => ({ body: await listTokenTransfers({ address: path.address_hash, query }, config) }),
+  handle: async ({ path, query }) => withIndexingHeaders(config, listTokenTransfers({ address: path.address_hash, query }, config)),
 });

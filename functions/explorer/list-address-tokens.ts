@@ -5,6 +5,7 @@
 import { loadExplorerConfig } from '../../shared/explorer/config';
 import { listTokenBalances } from '../../shared/explorer/token-balances';
 import { addressPath, tokenBalancesQuery, tokenBalancesResponse } from '../../shared/explorer/schemas';
+import { withIndexingHeaders } from '../../shared/explorer/indexing-status';
 import { httpHandler } from '../../shared/http/handler';
 
 const config = loadExplorerConfig();
@@ -14,5 +15,5 @@ export const handler = httpHandler({
   path: addressPath,
   query: tokenBalancesQuery,
   response: tokenBalancesResponse,
-  handle: async ({ path, query }) => ({ body: await listTokenBalances({ address: path.address_hash, query }, config) }),
+  handle: async ({ path, query }) => withIndexingHeaders(config, listTokenBalances({ address: path.address_hash, query }, config)),
 });

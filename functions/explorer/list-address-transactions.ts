@@ -5,6 +5,7 @@
 import { loadExplorerConfig } from '../../shared/explorer/config';
 import { listTransactions } from '../../shared/explorer/transactions';
 import { addressPath, transactionsQuery, transactionsResponse } from '../../shared/explorer/schemas';
+import { withIndexingHeaders } from '../../shared/explorer/indexing-status';
 import { httpHandler } from '../../shared/http/handler';
 
 const config = loadExplorerConfig();
@@ -14,5 +15,5 @@ export const handler = httpHandler({
   path: addressPath,
   query: transactionsQuery,
   response: transactionsResponse,
-  handle: async ({ path, query }) => ({ body: await listTransactions({ address: path.address_hash, query }, config) }),
+  handle: async ({ path, query }) => withIndexingHeaders(config, listTransactions({ address: path.address_hash, query }, config)),
 });

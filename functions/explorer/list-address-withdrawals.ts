@@ -5,6 +5,7 @@
 import { loadExplorerConfig } from '../../shared/explorer/config';
 import { listWithdrawals } from '../../shared/explorer/withdrawals';
 import { addressPath, withdrawalsQuery, withdrawalsResponse } from '../../shared/explorer/schemas';
+import { withIndexingHeaders } from '../../shared/explorer/indexing-status';
 import { httpHandler } from '../../shared/http/handler';
 
 const config = loadExplorerConfig();
@@ -14,5 +15,5 @@ export const handler = httpHandler({
   path: addressPath,
   query: withdrawalsQuery,
   response: withdrawalsResponse,
-  handle: async ({ path, query }) => ({ body: await listWithdrawals({ address: path.address_hash, query }, config) }),
+  handle: async ({ path, query }) => withIndexingHeaders(config, listWithdrawals({ address: path.address_hash, query }, config)),
 });

@@ -1,7 +1,13 @@
 /**
  * E5: internal transactions from or to an address (to: also the contracts it created), read from the
  * X5 range and joined with X7 (see docs/access-patterns.md).
+ *
+ * On a chain whose node serves no trace API (the chain's status records `traceMethod: 'none'`:
+ * shared/ingest/status.ts), no internal transaction is indexed: the answer is a 404 saying so, never
+ * an empty list that would mean "none" (docs/decisions/explorer.md, "Internal transactions not indexed").
  */
+import { NotFoundError } from '../errors';
+import { readChainStatus } from '../ingest/status';
 import { addressKeys, type Direction } from '../table/keys';
 import type { InternalTransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
@@ -22,7 +28,16 @@ export function listInternalTransactions(
   config: ExplorerConfig,
 ): Promise<InternalTransactionsResponse> {
   return measured('internal-transactions', async () => {
-    const read = await readInternalTransactions(config.chainId, address, directionOf(query.filter), internalTransactionStart(query));
+    // The chain's capabilities (kept per container) beside the page's first read.
+    const [read, status] = await Promise.all([
+      readInternalTransactions(config.chainId, address, directionOf(query.filter), internalTransactionStart(query)),
+      readChainStatus(config.chainId, config.chainStatus, { cached: true }),
+    ]);
+    if (status.capabilities.traceMethod === 'none') {
+      throw new NotFoundError(
+        `internal transactions are not indexed on chain ${config.chainId}: its node serves no trace API (debug_traceBlockByNumber, trace_block)`,
+      );
+    }
     const page = read.items.slice(0, PAGE_SIZE);
     const details = await readPageDetails(config, {
       addresses: page.flatMap((internal) =>

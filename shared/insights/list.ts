@@ -15,6 +15,7 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { InvalidRequestError } from '../errors';
+import { type ChainStatus, readChainStatuses } from '../ingest/status';
 import { aggregateRows, planAggregation, rowsOfCountedGroups, type AggregationPlan, type Row } from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
 import type { InsightsConfig } from './config';
@@ -151,10 +152,39 @@ export function totals(chains: readonly ChainItems[], limit: number): { total_it
   };
 }
 
+/**
+ * The indexed head of a chain a list read (meta `indexed_heads`): the last block whose data is all
+ * served, its timestamp, and the chain's state (shared/ingest/status.ts: `stopped`, `repairing`,
+ * `catching_up` say the data is not current).
+ */
+export interface IndexedHead {
+  chain_id: number;
+  block_number: number | null;
+  block_timestamp: number | null;
+  state: ChainStatus['state'];
+  lag_blocks: number | null;
+}
+
+export interface ListTotals {
+  total_items: number;
+  total_pages: number;
+  indexed_heads?: IndexedHead[];
+}
+
 /** What a list request read: the aggregated rows, or the page's records merged across chains; and its totals. */
 export type ListRead<R> =
-  | { aggregations: Row[][]; records: null; totals: { total_items: number; total_pages: number } }
-  | { aggregations: null; records: R[]; totals: { total_items: number; total_pages: number } };
+  | { aggregations: Row[][]; records: null; totals: ListTotals }
+  | { aggregations: null; records: R[]; totals: ListTotals };
+
+function indexedHeadOf(status: ChainStatus): IndexedHead {
+  return {
+    chain_id: status.chainId,
+    block_number: status.indexedHead?.number ?? null,
+    block_timestamp: status.indexedHead?.timestamp ?? null,
+    state: status.state,
+    lag_blocks: status.lag?.blocks ?? null,
+  };
+}
 
 /**
  * A list request's reads: with aggregate / group_by, every chain's whole bounded range, each record
@@ -167,9 +197,16 @@ export async function readList<R>(
   config: InsightsConfig,
   options: { fields: FieldCatalogue; row: (record: R) => Row; position: (record: R) => readonly number[]; summed: SummedFields },
 ): Promise<ListRead<R>> {
+  // The chains' indexed heads (kept per container for a few seconds), read beside the page's first round trip.
+  const heads = readChainStatuses(plan.chainIds, config.chainStatus, { cached: true });
+  heads.catch(() => undefined); // (awaited below; a failure surfaces there)
   if (plan.aggregation) {
     const { aggregations, total, pages } = pageAggregations(plan, await aggregateChainRanges(plan, rangeOf, config, options));
-    return { aggregations, records: null, totals: { total_items: total, total_pages: pages } };
+    return {
+      aggregations,
+      records: null,
+      totals: { total_items: total, total_pages: pages, indexed_heads: (await heads).map(indexedHeadOf) },
+    };
   }
   const chains = await readChainPages(plan, rangeOf, config);
   const records = mergeByPosition(
@@ -177,5 +214,5 @@ export async function readList<R>(
     options.position,
     plan.sortOrder,
   );
-  return { aggregations: null, records, totals: totals(chains, plan.limit) };
+  return { aggregations: null, records, totals: { ...totals(chains, plan.limit), indexed_heads: (await heads).map(indexedHeadOf) } };
 }

@@ -4,7 +4,7 @@
  */
 import type { FieldCatalogue } from './aggregate-parser';
 import { assertChainsIndexed, requestedChains, type ChainParameters } from './chains';
-import { planList, type ListPlan, type SortOrder } from './list';
+import { planList, type ListPlan, type ListTotals, type SortOrder } from './list';
 import type { InsightsMeta } from './schemas';
 
 export interface ListQuery extends ChainParameters {
@@ -42,7 +42,7 @@ export function firstChain(plan: ListPlan): number {
   return chainId;
 }
 
-export function listMeta(plan: ListPlan, totals: { total_items: number; total_pages: number }, address = '', signature = ''): InsightsMeta {
+export function listMeta(plan: ListPlan, totals: ListTotals, address = '', signature = ''): InsightsMeta {
   return {
     chain_ids: plan.chainIds,
     address,
@@ -51,5 +51,6 @@ export function listMeta(plan: ListPlan, totals: { total_items: number; total_pa
     limit_per_chain: plan.limit,
     total_items: totals.total_items,
     total_pages: totals.total_pages,
+    ...(totals.indexed_heads ? { indexed_heads: totals.indexed_heads } : {}),
   };
 }

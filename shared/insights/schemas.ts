@@ -113,6 +113,23 @@ const hex = v.string();
  */
 const chainNumber = v.union([v.number(), v.pipe(v.string(), v.regex(/^[1-9][0-9]{15,}$/))]);
 
+/**
+ * Each chain a list read: its indexed head (the last block whose data is all served) and its state
+ * (`following`, `catching_up`, `repairing`, `stopped`: GET /insights/v1/chains/{chainId}/status says why).
+ * Not in thirdweb Insight's meta: an extra field, which its published client's types leave alone.
+ */
+const indexedHeadsSchema = v.optional(
+  v.array(
+    v.strictObject({
+      chain_id: v.number(),
+      block_number: v.nullable(v.number()),
+      block_timestamp: v.nullable(v.number()),
+      state: v.picklist(['following', 'catching_up', 'repairing', 'stopped']),
+      lag_blocks: v.nullable(v.number()),
+    }),
+  ),
+);
+
 export const insightsMetaSchema = v.strictObject({
   chain_ids: v.array(v.number()),
   address: v.string(),
@@ -121,6 +138,7 @@ export const insightsMetaSchema = v.strictObject({
   limit_per_chain: v.number(),
   total_items: v.number(),
   total_pages: v.number(),
+  indexed_heads: indexedHeadsSchema,
 });
 export type InsightsMeta = v.InferOutput<typeof insightsMetaSchema>;
 
@@ -133,6 +151,7 @@ export const tokenTransferMetaSchema = v.strictObject({
   limit: v.number(),
   total_items: v.number(),
   total_pages: v.number(),
+  indexed_heads: indexedHeadsSchema,
 });
 export type TokenTransferMeta = v.InferOutput<typeof tokenTransferMetaSchema>;
 

@@ -26,10 +26,22 @@ import { createChainClient } from '../../../shared/chain/client';
 import { measureTable, type TableUsage } from '../../../shared/db/instrument';
 import { DEFAULT_EXPLORER_CHAIN_ID, PAGE_SIZE } from '../../../shared/explorer/config';
 import { ingestRange } from '../../../shared/ingest/ingest';
+import { forgetChainStatuses, loadChainStatusSettings, readChainStatus } from '../../../shared/ingest/status';
 import { startDemoChain, type DemoChain } from '../../support/demo-chain';
 import { useTestTable } from '../../support/table';
 
 export { PAGE_SIZE };
+
+// Pages read the chain's status (the indexed-head headers) from the container's copy: kept for the
+// whole file and read again after each ingest, so that the pages' own reads are what the tests count.
+// (Before the handler modules load: they parse it at their cold start.)
+process.env.CHAIN_STATUS_CACHE_SECONDS ??= '3600';
+
+/** Reads the chain's status into the container's copy (outside a measured request). */
+export async function refreshChainStatus(): Promise<void> {
+  forgetChainStatuses();
+  await readChainStatus(CHAIN_ID, loadChainStatusSettings(), { cached: true });
+}
 
 /** The chain the explorer serves by default (EXPLORER_CHAIN_ID unset), and the demo chain's id. */
 export const CHAIN_ID = DEFAULT_EXPLORER_CHAIN_ID;
@@ -110,6 +122,7 @@ export function useExplorerChain(prefix = 'explorer'): ExplorerChain {
       publicClient: publicClient as PublicClient,
       ingest: async () => {
         await ingestRange({ chainId: CHAIN_ID, client: ingestClient, log: silentLog });
+        await refreshChainStatus();
       },
       send: async (from, request) => {
         const hash = await submit(from, request);
@@ -173,6 +186,8 @@ export async function explorerGet<T = any>(address: string, endpoint: Endpoint, 
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value !== null && value !== undefined) search.append(key, String(value));
   const text = search.toString();
+  // The chain's status (indexed-head headers) into the container's copy first, when it is not there.
+  await readChainStatus(CHAIN_ID, loadChainStatusSettings(), { cached: true });
   const { result, usage } = await measureTable(() =>
     requestJson('base', 'GET', `/explorer/addresses/${address}/${endpoint}${text ? `?${text}` : ''}`),
   );

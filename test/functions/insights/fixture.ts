@@ -11,6 +11,7 @@
  * Also: a request to a handler loaded with another configuration (requestOnColdStart).
  */
 import path from 'node:path';
+import { expect } from 'vitest';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import {
@@ -33,6 +34,12 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClient } from '../../../shared/chain/client';
 import { ingestRange, registerChain } from '../../../shared/ingest/ingest';
+import { forgetChainStatuses, loadChainStatusSettings, readChainStatuses } from '../../../shared/ingest/status';
+
+// Lists read the chains' indexed heads from the container's copy: kept for the whole file and read once
+// the fixture is ingested, so that the lists' own reads are what the tests count. (Before the handler
+// modules load: they parse it at their cold start.)
+process.env.CHAIN_STATUS_CACHE_SECONDS ??= '3600';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { localContext } from '../../../scripts/lib/api-event';
 import { loadContracts } from '../../../scripts/lib/contracts';
@@ -135,6 +142,8 @@ export async function startInsightsFixture(): Promise<InsightsFixture> {
       await ingestRange({ chainId: chain.chainId, client: createChainClient(chain.anvil.rpcUrl), log: quiet });
     }),
   );
+  forgetChainStatuses();
+  await readChainStatuses([CHAIN_A, CHAIN_B], loadChainStatusSettings(), { cached: true });
   return { a, b, stop: async () => void (await Promise.all([demoA.stop(), b.anvil.stop()])) };
 }
 
@@ -345,4 +354,17 @@ export async function requestOnColdStart(env: Record<string, string>, method: st
   }
   const response = readResult(await module.handler(prepared.event, localContext(prepared.functionName)));
   return { status: response.statusCode, body: JSON.parse(response.body) };
+}
+
+/** The meta's `indexed_heads` of a list of `chainIds` on the fixture: every chain ingested up to its node's head. */
+export function indexedHeads(chainIds: readonly number[]): unknown[] {
+  return chainIds.map((chainId) =>
+    expect.objectContaining({
+      chain_id: chainId,
+      block_number: expect.any(Number),
+      block_timestamp: expect.any(Number),
+      state: 'following',
+      lag_blocks: 0,
+    }),
+  );
 }

@@ -16,6 +16,7 @@ import {
   requestOnColdStart,
   SINK_FUNCTION,
   SINK_SIGNATURE_TEXT,
+  indexedHeads,
   startInsightsFixture,
   UNKNOWN_EVENT,
   type InsightsFixture,
@@ -103,6 +104,7 @@ describe('I1: transactions of a contract calling a function', () => {
       limit_per_chain: 5,
       total_items: expectedA.length + expectedB.length,
       total_pages: Math.max(Math.ceil(expectedA.length / 5), Math.ceil(expectedB.length / 5)),
+      indexed_heads: indexedHeads([CHAIN_A, CHAIN_B]),
     });
     expect(body.aggregations).toBeNull();
     const rowsOf = (chainId: number) => body.data.filter((row: { chain_id: string }) => row.chain_id === String(chainId));
@@ -438,6 +440,7 @@ describe('I2: events of a contract', () => {
       limit_per_chain: 30,
       total_items: logsA.length + logsB.length,
       total_pages: Math.max(Math.ceil(logsA.length / 30), Math.ceil(logsB.length / 30)),
+      indexed_heads: indexedHeads([CHAIN_A, CHAIN_B]),
     });
     for (const [chainId, logs] of [
       [CHAIN_A, logsA],
@@ -661,6 +664,7 @@ describe('I3: blocks', () => {
       limit_per_chain: 3,
       total_items: A.blocks.length + B.blocks.length,
       total_pages: Math.ceil(Math.max(A.blocks.length, B.blocks.length) / 3),
+      indexed_heads: indexedHeads([CHAIN_A, CHAIN_B]),
     });
     expect(body.data).toEqual([
       ...[headA, headA - 1, headA - 2].map((number) => expect.objectContaining(expectedBlock(CHAIN_A, A, number))),

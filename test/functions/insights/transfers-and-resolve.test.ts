@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { tableWorkOf } from '../../shared/insights/table-work';
-import { CHAIN_A, CHAIN_B, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
+import { CHAIN_A, CHAIN_B, indexedHeads, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
 import {
   callsTo,
   largest,
@@ -99,6 +99,7 @@ describe('I5a: token transfers of an owner and / or a contract', () => {
       limit: 1000,
       total_items: expected[0].length + expected[1].length,
       total_pages: 1,
+      indexed_heads: indexedHeads([CHAIN_A, CHAIN_B]),
     });
     expect(body.data).toEqual([...expected[0], ...expected[1]].map(expectedRow));
     expect(body.aggregations).toBeNull();
@@ -334,6 +335,7 @@ describe('I5b and I5c: token transfers of a transaction and of a contract', () =
         limit: 10,
         total_items: expected[0].length + expected[1].length,
         total_pages: Math.ceil(expected[0].length / 10),
+        indexed_heads: indexedHeads([CHAIN_A, CHAIN_B]),
       });
       expect(body.data).toEqual([...expected[0].slice(0, 10), ...expected[1].slice(0, 10)].map(expectedRow));
     }
