@@ -12,6 +12,8 @@
  * --to-block     last block (default: the head when the run starts)
  * --follow       after the range, keep polling for new blocks every --poll-interval ms (default 1000)
  *                until Ctrl-C
+ * --max-reorg-depth N  deepest reorg repaired (default 1024); deeper, the ingest stops writing and the
+ *                chain's status says why (GET /insights/v1/chains/{chainId}/status)
  * --trace-method how to read block traces: callTracer, parity (trace_block) or none (default: found
  *                out from the node; parity is much faster on anvil for blocks of many transactions)
  * --rpc-batch-size  JSON-RPC calls per batch request at start (default 100); halved for the run when
@@ -27,7 +29,7 @@ import cliProgress from 'cli-progress';
 import { createChainClient } from '../shared/chain/client';
 import { platformConfig } from '../shared/config';
 import { ensureTable, localClient } from './lib/local-table/ensure-table';
-import { ChainIngest } from '../shared/ingest/ingest';
+import { ChainIngest, type ChainCapabilities } from '../shared/ingest/ingest';
 import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
 import { planBackfill } from '../shared/ingest/backfill';
@@ -36,7 +38,7 @@ import { stageWithWorkers } from './lib/backfill-pool';
 import { orderDepositListener } from '../shared/orders/deposits';
 
 const USAGE =
-  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--trace-method callTracer|parity|none] [--rpc-batch-size N] [--workers N [--segment-blocks N] [--confirmations N]]';
+  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--trace-method callTracer|parity|none] [--max-reorg-depth N] [--rpc-batch-size N] [--workers N [--segment-blocks N] [--confirmations N]]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
       'segment-blocks': { type: 'string' },
       confirmations: { type: 'string' },
       'trace-method': { type: 'string' },
+      'max-reorg-depth': { type: 'string' },
       'rpc-batch-size': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -80,6 +83,8 @@ async function main(): Promise<void> {
   }
   const rpcBatchSize = wholeNumber('rpc-batch-size', values['rpc-batch-size']);
   if (rpcBatchSize === 0) throw new Error(`--rpc-batch-size must be at least 1\n${USAGE}`);
+  const maxReorgDepth = wholeNumber('max-reorg-depth', values['max-reorg-depth']);
+  if (maxReorgDepth === 0) throw new Error(`--max-reorg-depth must be at least 1\n${USAGE}`);
   const workers = wholeNumber('workers', values.workers);
   const segmentBlocks = wholeNumber('segment-blocks', values['segment-blocks']);
   const confirmations = wholeNumber('confirmations', values.confirmations);
@@ -112,6 +117,7 @@ async function main(): Promise<void> {
     client,
     log,
     maxBatchBlocks: batchBlocks,
+    ...(maxReorgDepth !== undefined ? { maxReorgDepth } : {}),
     listeners: [orderDepositListener],
     ...(traceMethod ? { traceMethod: traceMethod as TraceMethod } : {}),
     ...(workers !== undefined ? { backfillPollMs: 100 } : {}),
@@ -160,6 +166,8 @@ async function main(): Promise<void> {
       ingest.ingestRange({ from: fromBlock, to: last, repair: values.repair, signal: controller.signal }),
       staging,
     ]);
+    bar.stop();
+    console.log(describeCapabilities(chainId, await ingest.capabilities()));
     if (values.follow && !controller.signal.aborted) {
       const followed = await ingest.follow({ intervalMs: pollInterval, signal: controller.signal, firstBlock: first });
       result.advanced += followed.advanced;
@@ -174,6 +182,31 @@ async function main(): Promise<void> {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }
+}
+
+/** What the node was found to serve (recorded in the chain's status item). */
+function describeCapabilities(chainId: number, found: ChainCapabilities): string {
+  const traces =
+    found.traceMethod === null
+      ? 'not yet known'
+      : found.traceMethod === 'none'
+        ? 'none (internal transactions are not indexed)'
+        : found.traceMethod === 'callTracer'
+          ? 'debug_traceBlockByNumber (callTracer)'
+          : 'trace_block (parity)';
+  const receipts =
+    found.blockReceipts === null
+      ? 'not yet known'
+      : found.blockReceipts === 'eth_getBlockReceipts'
+        ? 'eth_getBlockReceipts'
+        : 'one eth_getTransactionReceipt per transaction';
+  const multicall =
+    found.multicall3 === null
+      ? 'not yet looked for'
+      : found.multicall3 === 'absent'
+        ? 'absent'
+        : `present (from block ${found.multicall3FromBlock} at least)`;
+  return `chain ${chainId} node: traces ${traces}; receipts ${receipts}; Multicall3 ${multicall}`;
 }
 
 main().then(

@@ -97,6 +97,7 @@ async function main(): Promise<void> {
     throw error;
   }
 
+  await printChainStatuses().catch((error: unknown) => console.error('could not read the chains' status:', error));
   console.log(
     [
       'Local service ready:',
@@ -110,6 +111,32 @@ async function main(): Promise<void> {
       'Ctrl-C stops.',
     ].join('\n'),
   );
+}
+
+/**
+ * Each indexed chain's status as the ingest recorded it after its first batches: state, indexed head and
+ * the node's capabilities (traces, block receipts, Multicall3). Imported once the service is up
+ * (shared/db/client.ts binds the DynamoDB endpoint when first imported).
+ */
+async function printChainStatuses(): Promise<void> {
+  const [{ queryAll, rangeQuery }, { chainKeys }, status] = await Promise.all([
+    import('../shared/db/operations'),
+    import('../shared/table/keys'),
+    import('../shared/ingest/status'),
+  ]);
+  const { items } = await queryAll<{ chainId: number }>(rangeQuery(chainKeys.registryRange()));
+  const statuses = await status.readChainStatuses(
+    items.map((item) => Number(item.chainId)),
+    status.loadChainStatusSettings(),
+  );
+  for (const chain of statuses) {
+    const { traceMethod, blockReceipts, multicall3, multicall3FromBlock } = chain.capabilities;
+    console.log(
+      `chain ${chain.chainId}: ${chain.state}${chain.reason ? ` (${chain.reason})` : ''}, indexed to block ${chain.indexedHead?.number ?? '-'}; ` +
+        `node: traces ${traceMethod ?? 'not yet known'}${traceMethod === 'none' ? ' (internal transactions not indexed)' : ''}, ` +
+        `receipts ${blockReceipts ?? 'not yet known'}, Multicall3 ${multicall3 === 'present' ? `from block ${multicall3FromBlock}` : (multicall3 ?? 'not yet looked for')}`,
+    );
+  }
 }
 
 function printRequest(entry: RequestLogEntry): void {
