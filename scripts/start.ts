@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  await printChainStatuses().catch((error: unknown) => console.error('could not read the chains' status:', error));
+  await printChainStatuses().catch((error: unknown) => console.error('could not read the chain statuses:', error));
   console.log(
     [
       'Local service ready:',
