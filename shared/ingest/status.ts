@@ -80,7 +80,7 @@ const settingsSchema = v.object({
   /** Blocks behind the node's head beyond which a chain is shown `catching_up`. */
   CHAIN_STATUS_LAG_BLOCKS: whole(DEFAULT_STATUS_LAG_BLOCKS, 1_000_000),
   /** Seconds a container reuses a chain's status for the indexed head of pages. */
-  CHAIN_STATUS_CACHE_SECONDS: whole(DEFAULT_STATUS_CACHE_SECONDS, 60),
+  CHAIN_STATUS_CACHE_SECONDS: whole(DEFAULT_STATUS_CACHE_SECONDS, 3600),
 });
 
 /** The readers' settings from the environment (handlers parse them once per cold start). */
