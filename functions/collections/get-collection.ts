@@ -1,11 +1,12 @@
 /** GET /collections/{predictedAddress}: one collection, 404 when none is stored at that address. */
 import { getCollection } from '../../shared/collections/collections';
-import { collectionPath, getCollectionResponse, type GetCollectionResponse } from '../../shared/collections/schemas';
+import { collectionPath, getCollectionResponse, noCollectionQuery, type GetCollectionResponse } from '../../shared/collections/schemas';
 import { httpHandler } from '../../shared/http/handler';
 
 export const handler = httpHandler({
   group: 'collections',
   path: collectionPath,
+  query: noCollectionQuery,
   response: getCollectionResponse,
   handle: async ({ path }) => {
     const collection = await getCollection(path.predictedAddress);

@@ -2,11 +2,12 @@
 import { httpHandler } from '../../shared/http/handler';
 import { getCheckoutSession } from '../../shared/orders/checkout-sessions';
 import { ordersResponse } from '../../shared/orders/http';
-import { checkoutSessionIdPathSchema, checkoutSessionResponseSchema } from '../../shared/orders/schemas';
+import { checkoutSessionIdPathSchema, checkoutSessionResponseSchema, noQuerySchema } from '../../shared/orders/schemas';
 
 export const handler = httpHandler({
   group: 'orders',
   path: checkoutSessionIdPathSchema,
+  query: noQuerySchema,
   response: checkoutSessionResponseSchema,
   handle: async ({ path }) => ordersResponse('Get checkout session successfully', await getCheckoutSession(path.id)),
 });

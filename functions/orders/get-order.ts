@@ -5,11 +5,12 @@
 import { httpHandler } from '../../shared/http/handler';
 import { ordersResponse } from '../../shared/orders/http';
 import { getOrderWithTransactions } from '../../shared/orders/order-reads';
-import { orderIdPathSchema, orderWithTransactionsResponseSchema } from '../../shared/orders/schemas';
+import { noQuerySchema, orderIdPathSchema, orderWithTransactionsResponseSchema } from '../../shared/orders/schemas';
 
 export const handler = httpHandler({
   group: 'orders',
   path: orderIdPathSchema,
+  query: noQuerySchema,
   response: orderWithTransactionsResponseSchema,
   handle: async ({ path }) => ordersResponse('Get order successfully', await getOrderWithTransactions(path.id)),
 });

@@ -82,6 +82,8 @@ const localChainEnvSchema = v.object({
   START_BLOCK: v.optional(wholeNumber(Number.MAX_SAFE_INTEGER)),
   /** 0 disables the ticker. */
   DEMO_ACTIVITY_INTERVAL_MS: v.optional(wholeNumber(86_400_000), '3000'),
+  /** JSON-RPC calls per batch request to RPC_URL at start (halved when the node refuses a batch), as the Lambdas' RPC_BATCH_SIZE. */
+  RPC_BATCH_SIZE: v.optional(v.pipe(wholeNumber(1_000), v.minValue(1, 'must be at least 1'))),
 });
 
 export interface LocalChainSettings {
@@ -90,6 +92,7 @@ export interface LocalChainSettings {
   anvilPort: number;
   startBlock: number | undefined;
   activityIntervalMs: number;
+  rpcBatchSize: number | undefined;
 }
 
 export function readLocalChainSettings(env: Record<string, string | undefined> = process.env): LocalChainSettings {
@@ -100,6 +103,7 @@ export function readLocalChainSettings(env: Record<string, string | undefined> =
     anvilPort: raw.ANVIL_PORT,
     startBlock: raw.START_BLOCK,
     activityIntervalMs: raw.DEMO_ACTIVITY_INTERVAL_MS,
+    rpcBatchSize: raw.RPC_BATCH_SIZE,
   };
 }
 
@@ -482,7 +486,7 @@ async function startRemote(
   ingests: IngestFactory,
   print: (line: string) => void,
 ): Promise<LocalChain> {
-  const client = createChainClient(rpcUrl);
+  const client = createChainClient(rpcUrl, settings.rpcBatchSize === undefined ? {} : { batchSize: settings.rpcBatchSize });
   const nodeChainId = await client.getChainId().catch((error: unknown) => {
     throw new Error(`RPC_URL ${rpcUrl} does not answer eth_chainId: ${message(error)}`, { cause: error });
   });

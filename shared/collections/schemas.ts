@@ -137,8 +137,9 @@ export type ListCollectionsResponse = v.InferOutput<typeof listCollectionsRespon
 // ---------------------------------------------------------------------------------------------------
 // POST /collections
 
-/** The query of POST /collections: none. An unknown parameter is refused as on the GETs. */
-export const createCollectionQuery = v.strictObject({});
+/** The query of POST /collections and GET /collections/{predictedAddress}: none. An unknown parameter is refused as on the list. */
+export const noCollectionQuery = v.strictObject({});
+export const createCollectionQuery = noCollectionQuery;
 
 /** The metadata a creator signs (EIP-712 `CollectionMetadata`, see signing.ts), as JSON. */
 const signedMetadataEntries = {

@@ -15,6 +15,9 @@ import * as v from 'valibot';
 import { type ChainStatus, chainStatusSchema, readChainStatus, serialiseChainStatus } from '../ingest/status';
 import type { ExplorerConfig } from './config';
 
+/** The status takes no query parameter: an unknown one is refused, as on every explorer route. */
+export const indexingStatusQuery = v.strictObject({});
+
 export const indexingStatusResponse = v.strictObject({
   /** Blocks and internal transactions indexed up to the node's head (Blockscout). */
   finished_indexing: v.boolean(),

@@ -9,6 +9,9 @@ import * as v from 'valibot';
 import { type ChainStatusSettings, chainStatusSchema, readChainStatus, serialiseChainStatus } from '../ingest/status';
 import { assertChainsIndexed } from './chains';
 
+/** The status takes no query parameter: an unknown one is refused, as on every insights route. */
+export const chainStatusQuery = v.strictObject({});
+
 export const chainStatusPath = v.strictObject({
   chainId: v.pipe(
     v.string(),

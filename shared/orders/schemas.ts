@@ -73,8 +73,8 @@ const httpsUrl = v.pipe(
 const uuidSchema = v.pipe(v.string('must be a string'), v.uuid('must be a UUID'), v.toLowerCase());
 
 /**
- * The query of POST /orders and POST /checkout-sessions: none. An unknown parameter is refused as on
- * every GET ("<name>: Unexpected field: <name>"), so that a client's typo or a parameter it believes
+ * The query of POST /orders, POST /checkout-sessions and the GETs of one order or session: none. An
+ * unknown parameter is refused as on the lists ("<name>: Unexpected field: <name>"), so that a client's typo or a parameter it believes
  * the route reads is not silently ignored.
  */
 export const noQuerySchema = v.strictObject({});

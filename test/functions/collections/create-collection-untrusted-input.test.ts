@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { tableSnapshot, useTestTable } from '../../support/table';
-import { dispatch } from '../../../scripts/lib/dispatch';
+import { dispatch, requestJson } from '../../../scripts/lib/dispatch';
 import { accountFor, expectGroupError, getCollections, postCollection, signedBody } from './fixtures';
 
 const table = useTestTable('collections-untrusted');
@@ -110,6 +110,17 @@ describe('POST /collections: unknown query parameters', () => {
     const body = await signedBody(alice, { name: 'With a query' });
     const message = await expectRefused(() => send(JSON.stringify(body), 'text', '?colour=blue&dryRun=1'));
     expect(message).toBe('colour: Unexpected field: colour; dryRun: Unexpected field: dryRun');
+  });
+});
+
+describe('GET /collections/{predictedAddress}: unknown query parameters', () => {
+  it('refuses them in the wording of GET /collections; without them the collection answers', async () => {
+    const created = await postCollection(await signedBody(alice, { name: 'Read back' }));
+    expect(created.status).toBe(201);
+    const address = (created.body as { data: { predictedAddress: string } }).data.predictedAddress;
+    const refused = expectGroupError(await requestJson('collections', 'GET', `/collections/${address}?chain=8453`), 400);
+    expect(refused).toBe('chain: Unexpected field: chain');
+    expect((await requestJson('collections', 'GET', `/collections/${address}`)).status).toBe(200);
   });
 });
 

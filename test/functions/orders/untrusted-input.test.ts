@@ -169,3 +169,16 @@ describe('unknown query parameters on the POST routes', () => {
     expect((await postSession({})).status).toBe(200);
   });
 });
+
+describe('unknown query parameters on the GETs of one order or session', () => {
+  it('GET /orders/{id} and GET /checkout-sessions/{id} refuse them as GET /orders does; without them they answer', async () => {
+    const order = ((await postOrder(orderBody())).body as { data: { id: string } }).data;
+    const session = ((await postSession({})).body as { data: { id: string } }).data;
+    for (const url of [`/orders/${order.id}`, `/checkout-sessions/${session.id}`]) {
+      const refused = await dispatch({ api: 'orders', method: 'GET', url: `${url}?expand=relay` });
+      expect(refused.statusCode, url).toBe(400);
+      expect(JSON.parse(refused.body)).toMatchObject({ success: false, statusCode: 400, message: 'expand: Unexpected field: expand' });
+      expect((await dispatch({ api: 'orders', method: 'GET', url })).statusCode, url).toBe(200);
+    }
+  });
+});

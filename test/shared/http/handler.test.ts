@@ -251,6 +251,9 @@ describe('CORS', () => {
       expect(answer.headers['access-control-allow-origin']).toBe('https://admin.example');
       expect(answer.headers.vary).toContain('Origin');
       expect(answer.headers['access-control-expose-headers']).toContain('idempotent-replayed');
+      // A front-end reads how current the explorer's data is from these (indexing-status.ts).
+      for (const name of ['x-indexed-block', 'x-indexing-state', 'x-indexing-lag-blocks'])
+        expect(answer.headers['access-control-expose-headers']).toContain(name);
     }
   });
 
