@@ -302,7 +302,9 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
       derived.knownContracts.add(contractAddress);
     }
     if (to) derived.candidateContracts.add(to);
-    if (tx.value > 0n && succeeded) {
+    // Only a transfer known to have happened is one for the listeners (deposit detection must not
+    // credit a pre-Byzantium transaction whose status no trace told).
+    if (tx.value > 0n && status === 1) {
       const target = to ?? contractAddress;
       if (target)
         derived.nativeTransfers.push({

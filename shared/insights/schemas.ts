@@ -177,7 +177,7 @@ export const blockSchema = v.strictObject({
   gas_limit: chainNumber,
   gas_used: chainNumber,
   withdrawals_root: hex,
-  base_fee_per_gas: v.number(),
+  base_fee_per_gas: chainNumber,
 });
 export type InsightsBlock = v.InferOutput<typeof blockSchema>;
 

@@ -3,7 +3,7 @@
  * columns without NULL), an absent value is the column's zero: "" for hex and text, 0 for numbers,
  * "0" for decimal strings, "[]" for the access list. Hex is lowercase as stored.
  */
-import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord } from '../table/records';
+import { exactInteger, type BlockRecord, type LogRecord, type TokenTransferRecord, type TransactionRecord } from '../table/records';
 import type { InsightsBlock, InsightsEvent, InsightsTokenTransfer, InsightsTransaction } from './schemas';
 
 /** A uint256 held as 0x-hex (r, s) as a decimal string, the reference's UInt256 form. */
@@ -32,7 +32,7 @@ export function serialiseBlock(block: BlockRecord): InsightsBlock {
     gas_limit: block.gasLimit ?? 0,
     gas_used: block.gasUsed ?? 0,
     withdrawals_root: block.withdrawalsRoot ?? '',
-    base_fee_per_gas: block.baseFeePerGas === null ? 0 : Number(block.baseFeePerGas),
+    base_fee_per_gas: block.baseFeePerGas === null ? 0 : exactInteger(BigInt(block.baseFeePerGas)),
   };
 }
 
