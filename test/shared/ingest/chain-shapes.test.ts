@@ -27,6 +27,7 @@ import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { createChainClient } from '../../../shared/chain/client';
 import { ingestRange, registerChain } from '../../../shared/ingest/ingest';
+import { rawReceipt, rawRpc } from '../../support/raw-rpc';
 import { useTestTable } from '../../support/table';
 
 // The explorer serves one chain (EXPLORER_CHAIN_ID, 31337 in tests): each chain below has that id,
@@ -34,16 +35,7 @@ import { useTestTable } from '../../support/table';
 const CHAIN_ID = 31337;
 const [sender, receiver, nonceHolder] = ANVIL_PRIVATE_KEYS.map((key) => privateKeyToAccount(key));
 
-const rpc = async (url: string, method: string, params: unknown[]): Promise<any> => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-};
+const rpc = rawRpc;
 
 async function ingestAll(anvil: Anvil): Promise<number> {
   const head = Number(await rpc(anvil.rpcUrl, 'eth_blockNumber', []));
@@ -66,14 +58,7 @@ async function insightsTransaction(hash: string): Promise<any> {
   return transactions[0];
 }
 
-async function waitForReceipt(url: string, hash: Hash): Promise<any> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash]);
-    if (receipt) return receipt;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no receipt for ${hash}`);
-}
+const waitForReceipt = rawReceipt;
 
 describe('an OP-stack chain', () => {
   useTestTable('chain-shapes');

@@ -15,6 +15,7 @@ import { getItem } from '../../../shared/ingest/table-io';
 import { expandLog, expandTransaction } from '../../../shared/table/compact';
 import { transactionKeys } from '../../../shared/table/keys';
 import { MAX_STORED_CHARS } from '../../../shared/table/records';
+import { rawReceipt, rawRpc } from '../../support/raw-rpc';
 import { tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('large-payloads');
@@ -37,25 +38,11 @@ const hashes: Record<'calldata' | 'log' | 'revert', Hash> = {} as never;
 /** 200 KB of non-zero bytes, none alike in a row. */
 const payload = bytesToHex(Uint8Array.from({ length: SIZE }, (_, index) => (index % 251) + 1));
 
-const rpc = async (method: string, params: unknown[]): Promise<any> => {
-  const response = await fetch(anvil.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-};
+const rpc = (method: string, params: unknown[]) => rawRpc(anvil.rpcUrl, method, params);
 
 async function send(request: Record<string, unknown>): Promise<any> {
   const hash = (await rpc('eth_sendTransaction', [{ from: sender.address, gas: numberToHex(25_000_000), ...request }])) as Hash;
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    const receipt = await rpc('eth_getTransactionReceipt', [hash]);
-    if (receipt) return receipt;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`no receipt for ${hash}`);
+  return rawReceipt(anvil.rpcUrl, hash);
 }
 
 beforeAll(async () => {

@@ -21,6 +21,7 @@ import type { IngestListener } from '../../../shared/ingest/listeners';
 import { blockKeys, transactionKeys } from '../../../shared/table/keys';
 import { expandBlock, expandTransaction } from '../../../shared/table/compact';
 import { startRpcProxy, type RpcProxy } from '../../support/rpc-fault-proxy';
+import { rawReceipt, rawRpc } from '../../support/raw-rpc';
 import { useTestTable } from '../../support/table';
 
 const CHAIN_ID = 31337;
@@ -30,22 +31,11 @@ const REVERTING_INIT_CODE = '0x60006000fd';
 
 type Json = Record<string, any>;
 
-const rpc = async (url: string, method: string, params: unknown[]): Promise<any> => {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-};
+const rpc = rawRpc;
 
 async function send(url: string, request: Json): Promise<Hash> {
   const hash = (await rpc(url, 'eth_sendTransaction', [{ from: sender.address, ...request }])) as Hash;
-  for (let attempt = 0; attempt < 200 && !(await rpc(url, 'eth_getTransactionReceipt', [hash])); attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await rawReceipt(url, hash);
   return hash;
 }
 
