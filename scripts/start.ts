@@ -122,7 +122,7 @@ async function printChainStatuses(): Promise<void> {
   const [{ queryAll, rangeQuery }, { chainKeys }, status] = await Promise.all([
     import('../shared/db/operations'),
     import('../shared/table/keys'),
-    import('../shared/ingest/status'),
+    import('../shared/chain-status/status'),
   ]);
   const { items } = await queryAll<{ chainId: number }>(rangeQuery(chainKeys.registryRange()));
   const statuses = await status.readChainStatuses(

@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
-import { type ChainStatusSettings, loadChainStatusSettings } from '../ingest/status';
+import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-status/status';
 
 /** Items in one explorer page (Blockscout's page size). */
 export const PAGE_SIZE = 50;
@@ -43,7 +43,7 @@ export interface ExplorerConfig {
    * contract flags; NFT instances) before reading them again; 0 reads them on every page.
    */
   detailsCacheMs: number;
-  /** How the chain's ingest status is judged and kept (CHAIN_STATUS_*: shared/ingest/status.ts). */
+  /** How the chain's ingest status is judged and kept (CHAIN_STATUS_*: shared/chain-status/status.ts). */
   chainStatus: ChainStatusSettings;
 }
 

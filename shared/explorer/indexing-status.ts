@@ -2,7 +2,7 @@
  * E7 GET /explorer/main-page/indexing-status: Blockscout's indexing status (`finished_indexing`,
  * `finished_indexing_blocks`, `indexed_blocks_ratio`, `indexed_internal_transactions_ratio`), plus the
  * chain's status as this service records it (the same fields as the insights status endpoint:
- * shared/ingest/status.ts), read fresh (one BatchGetItem).
+ * shared/chain-status/status.ts), read fresh (one BatchGetItem).
  *
  * Every explorer answer also carries the indexed head in headers (`withIndexingHeaders`), from the
  * status this container keeps for CHAIN_STATUS_CACHE_SECONDS, read in parallel with the page:
@@ -12,7 +12,7 @@
  *   X-Indexing-Lag-Blocks    blocks behind the node's head as the ingest last saw it
  */
 import * as v from 'valibot';
-import { type ChainStatus, chainStatusSchema, readChainStatus, serialiseChainStatus } from '../ingest/status';
+import { type ChainStatus, chainStatusSchema, readChainStatus, serialiseChainStatus } from '../chain-status/status';
 import type { ExplorerConfig } from './config';
 
 /** The status takes no query parameter: an unknown one is refused, as on every explorer route. */

@@ -3,11 +3,11 @@
  * X5 range and joined with X7 (see docs/access-patterns.md).
  *
  * On a chain whose node serves no trace API (the chain's status records `traceMethod: 'none'`:
- * shared/ingest/status.ts), no internal transaction is indexed: the answer is a 404 saying so, never
+ * shared/chain-status/status.ts), no internal transaction is indexed: the answer is a 404 saying so, never
  * an empty list that would mean "none" (docs/decisions/explorer.md, "Internal transactions not indexed").
  */
 import { NotFoundError } from '../errors';
-import { readChainStatus } from '../ingest/status';
+import { readChainStatus } from '../chain-status/status';
 import { addressKeys, type Direction } from '../table/keys';
 import type { InternalTransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';

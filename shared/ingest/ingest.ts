@@ -21,7 +21,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../chain/retry';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, withBackoff } from '../chain/retry';
 import { inParallel, writeItems } from '../db/operations';
 import { addressKeys, blockKeys, keyId, type ItemKey, type TableItem } from '../table/keys';
 import {
@@ -65,7 +65,8 @@ import type {
   IngestState,
 } from '../table/records';
 import { DEFAULT_MAX_REORG_DEPTH, Reorg, ReorgTooDeepError } from './reorg';
-import { DEFAULT_STATUS_LAG_BLOCKS, readStoredStatus, writeChainStatus, type StatusFields } from './status';
+import { DEFAULT_STATUS_LAG_BLOCKS } from '../chain-status/status';
+import { readStoredStatus, writeChainStatus, type StatusFields } from './status';
 import { entity, StateWriter, type AddressUpdate } from './state';
 import { getItem, getItems } from './table-io';
 
@@ -251,12 +252,27 @@ export class ChainIngest {
   /**
    * Writes the chain's status item (status.ts), after a batch or at the end of a run, only when the
    * state changes or `statusIntervalMs` passed since the last write (so at most once per batch);
-   * `state` (repairing, stopped: always written) overrides the one the lag gives.
+   * `state` (repairing, stopped: always written) overrides the one the lag gives. Best effort: a
+   * failed write is logged, never thrown (the batch before it moved the cursor; the next batch, or
+   * the next run, writes the status again).
    */
   private async reportStatus(
     cursor: CursorRecord | undefined,
     options: { state?: IngestState; reason?: string | null } = {},
   ): Promise<void> {
+    try {
+      await this.writeStatus(cursor, options);
+    } catch (error) {
+      this.log.warn('could not write the chain status (the next batch or run writes it again)', {
+        chainId: this.chainId,
+        cursor: cursor?.blockNumber ?? null,
+        state: options.state ?? null,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  private async writeStatus(cursor: CursorRecord | undefined, options: { state?: IngestState; reason?: string | null }): Promise<void> {
     const now = Date.now();
     const head = this.lastHead;
     const behind = head && cursor ? head.number - cursor.blockNumber : 0;
@@ -267,14 +283,23 @@ export class ChainIngest {
     if (head && cursor && cursor.blockNumber >= head.number) {
       nodeHead = { number: cursor.blockNumber, timestamp: cursor.blockTimestamp ?? null };
     } else if (head) {
-      // The head's timestamp (for the lag in seconds): one header read per head seen, only while behind.
-      if (head.timestamp === undefined) {
-        head.timestamp = await this.options.client
-          .getBlock({ blockNumber: BigInt(head.number) })
-          .then((block) => Number(block.timestamp))
-          .catch(() => null);
+      // The head's timestamp (for the lag in seconds): one header read per head seen, only while
+      // behind, retried like every node read; still failing, the status says null (read again next time).
+      // (Not for a run that stopped: the node may be what failed.)
+      if (head.timestamp === undefined && options.state !== 'stopped') {
+        const timestamp = await this.headTimestamp(head.number).catch((error: unknown) => {
+          this.log.warn('could not read the head block timestamp for the status', {
+            chainId: this.chainId,
+            head: head.number,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          return undefined;
+        });
+        if (this.lastHead === head && timestamp !== undefined) head.timestamp = timestamp;
+        nodeHead = { number: head.number, timestamp: timestamp ?? null };
+      } else {
+        nodeHead = { number: head.number, timestamp: head.timestamp ?? null };
       }
-      nodeHead = { number: head.number, timestamp: head.timestamp ?? null };
     }
     const fields: StatusFields = {
       state,
@@ -289,6 +314,23 @@ export class ChainIngest {
     this.lastStatus = { state, at: now };
   }
 
+  /**
+   * The timestamp of block `number` (a header read, eth_getBlockByNumber without transactions, with
+   * the ingest's retry policy); null when the node has no such block.
+   */
+  private async headTimestamp(number: number): Promise<number | null> {
+    return withBackoff(`head block ${number} timestamp`, this.options.retry ?? DEFAULT_RETRY_POLICY, async () => {
+      const header = (await this.options.client.request({
+        method: 'eth_getBlockByNumber',
+        params: [`0x${number.toString(16)}`, false],
+      } as never)) as { timestamp?: unknown } | null;
+      if (header === null || header === undefined) return null;
+      if (typeof header.timestamp !== 'string' || !/^0x[0-9a-fA-F]+$/.test(header.timestamp))
+        throw new Error(`eth_getBlockByNumber(${number}): timestamp is ${String(header.timestamp)}`);
+      return Number(BigInt(header.timestamp));
+    });
+  }
+
   /** A run that failed: the status says `stopped` and why (a failure to write it is logged, not thrown over the run's). */
   private async recordStop(cursor: CursorRecord | undefined, error: unknown): Promise<void> {
     if (error instanceof CursorMovedError) return; // another writer is ingesting the chain: its status stands
@@ -299,9 +341,7 @@ export class ChainIngest {
       cursor: cursor?.blockNumber ?? null,
       reason,
     });
-    await this.reportStatus(cursor, { state: 'stopped', reason }).catch((statusError: unknown) =>
-      this.log.warn('could not record the stopped status', { chainId: this.chainId, error: String(statusError) }),
-    );
+    await this.reportStatus(cursor, { state: 'stopped', reason });
   }
 
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
@@ -310,9 +350,18 @@ export class ChainIngest {
     options: { firstBlock?: number; deadline?: number; signal?: AbortSignal } = {},
   ): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
-    const [cursor, stored] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
+    let cursor: CursorRecord | undefined;
+    let stored: BackfillPlanRecord | undefined;
+    let head: number;
+    try {
+      [cursor, stored] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
+      head = Number(await this.head());
+    } catch (error) {
+      // (ingestRange records its own failures; these reads come before it.)
+      await this.recordStop(cursor, error);
+      throw error;
+    }
     const plan = stored?.ended ? undefined : stored;
-    const head = Number(await this.head());
     const start = cursor ? cursor.blockNumber + 1 : (plan?.from ?? firstBlock);
     // Inside a backfill, staged segments cost no chain reads: the deadline alone bounds the run.
     const last = plan && start <= plan.to ? Math.max(plan.to, start + maxBlocks - 1) : start + maxBlocks - 1;

@@ -16,16 +16,18 @@
  * same reorg and repeats the procedure; each step is idempotent, and the manifests are deleted only
  * once the state they name is recomputed.
  */
-import { inParallel, writeItems } from '../db/operations';
-import { blockKeys } from '../table/keys';
+import { inParallel, queryPage, rangeQuery, updateItem, writeItems } from '../db/operations';
+import { expandTransaction } from '../table/compact';
+import { addressKeys, blockKey, blockKeys, type TableItem, transactionKeys } from '../table/keys';
 import { withAnswers, type ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
 import { notifyBlocksOrphaned, type IngestListener } from './listeners';
 import type { IngestLog } from './log';
 import { deleteManifest, lastPossiblyWritten, moveCursor, readManifest, type BlockManifest } from './manifest';
-import type { AddressRecord, BlockRecord, CursorRecord } from '../table/records';
+import type { AddressRecord, BlockRecord, CursorRecord, IndexedTokenStandard, InternalTransactionRecord } from '../table/records';
+import { TOKEN_DETAILS_REFRESH_SECONDS } from './batch';
 import { parseEntity, type BalanceEntity, type ParsedEntity, type StateWriter } from './state';
-import { getItem } from './table-io';
+import { getItem, queryRange } from './table-io';
 
 export class ReorgTooDeepError extends Error {
   override name = 'ReorgTooDeepError';
@@ -216,8 +218,13 @@ export class Reorg {
     // Collections, from the recomputed balances and holdings.
     await inParallel(collections, CONCURRENCY, (c) => this.state.refreshCollection(c.holder, c.contract, c.standard, ancestor));
 
-    // Contracts: delete those first seen above the ancestor, refresh the supply of the others.
-    const tokens = [...items.values()].filter((item) => item.tokenType && !orphan(item.address));
+    // Contracts: delete those first seen above the ancestor; of the others, restore what an undone
+    // block set (a creation, token details read at a creation or a refresh) as of the ancestor, and
+    // refresh the supply of the tokens.
+    const kept = [...items.values()].filter((item) => item.firstSeenBlock <= ancestor);
+    const { creations, reread } = await this.undoneDetails(kept, ancestor, withCode);
+    const details = await this.chainState.probeTokens(new Map([...reread.values()].map(({ item, hint }) => [item.address, hint])), at);
+    const tokens = kept.filter((item) => (reread.has(item.address) ? details.get(item.address) : item.tokenType) && !orphan(item.address));
     const supplies = await this.chainState.totalSupplies(
       tokens.map((item) => item.address),
       at,
@@ -226,11 +233,173 @@ export class Reorg {
       if (item.firstSeenBlock > ancestor) {
         if (item.tokenSymbol) await this.state.unregisterName(item.tokenSymbol, item.address);
         await this.state.deleteAddress(item.address);
+        return;
+      }
+      if (creations.has(item.address)) await this.setCreation(item.address, creations.get(item.address) ?? null);
+      const again = reread.get(item.address);
+      if (again) {
+        const info = details.get(item.address) ?? null;
+        const token = info && {
+          ...info,
+          totalSupply: supplies.has(item.address) ? (supplies.get(item.address) ?? null) : info.totalSupply,
+          readAt: again.readAt,
+        };
+        await this.state.updateAddress({ address: item.address, token }, ancestor);
+        if (token?.symbol) await this.state.registerName(token.symbol, item.address);
       } else if (supplies.has(item.address)) {
         await this.state.updateAddress({ address: item.address, totalSupply: supplies.get(item.address) ?? null }, ancestor);
       }
     });
   }
+
+  /**
+   * Of address items kept by a rollback to `ancestor`, what undone blocks set:
+   *  - `creations`: the items whose creation is in an undone block (the contract destroyed and created
+   *    again there), with the creation as of the ancestor: the newest the table holds at or below it
+   *    (`creationAt`), or null when there is none;
+   *  - `reread`: the items whose token details were read in an undone block (a creation's probe, a
+   *    refresh or a first transfer: `tokenDetailsAt` at or after the ancestor's time, or a creation
+   *    above it), to be read again at the ancestor (those without code there keep theirs). Their time
+   *    is that of the creation as of the ancestor when it is within the refresh period of the
+   *    ancestor (the last read a clean ingest made is that creation's), else the ancestor's.
+   */
+  private async undoneDetails(
+    kept: readonly AddressRecord[],
+    ancestor: number,
+    withCode: ReadonlySet<string>,
+  ): Promise<{
+    creations: Map<string, Creation | null>;
+    reread: Map<string, { item: AddressRecord; hint: IndexedTokenStandard | null; readAt: number }>;
+  }> {
+    const creations = new Map<string, Creation | null>();
+    const reread = new Map<string, { item: AddressRecord; hint: IndexedTokenStandard | null; readAt: number }>();
+    const recreated = kept.filter((item) => item.creationBlockNumber !== null && item.creationBlockNumber > ancestor);
+    const timed = kept.filter((item) => typeof item.tokenDetailsAt === 'number');
+    if (recreated.length === 0 && timed.length === 0) return { creations, reread };
+    const ancestorTime = (await getItem<BlockRecord>(blockKeys.block(this.chainId, ancestor)))?.timestamp;
+    const found = await Promise.all(recreated.map((item) => this.creationAt(item.address, ancestor)));
+    for (const [position, item] of recreated.entries()) creations.set(item.address, found[position] ?? null);
+    const blockTime = new Map<number, number | undefined>();
+    await inParallel(kept, CONCURRENCY, async (item) => {
+      const readAfter = ancestorTime === undefined || (typeof item.tokenDetailsAt === 'number' && item.tokenDetailsAt >= ancestorTime);
+      if (!creations.has(item.address) && !(typeof item.tokenDetailsAt === 'number' && readAfter)) return;
+      if (!withCode.has(item.address) || ancestorTime === undefined) return;
+      const creation = creations.has(item.address) ? creations.get(item.address) : creationOf(item);
+      let readAt = ancestorTime;
+      // (Read at the ancestor's time: maybe at or below it, a time kept as it is.)
+      if (creation && (creations.has(item.address) || item.tokenDetailsAt !== ancestorTime)) {
+        if (!blockTime.has(creation.blockNumber))
+          blockTime.set(creation.blockNumber, (await getItem<BlockRecord>(blockKeys.block(this.chainId, creation.blockNumber)))?.timestamp);
+        const createdAt = blockTime.get(creation.blockNumber);
+        if (createdAt !== undefined && ancestorTime - createdAt < TOKEN_DETAILS_REFRESH_SECONDS) readAt = createdAt;
+      }
+      // A contract created again above the ancestor is another one: its type is not a hint.
+      reread.set(item.address, { item, hint: creations.has(item.address) ? null : item.tokenType, readAt });
+    });
+    return { creations, reread };
+  }
+
+  /**
+   * The newest creation of `address` at or below block `ancestor` the table holds: a contract-creating
+   * transaction that succeeded (its copy in the address's incoming transactions) or an internal
+   * creation that took effect (in its incoming internal transactions), newest first.
+   */
+  async creationAt(address: string, ancestor: number): Promise<Creation | null> {
+    const below = blockKey(ancestor + 1);
+    const newest = async <T extends TableItem>(
+      pk: string,
+      filter: string,
+      values: Record<string, unknown>,
+      accept: (item: T) => Promise<boolean>,
+    ): Promise<T | undefined> => {
+      const base = rangeQuery({ pk, skPrefix: '0' });
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await queryPage<T>({
+          ...base,
+          KeyConditionExpression: '#pk = :pk AND #sk < :below',
+          FilterExpression: filter,
+          ExpressionAttributeValues: { ':pk': pk, ':below': below, ...values },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        });
+        for (const item of page.items) if (await accept(item)) return item;
+        start = page.lastKey;
+      } while (start);
+      return undefined;
+    };
+    const [top, internal] = await Promise.all([
+      newest<TableItem>(
+        addressKeys.transactions(this.chainId, address, 'to').pk,
+        'contractAddress = :address',
+        { ':address': address },
+        async (item) => expandTransaction(item).status !== 0,
+      ),
+      newest<TableItem & InternalTransactionRecord>(
+        addressKeys.internalTransactions(this.chainId, address, 'to').pk,
+        'createdContract = :address',
+        { ':address': address },
+        (item) => this.tookEffect(item),
+      ),
+    ]);
+    const fromTop = top && expandTransaction(top);
+    const candidates: { at: [number, number, number]; creation: Creation }[] = [];
+    if (fromTop)
+      candidates.push({
+        at: [fromTop.blockNumber, fromTop.transactionIndex, -1],
+        creation: { creator: fromTop.from, transactionHash: fromTop.hash, blockNumber: fromTop.blockNumber },
+      });
+    if (internal)
+      candidates.push({
+        at: [internal.blockNumber, internal.transactionIndex, internal.index],
+        creation: { creator: internal.from, transactionHash: internal.transactionHash, blockNumber: internal.blockNumber },
+      });
+    candidates.sort((a, b) => b.at[0] - a.at[0] || b.at[1] - a.at[1] || b.at[2] - a.at[2]);
+    return candidates[0]?.creation ?? null;
+  }
+
+  /** An internal creation took effect: its transaction and every call above it succeeded. */
+  private async tookEffect(internal: InternalTransactionRecord): Promise<boolean> {
+    if (!internal.success) return false;
+    const [tx, calls] = await Promise.all([
+      getItem<TableItem>(transactionKeys.transaction(this.chainId, internal.transactionHash)),
+      queryRange<InternalTransactionRecord>(transactionKeys.transactionInternalTransactionsRange(this.chainId, internal.transactionHash)),
+    ]);
+    if (!tx || expandTransaction(tx).status === 0) return false;
+    const byPath = new Map(calls.map((call) => [call.traceAddress.join('.'), call.success]));
+    for (let depth = 0; depth < internal.traceAddress.length; depth += 1) {
+      if (byPath.get(internal.traceAddress.slice(0, depth).join('.')) === false) return false;
+    }
+    return true;
+  }
+
+  /** Sets the creation fields of an address item (null: none known). */
+  private async setCreation(address: string, creation: Creation | null): Promise<void> {
+    await updateItem({
+      Key: addressKeys.address(this.chainId, address),
+      UpdateExpression: 'SET creator = :creator, creationTransactionHash = :hash, creationBlockNumber = :block',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: {
+        ':creator': creation?.creator ?? null,
+        ':hash': creation?.transactionHash ?? null,
+        ':block': creation?.blockNumber ?? null,
+      },
+    });
+  }
+}
+
+/** A contract's creation as the address item records it. */
+interface Creation {
+  creator: string;
+  transactionHash: string;
+  blockNumber: number;
+}
+
+function creationOf(item: AddressRecord): Creation | null {
+  return item.creator !== null && item.creationTransactionHash !== null && item.creationBlockNumber !== null
+    ? { creator: item.creator, transactionHash: item.creationTransactionHash, blockNumber: item.creationBlockNumber }
+    : null;
 }
 
 function byToken<T extends BalanceEntity>(entities: T[]): T[][] {

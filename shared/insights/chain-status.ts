@@ -1,12 +1,12 @@
 /**
  * I5 GET /insights/v1/chains/{chainId}/status: whether a chain's data is current, from the ingest's
- * status item and cursor (shared/ingest/status.ts; one BatchGetItem, never the container's copy):
+ * status item and cursor (shared/chain-status/status.ts; one BatchGetItem, never the container's copy):
  * the indexed head, the node's head as the ingest last saw it, the lag in blocks and seconds, the
  * state (`following`, `catching_up`, `repairing`, `stopped`) and why, and the chain's capabilities.
  * thirdweb Insight has no such endpoint; the shape is this service's own (docs/decisions/insights.md).
  */
 import * as v from 'valibot';
-import { type ChainStatusSettings, chainStatusSchema, readChainStatus, serialiseChainStatus } from '../ingest/status';
+import { type ChainStatusSettings, chainStatusSchema, readChainStatus, serialiseChainStatus } from '../chain-status/status';
 import { assertChainsIndexed } from './chains';
 
 /** The status takes no query parameter: an unknown one is refused, as on every insights route. */

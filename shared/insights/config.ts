@@ -11,7 +11,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
-import { type ChainStatusSettings, loadChainStatusSettings } from '../ingest/status';
+import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-status/status';
 
 const count = (fallback: number) =>
   v.optional(
@@ -27,7 +27,7 @@ const schema = v.object({
 export interface InsightsConfig {
   maxItemsReadPerChain: number;
   maxCountedItemsPerChain: number;
-  /** How chains' ingest statuses are judged and kept (CHAIN_STATUS_*: shared/ingest/status.ts). */
+  /** How chains' ingest statuses are judged and kept (CHAIN_STATUS_*: shared/chain-status/status.ts). */
   chainStatus: ChainStatusSettings;
 }
 

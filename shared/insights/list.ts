@@ -15,7 +15,7 @@
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { InvalidRequestError } from '../errors';
-import { type ChainStatus, readChainStatuses } from '../ingest/status';
+import { type ChainStatus, readChainStatuses } from '../chain-status/status';
 import { aggregateRows, planAggregation, rowsOfCountedGroups, type AggregationPlan, type Row } from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
 import type { InsightsConfig } from './config';
@@ -154,7 +154,7 @@ export function totals(chains: readonly ChainItems[], limit: number): { total_it
 
 /**
  * The indexed head of a chain a list read (meta `indexed_heads`): the last block whose data is all
- * served, its timestamp, and the chain's state (shared/ingest/status.ts: `stopped`, `repairing`,
+ * served, its timestamp, and the chain's state (shared/chain-status/status.ts: `stopped`, `repairing`,
  * `catching_up` say the data is not current).
  */
 export interface IndexedHead {

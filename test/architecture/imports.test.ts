@@ -132,6 +132,38 @@ describe('the import graph', () => {
     expect(arrows).toEqual([]);
   });
 
+  it('the API groups import no ingest code (orders: only the listener interface and the queue consumer)', () => {
+    const allowed = new Set(['shared/ingest/listeners.ts', 'shared/ingest/queue-consumer.ts']);
+    const apiFiles = runtimeFiles.filter((file) =>
+      GROUPS.some((group) => file.startsWith(`shared/${group}/`) || file.startsWith(`functions/${group}/`)),
+    );
+    const arrows = apiFiles.flatMap((file) =>
+      importsOf(file)
+        .filter((entry) => entry.target?.startsWith('shared/ingest/'))
+        .filter((entry) => !(/^(shared|functions)\/orders\//.test(file) && allowed.has(entry.target!)))
+        .map((entry) => `${file} -> ${entry.target}`),
+    );
+    expect(arrows).toEqual([]);
+    // Nor through another module: the read APIs' handlers load no ingest file at all.
+    const loaded = sourceFiles('functions')
+      .filter((handler) => /^functions\/(explorer|insights|collections)\//.test(handler))
+      .flatMap((handler) =>
+        [...closure(handler)].filter((file) => file.startsWith('shared/ingest/')).map((file) => `${handler} loads ${file}`),
+      );
+    expect(loaded).toEqual([]);
+  });
+
+  it('the chain status readers (shared/chain-status) import neither the ingest nor an API group', () => {
+    const arrows = runtimeFiles
+      .filter((file) => file.startsWith('shared/chain-status/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((entry) => entry.target && /^shared\/(ingest|chain|explorer|insights|orders|collections)\//.test(entry.target))
+          .map((entry) => `${file} -> ${entry.target}`),
+      );
+    expect(arrows).toEqual([]);
+  });
+
   it('the table model imports nothing but itself', () => {
     const arrows = runtimeFiles
       .filter((file) => file.startsWith('shared/table/'))

@@ -18,7 +18,13 @@ import { createChainClient } from '../../../shared/chain/client';
 import { measureTable } from '../../../shared/db/instrument';
 import { ChainIngest } from '../../../shared/ingest/ingest';
 import { readCursor } from '../../../shared/ingest/manifest';
-import { DEFAULT_STATUS_SETTINGS, describeChainStatus, forgetChainStatuses, readStoredStatus } from '../../../shared/ingest/status';
+import {
+  DEFAULT_STATUS_SETTINGS,
+  describeChainStatus,
+  forgetChainStatuses,
+  loadChainStatusSettings,
+} from '../../../shared/chain-status/status';
+import { readStoredStatus } from '../../../shared/ingest/status';
 import { useTestTable } from '../../support/table';
 
 useTestTable('chain-status');
@@ -146,5 +152,22 @@ describe('the status endpoints and headers', () => {
     );
     expect(later.state).toBe('stopped');
     expect(later.reason).toMatch(/no status from the ingest for 301 s .*it is not running/);
+  });
+});
+
+describe('the readers’ settings (CHAIN_STATUS_*)', () => {
+  it('refuse a cache longer than the staleness: a kept copy older than it would show every chain stopped', () => {
+    expect(() => loadChainStatusSettings({ CHAIN_STATUS_CACHE_SECONDS: '600' })).toThrow(
+      /CHAIN_STATUS_CACHE_SECONDS \(600\) must not exceed CHAIN_STATUS_STALE_SECONDS \(300\)/,
+    );
+    expect(() => loadChainStatusSettings({ CHAIN_STATUS_CACHE_SECONDS: '120', CHAIN_STATUS_STALE_SECONDS: '60' })).toThrow(
+      /must not exceed CHAIN_STATUS_STALE_SECONDS/,
+    );
+    // At most 10 minutes, however long the staleness.
+    expect(() => loadChainStatusSettings({ CHAIN_STATUS_CACHE_SECONDS: '3600', CHAIN_STATUS_STALE_SECONDS: '86400' })).toThrow(
+      /CHAIN_STATUS_CACHE_SECONDS/,
+    );
+    expect(loadChainStatusSettings({ CHAIN_STATUS_CACHE_SECONDS: '300' })).toEqual({ ...DEFAULT_STATUS_SETTINGS, cacheMs: 300_000 });
+    expect(loadChainStatusSettings({})).toEqual(DEFAULT_STATUS_SETTINGS);
   });
 });

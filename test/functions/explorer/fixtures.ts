@@ -26,7 +26,7 @@ import { createChainClient } from '../../../shared/chain/client';
 import { measureTable, type TableUsage } from '../../../shared/db/instrument';
 import { DEFAULT_EXPLORER_CHAIN_ID, PAGE_SIZE } from '../../../shared/explorer/config';
 import { ingestRange } from '../../../shared/ingest/ingest';
-import { forgetChainStatuses, loadChainStatusSettings, readChainStatus } from '../../../shared/ingest/status';
+import { forgetChainStatuses, loadChainStatusSettings, readChainStatus } from '../../../shared/chain-status/status';
 import { startDemoChain, type DemoChain } from '../../support/demo-chain';
 import { useTestTable } from '../../support/table';
 
@@ -35,7 +35,10 @@ export { PAGE_SIZE };
 // Pages read the chain's status (the indexed-head headers) from the container's copy: kept for the
 // whole file and read again after each ingest, so that the pages' own reads are what the tests count.
 // (Before the handler modules load: they parse it at their cold start.)
-process.env.CHAIN_STATUS_CACHE_SECONDS ??= '3600';
+// A copy is aged against now: the staleness setting is raised with it (the loader refuses a cache
+// longer than it), so that a status written at the file's start does not read as `stopped`.
+process.env.CHAIN_STATUS_STALE_SECONDS ??= '86400';
+process.env.CHAIN_STATUS_CACHE_SECONDS ??= '600';
 
 /** Reads the chain's status into the container's copy (outside a measured request). */
 export async function refreshChainStatus(): Promise<void> {

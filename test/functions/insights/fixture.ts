@@ -34,12 +34,15 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClient } from '../../../shared/chain/client';
 import { ingestRange, registerChain } from '../../../shared/ingest/ingest';
-import { forgetChainStatuses, loadChainStatusSettings, readChainStatuses } from '../../../shared/ingest/status';
+import { forgetChainStatuses, loadChainStatusSettings, readChainStatuses } from '../../../shared/chain-status/status';
 
 // Lists read the chains' indexed heads from the container's copy: kept for the whole file and read once
 // the fixture is ingested, so that the lists' own reads are what the tests count. (Before the handler
 // modules load: they parse it at their cold start.)
-process.env.CHAIN_STATUS_CACHE_SECONDS ??= '3600';
+// A copy is aged against now: the staleness setting is raised with it (the loader refuses a cache
+// longer than it), so that a status written at the file's start does not read as `stopped`.
+process.env.CHAIN_STATUS_STALE_SECONDS ??= '86400';
+process.env.CHAIN_STATUS_CACHE_SECONDS ??= '600';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { localContext } from '../../../scripts/lib/api-event';
 import { loadContracts } from '../../../scripts/lib/contracts';

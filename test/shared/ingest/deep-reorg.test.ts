@@ -16,7 +16,8 @@ import { createChainClient } from '../../../shared/chain/client';
 import { ChainIngest, ingestRange } from '../../../shared/ingest/ingest';
 import { readCursor } from '../../../shared/ingest/manifest';
 import { DEFAULT_MAX_REORG_DEPTH, ReorgTooDeepError } from '../../../shared/ingest/reorg';
-import { DEFAULT_STATUS_SETTINGS, readChainStatus, readStoredStatus } from '../../../shared/ingest/status';
+import { DEFAULT_STATUS_SETTINGS, readChainStatus } from '../../../shared/chain-status/status';
+import { readStoredStatus } from '../../../shared/ingest/status';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { expectImmutableItems, expectStateMatchesChain, publicClient, readChainTruth } from './support/truth';
 
@@ -171,3 +172,37 @@ test('a reorg deeper than a small configured window stops the ingest: nothing wr
   expect(status.reason).toMatch(/no common ancestor within 8 blocks/);
   expect(status.indexedHead?.number).toBe(indexed.blockNumber);
 }, 300_000);
+
+test('a reorg deeper than the default window (1,024 blocks) stops the ingest: nothing past the ancestor written, the status says why', async () => {
+  const depth = DEFAULT_MAX_REORG_DEPTH + 76; // 1,100 blocks
+  const fork = await headNumber();
+  const snapshot = await rpc('evm_snapshot');
+  await mine(depth);
+  const started = Date.now();
+  const ingest = () =>
+    new ChainIngest({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), log: quiet, traceMethod: 'parity', statusIntervalMs: 0 });
+  await ingest().ingestRange();
+  const indexed = (await readCursor(CHAIN_ID))!;
+  expect(indexed.blockNumber).toBe(fork + depth);
+  const firstIngestMs = Date.now() - started;
+
+  await rpc('evm_revert', [snapshot]);
+  await mine(depth);
+  const before = await tableSnapshot(table.name);
+  const error = await ingest()
+    .ingestRange()
+    .catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ReorgTooDeepError);
+  expect(String((error as Error).message)).toMatch(/reorg deeper than 1024 blocks/);
+  // Nothing written (the cursor stays on the orphaned head, no block past the ancestor is replaced),
+  // however often it is run again.
+  expect(await tableSnapshot(table.name)).toEqual(before);
+  await expect(ingest().ingestNext(100)).rejects.toBeInstanceOf(ReorgTooDeepError);
+  expect(await tableSnapshot(table.name)).toEqual(before);
+  expect(await readCursor(CHAIN_ID)).toEqual(indexed);
+
+  const status = await readChainStatus(CHAIN_ID, DEFAULT_STATUS_SETTINGS);
+  expect(status).toMatchObject({ state: 'stopped', indexedHead: { number: indexed.blockNumber } });
+  expect(status.reason).toMatch(/no common ancestor within 1024 blocks/);
+  console.info(`deep reorg (${depth} blocks): first ingest ${firstIngestMs} ms, the whole test ${Date.now() - started} ms`);
+}, 600_000);
