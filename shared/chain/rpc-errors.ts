@@ -3,7 +3,9 @@
  * the method" (an answer: fall back, never retry), which means "the batch is too big" (send smaller
  * batches), which means "come back later" (Retry-After). Providers word these in many ways and put
  * them under generic codes (-32600 invalid request, -32000 server error, -32603 internal error) or
- * HTTP statuses (400, 403, 404, 405, 500, 501), so the generic ones are read by their message.
+ * HTTP statuses (400, 403, 404, 405, 500, 501), so the generic ones are read by their message; but
+ * an HTTP 5xx (other than 501) is first of all an outage, so there a message counts only in words no
+ * outage uses ("disabled", "does not exist", "not supported"), never "not available".
  * docs/decisions/ingest.md ("Retry policy", "Provider limits") lists the forms.
  */
 
@@ -34,6 +36,21 @@ const REFUSAL_MESSAGE = new RegExp(
   ].join('|'),
 );
 
+/**
+ * The refusals that an HTTP 5xx (other than 501) may carry besides an explicit code: words that say the
+ * method or its namespace is switched off or absent. "Not available" / "unavailable" / "not allowed"
+ * are left out: "The API is not available right now" and "upstream api not available" are outages.
+ */
+const OUTAGE_PROOF_REFUSAL_MESSAGE = new RegExp(
+  [
+    String.raw`\bmethods?\b[^.;]{0,80}?\b(not (found|supported|enabled|implemented|whitelisted)|unsupported|does not exist|doesn't exist|disabled)`,
+    String.raw`\b(unsupported|unknown|disabled) (rpc )?methods?\b`,
+    String.raw`\b[a-z0-9]+_[a-z0-9]+\b[^.;]{0,40}?\b(is|are)? ?(not (supported|enabled|implemented)|unsupported|disabled|does not exist)`,
+    String.raw`\b(namespace|module|tracer)\b[^.;]{0,40}?\b(not (found|supported|enabled)|unsupported|disabled)`,
+    String.raw`\bnot implemented\b`,
+  ].join('|'),
+);
+
 /** A node's message that its batch was refused as too big (or that it serves no batches). */
 const BATCH_LIMIT_MESSAGE =
   /batch[^.;]{0,40}(too (large|big|many|long)|limit|exceed|max|not (supported|allowed|available|enabled|permitted)|disabled|unsupported|over)|(too (many|large)|exceed(s|ed)?|max(imum)?|more than)[^.;]{0,40}\bbatch|response (size )?(is )?too (large|big)/;
@@ -56,8 +73,10 @@ export function isRateLimitStatus(status: number | undefined): boolean {
 
 /**
  * The node (or the provider in front of it) refuses the method itself: by code -32601 / -32004 / 4200;
- * by HTTP 501 Not Implemented; otherwise (codes -32600, -32000, -32603 ..., HTTP 4xx / 5xx) by the
- * message's words. Batch limits, rate limits and the node's state are never a refusal.
+ * by HTTP 501 Not Implemented; otherwise (codes -32600, -32000, -32603 ..., HTTP 4xx, a JSON-RPC error
+ * in a 200) by the message's words. Under any other HTTP 5xx (an outage first of all: a 500 "The API is
+ * not available right now", a 502 "upstream api not available") only words no outage uses count
+ * (OUTAGE_PROOF_REFUSAL_MESSAGE). Batch limits, rate limits and the node's state are never a refusal.
  */
 export function looksLikeMethodRefusal(status: number | undefined, code: number | undefined, message: string): boolean {
   if (isRateLimitStatus(status) || code === 429 || code === -32005) return false;
@@ -66,6 +85,7 @@ export function looksLikeMethodRefusal(status: number | undefined, code: number 
   if (code !== undefined && UNSUPPORTED_CODES.has(code)) return true;
   if (status === 501) return true;
   if (TRANSIENT_MESSAGE.test(text)) return false;
+  if (status !== undefined && status >= 500) return OUTAGE_PROOF_REFUSAL_MESSAGE.test(text);
   return REFUSAL_MESSAGE.test(text);
 }
 

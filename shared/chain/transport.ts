@@ -5,7 +5,8 @@
  *
  *  - sends it in chunks of the size the node accepts (`BatchSizeLimit`), halving that size when the
  *    node refuses a batch (HTTP 413, a JSON-RPC error such as "batch size too large" instead of the
- *    array, or that error in the entries) and re-sending what was refused; the smaller size is kept
+ *    array, or that error in the entries; any single error object answering a batch of several calls,
+ *    whatever its words, unless they name a method or a rate limit) and re-sending what was refused; the smaller size is kept
  *    for the process and logged once per change. At size 1 calls go as plain JSON-RPC objects, so a
  *    node that serves no batches at all is read too;
  *  - hands viem exactly one answer per call, in call order: an entry that is missing, duplicated or of
@@ -14,6 +15,8 @@
  *  - when a whole batch is refused in a way that names a method ("method not found", HTTP 404 / 405
  *    / 501 ...), splits it in halves until the refused call is alone, so that the refusal reaches that
  *    call only and the others get their answers;
+ *  - gives a call whose own answer is over the size limit, in a request of several calls, a JSON-RPC
+ *    error of its own (the others keep their answers);
  *  - passes every other failure (429 / 503 with their Retry-After, 5xx, malformed JSON, resets,
  *    timeouts) to viem as it came, so that the caller sees viem's own HttpRequestError /
  *    RpcRequestError with the status and headers.
@@ -88,8 +91,8 @@ type ChunkResult =
   | { kind: 'failed'; response: Response }
   | { kind: 'tooBig'; reason: string; toOne: boolean };
 
-/** `text` undefined: a batch's answer was over the size limit. */
-type Post = (payload: unknown) => Promise<{ response: Response; text: string | undefined }>;
+/** `text` undefined: the answer was over the size limit (`tooLarge` says so). */
+type Post = (payload: unknown) => Promise<{ response: Response; text: string | undefined; tooLarge?: ResponseTooLargeError }>;
 
 /** The body as text, failing once it passes `maxBytes` (without reading the rest). */
 async function readLimited(response: Response, maxBytes: number): Promise<string> {
@@ -127,11 +130,12 @@ export function batchingFetch(limit: BatchSizeLimit, maxResponseBytes = DEFAULT_
     }
     const post: Post = async (payload) => {
       const response = await fetchImpl(url, { ...init, body: JSON.stringify(payload) });
-      const text = await readLimited(response, maxResponseBytes).catch((error: unknown) => {
-        if (error instanceof ResponseTooLargeError && Array.isArray(payload) && payload.length > 1) return undefined;
+      try {
+        return { response, text: await readLimited(response, maxResponseBytes) };
+      } catch (error) {
+        if (error instanceof ResponseTooLargeError) return { response, text: undefined, tooLarge: error };
         throw error;
-      });
-      return { response, text };
+      }
     };
     const outcome = await sendAll(calls, limit, post);
     if ('response' in outcome) return outcome.response;
@@ -224,6 +228,14 @@ const isErrorObject = (data: unknown): data is RpcAnswer =>
   typeof (data as RpcAnswer).error === 'object' &&
   (data as RpcAnswer).error !== null;
 
+/** A JSON-RPC rate limit (429, -32005, or its words): "come back later", never a batch refusal. */
+function isRateLimitAnswer(data: RpcAnswer): boolean {
+  const code = rpcErrorCode(data);
+  return (
+    code === 429 || code === -32005 || /rate.?limit|too many requests|capacity|quota|compute units/.test(errorText(data, '').toLowerCase())
+  );
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -242,8 +254,18 @@ function batchLimitEntries(answers: unknown[]): { reason: string; toOne: boolean
 
 async function sendChunk(chunk: RpcCall[], limit: BatchSizeLimit, post: Post, alone: boolean): Promise<ChunkResult> {
   const single = chunk.length === 1 && limit.current === 1;
-  const { response, text: read } = await post(single ? chunk[0] : chunk);
-  if (read === undefined) return { kind: 'tooBig', reason: 'answer over the response size limit', toOne: false };
+  const { response, text: read, tooLarge } = await post(single ? chunk[0] : chunk);
+  if (read === undefined) {
+    if (chunk.length > 1) return { kind: 'tooBig', reason: 'answer over the response size limit', toOne: false };
+    // One call's answer over the limit (a callTracer answer of a huge block): a fault of that call
+    // only, as its own JSON-RPC error (retried by its caller), while the other calls of the request
+    // keep their answers; a request of that call alone fails as it came.
+    if (alone) throw tooLarge;
+    return {
+      kind: 'answers',
+      answers: [{ jsonrpc: '2.0', id: chunk[0]!.id, error: { code: -32603, message: String(tooLarge?.message) } }],
+    };
+  }
   const text = read;
   const data = parseJson(text);
   const message = errorText(data, text);
@@ -259,6 +281,19 @@ async function sendChunk(chunk: RpcCall[], limit: BatchSizeLimit, post: Post, al
     if (whole && isBatchLimitMessage(errorText(whole, ''))) {
       const reason = errorText(whole, '').trim();
       return { kind: 'tooBig', reason, toOne: isBatchRefusedMessage(reason) };
+    }
+    // A bare error object answering a batch of several calls (`{"id":null,"error":{"code":-32600,
+    // "message":"invalid request"}}`): the node refused the batch as such, whatever the words, so it
+    // shrinks like a batch limit; unless the words name a method (split below), it is a rate limit
+    // (retried) or an outage (5xx: retried).
+    if (
+      chunk.length > 1 &&
+      isErrorObject(data) &&
+      response.status < 500 &&
+      !isRateLimitAnswer(data) &&
+      !looksLikeMethodRefusal(response.status, rpcErrorCode(data), message)
+    ) {
+      return { kind: 'tooBig', reason: `a single error for a batch: ${errorText(data, '').trim()}`, toOne: false };
     }
     if (Array.isArray(data) && chunk.length > 1) {
       const limited = batchLimitEntries(data);
@@ -290,9 +325,13 @@ async function sendChunk(chunk: RpcCall[], limit: BatchSizeLimit, post: Post, al
   const id = chunk[0]!.id;
   if (!response.ok) {
     // A lone call of a larger request: its refusal is its own answer (the others keep theirs). A
-    // request of one call gets the response as it came (status and headers for the caller).
+    // request of one call gets the response as it came (status and headers for the caller). An error
+    // object under a 5xx that is no refusal (an outage) stays a failure of the request: as an entry it
+    // would lose its status and be read by its words alone.
     if (lone && !alone && !isRateLimitStatus(response.status)) {
-      if (isErrorObject(data)) return { kind: 'answers', answers: [{ ...data, id }] };
+      if (isErrorObject(data) && (response.status < 500 || looksLikeMethodRefusal(response.status, rpcErrorCode(data), message))) {
+        return { kind: 'answers', answers: [{ ...data, id }] };
+      }
       if (looksLikeMethodRefusal(response.status, undefined, message)) {
         return {
           kind: 'answers',

@@ -9,15 +9,23 @@
  * (a node behind a load balancer answering from a different head, a reorg between two calls) is a
  * fault like a timeout, and the whole block is fetched again with exponential backoff.
  *
+ * A fallback is not for good: every RETRY_PREFERRED_EVERY_BLOCKS blocks or RETRY_PREFERRED_EVERY_MS
+ * (whichever first) the preferred method is tried again, so a wrong conclusion heals. And a block
+ * whose traces keep failing while the block and its receipts are read (an answer over the size limit,
+ * a tracer timeout, a transaction the tracer fails on) is returned without traces after
+ * TRACE_ATTEMPTS_PER_BLOCK attempts, logged: one block must not stop the chain's ingest.
+ *
  * Blocks and receipts are read as the node's raw JSON (rpc-block.ts), exact at any size and with
  * the header and receipt fields a chain may omit left null, not through viem's formatters.
  */
-import { BaseError, RpcRequestError, type Hex } from 'viem';
+import { BaseError, HttpRequestError, RpcRequestError, type Hex } from 'viem';
 import type { ChainClient } from '../chain/client';
 import { decodeRevertReason } from '../chain/decode';
 import { errorMessage, isMethodUnsupportedError, withBackoff, type RetryPolicy } from '../chain/retry';
+import { isRateLimitStatus } from '../chain/rpc-errors';
 import { parseBlock, parseReceipt, type ChainBlock, type ChainReceipt, type ChainTransaction } from '../chain/rpc-block';
 import { flattenCallTracerFrame, groupParityTraces, type CallTracerFrame, type ParityTrace, type TransactionTrace } from '../chain/trace';
+import { IncompleteBatchError, ResponseTooLargeError } from '../chain/transport';
 
 export type FullBlock = ChainBlock;
 
@@ -50,9 +58,74 @@ export class InconsistentAnswerError extends Error {
  */
 export const SLOW_TRACE_MS = 2_000;
 
+/**
+ * After a fallback (callTracer -> trace_block -> none, eth_getBlockReceipts -> one receipt per
+ * transaction), the preferred method is tried again after this many blocks or this long, whichever
+ * comes first: a refusal concluded from an outage or a misread answer heals, and a node that gains
+ * the method is used. A node that truly refuses it costs one refused call per period.
+ */
+export const RETRY_PREFERRED_EVERY_BLOCKS = 1_000;
+export const RETRY_PREFERRED_EVERY_MS = 10 * 60_000;
+
+/**
+ * Attempts at a block's traces, while the block and its receipts are read, before the block is
+ * returned without them (`traces: null`: its transactions get `tracesAvailable: false`, revert
+ * reasons come from the replay). Counted per block across its fetch attempts (failures that say
+ * nothing about the block, such as rate limits, resets or malformed answers, are not counted); an
+ * entry is dropped once its block is returned, and at most MAX_TRACE_FAILURE_ENTRIES are kept.
+ */
+export const TRACE_ATTEMPTS_PER_BLOCK = 3;
+const MAX_TRACE_FAILURE_ENTRIES = 256;
+
+export interface BlockSourceOptions {
+  /** Overrides RETRY_PREFERRED_EVERY_BLOCKS / RETRY_PREFERRED_EVERY_MS (tests). */
+  retryPreferredEvery?: { blocks: number; ms: number };
+}
+
+/** When the source fell back from a method, and whether the preferred one is due to be tried again. */
+class FallbackClock {
+  private since: number | undefined;
+  private blocks = 0;
+
+  constructor(private readonly every: { blocks: number; ms: number }) {}
+
+  /** A fallback was taken (the clock starts, unless it runs already). */
+  fellBack(now = Date.now()): void {
+    if (this.since !== undefined) return;
+    this.since = now;
+    this.blocks = 0;
+  }
+
+  /** The preferred method is served: no fallback any more. */
+  recovered(): void {
+    this.since = undefined;
+    this.blocks = 0;
+  }
+
+  /** Counts one block read while fallen back. */
+  tick(): void {
+    if (this.since !== undefined) this.blocks += 1;
+  }
+
+  /** Whether the preferred method is due to be tried again; if so the clock restarts (one try per period). */
+  due(now = Date.now()): boolean {
+    if (this.since === undefined) return false;
+    if (this.blocks < this.every.blocks && now - this.since < this.every.ms) return false;
+    this.since = now;
+    this.blocks = 0;
+    return true;
+  }
+}
+
 export class BlockSource {
   private blockReceipts: boolean | undefined;
   private traceMethod: TraceMethod | undefined;
+  /** The operator chose the trace method: it is never found out, nor tried again. */
+  private readonly traceMethodChosen: boolean;
+  private readonly traceClock: FallbackClock;
+  private readonly receiptsClock: FallbackClock;
+  /** Failed attempts at a block's traces, by block number (for the block of that hash). */
+  private readonly traceFailures = new Map<bigint, { hash: string; failures: number }>();
   /** Set once a trace was slow: traces are then read one at a time, in `traceLane`. */
   private slowTraces = false;
   private traceLane: Promise<unknown> = Promise.resolve();
@@ -67,8 +140,13 @@ export class BlockSource {
      * with `parity`.
      */
     traceMethod?: TraceMethod,
+    options: BlockSourceOptions = {},
   ) {
     this.traceMethod = traceMethod;
+    this.traceMethodChosen = traceMethod !== undefined;
+    const every = options.retryPreferredEvery ?? { blocks: RETRY_PREFERRED_EVERY_BLOCKS, ms: RETRY_PREFERRED_EVERY_MS };
+    this.traceClock = new FallbackClock(every);
+    this.receiptsClock = new FallbackClock(every);
   }
 
   /** The block, receipts, traces and revert reasons of `blockNumber`, all consistent with one block hash. */
@@ -111,25 +189,77 @@ export class BlockSource {
   private async fetchOnce(blockNumber: bigint): Promise<BlockBundle> {
     const block = parseBlock(await this.rawRequest('eth_getBlockByNumber', [toTag(blockNumber), true]));
     checkBlock(block, blockNumber);
-    const [receipts, traces] = await Promise.all([this.fetchReceipts(block), this.fetchTraces(block)]);
+    this.traceClock.tick();
+    this.receiptsClock.tick();
+    const hash = String(block.hash).toLowerCase();
+    const failed = this.traceFailures.get(blockNumber);
+    const givenUp = failed !== undefined && failed.hash === hash && failed.failures >= TRACE_ATTEMPTS_PER_BLOCK;
+    const [receipts, traced] = await Promise.all([
+      this.fetchReceipts(block),
+      givenUp
+        ? { traces: null }
+        : this.fetchTraces(block).then(
+            (traces) => {
+              if (traces) checkTraces(block, traces);
+              return { traces };
+            },
+            (error: unknown) => ({ error }),
+          ),
+    ]);
     checkReceipts(block, receipts);
-    if (traces) checkTraces(block, traces);
+    let traces: TransactionTrace[] | null;
+    if ('error' in traced) {
+      traces = this.traceFailed(block, hash, traced.error);
+    } else {
+      traces = traced.traces;
+    }
     const revertReasons = await this.revertReasons(block, receipts, traces);
+    this.traceFailures.delete(blockNumber);
     return { block, receipts, traces, revertReasons };
+  }
+
+  /**
+   * The block and its receipts were read but its traces failed: rethrown (the block is fetched again)
+   * until they failed TRACE_ATTEMPTS_PER_BLOCK times, then none (logged). Request-wide faults that say
+   * nothing about the block (rate limits, resets, malformed JSON) are rethrown uncounted.
+   */
+  private traceFailed(block: ChainBlock, hash: string, error: unknown): null {
+    if (isRequestFault(error)) throw error;
+    const previous = this.traceFailures.get(block.number);
+    const failures = (previous?.hash === hash ? previous.failures : 0) + 1;
+    this.traceFailures.delete(block.number);
+    this.traceFailures.set(block.number, { hash, failures });
+    while (this.traceFailures.size > MAX_TRACE_FAILURE_ENTRIES) this.traceFailures.delete(this.traceFailures.keys().next().value!);
+    if (failures < TRACE_ATTEMPTS_PER_BLOCK) throw error;
+    this.log.warn(
+      `block ${block.number}: its traces failed ${failures} times; stored without traces (internal transactions not indexed; re-read them with --repair)`,
+      { blockNumber: Number(block.number), attempts: failures, error: errorMessage(error) },
+    );
+    return null;
   }
 
   private async fetchReceipts(block: ChainBlock): Promise<ChainReceipt[]> {
     if (block.transactions.length === 0) return [];
-    if (this.blockReceipts !== false) {
+    const retry = this.blockReceipts === false && this.receiptsClock.due();
+    if (this.blockReceipts !== false || retry) {
       try {
         const receipts = await this.rawRequest('eth_getBlockReceipts', [toTag(block.number)]);
         if (!Array.isArray(receipts)) throw new InconsistentAnswerError(`eth_getBlockReceipts(${block.number}): not a list`);
+        if (this.blockReceipts === false) this.log.warn('eth_getBlockReceipts is served again: reading receipts by block');
         this.blockReceipts = true;
+        this.receiptsClock.recovered();
         return receipts.map(parseReceipt);
       } catch (error) {
-        if (!isMethodUnsupportedError(error)) throw error;
-        this.blockReceipts = false;
-        this.log.warn('eth_getBlockReceipts is not served: reading receipts one transaction at a time');
+        if (!isMethodUnsupportedError(error)) {
+          // A retry of the preferred method that failed otherwise: the fallback answers this block.
+          if (!retry) throw error;
+        } else if (this.blockReceipts !== false) {
+          this.blockReceipts = false;
+          this.log.warn('eth_getBlockReceipts is not served: reading receipts one transaction at a time', {
+            retryAfterBlocks: RETRY_PREFERRED_EVERY_BLOCKS,
+          });
+        }
+        this.receiptsClock.fellBack();
       }
     }
     return Promise.all(
@@ -172,38 +302,60 @@ export class BlockSource {
 
   private async readTraces(block: ChainBlock): Promise<TransactionTrace[] | null> {
     const blockTag = toTag(block.number);
-    if (this.traceMethod === undefined || this.traceMethod === 'callTracer') {
+    // Fallen back (not chosen by the operator): now and then the preferred method is tried again.
+    const retry = !this.traceMethodChosen && this.traceClock.due();
+    const concluded = this.traceMethod;
+    let method = retry ? 'callTracer' : concluded;
+    if (method === undefined || method === 'callTracer') {
       try {
         const result = (await this.client.request({
           method: 'debug_traceBlockByNumber' as 'eth_chainId',
           params: [blockTag, { tracer: 'callTracer' }] as unknown as undefined,
         })) as unknown as { txHash?: Hex; result?: CallTracerFrame; error?: string }[];
         if (!Array.isArray(result)) throw new InconsistentAnswerError('debug_traceBlockByNumber: not an array');
+        if (retry && this.traceMethod !== 'callTracer') {
+          this.log.warn('debug_traceBlockByNumber is served again: traces by the callTracer', { blockNumber: Number(block.number) });
+        }
         this.traceMethod = 'callTracer';
+        this.traceClock.recovered();
         return result.map((entry) => {
           if (!entry?.result) throw new InconsistentAnswerError(`debug_traceBlockByNumber: no trace (${entry?.error ?? 'empty entry'})`);
           return flattenCallTracerFrame(entry.result, (entry.txHash?.toLowerCase() as Hex | undefined) ?? null);
         });
       } catch (error) {
-        if (!isMethodUnsupportedError(error)) throw error;
-        this.traceMethod = 'parity';
+        const refused = isMethodUnsupportedError(error);
+        // A retry that failed otherwise: the method found before answers this block.
+        if (!refused && !retry) throw error;
+        method = refused ? 'parity' : concluded;
+        if (refused) {
+          if (this.traceMethod === undefined || this.traceMethod === 'callTracer') this.traceMethod = 'parity';
+          this.traceClock.fellBack();
+        }
       }
     }
-    if (this.traceMethod === 'parity') {
+    if (method === 'parity') {
       try {
         const result = (await this.client.request({
           method: 'trace_block' as 'eth_chainId',
           params: [blockTag] as unknown as undefined,
         })) as unknown as ParityTrace[];
         if (!Array.isArray(result)) throw new InconsistentAnswerError('trace_block: not an array');
+        if (this.traceMethod === 'none') {
+          this.log.warn('trace_block is served again: traces by trace_block', { blockNumber: Number(block.number) });
+          this.traceMethod = 'parity';
+        }
         return groupParityTraces(result, block.transactions.length);
       } catch (error) {
-        if (!isMethodUnsupportedError(error)) throw error;
-        // Blocks already in flight meet the same refusal: the first to find out says so, once.
-        if ((this.traceMethod as TraceMethod) !== 'none') {
+        if (!isMethodUnsupportedError(error)) {
+          if (!(retry && concluded === 'none')) throw error;
+        } else if ((this.traceMethod as TraceMethod) !== 'none') {
+          // Blocks already in flight meet the same refusal: the first to find out says so, once.
           this.traceMethod = 'none';
-          this.log.warn('the node serves neither debug_traceBlockByNumber nor trace_block: internal transactions are not indexed');
+          this.log.warn('the node serves neither debug_traceBlockByNumber nor trace_block: internal transactions are not indexed', {
+            retryAfterBlocks: RETRY_PREFERRED_EVERY_BLOCKS,
+          });
         }
+        this.traceClock.fellBack();
       }
     }
     return null;
@@ -258,6 +410,32 @@ export class BlockSource {
       throw error;
     }
   }
+}
+
+/**
+ * A failure of a whole HTTP request that says nothing about the block in it: a rate limit (429, 503,
+ * -32005), a reset, malformed JSON. An answer over the size limit, an incomplete batch, a timeout or
+ * a JSON-RPC error of the call itself do say something about it.
+ */
+function isRequestFault(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  let fault = false;
+  error.walk((cause) => {
+    if (cause instanceof RpcRequestError) {
+      fault = isRateLimitStatus(cause.status) || cause.code === 429 || cause.code === -32005;
+      return true;
+    }
+    if (cause instanceof HttpRequestError) {
+      const inner = cause.cause;
+      fault =
+        cause.status !== undefined
+          ? isRateLimitStatus(cause.status)
+          : !(inner instanceof ResponseTooLargeError || inner instanceof IncompleteBatchError);
+      return true;
+    }
+    return false;
+  });
+  return fault;
 }
 
 /** A JSON-RPC error answer that reports the EVM failing to run the call. */

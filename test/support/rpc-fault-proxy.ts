@@ -14,7 +14,9 @@
  * with or without Retry-After, connection resets (before the answer, or in the middle of it),
  * requests never answered, malformed JSON, partial batch answers (entries dropped), a batch limit
  * (batches over N refused in a chosen form), oversized answers (entries of unknown or repeated ids,
- * padding), a transform of a method's results (strip or rename fields) and slow answers.
+ * padding), a transform of a method's results (strip or rename fields), slow answers, and a whole
+ * request answered with any HTTP status and body (`httpError`: an outage). A rule with `block` applies
+ * to the calls of that block only (their first parameter), e.g. one block's debug_traceBlockByNumber.
  *
  * The older counters (`plan`: http429, hang, malformedJson, wrongBlockReceipts, unsupportedMethods,
  * delayMs, serialTraceMs) still work as before.
@@ -46,7 +48,7 @@ export const REFUSAL_FORMS = [
 export type RefusalForm = (typeof REFUSAL_FORMS)[number];
 
 /** How a node refuses a batch over its limit. */
-export const BATCH_LIMIT_FORMS = ['http-413', 'error-object', 'error-entries', 'excess-entries', 'first-entry'] as const;
+export const BATCH_LIMIT_FORMS = ['http-413', 'error-object', 'error-entries', 'excess-entries', 'first-entry', 'invalid-request'] as const;
 export type BatchLimitForm = (typeof BATCH_LIMIT_FORMS)[number];
 
 export type Fault =
@@ -71,7 +73,9 @@ export type Fault =
   /** The method's successful result replaced by `transform(result, params)`. */
   | { kind: 'transform'; transform: (result: unknown, params: unknown[] | undefined) => unknown }
   /** The answer held back `ms`. */
-  | { kind: 'slow'; ms: number };
+  | { kind: 'slow'; ms: number }
+  /** The whole request answered with this HTTP status and body (an outage: a 500 with a JSON-RPC error, a 502 from a gateway). */
+  | { kind: 'httpError'; status: number; body: string };
 
 export type FaultKind = Fault['kind'];
 
@@ -80,6 +84,8 @@ export type FaultRule = Fault & {
   method?: MethodMatch;
   /** Times it fires (default 1; Infinity: never stop). Decremented per call for entry faults, per request otherwise. */
   count?: number;
+  /** Only calls whose first parameter is this block number (a hex tag such as eth_getBlockByNumber's or debug_traceBlockByNumber's). */
+  block?: number | bigint;
 };
 
 /** The older fault counters (each goes down as its fault is served; Infinity: never stop). */
@@ -136,6 +142,14 @@ type RpcAnswer = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: { code
 
 const matches = (match: MethodMatch, method: string) =>
   match === undefined || (typeof match === 'string' ? match === method : match.includes(method));
+
+/** The rule's `block` (if any) is the call's first parameter. */
+const atBlock = (rule: FaultRule, call: { params?: unknown[] } | undefined) =>
+  rule.block === undefined ||
+  (call !== undefined &&
+    typeof call.params?.[0] === 'string' &&
+    /^0x[0-9a-f]+$/i.test(call.params[0]) &&
+    BigInt(call.params[0]) === BigInt(rule.block));
 
 /** The refusal a provider gives for `method`, in `form`: [HTTP status, body]. */
 export function refusal(form: RefusalForm, method: string, id: unknown): { status: number; body: string } {
@@ -194,6 +208,9 @@ function batchLimitAnswer(
     case 'first-entry':
       // geth: one error, for the first call, and nothing for the others.
       return { status: 200, body: JSON.stringify([error(batch[0]!.id, -32600, 'batch too large')]) };
+    case 'invalid-request':
+      // A bare error object without any batch wording.
+      return { status: 200, body: JSON.stringify(error(null, -32600, 'invalid request')) };
   }
 }
 
@@ -219,9 +236,16 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
   const requests: ProxiedRequest[] = [];
 
   /** The first live rule of `kind` matching one of `methods`, consumed once. */
-  const take = <K extends FaultKind>(kind: K, methods: string[]): (Extract<Fault, { kind: K }> & FaultRule) | undefined => {
+  const take = <K extends FaultKind>(
+    kind: K,
+    methods: string[],
+    batch?: { method: string; params?: unknown[] }[],
+  ): (Extract<Fault, { kind: K }> & FaultRule) | undefined => {
     const rule = rules.find(
-      (candidate) => candidate.kind === kind && (candidate.count ?? 1) > 0 && methods.some((method) => matches(candidate.method, method)),
+      (candidate) =>
+        candidate.kind === kind &&
+        (candidate.count ?? 1) > 0 &&
+        methods.some((method, position) => matches(candidate.method, method) && atBlock(candidate, batch?.[position])),
     );
     if (!rule) return undefined;
     rule.count = (rule.count ?? 1) - 1;
@@ -256,7 +280,7 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
         };
 
         if (faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
-        const slow = take('slow', methods);
+        const slow = take('slow', methods, batch);
         if (slow) await new Promise((resolve) => setTimeout(resolve, slow.ms));
         const traces = faults.serialTraceMs > 0 ? methods.filter((method) => method === 'debug_traceBlockByNumber').length : 0;
         for (let trace = 0; trace < traces; trace += 1) {
@@ -266,13 +290,13 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
         }
 
         // Faults of the whole request.
-        if (faults.hang > 0 || take('hang', methods)) {
+        if (faults.hang > 0 || take('hang', methods, batch)) {
           if (faults.hang > 0) faults.hang -= 1;
           served.hang = (served.hang ?? 0) + 1;
           record.outcome = 'hang';
           return; // never answered: the client times out
         }
-        const reset = take('reset', methods);
+        const reset = take('reset', methods, batch);
         if (reset && reset.when !== 'midAnswer') {
           record.outcome = 'reset';
           request.socket.destroy();
@@ -285,7 +309,7 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
           send(429, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: 429, message: 'Too Many Requests' } }));
           return;
         }
-        const limited = take('rateLimit', methods);
+        const limited = take('rateLimit', methods, batch);
         if (limited) {
           record.outcome = 'rateLimit';
           const headers: Record<string, string> = limited.retryAfter === undefined ? {} : { 'retry-after': limited.retryAfter };
@@ -304,11 +328,17 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
           }
           return;
         }
-        if (faults.malformedJson > 0 || take('malformed', methods)) {
+        if (faults.malformedJson > 0 || take('malformed', methods, batch)) {
           if (faults.malformedJson > 0) faults.malformedJson -= 1;
           served.malformedJson = (served.malformedJson ?? 0) + 1;
           record.outcome = 'malformed';
           send(200, '{"jsonrpc":"2.0","id":1,"result":{"number":"0x1", "hash":');
+          return;
+        }
+        const outage = take('httpError', methods, batch);
+        if (outage) {
+          record.outcome = 'httpError';
+          send(outage.status, outage.body);
           return;
         }
         const httpRefusal = rules.find(
@@ -316,13 +346,13 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
             rule.kind === 'refuse' &&
             rule.form.startsWith('http-') &&
             (rule.count ?? 1) > 0 &&
-            methods.some((method) => matches(rule.method, method)),
+            batch.some((call) => matches(rule.method, call.method) && atBlock(rule, call)),
         ) as (FaultRule & { kind: 'refuse' }) | undefined;
         if (httpRefusal) {
           httpRefusal.count = (httpRefusal.count ?? 1) - 1;
           serve('refuse');
           record.outcome = 'refuse';
-          const refused = batch.find((call) => matches(httpRefusal.method, call.method))!;
+          const refused = batch.find((call) => matches(httpRefusal.method, call.method) && atBlock(httpRefusal, call))!;
           const { status, body } = refusal(httpRefusal.form, refused.method, refused.id);
           send(status, body);
           return;
@@ -367,14 +397,15 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
               candidate.kind === 'refuse' &&
               candidate.form.startsWith('rpc-') &&
               (candidate.count ?? 1) > 0 &&
-              matches(candidate.method, call.method),
+              matches(candidate.method, call.method) &&
+              atBlock(candidate, call),
           ) as (FaultRule & { kind: 'refuse' }) | undefined;
           if (rule) {
             rule.count = (rule.count ?? 1) - 1;
             serve('refuse');
             return JSON.parse(refusal(rule.form, call.method, call.id).body) as RpcAnswer;
           }
-          const error = take('error', [call.method]);
+          const error = take('error', [call.method], [call]);
           if (error) return { jsonrpc: '2.0', id: call.id, error: { code: error.code, message: error.message } };
           return null;
         });
@@ -385,16 +416,16 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
         for (const [position, call] of batch.entries()) {
           const answer = results[position]!;
           if (answer.result === undefined) continue;
-          const transform = rules.find((rule) => rule.kind === 'transform' && (rule.count ?? 1) > 0 && matches(rule.method, call.method)) as
-            | (FaultRule & { kind: 'transform' })
-            | undefined;
+          const transform = rules.find(
+            (rule) => rule.kind === 'transform' && (rule.count ?? 1) > 0 && matches(rule.method, call.method) && atBlock(rule, call),
+          ) as (FaultRule & { kind: 'transform' }) | undefined;
           if (!transform) continue;
           transform.count = (transform.count ?? 1) - 1;
           serve('transform');
           results[position] = { ...answer, result: transform.transform(structuredClone(answer.result), call.params) };
         }
         if (isBatch) {
-          const drop = take('drop', methods);
+          const drop = take('drop', methods, batch);
           if (drop) {
             record.outcome = 'drop';
             const victims = new Set(
@@ -408,7 +439,7 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
           }
         }
         let padding = '';
-        const oversized = take('oversized', methods);
+        const oversized = take('oversized', methods, batch);
         if (oversized) {
           record.outcome = 'oversized';
           if (oversized.extra === 'padding') padding = ' '.repeat(oversized.bytes ?? 1_000_000);

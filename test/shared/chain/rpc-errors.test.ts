@@ -116,6 +116,26 @@ describe('method refusals', () => {
     expect(attempts).toBe(3);
   });
 
+  // A passing outage answered in refusal-like words used to switch traces off for the process.
+  test.each([
+    ['HTTP 500, -32000 "The API is not available right now"', rpcError(-32000, 'The API is not available right now', { status: 500 })],
+    ['HTTP 502 "upstream api not available"', httpError(502, '"upstream api not available"')],
+    ['HTTP 500, -32603 "method handler not available"', rpcError(-32603, 'method handler not available', { status: 500 })],
+    ['HTTP 504 "trace API unavailable"', httpError(504, '"trace API unavailable, try later"')],
+  ])('an outage under HTTP 5xx: %s is transient, not a refusal', (_name, error) => {
+    expect(isMethodUnsupportedError(error)).toBe(false);
+  });
+
+  test('the same words in a 200 or a 4xx are still a refusal; explicit codes under a 5xx too', () => {
+    expect(isMethodUnsupportedError(rpcError(-32000, 'The API is not available right now'))).toBe(true);
+    expect(isMethodUnsupportedError(httpError(403, '"upstream api not available"'))).toBe(true);
+    expect(isMethodUnsupportedError(rpcError(-32601, 'Method not found', { status: 500 }))).toBe(true);
+    expect(looksLikeMethodRefusal(502, -32004, 'whatever')).toBe(true);
+    expect(looksLikeMethodRefusal(500, 4200, '')).toBe(true);
+    expect(looksLikeMethodRefusal(500, -32000, 'The API is not available right now')).toBe(false);
+    expect(looksLikeMethodRefusal(200, -32000, 'The API is not available right now')).toBe(true);
+  });
+
   test('plain errors are read by their message', () => {
     expect(isMethodUnsupportedError(new Error('the method trace_block does not exist/is not available'))).toBe(true);
     expect(isMethodUnsupportedError(new Error('header not found'))).toBe(false);

@@ -155,6 +155,66 @@ describe('whole-batch refusals and resets', () => {
   });
 });
 
+describe('a bare error object for a batch, and one answer over the size limit', () => {
+  test('a batch answered with {"id":null,"error":{"code":-32600,"message":"invalid request"}}: shrunk, not retried as it was', async () => {
+    proxy.inject({ kind: 'batchLimit', max: 10, form: 'invalid-request', count: Number.POSITIVE_INFINITY });
+    const { warnings, log } = logOf();
+    const client = createChainClient(proxy.url, { batchSize: 50, log });
+    // No retries here: the first read must succeed.
+    expect(await readBlocks(client)).toEqual(await expectedBlocks());
+    expect(warnings.at(-1)?.details?.batchSize).toBeLessThanOrEqual(10);
+    expect(proxy.requests.filter((request) => request.outcome === 'batchLimit').length).toBeLessThanOrEqual(3);
+  });
+
+  test('a rate limit or a 5xx as a bare error object does not shrink the batch', async () => {
+    const rateLimited = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32005, message: 'request rate limited' } });
+    const outage = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'The API is not available right now' } });
+    proxy.inject({ kind: 'httpError', status: 200, body: rateLimited }, { kind: 'httpError', status: 500, body: outage });
+    const { warnings, log } = logOf();
+    const client = createChainClient(proxy.url, { batchSize: 50, log });
+    expect(await withBackoff('blocks', FAST, () => readBlocks(client))).toEqual(await expectedBlocks());
+    expect(warnings).toEqual([]);
+  });
+
+  test('an outage under HTTP 500 for one call of a request sent call by call stays a fault (never read as a refusal)', async () => {
+    proxy.inject({ kind: 'batchLimit', max: 1, form: 'error-object', count: Number.POSITIVE_INFINITY });
+    const { log } = logOf();
+    const client = createChainClient(proxy.url, { batchSize: 50, log });
+    await readBlocks(client); // the batch size is 1 from now on
+    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'The API is not available right now' } });
+    const served = proxy.served.httpError ?? 0;
+    proxy.inject({ kind: 'httpError', status: 500, body, method: 'trace_block', count: 1 });
+    const [trace, blocks] = await withBackoff('trace and blocks', FAST, () =>
+      Promise.all([
+        client.request({ method: 'trace_block' as 'eth_chainId', params: ['0x1'] as unknown as undefined }),
+        readBlocks(client),
+      ]),
+    );
+    expect(Array.isArray(trace)).toBe(true);
+    expect(blocks).toEqual(await expectedBlocks());
+    expect(proxy.served.httpError).toBe(served + 1);
+  });
+
+  test('one call answered over the size limit in a batch: that call fails, the others get their answers', async () => {
+    proxy.inject({ kind: 'oversized', extra: 'padding', bytes: 300_000, block: 5, count: Number.POSITIVE_INFINITY });
+    const { log } = logOf();
+    const client = createChainClient(proxy.url, { batchSize: 50, maxResponseBytes: 200_000, log });
+    const numbers = Array.from({ length: 30 }, (_, index) => BigInt(index + 1));
+    const settled = await Promise.allSettled(numbers.map((blockNumber) => client.getBlock({ blockNumber })));
+    const expected = await expectedBlocks();
+    settled.forEach((outcome, index) => {
+      if (index === 4) {
+        expect(outcome.status).toBe('rejected');
+        expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/over the limit|more than/);
+      } else {
+        expect(outcome.status).toBe('fulfilled');
+        const block = (outcome as PromiseFulfilledResult<{ number: bigint; hash: Hex }>).value;
+        expect([block.number, block.hash]).toEqual(expected[index]);
+      }
+    });
+  });
+});
+
 describe('the first request of a process', () => {
   test('eth_chainId answered 429 (with and without Retry-After) and 503 is retried, not fatal', async () => {
     proxy.inject(
