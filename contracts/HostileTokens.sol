@@ -8,14 +8,15 @@ pragma solidity ^0.8.24;
 /// @title HostileToken
 /// @notice An ERC-20 whose name(), symbol(), decimals() and totalSupply() answer whatever was set,
 ///         byte for byte: raw return data, a revert, or an ABI string of `length` letters 'A'
-///         generated on the fly (a 500 KB name costs no storage). A selector never set reverts
-///         without data. Anyone can mint and change the answers (a token that renames itself).
+///         generated on the fly (a 500 KB name costs no storage), or a loop until out of gas
+///         (`setBurnGas`). A selector never set reverts without data. Anyone can mint and change the answers (a token that renames itself).
 contract HostileToken {
     event Transfer(address indexed from, address indexed to, uint256 value);
 
     uint8 private constant RETURN_RAW = 1;
     uint8 private constant REVERT_RAW = 2;
     uint8 private constant LONG_STRING = 3;
+    uint8 private constant BURN_GAS = 4;
 
     mapping(bytes4 => uint8) public answerKind;
     mapping(bytes4 => bytes) public rawAnswer;
@@ -35,6 +36,11 @@ contract HostileToken {
     function setLongString(bytes4 selector, uint256 length) external {
         answerKind[selector] = LONG_STRING;
         stringLength[selector] = length;
+    }
+
+    /// @notice The selector loops until it runs out of gas (see GasBurnerToken).
+    function setBurnGas(bytes4 selector) external {
+        answerKind[selector] = BURN_GAS;
     }
 
     function mint(address to, uint256 amount) external {
@@ -75,6 +81,10 @@ contract HostileToken {
                 }
                 return(start, add(0x40, mul(words, 0x20)))
             }
+        }
+        if (kind == BURN_GAS) {
+            uint256 spins = 0;
+            while (gasleft() > 0) spins++;
         }
         revert();
     }
@@ -216,5 +226,41 @@ contract PhoenixFactory {
         nextLabel = tokenLabel;
         token = address(new PhoenixToken{salt: salt}());
         emit Created(token, tokenLabel);
+    }
+}
+
+/// @title GasBurnerToken
+/// @notice An ERC-20 whose name(), symbol() and decimals() loop until they run out of gas. Read in one
+///         Multicall3 aggregate3, each takes 63/64 of the gas left (EIP-150) and burns it: the calls
+///         after it in the same aggregate3 (other tokens' reads) fail for want of gas, which is no
+///         answer of theirs. totalSupply() and balanceOf answer.
+contract GasBurnerToken {
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
+    uint256 public totalSupply;
+    mapping(address => uint256) public balanceOf;
+
+    function name() external view returns (string memory) {
+        _burn();
+    }
+
+    function symbol() external view returns (string memory) {
+        _burn();
+    }
+
+    function decimals() external view returns (uint8) {
+        _burn();
+    }
+
+    function mint(address to, uint256 amount) external {
+        totalSupply += amount;
+        balanceOf[to] += amount;
+        emit Transfer(address(0), to, amount);
+    }
+
+    /// @dev Spins until no gas is left (the call then fails with out of gas).
+    function _burn() private view {
+        uint256 spins = 0;
+        while (gasleft() > 0) spins++;
     }
 }

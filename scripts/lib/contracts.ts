@@ -39,7 +39,14 @@ export const DEMO_CONTRACT_NAMES = [
   'DemoReverter',
 ] as const;
 /** Test-only contracts (contracts/HostileTokens.sol): tokens that answer what strangers' tokens answer. */
-export const HOSTILE_CONTRACT_NAMES = ['HostileToken', 'KittyLike', 'IdInDataNFT', 'PhoenixToken', 'PhoenixFactory'] as const;
+export const HOSTILE_CONTRACT_NAMES = [
+  'HostileToken',
+  'KittyLike',
+  'IdInDataNFT',
+  'PhoenixToken',
+  'PhoenixFactory',
+  'GasBurnerToken',
+] as const;
 /** Every contract compiled into the cache. */
 const COMPILED_CONTRACT_NAMES = [...DEMO_CONTRACT_NAMES, ...HOSTILE_CONTRACT_NAMES] as const;
 export type DemoContractName = (typeof COMPILED_CONTRACT_NAMES)[number];

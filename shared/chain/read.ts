@@ -5,10 +5,16 @@
  * allowFailure per call; otherwise each is its own eth_call and the client's batch JSON-RPC transport
  * sends them together. A call that reverts (or fails in the EVM: out of gas, invalid opcode) is an
  * answer (`failure`); a call that returns, whatever it returns (nothing, garbage), is `success` with
- * its data. A transport fault (HTTP error, reset, timeout, a JSON-RPC error that is not the EVM's,
- * an aggregate3 that failed as a whole) makes the whole round throw, so that the caller retries it:
- * it is never recorded as a contract's answer. An aggregate3 that the EVM itself refused (out of gas
- * over many large answers) or that answers something undecodable is read again call by call.
+ * its data. An entry that failed inside aggregate3 is not taken as the answer: aggregate3 gives each
+ * call 63/64 of the gas left (EIP-150), so a contract that burns it makes the calls after it fail for
+ * want of gas. Every failed entry is read again with its own eth_call (the re-reads of a round
+ * travel together in one batch request) and that answer is taken: the extra cost is one eth_call per
+ * failed entry only (reverting contracts, non-tokens probed at their creation). A transport fault
+ * (HTTP error, reset, timeout, a JSON-RPC error that is not the EVM's, an aggregate3 that failed as a
+ * whole, a re-read that failed at the transport) makes the whole round throw, so that the caller
+ * retries it: it is never recorded as a contract's answer. An aggregate3 that the EVM itself refused
+ * (out of gas over many large answers, or starved whole by a gas burner) or that answers something
+ * undecodable is read again call by call.
  */
 import {
   BaseError,
@@ -84,18 +90,28 @@ export class ContractReader {
       if (isExecutionAnswer(error)) return undefined;
       throw error;
     }
+    let decoded: readonly { success: boolean; returnData: Hex }[];
     try {
       const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: answer }) as readonly {
         success: boolean;
         returnData: Hex;
       }[];
       if (results.length !== calls.length) return undefined;
-      return results.map((result) =>
-        result.success ? { status: 'success', data: result.returnData } : { status: 'failure', error: 'reverted' },
-      );
+      decoded = results;
     } catch {
       return undefined;
     }
+    // A failed entry may be no answer of its contract: aggregate3 gives each call 63/64 of the gas
+    // left (EIP-150), so a contract that burns it (a name() that loops) starves the calls after it.
+    // Each failed entry is read again on its own (one eth_call each, together in one batch request)
+    // and that answer is taken; the successful entries are kept as they are.
+    return Promise.all(
+      decoded.map((result, position): ReadResult | Promise<ReadResult> =>
+        result.success
+          ? { status: 'success', data: result.returnData }
+          : this.callOne(calls[position]!.address, encoded[position]!, blockNumber),
+      ),
+    );
   }
 
   private async callOne(to: Address, data: Hex, blockNumber: bigint): Promise<ReadResult> {

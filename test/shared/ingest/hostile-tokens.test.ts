@@ -10,13 +10,11 @@
  * token's details the documented rule applied to its answers (docs/decisions/ingest.md "Untrusted
  * contract answers"), and no item over DynamoDB's 400 KB.
  */
-import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   createWalletClient,
   defineChain,
   encodeAbiParameters,
+  getContractAddress,
   http as httpTransport,
   stringToHex,
   toFunctionSelector,
@@ -35,7 +33,9 @@ import { ingestRange } from '../../../shared/ingest/ingest';
 import { getItem, queryRange } from '../../../shared/ingest/table-io';
 import { expandTokenTransfer } from '../../../shared/table/compact';
 import { addressKeys, tokenTransferKeys } from '../../../shared/table/keys';
+import { startRpcProxy, type FaultRule } from '../../support/rpc-fault-proxy';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
+import { installMulticall3 } from './support/multicall3';
 import { publicClient } from './support/truth';
 
 const table = useTestTable('hostile');
@@ -78,15 +78,6 @@ async function send(address: Address, abi: Abi, functionName: string, args: unkn
   return (await mined(wallet.writeContract({ address, abi, functionName, args, account: accounts[from]!, chain: wallet.chain }))).hash;
 }
 
-/** Multicall3's runtime code: viem's copy of its creation code, past the 32-byte constructor. */
-function multicall3Runtime(): Hex {
-  const source = readFileSync(new URL('../../../node_modules/viem/_esm/constants/contracts.js', import.meta.url), 'utf8');
-  const creation = /multicall3Bytecode = '(0x[0-9a-f]+)'/.exec(source)?.[1];
-  const prefix = '0x608060405234801561001057600080fd5b506115b9806100206000396000f3fe';
-  if (!creation?.startsWith(prefix)) throw new Error('unexpected Multicall3 creation code in viem');
-  return `0x${creation.slice(prefix.length, prefix.length + 0x15b9 * 2)}`;
-}
-
 /** A hostile ERC-20 with these raw answers (selector -> return data, or `revert`, or a long string). */
 async function hostile(answers: Partial<Record<keyof typeof SEL, Hex | { revert: Hex } | { longString: number }>>): Promise<Address> {
   const address = await deploy('HostileToken');
@@ -101,6 +92,53 @@ async function hostile(answers: Partial<Record<keyof typeof SEL, Hex | { revert:
   return address;
 }
 
+/**
+ * A gas burner (name(), symbol(), decimals() loop until out of gas) and an innocent token created
+ * and minted in ONE block, the burner first: both are probed in one round at that block (batch.ts:
+ * the tokens of the block's transfers, in log order), i.e. one aggregate3 in which the burner's
+ * calls come before the innocent token's.
+ */
+async function burnerBesideInnocent(): Promise<void> {
+  const client = publicClient(anvil.rpcUrl);
+  const from = accounts[0]!;
+  await client.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+  try {
+    const nonce = await client.getTransactionCount({ address: from.address, blockTag: 'pending' });
+    tokens.burner = getContractAddress({ from: from.address, nonce: BigInt(nonce) }).toLowerCase() as Address;
+    tokens.innocent = getContractAddress({ from: from.address, nonce: BigInt(nonce + 1) }).toLowerCase() as Address;
+    const { GasBurnerToken, IdInDataNFT } = artifacts;
+    const common = { account: from, chain: wallet.chain } as const;
+    const hashes = [
+      await wallet.deployContract({ ...common, abi: GasBurnerToken.abi, bytecode: GasBurnerToken.bytecode, nonce, gas: 1_000_000n }),
+      await wallet.deployContract({ ...common, abi: IdInDataNFT.abi, bytecode: IdInDataNFT.bytecode, nonce: nonce + 1, gas: 2_000_000n }),
+      await wallet.writeContract({
+        ...common,
+        address: tokens.burner,
+        abi: GasBurnerToken.abi,
+        functionName: 'mint',
+        args: [alice, 5n],
+        nonce: nonce + 2,
+        gas: 200_000n,
+      }),
+      await wallet.writeContract({
+        ...common,
+        address: tokens.innocent,
+        abi: IdInDataNFT.abi,
+        functionName: 'mint',
+        args: [alice, 9n],
+        nonce: nonce + 3,
+        gas: 200_000n,
+      }),
+    ];
+    await client.request({ method: 'evm_mine' as never, params: [] as never });
+    const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 20 })));
+    expect(receipts.map((receipt) => receipt.status)).toEqual(['success', 'success', 'success', 'success']);
+    expect(new Set(receipts.map((receipt) => receipt.blockNumber)).size).toBe(1);
+  } finally {
+    await client.request({ method: 'evm_setAutomine' as never, params: [true] as never });
+  }
+}
+
 beforeAll(async () => {
   [anvil, artifacts] = await Promise.all([startAnvil({ chainId: CHAIN_ID, args: ['--hardfork', 'shanghai'] }), loadContracts()]);
   const chain = defineChain({
@@ -111,10 +149,7 @@ beforeAll(async () => {
   });
   wallet = createWalletClient({ chain, transport: httpTransport(anvil.rpcUrl) });
   // Multicall3 from the genesis block on (anvil has none).
-  await publicClient(anvil.rpcUrl).request({
-    method: 'anvil_setCode' as never,
-    params: [MULTICALL3_ADDRESS, multicall3Runtime()] as never,
-  });
+  await installMulticall3(anvil.rpcUrl);
 
   tokens.big = await hostile({ name: { longString: 500_000 }, symbol: abiString('é'.repeat(200)) });
   tokens.bytes32 = await hostile({
@@ -143,6 +178,7 @@ beforeAll(async () => {
     decimals: `0x${word(255n).slice(2)}${'ff'.repeat(7)}`,
   });
   tokens.renamed = await hostile({ name: abiString('Before'), symbol: abiString('RN'), decimals: word(6n), totalSupply: word(1n) });
+  await burnerBesideInnocent();
   // A zero-value ERC-20 transfer.
   zeroTransfer = await send(tokens.bytes32, artifacts.HostileToken.abi, 'transfer', [bob, 0n], 1);
 
@@ -212,6 +248,22 @@ describe('token details: one rule per field, whatever the contract answers', () 
     if (!('tokenNameTruncated' in expected)) expect(item.tokenNameTruncated ?? false).toBe(false);
   });
 
+  test("a gas burner probed in the same aggregate3 before an innocent token: the innocent token's details are its own", async () => {
+    expect(await addressItem(tokens.burner!)).toMatchObject({
+      tokenType: 'ERC-20',
+      tokenName: null,
+      tokenSymbol: null,
+      tokenDecimals: null,
+      tokenTotalSupply: '5',
+    });
+    expect(await addressItem(tokens.innocent!)).toMatchObject({ tokenType: 'ERC-721', tokenName: 'Id In Data', tokenSymbol: 'IDD' });
+    expect(await getItem<Record<string, any>>(addressKeys.balance(CHAIN_ID, alice, tokens.innocent!))).toMatchObject({
+      value: '1',
+      tokenStandard: 'ERC-721',
+    });
+    expect(await getItem<Record<string, any>>(addressKeys.balance(CHAIN_ID, alice, tokens.burner!))).toMatchObject({ value: '5' });
+  });
+
   test('an invalid UTF-8 name is the address prefix, as Blockscout names it', async () => {
     expect((await addressItem(tokens.badName!)).tokenName).toBe(tokens.badName!.slice(0, 6));
   });
@@ -275,112 +327,55 @@ describe('non-standard transfer events', () => {
   });
 });
 
-/** A JSON-RPC proxy in front of anvil: hides Multicall3, or fails aggregate3 calls at the transport. */
-async function startProxy(mode: 'hideMulticall' | 'failAggregate'): Promise<{ url: string; failed: number; close(): Promise<void> }> {
-  let seen = 0;
-  const state = { failed: 0 };
-  const isAggregate = (call: any) => call.method === 'eth_call' && String(call.params?.[0]?.to ?? '').toLowerCase() === MULTICALL3_ADDRESS;
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      void (async () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        const calls: any[] = Array.isArray(body) ? body : [body];
-        if (mode === 'failAggregate' && calls.some(isAggregate)) {
-          seen += 1;
-          // Every other request with an aggregate3: a 429, a reset or a JSON-RPC error for that call.
-          if (seen % 2 === 1) {
-            state.failed += 1;
-            const kind = (seen >> 1) % 3;
-            if (kind === 0) {
-              response.writeHead(429, { 'content-type': 'text/plain' });
-              response.end('Too Many Requests');
-              return;
-            }
-            if (kind === 1) {
-              request.socket.destroy();
-              return;
-            }
-            const answers = await forward(calls.filter((call) => !isAggregate(call)));
-            const byId = new Map(answers.map((answer: any) => [answer.id, answer]));
-            const out = calls.map((call) =>
-              isAggregate(call)
-                ? { jsonrpc: '2.0', id: call.id, error: { code: -32005, message: 'rate limit exceeded' } }
-                : byId.get(call.id),
-            );
-            response.writeHead(200, { 'content-type': 'application/json' });
-            response.end(JSON.stringify(Array.isArray(body) ? out : out[0]));
-            return;
-          }
-        }
-        if (mode === 'hideMulticall') {
-          const hidden = calls.map((call) =>
-            call.method === 'eth_getCode' && String(call.params?.[0]).toLowerCase() === MULTICALL3_ADDRESS
-              ? { jsonrpc: '2.0', id: call.id, result: '0x' }
-              : undefined,
-          );
-          if (calls.some(isAggregate)) throw new Error('aggregate3 called through a proxy that hides Multicall3');
-          const answers = await forward(calls.filter((_, index) => hidden[index] === undefined));
-          const byId = new Map(answers.map((answer: any) => [answer.id, answer]));
-          const out = calls.map((call, index) => hidden[index] ?? byId.get(call.id));
-          response.writeHead(200, { 'content-type': 'application/json' });
-          response.end(JSON.stringify(Array.isArray(body) ? out : out[0]));
-          return;
-        }
-        const answers = await forward(calls);
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
-      })().catch((error: Error) => {
-        response.writeHead(502);
-        response.end(error.message);
-      });
-    });
-  });
-  const forward = async (calls: any[]): Promise<any[]> => {
-    if (calls.length === 0) return [];
-    const upstream = await fetch(anvil.rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(calls),
-    });
-    return (await upstream.json()) as any[];
-  };
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get failed() {
-      return state.failed;
+const isMulticall3 = (address: unknown) => String(address).toLowerCase() === MULTICALL3_ADDRESS;
+
+/** The fault proxy (test/support/rpc-fault-proxy.ts) hiding Multicall3: its eth_getCode answers nothing. */
+const hideMulticall3 = (aggregateCalls: { count: number }): FaultRule[] => [
+  {
+    kind: 'transform',
+    method: 'eth_getCode',
+    count: Number.POSITIVE_INFINITY,
+    transform: (result, params) => (isMulticall3(params?.[0]) ? '0x' : result),
+  },
+  {
+    kind: 'transform',
+    method: 'eth_call',
+    count: Number.POSITIVE_INFINITY,
+    transform: (result, params) => {
+      if (isMulticall3((params?.[0] as { to?: string } | undefined)?.to)) aggregateCalls.count += 1;
+      return result;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+  },
+];
 
 const snapshot = (name: string) => tableSnapshot(name);
 
 describe('the same chain through other read paths gives the same table', () => {
   test('without Multicall3 (one eth_call per read): item for item the same table', async () => {
-    const proxy = await startProxy('hideMulticall');
+    const aggregateCalls = { count: 0 };
+    const proxy = await startRpcProxy(anvil.rpcUrl, { faults: hideMulticall3(aggregateCalls) });
     const name = `${table.name}-plain`;
     try {
       await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, retry: RETRY }));
+      expect(aggregateCalls.count).toBe(0);
       expect(await snapshot(name)).toEqual(await snapshot(table.name));
     } finally {
       await proxy.close();
     }
   });
 
-  test('aggregate3 failing at the transport every other time (429, reset, JSON-RPC error): the table of a clean run', async () => {
-    const proxy = await startProxy('failAggregate');
+  test('eth_call (aggregate3 here) failing at the transport (429, reset, JSON-RPC error): the table of a clean run', async () => {
+    const proxy = await startRpcProxy(anvil.rpcUrl, {
+      faults: [
+        { kind: 'rateLimit', status: 429, method: 'eth_call', count: 2 },
+        { kind: 'reset', method: 'eth_call', count: 2 },
+        { kind: 'error', code: -32005, message: 'rate limit exceeded', method: 'eth_call', count: 2 },
+      ],
+    });
     const name = `${table.name}-flaky`;
     try {
       await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, retry: RETRY }));
-      expect(proxy.failed).toBeGreaterThan(3);
+      expect([proxy.served.rateLimit, proxy.served.reset, proxy.served.error]).toEqual([2, 2, 2]);
       expect(await snapshot(name)).toEqual(await snapshot(table.name));
     } finally {
       await proxy.close();

@@ -5,6 +5,9 @@
  * oversized batch answers, resets in the middle of an answer, slow answers. Each run ends with the
  * ingest finished and the table item-for-item equal to a clean ingest of the same chain (or, where
  * the node's capabilities differ, to the chain's truth). Then random faults (fast-check, seeded).
+ * The chain has Multicall3 (set at its canonical address before the first block), so token reads go
+ * through aggregate3 and the faults on eth_call hit it (an aggregate3 failed at the transport is
+ * retried, never taken for the contracts' answers).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -12,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
+import { MULTICALL3_ADDRESS } from '../../../shared/chain/abis';
 import { createChainClient } from '../../../shared/chain/client';
 import type { RetryPolicy } from '../../../shared/chain/retry';
 import { ingestRange, type IngestResult } from '../../../shared/ingest/ingest';
@@ -25,6 +29,7 @@ import {
   type RefusalForm,
   type RpcProxy,
 } from '../../support/rpc-fault-proxy';
+import { installMulticall3 } from './support/multicall3';
 import { expectImmutableItems, expectStateMatchesChain, publicClient, readChainTruth, type ChainTruth } from './support/truth';
 import { variedActivity } from './support/varied-chain';
 
@@ -88,10 +93,24 @@ async function expectSameAsClean(run: Run): Promise<void> {
 
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
+  await installMulticall3(anvil.rpcUrl);
   await variedActivity(anvil.rpcUrl, CHAIN_ID, 5);
   head = Number(await publicClient(anvil.rpcUrl).getBlockNumber());
   truth = await readChainTruth(anvil.rpcUrl, 0, head);
-  const run = await ingestThrough([]);
+  // The clean run reads token state through aggregate3.
+  let aggregateCalls = 0;
+  const run = await ingestThrough([
+    {
+      kind: 'transform',
+      method: 'eth_call',
+      count: Number.POSITIVE_INFINITY,
+      transform: (result, params) => {
+        if (String((params?.[0] as { to?: string } | undefined)?.to).toLowerCase() === MULTICALL3_ADDRESS) aggregateCalls += 1;
+        return result;
+      },
+    },
+  ]);
+  expect(aggregateCalls).toBeGreaterThan(0);
   clean = await tableSnapshot(run.tableName);
   await expectImmutableItems(run.tableName, truth);
   await expectStateMatchesChain(run.tableName, truth, anvil.rpcUrl);
@@ -279,6 +298,14 @@ describe('random provider faults (seeded property)', () => {
     }),
     fc.record({ kind: fc.constant('slow' as const), ms: fc.integer({ min: 10, max: 300 }), method, count }),
     fc.record({ kind: fc.constant('hang' as const), method, count: fc.constant(1) }),
+    // A JSON-RPC error for an eth_call (here an aggregate3): a fault of the provider, not the contracts' answer.
+    fc.record({
+      kind: fc.constant('error' as const),
+      code: fc.constantFrom(-32005, -32603),
+      message: fc.constantFrom('rate limit exceeded', 'request timed out'),
+      method: fc.constant('eth_call'),
+      count,
+    }),
     fc.record({
       kind: fc.constant('batchLimit' as const),
       max: fc.integer({ min: 1, max: 20 }),
