@@ -43,6 +43,13 @@ const CHAIN_ID = 31337;
 const accounts = ANVIL_PRIVATE_KEYS.map((key) => privateKeyToAccount(key));
 const [, alice, bob] = accounts.map((account) => account.address.toLowerCase() as Address);
 const RETRY = { attempts: 8, baseDelayMs: 5, maxDelayMs: 20 };
+/**
+ * Every run writes block by block, so the three tables compare the same batches: a holder of the
+ * re-created token's first life keeps the balance last read for it until it is touched again, and
+ * whether that read fell before or after the re-creation depends on where a batch ends (a known
+ * limit: docs/decisions/ingest.md, "Untrusted contract answers").
+ */
+const BATCH = { maxBatchBlocks: 1 } as const;
 const SEL = {
   name: toFunctionSelector('name()'),
   symbol: toFunctionSelector('symbol()'),
@@ -218,7 +225,7 @@ beforeAll(async () => {
   await send(tokens.renamed, artifacts.HostileToken.abi, 'transfer', [bob, 1n], 1);
   head = Number(await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 }));
 
-  await ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), from: 0, retry: RETRY });
+  await ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), from: 0, retry: RETRY, ...BATCH });
 }, 180_000);
 
 afterAll(async () => {
@@ -356,7 +363,7 @@ describe('the same chain through other read paths gives the same table', () => {
     const proxy = await startRpcProxy(anvil.rpcUrl, { faults: hideMulticall3(aggregateCalls) });
     const name = `${table.name}-plain`;
     try {
-      await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, retry: RETRY }));
+      await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, retry: RETRY, ...BATCH }));
       expect(aggregateCalls.count).toBe(0);
       expect(await snapshot(name)).toEqual(await snapshot(table.name));
     } finally {
@@ -374,7 +381,7 @@ describe('the same chain through other read paths gives the same table', () => {
     });
     const name = `${table.name}-flaky`;
     try {
-      await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, retry: RETRY }));
+      await inTable(name, () => ingestRange({ chainId: CHAIN_ID, client: createChainClient(proxy.url), from: 0, retry: RETRY, ...BATCH }));
       expect([proxy.served.rateLimit, proxy.served.reset, proxy.served.error]).toEqual([2, 2, 2]);
       expect(await snapshot(name)).toEqual(await snapshot(table.name));
     } finally {
