@@ -22,7 +22,7 @@ import { compactBlock, compactLog, compactTokenTransfer, compactTransaction } fr
 
 /**
  * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range
- * and the index copies of I1, I2 and I5 (see docs/access-patterns.md; range-positions.ts numbers
+ * and the index copies of I1, I2, I5 and I10a-I10e (X4 per-address transactions, N5, N6) (see docs/access-patterns.md; range-positions.ts numbers
  * them with `pos`). Marked here, where each copy is written; other ranges stay as they are.
  */
 const countedEntries = new WeakSet<object>();
@@ -78,8 +78,8 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
       put({ pk, sk }, { ...compactTransaction(copy, { pk, sk }, keep), ...flags }, counted);
     const flags = sides(tx.from, tx.to, tx.contractAddress);
     const touch = (address: string, direction: Direction): void => {
-      putCopy(addressKeys.transactions(chainId, address, direction).pk, [], false, flags);
-      putCopy(addressKeys.transactions(chainId, address, 'all').pk, [], false, flags);
+      putCopy(addressKeys.transactions(chainId, address, direction).pk, ADDRESS_TRANSACTION_CHECKS, COUNTED, flags);
+      putCopy(addressKeys.transactions(chainId, address, 'all').pk, ADDRESS_TRANSACTION_CHECKS, COUNTED, flags);
     };
     touch(tx.from, 'from');
     if (tx.to) touch(tx.to, 'to');
@@ -87,7 +87,7 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
     if (tx.to && tx.methodSelector && tx.transactionTypes.includes('contract_call')) {
       putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, CALL_CHECKS, COUNTED);
       putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, CALL_CHECKS, COUNTED);
-      putCopy(transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk);
+      putCopy(transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk, CALL_CHECKS, COUNTED);
     }
   }
 
@@ -102,7 +102,7 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
     const topic0 = log.topics[0];
     if (topic0) {
       putCopy(logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, LOG_CHECKS, COUNTED);
-      putCopy(logKeys.logsWithTopic0(chainId, topic0).pk);
+      putCopy(logKeys.logsWithTopic0(chainId, topic0).pk, LOG_CHECKS, COUNTED);
     }
   }
 
@@ -153,13 +153,19 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
 /**
  * Fields insights reads in a FilterExpression (shared/insights/queries.ts, transactions.ts,
  * events.ts), kept on the items it checks even where the key or other fields would give them back:
- * the canonical transaction (I1 with filter_hash checks its selector), the N3 copies (I1
- * filter_transaction_index), the canonical log and the N4 copies (I2 filter_log_index). The others
+ * the canonical transaction (I1 with filter_hash checks its selector), the N3 and N6 copies (I1
+ * filter_transaction_index), the X4 copies (ADDRESS_TRANSACTION_CHECKS), the canonical log and the N4
+ * and N5 copies (I2 filter_log_index). The others
  * (to, from, value, gas, gasPrice, blockNumber of canonical items, topics, transferType,
  * tokenStandard) are never left out.
  */
 const CANONICAL_TRANSACTION_CHECKS = ['methodSelector'] as const;
 const CALL_CHECKS = ['transactionIndex'] as const;
+/**
+ * X4 copies (insights' wallet and contract transactions, /v1/transactions by address) are checked on
+ * their transaction index and selector (filter_transaction_index, filter_function_selector).
+ */
+const ADDRESS_TRANSACTION_CHECKS = ['transactionIndex', 'methodSelector'] as const;
 const LOG_CHECKS = ['logIndex'] as const;
 
 /** A transaction as index copies carry it: calldata above 1 KB stays on the canonical item only. */

@@ -7,6 +7,13 @@
 import * as v from 'valibot';
 import { BLOCK_FILTERS, EVENT_FILTERS, filterEntries, TRANSACTION_FILTERS, unknownParameterMessage, type FilterCatalogue } from './filters';
 import { DEFAULT_LIMIT, MAX_EXPRESSIONS, MAX_LIMIT, MAX_PAGE } from './limits';
+import {
+  ALL_EVENT_FILTERS,
+  ALL_TRANSACTION_FILTERS,
+  CONTRACT_ALL_TRANSACTION_FILTERS,
+  SIGNATURE_EVENT_FILTERS,
+  WALLET_TRANSACTION_FILTERS,
+} from './list-filters';
 import { refuseInheritedNames } from '../http/inherited-names';
 
 // ---------------------------------------------------------------------------------------------------
@@ -446,3 +453,61 @@ export type ContractTokenTransfersQuery = v.InferOutput<typeof contractTokenTran
 
 export const tokenTransfersResponse = v.strictObject({ meta: tokenTransferMetaSchema, data: v.array(tokenTransferSchema), aggregations });
 export type TokenTransfersResponse = v.InferOutput<typeof tokenTransfersResponse>;
+
+// ---------------------------------------------------------------------------------------------------
+// I10a to I10e: the rest of Insight v1's transaction and event lists (shared/insights/transaction-lists.ts,
+// event-lists.ts). Responses: I1's and I2's envelopes.
+
+/** `filter_function_selector`: a 4-byte selector (thirdweb's client types list it on I10a to I10c). */
+const functionSelectorFilter = v.optional(
+  v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{8}$/, 'must be 0x followed by 8 hex digits'), v.toLowerCase()),
+);
+
+/** I10a. GET /insights/v1/transactions/{contractAddress}: every transaction sent to a contract. */
+export const contractAllTransactionsPath = v.strictObject({ contractAddress: addressOrName });
+export const contractAllTransactionsQuery = listQuery(
+  { ...listEntries, decode: v.optional(booleanQuery), filter_function_selector: functionSelectorFilter },
+  CONTRACT_ALL_TRANSACTION_FILTERS,
+);
+export type ContractAllTransactionsQuery = v.InferOutput<typeof contractAllTransactionsQuery>;
+
+/** I10b. GET /insights/v1/transactions: transactions of a chain by sender, recipient or selector. */
+export const transactionsQuery = listQuery(
+  { ...listEntries, decode: v.optional(booleanQuery), filter_function_selector: functionSelectorFilter },
+  ALL_TRANSACTION_FILTERS,
+);
+export type TransactionsQuery = v.InferOutput<typeof transactionsQuery>;
+
+/** I10c. GET /insights/v1/wallets/{wallet_address}/transactions: transactions from or to a wallet. */
+export const walletTransactionsPath = v.strictObject({ wallet_address: addressOrName });
+export const walletTransactionsQuery = listQuery(
+  { ...listEntries, decode: v.optional(booleanQuery), filter_function_selector: functionSelectorFilter },
+  WALLET_TRANSACTION_FILTERS,
+);
+export type WalletTransactionsQuery = v.InferOutput<typeof walletTransactionsQuery>;
+
+/** I10a to I10c answer I1's envelope (`decoded` null without a function ABI). */
+export const transactionsResponse = contractTransactionsResponse;
+export type TransactionsResponse = ContractTransactionsResponse;
+
+/** I10d. GET /insights/v1/events: events of a chain by contract, topic 0 or transaction. */
+export const eventsQuery = listQuery({ ...listEntries, decode: v.optional(booleanQuery) }, ALL_EVENT_FILTERS);
+export type EventsQuery = v.InferOutput<typeof eventsQuery>;
+
+/** I10e. GET /insights/v1/events/{contractAddress}/{signature}: a contract's events of one signature. */
+export const signatureEventsPath = v.strictObject({
+  contractAddress: addressOrName,
+  signature: v.pipe(
+    v.string(),
+    decodedPathText,
+    v.trim(),
+    v.nonEmpty('must be an event signature or a 32-byte topic'),
+    v.maxLength(1024, 'must be at most 1024 characters'),
+  ),
+});
+export const signatureEventsQuery = listQuery({ ...listEntries, decode: v.optional(booleanQuery) }, SIGNATURE_EVENT_FILTERS);
+export type SignatureEventsQuery = v.InferOutput<typeof signatureEventsQuery>;
+
+/** I10d and I10e answer I2's envelope. */
+export const eventsResponse = contractEventsResponse;
+export type EventsResponse = ContractEventsResponse;

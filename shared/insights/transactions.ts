@@ -89,7 +89,7 @@ async function callsRange(
 }
 
 /** Calldata that index copies leave out (over 1 KB), from the canonical items: one BatchGetItem. */
-async function fullInputs(records: readonly TransactionRecord[]): Promise<Map<string, string | null>> {
+export async function fullInputs(records: readonly TransactionRecord[]): Promise<Map<string, string | null>> {
   const omitted = records.filter((tx) => tx.inputOmitted).map((tx) => transactionKeys.transaction(tx.chainId, tx.hash));
   if (omitted.length === 0) return new Map();
   const items = await batchGetItems(omitted);

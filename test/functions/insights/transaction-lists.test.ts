@@ -1,0 +1,166 @@
+/**
+ * I10a (transactions of a contract, any function), I10b (transactions of a chain by recipient, sender
+ * or selector) and I10c (a wallet's transactions) through the real handlers, on the two anvil chains of
+ * the insights fixture ingested by the real ingest. Expected values come from the chains (viem).
+ * Ids of endpoints and access patterns: see docs/access-patterns.md.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestJson } from '../../../scripts/lib/dispatch';
+import { useTestTable } from '../../support/table';
+import { tableWorkOf } from '../../shared/insights/table-work';
+import { CHAIN_A, CHAIN_B, startInsightsFixture, type InsightsFixture } from './fixture';
+import { readTruth, type ChainTransaction, type ChainTruth } from './truth';
+
+useTestTable('insights-transaction-lists');
+let fx: InsightsFixture;
+let A: ChainTruth;
+let B: ChainTruth;
+let token: string;
+/** Per chain: hash of the transaction that created each contract (lowercase address). */
+const creations = new Map<number, Map<string, string>>();
+
+beforeAll(async () => {
+  fx = await startInsightsFixture();
+  [A, B] = await Promise.all([readTruth(CHAIN_A, fx.a.client), readTruth(CHAIN_B, fx.b.client)]);
+  token = fx.a.manifest.contracts.token.toLowerCase();
+  for (const truth of [A, B]) {
+    const created = new Map<string, string>();
+    for (const tx of truth.transactions.filter((candidate) => candidate.to === null)) {
+      const receipt = await truth.client.getTransactionReceipt({ hash: tx.hash });
+      if (receipt.contractAddress) created.set(receipt.contractAddress.toLowerCase(), tx.hash);
+    }
+    creations.set(truth.chainId, created);
+  }
+}, 240_000);
+afterAll(async () => fx?.stop());
+
+type Params = Record<string, string | number | readonly (string | number)[]>;
+function url(path: string, params: Params = {}): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
+  const query = search.toString();
+  return query ? `${path}?${query}` : path;
+}
+const get = (path: string, params: Params = {}) => requestJson('base', 'GET', url(path, params));
+const lower = (text: string | null | undefined) => (text ?? '').toLowerCase();
+const newestFirst = (txs: ChainTransaction[]) =>
+  [...txs].sort((a, b) => Number(b.blockNumber! - a.blockNumber!) || b.transactionIndex! - a.transactionIndex!);
+const hashes = (rows: { hash: string }[]) => rows.map((row) => row.hash);
+
+/** Transactions sent to `contract` on a chain, and the one that created it, newest first. */
+function toContract(truth: ChainTruth, contract: string): ChainTransaction[] {
+  const creation = creations.get(truth.chainId)?.get(contract);
+  return newestFirst(truth.transactions.filter((tx) => lower(tx.to) === contract || tx.hash === creation));
+}
+
+describe('I10a GET /insights/v1/transactions/{contractAddress}', () => {
+  it('lists every transaction sent to the contract on both chains, merged newest first, with exact totals', async () => {
+    const want = [
+      ...toContract(A, token).map((tx) => ({ tx, chain: CHAIN_A })),
+      ...toContract(B, token).map((tx) => ({ tx, chain: CHAIN_B })),
+    ];
+    const { body, status } = await get(`/insights/v1/transactions/${token}`, { chain_id: [CHAIN_A, CHAIN_B], limit: 1000 });
+    expect(status, body.error).toBe(200);
+    expect(body.meta).toMatchObject({ chain_ids: [CHAIN_A, CHAIN_B], address: token, signature: '', total_items: want.length });
+    expect(new Set(hashes(body.data))).toEqual(new Set(want.map((entry) => entry.tx.hash)));
+    for (const row of body.data) expect(row.decoded).toBeNull();
+    const rowsOfA = body.data.filter((row: { chain_id: string }) => row.chain_id === String(CHAIN_A));
+    expect(hashes(rowsOfA)).toEqual(toContract(A, token).map((tx) => tx.hash));
+  });
+
+  it('pages at any page number with one page of items read, ascending and descending', async () => {
+    const all = toContract(A, token);
+    expect(all.length).toBeGreaterThan(6);
+    for (const [order, expected] of [
+      ['desc', all],
+      ['asc', [...all].reverse()],
+    ] as const) {
+      const { result, usage } = await tableWorkOf(() =>
+        get(`/insights/v1/transactions/${token}`, { chain_id: CHAIN_A, limit: 2, page: 2, sort_order: order }),
+      );
+      expect(hashes(result.body.data), order).toEqual(expected.slice(4, 6).map((tx) => tx.hash));
+      expect(result.body.meta).toMatchObject({ total_items: all.length, total_pages: Math.ceil(all.length / 2) });
+      expect(usage.calls.ScanCommand ?? 0).toBe(0);
+    }
+  });
+
+  it('filter_function_selector reads I1’s range; filter_from_address checks the sender; filter_hash one transaction', async () => {
+    const transfer = '0xa9059cbb';
+    const calls = toContract(A, token).filter((tx) => tx.input.startsWith(transfer));
+    expect(calls.length).toBeGreaterThan(0);
+    const { result, requests } = await tableWorkOf(() =>
+      get(`/insights/v1/transactions/${token}`, { chain_id: CHAIN_A, filter_function_selector: transfer, limit: 100 }),
+    );
+    expect(hashes(result.body.data)).toEqual(calls.map((tx) => tx.hash));
+    expect(result.body.meta.signature).toBe(transfer);
+    expect(requests.some((call) => JSON.stringify(call.input).includes('#CALLS#'))).toBe(true);
+
+    const sender = lower(calls[0]!.from);
+    const fromSender = await get(`/insights/v1/transactions/${token}`, { chain_id: CHAIN_A, filter_from_address: sender, limit: 100 });
+    expect(hashes(fromSender.body.data)).toEqual(
+      toContract(A, token)
+        .filter((tx) => lower(tx.from) === sender)
+        .map((tx) => tx.hash),
+    );
+    expect(fromSender.body.meta.total_items).toBe(fromSender.body.data.length);
+
+    const one = await get(`/insights/v1/transactions/${token}`, { chain_id: CHAIN_A, filter_hash: calls[0]!.hash });
+    expect(hashes(one.body.data)).toEqual([calls[0]!.hash]);
+  });
+
+  it('answers aggregates from the range: count and sum(value) by chain', async () => {
+    const all = toContract(A, token);
+    const { body } = await get(`/insights/v1/transactions/${token}`, { chain_id: CHAIN_A, aggregate: ['count() AS n'] });
+    expect(body.aggregations).toEqual([[{ n: all.length }]]);
+  });
+
+  it('refuses unknown parameters with the filter list', async () => {
+    const { status, body } = await get(`/insights/v1/transactions/${token}`, { chain_id: CHAIN_A, filter_topic_0: '0x01' });
+    expect(status).toBe(400);
+    expect(body.error).toMatch(/valid filter fields/);
+  });
+});
+
+describe('I10b GET /insights/v1/transactions', () => {
+  it('lists by sender, by recipient, by selector; with none of them a 400', async () => {
+    const sender = lower(A.transactions.find((tx) => tx.to !== null)!.from);
+    const fromSender = newestFirst(A.transactions.filter((tx) => lower(tx.from) === sender));
+    const bySender = await get('/insights/v1/transactions', { chain_id: CHAIN_A, filter_from_address: sender, limit: 1000 });
+    expect(bySender.status, bySender.body.error).toBe(200);
+    expect(hashes(bySender.body.data)).toEqual(fromSender.map((tx) => tx.hash));
+    expect(bySender.body.meta.total_items).toBe(fromSender.length);
+
+    const byRecipient = await get('/insights/v1/transactions', { chain_id: CHAIN_A, filter_to_address: token, limit: 1000 });
+    expect(hashes(byRecipient.body.data)).toEqual(toContract(A, token).map((tx) => tx.hash));
+
+    const transfer = '0xa9059cbb';
+    const calls = newestFirst(A.transactions.filter((tx) => tx.to !== null && tx.input.startsWith(transfer)));
+    const bySelector = await get('/insights/v1/transactions', { chain_id: CHAIN_A, filter_function_selector: transfer, limit: 1000 });
+    expect(hashes(bySelector.body.data)).toEqual(calls.map((tx) => tx.hash));
+    expect(bySelector.body.meta.total_items).toBe(calls.length);
+
+    const none = await get('/insights/v1/transactions', { chain_id: CHAIN_A });
+    expect(none.status).toBe(400);
+    expect(none.body.error).toMatch(/filter_to_address, filter_from_address or filter_function_selector/);
+  });
+});
+
+describe('I10c GET /insights/v1/wallets/{wallet_address}/transactions', () => {
+  it('lists the transactions from or to the wallet on both chains, with exact totals and paging', async () => {
+    const wallet = lower(A.transactions.find((tx) => tx.to !== null)!.from);
+    const mine = (truth: ChainTruth) =>
+      newestFirst(truth.transactions.filter((tx) => lower(tx.from) === wallet || lower(tx.to) === wallet));
+    const { body, status } = await get(`/insights/v1/wallets/${wallet}/transactions`, { chain_id: [CHAIN_A, CHAIN_B], limit: 1000 });
+    expect(status, body.error).toBe(200);
+    expect(body.meta).toMatchObject({ address: wallet, total_items: mine(A).length + mine(B).length });
+    expect(new Set(hashes(body.data))).toEqual(new Set([...mine(A), ...mine(B)].map((tx) => tx.hash)));
+
+    const page = await get(`/insights/v1/wallets/${wallet}/transactions`, { chain_id: CHAIN_A, limit: 3, page: 1 });
+    expect(hashes(page.body.data)).toEqual(
+      mine(A)
+        .slice(3, 6)
+        .map((tx) => tx.hash),
+    );
+  });
+});
