@@ -5,11 +5,24 @@
  * Output columns: the group_by names in order, then each aggregate (alias or canonical text).
  * Values: count -> number; sum / min / max -> the field's own type (number, or a decimal string for
  * uint256); avg -> a number for number fields, an exact decimal string (at most 18 fraction digits,
- * truncated) for uint256 fields; a time bucket -> `YYYY-MM-DD hh:mm:ss` (UTC) or `YYYY-MM-DD` for toDate;
- * intDiv(block_number, N) -> a number.
+ * truncated) for uint256 fields; a time bucket -> as ClickHouse prints its outermost function's type (UTC):
+ * a DateTime `YYYY-MM-DD hh:mm:ss` (toDateTime, toStartOfMinute / Hour / Day), a Date `YYYY-MM-DD`
+ * (toDate, toStartOfWeek / Month / Year) or a number (toUnixTimestamp); intDiv(block_number, N) -> a number.
+ *
+ * Names as Insight answers them: an aggregate without alias is its canonical text, except `count()` and
+ * `count(*)`, which are `count`. group_by also takes the built-in time buckets of BUILT_IN_GROUPS
+ * (`day` ...), and without any aggregate function the rows carry a `count` of their group.
  */
 import { InvalidRequestError } from '../errors';
-import { parseAggregates, parseGroupBy, type FieldCatalogue, type FieldInfo, type Bucket, type NamedExpression } from './aggregate-parser';
+import {
+  parseAggregates,
+  parseGroupByEntries,
+  type FieldCatalogue,
+  type FieldInfo,
+  type Bucket,
+  type NamedExpression,
+  type TimeFunction,
+} from './aggregate-parser';
 
 export type Row = Record<string, unknown>;
 
@@ -39,11 +52,40 @@ export interface AggregationRequest {
 
 const FIELD_COLUMN_KIND = { number: 'number', uint: 'decimal', string: 'string' } as const;
 
+/**
+ * group_by names that are time buckets of `block_timestamp` when no field or alias has the name:
+ * the newer thirdweb dashboard sends `group_by=day` (rows with `day` and `count`). `day` is a Date
+ * (`YYYY-MM-DD`), like `week`, `month` and `year` (their first day; weeks start on Sunday, as
+ * ClickHouse's toStartOfWeek); `minute` and `hour` are DateTimes.
+ */
+export const BUILT_IN_GROUPS: Readonly<Record<string, Bucket>> = {
+  minute: { fn: 'toStartOfMinute' },
+  hour: { fn: 'toStartOfHour' },
+  day: { fn: 'toDate' },
+  week: { fn: 'time', steps: ['toStartOfWeek'] },
+  month: { fn: 'time', steps: ['toStartOfMonth'] },
+  year: { fn: 'time', steps: ['toStartOfYear'] },
+};
+const BUILT_IN_FIELD = 'block_timestamp';
+
+/** The aggregate every group gets when a request names no aggregate function (Insight's default). */
+const DEFAULT_COUNT: NamedExpression = {
+  expression: { type: 'aggregate', fn: 'count', field: null, distinct: false },
+  alias: null,
+  name: 'count',
+};
+
+/** The output name of an aggregate: its alias, else as Insight names it (`count()` and `count(*)` are `count`). */
+function outputName(named: NamedExpression): NamedExpression {
+  if (named.alias === null && (named.name === 'count()' || named.name === 'count(*)')) return { ...named, name: 'count' };
+  return named;
+}
+
 /** The plan of a request, or null when it asks for no aggregation. Every mistake is a 400. */
 export function planAggregation(request: AggregationRequest, fields: FieldCatalogue): AggregationPlan | null {
   if (request.aggregate.length === 0 && request.groupBy.length === 0) return null;
-  const expressions = parseAggregates(request.aggregate, fields);
-  const groupNames = parseGroupBy(request.groupBy);
+  const expressions = parseAggregates(request.aggregate, fields).map(outputName);
+  const entries = parseGroupByEntries(request.groupBy, fields);
 
   const byName = new Map<string, NamedExpression>();
   for (const named of expressions) {
@@ -53,20 +95,40 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
     if (byName.has(named.name)) throw new InvalidRequestError(`aggregate: ${named.name} appears twice; give each expression its own alias`);
     byName.set(named.name, named);
   }
+  const builtIns = Object.hasOwn(fields, BUILT_IN_FIELD) && fields[BUILT_IN_FIELD]?.timestamp ? Object.keys(BUILT_IN_GROUPS) : [];
 
   const groupKeys: GroupKey[] = [];
-  for (const name of groupNames) {
+  for (const entry of entries) {
+    const name = entry.name;
     if (groupKeys.some((key) => key.name === name)) throw new InvalidRequestError(`group_by: ${name} appears twice`);
-    const named = byName.get(name);
+    if (entry.alias && Object.hasOwn(fields, entry.alias)) {
+      throw new InvalidRequestError(`group_by: the alias ${entry.alias} is a field name; choose another alias`);
+    }
+    if (entry.bucket) {
+      const same = byName.get(name);
+      if (same && same.expression.type !== 'bucket')
+        throw new InvalidRequestError(`group_by: ${name} is also an aggregate; choose another alias`);
+      groupKeys.push({ name, field: entry.bucket.field, bucket: entry.bucket.bucket });
+      continue;
+    }
+    const source = entry.source as string;
+    const named = byName.get(source);
+    if (entry.alias && byName.get(entry.alias)?.expression.type === 'aggregate') {
+      throw new InvalidRequestError(`group_by: ${entry.alias} is also an aggregate; choose another alias`);
+    }
     if (named?.expression.type === 'bucket') {
       groupKeys.push({ name, field: named.expression.field, bucket: named.expression.bucket });
     } else if (named) {
-      throw new InvalidRequestError(`group_by: ${name} is an aggregate; group by entity fields or time-bucket aliases`);
-    } else if (Object.hasOwn(fields, name)) {
-      groupKeys.push({ name, field: name, bucket: null });
+      throw new InvalidRequestError(`group_by: ${source} is an aggregate; group by entity fields or time-bucket aliases`);
+    } else if (Object.hasOwn(fields, source)) {
+      groupKeys.push({ name, field: source, bucket: null });
+    } else if (builtIns.includes(source)) {
+      groupKeys.push({ name, field: BUILT_IN_FIELD, bucket: BUILT_IN_GROUPS[source] as Bucket });
     } else {
       const aliases = expressions.filter((e) => e.expression.type === 'bucket' && e.alias).map((e) => e.name);
-      throw new InvalidRequestError(`group_by: unknown name ${name}; valid: ${[...Object.keys(fields), ...aliases].join(', ')}`);
+      throw new InvalidRequestError(
+        `group_by: unknown name ${source}; valid: ${[...Object.keys(fields), ...aliases, ...builtIns].join(', ')}`,
+      );
     }
   }
   for (const named of expressions) {
@@ -75,15 +137,12 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
     }
   }
 
-  const aggregates = expressions.filter((named) => named.expression.type === 'aggregate');
+  let aggregates = expressions.filter((named) => named.expression.type === 'aggregate');
+  if (aggregates.length === 0 && !groupKeys.some((key) => key.name === DEFAULT_COUNT.name)) aggregates = [DEFAULT_COUNT];
   const columns = [
     ...groupKeys.map((key) => ({
       name: key.name,
-      kind: key.bucket
-        ? key.bucket.fn === 'intDiv'
-          ? ('number' as const)
-          : ('string' as const)
-        : FIELD_COLUMN_KIND[fieldInfo(fields, key.field).kind],
+      kind: key.bucket ? bucketKind(key.bucket) : FIELD_COLUMN_KIND[fieldInfo(fields, key.field).kind],
     })),
     ...aggregates.map((named) => ({ name: named.name, kind: aggregateKind(named, fields) })),
   ];
@@ -97,6 +156,12 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
     sortColumn = request.sortBy;
   }
   return { groupKeys, aggregates, columns, sortColumn };
+}
+
+/** How a bucket's values order: block buckets and Unix timestamps are numbers, dates sort as text. */
+function bucketKind(bucket: Bucket): ColumnKind {
+  if (bucket.fn === 'intDiv') return 'number';
+  return bucket.fn === 'time' && bucket.steps[0] === 'toUnixTimestamp' ? 'number' : 'string';
 }
 
 function aggregateKind(named: NamedExpression, fields: FieldCatalogue): ColumnKind {
@@ -250,6 +315,87 @@ export function exactQuotient(numerator: bigint, denominator: bigint): string {
   return negative && text !== '0' ? `-${text}` : text;
 }
 
+/** The time functions of a time bucket, outermost first (null for a block bucket). */
+export function timeStepsOf(bucket: Bucket): readonly TimeFunction[] | null {
+  if (bucket.fn === 'intDiv') return null;
+  return bucket.fn === 'time' ? bucket.steps : [bucket.fn];
+}
+
+const DAY = 86_400;
+/** The units time functions truncate to, from the finest. */
+export type TimeUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year';
+const UNIT_OF: Record<TimeFunction, TimeUnit> = {
+  toDateTime: 'second',
+  toUnixTimestamp: 'second',
+  toStartOfMinute: 'minute',
+  toStartOfHour: 'hour',
+  toDate: 'day',
+  toStartOfDay: 'day',
+  toStartOfWeek: 'week',
+  toStartOfMonth: 'month',
+  toStartOfYear: 'year',
+};
+/** What ClickHouse's function returns: a DateTime, a Date, or a number (Unix seconds). */
+const OUTPUT_OF: Record<TimeFunction, 'datetime' | 'date' | 'number'> = {
+  toDateTime: 'datetime',
+  toStartOfMinute: 'datetime',
+  toStartOfHour: 'datetime',
+  toStartOfDay: 'datetime',
+  toDate: 'date',
+  toStartOfWeek: 'date',
+  toStartOfMonth: 'date',
+  toStartOfYear: 'date',
+  toUnixTimestamp: 'number',
+};
+
+/** The first second of the UTC unit holding `seconds` (weeks start on Sunday, ClickHouse's toStartOfWeek mode 0). */
+export function unitStart(unit: TimeUnit, seconds: number): number {
+  switch (unit) {
+    case 'second':
+      return Math.floor(seconds);
+    case 'minute':
+      return Math.floor(seconds / 60) * 60;
+    case 'hour':
+      return Math.floor(seconds / 3600) * 3600;
+    case 'day':
+      return Math.floor(seconds / DAY) * DAY;
+    case 'week': {
+      const day = Math.floor(seconds / DAY);
+      const weekday = (((day + 4) % 7) + 7) % 7; // 1970-01-01 was a Thursday (Sunday = 0)
+      return (day - weekday) * DAY;
+    }
+    case 'month': {
+      const date = new Date(seconds * 1000);
+      return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / 1000;
+    }
+    case 'year':
+      return Date.UTC(new Date(seconds * 1000).getUTCFullYear(), 0, 1) / 1000;
+  }
+}
+
+/** The first second of the unit after the one starting at `start`. */
+export function nextUnitStart(unit: TimeUnit, start: number): number {
+  const sizes: Partial<Record<TimeUnit, number>> = { second: 1, minute: 60, hour: 3600, day: DAY, week: 7 * DAY };
+  const size = sizes[unit];
+  if (size !== undefined) return start + size;
+  const date = new Date(start * 1000);
+  return unit === 'month'
+    ? Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / 1000
+    : Date.UTC(date.getUTCFullYear() + 1, 0, 1) / 1000;
+}
+
+/**
+ * The unit a time bucket is constant on: its innermost truncating function's (the outer ones only see
+ * that function's value), `second` when none truncates.
+ */
+export function innermostUnit(steps: readonly TimeFunction[]): TimeUnit {
+  for (let index = steps.length - 1; index >= 0; index -= 1) {
+    const unit = UNIT_OF[steps[index] as TimeFunction];
+    if (unit !== 'second') return unit;
+  }
+  return 'second';
+}
+
 /**
  * The bucket of a value: the UTC time bucket of a timestamp (Unix seconds, as a number or a decimal
  * string), or a block number divided by the bucket size, rounded down.
@@ -258,18 +404,41 @@ export function bucketOf(bucket: Bucket, value: unknown): string | number | null
   const seconds = Number(value);
   if (!Number.isFinite(seconds)) return null;
   if (bucket.fn === 'intDiv') return Math.floor(seconds / bucket.size);
-  const iso = new Date(seconds * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
-  const date = iso.slice(0, 10);
-  switch (bucket.fn) {
-    case 'toDate':
-      return date;
-    case 'toStartOfDay':
-      return `${date} 00:00:00`;
-    case 'toStartOfHour':
-      return `${date} ${iso.slice(11, 13)}:00:00`;
-    case 'toStartOfMinute':
-      return `${date} ${iso.slice(11, 16)}:00`;
+  const steps = timeStepsOf(bucket) as readonly TimeFunction[];
+  let time = Math.floor(seconds);
+  for (let index = steps.length - 1; index >= 0; index -= 1) time = unitStart(UNIT_OF[steps[index] as TimeFunction], time);
+  const output = OUTPUT_OF[steps[0] as TimeFunction];
+  if (output === 'number') return time;
+  const iso = new Date(time * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
+  return output === 'date' ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+}
+
+/**
+ * The time buckets from `from` to `to` (Unix seconds) in order: each one's first second (its first
+ * unit's start; the first bucket's may precede `from`) and its value. Undefined when there are more
+ * than `maxBuckets`, or more than `maxUnits` units to step through.
+ */
+export function timeBucketsBetween(
+  bucket: Bucket,
+  from: number,
+  to: number,
+  maxBuckets: number,
+  maxUnits = 100_000,
+): { start: number; value: string | number | null }[] | undefined {
+  const steps = timeStepsOf(bucket);
+  if (steps === null) throw new Error('timeBucketsBetween takes a time bucket');
+  const unit = innermostUnit(steps);
+  const buckets: { start: number; value: string | number | null }[] = [];
+  let units = 0;
+  for (let start = unitStart(unit, from); start <= to; start = nextUnitStart(unit, start)) {
+    units += 1;
+    if (units > maxUnits) return undefined;
+    const value = bucketOf(bucket, start);
+    if (buckets.length > 0 && buckets[buckets.length - 1]?.value === value) continue;
+    if (buckets.length === maxBuckets) return undefined;
+    buckets.push({ start, value });
   }
+  return buckets;
 }
 
 function sortRows(rows: Row[], plan: AggregationPlan, order: 'asc' | 'desc'): Row[] {

@@ -5,16 +5,18 @@
  *   count = pos(last entry at or below `to`) - pos(last entry below `from`), and
  *   sum   = total(last entry at or below `to`) - total(last entry below `from`),
  * and a bucketed aggregate is the same difference between the entries at each bucket's boundaries:
- *  - time buckets (toStartOfDay / toDate, toStartOfHour, toStartOfMinute of block_timestamp): a
- *    boundary's last block comes from the block-by-time index (GSI1, one Limit-1 Query), then the
- *    range's last entry at or below that block (one Limit-1 Query);
+ *  - time buckets (any nesting of toDate, toDateTime, toStartOfMinute / Hour / Day / Week / Month /
+ *    Year, toUnixTimestamp over block_timestamp, and the built-in day ...): a boundary's last block
+ *    comes from the block-by-time index (GSI1, one Limit-1 Query), then the range's last entry at or
+ *    below that block (one Limit-1 Query). A nesting's boundaries are where its value changes between
+ *    consecutive units of its innermost truncating function (aggregate.ts timeBucketsBetween);
  *  - block buckets (intDiv(block_number, N)): the range's last entry at or below each multiple of N
  *    minus one.
  * Reads: the range's first and last entries and the entry below `from` (one round, in parallel), then
  * one round of boundary lookups per kind of bucket, all in parallel: about 2 items per bucket, however
  * many rows the range holds (a month by day: 3 + 30 x 2 items per chain).
  *
- * Served this way: count(), count(field), sum(field) and avg(field) of a summed field, with no
+ * Served this way: count() (and count(*), count(1), count(field), sum(1)), sum(field) and avg(field) of a summed field, with no
  * group_by or grouped by one bucket, on one range without checks. Everything else (group by a field,
  * min / max, count(distinct ...), checks, two-standard unions, entries without totals, more than
  * MAX_PREFIX_BUCKETS buckets) is the bounded read of every row (list.ts).
@@ -23,7 +25,7 @@ import { inParallel, queryPage, type Item } from '../db/operations';
 import { blockKey } from '../table/keys';
 import { runningTotalAttribute } from '../table/records';
 import type { AggregationPlan, CountedGroup } from './aggregate';
-import { bucketOf } from './aggregate';
+import { timeBucketsBetween } from './aggregate';
 import { lastBlockAtOrBefore } from './block-range';
 import type { RangeRead } from './range-reader';
 
@@ -105,18 +107,19 @@ export async function countGroupsByTotals(
 
   // Each bucket's first value, in order; and the last block of every bucket but the last.
   let starts: number[];
+  let labels: unknown[];
   let lastBlocks: () => Promise<(number | null)[]>;
   if (bucket.fn === 'intDiv') {
     const [firstBucket, lastBucket] = [Math.floor(blockOf(first) / bucket.size), Math.floor(blockOf(last) / bucket.size)];
     if (lastBucket - firstBucket + 1 > MAX_PREFIX_BUCKETS) return undefined;
     starts = range(firstBucket, lastBucket).map((index) => index * bucket.size);
+    labels = range(firstBucket, lastBucket);
     lastBlocks = async () => starts.slice(1).map((start) => start - 1);
   } else {
-    const step = bucket.fn === 'toStartOfHour' ? 3600 : bucket.fn === 'toStartOfMinute' ? 60 : 86_400;
-    const [firstTime, lastTime] = [timestampOf(first), timestampOf(last)];
-    const [firstBucket, lastBucket] = [Math.floor(firstTime / step), Math.floor(lastTime / step)];
-    if (lastBucket - firstBucket + 1 > MAX_PREFIX_BUCKETS) return undefined;
-    starts = range(firstBucket, lastBucket).map((index) => index * step);
+    const buckets = timeBucketsBetween(bucket, timestampOf(first), timestampOf(last), MAX_PREFIX_BUCKETS);
+    if (buckets === undefined) return undefined;
+    starts = buckets.map((entry) => entry.start);
+    labels = buckets.map((entry) => entry.value);
     lastBlocks = () => mapInParallel(starts.slice(1), (start) => lastBlockAtOrBefore(chainId, start - 1));
   }
   const blocks = await lastBlocks();
@@ -127,8 +130,7 @@ export async function countGroupsByTotals(
   );
   if (!inner.every(complete)) return undefined;
   const edges = [base, ...(inner as Boundary[]), end];
-  const label = (start: number): unknown => (bucket.fn === 'intDiv' ? start / bucket.size : bucketOf(bucket, start));
-  return starts.map((start, index) => group([label(start)], edges[index]!, edges[index + 1]!));
+  return labels.map((label, index) => group([label], edges[index]!, edges[index + 1]!));
 }
 
 /** `work` on every value, at most LOOKUP_CONCURRENCY at once; results in the values' order. */
