@@ -11,6 +11,19 @@ export const PAGE_SIZE = 50;
 
 export const DEFAULT_EXPLORER_CHAIN_ID = 31337;
 
+/**
+ * `sort=value|fee` on an address's transactions reads its whole X4 range of the direction and sorts it:
+ * served for at most this many transactions (about 0.85 MB of copies: one or two 1 MB Queries, about
+ * 110 read units a page at most); past it, a 422 on `sort` (docs/decisions/explorer.md).
+ */
+export const SORTED_HISTORY_BOUND = 1000;
+
+/**
+ * The address counters that read entries (X4: `transactions_count`, `gas_usage_count`) read at most
+ * this many (about 0.85 MB); past it the count is a lower bound (shared/explorer/address-page.ts).
+ */
+export const COUNTER_BOUND = 1000;
+
 /** How long a container keeps the details (X7 address items, NFT instances) a page joined: see page-details.ts. */
 export const DEFAULT_DETAILS_CACHE_SECONDS = 30;
 

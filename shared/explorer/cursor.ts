@@ -98,9 +98,55 @@ export function tokenBalanceBound(value: bigint, type: TokenStandard, tokenName:
 /** A token name as a cursor carries it: the ingest lists a token without a name under ''. */
 const cursorTokenName = (name: string | undefined): string => (name === undefined || name === 'null' ? '' : name);
 
-export function tokenBalanceStart(query: { value?: number; token_type?: TokenStandard; token_name?: string }): KeysetStart {
+/**
+ * The bound of an E1 cursor. With its `id` tie-breaker (balanceTieBreaker: the last entry's exact
+ * value, contract and token id) it is the last entry's own sort key, rebuilt exactly
+ * (addressKeys.balanceByValueSortKey), so the next page starts right after it, whatever ties it
+ * (a cursor of Blockscout's, which breaks ties with its row id, likewise). Without `id` (a client of
+ * the spec's three fields): the prefix `<value>#<rank>#<name>`.
+ */
+export function tokenBalanceStart(query: { value?: number; token_type?: TokenStandard; token_name?: string; id?: string }): KeysetStart {
   if (query.value === undefined || query.token_type === undefined) return {};
+  const tie = query.id === undefined ? undefined : parseBalanceTieBreaker(query.id);
+  if (tie) {
+    return {
+      bound: addressKeys.balanceByValueSortKey(tie.value, query.token_type, cursorTokenName(query.token_name), tie.token, tie.tokenId),
+    };
+  }
   return { bound: tokenBalanceBound(BigInt(Math.floor(query.value)), query.token_type, cursorTokenName(query.token_name)) };
+}
+
+/** E1's `id`: `<exact value>-<token contract>-<token id, empty for ERC-20 / ERC-721>` of the last entry. */
+export function balanceTieBreaker(listing: Pick<BalanceListingRecord, 'value' | 'token' | 'tokenId'>): string {
+  return `${BigInt(listing.value)}-${listing.token.toLowerCase()}-${listing.tokenId ?? ''}`;
+}
+
+export function parseBalanceTieBreaker(id: string): { value: bigint; token: string; tokenId: string | null } | undefined {
+  const match = /^([0-9]+)-(0x[0-9a-fA-F]{40})-([0-9]*)$/.exec(id);
+  if (!match) return undefined;
+  return { value: BigInt(match[1]!), token: match[2]!.toLowerCase(), tokenId: match[3] ? match[3] : null };
+}
+
+/**
+ * Where an E1 page ends, with the tie-breaker: after the first `pageSize` entries, always (the
+ * cursor's `id` makes its bound the last entry's exact sort key, so no tie can be skipped or
+ * repeated). `value` stays the spec's JSON number (the largest double at most the last value).
+ */
+export function cutTokenBalancesPageExact(items: Stored<BalanceListingRecord>[], more: boolean, pageSize: number) {
+  if (items.length <= pageSize && !more) return { page: items, cursor: null };
+  const page = items.slice(0, pageSize);
+  const last = page.at(-1);
+  if (last === undefined) return { page, cursor: null };
+  return {
+    page,
+    cursor: {
+      value: doubleAtMost(BigInt(last.value)),
+      token_type: last.tokenStandard,
+      token_name: last.tokenName === '' ? null : last.tokenName,
+      fiat_value: null,
+      id: balanceTieBreaker(last),
+    },
+  };
 }
 
 /** The largest double that is at most `value` (a non-negative integer), so that it prints and parses back exactly. */
@@ -113,7 +159,7 @@ export function doubleAtMost(value: bigint): number {
   return view.getFloat64(0);
 }
 
-type BalanceCursor = Omit<TokenBalancesPageParams, 'items_count'>;
+type BalanceCursor = Pick<TokenBalancesPageParams, 'value' | 'token_type' | 'token_name'>;
 
 /**
  * The spec gives `value` as a JSON number, which holds integers exactly only up to 2^53: most wei

@@ -28,6 +28,13 @@ const addressValue = v.pipe(
   v.transform((hash) => hash.toLowerCase()),
 );
 
+/**
+ * E1's `id` tie-breaker: `<exact value>-<token contract>-<token id or empty>` (cursor.ts). Blockscout's
+ * `id` is the balance row's id; clients only echo it.
+ */
+export const BALANCE_ID_PATTERN = /^(0|[1-9][0-9]{0,77})-0x[0-9a-fA-F]{40}-([0-9]{1,78})?$/;
+export const INVALID_ID_DETAIL = 'Invalid format. Expected <value>-<token address>-<token id>';
+
 /** A non-negative integer query value (cursor fields). */
 const integerValue = v.pipe(v.string(), v.regex(/^[0-9]{1,15}$/, INVALID_INTEGER_DETAIL), v.transform(Number));
 
@@ -55,6 +62,8 @@ export function parseTokenTypes(text: string): TokenStandard[] | undefined {
 }
 
 const typeFilter = v.pipe(v.string(), v.transform(parseTokenTypes));
+/** A wei amount as a decimal string (E4's value / fee cursors). */
+const decimalQueryValue = v.pipe(v.string(), v.regex(/^(0|[1-9][0-9]{0,77})$/, INVALID_INTEGER_DETAIL));
 const directionFilter = v.picklist(['to', 'from'], INVALID_ENUM_DETAIL);
 const tokenTypeValue = v.picklist(TOKEN_TYPE_LABELS, INVALID_ENUM_DETAIL);
 
@@ -77,6 +86,10 @@ export const tokenBalancesQuery = v.strictObject({
   token_name: v.optional(v.string()),
   token_type: v.optional(tokenTypeValue),
   items_count: v.optional(integerValue),
+  /** Blockscout's cursor field (a fiat value: none here); echoed back by clients, ignored. */
+  fiat_value: v.optional(v.string()),
+  /** The tie-breaker of the cursor (cursor.ts balanceTieBreaker): the last entry's exact value, contract and id. */
+  id: v.optional(v.pipe(v.string(), v.regex(BALANCE_ID_PATTERN, INVALID_ID_DETAIL))),
 });
 
 /** E2 GET /explorer/addresses/{address_hash}/nft/collections */
@@ -93,14 +106,25 @@ export const tokenTransfersQuery = v.strictObject({
   token: v.optional(addressValue),
   block_number: v.optional(integerValue),
   index: v.optional(integerValue),
+  items_count: v.optional(integerValue),
 });
+
+/** E4 `sort` values (Blockscout's TransactionsSorting). */
+export const TRANSACTION_SORTS = ['value', 'fee', 'block_number'] as const;
+export type TransactionSort = (typeof TRANSACTION_SORTS)[number];
 
 /** E4 GET /explorer/addresses/{address_hash}/transactions */
 export const transactionsQuery = v.strictObject({
   filter: v.optional(directionFilter),
+  /** Blockscout's sorting of the address page's Transactions tab (transactions.ts: how each is read). */
+  sort: v.optional(v.picklist(TRANSACTION_SORTS, INVALID_ENUM_DETAIL)),
+  order: v.optional(v.picklist(['asc', 'desc'], INVALID_ENUM_DETAIL)),
   block_number: v.optional(integerValue),
   index: v.optional(integerValue),
   items_count: v.optional(integerValue),
+  /** Cursor fields of `sort=value` / `sort=fee`: the last item's value or fee (wei, decimal). */
+  value: v.optional(decimalQueryValue),
+  fee: v.optional(decimalQueryValue),
 });
 
 /** E5 GET /explorer/addresses/{address_hash}/internal-transactions */
@@ -118,7 +142,21 @@ export const withdrawalsQuery = v.strictObject({
   items_count: v.optional(integerValue),
 });
 
+/** GET /explorer/addresses/{address_hash}, .../counters, .../tabs-counters: no query. */
+export const noQuery = v.strictObject({});
+
+/** GET /explorer/addresses/{address_hash}/nft: the flat NFT list (Blockscout's AddressNFTsResponse paging). */
+export const addressNftsQuery = v.strictObject({
+  type: v.optional(typeFilter),
+  items_count: v.optional(integerValue),
+  token_id: v.optional(v.pipe(v.string(), v.regex(/^(0|[1-9][0-9]{0,77})$/, INVALID_INTEGER_DETAIL))),
+  token_type: v.optional(tokenTypeValue),
+  token_contract_address_hash: v.optional(addressValue),
+});
+
 export type AddressPath = v.InferOutput<typeof addressPath>;
+export type NoQuery = v.InferOutput<typeof noQuery>;
+export type AddressNftsQuery = v.InferOutput<typeof addressNftsQuery>;
 export type TokenBalancesQuery = v.InferOutput<typeof tokenBalancesQuery>;
 export type NftCollectionsQuery = v.InferOutput<typeof nftCollectionsQuery>;
 export type TokenTransfersQuery = v.InferOutput<typeof tokenTransfersQuery>;
@@ -154,10 +192,17 @@ const tagMetadata = v.strictObject({
   meta: v.record(v.string(), v.unknown()),
 });
 
-/** Address object: every embedded address (`from`, `to`, `owner`, `created_contract`). */
+/** A proxy's implementation (Blockscout v2's AddressImplementation). */
+const addressImplementation = v.strictObject({ address_hash: checksummedAddress, name: v.nullable(v.string()) });
+
+/**
+ * Address object: every embedded address (`from`, `to`, `owner`, `created_contract`). The spec's
+ * `implementation_name` and Blockscout v2's `implementations` (always empty: see decisions/explorer.md).
+ */
 export const addressObject = v.strictObject({
   hash: checksummedAddress,
   implementation_name: v.nullable(v.string()),
+  implementations: v.array(addressImplementation),
   name: v.nullable(v.string()),
   is_contract: v.boolean(),
   private_tags: v.array(addressTag),
@@ -175,8 +220,12 @@ export const tokenObject = v.strictObject({
   decimals: v.nullable(decimalString),
   symbol: v.nullable(v.string()),
   address: checksummedAddress,
+  /** Blockscout v2 (since frontend v2.0.0) names `address` so: both are given. */
+  address_hash: checksummedAddress,
   type: v.picklist(TOKEN_TYPE_LABELS),
   holders: decimalString,
+  /** Blockscout v2's name of `holders`: both are given. */
+  holders_count: decimalString,
   exchange_rate: v.nullable(v.string()),
   total_supply: v.nullable(decimalString),
 });
@@ -191,7 +240,12 @@ const tokenInstanceFields = {
   external_app_url: v.nullable(v.string()),
   /** Free-form token metadata (name, description, image, attributes ...), null when not resolved. */
   metadata: v.nullable(v.record(v.string(), v.unknown())),
+  /** Blockscout v2's resized images: none here (no image is fetched). */
+  thumbnails: v.null(),
 };
+
+/** A token instance as Blockscout v2 embeds it in a token transfer's `total` (no `token`). */
+export const transferTokenInstance = v.strictObject(tokenInstanceFields);
 
 /** A token instance inside a token balance item (E1): carries its token. */
 export const balanceTokenInstance = v.strictObject({ ...tokenInstanceFields, token: tokenObject });
@@ -219,12 +273,22 @@ export const nftCollectionItem = v.strictObject({
 
 export const tokenTransferItem = v.strictObject({
   block_hash: hash32,
+  /** Blockscout v2 gives the block number of a transfer too. */
+  block_number: integer,
   from: addressObject,
   to: addressObject,
   log_index: integer,
   token: tokenObject,
-  /** ERC-20: decimals and value; ERC-721 / ERC-1155 also the token id. */
-  total: v.strictObject({ decimals: v.nullable(decimalString), value: decimalString, token_id: v.optional(decimalString) }),
+  /**
+   * ERC-20: decimals and value; ERC-721 / ERC-1155 also the token id and (Blockscout v2) its
+   * `token_instance`, null when the ingest has no instance item for it.
+   */
+  total: v.strictObject({
+    decimals: v.nullable(decimalString),
+    value: decimalString,
+    token_id: v.optional(decimalString),
+    token_instance: v.optional(v.nullable(transferTokenInstance)),
+  }),
   transaction_hash: hash32,
   type: v.picklist(['token_transfer', 'token_minting', 'token_burning']),
   method: v.nullable(v.string()),
@@ -331,6 +395,10 @@ export const tokenBalancesPageParams = v.strictObject({
   token_name: v.nullable(v.string()),
   token_type: v.picklist(TOKEN_TYPE_LABELS),
   value: v.pipe(v.number(), v.minValue(0)),
+  /** Blockscout's fiat value of the last balance: no prices here. */
+  fiat_value: v.null(),
+  /** The tie-breaker (Blockscout's `id`): the last entry's exact value, contract and token id. */
+  id: v.pipe(v.string(), v.regex(BALANCE_ID_PATTERN)),
 });
 export const nftCollectionsPageParams = v.strictObject({
   token_contract_address_hash: checksummedAddress,
@@ -339,10 +407,20 @@ export const nftCollectionsPageParams = v.strictObject({
 export const tokenTransfersPageParams = v.strictObject({
   block_number: integer,
   index: integer,
+  items_count: integer,
   ...directionEcho,
   token: v.optional(v.string()),
 });
-export const transactionsPageParams = v.strictObject({ block_number: integer, index: integer, items_count: integer, ...directionEcho });
+export const transactionsPageParams = v.strictObject({
+  block_number: integer,
+  index: integer,
+  items_count: integer,
+  ...directionEcho,
+  sort: v.optional(v.picklist(TRANSACTION_SORTS)),
+  order: v.optional(v.picklist(['asc', 'desc'])),
+  value: v.optional(decimalString),
+  fee: v.optional(decimalString),
+});
 export const internalTransactionsPageParams = v.strictObject({
   block_number: integer,
   index: integer,
@@ -358,6 +436,82 @@ export const tokenTransfersResponse = page(tokenTransferItem, tokenTransfersPage
 export const transactionsResponse = page(transactionItem, transactionsPageParams);
 export const internalTransactionsResponse = page(internalTransactionItem, internalTransactionsPageParams);
 export const withdrawalsResponse = page(withdrawalItem, withdrawalsPageParams);
+
+// ---------------------------------------------------------------------------------------------------
+// The address page's other calls (Blockscout v2: Address, AddressCounters, AddressTabsCounters, AddressNFTsResponse)
+
+/** GET /explorer/addresses/{address_hash}: the address object of Blockscout v2's address page. */
+export const addressDetailsResponse = v.strictObject({
+  hash: checksummedAddress,
+  is_contract: v.boolean(),
+  is_verified: v.boolean(),
+  name: v.nullable(v.string()),
+  implementation_name: v.nullable(v.string()),
+  implementations: v.array(addressImplementation),
+  proxy_type: v.null(),
+  /** Native balance: the ingest keeps none and the API reads no node, so null (decisions/explorer.md). */
+  coin_balance: v.null(),
+  block_number_balance_updated_at: v.null(),
+  exchange_rate: v.null(),
+  creator_address_hash: v.nullable(checksummedAddress),
+  creation_transaction_hash: v.nullable(hash32),
+  /** Blockscout before v2's name of `creation_transaction_hash`. */
+  creation_tx_hash: v.nullable(hash32),
+  ens_domain_name: v.null(),
+  metadata: v.null(),
+  token: v.nullable(tokenObject),
+  has_tokens: v.boolean(),
+  has_token_transfers: v.boolean(),
+  has_logs: v.boolean(),
+  has_validated_blocks: v.boolean(),
+  has_beacon_chain_withdrawals: v.boolean(),
+  watchlist_address_id: v.null(),
+  private_tags: v.array(addressTag),
+  watchlist_names: v.array(watchlistName),
+  public_tags: v.array(addressTag),
+});
+
+/** GET .../counters: Blockscout's AddressCounters (decimal strings). */
+export const addressCountersResponse = v.strictObject({
+  transactions_count: decimalString,
+  token_transfers_count: decimalString,
+  gas_usage_count: v.nullable(decimalString),
+  validations_count: v.nullable(decimalString),
+});
+
+/** GET .../tabs-counters: Blockscout's AddressTabsCounters, each capped at 51 (null: not indexed). */
+const tabCount = v.nullable(v.pipe(integer, v.maxValue(51)));
+export const addressTabsCountersResponse = v.strictObject({
+  internal_transactions_count: tabCount,
+  logs_count: tabCount,
+  token_balances_count: tabCount,
+  token_transfers_count: tabCount,
+  transactions_count: tabCount,
+  validations_count: tabCount,
+  withdrawals_count: tabCount,
+});
+
+/** An item of GET .../nft: one NFT instance the address holds, with its token, standard and amount. */
+export const addressNftItem = v.strictObject({
+  ...tokenInstanceFields,
+  token: tokenObject,
+  token_type: v.picklist(['ERC-721', 'ERC-1155', 'ERC-404']),
+  value: decimalString,
+});
+export const addressNftsPageParams = v.strictObject({
+  items_count: integer,
+  token_id: decimalString,
+  token_type: v.picklist(TOKEN_TYPE_LABELS),
+  token_contract_address_hash: checksummedAddress,
+});
+export const addressNftsResponse = page(addressNftItem, addressNftsPageParams);
+
+export type AddressDetailsResponse = v.InferOutput<typeof addressDetailsResponse>;
+export type AddressCountersResponse = v.InferOutput<typeof addressCountersResponse>;
+export type AddressTabsCountersResponse = v.InferOutput<typeof addressTabsCountersResponse>;
+export type AddressNftItem = v.InferOutput<typeof addressNftItem>;
+export type AddressNftsResponse = v.InferOutput<typeof addressNftsResponse>;
+export type TransferTokenInstance = v.InferOutput<typeof transferTokenInstance>;
 
 export type AddressObject = v.InferOutput<typeof addressObject>;
 export type TokenObject = v.InferOutput<typeof tokenObject>;

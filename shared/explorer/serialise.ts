@@ -29,6 +29,7 @@ import type {
   TokenObject,
   TokenTransferItem,
   TransactionItem,
+  TransferTokenInstance,
   WithdrawalItem,
 } from './schemas';
 
@@ -58,6 +59,9 @@ export function addressObject(address: string, details: PageDetails): AddressObj
   return {
     hash: checksummed(address),
     implementation_name: null,
+    // Blockscout v2: a proxy's implementations. Nothing the ingest reads tells a proxy (no EIP-1967
+    // slot is read), so none: see docs/decisions/explorer.md.
+    implementations: [],
     name: record?.tokenName ?? null,
     is_contract: record?.isContract === true,
     private_tags: [],
@@ -85,8 +89,10 @@ export function tokenObject(token: string, standard: TokenStandard, details: Pag
     decimals: record?.tokenDecimals === null || record?.tokenDecimals === undefined ? null : String(record.tokenDecimals),
     symbol: record?.tokenSymbol ?? null,
     address: checksummed(token),
+    address_hash: checksummed(token),
     type: record?.tokenType ?? standard,
     holders: String(Math.max(0, record?.holders ?? 0)),
+    holders_count: String(Math.max(0, record?.holders ?? 0)),
     exchange_rate: null,
     total_supply: record?.tokenTotalSupply ?? null,
   };
@@ -100,6 +106,8 @@ interface InstanceMedia {
   animation_url: string | null;
   external_app_url: string | null;
   metadata: Record<string, unknown> | null;
+  /** Blockscout v2's resized images: none (no image is fetched). */
+  thumbnails: null;
 }
 
 /** The metadata document (when the ingest resolved it) and the media URLs Blockscout lifts out of it. */
@@ -117,6 +125,7 @@ export function instanceMedia(metadataJson: string | null): InstanceMedia {
     animation_url: text('animation_url'),
     external_app_url: text('external_url'),
     metadata,
+    thumbnails: null,
   };
 }
 
@@ -193,12 +202,34 @@ export function collectionAmount(collection: NftCollectionRecord): string {
   return String(collection.instances.length);
 }
 
+/**
+ * Blockscout v2's `total.token_instance` of an NFT transfer: the instance as the ingest last read it
+ * (owner, metadata), joined by the page's BatchGetItem; null when the ingest has no instance item.
+ */
+export function transferTokenInstance(
+  contract: string,
+  tokenId: string,
+  standard: TokenStandard,
+  details: PageDetails,
+): TransferTokenInstance | null {
+  const instance = details.instances.get(instanceId(contract, tokenId));
+  if (!instance) return null;
+  return {
+    is_unique: standard === 'ERC-721' || isUniqueSupply(instance.totalSupply),
+    id: tokenId,
+    owner: instance.owner ? addressObject(instance.owner, details) : null,
+    holder_address_hash: instance.owner ? checksummed(instance.owner) : null,
+    ...instanceMedia(instance.metadataJson),
+  };
+}
+
 const TRANSFER_TYPE = { mint: 'token_minting', burn: 'token_burning', transfer: 'token_transfer' } as const;
 
 export function tokenTransferItem(transfer: TokenTransferRecord, details: PageDetails): TokenTransferItem {
   const token = tokenObject(transfer.token, transfer.tokenStandard, details);
   return {
     block_hash: transfer.blockHash,
+    block_number: transfer.blockNumber,
     from: addressObject(transfer.from, details),
     to: addressObject(transfer.to, details),
     log_index: transfer.logIndex,
@@ -206,7 +237,12 @@ export function tokenTransferItem(transfer: TokenTransferRecord, details: PageDe
     total: {
       decimals: token.decimals,
       value: transfer.amount,
-      ...(transfer.tokenId === null ? {} : { token_id: transfer.tokenId }),
+      ...(transfer.tokenId === null
+        ? {}
+        : {
+            token_id: transfer.tokenId,
+            token_instance: transferTokenInstance(transfer.token, transfer.tokenId, transfer.tokenStandard, details),
+          }),
     },
     transaction_hash: transfer.transactionHash,
     type: TRANSFER_TYPE[transfer.transferType],

@@ -5,7 +5,7 @@
 import { addressKeys, typeSetsToRead, type TokenStandard } from '../table/keys';
 import type { BalanceListingRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
-import { cutTokenBalancesPage, tokenBalanceStart } from './cursor';
+import { cutTokenBalancesPageExact, tokenBalanceStart } from './cursor';
 import { measured } from './page-cost';
 import { readPageDetails } from './page-details';
 import { readRanges, type KeysetStart } from './range-reader';
@@ -28,7 +28,7 @@ export function listTokenBalances(
 ): Promise<TokenBalancesResponse> {
   return measured('tokens', async () => {
     const read = await readTokenBalances(config.chainId, address, query.type, tokenBalanceStart(query));
-    const { page, cursor } = cutTokenBalancesPage(read.items, read.more, PAGE_SIZE);
+    const { page, cursor } = cutTokenBalancesPageExact(read.items, read.more, PAGE_SIZE);
     const details = await readPageDetails(config, {
       addresses: page.map((listing) => listing.token),
       instances: page.flatMap((listing) => (listing.tokenId === null ? [] : [{ contract: listing.token, tokenId: listing.tokenId }])),

@@ -54,15 +54,23 @@ export function listTokenTransfers(
     // Items store compacted records (shared/table/compact.ts).
     const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
     // The token always has an address item (it emitted the log); a side only when the copy flags it.
+    // NFT transfers show their instance (Blockscout v2's `total.token_instance`): the ingest writes an
+    // instance item for every NFT id a transfer moves, so the key exists; same BatchGetItem.
     const details = await readPageDetails(config, {
       addresses: page.flatMap((transfer) => [transfer.token, ...contractSidesOf(transfer, { from: transfer.from, to: transfer.to })]),
+      instances: page.flatMap((transfer) => (transfer.tokenId === null ? [] : [{ contract: transfer.token, tokenId: transfer.tokenId }])),
     });
     const last = page.at(-1);
     return {
       items: page.map((transfer) => tokenTransferItem(transfer, details)),
       next_page_params:
         read.more && last
-          ? { ...tokenTransferCursor(last), ...echoFilter(query.filter), ...(query.token ? { token: getAddress(query.token) } : {}) }
+          ? {
+              ...tokenTransferCursor(last),
+              items_count: (query.items_count ?? 0) + page.length,
+              ...echoFilter(query.filter),
+              ...(query.token ? { token: getAddress(query.token) } : {}),
+            }
           : null,
     };
   });

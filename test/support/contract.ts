@@ -12,6 +12,7 @@ import { type LambdaHandler, type LocalResponse, observeResponses, type Prepared
 import { ERROR_BODIES } from '../../shared/http/error-schemas';
 import { type ApiName, groupOfPath } from '../../shared/http/groups';
 import type { HttpHandler } from '../../shared/http/handler';
+import { checkBlockscoutTypes } from './blockscout-schemas';
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
@@ -62,3 +63,6 @@ if (process.env.CONTRACT_CHECK !== '0') {
     }
   });
 }
+
+// Explorer answers are also checked against the Blockscout frontend's own types (blockscout-schemas.ts).
+checkBlockscoutTypes();

@@ -47,6 +47,9 @@ const BIG_IDS = Array.from({ length: 51 }, (_, k) => 2000n + BigInt(k));
 const bigAmount = (k: number): bigint => 10n ** 21n + BigInt(k) * 1_000_000n;
 /** 48 distinct balances, then 5 equal ones that sort across the 50th place. */
 const tieHolder = keyless('tied balances');
+/** 60 ERC-1155 ids with one equal balance: more than a page tied on (value, type, name). */
+const bigTieHolder = keyless('many tied balances');
+const BIG_TIE_IDS = Array.from({ length: 60 }, (_, i) => 4000n + BigInt(i));
 /**
  * Mixed standards for the two-standard E3 filter: an account that receives interleaved ERC-20 and
  * ERC-721 mints (and some ERC-1155, which the filter leaves out) of its own token contracts, then
@@ -100,6 +103,11 @@ beforeAll(async () => {
     tieHolder,
     Array.from({ length: 53 }, (_, i) => 3000n + BigInt(i)),
     Array.from({ length: 53 }, (_, i) => (i < 48 ? 100n + BigInt(i) : 5n)),
+  );
+  await mintBatch(
+    bigTieHolder,
+    BIG_TIE_IDS,
+    BIG_TIE_IDS.map(() => 7n),
   );
   const deployHashes: Hash[] = [];
   await chain.inFewBlocks(async () => {
@@ -262,7 +270,7 @@ describe('E3 token transfers: paging', () => {
     expect(first.body.items).toHaveLength(PAGE_SIZE);
     expectPageCost(first.calls, { batchGet: true });
     const cursor = first.body.next_page_params!;
-    expect(Object.keys(cursor).sort()).toEqual(['block_number', 'index']);
+    expect(Object.keys(cursor).sort()).toEqual(['block_number', 'index', 'items_count']);
     expect(Number.isSafeInteger(cursor.index)).toBe(true);
     const second = await explorerGet(batchHolder, 'token-transfers', nextQuery({}, cursor));
     expect(second.body.items).toHaveLength(1);
@@ -414,6 +422,7 @@ describe('E3 token transfers: filters', () => {
     expect(first.body.next_page_params).toEqual({
       block_number: Number(lastReceipt.blockNumber),
       index: first.body.items[49].log_index,
+      items_count: 50,
       filter: 'from',
       token: contracts.token,
     });
@@ -482,8 +491,16 @@ describe('E1 tokens: paging', () => {
     expect(first.body.items).toHaveLength(PAGE_SIZE);
     expectPageCost(first.calls, { batchGet: true });
     const cursor = first.body.next_page_params!;
-    expect(Object.keys(cursor).sort()).toEqual(['items_count', 'token_name', 'token_type', 'value']);
-    expect(cursor).toMatchObject({ items_count: 50, token_name: 'Demo Multi', token_type: 'ERC-1155', value: expect.any(Number) });
+    expect(Object.keys(cursor).sort()).toEqual(['fiat_value', 'id', 'items_count', 'token_name', 'token_type', 'value']);
+    expect(cursor).toMatchObject({
+      items_count: 50,
+      token_name: 'Demo Multi',
+      token_type: 'ERC-1155',
+      value: expect.any(Number),
+      fiat_value: null,
+      // The tie-breaker: the last entry's exact value, contract and id.
+      id: `${bigAmount(1)}-${lower(chain.manifest.contracts.multi)}-2001`,
+    });
     const second = await explorerGet(bigHolder, 'tokens', nextQuery({}, cursor));
     expect(second.body.items).toHaveLength(1);
     expect(second.body.next_page_params).toBeNull();
@@ -503,13 +520,30 @@ describe('E1 tokens: paging', () => {
     expect(raw.body.items.map((item: any) => item.token_id)).toEqual(['2000']);
   });
 
-  it('ends a page before balances that tie on value, type and name instead of splitting them', async () => {
+  it('splits balances that tie on value, type and name across pages with the id tie-breaker, nothing skipped or repeated', async () => {
     const pages = await allPages(tieHolder, 'tokens');
-    expect(pages.map((page) => page.body.items.length)).toEqual([48, 5]);
-    expect(pages[0].body.next_page_params).toMatchObject({ items_count: 48, value: 100 });
+    expect(pages.map((page) => page.body.items.length)).toEqual([50, 3]);
+    expect(pages[0].body.next_page_params).toMatchObject({
+      items_count: 50,
+      value: 5,
+      id: expect.stringMatching(/^5-0x[0-9a-f]{40}-30\d\d$/),
+    });
     const items = itemsOf(pages);
     expect(new Set(items.map((item) => item.token_id)).size).toBe(53);
     expect(items.slice(48).every((item) => item.value === '5')).toBe(true);
+  });
+
+  it('pages more than 50 balances tied on (value, type, name) as the chain has them: every one once, in order', async () => {
+    const truth = await chainBalances(bigTieHolder, [], [], BIG_TIE_IDS);
+    expect(truth).toHaveLength(BIG_TIE_IDS.length);
+    const pages = await allPages(bigTieHolder, 'tokens');
+    expect(pages.map((page) => page.body.items.length)).toEqual([50, BIG_TIE_IDS.length - 50]);
+    expect(itemsOf(pages).map(balanceKey)).toEqual(truth.map(chainBalanceKey));
+    for (const page of pages) expectPageCost(page.calls, { batchGet: true });
+    // A client of the spec's three fields only (no id): the old bound, which skips the rest of the tie.
+    const { value, token_type, token_name } = pages[0].body.next_page_params!;
+    const withoutId = await explorerGet(bigTieHolder, 'tokens', { value, token_type, token_name });
+    expect(withoutId.body.items).toEqual([]);
   });
 });
 
@@ -588,9 +622,10 @@ describe('E1 tokens: two standards, two ranges merged', () => {
         expect(page.body.items.length).toBeLessThanOrEqual(PAGE_SIZE);
         expectPageCost(page.calls, { batchGet: true, queries: 2 });
       }
-      // A page that ends on one standard and a next page that starts with the other.
+      // A page that ends on one standard and a next page that starts with the other, or a page of both.
       for (let i = 1; i < pages.length; i += 1)
         if (pages[i - 1].body.items.at(-1).token.type !== pages[i].body.items[0].token.type) crossings += 1;
+      for (const page of pages) if (new Set(page.body.items.map((item) => item.token.type)).size > 1) crossings += 1;
     }
     expect(crossings).toBeGreaterThan(0);
     // One standard: one range.
