@@ -511,3 +511,155 @@ export type SignatureEventsQuery = v.InferOutput<typeof signatureEventsQuery>;
 /** I10d and I10e answer I2's envelope. */
 export const eventsResponse = contractEventsResponse;
 export type EventsResponse = ContractEventsResponse;
+
+// ---------------------------------------------------------------------------------------------------
+// I6. Tokens and NFTs (balances from the explorer's state items; NFT transfers from the I5 ranges)
+
+/** Accepted as Insight documents them; no effect here (no spam list, no off-chain metadata fetch). */
+const acceptedFlags = {
+  resolve_metadata_links: v.optional(booleanQuery, 'false'),
+  include_spam: v.optional(booleanQuery, 'false'),
+};
+
+export const ownerPath = v.strictObject({ ownerAddress: addressOrName });
+
+const ownerTokensEntries = {
+  ...chainEntries,
+  ...pagingEntries,
+  metadata: v.optional(booleanQuery, 'false'),
+  ...acceptedFlags,
+};
+
+/** I6a–c: GET /insights/v1/tokens/erc20|erc721|erc1155/{ownerAddress}. */
+export const ownerTokensQuery = transferQuery(ownerTokensEntries);
+export type OwnerTokensQuery = v.InferOutput<typeof ownerTokensQuery>;
+
+const NFT_TOKEN_TYPES = ['erc721', 'erc1155'] as const;
+export type NftTypeName = (typeof NFT_TOKEN_TYPES)[number];
+
+/** `token_types` of the NFT routes: erc721 and / or erc1155 (an empty list: both). */
+const nftTokenTypes = v.optional(
+  v.pipe(
+    v.array(v.string()),
+    commaSeparated,
+    v.transform((values) => values.map((value) => value.toLowerCase())),
+    v.check((values) => values.every((value) => (NFT_TOKEN_TYPES as readonly string[]).includes(value)), 'must be erc721 or erc1155'),
+    v.transform((values) => [...new Set(values)] as NftTypeName[]),
+  ),
+  [],
+);
+
+/** I6d: GET /insights/v1/nfts/balance/{ownerAddress}. */
+export const ownerNftsQuery = transferQuery({ ...ownerTokensEntries, token_types: nftTokenTypes });
+export type OwnerNftsQuery = v.InferOutput<typeof ownerNftsQuery>;
+
+const SORTABLE_BALANCE_FIELDS = ['balance', 'token_address', 'token_price', 'usd_value'] as const;
+
+/** I6e: GET /insights/v1/tokens (ERC-20 balances of one or more owners). */
+export const tokensQuery = transferQuery({
+  ...chainEntries,
+  ...pagingEntries,
+  metadata: v.optional(booleanQuery, 'false'),
+  ...acceptedFlags,
+  owner_address: v.pipe(
+    v.array(v.string()),
+    commaSeparated,
+    v.minLength(1, 'is required: a 0x address or a registered name'),
+    v.maxLength(MAX_CONTRACT_ADDRESSES, `at most ${MAX_CONTRACT_ADDRESSES} owners per request`),
+    v.check((values) => values.every((value) => value.length <= 64), 'each value must be at most 64 characters'),
+  ),
+  token_address: contractAddresses,
+  include_native: v.optional(booleanQuery, 'false'),
+  include_without_price: v.optional(booleanQuery, 'true'),
+  sort_by: v.optional(v.picklist(SORTABLE_BALANCE_FIELDS, 'must be balance, token_address, token_price or usd_value'), 'balance'),
+  sort_order: v.optional(sortOrder, 'desc'),
+});
+export type TokensQuery = v.InferOutput<typeof tokensQuery>;
+
+/** I6f: GET /insights/v1/nfts/{contract_address}; I6g: .../{token_id}. */
+export const contractNftsPath = v.strictObject({ contract_address: addressOrName });
+export const nftPath = v.strictObject({
+  contract_address: addressOrName,
+  token_id: v.pipe(
+    v.string(),
+    v.regex(/^[0-9]{1,78}$/, 'must be a decimal token id'),
+    v.transform((id) => BigInt(id).toString()),
+  ),
+});
+export const contractNftsQuery = transferQuery({
+  ...chainEntries,
+  ...pagingEntries,
+  include_owners: v.optional(booleanQuery, 'false'),
+  resolve_metadata_links: acceptedFlags.resolve_metadata_links,
+});
+export type ContractNftsQuery = v.InferOutput<typeof contractNftsQuery>;
+export const nftQuery = transferQuery({
+  ...chainEntries,
+  include_owners: v.optional(booleanQuery, 'false'),
+  resolve_metadata_links: acceptedFlags.resolve_metadata_links,
+});
+export type NftQuery = v.InferOutput<typeof nftQuery>;
+
+export const erc20BalanceSchema = v.strictObject({
+  chain_id: v.number(),
+  token_address: hex,
+  balance: v.string(),
+  /** With `metadata=true` (the token contract's address item; null when the contract does not say). */
+  name: v.optional(v.nullable(v.string())),
+  symbol: v.optional(v.nullable(v.string())),
+  decimals: v.optional(v.nullable(v.number())),
+});
+export type InsightsErc20Balance = v.InferOutput<typeof erc20BalanceSchema>;
+
+const nftContractSchema = v.strictObject({
+  chain_id: v.number(),
+  address: hex,
+  name: v.optional(v.string()),
+  symbol: v.optional(v.string()),
+  type: v.optional(v.picklist(NFT_TOKEN_TYPES)),
+});
+
+/** The metadata fields of an NFT, from its on-chain token URI when it is a data: URI (nothing is fetched). */
+const nftMetadataEntries = {
+  name: v.optional(v.nullable(v.string())),
+  description: v.optional(v.nullable(v.string())),
+  image_url: v.optional(v.nullable(v.string())),
+  video_url: v.optional(v.nullable(v.string())),
+  animation_url: v.optional(v.nullable(v.string())),
+  background_color: v.optional(v.nullable(v.string())),
+  external_url: v.optional(v.nullable(v.string())),
+  status: v.optional(v.nullable(v.string())),
+  metadata_url: v.optional(v.nullable(v.string())),
+  owner_addresses: v.optional(v.array(hex)),
+  extra_metadata: v.optional(v.record(v.string(), v.unknown())),
+  contract: v.optional(nftContractSchema),
+};
+export type NftMetadataFields = v.InferOutput<v.ObjectSchema<typeof nftMetadataEntries, undefined>>;
+
+export const nftBalanceSchema = v.strictObject({
+  chain_id: v.number(),
+  token_address: hex,
+  token_id: v.string(),
+  balance: v.string(),
+  token_type: v.picklist(NFT_TOKEN_TYPES),
+  ...nftMetadataEntries,
+});
+export type InsightsNftBalance = v.InferOutput<typeof nftBalanceSchema>;
+
+export const nftTokenSchema = v.strictObject({
+  chain_id: v.number(),
+  contract_address: hex,
+  token_id: v.string(),
+  token_type: v.picklist(NFT_TOKEN_TYPES),
+  last_updated_block_number: v.string(),
+  balance: v.string(),
+  ...nftMetadataEntries,
+});
+export type InsightsNftToken = v.InferOutput<typeof nftTokenSchema>;
+
+export const erc20BalancesResponse = envelope(erc20BalanceSchema);
+export type Erc20BalancesResponse = v.InferOutput<typeof erc20BalancesResponse>;
+export const nftBalancesResponse = envelope(nftBalanceSchema);
+export type NftBalancesResponse = v.InferOutput<typeof nftBalancesResponse>;
+export const nftTokensResponse = envelope(nftTokenSchema);
+export type NftTokensResponse = v.InferOutput<typeof nftTokensResponse>;

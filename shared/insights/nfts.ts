@@ -1,0 +1,224 @@
+/**
+ * I6 NFT routes, from the explorer's state items (docs/decisions/insights.md, "Tokens and NFTs"):
+ *  - I6b/c/d GET /v1/tokens/erc721|erc1155/{ownerAddress}, GET /v1/nfts/balance/{ownerAddress}: the NFTs
+ *    an owner holds, one row per token id. Round 1: the owner's collections (X2, one range per type set,
+ *    ERC-721 then ERC-1155, contract ascending; read whole, under the read bound), each carrying its
+ *    number of distinct ids and its 9 highest ids. The page's rows are located by those counts; round 2
+ *    (only for a collection whose part of the page lies past its 9 embedded ids): its holdings (G4,
+ *    token id desc, Limit to the page's end, under the read bound). total_items is exact: the sum of the
+ *    collections' id counts.
+ *  - I6f GET /v1/nfts/{contract_address}: the contract's NFT instances (G3 instance partition, token id
+ *    ascending; a state list, state-lists.ts).
+ *  - I6g GET /v1/nfts/{contract_address}/{token_id}: the instance on each chain (one BatchGetItem).
+ * The metadata shown is the document the ingest resolved from a data: token URI (nothing is fetched
+ * from the web). Ids (I6, X2, G3, G4, X7): see docs/access-patterns.md.
+ */
+import { batchGetItems, queryAll } from '../db/operations';
+import { NotFoundError } from '../errors';
+import { addressKeys, keyId, nftKeys, tokenTypeSetKey } from '../table/keys';
+import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
+import type { InsightsConfig } from './config';
+import { parseAddressOrName, resolveAddresses } from './names';
+import { RangeTooLargeError } from './range-reader';
+import { firstChain, listMeta, planListRequest } from './request';
+import type {
+  ContractNftsQuery,
+  InsightsNftBalance,
+  InsightsNftToken,
+  NftBalancesResponse,
+  NftQuery,
+  NftTokensResponse,
+  NftTypeName,
+  OwnerTokensQuery,
+} from './schemas';
+import { nftContractOf, nftMetadataFields, nftTypeName, readStatePage, stateTotals } from './state-lists';
+
+type NftStandard = 'ERC-721' | 'ERC-1155';
+const STANDARD: Record<NftTypeName, NftStandard> = { erc721: 'ERC-721', erc1155: 'ERC-1155' };
+
+interface Request<Q> {
+  query: Q;
+  host: string | undefined;
+}
+
+const planOf = (query: { chain_id?: number[]; chain?: number[]; page?: number; limit?: number }, host: string | undefined) =>
+  planListRequest({ page: 0, limit: 1, ...query, sort_by: undefined, sort_order: 'asc', group_by: [], aggregate: [] }, host, {});
+
+// ---------------------------------------------------------------------------------------------------
+// An owner's NFTs (X2 + G4)
+
+/** I6b/c/d: `types` empty or both: every NFT (the X2 ALL range holds NFTs only). */
+export async function listOwnerNfts(
+  { ownerAddress, query, host, types }: Request<OwnerTokensQuery> & { ownerAddress: string; types: readonly NftTypeName[] },
+  config: InsightsConfig,
+): Promise<NftBalancesResponse> {
+  const plan = await planOf(query, host);
+  const { owner } = await resolveAddresses({ owner: parseAddressOrName('ownerAddress', ownerAddress) }, plan.chainIds);
+  const typeSet = types.length === 1 ? tokenTypeSetKey([STANDARD[types[0]!]]) : tokenTypeSetKey(undefined);
+  const skip = plan.page * plan.limit;
+  const perChain = await Promise.all(
+    plan.chainIds.map((chainId) => ownerNftPage(chainId, owner.get(chainId)!, typeSet, skip, plan.limit, config)),
+  );
+  const rows = perChain.flatMap((chain) => chain.rows);
+  if (query.metadata) await addNftMetadata(rows);
+  const totals = await stateTotals(
+    plan,
+    perChain.map((chain) => chain.total),
+    config,
+  );
+  return { meta: listMeta(plan, totals, owner.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
+}
+
+async function ownerNftPage(
+  chainId: number,
+  owner: string,
+  typeSet: string,
+  skip: number,
+  take: number,
+  config: InsightsConfig,
+): Promise<{ rows: InsightsNftBalance[]; total: number }> {
+  const bound = config.maxItemsReadPerChain;
+  const collections = await queryAll<NftCollectionRecord>(
+    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': addressKeys.nftCollections(chainId, owner, typeSet).pk } },
+    { maxRead: bound + 1 },
+  );
+  if (collections.scanned > bound) throw new RangeTooLargeError(chainId, bound, 'A list of an owner’s collections');
+  let offset = 0;
+  const parts: Promise<InsightsNftBalance[]>[] = [];
+  for (const collection of collections.items) {
+    const count = collection.distinctTokenIds ?? collection.instances.length;
+    const from = Math.max(skip - offset, 0);
+    const to = Math.min(skip + take - offset, count);
+    offset += count;
+    if (from >= to) continue;
+    const row = (tokenId: string, value: string): InsightsNftBalance => ({
+      chain_id: chainId,
+      token_address: collection.contract,
+      token_id: tokenId,
+      balance: value,
+      token_type: nftTypeName(collection.tokenStandard),
+    });
+    if (to <= collection.instances.length) {
+      parts.push(Promise.resolve(collection.instances.slice(from, to).map((instance) => row(instance.tokenId, instance.value))));
+      continue;
+    }
+    if (to > bound) throw new RangeTooLargeError(chainId, bound, 'A page deep inside one collection');
+    parts.push(
+      queryAll<NftHoldingRecord>(
+        {
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': addressKeys.nftHoldings(chainId, owner, collection.contract).pk },
+          ScanIndexForward: false,
+        },
+        { limit: to },
+      ).then(({ items }) => items.slice(from, to).map((holding) => row(holding.tokenId, holding.value))),
+    );
+  }
+  return { rows: (await Promise.all(parts)).flat(), total: offset };
+}
+
+/** Metadata of the page's NFTs: their instance items and their contracts' address items, one BatchGetItem. */
+export async function addNftMetadata(rows: (InsightsNftBalance | InsightsNftToken)[]): Promise<void> {
+  if (rows.length === 0) return;
+  const contractOf = (row: InsightsNftBalance | InsightsNftToken) => ('token_address' in row ? row.token_address : row.contract_address);
+  const instanceKey = (row: InsightsNftBalance | InsightsNftToken) => nftKeys.instance(row.chain_id, contractOf(row), row.token_id);
+  const addressKey = (row: InsightsNftBalance | InsightsNftToken) => addressKeys.address(row.chain_id, contractOf(row));
+  const items = await batchGetItems([...rows.map(instanceKey), ...rows.map(addressKey)]);
+  for (const row of rows) {
+    Object.assign(row, nftMetadataFields(items.get(keyId(instanceKey(row))) as NftInstanceRecord | undefined));
+    row.contract = nftContractOf(row.chain_id, contractOf(row), items.get(keyId(addressKey(row))) as AddressRecord | undefined);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A contract's NFTs (G3 instances)
+
+/**
+ * One instance as a row. `balance`: ERC-721 1 while it has an owner (0 once burned); ERC-1155 its total
+ * supply (totalSupply(id), else the sum of the balances the ingest holds). `owner_addresses` with
+ * include_owners: the ERC-721 owner; ERC-1155 holders of an id have no range (not listed, see the decisions).
+ */
+function instanceRow(instance: NftInstanceRecord, includeOwners: boolean): InsightsNftToken {
+  const erc721 = instance.tokenStandard === 'ERC-721';
+  return {
+    chain_id: instance.chainId,
+    contract_address: instance.contract,
+    token_id: instance.tokenId,
+    token_type: nftTypeName(instance.tokenStandard),
+    last_updated_block_number: String(instance.updatedAtBlock),
+    balance: erc721 ? (instance.owner ? '1' : '0') : (instance.totalSupply ?? instance.heldSupply ?? '0'),
+    ...nftMetadataFields(instance),
+    ...(includeOwners && erc721 ? { owner_addresses: instance.owner ? [instance.owner] : [] } : {}),
+  };
+}
+
+/** Instance items complete enough to show (the balance transitions may create one with its counters only). */
+const isInstance = (item: unknown): item is NftInstanceRecord => (item as NftInstanceRecord | undefined)?.kind === 'nftInstance';
+
+/** I6f: the NFTs of a contract on each chain, token id ascending. */
+export async function listContractNfts(
+  { contractAddress, query, host }: Request<ContractNftsQuery> & { contractAddress: string },
+  config: InsightsConfig,
+): Promise<NftTokensResponse> {
+  const plan = await planOf(query, host);
+  const { contract } = await resolveAddresses({ contract: parseAddressOrName('contract_address', contractAddress) }, plan.chainIds);
+  const perChain = await Promise.all(
+    plan.chainIds.map((chainId) =>
+      readStatePage(
+        chainId,
+        [{ pk: nftKeys.instance(chainId, contract.get(chainId)!, 0n).pk, checks: [], order: 'asc' }],
+        plan.page * plan.limit,
+        plan.limit,
+        config,
+      ),
+    ),
+  );
+  const rows = perChain.flatMap((chain) =>
+    (chain.items as unknown[]).filter(isInstance).map((item) => instanceRow(item, query.include_owners)),
+  );
+  await addContracts(rows);
+  const totals = await stateTotals(
+    plan,
+    perChain.map((chain) => chain.total),
+    config,
+  );
+  return { meta: listMeta(plan, totals, contract.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
+}
+
+/** I6g: one NFT on each requested chain that has it (404 when none has). */
+export async function getNft(
+  { contractAddress, tokenId, query, host }: Request<NftQuery> & { contractAddress: string; tokenId: string },
+  config: InsightsConfig,
+): Promise<NftTokensResponse> {
+  const plan = await planOf(query, host);
+  const { contract } = await resolveAddresses({ contract: parseAddressOrName('contract_address', contractAddress) }, plan.chainIds);
+  const keys = plan.chainIds.flatMap((chainId) => [
+    nftKeys.instance(chainId, contract.get(chainId)!, tokenId),
+    addressKeys.address(chainId, contract.get(chainId)!),
+  ]);
+  const items = await batchGetItems(keys);
+  const rows = plan.chainIds.flatMap((chainId) => {
+    const instance = items.get(keyId(nftKeys.instance(chainId, contract.get(chainId)!, tokenId)));
+    if (!isInstance(instance)) return [];
+    const row = instanceRow(instance, query.include_owners);
+    row.contract = nftContractOf(
+      chainId,
+      instance.contract,
+      items.get(keyId(addressKeys.address(chainId, instance.contract))) as AddressRecord | undefined,
+    );
+    return [row];
+  });
+  if (rows.length === 0) {
+    throw new NotFoundError(`token ${tokenId} of ${contract.get(firstChain(plan))} is not indexed on chain ${plan.chainIds.join(', ')}`);
+  }
+  const totals = await stateTotals({ ...plan, limit: 1 }, [rows.length], config);
+  return { meta: listMeta(plan, { ...totals, total_pages: 1 }, contract.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
+}
+
+/** The `contract` object of each row: the contracts' address items, one BatchGetItem. */
+async function addContracts(rows: InsightsNftToken[]): Promise<void> {
+  if (rows.length === 0) return;
+  const key = (row: InsightsNftToken) => addressKeys.address(row.chain_id, row.contract_address);
+  const items = await batchGetItems<AddressRecord>(rows.map(key));
+  for (const row of rows) row.contract = nftContractOf(row.chain_id, row.contract_address, items.get(keyId(key(row))));
+}

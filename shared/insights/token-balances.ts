@@ -1,0 +1,166 @@
+/**
+ * I6a GET /v1/tokens/erc20/{ownerAddress} and I6e GET /v1/tokens: ERC-20 balances of owners, from the
+ * explorer's balance listings (X1, the owner's ERC-20 range, value desc) and, for named tokens, the
+ * balance items themselves (G3, one BatchGetItem). Balances are balanceOf as read by the ingest at the
+ * last block that touched them. `metadata=true` adds name / symbol / decimals from the tokens' address
+ * items (X7, one BatchGetItem for the page). Ids (I6, X1, G3, X7): see docs/access-patterns.md.
+ */
+import { batchGetItems, type Item } from '../db/operations';
+import { InvalidRequestError } from '../errors';
+import { addressKeys, compareSortKeys, keyId, tokenTypeSetKey } from '../table/keys';
+import type { AddressRecord, BalanceRecord } from '../table/records';
+import type { InsightsConfig } from './config';
+import { parseAddressOrName, resolveAddresses } from './names';
+import { RangeTooLargeError, type RangeRead } from './range-reader';
+import { firstChain, listMeta, planListRequest } from './request';
+import type { Erc20BalancesResponse, InsightsErc20Balance, OwnerTokensQuery, TokensQuery } from './schemas';
+import { readStatePage, stateTotals } from './state-lists';
+
+const ERC20_RANGE = tokenTypeSetKey(['ERC-20']);
+
+interface Request<Q> {
+  query: Q;
+  host: string | undefined;
+}
+
+/** The list plan of a balances route: paging and chains only (no aggregation, no sort_by of its own). */
+function planOf(query: OwnerTokensQuery, host: string | undefined, sortOrder: 'asc' | 'desc' = 'desc') {
+  return planListRequest({ ...query, sort_by: undefined, sort_order: sortOrder, group_by: [], aggregate: [] }, host, {});
+}
+
+/** I6a: the ERC-20 balances of one owner on each chain, largest first. */
+export async function listOwnerErc20Balances(
+  { ownerAddress, query, host }: Request<OwnerTokensQuery> & { ownerAddress: string },
+  config: InsightsConfig,
+): Promise<Erc20BalancesResponse> {
+  const plan = await planOf(query, host);
+  const { owner } = await resolveAddresses({ owner: parseAddressOrName('ownerAddress', ownerAddress) }, plan.chainIds);
+  const perChain = await Promise.all(
+    plan.chainIds.map((chainId) =>
+      readStatePage(chainId, [balancesRange(chainId, owner.get(chainId)!, 'desc')], plan.page * plan.limit, plan.limit, config),
+    ),
+  );
+  const rows = perChain.flatMap(({ items }) => items.map((item) => balanceRow(item as unknown as BalanceRecord)));
+  if (query.metadata) await addErc20Metadata(rows);
+  const totals = await stateTotals(
+    plan,
+    perChain.map((chain) => chain.total),
+    config,
+  );
+  return { meta: listMeta(plan, totals, owner.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
+}
+
+/**
+ * I6e: the ERC-20 balances of one or more owners (`owner_address`, repeatable), by balance (the X1
+ * order, either way) or by token address (each owner's whole range read, under the read bound, and
+ * sorted). With `token_address` the (owner, token) balance items are read directly: one BatchGetItem.
+ * Prices (`token_price`, `usd_value`) need a price source this service does not have: a 400.
+ */
+export async function listTokens({ query, host }: Request<TokensQuery>, config: InsightsConfig): Promise<Erc20BalancesResponse> {
+  if (query.sort_by === 'token_price' || query.sort_by === 'usd_value') {
+    throw new InvalidRequestError(
+      `sort_by: ${query.sort_by} needs price data, and this service has no price source (sort by balance or token_address)`,
+    );
+  }
+  if (query.include_native) {
+    throw new InvalidRequestError('include_native: native balances are not indexed by this service (leave it out or false)');
+  }
+  const plan = await planOf(query, host, query.sort_order);
+  const given = Object.fromEntries(
+    query.owner_address.map((owner, i) => [`owner_address[${i}]`, parseAddressOrName('owner_address', owner)]),
+  );
+  const tokensGiven = Object.fromEntries(
+    (query.token_address ?? []).map((token, i) => [`token_address[${i}]`, parseAddressOrName('token_address', token)]),
+  );
+  const resolved = await resolveAddresses({ ...given, ...tokensGiven }, plan.chainIds);
+  const valuesOn = (chainId: number, prefix: string) => [
+    ...new Set(
+      Object.entries(resolved)
+        .filter(([parameter]) => parameter.startsWith(prefix))
+        .map(([, byChain]) => byChain!.get(chainId)!),
+    ),
+  ];
+  const skip = plan.page * plan.limit;
+  const perChain = await Promise.all(
+    plan.chainIds.map(async (chainId) => {
+      const owners = valuesOn(chainId, 'owner_address');
+      const tokens = valuesOn(chainId, 'token_address');
+      if (tokens.length > 0) return namedBalances(chainId, owners, tokens, query, skip, plan.limit);
+      if (query.sort_by === 'token_address') {
+        // No range orders an owner's tokens by address: the whole ranges, under the read bound.
+        const { items, total } = await readStatePage(
+          chainId,
+          owners.map((owner) => balancesRange(chainId, owner, 'desc')),
+          0,
+          config.maxItemsReadPerChain,
+          config,
+        );
+        if (total > items.length) throw new RangeTooLargeError(chainId, config.maxItemsReadPerChain, 'Sorting by token_address');
+        return { items: sortRecords(items as unknown as BalanceRecord[], query).slice(skip, skip + plan.limit), total };
+      }
+      const read = await readStatePage(
+        chainId,
+        owners.map((owner) => balancesRange(chainId, owner, plan.sortOrder)),
+        skip,
+        plan.limit,
+        config,
+      );
+      return { items: read.items as unknown as BalanceRecord[], total: read.total };
+    }),
+  );
+  const rows = perChain.flatMap(({ items }) => items.map(balanceRow));
+  if (query.metadata) await addErc20Metadata(rows);
+  const totals = await stateTotals(
+    plan,
+    perChain.map((chain) => chain.total),
+    config,
+  );
+  return { meta: listMeta(plan, totals, valuesOn(firstChain(plan), 'owner_address')[0] ?? ''), data: rows, aggregations: null };
+}
+
+/** X1: an owner's ERC-20 balance listings, by value. */
+function balancesRange(chainId: number, owner: string, order: 'asc' | 'desc'): RangeRead {
+  return { pk: addressKeys.balancesByValue(chainId, owner, ERC20_RANGE).pk, checks: [], order };
+}
+
+/** G3: the balance items of every (owner, token) pair named, one BatchGetItem (at most 10 × 10 keys per chain). */
+async function namedBalances(chainId: number, owners: string[], tokens: string[], query: TokensQuery, skip: number, take: number) {
+  const keys = owners.flatMap((owner) => tokens.map((token) => addressKeys.balance(chainId, owner, token)));
+  const found = await batchGetItems<BalanceRecord>(keys);
+  const records = keys
+    .map((key) => found.get(keyId(key)))
+    .filter((record): record is BalanceRecord => record !== undefined && record.tokenStandard === 'ERC-20' && BigInt(record.value) > 0n);
+  return { items: sortRecords(records, query).slice(skip, skip + take), total: records.length };
+}
+
+function sortRecords(records: BalanceRecord[], query: TokensQuery): BalanceRecord[] {
+  const sign = query.sort_order === 'asc' ? 1 : -1;
+  const byBalance = (a: BalanceRecord, b: BalanceRecord) => {
+    const [x, y] = [BigInt(a.value), BigInt(b.value)];
+    return x === y ? 0 : x < y ? -1 : 1;
+  };
+  const byToken = (a: BalanceRecord, b: BalanceRecord) => compareSortKeys(a.token, b.token);
+  return [...records].sort((a, b) =>
+    query.sort_by === 'token_address'
+      ? sign * byToken(a, b) || -byBalance(a, b) || compareSortKeys(a.holder, b.holder)
+      : sign * byBalance(a, b) || byToken(a, b) || compareSortKeys(a.holder, b.holder),
+  );
+}
+
+function balanceRow(record: BalanceRecord | Item): InsightsErc20Balance {
+  const balance = record as BalanceRecord;
+  return { chain_id: balance.chainId, token_address: balance.token, balance: balance.value };
+}
+
+/** name / symbol / decimals from the tokens' address items (X7): one BatchGetItem for the page. */
+async function addErc20Metadata(rows: InsightsErc20Balance[]): Promise<void> {
+  if (rows.length === 0) return;
+  const key = (row: InsightsErc20Balance) => addressKeys.address(row.chain_id, row.token_address);
+  const items = await batchGetItems<AddressRecord>(rows.map(key));
+  for (const row of rows) {
+    const token = items.get(keyId(key(row)));
+    row.name = token?.tokenName ?? null;
+    row.symbol = token?.tokenSymbol ?? null;
+    row.decimals = token?.tokenDecimals ?? null;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * I6: Insight's token and NFT routes (balances, NFTs of an owner or a contract, one NFT) through the real
+ * handlers, on the two anvil chains of the insights fixture ingested by the real ingest. Expected values
+ * are read from the chains with viem (balanceOf, ownerOf, tokenURI) and the demo's plan.
+ * Ids of endpoints and access patterns (I6, X1, X2 ...): see docs/access-patterns.md.
+ */
+import { erc20Abi, parseAbi, type Address, type PublicClient } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestJson } from '../../../scripts/lib/dispatch';
+import { DEMO_PLAN } from '../../../scripts/lib/demo-activity';
+import { useTestTable } from '../../support/table';
+import { tableWorkOf } from '../../shared/insights/table-work';
+import { CHAIN_A, CHAIN_B, indexedHeads, startInsightsFixture, type InsightsFixture } from './fixture';
+
+useTestTable('insights-tokens-nfts');
+let fx: InsightsFixture;
+
+beforeAll(async () => {
+  fx = await startInsightsFixture();
+});
+afterAll(async () => fx?.stop());
+
+type Params = Record<string, string | number | readonly (string | number)[]>;
+function url(pathname: string, params: Params = {}): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params))
+    for (const item of Array.isArray(value) ? value : [value]) search.append(key, String(item));
+  const query = search.toString();
+  return query ? `${pathname}?${query}` : pathname;
+}
+const get = (pathname: string, params: Params = {}) => requestJson('base', 'GET', url(pathname, params));
+const lower = (value: string) => value.toLowerCase();
+const nftAbi = parseAbi([
+  'function ownerOf(uint256) view returns (address)',
+  'function tokenURI(uint256) view returns (string)',
+  'function balanceOf(address) view returns (uint256)',
+]);
+const multiAbi = parseAbi(['function balanceOf(address, uint256) view returns (uint256)']);
+
+/** Every holder the fixture's chains moved tokens to (the demo's five accounts and its payees). */
+function holders(): Address[] {
+  return [...new Set(Object.values(fx.a.manifest.accounts).map((address) => lower(address) as Address))];
+}
+
+async function erc20Balance(client: PublicClient, token: string, owner: string): Promise<bigint> {
+  return client.readContract({ address: token as Address, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Address] });
+}
+
+describe('I6a GET /insights/v1/tokens/erc20/{ownerAddress}', () => {
+  it('lists the owner’s ERC-20 balances on both chains as balanceOf reads them, with metadata on request', async () => {
+    const busy = lower(fx.a.manifest.accounts.busy);
+    const token = lower(fx.a.manifest.contracts.token);
+    const [onA, onB] = await Promise.all([erc20Balance(fx.a.client, token, busy), erc20Balance(fx.b.client, token, busy)]);
+    const { status, body } = await get(`/insights/v1/tokens/erc20/${fx.a.manifest.accounts.busy}`, {
+      chain_id: [CHAIN_A, CHAIN_B],
+      metadata: 'true',
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    const expected = [
+      ...(onA > 0n ? [{ chain_id: CHAIN_A, token_address: token, balance: onA.toString() }] : []),
+      ...(onB > 0n ? [{ chain_id: CHAIN_B, token_address: token, balance: onB.toString() }] : []),
+    ];
+    expect(body.data).toEqual(expected.map((row) => ({ ...row, name: expect.any(String), symbol: expect.any(String), decimals: 18 })));
+    expect(body.meta).toEqual({
+      chain_ids: [CHAIN_A, CHAIN_B],
+      address: busy,
+      signature: '',
+      page: 0,
+      limit_per_chain: 20,
+      total_items: expected.length,
+      total_pages: 1,
+      indexed_heads: indexedHeads([CHAIN_A, CHAIN_B]),
+    });
+    expect(body.aggregations).toBeNull();
+  });
+
+  it('matches balanceOf for every holder; pages; one Query page and its count per chain, no Scan', async () => {
+    const token = lower(fx.a.manifest.contracts.token);
+    for (const holder of holders()) {
+      const onChain = await erc20Balance(fx.a.client, token, holder);
+      const { result, usage } = await tableWorkOf(() => get(`/insights/v1/tokens/erc20/${holder}`, { chain_id: CHAIN_A }));
+      expect(result.status).toBe(200);
+      expect(result.body.data).toEqual(onChain > 0n ? [{ chain_id: CHAIN_A, token_address: token, balance: onChain.toString() }] : []);
+      expect(usage.calls.Scan ?? 0).toBe(0);
+      expect(usage.calls.Query ?? 0).toBeLessThanOrEqual(2);
+    }
+    const page1 = await get(`/insights/v1/tokens/erc20/${fx.a.manifest.accounts.busy}`, { chain_id: CHAIN_A, page: 1, limit: 1 });
+    expect(page1.status).toBe(200);
+    expect(page1.body.data).toEqual([]);
+    expect(page1.body.meta.total_items).toBe(1);
+  });
+
+  it('400 for a bad owner or parameter, 404 for an unknown name or an unindexed chain', async () => {
+    expect((await get(`/insights/v1/tokens/erc20/${'x'.repeat(65)}`, { chain_id: CHAIN_A })).status).toBe(400);
+    expect((await get('/insights/v1/tokens/erc20/0x12', { chain_id: CHAIN_A })).status).toBe(404);
+    expect((await get(`/insights/v1/tokens/erc20/${fx.a.manifest.accounts.busy}`, { chain_id: 999 })).status).toBe(404);
+    expect((await get(`/insights/v1/tokens/erc20/${fx.a.manifest.accounts.busy}`, { chain_id: CHAIN_A, bogus: '1' })).status).toBe(400);
+  });
+});
+
+describe('I6e GET /insights/v1/tokens', () => {
+  it('lists several owners’ balances by balance, by token address, and for named tokens', async () => {
+    const token = lower(fx.a.manifest.contracts.token);
+    const owners = holders();
+    const balances = await Promise.all(owners.map(async (owner) => ({ owner, value: await erc20Balance(fx.a.client, token, owner) })));
+    const held = balances.filter((b) => b.value > 0n).sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1));
+    const { status, body } = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: owners, limit: 100 });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.map((row: { balance: string }) => row.balance)).toEqual(held.map((b) => b.value.toString()));
+    expect(body.meta.total_items).toBe(held.length);
+    const asc = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: owners.join(','), sort_order: 'asc', limit: 100 });
+    expect(asc.body.data.map((row: { balance: string }) => row.balance)).toEqual(held.map((b) => b.value.toString()).reverse());
+    const named = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: owners, token_address: token, limit: 100 });
+    expect(named.status).toBe(200);
+    expect(named.body.data.map((row: { balance: string }) => row.balance)).toEqual(held.map((b) => b.value.toString()));
+    const byToken = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: owners, sort_by: 'token_address' });
+    expect(byToken.status).toBe(200);
+    expect(byToken.body.data).toHaveLength(held.length);
+  });
+
+  it('400 without an owner, for price sorting and for native balances', async () => {
+    expect((await get('/insights/v1/tokens', { chain_id: CHAIN_A })).status).toBe(400);
+    const price = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: fx.a.manifest.accounts.busy, sort_by: 'usd_value' });
+    expect(price.status).toBe(400);
+    expect(price.body.error).toMatch(/price/);
+    const native = await get('/insights/v1/tokens', {
+      chain_id: CHAIN_A,
+      owner_address: fx.a.manifest.accounts.busy,
+      include_native: 'true',
+    });
+    expect(native.status).toBe(400);
+  });
+});
+
+describe('I6b–d: an owner’s NFTs', () => {
+  it('ERC-721: one row per token id the owner holds, as ownerOf says; with metadata', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    for (const holder of holders()) {
+      const owned: string[] = [];
+      for (const id of DEMO_PLAN.nft.mintedIds) {
+        const owner = await fx.a.client.readContract({ address: nft, abi: nftAbi, functionName: 'ownerOf', args: [id] }).catch(() => null);
+        if (owner && lower(owner) === holder) owned.push(id.toString());
+      }
+      const { status, body } = await get(`/insights/v1/tokens/erc721/${holder}`, { chain_id: CHAIN_A, metadata: 'true' });
+      expect(status, JSON.stringify(body)).toBe(200);
+      expect(body.data.map((row: { token_id: string }) => row.token_id)).toEqual([...owned].reverse());
+      for (const row of body.data) {
+        expect(row).toMatchObject({ chain_id: CHAIN_A, token_address: nft, balance: '1', token_type: 'erc721' });
+        const uri = await fx.a.client.readContract({ address: nft, abi: nftAbi, functionName: 'tokenURI', args: [BigInt(row.token_id)] });
+        expect(row.metadata_url).toBe(uri);
+        expect(row.contract).toMatchObject({ chain_id: CHAIN_A, address: nft, type: 'erc721' });
+      }
+      expect(body.meta.total_items).toBe(owned.length);
+    }
+  });
+
+  it('ERC-1155 and both: every id with its balanceOf; paging across collections; token_types', async () => {
+    const multi = lower(fx.a.manifest.contracts.multi) as Address;
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    const ids = [1n, ...DEMO_PLAN.multi.batch.ids];
+    for (const holder of holders()) {
+      const held: { id: string; value: string }[] = [];
+      for (const id of [...ids].reverse()) {
+        const value = await fx.a.client.readContract({ address: multi, abi: multiAbi, functionName: 'balanceOf', args: [holder, id] });
+        if (value > 0n) held.push({ id: id.toString(), value: value.toString() });
+      }
+      const { body } = await get(`/insights/v1/tokens/erc1155/${holder}`, { chain_id: CHAIN_A });
+      expect(body.data).toEqual(
+        held.map(({ id, value }) => ({ chain_id: CHAIN_A, token_address: multi, token_id: id, balance: value, token_type: 'erc1155' })),
+      );
+      const nfts = await fx.a.client.readContract({ address: nft, abi: nftAbi, functionName: 'balanceOf', args: [holder] });
+      const all = await get(`/insights/v1/nfts/balance/${holder}`, { chain_id: [CHAIN_A, CHAIN_B] });
+      expect(all.status).toBe(200);
+      expect(all.body.meta.total_items).toBe(Number(nfts) + held.length);
+      // ERC-721 first, then ERC-1155; paged one row at a time, the same rows.
+      const rows = all.body.data.map((row: { token_address: string; token_id: string }) => `${row.token_address}/${row.token_id}`);
+      const paged: string[] = [];
+      for (let page = 0; page < rows.length; page++) {
+        const one = await get(`/insights/v1/nfts/balance/${holder}`, { chain_id: CHAIN_A, limit: 1, page });
+        paged.push(...one.body.data.map((row: { token_address: string; token_id: string }) => `${row.token_address}/${row.token_id}`));
+      }
+      expect(paged).toEqual(rows);
+      const only1155 = await get(`/insights/v1/nfts/balance/${holder}`, { chain_id: CHAIN_A, token_types: 'erc1155' });
+      expect(only1155.body.data.map((row: { token_id: string }) => row.token_id)).toEqual(held.map(({ id }) => id));
+    }
+    expect(
+      (await get(`/insights/v1/nfts/balance/${fx.a.manifest.accounts.busy}`, { chain_id: CHAIN_A, token_types: 'erc20' })).status,
+    ).toBe(400);
+  });
+});
+
+describe('I6f, I6g: a contract’s NFTs and one NFT', () => {
+  it('lists every NFT of the ERC-721 contract by token id, owners as ownerOf says, 1 while owned', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    const { status, body } = await get(`/insights/v1/nfts/${nft}`, { chain_id: CHAIN_A, include_owners: 'true' });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.map((row: { token_id: string }) => row.token_id)).toEqual(DEMO_PLAN.nft.mintedIds.map(String));
+    for (const row of body.data) {
+      const owner = await fx.a.client
+        .readContract({ address: nft, abi: nftAbi, functionName: 'ownerOf', args: [BigInt(row.token_id)] })
+        .catch(() => null);
+      expect(row.owner_addresses).toEqual(owner ? [lower(owner)] : []);
+      expect(row.balance).toBe(owner ? '1' : '0');
+      expect(row).toMatchObject({ chain_id: CHAIN_A, contract_address: nft, token_type: 'erc721' });
+    }
+    expect(body.meta.total_items).toBe(DEMO_PLAN.nft.mintedIds.length);
+    const second = await get(`/insights/v1/nfts/${nft}`, { chain_id: CHAIN_A, limit: 2, page: 1 });
+    expect(second.body.data.map((row: { token_id: string }) => row.token_id)).toEqual(['3', '4']);
+  });
+
+  it('one NFT: ERC-721 owner and metadata; ERC-1155 supply; 404 when no chain has it', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    const id = DEMO_PLAN.nft.aliceToBusy;
+    const { status, body } = await get(`/insights/v1/nfts/${nft}/${id}`, { chain_id: [CHAIN_A, CHAIN_B], include_owners: 'true' });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data).toHaveLength(1);
+    expect(body.data[0]).toMatchObject({
+      chain_id: CHAIN_A,
+      contract_address: nft,
+      token_id: String(id),
+      token_type: 'erc721',
+      balance: '1',
+      owner_addresses: [lower(fx.a.manifest.accounts.busy)],
+      metadata_url: await fx.a.client.readContract({ address: nft, abi: nftAbi, functionName: 'tokenURI', args: [id] }),
+    });
+    // Even ids carry data: metadata, resolved on chain.
+    expect(body.data[0].status).toBe('resolved');
+    expect(body.data[0].name).toEqual(expect.any(String));
+    const multi = lower(fx.a.manifest.contracts.multi);
+    const one = await get(`/insights/v1/nfts/${multi}/2`, { chain_id: CHAIN_A });
+    expect(one.body.data[0]).toMatchObject({ token_type: 'erc1155', balance: String(DEMO_PLAN.multi.batch.mint[0]) });
+    expect((await get(`/insights/v1/nfts/${nft}/999`, { chain_id: CHAIN_A })).status).toBe(404);
+    expect((await get(`/insights/v1/nfts/${nft}/abc`, { chain_id: CHAIN_A })).status).toBe(400);
+  });
+});
