@@ -11,7 +11,8 @@ import { REFERENCE_PAGE_ASSETS } from './http/reference-assets';
 
 export { API_NAMES };
 
-export type HttpMethod = 'GET' | 'POST';
+/** DELETE and PATCH: only Insight's webhook routes, which answer 501 (I12). */
+export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PATCH';
 
 /** DynamoDB actions a writer may be granted; readers get GetItem, BatchGetItem, Query (no Scan). */
 export type WriteAction = 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem' | 'ConditionCheckItem';
@@ -63,6 +64,11 @@ export interface Route {
   summary: string;
   /** A request that the generated sam event file carries. */
   example: RouteExample;
+  /**
+   * Set on a route of the reference API that this service does not serve because its data is outside
+   * the chain: why. The route answers 501 in its group's error format (the OpenAPI documents say so).
+   */
+  notServed?: string;
 }
 
 /**
@@ -373,6 +379,182 @@ export const routes: readonly Route[] = [
     table: READ_ONLY,
     summary: 'Transactions sent from or to a wallet, with filters and aggregation',
     example: { pathParameters: { wallet_address: DEMO.busyAccount }, query: { chain_id: [DEMO.chainId], limit: '5' } },
+  },
+  // ----- insights contract ABI and decoding (I11: what the ingest and the event ABI registry know) -----
+  {
+    id: 'GetContractAbi',
+    method: 'GET',
+    path: '/insights/v1/contracts/abi/{contractAddress}',
+    group: 'insights',
+    handler: 'functions/insights/get-contract-abi.ts',
+    table: READ_ONLY,
+    summary:
+      "A contract's ABI as this service knows it: its token standard's ABI, and the registry's ABIs of the events it emitted (404 when neither)",
+    example: { pathParameters: { contractAddress: DEMO.token }, query: { chain_id: [DEMO.chainId] } },
+  },
+  {
+    id: 'DecodeContractData',
+    method: 'POST',
+    path: '/insights/v1/decode/{contractAddress}',
+    group: 'insights',
+    handler: 'functions/insights/decode-contract-data.ts',
+    table: READ_ONLY,
+    summary: "Decode transactions' calldata and logs with the contract's ABI as GET /v1/contracts/abi gives it",
+    example: {
+      pathParameters: { contractAddress: DEMO.token },
+      query: { chain_id: [DEMO.chainId] },
+      headers: { 'content-type': 'application/json' },
+      body: {
+        transactions: [
+          {
+            data: '0xa9059cbb00000000000000000000000070997970c51812dc3a010c7d01b50e0d17dc79c80000000000000000000000000000000000000000000000000de0b6b3a7640000',
+          },
+        ],
+        logs: [
+          {
+            topics: [
+              '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+              '0x000000000000000000000000f39fd6e51aad88f6f4ce6ab8827279cfffb92266',
+              '0x00000000000000000000000070997970c51812dc3a010c7d01b50e0d17dc79c8',
+            ],
+            data: '0x0000000000000000000000000000000000000000000000000de0b6b3a7640000',
+          },
+        ],
+      },
+    },
+  },
+  // ----- insights routes whose data is outside the chain (I12: 501 in Insight's error format) -----
+  {
+    id: 'GetTokenPrices',
+    method: 'GET',
+    path: '/insights/v1/tokens/price',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): token prices come from markets, not from the chain',
+    notServed: 'token prices come from markets, not from the chain',
+    example: { query: { chain_id: [DEMO.chainId], address: DEMO.token } },
+  },
+  {
+    id: 'GetSupportedTokenPrices',
+    method: 'GET',
+    path: '/insights/v1/tokens/price/supported',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): the tokens with prices come from markets, not from the chain',
+    notServed: 'the tokens with prices come from markets, not from the chain',
+    example: { query: { chain_id: [DEMO.chainId] } },
+  },
+  {
+    id: 'LookupTokens',
+    method: 'GET',
+    path: '/insights/v1/tokens/lookup',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: "Not served (501): Insight's token search reads curated token lists, not the chain",
+    notServed: "Insight's token search reads curated token lists, not the chain",
+    example: { query: { chain_id: [DEMO.chainId], symbol: 'DEMO' } },
+  },
+  {
+    id: 'GetContractMetadata',
+    method: 'GET',
+    path: '/insights/v1/contracts/metadata/{contractAddress}',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: "Not served (501): a contract's metadata is its verified source's compiler output, which the chain does not hold",
+    notServed: "a contract's metadata is its verified source's compiler output, which the chain does not hold",
+    example: { pathParameters: { contractAddress: DEMO.token }, query: { chain_id: [DEMO.chainId] } },
+  },
+  {
+    id: 'RefreshContractNftMetadata',
+    method: 'GET',
+    path: '/insights/v1/nfts/metadata/refresh/{contract_address}',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
+    notServed: 'refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
+    example: { pathParameters: { contract_address: DEMO.nft }, query: { chain_id: [DEMO.chainId] } },
+  },
+  {
+    id: 'RefreshNftMetadata',
+    method: 'GET',
+    path: '/insights/v1/nfts/metadata/refresh/{contract_address}/{token_id}',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
+    notServed: 'refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
+    example: { pathParameters: { contract_address: DEMO.nft, token_id: '1' }, query: { chain_id: [DEMO.chainId] } },
+  },
+  {
+    id: 'ListWebhooks',
+    method: 'GET',
+    path: '/insights/v1/webhooks',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
+    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
+    example: {},
+  },
+  {
+    id: 'CreateWebhook',
+    method: 'POST',
+    path: '/insights/v1/webhooks',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
+    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
+    example: {},
+  },
+  {
+    id: 'DeleteWebhook',
+    method: 'DELETE',
+    path: '/insights/v1/webhooks/{webhook_id}',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
+    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
+    example: { pathParameters: { webhook_id: 'example-webhook' } },
+  },
+  {
+    id: 'UpdateWebhook',
+    method: 'PATCH',
+    path: '/insights/v1/webhooks/{webhook_id}',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
+    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
+    example: { pathParameters: { webhook_id: 'example-webhook' } },
+  },
+  {
+    id: 'TestWebhook',
+    method: 'POST',
+    path: '/insights/v1/webhooks/test',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
+    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
+    example: {},
+  },
+  {
+    id: 'ValidateWebhookFilters',
+    method: 'POST',
+    path: '/insights/service/webhooks/filters/validate',
+    group: 'insights',
+    handler: 'functions/insights/get-token-prices.ts',
+    table: NO_TABLE,
+    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
+    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
+    example: {},
   },
   // ----- orders (orders base URL) -----
   {

@@ -450,6 +450,8 @@ export function buildRequests(
   // Any route not covered above (a route added since): its own example request.
   for (const route of routes) {
     if (requests.some((request) => request.routeId === route.id)) continue;
+    // A route that answers 501 by design (its data is outside the chain) has nothing to measure.
+    if (route.notServed || (route.method !== 'GET' && route.method !== 'POST')) continue;
     let url = route.path;
     for (const [name, value] of Object.entries(route.example.pathParameters ?? {}))
       url = url.replace(`{${name}}`, encodeURIComponent(value));

@@ -202,6 +202,11 @@ function operation(route: Route, spec: Spec, errorGroup: ApiGroup, examples: Exa
       },
     };
   }
+  if (route.notServed) {
+    // A route of the reference API whose data is outside the chain: it never succeeds here.
+    delete responses[status];
+    responses['501'] = error(`Not implemented by this service: ${route.notServed}`, 'other');
+  }
   responses.default = error('Any other error (not found, conflict, internal), in the same format', 'other');
   return {
     operationId: route.id,
