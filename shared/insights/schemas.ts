@@ -278,6 +278,8 @@ export const tokenTransferSchema = v.strictObject({
   amount: v.string(),
   /** Present when `metadata=true`. */
   token_metadata: v.optional(tokenMetadataSchema),
+  /** The NFT routes (I6h-k) with `metadata=true`: the NFT's on-chain metadata and its contract. */
+  nft_metadata: v.optional(v.record(v.string(), v.unknown())),
 });
 export type InsightsTokenTransfer = v.InferOutput<typeof tokenTransferSchema>;
 
@@ -663,3 +665,37 @@ export const nftBalancesResponse = envelope(nftBalanceSchema);
 export type NftBalancesResponse = v.InferOutput<typeof nftBalancesResponse>;
 export const nftTokensResponse = envelope(nftTokenSchema);
 export type NftTokensResponse = v.InferOutput<typeof nftTokensResponse>;
+
+/** I6h–k: the NFT transfer routes take I5's parameters; `transfer_type=sale` needs marketplace decoding (none here). */
+const nftTransferType = v.optional(
+  v.pipe(
+    v.picklist(['mint', 'transfer', 'burn', 'sale'], 'must be mint, transfer, burn or sale'),
+    v.check((type) => type !== 'sale', 'sale: marketplace sales are not decoded by this service (mint, transfer or burn)'),
+  ),
+) as unknown as v.OptionalSchema<v.PicklistSchema<['mint', 'transfer', 'burn'], string>, undefined>;
+const nftTransferEntries = {
+  ...transferEntries,
+  ...transferRangeEntries,
+  transfer_type: nftTransferType,
+  token_types: nftTokenTypes,
+  sales: v.optional(booleanQuery, 'false'),
+  resolve_metadata_links: acceptedFlags.resolve_metadata_links,
+};
+/** I6h: GET /insights/v1/nfts/transfers. */
+export const nftTransfersQuery = transferQuery({
+  ...nftTransferEntries,
+  owner_address: v.optional(addressOrName),
+  contract_address: contractAddresses,
+});
+export type NftTransfersQuery = v.InferOutput<typeof nftTransfersQuery>;
+/** I6i: GET /insights/v1/nfts/transfers/transaction/{transaction_hash}. */
+export const nftTransactionTransfersQuery = transferQuery({
+  ...transferEntries,
+  sort_order: v.optional(sortOrder, 'asc'),
+  token_types: nftTokenTypes,
+});
+/** I6j: GET /insights/v1/nfts/transfers/{contract_address}. */
+export const nftContractTransfersQuery = transferQuery(nftTransferEntries);
+/** I6k: GET /insights/v1/nfts/transfers/{contract_address}/{token_id}. */
+export const nftTokenTransfersQuery = transferQuery({ ...nftTransferEntries, owner_address: v.optional(addressOrName) });
+export type NftTokenTransfersQuery = v.InferOutput<typeof nftTokenTransfersQuery>;

@@ -14,9 +14,9 @@
  */
 import { batchGetItems } from '../db/operations';
 import { expandTokenTransfer } from '../table/compact';
-import { addressKeys, keyId, type Direction, type TokenStandard } from '../table/keys';
+import { addressKeys, keyId, nftKeys, type Direction, type TokenStandard } from '../table/keys';
 import { InvalidRequestError } from '../errors';
-import type { AddressRecord, TokenTransferRecord, TransferType } from '../table/records';
+import type { AddressRecord, NftInstanceRecord, TokenTransferRecord, TransferType } from '../table/records';
 import { blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
@@ -32,6 +32,7 @@ import type { Check } from './range-reader';
 import { firstChain, planListRequest, type ListQuery } from './request';
 import type { InsightsTokenTransfer, TokenTransferMeta, TokenTransfersResponse, TokenTypeName } from './schemas';
 import { serialiseTokenTransfer } from './serialise';
+import { nftContractOf, nftMetadataFields } from './state-lists';
 
 const STANDARD: Record<TokenTypeName, TokenStandard> = { erc20: 'ERC-20', erc721: 'ERC-721', erc1155: 'ERC-1155' };
 
@@ -76,6 +77,7 @@ export async function listContractTokenTransfers(
 export async function listTransactionTokenTransfers(
   { transactionHash, query, host }: TransfersRequest & { transactionHash: string },
   config: InsightsConfig,
+  nft = false,
 ): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const checks = tokenTypeChecks(query.token_types);
@@ -85,13 +87,77 @@ export async function listTransactionTokenTransfers(
     config,
     async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder),
     '',
+    nft,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// I6h-k: NFT transfers, the same ranges restricted to ERC-721 and ERC-1155 (docs/decisions/insights.md)
+
+const NFT_TYPES: TokenTypeName[] = ['erc721', 'erc1155'];
+const nftTypes = (types: readonly TokenTypeName[]): TokenTypeName[] => (types.length > 0 ? [...types] : NFT_TYPES);
+
+/** I6h: NFT transfers of an owner and / or contracts. */
+export async function listNftTransfers(
+  { query, host }: TransfersRequest<TransferQuery & { owner_address?: string; contract_address?: readonly string[] }>,
+  config: InsightsConfig,
+): Promise<TokenTransfersResponse> {
+  const owner = query.owner_address !== undefined ? parseAddressOrName('owner_address', query.owner_address) : undefined;
+  const contracts = (query.contract_address ?? []).map((value) => parseAddressOrName('contract_address', value));
+  if (!owner && contracts.length === 0) throw new InvalidRequestError('owner_address or contract_address is required (or both)');
+  return transfersOf({ query: { ...query, token_types: nftTypes(query.token_types) }, host }, config, { owner, contracts, nft: true });
+}
+
+/** I6i: the NFT transfers of one transaction. */
+export async function listNftTransactionTransfers(
+  { transactionHash, query, host }: TransfersRequest & { transactionHash: string },
+  config: InsightsConfig,
+): Promise<TokenTransfersResponse> {
+  return listTransactionTokenTransfers(
+    { transactionHash, query: { ...query, token_types: nftTypes(query.token_types) }, host },
+    config,
+    true,
+  );
+}
+
+/** I6j: NFT transfers of one contract; I6k: of one token id (`tokenId`), optionally of an owner. */
+export async function listNftContractTransfers(
+  request: TransfersRequest<TransferQuery & { owner_address?: string }> & { contractAddress: string; tokenId?: string },
+  config: InsightsConfig,
+): Promise<TokenTransfersResponse> {
+  const { query } = request;
+  const owner = query.owner_address !== undefined ? parseAddressOrName('owner_address', query.owner_address) : undefined;
+  return transfersOf({ query: { ...query, token_types: nftTypes(query.token_types) }, host: request.host }, config, {
+    owner,
+    contracts: [parseAddressOrName('contract_address', request.contractAddress)],
+    nft: true,
+    tokenId: request.tokenId,
+  });
+}
+
+/**
+ * The NFT contracts among `contracts` on each chain: their address items (X7, one BatchGetItem, before
+ * the list like a name's), so that a contract's whole transfer range (N8, one standard per token) is read
+ * only when the token is an NFT, with no check inside it.
+ */
+async function nftContractsOn(chainIds: readonly number[], contracts: Map<number, string[]>): Promise<Map<number, string[]>> {
+  const keys = chainIds.flatMap((chainId) => (contracts.get(chainId) ?? []).map((contract) => addressKeys.address(chainId, contract)));
+  const items = keys.length > 0 ? await batchGetItems<AddressRecord>(keys) : new Map<string, AddressRecord>();
+  return new Map(
+    chainIds.map((chainId) => [
+      chainId,
+      (contracts.get(chainId) ?? []).filter((contract) => {
+        const type = items.get(keyId(addressKeys.address(chainId, contract)))?.tokenType;
+        return type === 'ERC-721' || type === 'ERC-1155';
+      }),
+    ]),
   );
 }
 
 async function transfersOf(
   { query, host }: TransfersRequest,
   config: InsightsConfig,
-  given: { owner?: AddressOrName; contracts: readonly AddressOrName[] },
+  given: { owner?: AddressOrName; contracts: readonly AddressOrName[]; nft?: boolean; tokenId?: string },
 ): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const resolved = await resolveAddresses(
@@ -116,6 +182,11 @@ async function transfersOf(
       ],
     ]),
   );
+  // NFT routes by contract only: the N8 range of an NFT contract (none for an ERC-20 one).
+  const nftContracts = given.nft && !owners ? await nftContractsOn(plan.chainIds, contracts) : undefined;
+  // One token id (I6k): a bounded check inside the contract's (or the owner's in the contract) range.
+  const idChecks: Check[] =
+    given.tokenId === undefined ? [] : [{ attribute: 'tokenId', operator: '=', value: given.tokenId, kind: 'string' }];
   const rangeOf = async (chainId: number): Promise<ChainRanges> => {
     const blocks = await blockRangeOf(chainId, {
       numbers: { min: query.block_number_from, max: query.block_number_to, empty: isEmpty(query.block_number_from, query.block_number_to) },
@@ -129,7 +200,8 @@ async function transfersOf(
     const owner = owners?.get(chainId);
     const tokens = contracts.get(chainId) ?? [];
     if (owner) {
-      const { direction, checks } = ownerDirection(query.transfer_type);
+      const { direction, checks: typeChecks } = ownerDirection(query.transfer_type);
+      const checks = [...typeChecks, ...idChecks];
       // Per token, the ranges of the standards asked for (the key carries the token's standard).
       return tokens.length > 0
         ? tokens.flatMap((token) =>
@@ -154,11 +226,16 @@ async function transfersOf(
             plan.sortOrder,
           );
     }
+    if (nftContracts) {
+      // The contract is an NFT (every entry of its range is): no token-type check.
+      const checks = [...transferTypeChecks(query.transfer_type), ...idChecks];
+      return (nftContracts.get(chainId) ?? []).map((token) => tokenTransfersOfTokenRange(chainId, token, blocks, checks, plan.sortOrder));
+    }
     const checks = [...transferTypeChecks(query.transfer_type), ...tokenTypeChecks(query.token_types)];
     return tokens.map((token) => tokenTransfersOfTokenRange(chainId, token, blocks, checks, plan.sortOrder));
   };
   const first = firstChain(plan);
-  return respond(plan, query, config, rangeOf, owners?.get(first) ?? contracts.get(first)?.[0] ?? '');
+  return respond(plan, query, config, rangeOf, owners?.get(first) ?? contracts.get(first)?.[0] ?? '', given.nft ?? false);
 }
 
 const isEmpty = (min: number | undefined, max: number | undefined): boolean => min !== undefined && max !== undefined && min > max;
@@ -191,6 +268,7 @@ async function respond(
   config: InsightsConfig,
   rangeForChain: (chainId: number) => Promise<ChainRanges>,
   address: string,
+  nft = false,
 ): Promise<TokenTransfersResponse> {
   const meta = (chains: { total_items: number; total_pages: number }): TokenTransferMeta => ({
     chain_id: firstChain(plan),
@@ -215,7 +293,7 @@ async function respond(
   const rows = list.records
     .map((item): TokenTransferRecord => expandTokenTransfer(item))
     .map((record) => ({ record, row: serialiseTokenTransfer(record) }));
-  if (query.metadata) await addTokenMetadata(rows);
+  if (query.metadata) await (nft ? addNftMetadata(rows) : addTokenMetadata(rows));
   return { meta: meta(list.totals), data: rows.map(({ row }) => row), aggregations: null };
 }
 
@@ -229,6 +307,28 @@ async function addTokenMetadata(rows: readonly { record: TokenTransferRecord; ro
       name: token?.tokenName ?? null,
       symbol: token?.tokenSymbol ?? null,
       decimals: token?.tokenDecimals ?? null,
+    };
+  }
+}
+
+/**
+ * nft_metadata of the NFT routes (I6h-k, `metadata=true`): the NFT's on-chain metadata (its instance
+ * item, G3) and its contract (X7), one BatchGetItem for the page. `owner_addresses` with include_owners:
+ * an ERC-721 NFT's current owner.
+ */
+async function addNftMetadata(rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[]): Promise<void> {
+  const instanceKey = (record: TokenTransferRecord) => nftKeys.instance(record.chainId, record.token, record.tokenId ?? '0');
+  const addressKey = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
+  const items =
+    rows.length > 0
+      ? await batchGetItems([...rows.map(({ record }) => instanceKey(record)), ...rows.map(({ record }) => addressKey(record))])
+      : new Map();
+  for (const { record, row } of rows) {
+    const instance = items.get(keyId(instanceKey(record))) as NftInstanceRecord | undefined;
+    row.nft_metadata = {
+      ...nftMetadataFields(instance),
+      ...(instance?.tokenStandard === 'ERC-721' ? { owner_addresses: instance.owner ? [instance.owner] : [] } : {}),
+      contract: nftContractOf(record.chainId, record.token, items.get(keyId(addressKey(record))) as AddressRecord | undefined),
     };
   }
 }

@@ -11,6 +11,7 @@ import { DEMO_PLAN } from '../../../scripts/lib/demo-activity';
 import { useTestTable } from '../../support/table';
 import { tableWorkOf } from '../../shared/insights/table-work';
 import { CHAIN_A, CHAIN_B, indexedHeads, startInsightsFixture, type InsightsFixture } from './fixture';
+import { readTruth, transfersOf, type ChainTransfer } from './truth';
 
 useTestTable('insights-tokens-nfts');
 let fx: InsightsFixture;
@@ -231,5 +232,58 @@ describe('I6f, I6g: a contract’s NFTs and one NFT', () => {
     expect(one.body.data[0]).toMatchObject({ token_type: 'erc1155', balance: String(DEMO_PLAN.multi.batch.mint[0]) });
     expect((await get(`/insights/v1/nfts/${nft}/999`, { chain_id: CHAIN_A })).status).toBe(404);
     expect((await get(`/insights/v1/nfts/${nft}/abc`, { chain_id: CHAIN_A })).status).toBe(400);
+  });
+});
+
+describe('I6h–k: NFT transfers', () => {
+  let nftTransfers: ChainTransfer[];
+  beforeAll(async () => {
+    const truth = await readTruth(CHAIN_A, fx.a.client);
+    const { nft, multi } = fx.a.manifest.contracts;
+    nftTransfers = await transfersOf(truth, [lower(nft), lower(multi)]);
+  });
+  const ids = (rows: { transaction_hash: string; log_index: number; token_id?: string }[]) =>
+    rows.map((row) => `${row.transaction_hash}/${row.log_index}/${row.token_id ?? ''}`);
+  const idsOf = (list: ChainTransfer[]) => list.map((t) => `${t.transactionHash}/${t.logIndex}/${t.tokenId ?? ''}`);
+
+  it('an owner’s NFT transfers, both standards, newest first, without its ERC-20 transfers', async () => {
+    const busy = lower(fx.a.manifest.accounts.busy);
+    const want = nftTransfers.filter((t) => t.from === busy || t.to === busy);
+    const { status, body } = await get('/insights/v1/nfts/transfers', { chain_id: CHAIN_A, owner_address: busy, limit: 100 });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(ids(body.data)).toEqual(idsOf(want));
+    expect(body.meta.total_items).toBe(want.length);
+    expect(body.data.every((row: { token_type: string }) => row.token_type !== 'erc20')).toBe(true);
+    const only721 = await get('/insights/v1/nfts/transfers', { chain_id: CHAIN_A, owner_address: busy, token_types: 'erc721' });
+    expect(ids(only721.body.data)).toEqual(idsOf(want.filter((t) => t.standard === 'erc721')));
+  });
+
+  it('a contract’s, a token id’s and a transaction’s NFT transfers; nothing for an ERC-20 contract', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft);
+    const byContract = nftTransfers.filter((t) => t.token === nft);
+    const contract = await get(`/insights/v1/nfts/transfers/${nft}`, { chain_id: CHAIN_A, limit: 100 });
+    expect(contract.status, JSON.stringify(contract.body)).toBe(200);
+    expect(ids(contract.body.data)).toEqual(idsOf(byContract));
+    expect(contract.body.meta.total_items).toBe(byContract.length);
+    const id = DEMO_PLAN.nft.aliceToBusy;
+    const one = await get(`/insights/v1/nfts/transfers/${nft}/${id}`, { chain_id: CHAIN_A, metadata: 'true', sort_order: 'asc' });
+    expect(one.status, JSON.stringify(one.body)).toBe(200);
+    expect(ids(one.body.data)).toEqual(idsOf(byContract.filter((t) => t.tokenId === id).reverse()));
+    expect(one.body.data[0].nft_metadata).toMatchObject({
+      owner_addresses: [lower(fx.a.manifest.accounts.busy)],
+      contract: { chain_id: CHAIN_A, address: nft, type: 'erc721' },
+    });
+    const token = await get(`/insights/v1/nfts/transfers/${fx.a.manifest.contracts.token}`, { chain_id: CHAIN_A });
+    expect(token.status).toBe(200);
+    expect(token.body.data).toEqual([]);
+    expect(token.body.meta.total_items).toBe(0);
+    const listed = await get('/insights/v1/nfts/transfers', { chain_id: CHAIN_A, contract_address: [nft, fx.a.manifest.contracts.token] });
+    expect(listed.body.meta.total_items).toBe(byContract.length);
+    const batch = fx.a.manifest.transactions.find((tx) => tx.kinds.includes('batchTransfer'))!;
+    const inTx = await get(`/insights/v1/nfts/transfers/transaction/${batch.hash}`, { chain_id: CHAIN_A });
+    expect(inTx.status).toBe(200);
+    expect(ids(inTx.body.data)).toEqual(idsOf(nftTransfers.filter((t) => t.transactionHash === batch.hash).reverse()));
+    expect((await get('/insights/v1/nfts/transfers', { chain_id: CHAIN_A, owner_address: nft, transfer_type: 'sale' })).status).toBe(400);
+    expect((await get('/insights/v1/nfts/transfers', { chain_id: CHAIN_A })).status).toBe(400);
   });
 });
