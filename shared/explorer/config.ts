@@ -12,11 +12,11 @@ export const PAGE_SIZE = 50;
 export const DEFAULT_EXPLORER_CHAIN_ID = 31337;
 
 /**
- * `sort=value|fee` on an address's transactions reads its whole X4 range of the direction and sorts it:
+ * `sort=value|fee` on an address's transactions (EXPLORER_SORTED_HISTORY_BOUND, 1 to 5000) reads its whole X4 range of the direction and sorts it:
  * served for at most this many transactions (about 0.85 MB of copies: one or two 1 MB Queries, about
  * 110 read units a page at most); past it, a 422 on `sort` (docs/decisions/explorer.md).
  */
-export const SORTED_HISTORY_BOUND = 1000;
+export const DEFAULT_SORTED_HISTORY_BOUND = 1000;
 
 /**
  * The address counters that read entries (X4: `transactions_count`, `gas_usage_count`) read at most
@@ -46,6 +46,15 @@ const explorerSchema = v.object({
     ),
     String(DEFAULT_DETAILS_CACHE_SECONDS),
   ),
+  EXPLORER_SORTED_HISTORY_BOUND: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[1-9][0-9]{0,3}$/, 'must be a whole number from 1 to 5000'),
+      v.transform(Number),
+      v.maxValue(5000, 'must be a whole number from 1 to 5000'),
+    ),
+    String(DEFAULT_SORTED_HISTORY_BOUND),
+  ),
 });
 
 export interface ExplorerConfig {
@@ -56,6 +65,8 @@ export interface ExplorerConfig {
    * contract flags; NFT instances) before reading them again; 0 reads them on every page.
    */
   detailsCacheMs: number;
+  /** The most transactions `sort=value|fee` reads and sorts (EXPLORER_SORTED_HISTORY_BOUND); past it, a 422. */
+  sortedHistoryBound: number;
   /** How the chain's ingest status is judged and kept (CHAIN_STATUS_*: shared/chain-status/status.ts). */
   chainStatus: ChainStatusSettings;
 }
@@ -66,6 +77,7 @@ export function loadExplorerConfig(env: Record<string, string | undefined> = pro
   return {
     chainId: raw.EXPLORER_CHAIN_ID,
     detailsCacheMs: raw.EXPLORER_DETAILS_CACHE_SECONDS * 1000,
+    sortedHistoryBound: raw.EXPLORER_SORTED_HISTORY_BOUND,
     chainStatus: loadChainStatusSettings(env),
   };
 }

@@ -7,7 +7,7 @@ import { InvalidRequestError } from '../errors';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, type Direction } from '../table/keys';
 import type { TransactionRecord } from '../table/records';
-import { PAGE_SIZE, SORTED_HISTORY_BOUND, type ExplorerConfig } from './config';
+import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, transactionStart } from './cursor';
 import { measured } from './page-cost';
 import { contractSidesOf, readPageDetails } from './page-details';
@@ -24,8 +24,8 @@ function readTransactions(chainId: number, address: string, direction: Direction
 }
 
 /**
- * `sort=value` / `sort=fee` past the bound: the answer would need more than SORTED_HISTORY_BOUND
- * transactions read, so it is refused (the handler answers Blockscout's 422 on `sort`).
+ * `sort=value` / `sort=fee` past the bound: the answer would need more than `sortedHistoryBound`
+ * transactions read (config `sortedHistoryBound`), so it is refused (the handler answers Blockscout's 422 on `sort`).
  */
 export class SortedHistoryTooLongError extends InvalidRequestError {
   readonly parameter = 'sort';
@@ -42,14 +42,14 @@ const amountOf = (tx: TransactionRecord, sort: 'value' | 'fee'): bigint => BigIn
 
 /**
  * Blockscout's `sort=value|fee`: no range is ordered by an amount, so the address's whole X4 range of
- * the direction is read (Query after Query, 1 MB each) when it holds at most SORTED_HISTORY_BOUND
+ * the direction is read (Query after Query, 1 MB each) when it holds at most `sortedHistoryBound`
  * transactions, and sorted here: by the amount, ties by block then position, all in `order`. The
  * cursor (amount, block_number, index) is the last item served; the next page re-reads and starts
  * strictly after it, so nothing is skipped or repeated, and transactions ingested meanwhile take
  * their place in the order. Past the bound: SortedHistoryTooLongError (decisions/explorer.md, cost).
  */
 async function readSortedByAmount(
-  chainId: number,
+  { chainId, sortedHistoryBound }: ExplorerConfig,
   address: string,
   direction: Direction,
   sort: 'value' | 'fee',
@@ -57,11 +57,11 @@ async function readSortedByAmount(
   query: TransactionsQuery,
 ): Promise<SortedPage> {
   const read = await queryAll<Record<string, unknown>>(rangeQuery(addressKeys.transactions(chainId, address, direction)), {
-    limit: SORTED_HISTORY_BOUND + 1,
+    limit: sortedHistoryBound + 1,
   });
-  if (read.items.length > SORTED_HISTORY_BOUND) {
+  if (read.items.length > sortedHistoryBound) {
     throw new SortedHistoryTooLongError(
-      `sort=${sort} reads the address's whole transaction history and sorts it, which is served for at most ${SORTED_HISTORY_BOUND} transactions; this address has more: sort by block_number (or leave sort out)`,
+      `sort=${sort} reads the address's whole transaction history and sorts it, which is served for at most ${sortedHistoryBound} transactions; this address has more: sort by block_number (or leave sort out)`,
     );
   }
   const sign = descending ? -1 : 1;
@@ -87,7 +87,7 @@ async function readSorted(
   const sort = query.sort ?? 'block_number';
   const descending = (query.order ?? 'desc') === 'desc';
   const direction = directionOf(query.filter);
-  if (sort !== 'block_number') return { sort, ...(await readSortedByAmount(config.chainId, address, direction, sort, descending, query)) };
+  if (sort !== 'block_number') return { sort, ...(await readSortedByAmount(config, address, direction, sort, descending, query)) };
   const read = await readTransactions(
     config.chainId,
     address,

@@ -176,31 +176,47 @@ export const tokenInstance = object(tokenInstanceProperties, ['media_url', 'medi
 const erc20Total = object({ decimals: nullableString, value: string });
 const erc721Total = object({ token_id: nullableString, token_instance: nullable(tokenInstance) });
 const erc1155Total = object({ decimals: nullableString, value: string, token_id: nullableString, token_instance: nullable(tokenInstance) });
+const erc404Total: JsonSchema = {
+  anyOf: [
+    object({ decimals: string, value: string, token_id: { type: 'null' }, token_instance: nullable(tokenInstance) }),
+    object({ token_id: string, token_instance: nullable(tokenInstance) }),
+  ],
+};
+const tokenTransferBase = {
+  type: { enum: ['token_transfer', 'token_burning', 'token_spawning', 'token_minting'] },
+  transaction_hash: string,
+  from: addressParam,
+  to: addressParam,
+  timestamp: string,
+  block_number: {
+    type: ['string', 'integer'],
+    description: "The type says string; Blockscout's backend sends an integer, as the spec's log_index: SPEC WINS (integer)",
+  } as JsonSchema,
+  block_hash: string,
+  log_index: { type: ['string', 'integer'], description: 'The type says string; SPEC WINS: log_index is an integer' } as JsonSchema,
+  method: {
+    type: ['string', 'null'],
+    description: "`method?: string`; BACKEND: Blockscout answers null when it cannot name the method (the spec's method string, null)",
+  } as JsonSchema,
+};
+/** TokenTransfer: one variant per token type, `token: TokenInfo<T> | null` and that type's `total` or null. */
 export const tokenTransfer: JsonSchema = {
-  ...object(
-    {
-      type: { enum: ['token_transfer', 'token_burning', 'token_spawning', 'token_minting'] },
-      transaction_hash: string,
-      from: addressParam,
-      to: addressParam,
-      timestamp: string,
-      block_number: {
-        type: ['string', 'integer'],
-        description: "The type says string; Blockscout's backend sends an integer, as the spec's log_index: SPEC WINS (integer)",
+  anyOf: (
+    [
+      ['ERC-20', erc20Total],
+      ['ERC-721', erc721Total],
+      ['ERC-1155', erc1155Total],
+      ['ERC-404', erc404Total],
+    ] as const
+  ).map(([type, total]) =>
+    object(
+      {
+        ...tokenTransferBase,
+        token: nullable({ ...tokenInfo, properties: { ...tokenInfo.properties, type: { enum: [type] } } }),
+        total: nullable(total),
       },
-      block_hash: string,
-      log_index: { type: ['string', 'integer'], description: 'The type says string; SPEC WINS: log_index is an integer' },
-      method: {
-        type: ['string', 'null'],
-        description: "`method?: string`; BACKEND: Blockscout answers null when it cannot name the method (the spec's method string, null)",
-      },
-      token: nullable(tokenInfo),
-      total: nullable({
-        anyOf: [erc20Total, erc721Total, erc1155Total],
-        description: 'The total of the token type (ERC-20: decimals and value; ERC-721: token_id and token_instance; ERC-1155: all four)',
-      }),
-    },
-    ['method'],
+      ['method'],
+    ),
   ),
 };
 const tokenTransferPagination = object({ block_number: number, index: number, items_count: number });

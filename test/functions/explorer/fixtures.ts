@@ -174,7 +174,18 @@ export function useExplorerChain(prefix = 'explorer'): ExplorerChain {
 // ---------------------------------------------------------------------------------------------------
 // Requests, as a Blockscout API v2 client sends them
 
-export type Endpoint = 'tokens' | 'nft/collections' | 'token-transfers' | 'transactions' | 'internal-transactions' | 'withdrawals';
+export type Endpoint =
+  | 'tokens'
+  | 'nft/collections'
+  | 'nft'
+  | 'token-transfers'
+  | 'transactions'
+  | 'internal-transactions'
+  | 'withdrawals'
+  | 'counters'
+  | 'tabs-counters'
+  /** The address itself: GET /explorer/addresses/{hash}. */
+  | '';
 export type QueryValues = Record<string, string | number | null | undefined>;
 
 export interface ExplorerResponse<T = any> {
@@ -192,7 +203,7 @@ export async function explorerGet<T = any>(address: string, endpoint: Endpoint, 
   // The chain's status (indexed-head headers) into the container's copy first, when it is not there.
   await readChainStatus(CHAIN_ID, loadChainStatusSettings(), { cached: true });
   const { result, usage } = await measureTable(() =>
-    requestJson('base', 'GET', `/explorer/addresses/${address}/${endpoint}${text ? `?${text}` : ''}`),
+    requestJson('base', 'GET', `/explorer/addresses/${address}${endpoint ? `/${endpoint}` : ''}${text ? `?${text}` : ''}`),
   );
   return { status: result.status, body: result.body, calls: usage.calls };
 }

@@ -21,7 +21,7 @@ import {
 } from 'viem';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { nftCollectionsResponse, tokenBalancesResponse, tokenTransfersResponse } from '../../../shared/explorer/schemas';
-import { chainTransfers, expectedTransfers, transferKey, type ChainTransfer } from './chain-oracle';
+import { chainTransactions, chainTransfers, expectedTransfers, transferKey, type ChainTransfer } from './chain-oracle';
 import {
   allPages,
   expectPageCost,
@@ -805,5 +805,152 @@ describe('paging while new blocks are ingested', () => {
     const rest = itemsOf(await allPages(collector, 'nft/collections', nextQuery({}, first.body.next_page_params!)));
     expect([...first.body.items, ...rest].map((item) => item.token.address)).toEqual(before);
     expect(rest.at(-1).amount).toBe('3');
+  });
+});
+
+describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters', () => {
+  const ownerOf = (contract: Address, id: bigint) =>
+    chain.publicClient.readContract({
+      address: contract,
+      abi: chain.artifacts.DemoNFT.abi,
+      functionName: 'ownerOf',
+      args: [id],
+    }) as Promise<Address>;
+
+  it('/nft lists every NFT the collector holds, flat: ERC-721 then ERC-1155, contract asc, token id desc, paged as Blockscout', async () => {
+    const { contracts } = chain.manifest;
+    const { DemoMulti } = chain.artifacts;
+    // The chain's truth: every NFT id the collector ever received (read again: tests above ingest
+    // more), still owned (ERC-721 ownerOf) or held (ERC-1155 balanceOf) at the head.
+    const received = new Map<string, ChainTransfer>();
+    for (const transfer of await chainTransfers(chain.publicClient))
+      if (transfer.to === lower(collector) && transfer.standard !== 'ERC-20')
+        received.set(`${transfer.token}|${transfer.tokenId}`, transfer);
+    const held: { token: string; standard: string; id: bigint; value: bigint }[] = [];
+    for (const { token, standard, tokenId } of received.values()) {
+      const id = BigInt(tokenId!);
+      if (standard === 'ERC-721') {
+        if (lower(await ownerOf(token as Address, id)) === lower(collector)) held.push({ token, standard, id, value: 1n });
+      } else {
+        const value = (await chain.publicClient.readContract({
+          address: token as Address,
+          abi: DemoMulti.abi,
+          functionName: 'balanceOf',
+          args: [collector, id],
+        })) as bigint;
+        if (value > 0n) held.push({ token, standard, id, value });
+      }
+    }
+    held.sort((a, b) => a.standard.localeCompare(b.standard) * -1 || a.token.localeCompare(b.token) || (a.id > b.id ? -1 : 1));
+    const erc721 = held.filter((h) => h.standard === 'ERC-721').map((h) => `${h.token}|${h.standard}|${h.id}|${h.value}`);
+    const erc1155 = held.filter((h) => h.standard === 'ERC-1155').map((h) => `${h.token}|${h.standard}|${h.id}|${h.value}`);
+    const key = (item: any) => `${lower(item.token.address_hash)}|${item.token_type}|${item.id}|${item.value}`;
+    const pages = await allPages(collector, 'nft');
+    expect(pages.map((page) => page.body.items.length)).toEqual([50, erc721.length + erc1155.length - 50]);
+    expect(itemsOf(pages).map(key)).toEqual([...erc721, ...erc1155]);
+    const cursor = pages[0].body.next_page_params!;
+    const last = pages[0].body.items[49];
+    expect(cursor).toEqual({
+      items_count: 50,
+      token_id: last.id,
+      token_type: last.token_type,
+      token_contract_address_hash: last.token.address_hash,
+    });
+    expect(pages[0].body.items[0]).toMatchObject({
+      is_unique: true,
+      owner: { hash: collector },
+      holder_address_hash: collector,
+      token_type: 'ERC-721',
+    });
+    // type filters, as on E2.
+    expect(itemsOf(await allPages(collector, 'nft', { type: 'ERC-1155' })).map(key)).toEqual(erc1155);
+    expect(itemsOf(await allPages(collector, 'nft', { type: 'ERC-721' })).map(key)).toEqual(erc721);
+    expect((await explorerGet(collector, 'nft', { type: 'ERC-20' })).body).toEqual({ items: [], next_page_params: null });
+    // A page that starts inside the demo NFT (more ids than a collection entry embeds).
+    const demoIds = itemsOf(await allPages(collector, 'nft', { type: 'ERC-721' })).filter(
+      (item) => item.token.address_hash === contracts.nft,
+    );
+    expect(demoIds.map((item) => item.id)).toEqual([...COLLECTOR_DEMO_NFT_IDS].reverse().map(String));
+    const middle = await explorerGet(collector, 'nft', {
+      items_count: 3,
+      token_id: '509',
+      token_type: 'ERC-721',
+      token_contract_address_hash: contracts.nft,
+    });
+    expect(middle.body.items.slice(0, 9).map((item: any) => item.id)).toEqual([
+      '508',
+      '507',
+      '506',
+      '505',
+      '504',
+      '503',
+      '502',
+      '501',
+      '500',
+    ]);
+  });
+
+  it('/addresses/{hash} shows a token contract and an account as the chain has them', async () => {
+    const { accounts, contracts } = chain.manifest;
+    const creation = (await chainTransactions(chain.publicClient)).find((tx) => tx.created === lower(contracts.token))!;
+    const token = await explorerGet(contracts.token, '');
+    expect(token.status).toBe(200);
+    const logs = await chain.publicClient.getLogs({ address: contracts.token, fromBlock: 0n });
+    expect(token.body).toMatchObject({
+      hash: contracts.token,
+      is_contract: true,
+      creator_address_hash: getAddress(creation.from),
+      creation_transaction_hash: creation.hash,
+      implementations: [],
+      coin_balance: null,
+      has_logs: logs.length > 0,
+      has_token_transfers: transfers.some((t) => t.from === lower(contracts.token) || t.to === lower(contracts.token)),
+      token: { address_hash: contracts.token, address: contracts.token, name: 'Demo Token', symbol: 'DEMO', type: 'ERC-20' },
+    });
+    const alice = await explorerGet(accounts.alice, '');
+    expect(alice.body).toMatchObject({
+      hash: accounts.alice,
+      is_contract: false,
+      creator_address_hash: null,
+      creation_transaction_hash: null,
+      token: null,
+      has_tokens: true,
+      has_logs: false,
+      has_token_transfers: transfers.some((t) => t.from === lower(accounts.alice) || t.to === lower(accounts.alice)),
+    });
+  });
+
+  it('/counters and /tabs-counters count what the chain has (tabs capped at 51)', async () => {
+    const { accounts } = chain.manifest;
+    const all = await chainTransactions(chain.publicClient);
+    // Read again: tests above ingest more.
+    const transfersNow = await chainTransfers(chain.publicClient);
+    for (const address of [accounts.alice, accounts.busy, collector, batchHolder]) {
+      const mine = all.filter((tx) => tx.from === lower(address) || tx.to === lower(address) || tx.created === lower(address));
+      let gas = 0n;
+      for (const tx of mine.filter((tx) => tx.from === lower(address)))
+        gas += (await chain.publicClient.getTransactionReceipt({ hash: tx.hash as Hash })).gasUsed;
+      const transferCount = expectedTransfers(transfersNow, address, {}).length;
+      const counters = await explorerGet(address, 'counters');
+      expect(counters.status).toBe(200);
+      expect(counters.body, address).toEqual({
+        transactions_count: String(mine.length),
+        token_transfers_count: String(transferCount),
+        gas_usage_count: String(gas),
+        validations_count: null,
+      });
+      const balances = itemsOf(await allPages(address, 'tokens')).length;
+      const logs = await chain.publicClient.getLogs({ address, fromBlock: 0n });
+      const tabs = await explorerGet(address, 'tabs-counters');
+      expect(tabs.body, address).toMatchObject({
+        transactions_count: Math.min(51, mine.length),
+        token_transfers_count: Math.min(51, transferCount),
+        token_balances_count: Math.min(51, balances),
+        logs_count: Math.min(51, logs.length),
+        withdrawals_count: 0,
+        validations_count: null,
+      });
+      expect(tabs.calls).toEqual({ QueryCommand: 6 });
+    }
   });
 });

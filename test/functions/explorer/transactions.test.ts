@@ -20,6 +20,10 @@ import {
 } from './chain-oracle';
 import { allPages, expectPageCost, explorerGet, itemsOf, lower, nextQuery, PAGE_SIZE, useExplorerChain } from './fixtures';
 
+// sort=value|fee reads a history of at most this many transactions (the sender's 51 fit; the busy
+// account's do not): set before the handlers load (they read it at their cold start).
+process.env.EXPLORER_SORTED_HISTORY_BOUND = '51';
+
 const chain = useExplorerChain('explorer-transactions');
 
 /** 51 ether transfers from a fresh account to another, in few blocks. */
@@ -423,5 +427,102 @@ describe('paging while new blocks are ingested', () => {
     const now = itemsOf(await allPages(payee, 'internal-transactions'));
     expect(now.slice(0, 3).map((item) => item.index)).toEqual([3, 2, 1]);
     expect(now.slice(3).map(internalTransactionKey)).toEqual(before);
+  });
+});
+
+describe('E4 transactions: Blockscout sorting (sort, order)', () => {
+  /** The chain's value and fee (gas used x effective gas price) of each transaction. */
+  async function amounts(hashes: string[]): Promise<Map<string, { value: bigint; fee: bigint }>> {
+    const found = new Map<string, { value: bigint; fee: bigint }>();
+    for (const hash of hashes) {
+      const [tx, receipt] = await Promise.all([
+        chain.publicClient.getTransaction({ hash: hash as Hash }),
+        chain.publicClient.getTransactionReceipt({ hash: hash as Hash }),
+      ]);
+      found.set(hash, { value: tx.value, fee: receipt.gasUsed * receipt.effectiveGasPrice });
+    }
+    return found;
+  }
+
+  it('sorts by value and by fee, asc and desc, paging with the cursor, as the chain has them', async () => {
+    const hashes = expectedTransactions(transactions, sender, undefined);
+    const chainAmounts = await amounts(hashes);
+    const where = new Map(transactions.map((tx) => [tx.hash, tx]));
+    for (const sort of ['value', 'fee'] as const) {
+      for (const order of ['asc', 'desc'] as const) {
+        const sign = order === 'asc' ? 1 : -1;
+        const key = (hash: string): [bigint, number, number] => [
+          chainAmounts.get(hash)![sort],
+          where.get(hash)!.blockNumber,
+          where.get(hash)!.position,
+        ];
+        const want = [...hashes].sort((a, b) => {
+          const [x, y] = [key(a), key(b)];
+          for (let i = 0; i < 3; i += 1) if (x[i] !== y[i]) return (x[i]! < y[i]! ? -1 : 1) * sign;
+          return 0;
+        });
+        const pages = await allPages(sender, 'transactions', { sort, order });
+        expect(
+          pages.map((page) => page.body.items.length),
+          `${sort} ${order}`,
+        ).toEqual([50, 1]);
+        expect(
+          itemsOf(pages).map((tx) => tx.hash),
+          `${sort} ${order}`,
+        ).toEqual(want);
+        const cursor = pages[0].body.next_page_params!;
+        const last = pages[0].body.items[49];
+        expect(cursor).toEqual({
+          block_number: last.block_number,
+          index: last.position,
+          items_count: 50,
+          sort,
+          order,
+          [sort]: sort === 'value' ? last.value : last.fee.value,
+        });
+        for (const page of pages) expect(() => v.parse(transactionsResponse, page.body)).not.toThrow();
+      }
+    }
+    // The sender's transfers carry 1..51 wei: value desc starts at 51.
+    expect((await explorerGet(sender, 'transactions', { sort: 'value', order: 'desc' })).body.items[0].value).toBe('51');
+  });
+
+  it('sorts by block_number both ways on the range itself: one Query a page', async () => {
+    const busy = chain.manifest.accounts.busy;
+    // Read again: tests above ingest more blocks.
+    const newest = expectedTransactions(await chainTransactions(chain.publicClient), busy, undefined);
+    for (const [order, want] of [
+      ['desc', newest],
+      ['asc', [...newest].reverse()],
+    ] as const) {
+      const pages = await allPages(busy, 'transactions', { sort: 'block_number', order });
+      expect(
+        itemsOf(pages).map((tx) => tx.hash),
+        order,
+      ).toEqual(want);
+      for (const page of pages) expectPageCost(page.calls, { batchGet: true });
+    }
+    const pages = await allPages(receiver, 'transactions', { filter: 'to', sort: 'block_number', order: 'asc' });
+    expect(itemsOf(pages).map((tx) => tx.hash)).toEqual(sent.map(lower));
+    expect(pages[0].body.next_page_params).toMatchObject({ filter: 'to', sort: 'block_number', order: 'asc' });
+  });
+
+  it('answers a 422 on sort, saying why, for a history longer than the bound', async () => {
+    const busy = chain.manifest.accounts.busy;
+    expect(expectedTransactions(transactions, busy, undefined).length).toBeGreaterThan(51);
+    const answer = await explorerGet(busy, 'transactions', { sort: 'fee', order: 'desc' });
+    expect(answer.status).toBe(422);
+    expect(answer.body).toEqual({
+      errors: [
+        {
+          title: 'Invalid value',
+          source: { pointer: '/sort' },
+          detail: expect.stringContaining('at most 51 transactions; this address has more: sort by block_number'),
+        },
+      ],
+    });
+    const bad = await explorerGet(busy, 'transactions', { sort: 'gas' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0]).toMatchObject({ source: { pointer: '/sort' }, detail: 'Invalid value for enum' });
   });
 });

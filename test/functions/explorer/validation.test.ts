@@ -16,11 +16,11 @@ const invalid = (pointer: string, detail: string) => ({ title: 'Invalid value', 
 const unexpected = (name: string) => ({ title: 'Invalid value', source: { pointer: `/${name}` }, detail: `Unexpected field: ${name}` });
 
 /** Cursor fields and filters of other endpoints, per endpoint: unknown parameters there. */
-const FOREIGN_PARAMETERS: Record<Endpoint, string[]> = {
+const FOREIGN_PARAMETERS: Partial<Record<Endpoint, string[]>> = {
   tokens: ['block_number', 'index', 'transaction_index', 'token_contract_address_hash', 'filter', 'token'],
   'nft/collections': ['items_count', 'value', 'token_name', 'block_number', 'index', 'filter'],
-  'token-transfers': ['items_count', 'transaction_index', 'value', 'token_name', 'token_type'],
-  transactions: ['type', 'transaction_index', 'token', 'value', 'token_contract_address_hash'],
+  'token-transfers': ['transaction_index', 'value', 'token_name', 'token_type'],
+  transactions: ['type', 'transaction_index', 'token', 'token_name', 'token_contract_address_hash'],
   'internal-transactions': ['type', 'token', 'token_name', 'token_type'],
   withdrawals: ['block_number', 'filter', 'type', 'transaction_index', 'token'],
 };
@@ -79,7 +79,7 @@ describe('invalid input', () => {
 
   it('rejects unknown parameters, including the cursor fields of other endpoints', async () => {
     for (const endpoint of ENDPOINTS) {
-      for (const name of ['foo', ...FOREIGN_PARAMETERS[endpoint]]) {
+      for (const name of ['foo', ...(FOREIGN_PARAMETERS[endpoint] ?? [])]) {
         const response = await explorerGet(VALID, endpoint, { [name]: '1' });
         expect(response.status, `${endpoint} ${name}`).toBe(422);
         expect(response.body).toEqual({ errors: [unexpected(name)] });
@@ -126,5 +126,21 @@ describe('valid input the index has nothing for', () => {
       expect(response.status, `${endpoint} ${JSON.stringify(query)}`).toBe(200);
       expect(response.body).toEqual({ items: [], next_page_params: null });
     }
+  });
+});
+
+describe('invalid input on the address page calls', () => {
+  it('answers 422 for an invalid address or an unknown parameter, reading nothing', async () => {
+    for (const endpoint of ['', 'counters', 'tabs-counters', 'nft'] as Endpoint[]) {
+      const bad = await explorerGet('0x123', endpoint);
+      expect(bad.status, endpoint).toBe(422);
+      expect(bad.body).toEqual({ errors: [invalid('/address_hash_param', ADDRESS_DETAIL)] });
+      expect(bad.calls).toEqual({});
+      const unknown = await explorerGet(VALID, endpoint, { block_number: 1 });
+      expect(unknown.status, endpoint).toBe(422);
+      expect(unknown.body).toEqual({ errors: [unexpected('block_number')] });
+    }
+    const sort = await explorerGet(VALID, 'transactions', { sort: 'gas', order: 'up' });
+    expect(sort.body).toEqual({ errors: [invalid('/sort', 'Invalid value for enum'), invalid('/order', 'Invalid value for enum')] });
   });
 });
