@@ -699,3 +699,20 @@ export const nftContractTransfersQuery = transferQuery(nftTransferEntries);
 /** I6k: GET /insights/v1/nfts/transfers/{contract_address}/{token_id}. */
 export const nftTokenTransfersQuery = transferQuery({ ...nftTransferEntries, owner_address: v.optional(addressOrName) });
 export type NftTokenTransfersQuery = v.InferOutput<typeof nftTokenTransfersQuery>;
+
+/** I6l: GET /insights/v1/tokens/owners; I6m/n: GET /insights/v1/nfts/owners/{contract_address}[/{token_id}]. */
+export const tokenOwnersQuery = transferQuery({ ...chainEntries, ...pagingEntries, contract_address: addressOrName });
+export const nftOwnersQuery = transferQuery({ ...chainEntries, ...pagingEntries, include_balances: v.optional(booleanQuery, 'false') });
+const ownerRowSchema = v.strictObject({
+  chain_id: v.string(),
+  token_address: hex,
+  owner_address: hex,
+  token_id: v.optional(v.string()),
+  balance: v.string(),
+});
+const ownerAddressesRowSchema = v.strictObject({ chain_id: v.string(), owner_addresses: v.array(hex) });
+export const ownersResponse = v.strictObject({
+  meta: insightsMetaSchema,
+  data: v.array(v.union([ownerRowSchema, ownerAddressesRowSchema])),
+  aggregations: v.null(),
+});

@@ -10,7 +10,7 @@ import { requestJson } from '../../../scripts/lib/dispatch';
 import { DEMO_PLAN } from '../../../scripts/lib/demo-activity';
 import { useTestTable } from '../../support/table';
 import { tableWorkOf } from '../../shared/insights/table-work';
-import { CHAIN_A, CHAIN_B, indexedHeads, startInsightsFixture, type InsightsFixture } from './fixture';
+import { CHAIN_A, CHAIN_B, indexedHeads, requestOnColdStart, startInsightsFixture, type InsightsFixture } from './fixture';
 import { readTruth, transfersOf, type ChainTransfer } from './truth';
 
 useTestTable('insights-tokens-nfts');
@@ -285,5 +285,68 @@ describe('I6h–k: NFT transfers', () => {
     expect(ids(inTx.body.data)).toEqual(idsOf(nftTransfers.filter((t) => t.transactionHash === batch.hash).reverse()));
     expect((await get('/insights/v1/nfts/transfers', { chain_id: CHAIN_A, owner_address: nft, transfer_type: 'sale' })).status).toBe(400);
     expect((await get('/insights/v1/nfts/transfers', { chain_id: CHAIN_A })).status).toBe(400);
+  });
+});
+
+describe('I6l–n: holders', () => {
+  it('ERC-20 holders: every address with a positive balanceOf, largest first', async () => {
+    const token = lower(fx.a.manifest.contracts.token);
+    const truth = await readTruth(CHAIN_A, fx.a.client);
+    const received = [...new Set((await transfersOf(truth, [token])).map((t) => t.to))].filter((to) => !/^0x0{40}$/.test(to));
+    const balances = await Promise.all(received.map(async (owner) => ({ owner, value: await erc20Balance(fx.a.client, token, owner) })));
+    const held = balances.filter((b) => b.value > 0n).sort((a, b) => (a.value === b.value ? 0 : a.value > b.value ? -1 : 1));
+    const { status, body } = await get('/insights/v1/tokens/owners', { chain_id: CHAIN_A, contract_address: token, limit: 100 });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data.map((row: { owner_address: string; balance: string }) => [row.owner_address, row.balance])).toEqual(
+      held.map((b) => [b.owner, b.value.toString()]),
+    );
+    expect(body.data[0]).toEqual({
+      chain_id: String(CHAIN_A),
+      token_address: token,
+      owner_address: held[0]!.owner,
+      balance: held[0]!.value.toString(),
+    });
+    expect(body.meta.total_items).toBe(held.length);
+    // A read bound lower than the token's transfers: the bounded read's 400.
+    const bounded = await requestOnColdStart(
+      { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '3' },
+      'GET',
+      `/insights/v1/tokens/owners?chain_id=${CHAIN_A}&contract_address=${token}`,
+    );
+    expect(bounded.status).toBe(400);
+    expect((await get('/insights/v1/tokens/owners', { chain_id: CHAIN_A })).status).toBe(400);
+  });
+
+  it('NFT owners: ERC-721 by ownerOf, ERC-1155 by balanceOf(holder, id); addresses or balances', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    const multi = lower(fx.a.manifest.contracts.multi) as Address;
+    const owned: [string, string][] = [];
+    for (const id of DEMO_PLAN.nft.mintedIds) {
+      const owner = await fx.a.client.readContract({ address: nft, abi: nftAbi, functionName: 'ownerOf', args: [id] }).catch(() => null);
+      if (owner) owned.push([lower(owner), id.toString()]);
+    }
+    const withBalances = await get(`/insights/v1/nfts/owners/${nft}`, { chain_id: CHAIN_A, include_balances: 'true' });
+    expect(withBalances.status, JSON.stringify(withBalances.body)).toBe(200);
+    expect(withBalances.body.data.map((row: { owner_address: string; token_id: string }) => [row.owner_address, row.token_id])).toEqual(
+      owned,
+    );
+    const addresses = await get(`/insights/v1/nfts/owners/${nft}`, { chain_id: CHAIN_A });
+    expect(addresses.body.data).toEqual([{ chain_id: String(CHAIN_A), owner_addresses: [...new Set(owned.map(([owner]) => owner))] }]);
+    const one = await get(`/insights/v1/nfts/owners/${nft}/${DEMO_PLAN.nft.aliceToBusy}`, { chain_id: CHAIN_A, include_balances: 'true' });
+    expect(one.body.data).toEqual([
+      { chain_id: String(CHAIN_A), token_address: nft, owner_address: lower(fx.a.manifest.accounts.busy), token_id: '2', balance: '1' },
+    ]);
+    for (const id of [1n, ...DEMO_PLAN.multi.batch.ids]) {
+      const expected: [string, string][] = [];
+      for (const holder of holders()) {
+        const value = await fx.a.client.readContract({ address: multi, abi: multiAbi, functionName: 'balanceOf', args: [holder, id] });
+        if (value > 0n) expected.push([holder, value.toString()]);
+      }
+      const { body } = await get(`/insights/v1/nfts/owners/${multi}/${id}`, { chain_id: CHAIN_A, include_balances: 'true' });
+      expect(
+        body.data.map((row: { owner_address: string; balance: string }) => [row.owner_address, row.balance]).sort(),
+        String(id),
+      ).toEqual(expected.sort());
+    }
   });
 });
