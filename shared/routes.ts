@@ -547,7 +547,7 @@ export const routes: readonly Route[] = [
     table: NO_TABLE,
     summary: 'Not served (501): token prices come from markets, not from the chain',
     notServed: 'token prices come from markets, not from the chain',
-    example: { query: { chain_id: [DEMO.chainId], address: DEMO.token } },
+    example: {},
   },
   {
     id: 'GetSupportedTokenPrices',
@@ -558,7 +558,7 @@ export const routes: readonly Route[] = [
     table: NO_TABLE,
     summary: 'Not served (501): the tokens with prices come from markets, not from the chain',
     notServed: 'the tokens with prices come from markets, not from the chain',
-    example: { query: { chain_id: [DEMO.chainId] } },
+    example: {},
   },
   {
     id: 'LookupTokens',
@@ -569,7 +569,7 @@ export const routes: readonly Route[] = [
     table: NO_TABLE,
     summary: "Not served (501): Insight's token search reads curated token lists, not the chain",
     notServed: "Insight's token search reads curated token lists, not the chain",
-    example: { query: { chain_id: [DEMO.chainId], symbol: 'DEMO' } },
+    example: {},
   },
   {
     id: 'GetContractMetadata',
@@ -580,7 +580,7 @@ export const routes: readonly Route[] = [
     table: NO_TABLE,
     summary: "Not served (501): a contract's metadata is its verified source's compiler output, which the chain does not hold",
     notServed: "a contract's metadata is its verified source's compiler output, which the chain does not hold",
-    example: { pathParameters: { contractAddress: DEMO.token }, query: { chain_id: [DEMO.chainId] } },
+    example: { pathParameters: { contractAddress: DEMO.token } },
   },
   {
     id: 'RefreshContractNftMetadata',
@@ -591,7 +591,7 @@ export const routes: readonly Route[] = [
     table: NO_TABLE,
     summary: 'Not served (501): refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
     notServed: 'refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
-    example: { pathParameters: { contract_address: DEMO.nft }, query: { chain_id: [DEMO.chainId] } },
+    example: { pathParameters: { contract_address: DEMO.nft } },
   },
   {
     id: 'RefreshNftMetadata',
@@ -602,7 +602,7 @@ export const routes: readonly Route[] = [
     table: NO_TABLE,
     summary: 'Not served (501): refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
     notServed: 'refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
-    example: { pathParameters: { contract_address: DEMO.nft, token_id: '1' }, query: { chain_id: [DEMO.chainId] } },
+    example: { pathParameters: { contract_address: DEMO.nft, token_id: '1' } },
   },
   {
     id: 'ListWebhooks',
