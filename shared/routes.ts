@@ -89,6 +89,8 @@ const DEMO = {
   /** DemoNFT (ERC-721) and DemoMulti (ERC-1155), the demo's second and third deployments; busyAccount holds some of each. */
   nft: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
   multi: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+  /** The demo's ERC-1155 TransferBatch (DemoMulti ids 2, 3, 4 from alice to busyAccount). */
+  nftBatchTransfer: '0x956cea17c3ce5ba97b2cd529f3f19753a0b909846e39fc1dce31c569d5891945',
 } as const;
 
 export const routes: readonly Route[] = [
@@ -409,7 +411,7 @@ export const routes: readonly Route[] = [
     handler: 'functions/insights/list-nft-transaction-transfers.ts',
     table: READ_ONLY,
     summary: 'NFT transfers of one transaction, by log index (ERC-1155 batches one row per id)',
-    example: { pathParameters: { transaction_hash: DEMO.transferThroughContract }, query: { chain_id: [DEMO.chainId] } },
+    example: { pathParameters: { transaction_hash: DEMO.nftBatchTransfer }, query: { chain_id: [DEMO.chainId] } },
   },
   {
     id: 'ListNftContractTransfers',
