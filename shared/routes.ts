@@ -374,6 +374,16 @@ export const routes: readonly Route[] = [
     example: { pathParameters: { ownerAddress: DEMO.busyAccount }, query: { chain_id: [DEMO.chainId], metadata: 'true' } },
   },
   {
+    id: 'ListNfts',
+    method: 'GET',
+    path: '/insights/v1/nfts',
+    group: 'insights',
+    handler: 'functions/insights/list-nfts.ts',
+    table: READ_ONLY,
+    summary: 'The NFTs of one or more owners, optionally of some contracts, with their on-chain metadata',
+    example: { query: { chain_id: [DEMO.chainId], owner_address: [DEMO.busyAccount], contract_address: [DEMO.multi] } },
+  },
+  {
     id: 'ListContractNfts',
     method: 'GET',
     path: '/insights/v1/nfts/{contract_address}',

@@ -28,6 +28,7 @@ import type {
   NftBalancesResponse,
   NftQuery,
   NftTokensResponse,
+  NftsQuery,
   NftTypeName,
   OwnerTokensQuery,
 } from './schemas';
@@ -57,7 +58,10 @@ export async function listOwnerNfts(
   const typeSet = types.length === 1 ? tokenTypeSetKey([STANDARD[types[0]!]]) : tokenTypeSetKey(undefined);
   const skip = plan.page * plan.limit;
   const perChain = await Promise.all(
-    plan.chainIds.map((chainId) => ownerNftPage(chainId, owner.get(chainId)!, typeSet, skip, plan.limit, config)),
+    plan.chainIds.map(async (chainId) => {
+      const page = await ownerNftPage(chainId, [owner.get(chainId)!], typeSet, undefined, skip, plan.limit, config);
+      return { rows: page.rows.map(({ row }) => row), total: page.total };
+    }),
   );
   const rows = perChain.flatMap((chain) => chain.rows);
   if (query.metadata) await addNftMetadata(rows);
@@ -69,34 +73,53 @@ export async function listOwnerNfts(
   return { meta: listMeta(plan, totals, owner.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
 }
 
+/**
+ * The page of the owners' NFTs on one chain (owners in the order given, each one's collections in X2
+ * order, ids descending), optionally of some contracts only (the X2 entries are all read: a filter on
+ * them costs nothing more), with each row's owner.
+ */
 async function ownerNftPage(
   chainId: number,
-  owner: string,
+  owners: readonly string[],
   typeSet: string,
+  contracts: ReadonlySet<string> | undefined,
   skip: number,
   take: number,
   config: InsightsConfig,
-): Promise<{ rows: InsightsNftBalance[]; total: number }> {
+): Promise<{ rows: { owner: string; row: InsightsNftBalance }[]; total: number }> {
   const bound = config.maxItemsReadPerChain;
-  const collections = await queryAll<NftCollectionRecord>(
-    { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': addressKeys.nftCollections(chainId, owner, typeSet).pk } },
-    { maxRead: bound + 1 },
+  const ranges = await Promise.all(
+    owners.map((owner) =>
+      queryAll<NftCollectionRecord>(
+        {
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': addressKeys.nftCollections(chainId, owner, typeSet).pk },
+        },
+        { maxRead: bound + 1 },
+      ),
+    ),
   );
-  if (collections.scanned > bound) throw new RangeTooLargeError(chainId, bound, 'A list of an owner’s collections');
+  if (ranges.reduce((sum, range) => sum + range.scanned, 0) > bound)
+    throw new RangeTooLargeError(chainId, bound, 'A list of an owner’s collections');
+  const entries = ranges.flatMap((range) => range.items).filter((entry) => !contracts || contracts.has(entry.contract));
   let offset = 0;
-  const parts: Promise<InsightsNftBalance[]>[] = [];
-  for (const collection of collections.items) {
+  const parts: Promise<{ owner: string; row: InsightsNftBalance }[]>[] = [];
+  for (const collection of entries) {
+    const owner = collection.holder;
     const count = collection.distinctTokenIds ?? collection.instances.length;
     const from = Math.max(skip - offset, 0);
     const to = Math.min(skip + take - offset, count);
     offset += count;
     if (from >= to) continue;
-    const row = (tokenId: string, value: string): InsightsNftBalance => ({
-      chain_id: chainId,
-      token_address: collection.contract,
-      token_id: tokenId,
-      balance: value,
-      token_type: nftTypeName(collection.tokenStandard),
+    const row = (tokenId: string, value: string) => ({
+      owner,
+      row: {
+        chain_id: chainId,
+        token_address: collection.contract,
+        token_id: tokenId,
+        balance: value,
+        token_type: nftTypeName(collection.tokenStandard),
+      } satisfies InsightsNftBalance as InsightsNftBalance,
     });
     if (to <= collection.instances.length) {
       parts.push(Promise.resolve(collection.instances.slice(from, to).map((instance) => row(instance.tokenId, instance.value))));
@@ -128,6 +151,72 @@ export async function addNftMetadata(rows: (InsightsNftBalance | InsightsNftToke
     Object.assign(row, nftMetadataFields(items.get(keyId(instanceKey(row))) as NftInstanceRecord | undefined));
     row.contract = nftContractOf(row.chain_id, contractOf(row), items.get(keyId(addressKey(row))) as AddressRecord | undefined);
   }
+}
+
+/**
+ * I6o GET /v1/nfts?owner_address=: the NFTs of one or more owners (repeatable, at most 10), optionally of
+ * some contracts (`contract_address`, repeatable): I6d's reads for each owner (round 1 in parallel), rows
+ * in Insight's NFT shape with the instance's metadata and the owner (one BatchGetItem for the page).
+ */
+export async function listNfts({ query, host }: Request<NftsQuery>, config: InsightsConfig): Promise<NftTokensResponse> {
+  const plan = await planOf(query, host);
+  const given = Object.fromEntries(
+    query.owner_address.map((owner, i) => [`owner_address[${i}]`, parseAddressOrName('owner_address', owner)]),
+  );
+  const contractsGiven = Object.fromEntries(
+    (query.contract_address ?? []).map((contract, i) => [`contract_address[${i}]`, parseAddressOrName('contract_address', contract)]),
+  );
+  const resolved = await resolveAddresses({ ...given, ...contractsGiven }, plan.chainIds);
+  const valuesOn = (chainId: number, prefix: string) => [
+    ...new Set(
+      Object.entries(resolved)
+        .filter(([parameter]) => parameter.startsWith(prefix))
+        .map(([, byChain]) => byChain!.get(chainId)!),
+    ),
+  ];
+  const skip = plan.page * plan.limit;
+  const perChain = await Promise.all(
+    plan.chainIds.map((chainId) => {
+      const contracts = valuesOn(chainId, 'contract_address');
+      return ownerNftPage(
+        chainId,
+        valuesOn(chainId, 'owner_address'),
+        tokenTypeSetKey(undefined),
+        contracts.length > 0 ? new Set(contracts) : undefined,
+        skip,
+        plan.limit,
+        config,
+      );
+    }),
+  );
+  const page = perChain.flatMap((chain) => chain.rows);
+  const instanceKey = ({ row }: (typeof page)[number]) => nftKeys.instance(row.chain_id, row.token_address, row.token_id);
+  const addressKey = ({ row }: (typeof page)[number]) => addressKeys.address(row.chain_id, row.token_address);
+  const items = page.length > 0 ? await batchGetItems([...page.map(instanceKey), ...page.map(addressKey)]) : new Map();
+  const rows = page.map((entry): InsightsNftToken => {
+    const instance = items.get(keyId(instanceKey(entry))) as NftInstanceRecord | undefined;
+    return {
+      chain_id: entry.row.chain_id,
+      contract_address: entry.row.token_address,
+      token_id: entry.row.token_id,
+      token_type: entry.row.token_type,
+      last_updated_block_number: String(instance?.updatedAtBlock ?? ''),
+      balance: entry.row.balance,
+      owner_addresses: [entry.owner],
+      ...nftMetadataFields(instance),
+      contract: nftContractOf(
+        entry.row.chain_id,
+        entry.row.token_address,
+        items.get(keyId(addressKey(entry))) as AddressRecord | undefined,
+      ),
+    };
+  });
+  const totals = await stateTotals(
+    plan,
+    perChain.map((chain) => chain.total),
+    config,
+  );
+  return { meta: listMeta(plan, totals, valuesOn(firstChain(plan), 'owner_address')[0] ?? ''), data: rows, aggregations: null };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -716,3 +716,19 @@ export const ownersResponse = v.strictObject({
   data: v.array(v.union([ownerRowSchema, ownerAddressesRowSchema])),
   aggregations: v.null(),
 });
+
+/** I6o: GET /insights/v1/nfts (the NFTs of one or more owners, optionally of some contracts). */
+export const nftsQuery = transferQuery({
+  ...chainEntries,
+  ...pagingEntries,
+  resolve_metadata_links: acceptedFlags.resolve_metadata_links,
+  owner_address: v.pipe(
+    v.array(v.string()),
+    commaSeparated,
+    v.minLength(1, 'is required: a 0x address or a registered name'),
+    v.maxLength(MAX_CONTRACT_ADDRESSES, `at most ${MAX_CONTRACT_ADDRESSES} owners per request`),
+    v.check((values) => values.every((value) => value.length <= 64), 'each value must be at most 64 characters'),
+  ),
+  contract_address: contractAddresses,
+});
+export type NftsQuery = v.InferOutput<typeof nftsQuery>;

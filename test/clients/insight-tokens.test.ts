@@ -6,6 +6,7 @@
  */
 import {
   configure,
+  getV1Nfts,
   getV1NftsBalanceByOwnerAddress,
   getV1NftsByContractAddress,
   getV1NftsByContractAddressByTokenId,
@@ -114,6 +115,26 @@ describe('@thirdweb-dev/insight token and NFT functions against npm start', () =
       });
       expect(only.data!.data.map((row) => row.token_address)).toEqual(held.map(() => multi));
     }
+  });
+
+  it('getV1Nfts: several owners’ NFTs, each with its owner, as ownerOf / balanceOf', async () => {
+    const { data, error } = await getV1Nfts({ query: { chain_id: [CHAIN], owner_address: accounts(), limit: 100 } });
+    expect(error, JSON.stringify(error)).toBeUndefined();
+    for (const row of data!.data) {
+      const owner = row.owner_addresses![0]! as Address;
+      if (row.token_type === 'erc721') expect(await ownerOf(BigInt(row.token_id))).toBe(owner);
+      else {
+        const value = await chain.readContract({
+          address: multi,
+          abi: multiAbi,
+          functionName: 'balanceOf',
+          args: [owner, BigInt(row.token_id)],
+        });
+        expect(row.balance).toBe(value.toString());
+      }
+    }
+    const minted = DEMO_PLAN.nft.mintedIds.length - 1; // one burned
+    expect(data!.data.filter((row) => row.contract_address === nft)).toHaveLength(minted);
   });
 
   it('getV1NftsByContractAddress and getV1NftsByContractAddressByTokenId: every token, its owner and URI', async () => {

@@ -350,3 +350,37 @@ describe('I6l–n: holders', () => {
     }
   });
 });
+
+describe('I6o GET /insights/v1/nfts', () => {
+  it('several owners’ NFTs, each row with its owner, filtered by contract', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    const multi = lower(fx.a.manifest.contracts.multi) as Address;
+    const owners = holders();
+    const expected: string[] = [];
+    for (const owner of owners) {
+      const { body } = await get(`/insights/v1/nfts/balance/${owner}`, { chain_id: CHAIN_A, limit: 100 });
+      expected.push(
+        ...body.data.map((row: { token_address: string; token_id: string }) => `${owner}/${row.token_address}/${row.token_id}`),
+      );
+    }
+    const { status, body } = await get('/insights/v1/nfts', { chain_id: CHAIN_A, owner_address: owners, limit: 100 });
+    expect(status, JSON.stringify(body)).toBe(200);
+    const key = (row: { owner_addresses: string[]; contract_address: string; token_id: string }) =>
+      `${row.owner_addresses[0]}/${row.contract_address}/${row.token_id}`;
+    expect(body.data.map(key)).toEqual(expected);
+    expect(body.meta.total_items).toBe(expected.length);
+    for (const row of body.data.filter((r: { token_type: string }) => r.token_type === 'erc721')) {
+      const owner = await fx.a.client.readContract({ address: nft, abi: nftAbi, functionName: 'ownerOf', args: [BigInt(row.token_id)] });
+      expect(row.owner_addresses).toEqual([lower(owner)]);
+      expect(Number(row.last_updated_block_number)).toBeGreaterThan(0);
+    }
+    const onlyMulti = await get('/insights/v1/nfts', {
+      chain_id: CHAIN_A,
+      owner_address: owners.join(','),
+      contract_address: multi,
+      limit: 100,
+    });
+    expect(onlyMulti.body.data.map(key)).toEqual(expected.filter((entry) => entry.includes(`/${multi}/`)));
+    expect((await get('/insights/v1/nfts', { chain_id: CHAIN_A })).status).toBe(400);
+  });
+});
