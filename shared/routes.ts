@@ -477,6 +477,16 @@ export const routes: readonly Route[] = [
     },
   },
   {
+    id: 'GetNftCollection',
+    method: 'GET',
+    path: '/insights/v1/nfts/collections/{contract_address}',
+    group: 'insights',
+    handler: 'functions/insights/get-nft-collection.ts',
+    table: READ_ONLY,
+    summary: 'An NFT contract as a collection (its on-chain name and symbol) with owner, token, mint and quantity counts on request',
+    example: { pathParameters: { contract_address: DEMO.nft }, query: { chain_id: [DEMO.chainId], include_stats: 'true' } },
+  },
+  {
     id: 'ListContractAllTransactions',
     method: 'GET',
     path: '/insights/v1/transactions/{contractAddress}',

@@ -15,7 +15,7 @@
  */
 import { batchGetItems, queryAll } from '../db/operations';
 import { NotFoundError } from '../errors';
-import { addressKeys, keyId, nftKeys, tokenTypeSetKey } from '../table/keys';
+import { addressKeys, keyId, nftKeys, tokenTransferKeys, tokenTypeSetKey } from '../table/keys';
 import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
@@ -24,7 +24,10 @@ import { firstChain, listMeta, planListRequest } from './request';
 import type {
   ContractNftsQuery,
   InsightsNftBalance,
+  InsightsNftCollection,
   InsightsNftToken,
+  NftCollectionQuery,
+  NftCollectionResponse,
   NftBalancesResponse,
   NftQuery,
   NftTokensResponse,
@@ -310,4 +313,80 @@ async function addContracts(rows: InsightsNftToken[]): Promise<void> {
   const key = (row: InsightsNftToken) => addressKeys.address(row.chain_id, row.contract_address);
   const items = await batchGetItems<AddressRecord>(rows.map(key));
   for (const row of rows) row.contract = nftContractOf(row.chain_id, row.contract_address, items.get(keyId(key(row))));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A collection (X7; stats: bounded reads)
+
+/**
+ * I6p: an NFT contract as a collection on each requested chain that indexes it as one (404 when none
+ * does): its address item (X7: name, symbol, standard, one BatchGetItem). `include_stats=true` adds
+ * `owner_count` (the holders counter the ingest keeps on X7), `token_count` and `total_quantity` (its
+ * instances, G3, read whole: ERC-721 ids with an owner, ERC-1155 the sum of the ids' supplies) and
+ * `mint_count` (its transfers, N8, read whole): bounded reads, a 400 past INSIGHTS_MAX_ITEMS_READ_PER_CHAIN.
+ */
+export async function getNftCollection(
+  { contractAddress, query, host }: Request<NftCollectionQuery> & { contractAddress: string },
+  config: InsightsConfig,
+): Promise<NftCollectionResponse> {
+  const plan = await planOf(query, host);
+  const { contract } = await resolveAddresses({ contract: parseAddressOrName('contract_address', contractAddress) }, plan.chainIds);
+  const items = await batchGetItems<AddressRecord>(plan.chainIds.map((chainId) => addressKeys.address(chainId, contract.get(chainId)!)));
+  const rows = await Promise.all(
+    plan.chainIds.map(async (chainId): Promise<InsightsNftCollection | undefined> => {
+      const address = contract.get(chainId)!;
+      const item = items.get(keyId(addressKeys.address(chainId, address)));
+      if (item?.tokenType !== 'ERC-721' && item?.tokenType !== 'ERC-1155') return undefined;
+      const row: InsightsNftCollection = {
+        chain_id: chainId,
+        contract_address: address,
+        ...(item.tokenName ? { name: item.tokenName } : {}),
+        ...(item.tokenSymbol ? { symbol: item.tokenSymbol } : {}),
+        token_type: nftTypeName(item.tokenType),
+      };
+      if (query.include_stats) row.stats = await collectionStats(chainId, address, item, config);
+      return row;
+    }),
+  );
+  const data = rows.filter((row): row is InsightsNftCollection => row !== undefined);
+  if (data.length === 0)
+    throw new NotFoundError(`${contract.get(firstChain(plan))} is not an NFT contract indexed on chain ${plan.chainIds.join(', ')}`);
+  const totals = await stateTotals({ ...plan, limit: 1 }, [data.length], config);
+  return { meta: listMeta(plan, { ...totals, total_pages: 1 }, contract.get(firstChain(plan)) ?? ''), data, aggregations: null };
+}
+
+async function collectionStats(chainId: number, contract: string, item: AddressRecord, config: InsightsConfig) {
+  const bound = config.maxItemsReadPerChain;
+  const read = (pk: string, projection: string, names: Record<string, string>) =>
+    queryAll(
+      {
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: projection,
+        ExpressionAttributeNames: names,
+      },
+      { maxRead: bound + 1 },
+    );
+  const [instances, transfers] = await Promise.all([
+    read(nftKeys.instance(chainId, contract, 0n).pk, '#kind, #owner, totalSupply', { '#kind': 'kind', '#owner': 'owner' }),
+    read(tokenTransferKeys.byToken(chainId, contract).pk, 'transferType, #n', { '#n': 'amount' }),
+  ]);
+  if (instances.scanned > bound || transfers.scanned > bound) {
+    throw new RangeTooLargeError(
+      chainId,
+      bound,
+      `The stats of ${contract} (more than ${bound} tokens or transfers; no running counts are kept for them)`,
+    );
+  }
+  const tokens = (instances.items as unknown as NftInstanceRecord[]).filter((instance) => instance.kind === 'nftInstance');
+  const quantity =
+    item.tokenType === 'ERC-721'
+      ? tokens.filter((instance) => instance.owner).length
+      : Number(tokens.reduce((sum, instance) => sum + BigInt(instance.totalSupply ?? '0'), 0n));
+  return {
+    owner_count: Math.max(0, Number(item.holders ?? 0)),
+    token_count: tokens.length,
+    mint_count: transfers.items.filter((transfer) => transfer.transferType === 'mint').length,
+    total_quantity: quantity,
+  };
 }

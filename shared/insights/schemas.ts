@@ -732,3 +732,25 @@ export const nftsQuery = transferQuery({
   contract_address: contractAddresses,
 });
 export type NftsQuery = v.InferOutput<typeof nftsQuery>;
+
+/** I6p: GET /insights/v1/nfts/collections/{contract_address}. */
+export const nftCollectionQuery = transferQuery({
+  ...chainEntries,
+  include_stats: v.optional(booleanQuery, 'false'),
+  resolve_metadata_links: acceptedFlags.resolve_metadata_links,
+});
+export type NftCollectionQuery = v.InferOutput<typeof nftCollectionQuery>;
+export const nftCollectionSchema = v.strictObject({
+  chain_id: v.number(),
+  contract_address: hex,
+  /** The contract's name() and symbol() as the ingest read them (the web metadata of a collection is not fetched). */
+  name: v.optional(v.string()),
+  symbol: v.optional(v.string()),
+  token_type: v.optional(v.picklist(NFT_TOKEN_TYPES)),
+  stats: v.optional(
+    v.strictObject({ owner_count: v.number(), token_count: v.number(), mint_count: v.number(), total_quantity: v.number() }),
+  ),
+});
+export type InsightsNftCollection = v.InferOutput<typeof nftCollectionSchema>;
+export const nftCollectionResponse = envelope(nftCollectionSchema);
+export type NftCollectionResponse = v.InferOutput<typeof nftCollectionResponse>;

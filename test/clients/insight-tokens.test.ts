@@ -10,6 +10,7 @@ import {
   getV1NftsBalanceByOwnerAddress,
   getV1NftsByContractAddress,
   getV1NftsByContractAddressByTokenId,
+  getV1NftsCollectionsByContractAddress,
   getV1NftsOwnersByContractAddress,
   getV1NftsOwnersByContractAddressByTokenId,
   getV1NftsTransfers,
@@ -154,6 +155,17 @@ describe('@thirdweb-dev/insight token and NFT functions against npm start', () =
     expect(one.data!.data[0]!.metadata_url).toBe(
       await chain.readContract({ address: nft, abi: nftAbi, functionName: 'tokenURI', args: [2n] }),
     );
+  });
+
+  it('getV1NftsCollectionsByContractAddress: name() and counts as the chain has them', async () => {
+    const { data, error } = await getV1NftsCollectionsByContractAddress({
+      path: { contract_address: nft },
+      query: { chain_id: [CHAIN], include_stats: 'true' },
+    });
+    expect(error, JSON.stringify(error)).toBeUndefined();
+    const name = await chain.readContract({ address: nft, abi: parseAbi(['function name() view returns (string)']), functionName: 'name' });
+    expect(data!.data[0]!.name).toBe(name);
+    expect(data!.data[0]!.stats).toMatchObject({ token_count: DEMO_PLAN.nft.mintedIds.length, mint_count: DEMO_PLAN.nft.mintedIds.length });
   });
 
   it('the NFT transfer functions: what the contracts logged', async () => {

@@ -384,3 +384,40 @@ describe('I6o GET /insights/v1/nfts', () => {
     expect((await get('/insights/v1/nfts', { chain_id: CHAIN_A })).status).toBe(400);
   });
 });
+
+describe('I6p GET /insights/v1/nfts/collections/{contract_address}', () => {
+  it('the contract’s name and symbol as the chain answers; stats from its tokens and transfers', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    const meta = parseAbi(['function name() view returns (string)', 'function symbol() view returns (string)']);
+    const [name, symbol] = await Promise.all([
+      fx.a.client.readContract({ address: nft, abi: meta, functionName: 'name' }),
+      fx.a.client.readContract({ address: nft, abi: meta, functionName: 'symbol' }),
+    ]);
+    const owners = new Set<string>();
+    for (const id of DEMO_PLAN.nft.mintedIds) {
+      const owner = await fx.a.client.readContract({ address: nft, abi: nftAbi, functionName: 'ownerOf', args: [id] }).catch(() => null);
+      if (owner) owners.add(lower(owner));
+    }
+    const { status, body } = await get(`/insights/v1/nfts/collections/${nft}`, { chain_id: [CHAIN_A, CHAIN_B], include_stats: 'true' });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.data).toEqual([
+      {
+        chain_id: CHAIN_A,
+        contract_address: nft,
+        name,
+        symbol,
+        token_type: 'erc721',
+        stats: {
+          owner_count: owners.size,
+          token_count: DEMO_PLAN.nft.mintedIds.length,
+          mint_count: DEMO_PLAN.nft.mintedIds.length,
+          total_quantity: DEMO_PLAN.nft.mintedIds.length - 1,
+        },
+      },
+    ]);
+    const multi = await get(`/insights/v1/nfts/collections/${fx.a.manifest.contracts.multi}`, { chain_id: CHAIN_A, include_stats: 'true' });
+    const supply = DEMO_PLAN.multi.single.mint + DEMO_PLAN.multi.batch.mint.reduce((a, b) => a + b, 0n);
+    expect(multi.body.data[0].stats).toMatchObject({ token_count: 4, total_quantity: Number(supply) });
+    expect((await get(`/insights/v1/nfts/collections/${fx.a.manifest.contracts.token}`, { chain_id: CHAIN_A })).status).toBe(404);
+  });
+});
