@@ -67,6 +67,8 @@ export interface WatchedResources {
   readonly apis: ReadonlyMap<ApiName, { api: HttpApi }>;
   /** Every function, by function id. */
   readonly functions: ReadonlyMap<string, ApiFunction>;
+  /** The function serving each route row (route id -> function id). */
+  readonly routeFunctionIds: ReadonlyMap<string, string>;
   /** The scheduled functions (job instances), by function id. */
   readonly jobFunctions: ReadonlyMap<string, { job: Job; chain?: ChainSetting }>;
   /** The queues between functions, by queue id. */
@@ -216,7 +218,17 @@ export class Operations extends Construct {
       });
     }
 
+    // Route functions share one alarm: a throttled route is the account's concurrency running out, which
+    // hits them all at once (and the API answers it as a 5xx, Api5xx); one alarm per route function cost
+    // a CloudFormation resource each (the stack's 500-resource limit). Jobs and consumers keep theirs.
+    const routeFunctions = new Set(stack.routeFunctionIds.values());
+    this.alarm('Throttles-Routes', {
+      metric: new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', statistic: 'Sum', period: this.period }),
+      threshold: settings.lambdaThrottlesThreshold,
+      description: `Lambda throttled invocations in this account and region (every route function counts): the account's concurrency is exhausted (raise the quota or lower the API throttles)`,
+    });
     for (const [functionId, fn] of stack.functions) {
+      if (routeFunctions.has(functionId)) continue;
       if (stack.jobFunctions.get(functionId)?.job.reservedConcurrency !== undefined) continue;
       this.alarm(`Throttles-${functionId}`, {
         metric: fn.function.metricThrottles({ statistic: 'Sum', period: this.period }),

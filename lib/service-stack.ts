@@ -119,6 +119,8 @@ export class ServiceStack extends Stack {
   /** With context `waf` on: the CloudFront distribution in front of each API (lib/waf.ts). */
   readonly distributions = new Map<ApiName, Distribution>();
   readonly functions = new Map<string, ApiFunction>();
+  /** The function serving each route row (route id -> function id; rows sharing a handler share one). */
+  readonly routeFunctionIds = new Map<string, string>();
   readonly queues = new Map<string, Queue>();
   /** Every queue where failures end (construct id -> queue): each queue row's dead-letter queue, each job's failure queue. */
   readonly deadLetterQueues = new Map<string, Queue>();
@@ -158,19 +160,25 @@ export class ServiceStack extends Stack {
       this.apis.set(api, this.createApi(api, fallback, webAclArns?.get(api)));
     }
 
+    // Rows that name one handler file on the same APIs share one function (functionIdOfRoute).
+    const byHandler = new Map<string, ApiFunction>();
     for (const route of routes) {
       const apis = apisOf(route);
       const shared = apis.length > 1;
-      const fn = this.addFunction(route.id, route.handler, route.table, {
-        description: route.summary,
-        environment: {
-          // A function behind several APIs tells them apart by requestContext.apiId (shared/http/api-name.ts).
-          ...(shared ? Object.fromEntries(apis.map((api) => [apiIdVariable(api), this.apis.get(api)!.api.apiId])) : {}),
-          // Every chain the stack ingests is an order chain (shared/orders/config.ts; ORDER_CHAINS adds to them).
-          ...(route.group === 'orders' ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') } : {}),
-        },
-        assets: route.assets,
-      });
+      const fn =
+        byHandler.get(functionIdOfRoute(routes, route)) ??
+        this.addFunction(route.id, route.handler, route.table, {
+          description: route.summary,
+          environment: {
+            // A function behind several APIs tells them apart by requestContext.apiId (shared/http/api-name.ts).
+            ...(shared ? Object.fromEntries(apis.map((api) => [apiIdVariable(api), this.apis.get(api)!.api.apiId])) : {}),
+            // Every chain the stack ingests is an order chain (shared/orders/config.ts; ORDER_CHAINS adds to them).
+            ...(route.group === 'orders' ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') } : {}),
+          },
+          assets: route.assets,
+        });
+      byHandler.set(functionIdOfRoute(routes, route), fn);
+      this.routeFunctionIds.set(route.id, functionIdOfRoute(routes, route));
       for (const api of apis) {
         const added = this.apis.get(api)!.api.addRoutes({
           path: route.path,
@@ -530,6 +538,11 @@ function checkTables(routes: readonly Route[], jobs: readonly Job[], chains: rea
       if (routeKeys.has(key)) problems.push(`route ${route.id}: ${route.method} ${route.path} is declared twice on the ${api} API`);
       routeKeys.add(key);
     }
+    // Rows sharing a function (functionIdOfRoute): its grants must suit every one of them.
+    const first = routes.find((candidate) => sharesFunction(candidate, route));
+    if (first && first !== route && JSON.stringify(first.table) !== JSON.stringify(route.table)) {
+      problems.push(`route ${route.id}: shares ${route.handler} with ${first.id} but declares other table access`);
+    }
   }
   for (const job of jobs) {
     if (!/^(rate|cron)\(.+\)$/.test(job.schedule)) problems.push(`job ${job.id}: schedule ${job.schedule} is not rate(...) or cron(...)`);
@@ -541,3 +554,16 @@ function checkTables(routes: readonly Route[], jobs: readonly Job[], chains: rea
     throw new Error(`Cannot build the stack:\n- ${problems.join('\n- ')}`);
   }
 }
+
+/**
+ * The function that serves a route row: rows naming one handler file share one function (one role,
+ * log group and function per handler instead of per row: the stack's 500-resource limit), whose id is
+ * the first such row's, when they are served on the same APIs. Such rows must declare the same table
+ * access (checked at synthesis).
+ */
+export function functionIdOfRoute(routes: readonly Route[], route: Route): string {
+  return (routes.find((candidate) => sharesFunction(candidate, route)) ?? route).id;
+}
+
+/** Two rows share a function when they name one handler file and are served on the same APIs. */
+const sharesFunction = (a: Route, b: Route): boolean => a.handler === b.handler && apisOf(a).join() === apisOf(b).join();

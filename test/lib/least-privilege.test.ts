@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_RECORD_KEYS } from '../../lib/api-function';
-import { fallbackFunctionId, jobInstances } from '../../lib/service-stack';
+import { fallbackFunctionId, functionIdOfRoute, jobInstances } from '../../lib/service-stack';
 import { backfillWorker, consumers, jobs } from '../../shared/jobs';
 import { API_NAMES, CHAIN_DATA, routes, type TableAccess } from '../../shared/routes';
 import {
@@ -86,7 +86,10 @@ const MAY_WRITE: Record<string, KeyName[]> = {
 
 const functions = [
   ...API_NAMES.map((api) => ({ id: fallbackFunctionId(api), table: { read: false, write: [] } as TableAccess, orders: false })),
-  ...routes.map((route) => ({ id: route.id, table: route.table, orders: route.group === 'orders' })),
+  // One function per handler file and APIs (functionIdOfRoute): rows sharing it declare the same access.
+  ...routes
+    .filter((route) => functionIdOfRoute(routes, route) === route.id)
+    .map((route) => ({ id: route.id, table: route.table, orders: route.group === 'orders' })),
   ...consumers.map((consumer) => ({ id: consumer.id, table: consumer.table, orders: consumer.handler.startsWith('functions/orders/') })),
   ...jobs.flatMap((job) =>
     jobInstances(job, CHAINS).map((instance) => ({

@@ -10,15 +10,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_OPERATIONS } from '../../lib/operations';
-import { fallbackFunctionId, jobInstances } from '../../lib/service-stack';
+import { fallbackFunctionId, functionIdOfRoute, jobInstances } from '../../lib/service-stack';
 import { consumers, jobs } from '../../shared/jobs';
 import { API_NAMES, routes } from '../../shared/routes';
 import { actionsOf, ofType, type Resources, removeSyntheses, resourcesOf, statementsOf, synthesise } from './support/template';
 
 const CHAINS = [{ chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453' }];
 const jobFunctions = jobs.flatMap((job) => jobInstances(job, CHAINS).map((instance) => ({ ...instance, job })));
+/** Functions serving routes: one per handler file and APIs (functionIdOfRoute). */
+const routeFunctionIds = [...new Set(routes.map((route) => functionIdOfRoute(routes, route)))];
 const functionIds = [
-  ...routes.map((route) => route.id),
+  ...routeFunctionIds,
   ...API_NAMES.map(fallbackFunctionId),
   ...jobFunctions.map((fn) => fn.id),
   ...consumers.map((consumer) => consumer.id),
@@ -248,12 +250,19 @@ describe('operations with cdk.json defaults (one chain)', () => {
     }
   });
 
-  it('alarms on throttles of every function but the single-writer jobs (throttled by design)', () => {
+  it('alarms on throttles: of the route functions together (the throttled invocations of the account), of every other function but the single-writer jobs (throttled by design)', () => {
+    expect(alarms.get('TestStack-Throttles-Routes')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Throttles',
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+    expect(alarms.get('TestStack-Throttles-Routes')).not.toHaveProperty('Dimensions');
     const singleWriters = jobFunctions.filter(({ job }) => job.reservedConcurrency !== undefined).map(({ id }) => id);
     expect(singleWriters.length).toBeGreaterThan(0);
     for (const id of functionIds) {
       const alarm = alarms.get(`TestStack-Throttles-${id}`);
-      if (singleWriters.includes(id)) {
+      if (singleWriters.includes(id) || routeFunctionIds.includes(id)) {
         expect(alarm, id).toBeUndefined();
         continue;
       }
@@ -393,7 +402,7 @@ describe('operations settings from context', () => {
       TreatMissingData: 'breaching',
     });
     expect(alarms.get('prod-QueueAge-DepositEvents')).toMatchObject({ Threshold: 3600, Period: 60 });
-    expect(alarms.get('prod-Throttles-ListOrders')).toMatchObject({ Threshold: 7 });
+    expect(alarms.get('prod-Throttles-Routes')).toMatchObject({ Threshold: 7 });
     expect(alarms.get('prod-TableThrottles')).toMatchObject({ Threshold: 20 });
     expect(alarms.get('prod-TableSystemErrors')).toMatchObject({ Threshold: 4 });
     expect(ofType(resources, 'AWS::CloudWatch::Dashboard')[0][1].Properties.DashboardName).toBe('chain-data-prod');

@@ -20,6 +20,7 @@ import {
   apiConstructId,
   apiUrlOutputId,
   fallbackFunctionId,
+  functionIdOfRoute,
   jobInstances,
   type ServiceStack,
 } from '../../lib/service-stack';
@@ -94,8 +95,10 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
   // One chain, so that the real per-chain jobs (once shared/jobs.ts has some) are built and checked too.
   const chains = [{ chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453' }];
   const jobFunctions = jobTable.flatMap((job) => jobInstances(job, chains).map((instance) => ({ ...instance, job })));
+  // Rows sharing a handler share its function (functionIdOfRoute): one function per handler file.
+  const routeFunctionIds = [...new Set(routes.map((route) => functionIdOfRoute(routes, route)))];
   const functionIds = [
-    ...routes.map((route) => route.id),
+    ...routeFunctionIds,
     ...API_NAMES.map(fallbackFunctionId),
     ...jobFunctions.map((fn) => fn.id),
     ...consumerTable.map((consumer) => consumer.id),
@@ -193,7 +196,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
           .map((api) => apiLogicalId(resources, api))
           .sort(),
       );
-      for (const match of matches) expect(integratedFunction(resources, match)).toBe(route.id);
+      for (const match of matches) expect(integratedFunction(resources, match)).toBe(functionIdOfRoute(routes, route));
     }
   });
 
@@ -226,7 +229,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
   });
 
   it('lets API Gateway invoke each integrated function', () => {
-    for (const id of [...routes.map((route) => route.id), ...API_NAMES.map(fallbackFunctionId)]) {
+    for (const id of [...routeFunctionIds, ...API_NAMES.map(fallbackFunctionId)]) {
       template.hasResourceProperties('AWS::Lambda::Permission', {
         Action: 'lambda:InvokeFunction',
         FunctionName: { 'Fn::GetAtt': [id, 'Arn'] },
@@ -259,7 +262,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
 
   it('tells every orders function the retention of unpaid orders and unused sessions (30 days), and no other function', () => {
     const handlers = new Map<string, string>([
-      ...routes.map((route) => [route.id, route.handler] as const),
+      ...routes.map((route) => [functionIdOfRoute(routes, route), route.handler] as const),
       ...jobFunctions.map((fn) => [fn.id, fn.job.handler] as const),
       ...consumerTable.map((consumer) => [consumer.id, consumer.handler] as const),
     ]);
@@ -300,8 +303,9 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
 
   it('grants each route exactly the DynamoDB actions its row declares, reads on the table and its indexes', () => {
     for (const route of routes) {
-      expect(dynamoActionsOf(resources, route.id), route.id).toEqual(expectedDynamoActions(route.table));
-      for (const statement of statementsOf(resources, route.id)) {
+      const functionId = functionIdOfRoute(routes, route);
+      expect(dynamoActionsOf(resources, functionId), route.id).toEqual(expectedDynamoActions(route.table));
+      for (const statement of statementsOf(resources, functionId)) {
         const actions = actionsOf(statement);
         if (actions.some((action) => READ_ACTIONS.includes(action))) {
           expect(resourcesOf(statement)).toEqual([tableArn, ...TABLE.globalSecondaryIndexes.map((index) => indexArn(index.indexName))]);

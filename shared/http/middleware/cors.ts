@@ -18,10 +18,11 @@ export const CORS_ALLOWED_HEADERS =
   'content-type,idempotency-key,x-client-id,x-secret-key,x-fingerprint-request-id,x-fingerprint-visitor-id';
 /**
  * Response headers a browser script may read (besides the CORS-safelisted ones): the orders' replay
- * flag, and the explorer's indexing headers (shared/explorer/indexing-status.ts), which tell a
- * front-end how current the data is.
+ * flag, the explorer's indexing headers (shared/explorer/indexing-status.ts), which tell a front-end
+ * how current the data is, and its counters' cap (X-Counters-Capped).
  */
-export const CORS_EXPOSED_HEADERS = 'idempotent-replayed,x-indexed-block,x-indexed-block-time,x-indexing-state,x-indexing-lag-blocks';
+export const CORS_EXPOSED_HEADERS =
+  'idempotent-replayed,x-indexed-block,x-indexed-block-time,x-indexing-state,x-indexing-lag-blocks,x-counters-capped';
 /** Methods a browser may use cross-origin. */
 export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'OPTIONS'] as const;
 /** How long a browser may cache a preflight answer. */
