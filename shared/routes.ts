@@ -516,6 +516,31 @@ export const routes: readonly Route[] = [
     summary: 'Transactions sent from or to a wallet, with filters and aggregation',
     example: { pathParameters: { wallet_address: DEMO.busyAccount }, query: { chain_id: [DEMO.chainId], limit: '5' } },
   },
+  {
+    id: 'ListEvents',
+    method: 'GET',
+    path: '/insights/v1/events',
+    group: 'insights',
+    handler: 'functions/insights/list-events.ts',
+    table: READ_ONLY,
+    summary: 'Events (logs) of one or more chains by contract, topic 0 or transaction (one of them required), with decoding',
+    example: {
+      query: { chain_id: [DEMO.chainId], filter_topic_0: '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', limit: '5' },
+    },
+  },
+  {
+    id: 'ListSignatureEvents',
+    method: 'GET',
+    path: '/insights/v1/events/{contractAddress}/{signature}',
+    group: 'insights',
+    handler: 'functions/insights/list-signature-events.ts',
+    table: READ_ONLY,
+    summary: "A contract's events of one signature (text signature or topic 0), decoded with that signature",
+    example: {
+      pathParameters: { contractAddress: DEMO.token, signature: 'Transfer(address indexed from,address indexed to,uint256 value)' },
+      query: { chain_id: [DEMO.chainId], decode: 'true', limit: '5' },
+    },
+  },
   // ----- insights contract ABI and decoding (I11: what the ingest and the event ABI registry know) -----
   {
     id: 'GetContractAbi',
@@ -692,6 +717,7 @@ export const routes: readonly Route[] = [
     notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
     example: {},
   },
+  // ----- orders (orders base URL) -----
   // ----- orders (orders base URL) -----
   {
     id: 'CreateOrder',

@@ -164,3 +164,62 @@ describe('I10c GET /insights/v1/wallets/{wallet_address}/transactions', () => {
     );
   });
 });
+
+describe('I10d GET /insights/v1/events and I10e GET /insights/v1/events/{contractAddress}/{signature}', () => {
+  const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+  const logKey = (log: { transactionHash: string | null; logIndex: number | null }) => `${log.transactionHash}:${log.logIndex}`;
+  const rowKey = (row: { transaction_hash: string; log_index: number }) => `${row.transaction_hash}:${row.log_index}`;
+
+  it('I10d lists by topic 0 across contracts, by contract, by transaction; with none a 400', async () => {
+    const logs = (await fx.a.client.getLogs({ fromBlock: 0n, toBlock: 'latest' })).sort(
+      (a, b) => Number(b.blockNumber! - a.blockNumber!) || b.logIndex! - a.logIndex!,
+    );
+    const transfers = logs.filter((log) => log.topics[0] === TRANSFER);
+    const byTopic = await get('/insights/v1/events', { chain_id: CHAIN_A, filter_topic_0: TRANSFER, limit: 1000 });
+    expect(byTopic.status, byTopic.body.error).toBe(200);
+    expect(byTopic.body.data.map(rowKey)).toEqual(transfers.map(logKey));
+    expect(byTopic.body.meta.total_items).toBe(transfers.length);
+
+    const ofToken = logs.filter((log) => lower(log.address) === token);
+    const byContract = await get('/insights/v1/events', { chain_id: CHAIN_A, filter_address: token, limit: 2, page: 1 });
+    expect(byContract.body.data.map(rowKey)).toEqual(ofToken.slice(2, 4).map(logKey));
+    expect(byContract.body.meta).toMatchObject({ address: token, total_items: ofToken.length });
+
+    const tx = transfers[0]!.transactionHash!;
+    const byTransaction = await get('/insights/v1/events', { chain_id: CHAIN_A, filter_transaction_hash: tx, sort_order: 'asc' });
+    expect(byTransaction.body.data.map(rowKey)).toEqual(
+      logs
+        .filter((log) => log.transactionHash === tx)
+        .reverse()
+        .map(logKey),
+    );
+
+    const none = await get('/insights/v1/events', { chain_id: CHAIN_A });
+    expect(none.status).toBe(400);
+  });
+
+  it('I10e lists a contract’s events of one signature on both chains, decoded with it', async () => {
+    const signature = 'Transfer(address indexed from, address indexed to, uint256 value)';
+    const ofToken = async (truth: ChainTruth) =>
+      (await truth.client.getLogs({ address: token as `0x${string}`, fromBlock: 0n, toBlock: 'latest' })).filter(
+        (log) => log.topics[0] === TRANSFER,
+      );
+    const [onA, onB] = await Promise.all([ofToken(A), ofToken(B)]);
+    const { status, body } = await get(`/insights/v1/events/${token}/${encodeURIComponent(signature)}`, {
+      chain_id: [CHAIN_A, CHAIN_B],
+      decode: 'true',
+      limit: 1000,
+    });
+    expect(status, body.error).toBe(200);
+    expect(body.meta).toMatchObject({ address: token, signature: TRANSFER, total_items: onA.length + onB.length });
+    expect(new Set(body.data.map(rowKey))).toEqual(new Set([...onA, ...onB].map(logKey)));
+    const first = body.data[0];
+    expect(first.decoded).toMatchObject({ name: 'Transfer', signature: 'Transfer(address,address,uint256)' });
+    expect(first.decoded.non_indexed_params.value).toBe(BigInt(first.data).toString());
+
+    const byTopic = await get(`/insights/v1/events/${token}/${TRANSFER}`, { chain_id: CHAIN_A, limit: 1000 });
+    expect(byTopic.body.meta.total_items).toBe(onA.length);
+    const bad = await get(`/insights/v1/events/${token}/not-a-signature`, { chain_id: CHAIN_A });
+    expect(bad.status).toBe(400);
+  });
+});
