@@ -118,6 +118,14 @@ describe('I6e GET /insights/v1/tokens', () => {
     const byToken = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: owners, sort_by: 'token_address' });
     expect(byToken.status).toBe(200);
     expect(byToken.body.data).toHaveLength(held.length);
+    // Sorting by token address reads the owners' whole ranges: past the read bound, a 400.
+    const bounded = await requestOnColdStart(
+      { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '1' },
+      'GET',
+      `/insights/v1/tokens?chain_id=${CHAIN_A}&sort_by=token_address&${owners.map((owner) => `owner_address=${owner}`).join('&')}`,
+    );
+    expect(bounded.status).toBe(400);
+    expect(bounded.body.error).toMatch(/Sorting by token_address/);
   });
 
   it('400 without an owner, for price sorting and for native balances', async () => {
