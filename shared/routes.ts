@@ -718,7 +718,6 @@ export const routes: readonly Route[] = [
     example: {},
   },
   // ----- orders (orders base URL) -----
-  // ----- orders (orders base URL) -----
   {
     id: 'CreateOrder',
     method: 'POST',
