@@ -100,12 +100,14 @@ export async function readBatchFacts(
     derived,
     codeChecks: [] as string[],
     probeRequests: new Map<string, IndexedTokenStandard | null>(),
+    /** The probes made for a creation (the others are for transfers). */
+    creationProbes: new Set<string>(),
   }));
   const codeScheduled = new Set<string>();
   const probedForTransfers = new Set<string>();
   // The block timestamp of the latest probe scheduled in the batch, by address.
   const probedAt = new Map<string, number>();
-  for (const { derived, codeChecks, probeRequests } of reads) {
+  for (const { derived, codeChecks, probeRequests, creationProbes } of reads) {
     const number = derived.block.number;
     const certainBefore = (address: string): boolean => (certainSince.get(address) ?? Infinity) < number;
     // Without traces, creations by contracts are invisible: an address is checked at every block.
@@ -137,6 +139,7 @@ export async function readBatchFacts(
       if (probeRequests.has(address)) continue;
       probedAt.set(address, timestamp);
       probeRequests.set(address, derived.tokens.get(address) ?? null);
+      creationProbes.add(address);
     }
     for (const address of [...derived.knownContracts, ...derived.creations.map((creation) => creation.address)]) {
       if (!certainSince.has(address)) certainSince.set(address, number);
@@ -144,9 +147,9 @@ export async function readBatchFacts(
   }
 
   const code = new Map<string, { block: number; hasCode: boolean }[]>();
-  const probes = new Map<string, { block: number; info: TokenInfo | null }[]>();
+  const probes = new Map<string, { block: number; info: TokenInfo | null; forCreation: boolean; timestamp: number }[]>();
   const busy = reads.filter(({ codeChecks, probeRequests }) => codeChecks.length > 0 || probeRequests.size > 0);
-  await inParallel(busy, concurrency, async ({ derived, codeChecks, probeRequests }) => {
+  await inParallel(busy, concurrency, async ({ derived, codeChecks, probeRequests, creationProbes }) => {
     const number = derived.block.number;
     const [withCode, probed] = await Promise.all([
       chainState.contractsAmong(codeChecks, BigInt(number)),
@@ -155,12 +158,28 @@ export async function readBatchFacts(
     for (const address of codeChecks) code.set(address, [...(code.get(address) ?? []), { block: number, hasCode: withCode.has(address) }]);
     for (const [address, info] of probed) {
       const list = probes.get(address) ?? [];
-      list.push({ block: number, info: info && { ...info, readAt: derived.block.timestamp } });
+      const timestamp = derived.block.timestamp;
+      list.push({ block: number, info: info && { ...info, readAt: timestamp }, forCreation: creationProbes.has(address), timestamp });
       probes.set(address, list);
     }
   });
-  for (const list of probes.values()) list.sort((a, b) => a.block - b.block);
-  const facts = new BatchFacts(stored, certainSince, code, probes);
+  // A contract created earlier in the batch and found a token there: block by block, its address item
+  // would hold those details at its later transfers, which probe it again only once they are stale. The
+  // transfers' probes (scheduled before any answer was known) are dropped, so the batch's answers do
+  // not depend on where a batch ends (tokenDetailsAt was the later block's time within one batch).
+  const kept = new Map<string, { block: number; info: TokenInfo | null }[]>();
+  for (const [address, list] of probes) {
+    list.sort((a, b) => a.block - b.block);
+    let known: { readAt: number } | undefined;
+    const answers: { block: number; info: TokenInfo | null }[] = [];
+    for (const probe of list) {
+      if (!probe.forCreation && known && probe.timestamp - known.readAt < TOKEN_DETAILS_REFRESH_SECONDS) continue;
+      answers.push({ block: probe.block, info: probe.info });
+      known = probe.info ? { readAt: probe.timestamp } : undefined;
+    }
+    kept.set(address, answers);
+  }
+  const facts = new BatchFacts(stored, certainSince, code, kept);
   for (const derived of blocks) asErc721Transfers(derived, facts);
   return facts;
 }

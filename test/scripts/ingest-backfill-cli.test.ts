@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createChainClient } from '../../shared/chain/client';
 import { ingestRange } from '../../shared/ingest/ingest';
 import { startDemoChain, type DemoChain } from '../support/demo-chain';
+import { startRpcProxy, type RpcProxy } from '../support/rpc-fault-proxy';
 import { inTable, tableSnapshot, testEndpoint, useTestTable } from '../support/table';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -17,13 +18,21 @@ const table = useTestTable('backfill-cli');
 const CHAIN_ID = 31337;
 const HEAD = 60;
 let demo: DemoChain;
+/**
+ * The CLI reads the chain through a provider that answers in 40 ms: 61 blocks take the workers a few
+ * seconds, so the one killed is still staging (straight from anvil they finished in under 1.5 s).
+ */
+let provider: RpcProxy;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
   demo = await startDemoChain({ chainId: CHAIN_ID });
+  provider = await startRpcProxy(demo.anvil.rpcUrl);
+  provider.inject({ kind: 'slow', ms: 40, count: Number.POSITIVE_INFINITY });
 }, 120_000);
 
 afterAll(async () => {
+  await provider?.close();
   // The CLI's whole process group (tsx, the script, its workers), should a test have left it running.
   if (child?.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
   await demo?.stop();
@@ -32,7 +41,7 @@ afterAll(async () => {
 function runCli(args: string[], onOutput: (output: string) => void = () => undefined) {
   return new Promise<{ code: number | null; output: string }>((resolve) => {
     let output = '';
-    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/ingest.ts', '--rpc-url', demo.anvil.rpcUrl, ...args], {
+    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['scripts/ingest.ts', '--rpc-url', provider.url, ...args], {
       cwd: ROOT,
       env: { ...process.env, DYNAMODB_ENDPOINT: testEndpoint(), TABLE_NAME: table.name, POWERTOOLS_LOG_LEVEL: 'ERROR' },
       stdio: ['ignore', 'pipe', 'pipe'],

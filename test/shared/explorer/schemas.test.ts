@@ -47,6 +47,7 @@ describe('query and path values', () => {
 
   it('is strict: a parameter of another endpoint fails', () => {
     expect(v.safeParse(transactionsQuery, { transaction_index: '1' }).success).toBe(false);
-    expect(v.safeParse(tokenTransfersQuery, { items_count: '1' }).success).toBe(false);
+    // items_count is E3's since Blockscout v2 added it to next_page_params; sort / order are E4's.
+    expect(v.safeParse(tokenTransfersQuery, { order: 'asc' }).success).toBe(false);
   });
 });

@@ -59,6 +59,8 @@ describe('address and token objects', () => {
       is_verified: false,
       ens_domain_name: null,
       metadata: null,
+      // Blockscout v2's frontend reads it; no proxy is detected (docs/decisions/explorer.md).
+      implementations: [],
     });
     expect(addressObject(EOA, details)).toMatchObject({
       hash: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
@@ -81,6 +83,9 @@ describe('address and token objects', () => {
       holders: '3',
       exchange_rate: null,
       total_supply: '1000',
+      // Blockscout v2's names beside the spec's (the current frontend reads these).
+      address_hash: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+      holders_count: '3',
     });
     expect(tokenObject(EOA, 'ERC-721', details)).toMatchObject({
       name: null,
@@ -100,10 +105,17 @@ describe('NFT instances', () => {
       animation_url: 'https://b',
       external_app_url: 'https://c',
       metadata: { name: 'x', image: 'ipfs://a', animation_url: 'https://b', external_url: 'https://c' },
+      thumbnails: null,
     });
     expect(instanceMedia(JSON.stringify({ image_url: 'https://d', image: 'ipfs://a' })).image_url).toBe('https://d');
     for (const text of [null, 'not json', '[1,2]', '"text"']) {
-      expect(instanceMedia(text)).toEqual({ image_url: null, animation_url: null, external_app_url: null, metadata: null });
+      expect(instanceMedia(text)).toEqual({
+        image_url: null,
+        animation_url: null,
+        external_app_url: null,
+        metadata: null,
+        thumbnails: null,
+      });
     }
   });
 

@@ -50,7 +50,8 @@ describe('query parsing', () => {
 });
 
 describe('an inherited name as a query parameter', () => {
-  for (const route of routes) {
+  // Routes the service does not serve answer 501 whatever they are sent (contract-abi.test.ts).
+  for (const route of routes.filter((candidate) => !candidate.notServed)) {
     for (const name of INHERITED) {
       it(`${route.id}: ?${name}=1 -> 400/422 in the ${errorGroupOf(route)} format, naming the parameter`, async () => {
         const before = route.method === 'GET' ? undefined : await tableSnapshot(table.name);
@@ -71,9 +72,14 @@ describe('an inherited name as a query parameter', () => {
 });
 
 describe('an inherited name as a body field of a write route', () => {
-  const writes = routes.filter((route) => route.example.body !== undefined);
+  const writes = routes.filter((route) => route.example.body !== undefined && !route.notServed);
   it('covers every route with a body', () => {
-    expect(writes.map((route) => route.id).sort()).toEqual(['CreateCheckoutSession', 'CreateCollection', 'CreateOrder']);
+    expect(writes.map((route) => route.id).sort()).toEqual([
+      'CreateCheckoutSession',
+      'CreateCollection',
+      'CreateOrder',
+      'DecodeContractData',
+    ]);
   });
   for (const route of writes) {
     const example = JSON.stringify(route.example.body);

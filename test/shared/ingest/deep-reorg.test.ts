@@ -187,6 +187,10 @@ test('a reorg deeper than the default window (1,024 blocks) stops the ingest: no
   const firstIngestMs = Date.now() - started;
 
   await rpc('evm_revert', [snapshot]);
+  // The new branch differs from its first block on: empty blocks mined in the same second as the old
+  // branch's would be the same blocks (same parent, contents and timestamp), and no reorg at all.
+  const forkBlock = (await rpc('eth_getBlockByNumber', ['latest', false])) as { timestamp: string };
+  await rpc('evm_setNextBlockTimestamp', [Number(forkBlock.timestamp) + 7]);
   await mine(depth);
   const before = await tableSnapshot(table.name);
   const error = await ingest()
