@@ -64,7 +64,17 @@ const pagingEntries = {
 const listEntries = {
   ...chainEntries,
   ...pagingEntries,
-  sort_by: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be block_number or an aggregate alias'))),
+  // An output column's name: a field, an alias, or an unaliased expression as it names its column
+  // (`sum(value)`, `count(distinct from_address)`); only ever compared with the columns' names.
+  sort_by: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^[A-Za-z_][A-Za-z0-9_]{0,63}(\([A-Za-z0-9_*, ()]{0,160}\))?$/,
+        'must be block_number or an output column (an alias, or an expression as written)',
+      ),
+    ),
+  ),
   sort_order: v.optional(sortOrder),
   group_by: expressionList,
   aggregate: expressionList,

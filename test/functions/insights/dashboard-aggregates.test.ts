@@ -322,6 +322,18 @@ describe('the rest of the family through the handlers, against the chains', () =
     }
   });
 
+  it('sorts by an unaliased expression column, named as it is written', async () => {
+    const name = 'count(distinct from_address)';
+    const answer = await fetchLike(
+      `/insights/v1/transactions/${token}`,
+      `chain_id=${CHAIN_A}&group_by=function_selector&aggregate=${name}&sort_by=${name}&sort_order=desc`,
+    );
+    const expected = grouped(itemsOfTransactions(toContract(A, token)), { function_selector: key }, { [name]: wallets }).sort(
+      (a, b) => Number(b[name]) - Number(a[name]) || (String(a.function_selector) < String(b.function_selector) ? -1 : 1),
+    );
+    expect(rowsOf(answer)).toEqual(expected);
+  });
+
   it('answers the per-day counts from running totals at any size; a distinct count is a bounded read with a clear 400', async () => {
     const items = itemsOfTransactions(toContract(A, token));
     const READ_10 = { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '10' };
