@@ -5,6 +5,7 @@ import {
   DynamoDBClient,
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput, TABLE } from '../../../shared/table/definition';
 
@@ -17,6 +18,9 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if (!(error instanceof ResourceNotFoundException)) throw error;
   }
   await client.send(new CreateTableCommand(createTableInput(tableName)));
+  // The embedded table turns ACTIVE on a timer of its own (createTableMs 0, but a busy process may be
+  // late): a request before then is answered ResourceNotFoundException. Wait, as against DynamoDB.
+  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 0.05, maxDelay: 0.5 }, { TableName: tableName });
   await enableTtl(client, tableName);
   return 'created';
 }
