@@ -731,7 +731,7 @@ describe('invalid input', () => {
         '/insights/v1/blocks',
         { chain_id: CHAIN_A, sort_by: 'block_number; DROP TABLE x' },
         400,
-        /sort_by: must be block_number or an aggregate alias/,
+        /sort_by: must be block_number or an output column/,
       ],
       ['/insights/v1/blocks', { chain_id: CHAIN_A, sort_by: 'block_number desc' }, 400, /sort_by/],
       [
