@@ -9,24 +9,20 @@
  * Other filters are I2's bounded checks.
  */
 import { toEventSelector, type AbiEvent } from 'viem';
-import { batchGetItems } from '../db/operations';
 import { InvalidRequestError } from '../errors';
-import { expandLog } from '../table/compact';
-import { keyId, logKeys, transactionKeys, type ItemKey } from '../table/keys';
-import type { LogRecord } from '../table/records';
+import { logKeys, transactionKeys } from '../table/keys';
 import { blockNarrowingOf, blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
-import { decodeEvent, parseSignatureItem } from './decode';
-import { eventAbisOf, registryKeysOf } from './event-abis';
-import { EVENT_FIELDS, withTopicFields } from './fields';
+import { parseSignatureItem } from './decode';
+import { EVENT_FIELDS } from './fields';
 import { blockChecks, checksOf, collectFilters, equalityOf, type CheckedField, type Filter, type FilterCatalogue } from './filters';
-import { readList, type ChainRanges, type ListPlan } from './list';
+import type { ChainRanges, ListPlan } from './list';
 import { ALL_EVENT_FILTERS, SIGNATURE_EVENT_FILTERS } from './list-filters';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
 import type { Check, RangeRead } from './range-reader';
-import { firstChain, listMeta, planListRequest, type ListQuery } from './request';
+import { firstChain, planListRequest, type ListQuery } from './request';
 import type { EventsQuery, EventsResponse, SignatureEventsQuery } from './schemas';
-import { serialiseEvent } from './serialise';
+import { readEventList } from './events';
 
 const CHECKED: Record<string, CheckedField> = {
   transaction_index: { attribute: 'transactionIndex', kind: 'number' },
@@ -96,30 +92,7 @@ async function listEventsOf(request: EventListRequest, config: InsightsConfig): 
   const address = contracts?.get(firstChain(plan)) ?? '';
   const signature = request.topic0 ?? '';
 
-  const list = await readList<LogRecord>(plan, rangeOf, config, {
-    summed: {},
-    fields: EVENT_FIELDS,
-    row: (item) => withTopicFields(serialiseEvent(expandLog(item))),
-    position: (item) => {
-      const log = expandLog(item);
-      return [log.blockNumber, log.logIndex];
-    },
-  });
-  if (list.aggregations) return { meta: listMeta(plan, list.totals, address, signature), data: [], aggregations: list.aggregations };
-  const records = list.records.map((item): LogRecord => expandLog(item));
-  // One BatchGetItem: data that index copies leave out (over 1 KB) and the registered ABIs of topic0s.
-  const payloadKey = (log: LogRecord): ItemKey => transactionKeys.transactionLog(log.chainId, log.transactionHash, log.logIndex);
-  const topic0s = query.decode ? records.map((log) => log.topics[0]).filter((topic): topic is string => Boolean(topic)) : [];
-  const keys = [...records.filter((log) => log.dataOmitted).map(payloadKey), ...registryKeysOf(topic0s)];
-  const fetched = keys.length > 0 ? await batchGetItems(keys) : new Map<string, Record<string, unknown>>();
-  const data = records.map((log) => {
-    const full = log.dataOmitted ? ((fetched.get(keyId(payloadKey(log)))?.data as string | undefined) ?? null) : log.data;
-    const topic0 = log.topics[0];
-    const abis = topic0 ? [...(request.abi ? [request.abi] : []), ...eventAbisOf(topic0, fetched)] : [];
-    const decoded = query.decode && topic0 ? decodeEvent(abis, log.topics, full) : null;
-    return { ...serialiseEvent(log, full), decoded };
-  });
-  return { meta: listMeta(plan, list.totals, address, signature), data, aggregations: null };
+  return readEventList(plan, rangeOf, config, { decode: query.decode, address, signature, abi: request.abi });
 }
 
 /** I10d: events of a chain by contract, topic 0 or transaction. */

@@ -7,6 +7,7 @@
  */
 import { batchGetItems } from '../db/operations';
 import { expandLog } from '../table/compact';
+import type { AbiEvent } from 'viem';
 import { keyId, transactionKeys, type ItemKey } from '../table/keys';
 import type { LogRecord } from '../table/records';
 import { blockNarrowingOf, blockRangeOf } from './block-range';
@@ -15,7 +16,7 @@ import { decodeEvent } from './decode';
 import { eventAbisOf, registryKeysOf } from './event-abis';
 import { EVENT_FIELDS, withTopicFields } from './fields';
 import { checksOf, collectFilters, equalityOf, EVENT_FILTERS, type CheckedField, type Filter } from './filters';
-import { readList, type ListPlan } from './list';
+import { readList, type ChainRanges, type ListPlan } from './list';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { contractLogsOfTransactionRange, contractLogsRange } from './queries';
 import type { RangeRead } from './range-reader';
@@ -47,6 +48,21 @@ export async function listContractEvents(request: ContractEventsRequest, config:
   const address = contracts.get(firstChain(plan)) as string;
   const signature = equalityOf(filters, 'topic_0') ?? '';
 
+  return readEventList(plan, rangeOf, config, { decode: query.decode, address, signature });
+}
+
+/**
+ * An events page of every range `rangeOf` gives (I2, I10d, I10e): the list or its aggregations, then one
+ * BatchGetItem for the data index copies leave out (over 1 KB) and the registered ABIs of the page's
+ * topic0s; `abi` (a signature the request names) decodes before the registry's.
+ */
+export async function readEventList(
+  plan: ListPlan,
+  rangeOf: (chainId: number) => Promise<ChainRanges>,
+  config: InsightsConfig,
+  page: { decode: boolean | undefined; address: string; signature: string; abi?: AbiEvent },
+) {
+  const { address, signature } = page;
   const list = await readList<LogRecord>(plan, rangeOf, config, {
     summed: {},
     fields: EVENT_FIELDS,
@@ -59,15 +75,15 @@ export async function listContractEvents(request: ContractEventsRequest, config:
   });
   if (list.aggregations) return { meta: listMeta(plan, list.totals, address, signature), data: [], aggregations: list.aggregations };
   const records = list.records.map((item): LogRecord => expandLog(item));
-  // One BatchGetItem: data that index copies leave out (over 1 KB) and the registered ABIs of topic0s.
   const payloadKey = (log: LogRecord): ItemKey => transactionKeys.transactionLog(log.chainId, log.transactionHash, log.logIndex);
-  const topic0s = query.decode ? records.map((log) => log.topics[0]).filter((topic): topic is string => Boolean(topic)) : [];
+  const topic0s = page.decode ? records.map((log) => log.topics[0]).filter((topic): topic is string => Boolean(topic)) : [];
   const keys = [...records.filter((log) => log.dataOmitted).map(payloadKey), ...registryKeysOf(topic0s)];
   const fetched = keys.length > 0 ? await batchGetItems(keys) : new Map<string, Record<string, unknown>>();
   const data = records.map((log) => {
     const full = log.dataOmitted ? ((fetched.get(keyId(payloadKey(log)))?.data as string | undefined) ?? null) : log.data;
     const topic0 = log.topics[0];
-    const decoded = query.decode && topic0 ? decodeEvent(eventAbisOf(topic0, fetched), log.topics, full) : null;
+    const abis = topic0 ? [...(page.abi ? [page.abi] : []), ...eventAbisOf(topic0, fetched)] : [];
+    const decoded = page.decode && topic0 ? decodeEvent(abis, log.topics, full) : null;
     return { ...serialiseEvent(log, full), decoded };
   });
   return { meta: listMeta(plan, list.totals, address, signature), data, aggregations: null };
