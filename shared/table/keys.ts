@@ -81,6 +81,12 @@ export const chainKeys = {
    */
   status: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'STATUS' }),
   /**
+   * G8: the chain's ingest lease: which invocation of the ingest follows the chain now, until when, and
+   * when it hands over (shared/ingest/lease.ts). GetItem; taken, renewed and released by conditional
+   * writes, so at most one invocation writes a chain at a time (the cursor's condition stays the net).
+   */
+  lease: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'LEASE' }),
+  /**
    * G2: the write manifest of one block: every key the ingest wrote for it, in chunks of at most
    * 500 keys. Query pk to undo an orphaned block; sk is the chunk number.
    */

@@ -584,6 +584,29 @@ export interface ChainStatusRecord {
   multicall3FromBlock: number | null;
 }
 
+/**
+ * chainKeys.lease (G8): the right to ingest a chain, held by one invocation at a time
+ * (shared/ingest/lease.ts). Taken when free, expired or released; renewed while its holder follows the
+ * head; released (`releasedAt` set) when the holder's deadline nears. A crashed holder's lease runs out
+ * at `expiresAt`, a few seconds after its last renewal.
+ */
+export interface IngestLeaseRecord {
+  kind: 'ingestLease';
+  chainId: number;
+  /** The holding invocation (its request id, or any unique string). */
+  holder: string;
+  /** Epoch ms: the lease is free from then on unless renewed. */
+  expiresAt: number;
+  /** Epoch ms: when the holder means to release it (its deadline less its margin): a waiter's cue. */
+  handoverAt: number;
+  /** Epoch ms: when the holder took it. */
+  takenAt: number;
+  /** Epoch ms: when the holder released it; absent while held. */
+  releasedAt?: number;
+  /** The cursor's block number when the lease was last written (for the operator). */
+  blockNumber?: number | null;
+}
+
 /** backfillKeys.plan (G5): a parallel backfill in progress. */
 export interface BackfillPlanRecord {
   kind: 'backfillPlan';
