@@ -81,7 +81,24 @@ export interface ChainFacts {
   swapTransactionHash: string;
   /** An ordinary holder with some history. */
   holder: string;
+  /** NFTs at the head, for the NFT routes (empty strings on a chain without them). */
+  nft: NftFacts;
   counts: GeneratedCounts;
+}
+
+/** The NFT holder of the dataset (the whale) and what it holds at the head. */
+export interface NftFacts {
+  holder: string;
+  /** The ERC-721 collection in which the holder has the most ids, how many, and its highest id. */
+  erc721: string;
+  erc721Held: number;
+  erc721TokenId: string;
+  /** The ERC-1155 collection in which the holder has the most distinct ids, how many, and one of them. */
+  erc1155: string;
+  erc1155Held: number;
+  erc1155TokenId: string;
+  /** A transaction with several NFT transfers (an ERC-1155 batch mint). */
+  batchTransferHash: string;
 }
 
 const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
@@ -261,6 +278,7 @@ export class SyntheticChain {
   private readonly owners = new Map<string, History<string>>();
   private readonly nonces = new Map<string, number>();
   private swapHash = '';
+  private nftBatchHash = '';
 
   constructor(spec: ChainSpec) {
     this.spec = spec;
@@ -317,7 +335,44 @@ export class SyntheticChain {
       tokens: this.tokens,
       swapTransactionHash: this.swapHash,
       holder: ACTORS.holder(7),
+      nft: this.nftFacts(ACTORS.whale),
       counts: this.counts,
+    };
+  }
+
+  /** The collections where `holder` holds the most ids at the head (ties: the first token). */
+  private nftFacts(holder: string): NftFacts {
+    const held721 = new Map<string, bigint[]>();
+    for (const [key, history] of this.owners) {
+      if (history.latest() !== holder) continue;
+      const [token, id] = key.split('|');
+      held721.set(token, [...(held721.get(token) ?? []), BigInt(id)]);
+    }
+    const held1155 = new Map<string, bigint[]>();
+    for (const [key, history] of this.balances1155) {
+      const [token, owner, id] = key.split('|');
+      if (owner !== holder || !((history.latest() ?? 0n) > 0n)) continue;
+      held1155.set(token, [...(held1155.get(token) ?? []), BigInt(id)]);
+    }
+    const most = (held: Map<string, bigint[]>, kind: TokenKind): [string, bigint[]] => {
+      let best: [string, bigint[]] = [this.tokens.find((token) => token.kind === kind)?.address ?? '', []];
+      for (const token of this.tokens)
+        if (token.kind === kind && (held.get(token.address)?.length ?? 0) > best[1].length)
+          best = [token.address, held.get(token.address)!];
+      return best;
+    };
+    const highest = (ids: bigint[]): string => [...ids].sort((a, b) => (a < b ? 1 : -1))[0]?.toString() ?? '1';
+    const [erc721, ids721] = most(held721, 'ERC-721');
+    const [erc1155, ids1155] = most(held1155, 'ERC-1155');
+    return {
+      holder,
+      erc721,
+      erc721Held: ids721.length,
+      erc721TokenId: highest(ids721),
+      erc1155,
+      erc1155Held: ids1155.length,
+      erc1155TokenId: highest(ids1155),
+      batchTransferHash: this.nftBatchHash,
     };
   }
 
@@ -478,6 +533,7 @@ export class SyntheticChain {
               const amounts = unique.map(() => BigInt(1 + Math.floor(random() * 5)));
               to = token.address;
               if (unique.length > 1) {
+                if (!this.nftBatchHash) this.nftBatchHash = hash;
                 input = `${SELECTOR.mintBatch}${addressWord(recipient)}${word(0x60)}${word(0x60 + 32 * (1 + unique.length))}${word(unique.length)}${unique.map(word).join('')}${word(unique.length)}${amounts.map(word).join('')}`;
                 logs.push({
                   address: token.address,
