@@ -588,7 +588,7 @@ export interface ChainStatusRecord {
  * chainKeys.lease (G8): the right to ingest a chain, held by one invocation at a time
  * (shared/ingest/lease.ts). Taken when free, expired or released; renewed while its holder follows the
  * head; released (`releasedAt` set) when the holder's deadline nears. A crashed holder's lease runs out
- * at `expiresAt`, a few seconds after its last renewal.
+ * at `expiresAt`, a few seconds after its last renewal. Times are epoch ms.
  */
 export interface IngestLeaseRecord {
   kind: 'ingestLease';
@@ -605,6 +605,12 @@ export interface IngestLeaseRecord {
   releasedAt?: number;
   /** The cursor's block number when the lease was last written (for the operator). */
   blockNumber?: number | null;
+  /**
+   * The one invocation waiting to take over at `handoverAt`, and until when it waits (epoch ms): a
+   * third invocation that finds a waiter exits, so at most two run per chain. Cleared by the next take.
+   */
+  waiter?: string;
+  waiterUntil?: number;
 }
 
 /** backfillKeys.plan (G5): a parallel backfill in progress. */
