@@ -22,7 +22,8 @@ import {
   MAX_TOKEN_URI_BYTES,
   type RawAnswer,
 } from '../chain/token-metadata';
-import { withBackoff, type RetryPolicy } from '../chain/retry';
+import { errorMessage, withBackoff, type RetryPolicy } from '../chain/retry';
+import { EIP1967_IMPLEMENTATION_SLOT } from '../chain/eip1967';
 import type { IndexedTokenStandard } from '../table/records';
 
 export interface TokenInfo {
@@ -63,6 +64,18 @@ export interface NftState {
   totalSupply: string | null;
 }
 
+/** An address and the block to read it at (native balance, storage slot). */
+export interface NativeQuery {
+  address: string;
+  blockNumber: bigint;
+}
+
+/** Answers to NativeQuery reads, in order; all null with `failure` when the node did not answer. */
+export interface NativeAnswers<T> {
+  values: (T | null)[];
+  failure: string | null;
+}
+
 export class ChainState {
   constructor(
     private readonly client: ChainClient,
@@ -77,6 +90,50 @@ export class ChainState {
       Promise.all(addresses.map((address) => this.client.getCode({ address: address as Address, blockNumber }))),
     );
     return new Set(addresses.filter((_, position) => codes[position] && codes[position] !== '0x'));
+  }
+
+  /**
+   * eth_getBalance of each address at its block (concurrent requests: one JSON-RPC batch through the
+   * transport, which fits it to the node's limit), retried as one round by the policy. Never throws:
+   * when the node refuses the method or still fails after the last attempt every value is null and
+   * `failure` says why (the caller keeps what it stored, and logs it).
+   */
+  async coinBalances(queries: readonly NativeQuery[]): Promise<NativeAnswers<bigint>> {
+    if (queries.length === 0) return { values: [], failure: null };
+    try {
+      const values = await withBackoff('eth_getBalance', this.policy, () =>
+        Promise.all(queries.map((query) => this.client.getBalance({ address: query.address as Address, blockNumber: query.blockNumber }))),
+      );
+      return { values, failure: null };
+    } catch (error) {
+      return { values: queries.map(() => null), failure: errorMessage(error) };
+    }
+  }
+
+  /**
+   * The EIP-1967 implementation slot of each contract at its block (eth_getStorageAt), as a 32-byte
+   * word. Like coinBalances: never throws; every value null and `failure` set when the node does not
+   * answer.
+   */
+  async implementationSlots(queries: readonly NativeQuery[]): Promise<NativeAnswers<string>> {
+    if (queries.length === 0) return { values: [], failure: null };
+    try {
+      const values = await withBackoff('eth_getStorageAt', this.policy, () =>
+        Promise.all(
+          queries.map(
+            async (query) =>
+              (await this.client.getStorageAt({
+                address: query.address as Address,
+                slot: EIP1967_IMPLEMENTATION_SLOT,
+                blockNumber: query.blockNumber,
+              })) ?? '0x0',
+          ),
+        ),
+      );
+      return { values, failure: null };
+    } catch (error) {
+      return { values: queries.map(() => null), failure: errorMessage(error) };
+    }
   }
 
   /**

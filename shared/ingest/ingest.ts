@@ -53,6 +53,7 @@ import {
   writeManifest,
   type BlockManifest,
 } from './manifest';
+import { knownProxies, NativeStateWriter, nativeEntitiesOf, readNativeState, upgradedIn } from './native-state';
 import { RangePositions } from './range-positions';
 import { replayingChain } from './recorded-chain';
 import type {
@@ -97,6 +98,11 @@ export interface IngestOptions {
    * look again (the CLI with --workers). Default: stop there (the scheduled run; the next one carries on).
    */
   backfillPollMs?: number;
+  /**
+   * Keep every touched address's native coin balance (native-state.ts: one eth_getBalance and one
+   * conditional write per distinct address a batch touched). Default true; INGEST_COIN_BALANCES=off.
+   */
+  coinBalances?: boolean;
 }
 
 export interface IngestResult {
@@ -131,6 +137,8 @@ export class ChainIngest {
   private readonly options: IngestOptions;
   private readonly listeners: readonly IngestListener[];
   private readonly positions: RangePositions;
+  private readonly native: NativeStateWriter;
+  private readonly coinBalances: boolean;
   private readonly prefetch: number;
   private readonly maxBatchBlocks: number;
   private readonly reader: ContractReader;
@@ -152,6 +160,8 @@ export class ChainIngest {
     this.chainState = new ChainState(options.client, this.reader, policy);
     this.state = new StateWriter(this.chainId);
     this.positions = new RangePositions(this.chainId);
+    this.native = new NativeStateWriter(this.chainId);
+    this.coinBalances = options.coinBalances ?? true;
     this.prefetch = Math.max(1, options.prefetch ?? 4);
     this.maxBatchBlocks = Math.max(1, options.maxBatchBlocks ?? DEFAULT_MAX_BATCH_BLOCKS);
     this.listeners = options.listeners ?? [];
@@ -721,6 +731,7 @@ export class ChainIngest {
           ...erc1155Totals(derived.balanceTouches).map((total) => entity.balance(total)),
           ...derived.nftTouches.map((nft) => entity.nft(nft.contract, nft.standard, nft.tokenId)),
           ...collectionsTouched(derived.balanceTouches).map((c) => entity.collection(c.holder, c.contract, c.standard)),
+          ...nativeEntitiesOf(derived, this.coinBalances),
         ],
       });
     }
@@ -728,6 +739,9 @@ export class ChainIngest {
     // The chain state of what the batch touched, read at its last block while the items are written.
     const stateRead = mode === 'advance' ? readStateAt(blocks, facts, chainState) : undefined;
     stateRead?.catch(() => undefined); // (awaited in applyState; a failure surfaces there)
+    // Native coin balances and proxy implementations (native-state.ts): never throws.
+    const nativeRead =
+      mode === 'advance' ? readNativeState(this.chainId, blocks, chainState, this.log, { coinBalances: this.coinBalances }) : undefined;
 
     // Positions and running totals on the entries; the seek chunks each block completes are its items too.
     // A staged block's items that its worker already wrote, identical (the rest are written here).
@@ -749,7 +763,12 @@ export class ChainIngest {
     // allSettled: a failure of one side is thrown only once the other has ended too, so that a next
     // attempt (a rollback, the follow loop's next round) never runs beside it.
     const settled = await Promise.allSettled([
-      stateRead && this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched),
+      stateRead &&
+        (async () => {
+          await this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched);
+          // After the address items: an implementation is set on its proxy's item.
+          if (nativeRead) await this.native.apply(await nativeRead, upgradedIn(blocks), knownProxies(stored));
+        })(),
       notifyBlocksIngested(
         this.listeners,
         blocks.map((derived) => this.ingestedEvent(derived, mode)),

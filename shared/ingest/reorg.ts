@@ -26,6 +26,7 @@ import type { IngestLog } from './log';
 import { deleteManifest, lastPossiblyWritten, moveCursor, readManifest, type BlockManifest } from './manifest';
 import type { AddressRecord, BlockRecord, CursorRecord, IndexedTokenStandard, InternalTransactionRecord } from '../table/records';
 import { TOKEN_DETAILS_REFRESH_SECONDS } from './batch';
+import { isNativeEntity, undoNativeState } from './native-state';
 import { parseEntity, type BalanceEntity, type ParsedEntity, type StateWriter } from './state';
 import { getItem, queryRange } from './table-io';
 
@@ -155,8 +156,10 @@ export class Reorg {
       blocks: manifests.map((manifest) => ({ number: manifest.blockNumber, hash: manifest.blockHash })),
     });
     await writeItems({ delete: manifests.flatMap((manifest) => manifest.items) });
-    const touched = [...new Set(manifests.flatMap((manifest) => manifest.touched))].map(parseEntity);
-    await this.recompute(touched, ancestor);
+    const names = [...new Set(manifests.flatMap((manifest) => manifest.touched))];
+    await this.recompute(names.filter((name) => !isNativeEntity(name)).map(parseEntity), ancestor);
+    // After the recompute: the address items of contracts first seen above the ancestor are gone.
+    await undoNativeState(this.chainId, names.filter(isNativeEntity), ancestor, this.chainState, this.log);
   }
 
   private async recompute(touched: ParsedEntity[], ancestor: number): Promise<void> {
