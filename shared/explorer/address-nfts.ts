@@ -1,140 +1,71 @@
 /**
  * GET /explorer/addresses/{address_hash}/nft: the NFT instances an address holds, flat (Blockscout v2's
  * AddressNFTsResponse): ERC-721, then ERC-1155, contract ascending, token id descending; `type` filters
- * the standards. No range holds this list flat: it is the X2 collections of the holder (ascending, as
- * E2 reads them) expanded into their instances: a collection whose embedded instances (at most 9) are
- * all it holds is expanded from its X2 entry; a larger one from its G4 holdings range (token id desc).
- * Round trips: (1) the X2 Query, with the cursor's own collection's G4 Query beside it; (2) the G4
- * Queries of the larger collections the page reaches, in parallel (none when every collection reached
- * is small); (3) one BatchGetItem of the tokens, the holder and the instances' metadata
+ * the standards. The holder's G4 range is this list in this order (sk `<type rank>#<contract>#<inverted
+ * token id>`). Round trips: (1) one Query of G4 after the cursor (the type's prefix when one standard is
+ * asked for), (2) one BatchGetItem of the tokens, the holder and the instances' metadata
  * (decisions/explorer.md, "The address page").
  */
 import { checksummed } from '../chain/address';
-import { queryPage } from '../db/operations';
-import { addressKeys, typeSetsToRead, type TokenStandard } from '../table/keys';
-import type { EmbeddedNftInstance, NftCollectionRecord, NftHoldingRecord } from '../table/records';
+import { queryPage, type QueryInput } from '../db/operations';
+import { addressKeys, TOKEN_TYPE_RANK, type TokenStandard } from '../table/keys';
+import type { NftHoldingRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { measured } from './page-cost';
 import { readPageDetails } from './page-details';
-import { readRanges, type KeysetStart } from './range-reader';
 import type { AddressNftItem, AddressNftsQuery, AddressNftsResponse, AddressRequest } from './schemas';
 import { addressObject, instanceId, instanceMedia, isUniqueSupply, tokenObject, type PageDetails } from './serialise';
 
-/** One instance of the list, before its details are joined. */
-interface Held {
-  contract: string;
-  standard: 'ERC-721' | 'ERC-1155';
-  tokenId: string;
-  value: string;
-  /** The embedded copy (metadata inline unless `omitted`), or none: read the instance item. */
-  embedded?: EmbeddedNftInstance;
-  holderIsContract?: boolean;
+/** The standards G4 holds (nothing is indexed as ERC-404: keys.ts). */
+const HELD_STANDARDS = ['ERC-721', 'ERC-1155'] as const;
+
+/** The sort key just after every key of `rank` (a key is `<rank>#<contract>#<digits>`: '~' sorts after them all). */
+const afterRank = (rank: string) => `${rank}#~`;
+
+/**
+ * The Query of the page: G4 after the cursor's holding, of one standard when only one is wanted (a
+ * BETWEEN on its keys: `begins_with` cannot be combined with a lower bound), Limit a page and one.
+ */
+function holdingsQuery(pk: string, standards: readonly ('ERC-721' | 'ERC-1155')[], after: string | undefined): QueryInput | undefined {
+  const values: Record<string, string> = { ':pk': pk };
+  let condition = 'pk = :pk';
+  if (standards.length === 1) {
+    const rank = TOKEN_TYPE_RANK[standards[0]!];
+    // Every key of the rank is above `<rank>#` and below `<rank>#~`; after the cursor: above its key.
+    values[':from'] = after !== undefined && after > `${rank}#` ? `${after}#` : `${rank}#`;
+    values[':to'] = afterRank(rank);
+    // A cursor past the standard's keys (a later standard's): nothing is left.
+    if (values[':from']! > values[':to']) return undefined;
+    condition += ' AND sk BETWEEN :from AND :to';
+  } else if (after !== undefined) {
+    values[':after'] = after;
+    condition += ' AND sk > :after';
+  }
+  return { KeyConditionExpression: condition, ExpressionAttributeValues: values, Limit: PAGE_SIZE + 1 };
 }
-
-const NFT_STANDARDS: readonly TokenStandard[] = ['ERC-721', 'ERC-1155', 'ERC-404'];
-
-/** The number of ids a collection entry holds (ERC-721: its balance; ERC-1155: its distinct ids). */
-function idsHeld(collection: NftCollectionRecord): number {
-  if (typeof collection.distinctTokenIds === 'number') return collection.distinctTokenIds;
-  return collection.tokenStandard === 'ERC-721' ? Number(collection.amount) : collection.instances.length;
-}
-
-/** G4: a holder's ids in one collection, token id desc, below `belowTokenId` when given. */
-async function readHoldings(chainId: number, holder: string, contract: string, limit: number, belowTokenId?: string) {
-  const range = addressKeys.nftHoldings(chainId, holder, contract);
-  const page = await queryPage<NftHoldingRecord>({
-    KeyConditionExpression: belowTokenId === undefined ? 'pk = :pk' : 'pk = :pk AND sk < :bound',
-    ExpressionAttributeValues:
-      belowTokenId === undefined ? { ':pk': range.pk } : { ':pk': range.pk, ':bound': addressKeys.nftHoldingSortKey(belowTokenId) },
-    ScanIndexForward: false,
-    Limit: limit,
-  });
-  return { items: page.items, more: page.lastKey !== undefined };
-}
-
-const fromHolding = (holding: NftHoldingRecord, holderIsContract?: boolean): Held => ({
-  contract: holding.contract,
-  standard: holding.tokenStandard,
-  tokenId: holding.tokenId,
-  value: holding.value,
-  holderIsContract,
-});
 
 export function listAddressNfts(
   { address, query }: AddressRequest<AddressNftsQuery>,
   config: ExplorerConfig,
 ): Promise<AddressNftsResponse> {
   return measured('nft', async () => {
-    const wanted = query.type?.filter((type) => NFT_STANDARDS.includes(type));
-    // Only ERC-20 asked for: no NFT can match.
-    if (query.type && wanted?.length === 0) return { items: [], next_page_params: null };
-    const cursor =
+    const wanted = HELD_STANDARDS.filter((standard) => !query.type || query.type.includes(standard as TokenStandard));
+    // Only ERC-20 or ERC-404 asked for: no NFT the ingest indexes can match.
+    if (wanted.length === 0) return { items: [], next_page_params: null };
+    const after =
       query.token_type && query.token_contract_address_hash && query.token_id !== undefined
-        ? { type: query.token_type, contract: query.token_contract_address_hash, tokenId: query.token_id }
+        ? addressKeys.nftHoldingSortKey(query.token_type, query.token_contract_address_hash, query.token_id)
         : undefined;
-    const start: KeysetStart = cursor ? { bound: addressKeys.nftCollectionSortKey(cursor.type, cursor.contract) } : {};
-    const pks = typeSetsToRead(wanted).map((typeSet) => addressKeys.nftCollections(config.chainId, address, typeSet).pk);
-    // Round trip 1: the collections after the cursor's, and the rest of the cursor's own collection.
-    const [collections, rest] = await Promise.all([
-      readRanges<NftCollectionRecord>(pks, start, 'ascending'),
-      cursor && cursor.type !== 'ERC-404'
-        ? readHoldings(config.chainId, address, cursor.contract, PAGE_SIZE + 1, cursor.tokenId)
-        : Promise.resolve(undefined),
-    ]);
-    // Segments in list order: held instances known now, or a G4 read to make (round trip 2).
-    const segments: (Held[] | { collection: NftCollectionRecord; limit: number })[] = [];
-    let counted = 0;
-    let more = false;
-    if (rest) {
-      segments.push(rest.items.map((holding) => fromHolding(holding)));
-      counted += rest.items.length;
-      more ||= rest.more && counted <= PAGE_SIZE;
-    }
-    let reachedEnd = true;
-    for (const collection of collections.items) {
-      if (counted > PAGE_SIZE) {
-        reachedEnd = false;
-        break;
-      }
-      const held = idsHeld(collection);
-      if (collection.instances.length >= held) {
-        segments.push(
-          collection.instances.map((embedded) => ({
-            contract: collection.contract,
-            standard: collection.tokenStandard,
-            tokenId: embedded.tokenId,
-            value: embedded.value,
-            embedded,
-            holderIsContract: collection.holderIsContract,
-          })),
-        );
-        counted += collection.instances.length;
-      } else {
-        const limit = Math.min(held, PAGE_SIZE + 1 - counted);
-        segments.push({ collection, limit });
-        counted += limit;
-      }
-    }
-    const read = await Promise.all(
-      segments.map(async (segment) => {
-        if (Array.isArray(segment)) return segment;
-        const { collection, limit } = segment;
-        const holdings = await readHoldings(config.chainId, address, collection.contract, limit);
-        return holdings.items.map((holding) => fromHolding(holding, collection.holderIsContract));
-      }),
-    );
-    const all = read.flat();
-    const page = all.slice(0, PAGE_SIZE);
-    more ||= all.length > PAGE_SIZE || (reachedEnd && collections.more) || !reachedEnd;
-    // Round trip 3: tokens, the holder (owner of ERC-721 instances, when it has an item) and metadata.
+    // Round trip 1: the page of the holder's G4 range.
+    const read = holdingsQuery(addressKeys.nftHoldings(config.chainId, address).pk, wanted, after);
+    if (!read) return { items: [], next_page_params: null };
+    const holdings = await queryPage<NftHoldingRecord>(read);
+    const page = holdings.items.slice(0, PAGE_SIZE);
+    const more = holdings.items.length > PAGE_SIZE;
+    // Round trip 2: tokens, the holder (owner of ERC-721 instances) and the instances' metadata.
     const details = await readPageDetails(config, {
-      addresses: [
-        ...(page.some((held) => held.standard === 'ERC-721' && held.holderIsContract !== false) ? [address] : []),
-        ...page.map((held) => held.contract),
-      ],
-      instances: page
-        .filter((held) => !held.embedded || held.embedded.omitted)
-        .map((held) => ({ contract: held.contract, tokenId: held.tokenId })),
+      addresses: [...(page.some((held) => held.tokenStandard === 'ERC-721') ? [address] : []), ...page.map((held) => held.contract)],
+      instances: page.map((held) => ({ contract: held.contract, tokenId: held.tokenId })),
     });
     const last = page.at(-1);
     return {
@@ -144,7 +75,7 @@ export function listAddressNfts(
           ? {
               items_count: (query.items_count ?? 0) + page.length,
               token_id: last.tokenId,
-              token_type: last.standard,
+              token_type: last.tokenStandard,
               token_contract_address_hash: checksummed(last.contract),
             }
           : null,
@@ -152,19 +83,19 @@ export function listAddressNfts(
   });
 }
 
-function nftItem(holder: string, held: Held, details: PageDetails): AddressNftItem {
+function nftItem(holder: string, held: NftHoldingRecord, details: PageDetails): AddressNftItem {
   const instance = details.instances.get(instanceId(held.contract, held.tokenId));
-  const metadataJson = held.embedded && !held.embedded.omitted ? held.embedded.metadataJson : (instance?.metadataJson ?? null);
-  const isErc721 = held.standard === 'ERC-721';
-  const supply = instance ? instance.totalSupply : held.embedded?.totalSupply;
+  const metadataJson = instance?.metadataJson ?? null;
+  const isErc721 = held.tokenStandard === 'ERC-721';
+  const supply = instance?.totalSupply;
   return {
     is_unique: isErc721 || isUniqueSupply(supply),
     id: held.tokenId,
     owner: isErc721 ? addressObject(holder, details) : null,
     holder_address_hash: checksummed(holder),
     ...instanceMedia(metadataJson),
-    token: tokenObject(held.contract, held.standard, details),
-    token_type: held.standard,
+    token: tokenObject(held.contract, held.tokenStandard, details),
+    token_type: held.tokenStandard,
     value: held.value,
   };
 }

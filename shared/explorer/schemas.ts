@@ -149,7 +149,13 @@ export const noQuery = v.strictObject({});
 export const addressNftsQuery = v.strictObject({
   type: v.optional(typeFilter),
   items_count: v.optional(integerValue),
-  token_id: v.optional(v.pipe(v.string(), v.regex(/^(0|[1-9][0-9]{0,77})$/, INVALID_INTEGER_DETAIL))),
+  token_id: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(0|[1-9][0-9]{0,77})$/, INVALID_INTEGER_DETAIL),
+      v.check((id) => BigInt(id) < 2n ** 256n, 'must be a token id (at most 2^256 - 1)'),
+    ),
+  ),
   token_type: v.optional(tokenTypeValue),
   token_contract_address_hash: v.optional(addressValue),
 });

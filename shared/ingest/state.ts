@@ -332,8 +332,8 @@ export class StateWriter {
     }
     if (balance.standard === 'ERC-1155' && balance.tokenId !== null) {
       const holdingKey = {
-        pk: addressKeys.nftHoldings(this.chainId, balance.holder, balance.token).pk,
-        sk: addressKeys.nftHoldingSortKey(balance.tokenId),
+        pk: addressKeys.nftHoldings(this.chainId, balance.holder).pk,
+        sk: addressKeys.nftHoldingSortKey('ERC-1155', balance.token, balance.tokenId),
       };
       if (value === 0n) items.push({ Delete: { Key: holdingKey } });
       else
@@ -385,7 +385,7 @@ export class StateWriter {
 
   /** The ERC-1155 total of a holder in a token: the sum of its holdings (per-id balances). */
   async sumErc1155Holdings(holder: string, token: string): Promise<bigint> {
-    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, token));
+    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, 'ERC-1155', token));
     return holdings.reduce((sum, item) => sum + BigInt(item.value), 0n);
   }
 
@@ -518,11 +518,11 @@ export class StateWriter {
 
   private ownerMove(contract: string, tokenId: bigint, from: string | null, to: string | null): TransactItem[] {
     if (from === to) return [];
-    const sk = addressKeys.nftHoldingSortKey(tokenId);
+    const sk = addressKeys.nftHoldingSortKey('ERC-721', contract, tokenId);
     const items: TransactItem[] = [];
-    if (from) items.push({ Delete: { Key: { pk: addressKeys.nftHoldings(this.chainId, from, contract).pk, sk } } });
+    if (from) items.push({ Delete: { Key: { pk: addressKeys.nftHoldings(this.chainId, from).pk, sk } } });
     if (to) {
-      const pk = addressKeys.nftHoldings(this.chainId, to, contract).pk;
+      const pk = addressKeys.nftHoldings(this.chainId, to).pk;
       items.push({ Put: { Item: { ...holding(this.chainId, to, contract, 'ERC-721', tokenId, 1n), pk, sk } } });
     }
     return items;
@@ -538,10 +538,8 @@ export class StateWriter {
    */
   async refreshCollection(holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', blockNumber: number): Promise<void> {
     const balance = await getItem<BalanceRecord>(addressKeys.balance(this.chainId, holder, contract));
-    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldings(this.chainId, holder, contract), {
-      limit: 9,
-      newestFirst: true,
-    });
+    // The collection's prefix of the holder's G4 range, token id descending.
+    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), { limit: 9 });
     // Its standard's range and ALL only (keys.ts typeSetsWritten).
     const keys = typeSetsWritten(standard).map((typeSet) => ({
       pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk,
@@ -582,7 +580,7 @@ export class StateWriter {
         ? Number(held)
         : holdings.length < 9
           ? holdings.length
-          : await countRange(addressKeys.nftHoldings(this.chainId, holder, contract));
+          : await countRange(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract));
     const record: NftCollectionRecord = {
       kind: 'nftCollection',
       chainId: this.chainId,

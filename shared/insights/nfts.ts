@@ -1,21 +1,19 @@
 /**
  * I6 NFT routes, from the explorer's state items (docs/decisions/insights.md, "Tokens and NFTs"):
  *  - I6b/c/d GET /v1/tokens/erc721|erc1155/{ownerAddress}, GET /v1/nfts/balance/{ownerAddress}: the NFTs
- *    an owner holds, one row per token id. Round 1: the owner's collections (X2, one range per type set,
- *    ERC-721 then ERC-1155, contract ascending; read whole, under the read bound), each carrying its
- *    number of distinct ids and its 9 highest ids. The page's rows are located by those counts; round 2
- *    (only for a collection whose part of the page lies past its 9 embedded ids): its holdings (G4,
- *    token id desc, Limit to the page's end, under the read bound). total_items is exact: the sum of the
- *    collections' id counts.
+ *    an owner holds, one row per token id, in G4 order (ERC-721 then ERC-1155, contract ascending, token
+ *    id descending). Round 1, in parallel: the owner's collections (X2, read whole under the read bound:
+ *    total_items is exact, the sum of their id counts) and the first `page end` of its G4 holdings
+ *    (ownerNftPage); round 2, with `metadata=true`: the page's instances and contracts (one BatchGetItem).
  *  - I6f GET /v1/nfts/{contract_address}: the contract's NFT instances (G3 instance partition, token id
  *    ascending; a state list, state-lists.ts).
  *  - I6g GET /v1/nfts/{contract_address}/{token_id}: the instance on each chain (one BatchGetItem).
  * The metadata shown is the document the ingest resolved from a data: token URI (nothing is fetched
  * from the web). Ids (I6, X2, G3, G4, X7): see docs/access-patterns.md.
  */
-import { batchGetItems, queryAll } from '../db/operations';
+import { batchGetItems, queryAll, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
-import { addressKeys, keyId, nftKeys, tokenTransferKeys, tokenTypeSetKey } from '../table/keys';
+import { addressKeys, keyId, nftKeys, TOKEN_TYPE_RANK, tokenTransferKeys, tokenTypeSetKey } from '../table/keys';
 import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
@@ -58,11 +56,11 @@ export async function listOwnerNfts(
 ): Promise<NftBalancesResponse> {
   const plan = await planOf(query, host);
   const { owner } = await resolveAddresses({ owner: parseAddressOrName('ownerAddress', ownerAddress) }, plan.chainIds);
-  const typeSet = types.length === 1 ? tokenTypeSetKey([STANDARD[types[0]!]]) : tokenTypeSetKey(undefined);
+  const standards = types.length === 1 ? [STANDARD[types[0]!]] : [];
   const skip = plan.page * plan.limit;
   const perChain = await Promise.all(
     plan.chainIds.map(async (chainId) => {
-      const page = await ownerNftPage(chainId, [owner.get(chainId)!], typeSet, undefined, skip, plan.limit, config);
+      const page = await ownerNftPage(chainId, [owner.get(chainId)!], standards, undefined, skip, plan.limit, config);
       return { rows: page.rows.map(({ row }) => row), total: page.total };
     }),
   );
@@ -77,70 +75,128 @@ export async function listOwnerNfts(
 }
 
 /**
- * The page of the owners' NFTs on one chain (owners in the order given, each one's collections in X2
- * order, ids descending), optionally of some contracts only (the X2 entries are all read: a filter on
- * them costs nothing more), with each row's owner.
+ * The page of the owners' NFTs on one chain (owners in the order given, each one's NFTs in G4 order:
+ * ERC-721 then ERC-1155, contract ascending, ids descending), optionally of some contracts only, with
+ * each row's owner. One round trip, all in parallel: each owner's collections (X2, read whole under the
+ * read bound: the total is the sum of their id counts) and the first `skip + take` of its G4 holdings
+ * (the standard's prefix when one is asked for; with a contracts filter, one prefix Query per contract
+ * and standard when that makes at most MAX_PREFIX_QUERIES Queries, else the holdings filtered by
+ * contract under the read bound).
  */
 async function ownerNftPage(
   chainId: number,
   owners: readonly string[],
-  typeSet: string,
+  types: readonly NftStandard[],
   contracts: ReadonlySet<string> | undefined,
   skip: number,
   take: number,
   config: InsightsConfig,
 ): Promise<{ rows: { owner: string; row: InsightsNftBalance }[]; total: number }> {
   const bound = config.maxItemsReadPerChain;
-  const ranges = await Promise.all(
-    owners.map((owner) =>
-      queryAll<NftCollectionRecord>(
-        {
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': addressKeys.nftCollections(chainId, owner, typeSet).pk },
-        },
-        { maxRead: bound + 1 },
+  const end = skip + take;
+  if (end > bound) throw new RangeTooLargeError(chainId, bound, 'A page this deep in an owner’s NFTs');
+  const standards: readonly NftStandard[] = types.length === 0 ? ['ERC-721', 'ERC-1155'] : types;
+  // X2's ALL range holds NFTs only: both standards read it.
+  const typeSet = tokenTypeSetKey(types.length === 1 ? types : undefined);
+  const [ranges, holdings] = await Promise.all([
+    Promise.all(
+      owners.map((owner) =>
+        queryAll<NftCollectionRecord>(
+          {
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': addressKeys.nftCollections(chainId, owner, typeSet).pk },
+          },
+          { maxRead: bound + 1 },
+        ),
       ),
     ),
-  );
+    Promise.all(owners.map((owner) => readHoldings(chainId, owner, standards, contracts, end, bound, owners.length))),
+  ]);
   if (ranges.reduce((sum, range) => sum + range.scanned, 0) > bound)
     throw new RangeTooLargeError(chainId, bound, 'A list of an owner’s collections');
-  const entries = ranges.flatMap((range) => range.items).filter((entry) => !contracts || contracts.has(entry.contract));
+  const rows: { owner: string; row: InsightsNftBalance }[] = [];
   let offset = 0;
-  const parts: Promise<{ owner: string; row: InsightsNftBalance }[]>[] = [];
-  for (const collection of entries) {
-    const owner = collection.holder;
-    const count = collection.distinctTokenIds ?? collection.instances.length;
-    const from = Math.max(skip - offset, 0);
-    const to = Math.min(skip + take - offset, count);
-    offset += count;
-    if (from >= to) continue;
-    const row = (tokenId: string, value: string) => ({
-      owner,
-      row: {
-        chain_id: chainId,
-        token_address: collection.contract,
-        token_id: tokenId,
-        balance: value,
-        token_type: nftTypeName(collection.tokenStandard),
-      } satisfies InsightsNftBalance as InsightsNftBalance,
-    });
-    if (to <= collection.instances.length) {
-      parts.push(Promise.resolve(collection.instances.slice(from, to).map((instance) => row(instance.tokenId, instance.value))));
-      continue;
-    }
-    if (to > bound) throw new RangeTooLargeError(chainId, bound, 'A page deep inside one collection');
-    parts.push(
-      queryAll<NftHoldingRecord>(
-        {
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': addressKeys.nftHoldings(chainId, owner, collection.contract).pk },
-          ScanIndexForward: false,
-        },
-        { limit: to },
-      ).then(({ items }) => items.slice(from, to).map((holding) => row(holding.tokenId, holding.value))),
+  owners.forEach((owner, index) => {
+    const count = ranges[index]!.items.filter((entry) => !contracts || contracts.has(entry.contract)).reduce(
+      (sum, collection) => sum + (collection.distinctTokenIds ?? collection.instances.length),
+      0,
     );
+    const from = Math.max(skip - offset, 0);
+    const to = Math.min(end - offset, count);
+    offset += count;
+    for (const holding of holdings[index]!.slice(from, Math.max(from, to))) {
+      rows.push({
+        owner,
+        row: {
+          chain_id: chainId,
+          token_address: holding.contract,
+          token_id: holding.tokenId,
+          balance: holding.value,
+          token_type: nftTypeName(holding.tokenStandard),
+        } satisfies InsightsNftBalance as InsightsNftBalance,
+      });
+    }
+  });
+  return { rows, total: offset };
+}
+
+/** At most this many prefix Queries for a contracts filter (owners x contracts x standards); past it, a filtered read. */
+const MAX_PREFIX_QUERIES = 6;
+
+/** The first `limit` G4 holdings of an owner, of the standards and contracts asked for, in G4 order. */
+async function readHoldings(
+  chainId: number,
+  owner: string,
+  standards: readonly NftStandard[],
+  contracts: ReadonlySet<string> | undefined,
+  limit: number,
+  bound: number,
+  owners: number,
+): Promise<NftHoldingRecord[]> {
+  if (limit === 0) return [];
+  const pk = addressKeys.nftHoldings(chainId, owner).pk;
+  if (contracts && owners * contracts.size * standards.length <= MAX_PREFIX_QUERIES) {
+    const parts = await Promise.all(
+      [...contracts].flatMap((contract) =>
+        standards.map(
+          async (standard) =>
+            (await queryAll<NftHoldingRecord>(rangeQuery(addressKeys.nftHoldingsOf(chainId, owner, standard, contract)), { limit })).items,
+        ),
+      ),
+    );
+    // Each part is in G4 order; their union in G4 (sort key) order.
+    const sortKey = (holding: NftHoldingRecord) => addressKeys.nftHoldingSortKey(holding.tokenStandard, holding.contract, holding.tokenId);
+    return parts
+      .flat()
+      .map((holding) => ({ holding, key: sortKey(holding) }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .slice(0, limit)
+      .map(({ holding }) => holding);
   }
-  return { rows: (await Promise.all(parts)).flat(), total: offset };
+  const values: Record<string, string> = { ':pk': pk };
+  let condition = 'pk = :pk';
+  if (standards.length === 1) {
+    values[':prefix'] = `${TOKEN_TYPE_RANK[standards[0]!]}#`;
+    condition += ' AND begins_with(sk, :prefix)';
+  }
+  const filter = contracts ? [...contracts].map((contract, i) => [`:c${i}`, contract] as const) : [];
+  for (const [name, contract] of filter) values[name] = contract;
+  const read = await queryAll<NftHoldingRecord>(
+    {
+      KeyConditionExpression: condition,
+      ExpressionAttributeValues: values,
+      ...(filter.length > 0
+        ? {
+            FilterExpression: `#contract IN (${filter.map(([name]) => name).join(', ')})`,
+            ExpressionAttributeNames: { '#contract': 'contract' },
+          }
+        : {}),
+    },
+    { limit, maxRead: bound + 1 },
+  );
+  if (!read.complete && read.items.length < limit && read.scanned > bound)
+    throw new RangeTooLargeError(chainId, bound, 'The NFTs of these contracts among an owner’s');
+  return read.items;
 }
 
 /** Metadata of the page's NFTs: their instance items and their contracts' address items, one BatchGetItem. */
@@ -184,7 +240,7 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
       return ownerNftPage(
         chainId,
         valuesOn(chainId, 'owner_address'),
-        tokenTypeSetKey(undefined),
+        [],
         contracts.length > 0 ? new Set(contracts) : undefined,
         skip,
         plan.limit,

@@ -29,6 +29,7 @@ export const indexKey = (index: number): string => pad(index, 6);
 export const batchKey = (position: number): string => pad(position, 4);
 /** uint256 as a fixed-width decimal: 78 digits hold 2^256 - 1. */
 export const uint256Key = (value: bigint | string): string => pad(BigInt(value), 78);
+const MAX_UINT256 = (1n << 256n) - 1n;
 export const lower = (hex: string): string => hex.toLowerCase();
 
 /**
@@ -380,12 +381,25 @@ export const addressKeys = {
     pk: `${chain(chainId)}#A#${lower(holder)}#NFTCOL#${typeSet}`,
   }),
   nftCollectionSortKey: (standard: TokenStandard, contract: string): string => `${TOKEN_TYPE_RANK[standard]}#${lower(contract)}`,
-  /** G4: the NFT instances an address holds in one collection, token id desc (to rebuild the 9 shown). */
-  nftHoldings: (chainId: number, holder: string, contract: string): KeyRange => ({
-    pk: `${chain(chainId)}#A#${lower(holder)}#NFT#${lower(contract)}`,
+  /**
+   * G4: every NFT instance an address holds, one range per holder, in the order of the flat NFT list
+   * (E9, Blockscout's): ERC-721, then ERC-1155, contract ascending, token id descending; sk
+   * `<type rank>#<contract>#<78-digit (2^256 - 1 - token id)>`, read forward. One Query is a page of
+   * the flat list; a collection's instances are the prefix nftHoldingsOf.
+   */
+  nftHoldings: (chainId: number, holder: string): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(holder)}#NFT`,
   }),
-  /** sk of one holding: the token id as 78 digits, so ScanIndexForward false is token id desc. */
-  nftHoldingSortKey: (tokenId: bigint | string): string => uint256Key(tokenId),
+  /** G4 of one collection (prefix of nftHoldings): its ids, token id descending. */
+  nftHoldingsOf: (chainId: number, holder: string, standard: TokenStandard, contract: string): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(holder)}#NFT`,
+    skPrefix: `${TOKEN_TYPE_RANK[standard]}#${lower(contract)}#`,
+  }),
+  /** G4 sort key of one holding: forward order is token id descending within the collection. */
+  nftHoldingSortKey: (standard: TokenStandard, contract: string, tokenId: bigint | string): string =>
+    `${TOKEN_TYPE_RANK[standard]}#${lower(contract)}#${uint256Key(MAX_UINT256 - BigInt(tokenId))}`,
+  /** The token id a G4 sort key holds. */
+  nftHoldingTokenId: (sk: string): string => (MAX_UINT256 - BigInt(sk.slice(sk.lastIndexOf('#') + 1))).toString(),
   /** N11: a human-readable name (token symbol, lowercased) registered on a chain -> address. GetItem. */
   name: (chainId: number, name: string): ItemKey => ({ pk: `${chain(chainId)}#NAME#${name.toLowerCase()}`, sk: 'NAME' }),
   /**

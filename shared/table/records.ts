@@ -446,7 +446,7 @@ export interface NftInstanceRecord {
   updatedAtBlock: number;
 }
 
-/** addressKeys.nftHoldings (G4): one token id a holder has in a collection, token id desc. */
+/** addressKeys.nftHoldings (G4): one token id a holder has, in the flat NFT list's order (type, contract, token id desc). */
 export interface NftHoldingRecord {
   kind: 'nftHolding';
   chainId: number;

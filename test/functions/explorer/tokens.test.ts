@@ -888,6 +888,37 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
       '501',
       '500',
     ]);
+    // One Query of the holder's holdings, then one BatchGetItem of the details: two round trips, however
+    // many ids a collection holds (the page starts inside the demo NFT's, past a collection entry's 9).
+    expect(middle.calls).toEqual({ QueryCommand: 1, BatchGetItemCommand: 1 });
+    // A cursor of another standard than the one asked for: the ERC-1155 list from its start; past it, nothing.
+    const fromOther = await explorerGet(collector, 'nft', {
+      type: 'ERC-1155',
+      items_count: 3,
+      token_id: '509',
+      token_type: 'ERC-721',
+      token_contract_address_hash: contracts.nft,
+    });
+    expect(fromOther.body.items.map(key)).toEqual(erc1155.slice(0, 50));
+    expect(
+      (
+        await explorerGet(collector, 'nft', {
+          type: 'ERC-721',
+          items_count: 3,
+          token_id: '1',
+          token_type: 'ERC-1155',
+          token_contract_address_hash: contracts.multi,
+        })
+      ).body,
+    ).toEqual({ items: [], next_page_params: null });
+    // A token id no uint256 can hold is a bad cursor, not a page.
+    const tooLarge = await explorerGet(collector, 'nft', {
+      items_count: 3,
+      token_id: String(2n ** 256n),
+      token_type: 'ERC-721',
+      token_contract_address_hash: contracts.nft,
+    });
+    expect(tooLarge.status).toBe(422);
   });
 
   it('/addresses/{hash} shows a token contract and an account as the chain has them', async () => {

@@ -441,9 +441,10 @@ describe('I6: DynamoDB work per request (one chain)', () => {
   it('reads each list’s ranges once, its completions with one BatchGetItem, never a Scan', async () => {
     const busy = fx.a.manifest.accounts.busy;
     const nft = fx.a.manifest.contracts.nft;
-    // The owner's collections (X2) only: the page lies within their embedded ids.
-    expect(await work(`/insights/v1/nfts/balance/${busy}`, {})).toEqual({ QueryCommand: 1 });
-    expect(await work(`/insights/v1/tokens/erc721/${busy}`, { metadata: 'true' })).toEqual({ QueryCommand: 1, BatchGetItemCommand: 1 });
+    // The owner's collections (X2, the total) and its holdings page (G4), in parallel.
+    expect(await work(`/insights/v1/nfts/balance/${busy}`, {})).toEqual({ QueryCommand: 2 });
+    // The same, then the page's instances and contracts.
+    expect(await work(`/insights/v1/tokens/erc721/${busy}`, { metadata: 'true' })).toEqual({ QueryCommand: 2, BatchGetItemCommand: 1 });
     // The instance partition's page and count, then the contracts' address items.
     expect(await work(`/insights/v1/nfts/${nft}`, {})).toEqual({ QueryCommand: 2, BatchGetItemCommand: 1 });
     expect(await work(`/insights/v1/nfts/${nft}/2`, {})).toEqual({ BatchGetItemCommand: 1 });
