@@ -390,6 +390,21 @@ describe('I6o GET /insights/v1/nfts', () => {
       limit: 100,
     });
     expect(onlyMulti.body.data.map(key)).toEqual(expected.filter((entry) => entry.includes(`/${multi}/`)));
+    // One owner and two contracts: prefix Queries of its holdings (the many-owner request above filters them).
+    for (const owner of owners) {
+      const both = await get('/insights/v1/nfts', { chain_id: CHAIN_A, owner_address: owner, contract_address: [multi, nft], limit: 100 });
+      const mine = expected.filter((entry) => entry.startsWith(`${owner}/`));
+      expect(both.body.data.map(key)).toEqual(mine);
+      expect(both.body.meta.total_items).toBe(mine.length);
+      const second = await get('/insights/v1/nfts', {
+        chain_id: CHAIN_A,
+        owner_address: owner,
+        contract_address: multi,
+        limit: 1,
+        page: 1,
+      });
+      expect(second.body.data.map(key)).toEqual(mine.filter((entry) => entry.includes(`/${multi}/`)).slice(1, 2));
+    }
     expect((await get('/insights/v1/nfts', { chain_id: CHAIN_A })).status).toBe(400);
   });
 });
