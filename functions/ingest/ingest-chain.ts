@@ -1,78 +1,148 @@
 /**
- * Scheduled (jobs row IngestChain, one function per chain, reserved concurrency 1): ingests the next
- * blocks of CHAIN_ID from its cursor, at most INGEST_MAX_BLOCKS per run and never past the
- * invocation's deadline. Its one listener publishes the ingested and orphaned blocks to the SQS FIFO
- * queue DEPOSIT_EVENTS_QUEUE_URL (shared/ingest/queue-listener.ts), which order deposit detection
- * consumes (functions/orders/detect-deposits.ts): this bundle carries no orders code. The RPC URL is read
- * from the SSM parameter RPC_URL_PARAMETER (decrypted, cached 5 minutes). A failure is thrown (the
- * cursor stays on the last complete block) so the next scheduled run picks up from there. Metrics per
- * chain: BlocksIngested, BlocksPerSecond, Reorgs, IngestFailed, IngestStopped (a reorg deeper than
- * INGEST_MAX_REORG_DEPTH: the IngestStopped alarm), and after the run LagBlocks / LagSeconds
- * behind the node's head (shared/ingest/lag.ts; the IngestLag alarm).
+ * Scheduled (jobs row IngestChain): ONE function for every chain, invoked every minute by one schedule
+ * per chain with the event `{ "chainId": <number>, "rpcUrlParameter": "<ssm name>", "blockTimeMs"?: <number>,
+ * "firstBlock"?: <number>, "traceMethod"?: "<string>" }` (validated: shared/ingest/config.ts
+ * `parseIngestEvent`; the environment's INGEST_BLOCK_TIME_MS, INGEST_FIRST_BLOCK and INGEST_TRACE_METHOD
+ * are the defaults of the optional fields). A bad event fails the invocation with an error naming every
+ * bad field.
+ *
+ * An invocation follows the chain's head until its deadline nears (shared/ingest/follow.ts): it takes
+ * the chain's lease (shared/ingest/lease.ts), looks for a new block at the chain's block time and
+ * ingests each as it appears, renews the lease, and INGEST_SAFETY_MARGIN_MS before its timeout finishes
+ * the block in flight and releases the lease to the invocation its schedule started meanwhile, which
+ * waits for it. An invocation that finds the lease held exits at once unless the holder's handover is
+ * due within its own life and INGEST_HANDOVER_WAIT_MS, so exactly one invocation writes a chain at a
+ * time (the cursor's conditional update stays the safety net) and at most two of a chain run at once.
+ *
+ * Its one listener publishes every ingested and orphaned block, batch by batch as each is written (one
+ * block per batch when following), to the SQS FIFO queue DEPOSIT_EVENTS_QUEUE_URL
+ * (shared/ingest/queue-listener.ts), which order deposit detection consumes
+ * (functions/orders/detect-deposits.ts): this bundle carries no orders code. The RPC URL is read from
+ * the event's SSM parameter (decrypted, cached 5 minutes). The chain client and ingest are kept per
+ * chain across warm invocations. A failure is thrown after releasing the lease (the cursor stays on the
+ * last complete block) so the next scheduled invocation picks up from there. Metrics per chain, about
+ * every minute while following and at the end: BlocksIngested, BlocksPerSecond, Reorgs, IngestFailed,
+ * IngestStopped (a reorg deeper than INGEST_MAX_REORG_DEPTH: the IngestStopped alarm), LagBlocks /
+ * LagSeconds behind the node's head (shared/ingest/lag.ts; the IngestLag alarm), and IngestHandovers
+ * (1 for an invocation that took the chain over from a holder that handed it over).
  */
+import { randomUUID } from 'node:crypto';
 import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
 import type { Context } from 'aws-lambda';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
+import { type ChainSettings, loadIngestConfig, parseIngestEvent } from '../../shared/ingest/config';
+import { type FollowOutcome, type FollowProgress, followWithLease } from '../../shared/ingest/follow';
+import { ChainIngest } from '../../shared/ingest/ingest';
 import { ingestLag } from '../../shared/ingest/lag';
-import { loadIngestConfig } from '../../shared/ingest/config';
-import { ChainIngest, type IngestResult } from '../../shared/ingest/ingest';
+import { powertoolsLog } from '../../shared/ingest/log';
+import { queueListener } from '../../shared/ingest/queue-listener';
 import { ReorgTooDeepError } from '../../shared/ingest/reorg';
+import { sqsSend } from '../../shared/ingest/sqs-send';
 import { logger } from '../../shared/observability/logger';
 import { createMetrics, MetricUnit } from '../../shared/observability/metrics';
-import { queueListener } from '../../shared/ingest/queue-listener';
-import { sqsSend } from '../../shared/ingest/sqs-send';
 
 const config = loadIngestConfig();
 const metrics = createMetrics('ingest');
 const listener = queueListener(config.listenerQueueUrl, sqsSend());
 
-let current: { rpcUrl: string; client: ChainClient; ingest: ChainIngest } | undefined;
+/** Per chain, across warm invocations: the client and the ingest (its caches), rebuilt when the URL or trace method changes. */
+const chains = new Map<number, { rpcUrl: string; traceMethod: ChainSettings['traceMethod']; client: ChainClient; ingest: ChainIngest }>();
 
-export const handler = async (_event: unknown, context?: Context): Promise<{ advanced: number; reorgs: number; cursor: number | null }> => {
-  const rpcUrl = await getParameter(config.rpcUrlParameter, { decrypt: true, maxAge: 300 });
-  if (!rpcUrl) throw new Error(`SSM parameter ${config.rpcUrlParameter} is empty`);
-  if (current?.rpcUrl !== rpcUrl) {
+export type IngestChainResult = Pick<
+  FollowOutcome,
+  'role' | 'reason' | 'advanced' | 'reorgs' | 'cursor' | 'waitedMs' | 'tookOver' | 'ended' | 'heldFrom' | 'heldUntil'
+> & {
+  chainId: number;
+};
+
+export const handler = async (event: unknown, context: Context): Promise<IngestChainResult> => {
+  const chain = parseIngestEvent(event, config);
+  if (!context || typeof context.getRemainingTimeInMillis !== 'function')
+    throw new Error('the ingest handler needs the Lambda context (its deadline: getRemainingTimeInMillis)');
+  const deadline = Date.now() + context.getRemainingTimeInMillis();
+  const rpcUrl = await getParameter(chain.rpcUrlParameter, { decrypt: true, maxAge: 300 });
+  if (!rpcUrl) throw new Error(`SSM parameter ${chain.rpcUrlParameter} is empty`);
+  let current = chains.get(chain.chainId);
+  if (current?.rpcUrl !== rpcUrl || current.traceMethod !== chain.traceMethod) {
     const client = createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs, batchSize: config.rpcBatchSize });
     current = {
       rpcUrl,
+      traceMethod: chain.traceMethod,
       client,
       ingest: new ChainIngest({
-        chainId: config.chainId,
+        chainId: chain.chainId,
         client,
         listeners: [listener],
-        traceMethod: config.traceMethod,
+        traceMethod: chain.traceMethod,
         maxReorgDepth: config.maxReorgDepth,
       }),
     };
+    chains.set(chain.chainId, current);
   }
-  const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
-  let result: IngestResult | undefined;
-  let stopped = false;
-  const started = Date.now();
-  try {
-    result = await current.ingest.ingestNext(config.maxBlocks, { firstBlock: config.firstBlock, deadline });
-  } catch (error) {
-    // A reorg deeper than INGEST_MAX_REORG_DEPTH: nothing is written until an operator acts (the IngestStopped alarm).
-    stopped = error instanceof ReorgTooDeepError;
-    throw error;
-  } finally {
-    metrics.addDimension('chainId', String(config.chainId));
-    metrics.addMetric('BlocksIngested', MetricUnit.Count, result?.advanced ?? 0);
-    if (result) {
-      metrics.addMetric('BlocksPerSecond', MetricUnit.CountPerSecond, result.advanced / Math.max(0.001, (Date.now() - started) / 1000));
-      // Behind the head after the run: the IngestLag alarm's metric.
-      const lag = await ingestLag(current.client, result.cursor).catch(() => undefined);
+  const { client, ingest } = current;
+
+  let progressSince = Date.now();
+  const publish = async (delta: FollowProgress, failure?: unknown) => {
+    metrics.addDimension('chainId', String(chain.chainId));
+    metrics.addMetric('BlocksIngested', MetricUnit.Count, delta.advanced);
+    metrics.addMetric('BlocksPerSecond', MetricUnit.CountPerSecond, delta.advanced / Math.max(0.001, (Date.now() - progressSince) / 1000));
+    progressSince = Date.now();
+    if (failure === undefined) {
+      // Behind the head now: the IngestLag alarm's metric.
+      const lag = await ingestLag(client, delta.cursor).catch(() => undefined);
       if (lag) {
         metrics.addMetric('LagBlocks', MetricUnit.Count, lag.blocks);
         metrics.addMetric('LagSeconds', MetricUnit.Seconds, lag.seconds);
       }
     }
-    metrics.addMetric('Reorgs', MetricUnit.Count, result?.reorgs ?? 0);
-    metrics.addMetric('IngestFailed', MetricUnit.Count, result ? 0 : 1);
-    metrics.addMetric('IngestStopped', MetricUnit.Count, stopped ? 1 : 0);
+    metrics.addMetric('Reorgs', MetricUnit.Count, delta.reorgs);
+    metrics.addMetric('IngestFailed', MetricUnit.Count, failure === undefined ? 0 : 1);
+    // A reorg deeper than INGEST_MAX_REORG_DEPTH: nothing is written until an operator acts (the IngestStopped alarm).
+    metrics.addMetric('IngestStopped', MetricUnit.Count, failure instanceof ReorgTooDeepError ? 1 : 0);
+    metrics.publishStoredMetrics();
+  };
+
+  let outcome: FollowOutcome;
+  try {
+    outcome = await followWithLease(ingest, client, {
+      chainId: chain.chainId,
+      invocation: context.awsRequestId || randomUUID(),
+      deadline,
+      safetyMarginMs: config.safetyMarginMs,
+      leaseTtlMs: config.leaseTtlMs,
+      handoverWaitMs: config.handoverWaitMs,
+      ...(chain.blockTimeMs === undefined ? {} : { blockTimeMs: chain.blockTimeMs }),
+      firstBlock: chain.firstBlock,
+      maxBlocks: config.maxBlocks,
+      log: powertoolsLog,
+      onProgress: (delta) => publish(delta),
+    });
+  } catch (error) {
+    await publish({ advanced: 0, reorgs: 0, cursor: undefined }, error).catch(() => undefined);
+    throw error;
+  }
+  if (outcome.tookOver) {
+    metrics.addDimension('chainId', String(chain.chainId));
+    metrics.addMetric('IngestHandovers', MetricUnit.Count, 1);
     metrics.publishStoredMetrics();
   }
-  const summary = { advanced: result.advanced, reorgs: result.reorgs, cursor: result.cursor?.blockNumber ?? null };
-  logger.info('Ingested blocks', { chainId: config.chainId, ...summary });
+  const summary: IngestChainResult = {
+    chainId: chain.chainId,
+    role: outcome.role,
+    reason: outcome.reason,
+    advanced: outcome.advanced,
+    reorgs: outcome.reorgs,
+    cursor: outcome.cursor,
+    waitedMs: outcome.waitedMs,
+    tookOver: outcome.tookOver,
+    ended: outcome.ended,
+    heldFrom: outcome.heldFrom,
+    heldUntil: outcome.heldUntil,
+  };
+  logger.info(outcome.role === 'followed' ? 'Followed the chain' : 'Another invocation follows the chain', {
+    ...summary,
+    blockTimeMs: outcome.blockTimeMs,
+    blockTimeSource: outcome.blockTimeSource,
+  });
   return summary;
 };

@@ -1,6 +1,8 @@
 /**
  * Settings of the scheduled ingest Lambda: functions/ingest/ingest-chain.ts calls `loadIngestConfig()`
- * once at cold start (a bad value fails loudly there) and passes what the ingest needs into it.
+ * once at cold start (a bad value fails loudly there) and passes what the ingest needs into it. Which
+ * chain an invocation ingests comes with its event (`parseIngestEvent`: one function serves every
+ * chain, one schedule per chain); the environment holds the defaults of the event's optional fields.
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
@@ -22,21 +24,30 @@ export const RPC_TIMEOUT_MS = v.optional(integer(100, 120_000), '10000');
 export const RPC_BATCH_SIZE = v.optional(integer(1, 1_000), '100');
 
 const schema = v.object({
-  /** The chain this function ingests (one function per chain). */
-  CHAIN_ID: integer(1, Number.MAX_SAFE_INTEGER),
-  /** Name of the SSM parameter (SecureString) holding the chain's RPC URL. */
-  RPC_URL_PARAMETER: v.pipe(v.string(), v.minLength(1)),
-  /** Most blocks one invocation ingests. */
+  /** Most blocks one round of the follow loop ingests (then it looks at the head and its lease again). */
   INGEST_MAX_BLOCKS: v.optional(integer(1, 100_000), '200'),
-  /** Where an empty table starts. */
+  /** Where an empty table starts (the event's `firstBlock` overrides it). */
   INGEST_FIRST_BLOCK: v.optional(integer(0, Number.MAX_SAFE_INTEGER), '0'),
+  /**
+   * How often the follow loop looks for a new block, ms (the event's `blockTimeMs` overrides it);
+   * unset: the chain's block interval as observed on the node (shared/ingest/follow.ts).
+   */
+  INGEST_BLOCK_TIME_MS: v.optional(integer(50, 3_600_000)),
+  /** The ingest lease's life without a renewal (shared/ingest/lease.ts): a crashed holder's lease is free after this. */
+  INGEST_LEASE_TTL_MS: v.optional(integer(1_000, 600_000), '10000'),
+  /**
+   * Longest an invocation that finds the lease held waits for the holder's announced handover (else it
+   * exits at once): one schedule period (a minute) and some slack, so the invocation just before the
+   * handover is the successor.
+   */
+  INGEST_HANDOVER_WAIT_MS: v.optional(integer(0, 900_000), '75000'),
   /** Per RPC request. */
   RPC_TIMEOUT_MS,
   /** JSON-RPC calls per batch at start; halved when the node refuses a batch. */
   RPC_BATCH_SIZE,
   /** How block traces are read (callTracer, parity or none); default: found out from the node. */
   INGEST_TRACE_METHOD,
-  /** Stop starting new blocks when less than this remains of the invocation. */
+  /** Stop starting new blocks, and hand the chain over, when less than this remains of the invocation. */
   INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
   /** Deepest reorg repaired (blocks back to the common ancestor); deeper, the ingest stops writing (shared/ingest/reorg.ts). */
   INGEST_MAX_REORG_DEPTH: v.optional(integer(1, 1_000_000), '1024'),
@@ -45,10 +56,13 @@ const schema = v.object({
 });
 
 export interface IngestConfig {
-  chainId: number;
-  rpcUrlParameter: string;
   maxBlocks: number;
+  /** Default of the event's `firstBlock`. */
   firstBlock: number;
+  /** Default of the event's `blockTimeMs`; undefined: observed on the node. */
+  blockTimeMs?: number;
+  leaseTtlMs: number;
+  handoverWaitMs: number;
   rpcTimeoutMs: number;
   rpcBatchSize: number;
   safetyMarginMs: number;
@@ -61,15 +75,75 @@ export interface IngestConfig {
 export function loadIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
   const raw = readEnv(schema, env);
   return {
-    chainId: raw.CHAIN_ID,
-    rpcUrlParameter: raw.RPC_URL_PARAMETER,
     maxBlocks: raw.INGEST_MAX_BLOCKS,
     firstBlock: raw.INGEST_FIRST_BLOCK,
+    ...(raw.INGEST_BLOCK_TIME_MS === undefined ? {} : { blockTimeMs: raw.INGEST_BLOCK_TIME_MS }),
+    leaseTtlMs: raw.INGEST_LEASE_TTL_MS,
+    handoverWaitMs: raw.INGEST_HANDOVER_WAIT_MS,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
     rpcBatchSize: raw.RPC_BATCH_SIZE,
     safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
     maxReorgDepth: raw.INGEST_MAX_REORG_DEPTH,
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
     listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,
+  };
+}
+
+/**
+ * The event each chain's schedule invokes the ingest function with (one function for every chain):
+ * `{ "chainId": 8453, "rpcUrlParameter": "/chain-data-api/rpc/8453", "blockTimeMs"?: 2000,
+ * "firstBlock"?: 0, "traceMethod"?: "callTracer" }`. The optional fields default to the function's
+ * environment (INGEST_BLOCK_TIME_MS, INGEST_FIRST_BLOCK, INGEST_TRACE_METHOD). Unknown fields are
+ * refused (a misspelt field would otherwise be ignored silently).
+ */
+export const ingestEventSchema = v.strictObject({
+  /** The chain to ingest. */
+  chainId: v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1), v.maxValue(Number.MAX_SAFE_INTEGER)),
+  /** Name of the SSM parameter (SecureString) holding the chain's RPC URL. */
+  rpcUrlParameter: v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty')),
+  /** How often to look for a new block, ms; default INGEST_BLOCK_TIME_MS, else the chain's observed block interval. */
+  blockTimeMs: v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(50), v.maxValue(3_600_000))),
+  /** Where an empty table starts; default INGEST_FIRST_BLOCK. */
+  firstBlock: v.optional(
+    v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER)),
+  ),
+  /** How block traces are read; default INGEST_TRACE_METHOD, else found out from the node. */
+  traceMethod: v.optional(v.picklist(['callTracer', 'parity', 'none'], 'must be callTracer, parity or none')),
+});
+
+export type IngestEvent = v.InferOutput<typeof ingestEventSchema>;
+
+/** An invocation's chain and settings: the event's fields, the environment's defaults for the rest. */
+export interface ChainSettings {
+  chainId: number;
+  rpcUrlParameter: string;
+  /** Undefined: observe the chain's block interval. */
+  blockTimeMs?: number;
+  firstBlock: number;
+  traceMethod?: 'callTracer' | 'parity' | 'none';
+}
+
+/** Thrown for an event that is not the contract's: the message names every bad field. */
+export class InvalidIngestEventError extends Error {
+  override name = 'InvalidIngestEventError';
+}
+
+export function parseIngestEvent(event: unknown, config: IngestConfig): ChainSettings {
+  const result = v.safeParse(ingestEventSchema, event);
+  if (!result.success) {
+    const problems = result.issues.map((issue) => `${v.getDotPath(issue) ?? '(event)'}: ${issue.message}`);
+    throw new InvalidIngestEventError(
+      `Invalid ingest event ${JSON.stringify(event)?.slice(0, 300)}: ${problems.join('; ')} (expected {"chainId": number, "rpcUrlParameter": string, "blockTimeMs"?: number, "firstBlock"?: number, "traceMethod"?: "callTracer" | "parity" | "none"})`,
+    );
+  }
+  const parsed = result.output;
+  const blockTimeMs = parsed.blockTimeMs ?? config.blockTimeMs;
+  const traceMethod = parsed.traceMethod ?? config.traceMethod;
+  return {
+    chainId: parsed.chainId,
+    rpcUrlParameter: parsed.rpcUrlParameter,
+    firstBlock: parsed.firstBlock ?? config.firstBlock,
+    ...(blockTimeMs === undefined ? {} : { blockTimeMs }),
+    ...(traceMethod === undefined ? {} : { traceMethod }),
   };
 }

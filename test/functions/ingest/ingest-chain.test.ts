@@ -1,38 +1,42 @@
 /**
- * The scheduled ingest Lambda against a real anvil and the embedded DynamoDB. Its RPC URL comes from
- * SSM through Powertools' getParameter and the real AWS SDK, pointed (AWS_ENDPOINT_URL_SSM) at a tiny
- * local SSM endpoint that serves one SecureString parameter and records what was asked. Its listener
- * publishes the ingested blocks through the real SQS client to a tiny local SQS endpoint (the JSON
- * protocol's SendMessage, answering the body's MD5 as SQS does) that records the messages.
+ * The scheduled ingest Lambda against a real anvil and the embedded DynamoDB. It is invoked as each
+ * chain's schedule invokes it, with the chain in its event, and a Lambda context whose deadline is a few
+ * seconds away (INGEST_SAFETY_MARGIN_MS 1 s): it follows the head until then and hands over. Its RPC URL
+ * comes from SSM through Powertools' getParameter and the real AWS SDK, pointed (AWS_ENDPOINT_URL_SSM)
+ * at a tiny local SSM endpoint that serves one SecureString parameter and records what was asked. Its
+ * listener publishes the ingested blocks through the real SQS client to a tiny local SQS endpoint
+ * (the JSON protocol's SendMessage, answering the body's MD5 as SQS does) that records the messages.
  */
-import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { createWalletClient, http as viemHttp, parseEther, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
-import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { IngestChainResult } from '../../../functions/ingest/ingest-chain';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
+import { readLease } from '../../../shared/ingest/lease';
 import { readCursor } from '../../../shared/ingest/manifest';
-import type { QueueMessage } from '../../../shared/ingest/queue-listener';
 import { decodeListenerMessage } from '../../../shared/ingest/queue-messages';
-import { tableSnapshot } from '../../support/table';
-import { useTestTable } from '../../support/table';
+import { tableSnapshot, useTestTable } from '../../support/table';
 import { expectImmutableItems, publicClient, readChainTruth } from '../../shared/ingest/support/truth';
+import { startSqsStub, startSsmStub, type SqsStub, type SsmStub } from './support/aws-stubs';
 
 const table = useTestTable('lambda');
 const CHAIN_ID = 31337;
 const PARAMETER = '/chain-data/rpc-url/31337';
+const EVENT = { chainId: CHAIN_ID, rpcUrlParameter: PARAMETER, blockTimeMs: 200 };
 let anvil: Anvil;
-let ssm: http.Server;
-let sqs: http.Server;
-let queueUrl: string;
-const ssmRequests: { target: string; body: Record<string, unknown> }[] = [];
-const sqsMessages: (QueueMessage & { target: string })[] = [];
-let handler: (event: unknown, context?: Context) => Promise<{ advanced: number; reorgs: number; cursor: number | null }>;
+let ssm: SsmStub;
+let sqs: SqsStub;
+let handler: (event: unknown, context: Context) => Promise<IngestChainResult>;
 
-const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs }) as Context;
+let requests = 0;
+/** A Lambda context whose invocation ends `remainingMs` from now. */
+const context = (remainingMs: number) => {
+  const deadline = Date.now() + remainingMs;
+  requests += 1;
+  return { awsRequestId: `request-${requests}`, getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
+};
 
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: CHAIN_ID });
@@ -48,83 +52,25 @@ beforeAll(async () => {
     );
   await publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: hashes.at(-1)!, pollingInterval: 20 });
 
-  ssm = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
-      const target = String(request.headers['x-amz-target'] ?? '');
-      ssmRequests.push({ target, body });
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: anvil.rpcUrl, Version: 1 } }));
-    });
-  });
-  await new Promise<void>((resolve) => ssm.listen(0, '127.0.0.1', resolve));
-
-  sqs = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as QueueMessage;
-      sqsMessages.push({ target: String(request.headers['x-amz-target'] ?? ''), ...body });
-      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
-      response.end(
-        JSON.stringify({
-          MessageId: `message-${sqsMessages.length}`,
-          MD5OfMessageBody: createHash('md5').update(body.MessageBody).digest('hex'),
-          SequenceNumber: String(sqsMessages.length).padStart(20, '0'),
-        }),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => sqs.listen(0, '127.0.0.1', resolve));
-  const sqsEndpoint = `http://127.0.0.1:${(sqs.address() as AddressInfo).port}`;
-  queueUrl = `${sqsEndpoint}/000000000000/DepositEvents.fifo`;
+  ssm = await startSsmStub(() => anvil.rpcUrl);
+  sqs = await startSqsStub();
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_SQS: sqsEndpoint,
-    DEPOSIT_EVENTS_QUEUE_URL: queueUrl,
-    AWS_ENDPOINT_URL_SSM: `http://127.0.0.1:${(ssm.address() as AddressInfo).port}`,
-    CHAIN_ID: String(CHAIN_ID),
-    RPC_URL_PARAMETER: PARAMETER,
+    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+    DEPOSIT_EVENTS_QUEUE_URL: sqs.queueUrl,
+    AWS_ENDPOINT_URL_SSM: ssm.endpoint,
     INGEST_MAX_BLOCKS: '3',
+    INGEST_SAFETY_MARGIN_MS: '1000',
+    INGEST_LEASE_TTL_MS: '2000',
+    INGEST_HANDOVER_WAIT_MS: '3000',
     POWERTOOLS_METRICS_NAMESPACE: 'ChainDataApiTest',
   });
   ({ handler } = await import('../../../functions/ingest/ingest-chain'));
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => ssm?.close(() => resolve()));
-  await new Promise<void>((resolve) => sqs?.close(() => resolve()));
+  await ssm?.close();
+  await sqs?.close();
   await anvil?.stop();
-});
-
-test('each run ingests at most INGEST_MAX_BLOCKS blocks from the cursor, up to the head', async () => {
-  expect(await handler({}, context(300_000))).toEqual({ advanced: 3, reorgs: 0, cursor: 2 });
-  expect(await handler({}, context(300_000))).toEqual({ advanced: 3, reorgs: 0, cursor: 5 });
-  expect(await handler({}, context(300_000))).toEqual({ advanced: 2, reorgs: 0, cursor: 7 });
-  expect(await handler({}, context(300_000))).toEqual({ advanced: 0, reorgs: 0, cursor: 7 });
-  await expectImmutableItems(process.env.TABLE_NAME!, await readChainTruth(anvil.rpcUrl, 0, 7));
-
-  // The RPC URL was read once (cached), decrypted.
-  expect(ssmRequests).toEqual([{ target: 'AmazonSSM.GetParameter', body: { Name: PARAMETER, WithDecryption: true } }]);
-
-  // Every batch's blocks went to the queue (one SendMessage per ingest batch here: small blocks), in
-  // order, in the chain's message group, each with its own deduplication id.
-  expect(sqsMessages.length).toBeGreaterThanOrEqual(3);
-  expect(new Set(sqsMessages.map((message) => message.target))).toEqual(new Set(['AmazonSQS.SendMessage']));
-  expect(sqsMessages.every((message) => message.QueueUrl === queueUrl && message.MessageGroupId === String(CHAIN_ID))).toBe(true);
-  expect(new Set(sqsMessages.map((message) => message.MessageDeduplicationId)).size).toBe(sqsMessages.length);
-  const published = sqsMessages.map((message) => decodeListenerMessage(message.MessageBody));
-  expect(
-    published.flatMap((message) => (message.kind === 'blocksIngested' ? message.events.map((event) => event.block.number) : [])),
-  ).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-  const transfers = published.flatMap((message) =>
-    message.kind === 'blocksIngested' ? message.events.flatMap((event) => event.nativeTransfers) : [],
-  );
-  expect(transfers.map((transfer) => BigInt(transfer.value))).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n].map((i) => parseEther('0.1') * i));
-
-  // The Lambda detects no deposit itself (no orders code in it): the orders group consumes the queue.
-  expect((await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('ORDER'))).toEqual([]);
 });
 
 /** One more block on anvil: a transfer to self of `value` wei, mined. */
@@ -140,41 +86,127 @@ async function mineOneBlock(value: bigint): Promise<void> {
   });
 }
 
-test('a run with too little time left starts no block', async () => {
+describe('the event', () => {
+  test.each([
+    [{}, /chainId: Invalid key: Expected "chainId" but received undefined|chainId/],
+    [{ chainId: '31337', rpcUrlParameter: PARAMETER }, /chainId: must be a number/],
+    [{ chainId: 0, rpcUrlParameter: PARAMETER }, /chainId: Invalid value: Expected >=1/],
+    [{ chainId: 1.5, rpcUrlParameter: PARAMETER }, /chainId: must be a whole number/],
+    [{ chainId: CHAIN_ID, rpcUrlParameter: '' }, /rpcUrlParameter: must not be empty/],
+    [{ chainId: CHAIN_ID, rpcUrlParameter: PARAMETER, traceMethod: 'prestate' }, /traceMethod: must be callTracer, parity or none/],
+    [{ chainId: CHAIN_ID, rpcUrlParameter: PARAMETER, blockTimeMs: 10 }, /blockTimeMs: Invalid value: Expected >=50/],
+    [{ chainId: CHAIN_ID, rpcUrlParameter: PARAMETER, firstBlock: -1 }, /firstBlock: Invalid value: Expected >=0/],
+    [{ chainId: CHAIN_ID, rpcUrlParameter: PARAMETER, chainID: 1 }, /chainID: Invalid key/],
+    [null, /Invalid ingest event null/],
+  ])('%j is refused with an error naming the bad field, before anything is read or written', async (event, message) => {
+    const asked = ssm.requests.length;
+    const error = await handler(event, context(5_000)).catch((caught: unknown) => caught as Error);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).name).toBe('InvalidIngestEventError');
+    expect((error as Error).message).toMatch(/^Invalid ingest event /);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).toContain('expected {"chainId": number, "rpcUrlParameter": string');
+    expect(ssm.requests.length).toBe(asked);
+    expect(await readCursor(CHAIN_ID)).toBeUndefined();
+  });
+});
+
+test('an invocation follows the chain from its cursor until its deadline nears, then releases the lease', async () => {
+  const invocation = context(2_500);
+  const first = await handler(EVENT, invocation);
+  expect(first).toMatchObject({
+    chainId: CHAIN_ID,
+    role: 'followed',
+    advanced: 8,
+    reorgs: 0,
+    cursor: 7,
+    ended: 'released',
+    tookOver: false,
+  });
+  expect(first.reason).toBe('handover time reached');
+  expect(await readLease(CHAIN_ID)).toMatchObject({ holder: invocation.awsRequestId, blockNumber: 7, releasedAt: expect.any(Number) });
+  expect(await handler(EVENT, context(1_500))).toMatchObject({ role: 'followed', advanced: 0, reorgs: 0, cursor: 7, ended: 'released' });
+  await expectImmutableItems(process.env.TABLE_NAME!, await readChainTruth(anvil.rpcUrl, 0, 7));
+
+  // The RPC URL was read once (cached), decrypted.
+  expect(ssm.requests).toEqual([{ target: 'AmazonSSM.GetParameter', body: { Name: PARAMETER, WithDecryption: true } }]);
+
+  // Every batch's blocks went to the queue (in rounds of at most INGEST_MAX_BLOCKS, one SendMessage
+  // per ingest batch here: small blocks), in order, in the chain's message group, each with its own
+  // deduplication id.
+  const messages = sqs.messages;
+  expect(messages.length).toBeGreaterThanOrEqual(3);
+  expect(new Set(messages.map((message) => message.target))).toEqual(new Set(['AmazonSQS.SendMessage']));
+  expect(messages.every((message) => message.QueueUrl === sqs.queueUrl && message.MessageGroupId === String(CHAIN_ID))).toBe(true);
+  expect(new Set(messages.map((message) => message.MessageDeduplicationId)).size).toBe(messages.length);
+  const published = messages.map((message) => decodeListenerMessage(message.MessageBody));
+  expect(
+    published.flatMap((message) => (message.kind === 'blocksIngested' ? message.events.map((event) => event.block.number) : [])),
+  ).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  const transfers = published.flatMap((message) =>
+    message.kind === 'blocksIngested' ? message.events.flatMap((event) => event.nativeTransfers) : [],
+  );
+  expect(transfers.map((transfer) => BigInt(transfer.value))).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n].map((i) => parseEther('0.1') * i));
+
+  // The Lambda detects no deposit itself (no orders code in it): the orders group consumes the queue.
+  expect((await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('ORDER'))).toEqual([]);
+});
+
+test('a block mined while an invocation follows is ingested and published as it appears, one message per block', async () => {
+  const count = sqs.messages.length;
+  const running = handler(EVENT, context(5_000));
+  const minedAt: number[] = [];
+  for (const value of [11n, 12n]) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await mineOneBlock(value);
+    minedAt.push(Date.now());
+  }
+  expect(await running).toMatchObject({ role: 'followed', advanced: 2, cursor: 9, ended: 'released' });
+  const sent = sqs.messages.slice(count);
+  expect(sent.map((message) => decodeListenerMessage(message.MessageBody))).toMatchObject([
+    { kind: 'blocksIngested', events: [{ block: { number: 8 } }] },
+    { kind: 'blocksIngested', events: [{ block: { number: 9 } }] },
+  ]);
+  // Each within about the block time (200 ms here) of its mining, not at the end of the run.
+  for (const [index, message] of sent.entries()) expect(message.at - minedAt[index]!).toBeLessThan(1_000);
+});
+
+test('an invocation with too little time left takes no lease and starts no block', async () => {
   await mineOneBlock(1n);
   const before = await readCursor(CHAIN_ID);
-  expect(await handler({}, context(30_000))).toEqual({ advanced: 0, reorgs: 0, cursor: 7 });
+  const skipped = await handler(EVENT, context(900));
+  expect(skipped).toMatchObject({ role: 'skipped', advanced: 0, ended: 'not held' });
+  expect(skipped.reason).toMatch(/too little time left/);
   expect(await readCursor(CHAIN_ID)).toEqual(before);
-  expect(await handler({}, context(300_000))).toEqual({ advanced: 1, reorgs: 0, cursor: 8 });
-  expect(decodeListenerMessage(sqsMessages.at(-1)!.MessageBody)).toMatchObject({
+  expect(await handler(EVENT, context(1_500))).toMatchObject({ role: 'followed', advanced: 1, cursor: 10 });
+  expect(decodeListenerMessage(sqs.messages.at(-1)!.MessageBody)).toMatchObject({
     kind: 'blocksIngested',
-    events: [{ block: { number: 8 } }],
+    events: [{ block: { number: 10 } }],
   });
 });
 
-test('a run whose publish fails throws and keeps its cursor; the next run publishes the same blocks again', async () => {
+test('an invocation whose publish fails throws, keeps its cursor and releases the lease; the next publishes the same blocks again', async () => {
   await mineOneBlock(2n);
   const before = await readCursor(CHAIN_ID);
-  const listening = sqs.listeners('request');
-  sqs.removeAllListeners('request');
-  sqs.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
-    response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
-    response.end(JSON.stringify({ __type: 'com.amazonaws.sqs#InvalidParameterValue', message: 'rejected by the test' }));
-  });
-  await expect(handler({}, context(300_000))).rejects.toThrow(/rejected by the test/);
+  sqs.reject('rejected by the test');
+  try {
+    await expect(handler(EVENT, context(3_000))).rejects.toThrow(/rejected by the test/);
+  } finally {
+    sqs.accept();
+  }
   expect(await readCursor(CHAIN_ID)).toEqual(before);
-  sqs.removeAllListeners('request');
-  for (const listener of listening) sqs.on('request', listener as never);
-  const count = sqsMessages.length;
-  expect(await handler({}, context(300_000))).toEqual({ advanced: 1, reorgs: 0, cursor: 9 });
-  expect(sqsMessages).toHaveLength(count + 1);
-  expect(decodeListenerMessage(sqsMessages.at(-1)!.MessageBody)).toMatchObject({
+  // Released, not left to expire: the next invocation takes the chain at once.
+  expect((await readLease(CHAIN_ID))?.releasedAt).toEqual(expect.any(Number));
+  const count = sqs.messages.length;
+  expect(await handler(EVENT, context(1_500))).toMatchObject({ role: 'followed', advanced: 1, cursor: 11 });
+  expect(sqs.messages).toHaveLength(count + 1);
+  expect(decodeListenerMessage(sqs.messages.at(-1)!.MessageBody)).toMatchObject({
     kind: 'blocksIngested',
-    events: [{ block: { number: 9 } }],
+    events: [{ block: { number: 11 } }],
   });
 });
 
-test('each run publishes, per chain, its blocks per second and how far it is behind the head (blocks, seconds)', async () => {
+test('each invocation publishes, per chain, its blocks per second and how far it is behind the head (blocks, seconds)', async () => {
   const printed: string[] = [];
   const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
     printed.push(String(chunk));
@@ -188,15 +220,20 @@ test('each run publishes, per chain, its blocks per second and how far it is beh
   try {
     await mineOneBlock(3n);
     await mineOneBlock(4n);
-    // Out of time before any block: two blocks behind, some seconds apart.
-    await handler({}, context(30_000));
-    const [behind] = records();
-    expect(behind).toMatchObject({ service: 'ingest', chainId: String(CHAIN_ID), LagBlocks: 2, BlocksIngested: 0 });
-    expect(behind!.LagSeconds).toBeGreaterThanOrEqual(0);
+    // An invocation that follows nothing publishes nothing.
+    await handler(EVENT, context(900));
+    expect(records()).toEqual([]);
     // Caught up.
-    await handler({}, context(300_000));
+    await handler(EVENT, context(1_500));
     const caughtUp = records().at(-1)!;
-    expect(caughtUp).toMatchObject({ LagBlocks: 0, LagSeconds: 0, BlocksIngested: 2 });
+    expect(caughtUp).toMatchObject({
+      service: 'ingest',
+      chainId: String(CHAIN_ID),
+      LagBlocks: 0,
+      LagSeconds: 0,
+      BlocksIngested: 2,
+      IngestFailed: 0,
+    });
     expect(caughtUp.BlocksPerSecond).toBeGreaterThan(0);
   } finally {
     write.mockRestore();

@@ -1,0 +1,325 @@
+/**
+ * One invocation of the deployed ingest: follow a chain's head until the invocation's deadline nears,
+ * then hand the chain over to the next invocation (functions/ingest/ingest-chain.ts; the mechanism and
+ * its costs: docs/decisions/ingest.md "Following the head in AWS").
+ *
+ * 1. **Lease** (lease.ts): take the chain's lease; if another invocation holds it, wait for its
+ *    announced handover only when that falls within this invocation's useful life and within
+ *    `handoverWaitMs` and nobody else waits already, else return at once (`skipped`).
+ * 2. **Follow**: look at the node's head at the chain's block time (`blockTimeMs`, else observed on the
+ *    node), phase-locked to when blocks appear: the next look is due one block time after the last new
+ *    block was first seen, a fifth of it early, then every fifth until the block shows (so a block is
+ *    seen within about a fifth of the block time, for about two `eth_blockNumber` a block). Each new
+ *    block is ingested at once (`ChainIngest.ingestNext`: its listeners, so the deposit queue, get it
+ *    as it is written); when behind, up to `maxBlocks` a round, in batches.
+ * 3. **Renew** the lease every third of its ttl on a timer of its own (a long batch does not let it
+ *    lapse); a renewal refused (the lease was taken after it expired) aborts the loop between batches,
+ *    and so does a lease this invocation could not renew before its expiry (it stops writing before
+ *    another may start).
+ * 4. **Hand over** at `handoverAt` (the deadline less the safety margin): no batch starts after it, the
+ *    batch in flight ends and moves the cursor, then the lease is released; the waiting successor,
+ *    polling the lease, takes it within a poll. A failure releases the lease too (and is thrown).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChainClient } from '../chain/client';
+import type { IngestResult } from './ingest';
+import type { ChainIngest } from './ingest';
+import {
+  decideOnHeldLease,
+  isFreeFor,
+  type IngestLeaseRecord,
+  readLease,
+  registerWaiter,
+  releaseLease,
+  renewLease,
+  takeLease,
+} from './lease';
+import type { IngestLog } from './log';
+import { CursorMovedError } from './manifest';
+
+export interface FollowSettings {
+  chainId: number;
+  /** This invocation (its request id). */
+  invocation: string;
+  /** When the invocation ends (epoch ms). */
+  deadline: number;
+  /** Hand over this long before the deadline (no block is started after). */
+  safetyMarginMs: number;
+  leaseTtlMs: number;
+  /** Longest wait for a holder's handover. */
+  handoverWaitMs: number;
+  /** How often to look for a new block; undefined: observed on the node. */
+  blockTimeMs?: number;
+  firstBlock: number;
+  /** Most blocks per round of the loop. */
+  maxBlocks: number;
+  log: IngestLog;
+  /** Called about every `progressEveryMs` while following, with what was done since the last call (metrics). */
+  onProgress?: (delta: FollowProgress) => Promise<void> | void;
+  progressEveryMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
+}
+
+export interface FollowProgress {
+  advanced: number;
+  reorgs: number;
+  cursor: IngestResult['cursor'];
+}
+
+export interface FollowOutcome {
+  /** `followed`: held the lease and followed; `skipped`: another invocation follows the chain (or too little time). */
+  role: 'followed' | 'skipped';
+  /** Why the invocation skipped, or how its following ended. */
+  reason: string;
+  /** Time spent waiting for a holder's handover, ms. */
+  waitedMs: number;
+  /** Whether the lease was taken from a holder that handed it over (this invocation waited for it). */
+  tookOver: boolean;
+  /** Whether the lease was released at the end (handover, failure) or lost (another took it). */
+  ended: 'released' | 'lost' | 'not held';
+  advanced: number;
+  reorgs: number;
+  cursor: number | null;
+  /** When this invocation took the lease and let it go (epoch ms); null when it never held it. */
+  heldFrom: number | null;
+  heldUntil: number | null;
+  /** The block time the loop polled at, ms, and where it came from. */
+  blockTimeMs: number | null;
+  blockTimeSource: 'setting' | 'observed' | null;
+}
+
+/** Least and most poll interval an observed block time gives. */
+const MIN_OBSERVED_BLOCK_TIME_MS = 250;
+const MAX_OBSERVED_BLOCK_TIME_MS = 60_000;
+/** Blocks the observed block time is averaged over. */
+const OBSERVED_SPAN = 100;
+/** Lease polls while waiting: coarse until two seconds before the handover, then fine. */
+const WAIT_POLL_COARSE_MS = 1_000;
+const WAIT_POLL_FINE_MS = 200;
+
+/**
+ * The chain's block interval as seen on the node: the timestamps of the head and the block 100 before
+ * (fewer on a young chain), in ms, within 250 ms..60 s (timestamps are whole seconds).
+ */
+export async function observeBlockTime(client: ChainClient, head: bigint): Promise<number> {
+  const span = head < BigInt(OBSERVED_SPAN) ? head : BigInt(OBSERVED_SPAN);
+  if (span < 1n) return 1_000;
+  const [last, first] = await Promise.all([client.getBlock({ blockNumber: head }), client.getBlock({ blockNumber: head - span })]);
+  const ms = (Number(last.timestamp - first.timestamp) * 1000) / Number(span);
+  return Math.round(Math.min(MAX_OBSERVED_BLOCK_TIME_MS, Math.max(MIN_OBSERVED_BLOCK_TIME_MS, ms)));
+}
+
+/** Sleeps `ms` unless `signal` aborts first (resolves either way). */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return;
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
+}
+
+export async function followWithLease(ingest: ChainIngest, client: ChainClient, settings: FollowSettings): Promise<FollowOutcome> {
+  const now = settings.now ?? Date.now;
+  const { chainId, invocation: me, leaseTtlMs: ttlMs, log } = settings;
+  const handoverAt = settings.deadline - settings.safetyMarginMs;
+  const outcome: FollowOutcome = {
+    role: 'skipped',
+    reason: '',
+    waitedMs: 0,
+    tookOver: false,
+    ended: 'not held',
+    advanced: 0,
+    reorgs: 0,
+    cursor: null,
+    heldFrom: null,
+    heldUntil: null,
+    blockTimeMs: null,
+    blockTimeSource: null,
+  };
+  if (now() >= handoverAt) {
+    outcome.reason = `too little time left (${Math.max(0, settings.deadline - now())} ms, safety margin ${settings.safetyMarginMs} ms)`;
+    return outcome;
+  }
+
+  // 1. The lease.
+  let lease: IngestLeaseRecord | undefined;
+  let waitStarted: number | undefined;
+  for (let attempt = 0; lease === undefined; attempt += 1) {
+    if (attempt >= 10) {
+      outcome.reason = 'the lease kept changing hands: left to the next invocation';
+      return done();
+    }
+    const taken = await takeLease({ chainId, holder: me, now: now(), ttlMs, handoverAt, deadline: settings.deadline });
+    if (taken.taken) {
+      lease = taken.lease;
+      break;
+    }
+    const held = taken.held;
+    if (held === undefined || isFreeFor(held, me, now())) continue; // freed meanwhile: take it
+    const decision = decideOnHeldLease(held, {
+      now: now(),
+      waiter: me,
+      ownHandoverAt: handoverAt,
+      maxWaitMs: settings.handoverWaitMs,
+      ttlMs,
+    });
+    if (!decision.wait) {
+      outcome.reason = `lease held by ${held.holder}: ${decision.reason}`;
+      return done();
+    }
+    if (!(await registerWaiter({ chainId, holder: held.holder, waiter: me, now: now(), until: decision.until }))) {
+      const again = await readLease(chainId);
+      if (again?.holder !== held.holder || isFreeFor(again, me, now())) continue; // the lease changed meanwhile: look again
+      outcome.reason = `lease held by ${held.holder}: another invocation waits for its handover`;
+      return done();
+    }
+    waitStarted ??= now();
+    log.info('waiting for the ingest lease handover', { chainId, holder: held.holder, handoverAt: held.handoverAt });
+    // Poll the lease (one strongly consistent GetItem a poll) until it is released or expires.
+    const never = new AbortController().signal;
+    for (;;) {
+      const current = await readLease(chainId);
+      const t = now();
+      if (isFreeFor(current, me, t)) break;
+      if (current && current.holder !== held.holder) break; // taken by another: decide again
+      if (t >= decision.until) {
+        outcome.reason = `lease held by ${held.holder} past its handover (${new Date(held.handoverAt).toISOString()})`;
+        outcome.waitedMs = t - waitStarted;
+        return done();
+      }
+      const toHandover = (current?.handoverAt ?? held.handoverAt) - t;
+      await pause(toHandover > 2_000 ? Math.min(WAIT_POLL_COARSE_MS, toHandover - 2_000) : WAIT_POLL_FINE_MS, never);
+    }
+  }
+  if (waitStarted !== undefined) {
+    outcome.waitedMs = now() - waitStarted;
+    outcome.tookOver = true;
+  }
+  outcome.heldFrom = lease.takenAt;
+  outcome.role = 'followed';
+  outcome.ended = 'released';
+
+  // 2. + 3. Follow, renewing the lease on a timer.
+  const stop = new AbortController();
+  let expiresAt = lease.expiresAt;
+  let cursorNumber: number | null = null;
+  let lost = false;
+  let renewing: Promise<void> = Promise.resolve();
+  const renew = async () => {
+    try {
+      const renewed = await renewLease({ chainId, holder: me, now: now(), ttlMs, deadline: settings.deadline, blockNumber: cursorNumber });
+      if (renewed.renewed) expiresAt = renewed.expiresAt;
+      else {
+        lost = true;
+        stop.abort();
+      }
+    } catch (error) {
+      log.warn('could not renew the ingest lease (tried again shortly)', {
+        chainId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    // Not renewed in time: stop writing before another invocation may take the chain.
+    if (now() >= expiresAt - 500) {
+      lost = true;
+      stop.abort();
+    }
+  };
+  const timer = setInterval(
+    () => {
+      renewing = renewing.then(renew);
+    },
+    Math.max(200, Math.floor(ttlMs / 3)),
+  );
+  const progressEvery = settings.progressEveryMs ?? 60_000;
+  let progress: FollowProgress = { advanced: 0, reorgs: 0, cursor: undefined };
+  let progressAt = now();
+  const flush = async (force: boolean) => {
+    if (!settings.onProgress || (!force && now() - progressAt < progressEvery)) return;
+    const delta = progress;
+    progress = { advanced: 0, reorgs: 0, cursor: delta.cursor };
+    progressAt = now();
+    await settings.onProgress(delta);
+  };
+
+  try {
+    let blockTime = settings.blockTimeMs;
+    outcome.blockTimeSource = blockTime === undefined ? 'observed' : 'setting';
+    let lastHead = -1;
+    let newHeadSeenAt: number | undefined;
+    while (now() < handoverAt && !stop.signal.aborted) {
+      const head = await ingest.head();
+      const seenAt = now();
+      blockTime ??= await observeBlockTime(client, head);
+      outcome.blockTimeMs = blockTime;
+      if (Number(head) > lastHead) {
+        if (lastHead >= 0) newHeadSeenAt = seenAt;
+        lastHead = Number(head);
+      }
+      if (cursorNumber === null || Number(head) > cursorNumber) {
+        const result = await ingest.ingestNext(settings.maxBlocks, {
+          firstBlock: settings.firstBlock,
+          deadline: handoverAt,
+          signal: stop.signal,
+        });
+        outcome.advanced += result.advanced;
+        outcome.reorgs += result.reorgs;
+        progress.advanced += result.advanced;
+        progress.reorgs += result.reorgs;
+        progress.cursor = result.cursor;
+        cursorNumber = result.cursor?.blockNumber ?? null;
+        outcome.cursor = cursorNumber;
+        await flush(false);
+        // Still behind (a round's maximum, or blocks that appeared meanwhile): go on at once.
+        if (cursorNumber !== null && cursorNumber < lastHead && result.advanced > 0) continue;
+      }
+      await flush(false);
+      // The next look: phase-locked to when new blocks were first seen.
+      const t = now();
+      const fine = Math.max(50, Math.round(blockTime / 5));
+      let delay = blockTime;
+      if (newHeadSeenAt !== undefined) {
+        const expected = newHeadSeenAt + blockTime;
+        if (t < expected - fine) delay = expected - fine - t;
+        else if (t < expected + blockTime) delay = fine;
+      }
+      await pause(Math.min(delay, handoverAt - t), stop.signal);
+    }
+    outcome.reason = lost ? 'lost the lease (not renewed in time, or taken by another)' : 'handover time reached';
+  } catch (error) {
+    if (error instanceof CursorMovedError) {
+      // Another writer moved the cursor (the safety net): this one stops; the lease is not its to keep.
+      lost = true;
+      outcome.reason = `another writer moved the cursor: ${error.message}`;
+      log.warn('the cursor moved under this invocation: it stops following', { chainId, error: error.message });
+    } else {
+      outcome.reason = `failed: ${error instanceof Error ? error.message : String(error)}`;
+      throw error;
+    }
+  } finally {
+    clearInterval(timer);
+    await renewing;
+    if (lost) {
+      outcome.ended = 'lost';
+      outcome.heldUntil = Math.min(now(), expiresAt);
+    } else {
+      outcome.heldUntil = now();
+      const released = await releaseLease({ chainId, holder: me, now: outcome.heldUntil, blockNumber: cursorNumber }).catch(
+        (error: unknown) => {
+          log.warn('could not release the ingest lease (it expires by itself)', {
+            chainId,
+            error: error instanceof Error ? error.message : String(error),
+          });
+          return false;
+        },
+      );
+      outcome.ended = released ? 'released' : 'lost';
+    }
+    // (After the release: the successor need not wait for the metrics.)
+    await flush(true).catch(() => undefined);
+  }
+  return outcome;
+
+  function done(): FollowOutcome {
+    if (waitStarted !== undefined) outcome.waitedMs = now() - waitStarted;
+    return outcome;
+  }
+}
