@@ -9,7 +9,7 @@ import { readChainStatus } from '../chain-status/status';
 import { queryAll, queryPage, rangeQuery } from '../db/operations';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, logKeys, tokenTransferKeys, tokenTypeSetKey, type KeyRange } from '../table/keys';
-import type { TransactionRecord } from '../table/records';
+import { runningTotalAttribute, type TransactionRecord } from '../table/records';
 import { COUNTER_BOUND, type ExplorerConfig } from './config';
 import { measured } from './page-cost';
 import { readPageDetails } from './page-details';
@@ -99,44 +99,61 @@ export interface AddressCounters {
 }
 
 /**
- * Blockscout's counters, read cheaply:
- *  - `token_transfers_count`: the X3 `all` range is a counted range (every entry carries `pos`, its
- *    1-based position: shared/ingest/range-positions.ts), so the newest entry's `pos` is the count:
- *    one Limit-1 Query. An entry without `pos` (written before positions) falls back to a bounded count.
- *  - `transactions_count` and `gas_usage_count` (gas used by the transactions it sent): the X4 range is
- *    not counted, so its entries are read, at most COUNTER_BOUND of them (one or two 1 MB Queries);
- *    past the bound `transactions_count` is the bound (a lower bound, named in `capped`) and
- *    `gas_usage_count` null (Blockscout's type allows it: not known).
- *  - `validations_count`: null (no range per block producer is indexed).
+ * Blockscout's counters, exact and cheap: every range read is counted (range-positions.ts: each entry
+ * carries `pos`, its 1-based position, and the running totals of its record's summed fields), so the
+ * newest entry of a range answers for the whole range. One round trip of three Limit-1 Queries:
+ *  - `token_transfers_count`: the newest X3 `all#ALL` entry's `pos` (flattened entries, each id of an
+ *    ERC-1155 batch, as E3 lists them);
+ *  - `transactions_count`: the newest X4 `all` entry's `pos` (sent, received, or created);
+ *  - `gas_usage_count` (gas used by the transactions it sent): the newest X4 `from` entry's
+ *    `gasUsedTotal`.
+ * A range whose newest entry lacks them (written before positions or totals existed) falls back to a
+ * read of at most COUNTER_BOUND entries: past it the count is the bound (a lower bound, named in
+ * `capped`) and the gas null (Blockscout's type allows it: not known). `validations_count`: null (no
+ * range per block producer is indexed).
  */
 export function getAddressCounters(address: string, config: ExplorerConfig): Promise<AddressCounters> {
   return measured('counters', async () => {
     const range = ranges(config.chainId, address);
-    const [newestTransfer, transactions] = await Promise.all([
-      queryPage<Record<string, unknown>>({ ...rangeQuery(range.tokenTransfers), ScanIndexForward: false, Limit: 1 }),
-      queryAll<Record<string, unknown>>(rangeQuery(range.transactions), { limit: COUNTER_BOUND + 1 }),
+    const sentRange = addressKeys.transactions(config.chainId, address, 'from');
+    const newestOf = async (of: KeyRange) =>
+      (await queryPage<Record<string, unknown>>({ ...rangeQuery(of), ScanIndexForward: false, Limit: 1 })).items[0];
+    const [newestTransfer, newestTransaction, newestSent] = await Promise.all([
+      newestOf(range.tokenTransfers),
+      newestOf(range.transactions),
+      newestOf(sentRange),
     ]);
     const capped: string[] = [];
-    let transfers: number;
-    const newest = newestTransfer.items[0];
-    if (!newest) transfers = 0;
-    else if (typeof newest.pos === 'number') transfers = newest.pos;
-    else {
-      const counted = await queryAll(rangeQuery(range.tokenTransfers), { limit: COUNTER_BOUND + 1 });
-      transfers = Math.min(counted.items.length, COUNTER_BOUND);
-      if (counted.items.length > COUNTER_BOUND) capped.push('token_transfers_count');
-    }
-    const over = transactions.items.length > COUNTER_BOUND;
-    if (over) capped.push('transactions_count', 'gas_usage_count');
-    const sent = transactions.items
-      .map((item): TransactionRecord => expandTransaction(item))
-      .filter((tx) => tx.from.toLowerCase() === address);
-    const gasUsed = sent.reduce((sum, tx) => sum + BigInt(tx.gasUsed), 0n);
+    /** The number of entries of a range from its newest entry's position, else a bounded read. */
+    const countOf = async (of: KeyRange, newest: Record<string, unknown> | undefined, name: string) => {
+      if (!newest) return 0;
+      if (typeof newest.pos === 'number') return newest.pos;
+      const read = await queryAll(rangeQuery(of), { limit: COUNTER_BOUND + 1 });
+      if (read.items.length > COUNTER_BOUND) capped.push(name);
+      return Math.min(read.items.length, COUNTER_BOUND);
+    };
+    /** The gas the address's sent transactions used: the newest `from` entry's running total, else summed under the bound. */
+    const gasOf = async (): Promise<string | null> => {
+      if (!newestSent) return '0';
+      const total = newestSent[runningTotalAttribute('gasUsed')];
+      if (typeof total === 'string') return total;
+      const read = await queryAll<Record<string, unknown>>(rangeQuery(sentRange), { limit: COUNTER_BOUND + 1 });
+      if (read.items.length > COUNTER_BOUND) {
+        capped.push('gas_usage_count');
+        return null;
+      }
+      return String(read.items.map((item): TransactionRecord => expandTransaction(item)).reduce((sum, tx) => sum + BigInt(tx.gasUsed), 0n));
+    };
+    const [transfers, transactions, gasUsed] = await Promise.all([
+      countOf(range.tokenTransfers, newestTransfer, 'token_transfers_count'),
+      countOf(range.transactions, newestTransaction, 'transactions_count'),
+      gasOf(),
+    ]);
     return {
       counters: {
-        transactions_count: String(Math.min(transactions.items.length, COUNTER_BOUND)),
+        transactions_count: String(transactions),
         token_transfers_count: String(transfers),
-        gas_usage_count: over ? null : String(gasUsed),
+        gas_usage_count: gasUsed,
         validations_count: null,
       },
       capped,

@@ -970,6 +970,8 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
         gas_usage_count: String(gas),
         validations_count: null,
       });
+      // Exact from the counted ranges' newest entries (their position and running gas total): three Limit-1 Queries.
+      expect(counters.calls).toEqual({ QueryCommand: 3 });
       const balances = itemsOf(await allPages(address, 'tokens')).length;
       const logs = await chain.publicClient.getLogs({ address, fromBlock: 0n });
       const tabs = await explorerGet(address, 'tabs-counters');
