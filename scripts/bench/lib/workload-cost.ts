@@ -1,0 +1,203 @@
+/**
+ * The cost model of issue 27: the total DynamoDB cost per day of two reference workloads at steady
+ * state, each keeping the chain's whole history (one year held), under each table option the stack
+ * offers (table class x billing mode), with the cheapest option named, the goal and the verdict.
+ *
+ *  - W1, chain indexer: 10 million transactions a day, one year held, 1 million API pages a day.
+ *  - W2, app backend: 1 million transactions a day, one year held, 50 million API pages a day.
+ *
+ * Pure: its inputs are the bench's figures (write units and stored bytes per transaction from the
+ * ingest, read units per page of the http mix). Prices: AWS list prices for DynamoDB in us-east-1
+ * (on-demand after the November 2024 reduction; Standard-IA storage 60 % cheaper and requests 25 %
+ * dearer than Standard, as AWS documents the class). Provisioned capacity is priced at a stated target
+ * utilisation of the average rate (auto scaling's target tracking keeps consumed / provisioned near it);
+ * a month is 30 days, a GB 2^30 bytes, and DynamoDB's 100 bytes of overhead per item are counted in the
+ * stored bytes the ingest reports. Free tiers and backups are left out (the same for every option).
+ */
+
+export type TableClass = 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
+export type BillingMode = 'on-demand' | 'provisioned';
+export type WorkloadId = 'W1' | 'W2';
+
+/** USD list prices per table class. */
+export const TABLE_PRICES: Record<
+  TableClass,
+  {
+    /** On-demand: per million write / read request units. */
+    writeRequestUnitPerMillion: number;
+    readRequestUnitPerMillion: number;
+    /** Provisioned: per write / read capacity unit-hour. */
+    wcuHour: number;
+    rcuHour: number;
+    gbMonth: number;
+  }
+> = {
+  STANDARD: { writeRequestUnitPerMillion: 0.625, readRequestUnitPerMillion: 0.125, wcuHour: 0.00065, rcuHour: 0.00013, gbMonth: 0.25 },
+  STANDARD_INFREQUENT_ACCESS: {
+    writeRequestUnitPerMillion: 0.78125,
+    readRequestUnitPerMillion: 0.15625,
+    wcuHour: 0.00081,
+    rcuHour: 0.00016,
+    gbMonth: 0.1,
+  },
+};
+
+/** Consumed / provisioned capacity that auto scaling's target tracking is set to. */
+export const PROVISIONED_TARGET_UTILISATION = 0.7;
+
+export const WORKLOADS: Record<WorkloadId, { name: string; transactionsPerDay: number; historyDays: number; pagesPerDay: number }> = {
+  W1: { name: 'chain indexer', transactionsPerDay: 10_000_000, historyDays: 365, pagesPerDay: 1_000_000 },
+  W2: { name: 'app backend', transactionsPerDay: 1_000_000, historyDays: 365, pagesPerDay: 50_000_000 },
+};
+
+/**
+ * Where the issue started (bench/results/latest.md of 2026-11-26: 23.26 write units, 13.4 KB stored per
+ * transaction, 5.23 read units per page) under the default option: W1 about $525 a day, W2 about $85.
+ * Neither may get worse; the goal is a quarter of W1's and half of W2's.
+ */
+export const BASELINE_INPUTS = { writeUnitsPerTransaction: 23.26, storedBytesPerTransaction: 13_400, readUnitsPerPage: 5.23 } as const;
+export const GOAL_USD_PER_DAY: Record<WorkloadId, number> = { W1: 130, W2: 45 };
+
+export const OPTIONS: readonly { tableClass: TableClass; billing: BillingMode }[] = [
+  { tableClass: 'STANDARD', billing: 'on-demand' },
+  { tableClass: 'STANDARD', billing: 'provisioned' },
+  { tableClass: 'STANDARD_INFREQUENT_ACCESS', billing: 'on-demand' },
+  { tableClass: 'STANDARD_INFREQUENT_ACCESS', billing: 'provisioned' },
+];
+
+export interface WorkloadInputs {
+  /** Write units (table and GSIs) the ingest spends per transaction. */
+  writeUnitsPerTransaction: number;
+  /** Bytes the table holds per transaction (items x (size + 100 B overhead), GSIs included). */
+  storedBytesPerTransaction: number;
+  /** Read units of one API page of the bench's route mix. */
+  readUnitsPerPage: number;
+  /** Read units the ingest itself spends per transaction (state reads); 0 when not measured. */
+  ingestReadUnitsPerTransaction?: number;
+}
+
+export interface OptionCost {
+  workload: WorkloadId;
+  tableClass: TableClass;
+  billing: BillingMode;
+  perDayUsd: { writes: number; reads: number; storage: number; total: number };
+  /** Provisioned only: the capacity the option holds (average rate / target utilisation). */
+  provisioned?: { wcu: number; rcu: number };
+}
+
+export interface WorkloadCostModel {
+  inputs: WorkloadInputs;
+  targetUtilisation: number;
+  /** Every workload under every option. */
+  options: OptionCost[];
+  /** Per workload: the cheapest option, the default option (on-demand Standard), the baseline, the goal and the verdict. */
+  workloads: Record<
+    WorkloadId,
+    {
+      name: string;
+      storedTb: number;
+      cheapest: OptionCost;
+      defaultOption: OptionCost;
+      baselineUsdPerDay: number;
+      goalUsdPerDay: number;
+      /** The cheapest option meets the goal. */
+      meetsGoal: boolean;
+      /** The cheapest option costs no more than the baseline. */
+      noWorse: boolean;
+    }
+  >;
+}
+
+const GB = 1024 ** 3;
+const DAYS_PER_MONTH = 30;
+const SECONDS_PER_DAY = 86_400;
+
+/** One workload under one option. */
+export function optionCost(workload: WorkloadId, option: (typeof OPTIONS)[number], inputs: WorkloadInputs): OptionCost {
+  const load = WORKLOADS[workload];
+  const prices = TABLE_PRICES[option.tableClass];
+  const writeUnitsPerDay = load.transactionsPerDay * inputs.writeUnitsPerTransaction;
+  const readUnitsPerDay =
+    load.pagesPerDay * inputs.readUnitsPerPage + load.transactionsPerDay * (inputs.ingestReadUnitsPerTransaction ?? 0);
+  const storedGb = (load.transactionsPerDay * load.historyDays * inputs.storedBytesPerTransaction) / GB;
+  const storage = (storedGb * prices.gbMonth) / DAYS_PER_MONTH;
+  if (option.billing === 'on-demand') {
+    const writes = (writeUnitsPerDay * prices.writeRequestUnitPerMillion) / 1e6;
+    const reads = (readUnitsPerDay * prices.readRequestUnitPerMillion) / 1e6;
+    return { workload, ...option, perDayUsd: usd({ writes, reads, storage }) };
+  }
+  const wcu = Math.ceil(writeUnitsPerDay / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION);
+  const rcu = Math.ceil(readUnitsPerDay / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION);
+  return {
+    workload,
+    ...option,
+    perDayUsd: usd({ writes: wcu * prices.wcuHour * 24, reads: rcu * prices.rcuHour * 24, storage }),
+    provisioned: { wcu, rcu },
+  };
+}
+
+export function workloadCostModel(inputs: WorkloadInputs): WorkloadCostModel {
+  const options = (Object.keys(WORKLOADS) as WorkloadId[]).flatMap((workload) =>
+    OPTIONS.map((option) => optionCost(workload, option, inputs)),
+  );
+  const workloads = Object.fromEntries(
+    (Object.keys(WORKLOADS) as WorkloadId[]).map((workload) => {
+      const mine = options.filter((option) => option.workload === workload);
+      const cheapest = mine.reduce((best, option) => (option.perDayUsd.total < best.perDayUsd.total ? option : best));
+      const baseline = optionCost(workload, OPTIONS[0]!, BASELINE_INPUTS).perDayUsd.total;
+      const load = WORKLOADS[workload];
+      return [
+        workload,
+        {
+          name: load.name,
+          storedTb: Math.round(((load.transactionsPerDay * load.historyDays * inputs.storedBytesPerTransaction) / 1024 ** 4) * 10) / 10,
+          cheapest,
+          defaultOption: mine[0]!,
+          baselineUsdPerDay: baseline,
+          goalUsdPerDay: GOAL_USD_PER_DAY[workload],
+          meetsGoal: cheapest.perDayUsd.total <= GOAL_USD_PER_DAY[workload],
+          noWorse: cheapest.perDayUsd.total <= baseline,
+        },
+      ];
+    }),
+  ) as WorkloadCostModel['workloads'];
+  return { inputs, targetUtilisation: PROVISIONED_TARGET_UTILISATION, options, workloads };
+}
+
+/** The model as Markdown lines: one table of every workload and option, then the verdict per workload. */
+export function workloadCostLines(
+  model: WorkloadCostModel,
+  title = 'Cost per day (issue 27: W1 and W2, one year of history held)',
+): string[] {
+  const name = (option: OptionCost) =>
+    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'}, ${option.billing}${option.provisioned ? ` (${option.provisioned.wcu} WCU, ${option.provisioned.rcu} RCU at ${model.targetUtilisation * 100} %)` : ''}`;
+  const lines = [
+    `### ${title}`,
+    '',
+    `Inputs: ${model.inputs.writeUnitsPerTransaction} write units and ${Math.round(model.inputs.storedBytesPerTransaction)} B stored per transaction, ${model.inputs.readUnitsPerPage} read units per page${model.inputs.ingestReadUnitsPerTransaction ? `, ${model.inputs.ingestReadUnitsPerTransaction} ingest read units per transaction` : ''}.`,
+    '',
+    '| workload | option | writes $/day | reads $/day | storage $/day | total $/day |',
+    '| --- | --- | ---: | ---: | ---: | ---: |',
+    ...model.options.map(
+      (option) =>
+        `| ${option.workload} | ${name(option)} | ${option.perDayUsd.writes.toFixed(2)} | ${option.perDayUsd.reads.toFixed(2)} | ${option.perDayUsd.storage.toFixed(2)} | ${option.perDayUsd.total.toFixed(2)} |`,
+    ),
+    '',
+  ];
+  for (const [id, workload] of Object.entries(model.workloads)) {
+    lines.push(
+      `- **${id} (${workload.name}, ${workload.storedTb} TB held)**: cheapest ${name(workload.cheapest)} at **$${workload.cheapest.perDayUsd.total.toFixed(2)} a day** (default on-demand Standard $${workload.defaultOption.perDayUsd.total.toFixed(2)}); goal <= $${workload.goalUsdPerDay}: ${workload.meetsGoal ? 'MET' : 'NOT MET'}; baseline $${workload.baselineUsdPerDay.toFixed(2)}: ${workload.noWorse ? 'no worse' : 'WORSE'}.`,
+    );
+  }
+  return lines;
+}
+
+function usd(parts: { writes: number; reads: number; storage: number }): OptionCost['perDayUsd'] {
+  const round = (value: number) => Math.round(value * 100) / 100;
+  return {
+    writes: round(parts.writes),
+    reads: round(parts.reads),
+    storage: round(parts.storage),
+    total: round(parts.writes + parts.reads + parts.storage),
+  };
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { BASELINE_INPUTS, optionCost, workloadCostLines, workloadCostModel } from '../../../../scripts/bench/lib/workload-cost';
+
+describe('the W1 / W2 cost model (issue 27)', () => {
+  it('prices the baseline as the issue states it: W1 about $525 a day, W2 about $85, on-demand Standard', () => {
+    const model = workloadCostModel(BASELINE_INPUTS);
+    // W1: 10M tx x 23.26 WRU x $0.625/M = $145.38; 1M pages x 5.23 RRU x $0.125/M = $0.65;
+    // 3.65e9 tx x 13,400 B = 45,551 GB x $0.25 / 30 = $379.59.
+    expect(model.workloads.W1.defaultOption.perDayUsd).toEqual({ writes: 145.38, reads: 0.65, storage: 379.59, total: 525.62 });
+    // W2: $14.54 writes, 50M pages x 5.23 x $0.125/M = $32.69 reads, $37.96 storage.
+    expect(model.workloads.W2.defaultOption.perDayUsd).toEqual({ writes: 14.54, reads: 32.69, storage: 37.96, total: 85.18 });
+    expect(model.workloads.W1.baselineUsdPerDay).toBe(525.62);
+    expect(model.workloads.W1.noWorse).toBe(true);
+  });
+
+  it('prices Standard-IA storage 60 % lower and its requests 25 % higher', () => {
+    const standard = optionCost('W1', { tableClass: 'STANDARD', billing: 'on-demand' }, BASELINE_INPUTS);
+    const ia = optionCost('W1', { tableClass: 'STANDARD_INFREQUENT_ACCESS', billing: 'on-demand' }, BASELINE_INPUTS);
+    expect(ia.perDayUsd.storage).toBeCloseTo(standard.perDayUsd.storage * 0.4, 1);
+    expect(ia.perDayUsd.writes).toBeCloseTo(standard.perDayUsd.writes * 1.25, 1);
+  });
+
+  it('prices provisioned capacity at the average rate over the target utilisation', () => {
+    const option = optionCost('W1', { tableClass: 'STANDARD', billing: 'provisioned' }, BASELINE_INPUTS);
+    // 10M x 23.26 / 86,400 s = 2,692 WCU average; / 0.7 = 3,846 WCU x $0.00065 x 24 h = $60.00.
+    expect(option.provisioned).toEqual({ wcu: 3846, rcu: 87 });
+    expect(option.perDayUsd.writes).toBe(60);
+  });
+
+  it('names the cheapest option and the verdict against the goal', () => {
+    const cheap = workloadCostModel({ writeUnitsPerTransaction: 5, storedBytesPerTransaction: 3000, readUnitsPerPage: 2 });
+    expect(cheap.workloads.W1.cheapest.tableClass).toBe('STANDARD_INFREQUENT_ACCESS');
+    expect(cheap.workloads.W1.meetsGoal).toBe(true);
+    const dear = workloadCostModel(BASELINE_INPUTS);
+    expect(dear.workloads.W1.meetsGoal).toBe(false);
+    expect(dear.options).toHaveLength(8);
+    const lines = workloadCostLines(dear).join('\n');
+    expect(lines).toContain('| W2 | Standard, on-demand |');
+    expect(lines).toContain('NOT MET');
+  });
+});
