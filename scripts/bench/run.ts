@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- --only http,cold,ingest,follow,load] [--scale S] [--reps N] [--processes N] [--blocks N]
- * [--follow-seconds S] [--duration S] [--settle S] [--out DIR]`: the benchmark suite of issues 13 and 15.
+ * `npm run bench [-- --only http,cold,ingest,follow,lambda,load] [--scale S] [--reps N] [--processes N] [--blocks N]
+ * [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--out DIR]`: the benchmark suite of issues 13 and 15.
  * Not part of `npm test`.
  *
  * Parts (all by default, in this order):
@@ -9,6 +9,8 @@
  *  - cold   every handler bundled as the stack bundles it, import time in fresh processes (cold.ts);
  *  - ingest the ingest of an anvil history against its raw fetch and the table floor (ingest.ts, spawned);
  *  - follow  the ingest CLI following a busy anvil chain, its lag behind the head (follow.ts, spawned);
+ *  - lambda the deployed ingest run as Lambda runs it (schedule, timeouts, handovers, the deposit queue):
+ *           block-to-API lag, deposit-to-detected, continuity, cost per chain (lambda-follow.ts, spawned);
  *  - load   16 and 64 connections on the local service (load.ts, spawned).
  * Then the cost model (lib/cost.ts) from the ingest's write units per transaction and the http mix's
  * read units per page, and every budget (lib/budgets.ts). Writes bench/results/latest.json and
@@ -22,11 +24,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { HttpResult } from './http';
 import type { FollowResult } from './follow';
+import type { LambdaFollowResult } from './lambda-follow';
 import {
   coldBudgets,
   followBudgets,
   httpBudgets,
   ingestBudgets,
+  lambdaBudgets,
   loadBudgets,
   type Budget,
   type IngestResult,
@@ -37,9 +41,9 @@ import { costModel, ingestInputs } from './lib/cost';
 import { buildReport, writeReport, type Report } from './lib/report';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PARTS: Part[] = ['http', 'cold', 'ingest', 'follow', 'load'];
+const PARTS: Part[] = ['http', 'cold', 'ingest', 'follow', 'lambda', 'load'];
 const USAGE =
-  'usage: npm run bench [-- --only http,cold,ingest,follow,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--duration S] [--settle S] [--out DIR]';
+  'usage: npm run bench [-- --only http,cold,ingest,follow,lambda,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--out DIR]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -50,6 +54,7 @@ async function main(): Promise<void> {
       processes: { type: 'string', default: '20' },
       blocks: { type: 'string', default: '2000' },
       'follow-seconds': { type: 'string', default: '300' },
+      'lambda-seconds': { type: 'string', default: '240' },
       duration: { type: 'string', default: '60' },
       settle: { type: 'string', default: '30' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
@@ -72,7 +77,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const seconds: Report['seconds'] = { total: 0 };
   const missing: Report['missing'] = {};
-  const results: Report['parts'] = { http: null, cold: null, ingest: null, follow: null, load: null };
+  const results: Report['parts'] = { http: null, cold: null, ingest: null, follow: null, lambda: null, load: null };
   const timed = async <T>(part: Part, work: () => Promise<T>): Promise<T | null> => {
     if (!parts.includes(part)) return null;
     log(`\n== ${part} ==`);
@@ -117,6 +122,14 @@ async function main(): Promise<void> {
     if (written.length === 0) throw new Error('the follow bench wrote no follow-<time>.json');
     return JSON.parse(await readFile(path.join(outDir, written[written.length - 1]), 'utf8')) as FollowResult;
   });
+  results.lambda = await timed('lambda', async () => {
+    const outDir = path.resolve(values.out);
+    const before = new Set(await readdir(outDir).catch(() => [] as string[]));
+    await run(['scripts/bench/lambda-follow.ts', '--duration', values['lambda-seconds'], '--out', outDir]);
+    const written = (await readdir(outDir)).filter((name) => /^lambda-.*Z\.json$/.test(name) && !before.has(name)).sort();
+    if (written.length === 0) throw new Error('the lambda bench wrote no lambda-<time>.json');
+    return JSON.parse(await readFile(path.join(outDir, written[written.length - 1]), 'utf8')) as LambdaFollowResult;
+  });
   results.load = await timed('load', async () => {
     const { stdout } = await run(['scripts/bench/load.ts', '--duration', values.duration, '--settle', values.settle], {
       allowFailure: true,
@@ -157,6 +170,7 @@ async function main(): Promise<void> {
     ...(results.cold ? coldBudgets(results.cold) : []),
     ...(results.ingest ? ingestBudgets(results.ingest) : []),
     ...(results.follow ? followBudgets(results.follow) : []),
+    ...(results.lambda ? lambdaBudgets(results.lambda) : []),
     ...(results.load ? loadBudgets(results.load) : []),
   ];
   seconds.total = Math.round((performance.now() - started) / 100) / 10;

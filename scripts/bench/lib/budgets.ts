@@ -6,8 +6,9 @@
 import type { ColdResult } from '../cold';
 import type { FollowResult } from '../follow';
 import type { HttpResult } from '../http';
+import type { LambdaFollowResult } from '../lambda-follow';
 
-export type Part = 'http' | 'cold' | 'ingest' | 'follow' | 'load';
+export type Part = 'http' | 'cold' | 'ingest' | 'follow' | 'lambda' | 'load';
 
 export interface Budget {
   name: string;
@@ -47,6 +48,9 @@ export const FAMILIES = {
   loadMemory: 'Load: memory 30 s after the load within 20% of its start',
   ingestRatio: 'Ingest time <= 1.3 x max(raw fetch, table floor), both measured in the same run',
   followLag: 'Following a busy chain (150 transactions every 2 s): lag p99 <= 1 block',
+  lambdaLag: 'The deployed ingest (Lambda, re-armed by its schedule, handing over): block-to-API lag p99 <= 2 blocks',
+  lambdaDeposit: 'The deployed ingest: deposit sent -> order shows it detected, p99 <= 5 s',
+  lambdaContinuity: 'The deployed ingest across handovers: no block lost or repeated, no invocation failed',
 } as const;
 
 /**
@@ -197,6 +201,48 @@ export function followBudgets(follow: FollowResult): Budget[] {
       follow.lag.blocks.p99,
       follow.budget.p99LagBlocks,
       `${follow.lag.seconds.p99} s; node traces ${follow.settings.nodeTraces}${notDone}`,
+    ),
+  ];
+}
+
+export function lambdaBudgets(lambda: LambdaFollowResult): Budget[] {
+  const notShown = lambda.lag.notShown > 0 ? `; ${lambda.lag.notShown} blocks never shown` : '';
+  const undetected = lambda.deposits.sent - lambda.deposits.detected;
+  const q = lambda.continuity.queue;
+  const broken =
+    lambda.continuity.tableBlocks.missing.length +
+    lambda.continuity.tableBlocks.wrongHash.length +
+    q.duplicates.length +
+    q.missing.length +
+    q.outOfOrder +
+    q.brokenLinks +
+    lambda.continuity.cursorWentBack +
+    (lambda.continuity.cursorAtEnd === lambda.chain.head ? 0 : 1);
+  return [
+    check(
+      'lambda',
+      FAMILIES.lambdaLag,
+      'lambda block-to-API lag p99 (blocks)',
+      lambda.lag.notShown > 0 ? null : lambda.lag.blocks.p99,
+      lambda.budget.p99LagBlocks,
+      `${lambda.lag.seconds.p99} s; ${lambda.invocations.handovers} handovers${notShown}`,
+    ),
+    check(
+      'lambda',
+      FAMILIES.lambdaDeposit,
+      'lambda deposit-to-detected p99 (seconds)',
+      undetected > 0 ? null : lambda.deposits.seconds.p99,
+      lambda.budget.p99DepositSeconds,
+      undetected > 0 ? `${undetected} of ${lambda.deposits.sent} deposits never detected` : `${lambda.deposits.sent} deposits`,
+    ),
+    check('lambda', FAMILIES.lambdaContinuity, 'lambda blocks lost, repeated or out of order', broken, 0),
+    check(
+      'lambda',
+      FAMILIES.lambdaContinuity,
+      'lambda invocations failed or timed out',
+      lambda.invocations.errors.length + lambda.invocations.timeouts,
+      0,
+      lambda.invocations.errors.length > 0 ? lambda.invocations.errors.slice(0, 2).join('; ') : undefined,
     ),
   ];
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ColdResult } from '../cold';
 import type { FollowResult } from '../follow';
 import type { HttpResult } from '../http';
+import type { LambdaFollowResult } from '../lambda-follow';
 import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
 import type { CostModel } from './cost';
 import { familyMarkdown, type PerUnitReport } from './write-families';
@@ -24,6 +25,8 @@ export interface Report {
     ingest: IngestResult | null;
     /** Absent in reports written before the follow part existed. */
     follow?: FollowResult | null;
+    /** The deployed ingest run as Lambda runs it (scripts/bench/lambda-follow.ts); absent in reports written before it existed. */
+    lambda?: LambdaFollowResult | null;
     load: LoadResult | null;
   };
   /** Parts that did not run or failed, with why. */
@@ -169,6 +172,21 @@ export function markdown(report: Report): string {
       `${follow.settings.txsPerBlock} transactions a block, a block every ${follow.settings.blockSeconds} s for ${follow.settings.followSeconds} s (${follow.chain.transactions} transactions), \`npm run ingest -- --follow\` in its own process; node traces ${follow.settings.nodeTraces}. ${follow.ingestOutcome}. ` +
         `Lag in blocks p50 ${fmt(follow.lag.blocks.p50)}, p99 **${fmt(follow.lag.blocks.p99)}**, max ${fmt(follow.lag.blocks.max)}; in seconds p50 ${fmt(follow.lag.seconds.p50)}, p99 ${fmt(follow.lag.seconds.p99)}, max ${fmt(follow.lag.seconds.max)}` +
         `${follow.lag.notDone > 0 ? `; ${follow.lag.notDone} blocks never done` : ''}. Details and the profile: the follow-<time> files beside this one.`,
+      '',
+    );
+  }
+
+  const lambda = report.parts.lambda;
+  if (lambda) {
+    const d = lambda.cost.deployed;
+    lines.push(
+      '## Lambda follow',
+      '',
+      `The ingest handler as Lambda runs it: invoked every ${lambda.settings.scheduleSeconds} s for ${lambda.settings.durationSeconds} s, ${lambda.settings.timeoutSeconds} s each, against anvil mining a block every ${lambda.settings.blockSeconds} s; the deposit queue a local SQS FIFO stand-in feeding DetectDeposits. ${lambda.outcome}. ` +
+        `Block-to-API lag in blocks p50 ${fmt(lambda.lag.blocks.p50)}, p99 **${fmt(lambda.lag.blocks.p99)}**, in seconds p50 ${fmt(lambda.lag.seconds.p50)}, p99 ${fmt(lambda.lag.seconds.p99)}; ` +
+        `deposit-to-detected p50 ${fmt(lambda.deposits.seconds.p50)} s, p99 **${fmt(lambda.deposits.seconds.p99)} s** (${lambda.deposits.detected} of ${lambda.deposits.sent}); ` +
+        `${lambda.invocations.handovers} handovers (gap p50 ${fmt(lambda.invocations.handoverGapMs.p50, 0)} ms, max ${fmt(lambda.invocations.handoverGapMs.max, 0)} ms), continuity ${lambda.continuity.pass ? 'kept' : '**broken**'}. ` +
+        `Deployed cost per chain per day (${d.inputs.memoryMb} MB ${d.inputs.architecture}): **${usd(d.perDay.totalUsd)}** (compute ${usd(d.perDay.computeUsd)}, requests ${usd(d.perDay.requestsUsd)}, lease writes ${usd(d.perDay.leaseWritesUsd)}; x86_64 ${usd(d.otherArchitectureUsd)}). Details: the lambda-<time> files beside this one.`,
       '',
     );
   }

@@ -1,0 +1,824 @@
+/**
+ * `npm run bench:lambda [-- --duration 240] [--timeout 75] [--schedule 25] [--safety-margin 10]
+ * [--block-seconds 2] [--txs-per-block 10] [--deposit-every 6] [--memory 512] [--out DIR]`: the deployed
+ * ingest, run locally as Lambda runs it (issue 26, section 1: follow the head in AWS).
+ *
+ * - **Lambda**: the real handler module (functions/ingest/ingest-chain.ts) in local execution
+ *   environments (lib/local-lambda.ts: a process each, kept warm, a new one when all are busy), each
+ *   invocation with a context whose deadline is `--timeout` away and killed at it; invoked every
+ *   `--schedule` seconds with the chain's event, overlapping invocations allowed, as the chain's
+ *   EventBridge schedule does. The timeout and the schedule are shortened (AWS: 900 s and a minute;
+ *   here 75 s and 25 s, with INGEST_SAFETY_MARGIN_MS and INGEST_HANDOVER_WAIT_MS scaled alike) so that
+ *   the chain changes hands several times in a run. The block time is left to the ingest to observe.
+ * - **Chain**: anvil, a block mined every `--block-seconds` (evm_mine on a beat, so a block's
+ *   appearance at the node is known to the millisecond), `--txs-per-block` native transfers in each.
+ * - **Table**: the embedded DynamoDB in its own process; **SSM**: a stand-in serving the RPC URL;
+ *   **queue**: a stand-in for the SQS FIFO queue DepositEvents and its event source mapping
+ *   (lib/local-sqs.ts), feeding the real deposit consumer handler (functions/orders/detect-deposits.ts)
+ *   in this process.
+ * - **Deposits**: every `--deposit-every` seconds an AnySpend order (createOrder, native ETH on the
+ *   anvil chain) and, at a random moment of the beat, its exact deposit sent to its deposit address.
+ *
+ * Measured:
+ * - block-to-API lag: from a block's appearance at the node (evm_mine returned) to the first read of
+ *   the chain's status through the API's domain function (readChainStatus, as GET
+ *   /insights/v1/chains/{id}/status reads it, polled every 100 ms) whose indexed head is at or past it;
+ *   in seconds and in blocks (blocks mined meanwhile). Budget: p99 <= 2 blocks. Blocks mined before the
+ *   first invocation had caught up are left out (the cold start of the whole service).
+ * - deposit-to-detected: from eth_sendTransaction returning to the first read of the order (getOrder,
+ *   polled every 100 ms) showing the deposit received. Budget: p99 <= 5 s.
+ * - handovers: each invocation's result (when it held the lease), the gaps between holders, overlaps.
+ * - no block lost or repeated: the table's blocks are 0..head, each the node's; the queue got each block
+ *   exactly once, in order, each the child of the one before; the cursor never went back; each order one
+ *   deposit.
+ * - cost: billed Lambda time of the run, and the model of a deployed day (lib/lambda-cost.ts).
+ *
+ * Writes bench/results/lambda-<time>.json and .md and lambda-latest.md. Not part of `npm test`.
+ */
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createPublicClient, getAddress, http, keccak256, parseEther, slice, toBytes, toHex, type Address } from 'viem';
+import { startAnvil, type Anvil } from '../lib/anvil';
+import { ensureTable, localClient } from '../lib/local-table/ensure-table';
+import { startTableProcess, type TableProcess } from '../lib/table-process';
+import { type LambdaCost, lambdaCostPerChainPerDay } from './lib/lambda-cost';
+import { type InvocationRecord, LocalLambda } from './lib/local-lambda';
+import { LocalFifoQueue } from './lib/local-sqs';
+import { percentileOf } from './lib/stages';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CHAIN_ID = 31337;
+const RPC_PARAMETER = '/chain-data-api/rpc/31337';
+export const LAMBDA_LAG_BUDGET_BLOCKS = 2;
+export const LAMBDA_DEPOSIT_BUDGET_SECONDS = 5;
+const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
+const MAINNET_USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+/** The deployed settings the cost model is for (lib/: one function, arm64, 900 s, a schedule a minute; INGEST_* defaults). */
+const DEPLOYED = {
+  memoryMb: 512,
+  architecture: 'arm64',
+  scheduleSeconds: 60,
+  timeoutSeconds: 900,
+  safetyMarginSeconds: 60,
+  leaseTtlSeconds: 10,
+} as const;
+const USAGE =
+  'usage: npm run bench:lambda [-- --duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--deposit-every S] [--memory MB] [--out DIR]';
+
+type Call = (method: string, params?: unknown[]) => Promise<unknown>;
+
+interface Options {
+  durationSeconds: number;
+  timeoutSeconds: number;
+  scheduleSeconds: number;
+  safetyMarginSeconds: number;
+  handoverWaitSeconds: number;
+  blockSeconds: number;
+  txsPerBlock: number;
+  depositEverySeconds: number;
+  memoryMb: number;
+  out: string;
+}
+
+function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '240' },
+      timeout: { type: 'string', default: '75' },
+      schedule: { type: 'string', default: '25' },
+      'safety-margin': { type: 'string', default: '10' },
+      'block-seconds': { type: 'string', default: '2' },
+      'txs-per-block': { type: 'string', default: '10' },
+      'deposit-every': { type: 'string', default: '6' },
+      memory: { type: 'string', default: '512' },
+      out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return undefined;
+  }
+  const number = (name: string, value: string | undefined, min: number): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < min) throw new Error(`--${name} must be a number of at least ${min}\n${USAGE}`);
+    return parsed;
+  };
+  const timeoutSeconds = number('timeout', values.timeout, 10);
+  const scheduleSeconds = number('schedule', values.schedule, 2);
+  const safetyMarginSeconds = number('safety-margin', values['safety-margin'], 1);
+  if (safetyMarginSeconds >= timeoutSeconds) throw new Error(`--safety-margin must be less than --timeout\n${USAGE}`);
+  return {
+    durationSeconds: number('duration', values.duration, 20),
+    timeoutSeconds,
+    scheduleSeconds,
+    safetyMarginSeconds,
+    // As deployed: one schedule period and some slack (75 s for a minute).
+    handoverWaitSeconds: scheduleSeconds + Math.max(2, scheduleSeconds / 4),
+    blockSeconds: number('block-seconds', values['block-seconds'], 0.5),
+    txsPerBlock: Math.round(number('txs-per-block', values['txs-per-block'], 0)),
+    depositEverySeconds: number('deposit-every', values['deposit-every'], 1),
+    memoryMb: Math.round(number('memory', values.memory, 128)),
+    out: path.resolve(values.out),
+  };
+}
+
+/** A stand-in for SSM GetParameter: every parameter is a SecureString holding `value`. */
+async function startSsm(value: string): Promise<{ endpoint: string; requests: number; close(): Promise<void> }> {
+  const state = { requests: 0 };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      state.requests += 1;
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as { Name?: string };
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: value, Version: 1 } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get requests() {
+      return state.requests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface MinedBlock {
+  number: number;
+  minedAt: number;
+  hash: string;
+  /** The block's own timestamp, Unix seconds. */
+  timestamp: number;
+}
+
+interface Deposit {
+  orderId: string;
+  address: Address;
+  amount: bigint;
+  sentAt: number;
+  hash: string;
+  detectedAt: number | null;
+  blockNumber: number | null;
+}
+
+export interface LambdaFollowResult {
+  date: string;
+  machine: { cpus: number; cpuModel: string; node: string };
+  settings: Options & { eventBlockTimeMs: 'observed by the ingest'; leaseTtlMs: number; deployed: typeof DEPLOYED };
+  outcome: string;
+  chain: {
+    blocks: number;
+    firstMeasured: number | null;
+    head: number;
+    transactions: number;
+    minedIntervalSeconds: { p50: number | null; max: number | null };
+  };
+  lag: {
+    measuredBlocks: number;
+    blocks: { p50: number | null; p99: number | null; max: number | null };
+    seconds: { p50: number | null; p99: number | null; max: number | null };
+    /** From the block's own timestamp (whole seconds) to the API showing it. */
+    fromTimestampSeconds: { p50: number | null; p99: number | null; max: number | null };
+    notShown: number;
+  };
+  deposits: {
+    sent: number;
+    detected: number;
+    seconds: { p50: number | null; p99: number | null; max: number | null };
+    /** From the deposit's block appearing at the node to the order showing it. */
+    fromBlockSeconds: { p50: number | null; p99: number | null; max: number | null };
+    depositItemsPerOrder: { min: number | null; max: number | null };
+  };
+  invocations: {
+    total: number;
+    coldStarts: number;
+    followed: number;
+    skipped: number;
+    tookOver: number;
+    errors: string[];
+    timeouts: number;
+    handovers: number;
+    handoverGapMs: { p50: number | null; max: number | null };
+    overlaps: number;
+    mostActiveAtOnce: number;
+    skippedSeconds: { p50: number | null; max: number | null };
+    initMs: { p50: number | null; max: number | null };
+    perInvocation: {
+      id: string;
+      role: string | null;
+      startedAt: number;
+      seconds: number;
+      heldSeconds: number | null;
+      advanced: number | null;
+      waitedMs: number | null;
+      reason: string | null;
+    }[];
+  };
+  continuity: {
+    tableBlocks: { count: number; expected: number; missing: number[]; wrongHash: number[] };
+    queue: {
+      messages: number;
+      deduplicated: number;
+      blocksPublished: number;
+      duplicates: number[];
+      missing: number[];
+      outOfOrder: number;
+      brokenLinks: number;
+      deadLetters: number;
+      failedRecords: number;
+    };
+    cursorWentBack: number;
+    cursorAtEnd: number | null;
+    pass: boolean;
+  };
+  cost: {
+    run: { wallSeconds: number; billedSeconds: number; gbSeconds: number; usd: number; lambdaSecondsPerSecond: number };
+    /** The same model with the harness's own timing, against what the run billed (a check of the model). */
+    modelAtHarnessTiming: LambdaCost;
+    deployed: LambdaCost;
+  };
+  budget: { p99LagBlocks: number; p99DepositSeconds: number; pass: boolean };
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  if (!options) return;
+  const tableName = `bench-lambda-${Date.now()}`;
+  let table: TableProcess | undefined;
+  let anvil: Anvil | undefined;
+  let ssm: Awaited<ReturnType<typeof startSsm>> | undefined;
+  let queue: LocalFifoQueue | undefined;
+  let lambda: LocalLambda | undefined;
+  const log = (line: string) => console.error(line);
+  try {
+    table = await startTableProcess();
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: table.endpoint,
+      TABLE_NAME: tableName,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
+      ORDER_CHAINS: '1,31337',
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+    const admin = localClient(table.endpoint);
+    await ensureTable(admin, tableName);
+    admin.destroy();
+    const { readChainStatus, DEFAULT_STATUS_SETTINGS } = await import('../../shared/chain-status/status');
+    const { handler: detectDeposits } = await import('../../functions/orders/detect-deposits');
+    const { readCursor } = await import('../../shared/ingest/manifest');
+    const { createOrder, getOrder } = await import('../../shared/orders/orders');
+    const { loadOrderConfig } = await import('../../shared/orders/config');
+    const { createOrderBodySchema } = await import('../../shared/orders/schemas');
+    const { queryAll, rangeQuery } = await import('../../shared/db/operations');
+    const { blockKeys, orderKeys } = await import('../../shared/table/keys');
+    const { decodeListenerMessage } = await import('../../shared/ingest/queue-messages');
+    const v = await import('valibot');
+    const orderConfig = loadOrderConfig();
+    const orderSchema = createOrderBodySchema(orderConfig);
+
+    anvil = await startAnvil({ chainId: CHAIN_ID });
+    const rpc = createPublicClient({ transport: http(anvil.rpcUrl, { batch: { batchSize: 1_000, wait: 0 }, timeout: 60_000 }) });
+    const call: Call = (method, params = []) =>
+      (rpc.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
+    await call('evm_setAutomine', [false]);
+    const accounts = ((await call('eth_accounts')) as Address[]).map((account) => getAddress(account));
+    const nonces = new Map<Address, number>();
+    for (const account of accounts) nonces.set(account, Number(await call('eth_getTransactionCount', [account, 'pending'])));
+    const send = (from: Address, to: Address, value: bigint): Promise<string> => {
+      const nonce = nonces.get(from) ?? 0;
+      nonces.set(from, nonce + 1);
+      return call('eth_sendTransaction', [
+        {
+          from,
+          to,
+          value: toHex(value),
+          gas: toHex(21_000),
+          nonce: toHex(nonce),
+          maxFeePerGas: toHex(50_000_000_000n),
+          maxPriorityFeePerGas: toHex(1_000_000_000n),
+        },
+      ]) as Promise<string>;
+    };
+    const recipients = Array.from({ length: 50 }, (_, i) => getAddress(slice(keccak256(toBytes(`lambda bench recipient ${i}`)), 12)));
+
+    ssm = await startSsm(anvil.rpcUrl);
+    queue = new LocalFifoQueue({ consumer: detectDeposits, batchSize: 10, maxReceiveCount: 5, visibilityTimeoutMs: 2_000 });
+    await queue.start();
+    lambda = new LocalLambda({
+      handler: 'functions/ingest/ingest-chain.ts',
+      functionName: 'IngestChain',
+      timeoutMs: options.timeoutSeconds * 1000,
+      memoryMb: options.memoryMb,
+      env: {
+        DYNAMODB_ENDPOINT: table.endpoint,
+        TABLE_NAME: tableName,
+        AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+        AWS_ENDPOINT_URL_SQS: queue.endpoint,
+        DEPOSIT_EVENTS_QUEUE_URL: queue.queueUrl,
+        INGEST_SAFETY_MARGIN_MS: String(options.safetyMarginSeconds * 1000),
+        INGEST_HANDOVER_WAIT_MS: String(Math.round(options.handoverWaitSeconds * 1000)),
+        INGEST_LEASE_TTL_MS: String(DEPLOYED.leaseTtlSeconds * 1000),
+        POWERTOOLS_LOG_LEVEL: 'WARN',
+      },
+      onInvocation: (record) => {
+        const result = record.result as { role?: string; advanced?: number; reason?: string } | undefined;
+        log(
+          `${record.id}: ${record.outcome === 'result' ? `${result?.role} (${result?.advanced} blocks; ${result?.reason})` : `${record.outcome}: ${record.error}`} after ${((record.endedAt - record.startedAt) / 1000).toFixed(1)} s`,
+        );
+      },
+    });
+    const event = { chainId: CHAIN_ID, rpcUrlParameter: RPC_PARAMETER };
+
+    // The chain: a block on every beat, the next block's transfers sent right after.
+    const mined: MinedBlock[] = [];
+    const beatMs = options.blockSeconds * 1000;
+    let stopMining = false;
+    let transactions = 0;
+    const sendTransfers = async () => {
+      const sends: Promise<string>[] = [];
+      for (let i = 0; i < options.txsPerBlock; i += 1) {
+        const from = accounts[1 + ((transactions + i) % (accounts.length - 1))]!;
+        sends.push(send(from, recipients[(transactions + i) % recipients.length]!, parseEther('0.001') * BigInt(1 + (i % 7))));
+      }
+      transactions += sends.length;
+      await Promise.all(sends);
+    };
+    const mining = (async () => {
+      const t0 = Date.now() + beatMs;
+      let sending = sendTransfers();
+      for (let index = 0; !stopMining; index += 1) {
+        await sending;
+        const wait = t0 + index * beatMs - Date.now();
+        if (wait > 0) await sleep(wait);
+        if (stopMining) break;
+        await call('evm_mine');
+        const minedAt = Date.now();
+        const head = (await call('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string; timestamp: string };
+        mined.push({ number: Number(head.number), minedAt, hash: head.hash.toLowerCase(), timestamp: Number(head.timestamp) });
+        sending = sendTransfers();
+      }
+      await sending;
+    })();
+
+    // The API side: the chain's status and the pending orders, every 100 ms.
+    const shownAt = new Map<number, number>();
+    const cursors: number[] = [];
+    const deposits: Deposit[] = [];
+    let polling = true;
+    const poll = async () => {
+      const status = await readChainStatus(CHAIN_ID, DEFAULT_STATUS_SETTINGS, { cached: false });
+      const at = Date.now();
+      const head = status.indexedHead?.number;
+      if (head !== undefined) {
+        if (cursors.at(-1) !== head) cursors.push(head);
+        for (let number = head; number >= 0 && !shownAt.has(number); number -= 1) shownAt.set(number, at);
+      }
+      await Promise.all(
+        deposits
+          .filter((deposit) => deposit.detectedAt === null)
+          .map(async (deposit) => {
+            const order = await getOrder(deposit.orderId);
+            if (order.receivedDepositAt !== null && order.receivedDepositAt !== undefined) deposit.detectedAt = Date.now();
+          }),
+      );
+    };
+    const polls = (async () => {
+      while (polling) {
+        const started = Date.now();
+        await poll().catch((error: unknown) => log(`API poll failed: ${(error as Error).message}`));
+        await sleep(Math.max(0, 100 - (Date.now() - started)));
+      }
+    })();
+
+    // Warm-up: a few blocks before the schedule starts, so the chain has a block interval to observe.
+    while (mined.length < 5) await sleep(100);
+    log(
+      `anvil ${anvil.rpcUrl}: ${mined.length} blocks on a ${options.blockSeconds} s beat; schedule: an invocation every ${options.scheduleSeconds} s (timeout ${options.timeoutSeconds} s) for ${options.durationSeconds} s`,
+    );
+    const scheduleStart = Date.now();
+    const scheduleEnd = scheduleStart + options.durationSeconds * 1000;
+    const invocations: Promise<InvocationRecord>[] = [];
+    const schedule = (async () => {
+      for (let tick = 0; ; tick += 1) {
+        const at = scheduleStart + tick * options.scheduleSeconds * 1000;
+        if (at >= scheduleEnd) break;
+        await sleep(Math.max(0, at - Date.now()));
+        invocations.push(lambda!.invoke(event));
+      }
+    })();
+
+    // Deposits: an order, then its exact amount at a random moment of a beat.
+    const depositing = (async () => {
+      await sleep(options.scheduleSeconds * 1000);
+      let index = 0;
+      while (Date.now() < scheduleEnd - 10_000) {
+        index += 1;
+        const amount = parseEther('0.01') + BigInt(index);
+        const body = {
+          type: 'swap',
+          recipientAddress: recipients[index % recipients.length],
+          srcChain: CHAIN_ID,
+          dstChain: 1,
+          srcTokenAddress: NATIVE,
+          dstTokenAddress: MAINNET_USDC,
+          srcAmount: amount.toString(),
+          payload: { expectedDstAmount: '24900000' },
+          metadata: {
+            srcToken: { chainId: CHAIN_ID, address: NATIVE, symbol: 'ETH', name: 'Ether', decimals: 18 },
+            dstToken: { chainId: 1, address: MAINNET_USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+          },
+          clientReferenceId: `lambda-bench-${index}`,
+        };
+        const created = await createOrder(v.parse(orderSchema, body), { config: orderConfig, sourceIp: '127.0.0.1' });
+        if (!created.created) throw new Error('an order was not created');
+        await sleep(Math.random() * beatMs);
+        const hash = await send(accounts[0]!, created.value.globalAddress as Address, amount);
+        deposits.push({
+          orderId: created.value.id,
+          address: created.value.globalAddress as Address,
+          amount,
+          sentAt: Date.now(),
+          hash,
+          detectedAt: null,
+          blockNumber: null,
+        });
+        await sleep(options.depositEverySeconds * 1000 * (0.5 + Math.random()));
+      }
+    })();
+
+    await Promise.all([schedule, depositing]);
+    log('schedule over: no new invocation; the chain stops once the last ones have handed over');
+    stopMining = true;
+    await mining;
+    const lastBlock = mined.at(-1)!.number;
+    await lambda.drain();
+    await queue.drain();
+    // The last reads.
+    const drainUntil = Date.now() + 10_000;
+    while (Date.now() < drainUntil && (!shownAt.has(lastBlock) || deposits.some((deposit) => deposit.detectedAt === null)))
+      await sleep(200);
+    polling = false;
+    await polls;
+    const endedAt = Date.now();
+
+    // Deposits' blocks.
+    for (const deposit of deposits) {
+      const receipt = (await call('eth_getTransactionReceipt', [deposit.hash])) as { blockNumber: string } | null;
+      deposit.blockNumber = receipt ? Number(receipt.blockNumber) : null;
+    }
+
+    // Continuity: the table's blocks, the queue's blocks, the cursor.
+    const stored = (await queryAll<{ number: number; hash: string }>(rangeQuery(blockKeys.blocksRange(CHAIN_ID)))).items;
+    const storedNumbers = new Map(stored.map((block) => [Number(block.number), String(block.hash).toLowerCase()]));
+    const nodeHashes = new Map<number, string>();
+    for (let number = 0; number <= lastBlock; number += 1) {
+      const block = (await call('eth_getBlockByNumber', [toHex(number), false])) as { hash: string };
+      nodeHashes.set(number, block.hash.toLowerCase());
+    }
+    const missingInTable = [...nodeHashes.keys()].filter((number) => !storedNumbers.has(number));
+    const wrongHash = [...nodeHashes.entries()]
+      .filter(([number, hash]) => storedNumbers.has(number) && storedNumbers.get(number) !== hash)
+      .map(([number]) => number);
+    const publishedBlocks = queue.messages
+      .map((message) => decodeListenerMessage(message.body))
+      .flatMap((message) =>
+        message.kind === 'blocksIngested' ? message.events.filter((event) => event.mode === 'advance').map((event) => event.block) : [],
+      );
+    const publishedCount = new Map<number, number>();
+    for (const block of publishedBlocks) publishedCount.set(block.number, (publishedCount.get(block.number) ?? 0) + 1);
+    const duplicates = [...publishedCount].filter(([, count]) => count > 1).map(([number]) => number);
+    const missingInQueue = [...nodeHashes.keys()].filter((number) => !publishedCount.has(number));
+    const outOfOrder = publishedBlocks.filter((block, index) => index > 0 && block.number <= publishedBlocks[index - 1]!.number).length;
+    const brokenLinks = publishedBlocks.filter((block, index) => index > 0 && block.parentHash !== publishedBlocks[index - 1]!.hash).length;
+    const cursorWentBack = cursors.filter((number, index) => index > 0 && number < cursors[index - 1]!).length;
+    const cursorAtEnd = (await readCursor(CHAIN_ID))?.blockNumber ?? null;
+    const depositItems = await Promise.all(
+      deposits.map(async (deposit) => (await queryAll(rangeQuery(orderKeys.depositsRange(deposit.orderId)))).items.length),
+    );
+
+    const result = summarise({
+      options,
+      mined,
+      shownAt,
+      deposits,
+      depositItems,
+      records: lambda.invocations,
+      coldStarts: lambda.coldStarts,
+      transactions,
+      scheduleStart,
+      endedAt,
+      continuity: {
+        tableBlocks: { count: storedNumbers.size, expected: lastBlock + 1, missing: missingInTable, wrongHash },
+        queue: {
+          messages: queue.messages.length,
+          deduplicated: queue.deduplicated,
+          blocksPublished: publishedBlocks.length,
+          duplicates,
+          missing: missingInQueue,
+          outOfOrder,
+          brokenLinks,
+          deadLetters: queue.deadLetters.length,
+          failedRecords: queue.failedRecords,
+        },
+        cursorWentBack,
+        cursorAtEnd,
+        pass: false,
+      },
+    });
+    await mkdir(options.out, { recursive: true });
+    const stamp = result.date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+    const markdown = lambdaMarkdown(result);
+    await writeAtomically(path.join(options.out, `lambda-${stamp}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    await writeAtomically(path.join(options.out, `lambda-${stamp}.md`), markdown);
+    await writeAtomically(path.join(options.out, 'lambda-latest.md'), markdown);
+    console.error(`\n${markdown}`);
+    console.error(`written: ${path.relative(ROOT, path.join(options.out, `lambda-${stamp}.json`))}, .md and lambda-latest.md`);
+  } finally {
+    await lambda?.close();
+    await queue?.close();
+    await ssm?.close();
+    await anvil?.stop();
+    await table?.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Figures
+
+const r2 = (value: number | null): number | null => (value === null ? null : Math.round(value * 100) / 100);
+const stats = (values: number[]) => ({
+  p50: r2(percentileOf(values, 50)),
+  p99: r2(percentileOf(values, 99)),
+  max: r2(percentileOf(values, 100)),
+});
+
+interface FollowResultBody {
+  role?: 'followed' | 'skipped';
+  reason?: string;
+  advanced?: number;
+  waitedMs?: number;
+  tookOver?: boolean;
+  heldFrom?: number | null;
+  heldUntil?: number | null;
+}
+
+function summarise(input: {
+  options: Options;
+  mined: MinedBlock[];
+  shownAt: Map<number, number>;
+  deposits: Deposit[];
+  depositItems: number[];
+  records: InvocationRecord[];
+  coldStarts: number;
+  transactions: number;
+  scheduleStart: number;
+  endedAt: number;
+  continuity: LambdaFollowResult['continuity'];
+}): LambdaFollowResult {
+  const { options, mined, shownAt, deposits } = input;
+  // Measured: the blocks mined once the first invocation had caught up (the API showed the head of then).
+  const firstCaughtUp = mined.find(
+    (block) =>
+      block.minedAt >= input.scheduleStart &&
+      (shownAt.get(block.number) ?? Infinity) <= (mined.find((next) => next.number === block.number + 1)?.minedAt ?? Infinity),
+  );
+  const measured = firstCaughtUp ? mined.filter((block) => block.number > firstCaughtUp.number) : [];
+  const lagSeconds: number[] = [];
+  const lagBlocks: number[] = [];
+  const fromTimestamp: number[] = [];
+  let notShown = 0;
+  for (const block of measured) {
+    const at = shownAt.get(block.number);
+    if (at === undefined) {
+      notShown += 1;
+      continue;
+    }
+    lagSeconds.push((at - block.minedAt) / 1000);
+    lagBlocks.push(mined.filter((other) => other.minedAt > block.minedAt && other.minedAt <= at).length);
+    fromTimestamp.push(at / 1000 - block.timestamp);
+  }
+  const detected = deposits.filter((deposit) => deposit.detectedAt !== null);
+  const depositSeconds = detected.map((deposit) => (deposit.detectedAt! - deposit.sentAt) / 1000);
+  const fromBlock = detected
+    .map((deposit) => {
+      const block = mined.find((candidate) => candidate.number === deposit.blockNumber);
+      return block ? (deposit.detectedAt! - block.minedAt) / 1000 : null;
+    })
+    .filter((value): value is number => value !== null);
+
+  const records = [...input.records].sort((a, b) => a.startedAt - b.startedAt);
+  const bodies = records.map((record) => (record.outcome === 'result' ? (record.result as FollowResultBody) : undefined));
+  const followed = records.filter((_, index) => bodies[index]?.role === 'followed');
+  const holders = followed
+    .map((record) => record.result as FollowResultBody)
+    .filter((body) => body.heldFrom != null && body.heldUntil != null)
+    .sort((a, b) => a.heldFrom! - b.heldFrom!);
+  const gaps = holders.slice(1).map((body, index) => body.heldFrom! - holders[index]!.heldUntil!);
+  const active = records.filter((_, index) => bodies[index]?.role === 'followed' || (bodies[index]?.waitedMs ?? 0) > 0);
+  const mostActive = Math.max(
+    0,
+    ...active.map((record) => active.filter((other) => other.startedAt <= record.startedAt && other.endedAt > record.startedAt).length),
+  );
+  const skippedRecords = records.filter((_, index) => bodies[index]?.role === 'skipped' && (bodies[index]?.waitedMs ?? 0) === 0);
+  const skippedSeconds = skippedRecords.map((record) => (record.endedAt - record.startedAt) / 1000);
+  const initMs = records.map((record) => record.initMs).filter((value): value is number => value !== null);
+
+  const wallSeconds = (input.endedAt - input.scheduleStart) / 1000;
+  const billedSeconds = records.reduce((sum, record) => sum + (record.endedAt - record.startedAt + (record.initMs ?? 0)) / 1000, 0);
+  const gbSeconds = billedSeconds * (options.memoryMb / 1024);
+  const skippedP50 = percentileOf(skippedSeconds, 50) ?? 0.1;
+  const modelAtHarnessTiming = lambdaCostPerChainPerDay({
+    memoryMb: options.memoryMb,
+    architecture: DEPLOYED.architecture,
+    scheduleSeconds: options.scheduleSeconds,
+    timeoutSeconds: options.timeoutSeconds,
+    safetyMarginSeconds: options.safetyMarginSeconds,
+    handoverWaitSeconds: options.scheduleSeconds,
+    skippedInvocationSeconds: skippedP50,
+    leaseWritesPerSecond: 3 / DEPLOYED.leaseTtlSeconds,
+  });
+  const deployed = lambdaCostPerChainPerDay({
+    memoryMb: DEPLOYED.memoryMb,
+    architecture: DEPLOYED.architecture,
+    scheduleSeconds: DEPLOYED.scheduleSeconds,
+    timeoutSeconds: DEPLOYED.timeoutSeconds,
+    safetyMarginSeconds: DEPLOYED.safetyMarginSeconds,
+    handoverWaitSeconds: DEPLOYED.scheduleSeconds,
+    skippedInvocationSeconds: skippedP50,
+    leaseWritesPerSecond: 3 / DEPLOYED.leaseTtlSeconds,
+  });
+
+  const continuity = input.continuity;
+  continuity.pass =
+    continuity.tableBlocks.missing.length === 0 &&
+    continuity.tableBlocks.wrongHash.length === 0 &&
+    continuity.queue.duplicates.length === 0 &&
+    continuity.queue.missing.length === 0 &&
+    continuity.queue.outOfOrder === 0 &&
+    continuity.queue.brokenLinks === 0 &&
+    continuity.cursorWentBack === 0 &&
+    continuity.cursorAtEnd === (mined.at(-1)?.number ?? null) &&
+    input.depositItems.every((count) => count === 1);
+  const lagP99 = percentileOf(lagBlocks, 99);
+  const depositP99 = percentileOf(depositSeconds, 99);
+  const errors = records.filter((record) => record.outcome === 'error').map((record) => `${record.id}: ${record.error}`);
+  const timeouts = records.filter((record) => record.outcome === 'timeout').length;
+  const intervals = mined.slice(1).map((block, index) => (block.minedAt - mined[index]!.minedAt) / 1000);
+  const outcome =
+    errors.length > 0 || timeouts > 0
+      ? `${errors.length} invocations failed, ${timeouts} timed out`
+      : continuity.pass
+        ? 'every invocation ended by itself; every block written and published once'
+        : 'continuity broken (see continuity)';
+  return {
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', node: process.version },
+    settings: { ...options, eventBlockTimeMs: 'observed by the ingest', leaseTtlMs: DEPLOYED.leaseTtlSeconds * 1000, deployed: DEPLOYED },
+    outcome,
+    chain: {
+      blocks: mined.length,
+      firstMeasured: measured[0]?.number ?? null,
+      head: mined.at(-1)?.number ?? 0,
+      transactions: input.transactions,
+      minedIntervalSeconds: { p50: r2(percentileOf(intervals, 50)), max: r2(percentileOf(intervals, 100)) },
+    },
+    lag: {
+      measuredBlocks: measured.length,
+      blocks: stats(lagBlocks),
+      seconds: stats(lagSeconds),
+      fromTimestampSeconds: stats(fromTimestamp),
+      notShown,
+    },
+    deposits: {
+      sent: deposits.length,
+      detected: detected.length,
+      seconds: stats(depositSeconds),
+      fromBlockSeconds: stats(fromBlock),
+      depositItemsPerOrder: {
+        min: input.depositItems.length === 0 ? null : Math.min(...input.depositItems),
+        max: input.depositItems.length === 0 ? null : Math.max(...input.depositItems),
+      },
+    },
+    invocations: {
+      total: records.length,
+      coldStarts: input.coldStarts,
+      followed: followed.length,
+      skipped: records.filter((_, index) => bodies[index]?.role === 'skipped').length,
+      tookOver: bodies.filter((body) => body?.tookOver).length,
+      errors,
+      timeouts,
+      handovers: Math.max(0, holders.length - 1),
+      handoverGapMs: { p50: percentileOf(gaps, 50), max: percentileOf(gaps, 100) },
+      overlaps: gaps.filter((gap) => gap < 0).length,
+      mostActiveAtOnce: mostActive,
+      skippedSeconds: { p50: r2(percentileOf(skippedSeconds, 50)), max: r2(percentileOf(skippedSeconds, 100)) },
+      initMs: { p50: percentileOf(initMs, 50), max: percentileOf(initMs, 100) },
+      perInvocation: records.map((record, index) => ({
+        id: record.id,
+        role: bodies[index]?.role ?? record.outcome,
+        startedAt: record.startedAt,
+        seconds: r2((record.endedAt - record.startedAt) / 1000) ?? 0,
+        heldSeconds:
+          bodies[index]?.heldFrom != null && bodies[index]?.heldUntil != null
+            ? r2((bodies[index]!.heldUntil! - bodies[index]!.heldFrom!) / 1000)
+            : null,
+        advanced: bodies[index]?.advanced ?? null,
+        waitedMs: bodies[index]?.waitedMs ?? null,
+        reason: bodies[index]?.reason ?? record.error ?? null,
+      })),
+    },
+    continuity,
+    cost: {
+      run: {
+        wallSeconds: r2(wallSeconds) ?? 0,
+        billedSeconds: r2(billedSeconds) ?? 0,
+        gbSeconds: r2(gbSeconds) ?? 0,
+        usd: Math.round(gbSeconds * deployed.prices.gbSecondArm * 1e6) / 1e6,
+        lambdaSecondsPerSecond: r2(billedSeconds / wallSeconds) ?? 0,
+      },
+      modelAtHarnessTiming,
+      deployed,
+    },
+    budget: {
+      p99LagBlocks: LAMBDA_LAG_BUDGET_BLOCKS,
+      p99DepositSeconds: LAMBDA_DEPOSIT_BUDGET_SECONDS,
+      pass:
+        lagP99 !== null &&
+        lagP99 <= LAMBDA_LAG_BUDGET_BLOCKS &&
+        notShown === 0 &&
+        depositP99 !== null &&
+        depositP99 <= LAMBDA_DEPOSIT_BUDGET_SECONDS &&
+        detected.length === deposits.length &&
+        continuity.pass &&
+        errors.length === 0 &&
+        timeouts === 0,
+    },
+  };
+}
+
+export function lambdaMarkdown(r: LambdaFollowResult): string {
+  const s = r.settings;
+  const i = r.invocations;
+  const q = r.continuity.queue;
+  const d = r.cost.deployed;
+  return `# Lambda follow benchmark, ${r.date}
+
+${r.budget.pass ? 'PASS' : 'FAIL'}: block-to-API lag p99 **${r.lag.blocks.p99} blocks** (budget <= ${r.budget.p99LagBlocks}), ${r.lag.seconds.p99} s; deposit-to-detected p99 **${r.deposits.seconds.p99} s** (budget <= ${r.budget.p99DepositSeconds}); continuity ${r.continuity.pass ? 'kept' : '**broken**'}. ${r.outcome}.
+
+The real ingest handler (functions/ingest/ingest-chain.ts) in local Lambda environments, invoked every ${s.scheduleSeconds} s with the chain's event (block time left to the ingest to observe) for ${s.durationSeconds} s, each invocation with ${s.timeoutSeconds} s (safety margin ${s.safetyMarginSeconds} s, handover wait ${s.handoverWaitSeconds} s, lease ttl ${s.leaseTtlMs / 1000} s; deployed: 900 s, a minute, 60 s, 75 s). Anvil mined a block every ${s.blockSeconds} s (${r.chain.minedIntervalSeconds.p50} s apart, max ${r.chain.minedIntervalSeconds.max}) with ${s.txsPerBlock} transfers: ${r.chain.blocks} blocks, ${r.chain.transactions} transactions. Embedded table in its own process; deposit queue: a local SQS FIFO stand-in feeding the real DetectDeposits handler. Machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}.
+
+| figure | p50 | p99 | max |
+|---|---|---|---|
+| block-to-API lag, blocks (mined while it waited; ${r.lag.measuredBlocks} blocks from ${r.chain.firstMeasured ?? '-'}) | ${r.lag.blocks.p50} | ${r.lag.blocks.p99} | ${r.lag.blocks.max} |
+| block-to-API lag, seconds (evm_mine returned -> status read shows it) | ${r.lag.seconds.p50} | ${r.lag.seconds.p99} | ${r.lag.seconds.max} |
+| from the block's timestamp (whole seconds), seconds | ${r.lag.fromTimestampSeconds.p50} | ${r.lag.fromTimestampSeconds.p99} | ${r.lag.fromTimestampSeconds.max} |
+| deposit-to-detected, seconds (${r.deposits.detected} of ${r.deposits.sent} deposits; sent -> order shows it) | ${r.deposits.seconds.p50} | ${r.deposits.seconds.p99} | ${r.deposits.seconds.max} |
+| deposit block mined -> detected, seconds | ${r.deposits.fromBlockSeconds.p50} | ${r.deposits.fromBlockSeconds.p99} | ${r.deposits.fromBlockSeconds.max} |
+
+${r.lag.notShown > 0 ? `**${r.lag.notShown} blocks were never shown by the API.**\n\n` : ''}**Invocations**: ${i.total} (${i.coldStarts} cold starts, init p50 ${i.initMs.p50} ms), ${i.followed} followed the chain, ${i.skipped} found it taken and returned (p50 ${i.skippedSeconds.p50} s), ${i.tookOver} waited for a handover and took over; ${i.timeouts} timed out; ${i.errors.length} failed${i.errors.length > 0 ? ` (${i.errors.slice(0, 3).join('; ')})` : ''}. **Handovers: ${i.handovers}**, gap between holders p50 ${i.handoverGapMs.p50} ms, max ${i.handoverGapMs.max} ms; ${i.overlaps} overlaps; at most ${i.mostActiveAtOnce} invocations following or waiting at once.
+
+**Nothing lost or repeated**: table blocks ${r.continuity.tableBlocks.count} of ${r.continuity.tableBlocks.expected} (missing ${r.continuity.tableBlocks.missing.length}, wrong hash ${r.continuity.tableBlocks.wrongHash.length}); queue: ${q.messages} messages (${q.deduplicated} dropped as duplicates), ${q.blocksPublished} blocks published, ${q.duplicates.length} published twice, ${q.missing.length} missing, ${q.outOfOrder} out of order, ${q.brokenLinks} not the child of the one before; ${q.failedRecords} consumer records failed, ${q.deadLetters} dead letters; the cursor went back ${r.continuity.cursorWentBack} times and ended at ${r.continuity.cursorAtEnd} (head ${r.chain.head}); deposit items per order ${r.deposits.depositItemsPerOrder.min}..${r.deposits.depositItemsPerOrder.max}.
+
+**Cost**: this run billed ${r.cost.run.billedSeconds} Lambda-seconds over ${r.cost.run.wallSeconds} s (${r.cost.run.lambdaSecondsPerSecond} per second; the model at this timing: ${r.cost.modelAtHarnessTiming.perDay.averageConcurrency}). Deployed (${d.inputs.memoryMb} MB ${d.inputs.architecture}, a tick a minute, 900 s, margin 60 s, the successor waiting one period): ${d.perDay.invocations} invocations a day, ${d.perDay.holders} of them holders (a handover every ${Math.round(86_400 / d.perDay.holders)} s), ${d.perDay.billedSeconds} billed seconds (${d.perDay.averageConcurrency} invocations on average) = ${d.perDay.gbSeconds} GB-s: **$${d.perDay.computeUsd} compute + $${d.perDay.requestsUsd} requests + $${d.perDay.leaseWritesUsd} lease writes = $${d.perDay.totalUsd} per chain per day** (x86_64: $${d.otherArchitectureUsd}). Prices: $${d.prices.gbSecondArm} per GB-s arm64, $${d.prices.gbSecondX86} x86_64, $${(d.prices.request * 1e6).toFixed(2)} per million requests, $${d.prices.writeUnit * 1e6} per million write units.
+
+| invocation | role | started (s) | ran (s) | held (s) | blocks | waited (ms) | why it ended |
+|---|---|---|---|---|---|---|---|
+${i.perInvocation
+  .map(
+    (entry) =>
+      `| ${entry.id} | ${entry.role} | ${((entry.startedAt - (i.perInvocation[0]?.startedAt ?? entry.startedAt)) / 1000).toFixed(1)} | ${entry.seconds} | ${entry.heldSeconds ?? '-'} | ${entry.advanced ?? '-'} | ${entry.waitedMs ?? '-'} | ${(entry.reason ?? '').replace(/\|/g, '/').slice(0, 140)} |`,
+  )
+  .join('\n')}
+`;
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  await writeFile(`${file}.tmp`, text);
+  await rename(`${file}.tmp`, file);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(`lambda bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(1);
+    },
+  );
+}

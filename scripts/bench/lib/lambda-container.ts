@@ -1,0 +1,66 @@
+/**
+ * One local Lambda "container" (execution environment) for the Lambda harness (local-lambda.ts): a
+ * process of its own that loads the handler module once (the init phase) and runs the invocations the
+ * parent sends it one at a time, each with a Lambda context whose deadline the parent set, as the
+ * Lambda runtime does. Module state (the ingest's per-chain cache, SDK clients) survives between
+ * invocations, as in a warm container. The parent kills the process at an invocation's timeout.
+ *
+ * argv[2]: the handler module (relative to the repository root). Messages (IPC):
+ *   parent -> { type: 'invoke', id, event, deadline, functionName, memoryMb }
+ *   child  -> { type: 'ready', initMs } | { type: 'result', id, result } | { type: 'error', id, error }
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+
+interface InvokeMessage {
+  type: 'invoke';
+  id: string;
+  event: unknown;
+  deadline: number;
+  functionName: string;
+  memoryMb: number;
+}
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+async function main(): Promise<void> {
+  const modulePath = process.argv[2];
+  if (!modulePath || !process.send) throw new Error('usage: a child process of local-lambda.ts, with the handler module as argument');
+  const started = performance.now();
+  const module = (await import(pathToFileURL(path.resolve(modulePath)).href)) as { handler?: Handler };
+  const handler = module.handler;
+  if (typeof handler !== 'function') throw new Error(`${modulePath} exports no handler`);
+  process.send({ type: 'ready', initMs: performance.now() - started });
+  process.on('message', (message: InvokeMessage) => {
+    if (message?.type !== 'invoke') return;
+    const context = {
+      awsRequestId: message.id,
+      functionName: message.functionName,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${message.functionName}`,
+      memoryLimitInMB: String(message.memoryMb),
+      logGroupName: `/aws/lambda/${message.functionName}`,
+      logStreamName: 'local',
+      callbackWaitsForEmptyEventLoop: true,
+      getRemainingTimeInMillis: () => Math.max(0, message.deadline - Date.now()),
+      done: () => undefined,
+      fail: () => undefined,
+      succeed: () => undefined,
+    } as Context;
+    handler(message.event, context).then(
+      (result) => process.send?.({ type: 'result', id: message.id, result }),
+      (error: unknown) =>
+        process.send?.({
+          type: 'error',
+          id: message.id,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        }),
+    );
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(`lambda container failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

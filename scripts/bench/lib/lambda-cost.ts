@@ -1,0 +1,94 @@
+/**
+ * What following one chain's head with the ingest Lambda costs per day (docs/decisions/ingest.md
+ * "Following the head in AWS"): Lambda compute and requests at list prices, plus the DynamoDB writes
+ * the following itself adds (lease renewals). Pure.
+ *
+ * The model of a day, with the deployed settings: a schedule tick every `scheduleSeconds`; an
+ * invocation runs `timeoutSeconds` at most and hands over `safetyMarginSeconds` before its end. The
+ * invocation started by the last tick before a handover waits for it (INGEST_HANDOVER_WAIT_MS covers
+ * one period), so each holder runs from its tick to its own handover: `timeoutSeconds - margin`
+ * seconds, of which the first `handoverWaitSeconds` (about one period) waiting; a handover every
+ * `timeoutSeconds - margin - period` seconds. Every other tick finds the lease held and returns at
+ * once (`skippedInvocationSeconds`, measured by the harness).
+ */
+
+/** AWS Lambda list prices, us-east-1 (USD). */
+export const LAMBDA_PRICES = {
+  /** Per GB-second, x86_64 (first pricing tier). */
+  gbSecondX86: 0.0000166667,
+  /** Per GB-second, arm64 (first pricing tier). */
+  gbSecondArm: 0.0000133334,
+  /** Per request. */
+  request: 0.0000002,
+  /** DynamoDB on-demand, per write request unit. */
+  writeUnit: 0.625 / 1_000_000,
+} as const;
+
+export interface LambdaCostInputs {
+  memoryMb: number;
+  architecture: 'arm64' | 'x86_64';
+  scheduleSeconds: number;
+  timeoutSeconds: number;
+  safetyMarginSeconds: number;
+  /** How long the successor waits for a handover: about one schedule period (0 when ticks align with handovers). */
+  handoverWaitSeconds: number;
+  /** Billed duration of an invocation that finds the lease held (warm), seconds. */
+  skippedInvocationSeconds: number;
+  /** Lease renewals a second while following (1 / (ttl / 3)). */
+  leaseWritesPerSecond: number;
+}
+
+export interface LambdaCost {
+  inputs: LambdaCostInputs;
+  prices: typeof LAMBDA_PRICES;
+  perDay: {
+    invocations: number;
+    holders: number;
+    handovers: number;
+    billedSeconds: number;
+    /** Billed seconds / seconds in a day: how many invocations run on average. */
+    averageConcurrency: number;
+    gbSeconds: number;
+    computeUsd: number;
+    requestsUsd: number;
+    leaseWritesUsd: number;
+    totalUsd: number;
+  };
+  /** The same day on the other architecture, for comparison. */
+  otherArchitectureUsd: number;
+}
+
+const DAY = 86_400;
+const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export function lambdaCostPerChainPerDay(inputs: LambdaCostInputs): LambdaCost {
+  const holding = inputs.timeoutSeconds - inputs.safetyMarginSeconds; // one holder's duration, waiting included
+  const handoverEvery = Math.max(1, holding - inputs.handoverWaitSeconds);
+  const invocations = DAY / inputs.scheduleSeconds;
+  const holders = DAY / handoverEvery;
+  const skipped = Math.max(0, invocations - holders);
+  const billedSeconds = holders * holding + skipped * inputs.skippedInvocationSeconds;
+  const gbSeconds = billedSeconds * (inputs.memoryMb / 1024);
+  const price = (arch: 'arm64' | 'x86_64') => (arch === 'arm64' ? LAMBDA_PRICES.gbSecondArm : LAMBDA_PRICES.gbSecondX86);
+  const computeUsd = gbSeconds * price(inputs.architecture);
+  const requestsUsd = invocations * LAMBDA_PRICES.request;
+  const leaseWritesUsd = DAY * inputs.leaseWritesPerSecond * LAMBDA_PRICES.writeUnit;
+  const other = inputs.architecture === 'arm64' ? 'x86_64' : 'arm64';
+  return {
+    inputs,
+    prices: LAMBDA_PRICES,
+    perDay: {
+      invocations: Math.round(invocations),
+      holders: round(holders, 1),
+      handovers: round(holders, 1),
+      billedSeconds: Math.round(billedSeconds),
+      averageConcurrency: round(billedSeconds / DAY, 3),
+      gbSeconds: Math.round(gbSeconds),
+      computeUsd: round(computeUsd, 4),
+      requestsUsd: round(requestsUsd, 5),
+      leaseWritesUsd: round(leaseWritesUsd, 4),
+      totalUsd: round(computeUsd + requestsUsd + leaseWritesUsd, 4),
+    },
+    otherArchitectureUsd: round(gbSeconds * price(other) + requestsUsd + leaseWritesUsd, 4),
+  };
+}

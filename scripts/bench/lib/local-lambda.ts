@@ -1,0 +1,182 @@
+/**
+ * A local stand-in for the Lambda service, for one function: invokes its real handler module as Lambda
+ * would, in execution environments ("containers", lambda-container.ts, a process each) that each serve
+ * one invocation at a time and are kept warm for the next; an invocation that finds every container busy
+ * starts a new one (a cold start, its init measured). Each invocation gets a context with its deadline
+ * (`timeoutMs` from its start); at the deadline the container is killed, as Lambda ends a timed-out
+ * invocation's environment. Overlapping invocations are allowed, as with an asynchronous invoke.
+ *
+ * Every invocation is recorded (start, end, init, result or error, timed out), for the billed
+ * duration (Lambda bills the init phase too, since August 2025) and the harness's checks.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const CONTAINER = 'scripts/bench/lib/lambda-container.ts';
+
+export interface InvocationRecord {
+  id: string;
+  event: unknown;
+  /** Epoch ms: when the invoke arrived, when the handler started (after any init), when it ended. */
+  invokedAt: number;
+  startedAt: number;
+  endedAt: number;
+  /** Init phase of a cold start, ms (null: a warm container). */
+  initMs: number | null;
+  container: number;
+  outcome: 'result' | 'error' | 'timeout';
+  result?: unknown;
+  error?: string;
+}
+
+interface Container {
+  index: number;
+  child: ChildProcess;
+  busy: boolean;
+  output: string;
+  ready: Promise<number>;
+}
+
+export interface LocalLambdaOptions {
+  /** Handler module, relative to the repository root. */
+  handler: string;
+  functionName: string;
+  timeoutMs: number;
+  memoryMb: number;
+  /** Environment of the containers (besides this process's). */
+  env: Record<string, string>;
+  /** Called with each finished invocation. */
+  onInvocation?: (record: InvocationRecord) => void;
+}
+
+export class LocalLambda {
+  readonly invocations: InvocationRecord[] = [];
+  private readonly containers: Container[] = [];
+  private readonly pending = new Set<Promise<InvocationRecord>>();
+  private sequence = 0;
+
+  constructor(private readonly options: LocalLambdaOptions) {}
+
+  /** Containers started so far (cold starts). */
+  get coldStarts(): number {
+    return this.containers.length;
+  }
+
+  /** Invokes the function with `event`; resolves when the invocation ends (result, error or timeout). */
+  invoke(event: unknown): Promise<InvocationRecord> {
+    const run = this.run(event);
+    this.pending.add(run);
+    void run.finally(() => this.pending.delete(run));
+    return run;
+  }
+
+  /** Waits for every invocation in flight. */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /** Stops every container. */
+  async close(): Promise<void> {
+    for (const container of this.containers) if (container.child.exitCode === null) container.child.kill('SIGKILL');
+  }
+
+  private async run(event: unknown): Promise<InvocationRecord> {
+    const invokedAt = Date.now();
+    this.sequence += 1;
+    const id = `invocation-${String(this.sequence).padStart(4, '0')}`;
+    let container = this.containers.find(
+      (candidate) => !candidate.busy && candidate.child.exitCode === null && candidate.child.signalCode === null,
+    );
+    const cold = container === undefined;
+    container ??= this.start();
+    container.busy = true;
+    let initMs: number | null = null;
+    try {
+      const init = await container.ready;
+      if (cold) initMs = Math.round(init);
+    } catch (error) {
+      container.busy = false;
+      const record: InvocationRecord = {
+        id,
+        event,
+        invokedAt,
+        startedAt: Date.now(),
+        endedAt: Date.now(),
+        initMs,
+        container: container.index,
+        outcome: 'error',
+        error: `init failed: ${(error as Error).message}`,
+      };
+      this.finish(record);
+      return record;
+    }
+    const startedAt = Date.now();
+    const deadline = startedAt + this.options.timeoutMs;
+    const child = container.child;
+    const record = await new Promise<InvocationRecord>((resolve) => {
+      const base = { id, event, invokedAt, startedAt, initMs, container: container.index };
+      const onMessage = (message: { type: string; id?: string; result?: unknown; error?: string }) => {
+        if (message.id !== id) return;
+        cleanup();
+        resolve(
+          message.type === 'result'
+            ? { ...base, endedAt: Date.now(), outcome: 'result', result: message.result }
+            : { ...base, endedAt: Date.now(), outcome: 'error', error: message.error },
+        );
+      };
+      const onExit = () => {
+        cleanup();
+        resolve({ ...base, endedAt: Date.now(), outcome: 'error', error: `the container exited: ${container.output.slice(-1_000)}` });
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        child.kill('SIGKILL');
+        resolve({ ...base, endedAt: Date.now(), outcome: 'timeout', error: `timed out after ${this.options.timeoutMs} ms` });
+      }, this.options.timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      child.send({ type: 'invoke', id, event, deadline, functionName: this.options.functionName, memoryMb: this.options.memoryMb });
+    });
+    container.busy = false;
+    this.finish(record);
+    return record;
+  }
+
+  private finish(record: InvocationRecord): void {
+    this.invocations.push(record);
+    this.options.onInvocation?.(record);
+  }
+
+  private start(): Container {
+    const child = spawn(process.execPath, ['--import', 'tsx', CONTAINER, this.options.handler], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: { ...process.env, NODE_NO_WARNINGS: '1', ...this.options.env },
+    });
+    const container: Container = { index: this.containers.length, child, busy: false, output: '', ready: Promise.resolve(0) };
+    const keep = (chunk: Buffer) => {
+      container.output = (container.output + chunk.toString()).slice(-20_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    container.ready = new Promise<number>((resolve, reject) => {
+      const onMessage = (message: { type?: string; initMs?: number }) => {
+        if (message?.type !== 'ready') return;
+        child.off('message', onMessage);
+        resolve(message.initMs ?? 0);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`the container exited (${code}) during init: ${container.output.slice(-1_000)}`)));
+    });
+    container.ready.catch(() => undefined);
+    this.containers.push(container);
+    return container;
+  }
+}
