@@ -104,6 +104,8 @@ export interface NftFacts {
 const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 const CODE = '0x6080604052348015600f57600080fd5b50';
 const BASE = 10n ** 24n;
+/** Every address's hidden native coin allowance (wei), so that no coin balance goes negative. */
+const COIN_BASE = 10n ** 22n;
 const GWEI = 1_000_000_000n;
 
 export const SWAP_SIGNATURE = 'swap(address tokenIn,address tokenOut,uint256 amountIn,address recipient)';
@@ -276,6 +278,8 @@ export class SyntheticChain {
   private readonly supplies = new Map<string, History<bigint>>();
   /** ERC-721 owner: key token|id. */
   private readonly owners = new Map<string, History<string>>();
+  /** Native coin balance (eth_getBalance): key address. Values, fees, internal values, withdrawals. */
+  private readonly coins = new Map<string, History<bigint>>();
   private readonly nonces = new Map<string, number>();
   private swapHash = '';
   private nftBatchHash = '';
@@ -430,12 +434,14 @@ export class SyntheticChain {
       parentHash = block.hash;
       for (let w = 0; w < spec.withdrawalsPerBlock; w += 1) {
         const toWhale = w === 0 && number % 4 === 0;
-        block.withdrawals.push({
+        const withdrawal = {
           index: withdrawalIndex,
           validatorIndex: 1000 + (withdrawalIndex % 5000),
           address: toWhale ? ACTORS.whale : holder(),
           amountGwei: 1_000_000n + BigInt(withdrawalIndex % 1000),
-        });
+        };
+        block.withdrawals.push(withdrawal);
+        this.moveCoin(withdrawal.address, withdrawal.amountGwei * GWEI, number);
         withdrawalIndex += 1;
         if (toWhale) this.counts.whaleWithdrawals += 1;
       }
@@ -585,6 +591,14 @@ export class SyntheticChain {
         const nonce = this.nonces.get(from) ?? 0;
         this.nonces.set(from, nonce + 1);
         block.txs.push({ hash, from, to, value, input, nonce, gas: gasUsed + 30_000, gasUsed, logs, calls });
+        // Coins: the value and the fee (gas used x 2 gwei: 1 burnt, 1 to the block's miner), internal values.
+        this.moveCoin(from, -(value + BigInt(gasUsed) * 2n * GWEI), number);
+        this.moveCoin(to, value, number);
+        this.moveCoin(this.minerOf(number), BigInt(gasUsed) * GWEI, number);
+        for (const call of calls) {
+          this.moveCoin(call.from, -call.value, number);
+          this.moveCoin(call.to, call.value, number);
+        }
         this.counts.transactions += 1;
         this.counts.byKind[kind] = (this.counts.byKind[kind] ?? 0) + 1;
         this.counts.logs += logs.length;
@@ -625,6 +639,16 @@ export class SyntheticChain {
       const before = history.latest() ?? BASE;
       history.set(block, before + delta);
     }
+  }
+
+  private minerOf(block: number): string {
+    return addressOf(`bench:${this.spec.chainId}:miner:${block % 16}`);
+  }
+
+  private moveCoin(address: string, delta: bigint, block: number): void {
+    if (delta === 0n) return;
+    const history = this.history(this.coins, address);
+    history.set(block, (history.latest() ?? COIN_BASE) + delta);
   }
 
   private move721(token: string, from: string, to: string, id: bigint, block: number): void {
@@ -678,6 +702,14 @@ export class SyntheticChain {
         const address = String(params[0]).toLowerCase();
         return this.contracts.has(address) ? CODE : '0x';
       }
+      case 'eth_getBalance': {
+        const address = String(params[0]).toLowerCase();
+        const block = params[1] === 'latest' || params[1] === undefined ? this.head : Number(BigInt(params[1] as string));
+        return hex(this.coins.get(address)?.at(block) ?? COIN_BASE);
+      }
+      case 'eth_getStorageAt':
+        // No proxies: every storage slot is zero.
+        return `0x${word(0)}`;
       case 'eth_call': {
         const call = params[0] as { to?: string; data?: string; input?: string };
         const block = Number(BigInt((params[1] as string | undefined) ?? hex(this.head)));
@@ -746,7 +778,7 @@ export class SyntheticChain {
       nonce: '0x0000000000000000',
       sha3Uncles: '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347',
       mixHash: hash32(`${seed}:mix`),
-      miner: addressOf(`bench:${this.spec.chainId}:miner:${block.number % 16}`),
+      miner: this.minerOf(block.number),
       stateRoot: hash32(`${seed}:state`),
       transactionsRoot: hash32(`${seed}:txs`),
       receiptsRoot: hash32(`${seed}:receipts`),
