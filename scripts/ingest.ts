@@ -23,12 +23,16 @@
  *                --segment-blocks blocks (default 32) in any order while this process numbers them in
  *                block order. The range starts after the cursor and must be final: --confirmations C
  *                (default 0) keeps it C blocks below the head.
+ * INGEST_COIN_BALANCES=off (environment) keeps no native coin balances (one eth_getBalance and one
+ *                write per address a batch touched: shared/ingest/native-state.ts); default on.
  */
 import { parseArgs } from 'node:util';
+import * as v from 'valibot';
 import cliProgress from 'cli-progress';
 import { createChainClient } from '../shared/chain/client';
 import { platformConfig } from '../shared/config';
 import { ensureTable, localClient } from './lib/local-table/ensure-table';
+import { INGEST_COIN_BALANCES } from '../shared/ingest/config';
 import { ChainIngest, type ChainCapabilities } from '../shared/ingest/ingest';
 import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
     maxBatchBlocks: batchBlocks,
     ...(maxReorgDepth !== undefined ? { maxReorgDepth } : {}),
     listeners: [orderDepositListener],
+    coinBalances: v.parse(INGEST_COIN_BALANCES, process.env.INGEST_COIN_BALANCES),
     ...(traceMethod ? { traceMethod: traceMethod as TraceMethod } : {}),
     ...(workers !== undefined ? { backfillPollMs: 100 } : {}),
     onBlock: ({ blockNumber, mode }) => {

@@ -6,15 +6,16 @@
  */
 import { checksummed } from '../chain/address';
 import { readChainStatus } from '../chain-status/status';
-import { queryAll, queryPage, rangeQuery } from '../db/operations';
+import { getItem, queryAll, queryPage, rangeQuery } from '../db/operations';
+import { coinBalanceKey, type CoinBalanceRecord, type ProxyFields } from '../table/address-state';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, logKeys, tokenTransferKeys, tokenTypeSetKey, type KeyRange } from '../table/keys';
-import { runningTotalAttribute, type TransactionRecord } from '../table/records';
+import { runningTotalAttribute, type AddressRecord, type TransactionRecord } from '../table/records';
 import { COUNTER_BOUND, type ExplorerConfig } from './config';
 import { measured } from './page-cost';
 import { readPageDetails } from './page-details';
 import type { AddressCountersResponse, AddressDetailsResponse, AddressTabsCountersResponse } from './schemas';
-import { tokenObject } from './serialise';
+import { implementationsOf, tokenObject } from './serialise';
 
 /** Blockscout's cap of a tab's count: it counts up to 51 (50 a page, and whether one more exists). */
 export const TAB_COUNT_CAP = 51;
@@ -43,32 +44,42 @@ async function countUpTo(range: KeyRange, cap: number): Promise<number> {
 /**
  * The address object: `is_contract`, creator, creation transaction and token details from its X7 item
  * (none: an externally owned account, or an address no contract side the ingest met); `has_*` from one
- * Limit-1 Query per range, all in parallel with the item's read (one round trip). `coin_balance` is
- * null: the ingest keeps no native balance and the API reads no node. `implementations` is empty
- * (nothing indexed tells a proxy), `has_validated_blocks` false (no range per block producer).
+ * Limit-1 Query per range, all in parallel with the item's read (one round trip). `coin_balance` and
+ * `block_number_balance_updated_at`: the X9 item (the balance the ingest read with eth_getBalance at the
+ * last block that touched the address), read in that same round; null without one (never touched, or
+ * the ingest keeps no coin balances). `implementations`: the EIP-1967 implementation on a proxy's X7
+ * item, named after its token name (its own X7 item: a second round trip, for proxies only);
+ * `implementation_name` is that name. `has_validated_blocks` false (no range per block producer).
  */
 export function getAddressDetails(address: string, config: ExplorerConfig): Promise<AddressDetailsResponse> {
   return measured('address', async () => {
     const range = ranges(config.chainId, address);
-    const [details, hasTokens, hasTransfers, hasLogs, hasWithdrawals] = await Promise.all([
+    const [details, coin, hasTokens, hasTransfers, hasLogs, hasWithdrawals] = await Promise.all([
       readPageDetails(config, { addresses: [address] }),
+      getItem<CoinBalanceRecord>(coinBalanceKey(config.chainId, address)),
       countUpTo(range.tokens, 1),
       countUpTo(range.tokenTransfers, 1),
       countUpTo(range.logs, 1),
       countUpTo(range.withdrawals, 1),
     ]);
-    const record = details.addresses.get(address);
+    const record: (AddressRecord & ProxyFields) | undefined = details.addresses.get(address);
+    const implementation = record?.implementation;
+    if (implementation) {
+      const named = await readPageDetails(config, { addresses: [implementation] });
+      for (const [known, item] of named.addresses) details.addresses.set(known, item);
+    }
+    const implementations = implementationsOf(record, details);
     const creationHash = record?.creationTransactionHash ?? null;
     return {
       hash: checksummed(address),
       is_contract: record?.isContract === true,
       is_verified: false,
       name: record?.tokenName ?? null,
-      implementation_name: null,
-      implementations: [],
-      proxy_type: null,
-      coin_balance: null,
-      block_number_balance_updated_at: null,
+      implementation_name: implementations[0]?.name ?? null,
+      implementations,
+      proxy_type: implementations.length > 0 ? ('eip1967' as const) : null,
+      coin_balance: coin?.value ?? null,
+      block_number_balance_updated_at: coin?.updatedAtBlock ?? null,
       exchange_rate: null,
       creator_address_hash: record?.creator ? checksummed(record.creator) : null,
       creation_transaction_hash: creationHash,

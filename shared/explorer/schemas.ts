@@ -203,7 +203,8 @@ const addressImplementation = v.strictObject({ address_hash: checksummedAddress,
 
 /**
  * Address object: every embedded address (`from`, `to`, `owner`, `created_contract`). The spec's
- * `implementation_name` and Blockscout v2's `implementations` (always empty: see decisions/explorer.md).
+ * `implementation_name` and Blockscout v2's `implementations` (a proxy's EIP-1967 implementation: see
+ * decisions/explorer.md).
  */
 export const addressObject = v.strictObject({
   hash: checksummedAddress,
@@ -454,10 +455,14 @@ export const addressDetailsResponse = v.strictObject({
   name: v.nullable(v.string()),
   implementation_name: v.nullable(v.string()),
   implementations: v.array(addressImplementation),
-  proxy_type: v.null(),
-  /** Native balance: the ingest keeps none and the API reads no node, so null (decisions/explorer.md). */
-  coin_balance: v.null(),
-  block_number_balance_updated_at: v.null(),
+  /** `eip1967` when the ingest read an implementation from the EIP-1967 slot, else null. */
+  proxy_type: v.nullable(v.picklist(['eip1967'])),
+  /**
+   * Native balance in wei, decimal, as the ingest read it (eth_getBalance) at the last block that
+   * touched the address, that block's number beside it; null when none was read (decisions/explorer.md).
+   */
+  coin_balance: v.nullable(v.pipe(v.string(), v.regex(/^(0|[1-9][0-9]*)$/))),
+  block_number_balance_updated_at: v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0))),
   exchange_rate: v.null(),
   creator_address_hash: v.nullable(checksummedAddress),
   creation_transaction_hash: v.nullable(hash32),

@@ -17,6 +17,7 @@ import type {
   TransactionRecord,
   WithdrawalRecord,
 } from '../table/records';
+import type { ProxyFields } from '../table/address-state';
 import type { TokenStandard } from '../table/keys';
 import { decodeInput, methodName } from './methods';
 import type {
@@ -54,14 +55,28 @@ export function isoTimestamp(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
+/**
+ * Blockscout v2's `implementations` of an address: the EIP-1967 implementation the ingest read from
+ * the proxy's slot (shared/ingest/native-state.ts), named after the implementation's token name when
+ * its address item is among `details` (else null); none for any other address.
+ */
+export function implementationsOf(
+  record: (AddressRecord & ProxyFields) | undefined,
+  details: PageDetails,
+): AddressObject['implementations'] {
+  const implementation = record?.implementation;
+  if (!implementation) return [];
+  return [{ address_hash: checksummed(implementation), name: details.addresses.get(implementation)?.tokenName ?? null }];
+}
+
 export function addressObject(address: string, details: PageDetails): AddressObject {
   const record = details.addresses.get(address.toLowerCase());
+  // Blockscout v2: a proxy's implementations; `implementation_name` is the first one's name.
+  const implementations = implementationsOf(record, details);
   return {
     hash: checksummed(address),
-    implementation_name: null,
-    // Blockscout v2: a proxy's implementations. Nothing the ingest reads tells a proxy (no EIP-1967
-    // slot is read), so none: see docs/decisions/explorer.md.
-    implementations: [],
+    implementation_name: implementations[0]?.name ?? null,
+    implementations,
     name: record?.tokenName ?? null,
     is_contract: record?.isContract === true,
     private_tags: [],

@@ -23,6 +23,19 @@ export const RPC_TIMEOUT_MS = v.optional(integer(100, 120_000), '10000');
  */
 export const RPC_BATCH_SIZE = v.optional(integer(1, 1_000), '100');
 
+/**
+ * `on` (default) or `off`: whether the ingest keeps every touched address's native coin balance
+ * (shared/ingest/native-state.ts: one eth_getBalance and one conditional write per distinct address a
+ * batch touched). Off, `coin_balance` is null everywhere.
+ */
+export const INGEST_COIN_BALANCES = v.optional(
+  v.pipe(
+    v.picklist(['on', 'off'], 'must be on or off'),
+    v.transform((value) => value === 'on'),
+  ),
+  'on',
+);
+
 const schema = v.object({
   /** Most blocks one round of the follow loop ingests (then it looks at the head and its lease again). */
   INGEST_MAX_BLOCKS: v.optional(integer(1, 100_000), '200'),
@@ -51,6 +64,7 @@ const schema = v.object({
   INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
   /** Deepest reorg repaired (blocks back to the common ancestor); deeper, the ingest stops writing (shared/ingest/reorg.ts). */
   INGEST_MAX_REORG_DEPTH: v.optional(integer(1, 1_000_000), '1024'),
+  INGEST_COIN_BALANCES,
   /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */
   DEPOSIT_EVENTS_QUEUE_URL: v.pipe(v.string(), v.url()),
 });
@@ -68,6 +82,8 @@ export interface IngestConfig {
   safetyMarginMs: number;
   traceMethod?: 'callTracer' | 'parity' | 'none';
   maxReorgDepth: number;
+  /** Keep native coin balances (INGEST_COIN_BALANCES): IngestOptions.coinBalances. */
+  coinBalances: boolean;
   /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
   listenerQueueUrl: string;
 }
@@ -84,6 +100,7 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
     rpcBatchSize: raw.RPC_BATCH_SIZE,
     safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
     maxReorgDepth: raw.INGEST_MAX_REORG_DEPTH,
+    coinBalances: raw.INGEST_COIN_BALANCES,
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
     listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,
   };

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
+import { loadIngestConfig } from '../../../shared/ingest/config';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import type { IngestLog } from '../../../shared/ingest/log';
 import { readCursor } from '../../../shared/ingest/manifest';
@@ -206,8 +207,13 @@ describe('coin balances', () => {
   });
 
   test('switched off (INGEST_COIN_BALANCES=off): no coin balance is read or written', async () => {
+    const environment = { DEPOSIT_EVENTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/DepositEvents.fifo' };
+    expect(loadIngestConfig(environment).coinBalances).toBe(true);
+    const { coinBalances } = loadIngestConfig({ ...environment, INGEST_COIN_BALANCES: 'off' });
+    expect(coinBalances).toBe(false);
+    expect(() => loadIngestConfig({ ...environment, INGEST_COIN_BALANCES: 'no' })).toThrow(/INGEST_COIN_BALANCES/);
     const items = await inTable(`${table.name}-off`, async () => {
-      await ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), log, coinBalances: false });
+      await ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), log, coinBalances });
       return tableSnapshot(`${table.name}-off`);
     });
     expect(items.filter((item) => item.kind === 'coinBalance')).toEqual([]);
