@@ -18,6 +18,11 @@
  * Requests that write use a scratch table in the same store (created here, deleted at the end), so the
  * cached dataset is never changed. Prints and writes (--out) one JSON document; budgets are evaluated
  * by scripts/bench/lib/budgets.ts.
+ *
+ * Every served route of shared/routes.ts has requests of its own (buildRequests, routesAddedSince); a
+ * route without one is measured by its route example, printed loudly and counted in `coverage` (a
+ * broken budget; test/scripts/bench/http-routes.test.ts fails on it). The routes that answer 501 by
+ * design (Route.notServed) are sent once each, outside the requests: `notServed` (status, DynamoDB calls).
  */
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -53,7 +58,8 @@ export interface BenchRequest {
   id: string;
   routeId: string;
   api: ApiName;
-  method: 'GET' | 'POST';
+  /** DELETE and PATCH: only routes not served (they answer 501). */
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   url: string;
   /** A new body for each call (POST). */
   body?: () => unknown;
@@ -63,6 +69,8 @@ export interface BenchRequest {
   kind: RequestKind;
   /** Part of the page mix of the cost model (one representative page per list route). */
   mix?: boolean;
+  /** The route's own example request (shared/routes.ts): no request of the bench names the route yet. */
+  example?: boolean;
 }
 
 export interface RequestResult {
@@ -123,6 +131,33 @@ export interface HttpResult {
   }[];
   /** Mean read units of one page of the mix (one representative page per list route). */
   mixReadUnitsPerPage: number;
+  /** Which served routes of shared/routes.ts have requests of their own (absent before issue 25). */
+  coverage?: HttpCoverage;
+  /** The routes that answer 501 by design (Route.notServed): status, DynamoDB calls, time. */
+  notServed?: NotServedResult[];
+}
+
+export interface HttpCoverage {
+  /** Routes of shared/routes.ts without `notServed`. */
+  served: number;
+  /** Of those, the routes a request of the bench names (not only the route's own example). */
+  measured: number;
+  /** Served routes with no request of their own: measured by their example request, or not at all. */
+  uncovered: string[];
+  /** Routes that answer 501 by design. */
+  notServed: string[];
+}
+
+export interface NotServedResult {
+  id: string;
+  routeId: string;
+  method: string;
+  url: string;
+  status: number;
+  /** DynamoDB calls while answering (a 501 needs none). */
+  callCount: number;
+  handlerMs: { p50: number; p99: number; n: number };
+  error?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -158,6 +193,8 @@ export function buildRequests(
     sessionId: string;
     collectionBody: () => unknown;
     orderBody: () => unknown;
+    /** A page of GET /explorer/addresses/{hash}/nft of the whale some pages in (followed from the first). */
+    nftDeep?: { id: string; url: string };
   },
 ): BenchRequest[] {
   const a = facts.chains.find((chain) => chain.chainId === facts.explorerChain)!;
@@ -447,10 +484,18 @@ export function buildRequests(
   get('GET /collections/signing-domain', 'GetCollectionSigningDomain', 'collections', '/collections/signing-domain?chainId=8453', 'single');
   get('GET /collections/{predictedAddress}', 'GetCollection', 'collections', `/collections/${facts.collections.sampleAddress}`, 'single');
 
-  // Any route not covered above (a route added since): its own example request.
+  // Platform: the OpenAPI document and the API reference page (no table access).
+  get('GET /openapi.json', 'GetOpenApiDocument', 'base', '/openapi.json', 'single');
+  get('GET /docs', 'GetApiReference', 'base', '/docs', 'single');
+
+  routesAddedSince(requests, facts, extra.nftDeep);
+
+  // Any route not covered above (a route added since): its own example request, measured on the
+  // dataset although its example names the demo chain's entities (an empty or 404 answer, mostly), and
+  // reported as not covered (routeCoverage, the budget "every served route has a bench request").
   for (const route of routes) {
     if (requests.some((request) => request.routeId === route.id)) continue;
-    // A route that answers 501 by design (its data is outside the chain) has nothing to measure.
+    // A route that answers 501 by design (its data is outside the chain): notServedRequests checks it.
     if (route.notServed || (route.method !== 'GET' && route.method !== 'POST')) continue;
     let url = route.path;
     for (const [name, value] of Object.entries(route.example.pathParameters ?? {}))
@@ -467,9 +512,414 @@ export function buildRequests(
       headers: route.example.headers,
       scratch: route.table.write.length > 0,
       kind: route.method === 'POST' ? 'write' : 'single',
+      example: true,
     });
   }
   return requests;
+}
+
+/** The keccak-256 topic of Transfer(address,address,uint256) (ERC-20 and ERC-721). */
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** transfer(address,uint256) */
+const TRANSFER_SELECTOR = '0xa9059cbb';
+/** Start of day over block_timestamp, as thirdweb's dashboard writes it. */
+const DASHBOARD_DAY = 'toStartOfDay(toDate(block_timestamp)) as time';
+
+/**
+ * Requests of the routes added since the first bench (issue 25): the explorer's address page (E7 - E11,
+ * E4's sorts), Insight v1's chain status, token and NFT balances, owners, NFT transfers and
+ * collections (I5, I6a - I6p), transaction and event lists (I10a - I10e), ABI and decoding (I11a, I11b)
+ * and the aggregate forms of thirdweb's dashboard (test/functions/insights/dashboard-aggregates.test.ts).
+ * Every one names entities of the dataset: the whale (the NFT holder too: its fullest ERC-721 and
+ * ERC-1155 collections, ChainFacts.nft), the busy token, the router, an ordinary holder.
+ */
+function routesAddedSince(requests: BenchRequest[], facts: DatasetFacts, nftDeep: { id: string; url: string } | undefined): void {
+  const a = facts.chains.find((chain) => chain.chainId === facts.explorerChain)!;
+  const whale = a.whale;
+  const busy = a.busyToken;
+  const chain_id = a.chainId;
+  const fiveChains = [a.chainId, SECOND_CHAIN, ...SMALL_CHAINS];
+  const first = (kind: string) => a.tokens.find((token) => token.kind === kind)?.address ?? '';
+  // Facts of a dataset built before ChainFacts.nft: the first collection of each standard, id 1.
+  const nft = a.nft ?? {
+    holder: whale,
+    erc721: first('ERC-721'),
+    erc721Held: 0,
+    erc721TokenId: '1',
+    erc1155: first('ERC-1155'),
+    erc1155Held: 0,
+    erc1155TokenId: '1',
+    batchTransferHash: a.swapTransactionHash,
+  };
+  /** A small ERC-20 token (not the busy one): a token of ordinary size for the owners list. */
+  const plainToken = a.tokens.find((token) => token.kind === 'ERC-20' && token.address !== busy)?.address ?? busy;
+  const get = (id: string, routeId: string, url: string, kind: RequestKind, more: Partial<BenchRequest> = {}) =>
+    requests.push({ id, routeId, api: 'base', method: 'GET', url, kind, ...more });
+
+  // Explorer: the address page of the whale (and of a token contract), its NFT list, the sorts of E4.
+  const address = (hash: string, suffix = '') => `/explorer/addresses/${hash}${suffix}`;
+  get('E7 indexing status', 'GetIndexingStatus', '/explorer/main-page/indexing-status', 'single');
+  get('E8 address (whale)', 'GetAddress', address(whale), 'single');
+  get('E8 address (BUSY token contract)', 'GetAddress', address(busy), 'single');
+  get('E8 address (ERC-721 collection)', 'GetAddress', address(nft.erc721), 'single');
+  get('E9 counters (whale)', 'GetAddressCounters', address(whale, '/counters'), 'single');
+  get('E9 counters (BUSY token contract)', 'GetAddressCounters', address(busy, '/counters'), 'single');
+  get('E9 counters (ordinary holder)', 'GetAddressCounters', address(a.holder, '/counters'), 'single');
+  get('E10 tabs-counters (whale)', 'GetAddressTabsCounters', address(whale, '/tabs-counters'), 'single');
+  get('E10 tabs-counters (ordinary holder)', 'GetAddressTabsCounters', address(a.holder, '/tabs-counters'), 'single');
+  for (const type of ['', 'ERC-721', 'ERC-1155', 'ERC-721,ERC-1155', 'ERC-20'])
+    get(`E11 nft type=${type || '-'}`, 'ListAddressNfts', address(whale, '/nft') + query({ type }), 'list', { mix: type === '' });
+  if (nftDeep) get(nftDeep.id, 'ListAddressNfts', nftDeep.url, 'list');
+  get('E11 nft of an ordinary holder', 'ListAddressNfts', address(a.holder, '/nft'), 'list');
+  for (const sort of ['value', 'fee', 'block_number'])
+    for (const order of ['desc', 'asc'])
+      get(
+        `E4 transactions sort=${sort} order=${order}`,
+        'ListAddressTransactions',
+        address(whale, '/transactions') + query({ sort, order }),
+        'list',
+      );
+
+  // I5: a chain's status.
+  get('I5 chain status', 'GetChainStatus', `/insights/v1/chains/${chain_id}/status`, 'single');
+
+  // I6a - I6e: balances of the whale.
+  const owner = (route: string) => `/insights/v1/${route}/${whale}`;
+  get('I6a ERC-20 balances of the whale', 'ListOwnerErc20Tokens', owner('tokens/erc20') + query({ chain_id, limit: PAGE }), 'list', {
+    mix: true,
+  });
+  get(
+    'I6a ERC-20 balances of the whale, metadata',
+    'ListOwnerErc20Tokens',
+    owner('tokens/erc20') + query({ chain_id, limit: PAGE, metadata: 'true' }),
+    'list',
+  );
+  get(
+    'I6a ERC-20 balances of the whale over 5 chains',
+    'ListOwnerErc20Tokens',
+    owner('tokens/erc20') + query({ chain_id: fiveChains, limit: PAGE }),
+    'list',
+  );
+  get('I6b ERC-721 of the whale', 'ListOwnerErc721Tokens', owner('tokens/erc721') + query({ chain_id, limit: PAGE }), 'list', {
+    mix: true,
+  });
+  get(
+    'I6b ERC-721 of the whale, metadata',
+    'ListOwnerErc721Tokens',
+    owner('tokens/erc721') + query({ chain_id, limit: PAGE, metadata: 'true' }),
+    'list',
+  );
+  get('I6c ERC-1155 of the whale', 'ListOwnerErc1155Tokens', owner('tokens/erc1155') + query({ chain_id, limit: PAGE }), 'list', {
+    mix: true,
+  });
+  get('I6d NFTs of the whale', 'ListOwnerNfts', owner('nfts/balance') + query({ chain_id, limit: PAGE }), 'list', { mix: true });
+  get(
+    'I6d NFTs of the whale, erc721, metadata',
+    'ListOwnerNfts',
+    owner('nfts/balance') + query({ chain_id, limit: PAGE, token_types: 'erc721', metadata: 'true' }),
+    'list',
+  );
+  get('I6e tokens of the whale', 'ListTokens', `/insights/v1/tokens${query({ chain_id, owner_address: whale, limit: PAGE })}`, 'list', {
+    mix: true,
+  });
+  get(
+    'I6e tokens of the whale and a holder, metadata',
+    'ListTokens',
+    `/insights/v1/tokens${query({ chain_id, owner_address: [whale, a.holder], limit: PAGE, metadata: 'true' })}`,
+    'list',
+  );
+  get(
+    'I6e tokens of the whale in BUSY',
+    'ListTokens',
+    `/insights/v1/tokens${query({ chain_id, owner_address: whale, token_address: busy })}`,
+    'list',
+  );
+
+  // I6f - I6p: NFTs of the whale's fullest collections (ERC-721 and ERC-1155).
+  const nfts = (suffix: string) => `/insights/v1/nfts${suffix}`;
+  get('I6f NFTs of an ERC-721 collection', 'ListContractNfts', nfts(`/${nft.erc721}`) + query({ chain_id, limit: PAGE }), 'list', {
+    mix: true,
+  });
+  get(
+    'I6f NFTs of an ERC-721 collection, owners',
+    'ListContractNfts',
+    nfts(`/${nft.erc721}`) + query({ chain_id, limit: PAGE, include_owners: 'true' }),
+    'list',
+  );
+  get('I6f NFTs of an ERC-1155 collection', 'ListContractNfts', nfts(`/${nft.erc1155}`) + query({ chain_id, limit: PAGE }), 'list');
+  get(
+    'I6g ERC-721 token, owners',
+    'GetNft',
+    nfts(`/${nft.erc721}/${nft.erc721TokenId}`) + query({ chain_id, include_owners: 'true' }),
+    'single',
+  );
+  get('I6g ERC-1155 token', 'GetNft', nfts(`/${nft.erc1155}/${nft.erc1155TokenId}`) + query({ chain_id }), 'single');
+  get(
+    'I6h NFT transfers of the whale',
+    'ListNftTransfers',
+    nfts('/transfers') + query({ chain_id, owner_address: whale, limit: PAGE }),
+    'list',
+    {
+      mix: true,
+    },
+  );
+  get(
+    'I6h NFT transfers of the whale, metadata',
+    'ListNftTransfers',
+    nfts('/transfers') + query({ chain_id, owner_address: whale, limit: PAGE, metadata: 'true' }),
+    'list',
+  );
+  get(
+    'I6h NFT transfers of an ERC-721 collection',
+    'ListNftTransfers',
+    nfts('/transfers') + query({ chain_id, contract_address: nft.erc721, limit: PAGE }),
+    'list',
+  );
+  if (nft.batchTransferHash)
+    get(
+      'I6i NFT transfers of a batch transaction',
+      'ListNftTransactionTransfers',
+      nfts(`/transfers/transaction/${nft.batchTransferHash}`) + query({ chain_id }),
+      'list',
+      { mix: true },
+    );
+  get(
+    'I6j transfers of an ERC-721 collection',
+    'ListNftContractTransfers',
+    nfts(`/transfers/${nft.erc721}`) + query({ chain_id, limit: PAGE }),
+    'list',
+    { mix: true },
+  );
+  get(
+    'I6j transfers of an ERC-1155 collection, metadata',
+    'ListNftContractTransfers',
+    nfts(`/transfers/${nft.erc1155}`) + query({ chain_id, limit: PAGE, metadata: 'true' }),
+    'list',
+  );
+  get(
+    'I6k transfers of an ERC-721 token',
+    'ListNftTokenTransfers',
+    nfts(`/transfers/${nft.erc721}/${nft.erc721TokenId}`) + query({ chain_id, limit: PAGE }),
+    'list',
+    { mix: true },
+  );
+  get(
+    'I6k transfers of an ERC-1155 id to the whale',
+    'ListNftTokenTransfers',
+    nfts(`/transfers/${nft.erc1155}/${nft.erc1155TokenId}`) + query({ chain_id, owner_address: whale, limit: PAGE }),
+    'list',
+  );
+  get(
+    'I6l owners of an ERC-20 token',
+    'ListTokenOwners',
+    `/insights/v1/tokens/owners${query({ chain_id, contract_address: plainToken, limit: PAGE })}`,
+    'list',
+    { mix: true },
+  );
+  get(
+    'I6l owners of BUSY',
+    'ListTokenOwners',
+    `/insights/v1/tokens/owners${query({ chain_id, contract_address: busy, limit: PAGE })}`,
+    'list',
+  );
+  get('I6m owners of an ERC-721 collection', 'ListNftOwners', nfts(`/owners/${nft.erc721}`) + query({ chain_id, limit: PAGE }), 'list', {
+    mix: true,
+  });
+  get(
+    'I6m owners of an ERC-1155 collection, balances',
+    'ListNftOwners',
+    nfts(`/owners/${nft.erc1155}`) + query({ chain_id, limit: PAGE, include_balances: 'true' }),
+    'list',
+  );
+  get(
+    'I6n owner of an ERC-721 token',
+    'ListNftTokenOwners',
+    nfts(`/owners/${nft.erc721}/${nft.erc721TokenId}`) + query({ chain_id, include_balances: 'true' }),
+    'list',
+    { mix: true },
+  );
+  get(
+    'I6n owners of an ERC-1155 id',
+    'ListNftTokenOwners',
+    nfts(`/owners/${nft.erc1155}/${nft.erc1155TokenId}`) + query({ chain_id, include_balances: 'true', limit: PAGE }),
+    'list',
+  );
+  get('I6o NFTs of the whale', 'ListNfts', nfts('') + query({ chain_id, owner_address: whale, limit: PAGE }), 'list', { mix: true });
+  get(
+    'I6o NFTs of the whale in its fullest ERC-721 collection',
+    'ListNfts',
+    nfts('') + query({ chain_id, owner_address: whale, contract_address: nft.erc721, limit: PAGE }),
+    'list',
+  );
+  get('I6p ERC-721 collection', 'GetNftCollection', nfts(`/collections/${nft.erc721}`) + query({ chain_id }), 'single');
+  get(
+    'I6p ERC-721 collection, stats',
+    'GetNftCollection',
+    nfts(`/collections/${nft.erc721}`) + query({ chain_id, include_stats: 'true' }),
+    'single',
+  );
+
+  // I10a - I10e: transactions and events.
+  const transactions = (suffix: string) => `/insights/v1/transactions${suffix}`;
+  get(
+    'I10a transactions to the router',
+    'ListContractAllTransactions',
+    transactions(`/${a.router}`) + query({ chain_id, limit: PAGE }),
+    'list',
+    { mix: true },
+  );
+  get(
+    'I10a transactions to BUSY, transfer selector, decode=true',
+    'ListContractAllTransactions',
+    transactions(`/${busy}`) + query({ chain_id, limit: PAGE, filter_function_selector: TRANSFER_SELECTOR, decode: 'true' }),
+    'list',
+  );
+  get(
+    'I10b transactions from the whale',
+    'ListTransactions',
+    transactions('') + query({ chain_id, filter_from_address: whale, limit: PAGE }),
+    'list',
+    { mix: true },
+  );
+  get(
+    'I10b transactions to the router',
+    'ListTransactions',
+    transactions('') + query({ chain_id, filter_to_address: a.router, limit: PAGE }),
+    'list',
+  );
+  get(
+    'I10b transactions by selector (transfer)',
+    'ListTransactions',
+    transactions('') + query({ chain_id, filter_function_selector: TRANSFER_SELECTOR, limit: PAGE }),
+    'list',
+  );
+  const wallet = `/insights/v1/wallets/${whale}/transactions`;
+  get('I10c wallet transactions of the whale', 'ListWalletTransactions', wallet + query({ chain_id, limit: PAGE }), 'list', { mix: true });
+  get(
+    'I10c wallet transactions of the whale over 5 chains',
+    'ListWalletTransactions',
+    wallet + query({ chain_id: fiveChains, limit: PAGE }),
+    'list',
+  );
+  get(
+    'I10c wallet transactions of the whale, oldest first, decode=true',
+    'ListWalletTransactions',
+    wallet + query({ chain_id, limit: PAGE, sort_order: 'asc', decode: 'true' }),
+    'list',
+  );
+  get(
+    'I10d events by topic 0 (Transfer)',
+    'ListEvents',
+    `/insights/v1/events${query({ chain_id, filter_topic_0: TRANSFER_TOPIC, limit: PAGE })}`,
+    'list',
+    { mix: true },
+  );
+  get(
+    'I10d events of BUSY by topic 0',
+    'ListEvents',
+    `/insights/v1/events${query({ chain_id, filter_address: busy, filter_topic_0: TRANSFER_TOPIC, limit: PAGE })}`,
+    'list',
+  );
+  const transferSignature = encodeURIComponent('Transfer(address indexed from,address indexed to,uint256 value)');
+  get(
+    'I10e events of BUSY by signature',
+    'ListSignatureEvents',
+    `/insights/v1/events/${busy}/${transferSignature}${query({ chain_id, limit: PAGE })}`,
+    'list',
+    { mix: true },
+  );
+  get(
+    'I10e events of BUSY by signature, decode=true',
+    'ListSignatureEvents',
+    `/insights/v1/events/${busy}/${transferSignature}${query({ chain_id, limit: PAGE, decode: 'true' })}`,
+    'list',
+  );
+
+  // I11a, I11b: the ABI this service knows for a token, and decoding with it.
+  get('I11a ABI of BUSY', 'GetContractAbi', `/insights/v1/contracts/abi/${busy}${query({ chain_id })}`, 'single');
+  get('I11a ABI of an ERC-721 collection', 'GetContractAbi', `/insights/v1/contracts/abi/${nft.erc721}${query({ chain_id })}`, 'single');
+  const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
+  const amount = word((10n ** 18n).toString(16));
+  const decodeBody = {
+    transactions: [{ data: `${TRANSFER_SELECTOR}${word(a.holder)}${amount}` }],
+    logs: [{ topics: [TRANSFER_TOPIC, `0x${word(whale)}`, `0x${word(a.holder)}`], data: `0x${amount}` }],
+  };
+  requests.push({
+    id: 'I11b decode a transfer call and log of BUSY',
+    routeId: 'DecodeContractData',
+    api: 'base',
+    method: 'POST',
+    url: `/insights/v1/decode/${busy}${query({ chain_id })}`,
+    body: () => decodeBody,
+    kind: 'single',
+  });
+
+  // Aggregates as thirdweb's dashboard and its users send them (running totals or bounded reads).
+  const perDay = (count: string) => ({ group_by: 'time', aggregate: [DASHBOARD_DAY, count] });
+  const router = transactions(`/${a.router}`);
+  for (const [id, routeId, base, shape] of [
+    ['I10a router transactions per day', 'ListContractAllTransactions', router, perDay('count(block_timestamp) as count')],
+    ['I10a router transactions, total', 'ListContractAllTransactions', router, { aggregate: 'count(block_number) as total' }],
+    ['I10a router wallets per day', 'ListContractAllTransactions', router, perDay('count(distinct from_address) as count')],
+    ['I10a router wallets, total', 'ListContractAllTransactions', router, { aggregate: 'count(distinct from_address) as total' }],
+    ['I10a router functions by day', 'ListContractAllTransactions', router, { group_by: ['day', 'function_selector'], limit: 300 }],
+    ['I2 BUSY events per day', 'ListContractEvents', `/insights/v1/events/${busy}`, perDay('count(block_timestamp) as count')],
+    ['I2 BUSY events, total', 'ListContractEvents', `/insights/v1/events/${busy}`, { aggregate: 'count()' }],
+    ['I2 BUSY events by day', 'ListContractEvents', `/insights/v1/events/${busy}`, { group_by: ['day', 'topic_0'], limit: 300 }],
+    ['I10c whale transactions by day', 'ListWalletTransactions', wallet, { group_by: 'day' }],
+    [
+      'I10c whale value and gas by day',
+      'ListWalletTransactions',
+      wallet,
+      {
+        group_by: 'time',
+        aggregate: [DASHBOARD_DAY, 'count() as transactions', 'sum(value) as total_value', 'sum(gas_used) as total_gas'],
+      },
+    ],
+    [
+      'I5c BUSY wallets per day',
+      'ListContractTokenTransfers',
+      `/insights/v1/tokens/transfers/${busy}`,
+      perDay('count(distinct from_address) as count'),
+    ],
+  ] as const)
+    get(`${id} (aggregate)`, routeId, base + query({ chain_id, ...shape }), 'aggregate');
+}
+
+/** The served routes of shared/routes.ts, which of them the requests measure, and which only by the route's own example. */
+export function routeCoverage(requests: readonly Pick<BenchRequest, 'routeId' | 'example'>[]): HttpCoverage {
+  const served = routes.filter((route) => !route.notServed).map((route) => route.id);
+  const measured = new Set(requests.filter((request) => !request.example).map((request) => request.routeId));
+  return {
+    served: served.length,
+    measured: served.filter((id) => measured.has(id)).length,
+    uncovered: served.filter((id) => !measured.has(id)),
+    notServed: routes.filter((route) => route.notServed).map((route) => route.id),
+  };
+}
+
+/** Requests of the routes that answer 501 by design (Route.notServed): one each, its example. */
+export function notServedRequests(): BenchRequest[] {
+  return routes
+    .filter((route) => route.notServed)
+    .map((route) => {
+      let url = route.path;
+      for (const [name, value] of Object.entries(route.example.pathParameters ?? {}))
+        url = url.replace(`{${name}}`, encodeURIComponent(value));
+      for (const name of url.match(/\{[^}]+\}/g) ?? []) url = url.replace(name, 'bench');
+      url += query((route.example.query ?? {}) as Record<string, string | readonly string[]>);
+      const body = route.example.body;
+      return {
+        id: `${route.method} ${route.path} (not served)`,
+        routeId: route.id,
+        api: apiOf(route),
+        method: route.method as BenchRequest['method'],
+        url,
+        ...(body === undefined ? {} : { body: () => body }),
+        headers: route.example.headers,
+        kind: 'error' as const,
+      };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -667,8 +1117,34 @@ async function measureAll(options: {
     });
   }
   log(`deep pages: ${deep.map((entry) => entry.id).join(', ')}`);
+  // E11 at depth: the whale's NFT instances some pages in (a collection with more ids than its X2 entry
+  // embeds continues from its G4 holdings range, the cursor's collection beside the X2 Query).
+  const nftFirst = `/explorer/addresses/${a.whale}/nft`;
+  const nftWanted = 10;
+  let nftUrl = nftFirst;
+  let nftPage = 1;
+  while (nftPage < nftWanted) {
+    const response = await send({ id: 'setup', routeId: 'ListAddressNfts', api: 'base', method: 'GET', url: nftUrl, kind: 'list' });
+    const next = (JSON.parse(response.body) as { next_page_params?: Record<string, unknown> | null }).next_page_params;
+    if (!next) break;
+    nftUrl = nftFirst + query(Object.fromEntries(Object.entries(next).map(([key, value]) => [key, String(value)])));
+    nftPage += 1;
+  }
+  const nftDeep = nftPage > 1 ? { id: `E11 whale nft page ${nftPage}`, url: nftUrl } : undefined;
+  if (nftDeep)
+    depth.push({
+      name: 'E11 whale nft',
+      first: 'E11 nft type=-',
+      deep: nftDeep.id,
+      pageReached: nftPage,
+      pageWanted: nftWanted,
+      firstReadUnits: 0,
+      deepReadUnits: null,
+      deepStatus: 0,
+      ratio: null,
+    });
 
-  let requests = buildRequests(facts, {
+  const all = buildRequests(facts, {
     deep,
     sessionId,
     collectionBody,
@@ -676,7 +1152,18 @@ async function measureAll(options: {
       orderIndex += 1;
       return orderBody(a.whale, orderIndex);
     },
+    nftDeep,
   });
+  const coverage = routeCoverage(all);
+  log(`routes: ${coverage.measured} of ${coverage.served} served routes measured, ${coverage.notServed.length} not served (501)`);
+  if (coverage.uncovered.length > 0) {
+    const line = '!'.repeat(100);
+    log(line);
+    log(`!!! ${coverage.uncovered.length} served route(s) without a bench request of their own (scripts/bench/http.ts buildRequests):`);
+    for (const id of coverage.uncovered) log(`!!!   ${id}: measured by its route example only, on entities the dataset may not hold`);
+    log(line);
+  }
+  let requests = all;
   if (options.only) requests = requests.filter((request) => request.id.includes(options.only!));
   // Depth variants of the explorer lists, in the same form as their first pages.
   const e3First = requests.find((request) => request.id === 'E3 token-transfers type=- filter=- token=-');
@@ -816,6 +1303,46 @@ async function measureAll(options: {
     entry.deepReadUnits = deepResult && deepResult.status < 400 ? deepResult.readUnits : null;
     entry.ratio = entry.deepReadUnits !== null && entry.firstReadUnits > 0 ? round(entry.deepReadUnits / entry.firstReadUnits, 2) : null;
   }
+  // Routes not served: each answers 501 without reading the table.
+  const notServed: NotServedResult[] = [];
+  for (const request of notServedRequests()) {
+    if (options.only && !request.id.includes(options.only)) continue;
+    try {
+      await send(request);
+      const measured = await record(() => send(request));
+      const times: number[] = [];
+      for (let rep = 0; rep < 5; rep += 1) {
+        const t0 = performance.now();
+        await send(request);
+        times.push(performance.now() - t0);
+      }
+      const status = measured.value.statusCode;
+      notServed.push({
+        id: request.id,
+        routeId: request.routeId,
+        method: request.method,
+        url: request.url,
+        status,
+        callCount: measured.calls.length,
+        handlerMs: { p50: round(median(times), 2), p99: round(percentile(times, 99), 2), n: times.length },
+        ...(status === 501 ? {} : { error: measured.value.body.slice(0, 200) }),
+      });
+      log(`${request.id}: ${status}, ${measured.calls.length} DynamoDB calls`);
+    } catch (error) {
+      notServed.push({
+        id: request.id,
+        routeId: request.routeId,
+        method: request.method,
+        url: request.url,
+        status: 0,
+        callCount: 0,
+        handlerMs: { p50: 0, p99: 0, n: 0 },
+        error: (error as Error).message,
+      });
+      log(`${request.id}: FAILED ${(error as Error).message}`);
+    }
+  }
+
   const mix = results.filter((result) => result.mix && result.status < 400);
   return {
     dataset: {
@@ -838,6 +1365,8 @@ async function measureAll(options: {
     requests: results,
     depth,
     mixReadUnitsPerPage: mix.length > 0 ? round(mix.reduce((sum, result) => sum + result.readUnits, 0) / mix.length, 2) : 0,
+    coverage,
+    notServed,
   };
 }
 

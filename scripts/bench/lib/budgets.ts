@@ -42,6 +42,8 @@ export const FAMILIES = {
   overhead: 'Handler p50 <= 1.3 x the direct DynamoDB p50 of the same requests',
   scan: 'No Scan, anywhere',
   serverErrors: 'Every request answered without a server error',
+  coverage: 'Every served route of shared/routes.ts has a bench request of its own',
+  notServed: 'A route not served answers 501 without a DynamoDB call',
   coldMedian: 'Cold start: median import <= 60 ms over an empty module',
   coldEach: 'Cold start: every bundle <= 80 ms over an empty module',
   loadErrors: 'Load: 0 errors',
@@ -130,6 +132,29 @@ export function httpBudgets(http: HttpResult): Budget[] {
       0,
     ),
   );
+  // Results written before issue 25 have neither figure.
+  if (http.coverage)
+    budgets.push(
+      check(
+        'http',
+        FAMILIES.coverage,
+        'served routes without a bench request',
+        http.coverage.uncovered.length,
+        0,
+        http.coverage.uncovered.length > 0 ? `measured by their route example only: ${http.coverage.uncovered.join(', ')}` : undefined,
+      ),
+    );
+  for (const entry of http.notServed ?? [])
+    budgets.push(
+      check(
+        'http',
+        FAMILIES.notServed,
+        `DynamoDB calls of a 501: ${entry.id}`,
+        entry.status === 501 ? entry.callCount : null,
+        0,
+        entry.status === 501 ? undefined : `answered ${entry.status}${entry.error ? `: ${entry.error}` : ''}`,
+      ),
+    );
   return budgets;
 }
 

@@ -118,6 +118,20 @@ export function markdown(report: Report): string {
         `| ${r.id} | ${r.status} | ${r.records} | ${r.callCount} | ${r.roundTrips} | ${r.itemsRead} | ${fmt(r.itemsReadPerRecord)} | ${r.wastedReads} (${fmt(r.wastedAllowance, 1)}) | ${fmt(r.readUnits)} (${fmt(r.minimumReadUnits)}) | ${fmt(r.writeUnits)} | ${r.missingBatchGetKeys} | ${fmt(r.handlerMs.p50)} / ${fmt(r.handlerMs.p99)} | ${r.directMs ? `${fmt(r.directMs.p50)} / ${fmt(r.directMs.p99)}` : '-'} | ${fmt(r.handlerOverDirect)} |`,
       );
     }
+    if (http.coverage)
+      lines.push(
+        '',
+        `Routes: ${http.coverage.measured} of ${http.coverage.served} served routes of shared/routes.ts measured by requests of their own` +
+          (http.coverage.uncovered.length > 0
+            ? `; **not covered** (their route example only): ${http.coverage.uncovered.join(', ')}`
+            : '') +
+          `; ${http.coverage.notServed.length} routes not served (501 by design).`,
+      );
+    if (http.notServed && http.notServed.length > 0) {
+      lines.push('', '| route not served | status | DynamoDB calls | handler p50 / p99 ms |', '|---|---|---|---|');
+      for (const entry of http.notServed)
+        lines.push(`| ${entry.id} | ${entry.status} | ${entry.callCount} | ${fmt(entry.handlerMs.p50)} / ${fmt(entry.handlerMs.p99)} |`);
+    }
     lines.push('', '| depth | first page RCU | deep page | deep page RCU | ratio |', '|---|---|---|---|---|');
     for (const entry of http.depth)
       lines.push(
