@@ -19,8 +19,9 @@
  * (shared/ingest/queue-listener.ts), which order deposit detection consumes
  * (functions/orders/detect-deposits.ts): this bundle carries no orders code. The RPC URL is read from
  * the event's SSM parameter (decrypted, cached 5 minutes). The chain client and ingest are kept per
- * chain across warm invocations. A failure is thrown after releasing the lease (the cursor stays on the
- * last complete block) so the next scheduled invocation picks up from there. Metrics per chain, about
+ * chain across warm invocations. A round that fails is tried again after a pause (IngestFailed counts
+ * it); the third failure in a row is thrown after releasing the lease (the cursor stays on the last
+ * complete block) so the next scheduled invocation picks up from there. Metrics per chain, about
  * every minute while following and at the end: BlocksIngested, BlocksPerSecond, Reorgs, IngestFailed,
  * IngestStopped (a reorg deeper than INGEST_MAX_REORG_DEPTH: the IngestStopped alarm), LagBlocks /
  * LagSeconds behind the node's head (shared/ingest/lag.ts; the IngestLag alarm), and IngestHandovers
@@ -50,7 +51,7 @@ const chains = new Map<number, { rpcUrl: string; traceMethod: ChainSettings['tra
 
 export type IngestChainResult = Pick<
   FollowOutcome,
-  'role' | 'reason' | 'advanced' | 'reorgs' | 'cursor' | 'waitedMs' | 'tookOver' | 'ended' | 'heldFrom' | 'heldUntil'
+  'role' | 'reason' | 'advanced' | 'reorgs' | 'failedRounds' | 'cursor' | 'waitedMs' | 'tookOver' | 'ended' | 'heldFrom' | 'heldUntil'
 > & {
   chainId: number;
 };
@@ -96,7 +97,8 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
       }
     }
     metrics.addMetric('Reorgs', MetricUnit.Count, delta.reorgs);
-    metrics.addMetric('IngestFailed', MetricUnit.Count, failure === undefined ? 0 : 1);
+    // Rounds that failed and were tried again, or 1 for an invocation that ended failing.
+    metrics.addMetric('IngestFailed', MetricUnit.Count, failure === undefined ? delta.failedRounds : 1);
     // A reorg deeper than INGEST_MAX_REORG_DEPTH: nothing is written until an operator acts (the IngestStopped alarm).
     metrics.addMetric('IngestStopped', MetricUnit.Count, failure instanceof ReorgTooDeepError ? 1 : 0);
     metrics.publishStoredMetrics();
@@ -118,7 +120,7 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
       onProgress: (delta) => publish(delta),
     });
   } catch (error) {
-    await publish({ advanced: 0, reorgs: 0, cursor: undefined }, error).catch(() => undefined);
+    await publish({ advanced: 0, reorgs: 0, failedRounds: 0, cursor: undefined }, error).catch(() => undefined);
     throw error;
   }
   if (outcome.tookOver) {
@@ -132,6 +134,7 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
     reason: outcome.reason,
     advanced: outcome.advanced,
     reorgs: outcome.reorgs,
+    failedRounds: outcome.failedRounds,
     cursor: outcome.cursor,
     waitedMs: outcome.waitedMs,
     tookOver: outcome.tookOver,

@@ -18,7 +18,9 @@
  *    another may start).
  * 4. **Hand over** at `handoverAt` (the deadline less the safety margin): no batch starts after it, the
  *    batch in flight ends and moves the cursor, then the lease is released; the waiting successor,
- *    polling the lease, takes it within a poll. A failure releases the lease too (and is thrown).
+ *    polling the lease, takes it within a poll. A round that fails (after the node's and the table's
+ *    own retries) is tried again after a pause; the third failure in a row, or a reorg deeper than the
+ *    window, is thrown after releasing the lease (the next invocation starts over from the cursor).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainClient } from '../chain/client';
@@ -36,6 +38,7 @@ import {
 } from './lease';
 import type { IngestLog } from './log';
 import { CursorMovedError } from './manifest';
+import { ReorgTooDeepError } from './reorg';
 
 export interface FollowSettings {
   chainId: number;
@@ -64,6 +67,8 @@ export interface FollowSettings {
 export interface FollowProgress {
   advanced: number;
   reorgs: number;
+  /** Rounds that failed and were tried again. */
+  failedRounds: number;
   cursor: IngestResult['cursor'];
 }
 
@@ -80,6 +85,8 @@ export interface FollowOutcome {
   ended: 'released' | 'lost' | 'not held';
   advanced: number;
   reorgs: number;
+  /** Rounds that failed and were tried again (a third failure in a row is thrown). */
+  failedRounds: number;
   cursor: number | null;
   /** When this invocation took the lease and let it go (epoch ms); null when it never held it. */
   heldFrom: number | null;
@@ -97,6 +104,9 @@ const OBSERVED_SPAN = 100;
 /** Lease polls while waiting: coarse until two seconds before the handover, then fine. */
 const WAIT_POLL_COARSE_MS = 1_000;
 const WAIT_POLL_FINE_MS = 200;
+/** A round that fails is tried again after this (times the failures in a row); the third in a row is thrown. */
+const FAILURE_PAUSE_MS = 1_000;
+const MAX_CONSECUTIVE_FAILURES = 3;
 
 /**
  * The chain's block interval as seen on the node: the timestamps of the head and the block 100 before
@@ -128,6 +138,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
     ended: 'not held',
     advanced: 0,
     reorgs: 0,
+    failedRounds: 0,
     cursor: null,
     heldFrom: null,
     heldUntil: null,
@@ -230,12 +241,12 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
     Math.max(200, Math.floor(ttlMs / 3)),
   );
   const progressEvery = settings.progressEveryMs ?? 60_000;
-  let progress: FollowProgress = { advanced: 0, reorgs: 0, cursor: undefined };
+  let progress: FollowProgress = { advanced: 0, reorgs: 0, failedRounds: 0, cursor: undefined };
   let progressAt = now();
   const flush = async (force: boolean) => {
     if (!settings.onProgress || (!force && now() - progressAt < progressEvery)) return;
     const delta = progress;
-    progress = { advanced: 0, reorgs: 0, cursor: delta.cursor };
+    progress = { advanced: 0, reorgs: 0, failedRounds: 0, cursor: delta.cursor };
     progressAt = now();
     await settings.onProgress(delta);
   };
@@ -245,7 +256,8 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
     outcome.blockTimeSource = blockTime === undefined ? 'observed' : 'setting';
     let lastHead = -1;
     let newHeadSeenAt: number | undefined;
-    while (now() < handoverAt && !stop.signal.aborted) {
+    /** One look at the head, and the new blocks ingested; true when there is more to ingest at once. */
+    const round = async (): Promise<boolean> => {
       const head = await ingest.head();
       const seenAt = now();
       blockTime ??= await observeBlockTime(client, head);
@@ -254,32 +266,55 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
         if (lastHead >= 0) newHeadSeenAt = seenAt;
         lastHead = Number(head);
       }
-      if (cursorNumber === null || Number(head) > cursorNumber) {
-        const result = await ingest.ingestNext(settings.maxBlocks, {
-          firstBlock: settings.firstBlock,
-          deadline: handoverAt,
-          signal: stop.signal,
+      if (cursorNumber !== null && Number(head) <= cursorNumber) return false;
+      const result = await ingest.ingestNext(settings.maxBlocks, {
+        firstBlock: settings.firstBlock,
+        deadline: handoverAt,
+        signal: stop.signal,
+      });
+      outcome.advanced += result.advanced;
+      outcome.reorgs += result.reorgs;
+      progress.advanced += result.advanced;
+      progress.reorgs += result.reorgs;
+      progress.cursor = result.cursor;
+      cursorNumber = result.cursor?.blockNumber ?? null;
+      outcome.cursor = cursorNumber;
+      // Still behind (a round's maximum, or blocks that appeared meanwhile): go on at once.
+      return cursorNumber !== null && cursorNumber < lastHead && result.advanced > 0;
+    };
+    let failures = 0;
+    while (now() < handoverAt && !stop.signal.aborted) {
+      let again: boolean;
+      try {
+        again = await round();
+        failures = 0;
+      } catch (error) {
+        // A round that failed (the node, the table or the queue, after their own retries) left the cursor
+        // on its last complete block: try again shortly, unless it keeps failing or cannot succeed.
+        if (error instanceof CursorMovedError || error instanceof ReorgTooDeepError) throw error;
+        failures += 1;
+        outcome.failedRounds += 1;
+        progress.failedRounds += 1;
+        if (failures >= MAX_CONSECUTIVE_FAILURES) throw error;
+        log.warn('an ingest round failed: tried again shortly', {
+          chainId,
+          failures,
+          error: error instanceof Error ? error.message : String(error),
         });
-        outcome.advanced += result.advanced;
-        outcome.reorgs += result.reorgs;
-        progress.advanced += result.advanced;
-        progress.reorgs += result.reorgs;
-        progress.cursor = result.cursor;
-        cursorNumber = result.cursor?.blockNumber ?? null;
-        outcome.cursor = cursorNumber;
-        await flush(false);
-        // Still behind (a round's maximum, or blocks that appeared meanwhile): go on at once.
-        if (cursorNumber !== null && cursorNumber < lastHead && result.advanced > 0) continue;
+        await pause(Math.min(FAILURE_PAUSE_MS * failures, handoverAt - now()), stop.signal);
+        continue;
       }
       await flush(false);
+      if (again) continue;
       // The next look: phase-locked to when new blocks were first seen.
       const t = now();
-      const fine = Math.max(50, Math.round(blockTime / 5));
-      let delay = blockTime;
+      const step = blockTime ?? 1_000;
+      const fine = Math.max(50, Math.round(step / 5));
+      let delay = step;
       if (newHeadSeenAt !== undefined) {
-        const expected = newHeadSeenAt + blockTime;
+        const expected = newHeadSeenAt + step;
         if (t < expected - fine) delay = expected - fine - t;
-        else if (t < expected + blockTime) delay = fine;
+        else if (t < expected + step) delay = fine;
       }
       await pause(Math.min(delay, handoverAt - t), stop.signal);
     }

@@ -185,12 +185,31 @@ test('an invocation with too little time left takes no lease and starts no block
   });
 });
 
-test('an invocation whose publish fails throws, keeps its cursor and releases the lease; the next publishes the same blocks again', async () => {
+test('a round whose publish fails keeps its cursor and is tried again within the invocation, which publishes the block once SQS takes it', async () => {
   await mineOneBlock(2n);
+  const before = await readCursor(CHAIN_ID);
+  const count = sqs.messages.length;
+  sqs.reject('rejected by the test');
+  const running = handler(EVENT, context(4_000));
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  expect(await readCursor(CHAIN_ID)).toEqual(before);
+  sqs.accept();
+  const result = await running;
+  expect(result).toMatchObject({ role: 'followed', advanced: 1, cursor: 11, ended: 'released' });
+  expect(result.failedRounds).toBeGreaterThanOrEqual(1);
+  expect(sqs.messages).toHaveLength(count + 1);
+  expect(decodeListenerMessage(sqs.messages.at(-1)!.MessageBody)).toMatchObject({
+    kind: 'blocksIngested',
+    events: [{ block: { number: 11 } }],
+  });
+});
+
+test('an invocation whose rounds keep failing throws at the third in a row, keeps its cursor and releases the lease; the next publishes the same block again', async () => {
+  await mineOneBlock(5n);
   const before = await readCursor(CHAIN_ID);
   sqs.reject('rejected by the test');
   try {
-    await expect(handler(EVENT, context(3_000))).rejects.toThrow(/rejected by the test/);
+    await expect(handler(EVENT, context(6_000))).rejects.toThrow(/rejected by the test/);
   } finally {
     sqs.accept();
   }
@@ -198,11 +217,11 @@ test('an invocation whose publish fails throws, keeps its cursor and releases th
   // Released, not left to expire: the next invocation takes the chain at once.
   expect((await readLease(CHAIN_ID))?.releasedAt).toEqual(expect.any(Number));
   const count = sqs.messages.length;
-  expect(await handler(EVENT, context(1_500))).toMatchObject({ role: 'followed', advanced: 1, cursor: 11 });
+  expect(await handler(EVENT, context(1_500))).toMatchObject({ role: 'followed', advanced: 1, cursor: 12, failedRounds: 0 });
   expect(sqs.messages).toHaveLength(count + 1);
   expect(decodeListenerMessage(sqs.messages.at(-1)!.MessageBody)).toMatchObject({
     kind: 'blocksIngested',
-    events: [{ block: { number: 11 } }],
+    events: [{ block: { number: 12 } }],
   });
 });
 
