@@ -44,6 +44,7 @@ import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
 import { isCountedEntry } from './items';
 import { powertoolsLog, type IngestLog } from './log';
 import { readCursor } from './manifest';
+import { readNativeState } from './native-state';
 import { jsonBigint, jsonBigintRevive, recordingChain, type ChainRecording } from './recorded-chain';
 import { getItem } from './table-io';
 
@@ -171,6 +172,8 @@ export interface StageOptions {
   onBlockWritten?: (blockNumber: number) => void;
   /** How block traces are read: the same as the numbering ingest's (fetch-block.ts). */
   traceMethod?: TraceMethod;
+  /** Stage the native coin balance reads too (the numbering ingest's IngestOptions.coinBalances). Default true. */
+  coinBalances?: boolean;
 }
 
 export type StageOutcome = 'staged' | 'already staged' | 'already ingested';
@@ -212,6 +215,9 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
     options.onBlockWritten?.(derived.block.number);
   }
   await readStateAt(blocks, facts, chainState);
+  // Native balances and implementation slots at the blocks the ingest reads them at (a batch of the
+  // segment's blocks); never throws (what the node does not answer is read again live).
+  await readNativeState(chainId, blocks, chainState, log, { coinBalances: options.coinBalances ?? true });
 
   signal?.throwIfAborted();
   const packed = packStage(chain.recording, staged);
