@@ -396,8 +396,18 @@ async function writeOrders(count: number): Promise<DatasetFacts['orders']> {
     4,
     async (index) => {
       const request = v.parse(schema, orderBody(addressOf(`bench:order-recipient:${index % 500}`), index, creatorOf(index)));
-      const outcome = await createOrder(request, { config, sourceIp: '127.0.0.1' });
-      if (index === 0 && outcome.created) sampleId = outcome.value.id;
+      // A busy answer (the list positions lost to the other creations, as a client of POST /orders can
+      // meet on a loaded machine) is retried shortly, as its message asks.
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          const outcome = await createOrder(request, { config, sourceIp: '127.0.0.1' });
+          if (index === 0 && outcome.created) sampleId = outcome.value.id;
+          break;
+        } catch (error) {
+          if ((error as Error).name !== 'BusyError' || attempt >= 20) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
+        }
+      }
     },
   );
   return { count, sampleId, sampleCreator: creatorOf(0) };
