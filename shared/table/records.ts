@@ -331,7 +331,8 @@ export interface WithdrawalRecord {
  * addressKeys.address (X7 / G3): what the ingest knows of a contract address. Written for every
  * contract the ingest meets (created, emitting logs, called by a transaction); an address without an
  * item is an externally owned account (or a contract never seen). Token fields are null for
- * non-tokens.
+ * non-tokens. A proxy's item also carries its EIP-1967 implementation (address-state.ts ProxyFields);
+ * every address's native coin balance is its own item (address-state.ts CoinBalanceRecord, X9).
  */
 export interface AddressRecord {
   kind: 'address';
@@ -659,9 +660,11 @@ export interface ChainRecord {
  * the block's items. Its entries: keys of the block's own items (deleted when the block is orphaned)
  * and state entities it may have changed (recomputed when the block is orphaned), encoded as
  * `BAL|holder|token|standard|tokenId or -`, `NFT|contract|standard|tokenId`,
- * `COL|holder|contract|standard` and `ADDR|address` (see state.ts). Stored `packed`: the raw DEFLATE
- * of `{"i": [[pk, sk], ...], "t": [touched, ...]}` (shared/ingest/manifest.ts); chunks written
- * before packing hold `items` and `touched` as lists instead.
+ * `COL|holder|contract|standard` and `ADDR|address` (see state.ts), and `COIN|address` (a native coin
+ * balance, X9) and `IMPL|address` (an EIP-1967 implementation) (see native-state.ts). Stored
+ * `packed`: the raw DEFLATE of `{"i": [[pk, sk], ...], "t": [touched, ...]}`
+ * (shared/ingest/manifest.ts); chunks written before packing hold `items` and `touched` as lists
+ * instead.
  */
 export interface ManifestRecord {
   kind: 'manifest';
