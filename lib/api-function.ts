@@ -113,7 +113,7 @@ export interface ApiFunctionProps {
  * in the role itself, one CloudFormation resource less per function (the stack's 500-resource limit,
  * with a function per route).
  */
-class InlinePolicyRole extends Role {
+export class InlinePolicyRole extends Role {
   private readonly document: PolicyDocument;
 
   constructor(scope: Construct, id: string, props: { assumedBy: ServicePrincipal; description: string }) {
@@ -226,7 +226,16 @@ export class ApiFunction extends Construct {
    * the account decrypt through SSM).
    */
   grantParameterRead(parameterName: string, keyArn?: string): void {
-    for (const statement of parameterStatements(Stack.of(this), parameterName, keyArn)) {
+    this.grantParametersRead([{ name: parameterName, keyArn }]);
+  }
+
+  /**
+   * Lets the function read each of these SSM parameters (one statement naming them all, and one
+   * kms:Decrypt statement per customer managed key), as `grantParameterRead` does for one: the ingest
+   * and backfill functions serve every chain, and a statement per chain would fill the role's policy.
+   */
+  grantParametersRead(parameters: readonly { name: string; keyArn?: string }[]): void {
+    for (const statement of parametersStatements(Stack.of(this), parameters)) {
       this.function.addToRolePolicy(statement);
     }
   }
@@ -326,9 +335,27 @@ export function parameterArn(stack: Stack, parameterName: string): string {
  * (Parameter Store passes the parameter ARN as the encryption context).
  */
 export function parameterStatements(stack: Stack, parameterName: string, keyArn?: string): PolicyStatement[] {
-  const arn = parameterArn(stack, parameterName);
-  const statements = [new PolicyStatement({ effect: Effect.ALLOW, actions: ['ssm:GetParameter'], resources: [arn] })];
-  if (keyArn) {
+  return parametersStatements(stack, [{ name: parameterName, keyArn }]);
+}
+
+/**
+ * `parameterStatements` for several parameters: ssm:GetParameter on exactly their ARNs (one statement),
+ * and per customer managed key one kms:Decrypt statement, through SSM only and only for the parameters
+ * that key encrypts (`kms:EncryptionContext:PARAMETER_ARN` lists them: StringEquals matches any of them).
+ */
+export function parametersStatements(stack: Stack, parameters: readonly { name: string; keyArn?: string }[]): PolicyStatement[] {
+  if (parameters.length === 0) return [];
+  const arns = [...new Set(parameters.map((parameter) => parameterArn(stack, parameter.name)))];
+  const statements = [new PolicyStatement({ effect: Effect.ALLOW, actions: ['ssm:GetParameter'], resources: arns })];
+  const byKey = new Map<string, string[]>();
+  for (const { name, keyArn } of parameters) {
+    if (!keyArn) continue;
+    const arn = parameterArn(stack, name);
+    const list = byKey.get(keyArn) ?? [];
+    if (!list.includes(arn)) list.push(arn);
+    byKey.set(keyArn, list);
+  }
+  for (const [keyArn, encrypted] of byKey) {
     statements.push(
       new PolicyStatement({
         effect: Effect.ALLOW,
@@ -337,7 +364,7 @@ export function parameterStatements(stack: Stack, parameterName: string, keyArn?
         conditions: {
           StringEquals: {
             'kms:ViaService': `ssm.${Aws.REGION}.${Aws.URL_SUFFIX}`,
-            'kms:EncryptionContext:PARAMETER_ARN': arn,
+            'kms:EncryptionContext:PARAMETER_ARN': encrypted.length === 1 ? encrypted[0] : encrypted,
           },
         },
       }),

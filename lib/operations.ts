@@ -2,16 +2,18 @@
  * An operator's view of a deployment: CloudWatch alarms on what needs a person, an SNS topic they
  * notify (with an optional email subscription), and one dashboard of the main figures. Every name and
  * threshold comes from context (settings.ts `OperationsSettings`); README "Operations runbook" says
- * what each alarm means and what to do.
+ * what each alarm means and what to do. The number of alarms does not grow with the chains: the ingest
+ * is one function, and its per-chain alarms are each one alarm over every chain (a Metrics Insights
+ * query grouped by `chainId`, whose contributors name the chains in alarm).
  *
  * Alarms (each `<prefix><Name>`, the prefix `<stackName>-` by default):
  * - `DeadLetters-<Queue>`: a dead-letter queue (a queue row's, or a job's failure queue) holds messages;
- * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (an ingest per chain, the order expiry);
- * - `IngestLag-<FunctionId>`: a chain's ingest `ingestLagThresholdBlocks` or more behind the head all period;
- * - `IngestStopped-<FunctionId>`: a chain's ingest stopped writing: a reorg deeper than its window
- *   (`INGEST_MAX_REORG_DEPTH`), which needs an operator; the chain's status endpoint says why;
- * - `IngestStalled-<FunctionId>`: a chain's ingest not invoked at all for `ingestStalledPeriods` periods in a row
- *   (its schedule stopped: no run, so no lag published and no error either);
+ * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (the ingest of every chain, the order expiry);
+ * - `IngestLag`: a chain's ingest `ingestLagThresholdBlocks` or more behind the head all period (per chain);
+ * - `IngestStopped`: a chain's ingest stopped writing: a reorg deeper than its window
+ *   (`INGEST_MAX_REORG_DEPTH`), which needs an operator; the chain's status endpoint says why (per chain);
+ * - `IngestStalled`: the chains' schedules delivered fewer ticks than they make for `ingestStalledPeriods`
+ *   periods in a row (a schedule disabled or gone, or its ticks failing: no run, so no lag published either);
  * - `QueueAge-<Queue>`: the oldest message of a queue between functions (`DepositEvents`: blocks whose order
  *   deposits are not yet detected) has waited `queueAgeThresholdSeconds`;
  * - `Api5xx-<Api>` and `ApiLatencyP99-<Api>`: 5xx answers and p99 latency of each HTTP API;
@@ -44,6 +46,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { ApiName } from '../shared/http/groups';
 import type { Job } from '../shared/jobs';
 import type { ApiFunction } from './api-function';
+import { type ChainSchedules, ticksPerPeriod } from './ingest-schedules';
 import type { ChainSetting, OperationsSettings } from './settings';
 
 /** The table operations the service sends (no Scan, no PartiQL): the per-operation metrics the table alarms add up. */
@@ -69,8 +72,8 @@ export interface WatchedResources {
   readonly functions: ReadonlyMap<string, ApiFunction>;
   /** The function serving each route row (route id -> function id). */
   readonly routeFunctionIds: ReadonlyMap<string, string>;
-  /** The scheduled functions (job instances), by function id. */
-  readonly jobFunctions: ReadonlyMap<string, { job: Job; chain?: ChainSetting }>;
+  /** The scheduled functions, by function id; a per-chain job's with its chains and their schedules. */
+  readonly jobFunctions: ReadonlyMap<string, { job: Job; chains?: readonly ChainSetting[]; schedules?: ChainSchedules }>;
   /** The queues between functions, by queue id. */
   readonly queues: ReadonlyMap<string, Queue>;
   /** Every queue where failures end, by construct id. */
@@ -141,56 +144,53 @@ export class Operations extends Construct {
       });
     }
 
-    for (const [functionId, { chain }] of stack.jobFunctions) {
-      if (!chain) continue;
-      this.alarm(`IngestLag-${functionId}`, {
-        metric: new Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName: 'LagBlocks',
-          dimensionsMap: { service: 'ingest', chainId: String(chain.chainId) },
-          statistic: 'Minimum',
-          period: this.period,
-        }),
+    const ingests = [...stack.jobFunctions].filter(([, entry]) => entry.chains !== undefined);
+    // One alarm each over every chain: Metrics Insights queries grouped by chainId evaluate each chain's
+    // series on its own (the alarm's contributors, `aws cloudwatch describe-alarm-contributors`, name the
+    // chains in alarm), where a metric-math alarm could combine at most 10 metrics.
+    if (ingests.length > 0) {
+      const functionIds = ingests.map(([functionId]) => functionId).join(', ');
+      this.alarm('IngestLag', {
+        metric: this.perChain('LagBlocks', 'MIN'),
         threshold: settings.ingestLagThresholdBlocks,
-        description: `Chain ${chain.chainId}'s ingest stayed ${settings.ingestLagThresholdBlocks} or more blocks behind the node's head for a whole period: see ${functionId}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
+        description: `A chain's ingest stayed ${settings.ingestLagThresholdBlocks} or more blocks behind the node's head for a whole period (the alarm's contributors name the chains, by chainId): see ${functionIds}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
       });
-    }
-
-    // A reorg deeper than the window: every run stops before writing (metric IngestStopped, per chain).
-    for (const [functionId, { chain }] of stack.jobFunctions) {
-      if (!chain) continue;
-      this.alarm(`IngestStopped-${functionId}`, {
-        metric: new Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName: 'IngestStopped',
-          dimensionsMap: { service: 'ingest', chainId: String(chain.chainId) },
-          statistic: 'Maximum',
-          period: this.period,
-        }),
+      // A reorg deeper than the window: every run of that chain stops before writing (metric IngestStopped).
+      this.alarm('IngestStopped', {
+        metric: this.perChain('IngestStopped', 'MAX'),
         threshold: 1,
-        description: `Chain ${chain.chainId}'s ingest stopped writing: a reorg deeper than INGEST_MAX_REORG_DEPTH (the API serves the old branch, marked stopped in the chain's status): see ${functionId}'s log, then roll back by hand or raise the window (README, Operations runbook)`,
+        description: `A chain's ingest stopped writing (the alarm's contributors name the chains, by chainId): a reorg deeper than INGEST_MAX_REORG_DEPTH (the API serves the old branch, marked stopped in the chain's status): see ${functionIds}'s log, then roll back by hand or raise the window (README, Operations runbook)`,
       });
     }
 
-    // A stopped schedule publishes nothing at all (no lag, no error): watch the invocations themselves. Lambda
-    // publishes no 0, so a period without invocations is missing data, here a breach. A run's Invocations is
-    // stamped with its start but published at its end: one long run leaves up to its timeout, plus the tick
-    // before it and the metric's delay, without a data point, hence a window of at least twice the timeout.
-    for (const [functionId, { job, chain }] of stack.jobFunctions) {
-      if (!chain) continue;
-      const windowSeconds = settings.ingestStalledPeriods * this.period.toSeconds();
-      if (windowSeconds < 2 * job.timeoutSeconds) {
+    // A stopped schedule starts no run, so nothing is published (no lag, no error): count the ticks the
+    // schedules delivered instead (EventBridge Scheduler's metrics of the group, published as it invokes,
+    // whatever a run then takes). Each chain's schedule makes `ticks` a period; the alarm fires when the
+    // deliveries fall short of that by half a schedule's worth or more, every period of the window (one
+    // schedule stopped, or every tick failing), and when there is no data at all (every schedule gone).
+    for (const [functionId, { job, chains, schedules }] of ingests) {
+      const ticks = ticksPerPeriod(job.schedule, this.period);
+      if (ticks < 1) {
         throw new Error(
-          `Invalid stack settings: context \`ingestStalledPeriods\` x \`alarmPeriodMinutes\` (${windowSeconds / 60} min) must be at least twice ${functionId}'s timeout (${job.timeoutSeconds} s), or IngestStalled fires during one long run`,
+          `Invalid stack settings: context \`alarmPeriodMinutes\` (${settings.alarmPeriodMinutes}) must be at least the interval of ${functionId}'s schedules (${job.schedule}), or IngestStalled counts no whole tick a period`,
         );
       }
-      this.alarm(`IngestStalled-${functionId}`, {
-        metric: stack.functions.get(functionId)!.function.metricInvocations({ statistic: 'Sum', period: this.period }),
-        threshold: 1,
+      const expected = ticks * chains!.length;
+      this.alarm('IngestStalled', {
+        metric: new MathExpression({
+          expression: 'FILL(attempts, 0) - FILL(failed, 0)',
+          usingMetrics: {
+            attempts: schedules!.group.metricAttempts({ statistic: 'Sum', period: this.period }),
+            failed: schedules!.group.metricTargetErrors({ statistic: 'Sum', period: this.period }),
+          },
+          label: 'ticks delivered',
+          period: this.period,
+        }),
+        threshold: expected - ticks / 2,
         comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
         evaluationPeriods: settings.ingestStalledPeriods,
         treatMissingData: TreatMissingData.BREACHING,
-        description: `Chain ${chain.chainId}'s ingest ${functionId} was not invoked at all for ${settings.ingestStalledPeriods} periods of ${settings.alarmPeriodMinutes} min: its schedule rule disabled or gone, its reserved concurrency set to 0, or every tick throttled (README, Operations runbook)`,
+        description: `The ${chains!.length} chains' schedules of ${functionId} delivered fewer than ${expected - ticks / 2} of their ${expected} ticks a period, for ${settings.ingestStalledPeriods} periods of ${settings.alarmPeriodMinutes} min: a schedule disabled or gone, or its ticks failing (the invoke role, the function gone); no run means no lag or error published for that chain (README, Operations runbook)`,
       });
     }
 
@@ -229,7 +229,10 @@ export class Operations extends Construct {
     });
     for (const [functionId, fn] of stack.functions) {
       if (routeFunctions.has(functionId)) continue;
-      if (stack.jobFunctions.get(functionId)?.job.reservedConcurrency !== undefined) continue;
+      // A single-writer job's own reservation throttles its overlapping ticks by design; a per-chain job's
+      // (2 per chain) leaves room for every chain's run and the next tick, so a throttle there is news.
+      const job = stack.jobFunctions.get(functionId)?.job;
+      if (job && !job.perChain && job.reservedConcurrency !== undefined) continue;
       this.alarm(`Throttles-${functionId}`, {
         metric: fn.function.metricThrottles({ statistic: 'Sum', period: this.period }),
         threshold: settings.lambdaThrottlesThreshold,
@@ -322,7 +325,7 @@ export class Operations extends Construct {
       ),
     );
 
-    const ingest = [...stack.jobFunctions].filter(([, { chain }]) => chain !== undefined);
+    const ingestChains = [...stack.jobFunctions.values()].flatMap((entry) => entry.chains ?? []);
     const chainMetric = (metricName: string, chainId: number, statistic = 'Sum') =>
       new Metric({
         namespace: METRICS_NAMESPACE,
@@ -336,20 +339,20 @@ export class Operations extends Construct {
     dashboard.addWidgets(
       new GraphWidget({
         title: 'Ingest: blocks ingested per chain (its progress; 0 while the chain head stands still)',
-        left: ingest.map(([, { chain }]) => chainMetric('BlocksIngested', chain!.chainId)),
+        left: ingestChains.map((chain) => chainMetric('BlocksIngested', chain.chainId)),
         width: 6,
       }),
       new GraphWidget({
         title: 'Ingest: lag behind the head per chain, blocks (max; seconds on the right)',
-        left: ingest.map(([, { chain }]) => chainMetric('LagBlocks', chain!.chainId, 'Maximum')),
-        right: ingest.map(([, { chain }]) => chainMetric('LagSeconds', chain!.chainId, 'Maximum')),
+        left: ingestChains.map((chain) => chainMetric('LagBlocks', chain.chainId, 'Maximum')),
+        right: ingestChains.map((chain) => chainMetric('LagSeconds', chain.chainId, 'Maximum')),
         leftAnnotations: [{ value: this.settings.ingestLagThresholdBlocks, label: 'IngestLag threshold' }],
         width: 6,
       }),
       new GraphWidget({
         title: 'Ingest: failed runs and reorgs per chain',
-        left: ingest.map(([, { chain }]) => chainMetric('IngestFailed', chain!.chainId)),
-        right: ingest.map(([, { chain }]) => chainMetric('Reorgs', chain!.chainId)),
+        left: ingestChains.map((chain) => chainMetric('IngestFailed', chain.chainId)),
+        right: ingestChains.map((chain) => chainMetric('Reorgs', chain.chainId)),
         width: 6,
       }),
       new GraphWidget({
@@ -359,6 +362,25 @@ export class Operations extends Construct {
         width: 6,
       }),
     );
+    // The per-chain schedules (EventBridge Scheduler): ticks attempted against failed and dropped, what IngestStalled counts.
+    const scheduled = [...stack.jobFunctions].filter(([, entry]) => entry.schedules !== undefined);
+    if (scheduled.length > 0) {
+      dashboard.addWidgets(
+        ...scheduled.map(
+          ([functionId, { schedules, chains }]) =>
+            new GraphWidget({
+              title: `${functionId} schedules (${chains!.length} chains): ticks attempted, failed, dropped`,
+              left: [schedules!.group.metricAttempts({ statistic: 'Sum', period, label: 'attempted' })],
+              right: [
+                schedules!.group.metricTargetErrors({ statistic: 'Sum', period, label: 'failed' }),
+                schedules!.group.metricDropped({ statistic: 'Sum', period, label: 'dropped (to the failure queue)' }),
+              ],
+              width: 24,
+              height: 4,
+            }),
+        ),
+      );
+    }
 
     const queues = [...stack.queues];
     dashboard.addWidgets(
@@ -449,6 +471,19 @@ export class Operations extends Construct {
     );
     dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...this.alarms.values()], width: 24 }));
     return dashboard;
+  }
+
+  /**
+   * A Metrics Insights query over the ingest's metric of every chain (namespace ChainDataApi, dimensions
+   * service=ingest and chainId), one series per chain: `aggregate` of its data points in each period.
+   */
+  private perChain(metricName: string, aggregate: 'MIN' | 'MAX'): MathExpression {
+    return new MathExpression({
+      expression: `SELECT ${aggregate}(${metricName}) FROM SCHEMA("${METRICS_NAMESPACE}", chainId, service) WHERE service = 'ingest' GROUP BY chainId`,
+      usingMetrics: {},
+      label: `${metricName} per chain`,
+      period: this.period,
+    });
   }
 
   /** One line per route of the functions' per-route metric (namespace ChainDataApi, dimensions service and route). */

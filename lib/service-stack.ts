@@ -1,10 +1,11 @@
 /**
  * The whole service: one DynamoDB table, one function per row of the route table behind three HTTP
  * APIs (base, orders, collections; a platform row's function behind all three, told each API's id),
- * a fallback function per API for unknown routes, one scheduled function per job (per configured
- * chain for per-chain jobs, each job with an SQS queue for its failed runs), one SQS FIFO queue (with
- * its dead-letter queue) per queue row with the function that consumes it, and the alarms, their SNS
- * topic and a dashboard (operations.ts). Settings come from CDK context
+ * a fallback function per API for unknown routes, one scheduled function per job (each job with an SQS
+ * queue for its failed runs; a per-chain job is one function for every configured chain, run by one
+ * EventBridge Scheduler schedule per chain, lib/ingest-schedules.ts), one SQS FIFO queue (with its
+ * dead-letter queue) per queue row with the function that consumes it, and the alarms, their SNS topic
+ * and a dashboard (operations.ts). Settings come from CDK context
  * (see `settings.ts` and cdk.json); the route and job tables come from shared/.
  */
 import { existsSync } from 'node:fs';
@@ -27,7 +28,8 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IDestination } from 'aws-cdk-lib/aws-lambda';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction, IDestination } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -48,6 +50,7 @@ import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
 import { Backfill } from './backfill';
+import { ChainSchedules, rateMinutes } from './ingest-schedules';
 import { Operations } from './operations';
 import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
 import { createDistribution, createWebAcls, WAF_REGION } from './waf';
@@ -107,10 +110,27 @@ export const fallbackFunctionId = (api: ApiName): string => `${pascal(api)}Route
 export const apiConstructId = (api: ApiName): string => `${pascal(api)}Api`;
 export const apiUrlOutputId = (api: ApiName): string => `${pascal(api)}Url`;
 
-/** The functions a job becomes: one, or one per chain for a per-chain job. */
-export function jobInstances(job: Job, chains: readonly ChainSetting[]): { id: string; chain?: ChainSetting }[] {
-  return job.perChain ? chains.map((chain) => ({ id: `${job.id}${chain.chainId}`, chain })) : [{ id: job.id }];
+/**
+ * The function a job becomes, with the chains it serves for a per-chain job: one function whatever the
+ * number of chains (run by a schedule per chain), none for a per-chain job without chains.
+ */
+export function jobInstances(job: Job, chains: readonly ChainSetting[]): { id: string; chains?: readonly ChainSetting[] }[] {
+  if (!job.perChain) return [{ id: job.id }];
+  return chains.length > 0 ? [{ id: job.id, chains }] : [];
 }
+
+/** Lambda's limit on a function's environment: every variable's name and value together, 4 KB. */
+export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
+
+/** IAM's limit on a role's inline policies together: characters, whitespace not counted. */
+export const ROLE_POLICY_LIMIT_CHARACTERS = 10_240;
+
+/**
+ * What the size check counts for a value only CloudFormation knows (a table name, a queue URL, an API
+ * id): more than any of them can be (a queue URL is at most about 160 characters), so a template that
+ * passes the check fits in Lambda's limit.
+ */
+export const UNRESOLVED_VALUE_BYTES = 256;
 
 export class ServiceStack extends Stack {
   readonly settings: ServiceSettings;
@@ -124,8 +144,8 @@ export class ServiceStack extends Stack {
   readonly queues = new Map<string, Queue>();
   /** Every queue where failures end (construct id -> queue): each queue row's dead-letter queue, each job's failure queue. */
   readonly deadLetterQueues = new Map<string, Queue>();
-  /** Scheduled functions (job instances), by function id. */
-  readonly jobFunctions = new Map<string, { job: Job; chain?: ChainSetting }>();
+  /** Scheduled functions, by function id: the job, and for a per-chain job its chains and their schedules. */
+  readonly jobFunctions = new Map<string, { job: Job; chains?: readonly ChainSetting[]; schedules?: ChainSchedules }>();
   /** The backfill state machine, when the stack has chains. */
   backfill?: Backfill;
   readonly operations: Operations;
@@ -160,8 +180,10 @@ export class ServiceStack extends Stack {
       this.apis.set(api, this.createApi(api, fallback, webAclArns?.get(api)));
     }
 
-    // Rows that name one handler file on the same APIs share one function (functionIdOfRoute).
+    // Rows that name one handler file on the same APIs share one function (functionIdOfRoute), and its
+    // integration on each API: one integration and one invoke permission per function and API, not per route.
     const byHandler = new Map<string, ApiFunction>();
+    const integrations = new Map<string, HttpLambdaIntegration>();
     for (const route of routes) {
       const apis = apisOf(route);
       const shared = apis.length > 1;
@@ -180,10 +202,20 @@ export class ServiceStack extends Stack {
       byHandler.set(functionIdOfRoute(routes, route), fn);
       this.routeFunctionIds.set(route.id, functionIdOfRoute(routes, route));
       for (const api of apis) {
+        const functionId = functionIdOfRoute(routes, route);
+        const key = `${functionId} ${api}`;
+        let integration = integrations.get(key);
+        if (!integration) {
+          // The permission names the API (`<apiId>/*/*/*`), not each route: one per function and API.
+          integration = new HttpLambdaIntegration(`${functionId}${shared ? pascal(api) : ''}Integration`, fn.function, {
+            scopePermissionToRoute: false,
+          });
+          integrations.set(key, integration);
+        }
         const added = this.apis.get(api)!.api.addRoutes({
           path: route.path,
           methods: [HttpMethod[route.method]],
-          integration: new HttpLambdaIntegration(`${route.id}${shared ? pascal(api) : ''}Integration`, fn.function),
+          integration,
         });
         if (route.method === 'POST') this.limitWrites(api, `${route.method} ${route.path}`, added);
       }
@@ -198,12 +230,13 @@ export class ServiceStack extends Stack {
 
     for (const job of jobs) {
       for (const instance of jobInstances(job, chains)) {
-        this.addJob(job, instance.id, instance.chain);
+        this.addJob(job, instance.id, instance.chains);
       }
     }
     if (chains.length > 0) this.addBackfill(chains);
 
     this.operations = new Operations(this, 'Operations', { stack: this, settings: this.settings.operations });
+    this.checkDeploySizes();
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
   }
@@ -414,24 +447,47 @@ export class ServiceStack extends Stack {
     );
   }
 
-  private addJob(job: Job, id: string, chain: ChainSetting | undefined): void {
+  /**
+   * A job's function, and what runs it: an EventBridge rule on its schedule, or, for a per-chain job, one
+   * EventBridge Scheduler schedule per chain with the chain in its event (lib/ingest-schedules.ts). A
+   * per-chain function may read every chain's RPC URL parameter; its reserved concurrency is the job's
+   * per chain times the chains, its memory the `ingestMemorySize` context.
+   */
+  private addJob(job: Job, id: string, chains: readonly ChainSetting[] | undefined): void {
     const published = (job.publishesTo ?? []).map((queueId) => ({ row: this.queueRows.get(queueId)!, queue: this.queues.get(queueId)! }));
     const urls = Object.fromEntries(published.map(({ row, queue }) => [row.urlVariable, queue.queueUrl]));
+    const failures = this.failureQueue(job);
     const fn = this.addFunction(id, job.handler, job.table, {
-      description: chain ? `${job.summary} (chain ${chain.chainId})` : job.summary,
-      environment: { ...(chain ? { CHAIN_ID: String(chain.chainId), RPC_URL_PARAMETER: chain.rpcUrlParameter } : {}), ...urls },
+      description: chains ? `${job.summary} (one schedule per chain: ${chains.length} chains)` : job.summary,
+      environment: urls,
       timeoutSeconds: job.timeoutSeconds,
-      memorySize: job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
-      reservedConcurrency: job.reservedConcurrency,
+      memorySize: chains ? this.settings.ingestMemorySize : (job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE),
+      reservedConcurrency:
+        job.reservedConcurrency !== undefined && chains ? job.reservedConcurrency * chains.length : job.reservedConcurrency,
       scheduled: true,
-      onFailure: this.failureDestination(job),
+      onFailure: this.failureDestination(failures),
     });
-    this.jobFunctions.set(id, { job, chain });
-    if (chain) fn.grantParameterRead(chain.rpcUrlParameter, chain.rpcUrlKeyArn);
+    if (chains) fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
     // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
     for (const { queue } of published) {
       fn.function.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
     }
+    if (chains) {
+      const schedules = new ChainSchedules(this, `${id}Schedules`, {
+        jobId: id,
+        target: fn.function,
+        chains,
+        expression: job.schedule,
+        deadLetters: failures,
+      });
+      this.jobFunctions.set(id, { job, chains, schedules });
+      new CfnOutput(this, `${id}ScheduleGroup`, {
+        value: schedules.group.scheduleGroupName,
+        description: `EventBridge Scheduler group of ${id}'s schedules (one per chain, named ${id}-<chainId>)`,
+      });
+      return;
+    }
+    this.jobFunctions.set(id, { job });
     new Rule(this, `${id}Schedule`, {
       description: `Runs ${id} on ${job.schedule}`,
       schedule: Schedule.expression(job.schedule),
@@ -447,7 +503,7 @@ export class ServiceStack extends Stack {
       timeoutSeconds: backfillWorker.timeoutSeconds,
       memorySize: backfillWorker.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
     });
-    for (const chain of chains) fn.grantParameterRead(chain.rpcUrlParameter, chain.rpcUrlKeyArn);
+    fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
     this.backfill = new Backfill(this, 'Backfill', {
       worker: fn,
       concurrency: this.settings.backfillConcurrency,
@@ -457,12 +513,11 @@ export class ServiceStack extends Stack {
   }
 
   /**
-   * The on-failure destination of a job's functions (every chain's instance): a standard SQS queue
-   * `<JobId>Failures` that receives the record of each run that failed (no retry: the next tick is the
-   * retry) or that expired unrun (older than the maximum event age behind a busy single writer). Lambda
-   * sends it with the function's role, which may only SendMessage there.
+   * A job's failure queue, a standard SQS queue `<JobId>Failures`: Lambda puts there the record of each
+   * run that failed (no retry: the next tick is the retry) or that expired unrun (older than the maximum
+   * event age), and, for a per-chain job, EventBridge Scheduler each tick it could not deliver.
    */
-  private failureDestination(job: Job): IDestination {
+  private failureQueue(job: Job): Queue {
     const id = `${job.id}Failures`;
     let queue = this.deadLetterQueues.get(id);
     if (!queue) {
@@ -479,7 +534,11 @@ export class ServiceStack extends Stack {
       });
       this.deadLetterQueues.set(id, queue);
     }
-    const target = queue;
+    return queue;
+  }
+
+  /** The on-failure destination of a job's function: its failure queue, which its role may only SendMessage to. */
+  private failureDestination(target: Queue): IDestination {
     return {
       bind: (_scope, fn) => {
         fn.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [target.queueArn] }));
@@ -487,6 +546,79 @@ export class ServiceStack extends Stack {
       },
     };
   }
+
+  /**
+   * Fails synthesis when a function's environment may exceed Lambda's 4 KB (names and values together),
+   * or its role's policy IAM's 10,240 characters, which CloudFormation would only refuse at deploy: what
+   * grows with the chains (CHAIN_RPC_PARAMETERS of the backfill worker, INGESTED_CHAIN_IDS, the RPC
+   * parameters the ingest and backfill roles name) and `functionEnvironment` add up.
+   */
+  private checkDeploySizes(): void {
+    const problems: string[] = [];
+    for (const [id, fn] of this.functions) {
+      const bytes = environmentBytes(this.resolve((fn.function.node.defaultChild as CfnFunction).environment));
+      if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
+        problems.push(
+          `${id}'s environment may take ${bytes} bytes, over Lambda's ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} (shorten \`functionEnvironment\` or the chains' RPC parameter names: CHAIN_RPC_PARAMETERS lists every chain)`,
+        );
+      }
+      // The L1 property, resolved: `policyName` and `policyDocument` (CloudFormation's casing once rendered).
+      const policies = (this.resolve((fn.role.node.defaultChild as CfnRole).policies) ?? []) as Record<string, unknown>[];
+      const characters = policies.reduce(
+        (sum, policy) =>
+          sum + String(policy.policyName ?? policy.PolicyName).length + policyCharacters(policy.policyDocument ?? policy.PolicyDocument),
+        0,
+      );
+      if (characters > ROLE_POLICY_LIMIT_CHARACTERS) {
+        problems.push(
+          `${id}'s role policy may take ${characters} characters, over IAM's ${ROLE_POLICY_LIMIT_CHARACTERS} (it names every chain's RPC parameter: shorter parameter names, or one customer managed key for all of them)`,
+        );
+      }
+    }
+    if (problems.length > 0) throw new Error(`Cannot build the stack:\n- ${problems.join('\n- ')}`);
+  }
+}
+
+/** The longest values of the pseudo parameters a policy names (partition, region, account, URL suffix). */
+const PSEUDO_PARAMETER_LENGTHS: Readonly<Record<string, number>> = {
+  'AWS::Partition': 'aws-us-gov'.length,
+  'AWS::Region': 'ap-southeast-2'.length,
+  'AWS::AccountId': 12,
+  'AWS::URLSuffix': 'amazonaws.com.cn'.length,
+};
+
+/**
+ * A resolved policy document's length as IAM counts it (no whitespace), each reference to a resource
+ * (an ARN CloudFormation fills in) counted as 128 characters and each pseudo parameter at its longest:
+ * an upper bound of the real size.
+ */
+export function policyCharacters(document: unknown): number {
+  const render = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(render);
+    if (value && typeof value === 'object') {
+      const entry = value as { Ref?: string; 'Fn::GetAtt'?: unknown; 'Fn::Join'?: [string, unknown[]] };
+      if (entry.Ref !== undefined) return 'x'.repeat(PSEUDO_PARAMETER_LENGTHS[entry.Ref] ?? 128);
+      if (entry['Fn::GetAtt'] !== undefined) return 'x'.repeat(128);
+      if (entry['Fn::Join'] !== undefined) return entry['Fn::Join'][1].map(render).join(entry['Fn::Join'][0]);
+      return Object.fromEntries(Object.entries(entry).map(([key, inner]) => [key, render(inner)]));
+    }
+    return value;
+  };
+  return JSON.stringify(render(document)).length;
+}
+
+/**
+ * The size of a resolved `Environment` of an AWS::Lambda::Function as Lambda counts it (every name and
+ * value, in bytes), a value CloudFormation resolves counted as UNRESOLVED_VALUE_BYTES.
+ */
+export function environmentBytes(
+  environment: { Variables?: Record<string, unknown>; variables?: Record<string, unknown> } | undefined,
+): number {
+  const variables = environment?.Variables ?? environment?.variables ?? {};
+  return Object.entries(variables).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + (typeof value === 'string' ? Buffer.byteLength(value) : UNRESOLVED_VALUE_BYTES),
+    0,
+  );
 }
 
 /** Fails synthesis when a job publishes to, or a consumer reads, a queue the queue table lacks. */
@@ -546,6 +678,9 @@ function checkTables(routes: readonly Route[], jobs: readonly Job[], chains: rea
   }
   for (const job of jobs) {
     if (!/^(rate|cron)\(.+\)$/.test(job.schedule)) problems.push(`job ${job.id}: schedule ${job.schedule} is not rate(...) or cron(...)`);
+    else if (job.perChain && rateMinutes(job.schedule) === undefined) {
+      problems.push(`job ${job.id}: a per-chain job's schedule must be rate(<n> minute(s)|hour(s)|day(s)), not ${job.schedule}`);
+    }
     if (!Number.isInteger(job.timeoutSeconds) || job.timeoutSeconds < 1 || job.timeoutSeconds > 900) {
       problems.push(`job ${job.id}: timeoutSeconds must be a whole number from 1 to 900`);
     }

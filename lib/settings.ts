@@ -9,7 +9,11 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 
-/** A chain that per-chain jobs run for: its id and the SSM parameter holding its RPC URL. */
+/**
+ * A chain the ingest serves: its id and the SSM parameter holding its RPC URL, plus optional per-chain
+ * ingest settings. The chain's schedule passes them to the one ingest function in its event
+ * (`{ chainId, rpcUrlParameter, blockTimeMs?, firstBlock?, traceMethod? }`, lib/ingest-schedules.ts).
+ */
 export interface ChainSetting {
   chainId: number;
   /** SSM parameter name, e.g. `/chain-data-api/rpc/8453` (String or SecureString). */
@@ -19,6 +23,12 @@ export interface ChainSetting {
    * through SSM, for this parameter only). Absent for a String or a SecureString under `aws/ssm`.
    */
   rpcUrlKeyArn?: string;
+  /** The chain's block time in milliseconds (how often the ingest polls its head); absent: the ingest's default. */
+  blockTimeMs?: number;
+  /** Where the ingest starts on an empty table; absent: the ingest's default (INGEST_FIRST_BLOCK). */
+  firstBlock?: number;
+  /** How block traces are read from this chain's node; absent: the ingest's default (INGEST_TRACE_METHOD, or found out). */
+  traceMethod?: 'callTracer' | 'parity' | 'none';
 }
 
 export interface ServiceSettings {
@@ -34,6 +44,8 @@ export interface ServiceSettings {
   serviceName: string;
   /** Memory and timeout of the HTTP route functions (jobs carry their own in shared/jobs.ts). */
   routeMemorySize: number;
+  /** Memory of the one ingest function of every chain (the `perChain` job of shared/jobs.ts), MB. */
+  ingestMemorySize: number;
   routeTimeoutSeconds: number;
   /** Backfill shards staged at once by the backfill state machine (lib/backfill.ts). */
   backfillConcurrency: number;
@@ -73,13 +85,14 @@ export interface OperationsSettings {
   /** p99 latency of one API, milliseconds, over `apiLatencyEvaluationPeriods` periods in a row. */
   apiLatencyP99ThresholdMs: number;
   apiLatencyEvaluationPeriods: number;
-  /** Failed runs of one scheduled job function (an ingest per chain, the order expiry) in one period. */
+  /** Failed runs of one scheduled job function (the ingest of every chain, the order expiry) in one period. */
   jobErrorsThreshold: number;
-  /** Blocks behind the node's head (a chain's ingest's least lag over a period) at which IngestLag fires. */
+  /** Blocks behind the node's head (a chain's least lag over a period; any chain) at which IngestLag fires. */
   ingestLagThresholdBlocks: number;
   /**
-   * Periods in a row without a single invocation of a chain's ingest (its schedule stopped) after which
-   * IngestStalled fires; times `alarmPeriodMinutes`, at least twice the ingest's timeout.
+   * Periods in a row in which the chains' schedules delivered fewer ticks than they make (half a
+   * schedule's worth short: one stopped) after which IngestStalled fires; times `alarmPeriodMinutes`, at
+   * most what CloudWatch evaluates.
    */
   ingestStalledPeriods: number;
   /**
@@ -108,6 +121,7 @@ export const SETTING_DEFAULTS = {
   serviceName: 'chain-data-api',
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
+  ingestMemorySize: 512,
   backfillConcurrency: 10,
   orderRetentionDays: 30,
   tracerSdk: false,
@@ -209,7 +223,15 @@ const chainList = v.pipe(
   v.unknown(),
   v.transform(fromJsonString),
   v.array(
-    v.strictObject({ chainId: integer(1, Number.MAX_SAFE_INTEGER), rpcUrlParameter: parameterName, rpcUrlKeyArn: v.optional(keyArn) }),
+    v.strictObject({
+      chainId: integer(1, Number.MAX_SAFE_INTEGER),
+      rpcUrlParameter: parameterName,
+      rpcUrlKeyArn: v.optional(keyArn),
+      // From a fast L2's 100 ms to a slow chain's minutes.
+      blockTimeMs: v.optional(integer(50, 3_600_000)),
+      firstBlock: v.optional(integer(0, Number.MAX_SAFE_INTEGER)),
+      traceMethod: v.optional(v.picklist(['callTracer', 'parity', 'none'], 'must be callTracer, parity or none')),
+    }),
   ),
   v.check((chains) => new Set(chains.map((chain) => chain.chainId)).size === chains.length, 'lists a chainId more than once'),
 );
@@ -248,6 +270,7 @@ const settingsSchema = v.object({
   functionEnvironment,
   serviceName: v.pipe(v.string(), v.regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, `.`, `_` or `-`')),
   routeMemorySize: integer(128, 10_240),
+  ingestMemorySize: integer(128, 10_240),
   // An HTTP API waits at most 30 s for its integration; a longer Lambda timeout only burns money.
   routeTimeoutSeconds: integer(1, 29),
   // Each shard is one Lambda invocation reading the chain's node: the node's rate limit decides.
@@ -321,6 +344,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     functionEnvironment: settings.functionEnvironment,
     serviceName: settings.serviceName,
     routeMemorySize: settings.routeMemorySize,
+    ingestMemorySize: settings.ingestMemorySize,
     routeTimeoutSeconds: settings.routeTimeoutSeconds,
     backfillConcurrency: settings.backfillConcurrency,
     orderRetentionDays: settings.orderRetentionDays,

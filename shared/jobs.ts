@@ -1,28 +1,39 @@
 /**
  * Functions that no HTTP request starts, the counterpart of the route table: scheduled jobs, the
- * queues between functions, and the queues' consumers. The CDK stack creates one function per job
- * (per configured chain for `perChain` jobs) with an EventBridge schedule, one SQS FIFO queue (and its
- * dead-letter queue) per queue row, and one function per consumer fed by its queue; it grants each
- * function exactly `table`, and a job `sqs:SendMessage` on the queues it `publishesTo` only.
+ * queues between functions, and the queues' consumers. The CDK stack creates one function per job: an
+ * EventBridge rule runs it on `schedule`, or, for a `perChain` job, one EventBridge Scheduler schedule
+ * per configured chain runs the same function with that chain in its event. It also creates one SQS
+ * FIFO queue (and its dead-letter queue) per queue row, and one function per consumer fed by its queue;
+ * it grants each function exactly `table`, and a job `sqs:SendMessage` on the queues it `publishesTo` only.
  */
 import { CHAIN_DATA, type TableAccess } from './routes';
 
 export interface Job {
-  /** PascalCase id: the function's construct id (suffixed with the chain id for per-chain jobs). */
+  /** PascalCase id: the function's construct (and CloudFormation logical) id. */
   id: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
   handler: string;
-  /** EventBridge schedule expression, e.g. `rate(1 minute)`. */
+  /**
+   * EventBridge schedule expression, e.g. `rate(1 minute)`; a `perChain` job's must be a `rate(...)`
+   * in minutes or hours (its IngestStalled alarm counts the ticks a period should hold).
+   */
   schedule: string;
   table: TableAccess;
   /**
-   * One function per chain listed in the stack's `chains` context (chainId and the SSM parameter that
-   * holds its RPC URL); the function gets CHAIN_ID and RPC_URL_PARAMETER and may read that parameter.
+   * One function for every chain listed in the stack's `chains` context, run by one schedule per chain
+   * whose event names the chain: `{ chainId, rpcUrlParameter, blockTimeMs?, firstBlock?, traceMethod? }`
+   * (the optional fields when the chain's context entry sets them). The function gets no CHAIN_ID or
+   * RPC_URL_PARAMETER and may read every chain's RPC URL parameter. Not deployed without chains; its
+   * memory is the `ingestMemorySize` context (lib/settings.ts), not `memorySize`.
    */
   perChain: boolean;
-  /** At most this many concurrent invocations (1 for a job that must have a single writer). */
+  /**
+   * At most this many concurrent invocations (1 for a job that must have a single writer); for a
+   * `perChain` job, per chain: the function's reserved concurrency is this times the chains.
+   */
   reservedConcurrency?: number;
   timeoutSeconds: number;
+  /** MB; default 512 (DEFAULT_JOB_MEMORY_SIZE). Ignored for a `perChain` job (context `ingestMemorySize`). */
   memorySize?: number;
   summary: string;
   /** Queues (ids of `queues`) the job sends to: it gets their URL in their `urlVariable` and sqs:SendMessage on them. */
@@ -133,11 +144,12 @@ export const jobs: readonly Job[] = [
     // Chain items (`C#<chainId>#...`), the chain registry and more: any partition key but the service's records.
     table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], writeKeys: CHAIN_DATA },
     perChain: true,
-    // One writer per chain: the cursor's conditional update would refuse a second one anyway.
-    reservedConcurrency: 1,
-    timeoutSeconds: 300,
-    memorySize: 1024,
-    summary: 'Ingest the next blocks of one chain (at most INGEST_MAX_BLOCKS per run) from its cursor, handling reorgs',
+    // Per chain: the run that follows the chain's head (it holds the chain's lease in the table) and the
+    // next tick, which takes the lease over when that run hands it on near its end.
+    reservedConcurrency: 2,
+    // A run follows its chain's head for most of 15 minutes, then hands over to the next tick.
+    timeoutSeconds: 900,
+    summary: 'Ingest one chain (the chain in the event): follow its head from its cursor under the chain lease, handling reorgs',
     // Its listener publishes every ingested and orphaned block there (shared/ingest/queue-listener.ts).
     publishesTo: ['DepositEvents'],
   },

@@ -79,8 +79,8 @@ const MAY_WRITE: Record<string, KeyName[]> = {
   // of its list pointers and its checkout session (shared/orders/retention.ts).
   DetectDeposits: ['order', 'deposit', 'allOrders', 'creatorOrders', 'session'],
   ExpireOrders: ['order', 'deposit', 'session'],
-  IngestChain8453: CHAIN_KEYS,
-  IngestChain10: CHAIN_KEYS,
+  // One ingest function for every chain.
+  IngestChain: CHAIN_KEYS,
   BackfillChain: CHAIN_KEYS,
 };
 
@@ -197,7 +197,7 @@ describe('table writes', () => {
       ).toBe(false);
     }
     // Range seek chunks (`SEEK#C#...`) and any other chain-data prefix the ingest may add stay writable.
-    expect(mayWrite('IngestChain8453', 'dynamodb:BatchWriteItem', `SEEK#${KEYS.block}`)).toBe(true);
+    expect(mayWrite('IngestChain', 'dynamodb:BatchWriteItem', `SEEK#${KEYS.block}`)).toBe(true);
   });
 });
 
@@ -205,15 +205,59 @@ describe('the RPC parameter', () => {
   const kmsStatements = (id: string) =>
     statementsOf(resources, id).filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
 
-  it('is decrypted with its customer managed key only, through SSM, for that parameter only', () => {
-    const [kms, ...others] = kmsStatements('IngestChain8453');
-    expect(others).toEqual([]);
-    expect(kms).toMatchObject({ Effect: 'Allow', Action: 'kms:Decrypt', Resource: KEY_ARN });
-    expect(Object.keys(kms.Condition.StringEquals).sort()).toEqual(['kms:EncryptionContext:PARAMETER_ARN', 'kms:ViaService']);
+  const parameterArnOf = (name: string) => ({
+    'Fn::Join': [
+      '',
+      ['arn:', { Ref: 'AWS::Partition' }, ':ssm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:parameter${name}`],
+    ],
   });
 
-  it('needs no KMS grant under the AWS managed aws/ssm key, and no statement names every key', () => {
-    expect(kmsStatements('IngestChain10')).toEqual([]);
+  it('is read by the functions that serve every chain (ingest, backfill), each chain’s parameter by name and no other', () => {
+    for (const id of ['IngestChain', 'BackfillChain']) {
+      const ssm = statementsOf(resources, id).filter((statement) => actionsOf(statement).some((action) => action.startsWith('ssm:')));
+      expect(ssm, id).toHaveLength(1);
+      expect(ssm[0]).toMatchObject({ Effect: 'Allow', Action: 'ssm:GetParameter' });
+      expect(ssm[0].Condition, id).toBeUndefined();
+      const byText = (list: unknown[]) => list.map((entry) => JSON.stringify(entry)).sort();
+      expect(byText(resourcesOf(ssm[0])), id).toEqual(byText(CHAINS.map((chain) => parameterArnOf(chain.rpcUrlParameter))));
+    }
+    // No other function reads a parameter.
+    for (const { id } of functions.filter((fn) => !['IngestChain', 'BackfillChain'].includes(fn.id))) {
+      expect(
+        statementsOf(resources, id)
+          .flatMap(actionsOf)
+          .filter((action) => action.startsWith('ssm:')),
+        id,
+      ).toEqual([]);
+    }
+  });
+
+  it('is decrypted with its customer managed key only, through SSM, for the parameters under that key only', () => {
+    for (const id of ['IngestChain', 'BackfillChain']) {
+      const [kms, ...others] = kmsStatements(id);
+      expect(others, id).toEqual([]);
+      expect(kms).toMatchObject({ Effect: 'Allow', Action: 'kms:Decrypt', Resource: KEY_ARN });
+      expect(Object.keys(kms.Condition.StringEquals).sort()).toEqual(['kms:EncryptionContext:PARAMETER_ARN', 'kms:ViaService']);
+      // 8453's parameter is under the key; 10's, under aws/ssm, needs no grant and is not named.
+      expect(kms.Condition.StringEquals['kms:EncryptionContext:PARAMETER_ARN']).toEqual(parameterArnOf(CHAINS[0].rpcUrlParameter));
+    }
+  });
+
+  it('lists every parameter a key encrypts in one statement, and no statement names every key', () => {
+    const { resources: shared } = synthesise(
+      {
+        chains: [
+          { chainId: 1, rpcUrlParameter: '/rpc/1', rpcUrlKeyArn: KEY_ARN },
+          { chainId: 2, rpcUrlParameter: '/rpc/2', rpcUrlKeyArn: KEY_ARN },
+          { chainId: 3, rpcUrlParameter: '/rpc/3' },
+        ],
+      },
+      { routes: [] },
+    );
+    const kms = statementsOf(shared, 'IngestChain').filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
+    expect(kms).toHaveLength(1);
+    const named = [kms[0].Condition.StringEquals['kms:EncryptionContext:PARAMETER_ARN']].flat().map((arn) => JSON.stringify(arn));
+    expect(named.sort()).toEqual(['/rpc/1', '/rpc/2'].map((name) => JSON.stringify(parameterArnOf(name))).sort());
     const everyResource = JSON.stringify(everyStatement(resources).flatMap(resourcesOf));
     expect(everyResource).not.toMatch(/:key\/\*/);
   });

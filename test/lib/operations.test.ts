@@ -1,8 +1,9 @@
 /**
  * The operator's view in the template: the alarm topic (and its email subscription by context), an
- * alarm per dead-letter or failure queue, per scheduled function's errors, per chain's ingest lag and
- * stalled ingest (no invocation at all: missing data breaching), on the age of the oldest message of
- * each queue between functions (deposits left unprocessed), per API's
+ * alarm per dead-letter or failure queue, per scheduled function's errors, one alarm over every chain
+ * each for the ingest's lag and stopped ingest (Metrics Insights grouped by chainId) and for stalled
+ * schedules (ticks delivered short of what the schedules make: missing data breaching), on the age of
+ * the oldest message of each queue between functions (deposits left unprocessed), per API's
  * 5xx and p99 latency, per function's throttles (not the single-writer jobs'), the table's throttles
  * and system errors, each notifying the topic; the failure destination of the scheduled jobs; the
  * dashboard (with each chain's lag and the queues' oldest message age).
@@ -81,7 +82,7 @@ describe('operations with cdk.json defaults (one chain)', () => {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
       // Missing data is no traffic, not a breach; but for IngestStalled, where no data is the failure.
-      expect(alarm.TreatMissingData, name).toBe(name.startsWith('TestStack-IngestStalled-') ? 'breaching' : 'notBreaching');
+      expect(alarm.TreatMissingData, name).toBe(name === 'TestStack-IngestStalled' ? 'breaching' : 'notBreaching');
       expect(alarm.AlarmDescription).toBeTruthy();
     }
   });
@@ -137,73 +138,73 @@ describe('operations with cdk.json defaults (one chain)', () => {
     }
   });
 
-  it('alarms when a chain’s ingest stays behind the head by the threshold or more all period', () => {
-    const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
-    expect(ingests.length).toBeGreaterThan(0);
-    for (const { id, chain } of ingests) {
-      expect(alarms.get(`TestStack-IngestLag-${id}`), id).toMatchObject({
-        Namespace: 'ChainDataApi',
-        MetricName: 'LagBlocks',
-        Dimensions: expect.arrayContaining([
-          { Name: 'service', Value: 'ingest' },
-          { Name: 'chainId', Value: String(chain!.chainId) },
-        ]),
-        Statistic: 'Minimum',
-        Threshold: 100,
-      });
-      expect(alarms.get(`TestStack-IngestLag-${id}`)!.AlarmDescription).toContain('100 or more blocks behind');
-    }
-    expect([...alarms.keys()].filter((name) => name.includes('IngestLag-'))).toHaveLength(ingests.length);
+  /** The one Metrics Insights query of an alarm (its only metric, returning data). */
+  const insightsQuery = (alarm: Record<string, any>) => {
+    expect(alarm.Metrics).toHaveLength(1);
+    expect(alarm.Metrics[0].ReturnData).not.toBe(false);
+    expect(alarm.MetricName).toBeUndefined();
+    return { expression: alarm.Metrics[0].Expression as string, period: alarm.Metrics[0].Period as number };
+  };
+
+  it('alarms, in one alarm over every chain, when a chain’s ingest stays behind the head by the threshold or more all period', () => {
+    const alarm = alarms.get('TestStack-IngestLag')!;
+    expect(alarm).toMatchObject({ Threshold: 100, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    // Each chain's series on its own (GROUP BY chainId: the alarm's contributors), its least lag of the period.
+    expect(insightsQuery(alarm)).toEqual({
+      expression: `SELECT MIN(LagBlocks) FROM SCHEMA("ChainDataApi", chainId, service) WHERE service = 'ingest' GROUP BY chainId`,
+      period: 300,
+    });
+    expect(alarm.AlarmDescription).toContain('100 or more blocks behind');
+    expect([...alarms.keys()].filter((name) => name.includes('IngestLag'))).toEqual(['TestStack-IngestLag']);
   });
 
-  it('alarms when a chain’s ingest stopped writing (a reorg deeper than its window: metric IngestStopped)', () => {
-    const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
-    expect(ingests.length).toBeGreaterThan(0);
-    for (const { id, chain } of ingests) {
-      const alarm = alarms.get(`TestStack-IngestStopped-${id}`);
-      expect(alarm, id).toMatchObject({
-        Namespace: 'ChainDataApi',
-        MetricName: 'IngestStopped',
-        Dimensions: expect.arrayContaining([
-          { Name: 'service', Value: 'ingest' },
-          { Name: 'chainId', Value: String(chain!.chainId) },
-        ]),
-        Statistic: 'Maximum',
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        AlarmActions: [{ Ref: topicId }],
-      });
-      expect(alarm!.AlarmDescription).toContain('INGEST_MAX_REORG_DEPTH');
-    }
-    expect([...alarms.keys()].filter((name) => name.includes('-IngestStopped-'))).toHaveLength(ingests.length);
+  it('alarms, in one alarm over every chain, when a chain’s ingest stopped writing (a reorg deeper than its window: metric IngestStopped)', () => {
+    const alarm = alarms.get('TestStack-IngestStopped')!;
+    expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', AlarmActions: [{ Ref: topicId }] });
+    expect(insightsQuery(alarm)).toEqual({
+      expression: `SELECT MAX(IngestStopped) FROM SCHEMA("ChainDataApi", chainId, service) WHERE service = 'ingest' GROUP BY chainId`,
+      period: 300,
+    });
+    expect(alarm.AlarmDescription).toContain('INGEST_MAX_REORG_DEPTH');
+    expect([...alarms.keys()].filter((name) => name.includes('IngestStopped'))).toEqual(['TestStack-IngestStopped']);
   });
 
-  it('alarms when a chain’s ingest is not invoked at all for 3 periods (a stopped schedule publishes nothing: missing data breaches)', () => {
-    const ingests = jobFunctions.filter(({ chain }) => chain !== undefined);
-    expect(ingests.length).toBeGreaterThan(0);
-    for (const { id, chain } of ingests) {
-      const alarm = alarms.get(`TestStack-IngestStalled-${id}`);
-      expect(alarm, id).toMatchObject({
-        Namespace: 'AWS/Lambda',
-        MetricName: 'Invocations',
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }],
-        Statistic: 'Sum',
-        Period: 300,
-        Threshold: 1,
-        ComparisonOperator: 'LessThanThreshold',
-        EvaluationPeriods: 3,
-        TreatMissingData: 'breaching',
-        AlarmActions: [{ Ref: topicId }],
-        OKActions: [{ Ref: topicId }],
-      });
-      // Every one of the periods must be empty (no "M out of N").
-      expect(alarm!.DatapointsToAlarm ?? alarm!.EvaluationPeriods).toBe(3);
-      expect(alarm!.AlarmDescription).toContain(`Chain ${chain!.chainId}'s ingest ${id} was not invoked at all for 3 periods of 5 min`);
-    }
-    // The ingest per chain only: the order expiry (no chain) has none.
-    expect([...alarms.keys()].filter((name) => name.includes('-IngestStalled-'))).toEqual(
-      ingests.map(({ id }) => `TestStack-IngestStalled-${id}`),
+  it('alarms when the chains’ schedules deliver fewer ticks than they make for 3 periods (a stopped schedule publishes nothing: missing data breaches)', () => {
+    const alarm = alarms.get('TestStack-IngestStalled')!;
+    // One chain, rate(1 minute), 5-minute periods: 5 ticks a period; it fires below 5 - 2.5.
+    expect(alarm).toMatchObject({
+      Threshold: 2.5,
+      ComparisonOperator: 'LessThanThreshold',
+      EvaluationPeriods: 3,
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: topicId }],
+      OKActions: [{ Ref: topicId }],
+    });
+    // Every one of the periods must be short (no "M out of N").
+    expect(alarm.DatapointsToAlarm ?? alarm.EvaluationPeriods).toBe(3);
+    const expression = alarm.Metrics.find((entry: any) => entry.Expression);
+    expect(expression.Expression).toBe('FILL(attempts, 0) - FILL(failed, 0)');
+    const [groupId, group] = ofType(resources, 'AWS::Scheduler::ScheduleGroup')[0];
+    expect(groupId).toMatch(/^IngestChainSchedulesGroup/);
+    const metrics = Object.fromEntries(
+      alarm.Metrics.filter((entry: any) => entry.MetricStat).map((entry: any) => [entry.Id, entry.MetricStat]),
     );
+    for (const [id, metricName] of [
+      ['attempts', 'InvocationAttemptCount'],
+      ['failed', 'TargetErrorCount'],
+    ]) {
+      expect(metrics[id], id).toMatchObject({
+        Metric: {
+          Namespace: 'AWS/Scheduler',
+          MetricName: metricName,
+          Dimensions: [{ Name: 'ScheduleGroup', Value: group.Properties.Name }],
+        },
+        Stat: 'Sum',
+        Period: 300,
+      });
+    }
+    expect(alarm.AlarmDescription).toContain('for 3 periods of 5 min');
+    expect([...alarms.keys()].filter((name) => name.includes('-IngestStalled'))).toEqual(['TestStack-IngestStalled']);
   });
 
   it('alarms when a message of the deposit events queue waits unprocessed 900 s (order deposits not detected)', () => {
@@ -258,8 +259,10 @@ describe('operations with cdk.json defaults (one chain)', () => {
       Threshold: 1,
     });
     expect(alarms.get('TestStack-Throttles-Routes')).not.toHaveProperty('Dimensions');
-    const singleWriters = jobFunctions.filter(({ job }) => job.reservedConcurrency !== undefined).map(({ id }) => id);
-    expect(singleWriters.length).toBeGreaterThan(0);
+    // The order expiry (one writer, reserved 1) is throttled by design; the ingest (2 per chain) is not.
+    const singleWriters = jobFunctions.filter(({ job }) => !job.perChain && job.reservedConcurrency !== undefined).map(({ id }) => id);
+    expect(singleWriters).toEqual(['ExpireOrders']);
+    expect(alarms.get('TestStack-Throttles-IngestChain')).toMatchObject({ MetricName: 'Throttles', Threshold: 1 });
     for (const id of functionIds) {
       const alarm = alarms.get(`TestStack-Throttles-${id}`);
       if (singleWriters.includes(id) || routeFunctionIds.includes(id)) {
@@ -319,6 +322,9 @@ describe('operations with cdk.json defaults (one chain)', () => {
       '"chainId","8453"',
       'ApproximateNumberOfMessagesVisible',
       'ApproximateAgeOfOldestMessage',
+      // The ingest schedules' ticks (EventBridge Scheduler, what IngestStalled counts).
+      'InvocationAttemptCount',
+      'TargetErrorCount',
       'ThrottledRequests',
       'ConsumedWriteCapacityUnits',
       'alarm',
@@ -376,7 +382,6 @@ describe('operations settings from context', () => {
         apiLatencyEvaluationPeriods: '5',
         jobErrorsThreshold: '2',
         ingestLagThresholdBlocks: '25',
-        // 10 periods of 1 minute: the least window for the ingest's 300 s timeout (twice it).
         ingestStalledPeriods: '10',
         queueAgeThresholdSeconds: '3600',
         lambdaThrottlesThreshold: '7',
@@ -392,12 +397,12 @@ describe('operations settings from context', () => {
     expect(alarms.get('prod-DeadLetters-DepositEventsDeadLetters')).toMatchObject({ Threshold: 10, Period: 60 });
     expect(alarms.get('prod-Api5xx-Orders')).toMatchObject({ Threshold: 50, Period: 60 });
     expect(alarms.get('prod-ApiLatencyP99-Base')).toMatchObject({ Threshold: 2000, EvaluationPeriods: 5 });
-    expect(alarms.get('prod-JobErrors-IngestChain8453')).toMatchObject({ Threshold: 2 });
-    expect(alarms.get('prod-IngestLag-IngestChain8453')).toMatchObject({ Threshold: 25, Period: 60 });
-    expect(alarms.get('prod-IngestStalled-IngestChain8453')).toMatchObject({
-      MetricName: 'Invocations',
-      Threshold: 1,
-      Period: 60,
+    expect(alarms.get('prod-JobErrors-IngestChain')).toMatchObject({ Threshold: 2 });
+    expect(alarms.get('prod-IngestLag')).toMatchObject({ Threshold: 25 });
+    expect(alarms.get('prod-IngestLag')!.Metrics[0].Period).toBe(60);
+    // One chain, 1-minute periods: 1 tick a period; it fires below 0.5 (none delivered), 10 periods in a row.
+    expect(alarms.get('prod-IngestStalled')).toMatchObject({
+      Threshold: 0.5,
       EvaluationPeriods: 10,
       TreatMissingData: 'breaching',
     });
@@ -430,12 +435,29 @@ describe('operations settings from context', () => {
     expect(() => synthesise({ alarmPeriodMinutes: 60, ingestStalledPeriods: 168 }, { routes: [], jobs: [] })).not.toThrow();
   });
 
-  it('rejects an IngestStalled window shorter than twice the ingest’s timeout (one long run would raise it)', () => {
-    // 3 periods of 1 minute against the ingest's 300 s: it runs up to 5 minutes and publishes its invocation at the end.
-    expect(() => synthesise({ chains: CHAINS, alarmPeriodMinutes: 1 }, { routes: [] })).toThrow(
-      /`ingestStalledPeriods` x `alarmPeriodMinutes` \(3 min\) must be at least twice IngestChain8453's timeout \(300 s\)/,
-    );
-    // Without an ingest nothing is checked: the order expiry (no chain) has no IngestStalled alarm.
-    expect(() => synthesise({ alarmPeriodMinutes: 1 }, { routes: [], jobs: jobs.filter((job) => !job.perChain) })).not.toThrow();
+  it('counts the ticks of every chain in IngestStalled: half a schedule’s worth short fires it, whatever the number of chains', () => {
+    const chains = Array.from({ length: 55 }, (_, i) => ({ chainId: 1000 + i, rpcUrlParameter: `/chain-data-api/rpc/${1000 + i}` }));
+    const { resources } = synthesise({ chains }, { routes: [] });
+    const alarms = alarmsByName(resources);
+    // 55 schedules of rate(1 minute): 275 ticks in 5 minutes; one schedule stopped leaves 270.
+    expect(alarms.get('TestStack-IngestStalled')).toMatchObject({ Threshold: 272.5, ComparisonOperator: 'LessThanThreshold' });
+    expect(alarms.get('TestStack-IngestStalled')!.AlarmDescription).toContain('The 55 chains');
+    // Still one alarm of each kind for the ingest, whatever the number of chains.
+    const ingestAlarms = [...alarms.keys()].filter((name) => /Ingest/.test(name)).sort();
+    expect(ingestAlarms).toEqual([
+      'TestStack-DeadLetters-IngestChainFailures',
+      'TestStack-IngestLag',
+      'TestStack-IngestStalled',
+      'TestStack-IngestStopped',
+      'TestStack-JobErrors-IngestChain',
+      'TestStack-Throttles-IngestChain',
+    ]);
+  });
+
+  it('accepts a short IngestStalled window (Scheduler counts a tick when it delivers it, not when a 15-minute run ends)', () => {
+    expect(() => synthesise({ chains: CHAINS, alarmPeriodMinutes: 1 }, { routes: [] })).not.toThrow();
+    // Without an ingest nothing is counted: the order expiry (no chain) has no IngestStalled alarm.
+    const { resources } = synthesise({ alarmPeriodMinutes: 1 }, { routes: [], jobs: jobs.filter((job) => !job.perChain) });
+    expect([...alarmsByName(resources).keys()].filter((name) => name.includes('Ingest'))).toEqual([]);
   });
 });

@@ -27,6 +27,7 @@ import {
 import {
   actionsOf,
   everyStatement,
+  nestedResources,
   ofType,
   type Resource,
   type Resources,
@@ -228,6 +229,28 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     }
   });
 
+  it('has one integration and one invoke permission, naming the API, per function and API (not per route)', () => {
+    const pairs = new Set<string>();
+    for (const route of routes) for (const api of apisOf(route)) pairs.add(`${functionIdOfRoute(routes, route)} ${api}`);
+    for (const api of API_NAMES) pairs.add(`${fallbackFunctionId(api)} ${api}`);
+    const integrations = ofType(resources, 'AWS::ApiGatewayV2::Integration').map(
+      ([, integration]) => `${integration.Properties.IntegrationUri['Fn::GetAtt'][0]} ${integration.Properties.ApiId.Ref}`,
+    );
+    expect(integrations).toHaveLength(pairs.size);
+    expect(new Set(integrations).size).toBe(pairs.size);
+    const fromApi = ofType(resources, 'AWS::Lambda::Permission').filter(
+      ([, permission]) => permission.Properties.Principal === 'apigateway.amazonaws.com',
+    );
+    expect(fromApi).toHaveLength(pairs.size);
+    for (const [, permission] of fromApi) {
+      const arn = JSON.stringify(permission.Properties.SourceArn);
+      // The API's ARN with any stage, method and path: `<apiId>/*/*/*` (a fallback's `$default` route: `<apiId>/*/*`).
+      expect(arn).toMatch(/execute-api/);
+      expect(arn).toMatch(/\/\*\/\*(\/\*)?"\]\]\}$/);
+    }
+    expect(ofType(resources, 'AWS::ApiGatewayV2::Route').length).toBeGreaterThan(pairs.size);
+  });
+
   it('lets API Gateway invoke each integrated function', () => {
     for (const id of [...routeFunctionIds, ...API_NAMES.map(fallbackFunctionId)]) {
       template.hasResourceProperties('AWS::Lambda::Permission', {
@@ -319,18 +342,31 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
 
   it('schedules each job of shared/jobs.ts and grants it exactly its declared DynamoDB actions', () => {
     const rules = ofType(resources, 'AWS::Events::Rule').map(([, rule]) => rule);
-    expect(rules).toHaveLength(jobFunctions.length);
-    for (const { id, job, chain } of jobFunctions) {
+    // A rule per job that is not per chain; the per-chain ingest's schedules are in their nested stack.
+    expect(rules).toHaveLength(jobFunctions.filter(({ job }) => !job.perChain).length);
+    for (const { id, job, chains: served } of jobFunctions) {
       expect(dynamoActionsOf(resources, id), id).toEqual(expectedDynamoActions(job.table));
+      expect(resources[id].Properties.Timeout).toBe(job.timeoutSeconds);
+      // No chain in the environment: a per-chain function learns its chain from each event.
+      expect(resources[id].Properties.Environment.Variables.CHAIN_ID).toBeUndefined();
+      expect(resources[id].Properties.Environment.Variables.RPC_URL_PARAMETER).toBeUndefined();
+      if (job.perChain) {
+        expect(served).toEqual(chains);
+        expect(resources[id].Properties.ReservedConcurrentExecutions).toBe(job.reservedConcurrency! * chains.length);
+        expect(resources[id].Properties.MemorySize).toBe(512);
+        const schedules = Object.values(nestedResources(stack, id)).filter((resource) => resource.Type === 'AWS::Scheduler::Schedule');
+        expect(schedules.map((schedule) => schedule.Properties.ScheduleExpression)).toEqual(chains.map(() => job.schedule));
+        continue;
+      }
       const targeting = rules.filter((rule) => rule.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === id));
       expect(
         targeting.map((rule) => rule.Properties.ScheduleExpression),
         id,
       ).toEqual([job.schedule]);
-      expect(resources[id].Properties.Timeout).toBe(job.timeoutSeconds);
       expect(resources[id].Properties.ReservedConcurrentExecutions).toBe(job.reservedConcurrency);
-      expect(resources[id].Properties.Environment.Variables.CHAIN_ID).toBe(chain ? String(chain.chainId) : undefined);
     }
+    expect(jobFunctions.map(({ id }) => id).sort()).toEqual(['ExpireOrders', 'IngestChain']);
+    expect(jobTable.find((job) => job.id === 'IngestChain')).toMatchObject({ perChain: true, timeoutSeconds: 900, reservedConcurrency: 2 });
   });
 
   describe('the deposit events queue (ingest -> orders)', () => {
@@ -395,7 +431,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
 
     it('lets the ingest functions only SendMessage to it, and tells them its URL', () => {
       const publishers = jobFunctions.filter(({ job }) => (job.publishesTo ?? []).length > 0);
-      expect(publishers.map(({ id }) => id)).toEqual(['IngestChain8453']);
+      expect(publishers.map(({ id }) => id)).toEqual(['IngestChain']);
       for (const { id, job } of publishers) {
         for (const queue of job.publishesTo!) {
           const row = queueTable.find((entry) => entry.id === queue)!;
@@ -408,7 +444,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
         const arns = statements.flatMap(resourcesOf).map((arn: any) => arn['Fn::GetAtt'][0]);
         expect(arns.sort()).toEqual([...job.publishesTo!, `${job.id}Failures`].map(queueId).sort());
       }
-      expect(resources.IngestChain8453.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({
+      expect(resources.IngestChain.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({
         Ref: queueId('DepositEvents'),
       });
       // Other jobs send to their failure queue only; no other function touches a queue.
@@ -440,8 +476,9 @@ describe('ServiceStack jobs', () => {
     schedule: 'rate(1 minute)',
     table: { read: true, write: ['PutItem', 'UpdateItem', 'ConditionCheckItem'], writeKeys: CHAIN_DATA },
     perChain: true,
-    reservedConcurrency: 1,
+    reservedConcurrency: 2,
     timeoutSeconds: 120,
+    // Ignored for a per-chain job: its memory is the ingestMemorySize context.
     memorySize: 1024,
     summary: 'Ingests new blocks of one chain',
   };
@@ -455,10 +492,11 @@ describe('ServiceStack jobs', () => {
     summary: 'Marks orders past their deadline as expired',
   };
   const CHAINS = [
-    { chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453' },
+    { chainId: 8453, rpcUrlParameter: '/chain-data-api/rpc/8453', blockTimeMs: 2000, firstBlock: 1_000_000, traceMethod: 'parity' },
     { chainId: 84532, rpcUrlParameter: '/chain-data-api/rpc/84532' },
   ];
   let resources: Resources;
+  let stack: ServiceStack;
 
   const ROUTE: Route = {
     id: 'ListSamples',
@@ -475,7 +513,10 @@ describe('ServiceStack jobs', () => {
 
   beforeAll(() => {
     // Chains come from context exactly as an operator sets them on the command line (a JSON string).
-    ({ resources } = synthesise({ chains: JSON.stringify(CHAINS) }, { routes: [ROUTE, ORDERS_ROUTE], jobs: [INGEST, SWEEPER] }));
+    ({ resources, stack } = synthesise(
+      { chains: JSON.stringify(CHAINS), ingestMemorySize: '768' },
+      { routes: [ROUTE, ORDERS_ROUTE], jobs: [INGEST, SWEEPER] },
+    ));
   });
 
   it('tells the orders functions which chains the stack ingests (INGESTED_CHAIN_IDS), and no other function', () => {
@@ -491,47 +532,122 @@ describe('ServiceStack jobs', () => {
     ],
   });
 
-  it('creates one function per chain for a per-chain job, with its chain, schedule and single-writer concurrency', () => {
-    for (const chain of CHAINS) {
-      const id = `${INGEST.id}${chain.chainId}`;
-      const fn = resources[id];
-      expect(fn.Type).toBe('AWS::Lambda::Function');
-      expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
-        ReservedConcurrentExecutions: 1,
-        Timeout: INGEST.timeoutSeconds,
-        MemorySize: INGEST.memorySize,
-      });
-      expect(fn.Properties.Environment.Variables).toMatchObject({
-        CHAIN_ID: String(chain.chainId),
-        RPC_URL_PARAMETER: chain.rpcUrlParameter,
-        TABLE_NAME: { Ref: 'Table' },
-      });
-      const rules = ofType(resources, 'AWS::Events::Rule').filter(([, rule]) =>
-        rule.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === id),
-      );
-      expect(rules).toHaveLength(1);
-      expect(rules[0][1].Properties.ScheduleExpression).toBe(INGEST.schedule);
-      expect(rules[0][1].Properties.State).toBe('ENABLED');
-      const invokeConfigs = ofType(resources, 'AWS::Lambda::EventInvokeConfig').filter(
-        ([, config]) => config.Properties.FunctionName.Ref === id,
-      );
-      expect(invokeConfigs.map(([, config]) => config.Properties.MaximumRetryAttempts)).toEqual([0]);
-    }
+  it('creates one function for every chain of a per-chain job: no chain in its environment, 2 x chains reserved, memory from context', () => {
+    const functions = ofType(resources, 'AWS::Lambda::Function').map(([id]) => id);
+    expect(functions.filter((id) => id.startsWith(INGEST.id))).toEqual([INGEST.id]);
+    const fn = resources[INGEST.id];
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      ReservedConcurrentExecutions: 2 * CHAINS.length,
+      Timeout: INGEST.timeoutSeconds,
+      MemorySize: 768,
+    });
+    const env = fn.Properties.Environment.Variables;
+    expect(env.TABLE_NAME).toEqual({ Ref: 'Table' });
+    for (const name of ['CHAIN_ID', 'RPC_URL_PARAMETER', 'CHAIN_RPC_PARAMETERS']) expect(env[name], name).toBeUndefined();
+    // Its runs are asynchronous (Scheduler invokes it so): no Lambda retry, the next tick is the retry.
+    const invokeConfigs = ofType(resources, 'AWS::Lambda::EventInvokeConfig').filter(
+      ([, config]) => config.Properties.FunctionName.Ref === INGEST.id,
+    );
+    expect(invokeConfigs.map(([, config]) => config.Properties.MaximumRetryAttempts)).toEqual([0]);
+    // The memory of the per-chain function defaults to 512 MB.
+    const { resources: defaults } = synthesise({ chains: CHAINS }, { routes: [], jobs: [INGEST] });
+    expect(defaults[INGEST.id].Properties.MemorySize).toBe(512);
   });
 
-  it('lets each per-chain function read its own RPC parameter and no other', () => {
+  it('runs it with one EventBridge Scheduler schedule per chain, each sending its chain in the event (the contract of the handler)', () => {
+    const nested = nestedResources(stack, INGEST.id);
+    const schedules = Object.values(nested).filter((resource) => resource.Type === 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(CHAINS.length);
+    const [[groupId, group]] = ofType(resources, 'AWS::Scheduler::ScheduleGroup');
+    const [[roleId]] = ofType(resources, 'AWS::IAM::Role').filter(([, role]) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('scheduler.amazonaws.com'),
+    );
+    // What the nested stack's parameters carry in: the function's ARN, the role's, the failure queue's.
+    const [[, nestedStack]] = ofType(resources, 'AWS::CloudFormation::Stack');
+    const fromParent = (value: any) => (value?.Ref ? nestedStack.Properties.Parameters[value.Ref] : value);
+    const failuresId = ofType(resources, 'AWS::SQS::Queue')
+      .map(([id]) => id)
+      .find((id) => id.startsWith(`${INGEST.id}Failures`))!;
     for (const chain of CHAINS) {
-      const statements = statementsOf(resources, `${INGEST.id}${chain.chainId}`);
-      const ssm = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('ssm:')));
-      expect(ssm).toHaveLength(1);
-      expect(actionsOf(ssm[0])).toEqual(['ssm:GetParameter']);
-      expect(resourcesOf(ssm[0])).toEqual([parameterArn(chain.rpcUrlParameter)]);
-      // A parameter under the AWS managed aws/ssm key needs no KMS grant (least-privilege.test.ts: a customer managed key).
-      expect(statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')))).toEqual([]);
-      expect(dynamoActionsOf(resources, `${INGEST.id}${chain.chainId}`)).toEqual(expectedDynamoActions(INGEST.table));
+      const schedule = schedules.find((candidate) => candidate.Properties.Name === `${INGEST.id}-${chain.chainId}`)!;
+      expect(schedule, String(chain.chainId)).toBeDefined();
+      expect(schedule.Properties).toMatchObject({
+        ScheduleExpression: 'rate(1 minute)',
+        State: 'ENABLED',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        GroupName: group.Properties.Name,
+      });
+      const target = schedule.Properties.Target;
+      expect(fromParent(target.Arn)).toEqual({ 'Fn::GetAtt': [INGEST.id, 'Arn'] });
+      expect(fromParent(target.RoleArn)).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+      expect(fromParent(target.DeadLetterConfig.Arn)).toEqual({ 'Fn::GetAtt': [failuresId, 'Arn'] });
+      expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 });
+      // The event: the chain, its RPC URL parameter, and the chain's optional settings only when set.
+      const { rpcUrlKeyArn: _key, ...event } = chain as (typeof CHAINS)[number] & { rpcUrlKeyArn?: string };
+      expect(JSON.parse(target.Input)).toEqual(event);
     }
+    expect(JSON.parse(schedules[0].Properties.Target.Input)).toEqual({
+      chainId: 8453,
+      rpcUrlParameter: '/chain-data-api/rpc/8453',
+      blockTimeMs: 2000,
+      firstBlock: 1_000_000,
+      traceMethod: 'parity',
+    });
+    // The nested stack waits for the group its schedules name.
+    expect(ofType(resources, 'AWS::CloudFormation::Stack')[0][1].DependsOn).toEqual(expect.arrayContaining([groupId]));
+  });
+
+  it('gives the schedules one role, which only Scheduler may assume for this group, and which may only invoke the function and record an undelivered tick', () => {
+    const roles = ofType(resources, 'AWS::IAM::Role').filter(([, role]) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('scheduler.amazonaws.com'),
+    );
+    expect(roles).toHaveLength(1);
+    const [[, role]] = roles;
+    const [groupId] = ofType(resources, 'AWS::Scheduler::ScheduleGroup')[0];
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': { 'Fn::GetAtt': [groupId, 'Arn'] } },
+        },
+      },
+    ]);
+    const statements = role.Properties.Policies.flatMap((policy: any) => policy.PolicyDocument.Statement);
+    const failuresId = ofType(resources, 'AWS::SQS::Queue')
+      .map(([id]) => id)
+      .find((id) => id.startsWith(`${INGEST.id}Failures`))!;
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [INGEST.id, 'Arn'] } },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [failuresId, 'Arn'] } },
+    ]);
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    // No EventBridge rule or Lambda permission for the per-chain job: Scheduler invokes with the role.
+    expect(
+      ofType(resources, 'AWS::Lambda::Permission').filter(
+        ([, permission]) => permission.Properties.FunctionName['Fn::GetAtt']?.[0] === INGEST.id,
+      ),
+    ).toEqual([]);
+  });
+
+  it('lets the per-chain function read every chain’s RPC parameter (one statement naming them) and no other', () => {
+    const statements = statementsOf(resources, INGEST.id);
+    const ssm = statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('ssm:')));
+    expect(ssm).toHaveLength(1);
+    expect(actionsOf(ssm[0])).toEqual(['ssm:GetParameter']);
+    expect(resourcesOf(ssm[0])).toEqual(CHAINS.map((chain) => parameterArn(chain.rpcUrlParameter)));
+    // A parameter under the AWS managed aws/ssm key needs no KMS grant (least-privilege.test.ts: a customer managed key).
+    expect(statements.filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')))).toEqual([]);
+    expect(dynamoActionsOf(resources, INGEST.id)).toEqual(expectedDynamoActions(INGEST.table));
+  });
+
+  it('refuses a per-chain job whose schedule is not a rate (its IngestStalled alarm counts the ticks of a period)', () => {
+    expect(() => synthesise({ chains: CHAINS }, { routes: [], jobs: [{ ...INGEST, schedule: 'cron(* * * * ? *)' }] })).toThrow(
+      /IngestChain: a per-chain job's schedule must be rate/,
+    );
   });
 
   it('creates a single function for a job that is not per chain, without chain settings or SSM access', () => {
@@ -551,7 +667,7 @@ describe('ServiceStack jobs', () => {
       candidate.Properties.Targets.some((target: any) => target.Arn['Fn::GetAtt']?.[0] === SWEEPER.id),
     );
     expect(rule?.[1].Properties.ScheduleExpression).toBe(SWEEPER.schedule);
-    expect(ofType(resources, 'AWS::Events::Rule')).toHaveLength(CHAINS.length + 1);
+    expect(ofType(resources, 'AWS::Events::Rule')).toHaveLength(1);
   });
 
   it('gives a NO_TABLE route no DynamoDB permission at all', () => {
@@ -623,6 +739,9 @@ describe('ServiceStack jobs', () => {
   it('warns, and deploys nothing for it, when a per-chain job has no chain configured', () => {
     const { stack, resources: noChains } = synthesise({ chains: [] }, { routes: [], jobs: [INGEST] });
     expect(ofType(noChains, 'AWS::Events::Rule')).toEqual([]);
+    expect(noChains[INGEST.id]).toBeUndefined();
+    expect(ofType(noChains, 'AWS::Scheduler::ScheduleGroup')).toEqual([]);
+    expect(ofType(noChains, 'AWS::CloudFormation::Stack')).toEqual([]);
     Annotations.fromStack(stack).hasWarning('*', Match.stringLikeRegexp(`${INGEST.id} runs once per chain`));
   });
 });
@@ -692,6 +811,11 @@ describe('ServiceStack settings from context', () => {
       /chains/,
     ],
     [{ chains: [{ chainId: 1 }] }, /chains/],
+    [{ chains: [{ chainId: 1, rpcUrlParameter: '/a', blockTimeMs: 0 }] }, /chains.*blockTimeMs|blockTimeMs/],
+    [{ chains: [{ chainId: 1, rpcUrlParameter: '/a', traceMethod: 'debug' }] }, /traceMethod.*callTracer, parity or none/],
+    [{ chains: [{ chainId: 1, rpcUrlParameter: '/a', firstBlock: -1 }] }, /firstBlock/],
+    [{ chains: [{ chainId: 1, rpcUrlParameter: '/a', blockTime: 2000 }] }, /chains/],
+    [{ ingestMemorySize: 64 }, /ingestMemorySize/],
     [{ functionEnvironment: { TABLE_NAME: 'other' } }, /functionEnvironment/],
     [{ functionEnvironment: { ORDER_RETENTION_DAYS: '1' } }, /functionEnvironment/],
     [{ orderRetentionDays: 0 }, /orderRetentionDays/],

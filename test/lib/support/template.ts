@@ -39,6 +39,22 @@ export function synthesise(context: Record<string, unknown> = {}, props: Service
   return { app, stack, template, resources: template.toJSON().Resources as Resources };
 }
 
+/** The resources of a per-chain job's nested stack of schedules (lib/ingest-schedules.ts). */
+export function nestedResources(stack: ServiceStack, functionId: string): Resources {
+  const schedules = stack.jobFunctions.get(functionId)?.schedules;
+  if (!schedules) throw new Error(`${functionId} has no schedules`);
+  return Template.fromStack(schedules.nested).toJSON().Resources as Resources;
+}
+
+/** Every resource count an operator would check against CloudFormation's 500 per stack: the stack's and each nested stack's. */
+export function resourceCounts(stack: ServiceStack): { stack: number; nested: Record<string, number> } {
+  const nested: Record<string, number> = {};
+  for (const [id, entry] of stack.jobFunctions) {
+    if (entry.schedules) nested[id] = Object.keys(nestedResources(stack, id)).length;
+  }
+  return { stack: Object.keys(Template.fromStack(stack).toJSON().Resources).length, nested };
+}
+
 export function removeSyntheses(): void {
   for (const outdir of outdirs.splice(0)) rmSync(outdir, { recursive: true, force: true });
 }
