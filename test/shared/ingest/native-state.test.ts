@@ -5,20 +5,25 @@
  * that refuses eth_getBalance does not stop the ingest, and a proxy's item names its implementation,
  * changed by an upgrade.
  */
-import { createWalletClient, defineChain, http, parseEther, type Address, type Hash } from 'viem';
+import { createWalletClient, defineChain, http, numberToHex, parseEther, type Address, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
+import { DEFAULT_RETRY_POLICY } from '../../../shared/chain/retry';
+import { parseBlock } from '../../../shared/chain/rpc-block';
 import { loadIngestConfig } from '../../../shared/ingest/config';
+import { deriveBlock } from '../../../shared/ingest/derive';
+import { BlockSource } from '../../../shared/ingest/fetch-block';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import type { IngestLog } from '../../../shared/ingest/log';
 import { readCursor } from '../../../shared/ingest/manifest';
-import { NativeStateWriter } from '../../../shared/ingest/native-state';
+import { coinTouches, NativeStateWriter } from '../../../shared/ingest/native-state';
 import { coinBalanceKey, type CoinBalanceRecord, type ProxyFields } from '../../../shared/table/address-state';
 import { addressKeys } from '../../../shared/table/keys';
 import type { AddressRecord } from '../../../shared/table/records';
+import { rawReceipt, rawRpc } from '../../support/raw-rpc';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { proxyArtifacts, type ProxyArtifacts } from './support/eip1967-proxy';
 import { startRpcProxy, type RpcProxy } from './support/proxy';
@@ -247,5 +252,62 @@ describe('EIP-1967 implementations', () => {
     expect(`0x${slot!.slice(-40)}`).toBe(token.toLowerCase());
     expect(item?.implementation).toBe(token.toLowerCase());
     expect(item?.implementationAt).toBe(await headNumber());
+  });
+});
+
+describe('touched addresses', () => {
+  test('an OP-stack deposit: its sender (minted value included) and recipient hold what the chain gives', async () => {
+    const op = await startAnvil({ chainId: CHAIN_ID, args: ['--network', 'optimism'] });
+    try {
+      const depositor = accounts[4]!.address;
+      const recipient = stranger(3);
+      const deposit = await rawRpc(op.rpcUrl, 'eth_sendTransaction', [
+        {
+          from: depositor,
+          to: recipient,
+          value: numberToHex(parseEther('1')),
+          gas: numberToHex(100_000),
+          sourceHash: `0x${'5b'.repeat(32)}`,
+          mint: numberToHex(parseEther('2')),
+          isSystemTx: false,
+        },
+      ]);
+      expect((await rawReceipt(op.rpcUrl, deposit)).status).toBe('0x1');
+      expect((await rawRpc(op.rpcUrl, 'eth_getTransactionByHash', [deposit])).type).toBe('0x7e');
+      const name = `${table.name}-op`;
+      const items = await inTable(name, async () => {
+        await ingestRange({ chainId: CHAIN_ID, client: createChainClient(op.rpcUrl), log });
+        return tableSnapshot(name);
+      });
+      const head = await rawRpc(op.rpcUrl, 'eth_blockNumber', []);
+      for (const address of [depositor, recipient]) {
+        const item = items.find((candidate) => candidate.pk === coinBalanceKey(CHAIN_ID, address).pk && candidate.sk === 'COIN');
+        expect(item?.value, address).toBe(BigInt(await rawRpc(op.rpcUrl, 'eth_getBalance', [address, head])).toString());
+      }
+      expect(items.find((item) => item.pk === coinBalanceKey(CHAIN_ID, recipient).pk && item.sk === 'COIN')?.value).toBe(
+        parseEther('1').toString(),
+      );
+    } finally {
+      await op.stop();
+    }
+  });
+
+  test('a block touches its fee recipient and its withdrawal recipients', async () => {
+    const source = new BlockSource(createChainClient(anvil.rpcUrl), DEFAULT_RETRY_POLICY, { warn: () => undefined });
+    const bundle = await source.fetch(1n);
+    const receiver = stranger(4);
+    bundle.block.withdrawals = parseBlock({
+      number: '0x1',
+      hash: bundle.block.hash,
+      parentHash: bundle.block.parentHash,
+      timestamp: '0x0',
+      transactions: [],
+      withdrawals: [{ index: '0x1', validatorIndex: '0x2', address: receiver, amount: '0x3b9aca00' }],
+    })!.withdrawals;
+    const derived = deriveBlock(CHAIN_ID, bundle);
+    const touched = coinTouches(derived);
+    expect(touched).toContain(receiver.toLowerCase());
+    expect(touched).toContain(String(bundle.block.miner).toLowerCase());
+    for (const tx of derived.transactions) expect(touched).toContain(tx.from);
   });
 });
