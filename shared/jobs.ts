@@ -144,9 +144,11 @@ export const jobs: readonly Job[] = [
     // Chain items (`C#<chainId>#...`), the chain registry and more: any partition key but the service's records.
     table: { read: true, write: ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], writeKeys: CHAIN_DATA },
     perChain: true,
-    // Per chain: the run that follows the chain's head (it holds the chain's lease in the table) and the
-    // next tick, which takes the lease over when that run hands it on near its end.
-    reservedConcurrency: 2,
+    // Per chain: the run that follows the chain's head (it holds the chain's lease in the table), the tick
+    // that waits to take the lease over when that run hands it on near its end, and the minute's tick that
+    // finds the chain taken and returns at once: every chain's schedule ticks in the same second, so a
+    // reservation of 2 a chain would throttle some of those ticks whenever a chain is in its handover.
+    reservedConcurrency: 3,
     // A run follows its chain's head for most of 15 minutes, then hands over to the next tick.
     timeoutSeconds: 900,
     summary: 'Ingest one chain (the chain in the event): follow its head from its cursor under the chain lease, handling reorgs',

@@ -92,11 +92,11 @@ describe.each([1, 10, 55])('%i chains in one stack', (count) => {
     expect(ofType(resources, 'AWS::Scheduler::Schedule')).toEqual([]);
   });
 
-  it('has one ingest function for every chain, its reserved concurrency 2 per chain, 900 s, without a chain in its environment', () => {
+  it('has one ingest function for every chain, its reserved concurrency 3 per chain, 900 s, without a chain in its environment', () => {
     const ingests = ofType(resources, 'AWS::Lambda::Function').filter(([id]) => id.startsWith('IngestChain'));
     expect(ingests.map(([id]) => id)).toEqual([INGEST.id]);
     const [[, fn]] = ingests;
-    expect(fn.Properties).toMatchObject({ Timeout: 900, MemorySize: 512, ReservedConcurrentExecutions: 2 * count });
+    expect(fn.Properties).toMatchObject({ Timeout: 900, MemorySize: 512, ReservedConcurrentExecutions: 3 * count });
     expect(fn.Properties.Environment.Variables.CHAIN_ID).toBeUndefined();
     expect(fn.Properties.Environment.Variables.RPC_URL_PARAMETER).toBeUndefined();
     // One log group for the function, whatever the chains.

@@ -259,7 +259,7 @@ describe('operations with cdk.json defaults (one chain)', () => {
       Threshold: 1,
     });
     expect(alarms.get('TestStack-Throttles-Routes')).not.toHaveProperty('Dimensions');
-    // The order expiry (one writer, reserved 1) is throttled by design; the ingest (2 per chain) is not.
+    // The order expiry (one writer, reserved 1) is throttled by design; the ingest (3 per chain) is not.
     const singleWriters = jobFunctions.filter(({ job }) => !job.perChain && job.reservedConcurrency !== undefined).map(({ id }) => id);
     expect(singleWriters).toEqual(['ExpireOrders']);
     expect(alarms.get('TestStack-Throttles-IngestChain')).toMatchObject({ MetricName: 'Throttles', Threshold: 1 });

@@ -366,7 +366,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(resources[id].Properties.ReservedConcurrentExecutions).toBe(job.reservedConcurrency);
     }
     expect(jobFunctions.map(({ id }) => id).sort()).toEqual(['ExpireOrders', 'IngestChain']);
-    expect(jobTable.find((job) => job.id === 'IngestChain')).toMatchObject({ perChain: true, timeoutSeconds: 900, reservedConcurrency: 2 });
+    expect(jobTable.find((job) => job.id === 'IngestChain')).toMatchObject({ perChain: true, timeoutSeconds: 900, reservedConcurrency: 3 });
   });
 
   describe('the deposit events queue (ingest -> orders)', () => {
