@@ -684,8 +684,8 @@ function summarise(input: {
     errors.length > 0 || timeouts > 0
       ? `${errors.length} invocations failed, ${timeouts} timed out`
       : continuity.pass
-        ? 'every invocation ended by itself; every block written and published once'
-        : 'continuity broken (see continuity)';
+        ? 'Every invocation ended by itself; every block written and published once'
+        : 'Continuity broken (see continuity)';
   return {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', node: process.version },
