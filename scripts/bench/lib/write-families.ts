@@ -61,7 +61,11 @@ export function familyOf(pk: string, sk: string): Family {
   const address = /^A#[^#]+(?:#(.*))?$/.exec(rest);
   if (address) {
     const tail = address[1];
-    if (tail === undefined) return sk.startsWith('BAL#') ? f('G3 balance (A#a / BAL#)', 'state') : f(`other: A#a / ${shape(sk)}`, 'other');
+    if (tail === undefined) {
+      if (sk.startsWith('BAL#')) return f('G3 balance (A#a / BAL#)', 'state');
+      if (sk === 'COIN') return f('X9 coin balance (A#a / COIN)', 'state');
+      return f(`other: A#a / ${shape(sk)}`, 'other');
+    }
     const dir = (direction: string | undefined) => (direction === 'all' ? 'all' : 'to|from');
     const set = (typeSet: string | undefined) => (typeSet === 'ALL' ? 'ALL' : 'standard');
     const rules: [RegExp, (m: RegExpExecArray) => Family][] = [
@@ -77,7 +81,7 @@ export function familyOf(pk: string, sk: string): Family {
       const match = pattern.exec(tail);
       if (match) return family(match);
     }
-    if (/^NFT#[^#]+$/.test(tail)) return f('G4 NFT holding (A#a#NFT#c)', 'state');
+    if (tail === 'NFT') return f('G4 NFT holding (A#a#NFT)', 'state');
     return f(`other: A#a#${shape(tail)} | ${shape(sk)}`, 'other');
   }
   return f(`other: ${shape(rest)} | ${shape(sk)}`, 'other');
