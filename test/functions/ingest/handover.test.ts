@@ -120,7 +120,6 @@ test('overlapping invocations hand the chain over: every block written and publi
   sending = false;
   await Promise.all([watch, load]);
 
-  if (process.env.DEBUG_HANDOVER) process.stderr.write(`${JSON.stringify(outcomes.map(({ chainId: _c, ...o }) => o))}\n`);
   // Handovers happened, each to the invocation that waited for it; an invocation that found the
   // chain taken and its successor chosen returned at once.
   const followed = outcomes.filter((outcome) => outcome.role === 'followed');
@@ -129,7 +128,7 @@ test('overlapping invocations hand the chain over: every block written and publi
   expect(followed.every((outcome) => outcome.ended === 'released')).toBe(true);
   for (const outcome of outcomes.filter((entry) => entry.role === 'skipped')) {
     expect(outcome.waitedMs).toBe(0);
-    expect(outcome.finishedAt - outcome.started).toBeLessThan(1_000);
+    expect(outcome.finishedAt - outcome.started).toBeLessThan(2_000);
   }
   // At most two invocations of the chain following or waiting at once (a holder and its successor).
   const active = outcomes.filter((outcome) => outcome.role === 'followed' || outcome.waitedMs > 0);

@@ -124,7 +124,6 @@ test('the loop sees each new block within about a fifth of the block time, with 
   const blocks = [...ingestedAt.keys()].filter((number) => number >= 5 && appearedAt(number) < outcome.heldUntil! - blockMs);
   expect(blocks.length).toBeGreaterThanOrEqual(8);
   const delays = blocks.map((number) => ingestedAt.get(number)! - appearedAt(number));
-  if (process.env.DEBUG_FOLLOW) process.stderr.write(`delays ${delays.join(',')} looks ${looks} blocks ${ingestedAt.size}\n`);
   // (Nine in ten within a fifth and the timers' slack; none a whole block time late, even on a busy machine.)
   const sorted = [...delays].sort((a, b) => a - b);
   expect(sorted[Math.floor(sorted.length * 0.9) - 1]!).toBeLessThanOrEqual(blockMs / 5 + 60);
