@@ -76,6 +76,7 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
         listeners: [listener],
         traceMethod: chain.traceMethod,
         maxReorgDepth: config.maxReorgDepth,
+        coinBalances: config.coinBalances,
       }),
     };
     chains.set(chain.chainId, current);

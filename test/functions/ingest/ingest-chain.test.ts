@@ -258,3 +258,36 @@ test('each invocation publishes, per chain, its blocks per second and how far it
     write.mockRestore();
   }
 });
+
+test('coin balances follow INGEST_COIN_BALANCES: kept by default (equal to the chain), none when it is off', async () => {
+  const { getItem } = await import('../../../shared/db/operations');
+  const { coinBalanceKey } = await import('../../../shared/table/address-state');
+  const wallet = createWalletClient({
+    chain: { ...anvilChain, id: CHAIN_ID },
+    transport: viemHttp(anvil.rpcUrl),
+    account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[0]),
+  });
+  const payTo = async (to: `0x${string}`) =>
+    publicClient(anvil.rpcUrl).waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to, value: 12_345n }),
+      pollingInterval: 20,
+    });
+  const kept = '0x00000000000000000000000000000000c0ffee01' as const;
+  await payTo(kept);
+  await handler(EVENT, context(1_500));
+  const item = await getItem<{ value: string }>(coinBalanceKey(CHAIN_ID, kept));
+  expect(item?.value).toBe(String(await publicClient(anvil.rpcUrl).getBalance({ address: kept })));
+
+  // A handler module loaded with the switch off (its configuration is read once per cold start).
+  vi.resetModules();
+  process.env.INGEST_COIN_BALANCES = 'off';
+  try {
+    const off = (await import('../../../functions/ingest/ingest-chain')).handler as typeof handler;
+    const skipped = '0x00000000000000000000000000000000c0ffee02' as const;
+    await payTo(skipped);
+    expect(await off(EVENT, context(1_500))).toMatchObject({ role: 'followed', advanced: 1 });
+    expect(await getItem(coinBalanceKey(CHAIN_ID, skipped))).toBeUndefined();
+  } finally {
+    delete process.env.INGEST_COIN_BALANCES;
+  }
+});
