@@ -38,6 +38,7 @@ import {
   type Part,
 } from './lib/budgets';
 import { costModel, ingestInputs } from './lib/cost';
+import { workloadCostModel } from './lib/workload-cost';
 import { buildReport, writeReport, type Report } from './lib/report';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
   // The cost model: write units and stored bytes per transaction from this run's ingest bench (else the
   // newest ingest result on disk), read units per page from this run's http mix.
   let cost: Report['cost'] = null;
+  let workloadCost: Report['workloadCost'] = null;
   const ingestFigures = (results.ingest ?? (await newestIngest(path.resolve(values.out)))) as Parameters<typeof ingestInputs>[0] | null;
   if (ingestFigures && results.http) {
     const source = results.ingest ? 'the ingest bench of this run' : 'the newest ingest-<time>.json in bench/results';
@@ -163,6 +165,20 @@ async function main(): Promise<void> {
         sources: { ...sources, writes: 'the dataset build (ChainIngest write units / transactions of the two busy chains, table only)' },
       }),
     };
+    workloadCost = [
+      {
+        basis: `the ingest bench chain (${ingestFigures.chain.transactions} transactions)`,
+        model: workloadCostModel({ ...fromIngest, readUnitsPerPage: results.http.mixReadUnitsPerPage }),
+      },
+      {
+        basis: `the dataset's busy chains (write units of the build; bytes as the ingest bench chain)`,
+        model: workloadCostModel({
+          writeUnitsPerTransaction: dataset.ingestWriteUnitsPerTransaction,
+          storedBytesPerTransaction: fromIngest.storedBytesPerTransaction,
+          readUnitsPerPage: results.http.mixReadUnitsPerPage,
+        }),
+      },
+    ];
   }
 
   const budgets: Budget[] = [
@@ -188,6 +204,7 @@ async function main(): Promise<void> {
     parts: results,
     missing: Object.fromEntries(Object.entries(missing).filter(([, why]) => !why.startsWith('not run'))) as Report['missing'],
     cost,
+    workloadCost,
     budgets,
   });
   const files = await writeReport(report, path.resolve(values.out));

@@ -11,6 +11,7 @@ import type { HttpResult } from '../http';
 import type { LambdaFollowResult } from '../lambda-follow';
 import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
 import type { CostModel } from './cost';
+import { workloadCostLines, type WorkloadCostModel } from './workload-cost';
 import { familyMarkdown, type PerUnitReport } from './write-families';
 
 export interface Report {
@@ -32,6 +33,8 @@ export interface Report {
   /** Parts that did not run or failed, with why. */
   missing: Partial<Record<Part, string>>;
   cost: (CostModel & { alternative?: { basis: string; model: CostModel } }) | null;
+  /** Issue 27's model: W1 and W2 under every table option, per chain profile (absent in older reports). */
+  workloadCost?: { basis: string; model: WorkloadCostModel }[] | null;
   budgets: Budget[];
   summary: { budgets: number; failed: number; byFamily: ReturnType<typeof summarise> };
   pass: boolean;
@@ -82,7 +85,7 @@ export function markdown(report: Report): string {
   if (report.cost) {
     const c = report.cost;
     lines.push(
-      '## Cost model',
+      "## Cost model (30 days kept, issue 13; issue 27's W1 / W2 follow)",
       '',
       `On-demand prices: $${c.prices.writeUnit} per million write units, $${c.prices.readUnit} per million read units, $${c.prices.gbMonth} per GB-month. ` +
         `Workload: ${c.workload.transactionsPerDay.toLocaleString('en-US')} transactions a day kept ${c.workload.retentionDays} days, ${c.workload.pagesPerDay.toLocaleString('en-US')} list pages a day.`,
@@ -95,6 +98,9 @@ export function markdown(report: Report): string {
     lines.push(row('ingest bench chain', c));
     if (c.alternative) lines.push(row(c.alternative.basis, c.alternative.model));
     lines.push('', `Sources: writes ${c.inputs.sources.writes}; storage ${c.inputs.sources.storage}; reads ${c.inputs.sources.reads}.`, '');
+  }
+  for (const { basis, model } of report.workloadCost ?? []) {
+    lines.push(...workloadCostLines(model, `W1 and W2 per day, one year held (issue 27): ${basis}`), '');
   }
 
   const http = report.parts.http;

@@ -39,3 +39,24 @@ describe('the W1 / W2 cost model (issue 27)', () => {
     expect(lines).toContain('NOT MET');
   });
 });
+
+describe('the report', () => {
+  it('prints W1 and W2 per option for each chain profile it is given', async () => {
+    const { buildReport, markdown } = await import('../../../../scripts/bench/lib/report');
+    const report = buildReport({
+      date: '2026-11-26T00:00:00.000Z',
+      command: 'npm run bench',
+      machine: { cpus: 2, cpuModel: 'test', memoryGb: 24, node: process.version, platform: 'linux-x64' },
+      seconds: { total: 1 },
+      parts: { http: null, cold: null, ingest: null, load: null },
+      missing: {},
+      cost: null,
+      workloadCost: [{ basis: 'the ingest bench chain', model: workloadCostModel(BASELINE_INPUTS) }],
+      budgets: [],
+    });
+    const text = markdown(report);
+    expect(text).toContain('W1 and W2 per day, one year held (issue 27): the ingest bench chain');
+    expect(text).toContain('| W1 | Standard-IA, provisioned');
+    expect(text).toMatch(/\*\*W2 \(app backend, [\d.]+ TB held\)\*\*: cheapest/);
+  });
+});
