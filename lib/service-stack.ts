@@ -23,7 +23,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
-import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table, TableClass } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -242,10 +242,15 @@ export class ServiceStack extends Stack {
   }
 
   private createTable(): Table {
+    const { tableClass, billing, capacity } = this.settings.table;
+    const provisioned = billing === 'provisioned';
     const table = new Table(this, 'Table', {
       partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE.sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      tableClass: tableClass === 'standard-ia' ? TableClass.STANDARD_INFREQUENT_ACCESS : TableClass.STANDARD,
+      ...(provisioned
+        ? { billingMode: BillingMode.PROVISIONED, readCapacity: capacity.minRead, writeCapacity: capacity.minWrite }
+        : { billingMode: BillingMode.PAY_PER_REQUEST }),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: TABLE.ttlAttribute,
       removalPolicy: this.settings.removalPolicy,
@@ -257,7 +262,20 @@ export class ServiceStack extends Stack {
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
         projectionType: ProjectionType.ALL,
+        ...(provisioned ? { readCapacity: capacity.minRead, writeCapacity: capacity.minWrite } : {}),
       });
+    }
+    if (provisioned) {
+      // Target tracking on consumed / provisioned, for the table and each GSI, reads and writes apart.
+      const target = { targetUtilizationPercent: capacity.targetUtilization };
+      const writes = { minCapacity: capacity.minWrite, maxCapacity: capacity.maxWrite };
+      const reads = { minCapacity: capacity.minRead, maxCapacity: capacity.maxRead };
+      table.autoScaleWriteCapacity(writes).scaleOnUtilization(target);
+      table.autoScaleReadCapacity(reads).scaleOnUtilization(target);
+      for (const { indexName } of TABLE.globalSecondaryIndexes) {
+        table.autoScaleGlobalSecondaryIndexWriteCapacity(indexName, writes).scaleOnUtilization(target);
+        table.autoScaleGlobalSecondaryIndexReadCapacity(indexName, reads).scaleOnUtilization(target);
+      }
     }
     // A fixed logical id: a renamed construct must never replace (and so empty) the table.
     (table.node.defaultChild as CfnTable).overrideLogicalId('Table');

@@ -55,7 +55,19 @@ export interface ServiceSettings {
   tracerSdk: boolean;
   /** AWS WAF in front of each API (lib/waf.ts): off by default. */
   waf: WafSettings;
+  /** The table's class and billing (issue 27's cost options; README "Table class and billing"). */
+  table: TableSettings;
   operations: OperationsSettings;
+}
+
+/**
+ * The table's class and capacity mode. `provisioned`: write and read capacity of the table and each
+ * GSI auto scaled between the bounds, tracking `targetUtilization` percent of consumed / provisioned.
+ */
+export interface TableSettings {
+  tableClass: 'standard' | 'standard-ia';
+  billing: 'on-demand' | 'provisioned';
+  capacity: { minWrite: number; maxWrite: number; minRead: number; maxRead: number; targetUtilization: number };
 }
 
 /**
@@ -123,6 +135,13 @@ export const SETTING_DEFAULTS = {
   routeTimeoutSeconds: 15,
   ingestMemorySize: 512,
   backfillConcurrency: 10,
+  tableClass: 'standard',
+  tableBilling: 'on-demand',
+  tableMinWriteCapacity: 5,
+  tableMaxWriteCapacity: 40_000,
+  tableMinReadCapacity: 5,
+  tableMaxReadCapacity: 40_000,
+  tableTargetUtilization: 70,
   orderRetentionDays: 30,
   tracerSdk: false,
   waf: false,
@@ -275,6 +294,14 @@ const settingsSchema = v.object({
   routeTimeoutSeconds: integer(1, 29),
   // Each shard is one Lambda invocation reading the chain's node: the node's rate limit decides.
   backfillConcurrency: integer(1, 1_000),
+  tableClass: v.picklist(['standard', 'standard-ia'], 'must be `standard` or `standard-ia`'),
+  tableBilling: v.picklist(['on-demand', 'provisioned'], 'must be `on-demand` or `provisioned`'),
+  // DynamoDB's default account quota is 40,000 units per table; auto scaling targets 20 to 90 %.
+  tableMinWriteCapacity: integer(1, 40_000),
+  tableMaxWriteCapacity: integer(1, 40_000),
+  tableMinReadCapacity: integer(1, 40_000),
+  tableMaxReadCapacity: integer(1, 40_000),
+  tableTargetUtilization: integer(20, 90),
   // ORDER_RETENTION_DAYS accepts 1 to 3650 (shared/orders/config.ts).
   orderRetentionDays: integer(1, 3650),
   tracerSdk: boolean,
@@ -328,6 +355,9 @@ export function readSettings(scope: Construct): ServiceSettings {
   if (settings.writeThrottleRateLimit > settings.throttleRateLimit || settings.writeThrottleBurstLimit > settings.throttleBurstLimit) {
     throw new Error('Invalid stack settings: the write throttle (`writeThrottle*`) may not exceed the API throttle (`throttle*`)');
   }
+  if (settings.tableMinWriteCapacity > settings.tableMaxWriteCapacity || settings.tableMinReadCapacity > settings.tableMaxReadCapacity) {
+    throw new Error('Invalid stack settings: context `tableMin*Capacity` may not exceed `tableMax*Capacity`');
+  }
   const stalledMinutes = settings.ingestStalledPeriods * settings.alarmPeriodMinutes;
   if (stalledMinutes > (settings.alarmPeriodMinutes < 60 ? 1440 : 7 * 1440)) {
     throw new Error(
@@ -350,6 +380,17 @@ export function readSettings(scope: Construct): ServiceSettings {
     orderRetentionDays: settings.orderRetentionDays,
     tracerSdk: settings.tracerSdk,
     waf: { enabled: settings.waf, rateLimit: settings.wafRateLimit },
+    table: {
+      tableClass: settings.tableClass,
+      billing: settings.tableBilling,
+      capacity: {
+        minWrite: settings.tableMinWriteCapacity,
+        maxWrite: settings.tableMaxWriteCapacity,
+        minRead: settings.tableMinReadCapacity,
+        maxRead: settings.tableMaxReadCapacity,
+        targetUtilization: settings.tableTargetUtilization,
+      },
+    },
     operations: {
       alarmEmail: settings.alarmEmail || undefined,
       alarmNamePrefix: settings.alarmNamePrefix || undefined,

@@ -1,0 +1,64 @@
+/**
+ * The table's class and billing mode as stack settings (issue 27's cost options): what an operator who
+ * sets `tableClass` / `tableBilling` in context gets in the template, and what a wrong value answers.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { TABLE } from '../../shared/table/definition';
+import { ofType, resourceCounts, removeSyntheses, synthesise } from './support/template';
+
+afterAll(removeSyntheses);
+
+describe('the table options', () => {
+  it('default to on-demand Standard: no capacity, no scaling', () => {
+    const { resources } = synthesise();
+    const [[, table]] = ofType(resources, 'AWS::DynamoDB::Table');
+    expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(table.Properties.TableClass).toBe('STANDARD');
+    expect(table.Properties.ProvisionedThroughput).toBeUndefined();
+    expect(ofType(resources, 'AWS::ApplicationAutoScaling::ScalableTarget')).toHaveLength(0);
+  });
+
+  it('give Standard-IA, provisioned capacity and target tracking of the table and every GSI, reads and writes apart', () => {
+    const { stack, resources } = synthesise({
+      tableClass: 'standard-ia',
+      tableBilling: 'provisioned',
+      tableMinWriteCapacity: 50,
+      tableMaxWriteCapacity: 8000,
+      tableMinReadCapacity: 20,
+      tableMaxReadCapacity: 4000,
+      tableTargetUtilization: 70,
+      chains: Array.from({ length: 55 }, (_, i) => ({ chainId: i + 1, rpcUrlParameter: `/chain-data-api/rpc/${i + 1}` })),
+    });
+    const [[, table]] = ofType(resources, 'AWS::DynamoDB::Table');
+    expect(table.Properties).toMatchObject({
+      TableClass: 'STANDARD_INFREQUENT_ACCESS',
+      ProvisionedThroughput: { ReadCapacityUnits: 20, WriteCapacityUnits: 50 },
+    });
+    expect(table.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
+    for (const index of table.Properties.GlobalSecondaryIndexes)
+      expect(index.ProvisionedThroughput).toEqual({ ReadCapacityUnits: 20, WriteCapacityUnits: 50 });
+    const targets = ofType(resources, 'AWS::ApplicationAutoScaling::ScalableTarget').map(([, target]) => target.Properties);
+    const dimensions = targets.map((target) => target.ScalableDimension).sort();
+    const kinds = 1 + TABLE.globalSecondaryIndexes.length;
+    expect(dimensions.filter((d) => d.endsWith('WriteCapacityUnits'))).toHaveLength(kinds);
+    expect(dimensions.filter((d) => d.endsWith('ReadCapacityUnits'))).toHaveLength(kinds);
+    for (const target of targets) {
+      const writes = String(target.ScalableDimension).endsWith('WriteCapacityUnits');
+      expect([target.MinCapacity, target.MaxCapacity]).toEqual(writes ? [50, 8000] : [20, 4000]);
+    }
+    const policies = ofType(resources, 'AWS::ApplicationAutoScaling::ScalingPolicy').map(([, policy]) => policy.Properties);
+    expect(policies).toHaveLength(2 * kinds);
+    for (const policy of policies) expect(policy.TargetTrackingScalingPolicyConfiguration.TargetValue).toBe(70);
+    // Still within CloudFormation's 500 resources at 55 chains.
+    expect(resourceCounts(stack).stack).toBeLessThanOrEqual(470);
+  });
+
+  it.each([
+    [{ tableClass: 'infrequent' }, /tableClass` must be `standard` or `standard-ia`/],
+    [{ tableBilling: 'reserved' }, /tableBilling` must be `on-demand` or `provisioned`/],
+    [{ tableTargetUtilization: 95 }, /tableTargetUtilization` must be at most 90/],
+    [{ tableMinWriteCapacity: 100, tableMaxWriteCapacity: 10 }, /tableMin\*Capacity` may not exceed/],
+  ])('refuse %j with a clear message', (context, message) => {
+    expect(() => synthesise(context)).toThrow(message);
+  });
+});
