@@ -1,6 +1,6 @@
 /**
  * `npm run bench:lambda [-- --duration 240] [--timeout 75] [--schedule 25] [--safety-margin 10]
- * [--block-seconds 2] [--txs-per-block 10] [--deposit-every 6] [--memory 512] [--out DIR]`: the deployed
+ * [--block-seconds 2] [--txs-per-block 10] [--deposit-every 6] [--memory 512] [--kill-at S] [--out DIR]`: the deployed
  * ingest, run locally as Lambda runs it (issue 26, section 1: follow the head in AWS).
  *
  * - **Lambda**: the real handler module (functions/ingest/ingest-chain.ts) in local execution
@@ -12,21 +12,32 @@
  *   the chain changes hands several times in a run. The block time is left to the ingest to observe.
  * - **Chain**: anvil, a block mined every `--block-seconds` (evm_mine on a beat, so a block's
  *   appearance at the node is known to the millisecond), `--txs-per-block` native transfers in each.
- * - **Table**: the embedded DynamoDB in its own process; **SSM**: a stand-in serving the RPC URL;
- *   **queue**: a stand-in for the SQS FIFO queue DepositEvents and its event source mapping
- *   (lib/local-sqs.ts), feeding the real deposit consumer handler (functions/orders/detect-deposits.ts)
- *   in this process.
+ * - **API and table**: the local API Gateway (scripts/lib/gateway.ts) in its own process
+ *   (lib/gateway-process.ts), its embedded DynamoDB the table every function writes; **SSM**: a
+ *   stand-in serving the RPC URL; **queue**: a stand-in for the SQS FIFO queue DepositEvents and its
+ *   event source mapping (lib/local-sqs.ts: pollers long-polling, batches of up to the consumer's
+ *   batchSize of shared/jobs.ts, one batch of a message group in flight, deleted only on success,
+ *   failed records back after the visibility timeout), invoking the real deposit consumer
+ *   (functions/orders/detect-deposits.ts) in a local execution environment of its own (a process,
+ *   cold on the first batch, then kept warm), as Lambda invokes DetectDeposits.
+ * - **Chaos**: once, at `--kill-at` seconds into the schedule (default 30% of it) or as soon after as
+ *   the holder is mid-follow, its environment is killed (SIGKILL), as a crash would end it; the lease
+ *   stays until its ttl, the schedule's next invocations take over (lib/lambda-chaos.ts).
  * - **Deposits**: every `--deposit-every` seconds an AnySpend order (createOrder, native ETH on the
  *   anvil chain) and, at a random moment of the beat, its exact deposit sent to its deposit address.
  *
  * Measured:
- * - block-to-API lag: from a block's appearance at the node (evm_mine returned) to the first read of
- *   the chain's status through the API's domain function (readChainStatus, as GET
- *   /insights/v1/chains/{id}/status reads it, polled every 100 ms) whose indexed head is at or past it;
- *   in seconds and in blocks (blocks mined meanwhile). Budget: p99 <= 2 blocks. Blocks mined before the
- *   first invocation had caught up are left out (the cold start of the whole service).
+ * - block-to-API lag: from a block's appearance at the node (evm_mine returned) to the first answer of
+ *   GET /insights/v1/chains/{id}/status over HTTP from the local gateway (polled every 100 ms, as a user
+ *   would) whose indexed head is at or past it; in seconds and in blocks (blocks mined meanwhile).
+ *   Budget: p99 <= 2 blocks, over the blocks outside the chaos window (the window's blocks are reported
+ *   apart, with the p99 over every block). Blocks mined before the first invocation had caught up are
+ *   left out (the cold start of the whole service).
+ * - chaos recovery: how long the chain stayed unwritten, the lag spike, the blocks of the window; no
+ *   block lost or repeated (the continuity checks below hold across the kill).
  * - deposit-to-detected: from eth_sendTransaction returning to the first read of the order (getOrder,
- *   polled every 100 ms) showing the deposit received. Budget: p99 <= 5 s.
+ *   polled every 100 ms) showing the deposit received. Budget: p99 <= 5 s, over the deposits whose block
+ *   is outside the chaos window (those in it reported apart).
  * - handovers: each invocation's result (when it held the lease), the gaps between holders, overlaps.
  * - no block lost or repeated: the table's blocks are 0..head, each the node's; the queue got each block
  *   exactly once, in order, each the child of the one before; the cursor never went back; each order one
@@ -46,8 +57,11 @@ import { parseArgs } from 'node:util';
 import { createPublicClient, getAddress, http, keccak256, parseEther, slice, toBytes, toHex, type Address } from 'viem';
 import { startAnvil, type Anvil } from '../lib/anvil';
 import { ensureTable, localClient } from '../lib/local-table/ensure-table';
-import { startTableProcess, type TableProcess } from '../lib/table-process';
-import { type LambdaCost, lambdaCostPerChainPerDay } from './lib/lambda-cost';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { consumers } from '../../shared/jobs';
+import { startGatewayProcess, type GatewayProcess } from './lib/gateway-process';
+import { type ChaosRecovery, chaosRecovery, pickHolder } from './lib/lambda-chaos';
+import { type LambdaCost, lambdaCostPerChainPerDay, successorWaitSeconds } from './lib/lambda-cost';
 import { type InvocationRecord, LocalLambda } from './lib/local-lambda';
 import { LocalFifoQueue } from './lib/local-sqs';
 import { percentileOf } from './lib/stages';
@@ -66,10 +80,12 @@ const DEPLOYED = {
   scheduleSeconds: 60,
   timeoutSeconds: 900,
   safetyMarginSeconds: 60,
+  handoverWaitSeconds: 75,
   leaseTtlSeconds: 10,
 } as const;
+const DEPOSIT_CONSUMER = consumers.find((consumer) => consumer.id === 'DetectDeposits')!;
 const USAGE =
-  'usage: npm run bench:lambda [-- --duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--deposit-every S] [--memory MB] [--out DIR]';
+  'usage: npm run bench:lambda [-- --duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--deposit-every S] [--memory MB] [--kill-at S] [--out DIR]';
 
 type Call = (method: string, params?: unknown[]) => Promise<unknown>;
 
@@ -83,6 +99,10 @@ interface Options {
   txsPerBlock: number;
   depositEverySeconds: number;
   memoryMb: number;
+  /** Seconds into the schedule from which the holder is killed once (0: no chaos). */
+  killAtSeconds: number;
+  /** The deposit queue's visibility timeout: the deployed 6 x the consumer's timeout, shortened as the ingest's timeout is. */
+  visibilityTimeoutSeconds: number;
   out: string;
 }
 
@@ -98,6 +118,7 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
       'txs-per-block': { type: 'string', default: '10' },
       'deposit-every': { type: 'string', default: '6' },
       memory: { type: 'string', default: '512' },
+      'kill-at': { type: 'string' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
     },
@@ -115,8 +136,11 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
   const scheduleSeconds = number('schedule', values.schedule, 2);
   const safetyMarginSeconds = number('safety-margin', values['safety-margin'], 1);
   if (safetyMarginSeconds >= timeoutSeconds) throw new Error(`--safety-margin must be less than --timeout\n${USAGE}`);
+  const durationSeconds = number('duration', values.duration, 20);
   return {
-    durationSeconds: number('duration', values.duration, 20),
+    durationSeconds,
+    killAtSeconds: values['kill-at'] === undefined ? Math.round(durationSeconds * 0.3) : number('kill-at', values['kill-at'], 0),
+    visibilityTimeoutSeconds: Math.round(6 * DEPOSIT_CONSUMER.timeoutSeconds * (timeoutSeconds / DEPLOYED.timeoutSeconds) * 10) / 10,
     timeoutSeconds,
     scheduleSeconds,
     safetyMarginSeconds,
@@ -194,6 +218,14 @@ export interface LambdaFollowResult {
     /** From the block's own timestamp (whole seconds) to the API showing it. */
     fromTimestampSeconds: { p50: number | null; p99: number | null; max: number | null };
     notShown: number;
+    /** The figures above leave out the chaos window's blocks; these take every measured block. */
+    withChaosWindow: {
+      measuredBlocks: number;
+      blocks: { p50: number | null; p99: number | null; max: number | null };
+      seconds: { p50: number | null; p99: number | null; max: number | null };
+    };
+    /** How the API was read: GET /insights/v1/chains/{id}/status over HTTP from the local gateway. */
+    api: { route: string; requests: number; notOk: number };
   };
   deposits: {
     sent: number;
@@ -202,13 +234,37 @@ export interface LambdaFollowResult {
     /** From the deposit's block appearing at the node to the order showing it. */
     fromBlockSeconds: { p50: number | null; p99: number | null; max: number | null };
     depositItemsPerOrder: { min: number | null; max: number | null };
+    /** Deposits whose block fell in the chaos window: left out of `seconds`, reported here. */
+    inChaosWindow: { count: number; seconds: { p50: number | null; p99: number | null; max: number | null } };
+    /** The queue's event source mapping and the consumer's execution environment (lib/local-sqs.ts). */
+    queue: {
+      pollers: number;
+      batchSize: number;
+      visibilityTimeoutSeconds: number;
+      receives: number;
+      emptyReceives: number;
+      batches: number;
+      messagesPerBatch: { p50: number | null; max: number | null };
+      /** From a batch's first message sent to its poll returning, ms. */
+      sendToReceiveMs: { p50: number | null; p99: number | null; max: number | null };
+      /** The consumer's invocation (DetectDeposits in its own environment), ms. */
+      invocationMs: { p50: number | null; p99: number | null; max: number | null };
+      consumerInvocations: number;
+      consumerColdStarts: number;
+      consumerInitMs: number | null;
+      consumerBilledSeconds: number;
+    };
   };
+  /** The holder killed mid-follow (null: no chaos in this run, or no holder found to kill). */
+  chaos: (ChaosRecovery & { killedAfterSeconds: number; noBlockLostOrRepeated: boolean }) | null;
   invocations: {
     total: number;
     coldStarts: number;
     followed: number;
     skipped: number;
     tookOver: number;
+    /** Killed by the chaos (not failures of the handler). */
+    killed: number;
     errors: string[];
     timeouts: number;
     handovers: number;
@@ -249,6 +305,8 @@ export interface LambdaFollowResult {
     run: { wallSeconds: number; billedSeconds: number; gbSeconds: number; usd: number; lambdaSecondsPerSecond: number };
     /** The same model with the harness's own timing, against what the run billed (a check of the model). */
     modelAtHarnessTiming: LambdaCost;
+    /** Measured Lambda-seconds per second over the model's at the harness timing. */
+    measuredOverModel: number | null;
     deployed: LambdaCost;
   };
   budget: { p99LagBlocks: number; p99DepositSeconds: number; pass: boolean };
@@ -258,29 +316,28 @@ async function main(): Promise<void> {
   const options = parseOptions();
   if (!options) return;
   const tableName = `bench-lambda-${Date.now()}`;
-  let table: TableProcess | undefined;
+  let gateway: GatewayProcess | undefined;
   let anvil: Anvil | undefined;
   let ssm: Awaited<ReturnType<typeof startSsm>> | undefined;
   let queue: LocalFifoQueue | undefined;
   let lambda: LocalLambda | undefined;
+  let depositLambda: LocalLambda | undefined;
   const log = (line: string) => console.error(line);
   try {
-    table = await startTableProcess();
-    Object.assign(process.env, {
-      DYNAMODB_ENDPOINT: table.endpoint,
-      TABLE_NAME: tableName,
+    const common = {
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
       AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
       ORDER_CHAINS: '1,31337',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
       POWERTOOLS_METRICS_DISABLED: 'true',
-    });
+    };
+    gateway = await startGatewayProcess(tableName, common);
+    const table = { endpoint: gateway.dynamodbEndpoint };
+    Object.assign(process.env, { ...common, DYNAMODB_ENDPOINT: table.endpoint, TABLE_NAME: tableName });
     const admin = localClient(table.endpoint);
     await ensureTable(admin, tableName);
     admin.destroy();
-    const { readChainStatus, DEFAULT_STATUS_SETTINGS } = await import('../../shared/chain-status/status');
-    const { handler: detectDeposits } = await import('../../functions/orders/detect-deposits');
     const { readCursor } = await import('../../shared/ingest/manifest');
     const { createOrder, getOrder } = await import('../../shared/orders/orders');
     const { loadOrderConfig } = await import('../../shared/orders/config');
@@ -318,7 +375,25 @@ async function main(): Promise<void> {
     const recipients = Array.from({ length: 50 }, (_, i) => getAddress(slice(keccak256(toBytes(`lambda bench recipient ${i}`)), 12)));
 
     ssm = await startSsm(anvil.rpcUrl);
-    queue = new LocalFifoQueue({ consumer: detectDeposits, batchSize: 10, maxReceiveCount: 5, visibilityTimeoutMs: 2_000 });
+    // DetectDeposits as Lambda runs it: its own execution environment, invoked by the queue's pollers.
+    depositLambda = new LocalLambda({
+      handler: DEPOSIT_CONSUMER.handler,
+      functionName: DEPOSIT_CONSUMER.id,
+      timeoutMs: DEPOSIT_CONSUMER.timeoutSeconds * 1000,
+      memoryMb: DEPOSIT_CONSUMER.memorySize ?? options.memoryMb,
+      env: { ...common, DYNAMODB_ENDPOINT: table.endpoint, TABLE_NAME: tableName, POWERTOOLS_LOG_LEVEL: 'WARN' },
+    });
+    const consumer = depositLambda;
+    queue = new LocalFifoQueue({
+      consumer: async (sqsEvent: SQSEvent): Promise<SQSBatchResponse> => {
+        const record = await consumer.invoke(sqsEvent);
+        if (record.outcome !== 'result') throw new Error(`${record.id} ${record.outcome}: ${record.error}`);
+        return record.result as SQSBatchResponse;
+      },
+      batchSize: DEPOSIT_CONSUMER.batchSize,
+      maxReceiveCount: 5,
+      visibilityTimeoutMs: options.visibilityTimeoutSeconds * 1000,
+    });
     await queue.start();
     lambda = new LocalLambda({
       handler: 'functions/ingest/ingest-chain.ts',
@@ -376,15 +451,20 @@ async function main(): Promise<void> {
       await sending;
     })();
 
-    // The API side: the chain's status and the pending orders, every 100 ms.
+    // The API side: the chain's status over HTTP from the gateway, and the pending orders, every 100 ms.
     const shownAt = new Map<number, number>();
     const cursors: number[] = [];
     const deposits: Deposit[] = [];
+    const statusUrl = `${gateway.urls.base}/insights/v1/chains/${CHAIN_ID}/status`;
+    const api = { requests: 0, notOk: 0 };
     let polling = true;
     const poll = async () => {
-      const status = await readChainStatus(CHAIN_ID, DEFAULT_STATUS_SETTINGS, { cached: false });
+      api.requests += 1;
+      const response = await fetch(statusUrl);
+      const body = (await response.json().catch(() => null)) as { data?: { indexed_head?: { block_number?: number } | null } } | null;
       const at = Date.now();
-      const head = status.indexedHead?.number;
+      if (!response.ok && shownAt.size > 0) api.notOk += 1;
+      const head = response.ok ? body?.data?.indexed_head?.block_number : undefined;
       if (head !== undefined) {
         if (cursors.at(-1) !== head) cursors.push(head);
         for (let number = head; number >= 0 && !shownAt.has(number); number -= 1) shownAt.set(number, at);
@@ -420,6 +500,32 @@ async function main(): Promise<void> {
         if (at >= scheduleEnd) break;
         await sleep(Math.max(0, at - Date.now()));
         invocations.push(lambda!.invoke(event));
+      }
+    })();
+
+    // Chaos: once, the holder's environment killed mid-follow (as a crash would end it).
+    const holdMs = (options.timeoutSeconds - options.safetyMarginSeconds) * 1000;
+    const ownWaitMs =
+      successorWaitSeconds({
+        timeoutSeconds: options.timeoutSeconds,
+        safetyMarginSeconds: options.safetyMarginSeconds,
+        scheduleSeconds: options.scheduleSeconds,
+        maxWaitSeconds: options.handoverWaitSeconds,
+      }) * 1000;
+    let kill: { invocation: string; at: number } | undefined;
+    const chaos = (async () => {
+      if (options.killAtSeconds <= 0) return;
+      await sleep(options.killAtSeconds * 1000);
+      while (!kill && Date.now() < scheduleEnd) {
+        const holder = pickHolder(lambda!.inFlight(), Date.now(), {
+          holdMs,
+          ownWaitMs,
+          handoverWaitMs: options.handoverWaitSeconds * 1000,
+        });
+        if (holder && lambda!.kill(holder.id)) {
+          kill = { invocation: holder.id, at: Date.now() };
+          log(`chaos: killed ${holder.id} (SIGKILL) after ${((kill.at - holder.startedAt) / 1000).toFixed(1)} s of its run`);
+        } else await sleep(200);
       }
     })();
 
@@ -462,13 +568,14 @@ async function main(): Promise<void> {
       }
     })();
 
-    await Promise.all([schedule, depositing]);
+    await Promise.all([schedule, depositing, chaos]);
     log('schedule over: no new invocation; the chain stops once the last ones have handed over');
     stopMining = true;
     await mining;
     const lastBlock = mined.at(-1)!.number;
     await lambda.drain();
     await queue.drain();
+    await depositLambda.drain();
     // The last reads.
     const drainUntil = Date.now() + 10_000;
     while (Date.now() < drainUntil && (!shownAt.has(lastBlock) || deposits.some((deposit) => deposit.detectedAt === null)))
@@ -520,6 +627,16 @@ async function main(): Promise<void> {
       depositItems,
       records: lambda.invocations,
       coldStarts: lambda.coldStarts,
+      kill,
+      api,
+      consumer: {
+        records: depositLambda.invocations,
+        coldStarts: depositLambda.coldStarts,
+        batches: queue.batches,
+        receives: queue.receives,
+        emptyReceives: queue.emptyReceives,
+        deliveries: queue.deliveries,
+      },
       transactions,
       scheduleStart,
       endedAt,
@@ -551,10 +668,11 @@ async function main(): Promise<void> {
     console.error(`written: ${path.relative(ROOT, path.join(options.out, `lambda-${stamp}.json`))}, .md and lambda-latest.md`);
   } finally {
     await lambda?.close();
+    await depositLambda?.close();
     await queue?.close();
     await ssm?.close();
     await anvil?.stop();
-    await table?.close();
+    await gateway?.close();
   }
 }
 
@@ -586,6 +704,16 @@ function summarise(input: {
   depositItems: number[];
   records: InvocationRecord[];
   coldStarts: number;
+  kill: { invocation: string; at: number } | undefined;
+  api: { requests: number; notOk: number };
+  consumer: {
+    records: InvocationRecord[];
+    coldStarts: number;
+    batches: number;
+    receives: number;
+    emptyReceives: number;
+    deliveries: { firstSentAt: number; receivedAt: number; answeredAt: number; size: number }[];
+  };
   transactions: number;
   scheduleStart: number;
   endedAt: number;
@@ -599,9 +727,21 @@ function summarise(input: {
       (shownAt.get(block.number) ?? Infinity) <= (mined.find((next) => next.number === block.number + 1)?.minedAt ?? Infinity),
   );
   const measured = firstCaughtUp ? mined.filter((block) => block.number > firstCaughtUp.number) : [];
+  const chaos = input.kill
+    ? chaosRecovery({
+        invocation: input.kill.invocation,
+        killedAt: input.kill.at,
+        mined,
+        shownAt,
+        budgetBlocks: LAMBDA_LAG_BUDGET_BLOCKS,
+      })
+    : null;
+  const inWindow = new Set(chaos?.windowBlocks ?? []);
   const lagSeconds: number[] = [];
   const lagBlocks: number[] = [];
   const fromTimestamp: number[] = [];
+  const allLagSeconds: number[] = [];
+  const allLagBlocks: number[] = [];
   let notShown = 0;
   for (const block of measured) {
     const at = shownAt.get(block.number);
@@ -609,12 +749,27 @@ function summarise(input: {
       notShown += 1;
       continue;
     }
-    lagSeconds.push((at - block.minedAt) / 1000);
-    lagBlocks.push(mined.filter((other) => other.minedAt > block.minedAt && other.minedAt <= at).length);
+    const seconds = (at - block.minedAt) / 1000;
+    const blocks = mined.filter((other) => other.minedAt > block.minedAt && other.minedAt <= at).length;
+    allLagSeconds.push(seconds);
+    allLagBlocks.push(blocks);
+    if (inWindow.has(block.number)) continue;
+    lagSeconds.push(seconds);
+    lagBlocks.push(blocks);
     fromTimestamp.push(at / 1000 - block.timestamp);
   }
   const detected = deposits.filter((deposit) => deposit.detectedAt !== null);
-  const depositSeconds = detected.map((deposit) => (deposit.detectedAt! - deposit.sentAt) / 1000);
+  const depositDelay = (deposit: Deposit) => (deposit.detectedAt! - deposit.sentAt) / 1000;
+  const depositInWindow = (deposit: Deposit) => deposit.blockNumber !== null && inWindow.has(deposit.blockNumber);
+  const depositSeconds = detected.filter((deposit) => !depositInWindow(deposit)).map(depositDelay);
+  const windowDeposits = deposits.filter(depositInWindow);
+  const windowDepositSeconds = windowDeposits.filter((deposit) => deposit.detectedAt !== null).map(depositDelay);
+  const consumerRecords = input.consumer.records;
+  const consumerBilledSeconds = consumerRecords.reduce(
+    (sum, record) => sum + (record.endedAt - record.startedAt + (record.initMs ?? 0)) / 1000,
+    0,
+  );
+  const deliveries = input.consumer.deliveries;
   const fromBlock = detected
     .map((deposit) => {
       const block = mined.find((candidate) => candidate.number === deposit.blockNumber);
@@ -640,6 +795,18 @@ function summarise(input: {
   const initMs = records.map((record) => record.initMs).filter((value): value is number => value !== null);
 
   const wallSeconds = (input.endedAt - input.scheduleStart) / 1000;
+  const harnessWait = successorWaitSeconds({
+    timeoutSeconds: options.timeoutSeconds,
+    safetyMarginSeconds: options.safetyMarginSeconds,
+    scheduleSeconds: options.scheduleSeconds,
+    maxWaitSeconds: options.handoverWaitSeconds,
+  });
+  const deployedWait = successorWaitSeconds({
+    timeoutSeconds: DEPLOYED.timeoutSeconds,
+    safetyMarginSeconds: DEPLOYED.safetyMarginSeconds,
+    scheduleSeconds: DEPLOYED.scheduleSeconds,
+    maxWaitSeconds: DEPLOYED.handoverWaitSeconds,
+  });
   const billedSeconds = records.reduce((sum, record) => sum + (record.endedAt - record.startedAt + (record.initMs ?? 0)) / 1000, 0);
   const gbSeconds = billedSeconds * (options.memoryMb / 1024);
   const skippedP50 = percentileOf(skippedSeconds, 50) ?? 0.1;
@@ -649,7 +816,7 @@ function summarise(input: {
     scheduleSeconds: options.scheduleSeconds,
     timeoutSeconds: options.timeoutSeconds,
     safetyMarginSeconds: options.safetyMarginSeconds,
-    handoverWaitSeconds: options.scheduleSeconds,
+    handoverWaitSeconds: harnessWait,
     skippedInvocationSeconds: skippedP50,
     leaseWritesPerSecond: 3 / DEPLOYED.leaseTtlSeconds,
   });
@@ -659,7 +826,7 @@ function summarise(input: {
     scheduleSeconds: DEPLOYED.scheduleSeconds,
     timeoutSeconds: DEPLOYED.timeoutSeconds,
     safetyMarginSeconds: DEPLOYED.safetyMarginSeconds,
-    handoverWaitSeconds: DEPLOYED.scheduleSeconds,
+    handoverWaitSeconds: deployedWait,
     skippedInvocationSeconds: skippedP50,
     leaseWritesPerSecond: 3 / DEPLOYED.leaseTtlSeconds,
   });
@@ -677,14 +844,17 @@ function summarise(input: {
     input.depositItems.every((count) => count === 1);
   const lagP99 = percentileOf(lagBlocks, 99);
   const depositP99 = percentileOf(depositSeconds, 99);
-  const errors = records.filter((record) => record.outcome === 'error').map((record) => `${record.id}: ${record.error}`);
+  const errors = [...records, ...consumerRecords]
+    .filter((record) => record.outcome === 'error')
+    .map((record) => `${record.id}: ${record.error}`);
+  const killed = records.filter((record) => record.outcome === 'killed').length;
   const timeouts = records.filter((record) => record.outcome === 'timeout').length;
   const intervals = mined.slice(1).map((block, index) => (block.minedAt - mined[index]!.minedAt) / 1000);
   const outcome =
     errors.length > 0 || timeouts > 0
       ? `${errors.length} invocations failed, ${timeouts} timed out`
       : continuity.pass
-        ? 'Every invocation ended by itself; every block written and published once'
+        ? `${killed > 0 ? `Every invocation but the ${killed} killed ended by itself` : 'Every invocation ended by itself'}; every block written and published once`
         : 'Continuity broken (see continuity)';
   return {
     date: new Date().toISOString(),
@@ -704,6 +874,8 @@ function summarise(input: {
       seconds: stats(lagSeconds),
       fromTimestampSeconds: stats(fromTimestamp),
       notShown,
+      withChaosWindow: { measuredBlocks: allLagBlocks.length, blocks: stats(allLagBlocks), seconds: stats(allLagSeconds) },
+      api: { route: 'GET /insights/v1/chains/{chainId}/status (local gateway, HTTP)', ...input.api },
     },
     deposits: {
       sent: deposits.length,
@@ -714,13 +886,50 @@ function summarise(input: {
         min: input.depositItems.length === 0 ? null : Math.min(...input.depositItems),
         max: input.depositItems.length === 0 ? null : Math.max(...input.depositItems),
       },
+      inChaosWindow: { count: windowDeposits.length, seconds: stats(windowDepositSeconds) },
+      queue: {
+        pollers: 2,
+        batchSize: DEPOSIT_CONSUMER.batchSize,
+        visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+        receives: input.consumer.receives,
+        emptyReceives: input.consumer.emptyReceives,
+        batches: input.consumer.batches,
+        messagesPerBatch: {
+          p50: percentileOf(
+            deliveries.map((delivery) => delivery.size),
+            50,
+          ),
+          max: percentileOf(
+            deliveries.map((delivery) => delivery.size),
+            100,
+          ),
+        },
+        sendToReceiveMs: stats(deliveries.map((delivery) => delivery.receivedAt - delivery.firstSentAt)),
+        invocationMs: stats(deliveries.map((delivery) => delivery.answeredAt - delivery.receivedAt)),
+        consumerInvocations: consumerRecords.length,
+        consumerColdStarts: input.consumer.coldStarts,
+        consumerInitMs: consumerRecords.find((record) => record.initMs !== null)?.initMs ?? null,
+        consumerBilledSeconds: r2(consumerBilledSeconds) ?? 0,
+      },
     },
+    chaos: chaos
+      ? {
+          ...chaos,
+          killedAfterSeconds:
+            r2((chaos.killedAt - (records.find((record) => record.id === chaos.invocation)?.startedAt ?? chaos.killedAt)) / 1000) ?? 0,
+          noBlockLostOrRepeated: continuity.pass,
+          unwrittenSeconds: r2(chaos.unwrittenSeconds),
+          firstAdvanceAfterSeconds: r2(chaos.firstAdvanceAfterSeconds),
+          recoverySeconds: r2(chaos.recoverySeconds),
+        }
+      : null,
     invocations: {
       total: records.length,
       coldStarts: input.coldStarts,
       followed: followed.length,
       skipped: records.filter((_, index) => bodies[index]?.role === 'skipped').length,
       tookOver: bodies.filter((body) => body?.tookOver).length,
+      killed,
       errors,
       timeouts,
       handovers: Math.max(0, holders.length - 1),
@@ -753,6 +962,10 @@ function summarise(input: {
         lambdaSecondsPerSecond: r2(billedSeconds / wallSeconds) ?? 0,
       },
       modelAtHarnessTiming,
+      measuredOverModel:
+        modelAtHarnessTiming.perDay.averageConcurrency > 0
+          ? Math.round((billedSeconds / wallSeconds / modelAtHarnessTiming.perDay.averageConcurrency) * 1000) / 1000
+          : null,
       deployed,
     },
     budget: {
@@ -765,6 +978,7 @@ function summarise(input: {
         depositP99 !== null &&
         depositP99 <= LAMBDA_DEPOSIT_BUDGET_SECONDS &&
         detected.length === deposits.length &&
+        (chaos === null || chaos.recoveredAt !== null) &&
         continuity.pass &&
         errors.length === 0 &&
         timeouts === 0,
@@ -777,11 +991,14 @@ export function lambdaMarkdown(r: LambdaFollowResult): string {
   const i = r.invocations;
   const q = r.continuity.queue;
   const d = r.cost.deployed;
+  const m = r.cost.modelAtHarnessTiming;
+  const c = r.chaos;
+  const dq = r.deposits.queue;
   return `# Lambda follow benchmark, ${r.date}
 
-${r.budget.pass ? 'PASS' : 'FAIL'}: block-to-API lag p99 **${r.lag.blocks.p99} blocks** (budget <= ${r.budget.p99LagBlocks}), ${r.lag.seconds.p99} s; deposit-to-detected p99 **${r.deposits.seconds.p99} s** (budget <= ${r.budget.p99DepositSeconds}); continuity ${r.continuity.pass ? 'kept' : '**broken**'}. ${r.outcome}.
+${r.budget.pass ? 'PASS' : 'FAIL'}: block-to-API lag p99 **${r.lag.blocks.p99} blocks** (budget <= ${r.budget.p99LagBlocks}; outside the chaos window), ${r.lag.seconds.p99} s; deposit-to-detected p99 **${r.deposits.seconds.p99} s** (budget <= ${r.budget.p99DepositSeconds}; outside the chaos window); continuity ${r.continuity.pass ? 'kept' : '**broken**'}${c ? ` across ${c.invocation} killed mid-follow` : ''}. ${r.outcome}.
 
-The real ingest handler (functions/ingest/ingest-chain.ts) in local Lambda environments, invoked every ${s.scheduleSeconds} s with the chain's event (block time left to the ingest to observe) for ${s.durationSeconds} s, each invocation with ${s.timeoutSeconds} s (safety margin ${s.safetyMarginSeconds} s, handover wait ${s.handoverWaitSeconds} s, lease ttl ${s.leaseTtlMs / 1000} s; deployed: 900 s, a minute, 60 s, 75 s). Anvil mined a block every ${s.blockSeconds} s (${r.chain.minedIntervalSeconds.p50} s apart, max ${r.chain.minedIntervalSeconds.max}) with ${s.txsPerBlock} transfers: ${r.chain.blocks} blocks, ${r.chain.transactions} transactions. Embedded table in its own process; deposit queue: a local SQS FIFO stand-in feeding the real DetectDeposits handler. Machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}.
+The real ingest handler (functions/ingest/ingest-chain.ts) in local Lambda environments, invoked every ${s.scheduleSeconds} s with the chain's event (block time left to the ingest to observe) for ${s.durationSeconds} s, each invocation with ${s.timeoutSeconds} s (safety margin ${s.safetyMarginSeconds} s, handover wait ${s.handoverWaitSeconds} s, lease ttl ${s.leaseTtlMs / 1000} s; deployed: 900 s, a minute, 60 s, 75 s). Anvil mined a block every ${s.blockSeconds} s (${r.chain.minedIntervalSeconds.p50} s apart, max ${r.chain.minedIntervalSeconds.max}) with ${s.txsPerBlock} transfers: ${r.chain.blocks} blocks, ${r.chain.transactions} transactions. The API read as a user reads it: ${r.lag.api.route}, every 100 ms (${r.lag.api.requests} requests, ${r.lag.api.notOk} not 200 once the chain was indexed); the gateway and its embedded table in a process of their own. Deposit queue: a local SQS FIFO stand-in whose event source mapping (${dq.pollers} pollers long-polling, batches of up to ${dq.batchSize}, one batch of a group in flight, deleted on success, failed records back after ${dq.visibilityTimeoutSeconds} s) invokes the real DetectDeposits handler in an execution environment of its own. Machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}.
 
 | figure | p50 | p99 | max |
 |---|---|---|---|
@@ -790,12 +1007,25 @@ The real ingest handler (functions/ingest/ingest-chain.ts) in local Lambda envir
 | from the block's timestamp (whole seconds), seconds | ${r.lag.fromTimestampSeconds.p50} | ${r.lag.fromTimestampSeconds.p99} | ${r.lag.fromTimestampSeconds.max} |
 | deposit-to-detected, seconds (${r.deposits.detected} of ${r.deposits.sent} deposits; sent -> order shows it) | ${r.deposits.seconds.p50} | ${r.deposits.seconds.p99} | ${r.deposits.seconds.max} |
 | deposit block mined -> detected, seconds | ${r.deposits.fromBlockSeconds.p50} | ${r.deposits.fromBlockSeconds.p99} | ${r.deposits.fromBlockSeconds.max} |
+| block-to-API lag, blocks, every measured block (${r.lag.withChaosWindow.measuredBlocks}, chaos window included) | ${r.lag.withChaosWindow.blocks.p50} | ${r.lag.withChaosWindow.blocks.p99} | ${r.lag.withChaosWindow.blocks.max} |
+| block-to-API lag, seconds, chaos window included | ${r.lag.withChaosWindow.seconds.p50} | ${r.lag.withChaosWindow.seconds.p99} | ${r.lag.withChaosWindow.seconds.max} |
+| deposit-to-detected, seconds, the ${r.deposits.inChaosWindow.count} deposits in the chaos window | ${r.deposits.inChaosWindow.seconds.p50} | ${r.deposits.inChaosWindow.seconds.p99} | ${r.deposits.inChaosWindow.seconds.max} |
+| deposit queue: message sent -> its poll returned, ms | ${dq.sendToReceiveMs.p50} | ${dq.sendToReceiveMs.p99} | ${dq.sendToReceiveMs.max} |
+| deposit queue: DetectDeposits invocation, ms | ${dq.invocationMs.p50} | ${dq.invocationMs.p99} | ${dq.invocationMs.max} |
 
-${r.lag.notShown > 0 ? `**${r.lag.notShown} blocks were never shown by the API.**\n\n` : ''}**Invocations**: ${i.total} (${i.coldStarts} cold starts, init p50 ${i.initMs.p50} ms), ${i.followed} followed the chain, ${i.skipped} found it taken and returned (p50 ${i.skippedSeconds.p50} s), ${i.tookOver} waited for a handover and took over; ${i.timeouts} timed out; ${i.errors.length} failed${i.errors.length > 0 ? ` (${i.errors.slice(0, 3).join('; ')})` : ''}. **Handovers: ${i.handovers}**, gap between holders p50 ${i.handoverGapMs.p50} ms, max ${i.handoverGapMs.max} ms; ${i.overlaps} overlaps; at most ${i.mostActiveAtOnce} invocations following or waiting at once.
+${r.lag.notShown > 0 ? `**${r.lag.notShown} blocks were never shown by the API.**\n\n` : ''}${
+  c
+    ? `**Chaos**: ${c.invocation} killed (SIGKILL of its environment) ${c.killedAfterSeconds} s into its run, the API at block ${c.headAtKill ?? '-'}. The chain stayed unwritten **${c.unwrittenSeconds ?? 'to the end'} s** (the API's head did not move; ${c.firstAdvanceAfterSeconds ?? '-'} s from the kill to its next advance: the lease's ttl, then the next tick's invocation taking over); API current again (a block mined after the kill shown within ${r.budget.p99LagBlocks} blocks) ${c.recoverySeconds ?? 'never'} s after the kill. Lag spike: **${c.lagSpike.blocks ?? '-'} blocks**, ${c.lagSpike.seconds ?? '-'} s over the window's ${c.windowBlocks.length} blocks (${c.windowBlocks[0] ?? '-'}..${c.windowBlocks.at(-1) ?? '-'}), left out of the lag budget's p99 and shown in the rows "chaos window included". Continuity across the kill: ${c.noBlockLostOrRepeated ? 'no block lost or repeated' : '**broken**'}.`
+    : '**Chaos**: none in this run (`--kill-at 0`, or no holder found to kill).'
+}
+
+**Deposit queue**: ${dq.receives} long polls (${dq.emptyReceives} came back empty after 20 s), ${dq.batches} batches (p50 ${dq.messagesPerBatch.p50}, max ${dq.messagesPerBatch.max} messages); DetectDeposits: ${dq.consumerInvocations} invocations, ${dq.consumerColdStarts} cold start${dq.consumerColdStarts === 1 ? '' : 's'} (init ${dq.consumerInitMs ?? '-'} ms), ${dq.consumerBilledSeconds} billed seconds.
+
+**Invocations**: ${i.total} (${i.coldStarts} cold starts, init p50 ${i.initMs.p50} ms), ${i.followed} followed the chain, ${i.skipped} found it taken and returned (p50 ${i.skippedSeconds.p50} s), ${i.tookOver} waited for a handover and took over; ${i.killed} killed by the chaos; ${i.timeouts} timed out; ${i.errors.length} failed${i.errors.length > 0 ? ` (${i.errors.slice(0, 3).join('; ')})` : ''}. **Handovers: ${i.handovers}**, gap between holders p50 ${i.handoverGapMs.p50} ms, max ${i.handoverGapMs.max} ms; ${i.overlaps} overlaps; at most ${i.mostActiveAtOnce} invocations following or waiting at once.
 
 **Nothing lost or repeated**: table blocks ${r.continuity.tableBlocks.count} of ${r.continuity.tableBlocks.expected} (missing ${r.continuity.tableBlocks.missing.length}, wrong hash ${r.continuity.tableBlocks.wrongHash.length}); queue: ${q.messages} messages (${q.deduplicated} dropped as duplicates), ${q.blocksPublished} blocks published, ${q.duplicates.length} published twice, ${q.missing.length} missing, ${q.outOfOrder} out of order, ${q.brokenLinks} not the child of the one before; ${q.failedRecords} consumer records failed, ${q.deadLetters} dead letters; the cursor went back ${r.continuity.cursorWentBack} times and ended at ${r.continuity.cursorAtEnd} (head ${r.chain.head}); deposit items per order ${r.deposits.depositItemsPerOrder.min}..${r.deposits.depositItemsPerOrder.max}.
 
-**Cost**: this run billed ${r.cost.run.billedSeconds} Lambda-seconds over ${r.cost.run.wallSeconds} s (${r.cost.run.lambdaSecondsPerSecond} per second; the model at this timing: ${r.cost.modelAtHarnessTiming.perDay.averageConcurrency}). Deployed (${d.inputs.memoryMb} MB ${d.inputs.architecture}, a tick a minute, 900 s, margin 60 s, the successor waiting one period): ${d.perDay.invocations} invocations a day, ${d.perDay.holders} of them holders (a handover every ${Math.round(86_400 / d.perDay.holders)} s), ${d.perDay.billedSeconds} billed seconds (${d.perDay.averageConcurrency} invocations on average) = ${d.perDay.gbSeconds} GB-s: **$${d.perDay.computeUsd} compute + $${d.perDay.requestsUsd} requests + $${d.perDay.leaseWritesUsd} lease writes = $${d.perDay.totalUsd} per chain per day** (x86_64: $${d.otherArchitectureUsd}). Prices: $${d.prices.gbSecondArm} per GB-s arm64, $${d.prices.gbSecondX86} x86_64, $${(d.prices.request * 1e6).toFixed(2)} per million requests, $${d.prices.writeUnit * 1e6} per million write units.
+**Cost**: this run billed **${r.cost.run.lambdaSecondsPerSecond} Lambda-seconds per second** (${r.cost.run.billedSeconds} over ${r.cost.run.wallSeconds} s, the ingest function; DetectDeposits ${dq.consumerBilledSeconds} more). The model at this run's timing predicts ${m.perDay.averageConcurrency} (measured / model ${r.cost.measuredOverModel}): a holder runs ${m.inputs.timeoutSeconds - m.inputs.safetyMarginSeconds} s from its tick, its successor starts on the last tick within the ${s.handoverWaitSeconds} s handover wait and waits ${m.inputs.handoverWaitSeconds} s (the handovers fall ${(m.inputs.timeoutSeconds - m.inputs.safetyMarginSeconds) % m.inputs.scheduleSeconds} s after a tick), so a handover every ${m.inputs.timeoutSeconds - m.inputs.safetyMarginSeconds - m.inputs.handoverWaitSeconds} s. What the model leaves out: the run's edges (the first holder waits for no one, the last ones run on after the schedule's end until their own handover), the cold starts' init and a killed holder's run cut short. At the deployed timing the same rule gives a wait of one period (${d.inputs.handoverWaitSeconds} s: 840 s is a whole number of minutes), hence the figure below, which a day's steady state (no edges) follows. Deployed (${d.inputs.memoryMb} MB ${d.inputs.architecture}, a tick a minute, 900 s, margin 60 s, the successor waiting ${d.inputs.handoverWaitSeconds} s): ${d.perDay.invocations} invocations a day, ${d.perDay.holders} of them holders (a handover every ${Math.round(86_400 / d.perDay.holders)} s), ${d.perDay.billedSeconds} billed seconds (${d.perDay.averageConcurrency} invocations on average) = ${d.perDay.gbSeconds} GB-s: **$${d.perDay.computeUsd} compute + $${d.perDay.requestsUsd} requests + $${d.perDay.leaseWritesUsd} lease writes = $${d.perDay.totalUsd} per chain per day** (x86_64: $${d.otherArchitectureUsd}). Prices: $${d.prices.gbSecondArm} per GB-s arm64, $${d.prices.gbSecondX86} x86_64, $${(d.prices.request * 1e6).toFixed(2)} per million requests, $${d.prices.writeUnit * 1e6} per million write units.
 
 | invocation | role | started (s) | ran (s) | held (s) | blocks | waited (ms) | why it ended |
 |---|---|---|---|---|---|---|---|

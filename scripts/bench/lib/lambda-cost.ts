@@ -10,7 +10,28 @@
  * seconds, of which the first `handoverWaitSeconds` (about one period) waiting; a handover every
  * `timeoutSeconds - margin - period` seconds. Every other tick finds the lease held and returns at
  * once (`skippedInvocationSeconds`, measured by the harness).
+ *
+ * How long the successor waits (`successorWaitSeconds`): holders start on ticks, so every handover
+ * falls at the same phase of the schedule, `(timeout - margin) mod period` after a tick, and the
+ * successor is the first tick within the handover wait it may spend (INGEST_HANDOVER_WAIT_MS) before
+ * the handover: it waits the largest `phase + k * period` that fits in that wait. Deployed (840 s,
+ * a minute, 75 s): phase 0, a wait of one period (60 s), a handover every 780 s. The harness's
+ * shortened timing (65 s, 25 s, 31.25 s): phase 15 s, a wait of 15 s, a handover every 50 s, not the
+ * 25 s and 40 s of a one-period wait (the first version of this model assumed one period everywhere and
+ * predicted 1.63 Lambda-seconds per second for the harness, which measured 1.25).
  */
+
+/** The successor's wait at a handover, seconds (see above); 0 when no tick falls within the wait. */
+export function successorWaitSeconds(input: {
+  timeoutSeconds: number;
+  safetyMarginSeconds: number;
+  scheduleSeconds: number;
+  maxWaitSeconds: number;
+}): number {
+  const phase = (input.timeoutSeconds - input.safetyMarginSeconds) % input.scheduleSeconds;
+  if (phase > input.maxWaitSeconds) return 0;
+  return phase + input.scheduleSeconds * Math.floor((input.maxWaitSeconds - phase) / input.scheduleSeconds);
+}
 
 /** AWS Lambda list prices, us-east-1 (USD). */
 export const LAMBDA_PRICES = {
@@ -30,7 +51,7 @@ export interface LambdaCostInputs {
   scheduleSeconds: number;
   timeoutSeconds: number;
   safetyMarginSeconds: number;
-  /** How long the successor waits for a handover: about one schedule period (0 when ticks align with handovers). */
+  /** How long the successor waits for a handover (successorWaitSeconds: one period deployed). */
   handoverWaitSeconds: number;
   /** Billed duration of an invocation that finds the lease held (warm), seconds. */
   skippedInvocationSeconds: number;

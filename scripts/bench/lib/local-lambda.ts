@@ -6,7 +6,11 @@
  * (`timeoutMs` from its start); at the deadline the container is killed, as Lambda ends a timed-out
  * invocation's environment. Overlapping invocations are allowed, as with an asynchronous invoke.
  *
- * Every invocation is recorded (start, end, init, result or error, timed out), for the billed
+ * `kill(id)` ends an invocation's environment with SIGKILL, as a crash of the host or of the runtime
+ * would (the harness's chaos): the invocation is recorded as killed, its container is gone, and the next
+ * invocation that finds no warm container starts a new one.
+ *
+ * Every invocation is recorded (start, end, init, result or error, timed out, killed), for the billed
  * duration (Lambda bills the init phase too, since August 2025) and the harness's checks.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -26,7 +30,7 @@ export interface InvocationRecord {
   /** Init phase of a cold start, ms (null: a warm container). */
   initMs: number | null;
   container: number;
-  outcome: 'result' | 'error' | 'timeout';
+  outcome: 'result' | 'error' | 'timeout' | 'killed';
   result?: unknown;
   error?: string;
 }
@@ -55,6 +59,7 @@ export class LocalLambda {
   readonly invocations: InvocationRecord[] = [];
   private readonly containers: Container[] = [];
   private readonly pending = new Set<Promise<InvocationRecord>>();
+  private readonly running = new Map<string, { startedAt: number; container: Container; killed: boolean }>();
   private sequence = 0;
 
   constructor(private readonly options: LocalLambdaOptions) {}
@@ -70,6 +75,22 @@ export class LocalLambda {
     this.pending.add(run);
     void run.finally(() => this.pending.delete(run));
     return run;
+  }
+
+  /** The invocations whose handler runs now (init done), oldest first. */
+  inFlight(): { id: string; startedAt: number; pid: number | undefined }[] {
+    return [...this.running]
+      .map(([id, entry]) => ({ id, startedAt: entry.startedAt, pid: entry.container.child.pid }))
+      .sort((a, b) => a.startedAt - b.startedAt);
+  }
+
+  /** SIGKILLs the environment running invocation `id` (recorded as killed); false when it is not running. */
+  kill(id: string): boolean {
+    const entry = this.running.get(id);
+    if (!entry || entry.container.child.exitCode !== null) return false;
+    entry.killed = true;
+    entry.container.child.kill('SIGKILL');
+    return true;
   }
 
   /** Waits for every invocation in flight. */
@@ -115,6 +136,8 @@ export class LocalLambda {
     const startedAt = Date.now();
     const deadline = startedAt + this.options.timeoutMs;
     const child = container.child;
+    const running = { startedAt, container, killed: false };
+    this.running.set(id, running);
     const record = await new Promise<InvocationRecord>((resolve) => {
       const base = { id, event, invokedAt, startedAt, initMs, container: container.index };
       const onMessage = (message: { type: string; id?: string; result?: unknown; error?: string }) => {
@@ -128,7 +151,11 @@ export class LocalLambda {
       };
       const onExit = () => {
         cleanup();
-        resolve({ ...base, endedAt: Date.now(), outcome: 'error', error: `the container exited: ${container.output.slice(-1_000)}` });
+        resolve(
+          running.killed
+            ? { ...base, endedAt: Date.now(), outcome: 'killed', error: 'its environment was killed (SIGKILL)' }
+            : { ...base, endedAt: Date.now(), outcome: 'error', error: `the container exited: ${container.output.slice(-1_000)}` },
+        );
       };
       const timer = setTimeout(() => {
         cleanup();
@@ -144,6 +171,7 @@ export class LocalLambda {
       child.once('exit', onExit);
       child.send({ type: 'invoke', id, event, deadline, functionName: this.options.functionName, memoryMb: this.options.memoryMb });
     });
+    this.running.delete(id);
     container.busy = false;
     this.finish(record);
     return record;

@@ -4,12 +4,28 @@
  *   a sequence number), so the real SQS client of the ingest's queue listener (shared/ingest/sqs-send.ts)
  *   publishes to it through AWS_ENDPOINT_URL_SQS;
  * - FIFO: a message whose deduplication id was sent within the last 5 minutes is accepted and dropped;
- *   the messages of a group are delivered in order, one batch of a group at a time;
- * - the mapping hands batches of up to `batchSize` records of one group to the consumer handler (in this
- *   process) as soon as they are sent, reads its `batchItemFailures`: the failed records and the later
- *   ones of the batch come back after the visibility timeout, and a record received `maxReceiveCount`
- *   times goes to the dead-letter list.
- * In AWS the mapping's long polling adds some tens of milliseconds between a send and the consumer.
+ *   a group's messages are received in order, and never while one of its messages is in flight;
+ * - the event source mapping, as the AWS Lambda documentation describes it ("Using Lambda with Amazon
+ *   SQS", "Lambda parameters for Amazon SQS event source mappings", "Configuring scaling behavior for
+ *   SQS event source mappings"): Lambda's pollers read the queue and invoke the function
+ *   synchronously, once per batch; a batch is up to BatchSize messages (default 10, at most 10 for a
+ *   FIFO queue; here the consumer's batchSize of shared/jobs.ts); a FIFO queue has no batching window
+ *   (MaximumBatchingWindowInSeconds is not supported for FIFO queues), so what a poll returns is
+ *   delivered at once; a batch may hold several message groups, in order, and a FIFO mapping runs at
+ *   most one invocation per message group; received messages stay in the queue, hidden for the
+ *   visibility timeout, and are deleted only when the invocation succeeds; with ReportBatchItemFailures
+ *   the failed records (for FIFO: the first failed one and every later one of its group) come back
+ *   once the visibility timeout has passed, and an invocation that fails retries its whole batch, all
+ *   before any later message of the group; a message received maxReceiveCount times goes to the
+ *   dead-letter queue. At low traffic Lambda keeps as few as 2 concurrent pollers (standard queues use
+ *   long polling until the queue is active).
+ * - the poll modelled: `pollers` (default 2) loops, each a ReceiveMessage with long polling
+ *   (WaitTimeSeconds 20: it answers as soon as a message is visible, empty after 20 s), then the
+ *   synchronous invocation of the consumer with what it got, then the next poll. The consumer is a
+ *   function; in the harness an invoke of the DetectDeposits handler in its own local execution
+ *   environment (lib/local-lambda.ts: a process, cold on its first batch, kept warm after). Not
+ *   modelled: the network time of the ReceiveMessage and DeleteMessageBatch round trips (milliseconds
+ *   within a region).
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -35,6 +51,63 @@ export interface LocalFifoOptions {
   maxReceiveCount?: number;
   visibilityTimeoutMs?: number;
   deduplicationWindowMs?: number;
+  /** Pollers of the event source mapping, each a long-poll loop (default 2, Lambda's fewest at low traffic). */
+  pollers?: number;
+  /** ReceiveMessage's WaitTimeSeconds, ms (default 20,000: the longest long poll). */
+  waitTimeMs?: number;
+}
+
+/** SQS's longest long poll (ReceiveMessage WaitTimeSeconds 20). */
+export const LONG_POLL_MS = 20_000;
+
+/**
+ * What one ReceiveMessage of a FIFO queue returns (pure): up to `batchSize` visible messages in send
+ * order, none of a group that has a message in flight (`busyGroups`) or whose first waiting message is
+ * still hidden (a group's order is kept: nothing behind a hidden message is received).
+ */
+export function receiveBatch(
+  waiting: readonly QueuedMessage[],
+  now: number,
+  batchSize: number,
+  busyGroups: ReadonlySet<string>,
+): QueuedMessage[] {
+  const blocked = new Set(busyGroups);
+  const batch: QueuedMessage[] = [];
+  for (const message of [...waiting].sort((a, b) => a.sequence - b.sequence)) {
+    if (batch.length >= batchSize) break;
+    if (blocked.has(message.group)) continue;
+    if (message.visibleAt > now) {
+      blocked.add(message.group);
+      continue;
+    }
+    batch.push(message);
+  }
+  return batch;
+}
+
+/**
+ * What the mapping does with a batch once the invocation ended (pure): `failed` holds the ids the
+ * consumer reported (batchItemFailures), or every id when the invocation failed. For a FIFO queue the
+ * first failed record and every later record of its group are not deleted (they come back in order
+ * after the visibility timeout); the others are deleted; a message received `maxReceiveCount` times goes
+ * to the dead-letter queue instead of coming back.
+ */
+export function settleBatch(
+  batch: readonly QueuedMessage[],
+  failed: ReadonlySet<string>,
+  options: { now: number; visibilityTimeoutMs: number; maxReceiveCount: number },
+): { deleted: QueuedMessage[]; retried: { message: QueuedMessage; visibleAt: number }[]; deadLetters: QueuedMessage[] } {
+  const failedGroups = new Set<string>();
+  const deleted: QueuedMessage[] = [];
+  const retried: { message: QueuedMessage; visibleAt: number }[] = [];
+  const deadLetters: QueuedMessage[] = [];
+  for (const message of batch) {
+    if (failed.has(message.messageId)) failedGroups.add(message.group);
+    if (!failedGroups.has(message.group)) deleted.push(message);
+    else if (message.receives >= options.maxReceiveCount) deadLetters.push(message);
+    else retried.push({ message, visibleAt: options.now + options.visibilityTimeoutMs });
+  }
+  return { deleted, retried, deadLetters };
 }
 
 export class LocalFifoQueue {
@@ -43,16 +116,22 @@ export class LocalFifoQueue {
   readonly deadLetters: QueuedMessage[] = [];
   /** Sends dropped as duplicates within the deduplication window. */
   deduplicated = 0;
-  /** Batches handed to the consumer, and the records it reported failed. */
+  /** Batches handed to the consumer, the records it reported failed, ReceiveMessage calls (and the empty ones). */
   batches = 0;
   failedRecords = 0;
+  receives = 0;
+  emptyReceives = 0;
+  /** Per batch: when its first message was sent, when its poll returned, when the consumer answered (epoch ms), its size. */
+  readonly deliveries: { firstSentAt: number; receivedAt: number; answeredAt: number; size: number }[] = [];
   consumerErrors: string[] = [];
   private readonly waiting: QueuedMessage[] = [];
-  private readonly lockedGroups = new Set<string>();
+  private readonly busyGroups = new Set<string>();
   private readonly seen = new Map<string, number>();
   private server: Server | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private inFlight = new Set<Promise<void>>();
+  private readonly wakers = new Set<() => void>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private pollerLoops: Promise<void>[] = [];
+  private inFlight = 0;
   private closed = false;
   endpoint = '';
   queueUrl = '';
@@ -88,21 +167,20 @@ export class LocalFifoQueue {
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.endpoint = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     this.queueUrl = `${this.endpoint}/000000000000/${name}`;
+    this.pollerLoops = Array.from({ length: Math.max(1, this.options.pollers ?? 2) }, () => this.poller());
   }
 
-  /** Waits for every batch in flight and every visible message to be consumed (at most `timeoutMs`). */
+  /** Waits until no message waits and no batch is in flight (at most `timeoutMs`). */
   async drain(timeoutMs = 30_000): Promise<void> {
     const until = Date.now() + timeoutMs;
-    while ((this.waiting.length > 0 || this.inFlight.size > 0) && Date.now() < until) {
-      this.pump();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    while ((this.waiting.length > 0 || this.inFlight > 0) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    await Promise.allSettled([...this.inFlight]);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.wake();
+    await Promise.allSettled(this.pollerLoops);
     await new Promise<void>((resolve) => {
       if (!this.server) return resolve();
       this.server.closeAllConnections();
@@ -132,39 +210,67 @@ export class LocalFifoQueue {
     };
     this.messages.push(message);
     this.waiting.push(message);
-    this.pump();
+    this.wake();
     return message;
   }
 
-  /** Hands each unlocked group's first visible messages to the consumer. */
-  private pump(): void {
-    if (this.closed) return;
-    const groups = [...new Set(this.waiting.map((message) => message.group))];
-    const now = Date.now();
-    let nextVisible = Number.POSITIVE_INFINITY;
-    for (const group of groups) {
-      if (this.lockedGroups.has(group)) continue;
-      const ofGroup = this.waiting.filter((message) => message.group === group);
-      if (ofGroup[0]!.visibleAt > now) {
-        nextVisible = Math.min(nextVisible, ofGroup[0]!.visibleAt);
-        continue;
+  /** Wakes every long poll waiting (a message was sent, or became visible, or a group was freed). */
+  private wake(): void {
+    const wakers = [...this.wakers];
+    this.wakers.clear();
+    for (const waker of wakers) waker();
+  }
+
+  /** One ReceiveMessage with long polling: a batch as soon as one is there, empty after `waitTimeMs`. */
+  private async receive(): Promise<QueuedMessage[]> {
+    this.receives += 1;
+    const until = Date.now() + (this.options.waitTimeMs ?? LONG_POLL_MS);
+    for (;;) {
+      if (this.closed) return [];
+      const batch = receiveBatch(this.waiting, Date.now(), this.options.batchSize ?? 10, this.busyGroups);
+      if (batch.length > 0) {
+        for (const message of batch) this.busyGroups.add(message.group);
+        return batch;
       }
-      const batch = ofGroup.slice(0, this.options.batchSize ?? 10);
-      this.lockedGroups.add(group);
-      const delivery = this.deliver(group, batch).finally(() => {
-        this.inFlight.delete(delivery);
-        this.lockedGroups.delete(group);
-        this.pump();
+      const left = until - Date.now();
+      if (left <= 0) {
+        this.emptyReceives += 1;
+        return [];
+      }
+      // Sleep until woken, the first hidden message shows again, or the poll's wait ends.
+      const hidden = this.waiting.filter((message) => message.visibleAt > Date.now()).map((message) => message.visibleAt);
+      const wakeIn = Math.min(left, ...hidden.map((at) => at - Date.now()));
+      await new Promise<void>((resolve) => {
+        const finish = () => {
+          clearTimeout(timer);
+          this.timers.delete(timer);
+          this.wakers.delete(finish);
+          resolve();
+        };
+        const timer = setTimeout(finish, Math.max(1, wakeIn));
+        this.timers.add(timer);
+        this.wakers.add(finish);
       });
-      this.inFlight.add(delivery);
-    }
-    if (Number.isFinite(nextVisible)) {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.pump(), Math.max(10, nextVisible - now));
     }
   }
 
-  private async deliver(group: string, batch: QueuedMessage[]): Promise<void> {
+  private async poller(): Promise<void> {
+    while (!this.closed) {
+      const batch = await this.receive();
+      if (batch.length === 0) continue;
+      this.inFlight += 1;
+      try {
+        await this.deliver(batch);
+      } finally {
+        this.inFlight -= 1;
+        for (const message of batch) this.busyGroups.delete(message.group);
+        this.wake();
+      }
+    }
+  }
+
+  private async deliver(batch: QueuedMessage[]): Promise<void> {
+    const receivedAt = Date.now();
     this.batches += 1;
     for (const message of batch) message.receives += 1;
     const Records = batch.map(
@@ -176,8 +282,8 @@ export class LocalFifoQueue {
           ApproximateReceiveCount: String(message.receives),
           SentTimestamp: String(message.sentAt),
           SenderId: 'local',
-          ApproximateFirstReceiveTimestamp: String(Date.now()),
-          MessageGroupId: group,
+          ApproximateFirstReceiveTimestamp: String(receivedAt),
+          MessageGroupId: message.group,
           MessageDeduplicationId: message.deduplicationId,
           SequenceNumber: String(message.sequence).padStart(20, '0'),
         },
@@ -193,22 +299,33 @@ export class LocalFifoQueue {
       const response = await this.options.consumer({ Records });
       failed = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));
     } catch (error) {
-      // A consumer that throws fails the whole batch.
+      // An invocation that fails (throws, times out, its environment dies) fails the whole batch.
       this.consumerErrors.push(error instanceof Error ? error.message : String(error));
       failed = new Set(batch.map((message) => message.messageId));
     }
-    this.failedRecords += failed.size;
     const now = Date.now();
-    const visibility = this.options.visibilityTimeoutMs ?? 2_000;
-    for (const message of batch) {
-      if (!failed.has(message.messageId)) {
-        message.doneAt = now;
-        this.waiting.splice(this.waiting.indexOf(message), 1);
-      } else if (message.receives >= (this.options.maxReceiveCount ?? 5)) {
-        this.deadLetters.push(message);
-        this.waiting.splice(this.waiting.indexOf(message), 1);
-      } else message.visibleAt = now + visibility;
+    this.deliveries.push({
+      firstSentAt: Math.min(...batch.map((message) => message.sentAt)),
+      receivedAt,
+      answeredAt: now,
+      size: batch.length,
+    });
+    const settled = settleBatch(batch, failed, {
+      now,
+      visibilityTimeoutMs: this.options.visibilityTimeoutMs ?? 2_000,
+      maxReceiveCount: this.options.maxReceiveCount ?? 5,
+    });
+    this.failedRecords += settled.retried.length + settled.deadLetters.length;
+    const remove = (message: QueuedMessage) => this.waiting.splice(this.waiting.indexOf(message), 1);
+    for (const message of settled.deleted) {
+      message.doneAt = now;
+      remove(message);
     }
+    for (const message of settled.deadLetters) {
+      this.deadLetters.push(message);
+      remove(message);
+    }
+    for (const { message, visibleAt } of settled.retried) message.visibleAt = visibleAt;
   }
 }
 

@@ -202,11 +202,14 @@ export function markdown(report: Report): string {
     lines.push(
       '## Lambda follow',
       '',
-      `The ingest handler as Lambda runs it: invoked every ${lambda.settings.scheduleSeconds} s for ${lambda.settings.durationSeconds} s, ${lambda.settings.timeoutSeconds} s each, against anvil mining a block every ${lambda.settings.blockSeconds} s; the deposit queue a local SQS FIFO stand-in feeding DetectDeposits. ${lambda.outcome}. ` +
-        `Block-to-API lag in blocks p50 ${fmt(lambda.lag.blocks.p50)}, p99 **${fmt(lambda.lag.blocks.p99)}**, in seconds p50 ${fmt(lambda.lag.seconds.p50)}, p99 ${fmt(lambda.lag.seconds.p99)}; ` +
+      `The ingest handler as Lambda runs it: invoked every ${lambda.settings.scheduleSeconds} s for ${lambda.settings.durationSeconds} s, ${lambda.settings.timeoutSeconds} s each, against anvil mining a block every ${lambda.settings.blockSeconds} s; the chain's status read over HTTP from the local gateway; the deposit queue a local SQS FIFO stand-in whose pollers invoke DetectDeposits in its own execution environment. ${lambda.outcome}. ` +
+        `Block-to-API lag in blocks p50 ${fmt(lambda.lag.blocks.p50)}, p99 **${fmt(lambda.lag.blocks.p99)}**, in seconds p50 ${fmt(lambda.lag.seconds.p50)}, p99 ${fmt(lambda.lag.seconds.p99)}${lambda.chaos ? ' (outside the chaos window)' : ''}; ` +
+        (lambda.chaos
+          ? `chaos: ${lambda.chaos.invocation} killed mid-follow, the chain unwritten ${fmt(lambda.chaos.unwrittenSeconds)} s, lag spike ${fmt(lambda.chaos.lagSpike.blocks)} blocks (${fmt(lambda.chaos.lagSpike.seconds)} s), ${lambda.chaos.noBlockLostOrRepeated ? 'no block lost or repeated' : '**continuity broken**'}; `
+          : '') +
         `deposit-to-detected p50 ${fmt(lambda.deposits.seconds.p50)} s, p99 **${fmt(lambda.deposits.seconds.p99)} s** (${lambda.deposits.detected} of ${lambda.deposits.sent}); ` +
         `${lambda.invocations.handovers} handovers (gap p50 ${fmt(lambda.invocations.handoverGapMs.p50, 0)} ms, max ${fmt(lambda.invocations.handoverGapMs.max, 0)} ms), continuity ${lambda.continuity.pass ? 'kept' : '**broken**'}. ` +
-        `Deployed cost per chain per day (${d.inputs.memoryMb} MB ${d.inputs.architecture}): **${usd(d.perDay.totalUsd)}** (compute ${usd(d.perDay.computeUsd)}, requests ${usd(d.perDay.requestsUsd)}, lease writes ${usd(d.perDay.leaseWritesUsd)}; x86_64 ${usd(d.otherArchitectureUsd)}). Details: the lambda-<time> files beside this one.`,
+        `Billed ${fmt(lambda.cost.run.lambdaSecondsPerSecond)} Lambda-seconds per second (model at the run's timing ${fmt(lambda.cost.modelAtHarnessTiming.perDay.averageConcurrency)}). Deployed cost per chain per day (${d.inputs.memoryMb} MB ${d.inputs.architecture}): **${usd(d.perDay.totalUsd)}** (compute ${usd(d.perDay.computeUsd)}, requests ${usd(d.perDay.requestsUsd)}, lease writes ${usd(d.perDay.leaseWritesUsd)}; x86_64 ${usd(d.otherArchitectureUsd)}). Details: the lambda-<time> files beside this one.`,
       '',
     );
   }

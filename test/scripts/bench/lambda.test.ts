@@ -1,15 +1,19 @@
 /**
  * The Lambda harness's pure pieces (the harness itself, `npm run bench:lambda`, is not part of
- * `npm test`): the cost model of following a chain, the budgets of its figures, and the local SQS FIFO
- * stand-in (order, deduplication, retries of failed records, dead letters) driven by the real SQS client.
+ * `npm test`): the cost model of following a chain (and the successor's wait it rests on), the budgets
+ * of its figures, the chaos bookkeeping (which invocation to kill, what the chain went through until the
+ * API was current again), the SQS event source mapping's model (what a FIFO receive returns, what a
+ * batch's answer deletes or retries) and the local SQS FIFO stand-in (long polls, order, one batch of a
+ * group in flight, deduplication, retries of failed records) driven by the real SQS client.
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { LambdaFollowResult } from '../../../scripts/bench/lambda-follow';
 import { FAMILIES, lambdaBudgets } from '../../../scripts/bench/lib/budgets';
-import { LAMBDA_PRICES, lambdaCostPerChainPerDay } from '../../../scripts/bench/lib/lambda-cost';
-import { LocalFifoQueue } from '../../../scripts/bench/lib/local-sqs';
+import { chaosRecovery, lagInBlocks, pickHolder } from '../../../scripts/bench/lib/lambda-chaos';
+import { LAMBDA_PRICES, lambdaCostPerChainPerDay, successorWaitSeconds } from '../../../scripts/bench/lib/lambda-cost';
+import { LocalFifoQueue, type QueuedMessage, receiveBatch, settleBatch } from '../../../scripts/bench/lib/local-sqs';
 
 describe('the cost of following a chain with the Lambda', () => {
   const deployed = {
@@ -43,6 +47,78 @@ describe('the cost of following a chain with the Lambda', () => {
     );
     // Twice the memory, twice the compute.
     expect(lambdaCostPerChainPerDay({ ...deployed, memoryMb: 1024 }).perDay.computeUsd).toBeCloseTo(2 * cost.perDay.computeUsd, 3);
+  });
+
+  it("waits, at a handover, as long as the schedule's phase makes the successor wait", () => {
+    // Deployed: 840 s is 14 minutes, the successor is the tick one period before the handover (75 s allowed).
+    expect(successorWaitSeconds({ timeoutSeconds: 900, safetyMarginSeconds: 60, scheduleSeconds: 60, maxWaitSeconds: 75 })).toBe(60);
+    // The harness's default timing: handovers fall 15 s after a tick; 40 s before is past the 31.25 s allowed.
+    expect(successorWaitSeconds({ timeoutSeconds: 75, safetyMarginSeconds: 10, scheduleSeconds: 25, maxWaitSeconds: 31.25 })).toBe(15);
+    expect(successorWaitSeconds({ timeoutSeconds: 40, safetyMarginSeconds: 6, scheduleSeconds: 12, maxWaitSeconds: 15 })).toBe(10);
+    // No tick within the wait: the successor comes after the handover.
+    expect(successorWaitSeconds({ timeoutSeconds: 40, safetyMarginSeconds: 6, scheduleSeconds: 12, maxWaitSeconds: 5 })).toBe(0);
+    // At the harness's timing the model bills a 65 s holder every 50 s: about 1.3 Lambda-seconds a second
+    // (the first version, one period of wait everywhere, said 65 / 40 = 1.63; the run measured 1.25).
+    const harness = lambdaCostPerChainPerDay({
+      ...deployed,
+      scheduleSeconds: 25,
+      timeoutSeconds: 75,
+      safetyMarginSeconds: 10,
+      handoverWaitSeconds: 15,
+    });
+    expect(harness.perDay.averageConcurrency).toBeCloseTo(65 / 50 + (1 / 50) * 0.1, 2);
+  });
+});
+
+describe('the chaos of the Lambda harness', () => {
+  const timing = { holdMs: 65_000, ownWaitMs: 15_000, handoverWaitMs: 31_250 };
+
+  it('kills the oldest invocation in flight once it follows, never near its handover', () => {
+    const holder = { id: 'invocation-0003', startedAt: 100_000 };
+    const waiter = { id: 'invocation-0004', startedAt: 125_000 };
+    // Still within its own handover wait: not yet.
+    expect(pickHolder([holder], 110_000, timing)).toBeUndefined();
+    // Following, 40 s from its handover: the one.
+    expect(pickHolder([waiter, holder], 125_000, timing)).toBe(holder);
+    // 30 s from its handover, a successor may be waiting: not any more.
+    expect(pickHolder([holder, waiter], 135_000, timing)).toBeUndefined();
+    expect(pickHolder([], 135_000, timing)).toBeUndefined();
+  });
+
+  it('tells the gap, the lag spike and the window of blocks until the API was current again', () => {
+    // A block every 2 s from t = 0; the API shows each 0.5 s after it, but nothing between the kill (at
+    // 21 s, block 10 shown at 20.5 s) and 31 s, when the successor writes 11..15 at once; then current again.
+    const mined = Array.from({ length: 25 }, (_, number) => ({ number, minedAt: number * 2_000 }));
+    const shownAt = new Map<number, number>();
+    for (const block of mined) {
+      if (block.number <= 10) shownAt.set(block.number, block.minedAt + 500);
+      else if (block.number <= 15) shownAt.set(block.number, 31_000);
+      else if (block.number <= 23) shownAt.set(block.number, block.minedAt + 500);
+    }
+    expect(lagInBlocks(mined[11]!, mined, shownAt)).toBe(4);
+    expect(lagInBlocks(mined[24]!, mined, shownAt)).toBeNull();
+    const recovery = chaosRecovery({ invocation: 'invocation-0001', killedAt: 21_000, mined, shownAt, budgetBlocks: 2 });
+    expect(recovery).toEqual({
+      invocation: 'invocation-0001',
+      killedAt: 21_000,
+      headAtKill: 10,
+      // The head moved last at 20.5 s, next at 31 s.
+      unwrittenSeconds: 10.5,
+      firstAdvanceAfterSeconds: 10,
+      // 11 and 12 waited 4 and 3 blocks; 13 waited 2, the first within the budget: current again at 31 s.
+      recoveredAt: 31_000,
+      recoverySeconds: 10,
+      windowBlocks: [11, 12],
+      lagSpike: { blocks: 4, seconds: 9 },
+    });
+    // Never current again within the run: no recovery, the window runs to the end.
+    const stuck = new Map([...shownAt].filter(([number]) => number <= 10));
+    expect(chaosRecovery({ invocation: 'x', killedAt: 21_000, mined, shownAt: stuck, budgetBlocks: 2 })).toMatchObject({
+      unwrittenSeconds: null,
+      recoveredAt: null,
+      windowBlocks: mined.filter((block) => block.number > 10).map((block) => block.number),
+      lagSpike: { blocks: null, seconds: null },
+    });
   });
 });
 
@@ -140,6 +216,87 @@ describe('the local SQS FIFO stand-in', () => {
       const [a, b, c] = queue.messages;
       expect([a!.receives, b!.receives]).toEqual([1, 2]);
       expect(c!.doneAt!).toBeGreaterThanOrEqual(b!.doneAt!);
+    } finally {
+      client.destroy();
+      await queue.close();
+    }
+  });
+});
+
+describe("the model of Lambda's SQS event source mapping (FIFO)", () => {
+  const message = (sequence: number, group: string, visibleAt = 0, receives = 1): QueuedMessage => ({
+    messageId: `m${sequence}`,
+    group,
+    deduplicationId: `d${sequence}`,
+    body: String(sequence),
+    sequence,
+    sentAt: sequence,
+    receives,
+    visibleAt,
+  });
+
+  it('receives up to a batch in order, several groups at once, none of a group in flight or behind a hidden message', () => {
+    const waiting = [message(3, 'b'), message(1, 'a'), message(2, 'a'), message(4, 'c', 500), message(5, 'c'), message(6, 'd')];
+    expect(receiveBatch(waiting, 100, 10, new Set()).map((m) => m.messageId)).toEqual(['m1', 'm2', 'm3', 'm6']);
+    expect(receiveBatch(waiting, 100, 10, new Set(['a'])).map((m) => m.messageId)).toEqual(['m3', 'm6']);
+    expect(receiveBatch(waiting, 100, 2, new Set()).map((m) => m.messageId)).toEqual(['m1', 'm2']);
+    // Once the hidden message shows again, it comes first of its group.
+    expect(receiveBatch(waiting, 600, 10, new Set(['a', 'b', 'd'])).map((m) => m.messageId)).toEqual(['m4', 'm5']);
+  });
+
+  it('deletes what succeeded and brings back the first failed record and every later one of its group', () => {
+    const batch = [message(1, 'a'), message(2, 'a'), message(3, 'b'), message(4, 'a', 0, 5), message(5, 'b')];
+    const settled = settleBatch(batch, new Set(['m2']), { now: 1_000, visibilityTimeoutMs: 30_000, maxReceiveCount: 5 });
+    expect(settled.deleted.map((m) => m.messageId)).toEqual(['m1', 'm3', 'm5']);
+    expect(settled.retried).toEqual([{ message: batch[1], visibleAt: 31_000 }]);
+    // m4 had been received 5 times: the dead-letter queue.
+    expect(settled.deadLetters.map((m) => m.messageId)).toEqual(['m4']);
+    // A failed invocation: every record comes back.
+    const all = settleBatch(batch.slice(0, 3), new Set(['m1', 'm2', 'm3']), { now: 0, visibilityTimeoutMs: 10, maxReceiveCount: 5 });
+    expect(all.deleted).toEqual([]);
+    expect(all.retried.map((entry) => entry.message.messageId)).toEqual(['m1', 'm2', 'm3']);
+  });
+
+  it('long-polls: a batch as soon as a message is sent, the next with what came meanwhile, one batch of a group at a time', async () => {
+    const batches: string[][] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const queue = new LocalFifoQueue({
+      consumer: async (event: SQSEvent): Promise<SQSBatchResponse> => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        batches.push(event.Records.map((record) => record.body));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        inFlight -= 1;
+        return { batchItemFailures: [] };
+      },
+      batchSize: 3,
+      pollers: 2,
+      waitTimeMs: 100,
+    });
+    await queue.start('Poll.fifo');
+    const client = new SQSClient({
+      endpoint: queue.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      // Nothing sent: the long polls come back empty after their wait.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(queue.emptyReceives).toBeGreaterThanOrEqual(2);
+      expect(queue.batches).toBe(0);
+      const send = (body: string) =>
+        client.send(
+          new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: body, MessageGroupId: '1', MessageDeduplicationId: body }),
+        );
+      await send('1');
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      for (const body of ['2', '3', '4', '5']) await send(body);
+      await queue.drain(5_000);
+      expect(batches).toEqual([['1'], ['2', '3', '4'], ['5']]);
+      expect(mostInFlight).toBe(1);
+      expect(queue.deliveries.map((delivery) => delivery.size)).toEqual([1, 3, 1]);
+      expect(queue.deliveries[0]!.receivedAt - queue.deliveries[0]!.firstSentAt).toBeLessThan(100);
     } finally {
       client.destroy();
       await queue.close();
