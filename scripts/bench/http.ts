@@ -30,6 +30,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ApiName } from '../../shared/http/groups';
+import { DEFAULT_SORTED_HISTORY_BOUND } from '../../shared/explorer/config';
+import { DEFAULT_MAX_ITEMS_READ_PER_CHAIN } from '../../shared/insights/config';
+import { DEFAULT_LIMIT as INSIGHTS_DEFAULT_LIMIT } from '../../shared/insights/limits';
 import { apiOf, routes } from '../../shared/routes';
 import type { DatasetFacts } from './dataset/build';
 import type { ChainFacts } from './dataset/chain';
@@ -71,6 +74,11 @@ export interface BenchRequest {
   mix?: boolean;
   /** The route's own example request (shared/routes.ts): no request of the bench names the route yet. */
   example?: boolean;
+  /**
+   * A bounded read by design (a bounded check, a sort of a whole history, an aggregate that is no running
+   * total: docs/decisions): the most items it may read per chain; past them it answers a clear 4xx.
+   */
+  boundedRead?: number;
 }
 
 export interface RequestResult {
@@ -95,6 +103,14 @@ export interface RequestResult {
   minimumReadUnits: number;
   missingBatchGetKeys: number;
   scans: number;
+  /** Issue 27's read rules: the Queries, the items they read, the most in one wave, and the page's size and chains. */
+  queries?: number;
+  queryItemsRead?: number;
+  /** BenchRequest.boundedRead: the most items this bounded read may read per chain. */
+  boundedRead?: number;
+  maxParallelQueries?: number;
+  pageSize?: number;
+  chains?: number;
   handlerMs: { p50: number; p99: number; n: number };
   directMs: { p50: number; p99: number; n: number } | null;
   handlerOverDirect: number | null;
@@ -578,6 +594,8 @@ function routesAddedSince(requests: BenchRequest[], facts: DatasetFacts, nftDeep
         'ListAddressTransactions',
         address(whale, '/transactions') + query({ sort, order }),
         'list',
+        // value and fee read the direction's whole X4 range up to the bound (+1 to tell it is over), else a 422.
+        sort === 'block_number' ? {} : { boundedRead: DEFAULT_SORTED_HISTORY_BOUND + 1 },
       );
 
   // I5: a chain's status.
@@ -883,7 +901,14 @@ function routesAddedSince(requests: BenchRequest[], facts: DatasetFacts, nftDeep
       perDay('count(distinct from_address) as count'),
     ],
   ] as const)
-    get(`${id} (aggregate)`, routeId, base + query({ chain_id, ...shape }), 'aggregate');
+    get(
+      `${id} (aggregate)`,
+      routeId,
+      base + query({ chain_id, ...shape }),
+      'aggregate',
+      // Distinct counts and groups by a field are bounded reads (docs/decisions/insights.md); the rest running totals.
+      /distinct|function_selector|topic_0/.test(JSON.stringify(shape)) ? { boundedRead: DEFAULT_MAX_ITEMS_READ_PER_CHAIN + 1 } : {},
+    );
 }
 
 /** The served routes of shared/routes.ts, which of them the requests measure, and which only by the route's own example. */
@@ -1226,6 +1251,8 @@ async function measureAll(options: {
         minimumReadUnits: minimumReadUnits(calls, records),
         missingBatchGetKeys: missingKeys(calls.filter((call) => call.command === 'BatchGetItemCommand')),
         scans: calls.filter((call) => call.command === 'ScanCommand').length,
+        ...readRuleFigures(request.url, calls, records),
+        ...(request.boundedRead !== undefined ? { boundedRead: request.boundedRead } : {}),
         handlerMs: handler,
         directMs: direct,
         handlerOverDirect: direct && direct.p50 > 0 ? round(handler.p50 / direct.p50, 2) : null,
@@ -1529,4 +1556,33 @@ if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
       process.exit(1);
     },
   );
+}
+
+/**
+ * Issue 27's read rules, as figures of one request: its Queries, the items they read, the most Queries
+ * in flight at once (one wave), the page size asked for (`limit`, else the group's default: 50 for the
+ * explorer and collections, Insight's DEFAULT_LIMIT) and the chains it names (`chain` / `chain_id`).
+ */
+export function readRuleFigures(
+  url: string,
+  calls: readonly RecordedCall[],
+  records: number,
+): Pick<RequestResult, 'queries' | 'queryItemsRead' | 'maxParallelQueries' | 'pageSize' | 'chains'> {
+  const parsed = new URL(url, 'http://bench.local');
+  const limit = Number(parsed.searchParams.get('limit'));
+  const insights = parsed.pathname.startsWith('/insights/');
+  const pageSize = Number.isInteger(limit) && limit > 0 ? limit : Math.max(records, insights ? INSIGHTS_DEFAULT_LIMIT : 50);
+  const chains = new Set(
+    [...parsed.searchParams.getAll('chain'), ...parsed.searchParams.getAll('chain_id')]
+      .flatMap((value) => value.split(','))
+      .filter(Boolean),
+  ).size;
+  const queries = calls.filter((call) => call.command === 'QueryCommand');
+  return {
+    queries: queries.length,
+    queryItemsRead: queries.reduce((sum, call) => sum + call.scanned, 0),
+    maxParallelQueries: Math.max(0, ...waves(calls).map((wave) => wave.filter((call) => call.command === 'QueryCommand').length)),
+    pageSize,
+    chains: Math.max(1, chains),
+  };
 }

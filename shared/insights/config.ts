@@ -19,8 +19,11 @@ const count = (fallback: number) =>
     String(fallback),
   );
 
+/** INSIGHTS_MAX_ITEMS_READ_PER_CHAIN's default. */
+export const DEFAULT_MAX_ITEMS_READ_PER_CHAIN = 10_000;
+
 const schema = v.object({
-  INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: count(10_000),
+  INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: count(DEFAULT_MAX_ITEMS_READ_PER_CHAIN),
   INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN: count(10_000),
 });
 
