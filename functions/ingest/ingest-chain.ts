@@ -18,13 +18,18 @@
  * block per batch when following), to the SQS FIFO queue DEPOSIT_EVENTS_QUEUE_URL
  * (shared/ingest/queue-listener.ts), which order deposit detection consumes
  * (functions/orders/detect-deposits.ts): this bundle carries no orders code. The RPC URL is read from
- * the event's SSM parameter (decrypted, cached 5 minutes). The chain client and ingest are kept per
- * chain across warm invocations. A round that fails is tried again after a pause (IngestFailed counts
+ * the event's SSM parameter (decrypted, cached 5 minutes). A warm container keeps the client and the
+ * ingest (its caches) of the chain it served last only: serving another chain drops them (one
+ * function serves every chain; a container that kept each chain's would grow without limit). A new
+ * client is checked once against the node (eth_chainId must be the event's chainId: else the
+ * invocation fails, naming both, before anything is written). The lease holder is
+ * `<awsRequestId>:<random>` (a duplicate delivery of one event shares its request id). A round that fails is tried again after a pause (IngestFailed counts
  * it); the third failure in a row is thrown after releasing the lease (the cursor stays on the last
  * complete block) so the next scheduled invocation picks up from there. Metrics per chain, about
  * every minute while following and at the end: BlocksIngested, BlocksPerSecond, Reorgs, IngestFailed,
  * IngestStopped (a reorg deeper than INGEST_MAX_REORG_DEPTH: the IngestStopped alarm), LagBlocks /
- * LagSeconds behind the node's head (shared/ingest/lag.ts; the IngestLag alarm), and IngestHandovers
+ * LagSeconds behind the head the loop last read (shared/ingest/lag.ts: no extra call to the node; the
+ * IngestLag alarm), IngestFailed also for a chain whose every run fails (the IngestFailed alarm), and IngestHandovers
  * (1 for an invocation that took the chain over from a holder that handed it over).
  */
 import { randomUUID } from 'node:crypto';
@@ -34,7 +39,7 @@ import { createChainClient, type ChainClient } from '../../shared/chain/client';
 import { type ChainSettings, loadIngestConfig, parseIngestEvent } from '../../shared/ingest/config';
 import { type FollowOutcome, type FollowProgress, followWithLease } from '../../shared/ingest/follow';
 import { ChainIngest } from '../../shared/ingest/ingest';
-import { ingestLag } from '../../shared/ingest/lag';
+import { lagBehind } from '../../shared/ingest/lag';
 import { powertoolsLog } from '../../shared/ingest/log';
 import { queueListener } from '../../shared/ingest/queue-listener';
 import { ReorgTooDeepError } from '../../shared/ingest/reorg';
@@ -46,8 +51,22 @@ const config = loadIngestConfig();
 const metrics = createMetrics('ingest');
 const listener = queueListener(config.listenerQueueUrl, sqsSend());
 
-/** Per chain, across warm invocations: the client and the ingest (its caches), rebuilt when the URL or trace method changes. */
-const chains = new Map<number, { rpcUrl: string; traceMethod: ChainSettings['traceMethod']; client: ChainClient; ingest: ChainIngest }>();
+/**
+ * The chain served last, across warm invocations: its client and ingest (its caches), rebuilt when the
+ * chain, the URL or the trace method changes. One only: the function serves every chain, and a chain's
+ * ingest holds caches of up to 100,000 ranges.
+ */
+let served:
+  | { chainId: number; rpcUrl: string; traceMethod: ChainSettings['traceMethod']; client: ChainClient; ingest: ChainIngest }
+  | undefined;
+
+/** The chains whose client and ingest this container keeps (tests). */
+export const keptChains = (): number[] => (served ? [served.chainId] : []);
+
+/** Thrown when the node behind the event's RPC URL is another chain's. */
+export class WrongChainError extends Error {
+  override name = 'WrongChainError';
+}
 
 export type IngestChainResult = Pick<
   FollowOutcome,
@@ -56,17 +75,22 @@ export type IngestChainResult = Pick<
   chainId: number;
 };
 
-export const handler = async (event: unknown, context: Context): Promise<IngestChainResult> => {
-  const chain = parseIngestEvent(event, config);
-  if (!context || typeof context.getRemainingTimeInMillis !== 'function')
-    throw new Error('the ingest handler needs the Lambda context (its deadline: getRemainingTimeInMillis)');
-  const deadline = Date.now() + context.getRemainingTimeInMillis();
+/** The client and ingest of the event's chain: the container's, or new ones (checked against the node) in their place. */
+async function chainFor(chain: ChainSettings): Promise<{ client: ChainClient; ingest: ChainIngest }> {
   const rpcUrl = await getParameter(chain.rpcUrlParameter, { decrypt: true, maxAge: 300 });
   if (!rpcUrl) throw new Error(`SSM parameter ${chain.rpcUrlParameter} is empty`);
-  let current = chains.get(chain.chainId);
-  if (current?.rpcUrl !== rpcUrl || current.traceMethod !== chain.traceMethod) {
+  let current = served;
+  if (current?.chainId !== chain.chainId || current.rpcUrl !== rpcUrl || current.traceMethod !== chain.traceMethod) {
+    served = undefined; // (the chain served before: its caches go)
     const client = createChainClient(rpcUrl, { timeoutMs: config.rpcTimeoutMs, batchSize: config.rpcBatchSize });
+    // Once per client: the node must be the event's chain, or every item would be written under the wrong chain id.
+    const nodeChainId = await client.getChainId();
+    if (nodeChainId !== chain.chainId)
+      throw new WrongChainError(
+        `The node of ${chain.rpcUrlParameter} is chain ${nodeChainId} (eth_chainId), not the event's chainId ${chain.chainId}: nothing ingested`,
+      );
     current = {
+      chainId: chain.chainId,
       rpcUrl,
       traceMethod: chain.traceMethod,
       client,
@@ -79,23 +103,27 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
         coinBalances: config.coinBalances,
       }),
     };
-    chains.set(chain.chainId, current);
+    served = current;
   }
-  const { client, ingest } = current;
+  return current;
+}
 
+export const handler = async (event: unknown, context: Context): Promise<IngestChainResult> => {
+  const chain = parseIngestEvent(event, config);
+  if (!context || typeof context.getRemainingTimeInMillis !== 'function')
+    throw new Error('the ingest handler needs the Lambda context (its deadline: getRemainingTimeInMillis)');
+  const deadline = Date.now() + context.getRemainingTimeInMillis();
   let progressSince = Date.now();
-  const publish = async (delta: FollowProgress, failure?: unknown) => {
+  const publish = (delta: FollowProgress, failure?: unknown) => {
     metrics.addDimension('chainId', String(chain.chainId));
     metrics.addMetric('BlocksIngested', MetricUnit.Count, delta.advanced);
     metrics.addMetric('BlocksPerSecond', MetricUnit.CountPerSecond, delta.advanced / Math.max(0.001, (Date.now() - progressSince) / 1000));
     progressSince = Date.now();
     if (failure === undefined) {
-      // Behind the head now: the IngestLag alarm's metric.
-      const lag = await ingestLag(client, delta.cursor).catch(() => undefined);
-      if (lag) {
-        metrics.addMetric('LagBlocks', MetricUnit.Count, lag.blocks);
-        metrics.addMetric('LagSeconds', MetricUnit.Seconds, lag.seconds);
-      }
+      // Behind the head the loop last read: the IngestLag alarm's metric (no call to the node here).
+      const lag = lagBehind(delta.head, delta.cursor);
+      if (lag?.blocks !== undefined) metrics.addMetric('LagBlocks', MetricUnit.Count, lag.blocks);
+      if (lag?.seconds !== undefined) metrics.addMetric('LagSeconds', MetricUnit.Seconds, lag.seconds);
     }
     metrics.addMetric('Reorgs', MetricUnit.Count, delta.reorgs);
     // Rounds that failed and were tried again, or 1 for an invocation that ended failing.
@@ -105,11 +133,15 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
     metrics.publishStoredMetrics();
   };
 
+  // Unique per invocation: a duplicate delivery of the event may carry the same request id.
+  const invocation = `${context.awsRequestId || 'invocation'}:${randomUUID()}`;
+
   let outcome: FollowOutcome;
   try {
+    const { client, ingest } = await chainFor(chain);
     outcome = await followWithLease(ingest, client, {
       chainId: chain.chainId,
-      invocation: context.awsRequestId || randomUUID(),
+      invocation,
       deadline,
       safetyMarginMs: config.safetyMarginMs,
       leaseTtlMs: config.leaseTtlMs,
@@ -121,7 +153,11 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
       onProgress: (delta) => publish(delta),
     });
   } catch (error) {
-    await publish({ advanced: 0, reorgs: 0, failedRounds: 0, cursor: undefined }, error).catch(() => undefined);
+    try {
+      publish({ advanced: 0, reorgs: 0, failedRounds: 0, cursor: undefined }, error);
+    } catch {
+      // (the failure is what is thrown)
+    }
     throw error;
   }
   if (outcome.tookOver) {

@@ -256,10 +256,16 @@ export async function putItem(input: WithoutTable<PutCommandInput>): Promise<Wri
   }));
 }
 
-export async function updateItem<T = Item>(input: WithoutTable<UpdateCommandInput>): Promise<WriteOutcome<T>> {
+/** `abortSignal`: abandons the call, its retries included (a caller with a deadline of its own: the ingest's lease renewal). */
+export async function updateItem<T = Item>(
+  input: WithoutTable<UpdateCommandInput>,
+  options: { abortSignal?: AbortSignal } = {},
+): Promise<WriteOutcome<T>> {
   return conditional(async () => ({
     applied: true,
-    attributes: (await db.send(new UpdateCommand({ TableName: tableName(), ...input }))).Attributes as T | undefined,
+    attributes: (await db.send(new UpdateCommand({ TableName: tableName(), ...input }), { abortSignal: options.abortSignal })).Attributes as
+      | T
+      | undefined,
   }));
 }
 

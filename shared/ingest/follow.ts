@@ -13,9 +13,13 @@
  *    block is ingested at once (`ChainIngest.ingestNext`: its listeners, so the deposit queue, get it
  *    as it is written); when behind, up to `maxBlocks` a round, in batches.
  * 3. **Renew** the lease every third of its ttl on a timer of its own (a long batch does not let it
- *    lapse); a renewal refused (the lease was taken after it expired) aborts the loop between batches,
- *    and so does a lease this invocation could not renew before its expiry (it stops writing before
- *    another may start).
+ *    lapse), each renewal abandoned after a quarter of the ttl (`renewTimeoutMs`: no long retry). Before
+ *    every batch (and every rollback) the loop checks on its own clock that the lease it last renewed
+ *    still has `writeMarginMs` (a quarter of the ttl) to run (`mayWrite`, asked by the ingest right
+ *    before it writes); once not, or once a renewal is refused (the lease was taken after it
+ *    expired), it starts no more batch and ends (`lost`). A batch already writing when the lease
+ *    expires finishes: the margin is its time to do so; the cursor's conditional update refuses it
+ *    should another writer have moved the cursor meanwhile.
  * 4. **Hand over** at `handoverAt` (the deadline less the safety margin): no batch starts after it, the
  *    batch in flight ends and moves the cursor, then the lease is released; the waiting successor,
  *    polling the lease, takes it within a poll. A round that fails (after the node's and the table's
@@ -37,6 +41,7 @@ import {
   takeLease,
 } from './lease';
 import type { IngestLog } from './log';
+import type { SeenHead } from './lag';
 import { CursorMovedError } from './manifest';
 import { ReorgTooDeepError } from './reorg';
 
@@ -70,6 +75,8 @@ export interface FollowProgress {
   /** Rounds that failed and were tried again. */
   failedRounds: number;
   cursor: IngestResult['cursor'];
+  /** The head the loop last read (for the lag: no call to the node of its own); undefined before. */
+  head?: SeenHead;
 }
 
 export interface FollowOutcome {
@@ -107,6 +114,11 @@ const WAIT_POLL_FINE_MS = 200;
 /** A round that fails is tried again after this (times the failures in a row); the third in a row is thrown. */
 const FAILURE_PAUSE_MS = 1_000;
 const MAX_CONSECUTIVE_FAILURES = 3;
+
+/** How long before its lease's expiry (as last renewed) the holder starts no batch: a quarter of the ttl, at least 250 ms. */
+export const writeMarginMs = (ttlMs: number): number => Math.max(250, Math.floor(ttlMs / 4));
+/** How long a renewal may take before it is abandoned (a quarter of the ttl, at least 100 ms): it must end before the lease does. */
+export const renewTimeoutMs = (ttlMs: number): number => Math.max(100, Math.floor(ttlMs / 4));
 
 /**
  * The chain's block interval as seen on the node: the timestamps of the head and the block 100 before
@@ -196,8 +208,16 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
         outcome.waitedMs = t - waitStarted;
         return done();
       }
-      const toHandover = (current?.handoverAt ?? held.handoverAt) - t;
-      await pause(toHandover > 2_000 ? Math.min(WAIT_POLL_COARSE_MS, toHandover - 2_000) : WAIT_POLL_FINE_MS, never);
+      // Fine around when the lease is to be free (its handover, or its expiry if sooner: a holder that
+      // stopped renewing); coarse again once a holder's last batch runs long past its handover (until its deadline).
+      const toHandover = Math.min(current?.handoverAt ?? held.handoverAt, current?.expiresAt ?? held.expiresAt) - t;
+      const poll =
+        toHandover > 2_000
+          ? Math.min(WAIT_POLL_COARSE_MS, toHandover - 2_000)
+          : toHandover < -2_000
+            ? WAIT_POLL_COARSE_MS
+            : WAIT_POLL_FINE_MS;
+      await pause(Math.min(poll, decision.until - t), never);
     }
   }
   if (waitStarted !== undefined) {
@@ -213,10 +233,37 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
   let expiresAt = lease.expiresAt;
   let cursorNumber: number | null = null;
   let lost = false;
+  const margin = writeMarginMs(ttlMs);
+  /** Whether a batch may start now: the lease, as last renewed, runs at least `margin` more (this clock); else the loop ends. */
+  const mayWrite = (): boolean => {
+    if (stop.signal.aborted) return false;
+    if (now() < expiresAt - margin) return true;
+    lost = true;
+    stop.abort();
+    return false;
+  };
   let renewing: Promise<void> = Promise.resolve();
   const renew = async () => {
+    const limit = renewTimeoutMs(ttlMs);
+    const abandon = new AbortController();
+    const timeout = setTimeout(() => abandon.abort(), limit);
     try {
-      const renewed = await renewLease({ chainId, holder: me, now: now(), ttlMs, deadline: settings.deadline, blockNumber: cursorNumber });
+      const renewed = await Promise.race([
+        renewLease({
+          chainId,
+          holder: me,
+          now: now(),
+          ttlMs,
+          deadline: settings.deadline,
+          blockNumber: cursorNumber,
+          abortSignal: abandon.signal,
+        }),
+        new Promise<never>((_, reject) =>
+          abandon.signal.addEventListener('abort', () => reject(new Error(`the renewal took more than ${limit} ms: abandoned`)), {
+            once: true,
+          }),
+        ),
+      ]);
       if (renewed.renewed) expiresAt = renewed.expiresAt;
       else {
         lost = true;
@@ -227,12 +274,11 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
         chainId,
         error: error instanceof Error ? error.message : String(error),
       });
+    } finally {
+      clearTimeout(timeout);
     }
     // Not renewed in time: stop writing before another invocation may take the chain.
-    if (now() >= expiresAt - 500) {
-      lost = true;
-      stop.abort();
-    }
+    mayWrite();
   };
   const timer = setInterval(
     () => {
@@ -243,12 +289,28 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
   const progressEvery = settings.progressEveryMs ?? 60_000;
   let progress: FollowProgress = { advanced: 0, reorgs: 0, failedRounds: 0, cursor: undefined };
   let progressAt = now();
-  const flush = async (force: boolean) => {
-    if (!settings.onProgress || (!force && now() - progressAt < progressEvery)) return;
+  let publishing: Promise<void> | undefined;
+  /**
+   * Hands what was done since the last call to `onProgress`, without waiting for it (the loop goes on
+   * to the next block; one call at a time: while one runs, the next is not due). `force` (the end):
+   * after the one running, and awaited.
+   */
+  const flush = (force: boolean): Promise<void> => {
+    const onProgress = settings.onProgress;
+    if (!onProgress || (!force && (publishing !== undefined || now() - progressAt < progressEvery))) return Promise.resolve();
     const delta = progress;
-    progress = { advanced: 0, reorgs: 0, failedRounds: 0, cursor: delta.cursor };
+    progress = { advanced: 0, reorgs: 0, failedRounds: 0, cursor: delta.cursor, ...(delta.head ? { head: delta.head } : {}) };
     progressAt = now();
-    await settings.onProgress(delta);
+    const call: Promise<void> = (publishing ?? Promise.resolve())
+      .then(() => onProgress(delta))
+      .catch((error: unknown) =>
+        log.warn('could not publish the ingest progress', { chainId, error: error instanceof Error ? error.message : String(error) }),
+      )
+      .finally(() => {
+        if (publishing === call) publishing = undefined;
+      });
+    publishing = call;
+    return call;
   };
 
   try {
@@ -260,6 +322,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
     const round = async (): Promise<boolean> => {
       const head = await ingest.head();
       const seenAt = now();
+      progress.head = { number: Number(head), seenAt };
       blockTime ??= await observeBlockTime(client, head);
       outcome.blockTimeMs = blockTime;
       if (Number(head) > lastHead) {
@@ -267,10 +330,12 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
         lastHead = Number(head);
       }
       if (cursorNumber !== null && Number(head) <= cursorNumber) return false;
+      if (!mayWrite()) return false;
       const result = await ingest.ingestNext(settings.maxBlocks, {
         firstBlock: settings.firstBlock,
         deadline: handoverAt,
         signal: stop.signal,
+        mayWrite,
       });
       outcome.advanced += result.advanced;
       outcome.reorgs += result.reorgs;
@@ -283,7 +348,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
       return cursorNumber !== null && cursorNumber < lastHead && result.advanced > 0;
     };
     let failures = 0;
-    while (now() < handoverAt && !stop.signal.aborted) {
+    while (now() < handoverAt && mayWrite()) {
       let again: boolean;
       try {
         again = await round();
@@ -304,7 +369,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
         await pause(Math.min(FAILURE_PAUSE_MS * failures, handoverAt - now()), stop.signal);
         continue;
       }
-      await flush(false);
+      void flush(false);
       if (again) continue;
       // The next look: phase-locked to when new blocks were first seen.
       const t = now();

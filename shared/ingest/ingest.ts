@@ -210,7 +210,7 @@ export class ChainIngest {
    * moving the cursor past the failed block) when the node keeps failing.
    */
   async ingestRange(
-    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal } = {},
+    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal; mayWrite?: () => boolean } = {},
   ): Promise<IngestResult> {
     const result: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: undefined };
     try {
@@ -225,13 +225,15 @@ export class ChainIngest {
 
   private async runRange(
     result: IngestResult,
-    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal },
+    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal; mayWrite?: () => boolean },
   ): Promise<void> {
     result.cursor = await readCursor(this.chainId);
     const to = range.to ?? Number(await this.head());
     if (result.cursor) {
       // A reorg that made the chain shorter (or replaced the cursor's block) shows here.
       if ((await this.source.blockHashAt(BigInt(result.cursor.blockNumber))) !== result.cursor.blockHash) {
+        // (A rollback writes: not once the caller may no longer write.)
+        if (range.mayWrite && !range.mayWrite()) return;
         result.cursor = await this.rollBack(result.cursor);
         result.reorgs += 1;
       }
@@ -256,7 +258,7 @@ export class ChainIngest {
         this.options.onBlock?.({ blockNumber: number, mode: 'repair' });
       }
     }
-    await this.advance(result, range.from ?? 0, to, range.deadline, range.signal);
+    await this.advance(result, range.from ?? 0, to, range.deadline, range.signal, range.mayWrite);
   }
 
   /**
@@ -357,7 +359,7 @@ export class ChainIngest {
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
   async ingestNext(
     maxBlocks: number,
-    options: { firstBlock?: number; deadline?: number; signal?: AbortSignal } = {},
+    options: { firstBlock?: number; deadline?: number; signal?: AbortSignal; mayWrite?: () => boolean } = {},
   ): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
     let cursor: CursorRecord | undefined;
@@ -379,6 +381,7 @@ export class ChainIngest {
       to: Math.min(head, last),
       deadline: options.deadline,
       signal: options.signal,
+      ...(options.mayWrite ? { mayWrite: options.mayWrite } : {}),
       ...(cursor ? {} : { from: start }),
     });
   }
@@ -404,11 +407,21 @@ export class ChainIngest {
 
   /**
    * Writes blocks after the cursor up to `to`, in batches; stops early (between batches) once past
-   * `deadline` (epoch ms) or once `signal` aborts (the CLI's Ctrl-C). A batch is the next block and the blocks after it that are already fetched
+   * `deadline` (epoch ms), once `signal` aborts (the CLI's Ctrl-C), or once `mayWrite` says no (asked
+   * again right before each write, after the batch's blocks are read: the follow loop's lease). A batch is the next block and the blocks after it that are already fetched
    * and chain onto it (at most maxBatchBlocks): catching up, batches fill; following the head, a
    * batch is the one new block.
    */
-  private async advance(result: IngestResult, defaultFrom: number, to: number, deadline?: number, signal?: AbortSignal): Promise<void> {
+  private async advance(
+    result: IngestResult,
+    defaultFrom: number,
+    to: number,
+    deadline?: number,
+    signal?: AbortSignal,
+    mayWrite?: () => boolean,
+  ): Promise<void> {
+    const stopped = () =>
+      (deadline !== undefined && Date.now() >= deadline) || signal?.aborted === true || (mayWrite !== undefined && !mayWrite());
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
     // Fetches from the node, started when a batch first needs it (not for blocks a backfill staged).
     let prefetcher: Prefetcher | undefined;
@@ -435,7 +448,7 @@ export class ChainIngest {
     // A chain's first blocks come from a plan when there is one (not INGEST_FIRST_BLOCK).
     if (plan && !result.cursor) number = plan.from;
     let leftoversChecked = false;
-    while (number <= to && (deadline === undefined || Date.now() < deadline) && !signal?.aborted) {
+    while (number <= to && !stopped()) {
       if (plan && number >= plan.from && number <= plan.to) {
         // A backfill's block (backfill.ts): numbered from its staged segment, or not yet.
         const segment = segmentAt(plan, number);
@@ -451,6 +464,7 @@ export class ChainIngest {
           await sleep(wait);
           continue;
         }
+        if (mayWrite && !mayWrite()) break;
         const step = await this.writeStaged(result, staged, number, to, mayBeHalfWritten);
         if (step.reorged) {
           // Staged blocks are no longer canonical: the rest is ingested from the node.
@@ -469,6 +483,7 @@ export class ChainIngest {
       }
       const first = await live().take(number);
       const cursor = result.cursor;
+      if (mayWrite && !mayWrite()) break;
       if (cursor && first.block.parentHash.toLowerCase() !== cursor.blockHash) {
         result.cursor = await this.rollBack(cursor);
         result.reorgs += 1;
@@ -494,6 +509,7 @@ export class ChainIngest {
         batch.push(tip);
         transactions += next.block.transactions.length;
       }
+      if (mayWrite && !mayWrite()) break;
       mayBeHalfWritten = await this.advanceBatch(result, batch, mayBeHalfWritten);
       number += batch.length;
     }

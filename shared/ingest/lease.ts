@@ -26,9 +26,14 @@
  */
 import { getItem, putItem, updateItem } from '../db/operations';
 import { chainKeys } from '../table/keys';
-import type { IngestLeaseRecord } from '../table/records';
+import type { IngestLeaseRecord as StoredLeaseRecord } from '../table/records';
 
-export type { IngestLeaseRecord };
+/**
+ * The lease item: the table model's record and the holder's `deadline` (epoch ms: when its invocation
+ * ends, so its last batch ends at the latest; absent on a lease written before it was stored). (The
+ * field belongs in shared/table/records.ts; it is declared here while that file is frozen.)
+ */
+export type IngestLeaseRecord = StoredLeaseRecord & { deadline?: number };
 
 /** The lease as stored, read strongly consistent (undefined: never taken). */
 export async function readLease(chainId: number): Promise<IngestLeaseRecord | undefined> {
@@ -75,6 +80,7 @@ export async function takeLease(input: TakeLease): Promise<TakeOutcome> {
     holder: input.holder,
     expiresAt: Math.min(input.now + input.ttlMs, input.deadline),
     handoverAt: input.handoverAt,
+    deadline: input.deadline,
     takenAt: input.now,
     blockNumber: input.blockNumber ?? null,
   };
@@ -99,14 +105,19 @@ export async function renewLease(input: {
   ttlMs: number;
   deadline: number;
   blockNumber?: number | null;
+  /** Abandons the call (the holder's bound on a renewal: it must not wait past its lease's expiry). */
+  abortSignal?: AbortSignal;
 }): Promise<{ renewed: true; expiresAt: number } | { renewed: false }> {
   const expiresAt = Math.min(input.now + input.ttlMs, input.deadline);
-  const outcome = await updateItem({
-    Key: chainKeys.lease(input.chainId),
-    UpdateExpression: 'SET expiresAt = :expiresAt, blockNumber = :blockNumber',
-    ConditionExpression: 'holder = :holder AND attribute_not_exists(releasedAt)',
-    ExpressionAttributeValues: { ':expiresAt': expiresAt, ':blockNumber': input.blockNumber ?? null, ':holder': input.holder },
-  });
+  const outcome = await updateItem(
+    {
+      Key: chainKeys.lease(input.chainId),
+      UpdateExpression: 'SET expiresAt = :expiresAt, blockNumber = :blockNumber',
+      ConditionExpression: 'holder = :holder AND attribute_not_exists(releasedAt)',
+      ExpressionAttributeValues: { ':expiresAt': expiresAt, ':blockNumber': input.blockNumber ?? null, ':holder': input.holder },
+    },
+    input.abortSignal ? { abortSignal: input.abortSignal } : {},
+  );
   return outcome.applied ? { renewed: true, expiresAt } : { renewed: false };
 }
 
@@ -151,8 +162,9 @@ export type HeldLeaseDecision = { wait: true; until: number } | { wait: false; r
  * handover; or its expiry, when the holder has not renewed it for two thirds of its ttl: likely gone)
  * before this invocation's own last useful moment (`ownHandoverAt`, after which it would start no
  * block itself) and within `maxWaitMs` from now, and no other invocation waits already. `until`: when
- * to give up waiting (the lease free, plus the ttl for a holder that dies at the last moment, within
- * its own lifetime).
+ * to give up waiting, within its own lifetime: for a holder that hands over, its `deadline` (its last
+ * batch may run until its invocation ends; at least the handover plus the ttl, for a holder that dies
+ * at the last moment); for a holder that stopped renewing, its expiry plus the ttl.
  */
 export function decideOnHeldLease(
   held: IngestLeaseRecord,
@@ -172,5 +184,7 @@ export function decideOnHeldLease(
       wait: false,
       reason: `the ${what} in ${Math.round((freeAt - now) / 1000)} s, more than the ${Math.round(input.maxWaitMs / 1000)} s this invocation may wait`,
     };
-  return { wait: true, until: Math.min(Math.max(freeAt, held.expiresAt) + input.ttlMs, input.ownHandoverAt) };
+  const lastFree = Math.max(freeAt, held.expiresAt) + input.ttlMs;
+  const giveUpAt = freeAt === held.handoverAt && held.deadline !== undefined ? Math.max(lastFree, held.deadline) : lastFree;
+  return { wait: true, until: Math.min(giveUpAt, input.ownHandoverAt) };
 }

@@ -20,6 +20,7 @@ import { decodeListenerMessage } from '../../../shared/ingest/queue-messages';
 import type { CursorRecord, IngestLeaseRecord } from '../../../shared/table/records';
 import { useTestTable } from '../../support/table';
 import { expectImmutableItems, readChainTruth } from '../../shared/ingest/support/truth';
+import { startHttpProxy } from '../../shared/ingest/support/proxy';
 import { startSqsStub, startSsmStub, type SqsStub, type SsmStub } from './support/aws-stubs';
 
 useTestTable('handover');
@@ -119,6 +120,9 @@ test('overlapping invocations hand the chain over: every block written and publi
   watching = false;
   sending = false;
   await Promise.all([watch, load]);
+  // (A last look: the watcher's last read may have begun before the last holder's last cursor move.)
+  const last = await readCursor(CHAIN_ID);
+  if (last && last.blockNumber !== cursors.at(-1)?.blockNumber) cursors.push(last);
 
   // Handovers happened, each to the invocation that waited for it; an invocation that found the
   // chain taken and its successor chosen returned at once.
@@ -143,7 +147,10 @@ test('overlapping invocations hand the chain over: every block written and publi
     expect(outcome.heldFrom!).toBeGreaterThanOrEqual(held[index - 1]!.heldUntil!);
     expect(outcome.heldFrom! - held[index - 1]!.heldUntil!).toBeLessThan(1_000);
   }
-  expect(holders.map((entry) => entry.holder)).toEqual(held.map((outcome) => `invocation-${outcomes.indexOf(outcome)}`));
+  // (A holder is its request id and a random part.)
+  expect(holders.map((entry) => entry.holder.replace(/:[0-9a-f-]{36}$/, ''))).toEqual(
+    held.map((outcome) => `invocation-${outcomes.indexOf(outcome)}`),
+  );
 
   // The cursor only moved forward, block by block or batch by batch, onto the chain's own blocks.
   const final = cursors.at(-1)!;
@@ -190,4 +197,71 @@ test('a crashed holder (no renewal, no release) loses the chain within its lease
   const after = (await readCursor(CHAIN_ID))!;
   expect(after.blockNumber).toBe(before.blockNumber + result.advanced);
   await expectImmutableItems(process.env.TABLE_NAME!, await readChainTruth(anvil.rpcUrl, 0, after.blockNumber));
+}, 60_000);
+
+test('a holder killed in the middle of a batch (its table calls never answered again): the next invocation takes over and carries on, no block lost, no item twice', async () => {
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  // The victim's container reaches the table through a proxy that, from its third BatchWriteItem on
+  // (a batch's items), holds every request for ever: the batch stops half written, the cursor stays,
+  // no renewal, no release, as when Lambda ends a process.
+  let batchWrites = 0;
+  let killedAt: number | undefined;
+  const table = await startHttpProxy(process.env.DYNAMODB_ENDPOINT!, ({ headers }) => {
+    if (killedAt !== undefined) return 'hang';
+    if (String(headers['x-amz-target']).endsWith('.BatchWriteItem') && ++batchWrites >= 3) {
+      killedAt = Date.now();
+      return 'hang';
+    }
+    return 'forward';
+  });
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  process.env.DYNAMODB_ENDPOINT = table.url;
+  let victim: { handler: Handler };
+  try {
+    victim = await newContainer();
+  } finally {
+    process.env.DYNAMODB_ENDPOINT = endpoint;
+  }
+  const before = (await readCursor(CHAIN_ID))?.blockNumber ?? -1;
+  const published = sqs.messages.length;
+  try {
+    const deadline = Date.now() + 8_000;
+    void victim
+      .handler(EVENT, { awsRequestId: 'killed', getRemainingTimeInMillis: () => deadline - Date.now() } as Context)
+      .catch(() => undefined);
+    for (let waited = 0; killedAt === undefined && waited < 15_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(killedAt).toBeDefined();
+    const atKill = (await readCursor(CHAIN_ID))?.blockNumber ?? -1;
+    expect((await readLease(CHAIN_ID))?.holder).toMatch(/^killed:/);
+
+    // The next tick comes once the lease has gone two thirds of its ttl without a renewal: it waits for
+    // the expiry (one that came earlier exits: the holder's handover, far away, is after its own end).
+    const successor = await newContainer();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedAt! + 1_000 - Date.now())));
+    const successorDeadline = Date.now() + TIMEOUT_MS;
+    const result = await successor.handler(EVENT, {
+      awsRequestId: 'successor',
+      getRemainingTimeInMillis: () => successorDeadline - Date.now(),
+    } as Context);
+    expect(result).toMatchObject({ role: 'followed', ended: 'released', tookOver: true });
+    // Within the lease's ttl (1.5 s) of the kill, and a poll or two.
+    expect(result.heldFrom! - killedAt!).toBeLessThan(1_500 + 1_000);
+    expect(result.advanced).toBeGreaterThan(0);
+    const after = (await readCursor(CHAIN_ID))!;
+    expect(after.blockNumber).toBe(atKill + result.advanced);
+    expect(atKill).toBeGreaterThanOrEqual(before);
+
+    // Every block's items exactly once: the half-written batch rewritten, nothing left of it twice.
+    await expectImmutableItems(process.env.TABLE_NAME!, await readChainTruth(anvil.rpcUrl, 0, after.blockNumber));
+    // Every block after the cursor published, in order; only the killed batch's may come twice (at least once).
+    const blocks = sqs.messages
+      .slice(published)
+      .map((message) => decodeListenerMessage(message.MessageBody))
+      .flatMap((message) => (message.kind === 'blocksIngested' ? message.events.map((event) => event.block.number) : []));
+    expect([...new Set(blocks)]).toEqual(Array.from({ length: after.blockNumber - before }, (_, i) => before + 1 + i));
+    const repeated = blocks.filter((number, index) => blocks.indexOf(number) !== index);
+    for (const number of repeated) expect(number).toBeGreaterThan(atKill);
+  } finally {
+    await table.close();
+  }
 }, 60_000);

@@ -12,7 +12,7 @@ import { createWalletClient, http as viemHttp, parseEther, type Hash } from 'vie
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { IngestChainResult } from '../../../functions/ingest/ingest-chain';
+import type { IngestChainResult, keptChains as KeptChains } from '../../../functions/ingest/ingest-chain';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { readLease } from '../../../shared/ingest/lease';
 import { readCursor } from '../../../shared/ingest/manifest';
@@ -29,6 +29,9 @@ let anvil: Anvil;
 let ssm: SsmStub;
 let sqs: SqsStub;
 let handler: (event: unknown, context: Context) => Promise<IngestChainResult>;
+let keptChains: typeof KeptChains;
+/** The RPC URL behind each SSM parameter (default: the anvil of CHAIN_ID). */
+const rpcUrls = new Map<string, () => string>();
 
 let requests = 0;
 /** A Lambda context whose invocation ends `remainingMs` from now. */
@@ -52,7 +55,7 @@ beforeAll(async () => {
     );
   await publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: hashes.at(-1)!, pollingInterval: 20 });
 
-  ssm = await startSsmStub(() => anvil.rpcUrl);
+  ssm = await startSsmStub((name) => (rpcUrls.get(name) ?? (() => anvil.rpcUrl))());
   sqs = await startSqsStub();
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_SQS: sqs.endpoint,
@@ -64,7 +67,7 @@ beforeAll(async () => {
     INGEST_HANDOVER_WAIT_MS: '3000',
     POWERTOOLS_METRICS_NAMESPACE: 'ChainDataApiTest',
   });
-  ({ handler } = await import('../../../functions/ingest/ingest-chain'));
+  ({ handler, keptChains } = await import('../../../functions/ingest/ingest-chain'));
 }, 60_000);
 
 afterAll(async () => {
@@ -124,7 +127,12 @@ test('an invocation follows the chain from its cursor until its deadline nears, 
     tookOver: false,
   });
   expect(first.reason).toBe('handover time reached');
-  expect(await readLease(CHAIN_ID)).toMatchObject({ holder: invocation.awsRequestId, blockNumber: 7, releasedAt: expect.any(Number) });
+  // The holder: the request id and a random part (a duplicate delivery shares the request id).
+  expect(await readLease(CHAIN_ID)).toMatchObject({
+    holder: expect.stringMatching(new RegExp(`^${invocation.awsRequestId}:[0-9a-f-]{36}$`)),
+    blockNumber: 7,
+    releasedAt: expect.any(Number),
+  });
   expect(await handler(EVENT, context(1_500))).toMatchObject({ role: 'followed', advanced: 0, reorgs: 0, cursor: 7, ended: 'released' });
   await expectImmutableItems(process.env.TABLE_NAME!, await readChainTruth(anvil.rpcUrl, 0, 7));
 
@@ -291,3 +299,55 @@ test('coin balances follow INGEST_COIN_BALANCES: kept by default (equal to the c
     delete process.env.INGEST_COIN_BALANCES;
   }
 });
+
+test('a node of another chain than the event’s is refused before anything is written, naming both chain ids', async () => {
+  const OTHER = 5;
+  const parameter = '/chain-data/rpc-url/5';
+  const messages = sqs.messages.length;
+  const error = await handler({ chainId: OTHER, rpcUrlParameter: parameter, blockTimeMs: 200 }, context(2_500)).catch(
+    (caught: unknown) => caught as Error,
+  );
+  expect(error).toBeInstanceOf(Error);
+  expect((error as Error).name).toBe('WrongChainError');
+  expect((error as Error).message).toContain(`chain ${CHAIN_ID} (eth_chainId)`);
+  expect((error as Error).message).toContain(`the event's chainId ${OTHER}`);
+  expect((error as Error).message).toContain(parameter);
+  expect(await readCursor(OTHER)).toBeUndefined();
+  expect(await readLease(OTHER)).toBeUndefined();
+  expect(sqs.messages).toHaveLength(messages);
+  expect((await tableSnapshot(table.name)).filter((item) => String(item.pk).includes(`#${OTHER}#`) || item.chainId === OTHER)).toEqual([]);
+  // Nothing of the refused client is kept.
+  expect(keptChains()).not.toContain(OTHER);
+});
+
+test('two deliveries of one event (the same request id) do not both hold the lease', async () => {
+  const duplicate = context(2_500);
+  const results = await Promise.all([handler(EVENT, duplicate), handler(EVENT, duplicate)]);
+  expect(results.map((result) => result.role).sort()).toEqual(['followed', 'skipped']);
+  const skipped = results.find((result) => result.role === 'skipped')!;
+  expect(skipped).toMatchObject({ ended: 'not held', heldFrom: null, advanced: 0 });
+  expect(skipped.reason).toMatch(new RegExp(`^lease held by ${duplicate.awsRequestId}:`));
+});
+
+test('a warm container keeps the client and ingest of the chain it served last only', async () => {
+  const OTHER = 31_338;
+  const other = await startAnvil({ chainId: OTHER });
+  const parameter = `/chain-data/rpc-url/${OTHER}`;
+  rpcUrls.set(parameter, () => other.rpcUrl);
+  try {
+    await handler(EVENT, context(1_500));
+    expect(keptChains()).toEqual([CHAIN_ID]);
+    expect(await handler({ chainId: OTHER, rpcUrlParameter: parameter, blockTimeMs: 200 }, context(1_500))).toMatchObject({
+      chainId: OTHER,
+      role: 'followed',
+      cursor: 0,
+    });
+    expect(keptChains()).toEqual([OTHER]);
+    // Back to the first chain: its ingest is built again, and carries on from its cursor.
+    const before = await readCursor(CHAIN_ID);
+    expect(await handler(EVENT, context(1_500))).toMatchObject({ chainId: CHAIN_ID, role: 'followed', cursor: before!.blockNumber });
+    expect(keptChains()).toEqual([CHAIN_ID]);
+  } finally {
+    await other.stop();
+  }
+}, 30_000);

@@ -83,7 +83,9 @@ describe('the ingest lease', () => {
     // B started by the schedule 60 s before the handover: its life covers it, within the wait allowed.
     const b = { now: T0 + 780_000, waiter: 'B', ownHandoverAt: T0 + 780_000 + 840_000, maxWaitMs: 75_000, ttlMs: TTL };
     const decision = decideOnHeldLease(held, b);
-    expect(decision).toEqual({ wait: true, until: handoverAt + TTL });
+    // B waits until A's deadline at most (A's last batch may run until A's invocation ends), not just the handover plus the ttl.
+    expect(held.deadline).toBe(T0 + 900_000);
+    expect(decision).toEqual({ wait: true, until: T0 + 900_000 });
     expect(await registerWaiter({ chainId, holder: 'A', waiter: 'B', now: b.now, until: (decision as { until: number }).until })).toBe(
       true,
     );
@@ -134,6 +136,35 @@ describe('the ingest lease', () => {
     expect(await renewLease({ chainId, holder: 'A', now: handoverAt + 200, ttlMs: TTL, deadline: T0 + 900_000 })).toEqual({
       renewed: false,
     });
+  });
+
+  test('a waiter waits for a handing-over holder until the holder’s deadline (its last batch may run until then), never past its own end', () => {
+    const held: IngestLeaseRecord = {
+      kind: 'ingestLease',
+      chainId: 1,
+      holder: 'A',
+      takenAt: T0,
+      expiresAt: T0 + 835_000,
+      handoverAt: T0 + 840_000,
+      deadline: T0 + 900_000,
+    };
+    const waiter = { now: T0 + 800_000, waiter: 'B', ownHandoverAt: T0 + 1_640_000, maxWaitMs: 75_000, ttlMs: TTL };
+    expect(decideOnHeldLease(held, waiter)).toEqual({ wait: true, until: T0 + 900_000 });
+    // Bounded by the waiter's own life.
+    expect(decideOnHeldLease(held, { ...waiter, ownHandoverAt: T0 + 870_000 })).toEqual({ wait: true, until: T0 + 870_000 });
+    // A deadline closer than the handover plus the ttl: the handover plus the ttl.
+    expect(decideOnHeldLease({ ...held, deadline: T0 + 845_000 }, waiter)).toEqual({ wait: true, until: T0 + 840_000 + TTL });
+    // A lease written without a deadline: as before.
+    const { deadline: _, ...old } = held;
+    expect(decideOnHeldLease(old, waiter)).toEqual({ wait: true, until: T0 + 840_000 + TTL });
+    // A holder that stopped renewing (likely dead): its expiry plus the ttl, not its far deadline.
+    expect(decideOnHeldLease({ ...held, expiresAt: T0 + 803_000 }, waiter)).toEqual({ wait: true, until: T0 + 803_000 + TTL });
+  });
+
+  test('stores the holder’s deadline when taken', async () => {
+    const chainId = freshChain();
+    await takeLease({ chainId, holder: 'A', now: T0, ttlMs: TTL, handoverAt: T0 + 840_000, deadline: T0 + 900_000 });
+    expect(await readLease(chainId)).toMatchObject({ holder: 'A', handoverAt: T0 + 840_000, deadline: T0 + 900_000 });
   });
 
   test('an invocation does not wait for a handover beyond its own life or beyond the wait allowed', () => {

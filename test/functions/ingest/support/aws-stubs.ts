@@ -1,7 +1,7 @@
 /**
  * Tiny local stand-ins for the two AWS services the ingest Lambda calls besides DynamoDB, reached by
  * the real AWS SDK clients through AWS_ENDPOINT_URL_SSM / AWS_ENDPOINT_URL_SQS:
- * - SSM: serves every GetParameter as a SecureString holding `value`, and records what was asked;
+ * - SSM: serves every GetParameter as a SecureString holding `value(name)`, and records what was asked;
  * - SQS: the JSON protocol's SendMessage, answering the body's MD5 as SQS does, recording each message
  *   with the time it arrived; `reject` makes it refuse every send until `accept`.
  */
@@ -44,13 +44,13 @@ const close = (server: http.Server) => () =>
     server.close(() => resolve());
   });
 
-export async function startSsmStub(value: () => string): Promise<SsmStub> {
+export async function startSsmStub(value: (name: string) => string): Promise<SsmStub> {
   const requests: SsmStub['requests'] = [];
   const server = http.createServer(async (request, response) => {
     const body = JSON.parse((await readBody(request)) || '{}') as Record<string, unknown>;
     requests.push({ target: String(request.headers['x-amz-target'] ?? ''), body });
     response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-    response.end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: value(), Version: 1 } }));
+    response.end(JSON.stringify({ Parameter: { Name: body.Name, Type: 'SecureString', Value: value(String(body.Name)), Version: 1 } }));
   });
   return { endpoint: await listen(server), requests, close: close(server) };
 }
