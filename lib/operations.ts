@@ -12,6 +12,8 @@
  * - `IngestLag`: a chain's ingest `ingestLagThresholdBlocks` or more behind the head all period (per chain);
  * - `IngestStopped`: a chain's ingest stopped writing: a reorg deeper than its window
  *   (`INGEST_MAX_REORG_DEPTH`), which needs an operator; the chain's status endpoint says why (per chain);
+ * - `IngestFailed`: a chain's ingest failed `jobErrorsThreshold` or more rounds or runs in a period (per
+ *   chain): a chain whose every run fails publishes no lag, so `IngestLag` cannot see it;
  * - `IngestStalled`: the chains' schedules delivered fewer ticks than they make for `ingestStalledPeriods`
  *   periods in a row (a schedule disabled or gone, or its ticks failing: no run, so no lag published either);
  * - `QueueAge-<Queue>`: the oldest message of a queue between functions (`DepositEvents`: blocks whose order
@@ -160,6 +162,14 @@ export class Operations extends Construct {
         metric: this.perChain('IngestStopped', 'MAX'),
         threshold: 1,
         description: `A chain's ingest stopped writing (the alarm's contributors name the chains, by chainId): a reorg deeper than INGEST_MAX_REORG_DEPTH (the API serves the old branch, marked stopped in the chain's status): see ${functionIds}'s log, then roll back by hand or raise the window (README, Operations runbook)`,
+      });
+      // Failed rounds and failed runs (metric IngestFailed): a chain whose every run fails publishes no
+      // LagBlocks, so it is absent from IngestLag's groups; JobErrors counts the function's failures of
+      // every chain together.
+      this.alarm('IngestFailed', {
+        metric: this.perChain('IngestFailed', 'SUM'),
+        threshold: settings.jobErrorsThreshold,
+        description: `A chain's ingest failed ${settings.jobErrorsThreshold}+ rounds or runs in ${settings.alarmPeriodMinutes} min (the alarm's contributors name the chains, by chainId): see ${functionIds}'s log for that chainId (the node, its RPC URL parameter, the queue, the table) (README, Operations runbook)`,
       });
     }
 
@@ -477,7 +487,7 @@ export class Operations extends Construct {
    * A Metrics Insights query over the ingest's metric of every chain (namespace ChainDataApi, dimensions
    * service=ingest and chainId), one series per chain: `aggregate` of its data points in each period.
    */
-  private perChain(metricName: string, aggregate: 'MIN' | 'MAX'): MathExpression {
+  private perChain(metricName: string, aggregate: 'MIN' | 'MAX' | 'SUM'): MathExpression {
     return new MathExpression({
       expression: `SELECT ${aggregate}(${metricName}) FROM SCHEMA("${METRICS_NAMESPACE}", chainId, service) WHERE service = 'ingest' GROUP BY chainId`,
       usingMetrics: {},

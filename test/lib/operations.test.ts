@@ -1,7 +1,7 @@
 /**
  * The operator's view in the template: the alarm topic (and its email subscription by context), an
  * alarm per dead-letter or failure queue, per scheduled function's errors, one alarm over every chain
- * each for the ingest's lag and stopped ingest (Metrics Insights grouped by chainId) and for stalled
+ * each for the ingest's lag, failures and stopped ingest (Metrics Insights grouped by chainId) and for stalled
  * schedules (ticks delivered short of what the schedules make: missing data breaching), on the age of
  * the oldest message of each queue between functions (deposits left unprocessed), per API's
  * 5xx and p99 latency, per function's throttles (not the single-writer jobs'), the table's throttles
@@ -167,6 +167,25 @@ describe('operations with cdk.json defaults (one chain)', () => {
     });
     expect(alarm.AlarmDescription).toContain('INGEST_MAX_REORG_DEPTH');
     expect([...alarms.keys()].filter((name) => name.includes('IngestStopped'))).toEqual(['TestStack-IngestStopped']);
+  });
+
+  it('alarms, in one alarm over every chain, when a chain’s ingest failed 3 or more rounds or runs in a period (a chain whose every run fails publishes no lag)', () => {
+    const alarm = alarms.get('TestStack-IngestFailed')!;
+    expect(alarm).toMatchObject({
+      Threshold: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: topicId }],
+      OKActions: [{ Ref: topicId }],
+    });
+    // Each chain's series on its own (GROUP BY chainId: the alarm's contributors), its failures of the period summed.
+    expect(insightsQuery(alarm)).toEqual({
+      expression: `SELECT SUM(IngestFailed) FROM SCHEMA("ChainDataApi", chainId, service) WHERE service = 'ingest' GROUP BY chainId`,
+      period: 300,
+    });
+    expect(alarm.AlarmDescription).toContain('failed 3+ rounds or runs in 5 min');
+    expect([...alarms.keys()].filter((name) => name.endsWith('-IngestFailed'))).toEqual(['TestStack-IngestFailed']);
   });
 
   it('alarms when the chains’ schedules deliver fewer ticks than they make for 3 periods (a stopped schedule publishes nothing: missing data breaches)', () => {
@@ -400,6 +419,8 @@ describe('operations settings from context', () => {
     expect(alarms.get('prod-JobErrors-IngestChain')).toMatchObject({ Threshold: 2 });
     expect(alarms.get('prod-IngestLag')).toMatchObject({ Threshold: 25 });
     expect(alarms.get('prod-IngestLag')!.Metrics[0].Period).toBe(60);
+    expect(alarms.get('prod-IngestFailed')).toMatchObject({ Threshold: 2 });
+    expect(alarms.get('prod-IngestFailed')!.Metrics[0].Period).toBe(60);
     // One chain, 1-minute periods: 1 tick a period; it fires below 0.5 (none delivered), 10 periods in a row.
     expect(alarms.get('prod-IngestStalled')).toMatchObject({
       Threshold: 0.5,
@@ -446,6 +467,7 @@ describe('operations settings from context', () => {
     const ingestAlarms = [...alarms.keys()].filter((name) => /Ingest/.test(name)).sort();
     expect(ingestAlarms).toEqual([
       'TestStack-DeadLetters-IngestChainFailures',
+      'TestStack-IngestFailed',
       'TestStack-IngestLag',
       'TestStack-IngestStalled',
       'TestStack-IngestStopped',

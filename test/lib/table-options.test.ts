@@ -4,7 +4,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { TABLE } from '../../shared/table/definition';
-import { ofType, resourceCounts, removeSyntheses, synthesise } from './support/template';
+import { Template } from 'aws-cdk-lib/assertions';
+import { createStacks } from '../../lib/stacks';
+import { MAX_SERVICE_STACK_RESOURCES, ofType, resourceCounts, removeSyntheses, synthesise, testApp } from './support/template';
 
 afterAll(removeSyntheses);
 
@@ -50,7 +52,21 @@ describe('the table options', () => {
     expect(policies).toHaveLength(2 * kinds);
     for (const policy of policies) expect(policy.TargetTrackingScalingPolicyConfiguration.TargetValue).toBe(70);
     // Still within CloudFormation's 500 resources at 55 chains.
-    expect(resourceCounts(stack).stack).toBeLessThanOrEqual(470);
+    expect(resourceCounts(stack).stack).toBeLessThanOrEqual(MAX_SERVICE_STACK_RESOURCES);
+  });
+
+  it('provisioned, with the WAF in the service stack (us-east-1: a web ACL and a distribution per API) and 55 chains, stay within the service stack’s budget', () => {
+    const app = testApp({
+      tableBilling: 'provisioned',
+      waf: true,
+      chains: Array.from({ length: 55 }, (_, i) => ({ chainId: i + 1, rpcUrlParameter: `/chain-data-api/rpc/${i + 1}` })),
+    });
+    const stacks = createStacks(app, { region: 'us-east-1' });
+    const resources = Template.fromStack(stacks.service).toJSON().Resources as Record<string, { Type: string }>;
+    const types = Object.values(resources).map((resource) => resource.Type);
+    expect(types.filter((type) => type === 'AWS::WAFv2::WebACL')).toHaveLength(3);
+    expect(types.filter((type) => type === 'AWS::ApplicationAutoScaling::ScalableTarget').length).toBeGreaterThan(0);
+    expect(types.length).toBeLessThanOrEqual(MAX_SERVICE_STACK_RESOURCES);
   });
 
   it.each([
