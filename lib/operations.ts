@@ -240,7 +240,7 @@ export class Operations extends Construct {
     for (const [functionId, fn] of stack.functions) {
       if (routeFunctions.has(functionId)) continue;
       // A single-writer job's own reservation throttles its overlapping ticks by design; a per-chain job's
-      // (3 per chain) leaves room for every chain's run, its handover and the minute's tick, so a throttle there is news.
+      // (3 x the chains, one pool for all of them) leaves room for every chain's run, its handover and the minute's tick, so a throttle there is news.
       const job = stack.jobFunctions.get(functionId)?.job;
       if (job && !job.perChain && job.reservedConcurrency !== undefined) continue;
       this.alarm(`Throttles-${functionId}`, {

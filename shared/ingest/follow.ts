@@ -47,7 +47,7 @@ import { ReorgTooDeepError } from './reorg';
 
 export interface FollowSettings {
   chainId: number;
-  /** This invocation (its request id). */
+  /** This invocation: unique to it (the handler: its request id and a random UUID). */
   invocation: string;
   /** When the invocation ends (epoch ms). */
   deadline: number;
