@@ -34,7 +34,10 @@ async function addressPage(hash: string) {
   const response = await explorerGet(hash, '');
   expect(response.status).toBe(200);
   expect(validateJson(blockscoutAddress, response.body)).toEqual([]);
-  return response.body as unknown as { coin_balance: string | null; block_number_balance_updated_at: number | null } & Record<string, unknown>;
+  return response.body as unknown as { coin_balance: string | null; block_number_balance_updated_at: number | null } & Record<
+    string,
+    unknown
+  >;
 }
 
 /** The page's coin balance against the chain: at the head (the ingest is there) and at the block it names. */
