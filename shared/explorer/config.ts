@@ -11,12 +11,9 @@ export const PAGE_SIZE = 50;
 
 export const DEFAULT_EXPLORER_CHAIN_ID = 31337;
 
-/**
- * `sort=value|fee` on an address's transactions (EXPLORER_SORTED_HISTORY_BOUND, 1 to 5000) reads its whole X4 range of the direction and sorts it:
- * served for at most this many transactions (about 0.85 MB of copies: one or two 1 MB Queries, about
- * 110 read units a page at most); past it, a 422 on `sort` (docs/decisions/explorer.md).
- */
-export const DEFAULT_SORTED_HISTORY_BOUND = 1000;
+import { DEFAULT_SORTED_HISTORY_BOUND } from './limits';
+
+export { DEFAULT_SORTED_HISTORY_BOUND };
 
 /**
  * The address counters that read entries (X4: `transactions_count`, `gas_usage_count`) read at most

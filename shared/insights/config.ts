@@ -12,15 +12,13 @@
 import * as v from 'valibot';
 import { readEnv } from '../config';
 import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-status/status';
+import { DEFAULT_MAX_ITEMS_READ_PER_CHAIN } from './limits';
 
 const count = (fallback: number) =>
   v.optional(
     v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,6}$/, 'must be an integer from 1 to 9999999'), v.transform(Number)),
     String(fallback),
   );
-
-/** INSIGHTS_MAX_ITEMS_READ_PER_CHAIN's default. */
-export const DEFAULT_MAX_ITEMS_READ_PER_CHAIN = 10_000;
 
 const schema = v.object({
   INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: count(DEFAULT_MAX_ITEMS_READ_PER_CHAIN),

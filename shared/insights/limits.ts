@@ -19,6 +19,9 @@ export const MAX_PAGE = 1_000_000_000;
 // The bounds of one request's reads (items read for an aggregation or a bounded check, items counted
 // for total_items) are settings: see config.ts.
 
+/** INSIGHTS_MAX_ITEMS_READ_PER_CHAIN's default (config.ts). */
+export const DEFAULT_MAX_ITEMS_READ_PER_CHAIN = 10_000;
+
 /** Resolve (I4): latest transactions / events returned per chain. */
 export const RESOLVE_LIST_LIMIT = 20;
 
