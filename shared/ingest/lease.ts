@@ -26,14 +26,9 @@
  */
 import { getItem, putItem, updateItem } from '../db/operations';
 import { chainKeys } from '../table/keys';
-import type { IngestLeaseRecord as StoredLeaseRecord } from '../table/records';
+import type { IngestLeaseRecord } from '../table/records';
 
-/**
- * The lease item: the table model's record and the holder's `deadline` (epoch ms: when its invocation
- * ends, so its last batch ends at the latest; absent on a lease written before it was stored). (The
- * field belongs in shared/table/records.ts; it is declared here while that file is frozen.)
- */
-export type IngestLeaseRecord = StoredLeaseRecord & { deadline?: number };
+export type { IngestLeaseRecord };
 
 /** The lease as stored, read strongly consistent (undefined: never taken). */
 export async function readLease(chainId: number): Promise<IngestLeaseRecord | undefined> {

@@ -600,6 +600,11 @@ export interface IngestLeaseRecord {
   expiresAt: number;
   /** Epoch ms: when the holder means to release it (its deadline less its margin): a waiter's cue. */
   handoverAt: number;
+  /**
+   * Epoch ms: when the holder's invocation ends, so its last batch ends at the latest (a waiter waits
+   * until then); absent on a lease written before it was stored.
+   */
+  deadline?: number;
   /** Epoch ms: when the holder took it. */
   takenAt: number;
   /** Epoch ms: when the holder released it; absent while held. */
