@@ -55,6 +55,7 @@ import { prng } from './dataset/chain';
 import type { ProbeLog } from './lib/ingest-probe';
 import { now } from './lib/ingest-probe';
 import { blockLags, percentileOf, STAGE_LABELS, stageTimes, type MinedBlock, type StageOrGap } from './lib/stages';
+import { numberOption } from './lib/options';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHAIN_ID = 31337;
@@ -245,11 +246,7 @@ function parseOptions(): Options | undefined {
     console.log(USAGE);
     return undefined;
   }
-  const number = (name: string, value: string | undefined, min: number): number => {
-    const parsed = Number(value);
-    if (!Number.isFinite(parsed) || parsed < min) throw new Error(`--${name} must be a number of at least ${min}\n${USAGE}`);
-    return parsed;
-  };
+  const number = numberOption(USAGE);
   return {
     followSeconds: number('follow-seconds', values['follow-seconds'], 4),
     blockSeconds: number('block-seconds', values['block-seconds'], 0.2),

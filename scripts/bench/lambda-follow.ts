@@ -65,6 +65,7 @@ import { type LambdaCost, lambdaCostPerChainPerDay, successorWaitSeconds } from 
 import { type InvocationRecord, LocalLambda } from './lib/local-lambda';
 import { LocalFifoQueue } from './lib/local-sqs';
 import { percentileOf } from './lib/stages';
+import { numberOption } from './lib/options';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CHAIN_ID = 31337;
@@ -127,11 +128,7 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
     console.log(USAGE);
     return undefined;
   }
-  const number = (name: string, value: string | undefined, min: number): number => {
-    const parsed = Number(value);
-    if (!Number.isFinite(parsed) || parsed < min) throw new Error(`--${name} must be a number of at least ${min}\n${USAGE}`);
-    return parsed;
-  };
+  const number = numberOption(USAGE);
   const timeoutSeconds = number('timeout', values.timeout, 10);
   const scheduleSeconds = number('schedule', values.schedule, 2);
   const safetyMarginSeconds = number('safety-margin', values['safety-margin'], 1);

@@ -21,7 +21,7 @@ import type { CursorRecord, IngestLeaseRecord } from '../../../shared/table/reco
 import { useTestTable } from '../../support/table';
 import { expectImmutableItems, readChainTruth } from '../../shared/ingest/support/truth';
 import { startHttpProxy } from '../../shared/ingest/support/proxy';
-import { startSqsStub, startSsmStub, type SqsStub, type SsmStub } from './support/aws-stubs';
+import { startSqsStub, startSsmStub, stubEnvironment, type SqsStub, type SsmStub } from './support/aws-stubs';
 
 useTestTable('handover');
 const CHAIN_ID = 31337;
@@ -41,9 +41,7 @@ beforeAll(async () => {
   ssm = await startSsmStub(() => anvil.rpcUrl);
   sqs = await startSqsStub();
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-    DEPOSIT_EVENTS_QUEUE_URL: sqs.queueUrl,
-    AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+    ...stubEnvironment(ssm, sqs),
     INGEST_SAFETY_MARGIN_MS: '1000',
     INGEST_LEASE_TTL_MS: '1500',
     INGEST_HANDOVER_WAIT_MS: '2500',

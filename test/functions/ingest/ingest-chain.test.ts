@@ -19,7 +19,7 @@ import { readCursor } from '../../../shared/ingest/manifest';
 import { decodeListenerMessage } from '../../../shared/ingest/queue-messages';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { expectImmutableItems, publicClient, readChainTruth } from '../../shared/ingest/support/truth';
-import { startSqsStub, startSsmStub, type SqsStub, type SsmStub } from './support/aws-stubs';
+import { startSqsStub, startSsmStub, stubEnvironment, type SqsStub, type SsmStub } from './support/aws-stubs';
 
 const table = useTestTable('lambda');
 const CHAIN_ID = 31337;
@@ -58,9 +58,7 @@ beforeAll(async () => {
   ssm = await startSsmStub((name) => (rpcUrls.get(name) ?? (() => anvil.rpcUrl))());
   sqs = await startSqsStub();
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_SQS: sqs.endpoint,
-    DEPOSIT_EVENTS_QUEUE_URL: sqs.queueUrl,
-    AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+    ...stubEnvironment(ssm, sqs),
     INGEST_MAX_BLOCKS: '3',
     INGEST_SAFETY_MARGIN_MS: '1000',
     INGEST_LEASE_TTL_MS: '2000',

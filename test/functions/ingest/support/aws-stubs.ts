@@ -89,3 +89,8 @@ export async function startSqsStub(): Promise<SqsStub> {
     close: close(server),
   };
 }
+
+/** The environment that points the AWS SDK's SSM and SQS clients (and the deposit queue URL) at the stubs. */
+export function stubEnvironment(ssm: SsmStub, sqs: SqsStub): Record<string, string> {
+  return { AWS_ENDPOINT_URL_SQS: sqs.endpoint, DEPOSIT_EVENTS_QUEUE_URL: sqs.queueUrl, AWS_ENDPOINT_URL_SSM: ssm.endpoint };
+}
