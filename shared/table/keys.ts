@@ -314,6 +314,13 @@ export const tokenTransferKeys = {
   }),
   /** N8 (I5c): token transfers of a token contract, ordered by block. */
   byToken: (chainId: number, token: string): KeyRange => ({ pk: `${chain(chainId)}#TT#${lower(token)}` }),
+  /**
+   * N16 (I6k): transfers of one NFT (an ERC-721 or ERC-1155 token id), ordered by block: an index copy
+   * with range positions (page numbers), written for NFT transfers only. sk as every transfer range.
+   */
+  byTokenId: (chainId: number, token: string, tokenId: bigint | string): KeyRange => ({
+    pk: `${chain(chainId)}#TT#${lower(token)}#ID#${BigInt(tokenId).toString()}`,
+  }),
   sortKey: (blockNumber: number | bigint, logIndex: number, batchPosition: number): string =>
     `${blockKey(blockNumber)}#${indexKey(logIndex)}#${batchKey(batchPosition)}`,
 };
@@ -400,6 +407,13 @@ export const addressKeys = {
     `${TOKEN_TYPE_RANK[standard]}#${lower(contract)}#${uint256Key(MAX_UINT256 - BigInt(tokenId))}`,
   /** The token id a G4 sort key holds. */
   nftHoldingTokenId: (sk: string): string => (MAX_UINT256 - BigInt(sk.slice(sk.lastIndexOf('#') + 1))).toString(),
+  /**
+   * X10: how many balances an address has listed per standard (the sizes of its X1 ranges: ERC-20 and
+   * ERC-721 tokens, ERC-1155 (token, id) pairs with a positive balance). One item beside its balances,
+   * attributes `ERC-20`, `ERC-721`, `ERC-1155`, `ERC-404` moved with ADD by the balance transitions
+   * (in the same transaction, so a re-run never counts twice). GetItem, read with a list page.
+   */
+  balanceCounts: (chainId: number, holder: string): ItemKey => ({ pk: `${chain(chainId)}#A#${lower(holder)}`, sk: 'BALCOUNT' }),
   /** N11: a human-readable name (token symbol, lowercased) registered on a chain -> address. GetItem. */
   name: (chainId: number, name: string): ItemKey => ({ pk: `${chain(chainId)}#NAME#${name.toLowerCase()}`, sk: 'NAME' }),
   /**
@@ -408,6 +422,35 @@ export const addressKeys = {
    * (instead of one per chain, missing where the name is not registered). BatchGetItem by name.
    */
   nameOnChains: (name: string): ItemKey => ({ pk: `NAME#${name.toLowerCase()}`, sk: 'CHAINS' }),
+};
+
+/**
+ * T1 (I6l, I6m and I6n of ERC-1155): a token's holders with a positive balance, on gsi2 of the balance
+ * items themselves (G3: sparse, the attributes are set while the balance is positive and removed when it
+ * reaches zero, so DynamoDB keeps the index; nothing else is written). One partition per token:
+ * gsi2sk `<token id or ->#<78-digit (2^256 - 1 - value)>#<holder>`, read forward: ERC-20 holders
+ * largest balance first (holder ascending on ties); an ERC-1155 collection's (holder, id) pairs by id
+ * ascending, then balance descending; one id's holders are the prefix `<id>#`. ERC-721 owners are the
+ * instances' (G3), and the ERC-1155 total of a holder is not listed.
+ */
+export const holderKeys = {
+  holders: (chainId: number, token: string): KeyRange => ({ pk: `${chain(chainId)}#HOLDERS#${lower(token)}`, index: 'gsi2' }),
+  holdersOfId: (chainId: number, token: string, tokenId: bigint | string): KeyRange => ({
+    pk: `${chain(chainId)}#HOLDERS#${lower(token)}`,
+    index: 'gsi2',
+    skPrefix: `${uint256Key(tokenId)}#`,
+  }),
+  /** The gsi2 attributes of a positive balance (G3 item) of `holder` in `token` (and `tokenId`, ERC-1155). */
+  listing: (
+    chainId: number,
+    token: string,
+    tokenId: bigint | string | null,
+    value: bigint | string,
+    holder: string,
+  ): { gsi2pk: string; gsi2sk: string } => ({
+    gsi2pk: `${chain(chainId)}#HOLDERS#${lower(token)}`,
+    gsi2sk: `${tokenId === null ? '-' : uint256Key(tokenId)}#${uint256Key(MAX_UINT256 - BigInt(value))}#${lower(holder)}`,
+  }),
 };
 
 export const nftKeys = {

@@ -367,6 +367,16 @@ export interface AddressRecord {
    * maintained transactionally as balances go to or from zero. Present on token items only.
    */
   holders?: number;
+  /**
+   * NFT contracts: how many instance items (G3) the contract has (ids seen, burned ones included), ADD
+   * +1 with the write that creates an instance and -1 with a reorg's delete (I6f's total).
+   */
+  nftInstances?: number;
+  /**
+   * ERC-1155 contracts: (holder, id) pairs with a positive balance (the size of its T1 partition, I6m's
+   * total), moved with the per-id balance transitions as `holders` is with the totals.
+   */
+  idHolders?: number;
 }
 
 /**
@@ -387,6 +397,23 @@ export interface BalanceRecord {
   /** Token name the X1 sort key was built with ('' when the token has none). */
   tokenName: string;
   updatedAtBlock: number;
+  /**
+   * T1 (holderKeys.listing): set while the balance is positive, except on the ERC-721 balance (owners
+   * are the instances') and the ERC-1155 total of a holder; the item is deleted at zero.
+   */
+  gsi2pk?: string;
+  gsi2sk?: string;
+}
+
+/** X10 (addressKeys.balanceCounts): the sizes of an address's X1 ranges, per standard (absent = 0). */
+export interface BalanceCountsRecord {
+  kind: 'balanceCounts';
+  chainId: number;
+  holder: string;
+  'ERC-20'?: number;
+  'ERC-721'?: number;
+  'ERC-1155'?: number;
+  'ERC-404'?: number;
 }
 
 /**
