@@ -85,13 +85,16 @@ export async function readChainPages(
  * Every chain's aggregated rows (ordered, before paging): from running totals where the aggregation
  * allows it (prefix-aggregate.ts: count, sum and avg of a summed field, at most one bucket, one range
  * without checks; a few items per bucket, whatever the range's size), otherwise from every matching
- * row of the chain's ranges, read under the read bound.
+ * row of the chain's ranges, read under the read bound: at most `maxItemsReadPerChain + 1` items per
+ * chain over all its ranges (read one after the other, each with what the others left), the last
+ * only to learn that there are more (a 400). `besideTotals` is called when a chain starts on running
+ * totals (list reads start the chains' status read there, beside that chain's first round).
  */
 export async function aggregateChainRanges<R>(
   plan: ListPlan,
   rangeOf: (chainId: number) => Promise<ChainRanges>,
   config: InsightsConfig,
-  options: { fields: FieldCatalogue; row: (record: R) => Row; summed: SummedFields },
+  options: { fields: FieldCatalogue; row: (record: R) => Row; summed: SummedFields; besideTotals?: () => void },
 ): Promise<Row[][]> {
   const aggregation = plan.aggregation as AggregationPlan;
   const byTotals = answerableByTotals(aggregation, options.summed);
@@ -100,11 +103,18 @@ export async function aggregateChainRanges<R>(
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
       const single = reads.length === 1 ? reads[0]! : undefined;
-      if (byTotals && single) {
+      if (byTotals && single && single.checks.length === 0 && (!single.sk || 'blocks' in single.sk)) {
+        options.besideTotals?.();
         const groups = await countGroupsByTotals(chainId, single, aggregation, options.summed, timestampOf);
         if (groups) return rowsOfCountedGroups(groups, aggregation, options.fields, plan.sortOrder);
       }
-      const items = (await Promise.all(reads.map((read) => readAll(chainId, read, config)))).flat();
+      const items: Item[] = [];
+      let examined = 0;
+      for (const read of reads) {
+        const part = await readAll(chainId, read, config, examined);
+        items.push(...part.items);
+        examined += part.scanned;
+      }
       return aggregateRows(
         items.map((item) => options.row(item as unknown as R)),
         aggregation,
@@ -197,22 +207,33 @@ export async function readList<R>(
   config: InsightsConfig,
   options: { fields: FieldCatalogue; row: (record: R) => Row; position: (record: R) => readonly number[]; summed: SummedFields },
 ): Promise<ListRead<R>> {
-  // The chains' indexed heads (kept per container for a few seconds), read beside the page's first round trip.
-  const heads = readChainStatuses(plan.chainIds, config.chainStatus, { cached: true });
-  heads.catch(() => undefined); // (awaited below; a failure surfaces there)
+  // The chains' indexed heads (kept per container for a few seconds; reading them costs 2 items per chain).
+  let heads: Promise<ChainStatus[]> | undefined;
+  const readHeads = (): Promise<ChainStatus[]> => {
+    if (heads === undefined) {
+      heads = readChainStatuses(plan.chainIds, config.chainStatus, { cached: true });
+      heads.catch(() => undefined); // (awaited below; a failure surfaces there)
+    }
+    return heads;
+  };
   if (plan.aggregation) {
-    const { aggregations, total, pages } = pageAggregations(plan, await aggregateChainRanges(plan, rangeOf, config, options));
+    // Beside the first round of running totals; after a bounded read of the rows, so that one reads at
+    // most its bound + 1 items per chain in all, and its 400 past the bound reads nothing more.
+    const all = await aggregateChainRanges(plan, rangeOf, config, { ...options, besideTotals: readHeads });
+    const { aggregations, total, pages } = pageAggregations(plan, all);
     return {
       aggregations,
       records: null,
-      totals: { total_items: total, total_pages: pages, indexed_heads: (await heads).map(indexedHeadOf) },
+      totals: { total_items: total, total_pages: pages, indexed_heads: (await readHeads()).map(indexedHeadOf) },
     };
   }
+  // Beside the page's first round trip.
+  readHeads();
   const chains = await readChainPages(plan, rangeOf, config);
   const records = mergeByPosition(
     chains.map((chain) => ({ rows: chain.items as unknown as R[] })),
     options.position,
     plan.sortOrder,
   );
-  return { aggregations: null, records, totals: { ...totals(chains, plan.limit), indexed_heads: (await heads).map(indexedHeadOf) } };
+  return { aggregations: null, records, totals: { ...totals(chains, plan.limit), indexed_heads: (await readHeads()).map(indexedHeadOf) } };
 }

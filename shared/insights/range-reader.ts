@@ -210,12 +210,21 @@ async function readCheckedPage(
   return { items: items.slice(skip, wanted), total: items.length + rest.count };
 }
 
-/** Every item of the range, for an aggregation: a 400 when there are more than `maxItemsReadPerChain`. */
-export async function readAll(chainId: number, read: RangeRead, config: InsightsConfig): Promise<Item[]> {
+/**
+ * Every item of the range, for an aggregation, and the items examined: a 400 when the chain's reads
+ * examine more than `maxItemsReadPerChain`, `examined` of them already (its other ranges). Reads at
+ * most the rest of the bound + 1.
+ */
+export async function readAll(
+  chainId: number,
+  read: RangeRead,
+  config: InsightsConfig,
+  examined = 0,
+): Promise<{ items: Item[]; scanned: number }> {
   const bound = config.maxItemsReadPerChain;
-  const { items, scanned } = await queryAll(queryInput(read), { maxRead: bound + 1 });
-  if (scanned > bound) throw new RangeTooLargeError(chainId, bound);
-  return items;
+  const { items, scanned } = await queryAll(queryInput(read), { maxRead: bound + 1 - examined });
+  if (examined + scanned > bound) throw new RangeTooLargeError(chainId, bound);
+  return { items, scanned };
 }
 
 /**
