@@ -23,7 +23,7 @@ import type { ChainClient } from '../chain/client';
 import { ContractReader } from '../chain/read';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, withBackoff } from '../chain/retry';
 import { inParallel, writeItems } from '../db/operations';
-import { addressKeys, blockKeys, keyId, type ItemKey, type TableItem } from '../table/keys';
+import { addressKeys, blockKeys, keyId, nftKeys, type ItemKey, type TableItem } from '../table/keys';
 import {
   deletePlan,
   deleteStagedSegment,
@@ -867,19 +867,27 @@ export class ChainIngest {
         }
       },
     );
-    await inParallel(
-      withAnswers(nftTouches, nfts).map(([nft, state]) => ({ nft, state })),
-      STATE_CONCURRENCY,
-      async ({ nft, state }) =>
-        this.state.setNftInstance(
+    // The instances as the balance transitions left them, in one read: a write that makes a new
+    // instance moves its contract's instance count, so those of one contract run in sequence (like
+    // the holder counts above); updates of known instances run in parallel.
+    const instanceWrites = withAnswers(nftTouches, nfts).map(([nft, state]) => ({ nft, state }));
+    const storedInstances = await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
+    const instanceKey = ({ nft }: { nft: { contract: string; tokenId: bigint } }): string => {
+      const stored = storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)));
+      return stored?.updatedAtBlock === undefined ? `contract|${nft.contract}` : `own|${nft.contract}|${nft.tokenId}`;
+    };
+    await inParallel(groupBy(instanceWrites, instanceKey), STATE_CONCURRENCY, async (group) => {
+      for (const { nft, state } of group) {
+        await this.state.setNftInstance(
           nft.contract,
           nft.standard,
           nft.tokenId,
           state,
           lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)),
-          { firstSeenBlock: nft.firstBlock },
-        ),
-    );
+          { firstSeenBlock: nft.firstBlock, prefetched: storedInstances },
+        );
+      }
+    });
     await inParallel(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
       this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),
     );

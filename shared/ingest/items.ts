@@ -22,8 +22,9 @@ import { compactBlock, compactLog, compactTokenTransfer, compactTransaction } fr
 
 /**
  * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range
- * and the index copies of I1, I2, I5 and I10a-I10e (X4 per-address transactions, N5, N6) (see docs/access-patterns.md; range-positions.ts numbers
- * them with `pos`). Marked here, where each copy is written; other ranges stay as they are.
+ * and the index copies of I1, I2, I5, I6k (N16, one NFT's transfers) and I10a-I10e (X4 per-address
+ * transactions, N5, N6) (see docs/access-patterns.md; range-positions.ts numbers them with `pos`).
+ * Marked here, where each copy is written; other ranges stay as they are.
  */
 const countedEntries = new WeakSet<object>();
 
@@ -113,6 +114,8 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
     const putCopy = (pk: string, flags: object = {}) =>
       put({ pk, sk }, { ...compactTokenTransfer(transfer, { pk, sk }), ...flags }, COUNTED);
     putCopy(tokenTransferKeys.byToken(chainId, transfer.token).pk);
+    // N16: an NFT's own transfers (ERC-721, ERC-1155: a token id), numbered like N8.
+    if (transfer.tokenId !== null) putCopy(tokenTransferKeys.byTokenId(chainId, transfer.token, transfer.tokenId).pk);
     // The token always has an address item (it emitted the log): only its two sides are flagged.
     const flags = sides(transfer.from, transfer.to);
     // Its own standard's range and ALL (keys.ts typeSetsWritten), not every set containing it.

@@ -181,6 +181,10 @@ export class Reorg {
       return (item !== undefined && item.firstSeenBlock > ancestor) || !withCode.has(address);
     };
     const tokenName = (token: string): string => items.get(token)?.tokenName ?? '';
+    // A contract's counters (holders, idHolders, nftInstances) move only while its item is there: a
+    // newer chunk of this rollback (or an interrupted run of it) may have deleted it already, and an
+    // ADD would create a bare item. (Its balances and instances are all above the ancestor, so all go.)
+    const hasItem = (address: string): boolean => items.has(address);
 
     // Balances: per-id and token-level first, then ERC-1155 totals from the holdings.
     const direct = balances.filter((e) => !(e.standard === 'ERC-1155' && e.tokenId === null));
@@ -189,7 +193,10 @@ export class Reorg {
     const valueByEntry = new Map(readable.map((e, position) => [e, values[position] ?? 0n]));
     await inParallel(byToken(direct), CONCURRENCY, async (group) => {
       for (const balance of group)
-        await this.state.setBalance(balance, valueByEntry.get(balance) ?? 0n, ancestor, tokenName(balance.token), { force: true });
+        await this.state.setBalance(balance, valueByEntry.get(balance) ?? 0n, ancestor, tokenName(balance.token), {
+          force: true,
+          tokenItemExists: hasItem(balance.token),
+        });
     });
     const totals = balances.filter((e) => e.standard === 'ERC-1155' && e.tokenId === null);
     await inParallel(byToken(totals), CONCURRENCY, async (group) => {
@@ -199,7 +206,7 @@ export class Reorg {
           await this.state.sumErc1155Holdings(total.holder, total.token),
           ancestor,
           tokenName(total.token),
-          { force: true },
+          { force: true, tokenItemExists: hasItem(total.token) },
         );
       }
     });
@@ -211,7 +218,10 @@ export class Reorg {
     );
     const drop = nfts.filter((nft, position) => instances[position] && !keep.includes(nft));
     const states = await this.chainState.nfts(keep, at);
-    await inParallel(drop, CONCURRENCY, (nft) => this.state.deleteNftInstance(nft.contract, nft.tokenId));
+    // One contract's deletes in sequence: each moves the contract's instance count (one item).
+    await inParallel(byContract(drop), CONCURRENCY, async (group) => {
+      for (const nft of group) await this.state.deleteNftInstance(nft.contract, nft.tokenId, { contractItemExists: hasItem(nft.contract) });
+    });
     await inParallel(
       withAnswers(keep, states).map(([nft, state]) => ({ nft, state })),
       CONCURRENCY,
@@ -408,5 +418,11 @@ function creationOf(item: AddressRecord): Creation | null {
 function byToken<T extends BalanceEntity>(entities: T[]): T[][] {
   const groups = new Map<string, T[]>();
   for (const e of entities) groups.set(e.token, [...(groups.get(e.token) ?? []), e]);
+  return [...groups.values()];
+}
+
+function byContract<T extends { contract: string }>(entities: T[]): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const e of entities) groups.set(e.contract, [...(groups.get(e.contract) ?? []), e]);
   return [...groups.values()];
 }

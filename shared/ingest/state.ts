@@ -18,7 +18,7 @@
  * Pattern ids (X1, G3 ...): see docs/access-patterns.md.
  */
 import { deleteItem, transactWrite, updateItem, writeItems, type TransactItem } from '../db/operations';
-import { addressKeys, chainKeys, keyId, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
+import { addressKeys, chainKeys, holderKeys, keyId, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
 import { resolveTokenMetadata } from '../chain/decode';
 import { MAX_TOKEN_URI_BYTES } from '../chain/token-metadata';
 import type { NftState, TokenInfo } from './chain-state';
@@ -26,6 +26,7 @@ import { countRange, getItem, getItems, queryRange } from './table-io';
 import {
   MAX_COPIED_DATA_BYTES,
   type AddressRecord,
+  type BalanceCountsRecord,
   type BalanceRecord,
   type EmbeddedNftInstance,
   type IndexedTokenStandard,
@@ -162,7 +163,11 @@ export class StateWriter {
         ':detailsAt': token?.readAt ?? null,
       });
       if (token) {
+        // The counters the transitions move (ADD), present from the start, so that a token's item is
+        // the same whether or not a reorg moved them there and back.
         sets.push('holders = if_not_exists(holders, :zero)');
+        if (token.type === 'ERC-721' || token.type === 'ERC-1155') sets.push('nftInstances = if_not_exists(nftInstances, :zero)');
+        if (token.type === 'ERC-1155') sets.push('idHolders = if_not_exists(idHolders, :zero)');
         values[':zero'] = 0;
       }
     } else {
@@ -255,7 +260,7 @@ export class StateWriter {
     value: bigint,
     blockNumber: number,
     tokenName: string,
-    options: { force?: boolean; prefetched?: Map<string, BalanceRecord> } = {},
+    options: { force?: boolean; prefetched?: Map<string, BalanceRecord>; tokenItemExists?: boolean } = {},
   ): Promise<void> {
     const force = options.force ?? false;
     const key = this.balanceKey(balance);
@@ -269,11 +274,20 @@ export class StateWriter {
       // Unchanged (and, for a stored balance, already recorded at this block): nothing to write.
       if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) return undefined;
       const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
-      const instance =
+      // A listed balance reaching zero: the holder's counts decide whether X10 is decremented or deleted.
+      const [instance, counts] = await Promise.all([
         perId && old !== value
-          ? await getItem<Stored<NftInstanceRecord>>(nftKeys.instance(this.chainId, balance.token, balance.tokenId!))
-          : undefined;
-      return this.balanceTransition(balance, key, stored, value, blockNumber, tokenName, instance);
+          ? getItem<Stored<NftInstanceRecord>>(nftKeys.instance(this.chainId, balance.token, balance.tokenId!))
+          : undefined,
+        isListed(balance) && old !== 0n && value === 0n
+          ? getItem<BalanceCountsRecord>(addressKeys.balanceCounts(this.chainId, balance.holder))
+          : undefined,
+      ]);
+      return this.balanceTransition(balance, key, stored, value, blockNumber, tokenName, {
+        instance,
+        counts,
+        tokenItemExists: options.tokenItemExists ?? true,
+      });
     });
   }
 
@@ -293,7 +307,7 @@ export class StateWriter {
     value: bigint,
     blockNumber: number,
     tokenName: string,
-    instance: Stored<NftInstanceRecord> | undefined,
+    read: { instance: Stored<NftInstanceRecord> | undefined; counts: BalanceCountsRecord | undefined; tokenItemExists: boolean },
   ): TransactItem[] {
     const old = stored ? BigInt(stored.value) : 0n;
     const condition = stored
@@ -314,11 +328,16 @@ export class StateWriter {
       tokenName,
       updatedAtBlock: blockNumber,
     };
+    // T1: the token's holders are the positive balance items themselves, on gsi2 (the listing copies
+    // below never carry these attributes).
+    const holderIndex =
+      value > 0n && isOnHolderIndex(balance) ? holderKeys.listing(this.chainId, balance.token, balance.tokenId, value, balance.holder) : {};
     const items: TransactItem[] = [
-      value === 0n ? { Delete: { Key: key, ...condition } } : { Put: { Item: { ...record, ...key }, ...condition } },
+      value === 0n ? { Delete: { Key: key, ...condition } } : { Put: { Item: { ...record, ...holderIndex, ...key }, ...condition } },
     ];
-    const isTotal = balance.standard === 'ERC-1155' && balance.tokenId === null;
-    if (!isTotal) {
+    const crossing = (old === 0n) !== (value === 0n);
+    const delta = value === 0n ? -1 : 1;
+    if (isListed(balance)) {
       // Its standard's range and ALL only: a two-standard request merges two ranges (keys.ts typeSetsToRead).
       for (const typeSet of typeSetsWritten(balance.standard)) {
         const pk = addressKeys.balancesByValue(this.chainId, balance.holder, typeSet).pk;
@@ -329,29 +348,113 @@ export class StateWriter {
         if (oldSk && (value === 0n || oldSk !== newSk)) items.push({ Delete: { Key: { pk, sk: oldSk } } });
         if (value > 0n) items.push({ Put: { Item: { ...record, kind: 'balanceListing', pk, sk: newSk } } });
       }
+      // X10: the one operation of this transaction on the holder's counts.
+      if (crossing) items.push(...this.balanceCountMove(balance.holder, balance.standard, delta, read.counts));
     }
-    if (balance.standard === 'ERC-1155' && balance.tokenId !== null) {
+    const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
+    if (perId) {
       const holdingKey = {
         pk: addressKeys.nftHoldings(this.chainId, balance.holder).pk,
-        sk: addressKeys.nftHoldingSortKey('ERC-1155', balance.token, balance.tokenId),
+        sk: addressKeys.nftHoldingSortKey('ERC-1155', balance.token, balance.tokenId!),
       };
       if (value === 0n) items.push({ Delete: { Key: holdingKey } });
       else
         items.push({
-          Put: { Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId, value), ...holdingKey } },
+          Put: { Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId!, value), ...holdingKey } },
         });
-      if (old !== value) items.push(this.heldSupplyMove(balance.token, balance.tokenId, old, value, instance));
+      if (old !== value) items.push(this.heldSupplyMove(balance.token, balance.tokenId!, old, value, read.instance));
     }
-    if ((balance.standard !== 'ERC-1155' || isTotal) && (old === 0n) !== (value === 0n)) {
-      items.push({
-        Update: {
-          Key: addressKeys.address(this.chainId, balance.token),
-          UpdateExpression: 'ADD holders :delta',
-          ExpressionAttributeValues: { ':delta': value === 0n ? -1 : 1 },
-        },
-      });
-    }
+    // The token's counters (X7), in ONE update (a transaction may not touch an item twice): `holders`
+    // for a token-level balance (ERC-20, ERC-721, the ERC-1155 total), `idHolders` for an ERC-1155 id.
+    // Not when the token's item is gone (a reorg deleted it): an ADD would create a bare item.
+    if (crossing && read.tokenItemExists) items.push(this.contractCounterMove(balance.token, { [perId ? 'idHolders' : 'holders']: delta }));
     return items;
+  }
+
+  /**
+   * The holder's X10 counts follow one listed balance of `standard` leaving (+1) or reaching (-1)
+   * zero. A count is stored only while it is positive, and the item only while one is: a count that
+   * reaches zero is removed and the last one deletes the item. So the item is the same whatever the
+   * batch boundaries, and a reorg that orphans every balance of a holder leaves no trace of it, as a
+   * fresh ingest of the chain would (tests compare both item for item). A decrement depends on the
+   * counts read (`counts`), so it is conditional on them still leading where it goes: a concurrent
+   * transition of another of the holder's tokens fails the condition and the change is read again. A
+   * balance the counts do not hold (written before they existed) is not subtracted.
+   */
+  private balanceCountMove(
+    holder: string,
+    standard: IndexedTokenStandard,
+    delta: 1 | -1,
+    counts: BalanceCountsRecord | undefined,
+  ): TransactItem[] {
+    const Key = addressKeys.balanceCounts(this.chainId, holder);
+    if (delta === 1) {
+      // (Created, or created again after its last count went: its fields are set each time.)
+      const kind: BalanceCountsRecord['kind'] = 'balanceCounts';
+      return [
+        {
+          Update: {
+            Key,
+            UpdateExpression: 'SET #kind = :kind, chainId = :chainId, #holder = :holder ADD #std :one',
+            ExpressionAttributeNames: { '#kind': 'kind', '#holder': 'holder', '#std': standard },
+            ExpressionAttributeValues: { ':kind': kind, ':chainId': this.chainId, ':holder': holder, ':one': 1 },
+          },
+        },
+      ];
+    }
+    const count = counts?.[standard] ?? 0;
+    if (count <= 0) return [];
+    if (count > 1) {
+      return [
+        {
+          Update: {
+            Key,
+            UpdateExpression: 'ADD #std :minusOne',
+            ConditionExpression: '#std > :one',
+            ExpressionAttributeNames: { '#std': standard },
+            ExpressionAttributeValues: { ':minusOne': -1, ':one': 1 },
+          },
+        },
+      ];
+    }
+    const others = COUNTED_STANDARDS.filter((other) => other !== standard);
+    const names: Record<string, string> = { '#std': standard };
+    for (const [position, other] of others.entries()) names[`#o${position}`] = other;
+    const othersPositive = others.map((_, position) => `#o${position} > :zero`).join(' OR ');
+    const values = { ':one': 1, ':zero': 0 };
+    return [
+      others.some((other) => (counts?.[other] ?? 0) > 0)
+        ? {
+            Update: {
+              Key,
+              UpdateExpression: 'REMOVE #std',
+              ConditionExpression: `#std = :one AND (${othersPositive})`,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            },
+          }
+        : {
+            Delete: {
+              Key,
+              ConditionExpression: `#std = :one AND NOT (${othersPositive})`,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            },
+          },
+    ];
+  }
+
+  /** ADDs to counters on a contract's address item (X7): one Update, whatever the counters. */
+  private contractCounterMove(contract: string, deltas: Partial<Record<ContractCounter, number>>): TransactItem {
+    const entries = Object.entries(deltas);
+    return {
+      Update: {
+        Key: addressKeys.address(this.chainId, contract),
+        UpdateExpression: `ADD ${entries.map((_, position) => `#c${position} :c${position}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], position) => [`#c${position}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, delta], position) => [`:c${position}`, delta])),
+      },
+    };
   }
 
   /**
@@ -406,12 +509,17 @@ export class StateWriter {
     tokenId: bigint,
     state: NftState,
     blockNumber: number,
-    options: { force?: boolean; firstSeenBlock?: number } = {},
+    options: { force?: boolean; firstSeenBlock?: number; prefetched?: Map<string, NftInstanceRecord> } = {},
   ): Promise<void> {
     const force = options.force ?? false;
     const key = nftKeys.instance(this.chainId, contract, tokenId);
-    await readThenWrite(`NFT instance ${key.pk} ${key.sk}`, async () => {
-      const stored = await getItem<Stored<NftInstanceRecord>>(key);
+    await readThenWrite(`NFT instance ${key.pk} ${key.sk}`, async (attempt) => {
+      const stored =
+        attempt === 0 && options.prefetched
+          ? (options.prefetched.get(keyId(key)) as Stored<NftInstanceRecord> | undefined)
+          : await getItem<Stored<NftInstanceRecord>>(key);
+      // Written by this step before (an item the ERC-1155 balance transitions created holds only their
+      // counters): the contract counts the instance from the write that first makes it one.
       const written = stored?.updatedAtBlock !== undefined;
       if (written && !force && stored!.updatedAtBlock > blockNumber) return undefined;
       // Token URIs over 128 KB of UTF-8 (on-chain SVGs) are not stored: the item must stay under 400 KB.
@@ -463,12 +571,24 @@ export class StateWriter {
         },
       ];
       if (standard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored?.owner ?? null, state.owner));
+      // The instance's condition makes this move once. The contract's item exists: the batch writes
+      // it (the contract emitted the transfer) before any state of its tokens.
+      if (!written) items.push(this.contractCounterMove(contract, { nftInstances: 1 }));
       return items;
     });
   }
 
-  /** Deletes an instance first seen in an orphaned block, with the holding of its recorded owner. */
-  async deleteNftInstance(contract: string, tokenId: bigint): Promise<void> {
+  /** The stored instance items of many NFTs in one BatchGetItem, by keyId. */
+  async getNftInstances(nfts: readonly { contract: string; tokenId: bigint }[]): Promise<Map<string, NftInstanceRecord>> {
+    return getItems<NftInstanceRecord>(nfts.map((nft) => nftKeys.instance(this.chainId, nft.contract, nft.tokenId)));
+  }
+
+  /**
+   * Deletes an instance first seen in an orphaned block, with the holding of its recorded owner, and
+   * uncounts it on the contract's item unless `contractItemExists` is false (a reorg that deleted the
+   * contract's item with a newer chunk of orphaned blocks: an ADD would create a bare item).
+   */
+  async deleteNftInstance(contract: string, tokenId: bigint, options: { contractItemExists?: boolean } = {}): Promise<void> {
     const key = nftKeys.instance(this.chainId, contract, tokenId);
     const stored = await getItem<Stored<NftInstanceRecord>>(key);
     if (!stored) return;
@@ -484,6 +604,9 @@ export class StateWriter {
       },
     ];
     if (stored.tokenStandard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored.owner, null));
+    // Counted when setNftInstance wrote it (not an item holding only the ERC-1155 counters).
+    if (stored.updatedAtBlock !== undefined && (options.contractItemExists ?? true))
+      items.push(this.contractCounterMove(contract, { nftInstances: -1 }));
     if (!(await transactWrite(items)).committed) throw new StateChangedError(`NFT instance ${key.pk} ${key.sk} changed since it was read`);
   }
 
@@ -622,6 +745,28 @@ export class StateWriter {
       ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock, ':true': true },
     });
   }
+}
+
+/** The standards a holder's X10 item counts (nothing is indexed as ERC-404). */
+const COUNTED_STANDARDS: readonly IndexedTokenStandard[] = ['ERC-20', 'ERC-721', 'ERC-1155'];
+
+/** The counters the ingest keeps on a contract's address item (X7). */
+type ContractCounter = Extract<keyof AddressRecord, 'holders' | 'idHolders' | 'nftInstances'>;
+
+/**
+ * Whether a balance has X1 listing entries, and so counts in the holder's X10 item: every balance but
+ * the ERC-1155 total of a holder (its ids are listed one by one).
+ */
+function isListed(balance: BalanceEntity): boolean {
+  return !(balance.standard === 'ERC-1155' && balance.tokenId === null);
+}
+
+/**
+ * Whether a positive balance is one of its token's holders on T1 (gsi2): ERC-20 balances and ERC-1155
+ * per-id balances. ERC-721 owners are the instances' (G3); the ERC-1155 total is not listed.
+ */
+function isOnHolderIndex(balance: BalanceEntity): boolean {
+  return balance.standard === 'ERC-20' || (balance.standard === 'ERC-1155' && balance.tokenId !== null);
 }
 
 /** A token symbol as a name (N11) registers it. */

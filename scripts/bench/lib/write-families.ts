@@ -55,6 +55,7 @@ export function familyOf(pk: string, sk: string): Family {
   if (/^LOGS#[^#]+$/.test(rest)) return f('N4 logs (LOGS#c)', 'index copy');
   if (rest.startsWith('TOPIC0#')) return f('N5 logs by topic0 (TOPIC0#t)', 'index copy');
   if (/^TT#[^#]+$/.test(rest)) return f('N8 transfers of a token (TT#token)', 'index copy');
+  if (/^TT#[^#]+#ID#[^#]+$/.test(rest)) return f('N16 transfers of one NFT (TT#token#ID#id)', 'index copy');
   if (/^ADDR#[^#]+$/.test(rest)) return f('X7 address / token (ADDR#a)', 'state');
   if (rest.startsWith('NAME#')) return f('N11 name (NAME#n)', 'state');
   if (/^NFT#[^#]+$/.test(rest)) return f('G3 NFT instance (NFT#c)', 'state');
@@ -64,6 +65,7 @@ export function familyOf(pk: string, sk: string): Family {
     if (tail === undefined) {
       if (sk.startsWith('BAL#')) return f('G3 balance (A#a / BAL#)', 'state');
       if (sk === 'COIN') return f('X9 coin balance (A#a / COIN)', 'state');
+      if (sk === 'BALCOUNT') return f('X10 balance counts (A#a / BALCOUNT)', 'state');
       return f(`other: A#a / ${shape(sk)}`, 'other');
     }
     const dir = (direction: string | undefined) => (direction === 'all' ? 'all' : 'to|from');

@@ -23,6 +23,7 @@ import { expect } from 'vitest';
 import {
   addressKeys,
   blockKeys,
+  holderKeys,
   logKeys,
   nftKeys,
   tokenTransferKeys,
@@ -257,6 +258,8 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
     add(canonical.pk, canonical.sk, 'tokenTransfer');
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
     add(tokenTransferKeys.byToken(chainId, transfer.token).pk, sk, 'tokenTransfer');
+    // N16: an NFT's own transfers.
+    if (transfer.tokenId !== null) add(tokenTransferKeys.byTokenId(chainId, transfer.token, transfer.tokenId).pk, sk, 'tokenTransfer');
     for (const [address, direction] of [
       [transfer.from, 'from'],
       [transfer.to, 'to'],
@@ -320,6 +323,20 @@ export async function expectImmutableItems(
   expect(missing, 'items missing from the table').toEqual([]);
   expect(extra, 'items the chain does not justify').toEqual([]);
   expect(actual).toEqual(expected);
+
+  // N16 ranges are counted (page numbers): positions 1..n in sort-key order.
+  const nftRanges = new Map<string, Record<string, unknown>[]>();
+  for (const item of items) {
+    if (!/#TT#0x[0-9a-f]{40}#ID#\d+$/.test(String(item.pk))) continue;
+    nftRanges.set(String(item.pk), [...(nftRanges.get(String(item.pk)) ?? []), item]);
+  }
+  expect(nftRanges.size, 'N16 ranges').toBe(
+    new Set(truth.transfers.flatMap((t) => (t.tokenId === null ? [] : [`${t.token}#${t.tokenId}`]))).size,
+  );
+  for (const [pk, entries] of nftRanges) {
+    const positions = entries.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1)).map((entry) => entry.pos);
+    expect(positions, `positions of ${pk}`).toEqual(entries.map((_, index) => index + 1));
+  }
 
   const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));
   // Items store compacted records (shared/table/compact.ts): compare the records they expand to.
@@ -457,18 +474,65 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
   }
 
   const balanceItems = items.filter((item) => item.kind === 'balance');
+  // T1: ERC-20 and ERC-1155 per-id balances are on gsi2 (holderKeys.listing); ERC-721 balances and
+  // ERC-1155 totals are not.
+  const holderIndex = (e: { holder: string; token: string; standard: string; tokenId: bigint | null }, value: bigint) =>
+    e.standard === 'ERC-20' || (e.standard === 'ERC-1155' && e.tokenId !== null)
+      ? holderKeys.listing(chainId, e.token, e.tokenId, value, e.holder)
+      : { gsi2pk: null, gsi2sk: null };
   const expectedBalances = [
     ...[...touched.entries()]
       .filter(([id]) => onChain.get(id)! > 0n)
-      .map(([id, e]) => ({ holder: e.holder, token: e.token, tokenId: e.tokenId?.toString() ?? null, value: onChain.get(id)!.toString() })),
+      .map(([id, e]) => ({
+        holder: e.holder,
+        token: e.token,
+        tokenId: e.tokenId?.toString() ?? null,
+        value: onChain.get(id)!.toString(),
+        ...holderIndex(e, onChain.get(id)!),
+      })),
     ...[...totals.entries()]
       .filter(([, v]) => v > 0n)
-      .map(([id, v]) => ({ holder: id.split('|')[0], token: id.split('|')[1], tokenId: null, value: v.toString() })),
+      .map(([id, v]) => ({
+        holder: id.split('|')[0],
+        token: id.split('|')[1],
+        tokenId: null,
+        value: v.toString(),
+        gsi2pk: null,
+        gsi2sk: null,
+      })),
   ];
   const sortBalances = (list: { holder: string; token: string; tokenId: string | null; value: string }[]) =>
     [...list].sort((a, b) => `${a.holder}${a.token}${a.tokenId}`.localeCompare(`${b.holder}${b.token}${b.tokenId}`));
-  expect(sortBalances(balanceItems.map((i) => ({ holder: i.holder, token: i.token, tokenId: i.tokenId, value: i.value })))).toEqual(
-    sortBalances(expectedBalances),
+  expect(
+    sortBalances(
+      balanceItems.map((i) => ({
+        holder: i.holder,
+        token: i.token,
+        tokenId: i.tokenId,
+        value: i.value,
+        gsi2pk: i.gsi2pk ?? null,
+        gsi2sk: i.gsi2sk ?? null,
+      })),
+    ),
+  ).toEqual(sortBalances(expectedBalances));
+
+  // X10: per holder, the listed positive balances of each standard (ERC-1155: (token, id) pairs); a
+  // count is stored only while positive, the item only while one is.
+  const expectedCounts = new Map<string, Record<string, number>>();
+  for (const [id, entry] of touched) {
+    if (onChain.get(id)! === 0n) continue;
+    const counts = expectedCounts.get(entry.holder) ?? {};
+    counts[entry.standard] = (counts[entry.standard] ?? 0) + 1;
+    expectedCounts.set(entry.holder, counts);
+  }
+  const countItems = items.filter((item) => item.kind === 'balanceCounts');
+  for (const item of countItems) expect({ pk: item.pk, sk: item.sk }).toEqual(addressKeys.balanceCounts(chainId, item.holder));
+  const storedCounts = (item: Record<string, any>) =>
+    Object.fromEntries(
+      ['ERC-20', 'ERC-721', 'ERC-1155', 'ERC-404'].flatMap((standard) => (standard in item ? [[standard, item[standard]]] : [])),
+    );
+  expect(Object.fromEntries(countItems.map((item) => [item.holder, storedCounts(item)])), 'X10 balance counts by holder').toEqual(
+    Object.fromEntries(expectedCounts),
   );
 
   // X1 listing: each non-total balance once in its standard's range and once in ALL.
@@ -491,6 +555,25 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
   for (const token of new Set(truth.transfers.map((t) => t.token))) {
     const item = get(addressKeys.address(chainId, token));
     expect(item?.holders ?? 0, `holders of ${token}`).toBe(holders.get(token)?.size ?? 0);
+  }
+
+  // The NFT contracts' counters: instances (every id transferred, burned ones included) and ERC-1155
+  // (holder, id) pairs with a positive balance.
+  const instancesOf = new Map<string, Set<string>>();
+  for (const t of truth.transfers) {
+    if (t.tokenId === null) continue;
+    instancesOf.set(t.token, (instancesOf.get(t.token) ?? new Set()).add(t.tokenId.toString()));
+  }
+  const idHoldersOf = new Map<string, number>();
+  for (const [id, entry] of touched) {
+    if (entry.standard === 'ERC-1155' && onChain.get(id)! > 0n) idHoldersOf.set(entry.token, (idHoldersOf.get(entry.token) ?? 0) + 1);
+  }
+  for (const token of new Set(truth.transfers.map((t) => t.token))) {
+    const item = get(addressKeys.address(chainId, token));
+    expect(
+      { nftInstances: item?.nftInstances ?? 0, idHolders: item?.idHolders ?? 0 },
+      `instance and (holder, id) counts of ${token}`,
+    ).toEqual({ nftInstances: instancesOf.get(token)?.size ?? 0, idHolders: idHoldersOf.get(token) ?? 0 });
   }
 
   // ERC-721 owners and collections.
@@ -573,6 +656,7 @@ export function stateView(items: Record<string, unknown>[]): Record<string, unkn
   const stateKinds = new Set([
     'balance',
     'balanceListing',
+    'balanceCounts',
     'nftInstance',
     'nftHolding',
     'nftCollection',
