@@ -440,7 +440,7 @@ export const routes: readonly Route[] = [
     group: 'insights',
     handler: 'functions/insights/list-nft-token-transfers.ts',
     table: READ_ONLY,
-    summary: 'Transfers of one NFT (a bounded check of the token id in the contract’s or the owner’s range)',
+    summary: 'Transfers of one NFT (its own range; with owner_address a bounded check of the token id in the owner’s range)',
     example: { pathParameters: { contract_address: DEMO.nft, token_id: '2' }, query: { chain_id: [DEMO.chainId], metadata: 'true' } },
   },
   {
@@ -450,7 +450,7 @@ export const routes: readonly Route[] = [
     group: 'insights',
     handler: 'functions/insights/list-token-owners.ts',
     table: READ_ONLY,
-    summary: 'Holders of an ERC-20 token, largest balance first (a bounded read of the token’s transfers)',
+    summary: 'Holders of an ERC-20 token, largest balance first',
     example: { query: { chain_id: [DEMO.chainId], contract_address: DEMO.token } },
   },
   {
@@ -470,7 +470,7 @@ export const routes: readonly Route[] = [
     group: 'insights',
     handler: 'functions/insights/list-nft-token-owners.ts',
     table: READ_ONLY,
-    summary: 'Owners of one NFT (ERC-721: its owner; ERC-1155: holders of the id, a bounded read)',
+    summary: 'Owners of one NFT (ERC-721: its owner; ERC-1155: holders of the id, largest balance first)',
     example: {
       pathParameters: { contract_address: DEMO.nft, token_id: '2' },
       query: { chain_id: [DEMO.chainId], include_balances: 'true' },
@@ -920,32 +920,60 @@ export interface RouteMatch {
   pathParameters: Record<string, string>;
 }
 
-/** Matches a request path against the route templates of an API; literal segments beat parameters. */
-export function matchRoute(api: ApiName, method: string, path: string): { match?: RouteMatch; allowedMethods: HttpMethod[] } {
-  const candidates = routesOf(api)
-    .map((route) => ({ route, pathParameters: matchTemplate(route.path, path) }))
-    .filter((candidate): candidate is RouteMatch => candidate.pathParameters !== undefined)
-    .sort((a, b) => literalWeight(b.route.path) - literalWeight(a.route.path));
-  const allowedMethods = [...new Set(candidates.map((candidate) => candidate.route.method))];
-  const best = candidates.find((candidate) => candidate.route.method === method.toUpperCase());
-  return { match: best, allowedMethods };
+/** A route template split once: its segments (a parameter's name, or the literal text) and its literal count. */
+interface CompiledRoute {
+  route: Route;
+  segments: { parameter: string | undefined; text: string }[];
 }
 
-function matchTemplate(template: string, path: string): Record<string, string> | undefined {
-  const templateSegments = template.split('/').filter(Boolean);
+/** Each API's routes as matchRoute tries them: most literal segments first, route table order otherwise. */
+const compiledRoutes = new Map<ApiName, CompiledRoute[]>();
+
+function compiledRoutesOf(api: ApiName): CompiledRoute[] {
+  let compiled = compiledRoutes.get(api);
+  if (!compiled) {
+    compiled = routesOf(api)
+      .map((route) => ({
+        route,
+        segments: route.path
+          .split('/')
+          .filter(Boolean)
+          .map((text) => ({ parameter: text.startsWith('{') && text.endsWith('}') ? text.slice(1, -1) : undefined, text })),
+      }))
+      .sort((a, b) => literalWeight(b.route.path) - literalWeight(a.route.path));
+    compiledRoutes.set(api, compiled);
+  }
+  return compiled;
+}
+
+/** Matches a request path against the route templates of an API; literal segments beat parameters. */
+export function matchRoute(api: ApiName, method: string, path: string): { match?: RouteMatch; allowedMethods: HttpMethod[] } {
   const pathSegments = path.split('/').filter(Boolean);
-  if (templateSegments.length !== pathSegments.length) return undefined;
+  const upper = method.toUpperCase();
+  const allowedMethods = new Set<HttpMethod>();
+  let match: RouteMatch | undefined;
+  for (const compiled of compiledRoutesOf(api)) {
+    const pathParameters = matchTemplate(compiled, pathSegments);
+    if (pathParameters === undefined) continue;
+    allowedMethods.add(compiled.route.method);
+    if (!match && compiled.route.method === upper) match = { route: compiled.route, pathParameters };
+  }
+  return { match, allowedMethods: [...allowedMethods] };
+}
+
+function matchTemplate(compiled: CompiledRoute, pathSegments: readonly string[]): Record<string, string> | undefined {
+  if (compiled.segments.length !== pathSegments.length) return undefined;
+  // Literal segments first: most templates fail on one, before any parameter is decoded.
+  for (const [i, segment] of compiled.segments.entries()) {
+    if (segment.parameter === undefined && segment.text !== pathSegments[i]) return undefined;
+  }
   const parameters: Record<string, string> = {};
-  for (const [i, expected] of templateSegments.entries()) {
-    // Same length, checked above.
-    const actual = pathSegments[i]!;
-    if (expected.startsWith('{') && expected.endsWith('}')) {
-      try {
-        parameters[expected.slice(1, -1)] = decodeURIComponent(actual);
-      } catch {
-        return undefined;
-      }
-    } else if (expected !== actual) {
+  for (const [i, segment] of compiled.segments.entries()) {
+    if (segment.parameter === undefined) continue;
+    try {
+      // Same length, checked above.
+      parameters[segment.parameter] = decodeURIComponent(pathSegments[i]!);
+    } catch {
       return undefined;
     }
   }
