@@ -11,6 +11,9 @@
  *  writeItems        puts and deletes, 25 a BatchWriteItem, unprocessed items retried
  *  transactWrite     all-or-nothing writes; conflicts with other transactions retried
  *  putItem / updateItem / deleteItem   one item, with an optional condition
+ *
+ * Every item read comes back with its packed fields (shared/table/pack.ts) spread into attributes, so
+ * a reader sees the attributes a record has whether or not they were packed.
  */
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -32,6 +35,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../table/definition';
+import { unpackItem } from '../table/pack';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
@@ -58,7 +62,7 @@ export async function getItem<T = Item>(
   const result = await db.send(
     new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: consistent, ...projection }),
   );
-  return result.Item as T | undefined;
+  return result.Item === undefined ? undefined : (unpackItem(result.Item) as T);
 }
 
 /** The items stored at `keys` (missing ones absent), by `keyId`. Duplicate keys are asked for once. */
@@ -77,7 +81,7 @@ export async function batchGetItems<T = Item>(
       const result = await db.send(
         new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }),
       );
-      for (const item of result.Responses?.[table] ?? []) found.set(keyId(item as ItemKey), item as T);
+      for (const item of result.Responses?.[table] ?? []) found.set(keyId(item as ItemKey), unpackItem(item) as T);
       pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
     }
   });
@@ -116,7 +120,7 @@ export interface QueryPage<T> {
 export async function queryPage<T = Item>(input: QueryInput): Promise<QueryPage<T>> {
   const result = await db.send(new QueryCommand({ TableName: tableName(), ...input }));
   return {
-    items: (result.Items ?? []) as T[],
+    items: (result.Items ?? []).map(unpackItem) as T[],
     count: result.Count ?? 0,
     scanned: result.ScannedCount ?? 0,
     lastKey: result.LastEvaluatedKey,

@@ -41,6 +41,7 @@
  *    range without totals, and insights falls back to its bounded read there.
  */
 import { countItems, inParallel, queryPage } from '../db/operations';
+import { unpackItem } from '../table/pack';
 import { runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
 import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type TableItem } from '../table/keys';
 import { isCountedEntry } from './items';
@@ -202,8 +203,10 @@ export class RangePositions {
         position += 1;
         entry.pos = position;
         if (totals !== undefined) {
+          // The summed fields may be among the entry's packed fields (shared/table/pack.ts).
+          const record = fields.length > 0 ? unpackItem(entry) : entry;
           for (const field of fields) {
-            const total = (totals.get(field) ?? 0n) + summand(entry[field]);
+            const total = (totals.get(field) ?? 0n) + summand(record[field]);
             totals.set(field, total);
             entry[runningTotalAttribute(field)] = total.toString();
           }

@@ -23,6 +23,7 @@
  * bounded checks of insights (FilterExpressions on record attributes) read the same attributes.
  */
 import type { ItemKey } from './keys';
+import { packItem, unpackItem } from './pack';
 import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord, TransactionTypeTag } from './records';
 
 type Fields = Record<string, unknown>;
@@ -108,24 +109,45 @@ export function decodeBloom(stored: unknown): string | null {
   return `0x${bytes.toString('hex')}`;
 }
 
-/** The generic machinery: leave out what the rules give back; restore it in rule order. */
-function compactWith(record: object, key: ItemKey, rules: readonly Rule[], keep: readonly string[], expand: (item: Fields) => unknown) {
+/**
+ * The generic machinery: leave out what the rules give back, then pack what is left (pack.ts) except
+ * the attributes a reader names in an expression (`top`, and the range's `keep`); `finish` adjusts
+ * the compacted fields before packing (the bloom's stored form). Restore: unpack, then the rules in order.
+ */
+function compactWith(
+  record: object,
+  key: ItemKey,
+  rules: readonly Rule[],
+  keep: readonly string[],
+  expand: (item: Fields) => unknown,
+  top: ReadonlySet<string>,
+  finish: (item: Fields) => void = () => {},
+) {
   const fields = record as Fields;
   const item: Fields = { ...fields };
   for (const [field, derive] of rules) {
     if (keep.includes(field) || !(field in fields)) continue;
     if (same(derive(fields, key), fields[field])) delete item[field];
   }
-  // The guarantee: the item expands to the record, else it is stored whole.
+  finish(item);
+  const packed = packItem(item, keep.length === 0 ? top : new Set([...top, ...keep]));
+  // The guarantee: the item expands to the record, else it is stored unpacked, else whole.
+  if (same(expand({ ...packed, pk: key.pk, sk: key.sk }), fields)) return packed;
   return same(expand({ ...item, pk: key.pk, sk: key.sk }), fields) ? item : { ...fields };
 }
 
 function expandWith(item: Fields, rules: readonly Rule[]): Fields {
   const key = { pk: String(item.pk ?? ''), sk: String(item.sk ?? '') };
-  const record: Fields = { ...item };
+  const record: Fields = unpackItem({ ...item });
   for (const [field, derive] of rules) if (!(field in record)) record[field] = derive(record, key);
   return record;
 }
+
+/**
+ * The attributes every packed family keeps of its own: key attributes, `kind`, and (per family, with
+ * the family's rules) the record fields some reader names in an expression.
+ */
+const topOf = (...fields: string[]): ReadonlySet<string> => new Set([...KEY_ATTRIBUTES, 'kind', ...fields]);
 
 /** Deep equality of stored values (strings, numbers, booleans, null, arrays and plain objects of them). */
 function same(a: unknown, b: unknown): boolean {
@@ -226,29 +248,47 @@ const TRANSACTION_RULES: readonly Rule[] = [
  * Compaction of a record that carries a logs bloom (transactions, blocks): `rules` as every record, and
  * the bloom stored packed (encodeBloom) when the item keeps it.
  */
-function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[]) {
+function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[], top: ReadonlySet<string>) {
   const expandFields = (item: Fields): Fields => {
     const record = expandWith(item, rules);
-    record.logsBloom = decodeBloom(item.logsBloom);
+    record.logsBloom = decodeBloom(record.logsBloom);
     return withoutKeys(record);
   };
   return {
     compact(value: R, key: ItemKey, keep: readonly string[] = []): Fields {
       const bloom = value.logsBloom === null ? undefined : encodeBloom(value.logsBloom);
-      const record = compactWith(value, key, rules, keep, expandFields);
-      if ('logsBloom' in record && bloom !== undefined) record.logsBloom = bloom;
-      return record;
+      return compactWith(value, key, rules, keep, expandFields, top, (item) => {
+        if ('logsBloom' in item && bloom !== undefined) item.logsBloom = bloom;
+      });
     },
     /** The item with what its key gives back and its bloom unpacked (its own key attributes stay). */
     expand<T extends object = Fields>(item: T): R & T {
       const record = expandWith(item as Fields, rules);
-      record.logsBloom = decodeBloom((item as Fields).logsBloom);
+      record.logsBloom = decodeBloom(record.logsBloom);
       return record as R & T;
     },
   };
 }
 
-const transactionCompaction = withBloom<TransactionRecord>(TRANSACTION_RULES);
+/**
+ * Fields of a transaction readers name in expressions: insights' bounded checks (transaction-lists.ts,
+ * transactions.ts, queries.ts: transaction index, value, gas price, gas, hash, recipient, sender,
+ * selector, block number) and the reorg's creation lookup (`contractAddress`).
+ */
+const TRANSACTION_TOP = topOf(
+  'transactionIndex',
+  'value',
+  'gasPrice',
+  'gas',
+  'hash',
+  'to',
+  'from',
+  'methodSelector',
+  'blockNumber',
+  'contractAddress',
+);
+
+const transactionCompaction = withBloom<TransactionRecord>(TRANSACTION_RULES, TRANSACTION_TOP);
 
 /**
  * A transaction as an item at `key` stores it. `keep`: fields the item's range reads in a
@@ -270,8 +310,11 @@ const LOG_RULES: readonly Rule[] = [
   ['address', (_record, key) => contractOfKey(key, 'LOGS')],
 ];
 
+/** Fields of a log readers name in expressions: topics, indexes, emitter and block (events' checks, the ABI's topics projection). */
+const LOG_TOP = topOf('topics', 'logIndex', 'transactionIndex', 'address', 'blockNumber');
+
 export function compactLog(log: LogRecord, key: ItemKey, keep: readonly string[] = []): Fields {
-  return compactWith(log, key, LOG_RULES, keep, (item) => withoutKeys(expandWith(item, LOG_RULES)));
+  return compactWith(log, key, LOG_RULES, keep, (item) => withoutKeys(expandWith(item, LOG_RULES)), LOG_TOP);
 }
 
 export function expandLog<T extends object = Fields>(item: T): LogRecord & T {
@@ -320,8 +363,21 @@ const TOKEN_TRANSFER_RULES: readonly Rule[] = [
   ['methodSelector', isNull],
 ];
 
+/**
+ * Fields of a token transfer readers name in expressions: token-transfers.ts's checks (token id,
+ * transfer type, standard), sides and token, the NFT stats' projection (`amount`), the block.
+ */
+const TOKEN_TRANSFER_TOP = topOf('tokenId', 'transferType', 'tokenStandard', 'from', 'to', 'token', 'amount', 'blockNumber');
+
 export function compactTokenTransfer(transfer: TokenTransferRecord, key: ItemKey, keep: readonly string[] = []): Fields {
-  return compactWith(transfer, key, TOKEN_TRANSFER_RULES, keep, (item) => withoutKeys(expandWith(item, TOKEN_TRANSFER_RULES)));
+  return compactWith(
+    transfer,
+    key,
+    TOKEN_TRANSFER_RULES,
+    keep,
+    (item) => withoutKeys(expandWith(item, TOKEN_TRANSFER_RULES)),
+    TOKEN_TRANSFER_TOP,
+  );
 }
 
 export function expandTokenTransfer<T extends object = Fields>(item: T): TokenTransferRecord & T {
@@ -347,7 +403,10 @@ const BLOCK_RULES: readonly Rule[] = [
   ['excessBlobGas', isNull],
 ];
 
-const blockCompaction = withBloom<BlockRecord>(BLOCK_RULES);
+/** Fields of a block readers name in expressions: its number (checks and the by-hash projection). */
+const BLOCK_TOP = topOf('number');
+
+const blockCompaction = withBloom<BlockRecord>(BLOCK_RULES, BLOCK_TOP);
 
 /** A block as an item at `key` stores it (as compactTransaction). */
 export const compactBlock = blockCompaction.compact;

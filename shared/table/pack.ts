@@ -1,0 +1,187 @@
+/**
+ * Packed fields: the record fields of a chain item (block, transaction, log, token transfer) that no
+ * reader names in an expression are stored together in ONE binary attribute, `d`, instead of one
+ * attribute each. DynamoDB bills an item by the bytes of its attribute names and values, and a chain
+ * record is mostly hex (hashes, signatures, calldata, log data) and long field names: as a string
+ * attribute `"maxPriorityFeePerGas": "0x..."` costs every character. Packed:
+ *  - the fields are a MessagePack array `[code, value, code, value, ...]`: a known field name is its
+ *    small integer code (FIELD_NAMES), an unknown one stays its name;
+ *  - a lowercase hex string of whole bytes (`0x` + an even number of digits) is stored as its bytes
+ *    (half the size) and read back as the same string; any other string stays a string.
+ * What stays an attribute of its own (never packed): the key attributes, `kind`, the fields a
+ * FilterExpression, ProjectionExpression or condition of some reader names (the `top` list of each
+ * family in compact.ts), and the fields the caller asks to keep. compact.ts packs after compaction
+ * and checks that the item expands to the record, so packing can never change what a reader gets.
+ * An item without `d` (written before packing, or with nothing to pack) reads as before.
+ */
+import { decode, encode } from '@msgpack/msgpack';
+
+/** The attribute that holds the packed fields. */
+export const PACKED_ATTRIBUTE = 'd';
+
+/**
+ * The codes of field names in stored items: a name's code is its position. APPEND ONLY: items in
+ * the table spell their fields with these codes, so a name never moves or goes away.
+ */
+const FIELD_NAMES = [
+  'kind',
+  'chainId',
+  'number',
+  'hash',
+  'parentHash',
+  'timestamp',
+  'nonce',
+  'sha3Uncles',
+  'mixHash',
+  'miner',
+  'stateRoot',
+  'transactionsRoot',
+  'receiptsRoot',
+  'logsBloom',
+  'size',
+  'extraData',
+  'difficulty',
+  'totalDifficulty',
+  'transactionCount',
+  'gasLimit',
+  'gasUsed',
+  'baseFeePerGas',
+  'withdrawalsRoot',
+  'withdrawalCount',
+  'blobGasUsed',
+  'excessBlobGas',
+  'blockNumber',
+  'blockHash',
+  'blockTimestamp',
+  'transactionIndex',
+  'from',
+  'to',
+  'value',
+  'input',
+  'inputOmitted',
+  'inputSize',
+  'methodSelector',
+  'gas',
+  'gasPrice',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+  'type',
+  'r',
+  's',
+  'v',
+  'yParity',
+  'accessListJson',
+  'authorizationListJson',
+  'sourceHash',
+  'mint',
+  'isSystemTx',
+  'otherFieldsJson',
+  'status',
+  'cumulativeGasUsed',
+  'effectiveGasPrice',
+  'contractAddress',
+  'blobGasPrice',
+  'logCount',
+  'fee',
+  'burntFee',
+  'priorityFee',
+  'l1Fee',
+  'l1GasPrice',
+  'l1GasUsed',
+  'l1FeeScalar',
+  'l1BaseFeeScalar',
+  'l1BlobBaseFee',
+  'l1BlobBaseFeeScalar',
+  'revertReason',
+  'transactionTypes',
+  'error',
+  'hasErrorInInternalTransactions',
+  'tokenTransferCount',
+  'tracesAvailable',
+  'truncated',
+  'transactionHash',
+  'logIndex',
+  'address',
+  'data',
+  'dataOmitted',
+  'topics',
+  'batchIndex',
+  'token',
+  'tokenStandard',
+  'amount',
+  'tokenId',
+  'transferType',
+  'operator',
+  'index',
+  'callType',
+  'createdContract',
+  'success',
+  'traceAddress',
+  'validatorIndex',
+  'amountGwei',
+] as const;
+
+const CODE_OF = new Map<string, number>(FIELD_NAMES.map((name, code) => [name, code]));
+
+/** Lowercase hex of whole bytes, at least one: stored as bytes. */
+const HEX_BYTES = /^0x(?:[0-9a-f]{2})+$/;
+
+const packValue = (value: unknown): unknown => {
+  if (typeof value === 'string') return HEX_BYTES.test(value) ? Buffer.from(value.slice(2), 'hex') : value;
+  if (Array.isArray(value)) return value.map(packValue);
+  return value;
+};
+
+const unpackValue = (value: unknown): unknown => {
+  if (value instanceof Uint8Array) return `0x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+  if (Array.isArray(value)) return value.map(unpackValue);
+  return value;
+};
+
+/** The packed form of `fields` (undefined values left out). */
+export function packFields(fields: Readonly<Record<string, unknown>>): Uint8Array {
+  const flat: unknown[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    flat.push(CODE_OF.get(name) ?? name, packValue(value));
+  }
+  return encode(flat);
+}
+
+/** The fields a packed attribute holds. */
+export function unpackFields(packed: Uint8Array): Record<string, unknown> {
+  const flat = decode(packed);
+  if (!Array.isArray(flat) || flat.length % 2 !== 0) throw new Error('packed fields: not a list of (code, value) pairs');
+  const fields: Record<string, unknown> = {};
+  for (let index = 0; index < flat.length; index += 2) {
+    const code = flat[index];
+    const name = typeof code === 'number' ? FIELD_NAMES[code] : code;
+    if (typeof name !== 'string') throw new Error(`packed fields: unknown field code ${String(code)}`);
+    fields[name] = unpackValue(flat[index + 1]);
+  }
+  return fields;
+}
+
+/**
+ * `item` with every attribute not in `top` (nor a key attribute) moved into the packed attribute;
+ * the item itself when there is nothing to move.
+ */
+export function packItem(item: Readonly<Record<string, unknown>>, top: ReadonlySet<string>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  const packed: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (top.has(name)) kept[name] = value;
+    else packed[name] = value;
+  }
+  if (Object.keys(packed).length === 0) return { ...item };
+  kept[PACKED_ATTRIBUTE] = packFields(packed);
+  return kept;
+}
+
+/** `item` with its packed attribute (if any) spread back into attributes; the item itself otherwise. */
+export function unpackItem<T extends object>(item: T): T {
+  const packed = (item as Record<string, unknown>)[PACKED_ATTRIBUTE];
+  if (!(packed instanceof Uint8Array)) return item;
+  const { [PACKED_ATTRIBUTE]: _packed, ...rest } = item as Record<string, unknown>;
+  return { ...unpackFields(packed), ...rest } as T;
+}
