@@ -1,8 +1,11 @@
 /**
  * The items a block writes that never change afterwards: each record at its canonical key and its
  * index copies, one per list range that must show it (see keys.ts for the access pattern of each).
- * Keys and values are functions of the block alone, so writing them again writes the same items
- * (and range-positions.ts numbers the entries of counted ranges the same way each time).
+ * A token transfer, for instance: the canonical item (N10), its token's range (N8), for an NFT
+ * (a token id) that NFT's own range (N16), and each side's ranges (X3 / N9). Keys and values are
+ * functions of the block alone, so writing them again writes the same items (and range-positions.ts
+ * numbers the entries of counted ranges the same way each time). A reorg deletes exactly these
+ * items: the block's manifest (G2) lists their keys, whatever the range.
  */
 import {
   addressKeys,

@@ -3,14 +3,23 @@
  * contract's details), rewritten from values read on chain at a block. Each change is written so that
  * a crash at any point and a second run of the same block leave the same items:
  *  - a balance change is ONE TransactWriteItems: the balance item (conditional on the value and
- *    block it replaces), its X1 listing entries in its standard's range and ALL (keys.ts
- *    typeSetsWritten; old sort key deleted, new one put: at most 4 writes), the ERC-1155
- *    holding, and the token's holder count (ADD +1 / -1 when the balance leaves or reaches zero).
- *    The condition makes the counter move exactly once per transition: a second run finds the value
- *    already there and writes nothing;
+ *    block it replaces; while positive, an ERC-20 or ERC-1155 per-id balance carries its T1 key on
+ *    gsi2, so the token's holder list is kept by DynamoDB), its X1 listing entries in its standard's
+ *    range and ALL (keys.ts typeSetsWritten; old sort key deleted, new one put: at most 4 writes),
+ *    the ERC-1155 holding, and, when the balance leaves or reaches zero, the counts: the holder's X10
+ *    count of its standard (listed balances only: not the ERC-1155 total) and the token's X7 counter
+ *    (`holders` for a token-level balance, `idHolders` for an ERC-1155 id), each +1 / -1 in ONE
+ *    operation per item (DynamoDB refuses two on one item in a transaction). The condition makes
+ *    the counts move exactly once per transition: a second run finds the value already there and
+ *    writes nothing;
  *    An ERC-1155 per-id balance change also moves the id's `heldSupply` and `holders` on its NFT
  *    instance item in that transaction (conditional on the `heldSupply` it replaces);
- *  - an ERC-721 owner change is one transaction: the instance and both owners' holdings;
+ *  - an ERC-721 owner change is one transaction: the instance and both owners' holdings; the write
+ *    that first makes an instance (ERC-721 or ERC-1155) counts it on its contract (`nftInstances`
+ *    +1), a reorg's delete of it uncounts it (-1), in the instance's transaction;
+ *  - counts are only ever moved, never recomputed: a transition of an item that carries no count
+ *    (written before the counts existed) leaves X10 as it is rather than below zero, and a reorg
+ *    leaves the counters of a contract whose item it has already deleted alone;
  *  - collections (X2) and token details are recomputed from the items above and put whole, which is
  *    idempotent.
  * Entities are named by strings (`BAL|...`, `NFT|...`, `COL|...`, `ADDR|...`) that the block's
