@@ -19,10 +19,13 @@ export function parseRawQuery(rawQueryString: string | undefined): Record<string
   return ownRecord(params);
 }
 
-/** A record without a prototype holding exactly `entries` (`__proto__` included, as an own key). */
+/**
+ * A record without a prototype holding exactly `entries` (`__proto__` included, as an own key: without
+ * a prototype there is no `__proto__` accessor, so assigning it makes an ordinary own property).
+ */
 export function ownRecord<T>(entries: Iterable<readonly [string, T]>): Record<string, T> {
   const record = Object.create(null) as Record<string, T>;
-  for (const [key, value] of entries) Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of entries) record[key] = value;
   return record;
 }
 
