@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --only http,cold,ingest,follow,lambda,load] [--scale S] [--reps N] [--processes N] [--blocks N]
- * [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--out DIR]`: the benchmark suite of issues 13 and 15.
- * Not part of `npm test`.
+ * [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base|none] [--profile-blocks N]
+ * [--out DIR]`: the benchmark suite of issues 13 and 15. Not part of `npm test`.
  *
  * Parts (all by default, in this order):
  *  - http   every route on the benchmark dataset (scripts/bench/http.ts, in a process of its own; the
@@ -13,7 +13,11 @@
  *           block-to-API lag, deposit-to-detected, continuity, cost per chain (lambda-follow.ts, spawned);
  *  - load   16 and 64 connections on the local service (load.ts, spawned).
  * Then the cost model (lib/cost.ts) from the ingest's write units per transaction and the http mix's
- * read units per page, and every budget (lib/budgets.ts). Writes bench/results/latest.json and
+ * read units per page; issue 27's W1 / W2 per table option (lib/workload-cost.ts) for each chain
+ * profile: the ingest bench chain, the dataset's busy chains, and each profile of --profiles (default
+ * base: dataset/profile.ts, its dataset built once per size and item code, cached under .bench/; its own
+ * write units, stored bytes and ingest reads per transaction, the http mix's reads per page); and
+ * every budget (lib/budgets.ts). Writes bench/results/latest.json and
  * latest.md (and dated copies, bench-<UTC time>.*); exits 1 when a budget is broken or a part failed.
  */
 import { spawn } from 'node:child_process';
@@ -38,13 +42,14 @@ import {
   type Part,
 } from './lib/budgets';
 import { costModel, ingestInputs } from './lib/cost';
-import { workloadCostModel } from './lib/workload-cost';
-import { buildReport, writeReport, type Report } from './lib/report';
+import { workloadCostModel, type ProfiledWorkloadCost } from './lib/workload-cost';
+import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
+import { defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PARTS: Part[] = ['http', 'cold', 'ingest', 'follow', 'lambda', 'load'];
 const USAGE =
-  'usage: npm run bench [-- --only http,cold,ingest,follow,lambda,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--out DIR]';
+  'usage: npm run bench [-- --only http,cold,ingest,follow,lambda,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base|none] [--profile-blocks N] [--out DIR]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -58,6 +63,8 @@ async function main(): Promise<void> {
       'lambda-seconds': { type: 'string', default: '240' },
       duration: { type: 'string', default: '60' },
       settle: { type: 'string', default: '30' },
+      profiles: { type: 'string', default: 'base' },
+      'profile-blocks': { type: 'string' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
     },
@@ -69,8 +76,18 @@ async function main(): Promise<void> {
   const parts = values.only ? values.only.split(',').map((part) => part.trim()) : PARTS;
   const unknown = parts.filter((part) => !PARTS.includes(part as Part));
   const scale = Number(values.scale);
-  if (unknown.length > 0 || !(scale > 0 && scale <= 1)) {
-    console.error(`${unknown.length > 0 ? `unknown part ${unknown.join(', ')}; ` : ''}${USAGE}`);
+  const profileNames = values.profiles === 'none' ? [] : values.profiles.split(',').map((name) => name.trim());
+  const unknownProfiles = profileNames.filter((name) => !PROFILES.includes(name as ProfileName));
+  const profileBlocks = values['profile-blocks'] === undefined ? undefined : Number(values['profile-blocks']);
+  if (
+    unknown.length > 0 ||
+    !(scale > 0 && scale <= 1) ||
+    unknownProfiles.length > 0 ||
+    (profileBlocks !== undefined && !(Number.isInteger(profileBlocks) && profileBlocks >= 1))
+  ) {
+    console.error(
+      `${unknown.length > 0 ? `unknown part ${unknown.join(', ')}; ` : ''}${unknownProfiles.length > 0 ? `unknown profile ${unknownProfiles.join(', ')}; ` : ''}${USAGE}`,
+    );
     process.exit(2);
   }
   const log = (line: string) => console.error(line);
@@ -141,6 +158,25 @@ async function main(): Promise<void> {
   });
   for (const part of PARTS) if (!parts.includes(part)) missing[part] = 'not run (--only)';
 
+  // The chain profiles' datasets (built once per size and item code, in a process of their own): their
+  // W1 / W2 need the http mix's read units per page, so only with the http part.
+  const profiles: ProfileResult[] = [];
+  if (results.http && profileNames.length > 0) {
+    log('\n== profiles ==');
+    const t0 = performance.now();
+    for (const name of profileNames as ProfileName[]) {
+      const options = { ...defaultProfileOptions(name), ...(profileBlocks ? { blocks: profileBlocks } : {}) };
+      try {
+        const { dir, facts, built } = await ensureProfile(options, log);
+        profiles.push({ profile: name, dir: path.relative(ROOT, dir), builtThisRun: built, facts });
+      } catch (error) {
+        log(`profile ${name} failed: ${(error as Error).stack ?? error}`);
+        profiles.push({ profile: name, error: `failed: ${(error as Error).message.split('\n')[0].slice(0, 300)}` });
+      }
+    }
+    seconds.profiles = Math.round((performance.now() - t0) / 100) / 10;
+  }
+
   // The cost model: write units and stored bytes per transaction from this run's ingest bench (else the
   // newest ingest result on disk), read units per page from this run's http mix.
   let cost: Report['cost'] = null;
@@ -165,10 +201,18 @@ async function main(): Promise<void> {
         sources: { ...sources, writes: 'the dataset build (ChainIngest write units / transactions of the two busy chains, table only)' },
       }),
     };
-    workloadCost = [
+    const ingestBlocks = (ingestFigures.chain as { blocks?: number }).blocks;
+    const busyChains = dataset.chains.filter((chain) => chain.transactions >= 100);
+    const busyTransactions = busyChains.reduce((sum, chain) => sum + chain.transactions, 0);
+    const busyBlocks = busyChains.reduce((sum, chain) => sum + chain.blocks, 0);
+    const entries: ProfiledWorkloadCost[] = [
       {
         basis: `the ingest bench chain (${ingestFigures.chain.transactions} transactions)`,
         model: workloadCostModel({ ...fromIngest, readUnitsPerPage: results.http.mixReadUnitsPerPage }),
+        profile: {
+          name: 'ingest bench chain',
+          ...(ingestBlocks ? { transactionsPerBlock: ingestFigures.chain.transactions / ingestBlocks } : {}),
+        },
       },
       {
         basis: `the dataset's busy chains (write units of the build; bytes as the ingest bench chain)`,
@@ -177,8 +221,28 @@ async function main(): Promise<void> {
           storedBytesPerTransaction: fromIngest.storedBytesPerTransaction,
           readUnitsPerPage: results.http.mixReadUnitsPerPage,
         }),
+        profile: { name: "dataset's busy chains", ...(busyBlocks > 0 ? { transactionsPerBlock: busyTransactions / busyBlocks } : {}) },
       },
     ];
+    // Each chain profile from its own build: write units, stored bytes and the ingest's reads per transaction.
+    for (const { profile, facts } of profiles) {
+      if (!facts) continue;
+      entries.push({
+        basis: `the ${profile} chain profile (${facts.shape.transactions} transactions in ${facts.shape.blocks} blocks; write units, stored bytes and ingest reads of its build)`,
+        model: workloadCostModel({
+          writeUnitsPerTransaction: facts.inputs.writeUnitsPerTransaction,
+          storedBytesPerTransaction: facts.inputs.storedBytesPerTransaction,
+          readUnitsPerPage: results.http.mixReadUnitsPerPage,
+          ingestReadUnitsPerTransaction: facts.inputs.ingestReadUnitsPerTransaction,
+        }),
+        profile: {
+          name: profile,
+          transactionsPerBlock: facts.shape.transactionsPerBlock.mean,
+          itemsWrittenPerTransaction: facts.inputs.itemsWrittenPerTransaction,
+        },
+      });
+    }
+    workloadCost = entries;
   }
 
   const budgets: Budget[] = [
@@ -205,6 +269,7 @@ async function main(): Promise<void> {
     missing: Object.fromEntries(Object.entries(missing).filter(([, why]) => !why.startsWith('not run'))) as Report['missing'],
     cost,
     workloadCost,
+    profiles: profiles.length > 0 ? profiles : null,
     budgets,
   });
   const files = await writeReport(report, path.resolve(values.out));
@@ -215,6 +280,12 @@ async function main(): Promise<void> {
     log(
       `cost per day: writes $${cost.perDayUsd.writes}, reads $${cost.perDayUsd.reads}, storage $${cost.perDayUsd.storage} (total $${cost.perDayUsd.total})`,
     );
+  for (const entry of workloadCost ?? []) {
+    const { W1, W2 } = entry.model.workloads;
+    const line = (id: string, workload: typeof W1) =>
+      `${id} $${workload.cheapest.perDayUsd.total.toFixed(2)} a day (default $${workload.defaultOption.perDayUsd.total.toFixed(2)}; goal $${workload.goalUsdPerDay}: ${workload.meetsGoal ? 'met' : 'NOT MET'})`;
+    log(`${entry.profile?.name ?? entry.basis}: ${line('W1', W1)}, ${line('W2', W2)}`);
+  }
   log(`written: ${files.map((file) => path.relative(ROOT, file)).join(', ')}`);
   process.exitCode = report.pass ? 0 : 1;
 }

@@ -107,8 +107,13 @@ export interface DatasetFacts {
  * builds it again.
  */
 export function datasetKey(scale: number): string {
+  return codeKey([], `scale=${scale}`);
+}
+
+/** The hash of the item code and of `extraFiles` as JavaScript, and of `suffix` (the dataset's scale, a profile's size). */
+export function codeKey(extraFiles: readonly string[], suffix: string): string {
   const hash = createHash('sha256');
-  for (const file of ITEM_CODE) {
+  for (const file of [...ITEM_CODE, ...extraFiles]) {
     const code = transformSync(readFileSync(path.join(ROOT, file), 'utf8'), {
       loader: 'ts',
       minifyWhitespace: true,
@@ -116,7 +121,7 @@ export function datasetKey(scale: number): string {
     }).code;
     hash.update(file).update(code);
   }
-  hash.update(`scale=${scale}`);
+  hash.update(suffix);
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -450,24 +455,82 @@ const round = (value: number, digits: number): number => Math.round(value * 10 *
 if (process.argv[1] && path.resolve(process.argv[1]) === SELF) {
   // `npm run bench:dataset -- --scale S`: builds (or carries on building) the cached dataset of a scale
   // on its own, e.g. in the background ahead of a bench run; `--dir` for another folder.
+  // `npm run bench:dataset -- --profile base [--blocks N] [--tx-per-block N] [--batch-blocks N]`: a chain
+  // profile's dataset instead (profile.ts).
   const { values } = parseArgs({
-    options: { scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' }, dir: { type: 'string' } },
+    options: {
+      scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' },
+      dir: { type: 'string' },
+      profile: { type: 'string' },
+      blocks: { type: 'string' },
+      'tx-per-block': { type: 'string' },
+      'batch-blocks': { type: 'string' },
+    },
   });
-  const scale = Number(values.scale);
-  if (!(scale > 0 && scale <= 1)) {
-    console.error('usage: npm run bench:dataset -- [--scale S (0 < S <= 1, default 1)] [--dir DIR]');
+  if (values.profile !== undefined) {
+    buildProfileCli(values).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  } else {
+    const scale = Number(values.scale);
+    if (!(scale > 0 && scale <= 1)) {
+      console.error('usage: npm run bench:dataset -- [--scale S (0 < S <= 1, default 1)] [--dir DIR]');
+      process.exit(2);
+    }
+    const dir = values.dir ?? datasetDir(scale);
+    if (!values.dir && existsSync(path.join(dir, 'dataset.json'))) {
+      console.error(`dataset of scale ${scale} already built: ${path.relative(ROOT, dir)}`);
+      process.exit(0);
+    }
+    build(scale, dir).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  }
+}
+
+/** `--profile NAME`: builds that chain profile's dataset unless it is cached (`--dir`: into that folder, always). */
+async function buildProfileCli(values: {
+  profile?: string;
+  dir?: string;
+  blocks?: string;
+  'tx-per-block'?: string;
+  'batch-blocks'?: string;
+}): Promise<void> {
+  const { buildProfile, defaultProfileOptions, profileDir, PROFILES } = await import('./profile');
+  const usage = `usage: npm run bench:dataset -- --profile ${PROFILES.join('|')} [--blocks N] [--tx-per-block N] [--batch-blocks N] [--dir DIR]`;
+  const profile = PROFILES.find((name) => name === values.profile);
+  const whole = (text: string | undefined, fallback: number | undefined, least: number): number | undefined => {
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < least) {
+      console.error(usage);
+      process.exit(2);
+    }
+    return value;
+  };
+  if (!profile) {
+    console.error(usage);
     process.exit(2);
   }
-  const dir = values.dir ?? datasetDir(scale);
-  if (!values.dir && existsSync(path.join(dir, 'dataset.json'))) {
-    console.error(`dataset of scale ${scale} already built: ${path.relative(ROOT, dir)}`);
-    process.exit(0);
+  const defaults = defaultProfileOptions(profile);
+  const options = {
+    profile,
+    blocks: whole(values.blocks, defaults.blocks, 1) as number,
+    transactionsPerBlock: whole(values['tx-per-block'], defaults.transactionsPerBlock, 2) as number,
+    batchBlocks: whole(values['batch-blocks'], undefined, 1),
+  };
+  const dir = values.dir ?? (await profileDir(options));
+  if (!values.dir && existsSync(path.join(dir, 'profile.json'))) {
+    console.error(`profile ${profile} of this size already built: ${path.relative(ROOT, dir)}`);
+    return;
   }
-  build(scale, dir).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  await buildProfile(options, dir);
 }

@@ -50,6 +50,34 @@ export interface ChainSpec {
   whaleReceiveShare: number;
   /** Beacon withdrawals per block (one to the whale every 4th block). */
   withdrawalsPerBlock: number;
+  /**
+   * A chain profile with a generator of its own (base-profile.ts: OP-stack deposits, a Zipf-like mix
+   * of swaps and transfers); absent for the dataset's chains of spec.ts, which this file generates.
+   */
+  base?: BaseShape;
+}
+
+/** The shape of a Base-like chain (base-profile.ts generates it; spec.ts baseProfileSpec says where the figures come from). */
+export interface BaseShape {
+  /** Transactions in every block, its deposits included. */
+  transactionsPerBlock: number;
+  blockSeconds: number;
+  /** L2 blocks per L1 block (an epoch): user deposits come in the first block of an epoch. */
+  epochBlocks: number;
+  /** Mean user deposits in an epoch's first block. */
+  userDepositsPerEpoch: number;
+  /** Share of the user (non-deposit) transactions by kind; sums to 1. */
+  mix: { swap: number; erc20: number; native: number; approve: number; nft: number; other: number };
+  /** Exponent of the Zipf-like choice of tokens, pools, routers, called contracts, senders and recipients. */
+  zipfExponent: number;
+  /** Liquidity pools (a pair of tokens each), routers, and other contracts users call (apps). */
+  pools: number;
+  routers: number;
+  apps: number;
+  /** The first ERC-20 tokens by rank are the hubs most pools pair with (WETH, USDC, ...). */
+  hubTokens: number;
+  /** Share of ERC-20 tokens behind a proxy: each call to one has a DELEGATECALL frame beneath it. */
+  proxyTokenShare: number;
 }
 
 export interface GeneratedCounts {
@@ -101,12 +129,12 @@ export interface NftFacts {
   batchTransferHash: string;
 }
 
-const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
+export const ZERO_ADDRESS = `0x${'0'.repeat(40)}`;
 const CODE = '0x6080604052348015600f57600080fd5b50';
-const BASE = 10n ** 24n;
+export const BASE = 10n ** 24n;
 /** Every address's hidden native coin allowance (wei), so that no coin balance goes negative. */
-const COIN_BASE = 10n ** 22n;
-const GWEI = 1_000_000_000n;
+export const COIN_BASE = 10n ** 22n;
+export const GWEI = 1_000_000_000n;
 
 export const SWAP_SIGNATURE = 'swap(address tokenIn,address tokenOut,uint256 amountIn,address recipient)';
 const SELECTOR = {
@@ -136,9 +164,9 @@ const INTERFACE_1155 = 'd9b67a26';
 // ---------------------------------------------------------------------------------------------------
 // Encoding helpers
 
-const hex = (value: number | bigint): string => `0x${value.toString(16)}`;
-const word = (value: number | bigint): string => value.toString(16).padStart(64, '0');
-const addressWord = (address: string): string => address.slice(2).padStart(64, '0');
+export const hex = (value: number | bigint): string => `0x${value.toString(16)}`;
+export const word = (value: number | bigint): string => value.toString(16).padStart(64, '0');
+export const addressWord = (address: string): string => address.slice(2).padStart(64, '0');
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 export const hash32 = (text: string): string => `0x${sha(text)}`;
 export const addressOf = (text: string): string => `0x${sha(text).slice(0, 40)}`;
@@ -171,7 +199,7 @@ export const ACTORS = {
 // ---------------------------------------------------------------------------------------------------
 // The generated chain, kept compact: per block its transactions as plain descriptions.
 
-interface LogSpec {
+export interface LogSpec {
   address: string;
   topics: string[];
   data: string;
@@ -201,8 +229,8 @@ export function bloomOf(logs: readonly LogSpec[]): string {
   return `0x${bloom.toString('hex')}`;
 }
 
-interface CallFrame {
-  type: 'CALL';
+export interface CallFrame {
+  type: 'CALL' | 'STATICCALL' | 'DELEGATECALL';
   from: string;
   to: string;
   value: bigint;
@@ -210,7 +238,7 @@ interface CallFrame {
   calls?: CallFrame[];
 }
 
-interface TxSpec {
+export interface TxSpec {
   hash: string;
   from: string;
   to: string;
@@ -221,19 +249,29 @@ interface TxSpec {
   gasUsed: number;
   logs: LogSpec[];
   calls: CallFrame[];
+  /** What the generator made it (base-profile.ts), for the profile's shape figures. */
+  kind?: string;
+  /** An OP-stack deposit (type 0x7e). */
+  deposit?: { sourceHash: string; mint: bigint; isSystemTx: boolean };
+  /** An OP-stack transaction's fees: its priority fee per gas and L1 data fee fields. */
+  opFees?: { priorityFee: bigint; l1GasUsed: bigint; l1Fee: bigint };
 }
 
-interface BlockSpec {
+export interface BlockSpec {
   number: number;
   hash: string;
   parentHash: string;
   timestamp: number;
   txs: TxSpec[];
   withdrawals: { index: number; validatorIndex: number; address: string; amountGwei: bigint }[];
+  /** Base fee per gas (wei); 1 gwei when absent. */
+  baseFee?: bigint;
+  /** An OP-stack block's L1 origin (the L1 attributes its deposit carries). */
+  l1?: { number: number; baseFee: bigint; blobBaseFee: bigint };
 }
 
 /** Value history of one entity: blocks ascending, value at and after each. */
-class History<T> {
+export class History<T> {
   readonly blocks: number[] = [];
   readonly values: T[] = [];
   set(block: number, value: T): void {
@@ -268,31 +306,29 @@ export class SyntheticChain {
   readonly pools: string[];
   readonly blocks: BlockSpec[] = [];
   readonly counts: GeneratedCounts;
-  private readonly contracts = new Set<string>();
-  private readonly tokenByAddress = new Map<string, TokenSpec>();
+  protected readonly contracts = new Set<string>();
+  protected readonly tokenByAddress = new Map<string, TokenSpec>();
   /** ERC-20 and ERC-721 balanceOf(holder): key token|holder. */
-  private readonly balances = new Map<string, History<bigint>>();
+  protected readonly balances = new Map<string, History<bigint>>();
   /** ERC-1155 balanceOf(holder, id): key token|holder|id. */
-  private readonly balances1155 = new Map<string, History<bigint>>();
+  protected readonly balances1155 = new Map<string, History<bigint>>();
   /** ERC-1155 supply of an id and ERC-20 / ERC-721 totalSupply: key token or token|id. */
-  private readonly supplies = new Map<string, History<bigint>>();
+  protected readonly supplies = new Map<string, History<bigint>>();
   /** ERC-721 owner: key token|id. */
-  private readonly owners = new Map<string, History<string>>();
+  protected readonly owners = new Map<string, History<string>>();
   /** Native coin balance (eth_getBalance): key address. Values, fees, internal values, withdrawals. */
-  private readonly coins = new Map<string, History<bigint>>();
-  private readonly nonces = new Map<string, number>();
-  private swapHash = '';
-  private nftBatchHash = '';
+  protected readonly coins = new Map<string, History<bigint>>();
+  protected readonly nonces = new Map<string, number>();
+  protected swapHash = '';
+  protected nftBatchHash = '';
 
   constructor(spec: ChainSpec) {
     this.spec = spec;
     const tokens: TokenSpec[] = [];
     const add = (kind: TokenKind, count: number, prefix: string) => {
       for (let index = 0; index < count; index += 1) {
-        const address = addressOf(`bench:${spec.chainId}:token:${kind}:${index}`);
-        const busy = kind === 'ERC-20' && index === 0;
-        const symbol = busy ? 'BUSY' : `${prefix}${spec.chainId % 1000}x${index}`;
-        tokens.push({ address, kind, name: busy ? 'Busy Token' : `${kind} token ${index}`, symbol });
+        const { address, name, symbol } = this.tokenIdentity(kind, index, prefix);
+        tokens.push({ address: address ?? addressOf(`bench:${spec.chainId}:token:${kind}:${index}`), kind, name, symbol });
       }
     };
     add('ERC-20', spec.erc20Tokens, 'T');
@@ -322,6 +358,15 @@ export class SyntheticChain {
       busyTokenLastTimestamp: 0,
     };
     this.generate();
+  }
+
+  /** A token's name and symbol: the first ERC-20 is the busy token (BUSY). */
+  protected tokenIdentity(kind: TokenKind, index: number, prefix: string): { address?: string; name: string; symbol: string } {
+    const busy = kind === 'ERC-20' && index === 0;
+    return {
+      name: busy ? 'Busy Token' : `${kind} token ${index}`,
+      symbol: busy ? 'BUSY' : `${prefix}${this.spec.chainId % 1000}x${index}`,
+    };
   }
 
   get head(): number {
@@ -390,7 +435,7 @@ export class SyntheticChain {
   // -------------------------------------------------------------------------------------------------
   // Generation
 
-  private generate(): void {
+  protected generate(): void {
     const { spec } = this;
     const random = prng(spec.seed);
     const erc20 = this.tokens.filter((token) => token.kind === 'ERC-20');
@@ -610,7 +655,7 @@ export class SyntheticChain {
     }
   }
 
-  private countTransfer(token: TokenSpec, from: string, to: string, timestamp: number): void {
+  protected countTransfer(token: TokenSpec, from: string, to: string, timestamp: number): void {
     this.counts.tokenTransfers += 1;
     if (from === ACTORS.whale || to === ACTORS.whale) this.counts.whaleTokenTransfers += 1;
     if (token === this.tokens[0]) {
@@ -620,7 +665,7 @@ export class SyntheticChain {
     }
   }
 
-  private history<T>(map: Map<string, History<T>>, key: string): History<T> {
+  protected history<T>(map: Map<string, History<T>>, key: string): History<T> {
     let history = map.get(key);
     if (!history) {
       history = new History<T>();
@@ -629,7 +674,7 @@ export class SyntheticChain {
     return history;
   }
 
-  private moveBalance(token: string, from: string, to: string, amount: bigint, block: number): void {
+  protected moveBalance(token: string, from: string, to: string, amount: bigint, block: number): void {
     for (const [holder, delta] of [
       [from, -amount],
       [to, amount],
@@ -641,17 +686,17 @@ export class SyntheticChain {
     }
   }
 
-  private minerOf(block: number): string {
+  protected minerOf(block: number): string {
     return addressOf(`bench:${this.spec.chainId}:miner:${block % 16}`);
   }
 
-  private moveCoin(address: string, delta: bigint, block: number): void {
+  protected moveCoin(address: string, delta: bigint, block: number): void {
     if (delta === 0n) return;
     const history = this.history(this.coins, address);
     history.set(block, (history.latest() ?? COIN_BASE) + delta);
   }
 
-  private move721(token: string, from: string, to: string, id: bigint, block: number): void {
+  protected move721(token: string, from: string, to: string, id: bigint, block: number): void {
     if (from !== ZERO_ADDRESS) {
       const history = this.history(this.balances, `${token}|${from}`);
       history.set(block, (history.latest() ?? 0n) - 1n);
@@ -664,7 +709,7 @@ export class SyntheticChain {
     this.history(this.owners, `${token}|${id}`).set(block, to);
   }
 
-  private mint1155(token: string, to: string, id: bigint, amount: bigint, block: number): void {
+  protected mint1155(token: string, to: string, id: bigint, amount: bigint, block: number): void {
     const history = this.history(this.balances1155, `${token}|${to}|${id}`);
     history.set(block, (history.latest() ?? 0n) + amount);
     const supply = this.history(this.supplies, `${token}|${id}`);
@@ -736,7 +781,8 @@ export class SyntheticChain {
         return token.kind === 'ERC-20' ? `0x${word(18)}` : '0x';
       case SELECTOR.totalSupply:
         if (token.kind === 'ERC-1155') return '0x';
-        return `0x${word(token.kind === 'ERC-20' ? 10n ** 30n : (this.supplies.get(to)?.at(block) ?? 0n))}`;
+        // ERC-20: 10^30 plus what was minted (bridge deposits, wrapped coin) less what was burnt.
+        return `0x${word(this.supplies.get(to)?.at(block) ?? (token.kind === 'ERC-20' ? 10n ** 30n : 0n))}`;
       case SELECTOR.supportsInterface: {
         if (token.kind === 'ERC-20') return '0x';
         const id = argument(0).slice(0, 8);
@@ -767,7 +813,7 @@ export class SyntheticChain {
     }
   }
 
-  private blockJson(block: BlockSpec, full: boolean): Record<string, unknown> {
+  protected blockJson(block: BlockSpec, full: boolean): Record<string, unknown> {
     const gasUsed = block.txs.reduce((sum, tx) => sum + tx.gasUsed, 0);
     const seed = `bench:${this.spec.chainId}:${block.number}`;
     return {
@@ -789,7 +835,7 @@ export class SyntheticChain {
       totalDifficulty: '0x0',
       gasLimit: hex(30_000_000),
       gasUsed: hex(gasUsed),
-      baseFeePerGas: hex(GWEI),
+      baseFeePerGas: hex(block.baseFee ?? GWEI),
       withdrawalsRoot: hash32(`${seed}:withdrawals`),
       withdrawals: block.withdrawals.map((withdrawal) => ({
         index: hex(withdrawal.index),
@@ -802,7 +848,7 @@ export class SyntheticChain {
     };
   }
 
-  private transactionJson(block: BlockSpec, tx: TxSpec, position: number): Record<string, unknown> {
+  protected transactionJson(block: BlockSpec, tx: TxSpec, position: number): Record<string, unknown> {
     return {
       hash: tx.hash,
       nonce: hex(tx.nonce),
@@ -827,7 +873,7 @@ export class SyntheticChain {
     };
   }
 
-  private receiptJson(block: BlockSpec, tx: TxSpec, position: number): Record<string, unknown> {
+  protected receiptJson(block: BlockSpec, tx: TxSpec, position: number): Record<string, unknown> {
     let cumulative = 0;
     for (let index = 0; index <= position; index += 1) cumulative += block.txs[index].gasUsed;
     let logIndex = 0;
@@ -860,7 +906,7 @@ export class SyntheticChain {
     };
   }
 
-  private traceJson(tx: TxSpec): Record<string, unknown> {
+  protected traceJson(tx: TxSpec): Record<string, unknown> {
     const frame = (call: CallFrame): Record<string, unknown> => ({
       type: call.type,
       from: call.from,
@@ -886,4 +932,4 @@ export class SyntheticChain {
   }
 }
 
-const topicOf = (address: string): string => `0x${addressWord(address)}`;
+export const topicOf = (address: string): string => `0x${addressWord(address)}`;

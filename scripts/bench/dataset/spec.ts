@@ -75,3 +75,65 @@ export function datasetSpec(scale: number): DatasetSpec {
   ];
   return { scale, chains, collections: atLeast(60, 10_000 * scale), orders: atLeast(60, 10_000 * scale) };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The Base-like chain profile (issue 27), a dataset of its own (profile.ts). Where each figure comes
+// from: docs/decisions/bench-profiles.md.
+
+/** The profile chain's id: a local one, so that nothing keyed on Base's own id (8453) applies to it. */
+export const BASE_PROFILE_CHAIN = 38_453;
+
+export interface BaseProfileSize {
+  blocks: number;
+  transactionsPerBlock: number;
+}
+
+/** The default size: about 15,000 transactions, which build in about 10 minutes on a 2-core machine. */
+export const BASE_PROFILE_DEFAULT_SIZE: BaseProfileSize = { blocks: 75, transactionsPerBlock: 200 };
+
+/**
+ * Base's shape: ~200 transactions a block every 2 s; user transactions half DEX swaps and three tenths
+ * ERC-20 transfers; tokens, pools, routers, contracts and holders Zipf-distributed (exponent 1);
+ * the L1 attributes deposit at the top of every block and user deposits in each epoch's first block.
+ * The counts of tokens, pools and holders are those a few minutes of Base touch (they do not scale
+ * with the size: a smaller build is a shorter window of the same chain); `overrides` shrink them for tests.
+ */
+export function baseProfileSpec(size: BaseProfileSize = BASE_PROFILE_DEFAULT_SIZE, overrides: Partial<ChainSpec> = {}): ChainSpec {
+  if (!(Number.isInteger(size.blocks) && size.blocks >= 1)) throw new Error(`blocks must be a whole number >= 1, got ${size.blocks}`);
+  if (!(Number.isInteger(size.transactionsPerBlock) && size.transactionsPerBlock >= 2))
+    throw new Error(`transactions per block must be a whole number >= 2, got ${size.transactionsPerBlock}`);
+  const blockSeconds = 2;
+  return {
+    chainId: BASE_PROFILE_CHAIN,
+    seed: 8453,
+    transactions: size.blocks * size.transactionsPerBlock,
+    blocks: size.blocks,
+    spanSeconds: size.blocks * blockSeconds,
+    firstTimestamp: FIRST_TIMESTAMP,
+    // The dataset's own fields, unused by the profile's generator (base-profile.ts reads `base`).
+    mix: { native: 0.05, swap: 0.5, nft: 0.04 },
+    swapTransfers: 0,
+    erc20Tokens: 2000,
+    erc721Tokens: 60,
+    erc1155Tokens: 20,
+    busyTokenShare: 0,
+    addresses: 50_000,
+    whaleTxShare: 0,
+    whaleReceiveShare: 0,
+    withdrawalsPerBlock: 0,
+    base: {
+      transactionsPerBlock: size.transactionsPerBlock,
+      blockSeconds,
+      epochBlocks: 6,
+      userDepositsPerEpoch: 2,
+      mix: { swap: 0.5, erc20: 0.3, native: 0.05, approve: 0.04, nft: 0.04, other: 0.07 },
+      zipfExponent: 1,
+      pools: 400,
+      routers: 8,
+      apps: 300,
+      hubTokens: 3,
+      proxyTokenShare: 0.2,
+    },
+    ...overrides,
+  };
+}

@@ -11,15 +11,16 @@ import type { HttpResult } from '../http';
 import type { LambdaFollowResult } from '../lambda-follow';
 import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
 import type { CostModel } from './cost';
-import { workloadCostLines, type WorkloadCostModel } from './workload-cost';
+import type { ProfileFacts } from '../dataset/profile';
+import { profileSummaryLines, workloadCostLines, type ProfiledWorkloadCost } from './workload-cost';
 import { familyMarkdown, type PerUnitReport } from './write-families';
 
 export interface Report {
   date: string;
   command: string;
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
-  /** Wall time of each part that ran, seconds. */
-  seconds: Partial<Record<Part, number>> & { total: number };
+  /** Wall time of each part that ran, seconds (`profiles`: reading or building the chain profiles' datasets). */
+  seconds: Partial<Record<Part, number>> & { total: number; profiles?: number };
   parts: {
     http: HttpResult | null;
     cold: ColdResult | null;
@@ -33,11 +34,26 @@ export interface Report {
   /** Parts that did not run or failed, with why. */
   missing: Partial<Record<Part, string>>;
   cost: (CostModel & { alternative?: { basis: string; model: CostModel } }) | null;
-  /** Issue 27's model: W1 and W2 under every table option, per chain profile (absent in older reports). */
-  workloadCost?: { basis: string; model: WorkloadCostModel }[] | null;
+  /**
+   * Issue 27's model: W1 and W2 under every table option, per chain profile (absent in older reports;
+   * `profile`, the profile's name and shape, absent in reports written before the chain profiles).
+   */
+  workloadCost?: ProfiledWorkloadCost[] | null;
+  /** The chain profiles' datasets (scripts/bench/dataset/profile.ts): their shape and writes by item family. */
+  profiles?: ProfileResult[] | null;
   budgets: Budget[];
   summary: { budgets: number; failed: number; byFamily: ReturnType<typeof summarise> };
   pass: boolean;
+}
+
+export interface ProfileResult {
+  profile: string;
+  /** The profile's cached folder (relative to the repository) and whether this run built it. */
+  dir?: string;
+  builtThisRun?: boolean;
+  facts?: ProfileFacts;
+  /** Why the profile has no figures (its build failed). */
+  error?: string;
 }
 
 export function buildReport(input: Omit<Report, 'summary' | 'pass'>): Report {
@@ -99,9 +115,12 @@ export function markdown(report: Report): string {
     if (c.alternative) lines.push(row(c.alternative.basis, c.alternative.model));
     lines.push('', `Sources: writes ${c.inputs.sources.writes}; storage ${c.inputs.sources.storage}; reads ${c.inputs.sources.reads}.`, '');
   }
-  for (const { basis, model } of report.workloadCost ?? []) {
+  const workloadCost = report.workloadCost ?? [];
+  if (workloadCost.some((entry) => entry.profile)) lines.push(...profileSummaryLines(workloadCost), '');
+  for (const { basis, model } of workloadCost) {
     lines.push(...workloadCostLines(model, `W1 and W2 per day, one year held (issue 27): ${basis}`), '');
   }
+  for (const result of report.profiles ?? []) lines.push(...profileMarkdown(result), '');
 
   const http = report.parts.http;
   if (http) {
@@ -231,6 +250,36 @@ export function markdown(report: Report): string {
     );
   lines.push('');
   return `${lines.join('\n')}\n`;
+}
+
+/** A chain profile's section: the shape it was generated with, its build, its writes by item family. */
+export function profileMarkdown(result: ProfileResult): string[] {
+  const lines = [`## Chain profile: ${result.profile}`, ''];
+  const facts = result.facts;
+  if (!facts) {
+    lines.push(`No figures: ${result.error ?? 'not built'}.`);
+    return lines;
+  }
+  const shape = facts.shape;
+  const percent = (value: number | undefined) => `${fmt((value ?? 0) * 100, 1)} %`;
+  const kinds = Object.entries(shape.shareByKind)
+    .map(([kind, share]) => `${kind} ${percent(share)}`)
+    .join(', ');
+  const g = facts.generation;
+  const f = facts.writesByFamily;
+  lines.push(
+    `${shape.blocks} blocks of ${shape.transactionsPerBlock.mean} transactions, one every ${shape.blockSeconds} s (${shape.transactions} transactions; assumed figures and their sources: docs/decisions/bench-profiles.md). ` +
+      `Deposits first in every block: ${shape.depositsFirstInEveryBlock ? 'yes' : '**no**'} (${shape.l1AttributesDeposits} L1 attributes deposits, ${shape.userDeposits} user deposits). ` +
+      `Mix: ${kinds}. Per transaction: ${shape.logsPerTransaction} logs, ${shape.tokenTransfersPerTransaction} token transfers, ${shape.internalCallsPerTransaction} internal calls. ` +
+      `Concentration (Zipf exponent ${facts.assumed.zipfExponent}): ${shape.topToken} carries ${percent(shape.topTokenShare)} of the ERC-20 transfers (the top three ${percent(shape.top3TokenShare)}, ${shape.tokensTransferred} tokens transferred); the most called contract gets ${percent(shape.topContractShare)} of the user transactions, the busiest sender sends ${percent(shape.topSenderShare)} (${shape.senders} senders).`,
+    '',
+    `Built ${result.builtThisRun ? 'in this run' : 'earlier (cached)'} in ${fmt(g.seconds, 0)} s (\`${result.dir ?? '?'}\`): the real ingest at ${fmt(g.transactionsPerSecond, 1)} transactions/s${facts.size.batchBlocks ? `, batches of ${facts.size.batchBlocks} blocks` : ', default batching'}, ${g.ingestWarnings} ingest warnings; the table reported ${fmt(facts.inputs.consumedWriteUnitsPerTransaction)} write units per transaction consumed (no GSI), ${fmt(facts.inputs.ingestReadUnitsPerTransaction ?? 0)} read units per transaction read by the ingest.`,
+    '',
+    `Writes by item family (at the table's edge; per transaction, ${f.transactions} transactions and ${f.logs} logs): **${f.totals.writeUnitsPerTx} write units**, ${f.totals.itemsWrittenPerTx} items written, **${fmt(f.totals.bytesStoredPerTx / 1024, 2)} KB stored** per transaction.`,
+    '',
+    familyMarkdown(f),
+  );
+  return lines;
 }
 
 /** Writes latest.json, latest.md and their dated copies into `dir`; returns the files written. */

@@ -201,3 +201,45 @@ function usd(parts: { writes: number; reads: number; storage: number }): OptionC
     total: round(parts.writes + parts.reads + parts.storage),
   };
 }
+
+/** What a chain profile's row names beside its model (issue 27: W1 and W2 per chain profile). */
+export interface ChainProfileFigures {
+  /** The profile's short name: the ingest bench chain, the dataset's busy chains, base. */
+  name: string;
+  transactionsPerBlock?: number;
+  itemsWrittenPerTransaction?: number;
+}
+
+export interface ProfiledWorkloadCost {
+  basis: string;
+  model: WorkloadCostModel;
+  profile?: ChainProfileFigures;
+}
+
+/**
+ * One row per chain profile: its inputs, then per workload the cheapest option's cost per day, the
+ * default option's, and the verdict against the goal and the baseline (from the profile's own figures).
+ */
+export function profileSummaryLines(entries: readonly ProfiledWorkloadCost[]): string[] {
+  const short = (option: OptionCost) =>
+    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'} ${option.billing === 'on-demand' ? 'on-demand' : 'provisioned'}`;
+  const verdict = (workload: WorkloadCostModel['workloads'][WorkloadId]) =>
+    `${workload.meetsGoal ? 'MET' : 'NOT MET'}, ${workload.noWorse ? 'no worse' : 'WORSE'}`;
+  const cells = (model: WorkloadCostModel, id: WorkloadId) => {
+    const workload = model.workloads[id];
+    return `$${workload.cheapest.perDayUsd.total.toFixed(2)} (${short(workload.cheapest)}) | $${workload.defaultOption.perDayUsd.total.toFixed(2)} | ${verdict(workload)}`;
+  };
+  return [
+    '### W1 and W2 per chain profile (issue 27)',
+    '',
+    `Goal: W1 <= $${GOAL_USD_PER_DAY.W1} a day, W2 <= $${GOAL_USD_PER_DAY.W2}, from the cheapest table option; no worse than the baseline (W1 $${optionCost('W1', OPTIONS[0]!, BASELINE_INPUTS).perDayUsd.total.toFixed(2)}, W2 $${optionCost('W2', OPTIONS[0]!, BASELINE_INPUTS).perDayUsd.total.toFixed(2)}). Every option of every profile: the sections below.`,
+    '',
+    '| chain profile | tx / block | WCU / tx | KB stored / tx | items written / tx | W1 cheapest $/day | W1 default $/day | W1 verdict | W2 cheapest $/day | W2 default $/day | W2 verdict |',
+    '| --- | ---: | ---: | ---: | ---: | --- | ---: | --- | --- | ---: | --- |',
+    ...entries.map(({ basis, model, profile }) => {
+      const perBlock = profile?.transactionsPerBlock === undefined ? '-' : String(Math.round(profile.transactionsPerBlock * 10) / 10);
+      const items = profile?.itemsWrittenPerTransaction === undefined ? '-' : String(profile.itemsWrittenPerTransaction);
+      return `| ${profile?.name ?? basis} | ${perBlock} | ${model.inputs.writeUnitsPerTransaction} | ${(model.inputs.storedBytesPerTransaction / 1024).toFixed(2)} | ${items} | ${cells(model, 'W1')} | ${cells(model, 'W2')} |`;
+    }),
+  ];
+}

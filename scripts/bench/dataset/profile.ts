@@ -1,0 +1,281 @@
+/**
+ * A chain profile's dataset (issue 27: "report every figure on a realistic chain shape"): the
+ * Base-like chain of base-profile.ts written by the real ingest (ChainIngest, default batching unless
+ * `batchBlocks`) into an embedded table of its own, every write request priced by item family at the
+ * table's edge as the ingest bench prices them (lib/write-families.ts: the same ledger, the same
+ * item sizes), and the items left scanned at the end for the stored bytes.
+ *
+ * `npm run bench:dataset -- --profile base [--blocks N] [--tx-per-block N] [--batch-blocks N]` builds
+ * it in a process of its own into .bench/profile-base-<size>-<key>/ (`ensureProfile` spawns that
+ * when `npm run bench` finds none); profile.json holds the figures, written last. The key hashes the
+ * dataset's item code (build.ts ITEM_CODE), the profile's generator and the size: any change of what
+ * runs builds it again. A stopped build starts over (it takes minutes; the ledger lives in memory).
+ * The table is in memory and gone with the build: the profile's figures are its product.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GeneratedCounts } from './chain';
+import type { ProfileShape } from './base-profile';
+import { BASE_PROFILE_DEFAULT_SIZE, baseProfileSpec, type BaseProfileSize } from './spec';
+import type { PerUnitReport } from '../lib/write-families';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const BUILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build.ts');
+export const PROFILE_TABLE = 'bench-profile';
+/** The profiles there are (one so far). */
+export const PROFILES = ['base'] as const;
+export type ProfileName = (typeof PROFILES)[number];
+/** The profile's own code, hashed into its key beside the dataset's item code. */
+const PROFILE_CODE = ['scripts/bench/dataset/base-profile.ts', 'scripts/bench/dataset/profile.ts', 'scripts/bench/lib/write-families.ts'];
+
+export interface ProfileOptions extends BaseProfileSize {
+  profile: ProfileName;
+  /** Most blocks the ingest writes as one batch; absent: the ingest's default. */
+  batchBlocks?: number;
+}
+
+export interface ProfileFacts {
+  key: string;
+  profile: ProfileName;
+  builtAt: string;
+  size: BaseProfileSize & { batchBlocks: number | null };
+  /** The figures assumed (spec.ts baseProfileSpec). */
+  assumed: {
+    chainId: number;
+    blockSeconds: number;
+    transactionsPerBlock: number;
+    epochBlocks: number;
+    userDepositsPerEpoch: number;
+    mix: Record<string, number>;
+    zipfExponent: number;
+    erc20Tokens: number;
+    erc721Tokens: number;
+    erc1155Tokens: number;
+    pools: number;
+    routers: number;
+    apps: number;
+    holders: number;
+  };
+  /** The chain as generated, measured. */
+  shape: ProfileShape;
+  counts: GeneratedCounts;
+  generation: {
+    seconds: number;
+    generateSeconds: number;
+    ingestSeconds: number;
+    scanSeconds: number;
+    transactionsPerSecond: number;
+    /** Write units the table reported consumed (table only, no GSI), and DynamoDB calls. */
+    consumedWriteUnits: number;
+    calls: number;
+    itemsLeft: number;
+    ingestWarnings: number;
+  };
+  /** Every write request of the ingest priced by item family (as the ingest bench's "Writes by item family"). */
+  writesByFamily: PerUnitReport & { method: string };
+  /** The cost model's inputs (lib/workload-cost.ts), per transaction, deposits included. */
+  inputs: {
+    writeUnitsPerTransaction: number;
+    storedBytesPerTransaction: number;
+    itemsWrittenPerTransaction: number;
+    itemsStoredPerTransaction: number;
+    /** What the table reported consumed (no GSI): a check of the ledger's pricing. */
+    consumedWriteUnitsPerTransaction: number;
+    /** Read units the ingest itself spent (range positions, state reads), as the table reported them. */
+    ingestReadUnitsPerTransaction: number;
+  };
+}
+
+/** The profile's cache key: the item code's and the generator's hash, and the size. */
+export async function profileKey(options: ProfileOptions): Promise<string> {
+  const { codeKey } = await import('./build');
+  return codeKey(
+    PROFILE_CODE,
+    `profile=${options.profile};blocks=${options.blocks};tx=${options.transactionsPerBlock};batch=${options.batchBlocks ?? 'default'}`,
+  );
+}
+
+export async function profileDir(options: ProfileOptions): Promise<string> {
+  const batch = options.batchBlocks ? `-batch${options.batchBlocks}` : '';
+  return path.join(
+    ROOT,
+    '.bench',
+    `profile-${options.profile}-${options.blocks}x${options.transactionsPerBlock}${batch}-${await profileKey(options)}`,
+  );
+}
+
+export const defaultProfileOptions = (profile: ProfileName = 'base'): ProfileOptions => ({ profile, ...BASE_PROFILE_DEFAULT_SIZE });
+
+/** The cached profile of these options, built first (in a process of its own) when missing. */
+export async function ensureProfile(
+  options: ProfileOptions,
+  log: (line: string) => void,
+): Promise<{ dir: string; facts: ProfileFacts; built: boolean }> {
+  const dir = await profileDir(options);
+  const file = path.join(dir, 'profile.json');
+  if (existsSync(file)) return { dir, facts: JSON.parse(await readFile(file, 'utf8')) as ProfileFacts, built: false };
+  log(
+    `profile ${options.profile}: building ${options.blocks} blocks x ${options.transactionsPerBlock} transactions into ${path.relative(ROOT, dir)} (cached for later runs)…`,
+  );
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', BUILD, ...profileArgs(options), '--dir', dir], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'ERROR', NODE_NO_WARNINGS: '1' },
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`profile build exited with ${code}`))));
+  });
+  return { dir, facts: JSON.parse(await readFile(file, 'utf8')) as ProfileFacts, built: true };
+}
+
+/** The build command's arguments for these options. */
+export const profileArgs = (options: ProfileOptions): string[] => [
+  '--profile',
+  options.profile,
+  '--blocks',
+  String(options.blocks),
+  '--tx-per-block',
+  String(options.transactionsPerBlock),
+  ...(options.batchBlocks ? ['--batch-blocks', String(options.batchBlocks)] : []),
+];
+
+type Json = Record<string, any>;
+const WRITE_COMMANDS = new Set(['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem']);
+
+/** Builds the profile into `dir` (this process: the build's child). */
+export async function buildProfile(options: ProfileOptions, dir: string): Promise<ProfileFacts> {
+  const started = performance.now();
+  const key = await profileKey(options);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const { startTableProcess } = await import('../../lib/table-process');
+  const { ensureTable, localClient } = await import('../../lib/local-table/ensure-table');
+  const { scanItems } = await import('../../lib/local-table/scan');
+  const table = await startTableProcess();
+  try {
+    process.env.DYNAMODB_ENDPOINT = table.endpoint;
+    process.env.TABLE_NAME = PROFILE_TABLE;
+    const admin = localClient(table.endpoint);
+    await ensureTable(admin, PROFILE_TABLE);
+    // Modules that create the table client: imported once the endpoint is set.
+    const { db } = await import('../../../shared/db/client');
+    const { emptyUsage, measureTableInto, totalCalls } = await import('../../../shared/db/instrument');
+    const { ChainIngest } = await import('../../../shared/ingest/ingest');
+    const { BaseChain } = await import('./base-profile');
+    const { WriteLedger, perUnit, recordWriteCommand } = await import('../lib/write-families');
+    const ledger = new WriteLedger();
+    // Every write request as it goes out, in document form (as scripts/bench/ingest.ts observes them).
+    (db as unknown as { middlewareStack: { add: (...args: any[]) => void } }).middlewareStack.add(
+      (next: (args: { input: Json }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Json }) => {
+        const command = (context.commandName ?? '?').replace(/Command$/, '');
+        if (WRITE_COMMANDS.has(command)) recordWriteCommand(ledger, command, args.input);
+        return next(args);
+      },
+      { step: 'serialize', priority: 'high', name: 'benchProfileLedger' },
+    );
+
+    const t0 = performance.now();
+    const spec = baseProfileSpec(options);
+    const chain = new BaseChain(spec);
+    const generateSeconds = (performance.now() - t0) / 1000;
+    console.error(
+      `  profile ${options.profile}: generated ${chain.counts.transactions} transactions in ${chain.head} blocks (${chain.counts.logs} logs, ${chain.counts.tokenTransfers} token transfers) in ${generateSeconds.toFixed(1)} s`,
+    );
+    const usage = emptyUsage();
+    let warnings = 0;
+    const t1 = performance.now();
+    let lastReport = t1;
+    const ingest = new ChainIngest({
+      chainId: spec.chainId,
+      client: chain.client(),
+      ...(options.batchBlocks ? { maxBatchBlocks: options.batchBlocks } : {}),
+      log: {
+        info: () => undefined,
+        warn: (message, details) => {
+          warnings += 1;
+          console.error(`ingest warning: ${message} ${JSON.stringify(details ?? {})}`);
+        },
+      },
+      onBlock: ({ blockNumber }) => {
+        const now = performance.now();
+        if (now - lastReport >= 30_000 || blockNumber === chain.head) {
+          lastReport = now;
+          console.error(`  ${((now - started) / 1000).toFixed(0)} s: block ${blockNumber}/${chain.head}, ${ledger.writes} writes`);
+        }
+      },
+    });
+    const result = await measureTableInto(usage, () => ingest.ingestRange({ from: 1, to: chain.head }));
+    if (result.cursor?.blockNumber !== chain.head) throw new Error(`ingested through block ${result.cursor?.blockNumber} of ${chain.head}`);
+    const ingestSeconds = (performance.now() - t1) / 1000;
+
+    const t2 = performance.now();
+    const items = await scanItems(admin, PROFILE_TABLE);
+    const families = perUnit(ledger.report(items), chain.counts.transactions, chain.counts.logs);
+    const scanSeconds = (performance.now() - t2) / 1000;
+    admin.destroy();
+    const transactions = chain.counts.transactions;
+    const base = spec.base!;
+    const facts: ProfileFacts = {
+      key,
+      profile: options.profile,
+      builtAt: new Date().toISOString(),
+      size: { blocks: options.blocks, transactionsPerBlock: options.transactionsPerBlock, batchBlocks: options.batchBlocks ?? null },
+      assumed: {
+        chainId: spec.chainId,
+        blockSeconds: base.blockSeconds,
+        transactionsPerBlock: base.transactionsPerBlock,
+        epochBlocks: base.epochBlocks,
+        userDepositsPerEpoch: base.userDepositsPerEpoch,
+        mix: base.mix,
+        zipfExponent: base.zipfExponent,
+        erc20Tokens: spec.erc20Tokens,
+        erc721Tokens: spec.erc721Tokens,
+        erc1155Tokens: spec.erc1155Tokens,
+        pools: base.pools,
+        routers: base.routers,
+        apps: base.apps,
+        holders: spec.addresses,
+      },
+      shape: chain.shape(),
+      counts: chain.counts,
+      generation: {
+        seconds: round((performance.now() - started) / 1000, 1),
+        generateSeconds: round(generateSeconds, 1),
+        ingestSeconds: round(ingestSeconds, 1),
+        scanSeconds: round(scanSeconds, 1),
+        transactionsPerSecond: round(transactions / ingestSeconds, 1),
+        consumedWriteUnits: round(usage.writeUnits, 1),
+        calls: totalCalls(usage),
+        itemsLeft: items.length,
+        ingestWarnings: warnings,
+      },
+      writesByFamily: {
+        method:
+          'every write request of the ingest, classified by the key of its item (scripts/bench/lib/write-families.ts): ceil(size / 1 KB) units per item (updates and deletes: the size of the item at the end of the run or as last put), doubled in TransactWriteItems, again on each GSI whose keys the item carries (ALL projection); stored bytes: the items left, + 100 B each',
+        ...families,
+      },
+      inputs: {
+        writeUnitsPerTransaction: families.totals.writeUnitsPerTx,
+        storedBytesPerTransaction: families.totals.bytesStoredPerTx,
+        itemsWrittenPerTransaction: families.totals.itemsWrittenPerTx,
+        itemsStoredPerTransaction: families.totals.itemsStoredPerTx,
+        consumedWriteUnitsPerTransaction: round(usage.writeUnits / transactions, 2),
+        ingestReadUnitsPerTransaction: round(usage.readUnits / transactions, 2),
+      },
+    };
+    await writeFile(path.join(dir, 'profile.json'), `${JSON.stringify(facts, null, 2)}\n`);
+    console.error(
+      `profile ${options.profile} built in ${facts.generation.seconds} s (ingest ${facts.generation.ingestSeconds} s, ${facts.generation.transactionsPerSecond} tx/s): ` +
+        `${facts.inputs.writeUnitsPerTransaction} write units, ${(facts.inputs.storedBytesPerTransaction / 1024).toFixed(2)} KB stored, ${facts.inputs.itemsWrittenPerTransaction} items written per transaction`,
+    );
+    return facts;
+  } finally {
+    await table.close();
+  }
+}
+
+const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
