@@ -6,7 +6,7 @@
  *    total_items is exact, the sum of their id counts) and the first `page end` of its G4 holdings
  *    (ownerNftPage); round 2, with `metadata=true`: the page's instances and contracts (one BatchGetItem).
  *  - I6f GET /v1/nfts/{contract_address}: the contract's NFT instances (G3 instance partition, token id
- *    ascending; a state list, state-lists.ts).
+ *    ascending; a state list, state-lists.ts), with the contract's X7 (`contract`, the total) at once.
  *  - I6g GET /v1/nfts/{contract_address}/{token_id}: the instance on each chain (one BatchGetItem).
  * The metadata shown is the document the ingest resolved from a data: token URI (nothing is fetched
  * from the web). Ids (I6, X2, G3, G4, X7): see docs/access-patterns.md.
@@ -17,7 +17,7 @@ import { addressKeys, keyId, nftKeys, TOKEN_TYPE_RANK, tokenTransferKeys, tokenT
 import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
-import { RangeTooLargeError } from './range-reader';
+import { queryInput, RangeTooLargeError } from './range-reader';
 import { firstChain, listMeta, planListRequest } from './request';
 import type {
   ContractNftsQuery,
@@ -33,7 +33,7 @@ import type {
   NftTypeName,
   OwnerTokensQuery,
 } from './schemas';
-import { nftContractOf, nftMetadataFields, nftTypeName, readStatePage, stateTotals } from './state-lists';
+import { counterOf, nftContractOf, nftMetadataFields, nftTypeName, readIndexedHeads, readStatePage, stateTotals } from './state-lists';
 
 type NftStandard = 'ERC-721' | 'ERC-1155';
 const STANDARD: Record<NftTypeName, NftStandard> = { erc721: 'ERC-721', erc1155: 'ERC-1155' };
@@ -56,6 +56,7 @@ export async function listOwnerNfts(
 ): Promise<NftBalancesResponse> {
   const plan = await planOf(query, host);
   const { owner } = await resolveAddresses({ owner: parseAddressOrName('ownerAddress', ownerAddress) }, plan.chainIds);
+  const heads = readIndexedHeads(plan, config);
   const standards = types.length === 1 ? [STANDARD[types[0]!]] : [];
   const skip = plan.page * plan.limit;
   const perChain = await Promise.all(
@@ -70,6 +71,7 @@ export async function listOwnerNfts(
     plan,
     perChain.map((chain) => chain.total),
     config,
+    heads,
   );
   return { meta: listMeta(plan, totals, owner.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
 }
@@ -234,6 +236,7 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
     ),
   ];
   const skip = plan.page * plan.limit;
+  const heads = readIndexedHeads(plan, config);
   const perChain = await Promise.all(
     plan.chainIds.map((chainId) => {
       const contracts = valuesOn(chainId, 'contract_address');
@@ -274,6 +277,7 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
     plan,
     perChain.map((chain) => chain.total),
     config,
+    heads,
   );
   return { meta: listMeta(plan, totals, valuesOn(firstChain(plan), 'owner_address')[0] ?? ''), data: rows, aggregations: null };
 }
@@ -303,35 +307,46 @@ function instanceRow(instance: NftInstanceRecord, includeOwners: boolean): Insig
 /** Instance items complete enough to show (the balance transitions may create one with its counters only). */
 const isInstance = (item: unknown): item is NftInstanceRecord => (item as NftInstanceRecord | undefined)?.kind === 'nftInstance';
 
-/** I6f: the NFTs of a contract on each chain, token id ascending. */
+/**
+ * I6f: the NFTs of a contract on each chain, token id ascending. One round trip: each chain's page of
+ * the instance partition (G3) and the contracts' address items (X7, one BatchGetItem for every chain:
+ * `contract`, and `total_items` from their `nftInstances` counter).
+ */
 export async function listContractNfts(
   { contractAddress, query, host }: Request<ContractNftsQuery> & { contractAddress: string },
   config: InsightsConfig,
 ): Promise<NftTokensResponse> {
   const plan = await planOf(query, host);
   const { contract } = await resolveAddresses({ contract: parseAddressOrName('contract_address', contractAddress) }, plan.chainIds);
-  const perChain = await Promise.all(
-    plan.chainIds.map((chainId) =>
-      readStatePage(
-        chainId,
-        [{ pk: nftKeys.instance(chainId, contract.get(chainId)!, 0n).pk, checks: [], order: 'asc' }],
-        plan.page * plan.limit,
-        plan.limit,
-        config,
+  const heads = readIndexedHeads(plan, config);
+  const addressKey = (chainId: number) => addressKeys.address(chainId, contract.get(chainId)!);
+  const [perChain, contracts] = await Promise.all([
+    Promise.all(
+      plan.chainIds.map((chainId) =>
+        readStatePage(chainId, [instancesRange(chainId, contract.get(chainId)!)], plan.page * plan.limit, plan.limit, config),
       ),
     ),
+    batchGetItems<AddressRecord>(plan.chainIds.map(addressKey)),
+  ]);
+  const rows = plan.chainIds.flatMap((chainId, i) =>
+    (perChain[i] as unknown[]).filter(isInstance).map((item) => {
+      const row = instanceRow(item, query.include_owners);
+      row.contract = nftContractOf(chainId, row.contract_address, contracts.get(keyId(addressKey(chainId))));
+      return row;
+    }),
   );
-  const rows = perChain.flatMap((chain) =>
-    (chain.items as unknown[]).filter(isInstance).map((item) => instanceRow(item, query.include_owners)),
-  );
-  await addContracts(rows);
   const totals = await stateTotals(
     plan,
-    perChain.map((chain) => chain.total),
+    plan.chainIds.map((chainId) => counterOf(contracts.get(keyId(addressKey(chainId)))?.nftInstances)),
     config,
+    heads,
   );
   return { meta: listMeta(plan, totals, contract.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
 }
+
+/** G3: a contract's instance partition, token id ascending. */
+export const instancesRange = (chainId: number, contract: string) =>
+  queryInput({ pk: nftKeys.instance(chainId, contract, 0n).pk, checks: [], order: 'asc' });
 
 /** I6g: one NFT on each requested chain that has it (404 when none has). */
 export async function getNft(
@@ -361,14 +376,6 @@ export async function getNft(
   }
   const totals = await stateTotals({ ...plan, limit: 1 }, [rows.length], config);
   return { meta: listMeta(plan, { ...totals, total_pages: 1 }, contract.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
-}
-
-/** The `contract` object of each row: the contracts' address items, one BatchGetItem. */
-async function addContracts(rows: InsightsNftToken[]): Promise<void> {
-  if (rows.length === 0) return;
-  const key = (row: InsightsNftToken) => addressKeys.address(row.chain_id, row.contract_address);
-  const items = await batchGetItems<AddressRecord>(rows.map(key));
-  for (const row of rows) row.contract = nftContractOf(row.chain_id, row.contract_address, items.get(keyId(key(row))));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -121,6 +121,18 @@ export function tokenTransfersOfTokenRange(
   return { pk: tokenTransferKeys.byToken(chainId, token).pk, sk: { blocks }, checks, order };
 }
 
+/** N16: transfers of one NFT (an ERC-721 or ERC-1155 token id; no range for ERC-20 tokens). */
+export function tokenTransfersOfTokenIdRange(
+  chainId: number,
+  token: string,
+  tokenId: string,
+  blocks: BlockBounds,
+  checks: Check[],
+  order: SortOrder,
+): RangeRead {
+  return { pk: tokenTransferKeys.byTokenId(chainId, token, tokenId).pk, sk: { blocks }, checks, order };
+}
+
 /**
  * N9: token transfers of an owner in a direction, for a set of standards (empty = all): the ALL range
  * or one standard's range, or for two standards both single-standard ranges, which the list merges

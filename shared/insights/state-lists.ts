@@ -1,66 +1,87 @@
 /**
- * I6: lists read from the explorer's state items (balances, NFT holdings, NFT instances). Those ranges
- * hold current values, not history: their entries move when a value changes, so they carry no range
- * positions (`pos`) and no seek chunks. A page of one is its first `skip + take` entries (a 400 past
- * INSIGHTS_MAX_ITEMS_READ_PER_CHAIN, like any bounded read), and `total_items` its Select COUNT capped at
- * INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN (a lower bound beyond), read in parallel with the page: one round
- * trip per chain. What the ranges' sizes are bounded by: a holder's tokens, a contract's token ids.
+ * I6: lists read from the explorer's state items (balances, NFT holdings, NFT instances, a token's
+ * holders). Those ranges hold current values, not history: their entries move when a value changes, so
+ * they carry no range positions (`pos`) and no seek chunks. A page of one is its first `skip + take`
+ * entries (a 400 past INSIGHTS_MAX_ITEMS_READ_PER_CHAIN for a page after the first, like any bounded
+ * read). `total_items` is not counted from the range: it is the counter the ingest keeps of the range's
+ * size in the same transactions that move its entries (X10 per holder, X7 per contract, the ERC-1155
+ * instance's `holders` per id), read with the page in the same round trip, so it is exact whatever the
+ * range's size. What the ranges' sizes are bounded by: a holder's tokens, a contract's token ids and holders.
  * Ids of endpoints and access patterns (I6, X1, X2 ...): see docs/access-patterns.md.
  */
-import { readChainStatuses } from '../chain-status/status';
-import { countItems, queryAll, type Item } from '../db/operations';
+import { type ChainStatus, readChainStatuses } from '../chain-status/status';
+import { queryAll, type Item, type QueryInput } from '../db/operations';
 import { compareSortKeys } from '../table/keys';
 import type { AddressRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import type { IndexedHead, ListPlan, ListTotals } from './list';
-import { queryInput, RangeTooLargeError, type RangeRead } from './range-reader';
+import { RangeTooLargeError } from './range-reader';
 import type { NftMetadataFields } from './schemas';
 
-/** The first `skip + take` items of the union of `reads` (merged by sort key in their order), and their count. */
+/**
+ * Items `skip` to `skip + take` of the union of `ranges` (Query inputs of the table or an index, merged
+ * by sort key `sk` in the first one's order when there are several): each range's first `skip + take`
+ * items, one Query each (more only past 1 MB), in parallel. A page after the first that would read more
+ * than the read bound is a 400.
+ */
 export async function readStatePage(
   chainId: number,
-  reads: readonly RangeRead[],
+  ranges: readonly QueryInput[],
   skip: number,
   take: number,
   config: InsightsConfig,
-): Promise<{ items: Item[]; total: number }> {
-  if (reads.length === 0) return { items: [], total: 0 };
-  if (skip + take > config.maxItemsReadPerChain && skip > 0) throw new RangeTooLargeError(chainId, config.maxItemsReadPerChain);
-  const parts = await Promise.all(
-    reads.map(async (read) => {
-      const input = queryInput(read);
-      const [page, counted] = await Promise.all([
-        queryAll(input, { limit: skip + take }),
-        countItems(input, { maxRead: config.maxCountedItemsPerChain }),
-      ]);
-      return { items: page.items, total: counted.count };
-    }),
-  );
-  const ascending = reads[0]?.order === 'asc';
+): Promise<Item[]> {
+  if (ranges.length === 0 || take <= 0) return [];
+  assertStatePageWithinBound(chainId, skip, take, config);
+  const parts = await Promise.all(ranges.map(async (input) => (await queryAll(input, { limit: skip + take })).items));
+  const ascending = ranges[0]!.ScanIndexForward !== false;
   const items =
-    parts.length === 1
-      ? parts[0]!.items
-      : parts.flatMap((part) => part.items).sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
-  return { items: items.slice(skip, skip + take), total: parts.reduce((sum, part) => sum + part.total, 0) };
+    parts.length === 1 ? parts[0]! : parts.flat().sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
+  return items.slice(skip, skip + take);
 }
 
+/** A page after the first reads the range's first `skip + take` entries: a 400 past the read bound. */
+export function assertStatePageWithinBound(chainId: number, skip: number, take: number, config: InsightsConfig): void {
+  if (skip > 0 && skip + take > config.maxItemsReadPerChain) throw new RangeTooLargeError(chainId, config.maxItemsReadPerChain);
+}
+
+/** A counter the ingest keeps (an attribute of X7, X10 or an instance): absent is 0, never negative. */
+export const counterOf = (value: unknown): number => (typeof value === 'number' && value > 0 ? value : 0);
+
 /**
- * total_items (every chain's), total_pages (the most pages one chain has at this limit) and the chains'
- * indexed heads (meta `indexed_heads`, from the status kept per container, as every insights list).
+ * The chains' indexed heads (meta `indexed_heads`, from the status kept per container, as every insights
+ * list), started before the list's first round trip so that a read of them shares it.
  */
-export async function stateTotals(plan: ListPlan, totals: readonly number[], config: InsightsConfig): Promise<ListTotals> {
-  const statuses = await readChainStatuses(plan.chainIds, config.chainStatus, { cached: true });
-  const heads: IndexedHead[] = statuses.map((status) => ({
+export function readIndexedHeads(plan: ListPlan, config: InsightsConfig): Promise<IndexedHead[]> {
+  const heads = readChainStatuses(plan.chainIds, config.chainStatus, { cached: true }).then((statuses) => statuses.map(indexedHeadOf));
+  heads.catch(() => undefined); // (awaited by stateTotals; a failure surfaces there)
+  return heads;
+}
+
+function indexedHeadOf(status: ChainStatus): IndexedHead {
+  return {
     chain_id: status.chainId,
     block_number: status.indexedHead?.number ?? null,
     block_timestamp: status.indexedHead?.timestamp ?? null,
     state: status.state,
     lag_blocks: status.lag?.blocks ?? null,
-  }));
+  };
+}
+
+/**
+ * total_items (every chain's), total_pages (the most pages one chain has at this limit) and the chains'
+ * indexed heads (`heads`: readIndexedHeads, started with the list's reads; read here when not given).
+ */
+export async function stateTotals(
+  plan: ListPlan,
+  totals: readonly number[],
+  config: InsightsConfig,
+  heads: Promise<IndexedHead[]> = readIndexedHeads(plan, config),
+): Promise<ListTotals> {
   return {
     total_items: totals.reduce((sum, total) => sum + total, 0),
     total_pages: Math.max(0, ...totals.map((total) => Math.ceil(total / plan.limit))),
-    indexed_heads: heads,
+    indexed_heads: await heads,
   };
 }
 

@@ -2,19 +2,21 @@
  * I6a GET /v1/tokens/erc20/{ownerAddress} and I6e GET /v1/tokens: ERC-20 balances of owners, from the
  * explorer's balance listings (X1, the owner's ERC-20 range, value desc) and, for named tokens, the
  * balance items themselves (G3, one BatchGetItem). Balances are balanceOf as read by the ingest at the
- * last block that touched them. `metadata=true` adds name / symbol / decimals from the tokens' address
- * items (X7, one BatchGetItem for the page). Ids (I6, X1, G3, X7): see docs/access-patterns.md.
+ * last block that touched them. `total_items` is the owners' X10 counts of ERC-20 balances (one
+ * BatchGetItem for every chain, beside the pages: one round trip). `metadata=true` adds name / symbol /
+ * decimals from the tokens' address items (X7, one BatchGetItem for the page: round 2).
+ * Ids (I6, X1, X10, G3, X7): see docs/access-patterns.md.
  */
 import { batchGetItems, type Item } from '../db/operations';
 import { InvalidRequestError } from '../errors';
 import { addressKeys, compareSortKeys, keyId, tokenTypeSetKey } from '../table/keys';
-import type { AddressRecord, BalanceRecord } from '../table/records';
+import type { AddressRecord, BalanceCountsRecord, BalanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
-import { RangeTooLargeError, type RangeRead } from './range-reader';
+import { queryInput, RangeTooLargeError } from './range-reader';
 import { firstChain, listMeta, planListRequest } from './request';
 import type { Erc20BalancesResponse, InsightsErc20Balance, OwnerTokensQuery, TokensQuery } from './schemas';
-import { readStatePage, stateTotals } from './state-lists';
+import { counterOf, readIndexedHeads, readStatePage, stateTotals } from './state-lists';
 
 const ERC20_RANGE = tokenTypeSetKey(['ERC-20']);
 
@@ -35,18 +37,19 @@ export async function listOwnerErc20Balances(
 ): Promise<Erc20BalancesResponse> {
   const plan = await planOf(query, host);
   const { owner } = await resolveAddresses({ owner: parseAddressOrName('ownerAddress', ownerAddress) }, plan.chainIds);
-  const perChain = await Promise.all(
-    plan.chainIds.map((chainId) =>
-      readStatePage(chainId, [balancesRange(chainId, owner.get(chainId)!, 'desc')], plan.page * plan.limit, plan.limit, config),
+  const heads = readIndexedHeads(plan, config);
+  const ownersOn = (chainId: number) => [owner.get(chainId)!];
+  const [perChain, counts] = await Promise.all([
+    Promise.all(
+      plan.chainIds.map((chainId) =>
+        readStatePage(chainId, [balancesRange(chainId, owner.get(chainId)!, 'desc')], plan.page * plan.limit, plan.limit, config),
+      ),
     ),
-  );
-  const rows = perChain.flatMap(({ items }) => items.map((item) => balanceRow(item as unknown as BalanceRecord)));
+    erc20Counts(plan.chainIds, ownersOn),
+  ]);
+  const rows = perChain.flatMap((items) => items.map((item) => balanceRow(item as unknown as BalanceRecord)));
   if (query.metadata) await addErc20Metadata(rows);
-  const totals = await stateTotals(
-    plan,
-    perChain.map((chain) => chain.total),
-    config,
-  );
+  const totals = await stateTotals(plan, plan.chainIds.map(counts), config, heads);
   return { meta: listMeta(plan, totals, owner.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
 }
 
@@ -81,6 +84,13 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
     ),
   ];
   const skip = plan.page * plan.limit;
+  const heads = readIndexedHeads(plan, config);
+  const named = plan.chainIds.some((chainId) => valuesOn(chainId, 'token_address').length > 0);
+  // The owners' counts of ERC-20 balances (X10) for the totals, beside the pages (not needed for named
+  // tokens, whose balance items are read whole, nor for a sort by token address, which reads the ranges whole).
+  const counted =
+    named || query.sort_by === 'token_address' ? undefined : erc20Counts(plan.chainIds, (chainId) => valuesOn(chainId, 'owner_address'));
+  counted?.catch(() => undefined); // (awaited below; a failure surfaces there)
   const perChain = await Promise.all(
     plan.chainIds.map(async (chainId) => {
       const owners = valuesOn(chainId, 'owner_address');
@@ -89,7 +99,7 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
       if (query.sort_by === 'token_address') {
         // No range orders an owner's tokens by address: the whole ranges, under the read bound (one more
         // entry than the bound says the ranges hold more: a 400).
-        const { items, total } = await readStatePage(
+        const items = await readStatePage(
           chainId,
           owners.map((owner) => balancesRange(chainId, owner, 'desc')),
           0,
@@ -99,31 +109,44 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
         if (items.length > config.maxItemsReadPerChain) {
           throw new RangeTooLargeError(chainId, config.maxItemsReadPerChain, 'Sorting by token_address');
         }
-        return { items: sortRecords(items as unknown as BalanceRecord[], query).slice(skip, skip + plan.limit), total };
+        return { items: sortRecords(items as unknown as BalanceRecord[], query).slice(skip, skip + plan.limit), total: items.length };
       }
-      const read = await readStatePage(
+      const items = await readStatePage(
         chainId,
         owners.map((owner) => balancesRange(chainId, owner, plan.sortOrder)),
         skip,
         plan.limit,
         config,
       );
-      return { items: read.items as unknown as BalanceRecord[], total: read.total };
+      return { items: items as unknown as BalanceRecord[], total: undefined };
     }),
   );
+  const counts = counted ? await counted : undefined;
   const rows = perChain.flatMap(({ items }) => items.map(balanceRow));
   if (query.metadata) await addErc20Metadata(rows);
   const totals = await stateTotals(
     plan,
-    perChain.map((chain) => chain.total),
+    perChain.map((chain, i) => chain.total ?? counts?.(plan.chainIds[i]!) ?? 0),
     config,
+    heads,
   );
   return { meta: listMeta(plan, totals, valuesOn(firstChain(plan), 'owner_address')[0] ?? ''), data: rows, aggregations: null };
 }
 
 /** X1: an owner's ERC-20 balance listings, by value. */
-function balancesRange(chainId: number, owner: string, order: 'asc' | 'desc'): RangeRead {
-  return { pk: addressKeys.balancesByValue(chainId, owner, ERC20_RANGE).pk, checks: [], order };
+function balancesRange(chainId: number, owner: string, order: 'asc' | 'desc') {
+  return queryInput({ pk: addressKeys.balancesByValue(chainId, owner, ERC20_RANGE).pk, checks: [], order });
+}
+
+/**
+ * Per chain, the number of ERC-20 balances its owners have listed (the sizes of their X1 ERC-20 ranges:
+ * X10, one BatchGetItem for every chain and owner).
+ */
+async function erc20Counts(chainIds: readonly number[], ownersOn: (chainId: number) => string[]): Promise<(chainId: number) => number> {
+  const keys = chainIds.flatMap((chainId) => ownersOn(chainId).map((owner) => addressKeys.balanceCounts(chainId, owner)));
+  const found = await batchGetItems<BalanceCountsRecord>(keys);
+  return (chainId) =>
+    ownersOn(chainId).reduce((sum, owner) => sum + counterOf(found.get(keyId(addressKeys.balanceCounts(chainId, owner)))?.['ERC-20']), 0);
 }
 
 /** G3: the balance items of every (owner, token) pair named, one BatchGetItem (at most 10 × 10 keys per chain). */

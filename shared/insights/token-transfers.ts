@@ -10,6 +10,9 @@
  * of its own is a bounded check inside the narrowed range: the transfer type (after the direction
  * narrowed it) and, where the range holds a single token or transaction, the token type
  * (docs/decisions/insights.md).
+ * I6h–k, NFT transfers: the same ranges restricted to ERC-721 and ERC-1155; by contract only the
+ * contract's N8 range, read with its address item (X7) in the same round trip (the range is kept only
+ * when X7 says the contract is an NFT), and one token id (I6k) its own range (N16).
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
 import { batchGetItems } from '../db/operations';
@@ -20,11 +23,12 @@ import type { AddressRecord, NftInstanceRecord, TokenTransferRecord, TransferTyp
 import { blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
-import { readList, type ChainRanges, type ListPlan } from './list';
+import { readList, type ChainRanges, type ListPlan, type ListRead } from './list';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
 import {
   tokenTransfersOfOwnerInTokenRanges,
   tokenTransfersOfOwnerRanges,
+  tokenTransfersOfTokenIdRange,
   tokenTransfersOfTokenRange,
   tokenTransfersOfTransactionRange,
 } from './queries';
@@ -81,14 +85,12 @@ export async function listTransactionTokenTransfers(
 ): Promise<TokenTransfersResponse> {
   const plan = await planListRequest(query, host, TOKEN_TRANSFER_FIELDS);
   const checks = tokenTypeChecks(query.token_types);
-  return respond(
+  const list = await readTransfers(
     plan,
-    query,
-    config,
     async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder),
-    '',
-    nft,
+    config,
   );
+  return respond(plan, query, list, '', nft);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -135,14 +137,18 @@ export async function listNftContractTransfers(
   });
 }
 
-/**
- * The NFT contracts among `contracts` on each chain: their address items (X7, one BatchGetItem, before
- * the list like a name's), so that a contract's whole transfer range (N8, one standard per token) is read
- * only when the token is an NFT, with no check inside it.
- */
-async function nftContractsOn(chainIds: readonly number[], contracts: Map<number, string[]>): Promise<Map<number, string[]>> {
+/** The address items (X7) of `contracts` on each chain, one BatchGetItem, by keyId. */
+async function addressItemsOf(chainIds: readonly number[], contracts: Map<number, string[]>): Promise<Map<string, AddressRecord>> {
   const keys = chainIds.flatMap((chainId) => (contracts.get(chainId) ?? []).map((contract) => addressKeys.address(chainId, contract)));
-  const items = keys.length > 0 ? await batchGetItems<AddressRecord>(keys) : new Map<string, AddressRecord>();
+  return keys.length > 0 ? batchGetItems<AddressRecord>(keys) : new Map<string, AddressRecord>();
+}
+
+/** The NFT contracts among `contracts` on each chain, by their address items (X7). */
+function nftContractsAmong(
+  chainIds: readonly number[],
+  contracts: Map<number, string[]>,
+  items: Map<string, AddressRecord>,
+): Map<number, string[]> {
   return new Map(
     chainIds.map((chainId) => [
       chainId,
@@ -153,6 +159,13 @@ async function nftContractsOn(chainIds: readonly number[], contracts: Map<number
     ]),
   );
 }
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 
 async function transfersOf(
   { query, host }: TransfersRequest,
@@ -182,11 +195,14 @@ async function transfersOf(
       ],
     ]),
   );
-  // NFT routes by contract only: the N8 range of an NFT contract (none for an ERC-20 one).
-  const nftContracts = given.nft && !owners ? await nftContractsOn(plan.chainIds, contracts) : undefined;
-  // One token id (I6k): a bounded check inside the contract's (or the owner's in the contract) range.
-  const idChecks: Check[] =
-    given.tokenId === undefined ? [] : [{ attribute: 'tokenId', operator: '=', value: given.tokenId, kind: 'string' }];
+  // NFT routes by contract only: one token id's own range (N16, written for NFT transfers only), or the
+  // contracts' ranges (N8) read with their address items (X7) in the same round trip and kept for NFT
+  // contracts only (an N8 range holds one standard: every entry of an NFT contract's is an NFT transfer).
+  const byContract = given.nft === true && !owners;
+  const tokenId = given.tokenId;
+  // One token id in the owner's range (I6k with owner_address): a bounded check.
+  const idChecks: Check[] = tokenId === undefined ? [] : [{ attribute: 'tokenId', operator: '=', value: tokenId, kind: 'string' }];
+  let listed = contracts;
   const rangeOf = async (chainId: number): Promise<ChainRanges> => {
     const blocks = await blockRangeOf(chainId, {
       numbers: { min: query.block_number_from, max: query.block_number_to, empty: isEmpty(query.block_number_from, query.block_number_to) },
@@ -226,16 +242,28 @@ async function transfersOf(
             plan.sortOrder,
           );
     }
-    if (nftContracts) {
-      // The contract is an NFT (every entry of its range is): no token-type check.
-      const checks = [...transferTypeChecks(query.transfer_type), ...idChecks];
-      return (nftContracts.get(chainId) ?? []).map((token) => tokenTransfersOfTokenRange(chainId, token, blocks, checks, plan.sortOrder));
+    if (byContract) {
+      const checks = transferTypeChecks(query.transfer_type);
+      return (listed.get(chainId) ?? []).map((token) =>
+        tokenId === undefined
+          ? tokenTransfersOfTokenRange(chainId, token, blocks, checks, plan.sortOrder)
+          : tokenTransfersOfTokenIdRange(chainId, token, tokenId, blocks, checks, plan.sortOrder),
+      );
     }
     const checks = [...transferTypeChecks(query.transfer_type), ...tokenTypeChecks(query.token_types)];
     return tokens.map((token) => tokenTransfersOfTokenRange(chainId, token, blocks, checks, plan.sortOrder));
   };
   const first = firstChain(plan);
-  return respond(plan, query, config, rangeOf, owners?.get(first) ?? contracts.get(first)?.[0] ?? '', given.nft ?? false);
+  const address = owners?.get(first) ?? contracts.get(first)?.[0] ?? '';
+  if (!byContract || tokenId !== undefined) return respond(plan, query, await readTransfers(plan, rangeOf, config), address, given.nft);
+  // Every contract's range at once with the address items; read again without those that are not NFTs
+  // (no round trip more when none is left: a single ERC-20 contract lists nothing).
+  const [speculative, items] = await Promise.all([settle(readTransfers(plan, rangeOf, config)), addressItemsOf(plan.chainIds, contracts)]);
+  listed = nftContractsAmong(plan.chainIds, contracts, items);
+  const allNfts = plan.chainIds.every((chainId) => listed.get(chainId)!.length === (contracts.get(chainId) ?? []).length);
+  if (allNfts && !speculative.ok) throw speculative.error;
+  const list = allNfts && speculative.ok ? speculative.value : await readTransfers(plan, rangeOf, config);
+  return respond(plan, query, list, address, true, items);
 }
 
 const isEmpty = (min: number | undefined, max: number | undefined): boolean => min !== undefined && max !== undefined && min > max;
@@ -262,13 +290,32 @@ function tokenTypeChecks(types: readonly TokenTypeName[]): Check[] {
   return [{ attribute: 'tokenStandard', operator: 'in', value: types.map((type) => STANDARD[type]), kind: 'string' }];
 }
 
+/** The list of every chain's page (or aggregation) of token transfers. */
+function readTransfers(
+  plan: ListPlan,
+  rangeForChain: (chainId: number) => Promise<ChainRanges>,
+  config: InsightsConfig,
+): Promise<ListRead<TokenTransferRecord>> {
+  return readList<TokenTransferRecord>(plan, rangeForChain, config, {
+    summed: { amount: 'amount' },
+    fields: TOKEN_TRANSFER_FIELDS,
+    // Items store compacted records (shared/table/compact.ts).
+    row: (item) => serialiseTokenTransfer(expandTokenTransfer(item)),
+    position: (item) => {
+      const transfer = expandTokenTransfer(item);
+      return [transfer.blockNumber, transfer.logIndex, transfer.batchIndex];
+    },
+  });
+}
+
+/** The response of a list: its rows, with metadata on request (`known`: address items already read). */
 async function respond(
   plan: ListPlan,
   query: TransferQuery,
-  config: InsightsConfig,
-  rangeForChain: (chainId: number) => Promise<ChainRanges>,
+  list: ListRead<TokenTransferRecord>,
   address: string,
   nft = false,
+  known: ReadonlyMap<string, AddressRecord> = new Map(),
 ): Promise<TokenTransfersResponse> {
   const meta = (chains: { total_items: number; total_pages: number }): TokenTransferMeta => ({
     chain_id: firstChain(plan),
@@ -279,21 +326,11 @@ async function respond(
     limit: plan.limit,
     ...chains,
   });
-  const list = await readList<TokenTransferRecord>(plan, rangeForChain, config, {
-    summed: { amount: 'amount' },
-    fields: TOKEN_TRANSFER_FIELDS,
-    // Items store compacted records (shared/table/compact.ts).
-    row: (item) => serialiseTokenTransfer(expandTokenTransfer(item)),
-    position: (item) => {
-      const transfer = expandTokenTransfer(item);
-      return [transfer.blockNumber, transfer.logIndex, transfer.batchIndex];
-    },
-  });
   if (list.aggregations) return { meta: meta(list.totals), data: [], aggregations: list.aggregations };
   const rows = list.records
     .map((item): TokenTransferRecord => expandTokenTransfer(item))
     .map((record) => ({ record, row: serialiseTokenTransfer(record) }));
-  if (query.metadata) await (nft ? addNftMetadata(rows) : addTokenMetadata(rows));
+  if (query.metadata) await (nft ? addNftMetadata(rows, known) : addTokenMetadata(rows));
   return { meta: meta(list.totals), data: rows.map(({ row }) => row), aggregations: null };
 }
 
@@ -313,22 +350,27 @@ async function addTokenMetadata(rows: readonly { record: TokenTransferRecord; ro
 
 /**
  * nft_metadata of the NFT routes (I6h-k, `metadata=true`): the NFT's on-chain metadata (its instance
- * item, G3) and its contract (X7), one BatchGetItem for the page. `owner_addresses` with include_owners:
- * an ERC-721 NFT's current owner.
+ * item, G3) and its contract (X7; those in `known` were read with the list), one BatchGetItem for the
+ * page. `owner_addresses` with include_owners: an ERC-721 NFT's current owner.
  */
-async function addNftMetadata(rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[]): Promise<void> {
+async function addNftMetadata(
+  rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[],
+  known: ReadonlyMap<string, AddressRecord>,
+): Promise<void> {
   const instanceKey = (record: TokenTransferRecord) => nftKeys.instance(record.chainId, record.token, record.tokenId ?? '0');
   const addressKey = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
-  const items =
-    rows.length > 0
-      ? await batchGetItems([...rows.map(({ record }) => instanceKey(record)), ...rows.map(({ record }) => addressKey(record))])
-      : new Map();
+  const keys = [
+    ...rows.map(({ record }) => instanceKey(record)),
+    ...rows.map(({ record }) => addressKey(record)).filter((key) => !known.has(keyId(key))),
+  ];
+  const items = keys.length > 0 ? await batchGetItems(keys) : new Map();
   for (const { record, row } of rows) {
     const instance = items.get(keyId(instanceKey(record))) as NftInstanceRecord | undefined;
+    const contract = (known.get(keyId(addressKey(record))) ?? items.get(keyId(addressKey(record)))) as AddressRecord | undefined;
     row.nft_metadata = {
       ...nftMetadataFields(instance),
       ...(instance?.tokenStandard === 'ERC-721' ? { owner_addresses: instance.owner ? [instance.owner] : [] } : {}),
-      contract: nftContractOf(record.chainId, record.token, items.get(keyId(addressKey(record))) as AddressRecord | undefined),
+      contract: nftContractOf(record.chainId, record.token, contract),
     };
   }
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { DEMO_PLAN } from '../../../scripts/lib/demo-activity';
 import { useTestTable } from '../../support/table';
-import { tableWorkOf } from '../../shared/insights/table-work';
+import { readRules, tableWorkOf } from '../../shared/insights/table-work';
 import { CHAIN_A, CHAIN_B, indexedHeads, requestOnColdStart, startInsightsFixture, type InsightsFixture } from './fixture';
 import { readTruth, transfersOf, type ChainTransfer } from './truth';
 
@@ -75,7 +75,7 @@ describe('I6a GET /insights/v1/tokens/erc20/{ownerAddress}', () => {
     expect(body.aggregations).toBeNull();
   });
 
-  it('matches balanceOf for every holder; pages; one Query page and its count per chain, no Scan', async () => {
+  it('matches balanceOf for every holder; pages; one Query page and the holder’s counts per chain, no Scan', async () => {
     const token = lower(fx.a.manifest.contracts.token);
     for (const holder of holders()) {
       const onChain = await erc20Balance(fx.a.client, token, holder);
@@ -83,8 +83,9 @@ describe('I6a GET /insights/v1/tokens/erc20/{ownerAddress}', () => {
       const { result, usage } = await tableWorkOf(() => get(`/insights/v1/tokens/erc20/${holder}`, { chain_id: CHAIN_A }));
       expect(result.status).toBe(200);
       expect(result.body.data).toEqual(onChain > 0n ? [{ chain_id: CHAIN_A, token_address: token, balance: onChain.toString() }] : []);
-      // One round trip: the page's Query and the range's Select COUNT, in parallel; nothing else.
-      expect(usage.calls).toEqual({ QueryCommand: 2 });
+      expect(result.body.meta.total_items).toBe(onChain > 0n ? 1 : 0);
+      // One round trip: the page's Query and the holder's balance counts (X10), in parallel; nothing else.
+      expect(usage.calls).toEqual({ QueryCommand: 1, BatchGetItemCommand: 1 });
     }
     const page1 = await get(`/insights/v1/tokens/erc20/${fx.a.manifest.accounts.busy}`, { chain_id: CHAIN_A, page: 1, limit: 1 });
     expect(page1.status).toBe(200);
@@ -316,11 +317,19 @@ describe('I6l–n: holders', () => {
       balance: held[0]!.value.toString(),
     });
     expect(body.meta.total_items).toBe(held.length);
-    // A read bound lower than the token's transfers: the bounded read's 400.
+    // The holders range (T1) is a state list: its first page reads the page whatever the read bound; a
+    // later page reads the range to its end, a 400 past the bound.
+    const first = await requestOnColdStart(
+      { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '3' },
+      'GET',
+      `/insights/v1/tokens/owners?chain_id=${CHAIN_A}&contract_address=${token}&limit=100`,
+    );
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data).toHaveLength(held.length);
     const bounded = await requestOnColdStart(
       { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '3' },
       'GET',
-      `/insights/v1/tokens/owners?chain_id=${CHAIN_A}&contract_address=${token}`,
+      `/insights/v1/tokens/owners?chain_id=${CHAIN_A}&contract_address=${token}&limit=2&page=1`,
     );
     expect(bounded.status).toBe(400);
     expect((await get('/insights/v1/tokens/owners', { chain_id: CHAIN_A })).status).toBe(400);
@@ -460,15 +469,199 @@ describe('I6: DynamoDB work per request (one chain)', () => {
     expect(await work(`/insights/v1/nfts/balance/${busy}`, {})).toEqual({ QueryCommand: 2 });
     // The same, then the page's instances and contracts.
     expect(await work(`/insights/v1/tokens/erc721/${busy}`, { metadata: 'true' })).toEqual({ QueryCommand: 2, BatchGetItemCommand: 1 });
-    // The instance partition's page and count, then the contracts' address items.
-    expect(await work(`/insights/v1/nfts/${nft}`, {})).toEqual({ QueryCommand: 2, BatchGetItemCommand: 1 });
+    // The instance partition's page and the contract's address item (`contract`, the nftInstances total).
+    expect(await work(`/insights/v1/nfts/${nft}`, {})).toEqual({ QueryCommand: 1, BatchGetItemCommand: 1 });
     expect(await work(`/insights/v1/nfts/${nft}/2`, {})).toEqual({ BatchGetItemCommand: 1 });
-    // The contract's address item, then its transfer range's page and its last position (the count).
+    // The contract's address item, its transfer range's page and its last position (the count), at once.
     expect(await work(`/insights/v1/nfts/transfers/${nft}`, {})).toEqual({ BatchGetItemCommand: 1, QueryCommand: 2 });
-    // The token's transfers (bounded), then the recipients' balances.
+    // One NFT's transfers (N16): the page and its last position.
+    expect(await work(`/insights/v1/nfts/transfers/${nft}/2`, {})).toEqual({ QueryCommand: 2 });
+    // The token's holders (T1) and its address item (the standard, the holders total).
     expect(await work('/insights/v1/tokens/owners', { contract_address: fx.a.manifest.contracts.token })).toEqual({
       QueryCommand: 1,
       BatchGetItemCommand: 1,
     });
+  });
+});
+
+/**
+ * The bench's read rules (scripts/bench/lib/budgets.ts) on the routes whose totals come from the
+ * ingest's counters (X10, X7, the ERC-1155 instance) and whose lists from T1 and N16: a first page waits
+ * on at most 2 DynamoDB round trips in sequence (1 without metadata), its Queries read at most
+ * Queries x (limit + 1) items, at most 6 Queries at once, no Select COUNT; `total_items` is the chain's
+ * truth. A later page of a state list reads the list to its end (2 round trips at most; a 400 past the
+ * read bound).
+ */
+describe('I6: round trips, items read and exact totals', () => {
+  type Rules = ReturnType<typeof readRules>;
+  const measured = async (pathname: string, params: Params) => {
+    await get(pathname, { chain_id: CHAIN_A, ...params }); // the chain registry, read once a minute, is not the route's
+    const { result, requests } = await tableWorkOf(() => get(pathname, { chain_id: CHAIN_A, ...params }));
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(requests.filter((request) => request.input.Select === 'COUNT')).toEqual([]);
+    const rules = readRules(requests);
+    return { body: result.body, rules };
+  };
+  /** The first page's rules: round trips, its Queries' items bounded by the page size, 6 Queries at most at once. */
+  const firstPage = (rules: Rules, limit: number, roundTrips: number) => {
+    expect(rules.roundTrips, JSON.stringify(rules)).toBeLessThanOrEqual(roundTrips);
+    expect(rules.queryItemsRead, JSON.stringify(rules)).toBeLessThanOrEqual(rules.queries * (limit + 1));
+    expect(rules.maxParallelQueries).toBeLessThanOrEqual(6);
+  };
+  async function erc20Holders(): Promise<{ owner: string; value: bigint }[]> {
+    const token = lower(fx.a.manifest.contracts.token);
+    const truth = await readTruth(CHAIN_A, fx.a.client);
+    const received = [...new Set((await transfersOf(truth, [token])).map((t) => t.to))].filter((to) => !/^0x0{40}$/.test(to));
+    const balances = await Promise.all(received.map(async (owner) => ({ owner, value: await erc20Balance(fx.a.client, token, owner) })));
+    return balances
+      .filter((b) => b.value > 0n)
+      .sort((a, b) => (a.value === b.value ? (a.owner < b.owner ? -1 : 1) : a.value > b.value ? -1 : 1));
+  }
+  /** Every (holder, id) of the ERC-1155 collection with a positive balanceOf: id ascending, balance desc, holder. */
+  async function multiPairs(): Promise<{ holder: string; id: bigint; value: bigint }[]> {
+    const multi = lower(fx.a.manifest.contracts.multi) as Address;
+    const pairs: { holder: string; id: bigint; value: bigint }[] = [];
+    for (const id of [1n, ...DEMO_PLAN.multi.batch.ids])
+      for (const holder of holders()) {
+        const value = await fx.a.client.readContract({ address: multi, abi: multiAbi, functionName: 'balanceOf', args: [holder, id] });
+        if (value > 0n) pairs.push({ holder, id, value });
+      }
+    return pairs.sort((a, b) =>
+      a.id !== b.id ? (a.id < b.id ? -1 : 1) : a.value !== b.value ? (a.value > b.value ? -1 : 1) : a.holder < b.holder ? -1 : 1,
+    );
+  }
+
+  it('I6a / I6e: one round trip, the page’s Query and X10; totals the owners’ positive balances', async () => {
+    const token = lower(fx.a.manifest.contracts.token);
+    const owners = holders();
+    const held = (await Promise.all(owners.map((owner) => erc20Balance(fx.a.client, token, owner)))).filter((value) => value > 0n);
+    for (const owner of owners) {
+      const { body, rules } = await measured(`/insights/v1/tokens/erc20/${owner}`, { limit: 1 });
+      firstPage(rules, 1, 1);
+      expect(rules.queries).toBe(1);
+      expect(body.meta.total_items).toBe((await erc20Balance(fx.a.client, token, owner)) > 0n ? 1 : 0);
+    }
+    const { body, rules } = await measured('/insights/v1/tokens', { owner_address: owners, limit: 1 });
+    firstPage(rules, 1, 1);
+    expect(rules.queries).toBe(owners.length);
+    expect(body.data).toHaveLength(1);
+    expect(body.meta).toMatchObject({ total_items: held.length, total_pages: held.length });
+    const metadata = await measured('/insights/v1/tokens', { owner_address: owners, limit: 1, metadata: 'true' });
+    firstPage(metadata.rules, 1, 2);
+    expect(metadata.body.data[0]).toMatchObject({ decimals: 18 });
+  });
+
+  it('I6f: one round trip, the instances’ page and X7; total the ids minted', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft);
+    const { body, rules } = await measured(`/insights/v1/nfts/${nft}`, { limit: 2, include_owners: 'true' });
+    firstPage(rules, 2, 1);
+    expect(rules.queries).toBe(1);
+    expect(body.data.map((row: { token_id: string }) => row.token_id)).toEqual(['1', '2']);
+    expect(body.data[0].contract).toMatchObject({ chain_id: CHAIN_A, address: nft, type: 'erc721' });
+    expect(body.meta).toMatchObject({ total_items: DEMO_PLAN.nft.mintedIds.length, total_pages: DEMO_PLAN.nft.mintedIds.length / 2 });
+    const multi = await measured(`/insights/v1/nfts/${fx.a.manifest.contracts.multi}`, { limit: 1 });
+    firstPage(multi.rules, 1, 1);
+    expect(multi.body.meta.total_items).toBe(1 + DEMO_PLAN.multi.batch.ids.length);
+  });
+
+  it('I6j: the contract’s X7 with its N8 page, the metadata in round 2; I6k: N16, paged by position', async () => {
+    const truth = await readTruth(CHAIN_A, fx.a.client);
+    const { nft, multi } = fx.a.manifest.contracts;
+    const transfers = await transfersOf(truth, [lower(nft), lower(multi)]);
+    const ofMulti = transfers.filter((t) => t.token === lower(multi));
+    const contract = await measured(`/insights/v1/nfts/transfers/${multi}`, { limit: 2, metadata: 'true' });
+    firstPage(contract.rules, 2, 2);
+    expect(contract.body.meta.total_items).toBe(ofMulti.length);
+    expect(contract.body.data[0].nft_metadata.contract).toMatchObject({ address: lower(multi), type: 'erc1155' });
+    const plain = await measured(`/insights/v1/nfts/transfers/${multi}`, { limit: 2 });
+    firstPage(plain.rules, 2, 1);
+    const key = (row: { transaction_hash: string; log_index: number; token_id?: string }) =>
+      `${row.transaction_hash}/${row.log_index}/${row.token_id ?? ''}`;
+    const tokens: [string, bigint][] = [
+      ...DEMO_PLAN.nft.mintedIds.map((id): [string, bigint] => [nft, id]),
+      ...[1n, ...DEMO_PLAN.multi.batch.ids].map((id): [string, bigint] => [multi, id]),
+    ];
+    for (const [token, id] of tokens) {
+      const want = transfers.filter((t) => t.token === lower(token) && t.tokenId === id);
+      const one = await measured(`/insights/v1/nfts/transfers/${token}/${id}`, { limit: 1 });
+      firstPage(one.rules, 1, 1);
+      expect(one.body.meta.total_items, `${token}/${id}`).toBe(want.length);
+      const paged: string[] = [];
+      for (let page = 0; page < want.length; page++) {
+        const { body, rules } = await measured(`/insights/v1/nfts/transfers/${token}/${id}`, { limit: 1, page });
+        expect(rules.roundTrips).toBeLessThanOrEqual(2);
+        expect(rules.queryItemsRead).toBeLessThanOrEqual(rules.queries * 2);
+        paged.push(...body.data.map(key));
+      }
+      expect(paged).toEqual(want.map((t) => `${t.transactionHash}/${t.logIndex}/${t.tokenId}`));
+    }
+    const withMetadata = await measured(`/insights/v1/nfts/transfers/${nft}/${DEMO_PLAN.nft.aliceToBusy}`, { metadata: 'true' });
+    firstPage(withMetadata.rules, 20, 2);
+    expect(withMetadata.body.data[0].nft_metadata).toMatchObject({ owner_addresses: [lower(fx.a.manifest.accounts.busy)] });
+  });
+
+  it('I6l: one round trip, T1’s page and X7; total the holders with a positive balanceOf', async () => {
+    const held = await erc20Holders();
+    const token = fx.a.manifest.contracts.token;
+    const rows: [string, string][] = [];
+    for (let page = 0; page < held.length; page++) {
+      const { body, rules } = await measured('/insights/v1/tokens/owners', { contract_address: token, limit: 1, page });
+      if (page === 0) firstPage(rules, 1, 1);
+      expect(rules.roundTrips).toBeLessThanOrEqual(2);
+      expect(body.meta).toMatchObject({ total_items: held.length, total_pages: held.length });
+      rows.push(...body.data.map((row: { owner_address: string; balance: string }) => [row.owner_address, row.balance]));
+    }
+    expect(rows).toEqual(held.map((b) => [b.owner, b.value.toString()]));
+    // An NFT contract has no ERC-20 holders.
+    const nft = await measured('/insights/v1/tokens/owners', { contract_address: fx.a.manifest.contracts.multi });
+    expect(nft.body.data).toEqual([]);
+    expect(nft.body.meta.total_items).toBe(0);
+  });
+
+  it('I6m / I6n: X7 with T1 and the instances at once on the first page; totals from the counters', async () => {
+    const nft = lower(fx.a.manifest.contracts.nft) as Address;
+    const multi = lower(fx.a.manifest.contracts.multi);
+    const pairs = await multiPairs();
+    const all = await measured(`/insights/v1/nfts/owners/${multi}`, { include_balances: 'true', limit: 2 });
+    firstPage(all.rules, 2, 1);
+    expect(all.rules.queries).toBe(2);
+    expect(all.body.meta).toMatchObject({ total_items: pairs.length, total_pages: Math.ceil(pairs.length / 2) });
+    const rows: [string, string, string][] = [];
+    for (let page = 0; page * 2 < pairs.length; page++) {
+      const { body, rules } = await measured(`/insights/v1/nfts/owners/${multi}`, { include_balances: 'true', limit: 2, page });
+      expect(rules.roundTrips).toBeLessThanOrEqual(2);
+      if (page > 0) expect(rules.queries).toBe(1);
+      rows.push(
+        ...body.data.map((row: { owner_address: string; token_id: string; balance: string }) => [
+          row.owner_address,
+          row.token_id,
+          row.balance,
+        ]),
+      );
+    }
+    expect(rows).toEqual(pairs.map((pair) => [pair.holder, pair.id.toString(), pair.value.toString()]));
+    for (const id of [1n, ...DEMO_PLAN.multi.batch.ids]) {
+      const ofId = pairs.filter((pair) => pair.id === id);
+      const { body, rules } = await measured(`/insights/v1/nfts/owners/${multi}/${id}`, { include_balances: 'true', limit: 1 });
+      firstPage(rules, 1, 1);
+      expect(rules.queries).toBe(1);
+      expect(body.meta.total_items, String(id)).toBe(ofId.length);
+      expect(body.data.map((row: { owner_address: string }) => row.owner_address)).toEqual(ofId.slice(0, 1).map((pair) => pair.holder));
+    }
+    const erc721 = await measured(`/insights/v1/nfts/owners/${nft}`, { limit: 3 });
+    firstPage(erc721.rules, 3, 1);
+    // The total counts the contract's instances (a burned id among them has no row).
+    expect(erc721.body.meta.total_items).toBe(DEMO_PLAN.nft.mintedIds.length);
+    const one = await measured(`/insights/v1/nfts/owners/${nft}/${DEMO_PLAN.nft.aliceToBusy}`, {});
+    firstPage(one.rules, 20, 1);
+    expect(one.body.meta.total_items).toBe(1);
+    expect(one.body.data).toEqual([{ chain_id: String(CHAIN_A), owner_addresses: [lower(fx.a.manifest.accounts.busy)] }]);
+    // A later page past the read bound: a 400.
+    const deep = await requestOnColdStart(
+      { INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: '3' },
+      'GET',
+      `/insights/v1/nfts/owners/${multi}?chain_id=${CHAIN_A}&limit=2&page=1`,
+    );
+    expect(deep.status).toBe(400);
   });
 });
