@@ -13,7 +13,9 @@
  *    update the larger of before and after; taken here as the item's size at the end of the run, or
  *    the last size put, since state items keep their shape), twice that inside TransactWriteItems;
  *  - an item that carries a GSI's key attributes costs its size again on that GSI (both GSIs project
- *    ALL attributes), counted as a family `GSI <index>: <family>` of its own.
+ *    ALL attributes), counted as a family `GSI <index>: <family>` of its own; a put that moves the
+ *    item's GSI key, or removes it, and a delete of an item the GSI holds also delete the old GSI
+ *    entry: one more unit of the old size (DynamoDB's delete-then-put when an index key changes).
  * Bytes stored: every item left in the table at the end, its size plus DynamoDB's 100 bytes of
  * per-item overhead.
  */
@@ -160,6 +162,8 @@ interface Pending {
   /** Known for puts. */
   size?: number;
   gsis: string[];
+  /** GSI entries this write deletes (the index, and the size of the item that put them). */
+  gsiDeletes: { index: string; size: number }[];
 }
 
 export interface FamilyRow {
@@ -210,6 +214,16 @@ export class WriteLedger {
   private readonly pending: Pending[] = [];
   /** The last size put at each key (for deletes and updates of items gone by the end). */
   private readonly lastPut = new Map<string, number>();
+  /** The GSI keys of the last put at each key, by index (`<gsi pk>\n<gsi sk>`). */
+  private readonly lastGsiKeys = new Map<string, Map<string, string>>();
+
+  /** The GSI entries a write at `key` removes: those of the last put whose index key it changes or drops. */
+  private gsiDeletesAt(key: string, next: Map<string, string> | undefined): { index: string; size: number }[] {
+    const previous = this.lastGsiKeys.get(key);
+    if (!previous) return [];
+    const size = this.lastPut.get(key) ?? 0;
+    return [...previous].filter(([index, gsiKey]) => next?.get(index) !== gsiKey).map(([index]) => ({ index, size }));
+  }
 
   /** One write request of a command (document form: the Item of a put, the Key of an update / delete). */
   record(operation: Operation, itemOrKey: Record<string, unknown>, transactional: boolean): void {
@@ -217,11 +231,24 @@ export class WriteLedger {
     const key = keyString(itemOrKey);
     if (operation === 'put') {
       const size = itemSize(itemOrKey);
-      this.lastPut.set(key, size);
       const gsis = GSI_KEYS.filter(([, attribute]) => itemOrKey[attribute] !== undefined).map(([index]) => index);
-      this.pending.push({ family, operation, key, transactional, size, gsis });
+      const gsiKeys = new Map(
+        GSI_KEYS.filter(([, attribute]) => itemOrKey[attribute] !== undefined).map(([index, attribute]) => [
+          index,
+          `${String(itemOrKey[attribute])}\n${String(itemOrKey[`${index}sk`])}`,
+        ]),
+      );
+      const gsiDeletes = this.gsiDeletesAt(key, gsiKeys);
+      this.lastPut.set(key, size);
+      if (gsiKeys.size > 0) this.lastGsiKeys.set(key, gsiKeys);
+      else this.lastGsiKeys.delete(key);
+      this.pending.push({ family, operation, key, transactional, size, gsis, gsiDeletes });
+    } else if (operation === 'delete') {
+      const gsiDeletes = this.gsiDeletesAt(key, undefined);
+      this.lastGsiKeys.delete(key);
+      this.pending.push({ family, operation, key, transactional, gsis: [], gsiDeletes });
     } else {
-      this.pending.push({ family, operation, key, transactional, gsis: [] });
+      this.pending.push({ family, operation, key, transactional, gsis: [], gsiDeletes: [] });
     }
   }
 
@@ -264,6 +291,11 @@ export class WriteLedger {
       if (write.operation === 'put' || write.operation === 'update') {
         entry.itemsWritten += 1;
         entry.bytesWritten += size;
+      }
+      for (const { index, size: deleted } of write.gsiDeletes) {
+        const gsiRow = row({ id: `GSI ${index}: ${write.family.id}`, group: 'GSI' });
+        gsiRow.deletes += 1;
+        gsiRow.writeUnits += unitsOf(deleted);
       }
       if (write.operation !== 'conditionCheck' && write.operation !== 'delete') {
         for (const index of gsis) {

@@ -172,6 +172,19 @@ describe('write cost by item family', () => {
     for (const [pk, sk, id] of cases) expect(familyOf(pk, sk).id, pk).toBe(id);
   });
 
+  it("prices a moved or dropped GSI key as DynamoDB does: the old index entry's delete, then the new one's put", () => {
+    const ledger = new WriteLedger();
+    const key = { pk: 'C#1#A#0xa', sk: 'BAL#0xt#-' };
+    const at = (value: string) => ({ ...key, value, gsi2pk: 'C#1#HOLDERS#0xt', gsi2sk: `-#${value}#0xa` });
+    const put = (item: Record<string, unknown>) => recordWriteCommand(ledger, 'PutItem', { Item: item });
+    put(at('5')); // a new entry: 1 put on the index
+    put(at('5')); // the same index key: the entry rewritten in place, 1 unit
+    put(at('7')); // the index key moves: the old entry deleted, the new one put
+    recordWriteCommand(ledger, 'DeleteItem', { Key: key }); // the item and its index entry deleted
+    const gsi = new Map(ledger.report([]).rows.map((row) => [row.family, row])).get('GSI gsi2: G3 balance (A#a / BAL#)');
+    expect(gsi).toMatchObject({ puts: 3, deletes: 2, writeUnits: 5 });
+  });
+
   it('prices puts, transactional writes, updates, deletes and GSI copies, and adds up stored bytes', () => {
     const ledger = new WriteLedger();
     const big = { pk: 'C#1#BLOCKS', sk: '000000000001', gsi1pk: 'C#1#BLOCKTIME', gsi1sk: 't', blob: 'x'.repeat(1500) };
