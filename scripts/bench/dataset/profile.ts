@@ -10,7 +10,7 @@
  * when `npm run bench` finds none); profile.json holds the figures, written last. The key hashes the
  * dataset's item code (build.ts ITEM_CODE), the profile's generator and the size: any change of what
  * runs builds it again. A stopped build starts over (it takes minutes; the ledger lives in memory).
- * The table is in memory and gone with the build: the profile's figures are its product.
+ * The table (LevelDB in DIR/table) is removed once the figures are written: they are the build's product.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -155,7 +155,10 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
   const { startTableProcess } = await import('../../lib/table-process');
   const { ensureTable, localClient } = await import('../../lib/local-table/ensure-table');
   const { scanItems } = await import('../../lib/local-table/scan');
-  const table = await startTableProcess();
+  // On disk (LevelDB, faster here than in memory), removed once the figures are written.
+  const tableDir = path.join(dir, 'table');
+  await mkdir(tableDir, { recursive: true });
+  const table = await startTableProcess({ path: tableDir });
   try {
     process.env.DYNAMODB_ENDPOINT = table.endpoint;
     process.env.TABLE_NAME = PROFILE_TABLE;
@@ -275,6 +278,7 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
     return facts;
   } finally {
     await table.close();
+    await rm(tableDir, { recursive: true, force: true });
   }
 }
 
