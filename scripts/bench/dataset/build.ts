@@ -38,6 +38,7 @@ export const BENCH_TABLE = 'bench-dataset';
 /** The files whose change invalidates the dataset: the item-writing code and the generator. */
 export const ITEM_CODE = [
   'shared/ingest/derive.ts',
+  'shared/ingest/ingest.ts',
   'shared/ingest/items.ts',
   'shared/ingest/state.ts',
   'shared/ingest/block-work.ts',
@@ -49,6 +50,7 @@ export const ITEM_CODE = [
   'shared/table/keys.ts',
   'shared/table/records.ts',
   'shared/table/compact.ts',
+  'shared/table/pack.ts',
   // Orders and collections are created through their own code (createOrder, createCollection).
   'shared/orders/creation.ts',
   'shared/orders/orders.ts',
