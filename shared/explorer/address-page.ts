@@ -26,7 +26,8 @@ function ranges(chainId: number, address: string) {
     tokens: addressKeys.balancesByValue(chainId, address, tokenTypeSetKey(undefined)),
     tokenTransfers: tokenTransferKeys.byAddress(chainId, address, 'all', tokenTypeSetKey(undefined)),
     transactions: addressKeys.transactions(chainId, address, 'all'),
-    internalTransactions: addressKeys.internalTransactions(chainId, address, 'all'),
+    internalTransactionsFrom: addressKeys.internalTransactions(chainId, address, 'from'),
+    internalTransactionsTo: addressKeys.internalTransactions(chainId, address, 'to'),
     withdrawals: addressKeys.withdrawals(chainId, address),
     logs: logKeys.contractLogs(chainId, address),
   };
@@ -36,6 +37,30 @@ function ranges(chainId: number, address: string) {
 async function countUpTo(range: KeyRange, cap: number): Promise<number> {
   const page = await queryPage({ ...rangeQuery(range), Select: 'COUNT', Limit: cap });
   return page.count;
+}
+
+/** The sort keys of up to `cap` entries of a range (one Query of at most `cap` items, keys only). */
+async function sortKeysUpTo(range: KeyRange, cap: number): Promise<string[]> {
+  const query = rangeQuery(range);
+  const page = await queryPage<{ sk: string }>({
+    ...query,
+    ExpressionAttributeNames: { ...query.ExpressionAttributeNames, '#sortKey': 'sk' },
+    ProjectionExpression: '#sortKey',
+    Limit: cap,
+  });
+  return page.items.map((item) => item.sk);
+}
+
+/**
+ * Internal transactions of an address, up to `cap`: the union of its X5 `from` and `to` ranges (a
+ * self-call is in both). The `from` range is read with the other counts; the `to` range only when
+ * `from` is short of the cap, in a second round trip, so the page sends at most 6 Queries at once.
+ */
+async function countInternalTransactionsUpTo(first: Promise<string[]>, to: KeyRange, cap: number): Promise<number> {
+  const from = await first;
+  if (from.length >= cap) return cap;
+  const union = new Set([...from, ...(await sortKeysUpTo(to, cap))]);
+  return Math.min(cap, union.size);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -177,7 +202,9 @@ export function getAddressCounters(address: string, config: ExplorerConfig): Pro
 
 /**
  * Blockscout's tab counts, each capped at 51 as Blockscout caps them: one Select COUNT Query of at
- * most 51 entries per range, all in parallel (one round trip). `internal_transactions_count` is null
+ * most 51 entries per range, all in parallel (one round trip); internal transactions the union of two
+ * ranges (countInternalTransactionsUpTo: a second round trip for an address with fewer than 51 sent
+ * internal transactions). `internal_transactions_count` is null
  * on a chain whose node serves no traces (nothing indexed, as E5's 404 says), `validations_count` null
  * (no range per block producer). `logs_count`: logs the address emitted (N4), as Blockscout's Logs tab.
  */
@@ -188,7 +215,11 @@ export function getAddressTabsCounters(address: string, config: ExplorerConfig):
       countUpTo(range.transactions, TAB_COUNT_CAP),
       countUpTo(range.tokenTransfers, TAB_COUNT_CAP),
       countUpTo(range.tokens, TAB_COUNT_CAP),
-      countUpTo(range.internalTransactions, TAB_COUNT_CAP),
+      countInternalTransactionsUpTo(
+        sortKeysUpTo(range.internalTransactionsFrom, TAB_COUNT_CAP),
+        range.internalTransactionsTo,
+        TAB_COUNT_CAP,
+      ),
       countUpTo(range.logs, TAB_COUNT_CAP),
       countUpTo(range.withdrawals, TAB_COUNT_CAP),
       readChainStatus(config.chainId, config.chainStatus, { cached: true }),

@@ -14,13 +14,18 @@ import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, internalTransactionStart } from './cursor';
 import { measured } from './page-cost';
 import { contractSidesOf, readPageDetails } from './page-details';
-import { directionOf, readRange, type KeysetStart } from './range-reader';
+import { directionOf, readRanges, type KeysetStart } from './range-reader';
 import type { AddressRequest, InternalTransactionsQuery, InternalTransactionsResponse } from './schemas';
 import { internalTransactionItem } from './serialise';
 
-/** X5: internal transactions from / to an address (`to` includes contracts it created), block, transaction index, index desc. */
+/**
+ * X5: internal transactions from / to an address (`to` includes contracts it created), block, transaction
+ * index, index desc; without a filter the two ranges merged (two Queries in parallel, a self-call once).
+ */
 function readInternalTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart) {
-  return readRange<InternalTransactionRecord>(addressKeys.internalTransactions(chainId, address, direction).pk, start, 'newest first');
+  const directions = direction === 'all' ? (['to', 'from'] as const) : [direction];
+  const pks = directions.map((side) => addressKeys.internalTransactions(chainId, address, side).pk);
+  return readRanges<InternalTransactionRecord>(pks, start, 'newest first');
 }
 
 export function listInternalTransactions(

@@ -50,9 +50,11 @@ async function readPage<T>(pk: string, start: KeysetStart, order: Order): Promis
  * items merged. Every item of the union's first PAGE_SIZE + 1 is among its own range's first
  * PAGE_SIZE + 1, so the merge is exact; a range cut by the 1 MB cap is only known down to the last sk
  * it read, so items of the other ranges past that point wait for the next page (and `more` is set).
- * The ranges never share a sort key (their keys carry the standard: X1 and X2 its type rank, X3 the
- * log of a transfer of one standard), so nothing is deduplicated. Keys are compared as DynamoDB orders
- * them (compareSortKeys). The next page's bound is the last item served, whichever range it came from.
+ * Ranges of one standard each never share a sort key (their keys carry the standard: X1 and X2 its
+ * type rank, X3 the log of a transfer of one standard); the `to` and `from` ranges of X5 share the
+ * entries of a self-call, which the merge serves once (equal sort keys, equal records). Keys are
+ * compared as DynamoDB orders them (compareSortKeys). The next page's bound is the last item served,
+ * whichever range it came from.
  */
 export async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order): Promise<RangeRead<T>> {
   const reads = await Promise.all(pks.map((pk) => readPage<T>(pk, start, order)));
@@ -67,6 +69,7 @@ export async function readRanges<T>(pks: readonly string[], start: KeysetStart, 
     .flatMap((read) => read.items)
     .filter((item) => known === undefined || before(item.sk, known) <= 0)
     .sort((a, b) => before(a.sk, b.sk))
+    .filter((item, index, sorted) => index === 0 || sorted[index - 1]!.sk !== item.sk)
     .slice(0, PAGE_SIZE + 1);
   return { items: merged, more: merged.length > PAGE_SIZE || cuts.length > 0 };
 }

@@ -141,9 +141,9 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
     put(transactionKeys.transactionInternalTransaction(chainId, internal.transactionHash, internal.index), internal);
     const sk = addressKeys.internalTransactionSortKey(internal.blockNumber, internal.transactionIndex, internal.index);
     const copy = { ...internal, ...sides(internal.from, internal.to, internal.createdContract) };
-    const touch = (address: string, direction: Direction): void => {
+    // Its sides' `to` and `from` ranges only: E5 without a filter merges the two (no `all` range, issue 27).
+    const touch = (address: string, direction: 'to' | 'from'): void => {
       put({ pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk }, copy);
-      put({ pk: addressKeys.internalTransactions(chainId, address, 'all').pk, sk }, copy);
     };
     touch(internal.from, 'from');
     if (internal.to) touch(internal.to, 'to');

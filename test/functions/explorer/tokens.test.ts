@@ -21,7 +21,15 @@ import {
 } from 'viem';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { nftCollectionsResponse, tokenBalancesResponse, tokenTransfersResponse } from '../../../shared/explorer/schemas';
-import { chainTransactions, chainTransfers, expectedTransfers, transferKey, type ChainTransfer } from './chain-oracle';
+import {
+  chainInternalTransactions,
+  chainTransactions,
+  chainTransfers,
+  expectedInternalTransactions,
+  expectedTransfers,
+  transferKey,
+  type ChainTransfer,
+} from './chain-oracle';
 import {
   allPages,
   expectPageCost,
@@ -957,7 +965,8 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
     const all = await chainTransactions(chain.publicClient);
     // Read again: tests above ingest more.
     const transfersNow = await chainTransfers(chain.publicClient);
-    for (const address of [accounts.alice, accounts.busy, collector, batchHolder]) {
+    const internals = await chainInternalTransactions(chain.publicClient);
+    for (const address of [accounts.alice, accounts.busy, collector, batchHolder, chain.manifest.contracts.splitter]) {
       const mine = all.filter((tx) => tx.from === lower(address) || tx.to === lower(address) || tx.created === lower(address));
       let gas = 0n;
       for (const tx of mine.filter((tx) => tx.from === lower(address)))
@@ -981,10 +990,14 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
         token_transfers_count: Math.min(51, transferCount),
         token_balances_count: Math.min(51, balances),
         logs_count: Math.min(51, logs.length),
+        internal_transactions_count: Math.min(51, expectedInternalTransactions(internals, address, undefined).length),
         withdrawals_count: 0,
         validations_count: null,
       });
-      expect(tabs.calls).toEqual({ QueryCommand: 6 });
+      // Six capped counts at once; internal transactions are the union of the X5 `from` and `to` ranges, the
+      // `to` range read in a second round trip when `from` holds fewer than 51.
+      const internalsSent = expectedInternalTransactions(internals, address, 'from').length;
+      expect(tabs.calls).toEqual({ QueryCommand: internalsSent >= 51 ? 6 : 7 });
     }
   });
 });

@@ -9,6 +9,7 @@ import { getAddress, keccak256, toBytes } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { measureTable, type TableUsage } from '../../../shared/db/instrument';
+import { writeItems } from '../../../shared/db/operations';
 import { addressKeys, tokenTransferKeys } from '../../../shared/table/keys';
 import { DEFAULT_EXPLORER_CHAIN_ID, PAGE_SIZE } from '../../../shared/explorer/config';
 import { compareSortKeys } from '../../../shared/table/keys';
@@ -169,5 +170,57 @@ describe('E1 with two standards: two ranges merged in DynamoDB order', () => {
       );
       for (const page of one) expect(page.calls.QueryCommand).toBe(1);
     }
+  });
+});
+
+describe('E5 without a filter: the `to` and `from` ranges merged, a self-call once', () => {
+  const wallet = address('self-caller');
+  const other = address('counterparty');
+
+  it('serves every internal transaction of both ranges once, newest first, and pages with the keyset cursor', async () => {
+    // 60 internal transactions: every third a self-call (one entry in each range), the rest in or out.
+    const entries = Array.from({ length: 60 }, (_, index) => {
+      const kind = index % 3 === 0 ? 'self' : index % 3 === 1 ? 'in' : 'out';
+      const sk = addressKeys.internalTransactionSortKey(100 + index, 0, 1);
+      const record = {
+        kind: 'internalTransaction',
+        chainId: CHAIN_ID,
+        transactionHash: keccak256(toBytes(`tx ${index}`)),
+        blockNumber: 100 + index,
+        transactionIndex: 0,
+        index: 1,
+        from: kind === 'in' ? other : wallet,
+        to: kind === 'out' ? other : wallet,
+        value: '0',
+        type: 'call',
+        callType: 'call',
+        createdContract: null,
+        gasLimit: '50000',
+        gasUsed: '21000',
+        success: true,
+        error: null,
+        traceAddress: [0],
+        blockHash: keccak256(toBytes(`block ${index}`)),
+        blockTimestamp: 1_759_276_800 + index,
+      };
+      return { kind, sk, record };
+    });
+    await writeItems({
+      put: entries.flatMap(({ kind, sk, record }) => [
+        ...(kind !== 'in' ? [{ ...record, pk: addressKeys.internalTransactions(CHAIN_ID, wallet, 'from').pk, sk }] : []),
+        ...(kind !== 'out' ? [{ ...record, pk: addressKeys.internalTransactions(CHAIN_ID, wallet, 'to').pk, sk }] : []),
+      ]),
+    });
+    const seen: number[] = [];
+    let query = '';
+    for (let page = 0; page < 3; page += 1) {
+      const response = await requestJson('base', 'GET', `/explorer/addresses/${getAddress(wallet)}/internal-transactions${query}`);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      const body = response.body as { items: { block_number: number }[]; next_page_params: Record<string, number> | null };
+      seen.push(...body.items.map((item) => item.block_number));
+      if (!body.next_page_params) break;
+      query = `?${new URLSearchParams(Object.entries(body.next_page_params).map(([k, v]) => [k, String(v)] as [string, string])).toString()}`;
+    }
+    expect(seen).toEqual(entries.map((_, index) => 100 + index).reverse());
   });
 });

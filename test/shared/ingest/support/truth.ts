@@ -285,7 +285,6 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
       ] as const) {
         if (!address) continue;
         add(addressKeys.internalTransactions(chainId, address, direction).pk, sk, 'internalTransaction');
-        add(addressKeys.internalTransactions(chainId, address, 'all').pk, sk, 'internalTransaction');
       }
     }
   }
