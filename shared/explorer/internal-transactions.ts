@@ -8,6 +8,7 @@
  */
 import { NotFoundError } from '../errors';
 import { readChainStatus } from '../chain-status/status';
+import { expandInternalTransaction } from '../table/compact';
 import { addressKeys, type Direction } from '../table/keys';
 import type { InternalTransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
@@ -22,10 +23,12 @@ import { internalTransactionItem } from './serialise';
  * X5: internal transactions from / to an address (`to` includes contracts it created), block, transaction
  * index, index desc; without a filter the two ranges merged (two Queries in parallel, a self-call once).
  */
-function readInternalTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart) {
+async function readInternalTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart) {
   const directions = direction === 'all' ? (['to', 'from'] as const) : [direction];
   const pks = directions.map((side) => addressKeys.internalTransactions(chainId, address, side).pk);
-  return readRanges<InternalTransactionRecord>(pks, start, 'newest first');
+  const read = await readRanges<InternalTransactionRecord>(pks, start, 'newest first');
+  // Items store their records compacted (shared/table/compact.ts): the whole record back.
+  return { ...read, items: read.items.map((item) => expandInternalTransaction(item)) };
 }
 
 export function listInternalTransactions(

@@ -21,7 +21,7 @@ import {
 import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
 import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
-import { compactBlock, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
+import { compactBlock, compactInternalTransaction, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
 
 /**
  * Entries of the ranges whose size insights reads from positions (`total_items`): the blocks range
@@ -138,12 +138,14 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
   }
 
   for (const internal of derived.internalTransactions) {
-    put(transactionKeys.transactionInternalTransaction(chainId, internal.transactionHash, internal.index), internal);
+    const canonical = transactionKeys.transactionInternalTransaction(chainId, internal.transactionHash, internal.index);
+    put(canonical, compactInternalTransaction(internal, canonical));
     const sk = addressKeys.internalTransactionSortKey(internal.blockNumber, internal.transactionIndex, internal.index);
-    const copy = { ...internal, ...sides(internal.from, internal.to, internal.createdContract) };
+    const flags = sides(internal.from, internal.to, internal.createdContract);
     // Its sides' `to` and `from` ranges only: E5 without a filter merges the two (no `all` range, issue 27).
     const touch = (address: string, direction: 'to' | 'from'): void => {
-      put({ pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk }, copy);
+      const key = { pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk };
+      put(key, { ...compactInternalTransaction(internal, key), ...flags });
     };
     touch(internal.from, 'from');
     if (internal.to) touch(internal.to, 'to');

@@ -17,7 +17,7 @@
  * once the state they name is recomputed.
  */
 import { inParallel, queryPage, rangeQuery, updateItem, writeItems } from '../db/operations';
-import { expandTransaction } from '../table/compact';
+import { expandInternalTransaction, expandTransaction } from '../table/compact';
 import { addressKeys, blockKey, blockKeys, type TableItem, transactionKeys } from '../table/keys';
 import { withAnswers, type ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
@@ -353,7 +353,7 @@ export class Reorg {
         addressKeys.internalTransactions(this.chainId, address, 'to').pk,
         'createdContract = :address',
         { ':address': address },
-        (item) => this.tookEffect(item),
+        (item) => this.tookEffect(expandInternalTransaction(item)),
       ),
     ]);
     const fromTop = top && expandTransaction(top);
@@ -363,10 +363,11 @@ export class Reorg {
         at: [fromTop.blockNumber, fromTop.transactionIndex, -1],
         creation: { creator: fromTop.from, transactionHash: fromTop.hash, blockNumber: fromTop.blockNumber },
       });
-    if (internal)
+    const fromInternal = internal && expandInternalTransaction(internal);
+    if (fromInternal)
       candidates.push({
-        at: [internal.blockNumber, internal.transactionIndex, internal.index],
-        creation: { creator: internal.from, transactionHash: internal.transactionHash, blockNumber: internal.blockNumber },
+        at: [fromInternal.blockNumber, fromInternal.transactionIndex, fromInternal.index],
+        creation: { creator: fromInternal.from, transactionHash: fromInternal.transactionHash, blockNumber: fromInternal.blockNumber },
       });
     candidates.sort((a, b) => b.at[0] - a.at[0] || b.at[1] - a.at[1] || b.at[2] - a.at[2]);
     return candidates[0]?.creation ?? null;
@@ -380,7 +381,7 @@ export class Reorg {
       queryRange<InternalTransactionRecord>(transactionKeys.transactionInternalTransactionsRange(this.chainId, internal.transactionHash)),
     ]);
     if (!tx || expandTransaction(tx).status === 0) return false;
-    const byPath = new Map(calls.map((call) => [call.traceAddress.join('.'), call.success]));
+    const byPath = new Map(calls.map(expandInternalTransaction).map((call) => [call.traceAddress.join('.'), call.success]));
     for (let depth = 0; depth < internal.traceAddress.length; depth += 1) {
       if (byPath.get(internal.traceAddress.slice(0, depth).join('.')) === false) return false;
     }

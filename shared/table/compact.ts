@@ -24,7 +24,14 @@
  */
 import type { ItemKey } from './keys';
 import { packItem, unpackItem } from './pack';
-import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord, TransactionTypeTag } from './records';
+import type {
+  BlockRecord,
+  InternalTransactionRecord,
+  LogRecord,
+  TokenTransferRecord,
+  TransactionRecord,
+  TransactionTypeTag,
+} from './records';
 
 type Fields = Record<string, unknown>;
 type Rule = readonly [field: string, derive: (record: Fields, key: ItemKey) => unknown];
@@ -413,3 +420,41 @@ export const compactBlock = blockCompaction.compact;
 
 /** The whole block record of an item; key attributes kept. */
 export const expandBlock = blockCompaction.expand;
+
+// ---------------------------------------------------------------------------------------------------
+// Internal transactions
+
+const INTERNAL_TRANSACTION_RULES: readonly Rule[] = [
+  ['chainId', (_record, key) => chainOfKey(key)],
+  // The canonical item sits in its transaction's partition (`TX#<hash>` / `ITX#<index>`).
+  ['transactionHash', (_record, key) => (key.sk.startsWith('ITX#') ? /#TX#(0x[0-9a-f]+)$/.exec(key.pk)?.[1] : undefined)],
+  ['blockNumber', (_record, key) => sortKeyNumbers(key.sk)?.[0]],
+  ['transactionIndex', (_record, key) => sortKeyNumbers(key.sk)?.[1]],
+  ['index', (_record, key) => (key.sk.startsWith('ITX#') ? Number(key.sk.slice(4)) : sortKeyNumbers(key.sk)?.[2])],
+  // An X5 `from` copy: the address its key names is the caller.
+  ['from', (_record, key) => /^C#\d+#A#(0x[0-9a-f]{40})#ITX#from$/.exec(key.pk)?.[1]],
+  ['createdContract', isNull],
+  ['error', isNull],
+  ['success', () => true],
+  ['value', () => '0'],
+];
+
+/** Fields of an internal transaction readers name in expressions: the created contract (the reorg's creation lookup). */
+const INTERNAL_TRANSACTION_TOP = topOf('createdContract');
+
+/** An internal transaction as an item at `key` stores it (canonical, or an X5 copy). */
+export function compactInternalTransaction(internal: InternalTransactionRecord, key: ItemKey): Fields {
+  return compactWith(
+    internal,
+    key,
+    INTERNAL_TRANSACTION_RULES,
+    [],
+    (item) => withoutKeys(expandWith(item, INTERNAL_TRANSACTION_RULES)),
+    INTERNAL_TRANSACTION_TOP,
+  );
+}
+
+/** The whole internal transaction record of an item (any shape the ingest ever wrote); key attributes kept. */
+export function expandInternalTransaction<T extends object = Fields>(item: T): InternalTransactionRecord & T {
+  return expandWith(item as Fields, INTERNAL_TRANSACTION_RULES) as InternalTransactionRecord & T;
+}

@@ -8,7 +8,7 @@
 import { zeroAddress as ZERO } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
-import { expandTransaction } from '../../../shared/table/compact';
+import { expandInternalTransaction, expandTransaction } from '../../../shared/table/compact';
 import { addressKeys, nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
@@ -131,7 +131,10 @@ describe('a demo chain ingested from block 0', () => {
     expect((await get(transactionsByKind.nativeTransfer[0])).transactionTypes).toEqual(['coin_transfer']);
     expect((await get(transactionsByKind.tokenTransfer[0])).transactionTypes).toEqual(['token_transfer', 'contract_call']);
 
-    const internals = async (hash: string) => queryRange(transactionKeys.transactionInternalTransactionsRange(CHAIN_ID, hash));
+    const internals = async (hash: string) =>
+      (await queryRange(transactionKeys.transactionInternalTransactionsRange(CHAIN_ID, hash))).map((item) =>
+        expandInternalTransaction(item),
+      );
     const create2 = await internals(highlights.factoryCreate2.hash);
     expect(create2.find((call) => call.type === 'create2')?.createdContract).toBe(highlights.factoryCreate2.child.toLowerCase());
     expect(
@@ -231,8 +234,9 @@ describe('nodes with fewer RPC methods', () => {
         failed: tx.error !== null,
       });
       const view = (items: Record<string, any>[]) =>
-        items.map((item) =>
-          item.kind === 'internalTransaction'
+        items.map((stored) => {
+          const item = stored.kind === 'internalTransaction' ? expandInternalTransaction(stored) : stored;
+          return item.kind === 'internalTransaction'
             ? {
                 pk: item.pk,
                 sk: item.sk,
@@ -245,8 +249,8 @@ describe('nodes with fewer RPC methods', () => {
               }
             : item.kind === 'transaction'
               ? transactionView(expandTransaction(item))
-              : { pk: item.pk, sk: item.sk },
-        );
+              : { pk: item.pk, sk: item.sk };
+        });
       expect(view(parity)).toEqual(view(main));
     } finally {
       await proxy.close();

@@ -20,7 +20,7 @@ import { createChainClient } from '../../../shared/chain/client';
 import type { RetryPolicy } from '../../../shared/chain/retry';
 import { BlockSource, RETRY_PREFERRED_EVERY_MS, TRACE_ATTEMPTS_PER_BLOCK } from '../../../shared/ingest/fetch-block';
 import { ingestRange, type IngestResult } from '../../../shared/ingest/ingest';
-import { expandTransaction } from '../../../shared/table/compact';
+import { expandInternalTransaction, expandTransaction } from '../../../shared/table/compact';
 import { startRpcProxy, type FaultRule, type RpcProxy } from '../../support/rpc-fault-proxy';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { publicClient } from './support/truth';
@@ -42,7 +42,11 @@ type Warning = { message: string; details?: Record<string, unknown> };
 const comparable = (items: Record<string, unknown>[]) =>
   items.map((item) => Object.fromEntries(Object.entries(item).filter(([key]) => !['updatedAt', 'writtenAt', 'ingestedAt'].includes(key))));
 
-const ofKind = (items: Record<string, unknown>[], kind: string) => items.filter((item) => item.kind === kind);
+/** Items of one kind; internal transactions as records (their items are compacted: shared/table/compact.ts). */
+const ofKind = (items: Record<string, unknown>[], kind: string) =>
+  items
+    .filter((item) => item.kind === kind)
+    .map((item) => (kind === 'internalTransaction' ? (expandInternalTransaction(item) as unknown as Record<string, unknown>) : item));
 
 /** The transactions as records (items are compacted: shared/table/compact.ts), one per hash. */
 const transactionsOf = (items: Record<string, unknown>[]) => {

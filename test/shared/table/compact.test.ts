@@ -6,12 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   compactBlock,
+  compactInternalTransaction,
   compactLog,
   compactTokenTransfer,
   compactTransaction,
   decodeBloom,
   encodeBloom,
   expandBlock,
+  expandInternalTransaction,
   expandLog,
   expandTokenTransfer,
   expandTransaction,
@@ -19,6 +21,7 @@ import {
 import { addressKeys, blockKeys, logKeys, tokenTransferKeys, transactionKeys } from '../../../shared/table/keys';
 import { itemSize } from '../../../scripts/bench/lib/write-families';
 import { unpackItem } from '../../../shared/table/pack';
+import type { InternalTransactionRecord } from '../../../shared/table/records';
 import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord } from '../../../shared/table/records';
 
 const hex = (digits: number, fill: string) => `0x${fill.repeat(digits)}`;
@@ -317,5 +320,50 @@ describe('logs blooms', () => {
       expect((stored ?? '').length).toBeLessThanOrEqual(bloom.length);
     }
     expect(decodeBloom('0x1234')).toBe('0x1234');
+  });
+});
+
+describe('internal transactions', () => {
+  const internal: InternalTransactionRecord = {
+    kind: 'internalTransaction',
+    chainId: 8453,
+    blockNumber: 1234,
+    blockHash: `0x${'b'.repeat(64)}`,
+    blockTimestamp: 1_759_276_800,
+    transactionHash: `0x${'c'.repeat(64)}`,
+    transactionIndex: 7,
+    index: 3,
+    type: 'call',
+    callType: 'staticcall',
+    from: `0x${'1'.repeat(40)}`,
+    to: `0x${'2'.repeat(40)}`,
+    createdContract: null,
+    value: '0',
+    gasLimit: '50000',
+    gasUsed: '2100',
+    success: true,
+    error: null,
+    traceAddress: [0, 2],
+  };
+  const sk = addressKeys.internalTransactionSortKey(1234, 7, 3);
+  const keys = [
+    transactionKeys.transactionInternalTransaction(8453, internal.transactionHash, 3),
+    { pk: addressKeys.internalTransactions(8453, internal.from, 'from').pk, sk },
+    { pk: addressKeys.internalTransactions(8453, internal.to!, 'to').pk, sk },
+  ];
+
+  it('expands to the record from its canonical key and both of its X5 ranges, leaving out what the key and defaults give', () => {
+    for (const key of keys) {
+      const stored = compactInternalTransaction(internal, key);
+      const { pk: _pk, sk: _sk, ...expanded } = expandInternalTransaction({ ...stored, ...key });
+      expect(expanded, key.pk).toEqual(internal);
+      const fields = unpackItem(stored);
+      for (const derived of ['chainId', 'index', 'success', 'error', 'value', 'createdContract'])
+        expect(fields).not.toHaveProperty(derived);
+    }
+    expect(unpackItem(compactInternalTransaction(internal, keys[1]!))).not.toHaveProperty('from');
+    // A creation keeps its created contract as an attribute of its own: the reorg's lookup filters on it.
+    const creation = { ...internal, type: 'create' as const, callType: null, to: null, createdContract: `0x${'3'.repeat(40)}` };
+    expect(compactInternalTransaction(creation, keys[0]!)).toHaveProperty('createdContract', creation.createdContract);
   });
 });

@@ -32,7 +32,7 @@ import {
   type TokenStandard,
 } from '../../../../shared/table/keys';
 import { tableSnapshot } from '../../../support/table';
-import { expandLog, expandTokenTransfer, expandTransaction } from '../../../../shared/table/compact';
+import { expandInternalTransaction, expandLog, expandTokenTransfer, expandTransaction } from '../../../../shared/table/compact';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
@@ -339,10 +339,12 @@ export async function expectImmutableItems(
 
   const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));
   // Items store compacted records (shared/table/compact.ts): compare the records they expand to.
-  const expand = { transaction: expandTransaction, log: expandLog, tokenTransfer: expandTokenTransfer } as Record<
-    string,
-    (item: object) => object
-  >;
+  const expand = {
+    transaction: expandTransaction,
+    log: expandLog,
+    tokenTransfer: expandTokenTransfer,
+    internalTransaction: expandInternalTransaction,
+  } as Record<string, (item: object) => object>;
   const get = (key: { pk: string; sk: string }) => {
     const item = byKey.get(`${key.pk}\n${key.sk}`) as Record<string, any>;
     return (expand[String(item?.kind)]?.(item) ?? item) as Record<string, any>;
