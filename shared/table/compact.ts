@@ -277,6 +277,17 @@ function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[
   };
 }
 
+/** Compaction of a record without a bloom: leave out what `rules` give back, pack what `top` does not keep. */
+function plain<R extends object>(rules: readonly Rule[], top: ReadonlySet<string>) {
+  const expand = <T extends object = Fields>(item: T): R & T => expandWith(item as Fields, rules) as R & T;
+  return {
+    compact: (value: R, key: ItemKey, keep: readonly string[] = []): Fields =>
+      compactWith(value, key, rules, keep, (item) => withoutKeys(expand(item)), top),
+    /** The item with what its key gives back (its own key attributes stay, as the caller's item has them). */
+    expand,
+  };
+}
+
 /**
  * Fields of a transaction readers name in expressions: insights' bounded checks (transaction-lists.ts,
  * transactions.ts, queries.ts: transaction index, value, gas price, gas, hash, recipient, sender,
@@ -320,14 +331,13 @@ const LOG_RULES: readonly Rule[] = [
 /** Fields of a log readers name in expressions: topics, indexes, emitter and block (events' checks, the ABI's topics projection). */
 const LOG_TOP = topOf('topics', 'logIndex', 'transactionIndex', 'address', 'blockNumber');
 
-export function compactLog(log: LogRecord, key: ItemKey, keep: readonly string[] = []): Fields {
-  return compactWith(log, key, LOG_RULES, keep, (item) => withoutKeys(expandWith(item, LOG_RULES)), LOG_TOP);
-}
+const logCompaction = plain<LogRecord>(LOG_RULES, LOG_TOP);
 
-export function expandLog<T extends object = Fields>(item: T): LogRecord & T {
-  // The item with what its key gives back (its own key attributes stay, as the caller's item has them).
-  return expandWith(item as Fields, LOG_RULES) as LogRecord & T;
-}
+/** A log as an item at `key` stores it (as compactTransaction). */
+export const compactLog: (log: LogRecord, key: ItemKey, keep?: readonly string[]) => Fields = logCompaction.compact;
+
+/** The whole log record of an item; key attributes kept. */
+export const expandLog = logCompaction.expand;
 
 // ---------------------------------------------------------------------------------------------------
 // Token transfers
@@ -376,20 +386,14 @@ const TOKEN_TRANSFER_RULES: readonly Rule[] = [
  */
 const TOKEN_TRANSFER_TOP = topOf('tokenId', 'transferType', 'tokenStandard', 'from', 'to', 'token', 'amount', 'blockNumber');
 
-export function compactTokenTransfer(transfer: TokenTransferRecord, key: ItemKey, keep: readonly string[] = []): Fields {
-  return compactWith(
-    transfer,
-    key,
-    TOKEN_TRANSFER_RULES,
-    keep,
-    (item) => withoutKeys(expandWith(item, TOKEN_TRANSFER_RULES)),
-    TOKEN_TRANSFER_TOP,
-  );
-}
+const tokenTransferCompaction = plain<TokenTransferRecord>(TOKEN_TRANSFER_RULES, TOKEN_TRANSFER_TOP);
 
-export function expandTokenTransfer<T extends object = Fields>(item: T): TokenTransferRecord & T {
-  return expandWith(item as Fields, TOKEN_TRANSFER_RULES) as TokenTransferRecord & T;
-}
+/** A token transfer as an item at `key` stores it (as compactTransaction). */
+export const compactTokenTransfer: (transfer: TokenTransferRecord, key: ItemKey, keep?: readonly string[]) => Fields =
+  tokenTransferCompaction.compact;
+
+/** The whole token transfer record of an item; key attributes kept. */
+export const expandTokenTransfer = tokenTransferCompaction.expand;
 
 // ---------------------------------------------------------------------------------------------------
 // Blocks
@@ -442,19 +446,11 @@ const INTERNAL_TRANSACTION_RULES: readonly Rule[] = [
 /** Fields of an internal transaction readers name in expressions: the created contract (the reorg's creation lookup). */
 const INTERNAL_TRANSACTION_TOP = topOf('createdContract');
 
+const internalTransactionCompaction = plain<InternalTransactionRecord>(INTERNAL_TRANSACTION_RULES, INTERNAL_TRANSACTION_TOP);
+
 /** An internal transaction as an item at `key` stores it (canonical, or an X5 copy). */
-export function compactInternalTransaction(internal: InternalTransactionRecord, key: ItemKey): Fields {
-  return compactWith(
-    internal,
-    key,
-    INTERNAL_TRANSACTION_RULES,
-    [],
-    (item) => withoutKeys(expandWith(item, INTERNAL_TRANSACTION_RULES)),
-    INTERNAL_TRANSACTION_TOP,
-  );
-}
+export const compactInternalTransaction = (internal: InternalTransactionRecord, key: ItemKey): Fields =>
+  internalTransactionCompaction.compact(internal, key);
 
 /** The whole internal transaction record of an item (any shape the ingest ever wrote); key attributes kept. */
-export function expandInternalTransaction<T extends object = Fields>(item: T): InternalTransactionRecord & T {
-  return expandWith(item as Fields, INTERNAL_TRANSACTION_RULES) as InternalTransactionRecord & T;
-}
+export const expandInternalTransaction = internalTransactionCompaction.expand;
