@@ -43,9 +43,7 @@ export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(i
 /**
  * Every immutable item of a block, without duplicate keys (a self-transfer hits one `all` entry once).
  * Items store their record compacted for their key (shared/table/compact.ts: fields the key or other
- * fields give back are left out), keeping the fields their range reads in a FilterExpression (insights
- * bounded checks, shared/insights/*: I1 on N3 and the canonical transaction, I2 on N4 and the
- * canonical log; token transfers keep theirs anyway).
+ * fields give back are left out, the rest packed; insights checks the expanded records).
  *
  * `isContract`: whether an address is a contract as of the block (the block's chain facts,
  * block-work.ts). The explorer's copies (X3, X4, X5) record which of their sides are
@@ -75,38 +73,37 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
 
   for (const tx of derived.transactions) {
     const canonical = transactionKeys.transaction(chainId, tx.hash);
-    put(canonical, compactTransaction(tx, canonical, CANONICAL_TRANSACTION_CHECKS));
+    put(canonical, compactTransaction(tx, canonical));
     const copy = transactionCopy(tx);
     const sk = transactionKeys.sortKey(tx.blockNumber, tx.transactionIndex);
-    const putCopy = (pk: string, keep: readonly string[] = [], counted = false, flags: object = {}) =>
-      put({ pk, sk }, { ...compactTransaction(copy, { pk, sk }, keep), ...flags }, counted);
+    const putCopy = (pk: string, counted = false, flags: object = {}) =>
+      put({ pk, sk }, { ...compactTransaction(copy, { pk, sk }), ...flags }, counted);
     const flags = sides(tx.from, tx.to, tx.contractAddress);
     const touch = (address: string, direction: Direction): void => {
-      putCopy(addressKeys.transactions(chainId, address, direction).pk, ADDRESS_TRANSACTION_CHECKS, COUNTED, flags);
-      putCopy(addressKeys.transactions(chainId, address, 'all').pk, ADDRESS_TRANSACTION_CHECKS, COUNTED, flags);
+      putCopy(addressKeys.transactions(chainId, address, direction).pk, COUNTED, flags);
+      putCopy(addressKeys.transactions(chainId, address, 'all').pk, COUNTED, flags);
     };
     touch(tx.from, 'from');
     if (tx.to) touch(tx.to, 'to');
     if (tx.contractAddress) touch(tx.contractAddress, 'to');
     if (tx.to && tx.methodSelector && tx.transactionTypes.includes('contract_call')) {
-      putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, CALL_CHECKS, COUNTED);
-      putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, CALL_CHECKS, COUNTED);
-      putCopy(transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk, CALL_CHECKS, COUNTED);
+      putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector).pk, COUNTED);
+      putCopy(transactionKeys.callsToContract(chainId, tx.to, tx.methodSelector, tx.from).pk, COUNTED);
+      putCopy(transactionKeys.callsWithSelector(chainId, tx.methodSelector).pk, COUNTED);
     }
   }
 
   for (const log of derived.logs) {
     const canonical = transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex);
-    put(canonical, compactLog(log, canonical, LOG_CHECKS));
+    put(canonical, compactLog(log, canonical));
     const copy = logCopy(log);
     const sk = logKeys.sortKey(log.blockNumber, log.logIndex);
-    const putCopy = (pk: string, keep: readonly string[] = [], counted = false) =>
-      put({ pk, sk }, compactLog(copy, { pk, sk }, keep), counted);
-    putCopy(logKeys.contractLogs(chainId, log.address).pk, LOG_CHECKS, COUNTED);
+    const putCopy = (pk: string, counted = false) => put({ pk, sk }, compactLog(copy, { pk, sk }), counted);
+    putCopy(logKeys.contractLogs(chainId, log.address).pk, COUNTED);
     const topic0 = log.topics[0];
     if (topic0) {
-      putCopy(logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, LOG_CHECKS, COUNTED);
-      putCopy(logKeys.logsWithTopic0(chainId, topic0).pk, LOG_CHECKS, COUNTED);
+      putCopy(logKeys.contractLogsWithTopic0(chainId, log.address, topic0).pk, COUNTED);
+      putCopy(logKeys.logsWithTopic0(chainId, topic0).pk, COUNTED);
     }
   }
 
@@ -157,24 +154,6 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
   }
   return [...items.values()];
 }
-
-/**
- * Fields insights reads in a FilterExpression (shared/insights/queries.ts, transactions.ts,
- * events.ts), kept on the items it checks even where the key or other fields would give them back:
- * the canonical transaction (I1 with filter_hash checks its selector), the N3 and N6 copies (I1
- * filter_transaction_index), the X4 copies (ADDRESS_TRANSACTION_CHECKS), the canonical log and the N4
- * and N5 copies (I2 filter_log_index). The others
- * (to, from, value, gas, gasPrice, blockNumber of canonical items, topics, transferType,
- * tokenStandard) are never left out.
- */
-const CANONICAL_TRANSACTION_CHECKS = ['methodSelector'] as const;
-const CALL_CHECKS = ['transactionIndex'] as const;
-/**
- * X4 copies (insights' wallet and contract transactions, /v1/transactions by address) are checked on
- * their transaction index and selector (filter_transaction_index, filter_function_selector).
- */
-const ADDRESS_TRANSACTION_CHECKS = ['transactionIndex', 'methodSelector'] as const;
-const LOG_CHECKS = ['logIndex'] as const;
 
 /** A transaction as index copies carry it: calldata above 1 KB stays on the canonical item only. */
 export function transactionCopy(tx: TransactionRecord): TransactionRecord {

@@ -20,6 +20,7 @@ import { toEventSelector, toFunctionSelector } from 'viem';
 import { decodeCallArgs, decodeLogArgs } from '../chain/abi-decode';
 import { batchGetItems, queryPage, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
+import { expandLog } from '../table/compact';
 import { addressKeys, keyId, logKeys } from '../table/keys';
 import type { AddressRecord } from '../table/records';
 import { selectChains } from './chains';
@@ -102,15 +103,10 @@ async function knownAbi({ contractAddress, query, host }: Request): Promise<{ ch
 /** topic 0 → the numbers of indexed inputs seen with it, in the contract's newest logs (N4). */
 async function emittedEvents(chainId: number, contract: string): Promise<Map<string, Set<number>>> {
   const range = rangeQuery(logKeys.contractLogs(chainId, contract));
-  const { items } = await queryPage<{ topics?: string[] }>({
-    ...range,
-    ScanIndexForward: false,
-    Limit: ABI_LOG_SAMPLE,
-    ProjectionExpression: '#topics',
-    ExpressionAttributeNames: { ...range.ExpressionAttributeNames, '#topics': 'topics' },
-  });
+  // Logs are packed items (compact.ts): read whole (a projection bills the same units) and expanded.
+  const { items } = await queryPage({ ...range, ScanIndexForward: false, Limit: ABI_LOG_SAMPLE });
   const shapes = new Map<string, Set<number>>();
-  for (const { topics } of items) {
+  for (const { topics } of items.map((item) => expandLog(item))) {
     const topic0 = topics?.[0]?.toLowerCase();
     if (!topic0) continue;
     shapes.set(topic0, (shapes.get(topic0) ?? new Set()).add(topics!.length - 1));

@@ -6,8 +6,8 @@
  * their merge by sort key, its count the sum of their counts, its aggregation input their union.
  * `limit` and `page` apply per chain; rows of different chains with the same position keep chain_ids
  * order. The count is exact: from range positions (two Limit-1 Queries per range), or for a range
- * with checks in the same pass as its page (items, then Select COUNT for the rest, under the read
- * bound; range-reader.ts).
+ * with checks in the same pass as its page (every item of the range checked, under the read bound;
+ * range-reader.ts).
  *
  * Paging: a page past the first of one range without checks seeks straight to its first entry by
  * position (range-seek.ts), so its cost does not depend on the page number. A checked range, or a

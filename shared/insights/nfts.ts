@@ -13,6 +13,7 @@
  */
 import { batchGetItems, queryAll, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
+import { expandTokenTransfer } from '../table/compact';
 import { addressKeys, keyId, nftKeys, TOKEN_TYPE_RANK, tokenTransferKeys, tokenTypeSetKey } from '../table/keys';
 import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
@@ -420,19 +421,22 @@ export async function getNftCollection(
 
 async function collectionStats(chainId: number, contract: string, item: AddressRecord, config: InsightsConfig) {
   const bound = config.maxItemsReadPerChain;
-  const read = (pk: string, projection: string, names: Record<string, string>) =>
+  const read = (pk: string, projection?: { expression: string; names: Record<string, string> }) =>
     queryAll(
       {
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: projection,
-        ExpressionAttributeNames: names,
+        ...(projection ? { ProjectionExpression: projection.expression, ExpressionAttributeNames: projection.names } : {}),
       },
       { maxRead: bound + 1 },
     );
+  // Transfers are packed items (compact.ts): read whole (a projection bills the same units) and expanded.
   const [instances, transfers] = await Promise.all([
-    read(nftKeys.instance(chainId, contract, 0n).pk, '#kind, #owner, totalSupply', { '#kind': 'kind', '#owner': 'owner' }),
-    read(tokenTransferKeys.byToken(chainId, contract).pk, 'transferType, #n', { '#n': 'amount' }),
+    read(nftKeys.instance(chainId, contract, 0n).pk, {
+      expression: '#kind, #owner, totalSupply',
+      names: { '#kind': 'kind', '#owner': 'owner' },
+    }),
+    read(tokenTransferKeys.byToken(chainId, contract).pk),
   ]);
   if (instances.scanned > bound || transfers.scanned > bound) {
     throw new RangeTooLargeError(
@@ -449,7 +453,7 @@ async function collectionStats(chainId: number, contract: string, item: AddressR
   return {
     owner_count: Math.max(0, Number(item.holders ?? 0)),
     token_count: tokens.length,
-    mint_count: transfers.items.filter((transfer) => transfer.transferType === 'mint').length,
+    mint_count: transfers.items.filter((transfer) => expandTokenTransfer(transfer).transferType === 'mint').length,
     total_quantity: quantity,
   };
 }

@@ -7,21 +7,25 @@
  * numbers every entry of the ranges insights counts with `pos`, its 1-based position in the range
  * (shared/ingest/range-positions.ts), so the count over blocks [from, to] is pos(last entry at or
  * below `to`) - pos(last entry below `from`): two Limit-1 Queries, exact whatever the size of the
- * range. A list page with checks counts its range in the same pass (readPageAndCount: items, then
- * Select COUNT for the rest), examining at most maxItemsReadPerChain items like any checked read
+ * range. A list page with checks counts its range in the same pass (readPageAndCount: every item of
+ * the range checked, the first that pass kept), examining at most maxItemsReadPerChain items like any checked read
  * (config.ts; a 400 asking for a narrower block range beyond), so it is exact too. A count with a prefix or exact-key condition (a transaction's own
  * partition, a handful of items) or on entries without `pos` (ingested before positions existed) is a
  * Select COUNT capped at maxCountedItemsPerChain examined items (a lower bound beyond).
  *
- * Checks are the documented bounded checks: filters that have no range of their own, applied as a
- * FilterExpression inside the already-narrowed range. Attribute names come from the fixed mappings of
- * the insights modules and every value travels as an ExpressionAttributeValue: request text never
- * becomes expression text. uint256 attributes (canonical decimal strings) compare exactly by length
- * first, then as strings. A checked read examines at most maxItemsReadPerChain items (config.ts;
- * 400 beyond), and so does an aggregation's read of the whole range.
+ * Checks are the documented bounded checks: filters that have no range of their own, evaluated here,
+ * on the whole record of every item the already-narrowed range returns (compact.ts expandChainRecord),
+ * not as a FilterExpression. DynamoDB bills a filtered Query by the items it examines, not by those it
+ * returns, so this reads the same units and round trips; and it lets the ingest pack the checked
+ * fields with the rest (issue 27: the table stores no field only because some filter names it).
+ * Attribute names come from the fixed mappings of the insights modules; request text is only ever a
+ * value compared. uint256 attributes (canonical decimal strings) compare exactly by length first,
+ * then as strings. A checked read examines at most maxItemsReadPerChain items (config.ts; 400
+ * beyond), and so does an aggregation's read of the whole range.
  */
 import { countItems, queryAll, queryPage, type Item, type QueryInput } from '../db/operations';
 import { InvalidRequestError } from '../errors';
+import { expandChainRecord } from '../table/compact';
 import { blockKey, compareSortKeys } from '../table/keys';
 import type { InsightsConfig } from './config';
 import { positionsAt, seekPage } from './range-seek';
@@ -61,9 +65,8 @@ export class RangeTooLargeError extends InvalidRequestError {
   }
 }
 
-/** The Query input of a range (without Limit / ExclusiveStartKey / Select). */
+/** The Query input of a range (without Limit / ExclusiveStartKey / Select); its checks are not part of it (passesChecks). */
 export function queryInput(read: RangeRead): QueryInput {
-  const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': read.pk };
   let keyCondition = 'pk = :pk';
   const sk = read.sk;
@@ -82,36 +85,50 @@ export function queryInput(read: RangeRead): QueryInput {
     values[':sk'] = sk.equals;
     keyCondition += ' AND sk = :sk';
   }
-  const filters = read.checks.map((check, index) => checkExpression(check, index, names, values));
-  return {
-    KeyConditionExpression: keyCondition,
-    FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
-    ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
-    ExpressionAttributeValues: values,
-    ScanIndexForward: read.order === 'asc',
-  };
+  return { KeyConditionExpression: keyCondition, ExpressionAttributeValues: values, ScanIndexForward: read.order === 'asc' };
 }
 
-function checkExpression(check: Check, index: number, names: Record<string, string>, values: Record<string, unknown>): string {
-  const name = `#c${index}`;
-  names[name] = check.attribute;
-  const path = check.listIndex === undefined ? name : `${name}[${check.listIndex}]`;
-  if (check.operator === 'in') {
-    const list = check.value as readonly string[];
-    const placeholders = list.map((item, position) => {
-      values[`:c${index}_${position}`] = item;
-      return `:c${index}_${position}`;
-    });
-    return `${path} IN (${placeholders.join(', ')})`;
+/**
+ * Whether an item's record passes every check, as DynamoDB's comparisons would judge the stored
+ * attribute: a value of another type (or none: a missing field, a topic past the log's last) passes
+ * no comparison; numbers compare as numbers, strings by their characters (hex and decimal digits, so
+ * code units and UTF-8 bytes agree), uint256 decimals by length, then digits.
+ */
+export function passesChecks(item: Item, checks: readonly Check[]): boolean {
+  if (checks.length === 0) return true;
+  const record = expandChainRecord(item) as Record<string, unknown>;
+  return checks.every((check) => passesCheck(record, check));
+}
+
+function passesCheck(record: Record<string, unknown>, check: Check): boolean {
+  const whole = record[check.attribute];
+  const value = check.listIndex === undefined ? whole : Array.isArray(whole) ? whole[check.listIndex] : undefined;
+  if (check.operator === 'in') return typeof value === 'string' && (check.value as readonly string[]).includes(value);
+  const expected = check.value as string | number;
+  if (check.kind === 'number' ? typeof value !== 'number' : typeof value !== 'string') return false;
+  if (typeof expected !== typeof value) return false;
+  const order = compareValues(value as string | number, expected, check.kind === 'uint');
+  switch (check.operator) {
+    case '=':
+      return order === 0;
+    case '<>':
+      return order !== 0;
+    case '>=':
+      return order >= 0;
+    case '>':
+      return order > 0;
+    case '<=':
+      return order <= 0;
+    case '<':
+      return order < 0;
   }
-  const value = `:c${index}`;
-  values[value] = check.value;
-  if (check.kind !== 'uint' || check.operator === '=' || check.operator === '<>') return `${path} ${check.operator} ${value}`;
+}
+
+function compareValues(a: string | number, b: string | number, uint: boolean): number {
+  if (typeof a === 'number' || typeof b === 'number') return Math.sign(Number(a) - Number(b));
   // Canonical decimals: a longer string is a larger number; equal lengths compare as strings.
-  const length = `:c${index}len`;
-  values[length] = String(check.value).length;
-  const longer = check.operator.startsWith('>') ? '>' : '<';
-  return `(size(${path}) ${longer} ${length} OR (size(${path}) = ${length} AND ${path} ${check.operator} ${value}))`;
+  if (uint && a.length !== b.length) return a.length < b.length ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Items `skip` to `skip + take` of a range without checks, in its order. */
@@ -180,9 +197,10 @@ async function readPageThenCount(
 }
 
 /**
- * A checked range's page and its exact count in ONE pass over the range: items until the page is
- * full, then Select COUNT for the rest (no item transferred); a 400 once more than `bound` items
- * would be examined. Every request may examine up to the rest of the bound (its Limit).
+ * A checked range's page and its exact count in ONE pass over the range: every item examined is
+ * checked here (the page keeps the first `skip + take` that pass, the count all of them); a 400 once
+ * more than `bound` items would be examined. Every request may examine up to the rest of the bound
+ * (its Limit), so the units and round trips are those of the FilterExpression this replaces.
  */
 async function readCheckedPage(
   chainId: number,
@@ -194,20 +212,21 @@ async function readCheckedPage(
   const wanted = skip + take;
   const input = queryInput(read);
   const items: Item[] = [];
+  let total = 0;
   let examined = 0;
   let start: Item | undefined;
   do {
     const page = await queryPage({ ...input, Limit: bound + 1 - examined, ExclusiveStartKey: start });
-    items.push(...page.items);
     examined += page.scanned;
-    start = page.lastKey;
     if (examined > bound) throw new RangeTooLargeError(chainId, bound);
-  } while (start && items.length < wanted);
-  const rest = start
-    ? await countItems({ ...input, ExclusiveStartKey: start }, { maxRead: bound + 1 - examined })
-    : { count: 0, scanned: 0 };
-  if (examined + rest.scanned > bound) throw new RangeTooLargeError(chainId, bound);
-  return { items: items.slice(skip, wanted), total: items.length + rest.count };
+    for (const item of page.items) {
+      if (!passesChecks(item, read.checks)) continue;
+      total += 1;
+      if (items.length < wanted) items.push(item);
+    }
+    start = page.lastKey;
+  } while (start);
+  return { items: items.slice(skip, wanted), total };
 }
 
 /**
@@ -224,7 +243,7 @@ export async function readAll(
   const bound = config.maxItemsReadPerChain;
   const { items, scanned } = await queryAll(queryInput(read), { maxRead: bound + 1 - examined });
   if (examined + scanned > bound) throw new RangeTooLargeError(chainId, bound);
-  return { items, scanned };
+  return { items: items.filter((item) => passesChecks(item, read.checks)), scanned };
 }
 
 /**

@@ -7,9 +7,8 @@
  *
  * Each family has an ordered list of rules `[field, derive]`: `derive` gives the value the field
  * has when it is absent, from the item's key and the fields restored so far. `compact*` leaves a
- * field out only when its rule gives back exactly the stored value, and only when the item's range
- * does not read the field in a FilterExpression (the `keep` list of the copy); then it checks that
- * expanding the result gives back the record, and stores the record whole otherwise. What is left out:
+ * field out only when its rule gives back exactly the stored value; then it checks that expanding
+ * the result gives back the record, and stores the record whole otherwise. What is left out:
  *  - values derivable from the key: the chain id (`C#<id>#`), a block number, transaction, log or
  *    batch index that the sort key spells, a canonical transaction's hash (its partition key);
  *  - defaults: null fields, `false` flags, `tracesAvailable` true, `[]` access lists of typed
@@ -19,8 +18,9 @@
  *    transaction types when they are what its fields say (see `transactionTypesGuess`);
  *  - logs blooms: an all-zero bloom is left out; a sparse one is stored as the list of its set
  *    bits (`~` then 3 hex digits per bit, 0-2047) when that is shorter than its 514 hex characters.
- * Attribute names are unchanged: a field that is stored has its record name and value, so the
- * bounded checks of insights (FilterExpressions on record attributes) read the same attributes.
+ * What is left is packed (pack.ts) except the few fields some table expression names (each family's
+ * `top`): insights evaluates its bounded checks on the expanded record (range-reader.ts), not in a
+ * FilterExpression, so a field is never stored apart only because a filter names it.
  */
 import type { ItemKey } from './keys';
 import { packItem, unpackItem } from './pack';
@@ -118,14 +118,13 @@ export function decodeBloom(stored: unknown): string | null {
 
 /**
  * The generic machinery: leave out what the rules give back, then pack what is left (pack.ts) except
- * the attributes a reader names in an expression (`top`, and the range's `keep`); `finish` adjusts
+ * the attributes a reader names in an expression (`top`); `finish` adjusts
  * the compacted fields before packing (the bloom's stored form). Restore: unpack, then the rules in order.
  */
 function compactWith(
   record: object,
   key: ItemKey,
   rules: readonly Rule[],
-  keep: readonly string[],
   expand: (item: Fields) => unknown,
   top: ReadonlySet<string>,
   finish: (item: Fields) => void = () => {},
@@ -133,11 +132,11 @@ function compactWith(
   const fields = record as Fields;
   const item: Fields = { ...fields };
   for (const [field, derive] of rules) {
-    if (keep.includes(field) || !(field in fields)) continue;
+    if (!(field in fields)) continue;
     if (same(derive(fields, key), fields[field])) delete item[field];
   }
   finish(item);
-  const packed = packItem(item, keep.length === 0 ? top : new Set([...top, ...keep]));
+  const packed = packItem(item, top);
   // The guarantee: the item expands to the record, else it is stored unpacked, else whole.
   if (same(expand({ ...packed, pk: key.pk, sk: key.sk }), fields)) return packed;
   return same(expand({ ...item, pk: key.pk, sk: key.sk }), fields) ? item : { ...fields };
@@ -262,9 +261,9 @@ function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[
     return withoutKeys(record);
   };
   return {
-    compact(value: R, key: ItemKey, keep: readonly string[] = []): Fields {
+    compact(value: R, key: ItemKey): Fields {
       const bloom = value.logsBloom === null ? undefined : encodeBloom(value.logsBloom);
-      return compactWith(value, key, rules, keep, expandFields, top, (item) => {
+      return compactWith(value, key, rules, expandFields, top, (item) => {
         if ('logsBloom' in item && bloom !== undefined) item.logsBloom = bloom;
       });
     },
@@ -281,37 +280,21 @@ function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[
 function plain<R extends object>(rules: readonly Rule[], top: ReadonlySet<string>) {
   const expand = <T extends object = Fields>(item: T): R & T => expandWith(item as Fields, rules) as R & T;
   return {
-    compact: (value: R, key: ItemKey, keep: readonly string[] = []): Fields =>
-      compactWith(value, key, rules, keep, (item) => withoutKeys(expand(item)), top),
+    compact: (value: R, key: ItemKey): Fields => compactWith(value, key, rules, (item) => withoutKeys(expand(item)), top),
     /** The item with what its key gives back (its own key attributes stay, as the caller's item has them). */
     expand,
   };
 }
 
 /**
- * Fields of a transaction readers name in expressions: insights' bounded checks (transaction-lists.ts,
- * transactions.ts, queries.ts: transaction index, value, gas price, gas, hash, recipient, sender,
- * selector, block number) and the reorg's creation lookup (`contractAddress`).
+ * Fields of a transaction a table expression names: the reorg's creation lookup (`contractAddress`, a
+ * FilterExpression of reorg.ts). Insights' checks read the expanded record (range-reader.ts).
  */
-const TRANSACTION_TOP = topOf(
-  'transactionIndex',
-  'value',
-  'gasPrice',
-  'gas',
-  'hash',
-  'to',
-  'from',
-  'methodSelector',
-  'blockNumber',
-  'contractAddress',
-);
+const TRANSACTION_TOP = topOf('contractAddress');
 
 const transactionCompaction = withBloom<TransactionRecord>(TRANSACTION_RULES, TRANSACTION_TOP);
 
-/**
- * A transaction as an item at `key` stores it. `keep`: fields the item's range reads in a
- * FilterExpression (they stay whatever their value).
- */
+/** A transaction as an item at `key` stores it. */
 export const compactTransaction = transactionCompaction.compact;
 
 /** The whole transaction record of an item (any shape the ingest ever wrote); key attributes kept. */
@@ -328,13 +311,13 @@ const LOG_RULES: readonly Rule[] = [
   ['address', (_record, key) => contractOfKey(key, 'LOGS')],
 ];
 
-/** Fields of a log readers name in expressions: topics, indexes, emitter and block (events' checks, the ABI's topics projection). */
-const LOG_TOP = topOf('topics', 'logIndex', 'transactionIndex', 'address', 'blockNumber');
+/** No field of a log is named in a table expression: everything but the key is packed. */
+const LOG_TOP = topOf();
 
 const logCompaction = plain<LogRecord>(LOG_RULES, LOG_TOP);
 
 /** A log as an item at `key` stores it (as compactTransaction). */
-export const compactLog: (log: LogRecord, key: ItemKey, keep?: readonly string[]) => Fields = logCompaction.compact;
+export const compactLog: (log: LogRecord, key: ItemKey) => Fields = logCompaction.compact;
 
 /** The whole log record of an item; key attributes kept. */
 export const expandLog = logCompaction.expand;
@@ -380,17 +363,13 @@ const TOKEN_TRANSFER_RULES: readonly Rule[] = [
   ['methodSelector', isNull],
 ];
 
-/**
- * Fields of a token transfer readers name in expressions: token-transfers.ts's checks (token id,
- * transfer type, standard), sides and token, the NFT stats' projection (`amount`), the block.
- */
-const TOKEN_TRANSFER_TOP = topOf('tokenId', 'transferType', 'tokenStandard', 'from', 'to', 'token', 'amount', 'blockNumber');
+/** No field of a token transfer is named in a table expression: everything but the key is packed. */
+const TOKEN_TRANSFER_TOP = topOf();
 
 const tokenTransferCompaction = plain<TokenTransferRecord>(TOKEN_TRANSFER_RULES, TOKEN_TRANSFER_TOP);
 
 /** A token transfer as an item at `key` stores it (as compactTransaction). */
-export const compactTokenTransfer: (transfer: TokenTransferRecord, key: ItemKey, keep?: readonly string[]) => Fields =
-  tokenTransferCompaction.compact;
+export const compactTokenTransfer: (transfer: TokenTransferRecord, key: ItemKey) => Fields = tokenTransferCompaction.compact;
 
 /** The whole token transfer record of an item; key attributes kept. */
 export const expandTokenTransfer = tokenTransferCompaction.expand;
@@ -454,3 +433,23 @@ export const compactInternalTransaction = (internal: InternalTransactionRecord, 
 
 /** The whole internal transaction record of an item (any shape the ingest ever wrote); key attributes kept. */
 export const expandInternalTransaction = internalTransactionCompaction.expand;
+
+// ---------------------------------------------------------------------------------------------------
+// Any chain record
+
+const EXPANDERS: Readonly<Record<string, (item: Fields) => Fields>> = {
+  block: (item) => expandBlock(item),
+  transaction: (item) => expandTransaction(item),
+  log: (item) => expandLog(item),
+  tokenTransfer: (item) => expandTokenTransfer(item),
+  internalTransaction: (item) => expandInternalTransaction(item),
+};
+
+/**
+ * The whole record of an item of any family above, by its `kind` (kept on every item); an item of
+ * another kind as the table layer read it (unpacked). Insights' bounded checks read records this way.
+ */
+export function expandChainRecord(item: Fields): Fields {
+  const expand = typeof item.kind === 'string' && Object.hasOwn(EXPANDERS, item.kind) ? EXPANDERS[item.kind] : undefined;
+  return expand ? expand(item) : unpackItem({ ...item });
+}
