@@ -194,6 +194,7 @@ function observePut(item: Record<string, unknown>, transactional: boolean): void
   const units = unitsOf(size) * (transactional ? 2 : 1);
   if (item.gsi1pk !== undefined) observer.gsiWcuEstimate += units;
   if (item.gsi2pk !== undefined) observer.gsiWcuEstimate += units;
+  if (item.gsi3pk !== undefined) observer.gsiWcuEstimate += units;
 }
 
 type Json = Record<string, any>;

@@ -17,7 +17,7 @@ import {
   uint256Key,
   type TokenStandard,
 } from '../table/keys';
-import type { BalanceListingRecord, TokenTransferRecord } from '../table/records';
+import type { ListedBalanceRecord, TokenTransferRecord } from '../table/records';
 import type { KeysetStart, Stored } from './range-reader';
 import type { TokenBalancesPageParams } from './schemas';
 
@@ -87,8 +87,8 @@ export function nftCollectionStart(query: { token_type?: TokenStandard; token_co
 // E1 token balances: (value, token_type, token_name)
 
 /**
- * The X1 range is sorted by `<value, 78 digits>#<type rank>#<token name>#<contract>#<id>` (see
- * addressKeys.balanceByValueSortKey) and read newest first; a cursor (value, type, name) is the
+ * The X1 ranges (gsi3) are sorted by `<value, 78 digits>#<type rank>#<token name>#<contract>#<id>` (gsi3sk,
+ * see addressKeys.balanceByValueSortKey) and read newest first; a cursor (value, type, name) is the
  * bound `<value>#<rank>#<name>`: the next page holds every entry below it.
  */
 export function tokenBalanceBound(value: bigint, type: TokenStandard, tokenName: string | null): string {
@@ -117,7 +117,7 @@ export function tokenBalanceStart(query: { value?: number; token_type?: TokenSta
 }
 
 /** E1's `id`: `<exact value>-<token contract>-<token id, empty for ERC-20 / ERC-721>` of the last entry. */
-export function balanceTieBreaker(listing: Pick<BalanceListingRecord, 'value' | 'token' | 'tokenId'>): string {
+export function balanceTieBreaker(listing: Pick<ListedBalanceRecord, 'value' | 'token' | 'tokenId'>): string {
   return `${BigInt(listing.value)}-${listing.token.toLowerCase()}-${listing.tokenId ?? ''}`;
 }
 
@@ -132,7 +132,7 @@ export function parseBalanceTieBreaker(id: string): { value: bigint; token: stri
  * cursor's `id` makes its bound the last entry's exact sort key, so no tie can be skipped or
  * repeated). `value` stays the spec's JSON number (the largest double at most the last value).
  */
-export function cutTokenBalancesPageExact(items: Stored<BalanceListingRecord>[], more: boolean, pageSize: number) {
+export function cutTokenBalancesPageExact(items: Stored<ListedBalanceRecord>[], more: boolean, pageSize: number) {
   if (items.length <= pageSize && !more) return { page: items, cursor: null };
   const page = items.slice(0, pageSize);
   const last = page.at(-1);
@@ -169,12 +169,12 @@ type BalanceCursor = Pick<TokenBalancesPageParams, 'value' | 'token_type' | 'tok
  * above sk(N) unless N is within the same double (or ties L on value, type and name).
  */
 export function tokenBalanceSeparator(
-  last: Stored<BalanceListingRecord>,
-  next: Stored<BalanceListingRecord> | undefined,
+  last: Stored<ListedBalanceRecord>,
+  next: Stored<ListedBalanceRecord> | undefined,
 ): BalanceCursor | undefined {
   const value = doubleAtMost(BigInt(last.value));
   const bound = tokenBalanceBound(BigInt(value), last.tokenStandard, last.tokenName);
-  if (next && !(compareSortKeys(next.sk, bound) < 0)) return undefined;
+  if (next && !(compareSortKeys(next.gsi3sk, bound) < 0)) return undefined;
   return { value, token_type: last.tokenStandard, token_name: last.tokenName === '' ? null : last.tokenName };
 }
 
@@ -184,7 +184,7 @@ export function tokenBalanceSeparator(
  * value, type and name). If none can, the page is the first `pageSize` entries and the cursor the
  * last one's, which may skip the entries that tie with it (documented in docs/decisions/explorer.md).
  */
-export function cutTokenBalancesPage(items: Stored<BalanceListingRecord>[], more: boolean, pageSize: number) {
+export function cutTokenBalancesPage(items: Stored<ListedBalanceRecord>[], more: boolean, pageSize: number) {
   if (items.length <= pageSize && !more) return { page: items, cursor: null };
   const limit = Math.min(pageSize, items.length);
   for (let last = limit - 1; last >= 0; last -= 1) {

@@ -2,11 +2,13 @@
  * Reading the explorer's key ranges (X1-X6, see docs/access-patterns.md) as the ingest writes them
  * (shared/table/keys.ts). A page is one Query per key range it reads (Limit 51: the 51st item says
  * whether a next page exists), with the keyset cursor turned into the key condition (`sk < bound`
- * newest first, `sk > bound` for ascending ranges). Every page reads one range, except X1, X2 and X3
- * with a two-standard `type` filter: two single-standard ranges (keys.ts typeSetsToRead), queried with
- * the same bound and merged by sort key (`readRanges`). No Scan, no filter.
+ * newest first, `sk > bound` for ascending ranges). Every page reads one range, except X2 and X3
+ * with a two-standard `type` filter: two single-standard ranges (keys.ts typeSetsToRead), and X1 (on
+ * gsi3, one range per standard) with other than one standard: each standard's range, queried with the
+ * same bound and merged by sort key (`readRanges`). No Scan, no filter.
  */
 import { queryPage } from '../db/operations';
+import { TABLE, type IndexName } from '../table/definition';
 import { compareSortKeys, type Direction, type ItemKey } from '../table/keys';
 import { PAGE_SIZE } from './config';
 
@@ -30,18 +32,32 @@ export type Order = 'newest first' | 'ascending';
 /** The ranges a request's `filter` reads: `to`, `from`, or both (`all`). */
 export const directionOf = (filter: 'to' | 'from' | undefined): Direction => filter ?? 'all';
 
-/** One Query: up to PAGE_SIZE + 1 items after the bound, and `cutAt`, the last sk read when the 1 MB read cap stopped it early. */
-async function readPage<T>(pk: string, start: KeysetStart, order: Order): Promise<{ items: Stored<T>[]; cutAt?: string }> {
+/** The key attributes of the table, or of one of its GSIs. */
+function keyNamesOf(index: IndexName | undefined): { pk: string; sk: string } {
+  const gsi = TABLE.globalSecondaryIndexes.find((candidate) => candidate.indexName === index);
+  return gsi ? { pk: gsi.partitionKey, sk: gsi.sortKey } : { pk: TABLE.partitionKey, sk: TABLE.sortKey };
+}
+
+/** One Query: up to PAGE_SIZE + 1 items after the bound, and `cutAt`, the last sort key read when the 1 MB read cap stopped it early. */
+async function readPage<T>(
+  pk: string,
+  start: KeysetStart,
+  order: Order,
+  index: IndexName | undefined,
+): Promise<{ items: Stored<T>[]; cutAt?: string }> {
   const descending = order === 'newest first';
+  const names = keyNamesOf(index);
   const page = await queryPage<Stored<T>>({
-    KeyConditionExpression: start.bound === undefined ? 'pk = :pk' : `pk = :pk AND sk ${descending ? '<' : '>'} :bound`,
+    ...(index === undefined ? {} : { IndexName: index }),
+    KeyConditionExpression: start.bound === undefined ? '#pk = :pk' : `#pk = :pk AND #sk ${descending ? '<' : '>'} :bound`,
+    ExpressionAttributeNames: start.bound === undefined ? { '#pk': names.pk } : { '#pk': names.pk, '#sk': names.sk },
     ExpressionAttributeValues: start.bound === undefined ? { ':pk': pk } : { ':pk': pk, ':bound': start.bound },
     ScanIndexForward: !descending,
     Limit: PAGE_SIZE + 1,
   });
   // Fewer items than the Limit with a LastEvaluatedKey means the 1 MB read cap cut the page: more follow.
   const cut = page.lastKey !== undefined && page.items.length < PAGE_SIZE + 1;
-  return { items: page.items, cutAt: cut ? String(page.lastKey!.sk) : undefined };
+  return { items: page.items, cutAt: cut ? String(page.lastKey![names.sk]) : undefined };
 }
 
 /**
@@ -54,10 +70,13 @@ async function readPage<T>(pk: string, start: KeysetStart, order: Order): Promis
  * type rank, X3 the log of a transfer of one standard); the `to` and `from` ranges of X5 share the
  * entries of a self-call, which the merge serves once (equal sort keys, equal records). Keys are
  * compared as DynamoDB orders them (compareSortKeys). The next page's bound is the last item served,
- * whichever range it came from.
+ * whichever range it came from. `index`: ranges of a GSI (X1 on gsi3), keyed and merged by its keys.
  */
-export async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order): Promise<RangeRead<T>> {
-  const reads = await Promise.all(pks.map((pk) => readPage<T>(pk, start, order)));
+export async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order, index?: IndexName): Promise<RangeRead<T>> {
+  if (pks.length === 0) return { items: [], more: false };
+  const sortKey = keyNamesOf(index).sk;
+  const skOf = (item: Stored<T>): string => String((item as Record<string, unknown>)[sortKey]);
+  const reads = await Promise.all(pks.map((pk) => readPage<T>(pk, start, order, index)));
   // One range: its own order as DynamoDB returned it.
   const [only] = reads;
   if (reads.length === 1 && only) return { items: only.items, more: only.items.length > PAGE_SIZE || only.cutAt !== undefined };
@@ -67,12 +86,12 @@ export async function readRanges<T>(pks: readonly string[], start: KeysetStart, 
   const known = cuts.sort(before).at(0);
   const merged = reads
     .flatMap((read) => read.items)
-    .filter((item) => known === undefined || before(item.sk, known) <= 0)
-    .sort((a, b) => before(a.sk, b.sk))
-    .filter((item, index, sorted) => index === 0 || sorted[index - 1]!.sk !== item.sk)
+    .filter((item) => known === undefined || before(skOf(item), known) <= 0)
+    .sort((a, b) => before(skOf(a), skOf(b)))
+    .filter((item, at, sorted) => at === 0 || skOf(sorted[at - 1]!) !== skOf(item))
     .slice(0, PAGE_SIZE + 1);
   return { items: merged, more: merged.length > PAGE_SIZE || cuts.length > 0 };
 }
 
-/** One key range (every explorer range but the type-filtered X1, X2 and X3 ones). */
+/** One key range of the table (every explorer range but X1 and the type-filtered X2 and X3 ones). */
 export const readRange = <T>(pk: string, start: KeysetStart, order: Order): Promise<RangeRead<T>> => readRanges<T>([pk], start, order);

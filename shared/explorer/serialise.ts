@@ -8,7 +8,7 @@
 import { checksummed } from '../chain/address';
 import type {
   AddressRecord,
-  BalanceListingRecord,
+  BalanceRecord,
   EmbeddedNftInstance,
   InternalTransactionRecord,
   NftCollectionRecord,
@@ -145,7 +145,7 @@ export function instanceMedia(metadataJson: string | null): InstanceMedia {
 }
 
 /** E1: the instance of an ERC-1155 balance (ERC-20 and ERC-721 balances carry none). */
-export function balanceTokenInstance(listing: BalanceListingRecord, details: PageDetails, token: TokenObject): BalanceTokenInstance | null {
+export function balanceTokenInstance(listing: BalanceRecord, details: PageDetails, token: TokenObject): BalanceTokenInstance | null {
   if (listing.tokenId === null) return null;
   const instance = details.instances.get(instanceId(listing.token, listing.tokenId));
   return {
@@ -192,7 +192,7 @@ export function collectionTokenInstance(
 // ---------------------------------------------------------------------------------------------------
 // Items
 
-export function tokenBalanceItem(listing: BalanceListingRecord, details: PageDetails): TokenBalanceItem {
+export function tokenBalanceItem(listing: BalanceRecord, details: PageDetails): TokenBalanceItem {
   const token = tokenObject(listing.token, listing.tokenStandard, details);
   return { value: listing.value, token_id: listing.tokenId, token, token_instance: balanceTokenInstance(listing, details, token) };
 }

@@ -1,9 +1,9 @@
 /**
  * E1: token balances of an address (ERC-20 balances, ERC-721 holdings, ERC-1155 ids), read from the
- * X1 ranges and joined with X7 (see docs/access-patterns.md).
+ * X1 ranges (gsi3 of the balance items) and joined with X7 (see docs/access-patterns.md).
  */
-import { addressKeys, typeSetsToRead, type TokenStandard } from '../table/keys';
-import type { BalanceListingRecord } from '../table/records';
+import { addressKeys, standardsToRead, type TokenStandard } from '../table/keys';
+import type { ListedBalanceRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { cutTokenBalancesPageExact, tokenBalanceStart } from './cursor';
 import { measured } from './page-cost';
@@ -14,12 +14,13 @@ import { tokenBalanceItem } from './serialise';
 
 /**
  * X1: token balances of a holder, value desc then type, name, contract, id (see docs/decisions/explorer.md):
- * the type-set ranges of typeSetsToRead (ALL, one standard's, or two merged). The cursor's bound
+ * the gsi3 range of each standard asked for (standardsToRead: without a `type`, ERC-20, ERC-721 and
+ * ERC-1155, merged by sort key; each Query Limit 51, in parallel: one round trip). The cursor's bound
  * `<value>#<rank>#<name>` is a prefix of the sort keys, the same in every range.
  */
 function readTokenBalances(chainId: number, holder: string, types: TokenStandard[] | undefined, start: KeysetStart) {
-  const pks = typeSetsToRead(types).map((typeSet) => addressKeys.balancesByValue(chainId, holder, typeSet).pk);
-  return readRanges<BalanceListingRecord>(pks, start, 'newest first');
+  const pks = standardsToRead(types).map((standard) => addressKeys.balancesByValue(chainId, holder, standard).pk);
+  return readRanges<ListedBalanceRecord>(pks, start, 'newest first', 'gsi3');
 }
 
 export function listTokenBalances(

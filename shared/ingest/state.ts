@@ -4,8 +4,9 @@
  * a crash at any point and a second run of the same block leave the same items:
  *  - a balance change is ONE TransactWriteItems: the balance item (conditional on the value and
  *    block it replaces; while positive, an ERC-20 or ERC-1155 per-id balance carries its T1 key on
- *    gsi2, so the token's holder list is kept by DynamoDB), its X1 listing entries in its standard's
- *    range and ALL (keys.ts typeSetsWritten; old sort key deleted, new one put: at most 4 writes),
+ *    gsi2, so the token's holder list is kept by DynamoDB, and every balance but the ERC-1155 total
+ *    its X1 key on gsi3 (its standard's range, sorted by value): the index is DynamoDB's, kept on the
+ *    one item, so no listing item is written and no two writers of a listing can meet),
  *    the ERC-1155 holding, and, when the balance leaves or reaches zero, the counts: the holder's X10
  *    count of its standard (listed balances only: not the ERC-1155 total) and the token's X7 counter
  *    (`holders` for a token-level balance, `idHolders` for an ERC-1155 id), each +1 / -1 in ONE
@@ -258,7 +259,7 @@ export class StateWriter {
 
   /**
    * Moves one balance to `value` (read on chain at the end of the batch that touched it last at
-   * `blockNumber`): see the file comment. `value` 0 deletes the balance and its listing entries.
+   * `blockNumber`): see the file comment. `value` 0 deletes the balance (and so its index entries).
    * Nothing is written when the stored item already holds `value` at `blockNumber`, or (unless
    * `force`, used by reorgs) when it is from a later block. An unchanged value touched again is
    * written with the new block, so `updatedAtBlock` is the last block that touched the balance
@@ -337,26 +338,23 @@ export class StateWriter {
       tokenName,
       updatedAtBlock: blockNumber,
     };
-    // T1: the token's holders are the positive balance items themselves, on gsi2 (the listing copies
-    // below never carry these attributes).
+    // T1: the token's holders are the positive balance items themselves, on gsi2; X1: the holder's
+    // balances by value are the same items, on gsi3 (a Put without the attributes, or the Delete at
+    // zero, takes the item out of an index; a changed value or name moves its entry).
     const holderIndex =
       value > 0n && isOnHolderIndex(balance) ? holderKeys.listing(this.chainId, balance.token, balance.tokenId, value, balance.holder) : {};
+    const listing =
+      value > 0n && isListed(balance)
+        ? addressKeys.balanceListing(this.chainId, balance.holder, balance.standard, value, tokenName, balance.token, balance.tokenId)
+        : {};
     const items: TransactItem[] = [
-      value === 0n ? { Delete: { Key: key, ...condition } } : { Put: { Item: { ...record, ...holderIndex, ...key }, ...condition } },
+      value === 0n
+        ? { Delete: { Key: key, ...condition } }
+        : { Put: { Item: { ...record, ...holderIndex, ...listing, ...key }, ...condition } },
     ];
     const crossing = (old === 0n) !== (value === 0n);
     const delta = value === 0n ? -1 : 1;
     if (isListed(balance)) {
-      // Its standard's range and ALL only: a two-standard request merges two ranges (keys.ts typeSetsToRead).
-      for (const typeSet of typeSetsWritten(balance.standard)) {
-        const pk = addressKeys.balancesByValue(this.chainId, balance.holder, typeSet).pk;
-        const oldSk = stored
-          ? addressKeys.balanceByValueSortKey(old, balance.standard, stored.tokenName, balance.token, balance.tokenId)
-          : null;
-        const newSk = addressKeys.balanceByValueSortKey(value, balance.standard, tokenName, balance.token, balance.tokenId);
-        if (oldSk && (value === 0n || oldSk !== newSk)) items.push({ Delete: { Key: { pk, sk: oldSk } } });
-        if (value > 0n) items.push({ Put: { Item: { ...record, kind: 'balanceListing', pk, sk: newSk } } });
-      }
       // X10: the one operation of this transaction on the holder's counts.
       if (crossing) items.push(...this.balanceCountMove(balance.holder, balance.standard, delta, read.counts));
     }
@@ -763,8 +761,8 @@ const COUNTED_STANDARDS: readonly IndexedTokenStandard[] = ['ERC-20', 'ERC-721',
 type ContractCounter = Extract<keyof AddressRecord, 'holders' | 'idHolders' | 'nftInstances'>;
 
 /**
- * Whether a balance has X1 listing entries, and so counts in the holder's X10 item: every balance but
- * the ERC-1155 total of a holder (its ids are listed one by one).
+ * Whether a positive balance is listed on X1 (its gsi3 key), and so counts in the holder's X10 item:
+ * every balance but the ERC-1155 total of a holder (its ids are listed one by one).
  */
 function isListed(balance: BalanceEntity): boolean {
   return !(balance.standard === 'ERC-1155' && balance.tokenId === null);

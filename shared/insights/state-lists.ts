@@ -11,6 +11,7 @@
  */
 import { type ChainStatus, readChainStatuses } from '../chain-status/status';
 import { queryAll, type Item, type QueryInput } from '../db/operations';
+import { TABLE } from '../table/definition';
 import { compareSortKeys } from '../table/keys';
 import type { AddressRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
@@ -20,7 +21,8 @@ import type { NftMetadataFields } from './schemas';
 
 /**
  * Items `skip` to `skip + take` of the union of `ranges` (Query inputs of the table or an index, merged
- * by sort key `sk` in the first one's order when there are several): each range's first `skip + take`
+ * by sort key (the table's `sk`, or the index's: X1's gsi3sk) in the first one's order when there are
+ * several): each range's first `skip + take`
  * items, one Query each (more only past 1 MB), in parallel. A page after the first that would read more
  * than the read bound is a 400.
  */
@@ -35,8 +37,12 @@ export async function readStatePage(
   assertStatePageWithinBound(chainId, skip, take, config);
   const parts = await Promise.all(ranges.map(async (input) => (await queryAll(input, { limit: skip + take })).items));
   const ascending = ranges[0]!.ScanIndexForward !== false;
+  const index = TABLE.globalSecondaryIndexes.find((gsi) => gsi.indexName === ranges[0]!.IndexName);
+  const sortKey = index?.sortKey ?? TABLE.sortKey;
   const items =
-    parts.length === 1 ? parts[0]! : parts.flat().sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
+    parts.length === 1
+      ? parts[0]!
+      : parts.flat().sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a[sortKey]), String(b[sortKey])));
   return items.slice(skip, skip + take);
 }
 

@@ -1,24 +1,22 @@
 /**
  * I6a GET /v1/tokens/erc20/{ownerAddress} and I6e GET /v1/tokens: ERC-20 balances of owners, from the
- * explorer's balance listings (X1, the owner's ERC-20 range, value desc) and, for named tokens, the
+ * explorer's balance listings (X1, the owner's ERC-20 range on gsi3, value desc) and, for named tokens, the
  * balance items themselves (G3, one BatchGetItem). Balances are balanceOf as read by the ingest at the
  * last block that touched them. `total_items` is the owners' X10 counts of ERC-20 balances (one
  * BatchGetItem for every chain, beside the pages: one round trip). `metadata=true` adds name / symbol /
  * decimals from the tokens' address items (X7, one BatchGetItem for the page: round 2).
  * Ids (I6, X1, X10, G3, X7): see docs/access-patterns.md.
  */
-import { batchGetItems, type Item } from '../db/operations';
+import { batchGetItems, rangeQuery, type Item, type QueryInput } from '../db/operations';
 import { InvalidRequestError } from '../errors';
-import { addressKeys, compareSortKeys, keyId, tokenTypeSetKey } from '../table/keys';
+import { addressKeys, compareSortKeys, keyId } from '../table/keys';
 import type { AddressRecord, BalanceCountsRecord, BalanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
-import { queryInput, RangeTooLargeError } from './range-reader';
+import { RangeTooLargeError } from './range-reader';
 import { firstChain, listMeta, planListRequest } from './request';
 import type { Erc20BalancesResponse, InsightsErc20Balance, OwnerTokensQuery, TokensQuery } from './schemas';
 import { counterOf, readIndexedHeads, readStatePage, stateTotals } from './state-lists';
-
-const ERC20_RANGE = tokenTypeSetKey(['ERC-20']);
 
 interface Request<Q> {
   query: Q;
@@ -133,9 +131,9 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
   return { meta: listMeta(plan, totals, valuesOn(firstChain(plan), 'owner_address')[0] ?? ''), data: rows, aggregations: null };
 }
 
-/** X1: an owner's ERC-20 balance listings, by value. */
-function balancesRange(chainId: number, owner: string, order: 'asc' | 'desc') {
-  return queryInput({ pk: addressKeys.balancesByValue(chainId, owner, ERC20_RANGE).pk, checks: [], order });
+/** X1: an owner's ERC-20 balances by value (their gsi3 range). */
+function balancesRange(chainId: number, owner: string, order: 'asc' | 'desc'): QueryInput {
+  return { ...rangeQuery(addressKeys.balancesByValue(chainId, owner, 'ERC-20')), ScanIndexForward: order === 'asc' };
 }
 
 /**

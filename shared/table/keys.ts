@@ -9,9 +9,9 @@
  * - Addresses, hashes, selectors and topics are lowercase hex in keys.
  * - Numbers in sort keys are zero-padded decimals so that string order is numeric order:
  *   block numbers 12 digits, transaction/log indexes 6, batch positions 4, uint256 values 78.
- * - A list is ONE Query on ONE key range (one exception: token balances (X1), NFT collections (X2)
- *   and token transfers (X3, N9) with a two-standard `type` filter, a merge of two single-standard
- *   ranges, see typeSetsToRead): newest first is
+ * - A list is ONE Query on ONE key range (exceptions: NFT collections (X2) and token transfers (X3,
+ *   N9) with a two-standard `type` filter, a merge of two single-standard ranges, see typeSetsToRead;
+ *   token balances (X1), one range per standard on gsi3, merged when several are asked for): newest first is
  *   `ScanIndexForward: false` on an ascending sort key. Filters that a reference API offers (direction, token type, token, selector,
  *   topic0 ...) each get their own range, written by the ingest as an *index item*: a copy of the
  *   record under another key. Copies are small (well under 1 KB) and are written in the same batch as
@@ -58,7 +58,7 @@ export const keyId = (key: ItemKey): string => `${key.pk}\n${key.sk}`;
 export interface KeyRange {
   pk: string;
   skPrefix?: string;
-  index?: 'gsi1' | 'gsi2';
+  index?: 'gsi1' | 'gsi2' | 'gsi3';
 }
 
 const chain = (chainId: number): string => `C#${chainId}`;
@@ -242,7 +242,7 @@ export type Direction = 'all' | 'to' | 'from';
 /**
  * A set of token standards as a key segment: the indexed standards in canonical order joined by `+`,
  * `ALL` for no type filter (or every indexed standard), `NONE` when only unindexed standards are
- * asked for. The type-set ranges of X1, X2 and X3 / N9 that are written hold one standard or ALL
+ * asked for. The type-set ranges of X2 and X3 / N9 that are written hold one standard or ALL
  * (typeSetsWritten): a two-standard request merges two single-standard ranges (typeSetsToRead), and
  * no range of a two-standard key is written.
  */
@@ -254,8 +254,9 @@ export function tokenTypeSetKey(types: readonly TokenStandard[] | undefined): st
 }
 
 /**
- * X1, X2, X3 / N9, written: the type-set ranges an entry of `standard` goes to (a balance listing, an
- * NFT collection, or a token transfer per address and direction): its single-standard set and `ALL`.
+ * X2, X3 / N9, written: the type-set ranges an entry of `standard` goes to (an NFT collection, or a
+ * token transfer per address and direction): its single-standard set and `ALL`. (X1 keeps no `ALL`
+ * range: one per standard on gsi3, addressKeys.balancesByValue.)
  * The two-standard sets ({20,721}, {20,1155}, {721,1155}) are not kept; typeSetsToRead merges their
  * single-standard ranges instead. (A standard nothing is indexed as, ERC-404, would only go to ALL.)
  */
@@ -264,11 +265,11 @@ export function typeSetsWritten(standard: TokenStandard): string[] {
 }
 
 /**
- * X1, X2, X3 / N9, read: the type-set ranges a request for `types` reads, one Query each.
+ * X2, X3 / N9, read: the type-set ranges a request for `types` reads, one Query each.
  * No filter, or every indexed standard: [`ALL`]. One indexed standard: its range. Two: both
  * single-standard ranges, merged by sort key (a bounded merge of two ranges; every sort key of these
- * lists carries its standard (X3: block and log position, one standard per log; X1 and X2: the type
- * rank), so two ranges never share one and nothing needs deduplicating). Only unindexed standards
+ * lists carries its standard (X3: block and log position, one standard per log; X2: the type rank),
+ * so two ranges never share one and nothing needs deduplicating). Only unindexed standards
  * (ERC-404): [`NONE`], an always-empty range.
  */
 export function typeSetsToRead(types: readonly TokenStandard[] | undefined): string[] {
@@ -280,9 +281,10 @@ export function typeSetsToRead(types: readonly TokenStandard[] | undefined): str
 }
 
 /**
- * X3 / N9 per token: the standards whose per-token range a request for `types` reads (one Query
- * each): the indexed standards asked for; every indexed standard without a filter (the token's own
- * standard is not known before reading); none when only unindexed standards (ERC-404) are asked for.
+ * X3 / N9 per token, and X1: the standards whose range a request for `types` reads (one Query
+ * each): the indexed standards asked for; every indexed standard without a filter (X3: the token's own
+ * standard is not known before reading; X1: no range holds every standard); none when only unindexed
+ * standards (ERC-404) are asked for.
  */
 export function standardsToRead(types: readonly TokenStandard[] | undefined): TokenStandard[] {
   if (!types || types.length === 0) return [...TOKEN_STANDARDS];
@@ -365,16 +367,33 @@ export const addressKeys = {
     sk: `BAL#${lower(token)}#${tokenId === undefined ? '-' : BigInt(tokenId).toString()}`,
   }),
   /**
-   * X1 (E1): token balances of an address, one range per type set of typeSetsWritten (its standard,
-   * and ALL; a two-standard request merges two ranges, typeSetsToRead). The ingest keeps one entry per
-   * (holder, token, id) in each of the two and moves it when the value changes (delete old sort key, put new).
-   * Order: value desc, then token name, then token type, matching the cursor (value, token_name, token_type):
-   * sk `<78-digit value>#<type rank>#<token name>#<token>#<token id>`, read with ScanIndexForward false.
+   * X1 (E1, I6a, I6e): token balances of an address, one range per standard, on gsi3 of the positive
+   * balance items themselves (G3: sparse, balanceListing's attributes are set while the balance is
+   * positive and the item is deleted at zero, so DynamoDB keeps the index; nothing else is written, and
+   * no writer of a listing can meet another). No range of every standard: a reader of several merges
+   * theirs by sort key (an entry's key carries its standard's type rank, so two never share one).
+   * Order: value desc, then token type, then token name, matching the cursor (value, token_type, token_name):
+   * gsi3sk `<78-digit value>#<type rank>#<token name>#<token>#<token id>`, read with ScanIndexForward false.
+   * The ERC-1155 total of a holder is not listed (its ids are, one by one).
    */
-  balancesByValue: (chainId: number, holder: string, typeSet: string): KeyRange => ({
-    pk: `${chain(chainId)}#A#${lower(holder)}#BALS#${typeSet}`,
+  balancesByValue: (chainId: number, holder: string, standard: TokenStandard): KeyRange => ({
+    pk: `${chain(chainId)}#A#${lower(holder)}#BALS#${tokenTypeSetKey([standard])}`,
+    index: 'gsi3',
   }),
-  /** The X1 sort key of one (token, id) balance; the token name is cut to 64 characters. */
+  /** The gsi3 attributes (X1) of a positive balance item: its standard's range, its sort key by value. */
+  balanceListing: (
+    chainId: number,
+    holder: string,
+    standard: TokenStandard,
+    value: bigint | string,
+    tokenName: string,
+    token: string,
+    tokenId?: bigint | string | null,
+  ): { gsi3pk: string; gsi3sk: string } => ({
+    gsi3pk: addressKeys.balancesByValue(chainId, holder, standard).pk,
+    gsi3sk: addressKeys.balanceByValueSortKey(value, standard, tokenName, token, tokenId),
+  }),
+  /** The X1 sort key (gsi3sk) of one (token, id) balance; the token name is cut to 64 characters. */
   balanceByValueSortKey: (
     value: bigint | string,
     standard: TokenStandard,

@@ -403,7 +403,17 @@ export interface BalanceRecord {
    */
   gsi2pk?: string;
   gsi2sk?: string;
+  /**
+   * X1 (addressKeys.balanceListing): its standard's range of the holder and its sort key by value, on
+   * gsi3; set while the balance is positive, except on the ERC-1155 total of a holder (its ids are
+   * listed one by one). Tables ingested before gsi3 have none (and separate listing items): re-ingest.
+   */
+  gsi3pk?: string;
+  gsi3sk?: string;
 }
+
+/** A balance as X1 lists it: a positive balance item on gsi3. */
+export type ListedBalanceRecord = BalanceRecord & { gsi3pk: string; gsi3sk: string };
 
 /** X10 (addressKeys.balanceCounts): the sizes of an address's X1 ranges, per standard (absent = 0). */
 export interface BalanceCountsRecord {
@@ -414,15 +424,6 @@ export interface BalanceCountsRecord {
   'ERC-721'?: number;
   'ERC-1155'?: number;
   'ERC-404'?: number;
-}
-
-/**
- * addressKeys.balancesByValue (X1): the same balance in its standard's range and the ALL range of the
- * holder (keys.ts typeSetsWritten), sorted by value. One entry per ERC-20 / ERC-721 token and per ERC-1155 (token, id); the ERC-1155 total is not
- * listed.
- */
-export interface BalanceListingRecord extends Omit<BalanceRecord, 'kind'> {
-  kind: 'balanceListing';
 }
 
 /**

@@ -322,6 +322,18 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
         Projection: { ProjectionType: 'ALL' },
       })),
     );
+    // gsi3: X1, a holder's positive balances by value (the balance items' own keys, sparse).
+    expect(table.Properties.GlobalSecondaryIndexes.map((index: { IndexName: string }) => index.IndexName)).toEqual([
+      'gsi1',
+      'gsi2',
+      'gsi3',
+    ]);
+    expect(table.Properties.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: 'gsi3pk', AttributeType: 'S' },
+        { AttributeName: 'gsi3sk', AttributeType: 'S' },
+      ]),
+    );
   });
 
   it('grants each route exactly the DynamoDB actions its row declares, reads on the table and its indexes', () => {

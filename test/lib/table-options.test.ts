@@ -37,6 +37,7 @@ describe('the table options', () => {
       ProvisionedThroughput: { ReadCapacityUnits: 20, WriteCapacityUnits: 50 },
     });
     expect(table.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
+    expect(table.Properties.GlobalSecondaryIndexes).toHaveLength(3); // gsi1, gsi2, gsi3 (X1)
     for (const index of table.Properties.GlobalSecondaryIndexes)
       expect(index.ProvisionedThroughput).toEqual({ ReadCapacityUnits: 20, WriteCapacityUnits: 50 });
     const targets = ofType(resources, 'AWS::ApplicationAutoScaling::ScalableTarget').map(([, target]) => target.Properties);

@@ -497,7 +497,7 @@ describe('E1 tokens: paging', () => {
     const first = await explorerGet(bigHolder, 'tokens');
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(PAGE_SIZE);
-    expectPageCost(first.calls, { batchGet: true });
+    expectPageCost(first.calls, { batchGet: true, queries: 3 });
     const cursor = first.body.next_page_params!;
     expect(Object.keys(cursor).sort()).toEqual(['fiat_value', 'id', 'items_count', 'token_name', 'token_type', 'value']);
     expect(cursor).toMatchObject({
@@ -547,7 +547,7 @@ describe('E1 tokens: paging', () => {
     const pages = await allPages(bigTieHolder, 'tokens');
     expect(pages.map((page) => page.body.items.length)).toEqual([50, BIG_TIE_IDS.length - 50]);
     expect(itemsOf(pages).map(balanceKey)).toEqual(truth.map(chainBalanceKey));
-    for (const page of pages) expectPageCost(page.calls, { batchGet: true });
+    for (const page of pages) expectPageCost(page.calls, { batchGet: true, queries: 3 });
     // A client of the spec's three fields only (no id): the old bound, which skips the rest of the tie.
     const { value, token_type, token_name } = pages[0].body.next_page_params!;
     const withoutId = await explorerGet(bigTieHolder, 'tokens', { value, token_type, token_name });
@@ -561,7 +561,7 @@ describe('E1 tokens: values, types and order', () => {
     const pages = await allPages(accounts.alice, 'tokens');
     for (const page of pages) {
       expect(() => v.parse(tokenBalancesResponse, page.body)).not.toThrow();
-      expectPageCost(page.calls, { batchGet: true });
+      expectPageCost(page.calls, { batchGet: true, queries: 3 });
     }
     const items = itemsOf(pages);
     expect([...items].sort(byValueDesc)).toEqual(items);
@@ -607,8 +607,10 @@ describe('E1 tokens: values, types and order', () => {
     for (const [type, want] of cases) {
       const pages = await allPages(alice, 'tokens', { type });
       expect(itemsOf(pages), type).toEqual(want);
-      // Two standards: their two ranges merged; otherwise one range.
-      for (const page of pages) expectPageCost(page.calls, { batchGet: want.length > 0, queries: type.split(',').length === 2 ? 2 : 1 });
+      // One range (gsi3) per indexed standard asked for, merged; every standard without a (known) one.
+      const standards = ['ERC-20', 'ERC-721', 'ERC-1155'].filter((standard) => type.toUpperCase().includes(standard)).length;
+      const queries = type === 'ERC-404' ? 0 : standards === 0 ? 3 : standards;
+      for (const page of pages) expectPageCost(page.calls, { batchGet: want.length > 0, queries });
     }
   });
 });
@@ -640,6 +642,27 @@ describe('E1 tokens: two standards, two ranges merged', () => {
     const erc721 = await allPages(mixedHolder, 'tokens', { type: 'ERC-721' });
     expect(itemsOf(erc721).map(balanceKey)).toEqual(truth.filter((balance) => balance.type === 'ERC-721').map(chainBalanceKey));
     for (const page of erc721) expectPageCost(page.calls, { batchGet: true, queries: 1 });
+  });
+
+  it('pages without a type the ERC-20, ERC-721 and ERC-1155 ranges merged in value order: every balance once, three Queries a page', async () => {
+    const nfts = nftContracts.slice(0, MIXED_NFT_PAIRS + MIXED_NFT_SINGLES);
+    const truth = await chainBalances(mixedHolder, erc20Contracts, nfts, MIXED_MULTI_IDS);
+    expect(new Set(truth.map((balance) => balance.type))).toEqual(new Set(['ERC-20', 'ERC-721', 'ERC-1155']));
+    expect(truth.length).toBeGreaterThan(PAGE_SIZE);
+    const pages = await allPages(mixedHolder, 'tokens');
+    expect(pages.length).toBeGreaterThan(1);
+    // The chain's order (value desc, then type, name, contract, id), computed apart from the ranges.
+    expect(itemsOf(pages).map(balanceKey)).toEqual(truth.map(chainBalanceKey));
+    for (const page of pages) {
+      expect(() => v.parse(tokenBalancesResponse, page.body)).not.toThrow();
+      expect(page.body.items.length).toBeLessThanOrEqual(PAGE_SIZE);
+      // Each standard's gsi3 range, Limit 51, in parallel (at most 3 x 51 items read), and one BatchGetItem.
+      expectPageCost(page.calls, { batchGet: true, queries: 3 });
+    }
+    // The cursor crosses the standards: some page mixes standards or ends on another than the next starts with.
+    const mixing = pages.filter((page) => new Set(page.body.items.map((item) => item.token.type)).size > 1).length;
+    const crossings = pages.slice(1).filter((page, i) => pages[i].body.items.at(-1).token.type !== page.body.items[0].token.type).length;
+    expect(mixing + crossings).toBeGreaterThan(0);
   });
 });
 
@@ -747,14 +770,15 @@ describe('E2 nft/collections', () => {
 });
 
 describe('an unknown address', () => {
-  it('answers 200 with no items and a null cursor, after one Query (two for two standards)', async () => {
+  it('answers 200 with no items and a null cursor, after one Query a range (E1: one a standard)', async () => {
     const unknown = keyless('never used');
     // Two standards read two ranges: two Queries. A token's ranges are one per standard (its standard is
     // in the key): without `type` all three, with `type` those asked for (ERC-404 alone: none).
     const queries: [Parameters<typeof explorerGet>[1], QueryValues, number][] = [
-      ['tokens', {}, 1],
+      ['tokens', {}, 3],
       ['tokens', { type: 'ERC-20' }, 1],
       ['tokens', { type: 'ERC-20,ERC-721' }, 2],
+      ['tokens', { type: 'ERC-404' }, 0],
       ['nft/collections', {}, 1],
       ['nft/collections', { type: 'ERC-721,ERC-1155' }, 2],
       ['token-transfers', {}, 1],
@@ -982,7 +1006,9 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
       });
       // Exact from the counted ranges' newest entries (their position and running gas total): three Limit-1 Queries.
       expect(counters.calls).toEqual({ QueryCommand: 3 });
-      const balances = itemsOf(await allPages(address, 'tokens')).length;
+      const balanceItems = itemsOf(await allPages(address, 'tokens'));
+      const balances = balanceItems.length;
+      const erc20Balances = balanceItems.filter((item) => item.token.type === 'ERC-20').length;
       const logs = await chain.publicClient.getLogs({ address, fromBlock: 0n });
       const tabs = await explorerGet(address, 'tabs-counters');
       expect(tabs.body, address).toMatchObject({
@@ -995,9 +1021,10 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
         validations_count: null,
       });
       // Six capped counts at once; internal transactions are the union of the X5 `from` and `to` ranges, the
-      // `to` range read in a second round trip when `from` holds fewer than 51.
+      // `to` range read in a second round trip when `from` holds fewer than 51; token balances the X1 ranges
+      // of the three standards, ERC-721 and ERC-1155 in that second round trip when ERC-20 holds fewer than 51.
       const internalsSent = expectedInternalTransactions(internals, address, 'from').length;
-      expect(tabs.calls).toEqual({ QueryCommand: internalsSent >= 51 ? 6 : 7 });
+      expect(tabs.calls).toEqual({ QueryCommand: 6 + (internalsSent >= 51 ? 0 : 1) + (erc20Balances >= 51 ? 0 : 2) });
     }
   });
 });

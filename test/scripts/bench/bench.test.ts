@@ -162,7 +162,6 @@ describe('write cost by item family', () => {
       [`C#1#TT#${a}`, '000000000001#000001#0000', 'N8 transfers of a token (TT#token)'],
       [`C#1#TT#${a}#ID#12345`, '000000000001#000001#0000', 'N16 transfers of one NFT (TT#token#ID#id)'],
       [`C#1#A#${a}#NFT`, `1#${a}#${'9'.repeat(78)}`, 'G4 NFT holding (A#a#NFT)'],
-      [`C#1#A#${a}#BALS#ALL`, 'x', 'X1 balance listing (A#a#BALS#ALL)'],
       [`C#1#CALLS#${a}#0xa9059cbb#FROM#${a}`, 'x', 'N3 calls by sender (CALLS#c#sel#FROM#a)'],
       [`C#1#WROTE#000000000001`, '0000', 'G2 manifest (WROTE)'],
       ['CHAINS', '000000000001', 'N13 chain registry (CHAINS)'],
@@ -185,6 +184,39 @@ describe('write cost by item family', () => {
     expect(gsi).toMatchObject({ puts: 3, deletes: 2, writeUnits: 5 });
   });
 
+  it('prices X1 as the gsi3 entries of the balance items (key moves included), with no listing family of its own', () => {
+    const ledger = new WriteLedger();
+    const key = { pk: 'C#1#A#0xa', sk: 'BAL#0xt#-' };
+    const gsi3pk = 'C#1#A#0xa#BALS#ERC-20';
+    const at = (value: string) => ({
+      ...key,
+      value,
+      gsi2pk: 'C#1#HOLDERS#0xt',
+      gsi2sk: `-#${value}#0xa`,
+      gsi3pk,
+      gsi3sk: `${value}#4#T#0xt#-`,
+    });
+    const transact = (item: Record<string, unknown>) =>
+      recordWriteCommand(ledger, 'TransactWriteItems', { TransactItems: [{ Put: { Item: item } }] });
+    transact(at('5')); // new: one entry on each index
+    transact({ ...at('5'), tokenName: 'T' }); // the same keys: rewritten in place
+    transact(at('7')); // both keys move: the old entries deleted, the new ones put
+    recordWriteCommand(ledger, 'TransactWriteItems', { TransactItems: [{ Delete: { Key: key } }] });
+    const rows = ledger.report([at('9')]).rows;
+    const byFamily = new Map(rows.map((row) => [row.family, row]));
+    expect(byFamily.get('GSI gsi3: X1 balance listing (G3 balance)')).toMatchObject({
+      group: 'GSI',
+      puts: 3,
+      deletes: 2,
+      writeUnits: 5,
+      itemsStored: 1,
+    });
+    expect(byFamily.get('GSI gsi2: G3 balance (A#a / BAL#)')).toMatchObject({ puts: 3, deletes: 2, writeUnits: 5 });
+    // The balance's own writes, transactional; nothing else is written for X1.
+    expect(byFamily.get('G3 balance (A#a / BAL#)')).toMatchObject({ puts: 3, deletes: 1, writeUnits: 8 });
+    expect(rows.map((row) => row.family).filter((family) => family.startsWith('X1') || family.includes('BALS'))).toEqual([]);
+  });
+
   it('prices puts, transactional writes, updates, deletes and GSI copies, and adds up stored bytes', () => {
     const ledger = new WriteLedger();
     const big = { pk: 'C#1#BLOCKS', sk: '000000000001', gsi1pk: 'C#1#BLOCKTIME', gsi1sk: 't', blob: 'x'.repeat(1500) };
@@ -192,7 +224,7 @@ describe('write cost by item family', () => {
     recordWriteCommand(ledger, 'BatchWriteItem', { RequestItems: { t: [{ PutRequest: { Item: big } }, { PutRequest: { Item: small } }] } });
     const balance = { pk: 'C#1#A#0xa', sk: 'BAL#0xt#-', value: '5' };
     recordWriteCommand(ledger, 'TransactWriteItems', {
-      TransactItems: [{ Put: { Item: balance } }, { Delete: { Key: { pk: 'C#1#A#0xa#BALS#ALL', sk: 'old' } } }],
+      TransactItems: [{ Put: { Item: balance } }, { Delete: { Key: { pk: 'C#1#A#0xa#NFT', sk: 'old' } } }],
     });
     recordWriteCommand(ledger, 'UpdateItem', { Key: { pk: 'C#1#ADDR#0xt', sk: 'ADDR' } });
     const report = ledger.report([big, small, balance, { pk: 'C#1#ADDR#0xt', sk: 'ADDR', holders: 2 }]);
@@ -201,7 +233,7 @@ describe('write cost by item family', () => {
     expect(byFamily.get('GSI gsi1: N1 block (BLOCKS)')).toMatchObject({ puts: 1, writeUnits: 2, itemsStored: 1, group: 'GSI' });
     expect(byFamily.get('X4 transactions (A#a#TX#all)')).toMatchObject({ writeUnits: 1, bytesWritten: itemSize(small) });
     expect(byFamily.get('G3 balance (A#a / BAL#)')).toMatchObject({ writeUnits: 2, transactionalWriteUnits: 2 });
-    expect(byFamily.get('X1 balance listing (A#a#BALS#ALL)')).toMatchObject({ deletes: 1, writeUnits: 2, itemsStored: 0 });
+    expect(byFamily.get('G4 NFT holding (A#a#NFT)')).toMatchObject({ deletes: 1, writeUnits: 2, itemsStored: 0 });
     expect(byFamily.get('X7 address / token (ADDR#a)')).toMatchObject({ updates: 1, writeUnits: 1, itemsStored: 1 });
     expect(report.totals.writeUnits).toBe(2 + 2 + 1 + 2 + 2 + 1);
     expect(report.totals.bytesStored).toBe(

@@ -19,21 +19,21 @@ import {
   withdrawalStart,
 } from '../../../shared/explorer/cursor';
 import type { Stored } from '../../../shared/explorer/range-reader';
-import type { BalanceListingRecord } from '../../../shared/table/records';
+import type { ListedBalanceRecord } from '../../../shared/table/records';
 
 const HOLDER = '0x00000000000000000000000000000000000000aa';
 
 function listing(
   value: bigint,
-  standard: TokenStandard & BalanceListingRecord['tokenStandard'],
+  standard: TokenStandard & ListedBalanceRecord['tokenStandard'],
   tokenName: string,
   token: string,
   tokenId: string | null = null,
-): Stored<BalanceListingRecord> {
+): Stored<ListedBalanceRecord> {
   return {
-    pk: addressKeys.balancesByValue(1, HOLDER, 'ALL').pk,
-    sk: addressKeys.balanceByValueSortKey(value, standard, tokenName, token, tokenId),
-    kind: 'balanceListing',
+    ...addressKeys.balance(1, HOLDER, token, tokenId ?? undefined),
+    ...addressKeys.balanceListing(1, HOLDER, standard, value, tokenName, token, tokenId),
+    kind: 'balance',
     chainId: 1,
     holder: HOLDER,
     token,
@@ -45,8 +45,9 @@ function listing(
   };
 }
 
-/** Sorted as the range is read: sort key descending. */
-const newestFirst = <T extends { sk: string }>(items: T[]): T[] => [...items].sort((a, b) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0));
+/** Sorted as the range is read: sort key (gsi3sk) descending. */
+const newestFirst = <T extends { gsi3sk: string }>(items: T[]): T[] =>
+  [...items].sort((a, b) => (a.gsi3sk < b.gsi3sk ? 1 : a.gsi3sk > b.gsi3sk ? -1 : 0));
 const token = (n: number): string => `0x${n.toString(16).padStart(40, '0')}`;
 
 describe('doubleAtMost', () => {
@@ -85,8 +86,8 @@ describe('token balances (E1)', () => {
   });
 
   /** Every page of a sorted list, each starting below the previous cursor's bound. */
-  function walk(items: Stored<BalanceListingRecord>[], pageSize: number): Stored<BalanceListingRecord>[][] {
-    const pages: Stored<BalanceListingRecord>[][] = [];
+  function walk(items: Stored<ListedBalanceRecord>[], pageSize: number): Stored<ListedBalanceRecord>[][] {
+    const pages: Stored<ListedBalanceRecord>[][] = [];
     let remaining = items;
     for (;;) {
       const read = remaining.slice(0, pageSize + 1);
@@ -98,7 +99,7 @@ describe('token balances (E1)', () => {
         token_type: cursor.token_type,
         token_name: cursor.token_name ?? undefined,
       });
-      remaining = items.filter((item) => item.sk < bound!);
+      remaining = items.filter((item) => item.gsi3sk < bound!);
       if (pages.length > 20) throw new Error('no progress');
     }
   }
