@@ -5,7 +5,8 @@
  *
  *  getItem           one item by key
  *  batchGetItems     many items by key: 100 keys a request, unprocessed keys retried
- *  queryPage         one Query request (a page of a key range, or a Select COUNT page)
+ *  queryPage         one Query request (a page of a key range, or a Select COUNT page); a union
+ *                    range's page from its two member ranges (union-query.ts)
  *  queryAll          a key range read page after page, up to a limit of items or of items read
  *  countItems        the number of items of a key range (Select COUNT), up to a limit of items read
  *  writeItems        puts and deletes, 25 a BatchWriteItem, unprocessed items retried
@@ -30,7 +31,6 @@ import {
   type DeleteCommandInput,
   type GetCommandInput,
   type PutCommandInput,
-  type QueryCommandInput,
   type TransactWriteCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -39,8 +39,9 @@ import { unpackItem } from '../table/pack';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
+import { type Item, type QueryInput, type QueryPage, queryUnionPage, unionMembersOf } from './union-query';
 
-export type Item = Record<string, unknown>;
+export type { Item, QueryPage };
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
 const GET_CHUNK = 100;
@@ -88,7 +89,7 @@ export async function batchGetItems<T = Item>(
   return found;
 }
 
-export type QueryInput = WithoutTable<QueryCommandInput>;
+export type { QueryInput };
 
 /**
  * The Query of a key range of the table model: every item of its partition, on the table or the GSI
@@ -106,21 +107,20 @@ export function rangeQuery(range: KeyRange): QueryInput {
   };
 }
 
-export interface QueryPage<T> {
-  items: T[];
-  /** Items matched (after a filter); with Select COUNT the only result. */
-  count: number;
-  /** Items read (before a filter). */
-  scanned: number;
-  /** Where the next page starts; absent at the end of the range. */
-  lastKey?: Item;
+/**
+ * One Query request; of a union range (shared/table/union-ranges.ts), one to each of its member ranges,
+ * in parallel, served as one page of the union (union-query.ts).
+ */
+export async function queryPage<T = Item>(input: QueryInput): Promise<QueryPage<T>> {
+  const members = unionMembersOf(input);
+  if (members !== undefined) return (await queryUnionPage(input, members, sendQuery)) as QueryPage<T>;
+  return (await sendQuery(input)) as QueryPage<T>;
 }
 
-/** One Query request. */
-export async function queryPage<T = Item>(input: QueryInput): Promise<QueryPage<T>> {
+async function sendQuery(input: QueryInput): Promise<QueryPage<Item>> {
   const result = await db.send(new QueryCommand({ TableName: tableName(), ...input }));
   return {
-    items: (result.Items ?? []).map(unpackItem) as T[],
+    items: (result.Items ?? []).map(unpackItem),
     count: result.Count ?? 0,
     scanned: result.ScannedCount ?? 0,
     lastKey: result.LastEvaluatedKey,

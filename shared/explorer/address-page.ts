@@ -10,7 +10,7 @@ import { getItem, queryAll, queryPage, rangeQuery } from '../db/operations';
 import { coinBalanceKey, type CoinBalanceRecord, type ProxyFields } from '../table/address-state';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, logKeys, TOKEN_STANDARDS, tokenTransferKeys, tokenTypeSetKey, type KeyRange } from '../table/keys';
-import { runningTotalAttribute, type AddressRecord, type TransactionRecord } from '../table/records';
+import { runningTotalAttribute, type AddressRecord, type BalanceCountsRecord, type TransactionRecord } from '../table/records';
 import { COUNTER_BOUND, type ExplorerConfig } from './config';
 import { measured } from './page-cost';
 import { readPageDetails } from './page-details';
@@ -23,8 +23,6 @@ export const TAB_COUNT_CAP = 51;
 /** The address's ranges each question reads (the `all` direction, every token standard). */
 function ranges(chainId: number, address: string) {
   return {
-    // X1: one range per standard (gsi3), no range of every standard.
-    tokens: TOKEN_STANDARDS.map((standard) => addressKeys.balancesByValue(chainId, address, standard)),
     tokenTransfers: tokenTransferKeys.byAddress(chainId, address, 'all', tokenTypeSetKey(undefined)),
     transactions: addressKeys.transactions(chainId, address, 'all'),
     internalTransactionsFrom: addressKeys.internalTransactions(chainId, address, 'from'),
@@ -53,27 +51,21 @@ async function sortKeysUpTo(range: KeyRange, cap: number): Promise<string[]> {
 }
 
 /**
- * Token balances of an address, up to `cap`: the sizes of its X1 ranges (one per standard, disjoint)
- * added up. The first range is counted with the other counts; the others only when it is short of the
- * cap, in a second round trip (so the page sends at most 6 Queries at once), each up to what is left.
+ * Token balances of an address, up to `cap`: the sizes of its X1 ranges (one per standard, disjoint),
+ * which the ingest keeps on its X10 item (one GetItem) in the same transaction as the balances.
  */
-async function countTokenBalancesUpTo(first: Promise<number>, others: readonly KeyRange[], cap: number): Promise<number> {
-  const counted = await first;
-  if (counted >= cap || others.length === 0) return Math.min(cap, counted);
-  const rest = await Promise.all(others.map((range) => countUpTo(range, cap - counted)));
-  return Math.min(
-    cap,
-    rest.reduce((sum, count) => sum + count, counted),
-  );
+async function countTokenBalances(chainId: number, address: string, cap: number): Promise<number> {
+  const counts = await getItem<BalanceCountsRecord>(addressKeys.balanceCounts(chainId, address));
+  const total = TOKEN_STANDARDS.reduce((sum, standard) => sum + Math.max(0, Number(counts?.[standard] ?? 0)), 0);
+  return Math.min(cap, total);
 }
 
 /**
  * Internal transactions of an address, up to `cap`: the union of its X5 `from` and `to` ranges (a
- * self-call is in both). The `from` range is read with the other counts; the `to` range only when
- * `from` is short of the cap, in a second round trip, so the page sends at most 6 Queries at once.
+ * self-call is in both), from the `from` range's sort keys (read in the first round) and, only when
+ * `from` is short of the cap, the `to` range's (a second round trip).
  */
-async function countInternalTransactionsUpTo(first: Promise<string[]>, to: KeyRange, cap: number): Promise<number> {
-  const from = await first;
+async function countInternalTransactionsUpTo(from: readonly string[], to: KeyRange, cap: number): Promise<number> {
   if (from.length >= cap) return cap;
   const union = new Set([...from, ...(await sortKeysUpTo(to, cap))]);
   return Math.min(cap, union.size);
@@ -98,8 +90,9 @@ export function getAddressDetails(address: string, config: ExplorerConfig): Prom
     const [details, coin, hasTokens, hasTransfers, hasLogs, hasWithdrawals] = await Promise.all([
       readPageDetails(config, { addresses: [address] }),
       getItem<CoinBalanceRecord>(coinBalanceKey(config.chainId, address)),
-      // X1: Limit 1 on each standard's range (three Queries; six with the three below).
-      Promise.all(range.tokens.map((tokens) => countUpTo(tokens, 1))).then((counts) => counts.reduce((sum, n) => sum + n, 0)),
+      // X10: the sizes of the X1 ranges (one GetItem; the ranges themselves are three, on gsi3).
+      countTokenBalances(config.chainId, address, 1),
+      // X3 `all`: a union range, one Query to each of its two members (four Queries with the two below).
       countUpTo(range.tokenTransfers, 1),
       countUpTo(range.logs, 1),
       countUpTo(range.withdrawals, 1),
@@ -154,7 +147,8 @@ export interface AddressCounters {
 /**
  * Blockscout's counters, exact and cheap: every range read is counted (range-positions.ts: each entry
  * carries `pos`, its 1-based position, and the running totals of its record's summed fields), so the
- * newest entry of a range answers for the whole range. One round trip of three Limit-1 Queries:
+ * newest entry of a range answers for the whole range. One round trip of five Limit-1 Queries (the
+ * `all` ranges are unions of `to` and `from`, two Queries each, their entries numbered in the union):
  *  - `token_transfers_count`: the newest X3 `all#ALL` entry's `pos` (flattened entries, each id of an
  *    ERC-1155 batch, as E3 lists them);
  *  - `transactions_count`: the newest X4 `all` entry's `pos` (sent, received, or created);
@@ -219,29 +213,29 @@ export function getAddressCounters(address: string, config: ExplorerConfig): Pro
 
 /**
  * Blockscout's tab counts, each capped at 51 as Blockscout caps them: one Select COUNT Query of at
- * most 51 entries per range, all in parallel (one round trip); internal transactions the union of two
- * ranges (countInternalTransactionsUpTo: a second round trip for an address with fewer than 51 sent
- * internal transactions); token balances the sum of the X1 ranges of the three standards
- * (countTokenBalancesUpTo: ERC-20 in the first round, ERC-721 and ERC-1155 in the second when ERC-20
- * holds fewer than 51). `internal_transactions_count` is null
+ * most 51 entries per range, in two rounds of at most 6 Queries (the `all` ranges of X3 and X4 are
+ * unions: two Queries each). First: transactions, token transfers, the sent internal transactions'
+ * sort keys and the logs, with the X10 item (token balances: the sizes of the three standards' X1
+ * ranges) and the chain's status. Second: withdrawals, and the received internal transactions when
+ * fewer than 51 were sent (countInternalTransactionsUpTo: the union of X5 `from` and `to`).
+ * `internal_transactions_count` is null
  * on a chain whose node serves no traces (nothing indexed, as E5's 404 says), `validations_count` null
  * (no range per block producer). `logs_count`: logs the address emitted (N4), as Blockscout's Logs tab.
  */
 export function getAddressTabsCounters(address: string, config: ExplorerConfig): Promise<AddressTabsCountersResponse> {
   return measured('tabs-counters', async () => {
     const range = ranges(config.chainId, address);
-    const [transactions, tokenTransfers, tokenBalances, internals, logs, withdrawals, status] = await Promise.all([
+    const [transactions, tokenTransfers, sentInternals, logs, tokenBalances, status] = await Promise.all([
       countUpTo(range.transactions, TAB_COUNT_CAP),
       countUpTo(range.tokenTransfers, TAB_COUNT_CAP),
-      countTokenBalancesUpTo(countUpTo(range.tokens[0]!, TAB_COUNT_CAP), range.tokens.slice(1), TAB_COUNT_CAP),
-      countInternalTransactionsUpTo(
-        sortKeysUpTo(range.internalTransactionsFrom, TAB_COUNT_CAP),
-        range.internalTransactionsTo,
-        TAB_COUNT_CAP,
-      ),
+      sortKeysUpTo(range.internalTransactionsFrom, TAB_COUNT_CAP),
       countUpTo(range.logs, TAB_COUNT_CAP),
-      countUpTo(range.withdrawals, TAB_COUNT_CAP),
+      countTokenBalances(config.chainId, address, TAB_COUNT_CAP),
       readChainStatus(config.chainId, config.chainStatus, { cached: true }),
+    ]);
+    const [withdrawals, internals] = await Promise.all([
+      countUpTo(range.withdrawals, TAB_COUNT_CAP),
+      countInternalTransactionsUpTo(sentInternals, range.internalTransactionsTo, TAB_COUNT_CAP),
     ]);
     return {
       internal_transactions_count: status.capabilities.traceMethod === 'none' ? null : internals,

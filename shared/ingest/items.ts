@@ -2,7 +2,8 @@
  * The items a block writes that never change afterwards: each record at its canonical key and its
  * index copies, one per list range that must show it (see keys.ts for the access pattern of each).
  * A token transfer, for instance: the canonical item (N10), its token's range (N8), for an NFT
- * (a token id) that NFT's own range (N16), and each side's ranges (X3 / N9). Keys and values are
+ * (a token id) that NFT's own range (N16), and each side's `to` or `from` ranges (X3 / N9; an
+ * address's `all` ranges are unions of those, numbered on their entries: union-ranges.ts). Keys and values are
  * functions of the block alone, so writing them again writes the same items (and range-positions.ts
  * numbers the entries of counted ranges the same way each time). A reorg deletes exactly these
  * items: the block's manifest (G2) lists their keys, whatever the range.
@@ -41,7 +42,7 @@ export function countedEntry<T extends TableItem>(item: T): T {
 export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(item);
 
 /**
- * Every immutable item of a block, without duplicate keys (a self-transfer hits one `all` entry once).
+ * Every immutable item of a block, without duplicate keys.
  * Items store their record compacted for their key (shared/table/compact.ts: fields the key or other
  * fields give back are left out, the rest packed; insights checks the expanded records).
  *
@@ -79,9 +80,9 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
     const putCopy = (pk: string, counted = false, flags: object = {}) =>
       put({ pk, sk }, { ...compactTransaction(copy, { pk, sk }), ...flags }, counted);
     const flags = sides(tx.from, tx.to, tx.contractAddress);
+    // The address's `all` range is the union of these (union-ranges.ts): no copy of its own.
     const touch = (address: string, direction: Direction): void => {
       putCopy(addressKeys.transactions(chainId, address, direction).pk, COUNTED, flags);
-      putCopy(addressKeys.transactions(chainId, address, 'all').pk, COUNTED, flags);
     };
     touch(tx.from, 'from');
     if (tx.to) touch(tx.to, 'to');
@@ -123,12 +124,9 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
     const touch = (address: string, direction: Direction): void => {
       // The zero address (every mint and burn) would be one hot, unbounded partition: not indexed.
       if (isZeroAddress(address)) return;
-      for (const typeSet of typeSets) {
-        putCopy(tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, flags);
-        putCopy(tokenTransferKeys.byAddress(chainId, address, 'all', typeSet).pk, flags);
-      }
+      // The `all` ranges are the unions of these (union-ranges.ts): no copies of their own.
+      for (const typeSet of typeSets) putCopy(tokenTransferKeys.byAddress(chainId, address, direction, typeSet).pk, flags);
       putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, direction, transfer.token, transfer.tokenStandard).pk, flags);
-      putCopy(tokenTransferKeys.byAddressAndToken(chainId, address, 'all', transfer.token, transfer.tokenStandard).pk, flags);
     };
     touch(transfer.from, 'from');
     touch(transfer.to, 'to');

@@ -28,6 +28,12 @@
  *    block still waiting to be written is never looked up in a table that lacks it.
  * Callers must pass the very objects immutableItems returned (the counted marks are per object).
  *
+ * Union ranges (shared/table/union-ranges.ts: an address's `all` ranges, which hold no items) are
+ * numbered with their members' entries: each entry of a `to` or `from` range also gets `upos` and the
+ * union's running totals, the two entries of a self-transfer the same ones, and the union gets its
+ * seek chunks. Their state before a block is read like any range's: the table layer serves a union's
+ * Query from its members (shared/db/union-query.ts), with `upos` as `pos`.
+ *
  * Beside `pos`, numbering gives:
  *  - seek chunks (N15, keys.ts rangeKeys.seekChunk): when an entry's position is a multiple of
  *    SEEK_CHUNK_ENTRIES, the block writes one small item holding the sort keys of the chunk's entries,
@@ -44,6 +50,7 @@ import { countItems, inParallel, queryPage } from '../db/operations';
 import { unpackItem } from '../table/pack';
 import { runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
 import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type TableItem } from '../table/keys';
+import { membersOf, UNION_POSITION_ATTRIBUTE, unionOf, unionTotalAttribute } from '../table/union-ranges';
 import { isCountedEntry } from './items';
 import { readCursor } from './manifest';
 
@@ -165,6 +172,9 @@ export class RangePositions {
   ): Promise<TableItem[]> {
     const ranges = this.countedRanges(blockNumber, items);
     const block = items.find((item) => item.kind === 'block' && item.number === blockNumber);
+    /** Positions a block adds to a range: its entries, a union's shared sort keys once. */
+    const added = (entries: readonly TableItem[]): number =>
+      entries.filter((entry, index) => index === 0 || entries[index - 1]!.sk !== entry.sk).length;
     if (!fresh) {
       if (!this.follows(blockNumber, items)) this.forget();
       await this.evict();
@@ -184,7 +194,7 @@ export class RangePositions {
     const unknownKeys = (state: RangeState): number => (state.position % SEEK_CHUNK_ENTRIES) - state.tail.length;
     const tails = [...ranges].filter(([pk, entries]) => {
       const state = before.get(pk) as RangeState;
-      return unknownKeys(state) > 0 && completesChunk(state.position, entries.length);
+      return unknownKeys(state) > 0 && completesChunk(state.position, added(entries));
     });
     await inParallel(tails, LOOKUP_CONCURRENCY, async ([pk]) => {
       const state = before.get(pk) as RangeState;
@@ -199,16 +209,28 @@ export class RangePositions {
       let tail = [...state.tail];
       const totals = state.totals === undefined ? undefined : new Map(state.totals);
       const fields = SUMMED_FIELDS[String(entries[0]?.kind)] ?? [];
+      // A union's entries are its members' (union-ranges.ts): numbered in attributes of their own.
+      const union = membersOf(pk) !== undefined;
+      const positionAttribute = union ? UNION_POSITION_ATTRIBUTE : 'pos';
+      const totalAttribute = union ? unionTotalAttribute : runningTotalAttribute;
+      let previous: TableItem | undefined;
       for (const entry of entries) {
+        if (union && previous?.sk === entry.sk) {
+          // The other member's entry of a self-transfer or self-send: the union counts it once.
+          entry[positionAttribute] = previous[positionAttribute];
+          for (const field of fields) if (totalAttribute(field) in previous) entry[totalAttribute(field)] = previous[totalAttribute(field)];
+          continue;
+        }
+        previous = entry;
         position += 1;
-        entry.pos = position;
+        entry[positionAttribute] = position;
         if (totals !== undefined) {
           // The summed fields may be among the entry's packed fields (shared/table/pack.ts).
           const record = fields.length > 0 ? unpackItem(entry) : entry;
           for (const field of fields) {
             const total = (totals.get(field) ?? 0n) + summand(record[field]);
             totals.set(field, total);
-            entry[runningTotalAttribute(field)] = total.toString();
+            entry[totalAttribute(field)] = total.toString();
           }
         }
         tail.push(entry.sk);
@@ -229,7 +251,7 @@ export class RangePositions {
     return chunks;
   }
 
-  /** The block's entries of counted ranges, by range, in sort-key order. */
+  /** The block's entries of counted ranges, by range (unions included), in sort-key order. */
   private countedRanges(blockNumber: number, items: readonly TableItem[]): Map<string, TableItem[]> {
     const prefix = blockKey(blockNumber);
     const chain = `C#${this.chainId}#`;
@@ -239,9 +261,13 @@ export class RangePositions {
       if (!item.sk.startsWith(prefix) || !item.pk.startsWith(chain)) {
         throw new Error(`range positions: ${item.pk} / ${item.sk} is not an entry of block ${blockNumber} on chain ${this.chainId}`);
       }
-      const entries = ranges.get(item.pk) ?? [];
-      entries.push(item);
-      ranges.set(item.pk, entries);
+      // An entry of a `to` or `from` range is an entry of its union too (union-ranges.ts).
+      for (const pk of [item.pk, unionOf(item.pk)]) {
+        if (pk === undefined) continue;
+        const entries = ranges.get(pk) ?? [];
+        entries.push(item);
+        ranges.set(pk, entries);
+      }
     }
     for (const entries of ranges.values()) entries.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
     return ranges;

@@ -28,7 +28,7 @@ import { InvalidRequestError } from '../errors';
 import { expandChainRecord } from '../table/compact';
 import { blockKey, compareSortKeys } from '../table/keys';
 import type { InsightsConfig } from './config';
-import { positionsAt, seekPage } from './range-seek';
+import { lastPosition, positionsAt, seekPage } from './range-seek';
 
 export type { Item };
 
@@ -163,8 +163,9 @@ export async function readPageAndCount(
         if (sought) return sought;
       }
       // Otherwise the page is the range's first `from + count` items: bounded past the first page.
-      if (from > 0 && from + count > bound) throw tooLarge();
+      if ((single ? from : skip) > 0 && from + count > bound) throw tooLarge();
       if (sk && !('blocks' in sk)) return readPageThenCount(read, from, count, config);
+      if (!single) return readFirstThenCount(read, count, config);
       const [items, total] = await Promise.all([readPage(read, from, count), countRange(read, config)]);
       return { items, total };
     }),
@@ -174,6 +175,28 @@ export async function readPageAndCount(
   const ascending = reads[0]?.order === 'asc';
   const merged = parts.flatMap((part) => part.items).sort((a, b) => (ascending ? 1 : -1) * compareSortKeys(String(a.sk), String(b.sk)));
   return { items: merged.slice(skip, skip + take), total };
+}
+
+/**
+ * One of several ranges of a list (two token standards, or a token's three: each possibly a union of
+ * an address's `to` and `from` ranges, two Queries): its first `take` items, then its count, only
+ * when the read did not reach the range's end, from ONE position more. The first item read is the
+ * range's last entry at or below `to` (newest first) or its first at or above `from` (oldest first),
+ * so its `pos` is one of the two positions the count needs. The Queries of all the list's ranges go
+ * out together and their counts' together after them: two rounds of at most 6 Queries however the
+ * list combines its (union) ranges, where reading each range's page and both positions at once
+ * would not be.
+ */
+async function readFirstThenCount(read: RangeRead, take: number, config: InsightsConfig): Promise<{ items: Item[]; total: number }> {
+  const { items, complete } = await queryAll(queryInput(read), { limit: take });
+  if (complete) return { items, total: items.length };
+  const first = items[0];
+  if (first === undefined || typeof first.pos !== 'number') return { items, total: await countRange(read, config) };
+  const { from, to } = read.sk && 'blocks' in read.sk ? read.sk.blocks : {};
+  const other =
+    read.order === 'desc' ? (from === undefined || from <= 0 ? 0 : await lastPosition(read.pk, from - 1)) : await lastPosition(read.pk, to);
+  if (other === undefined) return { items, total: await countRange(read, config) };
+  return { items, total: read.order === 'desc' ? first.pos - other : other - (first.pos - 1) };
 }
 
 /**

@@ -113,11 +113,12 @@ describe('the status endpoints and headers', () => {
       'x-indexing-state': 'following',
       'x-indexing-lag-blocks': '0',
     });
-    // The page's Query and the status BatchGetItem in parallel, then the page's details BatchGetItem.
-    expect(first.usage.calls).toEqual({ QueryCommand: 1, BatchGetItemCommand: 2 });
+    // The page's Queries (the `all` union: `to` and `from`) and the status BatchGetItem in parallel, then
+    // the page's details BatchGetItem.
+    expect(first.usage.calls).toEqual({ QueryCommand: 2, BatchGetItemCommand: 2 });
     const kept = await measureTable(() => requestJson('base', 'GET', `/explorer/addresses/${sender!.address}/transactions`));
     expect(kept.result.headers['x-indexed-block']).toBe(String(cursor.blockNumber));
-    expect(kept.usage.calls, 'the status is kept by the container').toEqual({ QueryCommand: 1, BatchGetItemCommand: 1 });
+    expect(kept.usage.calls, 'the status is kept by the container').toEqual({ QueryCommand: 2, BatchGetItemCommand: 1 });
   });
 
   it('reads stopped, with the reason, after a failed run; and when the status is older than the setting', async () => {

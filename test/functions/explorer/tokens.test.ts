@@ -276,7 +276,8 @@ describe('E3 token transfers: paging', () => {
     const first = await explorerGet(batchHolder, 'token-transfers');
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(PAGE_SIZE);
-    expectPageCost(first.calls, { batchGet: true });
+    // No filter: the `all` range, the union of the `to` and `from` ranges (one Query each, in parallel).
+    expectPageCost(first.calls, { batchGet: true, queries: 2 });
     const cursor = first.body.next_page_params!;
     expect(Object.keys(cursor).sort()).toEqual(['block_number', 'index', 'items_count']);
     expect(Number.isSafeInteger(cursor.index)).toBe(true);
@@ -312,7 +313,7 @@ describe('E3 token transfers: paging', () => {
     );
     for (const page of pages) {
       expect(() => v.parse(tokenTransfersResponse, page.body)).not.toThrow();
-      expectPageCost(page.calls, { batchGet: true });
+      expectPageCost(page.calls, { batchGet: true, queries: 2 });
     }
   });
 });
@@ -334,7 +335,8 @@ describe('E3 token transfers: two standards, two ranges merged', () => {
         expect(new Set(keys).size).toBe(keys.length);
         expect(keys, JSON.stringify(query)).toEqual(want);
         for (const page of pages) {
-          expectPageCost(page.calls, { batchGet: true, queries: 2 });
+          // Two ranges; without a filter each is a union of two (`to` and `from`).
+          expectPageCost(page.calls, { batchGet: true, queries: filter === undefined ? 4 : 2 });
           expect(new Set(page.body.items.map((item) => item.token.type))).toEqual(new Set(['ERC-20', 'ERC-721']));
         }
         // A page that ends on one standard and a next page that starts with the other.
@@ -350,7 +352,8 @@ describe('E3 token transfers: two standards, two ranges merged', () => {
       const types = type.split(',');
       const pages = await allPages(mixed, 'token-transfers', { type });
       expect(itemsOf(pages).map(transferKey), type).toEqual(expectedTransfers(transfers, mixed, { types }));
-      for (const page of pages) expectPageCost(page.calls, { batchGet: true, queries: 1 });
+      // One range: the `all` union of `to` and `from` (two Queries).
+      for (const page of pages) expectPageCost(page.calls, { batchGet: true, queries: 2 });
     }
   });
 });
@@ -410,12 +413,13 @@ describe('E3 token transfers: filters', () => {
           const none = await explorerGet(address, 'token-transfers', { filter, token, type: other });
           expect(none.body).toEqual({ items: [], next_page_params: null });
           // The token's range of the other standard is empty (the standard is in its key): one Query
-          // that reads nothing, no BatchGetItem.
-          expectPageCost(none.calls, { batchGet: false, queries: 1 });
+          // that reads nothing (two without a filter: the union's members), no BatchGetItem.
+          const perRange = filter === undefined ? 2 : 1;
+          expectPageCost(none.calls, { batchGet: false, queries: perRange });
           const others = Object.values(standards).filter((standard) => standard !== standards[token]);
           const neither = await explorerGet(address, 'token-transfers', { filter, token, type: others.join(',') });
           expect(neither.body).toEqual({ items: [], next_page_params: null });
-          expectPageCost(neither.calls, { batchGet: false, queries: 2 });
+          expectPageCost(neither.calls, { batchGet: false, queries: 2 * perRange });
         }
       }
     }
@@ -781,10 +785,11 @@ describe('an unknown address', () => {
       ['tokens', { type: 'ERC-404' }, 0],
       ['nft/collections', {}, 1],
       ['nft/collections', { type: 'ERC-721,ERC-1155' }, 2],
-      ['token-transfers', {}, 1],
+      // Without a filter E3 reads `all` ranges: unions of `to` and `from`, two Queries each.
+      ['token-transfers', {}, 2],
       ['token-transfers', { filter: 'to', type: 'ERC-721' }, 1],
-      ['token-transfers', { token: chain.manifest.contracts.token }, 3],
-      ['token-transfers', { token: chain.manifest.contracts.token, type: 'ERC-20' }, 1],
+      ['token-transfers', { token: chain.manifest.contracts.token }, 6],
+      ['token-transfers', { token: chain.manifest.contracts.token, type: 'ERC-20' }, 2],
       ['token-transfers', { token: chain.manifest.contracts.token, type: 'ERC-404' }, 0],
     ];
     for (const [endpoint, query, count] of queries) {
@@ -1004,11 +1009,11 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
         gas_usage_count: String(gas),
         validations_count: null,
       });
-      // Exact from the counted ranges' newest entries (their position and running gas total): three Limit-1 Queries.
-      expect(counters.calls).toEqual({ QueryCommand: 3 });
+      // Exact from the counted ranges' newest entries (their position and running gas total): Limit-1
+      // Queries, two for each `all` range (a union of `to` and `from`, numbered on their entries), one for `from`.
+      expect(counters.calls).toEqual({ QueryCommand: 5 });
       const balanceItems = itemsOf(await allPages(address, 'tokens'));
       const balances = balanceItems.length;
-      const erc20Balances = balanceItems.filter((item) => item.token.type === 'ERC-20').length;
       const logs = await chain.publicClient.getLogs({ address, fromBlock: 0n });
       const tabs = await explorerGet(address, 'tabs-counters');
       expect(tabs.body, address).toMatchObject({
@@ -1020,11 +1025,11 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
         withdrawals_count: 0,
         validations_count: null,
       });
-      // Six capped counts at once; internal transactions are the union of the X5 `from` and `to` ranges, the
-      // `to` range read in a second round trip when `from` holds fewer than 51; token balances the X1 ranges
-      // of the three standards, ERC-721 and ERC-1155 in that second round trip when ERC-20 holds fewer than 51.
+      // Capped counts in two rounds of at most six Queries: transactions and token transfers (`all` unions of
+      // two ranges each), the sent internal transactions and the logs, with the X10 item (token balances);
+      // then withdrawals, and the received internal transactions (X5 `to`) when fewer than 51 were sent.
       const internalsSent = expectedInternalTransactions(internals, address, 'from').length;
-      expect(tabs.calls).toEqual({ QueryCommand: 6 + (internalsSent >= 51 ? 0 : 1) + (erc20Balances >= 51 ? 0 : 2) });
+      expect(tabs.calls).toEqual({ QueryCommand: 7 + (internalsSent >= 51 ? 0 : 1), GetItemCommand: 1 });
     }
   });
 });
