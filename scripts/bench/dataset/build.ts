@@ -51,6 +51,9 @@ export const ITEM_CODE = [
   'shared/table/records.ts',
   'shared/table/compact.ts',
   'shared/table/pack.ts',
+  // Union ranges: numbered on their members' entries, whose state the ingest reads through the union's Query.
+  'shared/table/union-ranges.ts',
+  'shared/db/union-query.ts',
   // Orders and collections are created through their own code (createOrder, createCollection).
   'shared/orders/creation.ts',
   'shared/orders/orders.ts',

@@ -37,6 +37,7 @@ export function familyOf(pk: string, sk: string): Family {
   if (pk === 'CHAINS') return f('N13 chain registry (CHAINS)', 'bookkeeping');
   if (pk.startsWith('SEEK#')) return f('N15 seek chunks (SEEK#<range>)', 'index copy');
   if (pk.startsWith('ORDER#')) return sk.startsWith('DEPOSIT#') ? f('O7 order deposit', 'orders') : f('O1 order', 'orders');
+  if (pk.startsWith('NAME#') && sk === 'CHAINS') return f('N11 name across chains (NAME#n / CHAINS)', 'state');
   const chain = /^C#\d+#/.exec(pk);
   if (!chain) return f(`other: ${shape(pk)} | ${shape(sk)}`, 'other');
   const rest = pk.slice(chain[0].length);

@@ -165,6 +165,7 @@ describe('write cost by item family', () => {
       [`C#1#CALLS#${a}#0xa9059cbb#FROM#${a}`, 'x', 'N3 calls by sender (CALLS#c#sel#FROM#a)'],
       [`C#1#WROTE#000000000001`, '0000', 'G2 manifest (WROTE)'],
       ['CHAINS', '000000000001', 'N13 chain registry (CHAINS)'],
+      ['NAME#b10', 'CHAINS', 'N11 name across chains (NAME#n / CHAINS)'],
       ['SEEK#C#1#TT#0xabc', '0000000001', 'N15 seek chunks (SEEK#<range>)'],
       ['C#1#SOMETHING#12345', 'x', 'other: SOMETHING#n | x'],
     ];
