@@ -12,11 +12,11 @@ import { queryUnionPage } from '../../../shared/db/union-query';
 import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { loadInsightsConfig } from '../../../shared/insights/config';
-import { readPageAndCount } from '../../../shared/insights/range-reader';
 import { rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
 import { membersOf, unionOf } from '../../../shared/table/union-ranges';
 import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
+import { expectEveryPage } from '../insights/every-page';
 
 useTestTable('union-query');
 
@@ -123,24 +123,8 @@ describe('the union of an address’s to and from ranges', () => {
   });
 
   it('serves every page by number of insights’ reader, in both orders and several block bounds', async () => {
-    for (const order of ['asc', 'desc'] as const) {
-      for (const blocks of [{}, { from: 9 }, { to: 37 }, { from: 20, to: 20 }, { from: 5, to: 44 }]) {
-        const inRange = entries.filter((e) => e.block >= (blocks.from ?? 0) && e.block <= (blocks.to ?? Infinity)).map((e) => e.sk);
-        const all = order === 'asc' ? inRange : inRange.reverse();
-        for (const limit of [1, 7, 16]) {
-          for (let page = 0; page <= Math.ceil(all.length / limit); page += 1) {
-            const read = { pk: UNION, sk: { blocks }, checks: [], order };
-            const { items, total } = await readPageAndCount(CHAIN, [read], page * limit, limit, CONFIG);
-            const label = `${order} ${JSON.stringify(blocks)} limit ${limit} page ${page}`;
-            expect(total, label).toBe(all.length);
-            expect(
-              items.map((item) => item.sk),
-              label,
-            ).toEqual(all.slice(page * limit, (page + 1) * limit));
-          }
-        }
-      }
-    }
+    const bounds = [{}, { from: 9 }, { to: 37 }, { from: 20, to: 20 }, { from: 5, to: 44 }];
+    await expectEveryPage({ chainId: CHAIN, pk: UNION, entries, bounds, limits: [1, 7, 16], config: CONFIG });
   });
 
   it('walks by keyset from its LastEvaluatedKey, every entry once, and counts as its union', async () => {

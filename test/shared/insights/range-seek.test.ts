@@ -14,6 +14,7 @@ import { readPageAndCount, type RangeRead } from '../../../shared/insights/range
 import { rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
 import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
+import { expectEveryPage } from './every-page';
 import { tableWorkOf } from './table-work';
 import { dynamoClient } from '../../../shared/db/client';
 
@@ -125,22 +126,7 @@ describe('a page by number', () => {
   ];
 
   it('is every page of the brute-force list, in both orders, for several limits and block bounds', async () => {
-    for (const order of ['asc', 'desc'] as const) {
-      for (const blocks of boundsCases) {
-        const all = truth(order, blocks);
-        for (const limit of [1, 5, 16, 20]) {
-          for (let page = 0; page <= Math.ceil(all.length / limit); page += 1) {
-            const { items, total } = await readPageAndCount(CHAIN, [read(order, blocks)], page * limit, limit, CONFIG);
-            const label = `${order} ${JSON.stringify(blocks)} limit ${limit} page ${page}`;
-            expect(total, label).toBe(all.length);
-            expect(
-              items.map((item) => item.sk),
-              label,
-            ).toEqual(all.slice(page * limit, (page + 1) * limit));
-          }
-        }
-      }
-    }
+    await expectEveryPage({ chainId: CHAIN, pk, entries, bounds: boundsCases, limits: [1, 5, 16, 20], config: CONFIG });
   });
 
   it('reads only the page, its chunk and two positions, however deep: never more than the first page plus the chunk', async () => {
