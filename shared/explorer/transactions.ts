@@ -2,7 +2,7 @@
  * E4: transactions from, to or creating an address, read from the X4 range and joined with X7 and
  * X8 (the indexed head, for confirmations; see docs/access-patterns.md).
  */
-import { queryAll, rangeQuery } from '../db/operations';
+import { queryAll, queryPage, rangeQuery } from '../db/operations';
 import { InvalidRequestError } from '../errors';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, type Direction } from '../table/keys';
@@ -46,7 +46,8 @@ const amountOf = (tx: TransactionRecord, sort: 'value' | 'fee'): bigint => BigIn
  * transactions, and sorted here: by the amount, ties by block then position, all in `order`. The
  * cursor (amount, block_number, index) is the last item served; the next page re-reads and starts
  * strictly after it, so nothing is skipped or repeated, and transactions ingested meanwhile take
- * their place in the order. Past the bound: SortedHistoryTooLongError (decisions/explorer.md, cost).
+ * their place in the order. Past the bound: SortedHistoryTooLongError (decisions/explorer.md, cost),
+ * told by the range's newest entry's position before anything else is read.
  */
 async function readSortedByAmount(
   { chainId, sortedHistoryBound }: ExplorerConfig,
@@ -56,14 +57,17 @@ async function readSortedByAmount(
   descending: boolean,
   query: TransactionsQuery,
 ): Promise<SortedPage> {
-  const read = await queryAll<Record<string, unknown>>(rangeQuery(addressKeys.transactions(chainId, address, direction)), {
-    limit: sortedHistoryBound + 1,
-  });
-  if (read.items.length > sortedHistoryBound) {
-    throw new SortedHistoryTooLongError(
+  const range = rangeQuery(addressKeys.transactions(chainId, address, direction));
+  const tooLong = () =>
+    new SortedHistoryTooLongError(
       `sort=${sort} reads the address's whole transaction history and sorts it, which is served for at most ${sortedHistoryBound} transactions; this address has more: sort by block_number (or leave sort out)`,
     );
-  }
+  // The range's size is its newest entry's position (range-positions.ts; of the union, for `all`):
+  // past the bound, the 422 reads that one entry (two, of a union's members), not the bound's worth.
+  const newest = (await queryPage<{ pos?: unknown }>({ ...range, ScanIndexForward: false, Limit: 1 })).items[0];
+  if (typeof newest?.pos === 'number' && newest.pos > sortedHistoryBound) throw tooLong();
+  const read = await queryAll<Record<string, unknown>>(range, { limit: sortedHistoryBound + 1 });
+  if (read.items.length > sortedHistoryBound) throw tooLong();
   const sign = descending ? -1 : 1;
   const compare = (a: [bigint, number, number], b: [bigint, number, number]): number => {
     for (let i = 0; i < 3; i += 1) if (a[i]! !== b[i]!) return (a[i]! < b[i]! ? -1 : 1) * sign;

@@ -193,6 +193,8 @@ export interface ExplorerResponse<T = any> {
   body: { items: T[]; next_page_params: Record<string, string | number | null> | null } & Record<string, any>;
   /** DynamoDB calls the request made, by command. */
   calls: TableUsage['calls'];
+  /** Items its Queries read (DynamoDB's ScannedCount). */
+  itemsRead: number;
 }
 
 /** GET /explorer/addresses/{address}/{endpoint}?query (null and undefined values are left out). */
@@ -205,7 +207,7 @@ export async function explorerGet<T = any>(address: string, endpoint: Endpoint, 
   const { result, usage } = await measureTable(() =>
     requestJson('base', 'GET', `/explorer/addresses/${address}${endpoint ? `/${endpoint}` : ''}${text ? `?${text}` : ''}`),
   );
-  return { status: result.status, body: result.body, calls: usage.calls };
+  return { status: result.status, body: result.body, calls: usage.calls, itemsRead: usage.itemsRead };
 }
 
 /** The next request of a Blockscout client: next_page_params as query parameters, plus its own `type`. */

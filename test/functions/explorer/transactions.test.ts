@@ -515,6 +515,9 @@ describe('E4 transactions: Blockscout sorting (sort, order)', () => {
     expect(expectedTransactions(transactions, busy, undefined).length).toBeGreaterThan(51);
     const answer = await explorerGet(busy, 'transactions', { sort: 'fee', order: 'desc' });
     expect(answer.status).toBe(422);
+    // Told by the newest entry's position (of the `all` union: one per member), not by reading the bound's worth.
+    expect(answer.calls).toEqual({ QueryCommand: 2 });
+    expect(answer.itemsRead).toBeLessThanOrEqual(2);
     expect(answer.body).toEqual({
       errors: [
         {
