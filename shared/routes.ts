@@ -173,7 +173,8 @@ export const routes: readonly Route[] = [
     group: 'explorer',
     handler: 'functions/explorer/get-address-counters.ts',
     table: READ_ONLY,
-    summary: 'Counts of an address: transactions, token transfers, gas used by the transactions it sent (exact, from range positions and running totals)',
+    summary:
+      'Counts of an address: transactions, token transfers, gas used by the transactions it sent (exact, from range positions and running totals)',
     example: { pathParameters: { address_hash: DEMO.busyAccount } },
   },
   {
