@@ -15,18 +15,21 @@ import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, internalTransactionStart } from './cursor';
 import { measured } from './page-cost';
 import { contractSidesOf, readPageDetails } from './page-details';
-import { directionOf, readRanges, type KeysetStart } from './range-reader';
+import { directionOf, readRange, type KeysetStart } from './range-reader';
 import type { AddressRequest, InternalTransactionsQuery, InternalTransactionsResponse } from './schemas';
 import { internalTransactionItem } from './serialise';
 
 /**
  * X5: internal transactions from / to an address (`to` includes contracts it created), block, transaction
- * index, index desc; without a filter the two ranges merged (two Queries in parallel, a self-call once).
+ * index, index desc; without a filter the `all` range, the union of the two that the table layer merges
+ * (union-ranges.ts: two Queries in parallel, a self-call once).
  */
 async function readInternalTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart) {
-  const directions = direction === 'all' ? (['to', 'from'] as const) : [direction];
-  const pks = directions.map((side) => addressKeys.internalTransactions(chainId, address, side).pk);
-  const read = await readRanges<InternalTransactionRecord>(pks, start, 'newest first');
+  const read = await readRange<InternalTransactionRecord>(
+    addressKeys.internalTransactions(chainId, address, direction).pk,
+    start,
+    'newest first',
+  );
   // Items store their records compacted (shared/table/compact.ts): the whole record back.
   return { ...read, items: read.items.map((item) => expandInternalTransaction(item)) };
 }

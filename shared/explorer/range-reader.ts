@@ -67,8 +67,8 @@ async function readPage<T>(
  * PAGE_SIZE + 1, so the merge is exact; a range cut by the 1 MB cap is only known down to the last sk
  * it read, so items of the other ranges past that point wait for the next page (and `more` is set).
  * Ranges of one standard each never share a sort key (their keys carry the standard: X1 and X2 its
- * type rank, X3 the log of a transfer of one standard); the `to` and `from` ranges of X5 share the
- * entries of a self-call, which the merge serves once (equal sort keys, equal records). Keys are
+ * type rank, X3 the log of a transfer of one standard); an `all` range (a union of `to` and `from`,
+ * whose self-transfers both hold) comes merged from the table layer (shared/db/union-query.ts). Keys are
  * compared as DynamoDB orders them (compareSortKeys). The next page's bound is the last item served,
  * whichever range it came from. `index`: ranges of a GSI (X1 on gsi3), keyed and merged by its keys.
  */
@@ -88,7 +88,6 @@ export async function readRanges<T>(pks: readonly string[], start: KeysetStart, 
     .flatMap((read) => read.items)
     .filter((item) => known === undefined || before(skOf(item), known) <= 0)
     .sort((a, b) => before(skOf(a), skOf(b)))
-    .filter((item, at, sorted) => at === 0 || skOf(sorted[at - 1]!) !== skOf(item))
     .slice(0, PAGE_SIZE + 1);
   return { items: merged, more: merged.length > PAGE_SIZE || cuts.length > 0 };
 }

@@ -346,11 +346,11 @@ export const addressKeys = {
   }),
   /**
    * X5 (E5): internal transactions touching an address, newest first; sk block#txIndex#index. Written
-   * to the `from` and `to` ranges only (`to` also holds the contracts the address created): E5 without
-   * a filter merges the two, a self-call being one entry in each. Tables ingested before issue 27 also
-   * hold an `all` range, no longer read.
+   * to the `from` and `to` ranges only (`to` also holds the contracts the address created); `all` is
+   * their union (union-ranges.ts), which the table layer reads from both, a self-call being one entry
+   * in each. Tables ingested before issue 27 also hold `all` items, no longer read.
    */
-  internalTransactions: (chainId: number, address: string, direction: 'to' | 'from'): KeyRange => ({
+  internalTransactions: (chainId: number, address: string, direction: Direction): KeyRange => ({
     pk: `${chain(chainId)}#A#${lower(address)}#ITX#${direction}`,
   }),
   internalTransactionSortKey: (blockNumber: number | bigint, transactionIndex: number, index: number): string =>

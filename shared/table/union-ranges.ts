@@ -1,11 +1,12 @@
 /**
  * Union ranges (issue 27): the explorer's and insights' `all` ranges of an address (X3 token transfers
- * `...#TT#all#<set>` and `...#TT#all#TOKEN#<t>`, X4 transactions `...#TX#all`) hold no items of their
- * own. Each is the union of the address's `to` and `from` ranges of the same shape, which the ingest
+ * `...#TT#all#<set>` and `...#TT#all#TOKEN#<t>`, X4 transactions `...#TX#all`, X5 internal transactions
+ * `...#ITX#all`) hold no items of their own. Each is the union of the address's `to` and `from` ranges of the same shape, which the ingest
  * writes anyway: a transfer or transaction touching an address is an entry of its `to` or `from` range
  * (a self-transfer or self-send of both, with the same sort key).
  *
- * What the `all` copies gave is kept on the member entries instead, so that a union is counted and
+ * X5's entries are not counted (E5 pages by keyset only), so its union is merged, never numbered. For
+ * the counted ones, what the `all` copies gave is kept on the member entries instead, so that a union is counted and
  * entered at any position as a stored range is (range-positions.ts, insights range-seek.ts):
  *  - `upos`: the entry's 1-based position in the union, in sort-key order (both entries of a
  *    self-transfer carry the same one: the union counts it once);
@@ -20,8 +21,8 @@
 import { runningTotalAttribute } from './records';
 
 /** A member range (`to` or `from`) of an address's transactions or token transfers, and its union. */
-const MEMBER = /^(C#\d+#A#0x[0-9a-f]{40}#(?:TX|TT))#(?:to|from)((?:#.*)?)$/;
-const UNION = /^(C#\d+#A#0x[0-9a-f]{40}#(?:TX|TT))#all((?:#.*)?)$/;
+const MEMBER = /^(C#\d+#A#0x[0-9a-f]{40}#(?:TX|TT|ITX))#(?:to|from)((?:#.*)?)$/;
+const UNION = /^(C#\d+#A#0x[0-9a-f]{40}#(?:TX|TT|ITX))#all((?:#.*)?)$/;
 
 /** The union range an entry of range `pk` belongs to as well, or undefined (not a member range). */
 export function unionOf(pk: string): string | undefined {

@@ -12,7 +12,7 @@ import { queryUnionPage } from '../../../shared/db/union-query';
 import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { loadInsightsConfig } from '../../../shared/insights/config';
-import { rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
+import { addressKeys, rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
 import { membersOf, unionOf } from '../../../shared/table/union-ranges';
 import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
@@ -87,6 +87,10 @@ describe('the union of an address’s to and from ranges', () => {
       tokenTransferKeys.byAddressAndToken(CHAIN, ADDRESS, direction, token, 'ERC-20').pk;
     expect(membersOf(byToken('all'))).toEqual([byToken('to'), byToken('from')]);
     expect(unionOf(tokenTransferKeys.byToken(CHAIN, token).pk)).toBeUndefined();
+    // X5's `all` is a union too (merged, not numbered: its entries are not counted).
+    expect(membersOf(addressKeys.internalTransactions(CHAIN, ADDRESS, 'all').pk)).toEqual(
+      (['to', 'from'] as const).map((direction) => addressKeys.internalTransactions(CHAIN, ADDRESS, direction).pk),
+    );
     expect(membersOf(TO)).toBeUndefined();
     expect(membersOf(tokenTransferKeys.byToken(CHAIN, token).pk)).toBeUndefined();
   });

@@ -339,7 +339,8 @@ export async function expectImmutableItems(
   // the union of the two, both entries of a self-transfer the same one.
   const unions = new Map<string, Record<string, unknown>[]>();
   for (const item of items) {
-    const union = IMMUTABLE_KINDS.has(String(item.kind)) ? unionOf(String(item.pk)) : undefined;
+    // Counted ranges only (entries with `pos`): X5's union is merged by the table layer, never numbered.
+    const union = IMMUTABLE_KINDS.has(String(item.kind)) && typeof item.pos === 'number' ? unionOf(String(item.pk)) : undefined;
     if (union !== undefined) unions.set(union, [...(unions.get(union) ?? []), item]);
   }
   for (const [union, entries] of unions) {
