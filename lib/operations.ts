@@ -11,7 +11,8 @@
  * - `JobErrors-<FunctionId>`: failed runs of a scheduled function (the ingest of every chain, the order expiry);
  * - `IngestLag`: a chain's ingest `ingestLagThresholdBlocks` or more behind the head all period (per chain);
  * - `IngestStopped`: a chain's ingest stopped writing: a reorg deeper than its window
- *   (`INGEST_MAX_REORG_DEPTH`), which needs an operator; the chain's status endpoint says why (per chain);
+ *   (`INGEST_MAX_REORG_DEPTH`), or a block to undo whose write manifest expired
+ *   (`INGEST_MANIFEST_RETENTION_DAYS`), which needs an operator; the chain's status endpoint says why (per chain);
  * - `IngestFailed`: a chain's ingest failed `jobErrorsThreshold` or more rounds or runs in a period (per
  *   chain): a chain whose every run fails publishes no lag, so `IngestLag` cannot see it;
  * - `IngestStalled`: the chains' schedules delivered fewer ticks than they make for `ingestStalledPeriods`
@@ -157,11 +158,11 @@ export class Operations extends Construct {
         threshold: settings.ingestLagThresholdBlocks,
         description: `A chain's ingest stayed ${settings.ingestLagThresholdBlocks} or more blocks behind the node's head for a whole period (the alarm's contributors name the chains, by chainId): see ${functionIds}'s errors and duration, the node, the table's throttles (README, Operations runbook)`,
       });
-      // A reorg deeper than the window: every run of that chain stops before writing (metric IngestStopped).
+      // A reorg deeper than the window, or a block to undo whose manifest expired: every run of that chain stops before writing (metric IngestStopped).
       this.alarm('IngestStopped', {
         metric: this.perChain('IngestStopped', 'MAX'),
         threshold: 1,
-        description: `A chain's ingest stopped writing (the alarm's contributors name the chains, by chainId): a reorg deeper than INGEST_MAX_REORG_DEPTH (the API serves the old branch, marked stopped in the chain's status): see ${functionIds}'s log, then roll back by hand or raise the window (README, Operations runbook)`,
+        description: `A chain's ingest stopped writing (the alarm's contributors name the chains, by chainId): a reorg deeper than INGEST_MAX_REORG_DEPTH, or a block to undo whose manifest expired (INGEST_MANIFEST_RETENTION_DAYS) (the API serves the old branch, marked stopped in the chain's status): see ${functionIds}'s log, then roll back by hand or raise the window (README, Operations runbook)`,
       });
       // Failed rounds and failed runs (metric IngestFailed): a chain whose every run fails publishes no
       // LagBlocks, so it is absent from IngestLag's groups; JobErrors counts the function's failures of

@@ -14,6 +14,8 @@
  *                until Ctrl-C
  * --max-reorg-depth N  deepest reorg repaired (default 1024); deeper, the ingest stops writing and the
  *                chain's status says why (GET /insights/v1/chains/{chainId}/status)
+ * --manifest-retention-days N  days a block's write manifest is kept past the block's timestamp
+ *                (default 7; 0: forever); must cover the reorg window (max reorg depth x block time)
  * --trace-method how to read block traces: callTracer, parity (trace_block) or none (default: found
  *                out from the node; parity is much faster on anvil for blocks of many transactions)
  * --rpc-batch-size  JSON-RPC calls per batch request at start (default 100); halved for the run when
@@ -42,7 +44,7 @@ import { stageWithWorkers } from './lib/backfill-pool';
 import { orderDepositListener } from '../shared/orders/deposits';
 
 const USAGE =
-  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--trace-method callTracer|parity|none] [--max-reorg-depth N] [--rpc-batch-size N] [--workers N [--segment-blocks N] [--confirmations N]]';
+  'usage: npm run ingest -- --rpc-url URL [--chain-id N] [--from-block N] [--to-block N] [--repair] [--follow] [--poll-interval MS] [--batch-blocks N] [--trace-method callTracer|parity|none] [--max-reorg-depth N] [--manifest-retention-days N] [--rpc-batch-size N] [--workers N [--segment-blocks N] [--confirmations N]]';
 
 function wholeNumber(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
       confirmations: { type: 'string' },
       'trace-method': { type: 'string' },
       'max-reorg-depth': { type: 'string' },
+      'manifest-retention-days': { type: 'string' },
       'rpc-batch-size': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -89,6 +92,8 @@ async function main(): Promise<void> {
   if (rpcBatchSize === 0) throw new Error(`--rpc-batch-size must be at least 1\n${USAGE}`);
   const maxReorgDepth = wholeNumber('max-reorg-depth', values['max-reorg-depth']);
   if (maxReorgDepth === 0) throw new Error(`--max-reorg-depth must be at least 1\n${USAGE}`);
+  // (0 keeps the manifests forever.)
+  const manifestRetentionDays = wholeNumber('manifest-retention-days', values['manifest-retention-days']);
   const workers = wholeNumber('workers', values.workers);
   const segmentBlocks = wholeNumber('segment-blocks', values['segment-blocks']);
   const confirmations = wholeNumber('confirmations', values.confirmations);
@@ -122,6 +127,7 @@ async function main(): Promise<void> {
     log,
     maxBatchBlocks: batchBlocks,
     ...(maxReorgDepth !== undefined ? { maxReorgDepth } : {}),
+    ...(manifestRetentionDays !== undefined ? { manifestRetentionDays } : {}),
     listeners: [orderDepositListener],
     coinBalances: v.parse(INGEST_COIN_BALANCES, process.env.INGEST_COIN_BALANCES),
     ...(traceMethod ? { traceMethod: traceMethod as TraceMethod } : {}),

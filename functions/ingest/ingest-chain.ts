@@ -27,7 +27,8 @@
  * it); the third failure in a row is thrown after releasing the lease (the cursor stays on the last
  * complete block) so the next scheduled invocation picks up from there. Metrics per chain, about
  * every minute while following and at the end: BlocksIngested, BlocksPerSecond, Reorgs, IngestFailed,
- * IngestStopped (a reorg deeper than INGEST_MAX_REORG_DEPTH: the IngestStopped alarm), LagBlocks /
+ * IngestStopped (a reorg deeper than INGEST_MAX_REORG_DEPTH, or a block to undo whose manifest expired:
+ * the IngestStopped alarm), LagBlocks /
  * LagSeconds behind the head the loop last read (shared/ingest/lag.ts: no extra call to the node; the
  * IngestLag alarm), IngestFailed also for a chain whose every run fails (the IngestFailed alarm), and IngestHandovers
  * (1 for an invocation that took the chain over from a holder that handed it over).
@@ -100,6 +101,7 @@ async function chainFor(chain: ChainSettings): Promise<{ client: ChainClient; in
         listeners: [listener],
         traceMethod: chain.traceMethod,
         maxReorgDepth: config.maxReorgDepth,
+        manifestRetentionDays: config.manifestRetentionDays,
         coinBalances: config.coinBalances,
       }),
     };
@@ -128,7 +130,8 @@ export const handler = async (event: unknown, context: Context): Promise<IngestC
     metrics.addMetric('Reorgs', MetricUnit.Count, delta.reorgs);
     // Rounds that failed and were tried again, or 1 for an invocation that ended failing.
     metrics.addMetric('IngestFailed', MetricUnit.Count, failure === undefined ? delta.failedRounds : 1);
-    // A reorg deeper than INGEST_MAX_REORG_DEPTH: nothing is written until an operator acts (the IngestStopped alarm).
+    // A reorg deeper than INGEST_MAX_REORG_DEPTH, or a block to undo whose manifest expired
+    // (INGEST_MANIFEST_RETENTION_DAYS, a ManifestExpiredError): nothing is written until an operator acts (the IngestStopped alarm).
     metrics.addMetric('IngestStopped', MetricUnit.Count, failure instanceof ReorgTooDeepError ? 1 : 0);
     metrics.publishStoredMetrics();
   };

@@ -68,7 +68,7 @@ import { startTableProcess } from '../lib/table-process';
 import { measureBackfill } from './lib/backfill-speedup';
 import { loadContracts } from '../lib/contracts';
 import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../lib/demo-activity';
-import { familyMarkdown, itemSize, perUnit, recordWriteCommand, unitsOf, WriteLedger } from './lib/write-families';
+import { expiringStoredNote, familyMarkdown, itemSize, perUnit, recordWriteCommand, unitsOf, WriteLedger } from './lib/write-families';
 import { captureWrite, emptyCapture, floorInput, type Item as FloorItem } from './lib/floor-writes';
 import { installProbe } from './lib/ingest-probe';
 import { STAGE_LABELS, stageTimes } from './lib/stages';
@@ -958,7 +958,7 @@ ${
     : ''
 }## Writes by item family
 
-${r.writesByFamily.transactions} transactions, ${r.writesByFamily.logs} logs. Per transaction: **${r.writesByFamily.totals.writeUnitsPerTx} write units** (${r.writesByFamily.totals.writeUnitsPerLog} per log), ${r.writesByFamily.totals.itemsWrittenPerTx} items written, **${(r.writesByFamily.totals.bytesStoredPerTx / 1024).toFixed(2)} KB stored** (${r.writesByFamily.totals.itemsStoredPerTx} items left, + 100 B each). Write units priced per item at the table's edge: ceil(size / 1 KB), doubled in TransactWriteItems, again per GSI the item is in (ALL projection); updates and deletes priced at the item's size at the end of the run (or as last put).
+${r.writesByFamily.transactions} transactions, ${r.writesByFamily.logs} logs. Per transaction: **${r.writesByFamily.totals.writeUnitsPerTx} write units** (${r.writesByFamily.totals.writeUnitsPerLog} per log), ${r.writesByFamily.totals.itemsWrittenPerTx} items written, **${(r.writesByFamily.totals.bytesStoredPerTx / 1024).toFixed(2)} KB stored**${expiringStoredNote(r.writesByFamily)} (${r.writesByFamily.totals.itemsStoredPerTx} items left, + 100 B each). Write units priced per item at the table's edge: ceil(size / 1 KB), doubled in TransactWriteItems, again per GSI the item is in (ALL projection); updates and deletes priced at the item's size at the end of the run (or as last put).
 
 ${familyMarkdown(r.writesByFamily)}
 

@@ -197,6 +197,7 @@ async function main(): Promise<void> {
       model: costModel({
         writeUnitsPerTransaction: dataset.ingestWriteUnitsPerTransaction,
         storedBytesPerTransaction: fromIngest.storedBytesPerTransaction,
+        ...expiringOf(fromIngest),
         readUnitsPerPage: results.http.mixReadUnitsPerPage,
         sources: { ...sources, writes: 'the dataset build (ChainIngest write units / transactions of the two busy chains, table only)' },
       }),
@@ -219,6 +220,7 @@ async function main(): Promise<void> {
         model: workloadCostModel({
           writeUnitsPerTransaction: dataset.ingestWriteUnitsPerTransaction,
           storedBytesPerTransaction: fromIngest.storedBytesPerTransaction,
+          ...expiringOf(fromIngest),
           readUnitsPerPage: results.http.mixReadUnitsPerPage,
         }),
         profile: { name: "dataset's busy chains", ...(busyBlocks > 0 ? { transactionsPerBlock: busyTransactions / busyBlocks } : {}) },
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
         model: workloadCostModel({
           writeUnitsPerTransaction: facts.inputs.writeUnitsPerTransaction,
           storedBytesPerTransaction: facts.inputs.storedBytesPerTransaction,
+          ...expiringOf(facts.inputs),
           readUnitsPerPage: results.http.mixReadUnitsPerPage,
           ingestReadUnitsPerTransaction: facts.inputs.ingestReadUnitsPerTransaction,
         }),
@@ -308,6 +311,13 @@ function run(args: string[], options: { allowFailure?: boolean } = {}): Promise<
       else reject(new Error(`${args[0]} exited with ${code}`));
     });
   });
+}
+
+/** The expiring part of stored bytes (items with a TTL: the manifests) and its retention, when a figure has them. */
+function expiringOf(inputs: { expiringBytesPerTransaction?: number; expiringRetentionDays?: number }) {
+  return inputs.expiringBytesPerTransaction
+    ? { expiringBytesPerTransaction: inputs.expiringBytesPerTransaction, expiringRetentionDays: inputs.expiringRetentionDays }
+    : {};
 }
 
 async function newestIngest(dir: string): Promise<unknown> {

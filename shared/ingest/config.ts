@@ -64,6 +64,12 @@ const schema = v.object({
   INGEST_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '60000'),
   /** Deepest reorg repaired (blocks back to the common ancestor); deeper, the ingest stops writing (shared/ingest/reorg.ts). */
   INGEST_MAX_REORG_DEPTH: v.optional(integer(1, 1_000_000), '1024'),
+  /**
+   * Days a block's write manifest is kept past the block's timestamp (DynamoDB deletes it then: its
+   * `ttl`); 0 keeps manifests forever. Must cover the reorg window (INGEST_MAX_REORG_DEPTH x block
+   * time) with margin: 7 days covers 1,024 blocks of up to ~590 s (shared/ingest/manifest.ts).
+   */
+  INGEST_MANIFEST_RETENTION_DAYS: v.optional(integer(0, 36_500), '7'),
   INGEST_COIN_BALANCES,
   /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */
   DEPOSIT_EVENTS_QUEUE_URL: v.pipe(v.string(), v.url()),
@@ -82,6 +88,8 @@ export interface IngestConfig {
   safetyMarginMs: number;
   traceMethod?: 'callTracer' | 'parity' | 'none';
   maxReorgDepth: number;
+  /** Days manifests are kept past their block's time (INGEST_MANIFEST_RETENTION_DAYS): IngestOptions.manifestRetentionDays. */
+  manifestRetentionDays: number;
   /** Keep native coin balances (INGEST_COIN_BALANCES): IngestOptions.coinBalances. */
   coinBalances: boolean;
   /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
@@ -100,6 +108,7 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
     rpcBatchSize: raw.RPC_BATCH_SIZE,
     safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
     maxReorgDepth: raw.INGEST_MAX_REORG_DEPTH,
+    manifestRetentionDays: raw.INGEST_MANIFEST_RETENTION_DAYS,
     coinBalances: raw.INGEST_COIN_BALANCES,
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
     listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,

@@ -44,6 +44,7 @@ import { notifyBlocksIngested, type BlockIngestedEvent, type IngestListener } fr
 import { powertoolsLog, type IngestLog } from './log';
 import {
   CursorMovedError,
+  DEFAULT_MANIFEST_RETENTION_DAYS,
   deleteManifest,
   lastPossiblyWritten,
   markPending,
@@ -65,7 +66,7 @@ import type {
   CursorRecord,
   IngestState,
 } from '../table/records';
-import { DEFAULT_MAX_REORG_DEPTH, Reorg, ReorgTooDeepError } from './reorg';
+import { DEFAULT_MAX_REORG_DEPTH, ManifestExpiredError, Reorg, ReorgTooDeepError } from './reorg';
 import { DEFAULT_STATUS_LAG_BLOCKS } from '../chain-status/status';
 import { readStoredStatus, writeChainStatus, type StatusFields } from './status';
 import { entity, StateWriter, type AddressUpdate } from './state';
@@ -81,6 +82,13 @@ export interface IngestOptions {
    * (DEFAULT_MAX_REORG_DEPTH); deeper, the ingest stops writing and its status says why.
    */
   maxReorgDepth?: number;
+  /**
+   * Days a block's manifest is kept past the block's timestamp (then DynamoDB deletes it: its `ttl`);
+   * 0 keeps them forever. Default 7 (DEFAULT_MANIFEST_RETENTION_DAYS; INGEST_MANIFEST_RETENTION_DAYS,
+   * --manifest-retention-days). It must cover the reorg window (maxReorgDepth x block time) with margin:
+   * a block to undo whose manifest expired stops the ingest (ManifestExpiredError).
+   */
+  manifestRetentionDays?: number;
   /** Least time between two writes of the chain's status item (status.ts), unless its state changes. Default 10 s. */
   statusIntervalMs?: number;
   /** Blocks fetched at once ahead of the writer. Default 4. */
@@ -143,6 +151,7 @@ export class ChainIngest {
   private readonly maxBatchBlocks: number;
   private readonly reader: ContractReader;
   private readonly statusIntervalMs: number;
+  private readonly manifestRetentionDays: number;
   /** The node's head as last asked for (number; its timestamp once read for a status). */
   private lastHead: { number: number; seenAt: number; timestamp?: number | null } | undefined;
   /** The last status this ingest wrote (state, when). */
@@ -166,6 +175,11 @@ export class ChainIngest {
     this.maxBatchBlocks = Math.max(1, options.maxBatchBlocks ?? DEFAULT_MAX_BATCH_BLOCKS);
     this.listeners = options.listeners ?? [];
     this.statusIntervalMs = options.statusIntervalMs ?? DEFAULT_STATUS_INTERVAL_MS;
+    this.manifestRetentionDays = options.manifestRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS;
+    if (!Number.isSafeInteger(this.manifestRetentionDays) || this.manifestRetentionDays < 0)
+      throw new Error(
+        `manifestRetentionDays must be a whole number of days, 0 or more (0: keep manifests forever), got ${options.manifestRetentionDays}`,
+      );
     this.reorg = new Reorg(
       this.chainId,
       this.source,
@@ -174,6 +188,7 @@ export class ChainIngest {
       this.log,
       options.maxReorgDepth ?? DEFAULT_MAX_REORG_DEPTH,
       this.listeners,
+      this.manifestRetentionDays,
     );
   }
 
@@ -348,7 +363,13 @@ export class ChainIngest {
     if (error instanceof CursorMovedError) return; // another writer is ingesting the chain: its status stands
     const text = error instanceof Error ? error.message : String(error);
     const reason = error instanceof ReorgTooDeepError ? text : `ingest failed: ${text}`;
-    this.log.warn(error instanceof ReorgTooDeepError ? 'reorg too deep: the ingest stops writing' : 'ingest stopped by a failure', {
+    const message =
+      error instanceof ManifestExpiredError
+        ? 'manifest expired: the ingest stops writing'
+        : error instanceof ReorgTooDeepError
+          ? 'reorg too deep: the ingest stops writing'
+          : 'ingest stopped by a failure';
+    this.log.warn(message, {
       chainId: this.chainId,
       cursor: cursor?.blockNumber ?? null,
       reason,
@@ -653,9 +674,19 @@ export class ChainIngest {
     if (mayBeHalfWritten) {
       const through = mode === 'advance' && cursor ? Math.max(lastNumber, lastPossiblyWritten(cursor)) : lastNumber;
       const numbers = Array.from({ length: through - firstNumber + 1 }, (_, offset) => firstNumber + offset);
-      const found = (await Promise.all(numbers.map((number) => readManifest(this.chainId, number)))).filter(
-        (manifest) => manifest !== undefined,
-      );
+      const read = await Promise.all(numbers.map((number) => readManifest(this.chainId, number)));
+      const found = read.filter((manifest) => manifest !== undefined);
+      // A block an interrupted run may have written (up to what the cursor announced) with no whole
+      // manifest: never written (or its manifest write cut), or its manifest expired (its block item is
+      // stored). Expired, it stops the ingest, unless it is a block of this batch as stored (written
+      // again identically).
+      if (mode === 'advance') {
+        const mayBeWritten = cursor ? lastPossiblyWritten(cursor) : firstNumber;
+        await this.reorg.refuseExpired(
+          numbers.filter((number, position) => !read[position]?.complete && number <= mayBeWritten),
+          hashes,
+        );
+      }
       const canonical = new Map(hashes);
       const beyond = found.filter((manifest) => !hashes.has(manifest.blockNumber));
       const beyondHashes = await Promise.all(beyond.map((manifest) => this.source.blockHashAt(BigInt(manifest.blockNumber))));
@@ -740,6 +771,7 @@ export class ChainIngest {
       manifests.push({
         blockNumber: number,
         blockHash: derived.block.hash,
+        blockTimestamp: derived.block.timestamp,
         items: blockItems,
         touched: [
           ...blockUpdates.map((address) => entity.address(address)),
@@ -770,7 +802,11 @@ export class ChainIngest {
 
     if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)
       await markPending(this.chainId, cursor, lastNumber);
-    await Promise.all(manifests.map((manifest) => writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0)));
+    await Promise.all(
+      manifests.map((manifest) =>
+        writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0, this.manifestRetentionDays),
+      ),
+    );
     // (Writing the state at the same time as the immutable items measured slower on the embedded
     // table, whose transactions lock it whole; in AWS the two could overlap.)
     await writeItems({ put: items.filter((item) => !writtenByWorker.skip.has(item)), delete: writtenByWorker.stale });

@@ -12,26 +12,56 @@
  * "t": [touched, ...]}` (a binary attribute). Keys repeat the chain prefix, addresses and hashes many
  * times, so a block's manifest shrinks about tenfold (the benchmark chain's 5.2 KB, 5-6 write units,
  * to about 0.6 KB, one). Chunks written before packing (`items` and `touched` as lists) read as before.
+ *
+ * Manifests are needed only while a reorg or a restart may undo their block: each chunk carries the
+ * table's TTL attribute (`ttl`, epoch seconds) = the block's timestamp + the retention
+ * (`manifestRetentionDays`, default 7; 0: no `ttl`, kept forever), so DynamoDB deletes it for free
+ * once no reorg within the window can reach the block. Block time, not the clock: a manifest written
+ * again is the same item. A block whose manifest is gone but whose block item (N1) is stored had its
+ * manifest expire (the manifest is written before any of the block's items): `manifestsExpired` tells
+ * it from a block never written, and the reorg and the restart check stop there (ManifestExpiredError)
+ * rather than leave the block's items behind.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { updateItem, writeItems } from '../db/operations';
-import { chainKeys, type ItemKey, type TableItem } from '../table/keys';
-import type { CursorRecord, ManifestRecord } from '../table/records';
+import { TABLE } from '../table/definition';
+import { blockKeys, chainKeys, type ItemKey, type TableItem } from '../table/keys';
+import type { BlockRecord, CursorRecord, ManifestRecord } from '../table/records';
+import { DEFAULT_MANIFEST_RETENTION_DAYS, manifestExpiry } from './manifest-retention';
 import { getItem, queryRange } from './table-io';
 
 export const MANIFEST_CHUNK_ENTRIES = 500;
 
+export { DEFAULT_MANIFEST_RETENTION_DAYS, manifestExpiry };
+
 export interface BlockManifest {
   blockNumber: number;
   blockHash: string;
+  /** The block's timestamp (epoch seconds): its expiry is counted from it (none: kept forever). */
+  blockTimestamp?: number;
   items: ItemKey[];
   touched: string[];
-  /** Chunks stored (when read from the table). */
+  /** Chunks stored (when read from the table): one past the highest chunk index found. */
   chunkCount?: number;
+  /**
+   * When read from the table: every chunk it names is there. An incomplete manifest is the leftover of
+   * a write a crash cut (none of the block's items written then: they come after), or of one whose
+   * chunks DynamoDB's TTL deleted one by one (its items stored): `manifestsExpired` tells them apart.
+   */
+  complete?: boolean;
 }
 
-/** Writes a block's manifest; `storedChunks` is the chunk count of a manifest already there (0: none). */
-export async function writeManifest(chainId: number, manifest: BlockManifest, storedChunks: number): Promise<void> {
+/**
+ * Writes a block's manifest; `storedChunks` is the chunk count of a manifest already there (0: none).
+ * With `retentionDays` > 0 its chunks expire that long after the block's timestamp (`ttl`).
+ */
+export async function writeManifest(
+  chainId: number,
+  manifest: BlockManifest,
+  storedChunks: number,
+  retentionDays: number = DEFAULT_MANIFEST_RETENTION_DAYS,
+): Promise<void> {
+  const expiresAt = manifestExpiry(manifest.blockTimestamp, retentionDays);
   const entries: ({ item: ItemKey } | { touched: string })[] = [
     ...manifest.items.map((item) => ({ item: { pk: item.pk, sk: item.sk } })),
     ...manifest.touched.map((touched) => ({ touched })),
@@ -52,6 +82,7 @@ export async function writeManifest(chainId: number, manifest: BlockManifest, st
         slice.flatMap((entry) => ('touched' in entry ? [entry.touched] : [])),
       ),
     };
+    if (expiresAt !== undefined) record[TABLE.ttlAttribute] = expiresAt;
     records.push({ ...chainKeys.manifest(chainId, manifest.blockNumber, chunk), ...record });
   }
   await writeItems({ put: records });
@@ -61,7 +92,10 @@ export async function writeManifest(chainId: number, manifest: BlockManifest, st
   if (stale.length > 0) await writeItems({ delete: stale });
 }
 
-/** The manifest stored for a block number (any block hash), or undefined. */
+/**
+ * The manifest stored for a block number (any block hash), or undefined; `complete` false when some of
+ * its chunks are missing (a write a crash cut, or chunks DynamoDB's TTL deleted one by one).
+ */
 export async function readManifest(chainId: number, blockNumber: number): Promise<BlockManifest | undefined> {
   const chunks = await queryRange<ManifestRecord>(chainKeys.manifestRange(chainId, blockNumber));
   const [first] = chunks;
@@ -72,8 +106,43 @@ export async function readManifest(chainId: number, blockNumber: number): Promis
     blockHash: first.blockHash,
     items: entries.flatMap((chunk) => chunk.items),
     touched: entries.flatMap((chunk) => chunk.touched),
-    chunkCount: chunks.length,
+    chunkCount: Math.max(...chunks.map((chunk) => chunk.chunk + 1)),
+    complete: isComplete(chunks),
   };
+}
+
+/** Whether a block's manifest is stored whole (its entries not unpacked): false when absent or incomplete. */
+export async function hasManifest(chainId: number, blockNumber: number): Promise<boolean> {
+  return isComplete(await queryRange<ManifestRecord>(chainKeys.manifestRange(chainId, blockNumber)));
+}
+
+/** Every chunk of one manifest is there (0 .. chunkCount - 1, of one block hash and count). */
+function isComplete(chunks: readonly ManifestRecord[]): boolean {
+  const [first] = chunks;
+  if (first === undefined || chunks.length !== first.chunkCount) return false;
+  return chunks.every(
+    (chunk, position) => chunk.chunk === position && chunk.chunkCount === first.chunkCount && chunk.blockHash === first.blockHash,
+  );
+}
+
+/**
+ * Of `blockNumbers`, read without a (complete) manifest, those whose manifest expired: their block
+ * item (N1) is stored, and it is written only after the block's whole manifest (a block never
+ * written, or whose manifest write a crash cut, has none; N1 is a counted entry, which a backfill
+ * worker never writes). One GetItem per block; with `hashes` (the blocks' hashes as the caller knows them), a
+ * block stored with that very hash is left out (written again identically, it needs no manifest).
+ * Reorg and restart paths only.
+ */
+export async function manifestsExpired(
+  chainId: number,
+  blockNumbers: readonly number[],
+  hashes: ReadonlyMap<number, string> = new Map(),
+): Promise<number[]> {
+  const stored = await Promise.all(blockNumbers.map((number) => getItem<BlockRecord>(blockKeys.block(chainId, number))));
+  return blockNumbers.filter((number, position) => {
+    const block = stored[position];
+    return block !== undefined && block.hash !== hashes.get(number);
+  });
 }
 
 /** A chunk's entries as stored: DEFLATE (raw) of `{"i": [[pk, sk], ...], "t": [...]}`. */

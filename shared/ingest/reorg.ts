@@ -11,7 +11,10 @@
  *      (balances, holder counts, NFT owners and holdings, collections, token supplies); addresses
  *      and NFT instances first seen above A are deleted (with their registered names);
  *   4. deletes those manifests, then moves the cursor back to A (conditional update).
- * Steps 2-4 go newest first, 64 blocks at a time, the cursor moved below each chunk.
+ * Steps 2-4 go newest first, 64 blocks at a time, the cursor moved below each chunk. Before any of
+ * it, every block above A must have its manifest, or never have been written: a block whose manifest
+ * expired (its TTL, manifest.ts) while its items are stored cannot be undone, and the rollback stops
+ * there with nothing written (ManifestExpiredError, handled like a reorg past the window).
  * A crash anywhere in there leaves the cursor on the orphaned block, so the next run detects the
  * same reorg and repeats the procedure; each step is idempotent, and the manifests are deleted only
  * once the state they name is recomputed.
@@ -23,15 +26,40 @@ import { withAnswers, type ChainState } from './chain-state';
 import type { BlockSource } from './fetch-block';
 import { notifyBlocksOrphaned, type IngestListener } from './listeners';
 import type { IngestLog } from './log';
-import { deleteManifest, lastPossiblyWritten, moveCursor, readManifest, type BlockManifest } from './manifest';
+import {
+  DEFAULT_MANIFEST_RETENTION_DAYS,
+  deleteManifest,
+  hasManifest,
+  lastPossiblyWritten,
+  manifestsExpired,
+  moveCursor,
+  readManifest,
+  type BlockManifest,
+} from './manifest';
 import type { AddressRecord, BlockRecord, CursorRecord, IndexedTokenStandard, InternalTransactionRecord } from '../table/records';
 import { TOKEN_DETAILS_REFRESH_SECONDS } from './batch';
 import { isNativeEntity, undoNativeState } from './native-state';
 import { parseEntity, type BalanceEntity, type ParsedEntity, type StateWriter } from './state';
 import { getItem, queryRange } from './table-io';
 
+/** A reorg the ingest cannot repair: it stops, nothing written, its status `stopped` with the message (IngestStopped). */
 export class ReorgTooDeepError extends Error {
   override name = 'ReorgTooDeepError';
+}
+
+/**
+ * A block to undo (orphaned, or left half written past the cursor) whose manifest expired while its
+ * items are stored: the ingest stops as for a reorg past the window (a ReorgTooDeepError).
+ */
+export class ManifestExpiredError extends ReorgTooDeepError {
+  override name = 'ManifestExpiredError';
+
+  constructor(chainId: number, blocks: readonly number[], retentionDays: number) {
+    const shown = blocks.length > 10 ? `${blocks.slice(0, 10).join(', ')} ... (${blocks.length} blocks)` : blocks.join(', ');
+    super(
+      `chain ${chainId}: manifest of block${blocks.length === 1 ? '' : 's'} ${shown} expired (INGEST_MANIFEST_RETENTION_DAYS=${retentionDays}): cannot undo ${blocks.length === 1 ? 'it' : 'them'}; raise the retention or re-ingest`,
+    );
+  }
 }
 
 const CONCURRENCY = 8;
@@ -51,7 +79,20 @@ export class Reorg {
     private readonly log: IngestLog,
     private readonly maxDepth: number,
     private readonly listeners: readonly IngestListener[],
+    /** Of the manifests (manifest.ts), for the message of a ManifestExpiredError. */
+    private readonly manifestRetentionDays: number = DEFAULT_MANIFEST_RETENTION_DAYS,
   ) {}
+
+  /**
+   * Throws ManifestExpiredError when a block of `numbers` has no (whole) manifest while its block
+   * item is stored (`hashes`: of blocks written again identically, which need none). One GetItem per
+   * block without a manifest (manifest.ts manifestsExpired).
+   */
+  async refuseExpired(numbers: readonly number[], hashes?: ReadonlyMap<number, string>): Promise<void> {
+    if (numbers.length === 0) return;
+    const expired = await manifestsExpired(this.chainId, numbers, hashes);
+    if (expired.length > 0) throw new ManifestExpiredError(this.chainId, expired, this.manifestRetentionDays);
+  }
 
   /**
    * The common ancestor of the stored chain and the node's: the newest block whose stored hash is the
@@ -109,6 +150,13 @@ export class Reorg {
   async undoTo(cursor: CursorRecord, ancestor: BlockRecord): Promise<CursorRecord> {
     let current = cursor;
     let top = lastPossiblyWritten(cursor);
+    // Every block to undo has its manifest, or was never written: checked before anything is written.
+    for (let high = top; high > ancestor.number; high -= UNDO_CHUNK_BLOCKS) {
+      const numbers: number[] = [];
+      for (let block = Math.max(ancestor.number + 1, high - UNDO_CHUNK_BLOCKS + 1); block <= high; block += 1) numbers.push(block);
+      const present = await Promise.all(numbers.map((block) => hasManifest(this.chainId, block)));
+      await this.refuseExpired(numbers.filter((_, position) => !present[position]));
+    }
     this.log.warn('reorg: rolling back to the common ancestor', {
       chainId: this.chainId,
       cursor: cursor.blockNumber,
@@ -120,9 +168,11 @@ export class Reorg {
       const numbers: number[] = [];
       for (let block = lowest; block <= top; block += 1) numbers.push(block);
       const orphaned: BlockManifest[] = [];
-      for (const manifest of await Promise.all(numbers.map((block) => readManifest(this.chainId, block)))) {
-        if (manifest) orphaned.push(manifest);
-      }
+      const read = await Promise.all(numbers.map((block) => readManifest(this.chainId, block)));
+      // (Checked above; again here, for a manifest DynamoDB deleted since: the chunks done stay done.)
+      await this.refuseExpired(numbers.filter((_, position) => !read[position]?.complete));
+      // (An incomplete manifest left is a write a crash cut, of a block none of whose items were written.)
+      for (const manifest of read) if (manifest) orphaned.push(manifest);
       this.log.warn('reorg: undoing orphaned blocks', {
         chainId: this.chainId,
         ancestor: ancestor.number,

@@ -706,6 +706,11 @@ export interface ManifestRecord {
   blockHash: string;
   chunk: number;
   chunkCount: number;
+  /**
+   * The table's TTL attribute (epoch seconds): when DynamoDB may delete the chunk, the block's
+   * timestamp + the manifest retention (shared/ingest/manifest.ts); absent with retention 0 (kept forever).
+   */
+  ttl?: number;
   /** The entries, packed (binary). */
   packed?: Uint8Array;
   /** Chunks written before packing: the entries as lists. */

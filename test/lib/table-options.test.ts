@@ -3,6 +3,7 @@
  * sets `tableClass` / `tableBilling` in context gets in the template, and what a wrong value answers.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MANIFEST_RETENTION_DAYS, manifestExpiry } from '../../shared/ingest/manifest';
 import { TABLE } from '../../shared/table/definition';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createStacks } from '../../lib/stacks';
@@ -18,6 +19,16 @@ describe('the table options', () => {
     expect(table.Properties.TableClass).toBe('STANDARD');
     expect(table.Properties.ProvisionedThroughput).toBeUndefined();
     expect(ofType(resources, 'AWS::ApplicationAutoScaling::ScalableTarget')).toHaveLength(0);
+  });
+
+  it("expire items on the table's one TTL attribute, `ttl`, the one the ingest's write manifests carry (block time + retention)", () => {
+    const { resources } = synthesise();
+    const [[, table]] = ofType(resources, 'AWS::DynamoDB::Table');
+    expect(TABLE.ttlAttribute).toBe('ttl');
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    // (A manifest of a block at t expires at t + 7 days by default; retention 0: no ttl, kept.)
+    expect(manifestExpiry(1_700_000_000, DEFAULT_MANIFEST_RETENTION_DAYS)).toBe(1_700_000_000 + 7 * 86_400);
+    expect(manifestExpiry(1_700_000_000, 0)).toBeUndefined();
   });
 
   it('give Standard-IA, provisioned capacity and target tracking of the table and every GSI, reads and writes apart', () => {

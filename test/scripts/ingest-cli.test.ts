@@ -168,6 +168,9 @@ test('bad arguments fail with a message and write nothing', async () => {
   const gap = await runCli(['--from-block', String(demo.manifest.blocks.last + 5)]);
   expect(gap.code).toBe(1);
   expect(gap.output).toMatch(/would leave a gap/);
+  const retention = await runCli(['--manifest-retention-days', '1.5']);
+  expect(retention.code).toBe(1);
+  expect(retention.output).toMatch(/--manifest-retention-days must be a whole number, got "1.5"/);
   expect(await tableSnapshot(table.name)).toEqual(before);
 });
 

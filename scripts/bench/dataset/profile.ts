@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import type { GeneratedCounts } from './chain';
 import type { ProfileShape } from './base-profile';
 import { BASE_PROFILE_DEFAULT_SIZE, baseProfileSpec, type BaseProfileSize } from './spec';
-import type { PerUnitReport } from '../lib/write-families';
+import { expiringStoredNote, type PerUnitReport } from '../lib/write-families';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BUILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build.ts');
@@ -80,6 +80,9 @@ export interface ProfileFacts {
   inputs: {
     writeUnitsPerTransaction: number;
     storedBytesPerTransaction: number;
+    /** Of storedBytesPerTransaction, the bytes of items with a TTL (the manifests), held `expiringRetentionDays` only (absent in builds from before). */
+    expiringBytesPerTransaction?: number;
+    expiringRetentionDays?: number;
     itemsWrittenPerTransaction: number;
     itemsStoredPerTransaction: number;
     /** What the table reported consumed (no GSI): a check of the ledger's pricing. */
@@ -264,6 +267,8 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
       inputs: {
         writeUnitsPerTransaction: families.totals.writeUnitsPerTx,
         storedBytesPerTransaction: families.totals.bytesStoredPerTx,
+        expiringBytesPerTransaction: families.totals.expiringBytesStoredPerTx,
+        expiringRetentionDays: families.expiringRetentionDays,
         itemsWrittenPerTransaction: families.totals.itemsWrittenPerTx,
         itemsStoredPerTransaction: families.totals.itemsStoredPerTx,
         consumedWriteUnitsPerTransaction: round(usage.writeUnits / transactions, 2),
@@ -273,7 +278,7 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
     await writeFile(path.join(dir, 'profile.json'), `${JSON.stringify(facts, null, 2)}\n`);
     console.error(
       `profile ${options.profile} built in ${facts.generation.seconds} s (ingest ${facts.generation.ingestSeconds} s, ${facts.generation.transactionsPerSecond} tx/s): ` +
-        `${facts.inputs.writeUnitsPerTransaction} write units, ${(facts.inputs.storedBytesPerTransaction / 1024).toFixed(2)} KB stored, ${facts.inputs.itemsWrittenPerTransaction} items written per transaction`,
+        `${facts.inputs.writeUnitsPerTransaction} write units, ${(facts.inputs.storedBytesPerTransaction / 1024).toFixed(2)} KB stored${expiringStoredNote(families)}, ${facts.inputs.itemsWrittenPerTransaction} items written per transaction`,
     );
     return facts;
   } finally {

@@ -6,6 +6,8 @@
  * bytes per transaction) and of the http bench (read units per page of the mix).
  */
 
+import { DEFAULT_MANIFEST_RETENTION_DAYS } from '../../../shared/ingest/manifest-retention';
+
 export const PRICES = {
   /** USD per million write request units. */
   writeUnit: 0.625,
@@ -25,6 +27,9 @@ const DAYS_PER_MONTH = 30;
 export interface CostInputs {
   writeUnitsPerTransaction: number;
   storedBytesPerTransaction: number;
+  /** Of storedBytesPerTransaction, the bytes of items with a TTL (the manifests), held `expiringRetentionDays` only. */
+  expiringBytesPerTransaction?: number;
+  expiringRetentionDays?: number;
   readUnitsPerPage: number;
   /** Where each input comes from. */
   sources: { writes: string; storage: string; reads: string };
@@ -44,7 +49,11 @@ export interface CostModel {
 export function costModel(inputs: CostInputs): CostModel {
   const writesPerDay = (WORKLOAD.transactionsPerDay * inputs.writeUnitsPerTransaction * PRICES.writeUnit) / 1e6;
   const readsPerDay = (WORKLOAD.pagesPerDay * inputs.readUnitsPerPage * PRICES.readUnit) / 1e6;
-  const storedGb = (WORKLOAD.transactionsPerDay * WORKLOAD.retentionDays * inputs.storedBytesPerTransaction) / GB;
+  // Items with a TTL (the manifests) are held their retention only (at most the workload's).
+  const expiring = Math.min(inputs.expiringBytesPerTransaction ?? 0, inputs.storedBytesPerTransaction);
+  const expiringDays = Math.min(inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS, WORKLOAD.retentionDays);
+  const heldPerTransaction = WORKLOAD.retentionDays * (inputs.storedBytesPerTransaction - expiring) + expiringDays * expiring;
+  const storedGb = (WORKLOAD.transactionsPerDay * heldPerTransaction) / GB;
   const storagePerDay = (storedGb * PRICES.gbMonth) / DAYS_PER_MONTH;
   return {
     prices: PRICES,
@@ -58,7 +67,7 @@ export function costModel(inputs: CostInputs): CostModel {
     },
     perTransactionUsd: {
       writes: (inputs.writeUnitsPerTransaction * PRICES.writeUnit) / 1e6,
-      storageOverRetention: ((inputs.storedBytesPerTransaction / GB) * PRICES.gbMonth * WORKLOAD.retentionDays) / DAYS_PER_MONTH,
+      storageOverRetention: ((heldPerTransaction / GB) * PRICES.gbMonth) / DAYS_PER_MONTH,
     },
     perPageUsd: { reads: (inputs.readUnitsPerPage * PRICES.readUnit) / 1e6 },
     storedGb: Math.round(storedGb * 10) / 10,
@@ -70,9 +79,23 @@ export function ingestInputs(ingest: {
   chain: { transactions: number };
   ingest: { dynamo: { tableWcu: number; gsiWcuEstimate: number; averageItemBytes: number } };
   tableFloor: { items: number };
-}): { writeUnitsPerTransaction: number; storedBytesPerTransaction: number } {
+  /** The write ledger's figures (lib/write-families.ts): the bytes of items with a TTL, when it reports them. */
+  writesByFamily?: { expiringRetentionDays?: number; totals?: { expiringBytesStoredPerTx?: number } };
+}): {
+  writeUnitsPerTransaction: number;
+  storedBytesPerTransaction: number;
+  expiringBytesPerTransaction?: number;
+  expiringRetentionDays?: number;
+} {
   const transactions = Math.max(1, ingest.chain.transactions);
+  const expiring = ingest.writesByFamily?.totals?.expiringBytesStoredPerTx;
   return {
+    ...(expiring
+      ? {
+          expiringBytesPerTransaction: expiring,
+          expiringRetentionDays: ingest.writesByFamily?.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS,
+        }
+      : {}),
     writeUnitsPerTransaction: round((ingest.ingest.dynamo.tableWcu + ingest.ingest.dynamo.gsiWcuEstimate) / transactions, 2),
     storedBytesPerTransaction: Math.round(
       (ingest.tableFloor.items * (ingest.ingest.dynamo.averageItemBytes + ITEM_OVERHEAD_BYTES)) / transactions,

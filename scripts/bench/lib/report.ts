@@ -13,7 +13,7 @@ import { summarise, type Budget, type IngestResult, type LoadResult, type Part }
 import type { CostModel } from './cost';
 import type { ProfileFacts } from '../dataset/profile';
 import { profileSummaryLines, workloadCostLines, type ProfiledWorkloadCost } from './workload-cost';
-import { familyMarkdown, type PerUnitReport } from './write-families';
+import { expiringStoredNote, familyMarkdown, type PerUnitReport } from './write-families';
 
 export interface Report {
   date: string;
@@ -195,7 +195,7 @@ export function markdown(report: Report): string {
     if (families?.rows) {
       lines.push(
         `Writes by item family (at the table's edge; per transaction, ${families.transactions} transactions and ${families.logs} logs): ` +
-          `**${families.totals.writeUnitsPerTx} write units**, ${families.totals.itemsWrittenPerTx} items written, **${fmt(families.totals.bytesStoredPerTx / 1024, 2)} KB stored** per transaction.`,
+          `**${families.totals.writeUnitsPerTx} write units**, ${families.totals.itemsWrittenPerTx} items written, **${fmt(families.totals.bytesStoredPerTx / 1024, 2)} KB stored** per transaction${expiringStoredNote(families)}.`,
         '',
         familyMarkdown(families),
         '',
@@ -275,7 +275,7 @@ export function profileMarkdown(result: ProfileResult): string[] {
     '',
     `Built ${result.builtThisRun ? 'in this run' : 'earlier (cached)'} in ${fmt(g.seconds, 0)} s (\`${result.dir ?? '?'}\`): the real ingest at ${fmt(g.transactionsPerSecond, 1)} transactions/s${facts.size.batchBlocks ? `, batches of ${facts.size.batchBlocks} blocks` : ', default batching'}, ${g.ingestWarnings} ingest warnings; the table reported ${fmt(facts.inputs.consumedWriteUnitsPerTransaction)} write units per transaction consumed (no GSI), ${fmt(facts.inputs.ingestReadUnitsPerTransaction ?? 0)} read units per transaction read by the ingest.`,
     '',
-    `Writes by item family (at the table's edge; per transaction, ${f.transactions} transactions and ${f.logs} logs): **${f.totals.writeUnitsPerTx} write units**, ${f.totals.itemsWrittenPerTx} items written, **${fmt(f.totals.bytesStoredPerTx / 1024, 2)} KB stored** per transaction.`,
+    `Writes by item family (at the table's edge; per transaction, ${f.transactions} transactions and ${f.logs} logs): **${f.totals.writeUnitsPerTx} write units**, ${f.totals.itemsWrittenPerTx} items written, **${fmt(f.totals.bytesStoredPerTx / 1024, 2)} KB stored** per transaction${expiringStoredNote(f)}.`,
     '',
     familyMarkdown(f),
   );

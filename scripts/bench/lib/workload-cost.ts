@@ -13,7 +13,11 @@
  * utilisation of the average rate (auto scaling's target tracking keeps consumed / provisioned near it);
  * a month is 30 days, a GB 2^30 bytes, and DynamoDB's 100 bytes of overhead per item are counted in the
  * stored bytes the ingest reports. Free tiers and backups are left out (the same for every option).
+ * Items with a TTL (the write manifests, G2: DynamoDB deletes them `expiringRetentionDays`, 7, after
+ * their block) are held for their retention, not the workload's history: the storage held is
+ * transactions a day x (kept bytes x history days + expiring bytes x retention days).
  */
+import { DEFAULT_MANIFEST_RETENTION_DAYS } from '../../../shared/ingest/manifest-retention';
 
 export type TableClass = 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
 export type BillingMode = 'on-demand' | 'provisioned';
@@ -70,6 +74,13 @@ export interface WorkloadInputs {
   writeUnitsPerTransaction: number;
   /** Bytes the table holds per transaction (items x (size + 100 B overhead), GSIs included). */
   storedBytesPerTransaction: number;
+  /**
+   * Of storedBytesPerTransaction, the bytes of items with a TTL (the write ledger's
+   * expiringBytesStoredPerTx: the manifests), held `expiringRetentionDays` only; absent: none.
+   */
+  expiringBytesPerTransaction?: number;
+  /** How long the expiring bytes are held, days; default the manifests' (7). */
+  expiringRetentionDays?: number;
   /** Read units of one API page of the bench's route mix. */
   readUnitsPerPage: number;
   /** Read units the ingest itself spends per transaction (state reads); 0 when not measured. */
@@ -112,6 +123,17 @@ const GB = 1024 ** 3;
 const DAYS_PER_MONTH = 30;
 const SECONDS_PER_DAY = 86_400;
 
+/**
+ * Bytes a workload holds at steady state: a year (its history) of the kept bytes of its transactions,
+ * and only their retention of the expiring ones (at most the history).
+ */
+export function heldBytes(workload: WorkloadId, inputs: WorkloadInputs): number {
+  const load = WORKLOADS[workload];
+  const expiring = Math.min(inputs.expiringBytesPerTransaction ?? 0, inputs.storedBytesPerTransaction);
+  const retention = Math.min(inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS, load.historyDays);
+  return load.transactionsPerDay * (load.historyDays * (inputs.storedBytesPerTransaction - expiring) + retention * expiring);
+}
+
 /** One workload under one option. */
 export function optionCost(workload: WorkloadId, option: (typeof OPTIONS)[number], inputs: WorkloadInputs): OptionCost {
   const load = WORKLOADS[workload];
@@ -119,7 +141,7 @@ export function optionCost(workload: WorkloadId, option: (typeof OPTIONS)[number
   const writeUnitsPerDay = load.transactionsPerDay * inputs.writeUnitsPerTransaction;
   const readUnitsPerDay =
     load.pagesPerDay * inputs.readUnitsPerPage + load.transactionsPerDay * (inputs.ingestReadUnitsPerTransaction ?? 0);
-  const storedGb = (load.transactionsPerDay * load.historyDays * inputs.storedBytesPerTransaction) / GB;
+  const storedGb = heldBytes(workload, inputs) / GB;
   const storage = (storedGb * prices.gbMonth) / DAYS_PER_MONTH;
   if (option.billing === 'on-demand') {
     const writes = (writeUnitsPerDay * prices.writeRequestUnitPerMillion) / 1e6;
@@ -150,7 +172,7 @@ export function workloadCostModel(inputs: WorkloadInputs): WorkloadCostModel {
         workload,
         {
           name: load.name,
-          storedTb: Math.round(((load.transactionsPerDay * load.historyDays * inputs.storedBytesPerTransaction) / 1024 ** 4) * 10) / 10,
+          storedTb: Math.round((heldBytes(workload, inputs) / 1024 ** 4) * 10) / 10,
           cheapest,
           defaultOption: mine[0]!,
           baselineUsdPerDay: baseline,
@@ -174,7 +196,7 @@ export function workloadCostLines(
   const lines = [
     `### ${title}`,
     '',
-    `Inputs: ${model.inputs.writeUnitsPerTransaction} write units and ${Math.round(model.inputs.storedBytesPerTransaction)} B stored per transaction, ${model.inputs.readUnitsPerPage} read units per page${model.inputs.ingestReadUnitsPerTransaction ? `, ${model.inputs.ingestReadUnitsPerTransaction} ingest read units per transaction` : ''}.`,
+    `Inputs: ${model.inputs.writeUnitsPerTransaction} write units and ${Math.round(model.inputs.storedBytesPerTransaction)} B stored per transaction${expiringClause(model.inputs)}, ${model.inputs.readUnitsPerPage} read units per page${model.inputs.ingestReadUnitsPerTransaction ? `, ${model.inputs.ingestReadUnitsPerTransaction} ingest read units per transaction` : ''}.`,
     '',
     '| workload | option | writes $/day | reads $/day | storage $/day | total $/day |',
     '| --- | --- | ---: | ---: | ---: | ---: |',
@@ -190,6 +212,13 @@ export function workloadCostLines(
     );
   }
   return lines;
+}
+
+/** ` (of which 348 B are manifests held 7 days, not a year: TTL)`, or '' without expiring bytes. */
+function expiringClause(inputs: WorkloadInputs): string {
+  const bytes = inputs.expiringBytesPerTransaction ?? 0;
+  if (bytes <= 0) return '';
+  return ` (of which ${Math.round(bytes)} B are manifests held ${inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS} days, not a year: TTL)`;
 }
 
 function usd(parts: { writes: number; reads: number; storage: number }): OptionCost['perDayUsd'] {
@@ -241,5 +270,17 @@ export function profileSummaryLines(entries: readonly ProfiledWorkloadCost[]): s
       const items = profile?.itemsWrittenPerTransaction === undefined ? '-' : String(profile.itemsWrittenPerTransaction);
       return `| ${profile?.name ?? basis} | ${perBlock} | ${model.inputs.writeUnitsPerTransaction} | ${(model.inputs.storedBytesPerTransaction / 1024).toFixed(2)} | ${items} | ${cells(model, 'W1')} | ${cells(model, 'W2')} |`;
     }),
+    ...expiringNote(entries),
   ];
+}
+
+/** Below the profile table: which part of KB stored is held for the manifests' retention only. */
+function expiringNote(entries: readonly ProfiledWorkloadCost[]): string[] {
+  const expiring = entries.filter(({ model }) => (model.inputs.expiringBytesPerTransaction ?? 0) > 0);
+  if (expiring.length === 0) return [];
+  const parts = expiring.map(
+    ({ basis, model, profile }) =>
+      `${profile?.name ?? basis} ${((model.inputs.expiringBytesPerTransaction ?? 0) / 1024).toFixed(2)} KB (${model.inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS} days)`,
+  );
+  return ['', `KB stored / tx includes the write manifests, held only until their TTL, not a year: ${parts.join(', ')}.`];
 }

@@ -28,7 +28,15 @@ import {
   type RecordedCall,
 } from '../../../scripts/bench/lib/measure';
 import { buildReport, writeReport } from '../../../scripts/bench/lib/report';
-import { familyMarkdown, familyOf, itemSize, perUnit, recordWriteCommand, WriteLedger } from '../../../scripts/bench/lib/write-families';
+import {
+  expiringStoredNote,
+  familyMarkdown,
+  familyOf,
+  itemSize,
+  perUnit,
+  recordWriteCommand,
+  WriteLedger,
+} from '../../../scripts/bench/lib/write-families';
 
 useTestTable('bench');
 
@@ -246,6 +254,30 @@ describe('write cost by item family', () => {
     expect(figures.totals.writeUnitsPerTx).toBe(5);
     expect(figures.totals.writeUnitsPerLog).toBe(10);
     expect(familyMarkdown(figures)).toContain('| **total** |');
+    expect(report.totals.expiringBytesStored).toBe(0);
+    expect(expiringStoredNote(figures)).toBe('');
+  });
+
+  it('counts apart the stored bytes of items with a TTL (the manifests, held 7 days), within the stored bytes', () => {
+    const ledger = new WriteLedger();
+    const manifest = { pk: 'C#1#WROTE#000000000001', sk: '0000', kind: 'manifest', packed: new Uint8Array(300), ttl: 1_700_604_800 };
+    const kept = { pk: 'C#1#WROTE#000000000002', sk: '0000', kind: 'manifest', packed: new Uint8Array(300) };
+    const block = { pk: 'C#1#BLOCKS', sk: '000000000001', blob: 'x'.repeat(200) };
+    recordWriteCommand(ledger, 'BatchWriteItem', {
+      RequestItems: { t: [{ PutRequest: { Item: manifest } }, { PutRequest: { Item: kept } }, { PutRequest: { Item: block } }] },
+    });
+    const report = ledger.report([manifest, kept, block]);
+    const row = report.rows.find((entry) => entry.family === 'G2 manifest (WROTE)')!;
+    expect(row.bytesStored).toBe(itemSize(manifest) + itemSize(kept) + 200);
+    expect(row.expiringBytesStored).toBe(itemSize(manifest) + 100);
+    expect(report.totals.expiringBytesStored).toBe(itemSize(manifest) + 100);
+    expect(report.groups.bookkeeping?.expiringBytesStored).toBe(itemSize(manifest) + 100);
+    const figures = perUnit(report, 2, 1);
+    expect(figures.expiringRetentionDays).toBe(7);
+    expect(figures.totals.expiringBytesStoredPerTx).toBe(Math.round((itemSize(manifest) + 100) / 2));
+    expect(expiringStoredNote(figures)).toBe(
+      ` (of which ${(figures.totals.expiringBytesStoredPerTx / 1024).toFixed(2)} KB are manifests held 7 days: TTL)`,
+    );
   });
 });
 

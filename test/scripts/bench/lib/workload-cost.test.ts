@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BASELINE_INPUTS, optionCost, workloadCostLines, workloadCostModel } from '../../../../scripts/bench/lib/workload-cost';
+import { BASELINE_INPUTS, heldBytes, optionCost, workloadCostLines, workloadCostModel } from '../../../../scripts/bench/lib/workload-cost';
 
 describe('the W1 / W2 cost model (issue 27)', () => {
   it('prices the baseline as the issue states it: W1 about $525 a day, W2 about $85, on-demand Standard', () => {
@@ -25,6 +25,31 @@ describe('the W1 / W2 cost model (issue 27)', () => {
     // 10M x 23.26 / 86,400 s = 2,692 WCU average; / 0.7 = 3,846 WCU x $0.00065 x 24 h = $60.00.
     expect(option.provisioned).toEqual({ wcu: 3846, rcu: 87 });
     expect(option.perDayUsd.writes).toBe(60);
+  });
+
+  it('holds the bytes of items with a TTL (the manifests) for their retention, not a year', () => {
+    const kept = workloadCostModel({ writeUnitsPerTransaction: 10, storedBytesPerTransaction: 7_000, readUnitsPerPage: 2 });
+    const expiring = workloadCostModel({
+      writeUnitsPerTransaction: 10,
+      storedBytesPerTransaction: 7_000,
+      expiringBytesPerTransaction: 350,
+      readUnitsPerPage: 2,
+    });
+    // W1: 10M tx a day x (6,650 B x 365 + 350 B x 7) = 2.43e13 B = 22,629 GB x $0.25 / 30 = $188.58 (a year of all: $198.28).
+    expect(heldBytes('W1', expiring.inputs)).toBe(10_000_000 * (6_650 * 365 + 350 * 7));
+    expect(expiring.workloads.W1.defaultOption.perDayUsd.storage).toBe(
+      Math.round(((10_000_000 * (6_650 * 365 + 350 * 7)) / 1024 ** 3) * (0.25 / 30) * 100) / 100,
+    );
+    expect(kept.workloads.W1.defaultOption.perDayUsd.storage - expiring.workloads.W1.defaultOption.perDayUsd.storage).toBeCloseTo(
+      ((10_000_000 * 350 * (365 - 7)) / 1024 ** 3) * (0.25 / 30),
+      1,
+    );
+    // Another retention, and never more than the bytes stored or the history.
+    expect(heldBytes('W2', { ...expiring.inputs, expiringRetentionDays: 30 })).toBe(1_000_000 * (6_650 * 365 + 350 * 30));
+    expect(heldBytes('W2', { ...expiring.inputs, expiringBytesPerTransaction: 9_000 })).toBe(1_000_000 * 7_000 * 7);
+    const lines = workloadCostLines(expiring).join('\n');
+    expect(lines).toContain('7000 B stored per transaction (of which 350 B are manifests held 7 days, not a year: TTL)');
+    expect(workloadCostLines(kept).join('\n')).not.toContain('manifests held');
   });
 
   it('names the cheapest option and the verdict against the goal', () => {
