@@ -16,8 +16,8 @@
  *  - `scanned` is the items both members read: a read bound counts what DynamoDB bills.
  */
 import { compareSortKeys } from '../table/keys';
-import { runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
-import { membersOf, UNION_POSITION_ATTRIBUTE, unionTotalAttribute } from '../table/union-ranges';
+import { legacyRunningTotalAttribute, runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
+import { legacyUnionTotalAttribute, membersOf, UNION_POSITION_ATTRIBUTE, unionTotalAttribute } from '../table/union-ranges';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 export type Item = Record<string, unknown>;
@@ -102,9 +102,11 @@ function asUnionEntry(item: Item): Item {
   for (const field of SUMMED) {
     const own = runningTotalAttribute(field);
     const ofUnion = unionTotalAttribute(field);
-    delete entry[own];
-    delete entry[ofUnion];
+    const legacyOwn = legacyRunningTotalAttribute(field);
+    const legacyOfUnion = legacyUnionTotalAttribute(field);
+    for (const name of [own, ofUnion, legacyOwn, legacyOfUnion]) delete entry[name];
     if (ofUnion in item) entry[own] = item[ofUnion];
+    else if (legacyOfUnion in item) entry[legacyOwn] = item[legacyOfUnion];
   }
   return entry;
 }
@@ -120,8 +122,10 @@ function unionProjection(input: QueryInput): { ProjectionExpression: string; nam
   // DynamoDB rejects a path projected twice.
   const extra: Record<string, string> = projected.has('sk') ? {} : { [SORT_KEY_NAME]: 'sk' };
   if (projected.has('pos')) extra['#unionPosition'] = UNION_POSITION_ATTRIBUTE;
-  for (const [index, field] of SUMMED.entries())
+  for (const [index, field] of SUMMED.entries()) {
     if (projected.has(runningTotalAttribute(field))) extra[`#unionTotal${index}`] = unionTotalAttribute(field);
+    if (projected.has(legacyRunningTotalAttribute(field))) extra[`#legacyUnionTotal${index}`] = legacyUnionTotalAttribute(field);
+  }
   return { ProjectionExpression: [input.ProjectionExpression, ...Object.keys(extra)].join(', '), names: extra };
 }
 

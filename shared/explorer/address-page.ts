@@ -10,7 +10,7 @@ import { getItem, queryAll, queryPage, rangeQuery } from '../db/operations';
 import { coinBalanceKey, type CoinBalanceRecord, type ProxyFields } from '../table/address-state';
 import { expandTransaction } from '../table/compact';
 import { addressKeys, logKeys, TOKEN_STANDARDS, tokenTransferKeys, tokenTypeSetKey, type KeyRange } from '../table/keys';
-import { runningTotalAttribute, type AddressRecord, type BalanceCountsRecord, type TransactionRecord } from '../table/records';
+import { runningTotalOf, type AddressRecord, type BalanceCountsRecord, type TransactionRecord } from '../table/records';
 import { COUNTER_BOUND, type ExplorerConfig } from './config';
 import { measured } from './page-cost';
 import { readPageDetails } from './page-details';
@@ -153,7 +153,7 @@ export interface AddressCounters {
  *    ERC-1155 batch, as E3 lists them);
  *  - `transactions_count`: the newest X4 `all` entry's `pos` (sent, received, or created);
  *  - `gas_usage_count` (gas used by the transactions it sent): the newest X4 `from` entry's
- *    `gasUsedTotal`.
+ *    running total of `gasUsed` (records.ts runningTotalOf).
  * A range whose newest entry lacks them (written before positions or totals existed) falls back to a
  * read of at most COUNTER_BOUND entries: past it the count is the bound (a lower bound, named in
  * `capped`) and the gas null (Blockscout's type allows it: not known). `validations_count`: null (no
@@ -182,8 +182,8 @@ export function getAddressCounters(address: string, config: ExplorerConfig): Pro
     /** The gas the address's sent transactions used: the newest `from` entry's running total, else summed under the bound. */
     const gasOf = async (): Promise<string | null> => {
       if (!newestSent) return '0';
-      const total = newestSent[runningTotalAttribute('gasUsed')];
-      if (typeof total === 'string') return total;
+      const total = runningTotalOf(newestSent, 'gasUsed');
+      if (total !== undefined) return total.toString();
       const read = await queryAll<Record<string, unknown>>(rangeQuery(sentRange), { limit: COUNTER_BOUND + 1 });
       if (read.items.length > COUNTER_BOUND) {
         capped.push('gas_usage_count');

@@ -36,19 +36,21 @@
  *
  * Beside `pos`, numbering gives:
  *  - seek chunks (N15, keys.ts rangeKeys.seekChunk): when an entry's position is a multiple of
- *    SEEK_CHUNK_ENTRIES, the block writes one small item holding the sort keys of the chunk's entries,
+ *    SEEK_CHUNK_ENTRIES (32), the block writes one small item holding the chunk's entries' sort keys, packed,
  *    so a page number becomes the exact sort key its page starts at (insights range-reader.ts). The
  *    sort keys of a range's unfinished chunk are kept in the map (`tail`), or read from the table
  *    below the block when the block completes a chunk of a range the map lacks (one more Query of at
- *    most 15 keys, only then). Returned per block, to be written and listed with the block's items.
+ *    most 31 keys, only then). Returned per block, to be written and listed with the block's items.
  *  - running totals (records.ts SUMMED_FIELDS): an entry whose record has summable fields holds, per
- *    field, the exact decimal total over its range up to itself, continued from the entry before it
- *    exactly as `pos` is. An entry before it without totals (written before they existed) leaves the
+ *    field, the exact total over its range up to itself (packed: records.ts encodeTotal), continued
+ *    from the entry before it exactly as `pos` is (an entry written before packing holds a decimal
+ *    string under the legacy name; runningTotalOf reads both). An entry before it without totals (written before they existed) leaves the
  *    range without totals, and insights falls back to its bounded read there.
  */
 import { countItems, inParallel, queryPage } from '../db/operations';
 import { unpackItem } from '../table/pack';
-import { runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
+import { encodeTotal, legacyRunningTotalAttribute, runningTotalAttribute, runningTotalOf, SUMMED_FIELDS } from '../table/records';
+import { packSeekKeys } from '../table/seek-chunk';
 import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type TableItem } from '../table/keys';
 import { membersOf, UNION_POSITION_ATTRIBUTE, unionOf, unionTotalAttribute } from '../table/union-ranges';
 import { isCountedEntry } from './items';
@@ -67,7 +69,7 @@ interface RangeState {
   position: number;
   /**
    * The last sort keys of the range's unfinished seek chunk, as far as numbered since the range was read
-   * from the table; the chunk's first `position % 16 - tail.length` keys are the table's last entries
+   * from the table; the chunk's first `position % SEEK_CHUNK_ENTRIES - tail.length` keys are the table's last entries
    * below block `tableBelow` (read only when a block completes the chunk).
    */
   tail: string[];
@@ -230,7 +232,7 @@ export class RangePositions {
           for (const field of fields) {
             const total = (totals.get(field) ?? 0n) + summand(record[field]);
             totals.set(field, total);
-            entry[totalAttribute(field)] = total.toString();
+            entry[totalAttribute(field)] = encodeTotal(total);
           }
         }
         tail.push(entry.sk);
@@ -238,7 +240,7 @@ export class RangePositions {
           if (tail.length !== SEEK_CHUNK_ENTRIES) {
             throw new Error(`range positions: ${pk} completes a seek chunk at ${position} without its ${SEEK_CHUNK_ENTRIES} sort keys`);
           }
-          chunks.push({ ...rangeKeys.seekChunk(pk, position / SEEK_CHUNK_ENTRIES - 1), kind: 'seekChunk', keys: tail });
+          chunks.push({ ...rangeKeys.seekChunk(pk, position / SEEK_CHUNK_ENTRIES - 1), kind: 'seekChunk', packedKeys: packSeekKeys(tail) });
           tail = [];
         }
       }
@@ -305,7 +307,10 @@ const STATE_NAMES: Record<string, string> = Object.fromEntries([
   ['#sk', 'sk'],
   ['#pos', 'pos'],
   ['#kind', 'kind'],
-  ...[...new Set(Object.values(SUMMED_FIELDS).flat())].map((field, index) => [`#t${index}`, runningTotalAttribute(field)]),
+  ...[...new Set(Object.values(SUMMED_FIELDS).flat())].flatMap((field, index) => [
+    [`#t${index}`, runningTotalAttribute(field)],
+    [`#lt${index}`, legacyRunningTotalAttribute(field)],
+  ]),
 ]);
 const STATE_PROJECTION = Object.keys(STATE_NAMES).join(', ');
 
@@ -332,12 +337,12 @@ async function stateBefore(pk: string, blockNumber: number): Promise<RangeState>
   const fields = SUMMED_FIELDS[String(item.kind)] ?? [];
   let totals: Totals = new Map();
   for (const field of fields) {
-    const total = item[runningTotalAttribute(field)];
-    if (typeof total !== 'string') {
+    const total = runningTotalOf(item, field);
+    if (total === undefined) {
       totals = undefined;
       break;
     }
-    totals.set(field, BigInt(total));
+    totals.set(field, total);
   }
   return { position: item.pos, tail: [], tableBelow: blockNumber, totals };
 }

@@ -23,7 +23,7 @@
  */
 import { inParallel, queryPage, type Item } from '../db/operations';
 import { blockKey } from '../table/keys';
-import { runningTotalAttribute } from '../table/records';
+import { legacyRunningTotalAttribute, runningTotalAttribute, runningTotalOf } from '../table/records';
 import type { AggregationPlan, CountedGroup } from './aggregate';
 import { timeBucketsBetween } from './aggregate';
 import { lastBlockAtOrBefore } from './block-range';
@@ -177,8 +177,8 @@ function boundaryOf(item: Item, recordFields: readonly string[]): Boundary | und
   if (typeof item.pos !== 'number') return undefined;
   const totals = new Map<string, bigint>();
   for (const field of recordFields) {
-    const total = item[runningTotalAttribute(field)];
-    if (typeof total === 'string') totals.set(field, BigInt(total));
+    const total = runningTotalOf(item, field);
+    if (total !== undefined) totals.set(field, total);
   }
   return { position: item.pos, totals };
 }
@@ -187,7 +187,10 @@ function boundaryOf(item: Item, recordFields: readonly string[]): Boundary | und
 async function boundaryAt(pk: string, block: number, recordFields: readonly string[]): Promise<Boundary | undefined> {
   if (block < 0) return ZERO;
   const names: Record<string, string> = { '#pos': 'pos' };
-  for (const [index, field] of recordFields.entries()) names[`#t${index}`] = runningTotalAttribute(field);
+  for (const [index, field] of recordFields.entries()) {
+    names[`#t${index}`] = runningTotalAttribute(field);
+    names[`#lt${index}`] = legacyRunningTotalAttribute(field);
+  }
   const { items } = await queryPage({
     KeyConditionExpression: 'pk = :pk AND sk <= :to',
     ExpressionAttributeValues: { ':pk': pk, ':to': `${blockKey(block)}~` },

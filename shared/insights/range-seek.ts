@@ -1,6 +1,6 @@
 /**
  * Seeking by position in a counted range (range-positions.ts numbers its entries with `pos`, 1-based,
- * in sort-key order, and writes a seek chunk (N15) of sort keys for every 16 entries), so that any
+ * in sort-key order, and writes a seek chunk (N15) of sort keys for every 32 entries), so that any
  * page costs what the first one does:
  *
  *   1. the range's positions at its block bounds: `through` = pos of the last entry at or below `to`,
@@ -13,14 +13,16 @@
  * a lower block bound (low = skip + 1 is known at once), or any page of a range and bounds this
  * container has read before, whose chunk is guessed from the positions it read then (right unless the
  * range grew past a chunk boundary since; a wrong guess costs one GetItem more). Otherwise 3. Items read: the two positions, the
- * chunk and the page's own entries. A page inside the range's newest, unfinished chunk (fewer than 16
- * entries; no chunk yet) is read from the range's top instead, reading at most 15 entries above it.
- * A chunk missing where one should be (entries numbered before seek chunks existed) falls back to the
+ * chunk and the page's own entries. A page inside the range's newest, unfinished chunk (fewer than 32
+ * entries; no chunk yet) is read from the range's top instead, reading at most 31 entries above it.
+ * A chunk missing where one should be (entries numbered before seek chunks existed, or a chunk of the
+ * old size of 16: seek-chunk.ts seekChunkKeys) falls back to the
  * same read from whichever end of the range is nearer, under the read bound.
  */
 import { getItem, queryAll, queryPage, type Item, type QueryInput } from '../db/operations';
 import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type ItemKey } from '../table/keys';
 import type { SeekChunkRecord } from '../table/records';
+import { seekChunkKeys } from '../table/seek-chunk';
 
 /** The end of every sort key of block `to`: "~" sorts after every character they hold. */
 const throughBlock = (to: number): string => `${blockKey(to)}~`;
@@ -121,7 +123,7 @@ export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; t
   const chunk = chunkOf(low);
   const complete = (chunk + 1) * SEEK_CHUNK_ENTRIES <= through;
   const record = complete ? (chunk === early ? earlyChunk : await readChunk(pk, chunk)) : undefined;
-  const startKey = record?.keys[(low - 1) % SEEK_CHUNK_ENTRIES];
+  const startKey = seekChunkKeys(record)?.[(low - 1) % SEEK_CHUNK_ENTRIES];
 
   let ascending: Item[];
   if (startKey !== undefined) {

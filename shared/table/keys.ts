@@ -128,13 +128,17 @@ export const backfillKeys = {
 // ---------------------------------------------------------------------------------------------------
 // Range positions: seek chunks (N15)
 
-/** Entries of a counted range per seek chunk (see rangeKeys.seekChunk). */
-export const SEEK_CHUNK_ENTRIES = 16;
+/**
+ * Entries of a counted range per seek chunk (see rangeKeys.seekChunk). 32 (16 before issue 27): a
+ * chunk's keys, packed, stay well under one write unit, and a chunk is written for every 32 entries;
+ * a page inside a range's newest, unfinished chunk reads at most 31 entries above it instead.
+ */
+export const SEEK_CHUNK_ENTRIES = 32;
 
 export const rangeKeys = {
   /**
    * N15: a seek chunk of a counted range (range-positions.ts): the sort keys of the range's entries at
-   * positions `chunk * 16 + 1` to `chunk * 16 + 16`, written once, with the block whose entry completes
+   * positions `chunk * 32 + 1` to `chunk * 32 + 32` (SEEK_CHUNK_ENTRIES), packed, written once, with the block whose entry completes
    * it. GetItem: insights turns a page number into the sort key its page starts at, so any page reads
    * only its own entries (shared/insights/range-reader.ts). `SEEK#` never starts a range's own pk.
    */

@@ -722,17 +722,31 @@ export interface ManifestRecord {
  * N15: a seek chunk of a counted range (keys.ts rangeKeys.seekChunk): the sort keys of the entries at
  * positions `chunk * SEEK_CHUNK_ENTRIES + 1` onwards, in order. Written with the block whose entry
  * completes it and listed in that block's manifest, so a reorg deletes it with the block.
+ *
+ * The keys are stored packed (`packedKeys`: raw DEFLATE of the keys joined by newlines; sort keys never
+ * hold one): they are zero-padded numbers with long common prefixes, so 32 keys of about 24 B take
+ * about 115 B instead of about 800 (issue 27: bytes stored a transaction). A chunk written before
+ * (16 keys as a list, `keys`) belongs to another chunk size: readers treat it as missing
+ * (seek-chunk.ts `seekChunkKeys`), and read the range's entries instead, under their read bound.
  */
 export interface SeekChunkRecord {
   kind: 'seekChunk';
-  keys: string[];
+  packedKeys?: Uint8Array;
+  /** Chunks of 16 entries written before packing. */
+  keys?: string[];
 }
 
 /**
  * Running totals: each entry of a counted range whose rows carry a summable value also holds the total
  * of that value over the range's entries up to and including itself (range-positions.ts), an exact
- * decimal string. Insights answers count / sum / avg over any block or time range, and by time bucket,
+ * unsigned integer. Insights answers count / sum / avg over any block or time range, and by time bucket,
  * from the entries at the boundaries alone (shared/insights/prefix-aggregate.ts).
+ *
+ * Stored compactly (issue 27: an entry of X4 holds four totals, about 18 totals are written a
+ * transaction): a short attribute name (`tv`, `tg`, `ta`; `runningTotalAttribute`) holding the total as
+ * big-endian bytes, no leading zero byte (`encodeTotal`; zero is one 0 byte), about 12 B instead of
+ * about 30 for a name like `valueTotal` and a decimal string. Entries written before hold
+ * `<field>Total` as a decimal string; `runningTotalOf` reads both.
  * The summed fields, by the kind of record the range holds:
  */
 export const SUMMED_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -741,8 +755,41 @@ export const SUMMED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   tokenTransfer: ['amount'],
 };
 
+/** Short names of the running totals' attributes, by summed field. */
+const RUNNING_TOTAL_ATTRIBUTES: Readonly<Record<string, string>> = { value: 'tv', gasUsed: 'tg', amount: 'ta' };
+
 /** The attribute holding an entry's running total of `field`. */
-export const runningTotalAttribute = (field: string): string => `${field}Total`;
+export const runningTotalAttribute = (field: string): string => RUNNING_TOTAL_ATTRIBUTES[field] ?? `t_${field}`;
+
+/** The attribute that held an entry's running total of `field` (a decimal string) before totals were packed. */
+export const legacyRunningTotalAttribute = (field: string): string => `${field}Total`;
+
+/** A running total as stored: its big-endian bytes without leading zero bytes (zero: one 0 byte). */
+export function encodeTotal(total: bigint): Uint8Array {
+  if (total < 0n) throw new Error(`a running total is never negative: ${total}`);
+  let hex = total.toString(16);
+  if (hex.length % 2 === 1) hex = `0${hex}`;
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/** A stored running total (bytes, or a decimal string written before packing); undefined when not one. */
+export function decodeTotal(value: unknown): bigint | undefined {
+  if (value instanceof Uint8Array) return value.length === 0 ? 0n : BigInt(`0x${Buffer.from(value).toString('hex')}`);
+  if (typeof value === 'string' && /^\d+$/.test(value)) return BigInt(value);
+  return undefined;
+}
+
+/** An item's running total of `field` under `attribute` (or its legacy name), or undefined. */
+export function runningTotalOf(
+  item: Record<string, unknown>,
+  field: string,
+  names: { attribute: (field: string) => string; legacy: (field: string) => string } = {
+    attribute: runningTotalAttribute,
+    legacy: legacyRunningTotalAttribute,
+  },
+): bigint | undefined {
+  return decodeTotal(item[names.attribute(field)] ?? item[names.legacy(field)]);
+}
 
 /**
  * Which address sides of an explorer index copy (X3 token transfers, X4 transactions, X5 internal

@@ -10,7 +10,8 @@
  * entered at any position as a stored range is (range-positions.ts, insights range-seek.ts):
  *  - `upos`: the entry's 1-based position in the union, in sort-key order (both entries of a
  *    self-transfer carry the same one: the union counts it once);
- *  - `u<field>Total`: the union's running totals up to the entry (records.ts SUMMED_FIELDS);
+ *  - `u<total>` (`utv`, `utg`, `uta`): the union's running totals up to the entry (records.ts
+ *    SUMMED_FIELDS, stored as the entry's own totals are: `u` before `runningTotalAttribute`);
  *  - the union's seek chunks (N15) under the union's pk, as any counted range's.
  *
  * The table layer (shared/db/operations.ts) serves a Query of a union pk as the merge of its members'
@@ -18,7 +19,7 @@
  * the totals: readers of an `all` range are unchanged. Writing one costs nothing but those attributes,
  * where an `all` copy was a whole item per entry (one write unit and about 0.4 KB stored).
  */
-import { runningTotalAttribute } from './records';
+import { legacyRunningTotalAttribute, runningTotalAttribute } from './records';
 
 /** A member range (`to` or `from`) of an address's transactions or token transfers, and its union. */
 const MEMBER = /^(C#\d+#A#0x[0-9a-f]{40}#(?:TX|TT|ITX))#(?:to|from)((?:#.*)?)$/;
@@ -41,3 +42,6 @@ export const UNION_POSITION_ATTRIBUTE = 'upos';
 
 /** The attribute holding a member entry's running total of `field` over its union. */
 export const unionTotalAttribute = (field: string): string => `u${runningTotalAttribute(field)}`;
+
+/** The attribute that held it (a decimal string) before totals were packed. */
+export const legacyUnionTotalAttribute = (field: string): string => `u${legacyRunningTotalAttribute(field)}`;

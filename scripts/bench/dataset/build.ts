@@ -44,6 +44,7 @@ export const ITEM_CODE = [
   'shared/ingest/block-work.ts',
   'shared/ingest/batch.ts',
   'shared/ingest/range-positions.ts',
+  'shared/ingest/manifest.ts',
   'shared/ingest/chain-state.ts',
   'shared/ingest/native-state.ts',
   'shared/table/address-state.ts',
@@ -53,6 +54,7 @@ export const ITEM_CODE = [
   'shared/table/pack.ts',
   // Union ranges: numbered on their members' entries, whose state the ingest reads through the union's Query.
   'shared/table/union-ranges.ts',
+  'shared/table/seek-chunk.ts',
   'shared/db/union-query.ts',
   // Orders and collections are created through their own code (createOrder, createCollection).
   'shared/orders/creation.ts',

@@ -13,7 +13,9 @@ import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { loadInsightsConfig } from '../../../shared/insights/config';
 import { addressKeys, rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
-import { membersOf, unionOf } from '../../../shared/table/union-ranges';
+import { decodeTotal, encodeTotal, runningTotalOf, type SeekChunkRecord } from '../../../shared/table/records';
+import { seekChunkKeys } from '../../../shared/table/seek-chunk';
+import { legacyUnionTotalAttribute, membersOf, unionOf, unionTotalAttribute } from '../../../shared/table/union-ranges';
 import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
 import { expectEveryPage } from '../insights/every-page';
@@ -26,7 +28,7 @@ const ADDRESS = '0x00000000000000000000000000000000000000a7';
 const TO = tokenTransferKeys.byAddress(CHAIN, ADDRESS, 'to', 'ALL').pk;
 const FROM = tokenTransferKeys.byAddress(CHAIN, ADDRESS, 'from', 'ALL').pk;
 const UNION = tokenTransferKeys.byAddress(CHAIN, ADDRESS, 'all', 'ALL').pk;
-const BLOCKS = 50;
+const BLOCKS = 100;
 
 interface Entry {
   sk: string;
@@ -38,7 +40,7 @@ interface Entry {
 
 const next = prng(20_261_126);
 const entries: Entry[] = Array.from({ length: BLOCKS }, (_, block) => {
-  const count = block === 20 ? 24 : next() < 0.2 ? 0 : Math.floor(next() * 8);
+  const count = block === 20 ? 40 : next() < 0.2 ? 0 : Math.floor(next() * 8);
   return Array.from({ length: count }, (_, logIndex): Entry => {
     const roll = next();
     return {
@@ -106,13 +108,15 @@ describe('the union of an address’s to and from ranges', () => {
     expect(own.map((item) => item.pos)).toEqual(entries.map((_, index) => index + 1));
     expect(own.map((item) => item.sk)).toEqual(entries.map((entry) => entry.sk));
     let total = 0n;
-    const expected = new Map<string, { upos: number; total: string }>();
+    const expected = new Map<string, { upos: number; total: bigint }>();
     for (const [index, entry] of entries.entries()) {
       total += entry.amount;
-      expected.set(entry.sk, { upos: index + 1, total: total.toString() });
+      expected.set(entry.sk, { upos: index + 1, total });
     }
     for (const item of [...to, ...from]) {
-      expect({ upos: item.upos, total: item.uamountTotal }, `${item.pk} ${item.sk}`).toEqual(expected.get(String(item.sk)));
+      expect({ upos: item.upos, total: decodeTotal(item[unionTotalAttribute('amount')]) }, `${item.pk} ${item.sk}`).toEqual(
+        expected.get(String(item.sk)),
+      );
     }
     // Each member keeps its own positions.
     expect(to.map((item) => item.pos)).toEqual(to.map((_, index) => index + 1));
@@ -120,9 +124,10 @@ describe('the union of an address’s to and from ranges', () => {
     const complete = Math.floor(entries.length / SEEK_CHUNK_ENTRIES);
     expect(complete).toBeGreaterThan(5);
     for (let chunk = 0; chunk <= complete; chunk += 1) {
-      const record = await getItem(rangeKeys.seekChunk(UNION, chunk));
+      const record = await getItem<SeekChunkRecord>(rangeKeys.seekChunk(UNION, chunk));
       if (chunk === complete) expect(record).toBeUndefined();
-      else expect(record?.keys).toEqual(entries.slice(chunk * SEEK_CHUNK_ENTRIES, (chunk + 1) * SEEK_CHUNK_ENTRIES).map((e) => e.sk));
+      else
+        expect(seekChunkKeys(record)).toEqual(entries.slice(chunk * SEEK_CHUNK_ENTRIES, (chunk + 1) * SEEK_CHUNK_ENTRIES).map((e) => e.sk));
     }
   });
 
@@ -169,7 +174,7 @@ describe('the union of an address’s to and from ranges', () => {
 describe('the merge of two member pages', () => {
   const sk = (n: number) => tokenTransferKeys.sortKey(n, 0, 0);
   const page = (pk: string, numbers: number[], more: boolean): QueryPage<Item> => ({
-    items: numbers.map((n) => ({ pk, sk: sk(n), upos: n, uamountTotal: String(n) })),
+    items: numbers.map((n) => ({ pk, sk: sk(n), upos: n, [unionTotalAttribute('amount')]: encodeTotal(BigInt(n)) })),
     count: numbers.length,
     scanned: numbers.length,
     lastKey: more ? { pk, sk: sk(numbers.at(-1)!) } : undefined,
@@ -185,8 +190,24 @@ describe('the merge of two member pages', () => {
     expect(result.lastKey).toEqual({ pk: UNION, sk: sk(4) });
     expect(result.scanned).toBe(7);
     // Union positions and totals read as the range's own.
-    expect(result.items[0]).toMatchObject({ pos: 1, amountTotal: '1' });
+    expect(result.items[0]).toMatchObject({ pos: 1 });
+    expect(runningTotalOf(result.items[0]!, 'amount')).toBe(1n);
     expect(result.items[0]).not.toHaveProperty('upos');
+    expect(result.items[0]).not.toHaveProperty(unionTotalAttribute('amount'));
+  });
+
+  it('reads the totals of entries written before totals were packed (decimal strings under the old names) as the range’s own', async () => {
+    const legacy = (pk: string, numbers: number[]): QueryPage<Item> => ({
+      items: numbers.map((n) => ({ pk, sk: sk(n), upos: n, [legacyUnionTotalAttribute('amount')]: String(n * 10) })),
+      count: numbers.length,
+      scanned: numbers.length,
+      lastKey: undefined,
+    });
+    const result = await queryUnionPage(input, [TO, FROM], async (query) =>
+      query.ExpressionAttributeValues?.[':pk'] === TO ? legacy(TO, [1, 3]) : legacy(FROM, [2]),
+    );
+    expect(result.items.map((item) => runningTotalOf(item, 'amount'))).toEqual([10n, 20n, 30n]);
+    expect(result.items[0]).not.toHaveProperty(legacyUnionTotalAttribute('amount'));
   });
 
   it('continues every member from the union’s LastEvaluatedKey, and ends when neither has more', async () => {

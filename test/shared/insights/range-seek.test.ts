@@ -1,6 +1,6 @@
 /**
  * Any page at the cost of the first (shared/insights/range-seek.ts), on the embedded DynamoDB, checked
- * against a brute-force list of the same entries: a token's transfers over 60 blocks, numbered by the
+ * against a brute-force list of the same entries: a token's transfers over 120 blocks, numbered by the
  * ingest's own RangePositions in batches of every size (with a restart in the middle, so positions,
  * running totals and unfinished seek chunks are read back from the table) and written with the table
  * layer, seek chunks included. Every page of every order, several limits and block bounds.
@@ -12,6 +12,9 @@ import { RangePositions } from '../../../shared/ingest/range-positions';
 import { loadInsightsConfig } from '../../../shared/insights/config';
 import { readPageAndCount, type RangeRead } from '../../../shared/insights/range-reader';
 import { rangeKeys, SEEK_CHUNK_ENTRIES, tokenTransferKeys, type TableItem } from '../../../shared/table/keys';
+import { legacyRunningTotalAttribute, runningTotalOf, type SeekChunkRecord } from '../../../shared/table/records';
+import { seekChunkKeys } from '../../../shared/table/seek-chunk';
+import { itemSize as itemBytes } from '../../../scripts/bench/lib/write-families';
 import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
 import { expectEveryPage } from './every-page';
@@ -45,7 +48,7 @@ const CONFIG = loadInsightsConfig({});
 const CHAIN = 9;
 const TOKEN = '0x00000000000000000000000000000000000000f5';
 const pk = tokenTransferKeys.byToken(CHAIN, TOKEN).pk;
-const BLOCKS = 60;
+const BLOCKS = 120;
 
 interface Entry {
   sk: string;
@@ -54,8 +57,8 @@ interface Entry {
 }
 
 const next = prng(20_261_124);
-/** Entries per block: 0 to 9, some blocks empty, one block with 20 (a chunk completed inside a block). */
-const perBlock = Array.from({ length: BLOCKS }, (_, block) => (block === 31 ? 20 : next() < 0.2 ? 0 : Math.floor(next() * 10)));
+/** Entries per block: 0 to 9, some blocks empty, one block with 40 (a chunk completed inside a block). */
+const perBlock = Array.from({ length: BLOCKS }, (_, block) => (block === 31 ? 40 : next() < 0.2 ? 0 : Math.floor(next() * 10)));
 const entries: Entry[] = perBlock.flatMap((count, block) =>
   Array.from({ length: count }, (_, logIndex) => ({
     sk: tokenTransferKeys.sortKey(block, logIndex, 0),
@@ -98,14 +101,19 @@ describe('positions, running totals and seek chunks', () => {
     for (const [index, item] of items.entries()) {
       total += entries[index]!.amount;
       expect(item.pos, item.sk).toBe(index + 1);
-      expect(item.amountTotal, item.sk).toBe(total.toString());
+      expect(runningTotalOf(item, 'amount'), item.sk).toBe(total);
+      expect(item[legacyRunningTotalAttribute('amount')], item.sk).toBeUndefined();
     }
     const complete = Math.floor(entries.length / SEEK_CHUNK_ENTRIES);
     expect(complete).toBeGreaterThan(10);
     for (let chunk = 0; chunk <= complete; chunk += 1) {
-      const record = await getItem(rangeKeys.seekChunk(pk, chunk));
+      const record = await getItem<SeekChunkRecord>(rangeKeys.seekChunk(pk, chunk));
       if (chunk === complete) expect(record).toBeUndefined();
-      else expect(record?.keys).toEqual(entries.slice(chunk * SEEK_CHUNK_ENTRIES, (chunk + 1) * SEEK_CHUNK_ENTRIES).map((e) => e.sk));
+      else {
+        expect(seekChunkKeys(record)).toEqual(entries.slice(chunk * SEEK_CHUNK_ENTRIES, (chunk + 1) * SEEK_CHUNK_ENTRIES).map((e) => e.sk));
+        // Packed, a chunk of 32 keys stays far under one write unit (1 KB).
+        expect(itemBytes(record as unknown as TableItem)).toBeLessThan(400);
+      }
     }
   });
 });
@@ -167,7 +175,7 @@ describe('a page by number', () => {
     expect(again.items.map((item) => item.sk)).toEqual(truthWarm);
   });
 
-  it('reads at most 15 entries more than the page inside the newest, unfinished chunk', async () => {
+  it('reads at most 31 entries more than the page inside the newest, unfinished chunk', async () => {
     const all = truth('desc', {});
     const unfinished = all.length % SEEK_CHUNK_ENTRIES;
     expect(unfinished).toBeGreaterThan(1);
@@ -182,5 +190,61 @@ describe('a page by number', () => {
     const { items, total } = await readPageAndCount(CHAIN, [read('asc', {})], 1_000_000 * 20, 20, CONFIG);
     expect(items).toEqual([]);
     expect(total).toBe(all.length);
+  });
+});
+
+describe('a range written before seek chunks and totals were packed', () => {
+  // Entries numbered by the code before issue 27's packing: totals as decimal strings under their old
+  // names, a seek chunk of 16 sort keys as a list for every 16 entries (the chunk size then).
+  const LEGACY_TOKEN = '0x00000000000000000000000000000000000000f6';
+  const legacyPk = tokenTransferKeys.byToken(CHAIN, LEGACY_TOKEN).pk;
+  const legacyEntries = entries.slice(0, 70);
+  const legacyRead = (order: 'asc' | 'desc'): RangeRead => ({ pk: legacyPk, sk: { blocks: {} }, checks: [], order });
+
+  it('pages by number right (the old chunks are not taken for chunks of 32) and aggregates from the old totals', async () => {
+    let total = 0n;
+    const items: TableItem[] = legacyEntries.map((entry, index) => {
+      total += entry.amount;
+      return {
+        ...countedEntry({
+          pk: legacyPk,
+          sk: entry.sk,
+          kind: 'tokenTransfer',
+          blockNumber: entry.block,
+          logIndex: 0,
+          amount: entry.amount.toString(),
+        }),
+        pos: index + 1,
+        [legacyRunningTotalAttribute('amount')]: total.toString(),
+      };
+    });
+    const oldChunks: TableItem[] = [];
+    for (let chunk = 0; (chunk + 1) * 16 <= items.length; chunk += 1)
+      oldChunks.push({
+        ...rangeKeys.seekChunk(legacyPk, chunk),
+        kind: 'seekChunk',
+        keys: items.slice(chunk * 16, chunk * 16 + 16).map((item) => item.sk),
+      });
+    await writeItems({ put: [...items, ...oldChunks] });
+    const sks = legacyEntries.map((entry) => entry.sk);
+    for (const order of ['asc', 'desc'] as const) {
+      const expected = order === 'asc' ? sks : [...sks].reverse();
+      for (const skip of [0, 5, 16, 20, 33, 40, 64]) {
+        const page = await readPageAndCount(CHAIN, [legacyRead(order)], skip, 5, CONFIG);
+        expect(
+          page.items.map((item) => item.sk),
+          `${order} skip ${skip}`,
+        ).toEqual(expected.slice(skip, skip + 5));
+        expect(page.total).toBe(legacyEntries.length);
+      }
+    }
+    // The newest entry's total, read as the range's running total of `amount`.
+    const [newest] = (
+      await queryAll<TableItem>(
+        { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': legacyPk }, ScanIndexForward: false, Limit: 1 },
+        { limit: 1 },
+      )
+    ).items;
+    expect(runningTotalOf(newest!, 'amount')).toBe(total);
   });
 });
