@@ -102,6 +102,8 @@ export interface RequestResult {
   minimumReadUnits: number;
   missingBatchGetKeys: number;
   scans: number;
+  /** Items read from the chain registry (registryItemsRead), counted in itemsRead. */
+  registryItemsRead?: number;
   /** Issue 27's read rules: the Queries, the items they read, the most in one wave, and the page's size and chains. */
   queries?: number;
   queryItemsRead?: number;
@@ -1250,6 +1252,7 @@ async function measureAll(options: {
         minimumReadUnits: minimumReadUnits(calls, records),
         missingBatchGetKeys: missingKeys(calls.filter((call) => call.command === 'BatchGetItemCommand')),
         scans: calls.filter((call) => call.command === 'ScanCommand').length,
+        registryItemsRead: registryItemsRead(calls),
         ...readRuleFigures(request.url, calls, records),
         ...(request.boundedRead !== undefined ? { boundedRead: request.boundedRead } : {}),
         handlerMs: handler,
@@ -1456,6 +1459,17 @@ async function deleteLocalTable(endpoint: string, tableName: string): Promise<vo
     },
     body: JSON.stringify({ TableName: tableName }),
   });
+}
+
+/**
+ * Items read from the chain registry (N13, pk `CHAINS`): the insights handlers' container-cached list of
+ * indexed chains, read again when the cache expires, at most one item per registered chain. Not part of
+ * any range a page or aggregate reads, so a bounded read's budget leaves it out.
+ */
+export function registryItemsRead(calls: readonly Recorded[]): number {
+  return calls
+    .filter((call) => (call.input.ExpressionAttributeValues as Record<string, unknown> | undefined)?.[':pk'] === 'CHAINS')
+    .reduce((sum, call) => sum + call.scanned, 0);
 }
 
 function describeCalls(calls: Recorded[]): string[] {

@@ -58,6 +58,13 @@ export const FAMILIES = {
 /** Issue 27's retired budgets (wasted reads, read units over the single-Query minimum, missing BatchGetItem keys) stay figures of each request. */
 const BOUNDED_NOTE = 'a bounded read by design: past its bound it answers a clear 4xx';
 
+/**
+ * The items a bounded list read's Queries read, less the chain registry's (N13, re-read when the
+ * insights container's cache of it expires): that read is no part of the bounded range read.
+ */
+const boundedItemsRead = (request: HttpResult['requests'][number]): number =>
+  (request.queryItemsRead ?? 0) - (request.registryItemsRead ?? 0);
+
 /** The read rules of issue 27 for one list page (or bounded aggregate): what it reads, and how many Queries at once. */
 function readRuleBudgets(request: HttpResult['requests'][number]): Budget[] {
   if (request.queryItemsRead === undefined || request.queries === undefined) return [];
@@ -65,7 +72,14 @@ function readRuleBudgets(request: HttpResult['requests'][number]): Budget[] {
   const bounded = request.boundedRead !== undefined;
   const budget = bounded ? request.boundedRead! * chains : request.queries * ((request.pageSize ?? request.records) + 1);
   return [
-    check('http', FAMILIES.readBound, `items read: ${request.id}`, request.queryItemsRead, budget, bounded ? BOUNDED_NOTE : undefined),
+    check(
+      'http',
+      FAMILIES.readBound,
+      `items read: ${request.id}`,
+      bounded ? boundedItemsRead(request) : request.queryItemsRead,
+      budget,
+      bounded ? BOUNDED_NOTE : undefined,
+    ),
     check('http', FAMILIES.parallelQueries, `Queries in parallel per chain: ${request.id}`, (request.maxParallelQueries ?? 0) / chains, 6),
   ];
 }
@@ -85,7 +99,7 @@ export function httpBudgets(http: HttpResult): Budget[] {
           'http',
           FAMILIES.readBound,
           `items read: ${request.id}`,
-          request.queryItemsRead ?? null,
+          request.queryItemsRead === undefined ? null : boundedItemsRead(request),
           request.boundedRead * (request.chains ?? 1),
           `${BOUNDED_NOTE}; answered ${request.status}`,
         ),
@@ -98,7 +112,12 @@ export function httpBudgets(http: HttpResult): Budget[] {
           'http',
           FAMILIES.aggregate,
           `aggregate items read: ${request.id}`,
-          request.status > 0 && (request.status < 400 || clear4xx) ? request.itemsRead : null,
+          // A bounded read's own items: the chain registry's (re)read, cached per container, is no part of it.
+          request.status > 0 && (request.status < 400 || clear4xx)
+            ? bound === undefined
+              ? request.itemsRead
+              : request.itemsRead - (request.registryItemsRead ?? 0)
+            : null,
           bound === undefined ? 100 * (request.chains ?? 1) : bound * (request.chains ?? 1),
           bound !== undefined
             ? `${BOUNDED_NOTE}${clear4xx ? `; answered ${request.status}` : ''}`

@@ -397,6 +397,32 @@ describe('budgets, cost model and report', () => {
         request('bounded sort past its bound', { status: 422, queries: 1, queryItemsRead: 1001, boundedRead: 1001, chains: 1 }),
         request('aggregate', { kind: 'aggregate', itemsRead: 10_000, status: 400, error: 'narrow the range', chains: 1 }),
         request('distinct', { kind: 'aggregate', itemsRead: 4000, boundedRead: 10_001, chains: 1 }),
+        // The run of 2026-11-27 03:17: the bound's 10,001 items plus the chain registry's 5, re-read as the
+        // container's cache of it expired: the range read kept its bound.
+        request('by day past its bound', {
+          kind: 'aggregate',
+          status: 400,
+          itemsRead: 10_006,
+          registryItemsRead: 5,
+          boundedRead: 10_001,
+          chains: 1,
+        }),
+        request('by day read past its bound', {
+          kind: 'aggregate',
+          status: 400,
+          itemsRead: 10_007,
+          registryItemsRead: 5,
+          boundedRead: 10_001,
+          chains: 1,
+        }),
+        request('bounded list with the registry', {
+          status: 422,
+          queries: 2,
+          queryItemsRead: 1006,
+          registryItemsRead: 5,
+          boundedRead: 1001,
+          chains: 1,
+        }),
         request('scan', { kind: 'single', scans: 1, calls: { ScanCommand: 1 } }),
       ]),
     );
@@ -424,6 +450,9 @@ describe('budgets, cost model and report', () => {
     expect(byName.get('handler p50 (ms) against 1.3 x direct + 60 us per record: amplified')).toMatchObject({ value: 20, pass: false });
     expect(byName.get('aggregate items read: aggregate')).toMatchObject({ value: null, budget: 100, pass: false });
     expect(byName.get('aggregate items read: distinct')).toMatchObject({ value: 4000, budget: 10_001, pass: true });
+    expect(byName.get('aggregate items read: by day past its bound')).toMatchObject({ value: 10_001, budget: 10_001, pass: true });
+    expect(byName.get('aggregate items read: by day read past its bound')).toMatchObject({ value: 10_002, pass: false });
+    expect(byName.get('items read: bounded list with the registry')).toMatchObject({ value: 1001, budget: 1001, pass: true });
     expect(byName.get('page cost at depth: b / a')).toMatchObject({ value: 1.1, pass: true });
     expect(byName.get('page cost at depth: d / c')).toMatchObject({ value: null, pass: false });
     expect(byName.get('Scan calls over every request')).toMatchObject({ value: 1, pass: false });
