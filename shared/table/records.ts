@@ -779,16 +779,9 @@ export function decodeTotal(value: unknown): bigint | undefined {
   return undefined;
 }
 
-/** An item's running total of `field` under `attribute` (or its legacy name), or undefined. */
-export function runningTotalOf(
-  item: Record<string, unknown>,
-  field: string,
-  names: { attribute: (field: string) => string; legacy: (field: string) => string } = {
-    attribute: runningTotalAttribute,
-    legacy: legacyRunningTotalAttribute,
-  },
-): bigint | undefined {
-  return decodeTotal(item[names.attribute(field)] ?? item[names.legacy(field)]);
+/** An item's running total of `field` (packed, or a decimal string under its legacy name), or undefined. */
+export function runningTotalOf(item: Record<string, unknown>, field: string): bigint | undefined {
+  return decodeTotal(item[runningTotalAttribute(field)] ?? item[legacyRunningTotalAttribute(field)]);
 }
 
 /**

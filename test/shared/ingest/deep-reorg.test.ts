@@ -7,10 +7,9 @@
  *    unchanged but for the status item), the status says `stopped` and why, and a client sees it.
  * The common ancestor is found with few node calls (strides, then a binary search), counted here.
  */
-import { createWalletClient, defineChain, http, parseEther, type Address, type Hash } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { parseEther, type Address } from 'viem';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
+import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
 import { ChainIngest, ingestRange } from '../../../shared/ingest/ingest';
@@ -19,45 +18,23 @@ import { DEFAULT_MAX_REORG_DEPTH, ReorgTooDeepError } from '../../../shared/inge
 import { DEFAULT_STATUS_SETTINGS, readChainStatus } from '../../../shared/chain-status/status';
 import { readStoredStatus } from '../../../shared/ingest/status';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
-import { expectImmutableItems, expectStateMatchesChain, publicClient, readChainTruth } from './support/truth';
+import { demoAccounts, demoWallet, type DemoWallet } from './support/demo-wallet';
+import { expectImmutableItems, expectStateMatchesChain, readChainTruth } from './support/truth';
 
 const table = useTestTable('deep-reorg');
 const CHAIN_ID = 31337;
 const quiet = { info: () => undefined, warn: () => undefined };
 let anvil: Anvil;
-let artifacts: DemoArtifacts;
-const accounts = ANVIL_PRIVATE_KEYS.map((key) => privateKeyToAccount(key));
-const [deployer, alice, bob, carol, dave] = accounts.map((account) => account.address);
-let wallet: ReturnType<typeof createWalletClient>;
+let chain: DemoWallet;
+const [, alice, bob, carol, dave] = demoAccounts.map((account) => account.address);
 let token: Address;
 let nft: Address;
 
-async function mined(hash: Promise<Hash>): Promise<Address | null> {
-  const receipt = await publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: await hash, pollingInterval: 20 });
-  return receipt.contractAddress ?? null;
-}
-
-async function deploy(name: 'DemoToken' | 'DemoNFT'): Promise<Address> {
-  const artifact = artifacts[name];
-  return (await mined(
-    wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [deployer], account: accounts[0], chain: wallet.chain }),
-  ))!;
-}
-
-async function call(address: Address, name: 'DemoToken' | 'DemoNFT', functionName: string, args: unknown[], from = 0): Promise<void> {
-  await mined(
-    wallet.writeContract({ address, abi: artifacts[name].abi, functionName, args, account: accounts[from], chain: wallet.chain }),
-  );
-}
-
-async function send(to: Address, value: bigint): Promise<void> {
-  await mined(wallet.sendTransaction({ to, value, account: accounts[0], chain: wallet.chain }));
-}
-
-const rpc = (method: string, params: unknown[] = []) =>
-  publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
-const mine = (blocks: number) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-const headNumber = async () => Number(await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 }));
+const call: DemoWallet['call'] = (...args) => chain.call(...args);
+const send: DemoWallet['send'] = (to, value) => chain.send(to, value);
+const rpc = (method: string, params: unknown[] = []) => chain.rpc(method, params);
+const mine = (blocks: number) => chain.mine(blocks);
+const headNumber = () => chain.headNumber();
 /** Items without the block a state item was written at (a reorg rewrites them at the ancestor). */
 const comparable = (items: Record<string, unknown>[]) => items.map(({ updatedAtBlock: _block, ...rest }) => rest);
 
@@ -74,16 +51,11 @@ function countingClient() {
 }
 
 beforeAll(async () => {
+  let artifacts: DemoArtifacts;
   [anvil, artifacts] = await Promise.all([startAnvil({ chainId: CHAIN_ID }), loadContracts()]);
-  const chain = defineChain({
-    id: CHAIN_ID,
-    name: 'deep-reorg',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [anvil.rpcUrl] } },
-  });
-  wallet = createWalletClient({ chain, transport: http(anvil.rpcUrl) });
-  token = await deploy('DemoToken');
-  nft = await deploy('DemoNFT');
+  chain = demoWallet(anvil, artifacts, CHAIN_ID, 'reorg');
+  token = await chain.deploy('DemoToken');
+  nft = await chain.deploy('DemoNFT');
   await call(token, 'DemoToken', 'mint', [alice, parseEther('1000')]);
   await call(nft, 'DemoNFT', 'mint', [alice, 10n]);
   await ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), log: quiet, traceMethod: 'parity' });

@@ -8,10 +8,9 @@
  *    manifest is gone.
  * Without the guard both would leave the block's items behind (the undo skips a block without manifest).
  */
-import { createWalletClient, defineChain, http, parseEther, type Address, type Hash } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { parseEther, type Address } from 'viem';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
+import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
 import { DEFAULT_STATUS_SETTINGS, readChainStatus } from '../../../shared/chain-status/status';
@@ -25,67 +24,32 @@ import { blockKeys, chainKeys } from '../../../shared/table/keys';
 import type { BlockRecord } from '../../../shared/table/records';
 import { getItem } from '../../../shared/ingest/table-io';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
+import { demoAccounts, demoWallet, type DemoWallet } from './support/demo-wallet';
 import { publicClient } from './support/truth';
 
 const table = useTestTable('manifest-expiry');
 const CHAIN_ID = 31337;
 const quiet = { info: () => undefined, warn: () => undefined };
 let anvil: Anvil;
-let artifacts: DemoArtifacts;
-const accounts = ANVIL_PRIVATE_KEYS.map((key) => privateKeyToAccount(key));
-const [deployer, alice, bob, carol, dave] = accounts.map((account) => account.address);
-let wallet: ReturnType<typeof createWalletClient>;
+let chain: DemoWallet;
+const [, alice, bob, carol, dave] = demoAccounts.map((account) => account.address);
 let token: Address;
 
-async function mined(hash: Promise<Hash>): Promise<Address | null> {
-  const receipt = await publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: await hash, pollingInterval: 20 });
-  return receipt.contractAddress ?? null;
-}
-
-async function transfer(to: Address, amount: string): Promise<void> {
-  await mined(
-    wallet.writeContract({
-      address: token,
-      abi: artifacts.DemoToken.abi,
-      functionName: 'transfer',
-      args: [to, parseEther(amount)],
-      account: accounts[1],
-      chain: wallet.chain,
-    }),
-  );
-}
-
-const rpc = (method: string, params: unknown[] = []) =>
-  publicClient(anvil.rpcUrl).request({ method: method as never, params: params as never });
-const mine = (blocks: number) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-const headNumber = async () => Number(await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 }));
+/** An ERC-20 transfer of `amount` tokens from alice. */
+const transfer = (to: Address, amount: string) => chain.call(token, 'DemoToken', 'transfer', [to, parseEther(amount)], 1);
+const rpc = (method: string, params: unknown[] = []) => chain.rpc(method, params);
+const mine = (blocks: number) => chain.mine(blocks);
+const headNumber = () => chain.headNumber();
 const ingest = (options: { manifestRetentionDays?: number } = {}) =>
   new ChainIngest({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), log: quiet, traceMethod: 'parity', ...options });
 const manifestsOf = (items: Record<string, unknown>[]) => items.filter((item) => item.kind === 'manifest');
 
 beforeAll(async () => {
+  let artifacts: DemoArtifacts;
   [anvil, artifacts] = await Promise.all([startAnvil({ chainId: CHAIN_ID }), loadContracts()]);
-  const chain = defineChain({
-    id: CHAIN_ID,
-    name: 'manifest-expiry',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [anvil.rpcUrl] } },
-  });
-  wallet = createWalletClient({ chain, transport: http(anvil.rpcUrl) });
-  const artifact = artifacts.DemoToken;
-  token = (await mined(
-    wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [deployer], account: accounts[0], chain: wallet.chain }),
-  ))!;
-  await mined(
-    wallet.writeContract({
-      address: token,
-      abi: artifact.abi,
-      functionName: 'mint',
-      args: [alice, parseEther('1000')],
-      account: accounts[0],
-      chain: wallet.chain,
-    }),
-  );
+  chain = demoWallet(anvil, artifacts, CHAIN_ID, 'manifest-expiry');
+  token = await chain.deploy('DemoToken');
+  await chain.call(token, 'DemoToken', 'mint', [alice, parseEther('1000')]);
   await transfer(bob, '1');
   await ingest().ingestRange();
 }, 120_000);
