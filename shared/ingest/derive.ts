@@ -273,7 +273,7 @@ export function deriveBlock(chainId: number, bundle: BlockBundle): DerivedBlock 
 
     // internal transactions
     for (const call of internalCalls) {
-      derived.internalTransactions.push(internalRecord(txAt, call));
+      derived.internalTransactions.push(internalRecord(txAt, call, effective.get(call.index) ?? false));
       // Both sides of an internal transaction's copies (a selfdestruct's beneficiary too): whether
       // each is a contract is recorded on them (items.ts).
       derived.candidateContracts.add(call.from);
@@ -414,7 +414,7 @@ export function tagTransactions(
   }
 }
 
-function internalRecord(txAt: TransactionPosition, call: TraceCall): InternalTransactionRecord {
+function internalRecord(txAt: TransactionPosition, call: TraceCall, tookEffect: boolean): InternalTransactionRecord {
   return {
     kind: 'internalTransaction',
     ...txAt,
@@ -430,6 +430,7 @@ function internalRecord(txAt: TransactionPosition, call: TraceCall): InternalTra
     success: call.error === null,
     error: call.error,
     traceAddress: call.traceAddress,
+    ...(call.createdContract ? { tookEffect } : {}),
   };
 }
 

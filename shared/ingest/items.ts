@@ -132,9 +132,10 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
     touch(transfer.to, 'to');
   }
 
+  // An internal transaction is stored in its sides' X5 ranges only: no canonical item in its
+  // transaction's partition (issue 27, lever 10: E5 reads the copies, and a creation's copy says whether
+  // it took effect, which the reorg's creation lookup asked of the transaction's calls).
   for (const internal of derived.internalTransactions) {
-    const canonical = transactionKeys.transactionInternalTransaction(chainId, internal.transactionHash, internal.index);
-    put(canonical, compactInternalTransaction(internal, canonical));
     const sk = addressKeys.internalTransactionSortKey(internal.blockNumber, internal.transactionIndex, internal.index);
     const flags = sides(internal.from, internal.to, internal.createdContract);
     // Its sides' `to` and `from` ranges only: E5 without a filter merges the two (no `all` range, issue 27).

@@ -423,9 +423,13 @@ export class Reorg {
     return candidates[0]?.creation ?? null;
   }
 
-  /** An internal creation took effect: its transaction and every call above it succeeded. */
+  /**
+   * An internal creation took effect: its transaction and every call above it succeeded. Its X5 copy
+   * says so; one written before issue 27's lever 10 does not, and its transaction's canonical calls tell.
+   */
   private async tookEffect(internal: InternalTransactionRecord): Promise<boolean> {
     if (!internal.success) return false;
+    if (internal.tookEffect !== undefined) return internal.tookEffect;
     const [tx, calls] = await Promise.all([
       getItem<TableItem>(transactionKeys.transaction(this.chainId, internal.transactionHash)),
       queryRange<InternalTransactionRecord>(transactionKeys.transactionInternalTransactionsRange(this.chainId, internal.transactionHash)),

@@ -193,7 +193,9 @@ export const transactionKeys = {
   }),
   /**
    * The internal transactions of a transaction (Blockscout index order), in the same partition:
-   * Query begins_with(sk, 'ITX#'). The canonical copy of every internal transaction.
+   * Query begins_with(sk, 'ITX#'). The canonical copy of every internal transaction, written until
+   * issue 27's lever 10: an internal transaction is now stored in its sides' X5 ranges only, and
+   * these items are read only for a creation written before (did it take effect?).
    */
   transactionInternalTransaction: (chainId: number, hash: string, index: number): ItemKey => ({
     pk: `${chain(chainId)}#TX#${lower(hash)}`,

@@ -119,6 +119,7 @@ const FIELD_NAMES = [
   'traceAddress',
   'validatorIndex',
   'amountGwei',
+  'tookEffect',
 ] as const;
 
 const CODE_OF = new Map<string, number>(FIELD_NAMES.map((name, code) => [name, code]));

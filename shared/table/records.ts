@@ -303,6 +303,13 @@ export interface InternalTransactionRecord extends TransactionPosition {
   error: string | null;
   /** Path of child positions from the top-level call. */
   traceAddress: number[];
+  /**
+   * On a creation (`createdContract` set): whether it took effect, it and every call above it and the
+   * transaction having succeeded (the reorg's creation lookup reads it). Absent on other calls, and on
+   * creations written before issue 27's lever 10, for which the transaction's canonical internal
+   * transactions (`ITX#` items, no longer written) tell.
+   */
+  tookEffect?: boolean;
 }
 
 /** addressKeys.withdrawals (X6): one EIP-4895 withdrawal, in the receiver's range. */

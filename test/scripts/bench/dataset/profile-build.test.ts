@@ -53,7 +53,9 @@ describe('the base chain profile dataset', () => {
     expect(facts.writesByFamily.transactions).toBe(60);
     const families = facts.writesByFamily.rows.map((row) => row.family);
     expect(families).toContain('N2 transaction (TX#h / TX)');
-    expect(families).toContain('internal transaction (TX#h / ITX#)');
+    // Internal transactions in their sides' ranges only (issue 27, lever 10: no canonical item).
+    expect(families).toContain('X5 internal transactions (A#a#ITX#to|from)');
+    expect(families).not.toContain('internal transaction (TX#h / ITX#)');
     expect(families).toContain('N10 token transfer (TX#h / TT#)');
     // The cost model's inputs are the ledger's totals; the table's own count agrees within its GSI copies.
     expect(facts.inputs.writeUnitsPerTransaction).toBe(facts.writesByFamily.totals.writeUnitsPerTx);
