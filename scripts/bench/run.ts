@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     options: {
       only: { type: 'string' },
       scale: { type: 'string', default: process.env.BENCH_SCALE ?? '1' },
-      reps: { type: 'string', default: '20' },
+      reps: { type: 'string', default: '60' },
       processes: { type: 'string', default: '20' },
       blocks: { type: 'string', default: '2000' },
       'follow-seconds': { type: 'string', default: '300' },
