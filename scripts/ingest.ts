@@ -27,6 +27,9 @@
  *                (default 0) keeps it C blocks below the head.
  * INGEST_COIN_BALANCES=off (environment) keeps no native coin balances (one eth_getBalance and one
  *                write per address a batch touched: shared/ingest/native-state.ts); default on.
+ * INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS=N (environment, the workers' too) lets DynamoDB delete the
+ *                internal transactions that are zero-value calls N days after their block; 0 stores
+ *                none; unset keeps them (shared/ingest/zero-value-calls.ts).
  */
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
@@ -34,7 +37,7 @@ import cliProgress from 'cli-progress';
 import { createChainClient } from '../shared/chain/client';
 import { platformConfig } from '../shared/config';
 import { ensureTable, localClient } from './lib/local-table/ensure-table';
-import { INGEST_COIN_BALANCES } from '../shared/ingest/config';
+import { INGEST_COIN_BALANCES, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS } from '../shared/ingest/config';
 import { ChainIngest, type ChainCapabilities } from '../shared/ingest/ingest';
 import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
@@ -130,6 +133,7 @@ async function main(): Promise<void> {
     ...(manifestRetentionDays !== undefined ? { manifestRetentionDays } : {}),
     listeners: [orderDepositListener],
     coinBalances: v.parse(INGEST_COIN_BALANCES, process.env.INGEST_COIN_BALANCES),
+    zeroValueCallsRetentionDays: v.parse(INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS, process.env.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS),
     ...(traceMethod ? { traceMethod: traceMethod as TraceMethod } : {}),
     ...(workers !== undefined ? { backfillPollMs: 100 } : {}),
     onBlock: ({ blockNumber, mode }) => {

@@ -72,7 +72,12 @@ export const handler = async (input: unknown, context?: Context) => {
     throw new BackfillPlanError(`chain ${request.chainId} has no open backfill`);
   }
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
-  const counts = await stageShard({ chainId: request.chainId, client, traceMethod: config.traceMethod }, plan, request, deadline);
+  const counts = await stageShard(
+    { chainId: request.chainId, client, traceMethod: config.traceMethod, zeroValueCallsRetentionDays: config.zeroValueCallsRetentionDays },
+    plan,
+    request,
+    deadline,
+  );
   logger.info('Backfill shard staged', { chainId: request.chainId, from: request.from, to: request.to, ...counts });
   return counts;
 };

@@ -103,6 +103,7 @@ async function chainFor(chain: ChainSettings): Promise<{ client: ChainClient; in
         maxReorgDepth: config.maxReorgDepth,
         manifestRetentionDays: config.manifestRetentionDays,
         coinBalances: config.coinBalances,
+        zeroValueCallsRetentionDays: config.zeroValueCallsRetentionDays,
       }),
     };
     served = current;

@@ -2,12 +2,15 @@
  * One backfill worker process of `npm run ingest -- --workers N` (scripts/ingest.ts forks it with IPC):
  * stages the segments the parent sends, one at a time (shared/ingest/backfill.ts), and reports each
  * block written and each segment done or failed. Reads the table and chain configuration from its
- * environment and argv (--rpc-url, --chain-id, --trace-method, --rpc-batch-size), as the parent.
+ * environment and argv (--rpc-url, --chain-id, --trace-method, --rpc-batch-size), as the parent, and
+ * INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS from the environment it inherits (its items must be the parent's).
  */
 import { parseArgs } from 'node:util';
 import { createChainClient } from '../../shared/chain/client';
 import { stageSegment, type Segment } from '../../shared/ingest/backfill';
 import { errorMessage } from '../../shared/chain/retry';
+import * as v from 'valibot';
+import { INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS } from '../../shared/ingest/config';
 import type { TraceMethod } from '../../shared/ingest/fetch-block';
 
 export type WorkerMessage =
@@ -28,13 +31,21 @@ const traceMethod = values['trace-method'] as TraceMethod | undefined;
 const batchSize = values['rpc-batch-size'] === undefined ? undefined : Number(values['rpc-batch-size']);
 const client = createChainClient(values['rpc-url']!, batchSize === undefined ? {} : { batchSize });
 const chainId = Number(values['chain-id']);
+const zeroValueCallsRetentionDays = v.parse(INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS, process.env.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS);
 const send = (message: WorkerMessage) => process.send?.(message);
 const log = { info: () => undefined, warn: (message: string) => process.stderr.write(`\nworker ${process.pid}: ${message}\n`) };
 
 process.on('message', async (segment: Segment) => {
   try {
     const outcome = await stageSegment(
-      { chainId, client, log, traceMethod, onBlockWritten: (blockNumber) => send({ type: 'block', blockNumber }) },
+      {
+        chainId,
+        client,
+        log,
+        traceMethod,
+        zeroValueCallsRetentionDays,
+        onBlockWritten: (blockNumber) => send({ type: 'block', blockNumber }),
+      },
       segment,
     );
     send({ type: 'staged', segment, outcome });

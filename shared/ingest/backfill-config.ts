@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
-import { INGEST_TRACE_METHOD, integer, RPC_BATCH_SIZE, RPC_TIMEOUT_MS } from './config';
+import { INGEST_TRACE_METHOD, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS, integer, RPC_BATCH_SIZE, RPC_TIMEOUT_MS } from './config';
 
 const schema = v.object({
   /** `<chainId>=<SSM parameter name>` pairs, comma-separated: the chains the stack ingests. */
@@ -16,6 +16,8 @@ const schema = v.object({
   RPC_TIMEOUT_MS,
   RPC_BATCH_SIZE,
   INGEST_TRACE_METHOD,
+  /** The ingest's own setting (a staged block's items must be the ones the ingest would write). */
+  INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
   /** Stop starting new segments when less than this remains of the invocation. */
   BACKFILL_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '120000'),
 });
@@ -26,6 +28,8 @@ export interface BackfillConfig {
   rpcBatchSize: number;
   safetyMarginMs: number;
   traceMethod?: 'callTracer' | 'parity' | 'none';
+  /** INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS (undefined: kept). */
+  zeroValueCallsRetentionDays?: number;
 }
 
 export function loadBackfillConfig(env: Record<string, string | undefined> = process.env): BackfillConfig {
@@ -36,5 +40,8 @@ export function loadBackfillConfig(env: Record<string, string | undefined> = pro
     rpcBatchSize: raw.RPC_BATCH_SIZE,
     safetyMarginMs: raw.BACKFILL_SAFETY_MARGIN_MS,
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
+    ...(raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS === undefined
+      ? {}
+      : { zeroValueCallsRetentionDays: raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS }),
   };
 }

@@ -38,6 +38,7 @@ import { backfillKeys, keyId, type ItemKey, type TableItem } from '../table/keys
 import type { BackfillPlanRecord, StagedChunkRecord, StagedSegmentRecord } from '../table/records';
 import { readBatchFacts } from './batch';
 import { itemsOfBlock, readStateAt } from './block-work';
+import { checkZeroValueCallsRetention } from './zero-value-calls';
 import { ChainState } from './chain-state';
 import { deriveBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
@@ -174,6 +175,8 @@ export interface StageOptions {
   traceMethod?: TraceMethod;
   /** Stage the native coin balance reads too (the numbering ingest's IngestOptions.coinBalances). Default true. */
   coinBalances?: boolean;
+  /** The numbering ingest's IngestOptions.zeroValueCallsRetentionDays (the items must be the same). */
+  zeroValueCallsRetentionDays?: number;
 }
 
 export type StageOutcome = 'staged' | 'already staged' | 'already ingested';
@@ -208,7 +211,9 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   const facts = await readBatchFacts(blocks, new Map(), chainState, FACT_CONCURRENCY);
   const staged = new Map<number, StagedBlock>();
   for (const derived of blocks) {
-    const written = itemsOfBlock(derived, facts).filter((item) => !isCountedEntry(item));
+    const written = itemsOfBlock(derived, facts, {
+      zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays),
+    }).filter((item) => !isCountedEntry(item));
     signal?.throwIfAborted();
     await writeItems({ put: written });
     staged.set(derived.block.number, { keys: written.map((item) => [item.pk, item.sk]), digest: digestOf(written) });

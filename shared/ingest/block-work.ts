@@ -7,7 +7,7 @@
 import { candidatesOf, type BatchFacts } from './batch';
 import type { ChainState } from './chain-state';
 import { tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
-import { immutableItems } from './items';
+import { immutableItems, type ItemOptions } from './items';
 import { entity } from './state';
 import type { TableItem } from '../table/keys';
 
@@ -19,12 +19,12 @@ import type { TableItem } from '../table/keys';
  * worker's segment or the ingest's batch), and each that is a contract gets an address item from
  * the batch (ingest.ts), so every flagged address has one.
  */
-export function itemsOfBlock(derived: DerivedBlock, facts: BatchFacts): TableItem[] {
+export function itemsOfBlock(derived: DerivedBlock, facts: BatchFacts, options: ItemOptions = {}): TableItem[] {
   const number = derived.block.number;
   const isContract = (address: string): boolean => facts.isContract(address, derived);
   tagTransactions(derived, isContract, (address) => facts.tokenInfo(address, number) !== null);
   const candidates = new Set(candidatesOf(derived));
-  return immutableItems(derived, (address) => candidates.has(address) && isContract(address));
+  return immutableItems(derived, (address) => candidates.has(address) && isContract(address), options);
 }
 
 /** The balances a batch touches, one per entity, in first-touched order. */

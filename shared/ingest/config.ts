@@ -28,6 +28,13 @@ export const RPC_BATCH_SIZE = v.optional(integer(1, 1_000), '100');
  * (shared/ingest/native-state.ts: one eth_getBalance and one conditional write per distinct address a
  * batch touched). Off, `coin_balance` is null everywhere.
  */
+/**
+ * Zero-value calls (shared/ingest/zero-value-calls.ts): unset keeps them; N days (1 or more) lets
+ * DynamoDB delete their X5 copies N days after their block; 0 stores none (the ingest and the backfill
+ * worker alike).
+ */
+export const INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS = v.optional(integer(0, 36_500));
+
 export const INGEST_COIN_BALANCES = v.optional(
   v.pipe(
     v.picklist(['on', 'off'], 'must be on or off'),
@@ -71,6 +78,7 @@ const schema = v.object({
    */
   INGEST_MANIFEST_RETENTION_DAYS: v.optional(integer(0, 36_500), '7'),
   INGEST_COIN_BALANCES,
+  INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
   /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */
   DEPOSIT_EVENTS_QUEUE_URL: v.pipe(v.string(), v.url()),
 });
@@ -92,6 +100,8 @@ export interface IngestConfig {
   manifestRetentionDays: number;
   /** Keep native coin balances (INGEST_COIN_BALANCES): IngestOptions.coinBalances. */
   coinBalances: boolean;
+  /** INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS: IngestOptions.zeroValueCallsRetentionDays (undefined: kept). */
+  zeroValueCallsRetentionDays?: number;
   /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
   listenerQueueUrl: string;
 }
@@ -110,6 +120,9 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
     maxReorgDepth: raw.INGEST_MAX_REORG_DEPTH,
     manifestRetentionDays: raw.INGEST_MANIFEST_RETENTION_DAYS,
     coinBalances: raw.INGEST_COIN_BALANCES,
+    ...(raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS === undefined
+      ? {}
+      : { zeroValueCallsRetentionDays: raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS }),
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
     listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,
   };

@@ -36,6 +36,8 @@ import {
 } from './backfill';
 import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { balanceTouchesOf, itemsOfBlock, readStateAt } from './block-work';
+import type { ItemOptions } from './items';
+import { checkZeroValueCallsRetention } from './zero-value-calls';
 import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
@@ -89,6 +91,12 @@ export interface IngestOptions {
    * a block to undo whose manifest expired stops the ingest (ManifestExpiredError).
    */
   manifestRetentionDays?: number;
+  /**
+   * Zero-value calls (zero-value-calls.ts): unset keeps them (the default); N >= 1 stores their X5
+   * copies with a `ttl` N days past their block; 0 does not store them. INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
+   * --zero-value-calls-retention-days. A parallel backfill's workers must be given the same.
+   */
+  zeroValueCallsRetentionDays?: number;
   /** Least time between two writes of the chain's status item (status.ts), unless its state changes. Default 10 s. */
   statusIntervalMs?: number;
   /** Blocks fetched at once ahead of the writer. Default 4. */
@@ -152,6 +160,7 @@ export class ChainIngest {
   private readonly reader: ContractReader;
   private readonly statusIntervalMs: number;
   private readonly manifestRetentionDays: number;
+  private readonly itemOptions: ItemOptions;
   /** The node's head as last asked for (number; its timestamp once read for a status). */
   private lastHead: { number: number; seenAt: number; timestamp?: number | null } | undefined;
   /** The last status this ingest wrote (state, when). */
@@ -180,6 +189,7 @@ export class ChainIngest {
       throw new Error(
         `manifestRetentionDays must be a whole number of days, 0 or more (0: keep manifests forever), got ${options.manifestRetentionDays}`,
       );
+    this.itemOptions = { zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays) };
     this.reorg = new Reorg(
       this.chainId,
       this.source,
@@ -749,7 +759,7 @@ export class ChainIngest {
     for (const derived of blocks) {
       const number = derived.block.number;
       const isContract = (address: string): boolean => facts.isContract(address, derived);
-      const blockItems = itemsOfBlock(derived, facts);
+      const blockItems = itemsOfBlock(derived, facts, this.itemOptions);
       blocksItems.push({ blockNumber: number, items: blockItems });
       items.push(...blockItems);
 

@@ -21,6 +21,8 @@ import {
 } from '../table/keys';
 import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
+import { zeroValueCallStorage } from './zero-value-calls';
+import { TABLE } from '../table/definition';
 import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 import { compactBlock, compactInternalTransaction, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
 
@@ -51,7 +53,17 @@ export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(i
  * (`CONTRACT_SIDES_ATTRIBUTE`, records.ts); the caller answers true only for addresses the batch
  * writes an address item for. Without it no side is flagged.
  */
-export function immutableItems(derived: DerivedBlock, isContract: (address: string) => boolean = () => false): TableItem[] {
+/** How the ingest stores what it may keep for a while only (zero-value-calls.ts). */
+export interface ItemOptions {
+  /** Unset: kept; N: zero-value calls' copies expire N days after their block; 0: not stored. */
+  zeroValueCallsRetentionDays?: number;
+}
+
+export function immutableItems(
+  derived: DerivedBlock,
+  isContract: (address: string) => boolean = () => false,
+  options: ItemOptions = {},
+): TableItem[] {
   const { chainId, block } = derived;
   const items = new Map<string, TableItem>();
   const put = (key: ItemKey, stored: object, counted = false): void => {
@@ -136,12 +148,15 @@ export function immutableItems(derived: DerivedBlock, isContract: (address: stri
   // transaction's partition (issue 27, lever 10: E5 reads the copies, and a creation's copy says whether
   // it took effect, which the reorg's creation lookup asked of the transaction's calls).
   for (const internal of derived.internalTransactions) {
+    const storage = zeroValueCallStorage(internal, options.zeroValueCallsRetentionDays);
+    if (storage.kind === 'dropped') continue;
+    const expiry = storage.kind === 'expires' ? { [TABLE.ttlAttribute]: storage.ttl } : {};
     const sk = addressKeys.internalTransactionSortKey(internal.blockNumber, internal.transactionIndex, internal.index);
     const flags = sides(internal.from, internal.to, internal.createdContract);
     // Its sides' `to` and `from` ranges only: E5 without a filter merges the two (no `all` range, issue 27).
     const touch = (address: string, direction: 'to' | 'from'): void => {
       const key = { pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk };
-      put(key, { ...compactInternalTransaction(internal, key), ...flags });
+      put(key, { ...compactInternalTransaction(internal, key), ...flags, ...expiry });
     };
     touch(internal.from, 'from');
     if (internal.to) touch(internal.to, 'to');

@@ -8,7 +8,9 @@ import { ANVIL_PRIVATE_KEYS, type Anvil } from '../../../../scripts/lib/anvil';
 import type { DemoArtifacts } from '../../../../scripts/lib/contracts';
 import { publicClient } from './truth';
 
-export type DemoContract = 'DemoToken' | 'DemoNFT';
+export type DemoContract = 'DemoToken' | 'DemoNFT' | 'DemoSplitter';
+/** The demo contracts deployed without an owner. */
+const OWNERLESS: readonly DemoContract[] = ['DemoSplitter'];
 
 export const demoAccounts = ANVIL_PRIVATE_KEYS.map((key) => privateKeyToAccount(key));
 
@@ -16,10 +18,10 @@ export interface DemoWallet {
   wallet: ReturnType<typeof createWalletClient>;
   /** Waits until the transaction is mined; the contract it created, if any. */
   mined(hash: Promise<Hash>): Promise<Address | null>;
-  /** Deploys a demo contract owned by account 0. */
+  /** Deploys a demo contract (owned by account 0, when it has an owner). */
   deploy(name: DemoContract): Promise<Address>;
-  /** Calls `functionName` of a demo contract from account `from` (0 by default). */
-  call(address: Address, name: DemoContract, functionName: string, args: unknown[], from?: number): Promise<void>;
+  /** Calls `functionName` of a demo contract from account `from` (0 by default), paying `value` wei. */
+  call(address: Address, name: DemoContract, functionName: string, args: unknown[], from?: number, value?: bigint): Promise<void>;
   /** Sends `value` wei from account 0. */
   send(to: Address, value: bigint): Promise<void>;
   rpc(method: string, params?: unknown[]): Promise<unknown>;
@@ -47,11 +49,20 @@ export function demoWallet(anvil: Anvil, artifacts: DemoArtifacts, chainId: numb
     deploy: async (contract) => {
       const artifact = artifacts[contract];
       return (await mined(
-        wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [owner.address], account: owner, chain }),
+        wallet.deployContract({
+          abi: artifact.abi,
+          bytecode: artifact.bytecode,
+          args: OWNERLESS.includes(contract) ? [] : [owner.address],
+          account: owner,
+          chain,
+        }),
       ))!;
     },
-    call: async (address, contract, functionName, args, from = 0) => {
-      await mined(wallet.writeContract({ address, abi: artifacts[contract].abi, functionName, args, account: demoAccounts[from]!, chain }));
+    call: async (address, contract, functionName, args, from = 0, value) => {
+      const account = demoAccounts[from]!;
+      await mined(
+        wallet.writeContract({ address, abi: artifacts[contract].abi, functionName, args, account, chain, ...(value ? { value } : {}) }),
+      );
     },
     send: async (to, value) => {
       await mined(wallet.sendTransaction({ to, value, account: owner, chain }));

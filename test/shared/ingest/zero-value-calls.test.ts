@@ -1,0 +1,145 @@
+/**
+ * Zero-value calls kept for a while only, or not at all (shared/ingest/zero-value-calls.ts; issue 27,
+ * lever 11; Blockscout's own trade). On a real anvil: DemoSplitter pays one recipient 1 wei and another
+ * nothing (a value call and a zero-value call) and moves an ERC-20 for its caller (transferFrom: a
+ * zero-value call to the token). Ingested three times, into a table each: by default every internal
+ * transaction is stored, without a `ttl`; with 30 days the zero-value calls' copies expire 30 days after
+ * their block and nothing else does; with 0 they are not stored; in all three the rest is the same.
+ */
+import { parseEther, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startAnvil, type Anvil } from '../../../scripts/lib/anvil';
+import { loadContracts } from '../../../scripts/lib/contracts';
+import { createChainClient } from '../../../shared/chain/client';
+import { loadBackfillConfig } from '../../../shared/ingest/backfill-config';
+import { loadIngestConfig } from '../../../shared/ingest/config';
+import { ingestRange } from '../../../shared/ingest/ingest';
+import { checkZeroValueCallsRetention, isZeroValueCall, zeroValueCallStorage } from '../../../shared/ingest/zero-value-calls';
+import { expandInternalTransaction } from '../../../shared/table/compact';
+import { TABLE } from '../../../shared/table/definition';
+import type { InternalTransactionRecord } from '../../../shared/table/records';
+import { inTable, tableSnapshot, useTestTable } from '../../support/table';
+import { demoAccounts, demoWallet } from './support/demo-wallet';
+import { publicClient } from './support/truth';
+
+const table = useTestTable('zero-value-calls');
+const CHAIN_ID = 31337;
+const DAY = 86_400;
+const [, alice, bob] = demoAccounts.map((account) => account.address);
+let anvil: Anvil;
+
+type Item = Record<string, unknown> & { pk: string; sk: string };
+const ingest = (zeroValueCallsRetentionDays?: number) =>
+  ingestRange({
+    chainId: CHAIN_ID,
+    client: createChainClient(anvil.rpcUrl),
+    log: { info: () => undefined, warn: () => undefined },
+    traceMethod: 'callTracer',
+    ...(zeroValueCallsRetentionDays === undefined ? {} : { zeroValueCallsRetentionDays }),
+  });
+const internal = (items: Item[]) => items.filter((item) => /#ITX#(to|from)$/.test(item.pk));
+const record = (item: Item) => expandInternalTransaction(item) as InternalTransactionRecord;
+
+let kept: Item[];
+let expiring: Item[];
+let dropped: Item[];
+let timestamps: Map<number, number>;
+
+beforeAll(async () => {
+  const [started, artifacts] = await Promise.all([startAnvil({ chainId: CHAIN_ID }), loadContracts()]);
+  anvil = started;
+  const chain = demoWallet(anvil, artifacts, CHAIN_ID, 'zero-value-calls');
+  const [splitter, token] = [await chain.deploy('DemoSplitter'), await chain.deploy('DemoToken')];
+  await chain.call(
+    splitter,
+    'DemoSplitter',
+    'split',
+    [
+      [alice, bob],
+      [1n, 0n],
+    ],
+    0,
+    1n,
+  );
+  await chain.call(token, 'DemoToken', 'mint', [demoAccounts[0]!.address, parseEther('10')]);
+  await chain.call(token, 'DemoToken', 'approve', [splitter, parseEther('10')]);
+  await chain.call(splitter, 'DemoSplitter', 'distributeToken', [token, [alice, bob] as Address[], [parseEther('1'), parseEther('2')]]);
+  const head = await chain.headNumber();
+  timestamps = new Map();
+  for (let number = 0; number <= head; number += 1)
+    timestamps.set(number, Number((await publicClient(anvil.rpcUrl).getBlock({ blockNumber: BigInt(number) })).timestamp));
+
+  await ingest();
+  kept = (await tableSnapshot(table.name)) as Item[];
+  expiring = (await inTable(`${table.name}-30`, async () => {
+    await ingest(30);
+    return tableSnapshot(`${table.name}-30`);
+  })) as Item[];
+  dropped = (await inTable(`${table.name}-0`, async () => {
+    await ingest(0);
+    return tableSnapshot(`${table.name}-0`);
+  })) as Item[];
+}, 120_000);
+
+afterAll(async () => {
+  await anvil?.stop();
+});
+
+describe('through the real ingest', () => {
+  test('by default every internal transaction is stored, none with a ttl: the value call, the zero-value calls', () => {
+    const calls = internal(kept).map(record);
+    expect(calls.some((call) => call.type === 'call' && call.value === '1')).toBe(true);
+    // split's zero-value payment to bob and distributeToken's two transferFrom calls.
+    expect(calls.filter((call) => isZeroValueCall(call)).length).toBeGreaterThanOrEqual(3 * 2);
+    expect(kept.filter((item) => TABLE.ttlAttribute in item && !item.pk.includes('#WROTE#')).map((item) => item.pk)).toEqual([]);
+  });
+
+  test('30 days: only the zero-value calls’ copies carry a ttl, their block’s timestamp + 30 days; all else is as by default', () => {
+    // (The manifests carry their own ttl, the same in both.)
+    const strip = (items: Item[]) => items.map(({ [TABLE.ttlAttribute]: _ttl, ...rest }) => rest);
+    expect(strip(expiring)).toEqual(strip(kept));
+    for (const item of internal(expiring)) {
+      const call = record(item);
+      if (isZeroValueCall(call)) expect(item[TABLE.ttlAttribute]).toBe(timestamps.get(call.blockNumber)! + 30 * DAY);
+      else expect(item).not.toHaveProperty(TABLE.ttlAttribute);
+    }
+  });
+
+  test('0: the zero-value calls are not stored; the value call and everything else are', () => {
+    const zero = (item: Item) => /#ITX#(to|from)$/.test(item.pk) && isZeroValueCall(record(item));
+    const key = (item: Item) => `${item.pk}\n${item.sk}`;
+    const rest = kept.filter((item) => !zero(item));
+    expect(
+      internal(dropped)
+        .map(record)
+        .every((call) => !isZeroValueCall(call)),
+    ).toBe(true);
+    expect(internal(dropped).length).toBeGreaterThan(0);
+    // Every item but the zero-value calls' copies (and the manifests, which list what was written).
+    const manifests = (item: Item) => item.pk.includes('#WROTE#');
+    expect(dropped.filter((item) => !manifests(item)).map(key)).toEqual(rest.filter((item) => !manifests(item)).map(key));
+  });
+});
+
+test('the setting: unset keeps, 0 drops, N days expire from the block; creations and value calls are always kept', () => {
+  const at = { blockTimestamp: 1_700_000_000 };
+  expect(zeroValueCallStorage({ ...at, type: 'call', value: '0' }, undefined)).toEqual({ kind: 'kept' });
+  expect(zeroValueCallStorage({ ...at, type: 'call', value: '0' }, 0)).toEqual({ kind: 'dropped' });
+  expect(zeroValueCallStorage({ ...at, type: 'call', value: '0' }, 7)).toEqual({ kind: 'expires', ttl: 1_700_000_000 + 7 * DAY });
+  expect(zeroValueCallStorage({ ...at, type: 'call', value: '5' }, 0)).toEqual({ kind: 'kept' });
+  expect(zeroValueCallStorage({ ...at, type: 'create', value: '0' }, 0)).toEqual({ kind: 'kept' });
+  expect(zeroValueCallStorage({ ...at, type: 'selfdestruct', value: '0' }, 0)).toEqual({ kind: 'kept' });
+  expect(() => checkZeroValueCallsRetention(-1)).toThrow(/whole number of days/);
+  expect(() => checkZeroValueCallsRetention(1.5)).toThrow(/whole number of days/);
+  const env = { DEPOSIT_EVENTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/1/q.fifo' };
+  expect(loadIngestConfig(env).zeroValueCallsRetentionDays).toBeUndefined();
+  expect(loadIngestConfig({ ...env, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS: '30' }).zeroValueCallsRetentionDays).toBe(30);
+  expect(loadIngestConfig({ ...env, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS: '0' }).zeroValueCallsRetentionDays).toBe(0);
+  expect(() => loadIngestConfig({ ...env, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS: 'forever' })).toThrow(
+    /INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS/,
+  );
+  // The backfill worker Lambda reads the same setting (its staged items must be the ingest's).
+  const backfill = { CHAIN_RPC_PARAMETERS: '8453=/rpc/8453' };
+  expect(loadBackfillConfig(backfill).zeroValueCallsRetentionDays).toBeUndefined();
+  expect(loadBackfillConfig({ ...backfill, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS: '30' }).zeroValueCallsRetentionDays).toBe(30);
+});
