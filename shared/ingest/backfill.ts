@@ -210,10 +210,9 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   const blocks = bundles.map((bundle) => deriveBlock(chainId, bundle));
   const facts = await readBatchFacts(blocks, new Map(), chainState, FACT_CONCURRENCY);
   const staged = new Map<number, StagedBlock>();
+  const itemOptions = { zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays) };
   for (const derived of blocks) {
-    const written = itemsOfBlock(derived, facts, {
-      zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays),
-    }).filter((item) => !isCountedEntry(item));
+    const written = itemsOfBlock(derived, facts, itemOptions).filter((item) => !isCountedEntry(item));
     signal?.throwIfAborted();
     await writeItems({ put: written });
     staged.set(derived.block.number, { keys: written.map((item) => [item.pk, item.sk]), digest: digestOf(written) });

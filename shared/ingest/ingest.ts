@@ -93,8 +93,8 @@ export interface IngestOptions {
   manifestRetentionDays?: number;
   /**
    * Zero-value calls (zero-value-calls.ts): unset keeps them (the default); N >= 1 stores their X5
-   * copies with a `ttl` N days past their block; 0 does not store them. INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
-   * --zero-value-calls-retention-days. A parallel backfill's workers must be given the same.
+   * copies with a `ttl` N days past their block; 0 does not store them (INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS).
+   * A parallel backfill's workers must be given the same.
    */
   zeroValueCallsRetentionDays?: number;
   /** Least time between two writes of the chain's status item (status.ts), unless its state changes. Default 10 s. */

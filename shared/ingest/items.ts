@@ -43,6 +43,12 @@ export function countedEntry<T extends TableItem>(item: T): T {
 /** Whether `item` (the very object immutableItems returned) is an entry of a counted range. */
 export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(item);
 
+/** How the ingest stores what it may keep for a while only (zero-value-calls.ts). */
+export interface ItemOptions {
+  /** Unset: kept; N: zero-value calls' copies expire N days after their block; 0: not stored. */
+  zeroValueCallsRetentionDays?: number;
+}
+
 /**
  * Every immutable item of a block, without duplicate keys.
  * Items store their record compacted for their key (shared/table/compact.ts: fields the key or other
@@ -53,12 +59,6 @@ export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(i
  * (`CONTRACT_SIDES_ATTRIBUTE`, records.ts); the caller answers true only for addresses the batch
  * writes an address item for. Without it no side is flagged.
  */
-/** How the ingest stores what it may keep for a while only (zero-value-calls.ts). */
-export interface ItemOptions {
-  /** Unset: kept; N: zero-value calls' copies expire N days after their block; 0: not stored. */
-  zeroValueCallsRetentionDays?: number;
-}
-
 export function immutableItems(
   derived: DerivedBlock,
   isContract: (address: string) => boolean = () => false,

@@ -12,8 +12,11 @@ export const DEFAULT_MANIFEST_RETENTION_DAYS = 7;
 
 const DAY_SECONDS = 86_400;
 
+/** The table's `ttl` (epoch seconds) of an item kept `days` past its block's timestamp. */
+export const expiresAfterBlock = (blockTimestamp: number, days: number): number => blockTimestamp + days * DAY_SECONDS;
+
 /** The `ttl` of a block's manifest chunks (epoch seconds), or undefined (kept forever: retention 0, or no block time). */
 export function manifestExpiry(blockTimestamp: number | undefined, retentionDays: number): number | undefined {
   if (retentionDays <= 0 || blockTimestamp === undefined) return undefined;
-  return blockTimestamp + retentionDays * DAY_SECONDS;
+  return expiresAfterBlock(blockTimestamp, retentionDays);
 }

@@ -5,17 +5,16 @@
  * X5 copies its largest family. Blockscout offers the same trade: it can drop zero-value calls older
  * than a storage period, keeping the ones that move value and every creation and self-destruct.
  *
- * `zeroValueCallsRetentionDays` (IngestOptions, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
- * --zero-value-calls-retention-days):
+ * `zeroValueCallsRetentionDays` (IngestOptions, StageOptions; INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS
+ * for the ingest and backfill Lambdas, the CLI and its workers):
  *  - unset (the default): kept like every other record;
  *  - N >= 1: their copies carry the table's TTL attribute `ttl` = the block's timestamp + N days, so
  *    DynamoDB deletes them, for nothing, that long after their block (within a few days of it);
  *  - 0: not stored at all.
- * Pure (no table client), so that the item builder and the bench can use it alike.
+ * Pure (no table client): the item builder's rule.
  */
 import type { InternalTransactionRecord } from '../table/records';
-
-const DAY_SECONDS = 86_400;
+import { expiresAfterBlock } from './manifest-retention';
 
 /** A call that moves no coin (creations and self-destructs are never one). */
 export const isZeroValueCall = (internal: Pick<InternalTransactionRecord, 'type' | 'value'>): boolean =>
@@ -39,5 +38,5 @@ export function zeroValueCallStorage(
 ): { kind: 'kept' } | { kind: 'expires'; ttl: number } | { kind: 'dropped' } {
   if (retentionDays === undefined || !isZeroValueCall(internal)) return { kind: 'kept' };
   if (retentionDays === 0) return { kind: 'dropped' };
-  return { kind: 'expires', ttl: internal.blockTimestamp + retentionDays * DAY_SECONDS };
+  return { kind: 'expires', ttl: expiresAfterBlock(internal.blockTimestamp, retentionDays) };
 }

@@ -102,7 +102,9 @@ test('an internal transaction is stored once in each side’s range and nowhere 
     expected.sort((a, b) => (a.pk + a.sk).localeCompare(b.pk + b.sk)),
   );
   for (const item of internal) {
-    const record = derived.internalTransactions.find((entry) => item.sk.endsWith(`#${String(entry.index).padStart(6, '0')}`));
+    const record = derived.internalTransactions.find(
+      (entry) => item.sk === addressKeys.internalTransactionSortKey(entry.blockNumber, entry.transactionIndex, entry.index),
+    );
     const { pk: _pk, sk: _sk, ...read } = expandInternalTransaction(item) as Record<string, unknown>;
     expect(read).toMatchObject({ ...record, kind: 'internalTransaction' });
   }
