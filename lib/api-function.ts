@@ -1,7 +1,8 @@
 /**
  * `ApiFunction`: a NodejsFunction with the house defaults, so the stack reads as a list of routes.
- * - nodejs22.x on ARM64, bundled locally by esbuild into one minified ESM file with source maps, the AWS
- *   SDK's default credential chain reduced to its environment link (`BUNDLE_ALIASES`);
+ * - nodejs24.x on ARM64 (`LAMBDA_RUNTIME`), bundled locally by esbuild for that major (`BUNDLE_TARGET`) into one
+ *   minified ESM file with source maps, the AWS SDK's default credential chain reduced to its environment link
+ *   (`BUNDLE_ALIASES`);
  * - its own log group with a retention period and removal policy;
  * - X-Ray active tracing (the role may put trace segments: X-Ray's actions take no resource but `*`);
  * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
@@ -30,6 +31,14 @@ import { CHAIN_DATA, type TableAccess } from '../shared/routes';
 
 /** The repository root: handler paths in the route and job tables are relative to it. */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The Lambda runtime of every function, and the esbuild target of its bundle: the same Node major, which is
+ * also the one the tests, `npm start` and the scripts run on (the `node` devDependency of package.json;
+ * test/lib/runtime.test.ts keeps the four in step). docs/decisions/cdk.md records why Node 24.
+ */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+export const BUNDLE_TARGET = 'node24';
 
 /** What every reader gets: point reads and key-range queries on the table and its indexes. */
 export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
@@ -159,7 +168,7 @@ export class ApiFunction extends Construct {
       handler: 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: resolve(REPO_ROOT, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
@@ -184,7 +193,7 @@ export class ApiFunction extends Construct {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: BUNDLE_TARGET,
         minify: true,
         sourceMap: true,
         // Mappings are enough for readable stack traces; embedding the sources would double the asset.
@@ -212,7 +221,7 @@ export class ApiFunction extends Construct {
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'nodejs22.x on purpose: the bundles target node22 (esbuild) and the test suite runs on that major; moving to a newer runtime is a change of its own, with a new bundle target and a run of the tests and benchmarks',
+        'nodejs24.x on purpose (the newest Node.js runtime when chosen; cdk-nag flags it once aws-cdk-lib knows a newer one): the bundles target node24 (esbuild) and the test suite runs on that major; moving to a newer runtime is a change of its own, with a new bundle target, the `node` devDependency and a run of the tests and benchmarks',
     });
 
     for (const statement of tableStatements(props.table, props.access)) {

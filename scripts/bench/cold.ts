@@ -2,7 +2,7 @@
  * `npx tsx scripts/bench/cold.ts [--processes 20]` (or `npm run bench -- --only cold`): the cold start
  * of every HTTP function. Each distinct handler module of the route table (and the fallback that
  * answers unknown routes) is bundled as the CDK stack bundles it (lib/api-function.ts: esbuild, one
- * minified ESM file, node22, source map beside it, the AWS SDK bundled in, the `require` banner, the
+ * minified ESM file, the Lambdas' target (BUNDLE_TARGET), source map beside it, the AWS SDK bundled in, the `require` banner, the
  * module aliases), then imported in --processes fresh Node processes with the function's environment (NODE_OPTIONS
  * --enable-source-maps as deployed; --no-source-maps without): import time is the median over those processes minus the median
  * of importing an empty module the same way. The scheduled jobs' bundles are measured too and
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
-import { BUNDLE_ALIASES, ESM_REQUIRE_BANNER } from '../../lib/api-function';
+import { BUNDLE_ALIASES, BUNDLE_TARGET, ESM_REQUIRE_BANNER } from '../../lib/api-function';
 import { consumers, jobs } from '../../shared/jobs';
 import { FALLBACK_HANDLER, routes } from '../../shared/routes';
 import { median } from './lib/measure';
@@ -110,7 +110,7 @@ export async function runCold(
       bundle: true,
       platform: 'node',
       format: 'esm',
-      target: 'node22',
+      target: BUNDLE_TARGET,
       minify: true,
       sourcemap: true,
       sourcesContent: false,

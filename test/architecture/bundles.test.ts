@@ -6,7 +6,7 @@
  */
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_ALIASES, REPO_ROOT } from '../../lib/api-function';
+import { BUNDLE_ALIASES, BUNDLE_TARGET, REPO_ROOT } from '../../lib/api-function';
 
 async function bundleInputs(entry: string): Promise<{ inputs: string[]; text: string }> {
   const result = await build({
@@ -17,7 +17,7 @@ async function bundleInputs(entry: string): Promise<{ inputs: string[]; text: st
     metafile: true,
     platform: 'node',
     format: 'esm',
-    target: 'node22',
+    target: BUNDLE_TARGET,
     mainFields: ['module', 'main'],
     alias: { ...BUNDLE_ALIASES },
     logLevel: 'silent',

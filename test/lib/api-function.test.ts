@@ -87,7 +87,7 @@ describe('ApiFunction bundling', () => {
     expect(code.split('\n').length).toBeLessThan(20);
     const map = JSON.parse(readFileSync(`${bundle}.map`, 'utf8'));
     expect(map.sources.some((source: string) => source.endsWith('functions/platform/route-not-found.ts'))).toBe(true);
-    template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.handler', Runtime: 'nodejs22.x' });
+    template.hasResourceProperties('AWS::Lambda::Function', { Handler: 'index.handler', Runtime: 'nodejs24.x' });
   });
 
   it('answers from the bundle: 404 for an unknown path, 405 with Allow for a known path and wrong method', async () => {

@@ -114,7 +114,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     Annotations.fromStack(stack).hasNoError('*', Match.anyValue());
   });
 
-  it('has one function per route and one fallback per API, each nodejs22.x on arm64 with its own log group', () => {
+  it('has one function per route and one fallback per API, each nodejs24.x on arm64 with its own log group', () => {
     expect(
       ofType(resources, 'AWS::Lambda::Function')
         .map(([id]) => id)
@@ -122,7 +122,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     ).toEqual([...functionIds].sort());
     for (const id of functionIds) {
       const fn = resources[id];
-      expect(fn.Properties.Runtime).toBe('nodejs22.x');
+      expect(fn.Properties.Runtime).toBe('nodejs24.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
       expect(fn.Properties.Handler).toBe('index.handler');
       const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
@@ -428,7 +428,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
           FunctionResponseTypes: ['ReportBatchItemFailures'],
         });
         const fn = resources[consumer.id].Properties;
-        expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: consumer.timeoutSeconds });
+        expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: consumer.timeoutSeconds });
         // FIFO keeps each chain's order at any concurrency; a reserved limit would only throttle receives into the DLQ.
         expect(fn.ReservedConcurrentExecutions).toBeUndefined();
         expect(dynamoActionsOf(resources, consumer.id)).toEqual(expectedDynamoActions(consumer.table));
@@ -549,7 +549,7 @@ describe('ServiceStack jobs', () => {
     expect(functions.filter((id) => id.startsWith(INGEST.id))).toEqual([INGEST.id]);
     const fn = resources[INGEST.id];
     expect(fn.Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       ReservedConcurrentExecutions: 2 * CHAINS.length,
       Timeout: INGEST.timeoutSeconds,

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LAMBDA_RUNTIME } from '../../lib/api-function';
 import { buildApiEvent } from '../../scripts/lib/api-event';
 import { jobs } from '../../shared/jobs';
 import { routes } from '../../shared/routes';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   Object.assign(process.env, {
     AWS_LAMBDA_FUNCTION_NAME: 'GetOrder',
     LAMBDA_TASK_ROOT: assetDir,
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_EXECUTION_ENV: `AWS_Lambda_${LAMBDA_RUNTIME.name}`,
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     POWERTOOLS_TRACE_ENABLED: 'true',
     POWERTOOLS_METRICS_DISABLED: 'true',
