@@ -18,8 +18,8 @@
  * Blocks and receipts are read as the node's raw JSON (rpc-block.ts), exact at any size and with
  * the header and receipt fields a chain may omit left null, not through viem's formatters.
  */
-import { BaseError, HttpRequestError, RpcRequestError, type Hex } from 'viem';
-import type { ChainClient } from '../chain/client';
+import { BaseError, HttpRequestError, RpcRequestError, TimeoutError, type Hex } from 'viem';
+import { DEFAULT_RPC_TIMEOUT_MS, MAX_RPC_TIMEOUT_MS, requestWithin, type ChainClient } from '../chain/client';
 import { decodeRevertReason } from '../chain/decode';
 import { errorMessage, isMethodUnsupportedError, withBackoff, type RetryPolicy } from '../chain/retry';
 import { isRateLimitStatus } from '../chain/rpc-errors';
@@ -77,6 +77,28 @@ export const RETRY_PREFERRED_EVERY_MS = 10 * 60_000;
 export const TRACE_ATTEMPTS_PER_BLOCK = 3;
 const MAX_TRACE_FAILURE_ENTRIES = 256;
 
+/**
+ * Time a node may take per transaction of a block, beyond the client's timeout, for the block's
+ * receipts and traces: a node's answer for a large block takes time in proportion to it (anvil's
+ * eth_getBlockReceipts for 9,000 ERC-20 transfers: 65 s; a fixed 10 s timed out on every attempt and
+ * stopped the chain). 10 ms gives a 3,000-transaction block 40 s and a 10,000-transaction one 110 s.
+ */
+export const RPC_MS_PER_TRANSACTION = 10;
+
+/**
+ * The timeout of a request about a block of `transactions` after `timeouts` timed-out attempts at it:
+ * the client's timeout plus RPC_MS_PER_TRANSACTION a transaction, doubled after each attempt that
+ * timed out (so a fixed timeout never repeats forever), at most MAX_RPC_TIMEOUT_MS.
+ */
+export function blockRequestTimeoutMs(baseMs: number, transactions: number, timeouts: number): number {
+  return Math.min(MAX_RPC_TIMEOUT_MS, (baseMs + RPC_MS_PER_TRANSACTION * transactions) * 2 ** Math.min(timeouts, 16));
+}
+
+/** Whether `error` is (or wraps) a request that timed out. */
+export function isTimeout(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((cause) => cause instanceof TimeoutError) !== null;
+}
+
 export interface BlockSourceOptions {
   /** Overrides RETRY_PREFERRED_EVERY_BLOCKS / RETRY_PREFERRED_EVERY_MS (tests). */
   retryPreferredEvery?: { blocks: number; ms: number };
@@ -126,6 +148,8 @@ export class BlockSource {
   private readonly receiptsClock: FallbackClock;
   /** Failed attempts at a block's traces, by block number (for the block of that hash). */
   private readonly traceFailures = new Map<bigint, { hash: string; failures: number }>();
+  /** Attempts at a block that timed out, by block number (their requests' timeouts grow: blockRequestTimeoutMs). */
+  private readonly timeouts = new Map<bigint, number>();
   /** Set once a trace was slow: traces are then read one at a time, in `traceLane`. */
   private slowTraces = false;
   private traceLane: Promise<unknown> = Promise.resolve();
@@ -150,13 +174,35 @@ export class BlockSource {
   }
 
   /** The block, receipts, traces and revert reasons of `blockNumber`, all consistent with one block hash. */
-  fetch(blockNumber: bigint): Promise<BlockBundle> {
-    return withBackoff(
-      `block ${blockNumber}`,
-      this.policy,
-      () => this.fetchOnce(blockNumber),
-      (error, attempt) => this.log.warn('retrying block fetch', { blockNumber: Number(blockNumber), attempt, error: errorMessage(error) }),
-    );
+  async fetch(blockNumber: bigint): Promise<BlockBundle> {
+    try {
+      return await withBackoff(
+        `block ${blockNumber}`,
+        this.policy,
+        () => this.fetchOnce(blockNumber),
+        (error, attempt) => {
+          if (isTimeout(error)) {
+            const count = (this.timeouts.get(blockNumber) ?? 0) + 1;
+            this.timeouts.delete(blockNumber);
+            this.timeouts.set(blockNumber, count);
+            while (this.timeouts.size > MAX_TRACE_FAILURE_ENTRIES) this.timeouts.delete(this.timeouts.keys().next().value!);
+          }
+          this.log.warn('retrying block fetch', {
+            blockNumber: Number(blockNumber),
+            attempt,
+            error: errorMessage(error),
+            ...(isTimeout(error) ? { nextTimeoutMs: this.timeoutFor(blockNumber, 0) } : {}),
+          });
+        },
+      );
+    } finally {
+      this.timeouts.delete(blockNumber);
+    }
+  }
+
+  /** The timeout of a request about block `blockNumber` of `transactions` (blockRequestTimeoutMs). */
+  private timeoutFor(blockNumber: bigint, transactions: number): number {
+    return blockRequestTimeoutMs(this.client.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS, transactions, this.timeouts.get(blockNumber) ?? 0);
   }
 
   /** Hash of the block at `blockNumber` on the node's canonical chain, or null past its head. */
@@ -181,13 +227,17 @@ export class BlockSource {
     return { traceMethod: this.traceMethod, blockReceipts: this.blockReceipts };
   }
 
-  /** A JSON-RPC request whose answer is read raw (rpc-block.ts parses it). */
-  private rawRequest(method: string, params: unknown[]): Promise<unknown> {
+  /**
+   * A JSON-RPC request whose answer is read raw (rpc-block.ts parses it); with `timeoutMs`, that
+   * timeout instead of the client's.
+   */
+  private rawRequest(method: string, params: unknown[], timeoutMs?: number): Promise<unknown> {
+    if (timeoutMs !== undefined) return requestWithin(this.client, { method, params }, timeoutMs);
     return this.client.request({ method: method as 'eth_chainId', params: params as unknown as undefined }) as Promise<unknown>;
   }
 
   private async fetchOnce(blockNumber: bigint): Promise<BlockBundle> {
-    const block = parseBlock(await this.rawRequest('eth_getBlockByNumber', [toTag(blockNumber), true]));
+    const block = parseBlock(await this.rawRequest('eth_getBlockByNumber', [toTag(blockNumber), true], this.timeoutFor(blockNumber, 0)));
     checkBlock(block, blockNumber);
     this.traceClock.tick();
     this.receiptsClock.tick();
@@ -243,7 +293,11 @@ export class BlockSource {
     const retry = this.blockReceipts === false && this.receiptsClock.due();
     if (this.blockReceipts !== false || retry) {
       try {
-        const receipts = await this.rawRequest('eth_getBlockReceipts', [toTag(block.number)]);
+        const receipts = await this.rawRequest(
+          'eth_getBlockReceipts',
+          [toTag(block.number)],
+          this.timeoutFor(block.number, block.transactions.length),
+        );
         if (!Array.isArray(receipts)) throw new InconsistentAnswerError(`eth_getBlockReceipts(${block.number}): not a list`);
         if (this.blockReceipts === false) this.log.warn('eth_getBlockReceipts is served again: reading receipts by block');
         this.blockReceipts = true;
@@ -306,12 +360,14 @@ export class BlockSource {
     const retry = !this.traceMethodChosen && this.traceClock.due();
     const concluded = this.traceMethod;
     let method = retry ? 'callTracer' : concluded;
+    const timeoutMs = this.timeoutFor(block.number, block.transactions.length);
     if (method === undefined || method === 'callTracer') {
       try {
-        const result = (await this.client.request({
-          method: 'debug_traceBlockByNumber' as 'eth_chainId',
-          params: [blockTag, { tracer: 'callTracer' }] as unknown as undefined,
-        })) as unknown as { txHash?: Hex; result?: CallTracerFrame; error?: string }[];
+        const result = (await this.rawRequest('debug_traceBlockByNumber', [blockTag, { tracer: 'callTracer' }], timeoutMs)) as {
+          txHash?: Hex;
+          result?: CallTracerFrame;
+          error?: string;
+        }[];
         if (!Array.isArray(result)) throw new InconsistentAnswerError('debug_traceBlockByNumber: not an array');
         if (retry && this.traceMethod !== 'callTracer') {
           this.log.warn('debug_traceBlockByNumber is served again: traces by the callTracer', { blockNumber: Number(block.number) });
@@ -324,6 +380,20 @@ export class BlockSource {
         });
       } catch (error) {
         const refused = isMethodUnsupportedError(error);
+        // The block's callTracer answer took longer than its timeout (anvil's callTracer takes time in
+        // the square of a block's transactions: minutes for 2,000): parity's trace_block, where the node
+        // serves it, reads this block (the same calls); the method stays callTracer for the others.
+        if (!refused && !retry && isTimeout(error) && !this.traceMethodChosen) {
+          const parity = await this.parityTraces(block, timeoutMs).catch(() => undefined);
+          if (parity) {
+            this.log.warn('block traces timed out with the callTracer: this block read with trace_block', {
+              blockNumber: Number(block.number),
+              transactions: block.transactions.length,
+              timeoutMs,
+            });
+            return parity;
+          }
+        }
         // A retry that failed otherwise: the method found before answers this block.
         if (!refused && !retry) throw error;
         method = refused ? 'parity' : concluded;
@@ -335,16 +405,12 @@ export class BlockSource {
     }
     if (method === 'parity') {
       try {
-        const result = (await this.client.request({
-          method: 'trace_block' as 'eth_chainId',
-          params: [blockTag] as unknown as undefined,
-        })) as unknown as ParityTrace[];
-        if (!Array.isArray(result)) throw new InconsistentAnswerError('trace_block: not an array');
+        const traces = await this.parityTraces(block, timeoutMs);
         if (this.traceMethod === 'none') {
           this.log.warn('trace_block is served again: traces by trace_block', { blockNumber: Number(block.number) });
           this.traceMethod = 'parity';
         }
-        return groupParityTraces(result, block.transactions.length);
+        return traces;
       } catch (error) {
         if (!isMethodUnsupportedError(error)) {
           if (!(retry && concluded === 'none')) throw error;
@@ -359,6 +425,13 @@ export class BlockSource {
       }
     }
     return null;
+  }
+
+  /** The block's traces by parity's trace_block. */
+  private async parityTraces(block: ChainBlock, timeoutMs: number): Promise<TransactionTrace[]> {
+    const result = (await this.rawRequest('trace_block', [toTag(block.number)], timeoutMs)) as ParityTrace[];
+    if (!Array.isArray(result)) throw new InconsistentAnswerError('trace_block: not an array');
+    return groupParityTraces(result, block.transactions.length);
   }
 
   /**
@@ -414,22 +487,25 @@ export class BlockSource {
 
 /**
  * A failure of a whole HTTP request that says nothing about the block in it: a rate limit (429, 503,
- * -32005), a reset, malformed JSON. An answer over the size limit, an incomplete batch, a timeout or
- * a JSON-RPC error of the call itself do say something about it.
+ * -32005), an outage (any other HTTP 5xx: a gateway's 502, a 500 "not available right now"), a reset,
+ * malformed JSON. An answer over the size limit, an incomplete batch, a timeout or a JSON-RPC error
+ * of the call itself (under a 2xx or 4xx) do say something about it. (A block's traces are a request of
+ * their own: an outage meets them alone, and must not count against the block.)
  */
 function isRequestFault(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false;
   let fault = false;
+  const outage = (status: number | undefined) => status !== undefined && (isRateLimitStatus(status) || status >= 500);
   error.walk((cause) => {
     if (cause instanceof RpcRequestError) {
-      fault = isRateLimitStatus(cause.status) || cause.code === 429 || cause.code === -32005;
+      fault = outage(cause.status) || cause.code === 429 || cause.code === -32005;
       return true;
     }
     if (cause instanceof HttpRequestError) {
       const inner = cause.cause;
       fault =
         cause.status !== undefined
-          ? isRateLimitStatus(cause.status)
+          ? outage(cause.status)
           : !(inner instanceof ResponseTooLargeError || inner instanceof IncompleteBatchError);
       return true;
     }

@@ -761,7 +761,8 @@ export class ChainIngest {
       const isContract = (address: string): boolean => facts.isContract(address, derived);
       const blockItems = itemsOfBlock(derived, facts, this.itemOptions);
       blocksItems.push({ blockNumber: number, items: blockItems });
-      items.push(...blockItems);
+      // (One by one: a spread of a large block's items overflows the call stack.)
+      for (const item of blockItems) items.push(item);
 
       // The address items this block writes: new contracts, creations, tokens it moved.
       const creations = new Map(derived.creations.map((creation) => [creation.address, creation]));
@@ -806,8 +807,10 @@ export class ChainIngest {
     const writtenByWorker = replay ? workerWrites(replay, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
     const seekChunks = await this.positions.assignBlocks(blocksItems, { fresh: mode === 'repair' });
     for (const [index, chunks] of seekChunks.entries()) {
-      blocksItems[index]!.items.push(...chunks);
-      items.push(...chunks);
+      for (const chunk of chunks) {
+        blocksItems[index]!.items.push(chunk);
+        items.push(chunk);
+      }
     }
 
     if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)

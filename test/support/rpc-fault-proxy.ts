@@ -113,6 +113,8 @@ export interface ProxiedRequest {
   size: number;
   batch: boolean;
   methods: string[];
+  /** Each call's first parameter (a block tag, a transaction hash ...), in call order. */
+  firstParams: unknown[];
   /** What was done to it: 'forwarded', or a fault kind. */
   outcome: string;
 }
@@ -268,7 +270,14 @@ export async function startRpcProxy(target: string, plan: Partial<FaultPlan> & {
         const isBatch = Array.isArray(parsed);
         const batch = (isBatch ? parsed : [parsed]).map((call) => ({ ...call }));
         const methods = batch.map((call) => call.method);
-        const record: ProxiedRequest = { at: Date.now(), size: batch.length, batch: isBatch, methods, outcome: 'forwarded' };
+        const record: ProxiedRequest = {
+          at: Date.now(),
+          size: batch.length,
+          batch: isBatch,
+          methods,
+          firstParams: batch.map((call) => (Array.isArray(call.params) ? call.params[0] : undefined)),
+          outcome: 'forwarded',
+        };
         requests.push(record);
         for (const method of methods) calls.set(method, (calls.get(method) ?? 0) + 1);
         const send = (status: number, body: string, headers: Record<string, string> = {}) => {

@@ -187,13 +187,23 @@ describe('trace refusals in the forms providers use fall back like -32601', () =
   });
 });
 
+/** The request a rate limit answered, and the next one that asked for the same block again (its retry). */
+function retryOfRateLimited(run: Run) {
+  const index = run.proxy.requests.findIndex((request) => request.outcome === 'rateLimit');
+  const limited = run.proxy.requests[index]!;
+  const block = limited.firstParams[limited.methods.indexOf('eth_getBlockByNumber')];
+  const next = run.proxy.requests
+    .slice(index + 1)
+    .find((request) => request.methods.some((method, call) => method === 'eth_getBlockByNumber' && request.firstParams[call] === block))!;
+  return { limited, next };
+}
+
 describe('rate limits', () => {
   test('429 with Retry-After: 2 is honoured (the wait measured at the node), then the ingest finishes', async () => {
     const run = await ingestThrough([{ kind: 'rateLimit', status: 429, retryAfter: '2', method: 'eth_getBlockByNumber', count: 1 }]);
     await expectSameAsClean(run);
-    const limited = run.proxy.requests.findIndex((request) => request.outcome === 'rateLimit');
-    const next = run.proxy.requests.slice(limited + 1).find((request) => request.methods.includes('eth_getBlockByNumber'))!;
-    const waited = next.at - run.proxy.requests[limited]!.at;
+    const { limited, next } = retryOfRateLimited(run);
+    const waited = next.at - limited.at;
     expect(waited).toBeGreaterThanOrEqual(1_900);
     expect(waited).toBeLessThan(4_000);
   });
@@ -202,9 +212,8 @@ describe('rate limits', () => {
     const retryAfter = new Date(Date.now() + 3_000).toUTCString(); // whole seconds: 2-3 s from now
     const run = await ingestThrough([{ kind: 'rateLimit', status: 503, retryAfter, method: 'eth_getBlockByNumber', count: 1 }]);
     await expectSameAsClean(run);
-    const limited = run.proxy.requests.findIndex((request) => request.outcome === 'rateLimit');
-    const next = run.proxy.requests.slice(limited + 1).find((request) => request.methods.includes('eth_getBlockByNumber'))!;
-    expect(next.at - run.proxy.requests[limited]!.at).toBeGreaterThanOrEqual(1_000);
+    const { limited, next } = retryOfRateLimited(run);
+    expect(next.at - limited.at).toBeGreaterThanOrEqual(1_000);
   });
 
   test('429 and 503 without Retry-After: the normal backoff (milliseconds here)', async () => {
@@ -268,6 +277,43 @@ describe('broken batch answers, resets and slow answers', () => {
     const run = await ingestThrough(faults, { timeoutMs: 1_000 });
     await expectSameAsClean(run);
   });
+});
+
+describe("a block whose answers take longer than the client's timeout", () => {
+  /** The chain's block of the most transactions. */
+  async function largestBlock(): Promise<{ number: number; transactions: number }> {
+    let largest = { number: 0, transactions: -1 };
+    for (let number = 0; number <= head; number += 1) {
+      const block = await publicClient(anvil.rpcUrl).getBlock({ blockNumber: BigInt(number) });
+      if (block.transactions.length > largest.transactions) largest = { number, transactions: block.transactions.length };
+    }
+    return largest;
+  }
+
+  test('its receipts get a timeout that grows with each timed-out attempt, its traces come from trace_block once the callTracer times out', async () => {
+    const block = await largestBlock();
+    expect(block.transactions).toBeGreaterThanOrEqual(1);
+    // Longer than the client's timeout sized to this block (1,000 ms + 10 ms a transaction): a fixed
+    // timeout met it on every attempt, and the chain's ingest stopped at this block.
+    const slowMs = 1_000 + 10 * block.transactions + 600;
+    const run = await ingestThrough(
+      [
+        { kind: 'slow', ms: slowMs, method: 'eth_getBlockReceipts', block: block.number, count: Number.POSITIVE_INFINITY },
+        { kind: 'hang', method: 'debug_traceBlockByNumber', block: block.number, count: Number.POSITIVE_INFINITY },
+      ],
+      { timeoutMs: 1_000 },
+    );
+    await expectSameAsClean(run);
+    const retries = run.warnings.filter(
+      (warning) => warning.message === 'retrying block fetch' && warning.details?.blockNumber === block.number,
+    );
+    expect(retries.length).toBeGreaterThanOrEqual(1);
+    expect(retries[0]!.details?.nextTimeoutMs).toBeGreaterThan(slowMs);
+    expect(run.warnings.map((warning) => warning.message)).toContain(
+      'block traces timed out with the callTracer: this block read with trace_block',
+    );
+    expect(run.proxy.calls.get('trace_block')).toBeGreaterThanOrEqual(1);
+  }, 120_000);
 });
 
 describe('random provider faults (seeded property)', () => {

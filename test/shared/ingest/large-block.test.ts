@@ -1,0 +1,53 @@
+/**
+ * A block of Base's peak size stops nothing: the Base-like profile's generator (the bench's synthetic
+ * node: swaps, transfers, deposits, call traces) makes one block of 3,000 transactions, more than
+ * 150,000 items; the ingest writes it whole. Before the fix, `items.push(...blockItems)` overflowed the
+ * call stack past about 125,000 items (about 2,300 transactions of this profile), every attempt, and
+ * the chain's ingest stopped at that block for good.
+ */
+import { expect, test } from 'vitest';
+import { BaseChain } from '../../../scripts/bench/dataset/base-profile';
+import { baseProfileSpec } from '../../../scripts/bench/dataset/spec';
+import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
+import { getItem, getItems } from '../../../shared/ingest/table-io';
+import { expandTransaction } from '../../../shared/table/compact';
+import { blockKeys, keyId, transactionKeys, type TableItem } from '../../../shared/table/keys';
+import type { BlockRecord } from '../../../shared/table/records';
+import { useTestTable } from '../../support/table';
+
+useTestTable('large-block');
+
+const TRANSACTIONS = 3_000;
+
+test(`a block of ${TRANSACTIONS.toLocaleString('en')} Base-like transactions is ingested whole`, async () => {
+  const spec = baseProfileSpec({ blocks: 1, transactionsPerBlock: TRANSACTIONS });
+  const chain = new BaseChain(spec);
+  const [block] = chain.blocks.filter((candidate) => candidate.txs.length > 0);
+  expect(block!.txs.length).toBe(TRANSACTIONS);
+  await registerChain(spec.chainId, 1);
+  const ingest = new ChainIngest({
+    chainId: spec.chainId,
+    client: chain.client(),
+    retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+    log: { info: () => undefined, warn: () => undefined },
+  });
+  const result = await ingest.ingestRange({ from: 1, to: chain.head });
+  expect(result.advanced).toBe(chain.head);
+  expect(result.cursor?.blockNumber).toBe(block!.number);
+
+  // The chain's truth: the block item and every transaction, in its place, with its sender and receiver.
+  const stored = await getItem<BlockRecord & TableItem>(blockKeys.block(spec.chainId, block!.number));
+  expect(stored?.hash).toBe(block!.hash);
+  const keys = block!.txs.map((tx) => transactionKeys.transaction(spec.chainId, tx.hash));
+  const found = await getItems<TableItem>(keys);
+  expect(found.size).toBe(TRANSACTIONS);
+  block!.txs.forEach((tx, index) => {
+    const record = expandTransaction(found.get(keyId(keys[index]!))!);
+    expect({ hash: record.hash, index: record.transactionIndex, from: record.from, to: record.to }).toEqual({
+      hash: tx.hash,
+      index,
+      from: tx.from,
+      to: tx.to,
+    });
+  });
+}, 600_000);
