@@ -361,7 +361,8 @@ export const routes: readonly Route[] = [
     group: 'insights',
     handler: 'functions/insights/list-tokens.ts',
     table: READ_ONLY,
-    summary: 'ERC-20 balances of one or more owners, optionally of named tokens, by balance or token address',
+    summary:
+      'ERC-20 balances of one or more owners, optionally of named tokens, by balance or token address; with include_native=true their native balances first',
     example: { query: { chain_id: [DEMO.chainId], owner_address: [DEMO.busyAccount], metadata: 'true' } },
   },
   {
@@ -494,7 +495,7 @@ export const routes: readonly Route[] = [
     group: 'insights',
     handler: 'functions/insights/list-contract-all-transactions.ts',
     table: READ_ONLY,
-    summary: 'Every transaction sent to a contract (and its creation), any function, with filters and aggregation',
+    summary: 'Every transaction sent to a contract (not the one that created it), any function, with filters and aggregation',
     example: { pathParameters: { contractAddress: DEMO.token }, query: { chain_id: [DEMO.chainId], limit: '5' } },
   },
   {

@@ -22,12 +22,13 @@
  * MAX_PREFIX_BUCKETS buckets) is the bounded read of every row (list.ts).
  */
 import { inParallel, queryPage, type Item } from '../db/operations';
+import { expandChainRecord } from '../table/compact';
 import { blockKey } from '../table/keys';
 import { legacyRunningTotalAttribute, runningTotalAttribute, runningTotalOf } from '../table/records';
 import type { AggregationPlan, CountedGroup } from './aggregate';
 import { timeBucketsBetween } from './aggregate';
 import { lastBlockAtOrBefore } from './block-range';
-import type { RangeRead } from './range-reader';
+import { excludedIn, type RangeRead } from './range-reader';
 
 /** Buckets one chain's aggregate may have when answered from running totals (2 lookups each). */
 export const MAX_PREFIX_BUCKETS = 1000;
@@ -80,13 +81,19 @@ export async function countGroupsByTotals(
     ),
   ];
 
-  const [first, last, base] = await Promise.all([
-    edgeEntry(read.pk, from, to, 'asc'),
-    edgeEntry(read.pk, from, to, 'desc'),
+  // An entry the list leaves out (RangeRead.excluded) is counted by the positions and totals like any
+  // other: it is subtracted from its group below; the buckets span the entries the list keeps.
+  const edgeCount = read.excluded === undefined ? 1 : 2;
+  const [firstTwo, lastTwo, base, excluded] = await Promise.all([
+    edgeEntries(read.pk, from, to, 'asc', edgeCount),
+    edgeEntries(read.pk, from, to, 'desc', edgeCount),
     from === undefined || from <= 0 ? ZERO : boundaryAt(read.pk, from - 1, recordFields),
+    excludedIn(read),
   ]);
-  if (first === undefined || last === undefined) return [];
-  const end = boundaryOf(last, recordFields);
+  const kept = (item: Item) => excluded === undefined || item.sk !== excluded.sk;
+  const [first, last] = [firstTwo.find(kept), lastTwo.find(kept)];
+  if (first === undefined || last === undefined || lastTwo[0] === undefined) return [];
+  const end = boundaryOf(lastTwo[0], recordFields);
   const complete = (boundary: Boundary | undefined): boundary is Boundary =>
     boundary !== undefined && (boundary.position === 0 || neededFields.every((field) => boundary.totals.has(field)));
   if (!complete(base) || !complete(end)) return undefined;
@@ -100,8 +107,25 @@ export async function countGroupsByTotals(
       ]),
     ),
   });
+  /** The groups less the excluded entry, from the one whose boundaries hold it (`indexOf` its bucket's index). */
+  const withoutExcluded = (groups: CountedGroup[], indexOf: (item: Item) => number): CountedGroup[] => {
+    if (excluded === undefined) return groups;
+    const index = Math.min(Math.max(indexOf(excluded), 0), groups.length - 1);
+    const record = expandChainRecord(excluded) as Record<string, unknown>;
+    return groups.map((one, at) =>
+      at !== index
+        ? one
+        : {
+            keys: one.keys,
+            count: one.count - 1,
+            sums: new Map(
+              [...one.sums].map(([apiField, sum]) => [apiField, sum - BigInt(String(record[summed[apiField]!] ?? 0))] as const),
+            ),
+          },
+    );
+  };
   const key = plan.groupKeys[0];
-  if (key === undefined) return [group([], base, end)];
+  if (key === undefined) return withoutExcluded([group([], base, end)], () => 0);
   const bucket = key.bucket;
   if (bucket === null) return undefined;
 
@@ -130,7 +154,13 @@ export async function countGroupsByTotals(
   );
   if (!inner.every(complete)) return undefined;
   const edges = [base, ...(inner as Boundary[]), end];
-  return labels.map((label, index) => group([label], edges[index]!, edges[index + 1]!));
+  // The excluded entry's group: the last whose first value is at or below its own (the first group's
+  // boundaries start below every entry of the range, the last's end above).
+  const bucketValueOf = (item: Item) => (bucket.fn === 'intDiv' ? blockOf(item) : timestampOf(item));
+  return withoutExcluded(
+    labels.map((label, index) => group([label], edges[index]!, edges[index + 1]!)),
+    (item) => starts.findLastIndex((start) => start <= bucketValueOf(item)),
+  );
 }
 
 /** `work` on every value, at most LOOKUP_CONCURRENCY at once; results in the values' order. */
@@ -147,19 +177,25 @@ const range = (low: number, high: number): number[] => Array.from({ length: high
 /** The block number a counted entry's sort key starts with. */
 const blockOf = (item: Item): number => Number(String(item.sk).slice(0, 12));
 
-/** The range's first (asc) or last (desc) entry within block bounds, whole (its timestamp is needed). */
-async function edgeEntry(pk: string, from: number | undefined, to: number | undefined, order: 'asc' | 'desc'): Promise<Item | undefined> {
+/** The range's first (asc) or last (desc) `count` entries within block bounds, whole (their timestamps are needed). */
+async function edgeEntries(
+  pk: string,
+  from: number | undefined,
+  to: number | undefined,
+  order: 'asc' | 'desc',
+  count: number,
+): Promise<Item[]> {
   const values: Record<string, unknown> = { ':pk': pk };
   const conditions = ['pk = :pk'];
   if (from !== undefined && from > 0 && to !== undefined) {
-    if (to < from) return undefined;
+    if (to < from) return [];
     Object.assign(values, { ':from': blockKey(from), ':to': `${blockKey(to)}~` });
     conditions.push('sk BETWEEN :from AND :to');
   } else if (from !== undefined && from > 0) {
     values[':from'] = blockKey(from);
     conditions.push('sk >= :from');
   } else if (to !== undefined) {
-    if (to < 0) return undefined;
+    if (to < 0) return [];
     values[':to'] = `${blockKey(to)}~`;
     conditions.push('sk <= :to');
   }
@@ -167,9 +203,9 @@ async function edgeEntry(pk: string, from: number | undefined, to: number | unde
     KeyConditionExpression: conditions.join(' AND '),
     ExpressionAttributeValues: values,
     ScanIndexForward: order === 'asc',
-    Limit: 1,
+    Limit: count,
   });
-  return items[0];
+  return items;
 }
 
 /** An entry's position and running totals; undefined when it has no position. */

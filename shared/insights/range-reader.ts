@@ -54,6 +54,14 @@ export interface RangeRead {
   checks: readonly Check[];
   /** block_number order (the sort key's order). */
   order: 'asc' | 'desc';
+  /**
+   * One entry of the range that the list leaves out, as the range stores it (its `sk`, `pos` and
+   * running totals), or undefined: a contract's creation in its X4 `to` range, which Insight does not
+   * count among the transactions sent to the contract (transaction-lists.ts). Looked up beside the
+   * range's first reads (a promise, awaited once those are sent), so it adds no round trip in sequence.
+   * Pages, counts and aggregates are those of the range without it (see excludedIn).
+   */
+  excluded?: Promise<Item | undefined>;
 }
 
 export class RangeTooLargeError extends InvalidRequestError {
@@ -131,10 +139,38 @@ function compareValues(a: string | number, b: string | number, uint: boolean): n
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Items `skip` to `skip + take` of a range without checks, in its order. */
+/**
+ * The range's excluded entry (RangeRead.excluded) when its key condition holds it, else undefined. A
+ * read of a range with an excluded entry reads one item more than its page (the entry may be among
+ * them) and drops the entry; its count is the range's less one when it holds the entry; a seek maps the
+ * page past the entry by its position (range-seek.ts); an aggregate's rows leave it out, and one from
+ * running totals subtracts it from its bucket (prefix-aggregate.ts).
+ */
+export async function excludedIn(read: RangeRead): Promise<Item | undefined> {
+  const entry = await read.excluded;
+  if (entry === undefined) return undefined;
+  const sk = String(entry.sk);
+  const condition = read.sk;
+  if (condition === undefined) return entry;
+  if ('prefix' in condition) return sk.startsWith(condition.prefix) ? entry : undefined;
+  if ('equals' in condition) return sk === condition.equals ? entry : undefined;
+  const { from, to } = condition.blocks;
+  if (from !== undefined && sk < blockKey(from)) return undefined;
+  if (to !== undefined && sk > `${blockKey(to)}~`) return undefined;
+  return entry;
+}
+
+/** One item more for a read of a range with an excluded entry (it may be one of the items read). */
+const extraFor = (read: RangeRead): number => (read.excluded === undefined ? 0 : 1);
+
+/** `items` without `entry` (the range's excluded entry, when it holds one). */
+const without = (items: Item[], entry: Item | undefined): Item[] =>
+  entry === undefined ? items : items.filter((item) => item.sk !== entry.sk);
+
+/** Items `skip` to `skip + take` of a range without checks, in its order (its excluded entry left out). */
 export async function readPage(read: RangeRead, skip: number, take: number): Promise<Item[]> {
-  const { items } = await queryAll(queryInput(read), { limit: skip + take });
-  return items.slice(skip, skip + take);
+  const [{ items }, excluded] = await Promise.all([queryAll(queryInput(read), { limit: skip + take + extraFor(read) }), excludedIn(read)]);
+  return without(items, excluded).slice(skip, skip + take);
 }
 
 /**
@@ -159,7 +195,8 @@ export async function readPageAndCount(
       // A page past the first of one range without checks seeks to its first entry by position.
       const sk = read.sk;
       if (single && skip > 0 && (!sk || 'blocks' in sk)) {
-        const sought = await seekPage({ pk: read.pk, blocks: sk?.blocks ?? {}, order: read.order, skip, take, bound, tooLarge });
+        const excluded = read.excluded && excludedIn(read);
+        const sought = await seekPage({ pk: read.pk, blocks: sk?.blocks ?? {}, order: read.order, skip, take, bound, tooLarge, excluded });
         if (sought) return sought;
       }
       // Otherwise the page is the range's first `from + count` items: bounded past the first page.
@@ -188,15 +225,21 @@ export async function readPageAndCount(
  * would not be.
  */
 async function readFirstThenCount(read: RangeRead, take: number, config: InsightsConfig): Promise<{ items: Item[]; total: number }> {
-  const { items, complete } = await queryAll(queryInput(read), { limit: take });
-  if (complete) return { items, total: items.length };
-  const first = items[0];
+  const [{ items: found, complete }, excluded] = await Promise.all([
+    queryAll(queryInput(read), { limit: take + extraFor(read) }),
+    excludedIn(read),
+  ]);
+  const kept = without(found, excluded);
+  const items = kept.slice(0, take);
+  if (complete) return { items, total: kept.length };
+  const first = found[0];
   if (first === undefined || typeof first.pos !== 'number') return { items, total: await countRange(read, config) };
   const { from, to } = read.sk && 'blocks' in read.sk ? read.sk.blocks : {};
   const other =
     read.order === 'desc' ? (from === undefined || from <= 0 ? 0 : await lastPosition(read.pk, from - 1)) : await lastPosition(read.pk, to);
   if (other === undefined) return { items, total: await countRange(read, config) };
-  return { items, total: read.order === 'desc' ? first.pos - other : other - (first.pos - 1) };
+  const counted = read.order === 'desc' ? first.pos - other : other - (first.pos - 1);
+  return { items, total: counted - (excluded === undefined ? 0 : 1) };
 }
 
 /**
@@ -212,11 +255,11 @@ async function readPageThenCount(
   config: InsightsConfig,
 ): Promise<{ items: Item[]; total: number }> {
   const input = queryInput(read);
-  const { items, lastKey } = await queryAll(input, { limit: skip + take });
+  const [{ items, lastKey }, excluded] = await Promise.all([queryAll(input, { limit: skip + take + extraFor(read) }), excludedIn(read)]);
   const cap = config.maxCountedItemsPerChain;
   const rest =
     lastKey && items.length < cap ? (await countItems({ ...input, ExclusiveStartKey: lastKey }, { maxRead: cap - items.length })).count : 0;
-  return { items: items.slice(skip, skip + take), total: items.length + rest };
+  return { items: without(items, excluded).slice(skip, skip + take), total: items.length + rest - (excluded === undefined ? 0 : 1) };
 }
 
 /**
@@ -232,7 +275,10 @@ async function readCheckedPage(
   take: number,
   bound: number,
 ): Promise<{ items: Item[]; total: number }> {
-  const wanted = skip + take;
+  // One item more is kept where the excluded entry may be one of them (it is known once the reads are sent).
+  const wanted = skip + take + extraFor(read);
+  const excludedEntry = excludedIn(read);
+  excludedEntry.catch(() => undefined); // (awaited below; a failure surfaces there)
   const input = queryInput(read);
   const items: Item[] = [];
   let total = 0;
@@ -249,7 +295,10 @@ async function readCheckedPage(
     }
     start = page.lastKey;
   } while (start);
-  return { items: items.slice(skip, wanted), total };
+  // The excluded entry, when the range holds it and it passes the checks, was counted and maybe kept.
+  const excluded = await excludedEntry;
+  const counted = excluded !== undefined && passesChecks(excluded, read.checks);
+  return { items: without(items, excluded).slice(skip, skip + take), total: total - (counted ? 1 : 0) };
 }
 
 /**
@@ -264,9 +313,12 @@ export async function readAll(
   examined = 0,
 ): Promise<{ items: Item[]; scanned: number }> {
   const bound = config.maxItemsReadPerChain;
-  const { items, scanned } = await queryAll(queryInput(read), { maxRead: bound + 1 - examined });
+  const [{ items, scanned }, excluded] = await Promise.all([
+    queryAll(queryInput(read), { maxRead: bound + 1 - examined }),
+    excludedIn(read),
+  ]);
   if (examined + scanned > bound) throw new RangeTooLargeError(chainId, bound);
-  return { items: items.filter((item) => passesChecks(item, read.checks)), scanned };
+  return { items: without(items, excluded).filter((item) => passesChecks(item, read.checks)), scanned };
 }
 
 /**
@@ -277,12 +329,15 @@ export async function readAll(
  */
 export async function countRange(read: RangeRead, config: InsightsConfig): Promise<number> {
   if (read.checks.length > 0) throw new Error('countRange: a range with checks is counted with its page (readPageAndCount)');
+  const excluded = excludedIn(read);
+  excluded.catch(() => undefined); // (awaited below; a failure surfaces there)
+  const less = async (count: number) => Math.max(0, count - ((await excluded) === undefined ? 0 : 1));
   const sk = read.sk;
   if (!sk || 'blocks' in sk) {
     const counted = await countByPositions(read.pk, sk?.blocks ?? {});
-    if (counted !== undefined) return counted;
+    if (counted !== undefined) return less(counted);
   }
-  return (await countItems(queryInput(read), { maxRead: config.maxCountedItemsPerChain })).count;
+  return less((await countItems(queryInput(read), { maxRead: config.maxCountedItemsPerChain })).count);
 }
 
 /** Entries of range `pk` in blocks [from, to] from two positions; undefined when an entry lacks `pos`. */

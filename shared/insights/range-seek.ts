@@ -91,6 +91,13 @@ export interface SeekRequest {
   /** Items a fallback read may examine (config.maxItemsReadPerChain); beyond it `tooLarge` is thrown. */
   bound: number;
   tooLarge: () => Error;
+  /**
+   * An entry the list leaves out (range-reader.ts RangeRead.excluded), found beside the positions, or
+   * undefined: the page is mapped past it by its position (read one entry further, or one wider where
+   * it falls in the page, and dropped) and the count is the range's less one. An entry without a
+   * position cannot be placed: undefined is returned (the caller reads the old way).
+   */
+  excluded?: Promise<Item | undefined>;
 }
 
 /**
@@ -112,14 +119,31 @@ export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; t
       if ((guess + 1) * SEEK_CHUNK_ENTRIES <= seen.through) early = guess;
     }
   }
-  const [positions, earlyChunk] = await Promise.all([positionsAt(pk, blocks), early === undefined ? undefined : readChunk(pk, early)]);
+  const [positions, earlyChunk, excluded] = await Promise.all([
+    positionsAt(pk, blocks),
+    early === undefined ? undefined : readChunk(pk, early),
+    request.excluded,
+  ]);
   if (positions === undefined) return undefined;
+  const excludedAt = excluded?.pos;
+  if (excluded !== undefined && typeof excludedAt !== 'number') return undefined;
   remember(boundsKey, positions);
   const { through, below } = positions;
-  const total = through - below;
+  // The excluded entry, when it lies within the bounds: its rank in the requested order, 0-based.
+  const rank =
+    typeof excludedAt === 'number' && excludedAt > below && excludedAt <= through
+      ? order === 'asc'
+        ? excludedAt - below - 1
+        : through - excludedAt
+      : undefined;
+  const total = through - below - (rank === undefined ? 0 : 1);
   if (skip >= total || take <= 0) return { items: [], total };
+  // The page's entries in the range with the excluded one: past it, one further; over it, one more.
+  const rawSkip = rank !== undefined && rank < skip ? skip + 1 : skip;
+  const rawTake = rank !== undefined && rank >= rawSkip && rank < rawSkip + take ? take + 1 : take;
+  const leftOut = (items: Item[]) => (rank === undefined ? items : items.filter((item) => item.sk !== excluded!.sk));
 
-  const { low, high } = pageBounds(through, below, order, skip, take);
+  const { low, high } = pageBounds(through, below, order, rawSkip, rawTake);
   const chunk = chunkOf(low);
   const complete = (chunk + 1) * SEEK_CHUNK_ENTRIES <= through;
   const record = complete ? (chunk === early ? earlyChunk : await readChunk(pk, chunk)) : undefined;
@@ -142,7 +166,7 @@ export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; t
       ascending = items.slice(low - below - 1);
     }
   }
-  return { items: order === 'asc' ? ascending : ascending.reverse(), total };
+  return { items: leftOut(order === 'asc' ? ascending : ascending.reverse()), total };
 }
 
 /** A Query of range `pk` from sort key `start` (inclusive) or block `from`, to the end of block `to`, in `order`. */

@@ -85,6 +85,24 @@ describe('@thirdweb-dev/insight token and NFT functions against npm start', () =
     expect(balances.length).toBeGreaterThan(1);
   });
 
+  it('getV1Tokens as thirdweb’s Insight.getOwnedTokens calls it (include_native): the native balance first, as eth_getBalance', async () => {
+    const { data, error } = await getV1Tokens({
+      query: { chain_id: [CHAIN], include_native: 'true', include_spam: 'false', limit: 50, metadata: 'true', owner_address: [busy] },
+    });
+    expect(error, JSON.stringify(error)).toBeUndefined();
+    const [native, ...erc20] = data!.data;
+    expect(native).toEqual({
+      chain_id: CHAIN,
+      token_address: '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee',
+      balance: (await chain.getBalance({ address: busy })).toString(),
+      name: 'Ether',
+      symbol: 'ETH',
+      decimals: 18,
+    });
+    const onChain = await chain.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [busy] });
+    expect(erc20.map((row) => [row.token_address, row.balance])).toEqual([[token, onChain.toString()]]);
+  });
+
   it('getV1TokensErc721ByOwnerAddress, getV1TokensErc1155ByOwnerAddress, getV1NftsBalanceByOwnerAddress: as ownerOf / balanceOf', async () => {
     for (const owner of accounts()) {
       const owned: string[] = [];

@@ -5,6 +5,7 @@
  * Ids of endpoints and access patterns (I6, X1, X2 ...): see docs/access-patterns.md.
  */
 import { erc20Abi, parseAbi, type Address, type PublicClient } from 'viem';
+import { base, foundry } from 'viem/chains';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { DEMO_PLAN } from '../../../scripts/lib/demo-activity';
@@ -129,17 +130,113 @@ describe('I6e GET /insights/v1/tokens', () => {
     expect(bounded.body.error).toMatch(/Sorting by token_address/);
   });
 
-  it('400 without an owner, for price sorting and for native balances', async () => {
+  it('400 without an owner and for price sorting', async () => {
     expect((await get('/insights/v1/tokens', { chain_id: CHAIN_A })).status).toBe(400);
     const price = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: fx.a.manifest.accounts.busy, sort_by: 'usd_value' });
     expect(price.status).toBe(400);
     expect(price.body.error).toMatch(/price/);
-    const native = await get('/insights/v1/tokens', {
-      chain_id: CHAIN_A,
-      owner_address: fx.a.manifest.accounts.busy,
+  });
+});
+
+describe('I6e GET /insights/v1/tokens?include_native=true: native balances', () => {
+  const NATIVE = '0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
+  /** The chains' native currencies as viem's chain definitions name them (anvil's 31337, Base's 8453). */
+  const CURRENCY = { [CHAIN_A]: foundry.nativeCurrency, [CHAIN_B]: base.nativeCurrency } as const;
+  const clientOf = (chainId: number) => (chainId === CHAIN_A ? fx.a.client : fx.b.client);
+  /** The native row Insight gives an owner on a chain, its balance from eth_getBalance at the head. */
+  const nativeRow = async (chainId: typeof CHAIN_A | typeof CHAIN_B, owner: string) => ({
+    chain_id: chainId,
+    token_address: NATIVE,
+    balance: (await clientOf(chainId).getBalance({ address: owner as Address })).toString(),
+    ...CURRENCY[chainId],
+  });
+  type Row = { chain_id: number; token_address: string; balance: string };
+
+  it('as thirdweb’s SDK asks (Insight.getOwnedTokens): the native balance first on every chain, as eth_getBalance and the explorer say', async () => {
+    const busy = lower(fx.a.manifest.accounts.busy);
+    // getOwnedTokens' query: include_native, include_spam, limit 50, metadata, the owner, every chain.
+    const sdk = {
+      chain_id: [CHAIN_A, CHAIN_B],
       include_native: 'true',
-    });
-    expect(native.status).toBe(400);
+      include_spam: 'false',
+      limit: 50,
+      metadata: 'true',
+      owner_address: busy,
+    };
+    const { status, body } = await get('/insights/v1/tokens', sdk);
+    expect(status, JSON.stringify(body)).toBe(200);
+    const natives = [await nativeRow(CHAIN_A, busy), await nativeRow(CHAIN_B, busy)];
+    expect(BigInt(natives[0]!.balance)).toBeGreaterThan(0n);
+    expect(body.data.slice(0, 2)).toEqual(natives);
+    // The ERC-20 rows follow, as without include_native; the totals count the native rows.
+    const { include_native: _, ...withoutNative } = sdk;
+    const erc20 = await get('/insights/v1/tokens', withoutNative);
+    expect(erc20.body.data.length).toBeGreaterThan(0);
+    expect(body.data.slice(2)).toEqual(erc20.body.data);
+    expect(body.meta).toMatchObject({ total_items: erc20.body.meta.total_items + 2, total_pages: 1 });
+    // The explorer serves the same item as the address's coin balance (chain A is its chain).
+    const page = await requestJson('base', 'GET', `/explorer/addresses/${busy}`);
+    expect(page.status).toBe(200);
+    expect(page.body.coin_balance).toBe(natives[0]!.balance);
+  });
+
+  it('one native row per owner the chain touched (a zero balance too), first whatever the sort; paged and counted with the ERC-20 rows', async () => {
+    const busy = lower(fx.a.manifest.accounts.busy);
+    const token = lower(fx.a.manifest.contracts.token); // a contract the chain touched, holding no ether
+    const alice = lower(fx.a.manifest.accounts.alice);
+    const untouched = `0x${'ab'.repeat(20)}`; // never touched: its balance is not known, so no row
+    const owners = [busy, token, untouched, alice];
+    const query = { chain_id: CHAIN_A, owner_address: owners, include_native: 'true' };
+    const natives = [await nativeRow(CHAIN_A, busy), await nativeRow(CHAIN_A, token), await nativeRow(CHAIN_A, alice)];
+    expect(natives[1]!.balance).toBe('0');
+    const erc20 = await get('/insights/v1/tokens', { chain_id: CHAIN_A, owner_address: owners, limit: 100 });
+    const full = await get('/insights/v1/tokens', { ...query, limit: 100 });
+    expect(full.status, JSON.stringify(full.body)).toBe(200);
+    expect(full.body.data).toEqual([...natives, ...erc20.body.data]);
+    const total = natives.length + erc20.body.meta.total_items;
+    expect(erc20.body.meta.total_items).toBeGreaterThan(1);
+    expect(full.body.meta.total_items).toBe(total);
+
+    // Pages of 1 and of 3: the native rows count once, on the first page(s), and every row comes once.
+    for (const limit of [1, 3]) {
+      const paged: Row[] = [];
+      for (let page = 0; page * limit < total; page++) {
+        const { body } = await get('/insights/v1/tokens', { ...query, limit, page });
+        expect(body.meta).toMatchObject({ total_items: total, total_pages: Math.ceil(total / limit) });
+        paged.push(...body.data);
+      }
+      expect(paged, `limit ${limit}`).toEqual(full.body.data);
+    }
+    // Oldest ERC-20 first, or by token address: the native rows still lead.
+    const ascending = await get('/insights/v1/tokens', { ...query, sort_order: 'asc', limit: 100 });
+    expect(ascending.body.data).toEqual([...natives, ...[...erc20.body.data].reverse()]);
+    const byToken = (page: number) => get('/insights/v1/tokens', { ...query, sort_by: 'token_address', limit: natives.length, page });
+    expect((await byToken(0)).body.data).toEqual(natives);
+    const second = await byToken(1);
+    expect(second.body.meta.total_items).toBe(total);
+    expect(second.body.data.length).toBeGreaterThan(0);
+    expect(second.body.data.every((row: Row) => row.token_address !== NATIVE)).toBe(true);
+
+    // Named tokens: the native row only when the native token is one of them.
+    const named = await get('/insights/v1/tokens', { ...query, owner_address: busy, token_address: token });
+    expect(named.body.data.map((row: Row) => row.token_address)).toEqual([token]);
+    const withNative = await get('/insights/v1/tokens', { ...query, owner_address: busy, token_address: [NATIVE, token] });
+    expect(withNative.body.data.map((row: Row) => row.token_address)).toEqual([NATIVE, token]);
+    expect(withNative.body.data[0]).toEqual(natives[0]);
+    expect(withNative.body.meta.total_items).toBe(2);
+  });
+
+  it('reads the native balances in the round trip of the page: one Query and one BatchGetItem', async () => {
+    const busy = lower(fx.a.manifest.accounts.busy);
+    const query = { chain_id: CHAIN_A, owner_address: busy, include_native: 'true' };
+    await get('/insights/v1/tokens', query); // (the chain registry, read once a minute)
+    for (const page of [0, 1]) {
+      const { result, usage, requests } = await tableWorkOf(() => get('/insights/v1/tokens', { ...query, limit: 1, page }));
+      expect(result.status).toBe(200);
+      expect(result.body.data.map((row: Row) => row.token_address)).toEqual(page === 0 ? [NATIVE] : [lower(fx.a.manifest.contracts.token)]);
+      expect(usage.calls).toEqual({ QueryCommand: 1, BatchGetItemCommand: 1 });
+      expect(readRules(requests).roundTrips).toBe(1);
+    }
   });
 });
 

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { useTestTable } from '../../support/table';
-import { tableWorkOf } from '../../shared/insights/table-work';
+import { readRules, tableWorkOf } from '../../shared/insights/table-work';
+import { allPages, itemsOf } from '../explorer/fixtures';
 import { CHAIN_A, CHAIN_B, startInsightsFixture, type InsightsFixture } from './fixture';
 import { readTruth, type ChainTransaction, type ChainTruth } from './truth';
 
@@ -48,10 +49,17 @@ const newestFirst = (txs: ChainTransaction[]) =>
   [...txs].sort((a, b) => Number(b.blockNumber! - a.blockNumber!) || b.transactionIndex! - a.transactionIndex!);
 const hashes = (rows: { hash: string }[]) => rows.map((row) => row.hash);
 
-/** Transactions sent to `contract` on a chain, and the one that created it, newest first. */
+/** Transactions sent to `contract` on a chain (`to_address` = the contract, so not its creation), newest first. */
 function toContract(truth: ChainTruth, contract: string): ChainTransaction[] {
-  const creation = creations.get(truth.chainId)?.get(contract);
-  return newestFirst(truth.transactions.filter((tx) => lower(tx.to) === contract || tx.hash === creation));
+  return newestFirst(truth.transactions.filter((tx) => lower(tx.to) === contract));
+}
+
+/** The transaction that created `contract` on a chain (its own creation: no `to`). */
+function creationOf(truth: ChainTruth, contract: string): ChainTransaction {
+  const hash = creations.get(truth.chainId)?.get(contract);
+  const creation = truth.transactions.find((tx) => tx.hash === hash);
+  if (!creation) throw new Error(`no creation of ${contract} on chain ${truth.chainId}`);
+  return creation;
 }
 
 describe('I10a GET /insights/v1/transactions/{contractAddress}', () => {
@@ -119,6 +127,142 @@ describe('I10a GET /insights/v1/transactions/{contractAddress}', () => {
     const { status, body } = await get(`/insights/v1/transactions/${token}`, { chain_id: CHAIN_A, filter_topic_0: '0x01' });
     expect(status).toBe(400);
     expect(body.error).toMatch(/valid filter fields/);
+  });
+});
+
+describe('a contract’s creation is not one of its transactions (Insight selects to_address = the contract)', () => {
+  /** Contracts deployed by a transaction of their own, then called N times: chain A's token, chain B's sink. */
+  const deployed = () => [
+    { truth: A, contract: token },
+    { truth: B, contract: lower(fx.b.sink) },
+  ];
+  const selectorOf = (tx: ChainTransaction) => tx.input.slice(0, 10).toLowerCase();
+  const countBy = (txs: ChainTransaction[], key: (tx: ChainTransaction) => string | number) => {
+    const counts = new Map<string | number, number>();
+    for (const tx of txs) counts.set(key(tx), (counts.get(key(tx)) ?? 0) + 1);
+    return counts;
+  };
+  const utcDay = (tx: ChainTransaction) => new Date(tx.timestamp * 1000).toISOString().slice(0, 10);
+
+  it('lists and counts the N calls of a deployed contract, on I10a and I10b by recipient, on every page', async () => {
+    for (const { truth, contract } of deployed()) {
+      const calls = toContract(truth, contract);
+      const creation = creationOf(truth, contract);
+      expect(calls.length, contract).toBeGreaterThan(1);
+      for (const [path, params] of [
+        [`/insights/v1/transactions/${contract}`, {}],
+        ['/insights/v1/transactions', { filter_to_address: contract }],
+      ] as const) {
+        const label = `${truth.chainId} ${path}`;
+        const all = await get(path, { chain_id: truth.chainId, ...params, limit: 1000 });
+        expect(all.status, all.body.error).toBe(200);
+        expect(hashes(all.body.data), label).toEqual(calls.map((tx) => tx.hash));
+        expect(all.body.meta.total_items, label).toBe(calls.length);
+        // Page by page, both ways: the pages that would hold the creation (the oldest) hold the oldest calls.
+        for (const order of ['desc', 'asc'] as const) {
+          const paged: string[] = [];
+          for (let page = 0; page * 2 < calls.length + 1; page++) {
+            const { body } = await get(path, { chain_id: truth.chainId, ...params, limit: 2, page, sort_order: order });
+            expect(body.meta, `${label} ${order} page ${page}`).toMatchObject({
+              total_items: calls.length,
+              total_pages: Math.ceil(calls.length / 2),
+            });
+            paged.push(...hashes(body.data));
+          }
+          expect(paged, `${label} ${order}`).toEqual((order === 'desc' ? calls : [...calls].reverse()).map((tx) => tx.hash));
+        }
+      }
+      // The deployer's calls (a check on the sender inside the range), without its creation.
+      const deployer = lower(creation.from);
+      const byDeployer = await get(`/insights/v1/transactions/${contract}`, {
+        chain_id: truth.chainId,
+        filter_from_address: deployer,
+        limit: 1000,
+      });
+      const deployerCalls = calls.filter((tx) => lower(tx.from) === deployer);
+      expect(hashes(byDeployer.body.data)).toEqual(deployerCalls.map((tx) => tx.hash));
+      expect(byDeployer.body.meta.total_items).toBe(deployerCalls.length);
+      // Block bounds around the creation's block.
+      const block = Number(creation.blockNumber);
+      const bounded = await get(`/insights/v1/transactions/${contract}`, {
+        chain_id: truth.chainId,
+        filter_block_number_gte: block,
+        filter_block_number_lte: block + 3,
+        limit: 1000,
+      });
+      const inBlocks = calls.filter((tx) => Number(tx.blockNumber) >= block && Number(tx.blockNumber) <= block + 3);
+      expect(hashes(bounded.body.data)).toEqual(inBlocks.map((tx) => tx.hash));
+      expect(bounded.body.meta.total_items).toBe(inBlocks.length);
+    }
+  });
+
+  /** Each deployed contract's calls and its aggregate answers on I10a. */
+  async function eachDeployed(
+    check: (calls: ChainTransaction[], aggregate: (params: Params) => Promise<unknown>, label: string) => Promise<void>,
+  ) {
+    for (const { truth, contract } of deployed()) {
+      const aggregate = async (params: Params) => {
+        const { status, body } = await get(`/insights/v1/transactions/${contract}`, { chain_id: truth.chainId, limit: 1000, ...params });
+        expect(status, body.error).toBe(200);
+        return body.aggregations[0];
+      };
+      await check(toContract(truth, contract), aggregate, `${truth.chainId} ${contract}`);
+    }
+  }
+
+  it('aggregates N calls: the totals (count and sum from running totals, the dashboard’s count(block_number))', async () => {
+    await eachDeployed(async (calls, aggregate, label) => {
+      const value = calls.reduce((sum, tx) => sum + tx.value, 0n).toString();
+      expect(await aggregate({ aggregate: ['count() AS n', 'sum(value) AS v'] }), label).toEqual([{ n: calls.length, v: value }]);
+      expect(await aggregate({ aggregate: 'count(block_number) as total' }), label).toEqual([{ total: calls.length }]);
+    });
+  });
+
+  it('aggregates N calls per function selector (the rows): no row for the init code’s first 4 bytes', async () => {
+    await eachDeployed(async (calls, aggregate, label) => {
+      const perSelector = [...countBy(calls, selectorOf)].sort(([a], [b]) => (a < b ? -1 : 1));
+      expect(await aggregate({ group_by: 'function_selector' }), label).toEqual(
+        perSelector.map(([function_selector, count]) => ({ function_selector, count })),
+      );
+    });
+  });
+
+  it('aggregates N calls per day and per block (running totals), and per day and selector (the rows)', async () => {
+    await eachDeployed(async (calls, aggregate, label) => {
+      const perDay = [...countBy(calls, utcDay)].sort(([a], [b]) => (a < b ? -1 : 1));
+      expect(await aggregate({ group_by: 'day' }), label).toEqual(perDay.map(([day, count]) => ({ day, count })));
+      const perBlock = [...countBy(calls, (tx) => Number(tx.blockNumber))].sort(([a], [b]) => Number(a) - Number(b));
+      expect(await aggregate({ aggregate: 'intDiv(block_number, 1) AS b', group_by: 'b' }), label).toEqual(
+        perBlock.map(([b, count]) => ({ b: Number(b), count })),
+      );
+      expect(await aggregate({ group_by: ['day', 'function_selector'] }), label).toEqual(
+        [...countBy(calls, (tx) => `${utcDay(tx)} ${selectorOf(tx)}`)]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([key, count]) => ({ day: String(key).split(' ')[0], function_selector: String(key).split(' ')[1], count })),
+      );
+    });
+  });
+
+  it('looks the creation up beside the range’s first reads: a first page, a count and a per-day count in one round trip', async () => {
+    const path = `/insights/v1/transactions/${token}`;
+    await get(path, { chain_id: CHAIN_A, limit: 1 }); // (the chain registry, read once a minute)
+    for (const params of [{ limit: 5 }, { aggregate: 'count()' }, { group_by: 'day' }] as Params[]) {
+      const { result, requests } = await tableWorkOf(() => get(path, { chain_id: CHAIN_A, ...params }));
+      expect(result.status, result.body.error).toBe(200);
+      const rules = readRules(requests);
+      expect(rules.roundTrips, JSON.stringify(params)).toBe(1);
+      // Its own reads: the range's oldest entry (Limit 1) and the contract's address item; the page one entry more.
+      expect(rules.queryItemsRead, JSON.stringify(params)).toBeLessThanOrEqual(8);
+    }
+  });
+
+  it('the explorer’s address transactions (E4, Blockscout’s) still list the creation under the contract', async () => {
+    const creation = creationOf(A, token);
+    for (const filter of [undefined, 'to'] as const) {
+      const listed = itemsOf(await allPages(token, 'transactions', filter ? { filter } : {})).map((tx: { hash: string }) => tx.hash);
+      expect(listed, `filter ${filter}`).toContain(creation.hash);
+      expect(listed.length).toBe(toContract(A, token).length + 1);
+    }
   });
 });
 

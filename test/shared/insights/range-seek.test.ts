@@ -137,6 +137,23 @@ describe('a page by number', () => {
     await expectEveryPage({ chainId: CHAIN, pk, entries, bounds: boundsCases, limits: [1, 5, 16, 20], config: CONFIG });
   });
 
+  it('leaves out an excluded entry (a contract’s creation in its `to` range) on every page, wherever it is', async () => {
+    const items = await stored();
+    // The range's first entry (where a creation is), one inside the 40-entry block, one past a chunk boundary, the last.
+    const inBlock31 = entries.findIndex((entry) => entry.block === 31) + 7;
+    for (const index of [0, inBlock31, SEEK_CHUNK_ENTRIES * 3 + 1, items.length - 1]) {
+      await expectEveryPage({
+        chainId: CHAIN,
+        pk,
+        entries,
+        bounds: [{}, { from: 7, to: 33 }, { from: 31, to: 31 }, { from: 58 }],
+        limits: [3, 16],
+        config: CONFIG,
+        excluded: items[index],
+      });
+    }
+  });
+
   it('reads only the page, its chunk and two positions, however deep: never more than the first page plus the chunk', async () => {
     const limit = 20;
     const all = truth('desc', {});
