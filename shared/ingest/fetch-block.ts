@@ -339,19 +339,22 @@ export class BlockSource {
     try {
       return await this.readTraces(block);
     } catch (error) {
-      timedOut = error instanceof BaseError && error.name === 'TimeoutError';
+      timedOut = isTimeout(error);
       throw error;
     } finally {
-      const ms = Date.now() - started;
-      if (!this.slowTraces && (timedOut || ms > SLOW_TRACE_MS)) {
-        this.slowTraces = true;
-        this.log.warn('block traces are slow on this node: reading them one block at a time', {
-          blockNumber: Number(block.number),
-          ms,
-          timedOut,
-        });
-      }
+      this.noteTraceTime(block, Date.now() - started, timedOut);
     }
+  }
+
+  /** A block's traces took `ms` (or timed out): once one is slow, they are read one block at a time. */
+  private noteTraceTime(block: ChainBlock, ms: number, timedOut: boolean): void {
+    if (this.slowTraces || !(timedOut || ms > SLOW_TRACE_MS)) return;
+    this.slowTraces = true;
+    this.log.warn('block traces are slow on this node: reading them one block at a time', {
+      blockNumber: Number(block.number),
+      ms,
+      timedOut,
+    });
   }
 
   private async readTraces(block: ChainBlock): Promise<TransactionTrace[] | null> {
@@ -384,6 +387,8 @@ export class BlockSource {
         // the square of a block's transactions: minutes for 2,000): parity's trace_block, where the node
         // serves it, reads this block (the same calls); the method stays callTracer for the others.
         if (!refused && !retry && isTimeout(error) && !this.traceMethodChosen) {
+          // (A node that queues its traces times out too: from now on they are read one at a time.)
+          this.noteTraceTime(block, timeoutMs, true);
           const parity = await this.parityTraces(block, timeoutMs).catch(() => undefined);
           if (parity) {
             this.log.warn('block traces timed out with the callTracer: this block read with trace_block', {
