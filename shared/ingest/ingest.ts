@@ -57,6 +57,7 @@ import {
   type BlockManifest,
 } from './manifest';
 import { knownProxies, NativeStateWriter, nativeEntitiesOf, readNativeState, upgradedIn } from './native-state';
+import { headsEntitiesOf } from './range-heads';
 import { RangePositions } from './range-positions';
 import { replayingChain } from './recorded-chain';
 import type {
@@ -791,6 +792,7 @@ export class ChainIngest {
           ...derived.nftTouches.map((nft) => entity.nft(nft.contract, nft.standard, nft.tokenId)),
           ...collectionsTouched(derived.balanceTouches).map((c) => entity.collection(c.holder, c.contract, c.standard)),
           ...nativeEntitiesOf(derived, this.coinBalances),
+          ...headsEntitiesOf(blockItems, isCountedEntry),
         ],
       });
     }
@@ -806,6 +808,8 @@ export class ChainIngest {
     // A staged block's items that its worker already wrote, identical (the rest are written here).
     const writtenByWorker = replay ? workerWrites(replay, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
     const seekChunks = await this.positions.assignBlocks(blocksItems, { fresh: mode === 'repair' });
+    // The range heads the batch moved (range-heads.ts): written with its items, not listed as any block's.
+    const heads = this.positions.takeHeads();
     for (const [index, chunks] of seekChunks.entries()) {
       for (const chunk of chunks) {
         blocksItems[index]!.items.push(chunk);
@@ -822,7 +826,7 @@ export class ChainIngest {
     );
     // (Writing the state at the same time as the immutable items measured slower on the embedded
     // table, whose transactions lock it whole; in AWS the two could overlap.)
-    await writeItems({ put: items.filter((item) => !writtenByWorker.skip.has(item)), delete: writtenByWorker.stale });
+    await writeItems({ put: [...items.filter((item) => !writtenByWorker.skip.has(item)), ...heads], delete: writtenByWorker.stale });
     // The listeners (order deposit detection: orders, never state items) run beside the state writes;
     // both end before the cursor moves, so a crash still delivers the blocks again (at least once).
     // allSettled: a failure of one side is thrown only once the other has ended too, so that a next

@@ -194,9 +194,12 @@ export async function moveCursor(
   const pending = next.pendingTo !== undefined && next.pendingTo > next.blockNumber ? next.pendingTo : undefined;
   if (pending !== undefined) record.pendingTo = pending;
   if (next.blockTimestamp !== undefined) record.blockTimestamp = next.blockTimestamp;
+  // A new cursor: the chain's every batch writes range heads (range-heads.ts); an existing one keeps what it says.
+  const created = previous === undefined;
+  if (created) record.rangeHeads = true;
   const removed = [...(pending === undefined ? ['pendingTo'] : []), ...(next.blockTimestamp === undefined ? ['blockTimestamp'] : [])];
   await updateCursor(chainId, previous, Math.max(next.blockNumber, pending ?? 0, previous?.pendingTo ?? 0), {
-    UpdateExpression: `SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first${pending === undefined ? '' : ', pendingTo = :pendingTo'}${next.blockTimestamp === undefined ? '' : ', blockTimestamp = :timestamp'}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
+    UpdateExpression: `SET #kind = :kind, chainId = :chainId, blockNumber = :number, blockHash = :hash, firstBlock = :first${pending === undefined ? '' : ', pendingTo = :pendingTo'}${next.blockTimestamp === undefined ? '' : ', blockTimestamp = :timestamp'}${created ? ', rangeHeads = :heads' : ''}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
     ExpressionAttributeNames: { '#kind': 'kind' },
     ExpressionAttributeValues: {
       ':kind': 'cursor',
@@ -206,6 +209,7 @@ export async function moveCursor(
       ':first': record.firstBlock,
       ...(pending === undefined ? {} : { ':pendingTo': pending }),
       ...(next.blockTimestamp === undefined ? {} : { ':timestamp': next.blockTimestamp }),
+      ...(created ? { ':heads': true } : {}),
     },
   });
   return record;

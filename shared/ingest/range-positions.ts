@@ -55,9 +55,12 @@ import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type TableItem } from '../tabl
 import { membersOf, UNION_POSITION_ATTRIBUTE, unionOf, unionTotalAttribute } from '../table/union-ranges';
 import { isCountedEntry } from './items';
 import { readCursor } from './manifest';
+import { emptyHeads, familyUnion, headsItem, ownerOfRange, RANGE_FAMILIES, readRangeHeads, type OwnerHeads } from './range-heads';
 
 /** Ranges kept in memory by default. */
 export const DEFAULT_POSITION_CAPACITY = 100_000;
+/** Addresses whose range heads (range-heads.ts) are kept in memory. */
+const HEADS_CAPACITY = 50_000;
 /** Parallel table lookups of one block's misses. */
 const LOOKUP_CONCURRENCY = 16;
 
@@ -89,6 +92,20 @@ export class RangePositions {
   private previous: { number: number; hash: string | undefined } | undefined;
   /** One assign at a time: each continues from what the one before it numbered. */
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Owner address -> its range heads (range-heads.ts) as the table holds them plus what the blocks
+   * numbered since have added (written with their items); insertion order is least recently read first.
+   */
+  private readonly heads = new Map<string, OwnerHeads>();
+  /** Owners whose heads the blocks numbered since the last `takeHeads` changed. */
+  private readonly changedHeads = new Set<string>();
+  /** Range heads read from the table so far (BatchGetItem keys), for measurement. */
+  headsRead = 0;
+  /**
+   * Whether every batch of the chain wrote range heads (the cursor says so, or there is none yet), so an
+   * address without a heads item has no counted entries; known once the cursor exists.
+   */
+  private headsCover: boolean | undefined;
 
   constructor(
     readonly chainId: number,
@@ -120,15 +137,29 @@ export class RangePositions {
       const hints = new Map<string, RangeState>();
       if (!fresh && blocks.length > 1) {
         const first = blocks[0]!;
-        if (!this.follows(first.blockNumber, first.items)) this.forget();
+        if (!this.follows(first.blockNumber, first.items)) {
+          this.forget();
+          // (The empty map is trusted for the batch's first block: number() does not empty it again.)
+          this.previous = { number: first.blockNumber - 1, hash: undefined };
+        }
         await this.evict();
         const firstMissing = new Map<string, number>();
+        const owners = new Set<string>();
         for (const { blockNumber, items } of blocks) {
           for (const pk of this.countedRanges(blockNumber, items).keys()) {
+            const owned = ownerOfRange(pk);
+            if (owned) owners.add(owned.owner);
             if (!this.last.has(pk) && !firstMissing.has(pk)) firstMissing.set(pk, blockNumber);
           }
         }
-        await inParallel([...firstMissing], LOOKUP_CONCURRENCY, async ([pk, blockNumber]) => {
+        await this.loadHeads(owners);
+        const toRead: [string, number][] = [];
+        for (const [pk, blockNumber] of firstMissing) {
+          const known = this.fromHeads(pk, blockNumber);
+          if (known) hints.set(pk, known);
+          else toRead.push([pk, blockNumber]);
+        }
+        await inParallel(toRead, LOOKUP_CONCURRENCY, async ([pk, blockNumber]) => {
           hints.set(pk, await stateBefore(pk, blockNumber));
         });
       }
@@ -140,10 +171,64 @@ export class RangePositions {
     return run;
   }
 
-  /** Empties the map: the next blocks read their ranges' positions from the table. */
+  /** Empties the map: the next blocks read their ranges' positions from the table (or its range heads). */
   forget(): void {
     this.last.clear();
     this.previous = undefined;
+    this.heads.clear();
+    this.changedHeads.clear();
+  }
+
+  /**
+   * The range heads (range-heads.ts) the blocks numbered since the last call changed, as items to write
+   * with those blocks' items (before the cursor moves); none after a `fresh` numbering.
+   */
+  takeHeads(): TableItem[] {
+    const items: TableItem[] = [];
+    for (const owner of [...this.changedHeads].sort()) items.push(headsItem(this.chainId, owner, this.heads.get(owner) ?? emptyHeads()));
+    this.changedHeads.clear();
+    return items;
+  }
+
+  /** Reads the range heads of the owners not in memory (one BatchGetItem round), dropping the oldest kept past capacity. */
+  private async loadHeads(owners: Iterable<string>): Promise<void> {
+    const missing = [...owners].filter((owner) => !this.heads.has(owner));
+    if (missing.length > 0) {
+      const [stored, cover] = await Promise.all([readRangeHeads(this.chainId, missing), this.coveredByHeads()]);
+      this.headsRead += missing.length;
+      // No item: no entries at all where every batch wrote heads; else unknown (ranges read from the table).
+      for (const owner of missing) this.heads.set(owner, stored.get(owner) ?? emptyHeads(cover ? RANGE_FAMILIES : []));
+    }
+    if (this.heads.size > HEADS_CAPACITY) {
+      for (const owner of this.heads.keys()) {
+        if (this.heads.size <= HEADS_CAPACITY * 0.9) break;
+        if (!this.changedHeads.has(owner)) this.heads.delete(owner);
+      }
+    }
+  }
+
+  /** Whether every batch of the chain wrote range heads (CursorRecord.rangeHeads; no cursor: nothing written yet). */
+  private async coveredByHeads(): Promise<boolean> {
+    if (this.headsCover !== undefined) return this.headsCover;
+    const cursor = await readCursor(this.chainId);
+    if (cursor === undefined) return true;
+    this.headsCover = cursor.rangeHeads === true;
+    return this.headsCover;
+  }
+
+  /**
+   * Range `pk`'s state before block `blockNumber` from its owner's heads, when they say it: they were
+   * written before the block (their `block` is below it), and list the range or are complete for its family.
+   */
+  private fromHeads(pk: string, blockNumber: number): RangeState | undefined {
+    const owned = ownerOfRange(pk);
+    if (!owned) return undefined;
+    const heads = this.heads.get(owned.owner);
+    if (!heads || heads.block >= blockNumber) return undefined;
+    const head = heads.ranges.get(pk);
+    if (head) return { position: head.position, tail: [], tableBelow: blockNumber, totals: head.totals && new Map(head.totals) };
+    if (heads.complete.has(owned.family)) return { position: 0, tail: [], tableBelow: blockNumber, totals: new Map() };
+    return undefined;
   }
 
   /** Ranges currently in the map. */
@@ -184,8 +269,16 @@ export class RangePositions {
 
     const before = new Map<string, RangeState>();
     const missing: string[] = [];
+    if (!fresh) {
+      const owners = new Set<string>();
+      for (const pk of ranges.keys()) {
+        const owned = ownerOfRange(pk);
+        if (owned && !this.heads.has(owned.owner)) owners.add(owned.owner);
+      }
+      await this.loadHeads(owners);
+    }
     for (const pk of ranges.keys()) {
-      const known = fresh ? undefined : (this.last.get(pk) ?? hints.get(pk));
+      const known = fresh ? undefined : (this.last.get(pk) ?? hints.get(pk) ?? this.fromHeads(pk, blockNumber));
       if (known !== undefined) before.set(pk, known);
       else missing.push(pk);
     }
@@ -247,6 +340,16 @@ export class RangePositions {
       if (!fresh) {
         this.last.delete(pk);
         this.last.set(pk, { block: blockNumber, position, tail, tableBelow: state.tableBelow, totals });
+        const owned = ownerOfRange(pk);
+        if (owned) {
+          const heads = this.heads.get(owned.owner) ?? emptyHeads();
+          this.heads.set(owned.owner, heads);
+          heads.ranges.set(pk, { position, block: blockNumber, totals: totals && new Map(totals) });
+          heads.block = Math.max(heads.block, blockNumber);
+          // The family's union was empty before the block: every range of the family is met from here on.
+          if (state.position === 0 && pk === familyUnion(this.chainId, owned.owner, owned.family)) heads.complete.add(owned.family);
+          this.changedHeads.add(owned.owner);
+        }
       }
     }
     if (!fresh) this.previous = { number: blockNumber, hash: typeof block?.hash === 'string' ? block.hash : undefined };

@@ -39,6 +39,7 @@ import {
 import type { AddressRecord, BlockRecord, CursorRecord, IndexedTokenStandard, InternalTransactionRecord } from '../table/records';
 import { TOKEN_DETAILS_REFRESH_SECONDS } from './batch';
 import { isNativeEntity, undoNativeState } from './native-state';
+import { isHeadsEntity, rebuildRangeHeads } from './range-heads';
 import { parseEntity, type BalanceEntity, type ParsedEntity, type StateWriter } from './state';
 import { getItem, queryRange } from './table-io';
 
@@ -207,7 +208,13 @@ export class Reorg {
     });
     await writeItems({ delete: manifests.flatMap((manifest) => manifest.items) });
     const names = [...new Set(manifests.flatMap((manifest) => manifest.touched))];
-    await this.recompute(names.filter((name) => !isNativeEntity(name)).map(parseEntity), ancestor);
+    // Range heads (range-heads.ts) again as of the ancestor, from the entries left.
+    await rebuildRangeHeads(
+      this.chainId,
+      names.filter(isHeadsEntity).map((name) => name.slice('HEADS|'.length)),
+      ancestor,
+    );
+    await this.recompute(names.filter((name) => !isNativeEntity(name) && !isHeadsEntity(name)).map(parseEntity), ancestor);
     // After the recompute: the address items of contracts first seen above the ancestor are gone.
     await undoNativeState(this.chainId, names.filter(isNativeEntity), ancestor, this.chainState, this.log);
   }

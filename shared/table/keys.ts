@@ -343,6 +343,11 @@ export const addressKeys = {
    */
   address: (chainId: number, address: string): ItemKey => ({ pk: `${chain(chainId)}#ADDR#${lower(address)}`, sk: 'ADDR' }),
   /**
+   * G9: where each counted range the address owns stands (its transactions, token transfers and calls
+   * sent: shared/ingest/range-heads.ts), in X7's partition. The ingest's BatchGetItem; no reader.
+   */
+  rangeHeads: (chainId: number, address: string): ItemKey => ({ pk: `${chain(chainId)}#ADDR#${lower(address)}`, sk: 'HEADS' }),
+  /**
    * X4 (E4) and N7 (resolve of an address): transactions touching an address, newest first, one range
    * per direction; `to` also holds the transactions that created a contract at the address... for the
    * creator: a creation is written to the creator's `from` range and the created contract's `to` range.

@@ -588,6 +588,12 @@ export interface CursorRecord {
   pendingTo?: number;
   /** Unix seconds of the cursor's block (absent on cursors written before it was recorded). */
   blockTimestamp?: number;
+  /**
+   * Set when the cursor was created (the chain's first batch): every batch of this chain writes its range
+   * heads (shared/ingest/range-heads.ts), so an address without a heads item has no counted entries.
+   * Absent on chains ingested before range heads: their heads say only what they list.
+   */
+  rangeHeads?: boolean;
 }
 
 /** What a chain's ingest is doing (chainKeys.status): shared/ingest/status.ts. */

@@ -70,6 +70,7 @@ export function familyOf(pk: string, sk: string): Family {
   if (rest.startsWith('TOPIC0#')) return f('N5 logs by topic0 (TOPIC0#t)', 'index copy');
   if (/^TT#[^#]+$/.test(rest)) return f('N8 transfers of a token (TT#token)', 'index copy');
   if (/^TT#[^#]+#ID#[^#]+$/.test(rest)) return f('N16 transfers of one NFT (TT#token#ID#id)', 'index copy');
+  if (/^ADDR#[^#]+$/.test(rest) && sk === 'HEADS') return f('G8 range heads (ADDR#a / HEADS)', 'state');
   if (/^ADDR#[^#]+$/.test(rest)) return f('X7 address / token (ADDR#a)', 'state');
   if (rest.startsWith('NAME#')) return f('N11 name (NAME#n)', 'state');
   if (/^NFT#[^#]+$/.test(rest)) return f('G3 NFT instance (NFT#c)', 'state');

@@ -74,7 +74,8 @@ async function ingest(positions: RangePositions, from: number, to: number): Prom
     const size = Math.min(to - block, 1 + Math.floor(next() * 5));
     const batch = Array.from({ length: size }, (_, offset) => ({ blockNumber: block + offset, items: itemsOf(block + offset) }));
     const chunks = await positions.assignBlocks(batch);
-    await writeItems({ put: [...batch.flatMap((b) => b.items), ...chunks.flat()] });
+    // The range heads (range-heads.ts) with the items, as the ingest writes them: a restart reads them back.
+    await writeItems({ put: [...batch.flatMap((b) => b.items), ...chunks.flat(), ...positions.takeHeads()] });
     block += size;
   }
 }

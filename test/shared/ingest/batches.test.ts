@@ -106,6 +106,8 @@ async function failThenRestart(
       blockHash: expect.any(String),
       blockTimestamp: expect.any(Number),
       firstBlock: 0,
+      // Created by the chain's first batch: every batch writes range heads (range-heads.ts).
+      rangeHeads: true,
       pk: expect.any(String),
       sk: expect.any(String),
     });

@@ -33,7 +33,8 @@ import {
 } from '../../../../shared/table/keys';
 import { tableSnapshot } from '../../../support/table';
 import { expandInternalTransaction, expandLog, expandTokenTransfer, expandTransaction } from '../../../../shared/table/compact';
-import { unionOf } from '../../../../shared/table/union-ranges';
+import { membersOf, unionOf } from '../../../../shared/table/union-ranges';
+import { ownerOfRange, readHeadsItem } from '../../../../shared/ingest/range-heads';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
@@ -345,6 +346,51 @@ export async function expectImmutableItems(
   for (const [union, entries] of unions) {
     const keys = [...new Set(entries.map((entry) => String(entry.sk)))].sort();
     for (const entry of entries) expect(entry.upos, `${union} ${entry.sk}`).toBe(keys.indexOf(String(entry.sk)) + 1);
+  }
+
+  // Every counted range (entries with `pos`, unions aside): positions 1..n in sort-key order, whatever
+  // told the ingest where the range stood (its map, an address's range heads, the table).
+  const counted = new Map<string, Record<string, unknown>[]>();
+  for (const item of items) {
+    if (!IMMUTABLE_KINDS.has(String(item.kind)) || typeof item.pos !== 'number') continue;
+    counted.set(String(item.pk), [...(counted.get(String(item.pk)) ?? []), item]);
+  }
+  for (const [pk, entries] of counted) {
+    entries.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1));
+    expect(
+      entries.map((entry) => entry.pos),
+      `positions of ${pk}`,
+    ).toEqual(entries.map((_, index) => index + 1));
+  }
+
+  // Range heads (shared/ingest/range-heads.ts): each address's item says where every range it lists
+  // stands (the last entry's position and block), and lists every range the address owns with entries
+  // for the families it says are complete.
+  const lastOf = (pk: string): Record<string, unknown> | undefined => {
+    const union = membersOf(pk);
+    const entries = union ? [...(counted.get(union[0]) ?? []), ...(counted.get(union[1]) ?? [])] : (counted.get(pk) ?? []);
+    return entries.reduce<Record<string, unknown> | undefined>(
+      (last, entry) => (!last || String(entry.sk) > String(last.sk) ? entry : last),
+      undefined,
+    );
+  };
+  for (const item of items.filter((candidate) => candidate.kind === 'rangeHeads')) {
+    const [, chain, owner] = /^C#(\d+)#ADDR#(0x[0-9a-f]{40})$/.exec(String(item.pk))!;
+    const heads = readHeadsItem(Number(chain), owner!, item);
+    for (const [pk, head] of heads.ranges) {
+      const last = lastOf(pk);
+      expect(last, `${pk}: listed by ${owner}'s range heads`).toBeDefined();
+      const position = membersOf(pk) ? last!.upos : last!.pos;
+      expect({ position: head.position, block: head.block }, `${owner}'s head of ${pk}`).toEqual({
+        position,
+        block: Number(String(last!.sk).slice(0, 12)),
+      });
+    }
+    for (const pk of [...counted.keys(), ...unions.keys()]) {
+      const owned = ownerOfRange(pk);
+      if (owned?.owner === owner && heads.complete.has(owned.family))
+        expect(heads.ranges.has(pk), `${owner}'s heads list ${pk}`).toBe(true);
+    }
   }
 
   const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));

@@ -1,0 +1,131 @@
+/**
+ * Range heads (shared/ingest/range-heads.ts, issue 34): a follower that starts with nothing in memory
+ * (a new Lambda container, a restart) numbers the ranges its addresses own from their heads items, one
+ * BatchGetItem for the batch, instead of a Limit-1 Query per range; the positions stay exact and the
+ * table is the one an uninterrupted ingest writes, item for item. A chain ingested before range heads
+ * (its cursor does not say `rangeHeads`) reads its ranges from the table as before, and is exact too.
+ */
+import { describe, expect, it } from 'vitest';
+import { BaseChain } from '../../../scripts/bench/dataset/base-profile';
+import type { ChainSpec } from '../../../scripts/bench/dataset/chain';
+import { baseProfileSpec } from '../../../scripts/bench/dataset/spec';
+import { db } from '../../../shared/db/client';
+import { deleteItem, updateItem } from '../../../shared/db/operations';
+import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
+import { ownerOfRange } from '../../../shared/ingest/range-heads';
+import { chainKeys } from '../../../shared/table/keys';
+import { unionOf } from '../../../shared/table/union-ranges';
+import { inTable, tableSnapshot, useTestTable } from '../../support/table';
+
+const table = useTestTable('range-heads');
+
+/** A small Base-like chain whose senders and holders come back block after block. */
+function smallChain(blocks: number, perBlock: number): { spec: ChainSpec; chain: BaseChain } {
+  const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock });
+  const small: ChainSpec = {
+    ...spec,
+    erc20Tokens: 30,
+    erc721Tokens: 3,
+    erc1155Tokens: 2,
+    addresses: 120,
+    base: { ...spec.base!, pools: 12, apps: 6, routers: 2, epochBlocks: 3 },
+  };
+  return { spec: small, chain: new BaseChain(small) };
+}
+
+/** Queries of where a range an address owns stands before a block (its last entry, or a count), counted while `work` runs. */
+async function ownedRangeLookups<T>(work: () => Promise<T>): Promise<{ result: T; lookups: number }> {
+  let lookups = 0;
+  const name = `rangeLookups-${Math.random()}`;
+  const stack = (db as unknown as { middlewareStack: { add: (...args: unknown[]) => void; remove: (name: string) => void } })
+    .middlewareStack;
+  stack.add(
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, any> }) => {
+      const pk = String(args.input.ExpressionAttributeValues?.[':pk'] ?? '');
+      // (Where a range stands: its last entry's position; a seek chunk's first keys are another read.)
+      const position = String(args.input.ProjectionExpression ?? '').includes('#pos') || args.input.Select === 'COUNT';
+      if (context.commandName === 'QueryCommand' && position && ownerOfRange(pk)) lookups += 1;
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return { result: await work(), lookups };
+  } finally {
+    stack.remove(name);
+  }
+}
+
+const quiet = { info: () => undefined, warn: () => undefined };
+
+function follower(chainId: number, chain: BaseChain): ChainIngest {
+  return new ChainIngest({ chainId, client: chain.client(), maxBatchBlocks: 1, prefetch: 1, log: quiet });
+}
+
+/** Every counted range's positions are 1..n in sort-key order, and every union's (`upos`: a self-transfer once). */
+function expectExactPositions(items: Record<string, unknown>[]): number {
+  const ranges = new Map<string, Record<string, unknown>[]>();
+  const unions = new Map<string, Record<string, unknown>[]>();
+  for (const item of items) {
+    if (typeof item.pos !== 'number' || item.kind === 'seekChunk') continue;
+    ranges.set(String(item.pk), [...(ranges.get(String(item.pk)) ?? []), item]);
+    const union = unionOf(String(item.pk));
+    if (union) unions.set(union, [...(unions.get(union) ?? []), item]);
+  }
+  for (const [pk, entries] of ranges) {
+    entries.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1));
+    expect(
+      entries.map((entry) => entry.pos),
+      pk,
+    ).toEqual(entries.map((_, index) => index + 1));
+  }
+  for (const [union, entries] of unions) {
+    const keys = [...new Set(entries.map((entry) => String(entry.sk)))].sort();
+    for (const entry of entries) expect(entry.upos, `${union} ${entry.sk}`).toBe(keys.indexOf(String(entry.sk)) + 1);
+  }
+  return ranges.size;
+}
+
+describe('range heads', () => {
+  it('a new follower numbers its addresses’ ranges from their heads, with no lookup of its own, and writes what one follower writes', async () => {
+    const { spec, chain } = smallChain(12, 30);
+    const head = chain.head;
+    // One follower, block by block, start to end.
+    const whole = `${table.name}-whole`;
+    await inTable(whole, async () => {
+      await registerChain(spec.chainId, 1);
+      await follower(spec.chainId, chain).ingestRange({ from: 1, to: head });
+    });
+    // The same blocks, the second half by a follower that starts with nothing in memory.
+    const restarted = `${table.name}-restarted`;
+    const lookups = await inTable(restarted, async () => {
+      await registerChain(spec.chainId, 1);
+      const first = await ownedRangeLookups(() => follower(spec.chainId, chain).ingestRange({ from: 1, to: 6 }));
+      const second = await ownedRangeLookups(() => follower(spec.chainId, chain).ingestRange({ from: 7, to: head }));
+      return { first: first.lookups, second: second.lookups };
+    });
+    expect(lookups).toEqual({ first: 0, second: 0 });
+    const [wholeItems, restartedItems] = await Promise.all([tableSnapshot(whole), tableSnapshot(restarted)]);
+    expect(restartedItems).toEqual(wholeItems);
+    expect(expectExactPositions(restartedItems)).toBeGreaterThan(100);
+    // Returning addresses: heads written more than once, and read back by the second follower.
+    expect(restartedItems.filter((item) => item.kind === 'rangeHeads').length).toBeGreaterThan(50);
+  }, 240_000);
+
+  it('a chain ingested before range heads reads its ranges from the table, and numbers them exactly', async () => {
+    const { spec, chain } = smallChain(10, 30);
+    const legacy = `${table.name}-legacy`;
+    const lookups = await inTable(legacy, async () => {
+      await registerChain(spec.chainId, 1);
+      await follower(spec.chainId, chain).ingestRange({ from: 1, to: 6 });
+      // As an ingest before range heads left it: no heads items, a cursor that does not say it writes them.
+      for (const item of (await tableSnapshot(legacy)).filter((candidate) => candidate.kind === 'rangeHeads'))
+        await deleteItem({ Key: { pk: item.pk, sk: item.sk } });
+      const cursor = chainKeys.cursor(spec.chainId);
+      await updateItem({ Key: { pk: cursor.pk, sk: cursor.sk }, UpdateExpression: 'REMOVE rangeHeads' });
+      return (await ownedRangeLookups(() => follower(spec.chainId, chain).ingestRange({ from: 7, to: chain.head }))).lookups;
+    });
+    expect(lookups).toBeGreaterThan(0);
+    expect(expectExactPositions(await tableSnapshot(legacy))).toBeGreaterThan(50);
+  }, 240_000);
+});
