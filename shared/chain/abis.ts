@@ -56,6 +56,7 @@ export const multicall3Abi = parseAbi([
   'struct Call3 { address target; bool allowFailure; bytes callData; }',
   'struct Result { bool success; bytes returnData; }',
   'function aggregate3(Call3[] calls) payable returns (Result[] returnData)',
+  'function getEthBalance(address addr) view returns (uint256 balance)',
 ]);
 
 /** The canonical Multicall3 deployment address (the same on every chain that has it). */

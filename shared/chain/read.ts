@@ -124,6 +124,11 @@ export class ContractReader {
     }
   }
 
+  /** Whether Multicall3 is deployed at the block (found out once, then known for later blocks). */
+  multicallAt(blockNumber: bigint): Promise<boolean> {
+    return this.hasMulticall(blockNumber);
+  }
+
   private async hasMulticall(blockNumber: bigint): Promise<boolean> {
     const seen = this.multicallSeenFrom;
     const absent = this.multicallAbsentAt;

@@ -7,7 +7,16 @@
  * Multicall3.
  */
 import type { Address } from 'viem';
-import { erc1155Abi, erc1155SupplyAbi, erc165Abi, erc20Abi, erc721Abi, INTERFACE_ID } from '../chain/abis';
+import {
+  erc1155Abi,
+  erc1155SupplyAbi,
+  erc165Abi,
+  erc20Abi,
+  erc721Abi,
+  INTERFACE_ID,
+  MULTICALL3_ADDRESS,
+  multicall3Abi,
+} from '../chain/abis';
 import type { ChainClient } from '../chain/client';
 import { expandErc1155Uri } from '../chain/decode';
 import type { ContractRead, ContractReader, ReadResult } from '../chain/read';
@@ -76,6 +85,14 @@ export interface NativeAnswers<T> {
   failure: string | null;
 }
 
+/** Coin balances read in one aggregate3 (Multicall3's getEthBalance: about 5,000 gas each, 2.5 M gas a call). */
+const BALANCES_PER_AGGREGATE = 500;
+
+/** A uint256 return value (32 bytes), or undefined when the data is not one. */
+function decodedUint(data: string): bigint | undefined {
+  return /^0x[0-9a-fA-F]{64}$/.test(data) ? BigInt(data) : undefined;
+}
+
 export class ChainState {
   constructor(
     private readonly client: ChainClient,
@@ -93,17 +110,58 @@ export class ChainState {
   }
 
   /**
-   * eth_getBalance of each address at its block (concurrent requests: one JSON-RPC batch through the
-   * transport, which fits it to the node's limit), retried as one round by the policy. Never throws:
+   * The native balance of each address at its block: where Multicall3 is deployed at the block, its
+   * getEthBalance inside aggregate3 (up to BALANCES_PER_AGGREGATE addresses an eth_call, retried like
+   * every contract read; an entry that does not decode is read directly), else eth_getBalance
+   * (concurrent requests: one JSON-RPC batch through the transport, which fits it to the node's limit),
+   * retried as one round by the policy. Never throws:
    * when the node refuses the method or still fails after the last attempt every value is null and
    * `failure` says why (the caller keeps what it stored, and logs it).
    */
   async coinBalances(queries: readonly NativeQuery[]): Promise<NativeAnswers<bigint>> {
     if (queries.length === 0) return { values: [], failure: null };
     try {
-      const values = await withBackoff('eth_getBalance', this.policy, () =>
-        Promise.all(queries.map((query) => this.client.getBalance({ address: query.address as Address, blockNumber: query.blockNumber }))),
+      const values: (bigint | null)[] = queries.map(() => null);
+      const byBlock = new Map<bigint, number[]>();
+      queries.forEach((query, position) => byBlock.set(query.blockNumber, [...(byBlock.get(query.blockNumber) ?? []), position]));
+      const direct: number[] = [];
+      await Promise.all(
+        [...byBlock].map(async ([blockNumber, positions]) => {
+          // With Multicall3 at the block: its getEthBalance, hundreds of addresses in one eth_call
+          // (aggregate3) instead of one eth_getBalance each (providers bill per call).
+          if (!(await withBackoff(`Multicall3 at block ${blockNumber}`, this.policy, () => this.reader.multicallAt(blockNumber)))) {
+            direct.push(...positions);
+            return;
+          }
+          for (let start = 0; start < positions.length; start += BALANCES_PER_AGGREGATE) {
+            const chunk = positions.slice(start, start + BALANCES_PER_AGGREGATE);
+            const calls: ContractRead[] = chunk.map((position) => ({
+              address: MULTICALL3_ADDRESS,
+              abi: multicall3Abi,
+              functionName: 'getEthBalance',
+              args: [queries[position]!.address],
+            }));
+            const results = await this.read(calls, blockNumber, 'coin balances');
+            results.forEach((result, index) => {
+              const balance = result.status === 'success' ? decodedUint(result.data) : undefined;
+              if (balance === undefined) direct.push(chunk[index]!);
+              else values[chunk[index]!] = balance;
+            });
+          }
+        }),
       );
+      if (direct.length > 0) {
+        const read = await withBackoff('eth_getBalance', this.policy, () =>
+          Promise.all(
+            direct.map((position) =>
+              this.client.getBalance({ address: queries[position]!.address as Address, blockNumber: queries[position]!.blockNumber }),
+            ),
+          ),
+        );
+        direct.forEach((position, index) => {
+          values[position] = read[index]!;
+        });
+      }
       return { values, failure: null };
     } catch (error) {
       return { values: queries.map(() => null), failure: errorMessage(error) };

@@ -2,10 +2,11 @@
  * Native coin balances and EIP-1967 proxy implementations, as Blockscout's indexer keeps them (its
  * coin balance fetcher reads, for every block, the balance of each address the block touched; its
  * proxy detection reads the implementation slot):
- *  - coin balances (X9, shared/table/address-state.ts): for each address a batch touched, one
- *    eth_getBalance at the LAST block of the batch that touched it, written with that block number,
- *    conditionally (an older read never replaces a newer one). One RPC call and one conditional
- *    PutItem per distinct touched address per batch. Switched off by IngestOptions.coinBalances
+ *  - coin balances (X9, shared/table/address-state.ts): for each address a batch touched, its balance
+ *    at the LAST block of the batch that touched it (Multicall3's getEthBalance, one aggregate3 per
+ *    block, where the chain has Multicall3; else one eth_getBalance: ChainState.coinBalances), written
+ *    with that block number, conditionally (an older read never replaces a newer one). One
+ *    conditional PutItem per distinct touched address per batch. Switched off by IngestOptions.coinBalances
  *    (INGEST_COIN_BALANCES=off).
  *  - implementations: for each contract created, and each `Upgraded(address)` emitter, of a batch,
  *    one eth_getStorageAt of the EIP-1967 slot at the last such block, set on its X7 item
