@@ -123,7 +123,8 @@ export class ChainState {
     try {
       const values: (bigint | null)[] = queries.map(() => null);
       const byBlock = new Map<bigint, number[]>();
-      queries.forEach((query, position) => byBlock.set(query.blockNumber, [...(byBlock.get(query.blockNumber) ?? []), position]));
+      for (const [position, query] of queries.entries())
+        byBlock.set(query.blockNumber, [...(byBlock.get(query.blockNumber) ?? []), position]);
       const direct: number[] = [];
       await Promise.all(
         [...byBlock].map(async ([blockNumber, positions]) => {
