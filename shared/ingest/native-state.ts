@@ -16,10 +16,10 @@
  * them again at the common ancestor (undoNativeState), so an orphaned block's value never survives.
  */
 import { UPGRADED_TOPIC, implementationFromSlot } from '../chain/eip1967';
-import { deleteItem, inParallel, updateItem } from '../db/operations';
+import { deleteItem, inParallel, updateItem, writeItems } from '../db/operations';
 import { coinBalanceKey, type CoinBalanceRecord, type ProxyFields } from '../table/address-state';
 import type { AddressRecord } from '../table/records';
-import { addressKeys } from '../table/keys';
+import { addressKeys, keyId } from '../table/keys';
 import type { ChainState, NativeQuery } from './chain-state';
 import type { DerivedBlock } from './derive';
 import type { IngestLog } from './log';
@@ -167,6 +167,35 @@ export class NativeStateWriter {
     return outcome.applied;
   }
 
+  /**
+   * A batch's coin balances: the stored items read in one consistent BatchGetItem round, then every
+   * balance whose item holds no read of a later block put in BatchWriteItems of 25 (its first block
+   * kept), instead of one conditional UpdateItem per address (issue 34: 2.4 DynamoDB calls a
+   * transaction on the Base-like profile). One writer per chain (the lease) writes them, as it writes
+   * the batch's items.
+   */
+  private async putCoinBalances(balances: readonly { query: NativeQuery & { firstBlock: number }; value: bigint }[]): Promise<void> {
+    if (balances.length === 0) return;
+    const keys = balances.map(({ query }) => coinBalanceKey(this.chainId, query.address));
+    const stored = await getItems<CoinBalanceRecord>(keys);
+    const puts = balances.flatMap(({ query, value }, position) => {
+      const key = keys[position]!;
+      const item = stored.get(keyId(key));
+      const block = Number(query.blockNumber);
+      if (item && item.updatedAtBlock > block) return [];
+      const record: CoinBalanceRecord = {
+        kind: 'coinBalance',
+        chainId: this.chainId,
+        address: query.address,
+        value: value.toString(),
+        updatedAtBlock: block,
+        firstSeenBlock: item?.firstSeenBlock ?? query.firstBlock,
+      };
+      return [{ ...key, ...record }];
+    });
+    await writeItems({ put: puts });
+  }
+
   async deleteCoinBalance(address: string): Promise<void> {
     await deleteItem({ Key: coinBalanceKey(this.chainId, address) });
   }
@@ -215,9 +244,7 @@ export class NativeStateWriter {
       return [{ query, implementation }];
     });
     await Promise.all([
-      inParallel(balances, WRITE_CONCURRENCY, async ({ query, value }) => {
-        await this.setCoinBalance(query.address, value, Number(query.blockNumber), { firstSeenBlock: query.firstBlock });
-      }),
+      this.putCoinBalances(balances),
       inParallel(implementations, WRITE_CONCURRENCY, async ({ query, implementation }) => {
         await this.setImplementation(query.address, implementation, Number(query.blockNumber));
       }),
