@@ -18,7 +18,8 @@
  * - `IngestStalled`: the chains' schedules delivered fewer ticks than they make for `ingestStalledPeriods`
  *   periods in a row (a schedule disabled or gone, or its ticks failing: no run, so no lag published either);
  * - `QueueAge-<Queue>`: the oldest message of a queue between functions (`DepositEvents`: blocks whose order
- *   deposits are not yet detected) has waited `queueAgeThresholdSeconds`;
+ *   deposits are not yet detected; `NftMetadata`: NFT metadata fetches) has waited `queueAgeThresholdSeconds`
+ *   (a queue row's `ageAlarmSeconds` when its consumer delays retries on purpose);
  * - `Api5xx-<Api>` and `ApiLatencyP99-<Api>`: 5xx answers and p99 latency of each HTTP API;
  * - `Throttles-<FunctionId>`: throttled invocations of every function but the single-writer jobs (their
  *   overlapping ticks are throttled by design; their failures and expired ticks reach the failure queue);
@@ -79,6 +80,8 @@ export interface WatchedResources {
   readonly jobFunctions: ReadonlyMap<string, { job: Job; chains?: readonly ChainSetting[]; schedules?: ChainSchedules }>;
   /** The queues between functions, by queue id. */
   readonly queues: ReadonlyMap<string, Queue>;
+  /** The QueueAge threshold of a queue whose messages wait longer by design (shared/jobs.ts `ageAlarmSeconds`), by queue id. */
+  readonly queueAgeAlarmSeconds?: ReadonlyMap<string, number>;
   /** Every queue where failures end, by construct id. */
   readonly deadLetterQueues: ReadonlyMap<string, Queue>;
   /** POWERTOOLS_SERVICE_NAME of the functions: the `service` dimension of their per-route metrics. */
@@ -206,11 +209,13 @@ export class Operations extends Construct {
     }
 
     // A message waits while its consumer fails, is throttled or is stuck on an earlier message of its group (FIFO).
+    // A queue whose consumer delays messages on purpose (NftMetadata: a token's retries wait up to 12 h) has its own threshold.
     for (const [queueId, queue] of stack.queues) {
+      const threshold = stack.queueAgeAlarmSeconds?.get(queueId) ?? settings.queueAgeThresholdSeconds;
       this.alarm(`QueueAge-${queueId}`, {
         metric: queue.metricApproximateAgeOfOldestMessage({ statistic: 'Maximum', period: this.period }),
-        threshold: settings.queueAgeThresholdSeconds,
-        description: `A message of ${queueId} has waited ${settings.queueAgeThresholdSeconds}+ s unprocessed (for DepositEvents: order deposits not yet detected): see its consumer's errors, throttles and failed records (README, Operations runbook)`,
+        threshold,
+        description: `A message of ${queueId} has waited ${threshold}+ s unprocessed (for DepositEvents: order deposits not yet detected; for NftMetadata: NFT metadata not fetched, beyond a token's retries): see its consumer's errors, throttles and failed records (README, Operations runbook)`,
       });
     }
 

@@ -3,8 +3,9 @@
  * APIs (base, orders, collections; a platform row's function behind all three, told each API's id),
  * a fallback function per API for unknown routes, one scheduled function per job (each job with an SQS
  * queue for its failed runs; a per-chain job is one function for every configured chain, run by one
- * EventBridge Scheduler schedule per chain, lib/ingest-schedules.ts), one SQS FIFO queue (with its
- * dead-letter queue) per queue row with the function that consumes it, and the alarms, their SNS topic
+ * EventBridge Scheduler schedule per chain, lib/ingest-schedules.ts), one SQS queue (FIFO, or standard
+ * for a row with `fifo: false`; with its dead-letter queue) per queue row with the function that
+ * consumes it, and the alarms, their SNS topic
  * and a dashboard (operations.ts). Settings come from CDK context
  * (see `settings.ts` and cdk.json); the route and job tables come from shared/.
  */
@@ -119,6 +120,9 @@ export function jobInstances(job: Job, chains: readonly ChainSetting[]): { id: s
   return chains.length > 0 ? [{ id: job.id, chains }] : [];
 }
 
+/** Variables of local runs only (`npm start`, tests), never set on a function (checkDeploySizes). */
+export const LOCAL_ONLY_ENV = ['NFT_METADATA_ALLOW_LOOPBACK'] as const;
+
 /** Lambda's limit on a function's environment: every variable's name and value together, 4 KB. */
 export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
 
@@ -142,6 +146,8 @@ export class ServiceStack extends Stack {
   /** The function serving each route row (route id -> function id; rows sharing a handler share one). */
   readonly routeFunctionIds = new Map<string, string>();
   readonly queues = new Map<string, Queue>();
+  /** The QueueAge alarm threshold of the queues whose rows set one (`ageAlarmSeconds`), by queue id. */
+  readonly queueAgeAlarmSeconds = new Map<string, number>();
   /** Every queue where failures end (construct id -> queue): each queue row's dead-letter queue, each job's failure queue. */
   readonly deadLetterQueues = new Map<string, Queue>();
   /** Scheduled functions, by function id: the job, and for a per-chain job its chains and their schedules. */
@@ -160,7 +166,7 @@ export class ServiceStack extends Stack {
     const queues = props.queues ?? queueTable;
     const consumers = props.consumers ?? consumerTable;
     checkTables(routes, jobs, chains);
-    checkQueues(queues, consumers, jobs);
+    checkQueues(queues, consumers, jobs, routes);
     for (const job of jobs.filter((candidate) => candidate.perChain && chains.length === 0)) {
       Annotations.of(this).addWarningV2(
         `chain-data-api:noChainFor${job.id}`,
@@ -171,6 +177,14 @@ export class ServiceStack extends Stack {
     const webAclArns = this.settings.waf.enabled ? this.resolveWebAclArns(props.webAclArns) : undefined;
 
     this.table = this.createTable();
+
+    // The queues first: routes, consumers and jobs that publish to one get its URL.
+    for (const row of queues) {
+      const consumer = consumers.find((candidate) => candidate.queue === row.id);
+      this.queues.set(row.id, this.createQueue(row, consumer));
+      this.queueRows.set(row.id, row);
+      if (row.ageAlarmSeconds !== undefined) this.queueAgeAlarmSeconds.set(row.id, row.ageAlarmSeconds);
+    }
 
     for (const api of API_NAMES) {
       const fallback = this.addFunction(fallbackFunctionId(api), FALLBACK_HANDLER, NO_TABLE, {
@@ -187,8 +201,9 @@ export class ServiceStack extends Stack {
     for (const route of routes) {
       const apis = apisOf(route);
       const shared = apis.length > 1;
+      const existing = byHandler.get(functionIdOfRoute(routes, route));
       const fn =
-        byHandler.get(functionIdOfRoute(routes, route)) ??
+        existing ??
         this.addFunction(route.id, route.handler, route.table, {
           description: route.summary,
           environment: {
@@ -196,9 +211,12 @@ export class ServiceStack extends Stack {
             ...(shared ? Object.fromEntries(apis.map((api) => [apiIdVariable(api), this.apis.get(api)!.api.apiId])) : {}),
             // Every chain the stack ingests is an order chain (shared/orders/config.ts; ORDER_CHAINS adds to them).
             ...(route.group === 'orders' ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') } : {}),
+            // The queues it sends to (the NFT metadata refresh routes: NftMetadata).
+            ...this.queueUrls(route.publishesTo),
           },
           assets: route.assets,
         });
+      if (!existing) this.grantSend(fn, route.publishesTo);
       byHandler.set(functionIdOfRoute(routes, route), fn);
       this.routeFunctionIds.set(route.id, functionIdOfRoute(routes, route));
       for (const api of apis) {
@@ -221,11 +239,6 @@ export class ServiceStack extends Stack {
       }
     }
 
-    for (const row of queues) {
-      const consumer = consumers.find((candidate) => candidate.queue === row.id);
-      this.queues.set(row.id, this.createQueue(row, consumer));
-      this.queueRows.set(row.id, row);
-    }
     for (const consumer of consumers) this.addConsumer(consumer, chains);
 
     for (const job of jobs) {
@@ -423,13 +436,15 @@ export class ServiceStack extends Stack {
   }
 
   /**
-   * A FIFO queue (explicit deduplication ids, set by the publisher) and its FIFO dead-letter queue: a
-   * message received `maxReceiveCount` times without being deleted moves there. The visibility timeout
-   * is 6 x the consumer's timeout (AWS's advice for Lambda consumers).
+   * A FIFO queue (explicit deduplication ids, set by the publisher) and its FIFO dead-letter queue, or
+   * (`fifo: false`) a standard queue and a standard dead-letter queue: a message received
+   * `maxReceiveCount` times without being deleted moves there. The visibility timeout is 6 x the
+   * consumer's timeout (AWS's advice for Lambda consumers).
    */
   private createQueue(row: QueueRow, consumer: QueueConsumer | undefined): Queue {
+    const fifo = row.fifo ?? true;
     const common = {
-      fifo: true,
+      ...(fifo ? { fifo: true } : {}),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       removalPolicy: this.settings.removalPolicy,
@@ -438,7 +453,7 @@ export class ServiceStack extends Stack {
     this.deadLetterQueues.set(`${row.id}DeadLetters`, deadLetters);
     return new Queue(this, row.id, {
       ...common,
-      contentBasedDeduplication: false,
+      ...(fifo ? { contentBasedDeduplication: false } : {}),
       maxMessageSizeBytes: MAX_MESSAGE_BYTES,
       retentionPeriod: Duration.days(4),
       visibilityTimeout: Duration.seconds(6 * (consumer?.timeoutSeconds ?? 60)),
@@ -454,15 +469,36 @@ export class ServiceStack extends Stack {
   private addConsumer(consumer: QueueConsumer, chains: readonly ChainSetting[]): void {
     const fn = this.addFunction(consumer.id, consumer.handler, consumer.table, {
       description: consumer.summary,
-      environment: consumer.handler.startsWith('functions/orders/')
-        ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') }
-        : {},
+      environment: {
+        ...(consumer.handler.startsWith('functions/orders/') ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') } : {}),
+        ...this.queueUrls(consumer.publishesTo),
+      },
       timeoutSeconds: consumer.timeoutSeconds,
       memorySize: consumer.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
     });
+    this.grantSend(fn, consumer.publishesTo);
+    // The mapping grants the consumer ReceiveMessage, DeleteMessage, ChangeMessageVisibility (its retries' backoff) and GetQueueAttributes.
     fn.function.addEventSource(
-      new SqsEventSource(this.queues.get(consumer.queue)!, { batchSize: consumer.batchSize, reportBatchItemFailures: true }),
+      new SqsEventSource(this.queues.get(consumer.queue)!, {
+        batchSize: consumer.batchSize,
+        reportBatchItemFailures: true,
+        ...(consumer.maxConcurrency === undefined ? {} : { maxConcurrency: consumer.maxConcurrency }),
+      }),
     );
+  }
+
+  /** The URL variables of the queues a function publishes to. */
+  private queueUrls(publishesTo: readonly string[] | undefined): Record<string, string> {
+    return Object.fromEntries((publishesTo ?? []).map((id) => [this.queueRows.get(id)!.urlVariable, this.queues.get(id)!.queueUrl]));
+  }
+
+  /** sqs:SendMessage (and so SendMessageBatch) on the queues a function publishes to, nothing more (grantSendMessages would add GetQueueAttributes and GetQueueUrl). */
+  private grantSend(fn: ApiFunction, publishesTo: readonly string[] | undefined): void {
+    for (const id of publishesTo ?? []) {
+      fn.function.addToRolePolicy(
+        new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [this.queues.get(id)!.queueArn] }),
+      );
+    }
   }
 
   /**
@@ -472,8 +508,7 @@ export class ServiceStack extends Stack {
    * per chain times the chains, its memory the `ingestMemorySize` context.
    */
   private addJob(job: Job, id: string, chains: readonly ChainSetting[] | undefined): void {
-    const published = (job.publishesTo ?? []).map((queueId) => ({ row: this.queueRows.get(queueId)!, queue: this.queues.get(queueId)! }));
-    const urls = Object.fromEntries(published.map(({ row, queue }) => [row.urlVariable, queue.queueUrl]));
+    const urls = this.queueUrls(job.publishesTo);
     const failures = this.failureQueue(job);
     const fn = this.addFunction(id, job.handler, job.table, {
       description: chains ? `${job.summary} (one schedule per chain: ${chains.length} chains)` : job.summary,
@@ -486,10 +521,7 @@ export class ServiceStack extends Stack {
       onFailure: this.failureDestination(failures),
     });
     if (chains) fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
-    // SendMessage only (grantSendMessages would add GetQueueAttributes and GetQueueUrl).
-    for (const { queue } of published) {
-      fn.function.addToRolePolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
-    }
+    this.grantSend(fn, job.publishesTo);
     if (chains) {
       const schedules = new ChainSchedules(this, `${id}Schedules`, {
         jobId: id,
@@ -569,12 +601,19 @@ export class ServiceStack extends Stack {
    * Fails synthesis when a function's environment may exceed Lambda's 4 KB (names and values together),
    * or its role's policy IAM's 10,240 characters, which CloudFormation would only refuse at deploy: what
    * grows with the chains (CHAIN_RPC_PARAMETERS of the backfill worker, INGESTED_CHAIN_IDS, the RPC
-   * parameters the ingest and backfill roles name) and `functionEnvironment` add up.
+   * parameters the ingest and backfill roles name) and `functionEnvironment` add up. Also when a
+   * function's environment sets NFT_METADATA_ALLOW_LOOPBACK: loopback addresses are never fetched in
+   * AWS (the fetcher's Lambda ignores the variable anyway; settings.ts refuses it in `functionEnvironment`).
    */
   private checkDeploySizes(): void {
     const problems: string[] = [];
     for (const [id, fn] of this.functions) {
-      const bytes = environmentBytes(this.resolve((fn.function.node.defaultChild as CfnFunction).environment));
+      const environment = this.resolve((fn.function.node.defaultChild as CfnFunction).environment) as
+        | { Variables?: Record<string, unknown>; variables?: Record<string, unknown> }
+        | undefined;
+      if (LOCAL_ONLY_ENV.some((name) => name in (environment?.Variables ?? environment?.variables ?? {})))
+        problems.push(`${id}'s environment sets ${LOCAL_ONLY_ENV.join(' or ')}, which only local runs may set`);
+      const bytes = environmentBytes(environment);
       if (bytes > LAMBDA_ENVIRONMENT_LIMIT_BYTES) {
         problems.push(
           `${id}'s environment may take ${bytes} bytes, over Lambda's ${LAMBDA_ENVIRONMENT_LIMIT_BYTES} (shorten \`functionEnvironment\` or the chains' RPC parameter names: CHAIN_RPC_PARAMETERS lists every chain)`,
@@ -639,13 +678,27 @@ export function environmentBytes(
   );
 }
 
-/** Fails synthesis when a job publishes to, or a consumer reads, a queue the queue table lacks. */
-function checkQueues(queues: readonly QueueRow[], consumers: readonly QueueConsumer[], jobs: readonly Job[]): void {
+/** Fails synthesis when a job, consumer or route publishes to, or a consumer reads, a queue the queue table lacks. */
+function checkQueues(
+  queues: readonly QueueRow[],
+  consumers: readonly QueueConsumer[],
+  jobs: readonly Job[],
+  routes: readonly Route[],
+): void {
   const ids = new Set(queues.map((queue) => queue.id));
   const problems = [
-    ...jobs.flatMap((job) =>
-      (job.publishesTo ?? []).filter((id) => !ids.has(id)).map((id) => `job ${job.id} publishes to unknown queue ${id}`),
+    ...[
+      ...jobs.map((job) => ({ kind: 'job', ...job })),
+      ...consumers.map((c) => ({ kind: 'consumer', ...c })),
+      ...routes.map((r) => ({ kind: 'route', ...r })),
+    ].flatMap((publisher) =>
+      (publisher.publishesTo ?? [])
+        .filter((id) => !ids.has(id))
+        .map((id) => `${publisher.kind} ${publisher.id} publishes to unknown queue ${id}`),
     ),
+    ...consumers
+      .filter((consumer) => consumer.maxConcurrency !== undefined && (consumer.maxConcurrency < 2 || consumer.maxConcurrency > 1000))
+      .map((consumer) => `consumer ${consumer.id}: maxConcurrency must be from 2 to 1000`),
     ...consumers
       .filter((consumer) => !ids.has(consumer.queue))
       .map((consumer) => `consumer ${consumer.id} reads unknown queue ${consumer.queue}`),

@@ -177,6 +177,9 @@ export const STACK_MANAGED_ENV = [
   'DYNAMODB_ENDPOINT',
   'ORDER_RETENTION_DAYS',
   'POWERTOOLS_TRACE_ENABLED',
+  // Local runs only: loopback addresses are never fetched in AWS.
+  'NFT_METADATA_ALLOW_LOOPBACK',
+  'NFT_METADATA_QUEUE_URL',
 ] as const;
 
 const RETENTION_VALUES = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number');

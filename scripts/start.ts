@@ -10,6 +10,7 @@
 import * as v from 'valibot';
 import { DEFAULT_TABLE_NAME, readEnv } from '../shared/config';
 import { API_NAMES } from '../shared/http/groups';
+import type { IngestListener } from '../shared/ingest/listeners';
 import { startLocalService, type LocalService, type RequestLogEntry } from './lib/gateway';
 import { localChainStep } from './lib/local-chain';
 
@@ -46,8 +47,22 @@ export type AfterStartStep = (service: LocalService) => Promise<(() => Promise<v
 //    followed, with order deposit detection listening to the blocks (imported once the service is up:
 //    shared/db/client.ts binds the DynamoDB endpoint when first imported); env RPC_URL, CHAIN_ID,
 //    ANVIL_PORT, START_BLOCK, DEMO_ACTIVITY_INTERVAL_MS.
+//  - the NFT metadata fetcher (scripts/lib/nft-metadata-worker.ts), in process as the deposit listener
+//    is: it fetches what the ingest's listener queues and what the refresh routes ask for, with
+//    NFT_METADATA_ALLOW_LOOPBACK=1 (set here unless given) so a metadata server on 127.0.0.1 can be read.
+let metadataWorker: { listener: IngestListener; stop(): Promise<void> } | undefined;
 const afterStart: AfterStartStep[] = [
-  localChainStep({ loadListeners: async () => [(await import('../shared/orders/deposits')).orderDepositListener] }),
+  async () => {
+    process.env.NFT_METADATA_ALLOW_LOOPBACK ??= '1';
+    metadataWorker = (await import('./lib/nft-metadata-worker')).startLocalMetadataWorker();
+    return () => metadataWorker!.stop();
+  },
+  localChainStep({
+    loadListeners: async () => [
+      (await import('../shared/orders/deposits')).orderDepositListener,
+      ...(metadataWorker ? [metadataWorker.listener] : []),
+    ],
+  }),
 ];
 // ---------------------------------------------------------------------------------------------------
 

@@ -4,8 +4,10 @@
  * EventBridge rule runs it on `schedule`, or, for a `perChain` job, one EventBridge Scheduler schedule
  * per configured chain runs the same function with that chain in its event. It also creates one SQS
  * FIFO queue (and its dead-letter queue) per queue row, and one function per consumer fed by its queue;
- * it grants each function exactly `table`, and a job `sqs:SendMessage` on the queues it `publishesTo` only.
+ * it grants each function exactly `table`, and a job, consumer or route `sqs:SendMessage` on the queues
+ * it `publishesTo` only.
  */
+import { QUEUE_MAX_RECEIVE_COUNT } from './nft-metadata/config';
 import { CHAIN_DATA, type TableAccess } from './routes';
 
 export interface Job {
@@ -40,14 +42,25 @@ export interface Job {
   publishesTo?: readonly string[];
 }
 
-/** An SQS FIFO queue between functions, with its dead-letter queue. */
+/** An SQS queue between functions, with its dead-letter queue. */
 export interface Queue {
   /** PascalCase id: the queue's construct id (its DLQ is `<id>DeadLetters`). */
   id: string;
-  /** The environment variable that carries the queue's URL to the jobs that publish to it. */
+  /**
+   * FIFO (the default: ordered per message group, deduplicated by the publisher's ids) or a standard
+   * queue (`false`: unordered, at least once, and a message's visibility can be pushed back one by one,
+   * which a consumer uses to wait before retrying it).
+   */
+  fifo?: boolean;
+  /** The environment variable that carries the queue's URL to the functions that publish to it (and to its consumer). */
   urlVariable: string;
   /** Receives of a message before it moves to the dead-letter queue. */
   maxReceiveCount: number;
+  /**
+   * The QueueAge alarm's threshold for this queue, seconds, when its messages may wait longer by design
+   * (a consumer's backoff); default the `queueAgeThresholdSeconds` context.
+   */
+  ageAlarmSeconds?: number;
   summary: string;
 }
 
@@ -61,9 +74,13 @@ export interface QueueConsumer {
   table: TableAccess;
   /** Most messages per invocation (a FIFO queue allows up to 10). */
   batchSize: number;
+  /** At most this many concurrent invocations by the event source mapping (2-1000; a standard queue only). */
+  maxConcurrency?: number;
   timeoutSeconds: number;
   memorySize?: number;
   summary: string;
+  /** Queues (ids of `queues`) it sends to, its own included: their URL in their `urlVariable` and sqs:SendMessage on them. */
+  publishesTo?: readonly string[];
 }
 
 /** A function a state machine invokes: neither scheduled nor behind an API. */
@@ -101,6 +118,18 @@ export const queues: readonly Queue[] = [
     maxReceiveCount: 5,
     summary: 'Ingested and orphaned blocks of every chain (message group = chain id), for order deposit detection',
   },
+  {
+    id: 'NftMetadata',
+    fifo: false,
+    urlVariable: 'NFT_METADATA_QUEUE_URL',
+    // Above the most attempts a token URI gets (NFT_METADATA_MAX_ATTEMPTS, at most 8, counted on its
+    // item): the item's count ends a token's retries; this only stops a message its consumer crashes on.
+    maxReceiveCount: QUEUE_MAX_RECEIVE_COUNT,
+    // A token waits up to 12 h between attempts (the consumer delays the message: its backoff).
+    ageAlarmSeconds: 24 * 3600,
+    summary:
+      'NFT metadata fetch requests: instances the ingest wrote whose token URI is on the web, and the refresh routes (a token, or a whole contract)',
+  },
 ];
 
 export const consumers: readonly QueueConsumer[] = [
@@ -120,6 +149,22 @@ export const consumers: readonly QueueConsumer[] = [
     batchSize: 10,
     timeoutSeconds: 60,
     summary: 'Detect order deposits in the blocks the ingest published (and undo those of orphaned blocks)',
+  },
+  {
+    id: 'FetchNftMetadata',
+    handler: 'functions/nft-metadata/fetch-nft-metadata.ts',
+    queue: 'NftMetadata',
+    // Reads G3 instances (GetItem, a contract's partition for a contract refresh) and G7; writes G7
+    // items (PutItem, conditional on the item it read), nothing else.
+    table: { read: true, write: ['PutItem'], writeKeys: ['C#*#NFTMETA#*'] },
+    batchSize: 10,
+    // Politeness to the origin servers and gateways: at most 5 invocations x 10 fetches at once.
+    maxConcurrency: 5,
+    // A batch's fetches run at once, each at most NFT_METADATA_TIMEOUT_MS (10 s by default, 120 s at most).
+    timeoutSeconds: 180,
+    summary: 'Fetch NFT metadata from the web (untrusted servers: checked addresses, timeouts, size cap, redirects) and store it (G7)',
+    // A contract refresh is expanded into one request per token, sent back to the same queue.
+    publishesTo: ['NftMetadata'],
   },
 ];
 
@@ -152,7 +197,8 @@ export const jobs: readonly Job[] = [
     // A run follows its chain's head for most of 15 minutes, then hands over to the next tick.
     timeoutSeconds: 900,
     summary: 'Ingest one chain (the chain in the event): follow its head from its cursor under the chain lease, handling reorgs',
-    // Its listener publishes every ingested and orphaned block there (shared/ingest/queue-listener.ts).
-    publishesTo: ['DepositEvents'],
+    // Its listeners publish every ingested and orphaned block (shared/ingest/queue-listener.ts) and the
+    // NFT instances whose metadata is on the web and not yet fetched (shared/nft-metadata/listener.ts).
+    publishesTo: ['DepositEvents', 'NftMetadata'],
   },
 ];

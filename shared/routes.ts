@@ -69,6 +69,8 @@ export interface Route {
    * the chain: why. The route answers 501 in its group's error format (the OpenAPI documents say so).
    */
   notServed?: string;
+  /** Queues (ids of shared/jobs.ts `queues`) the route sends to: its function gets their URL and sqs:SendMessage on them. */
+  publishesTo?: readonly string[];
 }
 
 /**
@@ -614,11 +616,10 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/tokens/lookup',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: "Not served (501): Insight's token search reads curated token lists, not the chain",
-    notServed: "Insight's token search reads curated token lists, not the chain",
-    example: {},
+    handler: 'functions/insights/lookup-tokens.ts',
+    table: READ_ONLY,
+    summary: 'The indexed ERC-20 tokens carrying one or more symbols (case-insensitive) on the requested chains, most holders first',
+    example: { query: { chain_id: [DEMO.chainId], symbol: ['demo'] } },
   },
   {
     id: 'GetContractMetadata',
@@ -636,22 +637,24 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/insights/v1/nfts/metadata/refresh/{contract_address}',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: 'Not served (501): refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
-    notServed: 'refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
-    example: { pathParameters: { contract_address: DEMO.nft } },
+    handler: 'functions/insights/refresh-contract-nft-metadata.ts',
+    table: READ_ONLY,
+    summary:
+      'Queue a fetch of the metadata of every token of an NFT contract from the web again (ipfs://, ar://, https:// token URIs), on each requested chain that indexes it',
+    example: { pathParameters: { contract_address: DEMO.nft }, query: { chain_id: [DEMO.chainId] } },
+    publishesTo: ['NftMetadata'],
   },
   {
     id: 'RefreshNftMetadata',
     method: 'GET',
     path: '/insights/v1/nfts/metadata/refresh/{contract_address}/{token_id}',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: 'Not served (501): refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
-    notServed: 'refreshing NFT metadata fetches token URIs from the web; the ingest reads on-chain (data:) metadata only',
-    example: { pathParameters: { contract_address: DEMO.nft, token_id: '1' } },
+    handler: 'functions/insights/refresh-nft-metadata.ts',
+    table: READ_ONLY,
+    summary:
+      "Queue a fetch of one NFT's metadata from the web again (ipfs://, ar://, https:// token URIs), on each requested chain that has it",
+    example: { pathParameters: { contract_address: DEMO.nft, token_id: '1' }, query: { chain_id: [DEMO.chainId] } },
+    publishesTo: ['NftMetadata'],
   },
   {
     id: 'ListWebhooks',

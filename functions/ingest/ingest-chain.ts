@@ -17,7 +17,9 @@
  * Its one listener publishes every ingested and orphaned block, batch by batch as each is written (one
  * block per batch when following), to the SQS FIFO queue DEPOSIT_EVENTS_QUEUE_URL
  * (shared/ingest/queue-listener.ts), which order deposit detection consumes
- * (functions/orders/detect-deposits.ts): this bundle carries no orders code. The RPC URL is read from
+ * (functions/orders/detect-deposits.ts): this bundle carries no orders code. A second listener sends
+ * the NFT instances a batch wrote whose token URI is on the web and not yet fetched to the queue
+ * NFT_METADATA_QUEUE_URL (shared/nft-metadata/listener.ts; FetchNftMetadata fetches them). The RPC URL is read from
  * the event's SSM parameter (decrypted, cached 5 minutes). A warm container keeps the client and the
  * ingest (its caches) of the chain it served last only: serving another chain drops them (one
  * function serves every chain; a container that kept each chain's would grow without limit). A new
@@ -42,15 +44,24 @@ import { type FollowOutcome, type FollowProgress, followWithLease } from '../../
 import { ChainIngest } from '../../shared/ingest/ingest';
 import { lagBehind } from '../../shared/ingest/lag';
 import { powertoolsLog } from '../../shared/ingest/log';
+import type { IngestListener } from '../../shared/ingest/listeners';
 import { queueListener } from '../../shared/ingest/queue-listener';
 import { ReorgTooDeepError } from '../../shared/ingest/reorg';
 import { sqsSend } from '../../shared/ingest/sqs-send';
+import { loadMetadataQueueUrl } from '../../shared/nft-metadata/config';
+import { nftMetadataListener } from '../../shared/nft-metadata/listener';
+import { sqsMetadataQueue } from '../../shared/nft-metadata/queue';
 import { logger } from '../../shared/observability/logger';
 import { createMetrics, MetricUnit } from '../../shared/observability/metrics';
 
 const config = loadIngestConfig();
 const metrics = createMetrics('ingest');
-const listener = queueListener(config.listenerQueueUrl, sqsSend());
+const nftMetadataQueueUrl = loadMetadataQueueUrl();
+const listeners: IngestListener[] = [
+  queueListener(config.listenerQueueUrl, sqsSend()),
+  // The NFT instances whose metadata is on the web and not yet fetched, to the fetcher's queue (the stack sets it).
+  ...(nftMetadataQueueUrl ? [nftMetadataListener(sqsMetadataQueue(nftMetadataQueueUrl))] : []),
+];
 
 /**
  * The chain served last, across warm invocations: its client and ingest (its caches), rebuilt when the
@@ -98,7 +109,7 @@ async function chainFor(chain: ChainSettings): Promise<{ client: ChainClient; in
       ingest: new ChainIngest({
         chainId: chain.chainId,
         client,
-        listeners: [listener],
+        listeners,
         traceMethod: chain.traceMethod,
         maxReorgDepth: config.maxReorgDepth,
         manifestRetentionDays: config.manifestRetentionDays,

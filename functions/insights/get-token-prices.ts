@@ -1,7 +1,6 @@
 /**
  * I12 (see docs/access-patterns.md): every Insight v1 route whose data is outside the chain (token
- * prices and lists, contract metadata from verified sources, NFT metadata refreshed from the web,
- * webhooks): 501 in Insight's error format, saying why. One handler for all of them; each is a row of
+ * prices and lists, contract metadata from verified sources, webhooks): 501 in Insight's error format, saying why. One handler for all of them; each is a row of
  * the route table (shared/routes.ts, `notServed` holds the reason), named for the first, GetTokenPrices.
  * Listed in docs/decisions/clients.md.
  */

@@ -654,6 +654,13 @@ function routesAddedSince(requests: BenchRequest[], facts: DatasetFacts, nftDeep
     `/insights/v1/tokens${query({ chain_id, owner_address: whale, token_address: busy })}`,
     'list',
   );
+  // I6s: token lookup by symbol (BUSY: the busy token of every chain of the dataset).
+  get(
+    'I6s lookup of BUSY on five chains',
+    'LookupTokens',
+    `/insights/v1/tokens/lookup${query({ chain_id: fiveChains, symbol: 'busy' })}`,
+    'list',
+  );
 
   // I6f - I6p: NFTs of the whale's fullest collections (ERC-721 and ERC-1155).
   const nfts = (suffix: string) => `/insights/v1/nfts${suffix}`;
@@ -776,6 +783,19 @@ function routesAddedSince(requests: BenchRequest[], facts: DatasetFacts, nftDeep
     'I6p ERC-721 collection, stats',
     'GetNftCollection',
     nfts(`/collections/${nft.erc721}`) + query({ chain_id, include_stats: 'true' }),
+    'single',
+  );
+  // I6q / I6r: a metadata refresh queued (the bench runs no fetcher: an answer without a queue).
+  get(
+    'I6q refresh of an ERC-721 token',
+    'RefreshNftMetadata',
+    nfts(`/metadata/refresh/${nft.erc721}/${nft.erc721TokenId}`) + query({ chain_id }),
+    'single',
+  );
+  get(
+    'I6r refresh of an ERC-721 contract',
+    'RefreshContractNftMetadata',
+    nfts(`/metadata/refresh/${nft.erc721}`) + query({ chain_id }),
     'single',
   );
 

@@ -47,8 +47,10 @@ export const HOSTILE_CONTRACT_NAMES = [
   'PhoenixFactory',
   'GasBurnerToken',
 ] as const;
+/** Test-only NFTs whose token URIs a test chooses (contracts/UriTokens.sol: the NFT metadata fetcher's tests). */
+export const URI_CONTRACT_NAMES = ['UriNFT', 'UriMulti'] as const;
 /** Every contract compiled into the cache. */
-const COMPILED_CONTRACT_NAMES = [...DEMO_CONTRACT_NAMES, ...HOSTILE_CONTRACT_NAMES] as const;
+const COMPILED_CONTRACT_NAMES = [...DEMO_CONTRACT_NAMES, ...HOSTILE_CONTRACT_NAMES, ...URI_CONTRACT_NAMES] as const;
 export type DemoContractName = (typeof COMPILED_CONTRACT_NAMES)[number];
 
 export interface ContractArtifact {
@@ -118,7 +120,7 @@ async function buildOrReadCache(force: boolean): Promise<DemoArtifacts> {
     }
     const { [HOSTILE_SOURCE]: hostile, ...demo } = sources;
     const contracts = {
-      ...compile(solc, demo, SETTINGS, DEMO_CONTRACT_NAMES),
+      ...compile(solc, demo, SETTINGS, [...DEMO_CONTRACT_NAMES, ...URI_CONTRACT_NAMES]),
       ...(hostile === undefined ? {} : compile(solc, { [HOSTILE_SOURCE]: hostile }, HOSTILE_SETTINGS, HOSTILE_CONTRACT_NAMES)),
     } as DemoArtifacts;
     const missing = COMPILED_CONTRACT_NAMES.filter((name) => !contracts[name]);

@@ -3,8 +3,8 @@
  * AddressNFTsResponse): ERC-721, then ERC-1155, contract ascending, token id descending; `type` filters
  * the standards. The holder's G4 range is this list in this order (sk `<type rank>#<contract>#<inverted
  * token id>`). Round trips: (1) one Query of G4 after the cursor (the type's prefix when one standard is
- * asked for), (2) one BatchGetItem of the tokens, the holder and the instances' metadata
- * (decisions/explorer.md, "The address page").
+ * asked for), (2) one BatchGetItem of the tokens, the holder, the instances (G3) and the metadata fetched
+ * for them from the web (G7) (decisions/explorer.md, "The address page").
  */
 import { checksummed } from '../chain/address';
 import { queryPage, type QueryInput } from '../db/operations';
@@ -14,7 +14,7 @@ import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { measured } from './page-cost';
 import { readPageDetails } from './page-details';
 import type { AddressNftItem, AddressNftsQuery, AddressNftsResponse, AddressRequest } from './schemas';
-import { addressObject, instanceId, instanceMedia, isUniqueSupply, tokenObject, type PageDetails } from './serialise';
+import { addressObject, instanceId, isUniqueSupply, mediaOf, tokenObject, type PageDetails } from './serialise';
 
 /** The standards G4 holds (nothing is indexed as ERC-404: keys.ts). */
 const HELD_STANDARDS = ['ERC-721', 'ERC-1155'] as const;
@@ -85,7 +85,6 @@ export function listAddressNfts(
 
 function nftItem(holder: string, held: NftHoldingRecord, details: PageDetails): AddressNftItem {
   const instance = details.instances.get(instanceId(held.contract, held.tokenId));
-  const metadataJson = instance?.metadataJson ?? null;
   const isErc721 = held.tokenStandard === 'ERC-721';
   const supply = instance?.totalSupply;
   return {
@@ -93,7 +92,7 @@ function nftItem(holder: string, held: NftHoldingRecord, details: PageDetails): 
     id: held.tokenId,
     owner: isErc721 ? addressObject(holder, details) : null,
     holder_address_hash: checksummed(holder),
-    ...instanceMedia(metadataJson),
+    ...mediaOf(details, held.contract, held.tokenId),
     token: tokenObject(held.contract, held.tokenStandard, details),
     token_type: held.tokenStandard,
     value: held.value,

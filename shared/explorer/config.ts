@@ -5,6 +5,8 @@
 import * as v from 'valibot';
 import { readEnv } from '../config';
 import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-status/status';
+import { loadGateways } from '../nft-metadata/config';
+import type { Gateways } from '../nft-metadata/uri';
 
 /** Items in one explorer page (Blockscout's page size). */
 export const PAGE_SIZE = 50;
@@ -66,6 +68,8 @@ export interface ExplorerConfig {
   sortedHistoryBound: number;
   /** How the chain's ingest status is judged and kept (CHAIN_STATUS_*: shared/chain-status/status.ts). */
   chainStatus: ChainStatusSettings;
+  /** Where NFT media URLs with ipfs:// and ar:// are shown through (NFT_METADATA_IPFS_GATEWAY, NFT_METADATA_ARWEAVE_GATEWAY). */
+  gateways: Gateways;
 }
 
 /** The explorer's settings from the environment; throws a readable error on an invalid value. */
@@ -76,5 +80,6 @@ export function loadExplorerConfig(env: Record<string, string | undefined> = pro
     detailsCacheMs: raw.EXPLORER_DETAILS_CACHE_SECONDS * 1000,
     sortedHistoryBound: raw.EXPLORER_SORTED_HISTORY_BOUND,
     chainStatus: loadChainStatusSettings(env),
+    gateways: loadGateways(env),
   };
 }

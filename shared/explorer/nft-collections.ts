@@ -1,6 +1,7 @@
 /**
  * E2: NFT collections an address holds, with up to 9 instances each, read from the X2 ranges and
- * joined with X7 (see docs/access-patterns.md).
+ * joined with X7, and with G7 for the instances whose document was fetched from the web (see
+ * docs/access-patterns.md).
  */
 import { checksummed } from '../chain/address';
 import { addressKeys, typeSetsToRead, type TokenStandard } from '../table/keys';
@@ -36,6 +37,12 @@ export function listNftCollections(
       instances: page.flatMap((collection) =>
         collection.instances
           .filter((embedded) => embedded.omitted)
+          .map((embedded) => ({ contract: collection.contract, tokenId: embedded.tokenId })),
+      ),
+      // An entry embeds only the ingest's data: documents: a web URI's fetched document is joined (G7).
+      metadata: page.flatMap((collection) =>
+        collection.instances
+          .filter((embedded) => !embedded.omitted && embedded.metadataJson === null)
           .map((embedded) => ({ contract: collection.contract, tokenId: embedded.tokenId })),
       ),
     });

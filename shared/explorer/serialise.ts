@@ -13,11 +13,14 @@ import type {
   InternalTransactionRecord,
   NftCollectionRecord,
   NftInstanceRecord,
+  NftMetadataRecord,
   TokenTransferRecord,
   TransactionRecord,
   WithdrawalRecord,
 } from '../table/records';
 import type { ProxyFields } from '../table/address-state';
+import { DEFAULT_GATEWAYS, type Gateways, resolveMediaUrl } from '../nft-metadata/uri';
+import { parseMetadataJson, shownMetadata } from '../nft-metadata/view';
 import type { TokenStandard } from '../table/keys';
 import { decodeInput, methodName } from './methods';
 import type {
@@ -40,13 +43,24 @@ export interface PageDetails {
   addresses: Map<string, AddressRecord>;
   /** NFT instances by `instanceId(contract, tokenId)`. */
   instances: Map<string, NftInstanceRecord>;
+  /** Metadata the fetcher stored for instances whose token URI is on the web (G7), by `instanceId`. */
+  metadata: Map<string, NftMetadataRecord>;
   /** Canonical transactions by lowercase hash (for index copies whose input was left out). */
   transactions: Map<string, TransactionRecord>;
   /** The indexed head (the ingest cursor's block), null when the chain has no cursor. */
   head: number | null;
+  /** Where ipfs:// and ar:// media URLs are shown through (NFT_METADATA_IPFS_GATEWAY, NFT_METADATA_ARWEAVE_GATEWAY). */
+  gateways: Gateways;
 }
 
-export const emptyDetails = (): PageDetails => ({ addresses: new Map(), instances: new Map(), transactions: new Map(), head: null });
+export const emptyDetails = (gateways: Gateways = DEFAULT_GATEWAYS): PageDetails => ({
+  addresses: new Map(),
+  instances: new Map(),
+  metadata: new Map(),
+  transactions: new Map(),
+  head: null,
+  gateways,
+});
 
 export const instanceId = (contract: string, tokenId: string): string => `${contract.toLowerCase()}|${tokenId}`;
 
@@ -125,23 +139,40 @@ interface InstanceMedia {
   thumbnails: null;
 }
 
-/** The metadata document (when the ingest resolved it) and the media URLs Blockscout lifts out of it. */
-export function instanceMedia(metadataJson: string | null): InstanceMedia {
-  let metadata: Record<string, unknown> | null = null;
-  try {
-    const parsed: unknown = metadataJson ? JSON.parse(metadataJson) : null;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) metadata = parsed as Record<string, unknown>;
-  } catch {
-    metadata = null;
-  }
-  const text = (key: string): string | null => (typeof metadata?.[key] === 'string' ? (metadata[key] as string) : null);
+/**
+ * The metadata document (the ingest's from a data: URI, or the fetcher's from the web) and the media
+ * URLs Blockscout lifts out of it: `image_url` from `image_url` or `image`, `animation_url`, with
+ * ipfs:// (and ar://) resolved through the gateway as Blockscout's NFTHelper does (images are not
+ * proxied); `external_app_url` from `external_url` as given.
+ */
+export function instanceMedia(document: string | Record<string, unknown> | null, gateways: Gateways = DEFAULT_GATEWAYS): InstanceMedia {
+  const metadata = typeof document === 'string' ? parseMetadataJson(document) : document;
+  const text = (key: string): string | null => {
+    const value = metadata?.[key];
+    return typeof value === 'string' && value.trim() !== '' ? value : null;
+  };
+  const media = (value: string | null) => (value === null ? null : resolveMediaUrl(value, gateways));
   return {
-    image_url: text('image_url') ?? text('image'),
-    animation_url: text('animation_url'),
+    image_url: media(text('image_url') ?? text('image')),
+    animation_url: media(text('animation_url')),
     external_app_url: text('external_url'),
     metadata,
     thumbnails: null,
   };
+}
+
+/**
+ * The media of one instance of a page: the instance item's data: document, else the fetched one (G7);
+ * `embedded`: the document a collection entry embeds (E2), used when the instance was not joined.
+ */
+export function mediaOf(details: PageDetails, contract: string, tokenId: string, embedded?: string | null): InstanceMedia {
+  const id = instanceId(contract, tokenId);
+  const instance = details.instances.get(id);
+  const fetched = details.metadata.get(id);
+  const document = instance
+    ? shownMetadata(instance, fetched).document
+    : (parseMetadataJson(embedded) ?? parseMetadataJson(fetched?.metadataJson));
+  return instanceMedia(document, details.gateways);
 }
 
 /** E1: the instance of an ERC-1155 balance (ERC-20 and ERC-721 balances carry none). */
@@ -154,7 +185,7 @@ export function balanceTokenInstance(listing: BalanceRecord, details: PageDetail
     id: listing.tokenId,
     owner: instance?.owner ? addressObject(instance.owner, details) : null,
     holder_address_hash: checksummed(listing.holder),
-    ...instanceMedia(instance?.metadataJson ?? null),
+    ...mediaOf(details, listing.token, listing.tokenId),
     token,
   };
 }
@@ -175,14 +206,13 @@ export function collectionTokenInstance(
   details: PageDetails,
 ): CollectionTokenInstance {
   const joined = details.instances.get(instanceId(collection.contract, embedded.tokenId));
-  const metadataJson = embedded.omitted ? (joined?.metadataJson ?? null) : embedded.metadataJson;
   const isErc721 = collection.tokenStandard === 'ERC-721';
   return {
     is_unique: isErc721 || isUniqueSupply(joined ? joined.totalSupply : embedded.totalSupply),
     id: embedded.tokenId,
     owner: isErc721 ? addressObject(collection.holder, details) : null,
     holder_address_hash: checksummed(collection.holder),
-    ...instanceMedia(metadataJson),
+    ...mediaOf(details, collection.contract, embedded.tokenId, embedded.metadataJson),
     token: null,
     token_type: collection.tokenStandard,
     value: embedded.value,
@@ -234,7 +264,7 @@ export function transferTokenInstance(
     id: tokenId,
     owner: instance.owner ? addressObject(instance.owner, details) : null,
     holder_address_hash: instance.owner ? checksummed(instance.owner) : null,
-    ...instanceMedia(instance.metadataJson),
+    ...mediaOf(details, contract, tokenId),
   };
 }
 

@@ -9,7 +9,8 @@
  *      hold code, token details (batch.ts, chain-state.ts);
  *   3. write each block's manifest, then every immutable item (items.ts; with range positions,
  *      range-positions.ts), then the state the batch changed, read on chain at its last block
- *      (state.ts), then hand the batch's blocks to the listeners the caller gave (listeners.ts);
+ *      (state.ts), then hand the batch's blocks to the listeners the caller gave (listeners.ts),
+ *      and, once the state is written, the NFT instances it touched (`nftInstancesWritten`);
  *   4. move the cursor to the batch's last block with a conditional update. A batch of several
  *      blocks first records its last block on the cursor (`pendingTo`), so a restart knows which
  *      manifests a crash may have left past the cursor.
@@ -42,7 +43,13 @@ import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
 import { isCountedEntry } from './items';
-import { notifyBlocksIngested, type BlockIngestedEvent, type IngestListener } from './listeners';
+import {
+  notifyBlocksIngested,
+  notifyNftInstancesWritten,
+  type BlockIngestedEvent,
+  type IngestListener,
+  type NftInstancesWrittenEvent,
+} from './listeners';
 import { powertoolsLog, type IngestLog } from './log';
 import {
   CursorMovedError,
@@ -834,9 +841,13 @@ export class ChainIngest {
     const settled = await Promise.allSettled([
       stateRead &&
         (async () => {
-          await this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched);
-          // After the address items: an implementation is set on its proxy's item.
-          if (nativeRead) await this.native.apply(await nativeRead, upgradedIn(blocks), knownProxies(stored));
+          const instances = await this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched);
+          await Promise.all([
+            // After the address items: an implementation is set on its proxy's item.
+            nativeRead && (async () => this.native.apply(await nativeRead, upgradedIn(blocks), knownProxies(stored)))(),
+            // The instances are written: a listener may queue what it needs of them (NFT metadata fetches).
+            notifyNftInstancesWritten(this.listeners, { chainId: this.chainId, blockNumber: lastNumber, instances }),
+          ]);
         })(),
       notifyBlocksIngested(
         this.listeners,
@@ -859,7 +870,7 @@ export class ChainIngest {
     updates: { update: AddressUpdate; firstBlock: number; lastBlock: number }[],
     balanceTouches: BalanceTouch[],
     prefetched: Map<string, BalanceRecord>,
-  ): Promise<void> {
+  ): Promise<NftInstancesWrittenEvent['instances']> {
     const { last, nftTouches, supplies, balances, nfts, blocks } = await stateRead;
     const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
     // The last block of the batch that touched each entity.
@@ -944,6 +955,12 @@ export class ChainIngest {
     await inParallel(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
       this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),
     );
+    return instanceWrites.map(({ nft, state }) => ({
+      contract: nft.contract,
+      standard: nft.standard,
+      tokenId: nft.tokenId.toString(),
+      tokenUri: state.tokenUri,
+    }));
   }
 
   private ingestedEvent(derived: DerivedBlock, mode: 'advance' | 'repair'): BlockIngestedEvent {

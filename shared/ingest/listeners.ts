@@ -18,6 +18,11 @@
  * moves back: a crash repeats the call, so it must be idempotent too. The canonical blocks that
  * replace them are then delivered to `blocksIngested` as usual.
  *
+ * `nftInstancesWritten` is called once a batch's state is written (advance mode only: a repair leaves
+ * state alone), before the cursor moves, with the NFT instances the batch touched and their token URIs
+ * as read at its last block (the NFT metadata fetcher queues the web ones: shared/nft-metadata/
+ * listener.ts). At least once, like the others.
+ *
  * Listeners are called one after the other, in the order given.
  */
 import type { NativeTransfer } from './derive';
@@ -40,10 +45,26 @@ export interface BlocksOrphanedEvent {
   blocks: { number: number; hash: string }[];
 }
 
+export interface NftInstancesWrittenEvent {
+  chainId: number;
+  /** The batch's last block: the instances' state (owner, token URI) was read at it. */
+  blockNumber: number;
+  instances: {
+    contract: string;
+    standard: 'ERC-721' | 'ERC-1155';
+    /** Decimal. */
+    tokenId: string;
+    /** tokenURI / uri (ERC-1155 `{id}` expanded) as read; null when the call reverted. */
+    tokenUri: string | null;
+  }[];
+}
+
 export interface IngestListener {
   blocksIngested: (events: readonly BlockIngestedEvent[]) => Promise<void> | void;
   /** Needed by a listener that writes: what it did for a block must be undone when the block is orphaned. */
   blocksOrphaned?: (event: BlocksOrphanedEvent) => Promise<void> | void;
+  /** The NFT instances a batch wrote (see above). */
+  nftInstancesWritten?: (event: NftInstancesWrittenEvent) => Promise<void> | void;
 }
 
 export async function notifyBlocksIngested(listeners: readonly IngestListener[], events: readonly BlockIngestedEvent[]): Promise<void> {
@@ -53,4 +74,9 @@ export async function notifyBlocksIngested(listeners: readonly IngestListener[],
 export async function notifyBlocksOrphaned(listeners: readonly IngestListener[], event: BlocksOrphanedEvent): Promise<void> {
   if (event.blocks.length === 0) return;
   for (const listener of listeners) await listener.blocksOrphaned?.(event);
+}
+
+export async function notifyNftInstancesWritten(listeners: readonly IngestListener[], event: NftInstancesWrittenEvent): Promise<void> {
+  if (event.instances.length === 0) return;
+  for (const listener of listeners) await listener.nftInstancesWritten?.(event);
 }

@@ -12,6 +12,8 @@
 import * as v from 'valibot';
 import { readEnv } from '../config';
 import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-status/status';
+import { loadGateways, loadMetadataQueueUrl } from '../nft-metadata/config';
+import type { Gateways } from '../nft-metadata/uri';
 import { DEFAULT_MAX_ITEMS_READ_PER_CHAIN } from './limits';
 
 const count = (fallback: number) =>
@@ -30,6 +32,10 @@ export interface InsightsConfig {
   maxCountedItemsPerChain: number;
   /** How chains' ingest statuses are judged and kept (CHAIN_STATUS_*: shared/chain-status/status.ts). */
   chainStatus: ChainStatusSettings;
+  /** What `resolve_metadata_links=true` resolves ipfs:// and ar:// links through (NFT_METADATA_*_GATEWAY). */
+  gateways: Gateways;
+  /** Where the refresh routes queue NFT metadata fetches (NFT_METADATA_QUEUE_URL; unset: the local in-process fetcher). */
+  metadataQueueUrl: string | undefined;
 }
 
 export function loadInsightsConfig(env: Record<string, string | undefined> = process.env): InsightsConfig {
@@ -38,5 +44,7 @@ export function loadInsightsConfig(env: Record<string, string | undefined> = pro
     maxItemsReadPerChain: raw.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN,
     maxCountedItemsPerChain: raw.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN,
     chainStatus: loadChainStatusSettings(env),
+    gateways: loadGateways(env),
+    metadataQueueUrl: loadMetadataQueueUrl(env),
   };
 }

@@ -71,13 +71,21 @@ export async function resolveAddresses<P extends Record<string, AddressOrName | 
  * The addresses each name has on each chain: one BatchGetItem of the names' items across chains. A
  * chain that keeps its names there (chain registry `namesOnChains`) and is missing from a name's item
  * (or the name has none) does not have the name; only for the other chains (registered before the
- * items across chains existed) are the per-chain items asked, in one more BatchGetItem.
+ * items across chains existed) are the per-chain items asked, in one more BatchGetItem. With
+ * `oneRoundTrip` (the token lookup, I6s) those chains' per-chain items are asked in the first
+ * BatchGetItem instead, whether or not the item across chains has them: one round trip, a few more keys.
  */
-export async function namedAddresses(names: readonly string[], chainIds: readonly number[]) {
+export async function namedAddresses(names: readonly string[], chainIds: readonly number[], options: { oneRoundTrip?: boolean } = {}) {
   const unique = [...new Set(names.map((name) => name.toLowerCase()))];
-  const across = unique.length > 0 ? await batchGetItems(unique.map((name) => addressKeys.nameOnChains(name))) : new Map();
-  const byName = new Map<string, Map<number, string[]>>();
   const untracked = chainIds.filter((chainId) => !namesTrackedOnChains(chainId));
+  const upfront = options.oneRoundTrip ? unique.flatMap((name) => untracked.map((chainId) => addressKeys.name(chainId, name))) : [];
+  const across =
+    unique.length > 0
+      ? await batchGetItems([...unique.map((name) => addressKeys.nameOnChains(name)), ...upfront], {
+          concurrency: Math.max(8, Math.ceil((unique.length + upfront.length) / 100)),
+        })
+      : new Map();
+  const byName = new Map<string, Map<number, string[]>>();
   const asked: { name: string; chainId: number }[] = [];
   for (const name of unique) {
     const entries = across.get(keyId(addressKeys.nameOnChains(name)))?.entries as Set<string> | undefined;
@@ -89,7 +97,10 @@ export async function namedAddresses(names: readonly string[], chainIds: readonl
     byName.set(name, byChain);
     for (const chainId of untracked) if (!byChain.has(chainId)) asked.push({ name, chainId });
   }
-  const perChain = asked.length > 0 ? await batchGetItems(asked.map(({ name, chainId }) => addressKeys.name(chainId, name))) : new Map();
+  const perChain =
+    options.oneRoundTrip || asked.length === 0
+      ? across
+      : await batchGetItems(asked.map(({ name, chainId }) => addressKeys.name(chainId, name)));
   for (const { name, chainId } of asked) {
     const addresses = perChain.get(keyId(addressKeys.name(chainId, name)))?.addresses as Set<string> | undefined;
     if (addresses) byName.get(name)?.set(chainId, [...addresses]);

@@ -6,16 +6,18 @@
  *    total_items is exact, the sum of their id counts) and the first `page end` of its G4 holdings
  *    (ownerNftPage); round 2, with `metadata=true`: the page's instances and contracts (one BatchGetItem).
  *  - I6f GET /v1/nfts/{contract_address}: the contract's NFT instances (G3 instance partition, token id
- *    ascending; a state list, state-lists.ts), with the contract's X7 (`contract`, the total) at once.
+ *    ascending; a state list, state-lists.ts), with the contract's X7 (`contract`, the total) and its
+ *    fetched metadata partition (G7, read as far as the page) at once.
  *  - I6g GET /v1/nfts/{contract_address}/{token_id}: the instance on each chain (one BatchGetItem).
- * The metadata shown is the document the ingest resolved from a data: token URI (nothing is fetched
- * from the web). Ids (I6, X2, G3, G4, X7): see docs/access-patterns.md.
+ * The metadata shown is the document the ingest resolved from a data: token URI, or the one the NFT
+ * metadata fetcher stored for a web URI (G7, joined with the instances). Ids (I6, X2, G3, G4, X7, G7):
+ * see docs/access-patterns.md.
  */
 import { batchGetItems, queryAll, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
 import { expandTokenTransfer } from '../table/compact';
 import { addressKeys, keyId, nftKeys, TOKEN_TYPE_RANK, tokenTransferKeys, tokenTypeSetKey } from '../table/keys';
-import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
+import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord, NftMetadataRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { queryInput, RangeTooLargeError } from './range-reader';
@@ -34,7 +36,17 @@ import type {
   NftTypeName,
   OwnerTokensQuery,
 } from './schemas';
-import { counterOf, nftContractOf, nftMetadataFields, nftTypeName, readIndexedHeads, readStatePage, stateTotals } from './state-lists';
+import {
+  counterOf,
+  type MetadataOptions,
+  metadataOptions,
+  nftContractOf,
+  nftMetadataFields,
+  nftTypeName,
+  readIndexedHeads,
+  readStatePage,
+  stateTotals,
+} from './state-lists';
 
 type NftStandard = 'ERC-721' | 'ERC-1155';
 const STANDARD: Record<NftTypeName, NftStandard> = { erc721: 'ERC-721', erc1155: 'ERC-1155' };
@@ -67,7 +79,7 @@ export async function listOwnerNfts(
     }),
   );
   const rows = perChain.flatMap((chain) => chain.rows);
-  if (query.metadata) await addNftMetadata(rows);
+  if (query.metadata) await addNftMetadata(rows, metadataOptions(query, config));
   const totals = await stateTotals(
     plan,
     perChain.map((chain) => chain.total),
@@ -202,15 +214,26 @@ async function readHoldings(
   return read.items;
 }
 
-/** Metadata of the page's NFTs: their instance items and their contracts' address items, one BatchGetItem. */
-export async function addNftMetadata(rows: (InsightsNftBalance | InsightsNftToken)[]): Promise<void> {
+/**
+ * Metadata of the page's NFTs: their instance items, the metadata fetched for them (G7) and their
+ * contracts' address items, one BatchGetItem.
+ */
+export async function addNftMetadata(rows: (InsightsNftBalance | InsightsNftToken)[], options: MetadataOptions): Promise<void> {
   if (rows.length === 0) return;
   const contractOf = (row: InsightsNftBalance | InsightsNftToken) => ('token_address' in row ? row.token_address : row.contract_address);
   const instanceKey = (row: InsightsNftBalance | InsightsNftToken) => nftKeys.instance(row.chain_id, contractOf(row), row.token_id);
+  const metadataKey = (row: InsightsNftBalance | InsightsNftToken) => nftKeys.metadata(row.chain_id, contractOf(row), row.token_id);
   const addressKey = (row: InsightsNftBalance | InsightsNftToken) => addressKeys.address(row.chain_id, contractOf(row));
-  const items = await batchGetItems([...rows.map(instanceKey), ...rows.map(addressKey)]);
+  const items = await batchGetItems([...rows.map(instanceKey), ...rows.map(metadataKey), ...rows.map(addressKey)]);
   for (const row of rows) {
-    Object.assign(row, nftMetadataFields(items.get(keyId(instanceKey(row))) as NftInstanceRecord | undefined));
+    Object.assign(
+      row,
+      nftMetadataFields(
+        items.get(keyId(instanceKey(row))) as NftInstanceRecord | undefined,
+        items.get(keyId(metadataKey(row))) as NftMetadataRecord | undefined,
+        options,
+      ),
+    );
     row.contract = nftContractOf(row.chain_id, contractOf(row), items.get(keyId(addressKey(row))) as AddressRecord | undefined);
   }
 }
@@ -254,8 +277,10 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
   );
   const page = perChain.flatMap((chain) => chain.rows);
   const instanceKey = ({ row }: (typeof page)[number]) => nftKeys.instance(row.chain_id, row.token_address, row.token_id);
+  const metadataKey = ({ row }: (typeof page)[number]) => nftKeys.metadata(row.chain_id, row.token_address, row.token_id);
   const addressKey = ({ row }: (typeof page)[number]) => addressKeys.address(row.chain_id, row.token_address);
-  const items = page.length > 0 ? await batchGetItems([...page.map(instanceKey), ...page.map(addressKey)]) : new Map();
+  const items =
+    page.length > 0 ? await batchGetItems([...page.map(instanceKey), ...page.map(metadataKey), ...page.map(addressKey)]) : new Map();
   const rows = page.map((entry): InsightsNftToken => {
     const instance = items.get(keyId(instanceKey(entry))) as NftInstanceRecord | undefined;
     return {
@@ -266,7 +291,7 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
       last_updated_block_number: String(instance?.updatedAtBlock ?? ''),
       balance: entry.row.balance,
       owner_addresses: [entry.owner],
-      ...nftMetadataFields(instance),
+      ...nftMetadataFields(instance, items.get(keyId(metadataKey(entry))) as NftMetadataRecord | undefined, metadataOptions(query, config)),
       contract: nftContractOf(
         entry.row.chain_id,
         entry.row.token_address,
@@ -291,7 +316,12 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
  * supply (totalSupply(id), else the sum of the balances the ingest holds). `owner_addresses` with
  * include_owners: the ERC-721 owner; ERC-1155 holders of an id have no range (not listed, see the decisions).
  */
-function instanceRow(instance: NftInstanceRecord, includeOwners: boolean): InsightsNftToken {
+function instanceRow(
+  instance: NftInstanceRecord,
+  includeOwners: boolean,
+  fetched: NftMetadataRecord | undefined,
+  options: MetadataOptions,
+): InsightsNftToken {
   const erc721 = instance.tokenStandard === 'ERC-721';
   return {
     chain_id: instance.chainId,
@@ -300,7 +330,7 @@ function instanceRow(instance: NftInstanceRecord, includeOwners: boolean): Insig
     token_type: nftTypeName(instance.tokenStandard),
     last_updated_block_number: String(instance.updatedAtBlock),
     balance: erc721 ? (instance.owner ? '1' : '0') : (instance.totalSupply ?? instance.heldSupply ?? '0'),
-    ...nftMetadataFields(instance),
+    ...nftMetadataFields(instance, fetched, options),
     ...(includeOwners && erc721 ? { owner_addresses: instance.owner ? [instance.owner] : [] } : {}),
   };
 }
@@ -321,21 +351,31 @@ export async function listContractNfts(
   const { contract } = await resolveAddresses({ contract: parseAddressOrName('contract_address', contractAddress) }, plan.chainIds);
   const heads = readIndexedHeads(plan, config);
   const addressKey = (chainId: number) => addressKeys.address(chainId, contract.get(chainId)!);
-  const [perChain, contracts] = await Promise.all([
+  const skip = plan.page * plan.limit;
+  const [perChain, fetchedPerChain, contracts] = await Promise.all([
     Promise.all(
-      plan.chainIds.map((chainId) =>
-        readStatePage(chainId, [instancesRange(chainId, contract.get(chainId)!)], plan.page * plan.limit, plan.limit, config),
+      plan.chainIds.map((chainId) => readStatePage(chainId, [instancesRange(chainId, contract.get(chainId)!)], skip, plan.limit, config)),
+    ),
+    // The fetched metadata (G7) of the page, in the same round trip: the first `skip + limit` items of
+    // the contract's G7 partition, in the same token id order. Only instances have items there, so they
+    // hold every item of an id up to the page's last one (an item a reorg orphaned aside).
+    Promise.all(
+      plan.chainIds.map(async (chainId) =>
+        skip + plan.limit > config.maxItemsReadPerChain && skip > 0
+          ? []
+          : (await queryAll<NftMetadataRecord>(metadataRange(chainId, contract.get(chainId)!), { limit: skip + plan.limit })).items,
       ),
     ),
     batchGetItems<AddressRecord>(plan.chainIds.map(addressKey)),
   ]);
-  const rows = plan.chainIds.flatMap((chainId, i) =>
-    (perChain[i] as unknown[]).filter(isInstance).map((item) => {
-      const row = instanceRow(item, query.include_owners);
-      row.contract = nftContractOf(chainId, row.contract_address, contracts.get(keyId(addressKey(chainId))));
-      return row;
-    }),
-  );
+  const fetched = new Map(fetchedPerChain.flat().map((item) => [`${item.chainId}|${item.tokenId}`, item]));
+  const instances = plan.chainIds.flatMap((_chainId, i) => (perChain[i] as unknown[]).filter(isInstance));
+  const options = metadataOptions(query, config);
+  const rows = instances.map((item) => {
+    const row = instanceRow(item, query.include_owners, fetched.get(`${item.chainId}|${item.tokenId}`), options);
+    row.contract = nftContractOf(item.chainId, row.contract_address, contracts.get(keyId(addressKey(item.chainId))));
+    return row;
+  });
   const totals = await stateTotals(
     plan,
     plan.chainIds.map((chainId) => counterOf(contracts.get(keyId(addressKey(chainId)))?.nftInstances)),
@@ -349,6 +389,10 @@ export async function listContractNfts(
 export const instancesRange = (chainId: number, contract: string) =>
   queryInput({ pk: nftKeys.instance(chainId, contract, 0n).pk, checks: [], order: 'asc' });
 
+/** G7: a contract's fetched metadata partition, token id ascending. */
+const metadataRange = (chainId: number, contract: string) =>
+  queryInput({ pk: nftKeys.metadata(chainId, contract, 0n).pk, checks: [], order: 'asc' });
+
 /** I6g: one NFT on each requested chain that has it (404 when none has). */
 export async function getNft(
   { contractAddress, tokenId, query, host }: Request<NftQuery> & { contractAddress: string; tokenId: string },
@@ -358,13 +402,15 @@ export async function getNft(
   const { contract } = await resolveAddresses({ contract: parseAddressOrName('contract_address', contractAddress) }, plan.chainIds);
   const keys = plan.chainIds.flatMap((chainId) => [
     nftKeys.instance(chainId, contract.get(chainId)!, tokenId),
+    nftKeys.metadata(chainId, contract.get(chainId)!, tokenId),
     addressKeys.address(chainId, contract.get(chainId)!),
   ]);
   const items = await batchGetItems(keys);
   const rows = plan.chainIds.flatMap((chainId) => {
     const instance = items.get(keyId(nftKeys.instance(chainId, contract.get(chainId)!, tokenId)));
     if (!isInstance(instance)) return [];
-    const row = instanceRow(instance, query.include_owners);
+    const fetched = items.get(keyId(nftKeys.metadata(chainId, instance.contract, tokenId))) as NftMetadataRecord | undefined;
+    const row = instanceRow(instance, query.include_owners, fetched, metadataOptions(query, config));
     row.contract = nftContractOf(
       chainId,
       instance.contract,

@@ -32,7 +32,7 @@ const chainIdList = v.optional(
   ),
 );
 
-const integerQuery = (min: number, max: number) =>
+export const integerQuery = (min: number, max: number) =>
   v.pipe(
     v.string(),
     v.regex(/^[0-9]{1,10}$/, `must be an integer from ${min} to ${max}`),
@@ -52,7 +52,7 @@ const sortOrder = v.picklist(['asc', 'desc'], 'must be asc or desc');
 const expressionList = v.optional(v.pipe(v.array(v.string()), v.maxLength(MAX_EXPRESSIONS, `at most ${MAX_EXPRESSIONS} values`)), []);
 
 /** Parameters every insights endpoint takes: the chains. */
-const chainEntries = { chain_id: chainIdList, chain: chainIdList };
+export const chainEntries = { chain_id: chainIdList, chain: chainIdList };
 
 /** Paging shared by every list endpoint: any page (range-seek.ts). */
 const pagingEntries = {
@@ -421,7 +421,7 @@ const transferRangeEntries = {
   token_types: tokenTypes,
 };
 
-function transferQuery<E extends v.ObjectEntries>(entries: E) {
+export function transferQuery<E extends v.ObjectEntries>(entries: E) {
   const unknown = unknownParameterMessage({}, Object.keys(entries));
   const schema = v.pipe(v.unknown(), refuseInheritedNames(unknown), v.objectWithRest(entries, v.never(unknown)));
   return schema as unknown as v.GenericSchema<Record<string, unknown>, v.InferOutput<v.ObjectSchema<E, undefined>>>;
@@ -527,7 +527,10 @@ export type EventsResponse = ContractEventsResponse;
 // ---------------------------------------------------------------------------------------------------
 // I6. Tokens and NFTs (balances from the explorer's state items; NFT transfers from the I5 ranges)
 
-/** Accepted as Insight documents them; no effect here (no spam list, no off-chain metadata fetch). */
+/**
+ * Accepted as Insight documents them. `resolve_metadata_links=true` shows the NFT metadata's ipfs:// and
+ * ar:// links through the gateways; `include_spam` has no effect (no spam list).
+ */
 const acceptedFlags = {
   resolve_metadata_links: v.optional(booleanQuery, 'false'),
   include_spam: v.optional(booleanQuery, 'false'),
@@ -631,7 +634,7 @@ const nftContractSchema = v.strictObject({
   type: v.optional(v.picklist(NFT_TOKEN_TYPES)),
 });
 
-/** The metadata fields of an NFT, from its on-chain token URI when it is a data: URI (nothing is fetched). */
+/** The metadata fields of an NFT: from its data: token URI, or fetched from the web (shared/nft-metadata/). */
 const nftMetadataEntries = {
   name: v.optional(v.nullable(v.string())),
   description: v.optional(v.nullable(v.string())),
@@ -641,6 +644,8 @@ const nftMetadataEntries = {
   background_color: v.optional(v.nullable(v.string())),
   external_url: v.optional(v.nullable(v.string())),
   status: v.optional(v.nullable(v.string())),
+  /** Not Insight's: why fetching the metadata from the web failed (status `failed`). */
+  metadata_error: v.optional(v.string()),
   metadata_url: v.optional(v.nullable(v.string())),
   owner_addresses: v.optional(v.array(hex)),
   extra_metadata: v.optional(v.record(v.string(), v.unknown())),
@@ -742,6 +747,13 @@ export const nftsQuery = transferQuery({
   contract_address: contractAddresses,
 });
 export type NftsQuery = v.InferOutput<typeof nftsQuery>;
+
+/** I6q, I6r: GET /insights/v1/nfts/metadata/refresh/{contract_address}[/{token_id}]: the chains only. */
+export const nftRefreshQuery = transferQuery({ ...chainEntries });
+export type NftRefreshQuery = v.InferOutput<typeof nftRefreshQuery>;
+/** Insight's answer to a refresh: queued (`success`), and what was queued where (`message`). */
+export const nftRefreshResponse = v.strictObject({ data: v.strictObject({ success: v.boolean(), message: v.string() }) });
+export type NftRefreshResponse = v.InferOutput<typeof nftRefreshResponse>;
 
 /** I6p: GET /insights/v1/nfts/collections/{contract_address}. */
 export const nftCollectionQuery = transferQuery({

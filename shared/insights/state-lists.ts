@@ -13,7 +13,9 @@ import { type ChainStatus, readChainStatuses } from '../chain-status/status';
 import { queryAll, type Item, type QueryInput } from '../db/operations';
 import { TABLE } from '../table/definition';
 import { compareSortKeys } from '../table/keys';
-import type { AddressRecord, NftInstanceRecord } from '../table/records';
+import type { AddressRecord, NftInstanceRecord, NftMetadataRecord } from '../table/records';
+import { type Gateways, resolveMediaUrl } from '../nft-metadata/uri';
+import { shownMetadata } from '../nft-metadata/view';
 import type { InsightsConfig } from './config';
 import type { IndexedHead, ListPlan, ListTotals } from './list';
 import { RangeTooLargeError } from './range-reader';
@@ -93,37 +95,52 @@ export async function stateTotals(
 
 const textOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+/** How NFT metadata is shown: `resolve_metadata_links` of the request, and the gateways it resolves through. */
+export interface MetadataOptions {
+  resolveLinks: boolean;
+  gateways: Gateways;
+}
+
 /**
- * The metadata fields of an NFT as Insight names them, from the metadata document the ingest resolved
- * from its token URI (data: URIs only: nothing is fetched from the web). Fields the document lacks are
- * null; everything else it holds is `extra_metadata`.
+ * The metadata fields of an NFT as Insight names them, from the document the ingest resolved from a
+ * data: token URI or the one the fetcher stored for a web URI (G7, `fetched`: shared/nft-metadata/
+ * view.ts). Fields the document lacks are null; everything else it holds is `extra_metadata`
+ * (`attributes` among them). `status` says where the fetch is (`pending`, `resolved`, `failed` with
+ * `metadata_error`, an extra field). Links are given as the document has them (ipfs://, ar://) unless
+ * `resolve_metadata_links=true`: then `image_url`, `video_url`, `animation_url` and `metadata_url`
+ * go through the gateways.
  */
 export function nftMetadataFields(
   instance: Pick<NftInstanceRecord, 'metadataJson' | 'tokenUri' | 'metadataStatus'> | undefined,
+  fetched: NftMetadataRecord | undefined,
+  options: MetadataOptions,
 ): NftMetadataFields {
-  let document: Record<string, unknown> = {};
-  if (instance?.metadataJson) {
-    try {
-      const parsed = JSON.parse(instance.metadataJson) as unknown;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) document = parsed as Record<string, unknown>;
-    } catch {
-      document = {};
-    }
-  }
-  const { name, description, image, image_url, animation_url, background_color, external_url, video_url, ...extra } = document;
+  const shown = shownMetadata(instance, fetched);
+  const { name, description, image, image_url, animation_url, background_color, external_url, video_url, ...extra } = shown.document ?? {};
+  const link = (value: unknown): string | null => {
+    const text = textOf(value);
+    return text !== null && options.resolveLinks ? resolveMediaUrl(text, options.gateways) : text;
+  };
   return {
     name: textOf(name),
     description: textOf(description),
-    image_url: textOf(image_url) ?? textOf(image),
-    video_url: textOf(video_url),
-    animation_url: textOf(animation_url),
+    image_url: link(textOf(image_url) ?? textOf(image)),
+    video_url: link(video_url),
+    animation_url: link(animation_url),
     background_color: textOf(background_color),
     external_url: textOf(external_url),
-    status: instance?.metadataStatus ?? null,
-    metadata_url: instance?.tokenUri ?? null,
+    status: shown.status,
+    metadata_url: link(instance?.tokenUri ?? null),
     extra_metadata: extra,
+    ...(shown.error === null ? {} : { metadata_error: shown.error }),
   };
 }
+
+/** The options of a request with `resolve_metadata_links`. */
+export const metadataOptions = (query: { resolve_metadata_links?: boolean }, config: InsightsConfig): MetadataOptions => ({
+  resolveLinks: query.resolve_metadata_links === true,
+  gateways: config.gateways,
+});
 
 const NFT_TYPE = { 'ERC-721': 'erc721', 'ERC-1155': 'erc1155' } as const;
 

@@ -19,7 +19,7 @@ import { batchGetItems } from '../db/operations';
 import { expandTokenTransfer } from '../table/compact';
 import { addressKeys, keyId, nftKeys, type Direction, type TokenStandard } from '../table/keys';
 import { InvalidRequestError } from '../errors';
-import type { AddressRecord, NftInstanceRecord, TokenTransferRecord, TransferType } from '../table/records';
+import type { AddressRecord, NftInstanceRecord, NftMetadataRecord, TokenTransferRecord, TransferType } from '../table/records';
 import { blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
@@ -36,7 +36,7 @@ import type { Check } from './range-reader';
 import { firstChain, planListRequest, type ListQuery } from './request';
 import type { InsightsTokenTransfer, TokenTransferMeta, TokenTransfersResponse, TokenTypeName } from './schemas';
 import { serialiseTokenTransfer } from './serialise';
-import { nftContractOf, nftMetadataFields } from './state-lists';
+import { type MetadataOptions, metadataOptions, nftContractOf, nftMetadataFields } from './state-lists';
 
 const STANDARD: Record<TokenTypeName, TokenStandard> = { erc20: 'ERC-20', erc721: 'ERC-721', erc1155: 'ERC-1155' };
 
@@ -50,6 +50,8 @@ export interface TransferQuery extends ListQuery {
   block_timestamp_from?: number;
   block_timestamp_to?: number;
   transfer_type?: TransferType;
+  /** The NFT routes': their metadata's ipfs:// and ar:// links through the gateways. */
+  resolve_metadata_links?: boolean;
 }
 
 /** A request of one of the three endpoints: its query and the Host header (whose first label may name the chain). */
@@ -90,7 +92,7 @@ export async function listTransactionTokenTransfers(
     async (chainId) => tokenTransfersOfTransactionRange(chainId, transactionHash, checks, plan.sortOrder),
     config,
   );
-  return respond(plan, query, list, '', nft);
+  return respond(plan, query, list, '', config, nft);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -255,7 +257,8 @@ async function transfersOf(
   };
   const first = firstChain(plan);
   const address = owners?.get(first) ?? contracts.get(first)?.[0] ?? '';
-  if (!byContract || tokenId !== undefined) return respond(plan, query, await readTransfers(plan, rangeOf, config), address, given.nft);
+  if (!byContract || tokenId !== undefined)
+    return respond(plan, query, await readTransfers(plan, rangeOf, config), address, config, given.nft);
   // Every contract's range at once with the address items; read again without those that are not NFTs
   // (no round trip more when none is left: a single ERC-20 contract lists nothing).
   const [speculative, items] = await Promise.all([settle(readTransfers(plan, rangeOf, config)), addressItemsOf(plan.chainIds, contracts)]);
@@ -263,7 +266,7 @@ async function transfersOf(
   const allNfts = plan.chainIds.every((chainId) => listed.get(chainId)!.length === (contracts.get(chainId) ?? []).length);
   if (allNfts && !speculative.ok) throw speculative.error;
   const list = allNfts && speculative.ok ? speculative.value : await readTransfers(plan, rangeOf, config);
-  return respond(plan, query, list, address, true, items);
+  return respond(plan, query, list, address, config, true, items);
 }
 
 const isEmpty = (min: number | undefined, max: number | undefined): boolean => min !== undefined && max !== undefined && min > max;
@@ -314,6 +317,7 @@ async function respond(
   query: TransferQuery,
   list: ListRead<TokenTransferRecord>,
   address: string,
+  config: InsightsConfig,
   nft = false,
   known: ReadonlyMap<string, AddressRecord> = new Map(),
 ): Promise<TokenTransfersResponse> {
@@ -330,7 +334,7 @@ async function respond(
   const rows = list.records
     .map((item): TokenTransferRecord => expandTokenTransfer(item))
     .map((record) => ({ record, row: serialiseTokenTransfer(record) }));
-  if (query.metadata) await (nft ? addNftMetadata(rows, known) : addTokenMetadata(rows));
+  if (query.metadata) await (nft ? addNftMetadata(rows, known, metadataOptions(query, config)) : addTokenMetadata(rows));
   return { meta: meta(list.totals), data: rows.map(({ row }) => row), aggregations: null };
 }
 
@@ -349,18 +353,21 @@ async function addTokenMetadata(rows: readonly { record: TokenTransferRecord; ro
 }
 
 /**
- * nft_metadata of the NFT routes (I6h-k, `metadata=true`): the NFT's on-chain metadata (its instance
- * item, G3) and its contract (X7; those in `known` were read with the list), one BatchGetItem for the
- * page. `owner_addresses` with include_owners: an ERC-721 NFT's current owner.
+ * nft_metadata of the NFT routes (I6h-k, `metadata=true`): the NFT's metadata (its instance item, G3,
+ * and what the fetcher stored for a web token URI, G7) and its contract (X7; those in `known` were read
+ * with the list), one BatchGetItem for the page. `owner_addresses` with include_owners: an ERC-721 NFT's current owner.
  */
 async function addNftMetadata(
   rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[],
   known: ReadonlyMap<string, AddressRecord>,
+  options: MetadataOptions,
 ): Promise<void> {
   const instanceKey = (record: TokenTransferRecord) => nftKeys.instance(record.chainId, record.token, record.tokenId ?? '0');
+  const metadataKey = (record: TokenTransferRecord) => nftKeys.metadata(record.chainId, record.token, record.tokenId ?? '0');
   const addressKey = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
   const keys = [
     ...rows.map(({ record }) => instanceKey(record)),
+    ...rows.map(({ record }) => metadataKey(record)),
     ...rows.map(({ record }) => addressKey(record)).filter((key) => !known.has(keyId(key))),
   ];
   const items = keys.length > 0 ? await batchGetItems(keys) : new Map();
@@ -368,7 +375,7 @@ async function addNftMetadata(
     const instance = items.get(keyId(instanceKey(record))) as NftInstanceRecord | undefined;
     const contract = (known.get(keyId(addressKey(record))) ?? items.get(keyId(addressKey(record)))) as AddressRecord | undefined;
     row.nft_metadata = {
-      ...nftMetadataFields(instance),
+      ...nftMetadataFields(instance, items.get(keyId(metadataKey(record))) as NftMetadataRecord | undefined, options),
       ...(instance?.tokenStandard === 'ERC-721' ? { owner_addresses: instance.owner ? [instance.owner] : [] } : {}),
       contract: nftContractOf(record.chainId, record.token, contract),
     };

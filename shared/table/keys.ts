@@ -494,6 +494,14 @@ export const nftKeys = {
     pk: `${chain(chainId)}#NFT#${lower(contract)}`,
     sk: uint256Key(tokenId),
   }),
+  /**
+   * G7: the metadata of one NFT instance fetched from the web (shared/nft-metadata/), in a partition of
+   * its own per contract beside G3's (so G3's partition lists instances only). GetItem, BatchGetItem.
+   */
+  metadata: (chainId: number, contract: string, tokenId: bigint | string): ItemKey => ({
+    pk: `${chain(chainId)}#NFTMETA#${lower(contract)}`,
+    sk: uint256Key(tokenId),
+  }),
 };
 
 /** Ranking of token standards in the NFT collection and token balance orders. */

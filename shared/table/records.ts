@@ -482,6 +482,38 @@ export interface NftInstanceRecord {
   updatedAtBlock: number;
 }
 
+/**
+ * nftKeys.metadata (G7): what the NFT metadata fetcher (shared/nft-metadata/) last did for one instance
+ * whose token URI is on the web (ipfs://, ar://, https://). Written only by the fetcher (the queue
+ * consumer, or `npm start`'s in-process worker), never by the ingest; no item means never tried yet.
+ */
+export interface NftMetadataRecord {
+  kind: 'nftMetadata';
+  chainId: number;
+  contract: string;
+  /** Decimal. */
+  tokenId: string;
+  /** The instance's token URI this state is about (a new URI is fetched again). */
+  tokenUri: string;
+  /**
+   * pending: an attempt failed in a way worth retrying, the next one is queued (`attempts` so far);
+   * fetched: `metadataJson` holds the document; failed: given up (`error` says why).
+   */
+  status: 'pending' | 'fetched' | 'failed';
+  /** The document as JSON text (fetched; at most 64 KiB). */
+  metadataJson: string | null;
+  /** Why the last attempt failed (pending after a failure, failed). */
+  error: string | null;
+  /** Attempts at `tokenUri` since it was first queued or last refreshed. */
+  attempts: number;
+  /** When the last attempt ended (ms since the epoch). */
+  attemptedAt: number;
+  /** When the document was fetched (ms since the epoch); null before a success. */
+  fetchedAt: number | null;
+  /** Where the document came from: the URL fetched last (after the gateway and redirects). */
+  sourceUrl: string | null;
+}
+
 /** addressKeys.nftHoldings (G4): one token id a holder has, in the flat NFT list's order (type, contract, token id desc). */
 export interface NftHoldingRecord {
   kind: 'nftHolding';

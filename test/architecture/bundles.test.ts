@@ -1,7 +1,7 @@
 /**
  * The bundles as esbuild builds them for Lambda (the options of lib/api-function.ts, without
  * minifying): the ingest Lambda's bundle has no file of the orders group in it, the deposit
- * consumer's has deposit detection. Complements the import-graph rules of imports.test.ts, on what
+ * consumer's has deposit detection, the NFT metadata consumer's the fetcher and nothing of the ingest. Complements the import-graph rules of imports.test.ts, on what
  * would actually be deployed (type-only imports vanish here).
  */
 import { build } from 'esbuild';
@@ -33,6 +33,13 @@ describe('Lambda bundles', () => {
     expect(inputs.some((file) => file.includes('@aws-sdk/client-sqs/'))).toBe(true);
     // Nothing of the order state machine or deposit records leaks in through a shared module.
     for (const word of ['quoting_after_deposit', 'orderDeposit', 'awaitingDeposit']) expect(text).not.toContain(word);
+  }, 60_000);
+
+  it('the NFT metadata consumer (FetchNftMetadata) bundles the fetcher and the SQS client, no ingest and no API group', async () => {
+    const { inputs } = await bundleInputs('functions/nft-metadata/fetch-nft-metadata.ts');
+    expect(inputs).toContain('shared/nft-metadata/fetch.ts');
+    expect(inputs.filter((file) => /(^|\/)shared\/(ingest|orders|explorer|insights|collections)\//.test(file))).toEqual([]);
+    expect(inputs.some((file) => file.includes('@aws-sdk/client-sqs/'))).toBe(true);
   }, 60_000);
 
   it('the deposit consumer (DetectDeposits) bundles deposit detection, not the ingest', async () => {

@@ -164,6 +164,25 @@ describe('the import graph', () => {
     expect(arrows).toEqual([]);
   });
 
+  it('the NFT metadata fetcher (shared/nft-metadata) imports no API group, and of the ingest only the listener interface (its listener)', () => {
+    const arrows = runtimeFiles
+      .filter((file) => file.startsWith('shared/nft-metadata/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((entry) => entry.target && /^shared\/(ingest|explorer|insights|orders|collections)\//.test(entry.target))
+          .filter((entry) => !(file === 'shared/nft-metadata/listener.ts' && entry.target === 'shared/ingest/listeners.ts'))
+          .map((entry) => `${file} -> ${entry.target}`),
+      );
+    expect(arrows).toEqual([]);
+    // The read APIs show its items through view.ts, uri.ts and config.ts: never its listener (the ingest's side).
+    const loaded = sourceFiles('functions')
+      .filter((handler) => /^functions\/(explorer|insights)\//.test(handler))
+      .flatMap((handler) =>
+        [...closure(handler)].filter((file) => file === 'shared/nft-metadata/listener.ts').map((file) => `${handler} loads ${file}`),
+      );
+    expect(loaded).toEqual([]);
+  });
+
   it('the table model imports nothing but itself', () => {
     const arrows = runtimeFiles
       .filter((file) => file.startsWith('shared/table/'))
@@ -230,6 +249,20 @@ describe('the layout', () => {
     expect(loaded.filter((file) => GROUPS.some((group) => file.startsWith(`shared/${group}/`)))).toEqual([]);
     expect(loaded.filter((file) => file.startsWith('shared/orders/'))).toEqual([]);
     expect(loaded).toContain('shared/ingest/queue-listener.ts');
+  });
+
+  it('the ingest Lambda queues NFT metadata fetches through the fetcher’s listener, and loads no fetcher code beyond it', () => {
+    const loaded = [...closure('functions/ingest/ingest-chain.ts')];
+    expect(loaded).toContain('shared/nft-metadata/listener.ts');
+    expect(loaded).not.toContain('shared/nft-metadata/fetch.ts');
+    expect(loaded).not.toContain('shared/nft-metadata/process.ts');
+  });
+
+  it('the NFT metadata consumer loads the fetcher, not the ingest nor an API group', () => {
+    const loaded = [...closure('functions/nft-metadata/fetch-nft-metadata.ts')];
+    expect(loaded).toContain('shared/nft-metadata/process.ts');
+    expect(loaded).toContain('shared/nft-metadata/fetch.ts');
+    expect(loaded.filter((file) => /^shared\/(ingest|explorer|insights|orders|collections)\//.test(file))).toEqual([]);
   });
 
   it('the deposit consumer loads deposit detection and the queue format, not the ingest itself', () => {

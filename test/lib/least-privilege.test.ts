@@ -17,6 +17,7 @@ import {
   blockKeys,
   chainKeys,
   collectionKeys,
+  nftKeys,
   orderKeys,
   transactionKeys,
 } from '../../shared/table/keys';
@@ -65,9 +66,22 @@ const KEYS = {
   balance: addressKeys.balance(8453, ADDRESS, ADDRESS).pk,
   backfillPlan: backfillKeys.plan(8453).pk,
   stagedSegment: backfillKeys.staged(8453, 12, 'DONE').pk,
+  nftInstance: nftKeys.instance(8453, ADDRESS, 7n).pk,
+  nftMetadata: nftKeys.metadata(8453, ADDRESS, 7n).pk,
 } as const;
 type KeyName = keyof typeof KEYS;
-const CHAIN_KEYS: KeyName[] = ['chainRegistry', 'cursor', 'manifest', 'block', 'transaction', 'balance', 'backfillPlan', 'stagedSegment'];
+const CHAIN_KEYS: KeyName[] = [
+  'chainRegistry',
+  'cursor',
+  'manifest',
+  'block',
+  'transaction',
+  'balance',
+  'backfillPlan',
+  'stagedSegment',
+  'nftInstance',
+  'nftMetadata',
+];
 const RECORD_KEYS = (Object.keys(KEYS) as KeyName[]).filter((name) => !CHAIN_KEYS.includes(name));
 
 /** What each writer must be able to write (and nothing else of KEYS). */
@@ -82,6 +96,8 @@ const MAY_WRITE: Record<string, KeyName[]> = {
   // One ingest function for every chain.
   IngestChain: CHAIN_KEYS,
   BackfillChain: CHAIN_KEYS,
+  // The NFT metadata fetcher writes its own items (G7) only: never an instance (G3) or anything else.
+  FetchNftMetadata: ['nftMetadata'],
 };
 
 const functions = [

@@ -88,7 +88,7 @@ describe('operations with cdk.json defaults (one chain)', () => {
   });
 
   it('alarms when any dead-letter or failure queue holds a message', () => {
-    const queues = ['DepositEventsDeadLetters', ...new Set(jobFunctions.map(({ job }) => `${job.id}Failures`))];
+    const queues = ['DepositEventsDeadLetters', 'NftMetadataDeadLetters', ...new Set(jobFunctions.map(({ job }) => `${job.id}Failures`))];
     for (const queue of queues) {
       const alarm = alarms.get(`TestStack-DeadLetters-${queue}`);
       expect(alarm, queue).toMatchObject({
@@ -244,8 +244,30 @@ describe('operations with cdk.json defaults (one chain)', () => {
       OKActions: [{ Ref: topicId }],
     });
     expect(alarm!.AlarmDescription).toContain('order deposits');
-    // The queue itself only: its dead-letter queue has its own alarm (DeadLetters-), and there is no other queue.
-    expect([...alarms.keys()].filter((name) => name.includes('-QueueAge-'))).toEqual(['TestStack-QueueAge-DepositEvents']);
+    // The queues themselves only: their dead-letter queues have their own alarms (DeadLetters-).
+    expect([...alarms.keys()].filter((name) => name.includes('-QueueAge-')).sort()).toEqual([
+      'TestStack-QueueAge-DepositEvents',
+      'TestStack-QueueAge-NftMetadata',
+    ]);
+  });
+
+  it('alarms when an NFT metadata fetch request waits 24 h (its own threshold: a token’s retries wait up to 12 h by design)', () => {
+    const queueId = logicalId(resources, 'AWS::SQS::Queue', 'NftMetadata');
+    expect(resources[queueId].Properties.FifoQueue).toBeUndefined();
+    const alarm = alarms.get('TestStack-QueueAge-NftMetadata');
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 24 * 3600,
+      AlarmActions: [{ Ref: topicId }],
+    });
+    expect(alarm!.AlarmDescription).toContain('NFT metadata');
+    expect(alarms.get('TestStack-DeadLetters-NftMetadataDeadLetters')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+    });
   });
 
   it('alarms on 5xx answers and on p99 latency of each API', () => {
@@ -371,17 +393,17 @@ describe('operations with cdk.json defaults (one chain)', () => {
     expect(lag.annotations.horizontal).toEqual([{ value: 100, label: 'IngestLag threshold', yAxis: 'left' }]);
     const ingestWidgets = widgets.map((candidate) => candidate.properties.title).filter((title) => title?.startsWith('Ingest:'));
     expect(ingestWidgets.indexOf(lag.title)).toBe(ingestWidgets.findIndex((title) => title.startsWith('Ingest: blocks ingested')) + 1);
-    // The age of the deposit events queue's oldest message, with the QueueAge threshold drawn.
+    // The age of each queue's oldest message, with the QueueAge threshold drawn.
     const age = widget('Queues: oldest message age');
-    expect(age.metrics).toEqual([
-      [
+    expect(age.metrics).toEqual(
+      ['DepositEvents', 'NftMetadata'].map((queue) => [
         'AWS/SQS',
         'ApproximateAgeOfOldestMessage',
         'QueueName',
-        `${logicalId(resources, 'AWS::SQS::Queue', 'DepositEvents')}.QueueName`,
-        { label: 'DepositEvents', stat: 'Maximum' },
-      ],
-    ]);
+        `${logicalId(resources, 'AWS::SQS::Queue', queue)}.QueueName`,
+        { label: queue, stat: 'Maximum' },
+      ]),
+    );
     expect(age.annotations.horizontal).toEqual([{ value: 900, label: 'QueueAge threshold', yAxis: 'left' }]);
   });
 });

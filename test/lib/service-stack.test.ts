@@ -381,7 +381,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     expect(jobTable.find((job) => job.id === 'IngestChain')).toMatchObject({ perChain: true, timeoutSeconds: 900, reservedConcurrency: 3 });
   });
 
-  describe('the deposit events queue (ingest -> orders)', () => {
+  describe('the queues between functions (ingest -> orders deposits; ingest and refresh routes -> NFT metadata fetcher)', () => {
     const queueId = (prefix: string) => {
       const ids = ofType(resources, 'AWS::SQS::Queue')
         .map(([id]) => id)
@@ -392,7 +392,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     const sqsStatements = (functionId: string) =>
       statementsOf(resources, functionId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('sqs:')));
 
-    it('is one FIFO queue per queue row, with explicit dedup ids, 256 KiB messages and a FIFO dead-letter queue after maxReceiveCount', () => {
+    it('is one queue per queue row (FIFO with explicit dedup ids, or standard), 256 KiB messages and a dead-letter queue of its kind after maxReceiveCount', () => {
       // Besides: one failure queue per deployed job (operations.test.ts).
       const deployedJobs = jobTable.filter((job) => jobInstances(job, chains).length > 0);
       expect(ofType(resources, 'AWS::SQS::Queue')).toHaveLength(2 * queueTable.length + deployedJobs.length);
@@ -400,9 +400,14 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
         const consumer = consumerTable.find((entry) => entry.queue === row.id)!;
         const queue = resources[queueId(row.id)];
         const deadLetters = resources[queueId(`${row.id}DeadLetters`)];
+        const fifo = row.fifo ?? true;
+        if (!fifo) {
+          expect(queue.Properties.FifoQueue).toBeUndefined();
+          expect(queue.Properties.ContentBasedDeduplication).toBeUndefined();
+          expect(deadLetters.Properties.FifoQueue).toBeUndefined();
+        }
         expect(queue.Properties).toMatchObject({
-          FifoQueue: true,
-          ContentBasedDeduplication: false,
+          ...(fifo ? { FifoQueue: true, ContentBasedDeduplication: false } : {}),
           MaximumMessageSize: MAX_MESSAGE_BYTES,
           VisibilityTimeout: 6 * consumer.timeoutSeconds,
           SqsManagedSseEnabled: true,
@@ -411,37 +416,59 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
             maxReceiveCount: row.maxReceiveCount,
           },
         });
-        expect(deadLetters.Properties).toMatchObject({ FifoQueue: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+        expect(deadLetters.Properties).toMatchObject({ ...(fifo ? { FifoQueue: true } : {}), MessageRetentionPeriod: 14 * 24 * 3600 });
         expect(deadLetters.Properties.RedrivePolicy).toBeUndefined();
         expect(queue.DeletionPolicy).toBe('Retain');
       }
-      expect(queueTable.map((row) => [row.id, row.maxReceiveCount])).toEqual([['DepositEvents', 5]]);
+      expect(queueTable.map((row) => [row.id, row.fifo ?? true, row.maxReceiveCount])).toEqual([
+        ['DepositEvents', true, 5],
+        ['NftMetadata', false, 10],
+      ]);
     });
 
     it('feeds each consumer from its queue, in batches, reporting batch item failures', () => {
       const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
       expect(mappings).toHaveLength(consumerTable.length);
       for (const consumer of consumerTable) {
-        expect(mappings.find((mapping) => mapping.FunctionName.Ref === consumer.id)).toMatchObject({
+        const mapping = mappings.find((candidate) => candidate.FunctionName.Ref === consumer.id);
+        expect(mapping).toMatchObject({
           EventSourceArn: { 'Fn::GetAtt': [queueId(consumer.queue), 'Arn'] },
           BatchSize: consumer.batchSize,
           FunctionResponseTypes: ['ReportBatchItemFailures'],
         });
+        expect(mapping!.ScalingConfig?.MaximumConcurrency).toBe(consumer.maxConcurrency);
         const fn = resources[consumer.id].Properties;
         expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: consumer.timeoutSeconds });
         // FIFO keeps each chain's order at any concurrency; a reserved limit would only throttle receives into the DLQ.
         expect(fn.ReservedConcurrentExecutions).toBeUndefined();
         expect(dynamoActionsOf(resources, consumer.id)).toEqual(expectedDynamoActions(consumer.table));
-        const receive = sqsStatements(consumer.id);
-        expect(receive.flatMap(resourcesOf)).toEqual(receive.map(() => ({ 'Fn::GetAtt': [queueId(consumer.queue), 'Arn'] })));
-        expect(receive.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+        // Its own queue only: receive (and, a publisher of it, SendMessage alone besides).
+        const statements = sqsStatements(consumer.id);
+        expect(statements.flatMap(resourcesOf)).toEqual(statements.map(() => ({ 'Fn::GetAtt': [queueId(consumer.queue), 'Arn'] })));
+        // (CDK merges the SendMessage of a consumer that publishes to its own queue into the mapping's statement.)
+        expect(new Set(statements.flatMap(actionsOf))).toEqual(
+          new Set([
+            'sqs:ReceiveMessage',
+            'sqs:ChangeMessageVisibility',
+            'sqs:GetQueueUrl',
+            'sqs:DeleteMessage',
+            'sqs:GetQueueAttributes',
+            ...(consumer.publishesTo?.includes(consumer.queue) ? ['sqs:SendMessage'] : []),
+          ]),
+        );
+        expect((consumer.publishesTo ?? []).every((queue) => queue === consumer.queue)).toBe(true);
+        for (const queue of consumer.publishesTo ?? []) {
+          const row = queueTable.find((entry) => entry.id === queue)!;
+          expect(fn.Environment.Variables[row.urlVariable]).toEqual({ Ref: queueId(queue) });
+        }
       }
       expect(consumerTable.map((consumer) => [consumer.id, consumer.handler])).toEqual([
         ['DetectDeposits', 'functions/orders/detect-deposits.ts'],
+        ['FetchNftMetadata', 'functions/nft-metadata/fetch-nft-metadata.ts'],
       ]);
     });
 
-    it('lets the ingest functions only SendMessage to it, and tells them its URL', () => {
+    it('lets the ingest functions and the refresh routes only SendMessage to their queues, and tells them the URLs', () => {
       const publishers = jobFunctions.filter(({ job }) => (job.publishesTo ?? []).length > 0);
       expect(publishers.map(({ id }) => id)).toEqual(['IngestChain']);
       for (const { id, job } of publishers) {
@@ -459,13 +486,29 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(resources.IngestChain.Properties.Environment.Variables.DEPOSIT_EVENTS_QUEUE_URL).toEqual({
         Ref: queueId('DepositEvents'),
       });
+      expect(resources.IngestChain.Properties.Environment.Variables.NFT_METADATA_QUEUE_URL).toEqual({ Ref: queueId('NftMetadata') });
+      // The refresh routes send to the NFT metadata queue (SendMessage only), and know its URL.
+      const routePublishers = routes.filter((route) => (route.publishesTo ?? []).length > 0);
+      expect(routePublishers.map((route) => route.id).sort()).toEqual(['RefreshContractNftMetadata', 'RefreshNftMetadata']);
+      for (const route of routePublishers) {
+        const id = functionIdOfRoute(routes, route);
+        expect(resources[id].Properties.Environment.Variables.NFT_METADATA_QUEUE_URL).toEqual({ Ref: queueId('NftMetadata') });
+        expect(sqsStatements(id), id).toEqual([
+          { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId('NftMetadata'), 'Arn'] } },
+        ]);
+      }
       // Other jobs send to their failure queue only; no other function touches a queue.
       for (const { id, job } of jobFunctions.filter((fn) => !publishers.includes(fn))) {
         expect(sqsStatements(id), id).toEqual([
           { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId(`${job.id}Failures`), 'Arn'] } },
         ]);
       }
-      const others = functionIds.filter((id) => !jobFunctions.some((fn) => fn.id === id) && !consumerTable.some((fn) => fn.id === id));
+      const others = functionIds.filter(
+        (id) =>
+          !jobFunctions.some((fn) => fn.id === id) &&
+          !consumerTable.some((fn) => fn.id === id) &&
+          !routePublishers.some((route) => functionIdOfRoute(routes, route) === id),
+      );
       for (const id of others) expect(sqsStatements(id), id).toEqual([]);
     });
   });

@@ -17,6 +17,8 @@ import { consumers, jobs } from '../../shared/jobs';
 import { resetClock, setClock } from '../../shared/orders/clock';
 import { CHAIN_DATA, routes, type TableAccess } from '../../shared/routes';
 import type { BlockRecord, TokenTransferRecord } from '../../shared/table/records';
+import { writeItems } from '../../shared/db/operations';
+import { nftKeys } from '../../shared/table/keys';
 import { useTestTable } from '../support/table';
 import { accountFor, postCollection, signedBody } from '../functions/collections/fixtures';
 import { BASE_USDC, CREATOR, orderBody, postOrder, postSession } from '../functions/orders/fixtures';
@@ -212,6 +214,43 @@ describe('the keys each writer writes are the keys it declares', () => {
     });
     expect(keys.length).toBeGreaterThanOrEqual(1 + 2 * 7);
     expectDeclared('CreateCollection', keys);
+  });
+
+  it('FetchNftMetadata: the metadata item (G7) of the instance it fetched for, nothing else', async () => {
+    tested.add('FetchNftMetadata');
+    const contract = '0x00000000000000000000000000000000000000aa';
+    await writeItems({
+      put: [
+        {
+          ...nftKeys.instance(8453, contract, 7n),
+          kind: 'nftInstance',
+          chainId: 8453,
+          contract,
+          tokenStandard: 'ERC-721',
+          tokenId: '7',
+          owner: null,
+          // Plain http:// is never fetched by the Lambda: the attempt fails at once, and is recorded.
+          tokenUri: 'http://127.0.0.1:9/7.json',
+          metadataStatus: 'unresolved',
+          metadataJson: null,
+          totalSupply: null,
+          totalSupplySource: null,
+          firstSeenBlock: 1,
+          updatedAtBlock: 1,
+        },
+      ],
+    });
+    process.env.NFT_METADATA_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/NftMetadata';
+    const { handler } = await import('../../functions/nft-metadata/fetch-nft-metadata');
+    const body = JSON.stringify({ v: 1, kind: 'token', chainId: 8453, contract, tokenId: '7' });
+    const keys = await writesOf('FetchNftMetadata', async () => {
+      const event = {
+        Records: [{ messageId: 'm-1', receiptHandle: 'r-1', body, attributes: {}, eventSource: 'aws:sqs' }],
+      } as unknown as SQSEvent;
+      expect(await handler(event)).toEqual({ batchItemFailures: [] });
+    });
+    expect(keys).toEqual([nftKeys.metadata(8453, contract, 7n).pk]);
+    expectDeclared('FetchNftMetadata', keys);
   });
 
   it('covers every writer that declares its keys', () => {

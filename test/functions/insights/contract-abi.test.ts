@@ -186,15 +186,12 @@ describe('I11b POST /insights/v1/decode/{contractAddress}', () => {
 describe('I12 the Insight v1 routes whose data is outside the chain: 501', () => {
   const notServed = routes.filter((route) => route.notServed);
 
-  it('are the routes of the published client that need prices, token lists, verified sources, the web or webhooks', () => {
+  it('are the routes of the published client that need prices, verified sources or webhooks', () => {
     expect(notServed.map((route) => `${route.method} ${route.path}`).sort()).toEqual(
       [
         'GET /insights/v1/tokens/price',
         'GET /insights/v1/tokens/price/supported',
-        'GET /insights/v1/tokens/lookup',
         'GET /insights/v1/contracts/metadata/{contractAddress}',
-        'GET /insights/v1/nfts/metadata/refresh/{contract_address}',
-        'GET /insights/v1/nfts/metadata/refresh/{contract_address}/{token_id}',
         'GET /insights/v1/webhooks',
         'POST /insights/v1/webhooks',
         'DELETE /insights/v1/webhooks/{webhook_id}',

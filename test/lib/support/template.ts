@@ -48,9 +48,12 @@ export function nestedResources(stack: ServiceStack, functionId: string): Resour
 
 /**
  * The most resources the service stack may hold in any test's synthesis (CloudFormation's limit is 500
- * per stack): the margin is for new routes. One figure for every test that counts them.
+ * per stack): the margin is for new routes. One figure for every test that counts them. Raised from 460
+ * to 485 by the NFT metadata fetcher (issue 36: its queue, dead-letter queue, consumer and two refresh
+ * route functions, 21 resources; 480 with provisioned capacity, the WAF and 55 chains): the next route
+ * needs the lever docs/decisions/cdk.md names ("Staying under CloudFormation's 500 resources").
  */
-export const MAX_SERVICE_STACK_RESOURCES = 460;
+export const MAX_SERVICE_STACK_RESOURCES = 485;
 
 /** Every resource count an operator would check against CloudFormation's 500 per stack: the stack's and each nested stack's. */
 export function resourceCounts(stack: ServiceStack): { stack: number; nested: Record<string, number> } {

@@ -99,15 +99,21 @@ describe('address and token objects', () => {
 });
 
 describe('NFT instances', () => {
-  it('lifts image, animation and external URLs out of resolved metadata', () => {
+  it('lifts image, animation and external URLs out of resolved metadata, ipfs:// and ar:// through the gateways as Blockscout does', () => {
     expect(instanceMedia(JSON.stringify({ name: 'x', image: 'ipfs://a', animation_url: 'https://b', external_url: 'https://c' }))).toEqual({
-      image_url: 'ipfs://a',
+      image_url: 'https://ipfs.io/ipfs/a',
       animation_url: 'https://b',
       external_app_url: 'https://c',
       metadata: { name: 'x', image: 'ipfs://a', animation_url: 'https://b', external_url: 'https://c' },
       thumbnails: null,
     });
     expect(instanceMedia(JSON.stringify({ image_url: 'https://d', image: 'ipfs://a' })).image_url).toBe('https://d');
+    const gateways = { ipfs: 'https://gw.example/ipfs/', arweave: 'https://ar.example/' };
+    expect(instanceMedia({ image: 'ipfs://ipfs/bafy/1.png', animation_url: 'ar://tx/1.mp4' }, gateways)).toMatchObject({
+      image_url: 'https://gw.example/ipfs/bafy/1.png',
+      animation_url: 'https://ar.example/tx/1.mp4',
+      metadata: { image: 'ipfs://ipfs/bafy/1.png', animation_url: 'ar://tx/1.mp4' },
+    });
     for (const text of [null, 'not json', '[1,2]', '"text"']) {
       expect(instanceMedia(text)).toEqual({
         image_url: null,

@@ -7,6 +7,7 @@
  * events by day read 10,003), and a chain's union of two ranges shares one bound. Under the bound the
  * answer is exact: the rows of every entry, and the indexed head.
  */
+import { DEFAULT_GATEWAYS } from '../../../shared/nft-metadata/uri';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { forgetChainStatuses } from '../../../shared/chain-status/status';
 import { writeItems } from '../../../shared/db/operations';
@@ -60,6 +61,8 @@ const config = (bound: number): InsightsConfig => ({
   maxItemsReadPerChain: bound,
   maxCountedItemsPerChain: bound,
   chainStatus: { staleAfterMs: 300_000, lagBlocks: 10, cacheMs: 5_000 },
+  gateways: DEFAULT_GATEWAYS,
+  metadataQueueUrl: undefined,
 });
 
 /** Rows by day and sender: a bounded read of every row (no running totals answer a group by a field). */
