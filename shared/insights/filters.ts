@@ -8,16 +8,23 @@
 import * as v from 'valibot';
 import type { Check } from './range-reader';
 
-export type FilterKind = 'integer' | 'uint256' | 'hash' | 'address' | 'topic';
+export type FilterKind = 'integer' | 'uint256' | 'hash' | 'address' | 'topic' | 'topics';
 export type FilterOperator = 'eq' | 'gte' | 'gt' | 'lte' | 'lt';
 export const COMPARISONS: readonly Exclude<FilterOperator, 'eq'>[] = ['gte', 'gt', 'lte', 'lt'];
 
-/** One filter of a request; integer values are numbers, uint256 values bigints, hex values lowercase. */
+/**
+ * One filter of a request; integer values are numbers, uint256 values bigints, hex values lowercase;
+ * a `topics` field's equality with several values (repeated, as thirdweb's SDK sends a prepared event's
+ * filter on one indexed argument by several values, or comma-separated) is a list: any of them.
+ */
 export interface Filter {
   field: string;
   operator: FilterOperator;
-  value: number | bigint | string;
+  value: number | bigint | string | readonly string[];
 }
+
+/** Most values one `topics` filter takes (an OR of them). */
+export const MAX_TOPIC_VALUES = 20;
 
 export type FilterCatalogue = Readonly<Record<string, FilterKind>>;
 
@@ -43,9 +50,9 @@ export const EVENT_FILTERS = {
   block_hash: 'hash',
   transaction_hash: 'hash',
   topic_0: 'topic',
-  topic_1: 'topic',
-  topic_2: 'topic',
-  topic_3: 'topic',
+  topic_1: 'topics',
+  topic_2: 'topics',
+  topic_3: 'topics',
 } as const satisfies FilterCatalogue;
 
 /** I3: blocks. */
@@ -56,6 +63,9 @@ export const BLOCK_FILTERS = {
 } as const satisfies FilterCatalogue;
 
 const comparable = (kind: FilterKind): boolean => kind === 'integer' || kind === 'uint256';
+
+/** A topic as stored: 0x and 64 lowercase hex digits (a shorter one left-padded, as an indexed value is). */
+const paddedTopic = (text: string): string => `0x${text.slice(2).toLowerCase().padStart(64, '0')}`;
 
 const MAX_UINT256 = 2n ** 256n - 1n;
 
@@ -77,10 +87,19 @@ export function filterValueSchema(kind: FilterKind) {
     case 'address':
       return v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits'), v.toLowerCase());
     case 'topic':
+      return v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x followed by 1 to 64 hex digits'), v.transform(paddedTopic));
+    case 'topics':
+      // Repeats reach validation comma-joined (shared/http/query.ts): one topic, or any of several.
       return v.pipe(
         v.string(),
-        v.regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x followed by 1 to 64 hex digits'),
-        v.transform((text) => `0x${text.slice(2).toLowerCase().padStart(64, '0')}`),
+        v.regex(
+          new RegExp(`^0x[0-9a-fA-F]{1,64}(,0x[0-9a-fA-F]{1,64}){0,${MAX_TOPIC_VALUES - 1}}$`),
+          `must be 0x followed by 1 to 64 hex digits, or up to ${MAX_TOPIC_VALUES} of them (repeated or comma-separated: any of them)`,
+        ),
+        v.transform((text) => {
+          const topics = [...new Set(text.split(',').map(paddedTopic))];
+          return topics.length === 1 ? topics[0]! : topics;
+        }),
       );
   }
 }
@@ -162,9 +181,12 @@ const CHECK_OPERATORS: Record<FilterOperator, Check['operator']> = { eq: '=', gt
  * checks on the mapped record attributes.
  */
 export function checksOf(filters: readonly Filter[], fields: Readonly<Record<string, CheckedField>>): Check[] {
-  return filters.flatMap((filter) => {
+  return filters.flatMap((filter): Check[] => {
     const field = Object.hasOwn(fields, filter.field) ? fields[filter.field] : undefined;
     if (field === undefined) return [];
+    if (Array.isArray(filter.value)) {
+      return [{ attribute: field.attribute, listIndex: field.listIndex, operator: 'in', value: filter.value, kind: field.kind }];
+    }
     const value = field.kind === 'number' ? Number(filter.value) : String(filter.value);
     return [
       {

@@ -34,7 +34,7 @@ export const SIGNATURE_EVENT_FILTERS = {
   log_index: 'integer',
   block_hash: 'hash',
   transaction_hash: 'hash',
-  topic_1: 'topic',
-  topic_2: 'topic',
-  topic_3: 'topic',
+  topic_1: 'topics',
+  topic_2: 'topics',
+  topic_3: 'topics',
 } as const satisfies FilterCatalogue;
