@@ -227,15 +227,16 @@ async function lastEntryThrough(pk: string, through: number): Promise<RangeHead 
   const item = items[0];
   if (!item) return undefined;
   if (typeof item.pos !== 'number') return 'unnumbered';
-  const fields = SUMMED_FIELDS[String(item.kind)] ?? [];
-  let totals: Map<string, bigint> | undefined = new Map();
-  for (const field of fields) {
+  return { position: item.pos, block: Number(String(item.sk).slice(0, 12)), totals: runningTotalsOf(item) };
+}
+
+/** An entry's running totals by summed field; undefined when one is missing (written before totals existed). */
+export function runningTotalsOf(item: Record<string, unknown>): Map<string, bigint> | undefined {
+  const totals = new Map<string, bigint>();
+  for (const field of SUMMED_FIELDS[String(item.kind)] ?? []) {
     const total = runningTotalOf(item, field);
-    if (total === undefined) {
-      totals = undefined;
-      break;
-    }
+    if (total === undefined) return undefined;
     totals.set(field, total);
   }
-  return { position: item.pos, block: Number(String(item.sk).slice(0, 12)), totals };
+  return totals;
 }

@@ -49,13 +49,22 @@
  */
 import { countItems, inParallel, queryPage } from '../db/operations';
 import { unpackItem } from '../table/pack';
-import { encodeTotal, legacyRunningTotalAttribute, runningTotalAttribute, runningTotalOf, SUMMED_FIELDS } from '../table/records';
+import { encodeTotal, legacyRunningTotalAttribute, runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
 import { packSeekKeys } from '../table/seek-chunk';
 import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type TableItem } from '../table/keys';
 import { membersOf, UNION_POSITION_ATTRIBUTE, unionOf, unionTotalAttribute } from '../table/union-ranges';
 import { isCountedEntry } from './items';
 import { readCursor } from './manifest';
-import { emptyHeads, familyUnion, headsItem, ownerOfRange, RANGE_FAMILIES, readRangeHeads, type OwnerHeads } from './range-heads';
+import {
+  emptyHeads,
+  familyUnion,
+  headsItem,
+  ownerOfRange,
+  RANGE_FAMILIES,
+  readRangeHeads,
+  runningTotalsOf,
+  type OwnerHeads,
+} from './range-heads';
 
 /** Ranges kept in memory by default. */
 export const DEFAULT_POSITION_CAPACITY = 100_000;
@@ -437,17 +446,7 @@ async function stateBefore(pk: string, blockNumber: number): Promise<RangeState>
     const position = await countBelow(pk, blockNumber);
     return { position, tail: [], tableBelow: blockNumber, totals: undefined };
   }
-  const fields = SUMMED_FIELDS[String(item.kind)] ?? [];
-  let totals: Totals = new Map();
-  for (const field of fields) {
-    const total = runningTotalOf(item, field);
-    if (total === undefined) {
-      totals = undefined;
-      break;
-    }
-    totals.set(field, total);
-  }
-  return { position: item.pos, tail: [], tableBelow: blockNumber, totals };
+  return { position: item.pos, tail: [], tableBelow: blockNumber, totals: runningTotalsOf(item) };
 }
 
 /** The sort keys of the last `count` entries of range `pk` below block `blockNumber`, in order. */
