@@ -108,8 +108,6 @@ export class RangePositions {
   private readonly heads = new Map<string, OwnerHeads>();
   /** Owners whose heads the blocks numbered since the last `takeHeads` changed. */
   private readonly changedHeads = new Set<string>();
-  /** Range heads read from the table so far (BatchGetItem keys), for measurement. */
-  headsRead = 0;
   /**
    * Whether every batch of the chain wrote range heads (the cursor says so, or there is none yet), so an
    * address without a heads item has no counted entries; known once the cursor exists.
@@ -204,7 +202,6 @@ export class RangePositions {
     const missing = [...owners].filter((owner) => !this.heads.has(owner));
     if (missing.length > 0) {
       const [stored, cover] = await Promise.all([readRangeHeads(this.chainId, missing), this.coveredByHeads()]);
-      this.headsRead += missing.length;
       // No item: no entries at all where every batch wrote heads; else unknown (ranges read from the table).
       for (const owner of missing) this.heads.set(owner, stored.get(owner) ?? emptyHeads(cover ? RANGE_FAMILIES : []));
     }

@@ -16,6 +16,7 @@
  * set by `npm start` and tests: NFT_METADATA_ALLOW_LOOPBACK, never in AWS) lets 127/8 and ::1 through.
  */
 import { BlockList, isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 interface Range {
   block: BlockList;
@@ -69,22 +70,8 @@ const EMBEDDING: readonly { range: Range; groups: [number, number] }[] = [
 
 const UNSPECIFIED_OR_LOOPBACK = range('::', 127, 'ipv6', ':: and ::1').block;
 
-/** The eight 16-bit groups of an IPv6 address in any valid text form (dotted IPv4 tail included). */
-function ipv6Groups(address: string): number[] {
-  let text = address.split('%')[0]!.toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const missing = 8 - left.length - right.length;
-  return [...left, ...Array.from({ length: tail === undefined ? 0 : missing }, () => '0'), ...right].map((group) =>
-    Number.parseInt(group, 16),
-  );
-}
+/** The eight 16-bit groups of an IPv6 address in any valid text form (dotted IPv4 tail, zone included). */
+const ipv6Groups = (address: string): number[] => ipaddr.IPv6.parse(address).parts;
 
 export interface AddressPolicy {
   /** Let 127.0.0.0/8 and ::1 through (local runs and tests only). */

@@ -291,50 +291,13 @@ export function expectedImmutableKeys(truth: ChainTruth, options: { traces: bool
 
 const IMMUTABLE_KINDS = new Set(['block', 'transaction', 'log', 'tokenTransfer', 'internalTransaction', 'withdrawal']);
 
-export interface ImmutableCheckOptions {
-  traces: boolean;
-  /**
-   * How a transaction's `error` is compared with the callTracer's top-level error: `exact` (the
-   * ingest read callTracer traces) or `presence` (it read parity traces, whose wording differs:
-   * an error exactly when the callTracer has one). Without traces it must be null. Default exact.
-   */
-  errors?: 'exact' | 'presence';
-}
-
 /**
- * The table's immutable items are exactly the expected ones (no missing, no extra key), and the
- * canonical records carry what the node says.
+ * Every counted range's positions are 1..n in sort-key order and every union's `upos` too (a
+ * self-transfer once), whatever told the ingest where a range stood (its map, an address's range
+ * heads, the table); every range heads item (shared/ingest/range-heads.ts) says where each range it
+ * lists stands and lists every range of the families it calls complete. Returns the counted ranges.
  */
-export async function expectImmutableItems(
-  table: string,
-  truth: ChainTruth,
-  options: ImmutableCheckOptions = { traces: true },
-): Promise<Record<string, unknown>[]> {
-  const items = await tableSnapshot(table);
-  const expected = expectedImmutableKeys(truth, options);
-  const actual = new Map(
-    items.filter((item) => IMMUTABLE_KINDS.has(String(item.kind))).map((item) => [`${item.pk}\n${item.sk}`, String(item.kind)]),
-  );
-  const missing = [...expected.keys()].filter((key) => !actual.has(key));
-  const extra = [...actual.keys()].filter((key) => !expected.has(key));
-  expect(missing, 'items missing from the table').toEqual([]);
-  expect(extra, 'items the chain does not justify').toEqual([]);
-  expect(actual).toEqual(expected);
-
-  // N16 ranges are counted (page numbers): positions 1..n in sort-key order.
-  const nftRanges = new Map<string, Record<string, unknown>[]>();
-  for (const item of items) {
-    if (!/#TT#0x[0-9a-f]{40}#ID#\d+$/.test(String(item.pk))) continue;
-    nftRanges.set(String(item.pk), [...(nftRanges.get(String(item.pk)) ?? []), item]);
-  }
-  expect(nftRanges.size, 'N16 ranges').toBe(
-    new Set(truth.transfers.flatMap((t) => (t.tokenId === null ? [] : [`${t.token}#${t.tokenId}`]))).size,
-  );
-  for (const [pk, entries] of nftRanges) {
-    const positions = entries.sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1)).map((entry) => entry.pos);
-    expect(positions, `positions of ${pk}`).toEqual(entries.map((_, index) => index + 1));
-  }
-
+export function expectRangePositions(items: readonly Record<string, unknown>[]): number {
   // Union ranges (an address's `all`): every entry of a `to` or `from` range carries its position in
   // the union of the two, both entries of a self-transfer the same one.
   const unions = new Map<string, Record<string, unknown>[]>();
@@ -392,6 +355,50 @@ export async function expectImmutableItems(
         expect(heads.ranges.has(pk), `${owner}'s heads list ${pk}`).toBe(true);
     }
   }
+  return counted.size;
+}
+
+export interface ImmutableCheckOptions {
+  traces: boolean;
+  /**
+   * How a transaction's `error` is compared with the callTracer's top-level error: `exact` (the
+   * ingest read callTracer traces) or `presence` (it read parity traces, whose wording differs:
+   * an error exactly when the callTracer has one). Without traces it must be null. Default exact.
+   */
+  errors?: 'exact' | 'presence';
+}
+
+/**
+ * The table's immutable items are exactly the expected ones (no missing, no extra key), and the
+ * canonical records carry what the node says.
+ */
+export async function expectImmutableItems(
+  table: string,
+  truth: ChainTruth,
+  options: ImmutableCheckOptions = { traces: true },
+): Promise<Record<string, unknown>[]> {
+  const items = await tableSnapshot(table);
+  const expected = expectedImmutableKeys(truth, options);
+  const actual = new Map(
+    items.filter((item) => IMMUTABLE_KINDS.has(String(item.kind))).map((item) => [`${item.pk}\n${item.sk}`, String(item.kind)]),
+  );
+  const missing = [...expected.keys()].filter((key) => !actual.has(key));
+  const extra = [...actual.keys()].filter((key) => !expected.has(key));
+  expect(missing, 'items missing from the table').toEqual([]);
+  expect(extra, 'items the chain does not justify').toEqual([]);
+  expect(actual).toEqual(expected);
+
+  // N16 ranges are counted (page numbers; their positions are checked with every counted range's below).
+  const nftRanges = new Map<string, Record<string, unknown>[]>();
+  for (const item of items) {
+    if (!/#TT#0x[0-9a-f]{40}#ID#\d+$/.test(String(item.pk))) continue;
+    nftRanges.set(String(item.pk), [...(nftRanges.get(String(item.pk)) ?? []), item]);
+  }
+  expect(nftRanges.size, 'N16 ranges').toBe(
+    new Set(truth.transfers.flatMap((t) => (t.tokenId === null ? [] : [`${t.token}#${t.tokenId}`]))).size,
+  );
+
+  expectRangePositions(items);
 
   const byKey = new Map(items.map((item) => [`${item.pk}\n${item.sk}`, item]));
   // Items store compacted records (shared/table/compact.ts): compare the records they expand to.
