@@ -895,28 +895,42 @@ export class ChainIngest {
       if (probe?.info?.symbol) await this.state.registerName(probe.info.symbol, update.address);
     });
 
-    // A transition that moves a token's holder count (to or from zero) or an ERC-1155 id's held
-    // supply waits for the others of its token; the rest run in parallel.
-    const transitions = withAnswers(balanceTouches, balances).map(([touch, value]) => ({ touch, value }));
-    const serialKey = ({ touch, value }: { touch: BalanceTouch; value: bigint | null }): string => {
-      const before = prefetched.get(keyId(this.state.balanceKey(touch)));
-      const crossing = value !== null && (before === undefined || BigInt(before.value) === 0n) !== (value === 0n);
-      return crossing || touch.standard === 'ERC-1155' ? `token|${touch.token}` : `own|${entity.balance(touch)}`;
-    };
-    await inParallel(groupBy(transitions, serialKey), STATE_CONCURRENCY, async (group) => {
-      for (const { touch, value } of group) {
-        if (value === null) {
-          this.log.warn('balanceOf did not answer: balance left as is', {
-            chainId: this.chainId,
-            block: last,
-            token: touch.token,
-            holder: touch.holder,
-          });
-          continue;
-        }
-        await this.state.setBalance(touch, value, lastTouch(entity.balance(touch)), tokenName(touch.token), { prefetched });
-      }
+    // Token-level balances in transactions of up to 100 (state.ts setBalances); then ERC-1155 per-id
+    // balances, which move their id's held supply: those of one token in sequence, one at a time.
+    const transitions = withAnswers(balanceTouches, balances).flatMap(([touch, value]) => {
+      if (value !== null) return [{ touch, value }];
+      this.log.warn('balanceOf did not answer: balance left as is', {
+        chainId: this.chainId,
+        block: last,
+        token: touch.token,
+        holder: touch.holder,
+      });
+      return [];
     });
+    const perId = (touch: BalanceTouch): boolean => touch.standard === 'ERC-1155' && touch.tokenId !== null;
+    await this.state.setBalances(
+      transitions
+        .filter(({ touch }) => !perId(touch))
+        .map(({ touch, value }) => ({
+          balance: touch,
+          value,
+          blockNumber: lastTouch(entity.balance(touch)),
+          tokenName: tokenName(touch.token),
+        })),
+      { prefetched, concurrency: STATE_CONCURRENCY },
+    );
+    await inParallel(
+      groupBy(
+        transitions.filter(({ touch }) => perId(touch)),
+        ({ touch }) => touch.token,
+      ),
+      STATE_CONCURRENCY,
+      async (group) => {
+        for (const { touch, value } of group) {
+          await this.state.setBalance(touch, value, lastTouch(entity.balance(touch)), tokenName(touch.token), { prefetched });
+        }
+      },
+    );
     await inParallel(
       groupBy(erc1155Totals(balanceTouches), (total) => total.token),
       STATE_CONCURRENCY,

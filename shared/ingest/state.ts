@@ -27,11 +27,12 @@
  * manifest lists, so that a reorg can recompute exactly what orphaned blocks touched.
  * Pattern ids (X1, G3 ...): see docs/access-patterns.md.
  */
-import { deleteItem, transactWrite, updateItem, writeItems, type TransactItem } from '../db/operations';
+import { deleteItem, inParallel, transactWrite, updateItem, writeItems, type TransactItem } from '../db/operations';
 import { addressKeys, chainKeys, holderKeys, keyId, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
 import { resolveTokenMetadata } from '../chain/decode';
 import { MAX_TOKEN_URI_BYTES } from '../chain/token-metadata';
 import type { NftState, TokenInfo } from './chain-state';
+import { planBalanceLanes } from './balance-lanes';
 import { countRange, getItem, getItems, queryRange } from './table-io';
 import {
   MAX_COPIED_DATA_BYTES,
@@ -310,6 +311,204 @@ export class StateWriter {
     return getItems<BalanceRecord>(balances.map((balance) => this.balanceKey(balance)));
   }
 
+  /**
+   * The batch's transitions of token-level balances (ERC-20, ERC-721, the ERC-1155 total of a
+   * holder: not per-id ERC-1155 balances, which move their instance's supply: setBalance), each as
+   * setBalance writes it, grouped into TransactWriteItems of up to 100 operations
+   * (balance-lanes.ts): the counters a transaction's transitions move are merged into one operation
+   * per item, `holders` by the sum of their +1 / -1 and the holder's X10 counts by the counts read
+   * and moved in order, conditional on the counts read. Transactions that share a counter run in
+   * sequence, the others in parallel (`concurrency`). A transaction refused by a condition (another
+   * writer moved an item since it was read) writes nothing, and its transitions and the rest of its
+   * lane are written again one by one by setBalance, which reads them again.
+   */
+  async setBalances(
+    changes: readonly BalanceChange[],
+    options: { prefetched: Map<string, BalanceRecord>; concurrency: number },
+  ): Promise<void> {
+    const pending: PendingTransition[] = [];
+    for (const change of changes) {
+      const { balance, value, blockNumber, tokenName } = change;
+      if (balance.standard === 'ERC-1155' && balance.tokenId !== null) throw new Error('setBalances: a per-id ERC-1155 balance');
+      const key = this.balanceKey(balance);
+      const stored = options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined;
+      if (stored && stored.updatedAtBlock > blockNumber) continue;
+      const old = stored ? BigInt(stored.value) : 0n;
+      if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) continue;
+      const crossing = (old === 0n) !== (value === 0n);
+      const shared = crossing ? [`token|${balance.token}`, ...(isListed(balance) ? [`holder|${balance.holder}`] : [])] : [];
+      pending.push({ change, key, stored, delta: value === 0n ? -1 : 1, shared });
+    }
+    if (pending.length === 0) return;
+    // The X10 counts of the holders a transition takes a count from, read once; the others only add.
+    const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.shared.length === 2).map((p) => p.change.balance.holder));
+    const countKeys = [...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder));
+    const readCounts = await getItems<BalanceCountsRecord>(countKeys);
+    const counts = new Map<string, BalanceCountsRecord | undefined>(
+      [...decrementing].map((holder, position) => [holder, readCounts.get(keyId(countKeys[position]))]),
+    );
+
+    const lanes = planBalanceLanes(pending);
+    await inParallel(lanes, options.concurrency, async (lane) => {
+      for (const [position, chunk] of lane.entries()) {
+        const transitions = chunk.map((index) => pending[index]);
+        const written = await this.writeTransitions(transitions, counts);
+        if (written) continue;
+        // Refused: this transaction and the rest of the lane, one by one, read again.
+        for (const { change } of lane
+          .slice(position)
+          .flat()
+          .map((index) => pending[index])) {
+          await this.setBalance(change.balance, change.value, change.blockNumber, change.tokenName);
+        }
+        return;
+      }
+    });
+  }
+
+  /** One transaction of setBalances: whether it committed (`counts` then follows what it wrote). */
+  private async writeTransitions(
+    transitions: readonly PendingTransition[],
+    counts: Map<string, BalanceCountsRecord | undefined>,
+  ): Promise<boolean> {
+    const items: TransactItem[] = [];
+    const holdersDelta = new Map<string, number>();
+    const countMoves = new Map<string, { standard: IndexedTokenStandard; delta: 1 | -1 }[]>();
+    for (const { change, key, stored, delta, shared } of transitions) {
+      items.push(
+        ...this.balanceTransition(
+          change.balance,
+          key,
+          stored,
+          change.value,
+          change.blockNumber,
+          change.tokenName,
+          { instance: undefined, counts: undefined, tokenItemExists: true },
+          false,
+        ),
+      );
+      if (shared.length === 0) continue;
+      const { token, holder, standard } = change.balance;
+      holdersDelta.set(token, (holdersDelta.get(token) ?? 0) + delta);
+      if (shared.length === 2) {
+        const moves = countMoves.get(holder);
+        if (moves) moves.push({ standard, delta });
+        else countMoves.set(holder, [{ standard, delta }]);
+      }
+    }
+    for (const [token, delta] of holdersDelta) if (delta !== 0) items.push(this.contractCounterMove(token, { holders: delta }));
+    const after = new Map<string, BalanceCountsRecord | undefined>();
+    for (const [holder, moves] of countMoves) {
+      const move = this.mergedCountMove(holder, moves, counts);
+      if (move.item) items.push(move.item);
+      if (counts.has(holder)) after.set(holder, move.after);
+    }
+    const outcome = await transactWrite(items);
+    if (!outcome.committed) return false;
+    for (const [holder, record] of after) counts.set(holder, record);
+    return true;
+  }
+
+  /**
+   * A holder's X10 counts moved by several transitions in one operation, as balanceCountMove would
+   * move them one by one: +1 adds (creating the item), -1 takes one from a positive count only, a
+   * count that reaches zero is removed and the item goes with its last count. A holder whose counts
+   * were not read (no transition takes from them) gets ADDs; one whose counts were read gets the
+   * counts it ends with, conditional on those it read.
+   */
+  private mergedCountMove(
+    holder: string,
+    moves: readonly { standard: IndexedTokenStandard; delta: 1 | -1 }[],
+    counts: Map<string, BalanceCountsRecord | undefined>,
+  ): { item: TransactItem | undefined; after: BalanceCountsRecord | undefined } {
+    const Key = addressKeys.balanceCounts(this.chainId, holder);
+    const kind: BalanceCountsRecord['kind'] = 'balanceCounts';
+    const touched = [...new Set(moves.map((move) => move.standard))];
+    const names: Record<string, string> = { '#kind': 'kind', '#holder': 'holder' };
+    for (const [position, standard] of touched.entries()) names[`#s${position}`] = standard;
+    if (!counts.has(holder)) {
+      const added = touched.map((standard) => moves.filter((move) => move.standard === standard).length);
+      return {
+        item: {
+          Update: {
+            Key,
+            UpdateExpression: `SET #kind = :kind, chainId = :chainId, #holder = :holder ADD ${touched.map((_, position) => `#s${position} :a${position}`).join(', ')}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ':kind': kind,
+              ':chainId': this.chainId,
+              ':holder': holder,
+              ...Object.fromEntries(added.map((count, position) => [`:a${position}`, count])),
+            },
+          },
+        },
+        after: undefined,
+      };
+    }
+    const read = counts.get(holder);
+    const result: Partial<Record<IndexedTokenStandard, number>> = {};
+    for (const standard of COUNTED_STANDARDS) if ((read?.[standard] ?? 0) > 0) result[standard] = read![standard];
+    for (const { standard, delta } of moves) {
+      const count = result[standard] ?? 0;
+      if (delta === 1) result[standard] = count + 1;
+      else if (count > 1) result[standard] = count - 1;
+      else delete result[standard];
+    }
+    const unchanged = touched.every((standard) => (result[standard] ?? 0) === ((read?.[standard] ?? 0) > 0 ? read![standard] : 0));
+    if (unchanged) return { item: undefined, after: read };
+    // Conditional on every count read (an item read absent: on its absence): a concurrent move of any
+    // of them refuses the transaction.
+    const conditionNames: Record<string, string> = {};
+    const conditionValues: Record<string, unknown> = {};
+    const conditions = COUNTED_STANDARDS.map((standard, position) => {
+      conditionNames[`#c${position}`] = standard;
+      const value = read?.[standard];
+      if (value === undefined) return `attribute_not_exists(#c${position})`;
+      conditionValues[`:c${position}`] = value;
+      return `#c${position} = :c${position}`;
+    });
+    const condition = read
+      ? { ConditionExpression: conditions.join(' AND '), names: conditionNames, values: conditionValues }
+      : { ConditionExpression: 'attribute_not_exists(pk)', names: {}, values: {} };
+    if (Object.keys(result).length === 0) {
+      // (Only a read item can end with no counts: one read absent that ends so is unchanged.)
+      return {
+        item: {
+          Delete: {
+            Key,
+            ConditionExpression: condition.ConditionExpression,
+            ExpressionAttributeNames: condition.names,
+            ...(Object.keys(condition.values).length > 0 ? { ExpressionAttributeValues: condition.values } : {}),
+          },
+        },
+        after: undefined,
+      };
+    }
+    const values: Record<string, unknown> = { ':kind': kind, ':chainId': this.chainId, ':holder': holder };
+    const sets = ['#kind = :kind', 'chainId = :chainId', '#holder = :holder'];
+    const removes: string[] = [];
+    for (const [position, standard] of touched.entries()) {
+      const count = result[standard];
+      if (count === undefined) removes.push(`#s${position}`);
+      else {
+        sets.push(`#s${position} = :s${position}`);
+        values[`:s${position}`] = count;
+      }
+    }
+    return {
+      item: {
+        Update: {
+          Key,
+          UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+          ConditionExpression: condition.ConditionExpression,
+          ExpressionAttributeNames: { ...names, ...condition.names },
+          ExpressionAttributeValues: { ...values, ...condition.values },
+        },
+      },
+      after: { kind, chainId: this.chainId, holder, ...result },
+    };
+  }
+
   private balanceTransition(
     balance: BalanceEntity,
     key: ItemKey,
@@ -318,6 +517,8 @@ export class StateWriter {
     blockNumber: number,
     tokenName: string,
     read: { instance: Stored<NftInstanceRecord> | undefined; counts: BalanceCountsRecord | undefined; tokenItemExists: boolean },
+    /** Without the counters (X10, X7): setBalances writes them merged, once per transaction. */
+    counters = true,
   ): TransactItem[] {
     const old = stored ? BigInt(stored.value) : 0n;
     const condition = stored
@@ -354,7 +555,7 @@ export class StateWriter {
     ];
     const crossing = (old === 0n) !== (value === 0n);
     const delta = value === 0n ? -1 : 1;
-    if (isListed(balance)) {
+    if (isListed(balance) && counters) {
       // X10: the one operation of this transaction on the holder's counts.
       if (crossing) items.push(...this.balanceCountMove(balance.holder, balance.standard, delta, read.counts));
     }
@@ -374,7 +575,8 @@ export class StateWriter {
     // The token's counters (X7), in ONE update (a transaction may not touch an item twice): `holders`
     // for a token-level balance (ERC-20, ERC-721, the ERC-1155 total), `idHolders` for an ERC-1155 id.
     // Not when the token's item is gone (a reorg deleted it): an ADD would create a bare item.
-    if (crossing && read.tokenItemExists) items.push(this.contractCounterMove(balance.token, { [perId ? 'idHolders' : 'holders']: delta }));
+    if (crossing && read.tokenItemExists && counters)
+      items.push(this.contractCounterMove(balance.token, { [perId ? 'idHolders' : 'holders']: delta }));
     return items;
   }
 
@@ -752,6 +954,23 @@ export class StateWriter {
       ExpressionAttributeValues: { ':kind': 'chain', ':chainId': this.chainId, ':firstBlock': firstBlock, ':true': true },
     });
   }
+}
+
+/** A balance moved to `value`, as recorded at `blockNumber` with its token's name (setBalances). */
+export interface BalanceChange {
+  balance: BalanceEntity;
+  value: bigint;
+  blockNumber: number;
+  tokenName: string;
+}
+
+interface PendingTransition {
+  change: BalanceChange;
+  key: ItemKey;
+  stored: Stored<BalanceRecord> | undefined;
+  delta: 1 | -1;
+  /** The counter items it moves (balance-lanes.ts): its token's when it crosses zero, and its holder's when listed. */
+  shared: string[];
 }
 
 /** The standards a holder's X10 item counts (nothing is indexed as ERC-404). */

@@ -54,12 +54,3 @@ export async function tableSnapshot(tableName: string, options: { withStatus?: b
     .filter((item) => options.withStatus || item.kind !== 'chainStatus')
     .sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
 }
-
-/**
- * Items without `tokenDetailsAt`: the block time at which a token's details were last read, which only
- * schedules their next refresh (shared/ingest/batch.ts). A run restarted mid-batch or split into
- * backfill segments may read them a block apart from one uninterrupted run (a known limit,
- * docs/decisions/ingest.md "Untrusted contract answers"); every other field must be equal.
- */
-export const withoutRefreshTimes = (items: Record<string, unknown>[]): Record<string, unknown>[] =>
-  items.map(({ tokenDetailsAt: _readAt, ...rest }) => rest);

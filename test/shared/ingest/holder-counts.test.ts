@@ -39,7 +39,7 @@ let multi: Address;
 const transactions: string[][] = [];
 db.middlewareStack.add(
   (next, context) => async (args) => {
-    if (context.commandName === 'TransactWriteCommand') {
+    if (context.commandName === 'TransactWriteItemsCommand') {
       const operations = (args.input as { TransactItems: Record<string, { Key?: object; Item?: object }>[] }).TransactItems;
       transactions.push(
         operations.map((operation) => {
