@@ -2,7 +2,7 @@
  * State items: the current value of an entity (a balance, an NFT instance, a holder's collection, a
  * contract's details), rewritten from values read on chain at a block. Each change is written so that
  * a crash at any point and a second run of the same block leave the same items:
- *  - a balance change is ONE TransactWriteItems: the balance item (conditional on the value and
+ *  - a balance change is written in ONE TransactWriteItems (with other changes: setBalances): the balance item (conditional on the value and
  *    block it replaces; while positive, an ERC-20 or ERC-1155 per-id balance carries its T1 key on
  *    gsi2, so the token's holder list is kept by DynamoDB, and every balance but the ERC-1155 total
  *    its X1 key on gsi3 (its standard's range, sorted by value): the index is DynamoDB's, kept on the
