@@ -6,7 +6,8 @@
  *  getItem           one item by key
  *  batchGetItems     many items by key: 100 keys a request, unprocessed keys retried
  *  queryPage         one Query request (a page of a key range, or a Select COUNT page); a union
- *                    range's page from its two member ranges (union-query.ts)
+ *                    range's page from its two member ranges (union-query.ts); a bucketed range's
+ *                    page of entries from its buckets (bucket-query.ts)
  *  queryAll          a key range read page after page, up to a limit of items or of items read
  *  countItems        the number of items of a key range (Select COUNT), up to a limit of items read
  *  writeItems        puts and deletes, 25 a BatchWriteItem, unprocessed items retried
@@ -36,6 +37,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../table/definition';
 import { unpackItem } from '../table/pack';
+import { isBucketedRange } from '../table/buckets';
+import { queryBucketedRange } from './bucket-query';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
@@ -113,8 +116,15 @@ export function rangeQuery(range: KeyRange): QueryInput {
  */
 export async function queryPage<T = Item>(input: QueryInput): Promise<QueryPage<T>> {
   const members = unionMembersOf(input);
-  if (members !== undefined) return (await queryUnionPage(input, members, sendQuery)) as QueryPage<T>;
-  return (await sendQuery(input)) as QueryPage<T>;
+  if (members !== undefined) return (await queryUnionPage(input, members, queryRangePage)) as QueryPage<T>;
+  return (await queryRangePage(input)) as QueryPage<T>;
+}
+
+/** One range's Query: of a bucketed range (shared/table/buckets.ts), its entries (bucket-query.ts). */
+function queryRangePage(input: QueryInput): Promise<QueryPage<Item>> {
+  const pk = input.ExpressionAttributeValues?.[':pk'];
+  if (input.IndexName === undefined && typeof pk === 'string' && isBucketedRange(pk)) return queryBucketedRange(input, sendQuery);
+  return sendQuery(input);
 }
 
 async function sendQuery(input: QueryInput): Promise<QueryPage<Item>> {

@@ -69,6 +69,7 @@ export class BatchFacts {
           nameTruncated: item.tokenNameTruncated ?? false,
           symbolTruncated: item.tokenSymbolTruncated ?? false,
           ...(item.tokenDetailsAt === undefined || item.tokenDetailsAt === null ? {} : { readAt: item.tokenDetailsAt }),
+          ...(typeof item.tokenDetailsBlock === 'number' ? { readAtBlock: item.tokenDetailsBlock } : {}),
         }
       : null;
   }
@@ -159,7 +160,12 @@ export async function readBatchFacts(
     for (const [address, info] of probed) {
       const list = probes.get(address) ?? [];
       const timestamp = derived.block.timestamp;
-      list.push({ block: number, info: info && { ...info, readAt: timestamp }, forCreation: creationProbes.has(address), timestamp });
+      list.push({
+        block: number,
+        info: info && { ...info, readAt: timestamp, readAtBlock: number },
+        forCreation: creationProbes.has(address),
+        timestamp,
+      });
       probes.set(address, list);
     }
   });

@@ -46,6 +46,8 @@ export interface TokenInfo {
   symbolTruncated?: boolean;
   /** Timestamp of the block the details were read at (they are read again some time later: batch.ts). */
   readAt?: number;
+  /** The number of that block (a restart inside a batch tells details read before it from those read in it: ingest.ts). */
+  readAtBlock?: number;
 }
 
 export interface BalanceQuery {

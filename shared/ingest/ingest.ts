@@ -743,9 +743,14 @@ export class ChainIngest {
       if (!item) continue;
       // Written by an interrupted run of these very blocks (advance: earlier batches end at the
       // cursor): says nothing of the blocks before it. First seen in the batch: as if absent; token
-      // details set in the batch: read again as a block-by-block run would.
+      // details read in the batch (or at a block it does not record: an item written before
+      // tokenDetailsBlock): read again as a block-by-block run would; read before it: as they are.
       if (mode === 'advance' && item.updatedAtBlock >= firstNumber) {
         if (item.firstSeenBlock >= firstNumber) continue;
+        if (typeof item.tokenDetailsBlock === 'number' && item.tokenDetailsBlock < firstNumber) {
+          stored.set(address, item);
+          continue;
+        }
         stored.set(address, { ...item, tokenType: null, tokenName: null, tokenSymbol: null, tokenDecimals: null, tokenTotalSupply: null });
         continue;
       }

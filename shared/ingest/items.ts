@@ -23,6 +23,7 @@ import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
 import { zeroValueCallStorage } from './zero-value-calls';
 import { TABLE } from '../table/definition';
+import { bucketsOf } from '../table/buckets';
 import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 import { compactBlock, compactInternalTransaction, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
 
@@ -144,9 +145,11 @@ export function immutableItems(
     touch(transfer.to, 'to');
   }
 
-  // An internal transaction is stored in its sides' X5 ranges only: no canonical item in its
+  // An internal transaction is stored in its sides' X5 ranges only (in block buckets): no canonical item in its
   // transaction's partition (issue 27, lever 10: E5 reads the copies, and a creation's copy says whether
   // it took effect, which the reorg's creation lookup asked of the transaction's calls).
+  // Entries of a bucketed range: written in block buckets (table/buckets.ts), up to 8 to an item.
+  const internalEntries = new Map<string, TableItem>();
   for (const internal of derived.internalTransactions) {
     const storage = zeroValueCallStorage(internal, options.zeroValueCallsRetentionDays);
     if (storage.kind === 'dropped') continue;
@@ -156,12 +159,14 @@ export function immutableItems(
     // Its sides' `to` and `from` ranges only: E5 without a filter merges the two (no `all` range, issue 27).
     const touch = (address: string, direction: 'to' | 'from'): void => {
       const key = { pk: addressKeys.internalTransactions(chainId, address, direction).pk, sk };
-      put(key, { ...compactInternalTransaction(internal, key), ...flags, ...expiry });
+      internalEntries.set(`${key.pk}\n${key.sk}`, { ...compactInternalTransaction(internal, key), ...flags, ...expiry, ...key });
     };
     touch(internal.from, 'from');
     if (internal.to) touch(internal.to, 'to');
     if (internal.createdContract) touch(internal.createdContract, 'to');
   }
+
+  for (const bucket of bucketsOf([...internalEntries.values()])) put(bucket, bucket);
 
   for (const withdrawal of derived.withdrawals) {
     put({ pk: addressKeys.withdrawals(chainId, withdrawal.address).pk, sk: addressKeys.withdrawalSortKey(withdrawal.index) }, withdrawal);

@@ -313,6 +313,7 @@ export class Reorg {
           ...info,
           totalSupply: supplies.has(item.address) ? (supplies.get(item.address) ?? null) : info.totalSupply,
           readAt: again.readAt,
+          readAtBlock: again.readAtBlock,
         };
         await this.state.updateAddress({ address: item.address, token }, ancestor);
         if (token?.symbol) await this.state.registerName(token.symbol, item.address);
@@ -339,10 +340,10 @@ export class Reorg {
     withCode: ReadonlySet<string>,
   ): Promise<{
     creations: Map<string, Creation | null>;
-    reread: Map<string, { item: AddressRecord; hint: IndexedTokenStandard | null; readAt: number }>;
+    reread: Map<string, { item: AddressRecord; hint: IndexedTokenStandard | null; readAt: number; readAtBlock: number }>;
   }> {
     const creations = new Map<string, Creation | null>();
-    const reread = new Map<string, { item: AddressRecord; hint: IndexedTokenStandard | null; readAt: number }>();
+    const reread = new Map<string, { item: AddressRecord; hint: IndexedTokenStandard | null; readAt: number; readAtBlock: number }>();
     const recreated = kept.filter((item) => item.creationBlockNumber !== null && item.creationBlockNumber > ancestor);
     const timed = kept.filter((item) => typeof item.tokenDetailsAt === 'number');
     if (recreated.length === 0 && timed.length === 0) return { creations, reread };
@@ -351,20 +352,30 @@ export class Reorg {
     for (const [position, item] of recreated.entries()) creations.set(item.address, found[position] ?? null);
     const blockTime = new Map<number, number | undefined>();
     await inParallel(kept, CONCURRENCY, async (item) => {
-      const readAfter = ancestorTime === undefined || (typeof item.tokenDetailsAt === 'number' && item.tokenDetailsAt >= ancestorTime);
+      // Read in an undone block: by its number where the item records it, else by time (blocks that
+      // share the ancestor's time may be at or below it).
+      const detailsBlock = typeof item.tokenDetailsBlock === 'number' ? item.tokenDetailsBlock : undefined;
+      const readAfter =
+        detailsBlock !== undefined
+          ? detailsBlock > ancestor
+          : ancestorTime === undefined || (typeof item.tokenDetailsAt === 'number' && item.tokenDetailsAt >= ancestorTime);
       if (!creations.has(item.address) && !(typeof item.tokenDetailsAt === 'number' && readAfter)) return;
       if (!withCode.has(item.address) || ancestorTime === undefined) return;
       const creation = creations.has(item.address) ? creations.get(item.address) : creationOf(item);
       let readAt = ancestorTime;
+      let readAtBlock = ancestor;
       // (Read at the ancestor's time: maybe at or below it, a time kept as it is.)
-      if (creation && (creations.has(item.address) || item.tokenDetailsAt !== ancestorTime)) {
+      if (creation && (creations.has(item.address) || detailsBlock !== undefined || item.tokenDetailsAt !== ancestorTime)) {
         if (!blockTime.has(creation.blockNumber))
           blockTime.set(creation.blockNumber, (await getItem<BlockRecord>(blockKeys.block(this.chainId, creation.blockNumber)))?.timestamp);
         const createdAt = blockTime.get(creation.blockNumber);
-        if (createdAt !== undefined && ancestorTime - createdAt < TOKEN_DETAILS_REFRESH_SECONDS) readAt = createdAt;
+        if (createdAt !== undefined && ancestorTime - createdAt < TOKEN_DETAILS_REFRESH_SECONDS) {
+          readAt = createdAt;
+          readAtBlock = creation.blockNumber;
+        }
       }
       // A contract created again above the ancestor is another one: its type is not a hint.
-      reread.set(item.address, { item, hint: creations.has(item.address) ? null : item.tokenType, readAt });
+      reread.set(item.address, { item, hint: creations.has(item.address) ? null : item.tokenType, readAt, readAtBlock });
     });
     return { creations, reread };
   }
@@ -378,7 +389,8 @@ export class Reorg {
     const below = blockKey(ancestor + 1);
     const newest = async <T extends TableItem>(
       pk: string,
-      filter: string,
+      /** A FilterExpression (none on a bucketed range: table/buckets.ts; `accept` checks the entries). */
+      filter: string | undefined,
       values: Record<string, unknown>,
       accept: (item: T) => Promise<boolean>,
     ): Promise<T | undefined> => {
@@ -408,9 +420,12 @@ export class Reorg {
       ),
       newest<TableItem & InternalTransactionRecord>(
         addressKeys.internalTransactions(this.chainId, address, 'to').pk,
-        'createdContract = :address',
-        { ':address': address },
-        (item) => this.tookEffect(expandInternalTransaction(item)),
+        undefined,
+        {},
+        async (item) => {
+          const internal = expandInternalTransaction(item);
+          return internal.createdContract === address && this.tookEffect(internal);
+        },
       ),
     ]);
     const fromTop = top && expandTransaction(top);

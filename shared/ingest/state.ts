@@ -162,6 +162,7 @@ export class StateWriter {
         'tokenNameTruncated = :nameTruncated',
         'tokenSymbolTruncated = :symbolTruncated',
         'tokenDetailsAt = :detailsAt',
+        'tokenDetailsBlock = :detailsBlock',
       );
       Object.assign(values, {
         ':tokenType': token?.type ?? null,
@@ -172,6 +173,7 @@ export class StateWriter {
         ':nameTruncated': token?.nameTruncated ?? false,
         ':symbolTruncated': token?.symbolTruncated ?? false,
         ':detailsAt': token?.readAt ?? null,
+        ':detailsBlock': token?.readAtBlock ?? null,
       });
       if (token) {
         // The counters the transitions move (ADD), present from the start, so that a token's item is

@@ -369,6 +369,8 @@ export interface AddressRecord {
   tokenSymbolTruncated?: boolean;
   /** Unix seconds of the block the token details were read at (read again two days later). */
   tokenDetailsAt?: number | null;
+  /** The number of the block `tokenDetailsAt` is the time of (absent on items written before it was kept). */
+  tokenDetailsBlock?: number | null;
   /**
    * Holders with a positive balance among those the ingest has seen (from its first block on);
    * maintained transactionally as balances go to or from zero. Present on token items only.

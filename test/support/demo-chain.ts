@@ -12,9 +12,23 @@ export interface DemoChain {
   stop(): Promise<void>;
 }
 
-export async function startDemoChain(options: { chainId?: number } = {}): Promise<DemoChain> {
+/**
+ * `blockSeconds`: every block that many seconds after the one before (anvil_setBlockTimestampInterval),
+ * so that no two blocks share a timestamp (by default anvil stamps blocks with the wall clock: the demo's
+ * blocks share seconds).
+ */
+export async function startDemoChain(options: { chainId?: number; blockSeconds?: number } = {}): Promise<DemoChain> {
   const anvil = await startAnvil({ chainId: options.chainId ?? 31337 });
   try {
+    if (options.blockSeconds !== undefined) {
+      const response = await fetch(anvil.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBlockTimestampInterval', params: [options.blockSeconds] }),
+      });
+      const answer = (await response.json()) as { error?: { message: string } };
+      if (answer.error) throw new Error(`anvil_setBlockTimestampInterval: ${answer.error.message}`);
+    }
     const deployment = await deployDemoContracts(anvil.rpcUrl);
     const manifest = await generateDemoActivity(anvil.rpcUrl, { deployment });
     return { anvil, manifest, stop: () => anvil.stop() };

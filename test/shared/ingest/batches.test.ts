@@ -3,7 +3,9 @@
  * (a block listener throws) leaves its blocks announced on the cursor (`pendingTo`). A restart, with
  * batches as large or smaller, rewrites those blocks (nothing is undone: they are canonical; what a
  * smaller batch does not reach stays announced) and ends with exactly the table of one uninterrupted
- * run in batches of 32. (A reorg of announced blocks: reorg.test.ts.)
+ * run in batches of 32, when token details were read (tokenDetailsAt, tokenDetailsBlock) included: a
+ * restart inside a batch does not read again the details its interrupted run did not read (they
+ * were read before the batch). (A reorg of announced blocks: reorg.test.ts.)
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
@@ -24,7 +26,8 @@ const run = (options: Partial<IngestOptions> & { from?: number; to?: number }) =
   ingestRange({ chainId: CHAIN_ID, client: createChainClient(demo.anvil.rpcUrl), ...options });
 
 beforeAll(async () => {
-  demo = await startDemoChain({ chainId: CHAIN_ID });
+  // One second between blocks: a token's details read at one block or the next differ in tokenDetailsAt.
+  demo = await startDemoChain({ chainId: CHAIN_ID, blockSeconds: 1 });
   const name = `${table.name}-reference`;
   const result = await inTable(name, () => run({ from: 0, to: HEAD, maxBatchBlocks: 32 }));
   expect(result.advanced).toBe(HEAD + 1);
@@ -141,5 +144,38 @@ test('block by block, the table is item for item the one of batches of 32 (no an
   const name = `${table.name}-block-by-block`;
   const result = await inTable(name, () => run({ from: 0, to: HEAD, maxBatchBlocks: 1 }));
   expect(result.advanced).toBe(HEAD + 1);
+  expect(await tableSnapshot(name)).toEqual(reference);
+}, 120_000);
+
+test('a batch failed after its state and restarted: token details read before it stay as read (tokenDetailsAt and tokenDetailsBlock of one run)', async () => {
+  // The demo's token is created in its first blocks and moves in every stretch of blocks after: the
+  // failed batch (of several blocks past 21) writes the token's address item (updatedAtBlock in the batch) without reading
+  // its details, which were read at its creation. The restart used to read them again at the batch's
+  // first transfer, a block whose time is later.
+  const name = `${table.name}-details`;
+  await inTable(name, async () => {
+    expect((await run({ from: 0, to: 20, maxBatchBlocks: 32 })).advanced).toBe(21);
+    // Fails in the first batch of several blocks (a slow first one lets the prefetcher run ahead).
+    const failing = run({
+      to: 40,
+      maxBatchBlocks: 8,
+      listeners: [
+        {
+          blocksIngested: async (batch) => {
+            if (batch.length > 1) throw new Error('listener failed');
+            await sleep(300);
+          },
+        },
+      ],
+    });
+    await expect(failing).rejects.toThrow('listener failed');
+    const cursor = (await readCursor(CHAIN_ID))!;
+    expect(cursor.pendingTo).toBeGreaterThan(cursor.blockNumber + 1);
+    await run({ to: HEAD, maxBatchBlocks: 8 });
+  });
+  const token = demo.manifest.contracts.token.toLowerCase();
+  const details = (items: Record<string, unknown>[]) => items.find((item) => item.kind === 'address' && item.address === token);
+  expect(details(await tableSnapshot(name))).toEqual(details(reference));
+  expect(details(reference)).toMatchObject({ tokenDetailsBlock: expect.any(Number), tokenDetailsAt: expect.any(Number) });
   expect(await tableSnapshot(name)).toEqual(reference);
 }, 120_000);

@@ -3,6 +3,7 @@
  * block (`cs`, records.ts CONTRACT_SIDES_ATTRIBUTE), and the explorer pages ask BatchGetItem only for
  * those sides (page-details.ts contractSidesOf); copies written before the bits ask for every side.
  */
+import { storedEntriesOf } from '../../../shared/table/buckets';
 import { describe, expect, it } from 'vitest';
 import { contractSidesOf } from '../../../shared/explorer/page-details';
 import { addressObject, emptyDetails } from '../../../shared/explorer/serialise';
@@ -151,7 +152,8 @@ const derived = {
   knownContracts: new Set([token]),
 } satisfies DerivedBlock;
 
-const items = immutableItems(derived, (address) => contracts.has(address));
+// Internal transactions are stored in block buckets (table/buckets.ts): their entries as items of their own.
+const items = immutableItems(derived, (address) => contracts.has(address)).flatMap((stored) => storedEntriesOf(stored));
 const item = (pk: string, sk: string) => items.find((entry) => entry.pk === pk && entry.sk === sk);
 
 describe('contract sides of the explorer copies', () => {

@@ -11,6 +11,7 @@
  *    per transaction) now tries the preferred method again every RETRY_PREFERRED_EVERY_BLOCKS blocks
  *    or RETRY_PREFERRED_EVERY_MS.
  */
+import { storedEntriesOf } from '../../../shared/table/buckets';
 import { createWalletClient, http, parseEther, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvil as anvilChain } from 'viem/chains';
@@ -45,6 +46,7 @@ const comparable = (items: Record<string, unknown>[]) =>
 /** Items of one kind; internal transactions as records (their items are compacted: shared/table/compact.ts). */
 const ofKind = (items: Record<string, unknown>[], kind: string) =>
   items
+    .flatMap((item) => storedEntriesOf(item)) // internal transactions' block buckets (table/buckets.ts)
     .filter((item) => item.kind === kind)
     .map((item) => (kind === 'internalTransaction' ? (expandInternalTransaction(item) as unknown as Record<string, unknown>) : item));
 

@@ -31,6 +31,7 @@ import {
   transactionKeys,
   type TokenStandard,
 } from '../../../../shared/table/keys';
+import { BLOCK_KEY_LENGTH, isBucket, MAX_BUCKET_ENTRIES, storedEntriesOf } from '../../../../shared/table/buckets';
 import { tableSnapshot } from '../../../support/table';
 import { expandInternalTransaction, expandLog, expandTokenTransfer, expandTransaction } from '../../../../shared/table/compact';
 import { membersOf, unionOf } from '../../../../shared/table/union-ranges';
@@ -377,7 +378,18 @@ export async function expectImmutableItems(
   truth: ChainTruth,
   options: ImmutableCheckOptions = { traces: true },
 ): Promise<Record<string, unknown>[]> {
-  const items = await tableSnapshot(table);
+  const stored = await tableSnapshot(table);
+  // Block buckets (table/buckets.ts): at most MAX_BUCKET_ENTRIES entries of one block, in order, keyed by the first.
+  for (const bucket of stored.filter(isBucket)) {
+    const entries = storedEntriesOf(bucket);
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.length).toBeLessThanOrEqual(MAX_BUCKET_ENTRIES);
+    expect(entries[0].sk).toBe(bucket.sk);
+    const keys = entries.map((entry) => String(entry.sk));
+    expect(keys, 'a bucket holds its entries in order').toEqual([...keys].sort());
+    expect(new Set(keys.map((key) => key.slice(0, BLOCK_KEY_LENGTH))).size, 'a bucket holds one block').toBe(1);
+  }
+  const items = stored.flatMap((item) => storedEntriesOf(item));
   const expected = expectedImmutableKeys(truth, options);
   const actual = new Map(
     items.filter((item) => IMMUTABLE_KINDS.has(String(item.kind))).map((item) => [`${item.pk}\n${item.sk}`, String(item.kind)]),

@@ -1,0 +1,164 @@
+/**
+ * Block buckets (shared/table/buckets.ts, shared/db/bucket-query.ts): an X5 range's entries stored up
+ * to 8 to an item, read through the table layer as if each were an item of its own. Checked on the
+ * embedded DynamoDB against the plain list of the same entries: a dense range (30 entries in a block),
+ * a sparse one, entries written before buckets (one item each) among them, expiring entries in buckets
+ * of their own; keyset pages newest first from every position, bounds that fall inside a bucket, exact
+ * lookups, counts, the union of `to` and `from` (a self-call once), and the explorer's E5 reader.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Item, queryAll, queryPage, rangeQuery, writeItems } from '../../../shared/db/operations';
+import { readRange } from '../../../shared/explorer/range-reader';
+import { PAGE_SIZE } from '../../../shared/explorer/config';
+import { bucketsOf, MAX_BUCKET_ENTRIES } from '../../../shared/table/buckets';
+import { addressKeys, compareSortKeys, type TableItem } from '../../../shared/table/keys';
+import { useTestTable } from '../../support/table';
+
+useTestTable('bucket-query');
+
+const CHAIN = 7;
+const ADDRESS = '0x00000000000000000000000000000000000000b5';
+const TO = addressKeys.internalTransactions(CHAIN, ADDRESS, 'to').pk;
+const FROM = addressKeys.internalTransactions(CHAIN, ADDRESS, 'from').pk;
+const ALL = addressKeys.internalTransactions(CHAIN, ADDRESS, 'all').pk;
+
+/** Entries per block of the `to` range: dense blocks, sparse ones, an empty one. */
+const TO_ENTRIES: Record<number, number> = { 10: 30, 11: 1, 12: 9, 14: 8, 15: 17, 20: 2 };
+/** Blocks written before buckets existed: one item per entry. */
+const LEGACY_BLOCKS = new Set([11, 12]);
+
+function entry(pk: string, block: number, transactionIndex: number, index: number, extra: Item = {}): TableItem {
+  return {
+    pk,
+    sk: addressKeys.internalTransactionSortKey(block, transactionIndex, index),
+    kind: 'internalTransaction',
+    payload: new Uint8Array([block, transactionIndex, index]),
+    cs: index % 4,
+    ...extra,
+  };
+}
+
+const toEntries: TableItem[] = Object.entries(TO_ENTRIES).flatMap(([block, count]) =>
+  Array.from({ length: count }, (_, n) =>
+    // Block 15's odd entries expire (zero-value calls kept for a while): buckets of their own.
+    entry(TO, Number(block), Math.floor(n / 3), (n % 3) + n, Number(block) === 15 && n % 2 === 1 ? { ttl: 1_900_000_000 } : {}),
+  ),
+);
+// The `from` range: a few calls of its own and two self-calls (in both ranges, same key).
+const selfCalls = [toEntries[3], toEntries[40]];
+const fromEntries: TableItem[] = [
+  entry(FROM, 10, 0, 100),
+  entry(FROM, 13, 2, 0),
+  entry(FROM, 15, 9, 9),
+  ...selfCalls.map((self) => ({ ...self, pk: FROM })),
+];
+
+const byKey = (a: { sk: string }, b: { sk: string }) => compareSortKeys(a.sk, b.sk);
+const expectedTo = [...toEntries].sort(byKey);
+const expectedAll = [...new Map([...toEntries, ...fromEntries].map((item) => [item.sk, item])).values()].sort(byKey);
+const sks = (items: readonly Record<string, unknown>[]) => items.map((item) => String(item.sk));
+
+async function write(): Promise<void> {
+  const stored: TableItem[] = [];
+  for (const pk of [TO, FROM]) {
+    const entries = pk === TO ? toEntries : fromEntries;
+    const blocks = new Set(entries.map((item) => Number(item.sk.slice(0, 12))));
+    for (const block of blocks) {
+      const ofBlock = entries.filter((item) => Number(item.sk.slice(0, 12)) === block);
+      stored.push(...(pk === TO && LEGACY_BLOCKS.has(block) ? ofBlock : bucketsOf(ofBlock)));
+    }
+  }
+  await writeItems({ put: stored });
+}
+
+/** Every page newest first of `pk` with Limit `limit`, continued from each page's LastEvaluatedKey. */
+async function walk(pk: string, limit: number): Promise<string[]> {
+  const seen: string[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await queryPage({ ...rangeQuery({ pk }), ScanIndexForward: false, Limit: limit, ExclusiveStartKey: start });
+    expect(page.items.length).toBeLessThanOrEqual(limit);
+    seen.push(...sks(page.items));
+    start = page.lastKey;
+  } while (start);
+  return seen;
+}
+
+describe('bucketed ranges', () => {
+  it('are written 8 entries to a bucket at most, and read back as the entries in order', async () => {
+    await write();
+    const buckets = bucketsOf(toEntries.filter((item) => item.sk.startsWith('000000000010')));
+    expect(buckets.map((bucket) => bucket.kind)).toEqual(['bucket', 'bucket', 'bucket', 'bucket']); // 30 entries: 8 + 8 + 8 + 6
+    const whole = await queryAll({ ...rangeQuery({ pk: TO }) });
+    expect(sks(whole.items)).toEqual(sks(expectedTo));
+    // Each entry reads back as the item it would have been, its expiry included.
+    expect(whole.items).toEqual(expectedTo);
+    const stored = await queryAll({ ...rangeQuery({ pk: TO }), ScanIndexForward: false });
+    expect(sks(stored.items)).toEqual(sks(expectedTo).reverse());
+  });
+
+  it('pages newest first with any Limit, continued from any entry, inside buckets too', async () => {
+    const newestFirst = sks(expectedTo).reverse();
+    for (const limit of [1, 3, MAX_BUCKET_ENTRIES, 11, 51]) expect(await walk(TO, limit), `Limit ${limit}`).toEqual(newestFirst);
+  });
+
+  it('serves key conditions whose bounds fall inside a bucket', async () => {
+    const all = sks(expectedTo);
+    for (const position of [0, 4, 5, 13, 30, 31, 45, 60, all.length - 1]) {
+      const bound = all[position];
+      const below = await queryPage({
+        KeyConditionExpression: '#pk = :pk AND #sk < :bound',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': TO, ':bound': bound },
+        ScanIndexForward: false,
+        Limit: 5,
+      });
+      expect(sks(below.items), `below ${bound}`).toEqual(all.slice(0, position).reverse().slice(0, 5));
+      const from = await queryAll({
+        KeyConditionExpression: '#pk = :pk AND #sk >= :bound',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': TO, ':bound': bound },
+      });
+      expect(sks(from.items), `from ${bound}`).toEqual(all.slice(position));
+      const between = await queryAll({
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :low AND :high',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': TO, ':low': bound, ':high': all[Math.min(all.length - 1, position + 6)] },
+        ScanIndexForward: false,
+      });
+      expect(sks(between.items)).toEqual(all.slice(position, position + 7).reverse());
+      const exact = await queryPage({
+        KeyConditionExpression: '#pk = :pk AND #sk = :key',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': TO, ':key': bound },
+      });
+      expect(sks(exact.items)).toEqual([bound]);
+    }
+  });
+
+  it('counts entries, not buckets; refuses a FilterExpression, which would see the buckets', async () => {
+    const counted = await queryPage({ ...rangeQuery({ pk: TO }), Select: 'COUNT', ScanIndexForward: false, Limit: 51 });
+    expect(counted.count).toBe(51);
+    const all = await queryAll({ ...rangeQuery({ pk: TO }), ProjectionExpression: 'sk' });
+    expect(all.items).toHaveLength(expectedTo.length);
+    await expect(
+      queryPage({ ...rangeQuery({ pk: TO }), FilterExpression: 'cs = :one', ExpressionAttributeValues: { ':pk': TO, ':one': 1 } }),
+    ).rejects.toThrow(/FilterExpression/);
+  });
+
+  it('serves the union of `to` and `from` newest first, a self-call once, and E5 pages through it', async () => {
+    const newestFirst = sks(expectedAll).reverse();
+    for (const limit of [2, 7, 51]) expect(await walk(ALL, limit), `Limit ${limit}`).toEqual(newestFirst);
+    const seen: string[] = [];
+    let bound: string | undefined;
+    for (;;) {
+      const page = await readRange<Item>(ALL, { bound }, 'newest first');
+      const served = page.items.slice(0, PAGE_SIZE);
+      seen.push(...sks(served));
+      if (!page.more) break;
+      bound = String(served.at(-1)!.sk);
+    }
+    expect(seen).toEqual(newestFirst);
+    await expect(queryPage({ ...rangeQuery({ pk: ALL }) })).rejects.toThrow(/newest first/);
+  });
+});
