@@ -29,7 +29,12 @@ export const PROFILE_TABLE = 'bench-profile';
 export const PROFILES = ['base'] as const;
 export type ProfileName = (typeof PROFILES)[number];
 /** The profile's own code, hashed into its key beside the dataset's item code. */
-const PROFILE_CODE = ['scripts/bench/dataset/base-profile.ts', 'scripts/bench/dataset/profile.ts', 'scripts/bench/lib/write-families.ts'];
+const PROFILE_CODE = [
+  'scripts/bench/dataset/base-profile.ts',
+  'scripts/bench/dataset/profile.ts',
+  'scripts/bench/lib/write-families.ts',
+  'scripts/bench/lib/partition-heat.ts',
+];
 
 export interface ProfileOptions extends BaseProfileSize {
   profile: ProfileName;
@@ -76,6 +81,16 @@ export interface ProfileFacts {
   };
   /** Every write request of the ingest priced by item family (as the ingest bench's "Writes by item family"). */
   writesByFamily: PerUnitReport & { method: string };
+  /**
+   * The hottest partition keys (table and GSIs: lib/partition-heat.ts), in write units a second at the
+   * profile's rate and at three times Base's average (HOT_PARTITION_TARGET_TPS); DynamoDB's limit is
+   * 1,000 a partition (absent in builds from before).
+   */
+  partitions?: {
+    targetTransactionsPerSecond: number;
+    hottestPartitionWriteUnitsPerSecondAt3xBase: number;
+    hottest: { key: string; writeUnitsPerSecond: number; writeUnitsPerSecondAtTarget: number }[];
+  };
   /** The cost model's inputs (lib/workload-cost.ts), per transaction, deposits included. */
   inputs: {
     writeUnitsPerTransaction: number;
@@ -147,6 +162,9 @@ export const profileArgs = (options: ProfileOptions): string[] => [
 ];
 
 type Json = Record<string, any>;
+/** Three times Base's average rate (issue 34: 100 transactions a second), the rate partitions must take. */
+export const HOT_PARTITION_TARGET_TPS = 300;
+
 const WRITE_COMMANDS = new Set(['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem']);
 
 /** Builds the profile into `dir` (this process: the build's child). */
@@ -174,11 +192,16 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
     const { BaseChain } = await import('./base-profile');
     const { WriteLedger, perUnit, recordWriteCommand } = await import('../lib/write-families');
     const ledger = new WriteLedger();
+    const { PartitionHeat, recordPartitionWrites, hottestPartitions } = await import('../lib/partition-heat');
+    const heat = new PartitionHeat();
     // Every write request as it goes out, in document form (as scripts/bench/ingest.ts observes them).
     (db as unknown as { middlewareStack: { add: (...args: any[]) => void } }).middlewareStack.add(
       (next: (args: { input: Json }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Json }) => {
         const command = (context.commandName ?? '?').replace(/Command$/, '');
-        if (WRITE_COMMANDS.has(command)) recordWriteCommand(ledger, command, args.input);
+        if (WRITE_COMMANDS.has(command)) {
+          recordWriteCommand(ledger, command, args.input);
+          recordPartitionWrites(heat, command, args.input);
+        }
         return next(args);
       },
       { step: 'serialize', priority: 'high', name: 'benchProfileLedger' },
@@ -264,6 +287,19 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
           'every write request of the ingest, classified by the key of its item (scripts/bench/lib/write-families.ts): ceil(size / 1 KB) units per item (updates and deletes: the size of the item at the end of the run or as last put), doubled in TransactWriteItems, again on each GSI whose keys the item carries (ALL projection); stored bytes: the items left, + 100 B each',
         ...families,
       },
+      partitions: (() => {
+        const chainSeconds = chain.head * base.blockSeconds;
+        const hottest = hottestPartitions(
+          heat,
+          { chainSeconds, transactionsPerSecond: transactions / chainSeconds },
+          HOT_PARTITION_TARGET_TPS,
+        );
+        return {
+          targetTransactionsPerSecond: HOT_PARTITION_TARGET_TPS,
+          hottestPartitionWriteUnitsPerSecondAt3xBase: hottest[0]?.writeUnitsPerSecondAtTarget ?? 0,
+          hottest,
+        };
+      })(),
       inputs: {
         writeUnitsPerTransaction: families.totals.writeUnitsPerTx,
         storedBytesPerTransaction: families.totals.bytesStoredPerTx,
@@ -278,7 +314,8 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
     await writeFile(path.join(dir, 'profile.json'), `${JSON.stringify(facts, null, 2)}\n`);
     console.error(
       `profile ${options.profile} built in ${facts.generation.seconds} s (ingest ${facts.generation.ingestSeconds} s, ${facts.generation.transactionsPerSecond} tx/s): ` +
-        `${facts.inputs.writeUnitsPerTransaction} write units, ${(facts.inputs.storedBytesPerTransaction / 1024).toFixed(2)} KB stored${expiringStoredNote(families)}, ${facts.inputs.itemsWrittenPerTransaction} items written per transaction`,
+        `${facts.inputs.writeUnitsPerTransaction} write units, ${(facts.inputs.storedBytesPerTransaction / 1024).toFixed(2)} KB stored${expiringStoredNote(families)}, ${facts.inputs.itemsWrittenPerTransaction} items written per transaction; ` +
+        `hottest partition at ${HOT_PARTITION_TARGET_TPS} tx/s: ${facts.partitions?.hottest[0]?.key} ${facts.partitions?.hottestPartitionWriteUnitsPerSecondAt3xBase} write units a second (limit 1,000)`,
     );
     return facts;
   } finally {

@@ -279,6 +279,18 @@ export function profileMarkdown(result: ProfileResult): string[] {
     '',
     familyMarkdown(f),
   );
+  if (facts.partitions) {
+    const p = facts.partitions;
+    lines.push(
+      '',
+      `Hottest partitions (table and GSI keys; write units a second at the profile's rate and at ${p.targetTransactionsPerSecond} transactions a second, three times Base's average; DynamoDB's limit is 1,000 a partition): ` +
+        `**${fmt(p.hottestPartitionWriteUnitsPerSecondAt3xBase, 1)} at ${p.targetTransactionsPerSecond} tx/s** (${p.hottestPartitionWriteUnitsPerSecondAt3xBase <= 1000 ? 'within' : '**over**'} the limit).`,
+      '',
+      '| partition key | WU/s (profile) | WU/s at 3x Base |',
+      '|---|---|---|',
+      ...p.hottest.map((row) => `| \`${row.key}\` | ${fmt(row.writeUnitsPerSecond, 1)} | ${fmt(row.writeUnitsPerSecondAtTarget, 1)} |`),
+    );
+  }
   return lines;
 }
 

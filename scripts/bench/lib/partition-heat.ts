@@ -1,0 +1,81 @@
+/**
+ * Write heat per partition key (issue 34, item 8): DynamoDB takes at most 1,000 write units a second on
+ * one partition, and a key whose sort key only grows (a topic's, a hot token's range) cannot be split
+ * for heat. Fed the write requests as they go out (as write-families.ts is), it adds up each request's
+ * write units by the partition key it lands on: the table's `pk`, and each GSI's partition key the item
+ * carries (a GSI is written at the item's size again). Units as DynamoDB bills them on demand:
+ * ceil(size / 1 KB), at least 1, twice inside TransactWriteItems; an update or delete is priced at one
+ * unit (its item's size is not in the request), a put at its item's. Pure: test/scripts/bench/lib/.
+ */
+import { TABLE } from '../../../shared/table/definition';
+import { itemSize, unitsOf } from './write-families';
+
+/** DynamoDB's write throughput limit of one partition, in write units a second. */
+export const PARTITION_WRITE_UNITS_PER_SECOND = 1_000;
+
+export class PartitionHeat {
+  readonly units = new Map<string, number>();
+
+  add(key: string, units: number): void {
+    this.units.set(key, (this.units.get(key) ?? 0) + units);
+  }
+
+  /** The hottest keys, most units first. */
+  hottest(count: number): { key: string; units: number }[] {
+    return [...this.units]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(([key, units]) => ({ key, units }));
+  }
+}
+
+/** Records one write command's units by partition key. */
+export function recordPartitionWrites(heat: PartitionHeat, command: string, input: Record<string, any>): void {
+  const put = (item: Record<string, unknown>, transactional: boolean) => {
+    const units = unitsOf(itemSize(item)) * (transactional ? 2 : 1);
+    heat.add(`table ${String(item[TABLE.partitionKey])}`, units);
+    for (const gsi of TABLE.globalSecondaryIndexes) {
+      const key = item[gsi.partitionKey];
+      if (typeof key === 'string') heat.add(`${gsi.indexName} ${key}`, units);
+    }
+  };
+  const keyed = (key: Record<string, unknown> | undefined, transactional: boolean) => {
+    if (key) heat.add(`table ${String(key[TABLE.partitionKey])}`, transactional ? 2 : 1);
+  };
+  if (command === 'BatchWriteItem') {
+    for (const requests of Object.values(input.RequestItems ?? {}) as Record<string, any>[][]) {
+      for (const request of requests) {
+        if (request.PutRequest) put(request.PutRequest.Item, false);
+        if (request.DeleteRequest) keyed(request.DeleteRequest.Key, false);
+      }
+    }
+  } else if (command === 'TransactWriteItems') {
+    for (const action of (input.TransactItems ?? []) as Record<string, any>[]) {
+      if (action.Put) put(action.Put.Item, true);
+      if (action.Update) keyed(action.Update.Key, true);
+      if (action.Delete) keyed(action.Delete.Key, true);
+    }
+  } else if (command === 'PutItem') put(input.Item, false);
+  else if (command === 'UpdateItem' || command === 'DeleteItem') keyed(input.Key, false);
+}
+
+/**
+ * The hottest partitions of a run over `chainSeconds` of chain time, scaled to `transactionsPerSecond`
+ * (write units grow with the transactions): units a second at the run's rate and at the target rate.
+ */
+export function hottestPartitions(
+  heat: PartitionHeat,
+  run: { chainSeconds: number; transactionsPerSecond: number },
+  targetTransactionsPerSecond: number,
+  count = 5,
+): { key: string; writeUnitsPerSecond: number; writeUnitsPerSecondAtTarget: number }[] {
+  const scale = targetTransactionsPerSecond / run.transactionsPerSecond;
+  return heat.hottest(count).map(({ key, units }) => {
+    const perSecond = units / run.chainSeconds;
+    return {
+      key,
+      writeUnitsPerSecond: Math.round(perSecond * 10) / 10,
+      writeUnitsPerSecondAtTarget: Math.round(perSecond * scale * 10) / 10,
+    };
+  });
+}
