@@ -78,9 +78,9 @@ function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression:
   const expression = input.KeyConditionExpression ?? '';
   const values = input.ExpressionAttributeValues ?? {};
   const names = input.ExpressionAttributeNames ?? {};
-  const isSortKey = (name: string): boolean => (names[name] ?? name) === 'sk';
-  const value = (placeholder: string): string => {
-    const found = values[placeholder];
+  const isSortKey = (name: string | undefined): boolean => name !== undefined && (names[name] ?? name) === 'sk';
+  const value = (placeholder: string | undefined): string => {
+    const found = placeholder === undefined ? undefined : values[placeholder];
     if (typeof found !== 'string') throw new Error(`key condition value ${placeholder} is not a string`);
     return found;
   };
@@ -111,7 +111,7 @@ function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression:
     }
     const compare = /^\s*(#?\w+)\s*(<=|>=|<|>|=)\s*(:\w+)\s*$/.exec(clause);
     if (compare && isSortKey(compare[1])) {
-      const [, name, operator, placeholder] = compare;
+      const [, name = '', operator, placeholder] = compare;
       const bound = value(placeholder);
       const check: SortKeyCheck = (sk) => {
         const order = compareSortKeys(sk, bound);

@@ -28,10 +28,15 @@ export type Lanes = number[][][];
 export function planBalanceLanes(entries: readonly LaneEntry[], limit = MAX_TRANSACT_ITEMS): Lanes {
   // Components of the transitions that share counter items (union-find over the items).
   const parent = entries.map((_, index) => index);
+  const up = (index: number): number => parent[index] ?? index;
   const find = (index: number): number => {
     let root = index;
-    while (parent[root] !== root) root = parent[root];
-    for (let at = index; parent[at] !== root; ) [at, parent[at]] = [parent[at], root];
+    while (up(root) !== root) root = up(root);
+    for (let at = index; up(at) !== root; ) {
+      const next = up(at);
+      parent[at] = root;
+      at = next;
+    }
     return root;
   };
   const ownerOf = new Map<string, number>();
@@ -44,8 +49,8 @@ export function planBalanceLanes(entries: readonly LaneEntry[], limit = MAX_TRAN
   }
   const components = new Map<number, number[]>();
   const independent: number[] = [];
-  for (const index of entries.keys()) {
-    if (entries[index].shared.length === 0) {
+  for (const [index, entry] of entries.entries()) {
+    if (entry.shared.length === 0) {
       independent.push(index);
       continue;
     }
@@ -64,7 +69,8 @@ export function planBalanceLanes(entries: readonly LaneEntry[], limit = MAX_TRAN
       lanes.push(chunks.map((chunk) => chunk.indexes));
       continue;
     }
-    const chunk = chunks[0];
+    const [chunk] = chunks;
+    if (!chunk) continue;
     const host = open.find((candidate) => candidate.size + chunk.size <= limit);
     if (host) {
       host.indexes.push(...chunk.indexes);
@@ -98,14 +104,15 @@ function splitComponent(entries: readonly LaneEntry[], members: readonly number[
   const chunks: Chunk[] = [];
   let current: Chunk = { indexes: [], size: 0, items: new Set() };
   for (const index of members) {
-    const added = 1 + entries[index].shared.filter((item) => !current.items.has(item)).length;
+    const shared = entries[index]?.shared ?? [];
+    const added = 1 + shared.filter((item) => !current.items.has(item)).length;
     if (current.size > 0 && current.size + added > limit) {
       chunks.push(current);
       current = { indexes: [], size: 0, items: new Set() };
     }
     current.indexes.push(index);
-    current.size += 1 + entries[index].shared.filter((item) => !current.items.has(item)).length;
-    for (const item of entries[index].shared) current.items.add(item);
+    current.size += 1 + shared.filter((item) => !current.items.has(item)).length;
+    for (const item of shared) current.items.add(item);
   }
   if (current.size > 0) chunks.push(current);
   return chunks;

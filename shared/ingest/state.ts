@@ -344,23 +344,24 @@ export class StateWriter {
     if (pending.length === 0) return;
     // The X10 counts of the holders a transition takes a count from, read once; the others only add.
     const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.shared.length === 2).map((p) => p.change.balance.holder));
-    const countKeys = [...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder));
-    const readCounts = await getItems<BalanceCountsRecord>(countKeys);
+    const readCounts = await getItems<BalanceCountsRecord>(
+      [...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder)),
+    );
     const counts = new Map<string, BalanceCountsRecord | undefined>(
-      [...decrementing].map((holder, position) => [holder, readCounts.get(keyId(countKeys[position]))]),
+      [...decrementing].map((holder) => [holder, readCounts.get(keyId(addressKeys.balanceCounts(this.chainId, holder)))]),
     );
 
     const lanes = planBalanceLanes(pending);
     await inParallel(lanes, options.concurrency, async (lane) => {
       for (const [position, chunk] of lane.entries()) {
-        const transitions = chunk.map((index) => pending[index]);
+        const transitions = chunk.flatMap((index) => pending[index] ?? []);
         const written = await this.writeTransitions(transitions, counts);
         if (written) continue;
         // Refused: this transaction and the rest of the lane, one by one, read again.
         for (const { change } of lane
           .slice(position)
           .flat()
-          .map((index) => pending[index])) {
+          .flatMap((index) => pending[index] ?? [])) {
           await this.setBalance(change.balance, change.value, change.blockNumber, change.tokenName);
         }
         return;

@@ -78,7 +78,8 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
       run = [];
     };
     for (const entry of members) {
-      if (run.length === MAX_BUCKET_ENTRIES || (run.length > 0 && run[0][TABLE.ttlAttribute] !== entry[TABLE.ttlAttribute])) close();
+      const [head] = run;
+      if (run.length === MAX_BUCKET_ENTRIES || (head && head[TABLE.ttlAttribute] !== entry[TABLE.ttlAttribute])) close();
       run.push(entry);
     }
     close();
@@ -88,6 +89,7 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
 
 function bucketOf(run: readonly TableItem[]): TableItem {
   const [first] = run;
+  if (!first) throw new Error('bucketsOf: an empty bucket');
   const block = first.sk.slice(0, BLOCK_KEY_LENGTH);
   if (run.some((entry) => entry.sk.slice(0, BLOCK_KEY_LENGTH) !== block)) throw new Error('bucketsOf: entries of several blocks');
   const ttl = first[TABLE.ttlAttribute];
