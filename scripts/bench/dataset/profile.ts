@@ -78,6 +78,8 @@ export interface ProfileFacts {
     calls: number;
     itemsLeft: number;
     ingestWarnings: number;
+    /** Peak resident memory of the build's process (the generated chain and the ingest in one process), MB (absent in builds from before). */
+    peakRssMb?: number;
   };
   /** Every write request of the ingest priced by item family (as the ingest bench's "Writes by item family"). */
   writesByFamily: PerUnitReport & { method: string };
@@ -281,6 +283,7 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
         calls: totalCalls(usage),
         itemsLeft: items.length,
         ingestWarnings: warnings,
+        peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       },
       writesByFamily: {
         method:
