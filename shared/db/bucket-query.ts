@@ -8,8 +8,10 @@
  *    first one bucket more than the Limit is asked for (the first may hold entries above the bound);
  *  - `Limit` counts entries newest first: the page ends at the Limit-th entry and its LastEvaluatedKey
  *    is that entry's key (DynamoDB starts after a key with no item there as after one with an item).
- *    In ascending order a page ends with a whole bucket (up to 7 entries more than the Limit), so a
- *    next page never starts inside a bucket;
+ *    In ascending order `Limit` counts buckets (a page holds up to 8 entries a bucket) and a page ends
+ *    with a whole bucket, so a next page from its LastEvaluatedKey never starts inside a bucket; an
+ *    ExclusiveStartKey inside a bucket would skip the rest of it (no reader pages a bucketed range
+ *    ascending from an entry: E5 and the reorg's lookups read newest first);
  *  - Select COUNT counts entries; a ProjectionExpression is dropped (a bucket is read whole, and its
  *    entries come with every attribute); a FilterExpression is refused: DynamoDB would apply it to the
  *    buckets, not their entries (filter the entries read instead);

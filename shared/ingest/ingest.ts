@@ -688,6 +688,9 @@ export class ChainIngest {
     // below), of blocks past this batch that are still canonical (left for a later batch, and kept
     // announced), or of blocks since orphaned (undone: items deleted, touched state recomputed).
     const storedChunks = new Map<number, number>();
+    // The batch's blocks already written with these very hashes (an interrupted run, a repair): what
+    // their manifests list that this write no longer makes is deleted before anything is written.
+    const restated: BlockManifest[] = [];
     let keptThrough: number | undefined;
     if (mayBeHalfWritten) {
       const through = mode === 'advance' && cursor ? Math.max(lastNumber, lastPossiblyWritten(cursor)) : lastNumber;
@@ -722,8 +725,10 @@ export class ChainIngest {
         );
       }
       for (const manifest of found) {
-        if (hashes.has(manifest.blockNumber)) storedChunks.set(manifest.blockNumber, manifest.chunkCount ?? 0);
-        else if (!stale.includes(manifest)) keptThrough = Math.max(keptThrough ?? 0, manifest.blockNumber);
+        if (hashes.has(manifest.blockNumber)) {
+          storedChunks.set(manifest.blockNumber, manifest.chunkCount ?? 0);
+          if (!stale.includes(manifest)) restated.push(manifest);
+        } else if (!stale.includes(manifest)) keptThrough = Math.max(keptThrough ?? 0, manifest.blockNumber);
       }
     }
 
@@ -831,6 +836,14 @@ export class ChainIngest {
 
     if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)
       await markPending(this.chainId, cursor, lastNumber);
+    // Items an earlier write of these blocks made that this one does not (block buckets cut otherwise:
+    // entries written one an item before buckets, an expiry setting changed): deleted first, while the
+    // stored manifests still list them, so a crash here leaves them listed for the next run.
+    if (restated.length > 0) {
+      const made = new Set(items.map(keyId));
+      const leftovers = restated.flatMap((manifest) => manifest.items).filter((key) => !made.has(keyId(key)));
+      if (leftovers.length > 0) await writeItems({ delete: leftovers });
+    }
     await Promise.all(
       manifests.map((manifest) =>
         writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0, this.manifestRetentionDays),

@@ -329,10 +329,19 @@ export class StateWriter {
     options: { prefetched: Map<string, BalanceRecord>; concurrency: number },
   ): Promise<void> {
     const pending: PendingTransition[] = [];
+    // Two changes of one balance item (one token moved as ERC-20 in one block and as ERC-721 in another:
+    // the item's key has no standard) cannot share a transaction: the later ones go one by one after.
+    const keys = new Set<string>();
+    const later: BalanceChange[] = [];
     for (const change of changes) {
       const { balance, value, blockNumber, tokenName } = change;
       if (balance.standard === 'ERC-1155' && balance.tokenId !== null) throw new Error('setBalances: a per-id ERC-1155 balance');
       const key = this.balanceKey(balance);
+      if (keys.has(keyId(key))) {
+        later.push(change);
+        continue;
+      }
+      keys.add(keyId(key));
       const stored = options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined;
       if (stored && stored.updatedAtBlock > blockNumber) continue;
       const old = stored ? BigInt(stored.value) : 0n;
@@ -341,7 +350,12 @@ export class StateWriter {
       const shared = crossing ? [`token|${balance.token}`, ...(isListed(balance) ? [`holder|${balance.holder}`] : [])] : [];
       pending.push({ change, key, stored, delta: value === 0n ? -1 : 1, shared });
     }
-    if (pending.length === 0) return;
+    if (pending.length > 0) await this.writeLanes(pending, options.concurrency);
+    for (const change of later) await this.setBalance(change.balance, change.value, change.blockNumber, change.tokenName);
+  }
+
+  /** setBalances' transactions: the holders' counts read once, then the lanes (balance-lanes.ts). */
+  private async writeLanes(pending: readonly PendingTransition[], concurrency: number): Promise<void> {
     // The X10 counts of the holders a transition takes a count from, read once; the others only add.
     const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.shared.length === 2).map((p) => p.change.balance.holder));
     const readCounts = await getItems<BalanceCountsRecord>(
@@ -352,7 +366,7 @@ export class StateWriter {
     );
 
     const lanes = planBalanceLanes(pending);
-    await inParallel(lanes, options.concurrency, async (lane) => {
+    await inParallel(lanes, concurrency, async (lane) => {
       for (const [position, chunk] of lane.entries()) {
         const transitions = chunk.flatMap((index) => pending[index] ?? []);
         const written = await this.writeTransitions(transitions, counts);

@@ -5,7 +5,8 @@
  * write units by the partition key it lands on: the table's `pk`, and each GSI's partition key the item
  * carries (a GSI is written at the item's size again). Units as DynamoDB bills them on demand:
  * ceil(size / 1 KB), at least 1, twice inside TransactWriteItems; an update or delete is priced at one
- * unit (its item's size is not in the request), a put at its item's. Pure: test/scripts/bench/lib/.
+ * unit on the table (its item's size is not in the request, nor the GSI entries it moves), a put at its
+ * item's on the table and on each GSI it is in: the GSI figures are estimates. Pure: test/scripts/bench/lib/.
  */
 import { TABLE } from '../../../shared/table/definition';
 import { itemSize, unitsOf } from './write-families';

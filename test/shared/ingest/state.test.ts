@@ -173,6 +173,15 @@ describe('StateWriter.setBalances', () => {
     });
   });
 
+  it('two changes of one balance item (a token moved as ERC-20 and as ERC-721 in one batch) do not share a transaction', async () => {
+    // The balance item's key has no standard: DynamoDB refuses two operations on one item in a transaction.
+    await expectSameTables([
+      [change(erc20(ALICE, NFT), 1n, 40), change(erc721(ALICE), 2n, 41), change(erc20(BOB, TOKEN_A), 3n, 41)],
+      [change(erc20(ALICE, NFT), 0n, 42), change(erc721(ALICE), 1n, 43)],
+    ]);
+    expectValidTransactions();
+  });
+
   it('a transaction refused by a stale read is written again one by one from the table', async () => {
     const name = `${table.name}-stale`;
     const reference = `${table.name}-stale-reference`;

@@ -111,6 +111,26 @@ describe('through the real ingest', () => {
     }
   });
 
+  test('the setting changed and the blocks ingested again (repair): exactly the table a clean ingest with the new setting writes', async () => {
+    // Without the zero-value calls a range's entries are bucketed otherwise (table/buckets.ts): the earlier
+    // write's buckets that the new one does not make are deleted, as the blocks' stored manifests list them.
+    const name = `${table.name}-changed`;
+    const changed = await inTable(name, async () => {
+      await ingest();
+      await ingestRange({
+        chainId: CHAIN_ID,
+        client: createChainClient(anvil.rpcUrl),
+        log: { info: () => undefined, warn: () => undefined },
+        traceMethod: 'callTracer',
+        zeroValueCallsRetentionDays: 0,
+        from: 0,
+        repair: true,
+      });
+      return tableSnapshot(name);
+    });
+    expect(changed).toEqual(await tableSnapshot(`${table.name}-0`));
+  });
+
   test('0: the zero-value calls are not stored; the value call and everything else are', () => {
     const zero = (item: Item) => /#ITX#(to|from)$/.test(item.pk) && isZeroValueCall(record(item));
     const key = (item: Item) => `${item.pk}\n${item.sk}`;
