@@ -15,7 +15,9 @@
  *  - Select COUNT counts entries; a ProjectionExpression is dropped (a bucket is read whole, and its
  *    entries come with every attribute); a FilterExpression is refused: DynamoDB would apply it to the
  *    buckets, not their entries (filter the entries read instead);
- *  - `scanned` is the items read, buckets as DynamoDB bills them.
+ *  - `scanned` is the items read, buckets as DynamoDB bills them;
+ *  - an entry stored both as an item of its own (written before buckets) and in a bucket (its block
+ *    written again once its manifest, which listed the single items, had expired) is served once.
  */
 import { BLOCK_KEY_LENGTH, entriesOf } from '../table/buckets';
 import { compareSortKeys } from '../table/keys';
@@ -55,7 +57,11 @@ export async function queryBucketedRange(
       const expanded = entriesOf(item);
       return descending ? expanded.reverse() : expanded;
     })
-    .filter((entry) => condition.check(String(entry.sk)) && after(String(entry.sk)));
+    .filter((entry) => condition.check(String(entry.sk)) && after(String(entry.sk)))
+    // An entry stored both ways (its one-entry item written before buckets, and a bucket of a block
+    // written again after its manifest expired) is one entry: in key order, once.
+    .sort((a, b) => (descending ? -1 : 1) * compareSortKeys(String(a.sk), String(b.sk)))
+    .filter((entry, index, sorted) => index === 0 || sorted[index - 1]?.sk !== entry.sk);
   let lastKey = page.lastKey;
   // Newest first, the page ends at the Limit-th entry (the bucket asked for beyond the Limit shows
   // whether more follow); in ascending order it ends with the last bucket read.

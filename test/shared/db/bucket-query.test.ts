@@ -146,6 +146,17 @@ describe('bucketed ranges', () => {
     ).rejects.toThrow(/FilterExpression/);
   });
 
+  it('serves an entry stored both as its own item and in a bucket once, in order (a block rewritten after its manifest expired)', async () => {
+    const pk = addressKeys.internalTransactions(CHAIN, '0x00000000000000000000000000000000000000c6', 'from').pk;
+    const entries = Array.from({ length: 12 }, (_, n) => entry(pk, 30, n, 0));
+    // The singles first, then the buckets, which replace the singles that had their keys.
+    await writeItems({ put: entries });
+    await writeItems({ put: bucketsOf(entries) });
+    const expected = sks(entries);
+    expect(sks((await queryAll({ ...rangeQuery({ pk }) })).items)).toEqual(expected);
+    for (const limit of [1, 5, 51]) expect(await walk(pk, limit), `Limit ${limit}`).toEqual([...expected].reverse());
+  });
+
   it('serves the union of `to` and `from` newest first, a self-call once, and E5 pages through it', async () => {
     const newestFirst = sks(expectedAll).reverse();
     for (const limit of [2, 7, 51]) expect(await walk(ALL, limit), `Limit ${limit}`).toEqual(newestFirst);
