@@ -21,7 +21,7 @@
  */
 import { BLOCK_KEY_LENGTH, entriesOf } from '../table/buckets';
 import { compareSortKeys } from '../table/keys';
-import type { Item, QueryInput, QueryPage } from './union-query';
+import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
 
 type SortKeyCheck = (sk: string) => boolean;
 
@@ -138,12 +138,4 @@ function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression:
     }
   }
   return { check: () => true, expression };
-}
-
-/** The expression attribute names the Query's remaining expressions use (DynamoDB rejects unused ones). */
-function namesUsed(input: QueryInput): Record<string, string> {
-  const text = [input.KeyConditionExpression, input.FilterExpression].filter(Boolean).join(' ');
-  return Object.fromEntries(
-    Object.entries(input.ExpressionAttributeNames ?? {}).filter(([name]) => new RegExp(`${name}(?![A-Za-z0-9_])`).test(text)),
-  );
 }

@@ -136,7 +136,7 @@ function unionProjection(input: QueryInput): { ProjectionExpression: string; nam
 }
 
 /** The expression attribute names the Query's remaining expressions still use (DynamoDB rejects unused ones). */
-function namesUsed(input: QueryInput): Record<string, string> {
+export function namesUsed(input: QueryInput): Record<string, string> {
   const text = [input.KeyConditionExpression, input.FilterExpression].filter(Boolean).join(' ');
   return Object.fromEntries(
     Object.entries(input.ExpressionAttributeNames ?? {}).filter(([name]) => new RegExp(`${name}(?![A-Za-z0-9_])`).test(text)),

@@ -7,13 +7,13 @@
  * (queried as readers query it) equal the chain's balances, the table equals a fresh ingest of the
  * chain, and no transaction touched one item twice (DynamoDB refuses that).
  */
+import { recordTransactions } from '../../support/transactions';
 import { createWalletClient, defineChain, erc20Abi, erc1155Abi, http, parseEther, type Address, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ANVIL_PRIVATE_KEYS, startAnvil, type Anvil } from '../../../scripts/lib/anvil';
 import { loadContracts, type DemoArtifacts } from '../../../scripts/lib/contracts';
 import { createChainClient } from '../../../shared/chain/client';
-import { db } from '../../../shared/db/client';
 import { queryAll, rangeQuery } from '../../../shared/db/operations';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { UNDO_CHUNK_BLOCKS } from '../../../shared/ingest/reorg';
@@ -35,24 +35,8 @@ let token: Address;
 let nft: Address;
 let multi: Address;
 
-// Every TransactWriteItems the ingest sends, as the keys of its operations.
-const transactions: string[][] = [];
-db.middlewareStack.add(
-  (next, context) => async (args) => {
-    if (context.commandName === 'TransactWriteItemsCommand') {
-      const operations = (args.input as { TransactItems: Record<string, { Key?: object; Item?: object }>[] }).TransactItems;
-      transactions.push(
-        operations.map((operation) => {
-          const { Key, Item } = Object.values(operation)[0]!;
-          const key = (Key ?? Item) as { pk: string; sk: string };
-          return `${key.pk}|${key.sk}`;
-        }),
-      );
-    }
-    return next(args);
-  },
-  { step: 'initialize', name: 'holderCountsTransactions' },
-);
+// Every TransactWriteItems sent, as the keys of its operations.
+const transactions = recordTransactions('holderCountsTransactions');
 
 async function mined(hash: Promise<Hash>): Promise<Address | null> {
   const receipt = await publicClient(anvil.rpcUrl).waitForTransactionReceipt({ hash: await hash, pollingInterval: 20 });

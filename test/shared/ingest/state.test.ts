@@ -6,8 +6,8 @@
  * two on one item in one, and a transaction refused by a condition (a stale read) is written again
  * one by one from what the table holds.
  */
+import { recordTransactions } from '../../support/transactions';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../../shared/db/client';
 import { getItem } from '../../../shared/ingest/table-io';
 import { type BalanceChange, type BalanceEntity, StateWriter } from '../../../shared/ingest/state';
 import { addressKeys, keyId } from '../../../shared/table/keys';
@@ -23,23 +23,7 @@ const NFT = address(0xc);
 const [ALICE, BOB, CAROL, DAVE] = [address(1), address(2), address(3), address(4)];
 
 // Every TransactWriteItems sent, as the keys of its operations.
-const transactions: string[][] = [];
-db.middlewareStack.add(
-  (next, context) => async (args) => {
-    if (context.commandName === 'TransactWriteItemsCommand') {
-      const operations = (args.input as { TransactItems: Record<string, { Key?: object; Item?: object }>[] }).TransactItems;
-      transactions.push(
-        operations.map((operation) => {
-          const { Key, Item } = Object.values(operation)[0]!;
-          const key = (Key ?? Item) as { pk: string; sk: string };
-          return `${key.pk}|${key.sk}`;
-        }),
-      );
-    }
-    return next(args);
-  },
-  { step: 'initialize', name: 'stateWriterTransactions' },
-);
+const transactions = recordTransactions('stateWriterTransactions');
 
 afterEach(() => {
   transactions.length = 0;
