@@ -4,8 +4,10 @@
  *  - each bucket read is expanded into its entries (and an item written before buckets is one entry);
  *  - entries outside the key condition or at or before the ExclusiveStartKey are dropped: a bucket's
  *    key is its first entry's, so a bucket that starts before a bound may hold entries past it: a
- *    lower bound is moved back to the start of its block (a bucket never spans blocks), and newest
- *    first one bucket more than the Limit is asked for (the first may hold entries above the bound);
+ *    lower bound is moved back to the start of its block (a bucket never spans blocks). Newest first,
+ *    only the first bucket read may hold entries above the bound: a page of Limit buckets holds at
+ *    least Limit - 1 entries of the range (fewer with a LastEvaluatedKey, as a page DynamoDB cuts),
+ *    and never reads more items than the Limit;
  *  - `Limit` counts entries newest first: the page ends at the Limit-th entry and its LastEvaluatedKey
  *    is that entry's key (DynamoDB starts after a key with no item there as after one with an item).
  *    In ascending order `Limit` counts buckets (a page holds up to 8 entries a bucket) and a page ends
@@ -46,7 +48,6 @@ export async function queryBucketedRange(
       Object.entries(values).filter(([name]) => new RegExp(`${name}(?![A-Za-z0-9_])`).test(condition.expression)),
     );
   }
-  if (descending && input.Limit !== undefined) request.Limit = input.Limit + 1;
   const page = await send(request);
 
   const start = input.ExclusiveStartKey?.sk;
@@ -63,9 +64,8 @@ export async function queryBucketedRange(
     .sort((a, b) => (descending ? -1 : 1) * compareSortKeys(String(a.sk), String(b.sk)))
     .filter((entry, index, sorted) => index === 0 || sorted[index - 1]?.sk !== entry.sk);
   let lastKey = page.lastKey;
-  // Newest first, the page ends at the Limit-th entry (the bucket asked for beyond the Limit shows
-  // whether more follow); in ascending order it ends with the last bucket read.
-  if (descending && input.Limit !== undefined && (entries.length > input.Limit || page.items.length > input.Limit)) {
+  // Newest first, the page ends at the Limit-th entry; in ascending order with the last bucket read.
+  if (descending && input.Limit !== undefined && entries.length > input.Limit) {
     entries = entries.slice(0, input.Limit);
     const last = entries.at(-1);
     lastKey = last ? { pk: last.pk, sk: last.sk } : page.lastKey;

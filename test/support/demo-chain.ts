@@ -4,6 +4,7 @@
  * each call starts its own anvil on a free loopback port (a few seconds in all).
  */
 import { startAnvil, type Anvil } from '../../scripts/lib/anvil';
+import { rawRpc } from './raw-rpc';
 import { deployDemoContracts, generateDemoActivity, type DemoManifest } from '../../scripts/lib/demo-activity';
 
 export interface DemoChain {
@@ -20,15 +21,7 @@ export interface DemoChain {
 export async function startDemoChain(options: { chainId?: number; blockSeconds?: number } = {}): Promise<DemoChain> {
   const anvil = await startAnvil({ chainId: options.chainId ?? 31337 });
   try {
-    if (options.blockSeconds !== undefined) {
-      const response = await fetch(anvil.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setBlockTimestampInterval', params: [options.blockSeconds] }),
-      });
-      const answer = (await response.json()) as { error?: { message: string } };
-      if (answer.error) throw new Error(`anvil_setBlockTimestampInterval: ${answer.error.message}`);
-    }
+    if (options.blockSeconds !== undefined) await rawRpc(anvil.rpcUrl, 'anvil_setBlockTimestampInterval', [options.blockSeconds]);
     const deployment = await deployDemoContracts(anvil.rpcUrl);
     const manifest = await generateDemoActivity(anvil.rpcUrl, { deployment });
     return { anvil, manifest, stop: () => anvil.stop() };

@@ -9,16 +9,32 @@
  * item's on the table and on each GSI it is in: the GSI figures are estimates. Pure: test/scripts/bench/lib/.
  */
 import { TABLE } from '../../../shared/table/definition';
-import { itemSize, unitsOf } from './write-families';
+import { itemSize, type Operation, recordWriteCommand, unitsOf, type WriteRecorder } from './write-families';
 
 /** DynamoDB's write throughput limit of one partition, in write units a second. */
 export const PARTITION_WRITE_UNITS_PER_SECOND = 1_000;
 
-export class PartitionHeat {
+export class PartitionHeat implements WriteRecorder {
   readonly units = new Map<string, number>();
 
   add(key: string, units: number): void {
     this.units.set(key, (this.units.get(key) ?? 0) + units);
+  }
+
+  /** One write of a request (WriteRecorder): a put at its item's size on the table and its GSIs, an update or delete one unit on the table. */
+  record(operation: Operation, itemOrKey: Record<string, unknown>, transactional: boolean): void {
+    if (operation === 'conditionCheck') return;
+    const factor = transactional ? 2 : 1;
+    if (operation !== 'put') {
+      this.add(`table ${String(itemOrKey[TABLE.partitionKey])}`, factor);
+      return;
+    }
+    const units = unitsOf(itemSize(itemOrKey)) * factor;
+    this.add(`table ${String(itemOrKey[TABLE.partitionKey])}`, units);
+    for (const gsi of TABLE.globalSecondaryIndexes) {
+      const key = itemOrKey[gsi.partitionKey];
+      if (typeof key === 'string') this.add(`${gsi.indexName} ${key}`, units);
+    }
   }
 
   /** The hottest keys, most units first. */
@@ -30,34 +46,9 @@ export class PartitionHeat {
   }
 }
 
-/** Records one write command's units by partition key. */
+/** Records one write command's units by partition key (write-families.ts walks the command). */
 export function recordPartitionWrites(heat: PartitionHeat, command: string, input: Record<string, any>): void {
-  const put = (item: Record<string, unknown>, transactional: boolean) => {
-    const units = unitsOf(itemSize(item)) * (transactional ? 2 : 1);
-    heat.add(`table ${String(item[TABLE.partitionKey])}`, units);
-    for (const gsi of TABLE.globalSecondaryIndexes) {
-      const key = item[gsi.partitionKey];
-      if (typeof key === 'string') heat.add(`${gsi.indexName} ${key}`, units);
-    }
-  };
-  const keyed = (key: Record<string, unknown> | undefined, transactional: boolean) => {
-    if (key) heat.add(`table ${String(key[TABLE.partitionKey])}`, transactional ? 2 : 1);
-  };
-  if (command === 'BatchWriteItem') {
-    for (const requests of Object.values(input.RequestItems ?? {}) as Record<string, any>[][]) {
-      for (const request of requests) {
-        if (request.PutRequest) put(request.PutRequest.Item, false);
-        if (request.DeleteRequest) keyed(request.DeleteRequest.Key, false);
-      }
-    }
-  } else if (command === 'TransactWriteItems') {
-    for (const action of (input.TransactItems ?? []) as Record<string, any>[]) {
-      if (action.Put) put(action.Put.Item, true);
-      if (action.Update) keyed(action.Update.Key, true);
-      if (action.Delete) keyed(action.Delete.Key, true);
-    }
-  } else if (command === 'PutItem') put(input.Item, false);
-  else if (command === 'UpdateItem' || command === 'DeleteItem') keyed(input.Key, false);
+  recordWriteCommand(heat, command, input);
 }
 
 /**

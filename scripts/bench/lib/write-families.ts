@@ -171,7 +171,12 @@ function gsiFamily(index: string, family: Family): Family {
 // ---------------------------------------------------------------------------------------------------
 // The ledger
 
-type Operation = 'put' | 'update' | 'delete' | 'conditionCheck';
+export type Operation = 'put' | 'update' | 'delete' | 'conditionCheck';
+
+/** What is fed the write requests (the ledger; partition-heat.ts's heat). */
+export interface WriteRecorder {
+  record(operation: Operation, itemOrKey: Record<string, unknown>, transactional: boolean): void;
+}
 
 interface Pending {
   family: Family;
@@ -360,8 +365,8 @@ export class WriteLedger {
   }
 }
 
-/** Feeds one write command's input (document form) to the ledger. */
-export function recordWriteCommand(ledger: WriteLedger, command: string, input: Record<string, any>): void {
+/** Feeds one write command's input (document form) to the ledger (or another recorder). */
+export function recordWriteCommand(ledger: WriteRecorder, command: string, input: Record<string, any>): void {
   if (command === 'BatchWriteItem') {
     for (const requests of Object.values(input.RequestItems ?? {}) as Record<string, any>[][]) {
       for (const request of requests) {
