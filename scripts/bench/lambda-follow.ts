@@ -1,7 +1,7 @@
 /**
- * `npm run bench:lambda [-- --duration 240] [--timeout 75] [--schedule 25] [--safety-margin 10]
- * [--block-seconds 2] [--txs-per-block 10] [--deposit-every 6] [--memory 512] [--kill-at S] [--out DIR]`: the deployed
- * ingest, run locally as Lambda runs it (issue 26, section 1: follow the head in AWS).
+ * `npm run bench:lambda [-- --chain anvil|base] [--duration 240] [--timeout 75] [--schedule 25] [--safety-margin 10]
+ * [--block-seconds 2] [--txs-per-block N] [--burst N] [--deposit-every 6] [--memory MB] [--cpu-limit] [--kill-at S] [--out DIR]`:
+ * the deployed ingest, run locally as Lambda runs it (issue 26, section 1: follow the head in AWS; issue 34: Base mode).
  *
  * - **Lambda**: the real handler module (functions/ingest/ingest-chain.ts) in local execution
  *   environments (lib/local-lambda.ts: a process each, kept warm, a new one when all are busy), each
@@ -10,8 +10,20 @@
  *   EventBridge schedule does. The timeout and the schedule are shortened (AWS: 900 s and a minute;
  *   here 75 s and 25 s, with INGEST_SAFETY_MARGIN_MS and INGEST_HANDOVER_WAIT_MS scaled alike) so that
  *   the chain changes hands several times in a run. The block time is left to the ingest to observe.
- * - **Chain**: anvil, a block mined every `--block-seconds` (evm_mine on a beat, so a block's
- *   appearance at the node is known to the millisecond), `--txs-per-block` native transfers in each.
+ * - **Chain** (`--chain anvil`, the default): anvil, a block mined every `--block-seconds` (evm_mine on a
+ *   beat, so a block's appearance at the node is known to the millisecond), `--txs-per-block` (10)
+ *   native transfers in each.
+ * - **Base mode** (`--chain base`): the bench's Base profile generator (dataset/base-profile.ts: DEX
+ *   swaps, Zipf-concentrated tokens, OP deposits, Multicall3 at its canonical address) as the node,
+ *   served over HTTP JSON-RPC with its head released on the beat (lib/released-chain.ts):
+ *   `--txs-per-block` (200) transactions every 2 s, and one block of `--burst` (3,000) transactions at
+ *   60 % of the schedule. No deposits (no orders on the generated chain). The ingest's environments get
+ *   Lambda's CPU share of `--memory` (1,769 MB: one vCPU, what README tells the operator of a
+ *   Base-sized chain to deploy) through a cgroup quota where the machine allows it (`--cpu-limit` does
+ *   the same in anvil mode). Measured besides: the ingest's own CPU, DynamoDB calls and node calls a
+ *   transaction, the write units of the hottest partition scaled to 300 transactions a second (3x
+ *   Base), the table process's CPU (dynalite inside the gateway process), and the burst's recovery:
+ *   the blocks after it until one is shown within 2 blocks (budget: 10).
  * - **API and table**: the local API Gateway (scripts/lib/gateway.ts) in its own process
  *   (lib/gateway-process.ts), its embedded DynamoDB the table every function writes; **SSM**: a
  *   stand-in serving the RPC URL; **queue**: a stand-in for the SQS FIFO queue DepositEvents and its
@@ -46,6 +58,7 @@
  *
  * Writes bench/results/lambda-<time>.json and .md and lambda-latest.md. Not part of `npm test`.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,12 +79,19 @@ import { type InvocationRecord, LocalLambda } from './lib/local-lambda';
 import { LocalFifoQueue } from './lib/local-sqs';
 import { percentileOf } from './lib/stages';
 import { numberOption } from './lib/options';
+import { serveReleasedChain, type ReleasedChainNode } from './lib/released-chain';
+import { BaseChain } from './dataset/base-profile';
+import { BASE_PROFILE_CHAIN, baseProfileSpec } from './dataset/spec';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CHAIN_ID = 31337;
+const ANVIL_CHAIN_ID = 31337;
 const RPC_PARAMETER = '/chain-data-api/rpc/31337';
 export const LAMBDA_LAG_BUDGET_BLOCKS = 2;
 export const LAMBDA_DEPOSIT_BUDGET_SECONDS = 5;
+/** Base mode: blocks after the burst until the lag is back within LAMBDA_LAG_BUDGET_BLOCKS. */
+export const LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS = 10;
+/** Base's average rate times three (issue 34's hot-partition target), transactions a second. */
+const HOT_PARTITION_TARGET_TPS = 300;
 const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 const MAINNET_USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 /** The deployed settings the cost model is for (lib/: one function, arm64, 900 s, a schedule a minute; INGEST_* defaults). */
@@ -86,11 +106,16 @@ const DEPLOYED = {
 } as const;
 const DEPOSIT_CONSUMER = consumers.find((consumer) => consumer.id === 'DetectDeposits')!;
 const USAGE =
-  'usage: npm run bench:lambda [-- --duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--deposit-every S] [--memory MB] [--kill-at S] [--out DIR]';
+  'usage: npm run bench:lambda [-- --chain anvil|base] [--duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--burst N] [--deposit-every S] [--memory MB] [--cpu-limit] [--kill-at S] [--out DIR]';
 
 type Call = (method: string, params?: unknown[]) => Promise<unknown>;
 
 interface Options {
+  chain: 'anvil' | 'base';
+  /** Base mode: transactions of the one burst block (0: none). */
+  burstTransactions: number;
+  /** Each ingest environment limited to Lambda's CPU share of memoryMb (local-lambda.ts). */
+  limitCpu: boolean;
   durationSeconds: number;
   timeoutSeconds: number;
   scheduleSeconds: number;
@@ -116,9 +141,12 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
       schedule: { type: 'string', default: '25' },
       'safety-margin': { type: 'string', default: '10' },
       'block-seconds': { type: 'string', default: '2' },
-      'txs-per-block': { type: 'string', default: '10' },
+      chain: { type: 'string', default: 'anvil' },
+      'txs-per-block': { type: 'string' },
+      burst: { type: 'string' },
       'deposit-every': { type: 'string', default: '6' },
-      memory: { type: 'string', default: '512' },
+      memory: { type: 'string' },
+      'cpu-limit': { type: 'boolean', default: false },
       'kill-at': { type: 'string' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
@@ -134,7 +162,13 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
   const safetyMarginSeconds = number('safety-margin', values['safety-margin'], 1);
   if (safetyMarginSeconds >= timeoutSeconds) throw new Error(`--safety-margin must be less than --timeout\n${USAGE}`);
   const durationSeconds = number('duration', values.duration, 20);
+  const chain = values.chain;
+  if (chain !== 'anvil' && chain !== 'base') throw new Error(`--chain must be anvil or base\n${USAGE}`);
+  const base = chain === 'base';
   return {
+    chain,
+    burstTransactions: base ? Math.round(number('burst', values.burst ?? '3000', 0)) : 0,
+    limitCpu: base || values['cpu-limit'] === true,
     durationSeconds,
     killAtSeconds: values['kill-at'] === undefined ? Math.round(durationSeconds * 0.3) : number('kill-at', values['kill-at'], 0),
     visibilityTimeoutSeconds: Math.round(6 * DEPOSIT_CONSUMER.timeoutSeconds * (timeoutSeconds / DEPLOYED.timeoutSeconds) * 10) / 10,
@@ -144,9 +178,9 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
     // As deployed: one schedule period and some slack (75 s for a minute).
     handoverWaitSeconds: scheduleSeconds + Math.max(2, scheduleSeconds / 4),
     blockSeconds: number('block-seconds', values['block-seconds'], 0.5),
-    txsPerBlock: Math.round(number('txs-per-block', values['txs-per-block'], 0)),
+    txsPerBlock: Math.round(number('txs-per-block', values['txs-per-block'] ?? (base ? '200' : '10'), base ? 2 : 0)),
     depositEverySeconds: number('deposit-every', values['deposit-every'], 1),
-    memoryMb: Math.round(number('memory', values.memory, 128)),
+    memoryMb: Math.round(number('memory', values.memory ?? (base ? '1769' : '512'), 128)),
     out: path.resolve(values.out),
   };
 }
@@ -202,6 +236,9 @@ export interface LambdaFollowResult {
   settings: Options & { eventBlockTimeMs: 'observed by the ingest'; leaseTtlMs: number; deployed: typeof DEPLOYED };
   outcome: string;
   chain: {
+    /** `anvil` (native transfers) or `base` (the Base profile generator over HTTP JSON-RPC). */
+    profile: 'anvil' | 'base';
+    transactionsPerBlock: number;
     blocks: number;
     firstMeasured: number | null;
     head: number;
@@ -252,6 +289,35 @@ export interface LambdaFollowResult {
       consumerBilledSeconds: number;
     };
   };
+  /**
+   * Base mode's burst: one block of `transactions` at `block`; `recoveryBlocks` the blocks after it
+   * until one is shown within the lag budget (null: never in the run). Its window (the burst block to
+   * the one before the recovered) is left out of `lag` as the chaos window is, and reported here.
+   */
+  burst: {
+    transactions: number;
+    block: number;
+    recoveryBlocks: number | null;
+    budgetBlocks: number;
+    lagBlocks: { p50: number | null; p99: number | null; max: number | null };
+    windowBlocks: number[];
+  } | null;
+  /** The ingest's own process CPU (every invocation, user + system) over the transactions it wrote, ms. */
+  ingestCpuMsPerTransaction: number | null;
+  /** DynamoDB calls of the ingest's table client over the transactions it wrote; and by command. */
+  dynamodbCallsPerTransaction: number | null;
+  dynamodbCallsByCommand: Record<string, number>;
+  /** Calls the node answered (a batch's entries each) over the transactions written (Base mode only); and by method. */
+  nodeCallsPerTransaction: number | null;
+  nodeCallsByMethod: Record<string, number>;
+  /** The partition key with the most write units, scaled to 300 transactions a second (3x Base); limit 1,000. */
+  hottestPartitionWriteUnitsPerSecondAt3xBase: number | null;
+  hottestPartitions: { key: string; writeUnitsPerTransaction: number; writeUnitsPerSecondAt3xBase: number }[];
+  /** The table: dynalite in the gateway's process; its CPU over the run (whether the table, not the ingest, is the bottleneck). */
+  table: { kind: string; cpuSeconds: number; cpuShareOfRun: number | null };
+  /** How the ingest's environments were limited in CPU (Lambda's share of their memory size). */
+  cpuLimit: { by: 'cgroup'; vcpus: number } | { by: 'none'; why: string };
+  transactionsIngested: number;
   /** The holder killed mid-follow (null: no chaos in this run, or no holder found to kill). */
   chaos: (ChaosRecovery & { killedAfterSeconds: number; noBlockLostOrRepeated: boolean }) | null;
   invocations: {
@@ -306,7 +372,18 @@ export interface LambdaFollowResult {
     measuredOverModel: number | null;
     deployed: LambdaCost;
   };
-  budget: { p99LagBlocks: number; p99DepositSeconds: number; pass: boolean };
+  budget: { p99LagBlocks: number; p99DepositSeconds: number | null; burstRecoveryBlocks: number | null; pass: boolean };
+}
+
+/** A process's CPU time so far (user + system), seconds, from /proc (0 where there is none). */
+function processCpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime are fields 14 and 15 of the line (11 and 12 after the name), in clock ticks (100 a second).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 async function main(): Promise<void> {
@@ -315,6 +392,8 @@ async function main(): Promise<void> {
   const tableName = `bench-lambda-${Date.now()}`;
   let gateway: GatewayProcess | undefined;
   let anvil: Anvil | undefined;
+  let baseChain: BaseChain | undefined;
+  let baseNode: ReleasedChainNode | undefined;
   let ssm: Awaited<ReturnType<typeof startSsm>> | undefined;
   let queue: LocalFifoQueue | undefined;
   let lambda: LocalLambda | undefined;
@@ -346,12 +425,36 @@ async function main(): Promise<void> {
     const orderConfig = loadOrderConfig();
     const orderSchema = createOrderBodySchema(orderConfig);
 
-    anvil = await startAnvil({ chainId: CHAIN_ID });
-    const rpc = createPublicClient({ transport: http(anvil.rpcUrl, { batch: { batchSize: 1_000, wait: 0 }, timeout: 60_000 }) });
+    // The chain: anvil, or (Base mode) the Base profile's blocks generated up front and released on the beat.
+    const CHAIN_ID = options.chain === 'base' ? BASE_PROFILE_CHAIN : ANVIL_CHAIN_ID;
+    let rpcUrl: string;
+    let burstBlock: number | null = null;
+    if (options.chain === 'base') {
+      // Enough blocks for the warm-up, the schedule and the last holders' runs past it.
+      const blocks = 5 + Math.ceil((options.durationSeconds + options.timeoutSeconds) / options.blockSeconds) + 10;
+      if (options.burstTransactions > 0) burstBlock = 5 + Math.round((options.durationSeconds * 0.6) / options.blockSeconds);
+      const t0 = performance.now();
+      baseChain = new BaseChain(
+        baseProfileSpec({
+          blocks,
+          transactionsPerBlock: options.txsPerBlock,
+          ...(burstBlock !== null ? { burst: { block: burstBlock, transactions: options.burstTransactions } } : {}),
+        }),
+      );
+      baseNode = await serveReleasedChain(baseChain);
+      rpcUrl = baseNode.url;
+      log(
+        `Base profile: ${baseChain.counts.transactions} transactions in ${baseChain.head} blocks generated in ${((performance.now() - t0) / 1000).toFixed(1)} s${burstBlock !== null ? `; block ${burstBlock} holds ${options.burstTransactions}` : ''}`,
+      );
+    } else {
+      anvil = await startAnvil({ chainId: CHAIN_ID });
+      rpcUrl = anvil.rpcUrl;
+    }
+    const rpc = createPublicClient({ transport: http(rpcUrl, { batch: { batchSize: 1_000, wait: 0 }, timeout: 60_000 }) });
     const call: Call = (method, params = []) =>
       (rpc.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method, params });
-    await call('evm_setAutomine', [false]);
-    const accounts = ((await call('eth_accounts')) as Address[]).map((account) => getAddress(account));
+    if (anvil) await call('evm_setAutomine', [false]);
+    const accounts = anvil ? ((await call('eth_accounts')) as Address[]).map((account) => getAddress(account)) : [];
     const nonces = new Map<Address, number>();
     for (const account of accounts) nonces.set(account, Number(await call('eth_getTransactionCount', [account, 'pending'])));
     const send = (from: Address, to: Address, value: bigint): Promise<string> => {
@@ -371,7 +474,7 @@ async function main(): Promise<void> {
     };
     const recipients = Array.from({ length: 50 }, (_, i) => getAddress(slice(keccak256(toBytes(`lambda bench recipient ${i}`)), 12)));
 
-    ssm = await startSsm(anvil.rpcUrl);
+    ssm = await startSsm(rpcUrl);
     // DetectDeposits as Lambda runs it: its own execution environment, invoked by the queue's pollers.
     depositLambda = new LocalLambda({
       handler: DEPOSIT_CONSUMER.handler,
@@ -397,7 +500,10 @@ async function main(): Promise<void> {
       functionName: 'IngestChain',
       timeoutMs: options.timeoutSeconds * 1000,
       memoryMb: options.memoryMb,
+      limitCpu: options.limitCpu,
       env: {
+        // Each invocation's CPU, DynamoDB calls and write heat (lib/lambda-measure.ts).
+        BENCH_MEASURE: '1',
         DYNAMODB_ENDPOINT: table.endpoint,
         TABLE_NAME: tableName,
         AWS_ENDPOINT_URL_SSM: ssm.endpoint,
@@ -423,6 +529,7 @@ async function main(): Promise<void> {
     let stopMining = false;
     let transactions = 0;
     const sendTransfers = async () => {
+      if (!anvil) return;
       const sends: Promise<string>[] = [];
       for (let i = 0; i < options.txsPerBlock; i += 1) {
         const from = accounts[1 + ((transactions + i) % (accounts.length - 1))]!;
@@ -439,6 +546,15 @@ async function main(): Promise<void> {
         const wait = t0 + index * beatMs - Date.now();
         if (wait > 0) await sleep(wait);
         if (stopMining) break;
+        if (baseNode && baseChain) {
+          const number = baseNode.head + 1;
+          const block = baseChain.blocks[number];
+          if (!block) throw new Error(`the Base profile's ${baseChain.head} blocks ran out (a longer run needs more)`);
+          baseNode.release(number);
+          mined.push({ number, minedAt: Date.now(), hash: block.hash, timestamp: block.timestamp });
+          transactions += block.txs.length;
+          continue;
+        }
         await call('evm_mine');
         const minedAt = Date.now();
         const head = (await call('eth_getBlockByNumber', ['latest', false])) as { number: string; hash: string; timestamp: string };
@@ -485,8 +601,9 @@ async function main(): Promise<void> {
 
     // Warm-up: a few blocks before the schedule starts, so the chain has a block interval to observe.
     while (mined.length < 5) await sleep(100);
+    const tableCpuAtStart = processCpuSeconds(gateway.pid);
     log(
-      `anvil ${anvil.rpcUrl}: ${mined.length} blocks on a ${options.blockSeconds} s beat; schedule: an invocation every ${options.scheduleSeconds} s (timeout ${options.timeoutSeconds} s) for ${options.durationSeconds} s`,
+      `${anvil ? 'anvil' : 'Base profile node'} ${rpcUrl}: ${mined.length} blocks on a ${options.blockSeconds} s beat; schedule: an invocation every ${options.scheduleSeconds} s (timeout ${options.timeoutSeconds} s) for ${options.durationSeconds} s`,
     );
     const scheduleStart = Date.now();
     const scheduleEnd = scheduleStart + options.durationSeconds * 1000;
@@ -528,6 +645,7 @@ async function main(): Promise<void> {
 
     // Deposits: an order, then its exact amount at a random moment of a beat.
     const depositing = (async () => {
+      if (!anvil) return; // (Base mode: no orders on the generated chain)
       await sleep(options.scheduleSeconds * 1000);
       let index = 0;
       while (Date.now() < scheduleEnd - 10_000) {
@@ -573,6 +691,9 @@ async function main(): Promise<void> {
     await lambda.drain();
     await queue.drain();
     await depositLambda.drain();
+    // (Before the harness's own reads of the node and the table below.)
+    const tableCpuSeconds = processCpuSeconds(gateway.pid) - tableCpuAtStart;
+    const nodeCalls = baseNode ? new Map(baseNode.calls) : null;
     // The last reads.
     const drainUntil = Date.now() + 10_000;
     while (Date.now() < drainUntil && (!shownAt.has(lastBlock) || deposits.some((deposit) => deposit.detectedAt === null)))
@@ -599,10 +720,13 @@ async function main(): Promise<void> {
     const wrongHash = [...nodeHashes.entries()]
       .filter(([number, hash]) => storedNumbers.has(number) && storedNumbers.get(number) !== hash)
       .map(([number]) => number);
+    // (A block whose event alone exceeds a message is sent in parts, one after the other: it is published once, by its first part.)
     const publishedBlocks = queue.messages
       .map((message) => decodeListenerMessage(message.body))
       .flatMap((message) =>
-        message.kind === 'blocksIngested' ? message.events.filter((event) => event.mode === 'advance').map((event) => event.block) : [],
+        message.kind === 'blocksIngested' && (message.part?.index ?? 0) === 0
+          ? message.events.filter((event) => event.mode === 'advance').map((event) => event.block)
+          : [],
       );
     const publishedCount = new Map<number, number>();
     for (const block of publishedBlocks) publishedCount.set(block.number, (publishedCount.get(block.number) ?? 0) + 1);
@@ -615,6 +739,10 @@ async function main(): Promise<void> {
     const depositItems = await Promise.all(
       deposits.map(async (deposit) => (await queryAll(rangeQuery(orderKeys.depositsRange(deposit.orderId)))).items.length),
     );
+    // The transactions of the blocks the ingest wrote (Base mode: the generator's; anvil: those sent).
+    const transactionsIngested = baseChain
+      ? baseChain.blocks.slice(0, (cursorAtEnd ?? -1) + 1).reduce((sum, block) => sum + block.txs.length, 0)
+      : transactions;
 
     const result = summarise({
       options,
@@ -637,6 +765,13 @@ async function main(): Promise<void> {
       transactions,
       scheduleStart,
       endedAt,
+      ingestUsage: {
+        transactionsIngested,
+        nodeCalls,
+        tableCpuSeconds,
+        cpuLimit: lambda.cpuLimit,
+        burstBlock,
+      },
       continuity: {
         tableBlocks: { count: storedNumbers.size, expected: lastBlock + 1, missing: missingInTable, wrongHash },
         queue: {
@@ -669,6 +804,7 @@ async function main(): Promise<void> {
     await queue?.close();
     await ssm?.close();
     await anvil?.stop();
+    await baseNode?.close();
     await gateway?.close();
   }
 }
@@ -715,6 +851,13 @@ function summarise(input: {
   scheduleStart: number;
   endedAt: number;
   continuity: LambdaFollowResult['continuity'];
+  ingestUsage: {
+    transactionsIngested: number;
+    nodeCalls: Map<string, number> | null;
+    tableCpuSeconds: number;
+    cpuLimit: LambdaFollowResult['cpuLimit'];
+    burstBlock: number | null;
+  };
 }): LambdaFollowResult {
   const { options, mined, shownAt, deposits } = input;
   // Measured: the blocks mined once the first invocation had caught up (the API showed the head of then).
@@ -723,7 +866,10 @@ function summarise(input: {
       block.minedAt >= input.scheduleStart &&
       (shownAt.get(block.number) ?? Infinity) <= (mined.find((next) => next.number === block.number + 1)?.minedAt ?? Infinity),
   );
-  const measured = firstCaughtUp ? mined.filter((block) => block.number > firstCaughtUp.number) : [];
+  // (A run that never caught up, as a follower too slow for its chain: every block mined once the first invocation had run a schedule period.)
+  const measured = firstCaughtUp
+    ? mined.filter((block) => block.number > firstCaughtUp.number)
+    : mined.filter((block) => block.minedAt >= input.scheduleStart + options.scheduleSeconds * 1000);
   const chaos = input.kill
     ? chaosRecovery({
         invocation: input.kill.invocation,
@@ -733,7 +879,23 @@ function summarise(input: {
         budgetBlocks: LAMBDA_LAG_BUDGET_BLOCKS,
       })
     : null;
-  const inWindow = new Set(chaos?.windowBlocks ?? []);
+  // The burst's window: from the burst block to the first block after it shown within the lag budget.
+  const lagOf = (block: MinedBlock): number | null => {
+    const at = shownAt.get(block.number);
+    return at === undefined ? null : mined.filter((other) => other.minedAt > block.minedAt && other.minedAt <= at).length;
+  };
+  const burstBlock = input.ingestUsage.burstBlock;
+  const recovered =
+    burstBlock === null
+      ? undefined
+      : mined.find((block) => block.number > burstBlock && (lagOf(block) ?? Infinity) <= LAMBDA_LAG_BUDGET_BLOCKS);
+  const burstWindow =
+    burstBlock === null
+      ? []
+      : mined
+          .filter((block) => block.number >= burstBlock && (recovered === undefined || block.number < recovered.number))
+          .map((b) => b.number);
+  const inWindow = new Set([...(chaos?.windowBlocks ?? []), ...burstWindow]);
   const lagSeconds: number[] = [];
   const lagBlocks: number[] = [];
   const fromTimestamp: number[] = [];
@@ -841,6 +1003,39 @@ function summarise(input: {
     input.depositItems.every((count) => count === 1);
   const lagP99 = percentileOf(lagBlocks, 99);
   const depositP99 = percentileOf(depositSeconds, 99);
+  const base = options.chain === 'base';
+  // The ingest's own measures (lib/lambda-measure.ts, reported by each invocation's environment).
+  const usage = input.ingestUsage;
+  const perTransaction = (value: number): number | null =>
+    usage.transactionsIngested > 0 ? Math.round((value / usage.transactionsIngested) * 1000) / 1000 : null;
+  const cpuMs = input.records.reduce((sum, record) => sum + (record.usage?.cpuMs ?? 0), 0);
+  const callsByCommand = new Map<string, number>();
+  const heat = new Map<string, number>();
+  for (const record of input.records) {
+    for (const [command, count] of Object.entries(record.usage?.calls ?? {}))
+      callsByCommand.set(command, (callsByCommand.get(command) ?? 0) + count);
+    for (const [key, units] of record.usage?.heat ?? []) heat.set(key, (heat.get(key) ?? 0) + units);
+  }
+  const totalCalls = [...callsByCommand.values()].reduce((sum, count) => sum + count, 0);
+  const hottest = [...heat]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([key, units]) => {
+      const perTx = units / Math.max(1, usage.transactionsIngested);
+      return {
+        key,
+        writeUnitsPerTransaction: Math.round(perTx * 10_000) / 10_000,
+        writeUnitsPerSecondAt3xBase: Math.round(perTx * HOT_PARTITION_TARGET_TPS),
+      };
+    });
+  const nodeCallTotal = usage.nodeCalls ? [...usage.nodeCalls.values()].reduce((sum, count) => sum + count, 0) : null;
+  const byTransaction = (entries: Iterable<[string, number]>): Record<string, number> =>
+    Object.fromEntries([...entries].sort((a, b) => b[1] - a[1]).map(([name, count]) => [name, perTransaction(count) ?? 0]));
+  const burstLags = burstWindow
+    .map((number) => mined.find((block) => block.number === number)!)
+    .map(lagOf)
+    .filter((value): value is number => value !== null);
+  const recoveryBlocks = recovered && burstBlock !== null ? recovered.number - burstBlock : null;
   const errors = [...records, ...consumerRecords]
     .filter((record) => record.outcome === 'error')
     .map((record) => `${record.id}: ${record.error}`);
@@ -859,6 +1054,8 @@ function summarise(input: {
     settings: { ...options, eventBlockTimeMs: 'observed by the ingest', leaseTtlMs: DEPLOYED.leaseTtlSeconds * 1000, deployed: DEPLOYED },
     outcome,
     chain: {
+      profile: options.chain,
+      transactionsPerBlock: options.txsPerBlock,
       blocks: mined.length,
       firstMeasured: measured[0]?.number ?? null,
       head: mined.at(-1)?.number ?? 0,
@@ -909,6 +1106,31 @@ function summarise(input: {
         consumerBilledSeconds: r2(consumerBilledSeconds) ?? 0,
       },
     },
+    burst:
+      burstBlock === null
+        ? null
+        : {
+            transactions: options.burstTransactions,
+            block: burstBlock,
+            recoveryBlocks,
+            budgetBlocks: LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS,
+            lagBlocks: stats(burstLags),
+            windowBlocks: burstWindow,
+          },
+    ingestCpuMsPerTransaction: perTransaction(cpuMs),
+    dynamodbCallsPerTransaction: perTransaction(totalCalls),
+    dynamodbCallsByCommand: byTransaction(callsByCommand),
+    nodeCallsPerTransaction: nodeCallTotal === null ? null : perTransaction(nodeCallTotal),
+    nodeCallsByMethod: byTransaction(usage.nodeCalls ?? []),
+    hottestPartitionWriteUnitsPerSecondAt3xBase: hottest[0]?.writeUnitsPerSecondAt3xBase ?? null,
+    hottestPartitions: hottest,
+    table: {
+      kind: 'dynalite, embedded in the local gateway process',
+      cpuSeconds: r2(usage.tableCpuSeconds) ?? 0,
+      cpuShareOfRun: wallSeconds > 0 ? r2(usage.tableCpuSeconds / wallSeconds) : null,
+    },
+    cpuLimit: usage.cpuLimit,
+    transactionsIngested: usage.transactionsIngested,
     chaos: chaos
       ? {
           ...chaos,
@@ -967,14 +1189,15 @@ function summarise(input: {
     },
     budget: {
       p99LagBlocks: LAMBDA_LAG_BUDGET_BLOCKS,
-      p99DepositSeconds: LAMBDA_DEPOSIT_BUDGET_SECONDS,
+      p99DepositSeconds: base ? null : LAMBDA_DEPOSIT_BUDGET_SECONDS,
+      burstRecoveryBlocks: burstBlock === null ? null : LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS,
       pass:
         lagP99 !== null &&
         lagP99 <= LAMBDA_LAG_BUDGET_BLOCKS &&
         notShown === 0 &&
-        depositP99 !== null &&
-        depositP99 <= LAMBDA_DEPOSIT_BUDGET_SECONDS &&
+        (base || (depositP99 !== null && depositP99 <= LAMBDA_DEPOSIT_BUDGET_SECONDS)) &&
         detected.length === deposits.length &&
+        (burstBlock === null || (recoveryBlocks !== null && recoveryBlocks <= LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS)) &&
         (chaos === null || chaos.recoveredAt !== null) &&
         continuity.pass &&
         errors.length === 0 &&
@@ -1010,6 +1233,8 @@ The real ingest handler (functions/ingest/ingest-chain.ts) in local Lambda envir
 | deposit queue: message sent -> its poll returned, ms | ${dq.sendToReceiveMs.p50} | ${dq.sendToReceiveMs.p99} | ${dq.sendToReceiveMs.max} |
 | deposit queue: DetectDeposits invocation, ms | ${dq.invocationMs.p50} | ${dq.invocationMs.p99} | ${dq.invocationMs.max} |
 
+${ingestMarkdown(r)}
+
 ${r.lag.notShown > 0 ? `**${r.lag.notShown} blocks were never shown by the API.**\n\n` : ''}${
   c
     ? `**Chaos**: ${c.invocation} killed (SIGKILL of its environment) ${c.killedAfterSeconds} s into its run, the API at block ${c.headAtKill ?? '-'}. The chain stayed unwritten **${c.unwrittenSeconds ?? 'to the end'} s** (the API's head did not move; ${c.firstAdvanceAfterSeconds ?? '-'} s from the kill to its next advance: the lease's ttl, then the next tick's invocation taking over); API current again (a block mined after the kill shown within ${r.budget.p99LagBlocks} blocks) ${c.recoverySeconds ?? 'never'} s after the kill. Lag spike: **${c.lagSpike.blocks ?? '-'} blocks**, ${c.lagSpike.seconds ?? '-'} s over the window's ${c.windowBlocks.length} blocks (${c.windowBlocks[0] ?? '-'}..${c.windowBlocks.at(-1) ?? '-'}), left out of the lag budget's p99 and shown in the rows "chaos window included". Continuity across the kill: ${c.noBlockLostOrRepeated ? 'no block lost or repeated' : '**broken**'}.`
@@ -1033,6 +1258,35 @@ ${i.perInvocation
   )
   .join('\n')}
 `;
+}
+
+/** The ingest's own measures, and Base mode's chain and burst. */
+function ingestMarkdown(r: LambdaFollowResult): string {
+  const b = r.burst;
+  const lines = [
+    r.chain.profile === 'base'
+      ? `**Base mode**: the Base profile generator as the node (HTTP JSON-RPC, its head released on the beat, Multicall3 present), ${r.chain.transactionsPerBlock} transactions a block${b ? `, block ${b.block} a burst of ${b.transactions}` : ''}; no deposits. ${b ? `**Burst recovery: ${b.recoveryBlocks ?? 'never'} blocks** (budget <= ${b.budgetBlocks}) after the burst until a block was shown within ${r.budget.p99LagBlocks} blocks; lag over its window (${b.windowBlocks.length} blocks, left out of the p99 above): p50 ${b.lagBlocks.p50}, max ${b.lagBlocks.max} blocks.` : ''}`
+      : '',
+    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction**; **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
+      r.dynamodbCallsByCommand,
+    )
+      .slice(0, 6)
+      .map(([command, count]) => `${command} ${count}`)
+      .join(', ')}); ${
+      r.nodeCallsPerTransaction === null
+        ? 'node calls not counted (anvil)'
+        : `**${r.nodeCallsPerTransaction} node calls a transaction** (${Object.entries(r.nodeCallsByMethod)
+            .slice(0, 6)
+            .map(([method, count]) => `${method} ${count}`)
+            .join(', ')})`
+    }; hottest partition at 300 tx/s (3x Base): **${r.hottestPartitionWriteUnitsPerSecondAt3xBase ?? '-'} write units a second** (limit 1,000; ${r.hottestPartitions
+      .slice(0, 3)
+      .map((entry) => `${entry.key.slice(0, 60)} ${entry.writeUnitsPerSecondAt3xBase}`)
+      .join(
+        ', ',
+      )}). The table (${r.table.kind}) used ${r.table.cpuSeconds} s of CPU, ${r.table.cpuShareOfRun ?? '-'} of a core over the run.`,
+  ];
+  return lines.filter((line) => line !== '').join('\n\n');
 }
 
 async function writeAtomically(file: string, text: string): Promise<void> {

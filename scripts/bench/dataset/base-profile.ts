@@ -330,10 +330,10 @@ export class BaseChain extends SyntheticChain {
       };
       parentHash = block.hash;
       const baseFee = block.baseFee as bigint;
-      const userDeposits =
-        sequence === 0 ? Math.min(shape.transactionsPerBlock - 1, Math.floor(random() * (2 * shape.userDepositsPerEpoch + 1))) : 0;
+      const transactions = shape.burst?.block === number ? shape.burst.transactions : shape.transactionsPerBlock;
+      const userDeposits = sequence === 0 ? Math.min(transactions - 1, Math.floor(random() * (2 * shape.userDepositsPerEpoch + 1))) : 0;
 
-      for (let position = 0; position < shape.transactionsPerBlock; position += 1) {
+      for (let position = 0; position < transactions; position += 1) {
         const hash = hash32(`bench:${chainId}:tx:${number}:${position}`);
         const logs: LogSpec[] = [];
         const calls: CallFrame[] = [];

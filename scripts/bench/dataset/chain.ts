@@ -12,8 +12,17 @@
  * balances start at a hidden allowance (BASE) so that no balance goes negative.
  */
 import { createHash } from 'node:crypto';
-import { createPublicClient, custom, keccak256, toFunctionSelector, type Hex, type PublicClient } from 'viem';
-import { TOPIC } from '../../../shared/chain/abis';
+import {
+  createPublicClient,
+  custom,
+  decodeFunctionData,
+  encodeFunctionResult,
+  keccak256,
+  toFunctionSelector,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { MULTICALL3_ADDRESS, multicall3Abi, TOPIC } from '../../../shared/chain/abis';
 
 export type TokenKind = 'ERC-20' | 'ERC-721' | 'ERC-1155';
 
@@ -51,6 +60,11 @@ export interface ChainSpec {
   /** Beacon withdrawals per block (one to the whale every 4th block). */
   withdrawalsPerBlock: number;
   /**
+   * Multicall3 deployed at its canonical address from block 0 (aggregate3 and getEthBalance answered
+   * as the contract answers them), as on Base; absent (no code there) when not set.
+   */
+  multicall3?: boolean;
+  /**
    * A chain profile with a generator of its own (base-profile.ts: OP-stack deposits, a Zipf-like mix
    * of swaps and transfers); absent for the dataset's chains of spec.ts, which this file generates.
    */
@@ -61,6 +75,8 @@ export interface ChainSpec {
 export interface BaseShape {
   /** Transactions in every block, its deposits included. */
   transactionsPerBlock: number;
+  /** One block with this many transactions instead (a peak). */
+  burst?: { block: number; transactions: number };
   blockSeconds: number;
   /** L2 blocks per L1 block (an epoch): user deposits come in the first block of an epoch. */
   epochBlocks: number;
@@ -745,24 +761,49 @@ export class SyntheticChain {
       }
       case 'eth_getCode': {
         const address = String(params[0]).toLowerCase();
-        return this.contracts.has(address) ? CODE : '0x';
+        return this.contracts.has(address) || (this.spec.multicall3 === true && address === MULTICALL3_ADDRESS) ? CODE : '0x';
       }
       case 'eth_getBalance': {
         const address = String(params[0]).toLowerCase();
         const block = params[1] === 'latest' || params[1] === undefined ? this.head : Number(BigInt(params[1] as string));
-        return hex(this.coins.get(address)?.at(block) ?? COIN_BASE);
+        return hex(this.coinBalance(address, block));
       }
       case 'eth_getStorageAt':
         // No proxies: every storage slot is zero.
         return `0x${word(0)}`;
       case 'eth_call': {
         const call = params[0] as { to?: string; data?: string; input?: string };
-        const block = Number(BigInt((params[1] as string | undefined) ?? hex(this.head)));
-        return this.call(String(call.to).toLowerCase(), String(call.data ?? call.input ?? '0x').toLowerCase(), block);
+        const tag = params[1] as string | undefined;
+        const block = tag === undefined || tag === 'latest' ? this.head : Number(BigInt(tag));
+        const to = String(call.to).toLowerCase();
+        const data = String(call.data ?? call.input ?? '0x').toLowerCase();
+        if (this.spec.multicall3 === true && to === MULTICALL3_ADDRESS) return this.multicall(data, block);
+        return this.call(to, data, block);
       }
       default:
         throw Object.assign(new Error(`the method ${method} does not exist/is not available`), { code: -32601 });
     }
+  }
+
+  /** Multicall3 at `block`: aggregate3 (each call answered as its own eth_call would be; none reverts) and getEthBalance. */
+  private multicall(data: string, block: number): string {
+    const decoded = decodeFunctionData({ abi: multicall3Abi, data: data as Hex });
+    if (decoded.functionName === 'getEthBalance') {
+      const address = String(decoded.args[0]).toLowerCase();
+      return encodeFunctionResult({ abi: multicall3Abi, functionName: 'getEthBalance', result: this.coinBalance(address, block) });
+    }
+    if (decoded.functionName !== 'aggregate3') throw Object.assign(new Error('execution reverted'), { code: 3 });
+    const results = decoded.args[0].map((entry) => {
+      const target = entry.target.toLowerCase();
+      const callData = entry.callData.toLowerCase();
+      const returnData = target === MULTICALL3_ADDRESS ? this.multicall(callData, block) : this.call(target, callData, block);
+      return { success: true, returnData: returnData as Hex };
+    });
+    return encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: results });
+  }
+
+  private coinBalance(address: string, block: number): bigint {
+    return this.coins.get(address)?.at(block) ?? COIN_BASE;
   }
 
   private call(to: string, data: string, block: number): string {

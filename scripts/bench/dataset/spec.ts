@@ -86,6 +86,8 @@ export const BASE_PROFILE_CHAIN = 38_453;
 export interface BaseProfileSize {
   blocks: number;
   transactionsPerBlock: number;
+  /** One block of a peak (a burst) holding this many transactions instead (the Lambda harness's Base mode). */
+  burst?: { block: number; transactions: number };
 }
 
 /**
@@ -109,7 +111,7 @@ export function baseProfileSpec(size: BaseProfileSize = BASE_PROFILE_DEFAULT_SIZ
   return {
     chainId: BASE_PROFILE_CHAIN,
     seed: 8453,
-    transactions: size.blocks * size.transactionsPerBlock,
+    transactions: size.blocks * size.transactionsPerBlock + (size.burst ? size.burst.transactions - size.transactionsPerBlock : 0),
     blocks: size.blocks,
     spanSeconds: size.blocks * blockSeconds,
     firstTimestamp: FIRST_TIMESTAMP,
@@ -124,8 +126,11 @@ export function baseProfileSpec(size: BaseProfileSize = BASE_PROFILE_DEFAULT_SIZ
     whaleTxShare: 0,
     whaleReceiveShare: 0,
     withdrawalsPerBlock: 0,
+    // Base has Multicall3 at its canonical address (the ingest reads contract state and coin balances through it).
+    multicall3: true,
     base: {
       transactionsPerBlock: size.transactionsPerBlock,
+      ...(size.burst ? { burst: size.burst } : {}),
       blockSeconds,
       epochBlocks: 6,
       userDepositsPerEpoch: 2,

@@ -316,14 +316,31 @@ export function lambdaBudgets(lambda: LambdaFollowResult): Budget[] {
       lambda.budget.p99LagBlocks,
       `${lambda.lag.seconds.p99} s; ${lambda.invocations.handovers} handovers${notShown}`,
     ),
-    check(
-      'lambda',
-      FAMILIES.lambdaDeposit,
-      'lambda deposit-to-detected p99 (seconds)',
-      undetected > 0 ? null : lambda.deposits.seconds.p99,
-      lambda.budget.p99DepositSeconds,
-      undetected > 0 ? `${undetected} of ${lambda.deposits.sent} deposits never detected` : `${lambda.deposits.sent} deposits`,
-    ),
+    // (Base mode sends no deposits: the generated chain has no orders.)
+    ...(lambda.budget.p99DepositSeconds === null
+      ? []
+      : [
+          check(
+            'lambda',
+            FAMILIES.lambdaDeposit,
+            'lambda deposit-to-detected p99 (seconds)',
+            undetected > 0 ? null : lambda.deposits.seconds.p99,
+            lambda.budget.p99DepositSeconds,
+            undetected > 0 ? `${undetected} of ${lambda.deposits.sent} deposits never detected` : `${lambda.deposits.sent} deposits`,
+          ),
+        ]),
+    ...(lambda.burst && lambda.budget.burstRecoveryBlocks !== null
+      ? [
+          check(
+            'lambda',
+            FAMILIES.lambdaLag,
+            `lambda blocks after a ${lambda.burst.transactions}-transaction burst until the lag is back`,
+            lambda.burst.recoveryBlocks,
+            lambda.budget.burstRecoveryBlocks,
+            `block ${lambda.burst.block}`,
+          ),
+        ]
+      : []),
     check('lambda', FAMILIES.lambdaContinuity, 'lambda blocks lost, repeated or out of order', broken, 0),
     check(
       'lambda',

@@ -7,7 +7,9 @@
  *
  * argv[2]: the handler module (relative to the repository root). Messages (IPC):
  *   parent -> { type: 'invoke', id, event, deadline, functionName, memoryMb }
- *   child  -> { type: 'ready', initMs } | { type: 'result', id, result } | { type: 'error', id, error }
+ *   child  -> { type: 'ready', initMs } | { type: 'result', id, result, usage? } | { type: 'error', id, error, usage? }
+ * With BENCH_MEASURE=1 each answer carries `usage`: the process's CPU during the invocation (user +
+ * system, ms) and its table client's calls and write heat (lambda-measure.ts).
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,9 +33,14 @@ async function main(): Promise<void> {
   const module = (await import(pathToFileURL(path.resolve(modulePath)).href)) as { handler?: Handler };
   const handler = module.handler;
   if (typeof handler !== 'function') throw new Error(`${modulePath} exports no handler`);
+  const measure = process.env.BENCH_MEASURE === '1' ? await import('./lambda-measure') : undefined;
   process.send({ type: 'ready', initMs: performance.now() - started });
   process.on('message', (message: InvokeMessage) => {
     if (message?.type !== 'invoke') return;
+    measure?.takeTableUsage();
+    const cpu = process.cpuUsage();
+    const usage = () =>
+      measure ? { usage: { cpuMs: ((u) => (u.user + u.system) / 1000)(process.cpuUsage(cpu)), ...measure.takeTableUsage() } } : {};
     const context = {
       awsRequestId: message.id,
       functionName: message.functionName,
@@ -49,12 +56,13 @@ async function main(): Promise<void> {
       succeed: () => undefined,
     } as Context;
     handler(message.event, context).then(
-      (result) => process.send?.({ type: 'result', id: message.id, result }),
+      (result) => process.send?.({ type: 'result', id: message.id, result, ...usage() }),
       (error: unknown) =>
         process.send?.({
           type: 'error',
           id: message.id,
           error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          ...usage(),
         }),
     );
   });

@@ -12,10 +12,16 @@
  *
  * Every invocation is recorded (start, end, init, result or error, timed out, killed), for the billed
  * duration (Lambda bills the init phase too, since August 2025) and the harness's checks.
+ *
+ * With `limitCpu`, each container gets the CPU Lambda gives its memory size: memory / 1,769 MB of one
+ * vCPU (lambdaVcpus), enforced by a CFS quota of a cgroup (v1, /sys/fs/cgroup/cpu) of its own where the
+ * machine lets this process make one; `cpuLimit` says whether it could.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TableUsage } from './lambda-measure';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CONTAINER = 'scripts/bench/lib/lambda-container.ts';
@@ -33,6 +39,8 @@ export interface InvocationRecord {
   outcome: 'result' | 'error' | 'timeout' | 'killed';
   result?: unknown;
   error?: string;
+  /** What the container measured of the invocation (with BENCH_MEASURE=1 in its environment: lambda-measure.ts). */
+  usage?: { cpuMs: number } & TableUsage;
 }
 
 interface Container {
@@ -53,7 +61,15 @@ export interface LocalLambdaOptions {
   env: Record<string, string>;
   /** Called with each finished invocation. */
   onInvocation?: (record: InvocationRecord) => void;
+  /** Give each container the CPU share of `memoryMb` (see the file comment). */
+  limitCpu?: boolean;
 }
+
+/** Lambda's CPU by memory size: one vCPU at 1,769 MB, in proportion below and above (up to 6 at 10,240 MB). */
+export const lambdaVcpus = (memoryMb: number): number => Math.min(6, memoryMb / 1769);
+
+const CGROUP_CPU = '/sys/fs/cgroup/cpu';
+const CFS_PERIOD_US = 100_000;
 
 export class LocalLambda {
   readonly invocations: InvocationRecord[] = [];
@@ -61,8 +77,13 @@ export class LocalLambda {
   private readonly pending = new Set<Promise<InvocationRecord>>();
   private readonly running = new Map<string, { startedAt: number; container: Container; killed: boolean }>();
   private sequence = 0;
+  private readonly cgroups: string[] = [];
+  /** How the containers' CPU was limited: a cgroup's quota of `vcpus`, or not at all (no limit asked, or none could be set). */
+  cpuLimit: { by: 'cgroup'; vcpus: number } | { by: 'none'; why: string };
 
-  constructor(private readonly options: LocalLambdaOptions) {}
+  constructor(private readonly options: LocalLambdaOptions) {
+    this.cpuLimit = options.limitCpu ? { by: 'cgroup', vcpus: lambdaVcpus(options.memoryMb) } : { by: 'none', why: 'not asked' };
+  }
 
   /** Containers started so far (cold starts). */
   get coldStarts(): number {
@@ -100,7 +121,33 @@ export class LocalLambda {
 
   /** Stops every container. */
   async close(): Promise<void> {
+    const exits = this.containers
+      .filter((container) => container.child.exitCode === null && container.child.signalCode === null)
+      .map((container) => new Promise((resolve) => container.child.once('exit', resolve)));
     for (const container of this.containers) if (container.child.exitCode === null) container.child.kill('SIGKILL');
+    await Promise.all(exits);
+    for (const group of this.cgroups.splice(0)) {
+      try {
+        rmdirSync(group);
+      } catch {
+        // (Removed by the system, or a process still leaving it: left for the next boot.)
+      }
+    }
+  }
+
+  /** Puts a container's process in a cgroup of its own whose CFS quota is the memory size's vCPU share. */
+  private limit(child: ChildProcess, index: number): void {
+    if (this.cpuLimit.by !== 'cgroup' || child.pid === undefined) return;
+    const group = `${CGROUP_CPU}/bench-lambda-${process.pid}-${this.options.functionName}-${index}`;
+    try {
+      mkdirSync(group);
+      this.cgroups.push(group);
+      writeFileSync(`${group}/cpu.cfs_period_us`, String(CFS_PERIOD_US));
+      writeFileSync(`${group}/cpu.cfs_quota_us`, String(Math.round(this.cpuLimit.vcpus * CFS_PERIOD_US)));
+      writeFileSync(`${group}/cgroup.procs`, String(child.pid));
+    } catch (error) {
+      this.cpuLimit = { by: 'none', why: `no cgroup could be set (${(error as Error).message})` };
+    }
   }
 
   private async run(event: unknown): Promise<InvocationRecord> {
@@ -140,13 +187,14 @@ export class LocalLambda {
     this.running.set(id, running);
     const record = await new Promise<InvocationRecord>((resolve) => {
       const base = { id, event, invokedAt, startedAt, initMs, container: container.index };
-      const onMessage = (message: { type: string; id?: string; result?: unknown; error?: string }) => {
+      const onMessage = (message: { type: string; id?: string; result?: unknown; error?: string; usage?: InvocationRecord['usage'] }) => {
         if (message.id !== id) return;
         cleanup();
+        const usage = message.usage ? { usage: message.usage } : {};
         resolve(
           message.type === 'result'
-            ? { ...base, endedAt: Date.now(), outcome: 'result', result: message.result }
-            : { ...base, endedAt: Date.now(), outcome: 'error', error: message.error },
+            ? { ...base, endedAt: Date.now(), outcome: 'result', result: message.result, ...usage }
+            : { ...base, endedAt: Date.now(), outcome: 'error', error: message.error, ...usage },
         );
       };
       const onExit = () => {
@@ -189,6 +237,7 @@ export class LocalLambda {
       env: { ...process.env, NODE_NO_WARNINGS: '1', ...this.options.env },
     });
     const container: Container = { index: this.containers.length, child, busy: false, output: '', ready: Promise.resolve(0) };
+    this.limit(child, container.index);
     const keep = (chunk: Buffer) => {
       container.output = (container.output + chunk.toString()).slice(-20_000);
     };

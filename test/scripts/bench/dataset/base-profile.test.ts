@@ -4,13 +4,13 @@
  * swaps, a Zipf-like concentration on a few tokens), answers as an OP node does, stays consistent
  * (balances and coin add up), and the real ingest indexes it without a warning.
  */
-import { toEventSelector } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, toEventSelector, type Hex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { useTestTable } from '../../../support/table';
 import { BaseChain, OP_ADDRESSES, zipf } from '../../../../scripts/bench/dataset/base-profile';
 import { BASE, COIN_BASE, prng, type ChainSpec } from '../../../../scripts/bench/dataset/chain';
 import { baseProfileSpec } from '../../../../scripts/bench/dataset/spec';
-import { TOPIC } from '../../../../shared/chain/abis';
+import { erc20Abi, MULTICALL3_ADDRESS, multicall3Abi, TOPIC } from '../../../../shared/chain/abis';
 import { parseBlock, parseReceipt } from '../../../../shared/chain/rpc-block';
 
 useTestTable('base-profile');
@@ -169,6 +169,57 @@ describe('the Base-like chain profile', () => {
     const mints = chain.blocks.flatMap((block) => block.txs).reduce((sum, tx) => sum + (tx.deposit?.mint ?? 0n), 0n);
     expect(mints).toBeGreaterThan(0n);
     expect(total).toBe(mints);
+  });
+
+  it('has Multicall3 as Base has: aggregate3 and getEthBalance answer what single calls answer', async () => {
+    expect(await chain.request('eth_getCode', [MULTICALL3_ADDRESS, 'latest'])).not.toBe('0x');
+    const block = hex(12);
+    const token = chain.tokens.find((candidate) => candidate.kind === 'ERC-20')!.address as Hex;
+    const holders = [...new Set(chain.blocks[11]!.txs.map((tx) => tx.from))].slice(0, 5) as Hex[];
+    const calls = [
+      ...holders.map((holder) => ({
+        target: token,
+        callData: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [holder] }),
+      })),
+      ...holders.map((holder) => ({
+        target: MULTICALL3_ADDRESS as Hex,
+        callData: encodeFunctionData({ abi: multicall3Abi, functionName: 'getEthBalance', args: [holder] }),
+      })),
+    ];
+    const answer = (await chain.request('eth_call', [
+      {
+        to: MULTICALL3_ADDRESS,
+        data: encodeFunctionData({
+          abi: multicall3Abi,
+          functionName: 'aggregate3',
+          args: [calls.map((call) => ({ ...call, allowFailure: true }))],
+        }),
+      },
+      block,
+    ])) as Hex;
+    const results = decodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', data: answer });
+    expect(results).toHaveLength(calls.length);
+    for (const [index, holder] of holders.entries()) {
+      expect(results[index]).toEqual({
+        success: true,
+        returnData: await chain.request('eth_call', [{ to: token, data: calls[index]!.callData }, block]),
+      });
+      const coin = decodeFunctionResult({
+        abi: multicall3Abi,
+        functionName: 'getEthBalance',
+        data: results[holders.length + index]!.returnData,
+      });
+      expect(coin).toBe(BigInt((await chain.request('eth_getBalance', [holder, block])) as string));
+    }
+    // A chain spec without it has no code there (the dataset's own chains).
+    expect(await new BaseChain({ ...small(2, 10), multicall3: false }).request('eth_getCode', [MULTICALL3_ADDRESS, 'latest'])).toBe('0x');
+  });
+
+  it('holds one block of a peak when asked (the Lambda harness burst)', () => {
+    const spec = small(6, 20);
+    const burst = new BaseChain({ ...spec, base: { ...spec.base!, burst: { block: 4, transactions: 150 } } });
+    expect(burst.blocks.slice(1).map((block) => block.txs.length)).toEqual([20, 20, 20, 150, 20, 20]);
+    expect(baseProfileSpec({ blocks: 6, transactionsPerBlock: 20, burst: { block: 4, transactions: 150 } }).transactions).toBe(250);
   });
 
   it('is indexed by the real ingest without a warning: deposits and L1 fees on their records', { timeout: 120_000 }, async () => {

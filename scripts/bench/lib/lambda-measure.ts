@@ -1,0 +1,39 @@
+/**
+ * What a local Lambda container (lambda-container.ts) measures of its handler when the harness asks
+ * (BENCH_MEASURE=1): the DynamoDB calls its table client sent, and the write units of its write
+ * requests by partition key (partition-heat.ts), both since the last `takeTableUsage`. The process's
+ * CPU is measured by the container itself (process.cpuUsage around each invocation).
+ */
+import { db } from '../../../shared/db/client';
+import { PartitionHeat, recordPartitionWrites } from './partition-heat';
+
+const WRITE_COMMANDS = new Set(['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem']);
+
+export interface TableUsage {
+  /** DynamoDB calls by command (BatchWriteItem, Query, ...). */
+  calls: Record<string, number>;
+  /** Write units by partition key ("table <pk>", "<gsi> <key>"), as partition-heat.ts prices them. */
+  heat: [string, number][];
+}
+
+let calls: Record<string, number> = {};
+let heat = new PartitionHeat();
+
+(db as unknown as { middlewareStack: { add: (...args: unknown[]) => void } }).middlewareStack.add(
+  (next: (args: { input: Record<string, unknown> }) => Promise<unknown>, context: { commandName?: string }) =>
+    async (args: { input: Record<string, unknown> }) => {
+      const command = (context.commandName ?? '?').replace(/Command$/, '');
+      calls[command] = (calls[command] ?? 0) + 1;
+      if (WRITE_COMMANDS.has(command)) recordPartitionWrites(heat, command, args.input);
+      return next(args);
+    },
+  { step: 'initialize', name: 'benchLambdaMeasure' },
+);
+
+/** The calls and write heat since the last call (and starts counting afresh). */
+export function takeTableUsage(): TableUsage {
+  const usage: TableUsage = { calls, heat: [...heat.units] };
+  calls = {};
+  heat = new PartitionHeat();
+  return usage;
+}
