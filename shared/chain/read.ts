@@ -28,6 +28,7 @@ import {
 } from 'viem';
 import { MULTICALL3_ADDRESS, multicall3Abi } from './abis';
 import type { ChainClient } from './client';
+import { CODE_SIZES_PER_CALL, codeSizesCall, decodeCodeSizes } from './code-sizes';
 
 export interface ContractRead {
   address: Address;
@@ -41,14 +42,59 @@ export type ReadResult = { status: 'success'; data: Hex } | { status: 'failure';
 
 /** A chain with no Multicall3 at a block is checked again this many blocks later (it may be deployed since). */
 const MULTICALL_RECHECK_BLOCKS = 10_000n;
+/** After this many refusals in a row of the code-sizes call, a reader asks eth_getCode only. */
+const CODE_SIZES_MAX_REFUSALS = 3;
 
 export class ContractReader {
   /** Lowest block seen to have Multicall3 (it stays once deployed); undefined until seen. */
   private multicallSeenFrom: bigint | undefined;
   /** Highest block seen without Multicall3; undefined until seen. */
   private multicallAbsentAt: bigint | undefined;
+  /** Code-sizes calls refused in a row (code-sizes.ts); at CODE_SIZES_MAX_REFUSALS the reader stops asking. */
+  private codeSizesRefusals = 0;
 
   constructor(private readonly client: ChainClient) {}
+
+  /**
+   * Whether each address holds code at the block: one eth_call a thousand addresses with the
+   * code-sizes program as a state override (code-sizes.ts), else one eth_getCode each (concurrent: one
+   * JSON-RPC batch through the transport). A node that refuses the override, or answers as if it
+   * ignored it, is asked with eth_getCode for that round; after three such rounds in a row, for
+   * good. A transport fault (HTTP error, reset, timeout, the provider's rate limit) is thrown, for
+   * the caller to retry the round.
+   */
+  async hasCode(addresses: readonly string[], blockNumber: bigint): Promise<boolean[]> {
+    if (addresses.length === 0) return [];
+    if (this.codeSizesRefusals < CODE_SIZES_MAX_REFUSALS) {
+      const sizes = await this.codeSizes(addresses, blockNumber);
+      if (sizes) {
+        this.codeSizesRefusals = 0;
+        return sizes.map((size) => size > 0n);
+      }
+      this.codeSizesRefusals += 1;
+    }
+    const codes = await Promise.all(addresses.map((address) => this.client.getCode({ address: address as Address, blockNumber })));
+    return codes.map((code) => code !== undefined && code !== '0x');
+  }
+
+  /** The code sizes by the override call, in chunks; undefined when the node refused it or ignored the override. */
+  private async codeSizes(addresses: readonly string[], blockNumber: bigint): Promise<bigint[] | undefined> {
+    const sizes: bigint[] = [];
+    for (let start = 0; start < addresses.length; start += CODE_SIZES_PER_CALL) {
+      const chunk = addresses.slice(start, start + CODE_SIZES_PER_CALL);
+      let answer: unknown;
+      try {
+        answer = await this.client.request({ method: 'eth_call', params: codeSizesCall(chunk, blockNumber) } as never);
+      } catch (error) {
+        if (isRefusal(error)) return undefined;
+        throw error;
+      }
+      const decoded = decodeCodeSizes(answer, chunk.length);
+      if (!decoded) return undefined;
+      sizes.push(...decoded);
+    }
+    return sizes;
+  }
 
   /**
    * What this reader knows of Multicall3 on the chain (for the chain's recorded capabilities): the
@@ -145,6 +191,22 @@ export class ContractReader {
     this.multicallAbsentAt = absent === undefined || blockNumber > absent ? blockNumber : absent;
     return false;
   }
+}
+
+/**
+ * The node answered a request with a JSON-RPC error of its own (the method or a parameter refused, the
+ * EVM failing the call), not a transport fault nor its rate limit (-32005, or 429 in the error): a
+ * different request may be answered.
+ */
+function isRefusal(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false;
+  const answered = error.walk((cause) => cause instanceof RpcRequestError) as RpcRequestError | null;
+  if (!answered) return false;
+  return (
+    answered.code !== -32005 &&
+    answered.code !== 429 &&
+    !/rate.?limit|too many requests|timed? ?out/i.test(`${answered.shortMessage} ${answered.details}`)
+  );
 }
 
 /**

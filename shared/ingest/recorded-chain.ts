@@ -7,9 +7,10 @@
  * Two layers, because they are keyed differently:
  *  - JSON-RPC requests (a viem custom transport in front of the real client): keyed by method and
  *    params, which name the block, so an answer is the chain's at that block whatever asks for it;
- *  - contract reads (ContractReader.readAll): keyed per call (contract, ABI, function, arguments,
- *    block), not per Multicall3 batch, since the ingest groups calls differently when the table
- *    already knows some addresses.
+ *  - contract reads (ContractReader.readAll) and code checks (ContractReader.hasCode): keyed per call
+ *    (contract, ABI, function, arguments, block) or per address and block, not per Multicall3 or
+ *    code-sizes batch, since the ingest groups them differently when the table already knows some
+ *    addresses. (A code check is kept among the reads as a success whose data is 0x01 or 0x.)
  * A replay answers what was recorded and asks the real client for anything else (a read the worker
  * did not make is still answered, only slower). Failed requests are not recorded: they fail again
  * live, as they did for the worker (a node without eth_getBlockReceipts, say).
@@ -42,6 +43,9 @@ function abiId(abi: Abi): string {
 const readKey = (call: ContractRead, blockNumber: bigint): string =>
   JSON.stringify([call.address.toLowerCase(), abiId(call.abi), call.functionName, call.args ?? [], blockNumber], jsonBigint);
 
+const codeKey = (address: string, blockNumber: bigint): string => JSON.stringify(['code', address.toLowerCase(), blockNumber], jsonBigint);
+const codeRead = (hasCode: boolean): ReadResult => ({ status: 'success', data: hasCode ? '0x01' : '0x' });
+
 /** A chain client whose requests go through `answer` (record or replay), with `real`'s chain. */
 function clientThrough(real: ChainClient, answer: (method: string, params: unknown) => Promise<unknown>): ChainClient {
   const request = (async ({ method, params }: { method: string; params?: unknown }) => answer(method, params)) as EIP1193RequestFn;
@@ -60,6 +64,12 @@ export function recordingChain(real: ChainClient, recording: ChainRecording = em
       const results = await super.readAll(calls, blockNumber);
       for (const [index, call] of calls.entries()) recording.reads.set(readKey(call, blockNumber), results[index]!);
       return results;
+    }
+
+    override async hasCode(addresses: readonly string[], blockNumber: bigint): Promise<boolean[]> {
+      const answers = await super.hasCode(addresses, blockNumber);
+      for (const [index, address] of addresses.entries()) recording.reads.set(codeKey(address, blockNumber), codeRead(answers[index]!));
+      return answers;
     }
   }
   return { client, reader: new RecordingReader(real) as ContractReader, recording };
@@ -89,6 +99,22 @@ export function replayingChain(real: ChainClient, recording: ChainRecording) {
         for (const [index, result] of results.entries()) if (result === undefined) results[index] = answers[next++];
       }
       return results as ReadResult[];
+    }
+
+    override async hasCode(addresses: readonly string[], blockNumber: bigint): Promise<boolean[]> {
+      const answers = addresses.map((address) => {
+        const recorded = recording.reads.get(codeKey(address, blockNumber));
+        return recorded?.status === 'success' ? recorded.data !== '0x' : undefined;
+      });
+      const missing = addresses.filter((_, index) => answers[index] === undefined);
+      counts.replayed += addresses.length - missing.length;
+      if (missing.length > 0) {
+        counts.live += missing.length;
+        const live = await super.hasCode(missing, blockNumber);
+        let next = 0;
+        for (const [index, answer] of answers.entries()) if (answer === undefined) answers[index] = live[next++];
+      }
+      return answers as boolean[];
     }
   }
   return { client, reader: new ReplayingReader(real) as ContractReader, counts };

@@ -23,6 +23,7 @@ import {
   type PublicClient,
 } from 'viem';
 import { MULTICALL3_ADDRESS, multicall3Abi, TOPIC } from '../../../shared/chain/abis';
+import { CODE_SIZES_PROGRAM } from '../../../shared/chain/code-sizes';
 
 export type TokenKind = 'ERC-20' | 'ERC-721' | 'ERC-1155';
 
@@ -759,10 +760,8 @@ export class SyntheticChain {
         if (!block) throw Object.assign(new Error('block not found'), { code: -32000 });
         return block.txs.map((tx) => ({ txHash: tx.hash, result: this.traceJson(tx) }));
       }
-      case 'eth_getCode': {
-        const address = String(params[0]).toLowerCase();
-        return this.contracts.has(address) || (this.spec.multicall3 === true && address === MULTICALL3_ADDRESS) ? CODE : '0x';
-      }
+      case 'eth_getCode':
+        return this.hasCode(String(params[0]).toLowerCase()) ? CODE : '0x';
       case 'eth_getBalance': {
         const address = String(params[0]).toLowerCase();
         const block = params[1] === 'latest' || params[1] === undefined ? this.head : Number(BigInt(params[1] as string));
@@ -777,6 +776,13 @@ export class SyntheticChain {
         const block = tag === undefined || tag === 'latest' ? this.head : Number(BigInt(tag));
         const to = String(call.to).toLowerCase();
         const data = String(call.data ?? call.input ?? '0x').toLowerCase();
+        // A program put at `to` for the call (a state override): the ingest's code-sizes program is run as the EVM would.
+        const override = (params[2] as Record<string, { code?: string }> | undefined)?.[String(call.to)] ?? undefined;
+        if (override?.code !== undefined) {
+          if (override.code.toLowerCase() !== CODE_SIZES_PROGRAM) throw Object.assign(new Error('execution reverted'), { code: 3 });
+          const words = (data.length - 2) / 64;
+          return `0x${Array.from({ length: words }, (_, index) => word(this.hasCode(`0x${data.slice(2 + index * 64 + 24, 2 + (index + 1) * 64)}`) ? (CODE.length - 2) / 2 : 0)).join('')}`;
+        }
         if (this.spec.multicall3 === true && to === MULTICALL3_ADDRESS) return this.multicall(data, block);
         return this.call(to, data, block);
       }
@@ -800,6 +806,10 @@ export class SyntheticChain {
       return { success: true, returnData: returnData as Hex };
     });
     return encodeFunctionResult({ abi: multicall3Abi, functionName: 'aggregate3', result: results });
+  }
+
+  private hasCode(address: string): boolean {
+    return this.contracts.has(address) || (this.spec.multicall3 === true && address === MULTICALL3_ADDRESS);
   }
 
   private coinBalance(address: string, block: number): bigint {

@@ -134,3 +134,84 @@ describe('a gas-burning contract in the same aggregate3 as other contracts', () 
     expect(answers(viaMulticall)).toEqual(answers(alone));
   });
 });
+
+describe('which addresses hold code (ContractReader.hasCode)', () => {
+  /** Contracts, Multicall3, EOAs, never-used addresses, an EIP-7702 delegated account; and eth_getCode's answer for each. */
+  async function addressesAndTruth(extra = 0) {
+    const delegated = '0x00000000000000000000000000000000000d7702' as Address;
+    await publicClient(anvil.rpcUrl).request({
+      method: 'anvil_setCode' as never,
+      params: [delegated, `0xef0100${burner.slice(2)}`] as never,
+    });
+    await publicClient(anvil.rpcUrl).request({ method: 'evm_mine' as never, params: [] as never });
+    const head = await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 });
+    const addresses: string[] = [
+      burner,
+      innocent,
+      MULTICALL3_ADDRESS,
+      account.address,
+      '0x000000000000000000000000000000000000dead',
+      delegated,
+      // Precompiles hold no code.
+      '0x0000000000000000000000000000000000000001',
+      ...Array.from({ length: extra }, (_, index) => `0x${(0xabc000 + index).toString(16).padStart(40, '0')}`),
+    ];
+    const codes = await Promise.all(
+      addresses.map((address) => publicClient(anvil.rpcUrl).getCode({ address: address as Address, blockNumber: head })),
+    );
+    return { addresses, head, truth: codes.map((code) => code !== undefined && code !== '0x') };
+  }
+
+  test("one eth_call a thousand addresses (the code-sizes program as a state override) answers eth_getCode's truth", async () => {
+    const { addresses, head, truth } = await addressesAndTruth(1_200);
+    expect(truth.slice(0, 7)).toEqual([true, true, true, false, false, true, false]);
+    const proxy = await startRpcProxy(anvil.rpcUrl);
+    try {
+      const reader = new ContractReader(createChainClient(proxy.url));
+      expect(await reader.hasCode(addresses, head)).toEqual(truth);
+      expect(proxy.calls.get('eth_call')).toBe(2);
+      expect(proxy.calls.get('eth_getCode') ?? 0).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a node that refuses the override, or ignores it: eth_getCode for that round, and for good after three rounds', async () => {
+    const { addresses, head, truth } = await addressesAndTruth();
+    const refusing = await startRpcProxy(anvil.rpcUrl, {
+      faults: [
+        { kind: 'error', code: -32602, message: 'state override is not supported', method: 'eth_call', count: Number.POSITIVE_INFINITY },
+      ],
+    });
+    const ignoring = await startRpcProxy(anvil.rpcUrl, {
+      faults: [{ kind: 'transform', method: 'eth_call', count: Number.POSITIVE_INFINITY, transform: () => '0x' }],
+    });
+    try {
+      for (const proxy of [refusing, ignoring]) {
+        const reader = new ContractReader(createChainClient(proxy.url));
+        for (let round = 1; round <= 4; round += 1) expect(await reader.hasCode(addresses, head)).toEqual(truth);
+        // Asked three times, then no more; every round answered by eth_getCode.
+        expect(proxy.calls.get('eth_call')).toBe(3);
+        expect(proxy.calls.get('eth_getCode')).toBe(4 * addresses.length);
+      }
+    } finally {
+      await refusing.close();
+      await ignoring.close();
+    }
+  });
+
+  test("the provider's rate limit is no refusal: thrown for the caller to retry, the override kept", async () => {
+    const { addresses, head, truth } = await addressesAndTruth();
+    const proxy = await startRpcProxy(anvil.rpcUrl, {
+      faults: [{ kind: 'error', code: -32005, message: 'rate limit exceeded', method: 'eth_call', count: 1 }],
+    });
+    try {
+      const reader = new ContractReader(createChainClient(proxy.url));
+      await expect(reader.hasCode(addresses, head)).rejects.toThrow(/rate limit/);
+      expect(await reader.hasCode(addresses, head)).toEqual(truth);
+      expect(proxy.calls.get('eth_getCode') ?? 0).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
