@@ -11,7 +11,12 @@
  *    block was first seen, a fifth of it early, then every fifth until the block shows (so a block is
  *    seen within about a fifth of the block time, for about two `eth_blockNumber` a block). Each new
  *    block is ingested at once (`ChainIngest.ingestNext`: its listeners, so the deposit queue, get it
- *    as it is written); when behind, up to `maxBlocks` a round, in batches.
+ *    as it is written); when behind, up to `maxBlocks` a round, in batches. While a round writes, the
+ *    loop keeps looking (from when the next block is due, every fifth of the block time) and hands a
+ *    new head to the round (`raiseTarget`): its blocks are fetched and derived while the one before
+ *    is written, and written in the same round. Under the lease the rounds trust the cursor this
+ *    ingest moved (`holdLease`): the cursor, the backfill plan and the cursor block's hash are read
+ *    once a lease, not once a block (again after a failed round or a reorg).
  * 3. **Renew** the lease every third of its ttl on a timer of its own (a long batch does not let it
  *    lapse), each renewal abandoned after a quarter of the ttl (`renewTimeoutMs`: no long retry). Before
  *    every batch (and every rollback) the loop checks on its own clock that the lease it last renewed
@@ -229,6 +234,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
   outcome.ended = 'released';
 
   // 2. + 3. Follow, renewing the lease on a timer.
+  ingest.holdLease();
   const stop = new AbortController();
   let expiresAt = lease.expiresAt;
   let cursorNumber: number | null = null;
@@ -331,12 +337,19 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
       }
       if (cursorNumber !== null && Number(head) <= cursorNumber) return false;
       if (!mayWrite()) return false;
-      const result = await ingest.ingestNext(settings.maxBlocks, {
-        firstBlock: settings.firstBlock,
-        deadline: handoverAt,
-        signal: stop.signal,
-        mayWrite,
-      });
+      const watching = watchHead(blockTime);
+      let result: IngestResult;
+      try {
+        result = await ingest.ingestNext(settings.maxBlocks, {
+          firstBlock: settings.firstBlock,
+          deadline: handoverAt,
+          signal: stop.signal,
+          mayWrite,
+          head,
+        });
+      } finally {
+        await watching.stop();
+      }
       outcome.advanced += result.advanced;
       outcome.reorgs += result.reorgs;
       progress.advanced += result.advanced;
@@ -346,6 +359,46 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
       outcome.cursor = cursorNumber;
       // Still behind (a round's maximum, or blocks that appeared meanwhile): go on at once.
       return cursorNumber !== null && cursorNumber < lastHead && result.advanced > 0;
+    };
+    /**
+     * Looks at the head while a round writes, from when the next block is due (one block time after
+     * the last new head was seen, a fifth early), every fifth of the block time; a new head goes to
+     * the round (raiseTarget). A failed look is left to the next (the round's own reads retry).
+     */
+    const watchHead = (step: number): { stop(): Promise<void> } => {
+      const fine = Math.max(50, Math.round(step / 5));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let looking: Promise<void> = Promise.resolve();
+      let stopped = false;
+      const look = async () => {
+        try {
+          const seen = Number(await ingest.head());
+          const seenAt = now();
+          progress.head = { number: seen, seenAt };
+          if (seen > lastHead) {
+            lastHead = seen;
+            newHeadSeenAt = seenAt;
+            ingest.raiseTarget(seen);
+          }
+        } catch {
+          // (The next look, or the next round, reads it again.)
+        }
+      };
+      const schedule = (delay: number) => {
+        if (stopped) return;
+        timer = setTimeout(() => {
+          looking = look().finally(() => schedule(fine));
+        }, delay);
+      };
+      const due = newHeadSeenAt === undefined ? step : newHeadSeenAt + step - fine - now();
+      schedule(Math.max(fine, due));
+      return {
+        stop: async () => {
+          stopped = true;
+          if (timer) clearTimeout(timer);
+          await looking;
+        },
+      };
     };
     let failures = 0;
     while (now() < handoverAt && mayWrite()) {
@@ -395,6 +448,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
       throw error;
     }
   } finally {
+    ingest.releaseLease();
     clearInterval(timer);
     await renewing;
     if (lost) {

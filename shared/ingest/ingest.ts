@@ -149,6 +149,22 @@ const MAX_BATCH_TRANSACTIONS = 2_000;
 export const DEFAULT_STATUS_INTERVAL_MS = 10_000;
 
 /** The chain's capabilities as recorded in its status item. */
+/** What ingestRange is asked to do. */
+export interface RangeOptions {
+  from?: number;
+  to?: number;
+  /** How far raiseTarget may take the run past `to` (ingestNext: its maxBlocks). */
+  limit?: number;
+  deadline?: number;
+  repair?: boolean;
+  signal?: AbortSignal;
+  mayWrite?: () => boolean;
+  /** Under the lease: the stored cursor as this ingest knows it, and no backfill plan (ChainIngest `held`): not read again. */
+  known?: { cursor: CursorRecord | undefined };
+  /** Under the lease, with no plan stored: the cursor this run leaves may be trusted by the next rounds. */
+  trust?: boolean;
+}
+
 export type ChainCapabilities = Pick<ChainStatusRecord, 'traceMethod' | 'blockReceipts' | 'multicall3' | 'multicall3FromBlock'>;
 
 export class ChainIngest {
@@ -175,6 +191,17 @@ export class ChainIngest {
   private lastStatus: { state: IngestState; at: number } | undefined;
   /** The status item as stored before this process wrote one (read once, for the capabilities it knew). */
   private storedStatus: Promise<ChainStatusRecord | undefined> | undefined;
+  /**
+   * While a follower holds the chain's lease (holdLease .. releaseLease): the cursor as this ingest
+   * last read or moved it, once read (`known`), and no backfill plan stored. Under the lease no one
+   * else moves the cursor (the cursor's conditional update stays the safety net: CursorMovedError),
+   * so a round at the head reads neither the cursor nor the plan, nor the cursor block's hash on the
+   * node (a reorg shows as the next block's parent hash). Forgotten after a failed round, a reorg, or
+   * a plan found.
+   */
+  private held: { known: false } | { known: true; cursor: CursorRecord | undefined } | undefined;
+  /** The advance in progress: the last block it goes to, raised by raiseTarget as new heads show, up to `limit`. */
+  private running: { target: number; limit: number; prefetcher: Prefetcher | undefined } | undefined;
 
   constructor(options: IngestOptions) {
     this.options = options;
@@ -210,6 +237,41 @@ export class ChainIngest {
     );
   }
 
+  /** A block's derived records (derive.ts, a pure function of the block): made once, by the prefetcher as the block arrives. */
+  private readonly derivedBlocks = new WeakMap<BlockBundle, DerivedBlock>();
+  private derived(bundle: BlockBundle): DerivedBlock {
+    let derived = this.derivedBlocks.get(bundle);
+    if (!derived) {
+      derived = deriveBlock(this.chainId, bundle);
+      this.derivedBlocks.set(bundle, derived);
+    }
+    return derived;
+  }
+
+  /** A follower took the chain's lease: rounds may trust what this ingest wrote (see `held`) from the next read on. */
+  holdLease(): void {
+    this.held = { known: false };
+  }
+
+  /** The lease is gone (handed over, lost, or the invocation ends): every round reads the cursor again. */
+  releaseLease(): void {
+    this.held = undefined;
+  }
+
+  /**
+   * A new head seen while a run writes (the follow loop looks while a block is written): the run goes
+   * on to it without ending its round, and its blocks start to be fetched (and derived) now, while
+   * the blocks before them are written. Up to the run's own limit (ingestNext's maxBlocks).
+   */
+  raiseTarget(head: number): void {
+    const run = this.running;
+    if (!run) return;
+    const target = Math.min(head, run.limit);
+    if (target <= run.target) return;
+    run.target = target;
+    run.prefetcher?.extendTo(target);
+  }
+
   /** The chain's current head block number (kept as the node's head last seen, for the status). */
   async head(): Promise<bigint> {
     const head = await this.source.headBlockNumber();
@@ -242,27 +304,26 @@ export class ChainIngest {
    * written again. A `from` past the cursor + 1 is refused (it would leave a gap). Throws (without
    * moving the cursor past the failed block) when the node keeps failing.
    */
-  async ingestRange(
-    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal; mayWrite?: () => boolean } = {},
-  ): Promise<IngestResult> {
+  async ingestRange(range: RangeOptions = {}): Promise<IngestResult> {
     const result: IngestResult = { advanced: 0, repaired: 0, reorgs: 0, cursor: undefined };
     try {
       await this.runRange(result, range);
     } catch (error) {
+      if (this.held) this.held = { known: false };
       await this.recordStop(result.cursor, error);
       throw error;
     }
+    // Under a lease: the cursor this run left is the stored one (a reorg or a plan: read again next round).
+    if (this.held) this.held = result.reorgs === 0 && range.trust ? { known: true, cursor: result.cursor } : { known: false };
     await this.reportStatus(result.cursor);
     return result;
   }
 
-  private async runRange(
-    result: IngestResult,
-    range: { from?: number; to?: number; deadline?: number; repair?: boolean; signal?: AbortSignal; mayWrite?: () => boolean },
-  ): Promise<void> {
-    result.cursor = await readCursor(this.chainId);
+  private async runRange(result: IngestResult, range: RangeOptions): Promise<void> {
+    result.cursor = range.known ? range.known.cursor : await readCursor(this.chainId);
     const to = range.to ?? Number(await this.head());
-    if (result.cursor) {
+    // (Known under the lease: this ingest wrote the cursor and checked its block's link; a reorg shows at the next block.)
+    if (result.cursor && !range.known) {
       // A reorg that made the chain shorter (or replaced the cursor's block) shows here.
       if ((await this.source.blockHashAt(BigInt(result.cursor.blockNumber))) !== result.cursor.blockHash) {
         // (A rollback writes: not once the caller may no longer write.)
@@ -291,7 +352,7 @@ export class ChainIngest {
         this.options.onBlock?.({ blockNumber: number, mode: 'repair' });
       }
     }
-    await this.advance(result, range.from ?? 0, to, range.deadline, range.signal, range.mayWrite);
+    await this.advance(result, range.from ?? 0, to, range);
   }
 
   /**
@@ -398,15 +459,18 @@ export class ChainIngest {
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
   async ingestNext(
     maxBlocks: number,
-    options: { firstBlock?: number; deadline?: number; signal?: AbortSignal; mayWrite?: () => boolean } = {},
+    options: { firstBlock?: number; deadline?: number; signal?: AbortSignal; mayWrite?: () => boolean; head?: bigint } = {},
   ): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
     let cursor: CursorRecord | undefined;
     let stored: BackfillPlanRecord | undefined;
     let head: number;
+    // Under the lease, once read: the cursor this ingest left, and no plan (see `held`).
+    const held = this.held?.known ? this.held : undefined;
     try {
-      [cursor, stored] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
-      head = Number(await this.head());
+      if (held) cursor = held.cursor;
+      else [cursor, stored] = await Promise.all([readCursor(this.chainId), readPlan(this.chainId)]);
+      head = Number(options.head ?? (await this.head()));
     } catch (error) {
       // (ingestRange records its own failures; these reads come before it.)
       await this.recordStop(cursor, error);
@@ -416,12 +480,17 @@ export class ChainIngest {
     const start = cursor ? cursor.blockNumber + 1 : (plan?.from ?? firstBlock);
     // Inside a backfill, staged segments cost no chain reads: the deadline alone bounds the run.
     const last = plan && start <= plan.to ? Math.max(plan.to, start + maxBlocks - 1) : start + maxBlocks - 1;
+    // What the next rounds may trust (under the lease, no plan stored): the cursor this run leaves.
+    const trust = held !== undefined || (this.held !== undefined && stored === undefined);
     return this.ingestRange({
+      trust,
       to: Math.min(head, last),
+      limit: last,
       deadline: options.deadline,
       signal: options.signal,
       ...(options.mayWrite ? { mayWrite: options.mayWrite } : {}),
       ...(cursor ? {} : { from: start }),
+      ...(held ? { known: { cursor } } : {}),
     });
   }
 
@@ -451,28 +520,46 @@ export class ChainIngest {
    * and chain onto it (at most maxBatchBlocks): catching up, batches fill; following the head, a
    * batch is the one new block.
    */
-  private async advance(
+  private async advance(result: IngestResult, defaultFrom: number, initialTo: number, range: RangeOptions): Promise<void> {
+    const { deadline, signal, mayWrite } = range;
+    const run: NonNullable<ChainIngest['running']> = {
+      target: initialTo,
+      limit: Math.max(initialTo, range.limit ?? initialTo),
+      prefetcher: undefined,
+    };
+    this.running = run;
+    try {
+      await this.advanceRun(result, defaultFrom, run, deadline, signal, mayWrite, range.known !== undefined);
+    } finally {
+      if (this.running === run) this.running = undefined;
+    }
+  }
+
+  private async advanceRun(
     result: IngestResult,
     defaultFrom: number,
-    to: number,
-    deadline?: number,
-    signal?: AbortSignal,
-    mayWrite?: () => boolean,
+    run: NonNullable<ChainIngest['running']>,
+    deadline: number | undefined,
+    signal: AbortSignal | undefined,
+    mayWrite: (() => boolean) | undefined,
+    noPlan: boolean,
   ): Promise<void> {
     const stopped = () =>
       (deadline !== undefined && Date.now() >= deadline) || signal?.aborted === true || (mayWrite !== undefined && !mayWrite());
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
-    // Fetches from the node, started when a batch first needs it (not for blocks a backfill staged).
-    let prefetcher: Prefetcher | undefined;
+    // Fetches from the node, started when a batch first needs it (not for blocks a backfill staged);
+    // each fetched block is derived as soon as it arrives, while the blocks before it are written.
     const live = (): Prefetcher => {
-      prefetcher ??= new Prefetcher(this.source, number, to, this.prefetch, 2 * this.maxBatchBlocks);
-      return prefetcher;
+      run.prefetcher ??= new Prefetcher(this.source, number, run.target, this.prefetch, 2 * this.maxBatchBlocks, (bundle) =>
+        this.derived(bundle),
+      );
+      return run.prefetcher;
     };
     // Blocks past the cursor a run starts from (or a reorg moved back to) may have been left half
     // written by an earlier run (up to the cursor's pendingTo); later batches follow a cursor this
     // run moved.
     let mayBeHalfWritten = true;
-    let plan = await readPlan(this.chainId);
+    let plan = noPlan ? undefined : await readPlan(this.chainId);
     if (plan?.ended) {
       // A reorg ended it and the run that found it stopped before sweeping it all.
       await this.sweepPlan(plan, result.cursor);
@@ -487,7 +574,7 @@ export class ChainIngest {
     // A chain's first blocks come from a plan when there is one (not INGEST_FIRST_BLOCK).
     if (plan && !result.cursor) number = plan.from;
     let leftoversChecked = false;
-    while (number <= to && !stopped()) {
+    while (number <= run.target && !stopped()) {
       if (plan && number >= plan.from && number <= plan.to) {
         // A backfill's block (backfill.ts): numbered from its staged segment, or not yet.
         const segment = segmentAt(plan, number);
@@ -504,7 +591,7 @@ export class ChainIngest {
           continue;
         }
         if (mayWrite && !mayWrite()) break;
-        const step = await this.writeStaged(result, staged, number, to, mayBeHalfWritten);
+        const step = await this.writeStaged(result, staged, number, run.target, mayBeHalfWritten);
         if (step.reorged) {
           // Staged blocks are no longer canonical: the rest is ingested from the node.
           // The rollback ended the plan (rollBack); without a cursor there was none to roll back, so
@@ -517,7 +604,7 @@ export class ChainIngest {
         }
         number = (result.cursor?.blockNumber ?? number - 1) + 1;
         mayBeHalfWritten = step.mayBeHalfWritten;
-        prefetcher = undefined;
+        run.prefetcher = undefined;
         continue;
       }
       const first = await live().take(number);
@@ -527,7 +614,7 @@ export class ChainIngest {
         result.cursor = await this.rollBack(cursor);
         result.reorgs += 1;
         number = result.cursor.blockNumber + 1;
-        prefetcher = undefined;
+        run.prefetcher = undefined;
         mayBeHalfWritten = true;
         plan = undefined; // (rollBack ended any)
         continue;
@@ -539,8 +626,9 @@ export class ChainIngest {
       let tip = first;
       let transactions = first.block.transactions.length;
       const limit = cursor ? this.maxBatchBlocks : 1;
-      const awaitThrough = mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, to, number + limit - 1) : 0;
-      while (batch.length < limit && number + batch.length <= to && transactions < MAX_BATCH_TRANSACTIONS) {
+      const awaitThrough =
+        mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, run.target, number + limit - 1) : 0;
+      while (batch.length < limit && number + batch.length <= run.target && transactions < MAX_BATCH_TRANSACTIONS) {
         const nextNumber = number + batch.length;
         const next = nextNumber <= awaitThrough ? await live().peek(nextNumber) : live().ready(nextNumber);
         if (!next || next.block.parentHash.toLowerCase() !== tip.block.hash!.toLowerCase()) break;
@@ -732,7 +820,7 @@ export class ChainIngest {
       }
     }
 
-    const blocks = bundles.map((bundle) => deriveBlock(this.chainId, bundle));
+    const blocks = bundles.map((bundle) => this.derived(bundle));
     // What the table knows from earlier batches: address items, and (advance) the balance items the
     // batch's transitions start from; one BatchGetItem round for both.
     const candidates = [...new Set(blocks.flatMap(candidatesOf))];
@@ -1019,12 +1107,21 @@ class Prefetcher {
   constructor(
     private readonly source: BlockSource,
     from: number,
-    private readonly to: number,
+    private to: number,
     private readonly inFlight: number,
     private readonly ahead: number,
+    /** Called with each block once fetched (its derivation, done while earlier blocks are written). */
+    private readonly onFetched?: (bundle: BlockBundle) => void,
   ) {
     this.next = from;
     this.taken = from;
+    this.pump();
+  }
+
+  /** Fetches further: blocks up to `to` (a new head seen while the run writes). */
+  extendTo(to: number): void {
+    if (to <= this.to) return;
+    this.to = to;
     this.pump();
   }
 
@@ -1057,6 +1154,14 @@ class Prefetcher {
     }
   }
 
+  private safely(bundle: BlockBundle): void {
+    try {
+      this.onFetched?.(bundle);
+    } catch {
+      // (See above.)
+    }
+  }
+
   private start(number: number): void {
     const entry: { promise: Promise<BlockBundle>; value?: BlockBundle } = { promise: this.source.fetch(BigInt(number)) };
     this.running += 1;
@@ -1065,6 +1170,8 @@ class Prefetcher {
       .then(
         (value) => {
           entry.value = value;
+          // (Deriving is the caller's: a failure there is met again, and thrown, when the batch derives it.)
+          if (this.onFetched) setImmediate(() => this.safely(value));
         },
         () => undefined,
       )

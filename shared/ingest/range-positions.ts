@@ -217,8 +217,8 @@ export class RangePositions {
   private async coveredByHeads(): Promise<boolean> {
     if (this.headsCover !== undefined) return this.headsCover;
     const cursor = await readCursor(this.chainId);
-    if (cursor === undefined) return true;
-    this.headsCover = cursor.rangeHeads === true;
+    // (No cursor: nothing written yet, and this ingest writes heads with every batch.)
+    this.headsCover = cursor === undefined || cursor.rangeHeads === true;
     return this.headsCover;
   }
 

@@ -33,7 +33,10 @@ export interface ReleasedChainNode {
   close(): Promise<void>;
 }
 
-export async function serveReleasedChain(chain: SyntheticChain, options: { released?: number } = {}): Promise<ReleasedChainNode> {
+export async function serveReleasedChain(
+  chain: SyntheticChain,
+  options: { released?: number; onCall?: (method: string, params: readonly unknown[]) => void } = {},
+): Promise<ReleasedChainNode> {
   let head = Math.min(options.released ?? 0, chain.head);
   const calls = new Map<string, number>();
   let httpRequests = 0;
@@ -48,6 +51,7 @@ export async function serveReleasedChain(chain: SyntheticChain, options: { relea
     const method = typeof request.method === 'string' ? request.method : '';
     calls.set(method, (calls.get(method) ?? 0) + 1);
     const params = Array.isArray(request.params) ? [...request.params] : [];
+    options.onCall?.(method, params);
     const fail = (code: number, message: string) => ({ jsonrpc: '2.0', id, error: { code, message } });
     if (method === 'eth_blockNumber') return { jsonrpc: '2.0', id, result: `0x${head.toString(16)}` };
     if (BLOCK_FIRST.has(method) || BLOCK_LAST.has(method)) {

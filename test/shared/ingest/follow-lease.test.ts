@@ -78,6 +78,9 @@ function standIn(chainId: number, options: { failAt?: (round: number) => Error |
       }
       return { advanced, repaired: 0, reorgs: 0, cursor };
     },
+    holdLease: () => undefined,
+    releaseLease: () => undefined,
+    raiseTarget: () => undefined,
   } as unknown as ChainIngest;
   return { ingest, batches };
 }

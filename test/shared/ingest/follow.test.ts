@@ -92,6 +92,9 @@ test('the loop sees each new block within about a fifth of the block time, with 
       }
       return { advanced, repaired: 0, reorgs: 0, cursor };
     },
+    holdLease: () => undefined,
+    releaseLease: () => undefined,
+    raiseTarget: () => undefined,
   } as unknown as ChainIngest;
   // The node's timestamps: whole seconds, as a node has them.
   const client = clientWith((n) => BigInt(Math.floor(appearedAt(Number(n)) / 1000)));
@@ -142,6 +145,9 @@ test('without a block time setting, the loop polls at the block time it observes
       reorgs: 0,
       cursor: { kind: 'cursor', chainId, blockNumber: 1_000, blockHash: '0x1', firstBlock: 0 },
     }),
+    holdLease: () => undefined,
+    releaseLease: () => undefined,
+    raiseTarget: () => undefined,
   } as unknown as ChainIngest;
   const outcome = await followWithLease(
     ingest,

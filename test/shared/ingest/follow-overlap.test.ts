@@ -1,0 +1,145 @@
+/**
+ * Following the head with the work overlapped (shared/ingest/follow.ts and ChainIngest, issue 34 item
+ * 4): a block that appears while the block before it is written is fetched (and derived) during that
+ * write and written in the same round; under the lease the cursor and the backfill plan are read once,
+ * not once a block. The node is the Base profile generator over HTTP (scripts/bench/lib/released-chain.ts)
+ * whose next block appears 100 ms after the ingest asks for the one before, while the table takes
+ * 60 ms a write call (DynamoDB's latency, made longer than a block's time to write). The table the
+ * follower leaves is the one a plain ingest of the same blocks writes, item for item.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect, it } from 'vitest';
+import { BaseChain } from '../../../scripts/bench/dataset/base-profile';
+import type { ChainSpec } from '../../../scripts/bench/dataset/chain';
+import { baseProfileSpec } from '../../../scripts/bench/dataset/spec';
+import { serveReleasedChain } from '../../../scripts/bench/lib/released-chain';
+import { createChainClient } from '../../../shared/chain/client';
+import { db } from '../../../shared/db/client';
+import { followWithLease } from '../../../shared/ingest/follow';
+import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
+import { backfillKeys, chainKeys } from '../../../shared/table/keys';
+import { inTable, tableSnapshot, useTestTable } from '../../support/table';
+
+const table = useTestTable('follow-overlap');
+const quiet = { info: () => undefined, warn: () => undefined };
+
+function smallChain(blocks: number, perBlock: number): { spec: ChainSpec; chain: BaseChain } {
+  const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock });
+  const small: ChainSpec = {
+    ...spec,
+    erc20Tokens: 30,
+    erc721Tokens: 3,
+    erc1155Tokens: 2,
+    addresses: 120,
+    base: { ...spec.base!, pools: 12, apps: 6, routers: 2, epochBlocks: 3 },
+  };
+  return { spec: small, chain: new BaseChain(small) };
+}
+
+/** Adds `ms` to every write call, and counts GetItems of the cursor and the backfill plan, while `work` runs. */
+async function slowTable<T>(
+  chainId: number,
+  ms: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; cursorReads: number; planReads: number }> {
+  const cursor = chainKeys.cursor(chainId);
+  const plan = backfillKeys.plan(chainId);
+  let cursorReads = 0;
+  let planReads = 0;
+  const name = `slow-${Math.random()}`;
+  const stack = (db as unknown as { middlewareStack: { add: (...args: unknown[]) => void; remove: (name: string) => void } })
+    .middlewareStack;
+  stack.add(
+    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, any> }) => {
+      const command = context.commandName ?? '';
+      if (command === 'GetCommand' || command === 'GetItemCommand') {
+        if (args.input.Key?.pk === cursor.pk && args.input.Key?.sk === cursor.sk) cursorReads += 1;
+        if (args.input.Key?.pk === plan.pk && args.input.Key?.sk === plan.sk) planReads += 1;
+      }
+      if (/Write|Update|Put|Delete/.test(command)) await sleep(ms);
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return { result: await work(), cursorReads, planReads };
+  } finally {
+    stack.remove(name);
+  }
+}
+
+it('a block that appears while the one before is written is fetched during that write, the cursor read once a lease, and the table is a plain ingest’s', async () => {
+  const { spec, chain } = smallChain(10, 30);
+  const head = chain.head;
+  const whole = `${table.name}-whole`;
+  await inTable(whole, async () => {
+    await registerChain(spec.chainId, 1);
+    await new ChainIngest({ chainId: spec.chainId, client: chain.client(), maxBatchBlocks: 1, log: quiet }).ingestRange({
+      from: 1,
+      to: head,
+    });
+  });
+
+  // The node: block n + 1 appears 100 ms after the ingest first asks for block n whole.
+  const fetchedAt = new Map<number, number>();
+  const node = await serveReleasedChain(chain, {
+    released: 1,
+    onCall: (method, params) => {
+      if (method !== 'eth_getBlockByNumber' || params[1] !== true) return;
+      const number = Number(BigInt(String(params[0])));
+      if (fetchedAt.has(number)) return;
+      fetchedAt.set(number, Date.now());
+      setTimeout(() => node.release(number + 1), 100);
+    },
+  });
+  const writtenAt = new Map<number, number>();
+  const followed = `${table.name}-followed`;
+  try {
+    const {
+      result: outcome,
+      cursorReads,
+      planReads,
+    } = await inTable(followed, async () => {
+      await registerChain(spec.chainId, 1);
+      const ingest = new ChainIngest({
+        chainId: spec.chainId,
+        client: createChainClient(node.url),
+        maxBatchBlocks: 1,
+        log: quiet,
+        onBlock: ({ blockNumber }) => writtenAt.set(blockNumber, Date.now()),
+      });
+      return slowTable(spec.chainId, 60, async () => {
+        const started = Date.now();
+        const run = followWithLease(ingest, createChainClient(node.url), {
+          chainId: spec.chainId,
+          invocation: 'overlap-test',
+          deadline: started + 60_000,
+          safetyMarginMs: 1_000,
+          leaseTtlMs: 10_000,
+          handoverWaitMs: 1_000,
+          blockTimeMs: 200,
+          firstBlock: 1,
+          maxBlocks: 1_000,
+          log: quiet,
+          // Ends the loop once every block is written (the invocation's clock jumps to its handover).
+          now: () => (writtenAt.has(head) ? started + 60_000 : Date.now()),
+        });
+        return run;
+      });
+    });
+    expect(outcome).toMatchObject({ role: 'followed', cursor: head });
+    // Overlap: blocks 2.. each appeared during the write of the block before, and were asked for before that write ended.
+    const overlapped = [...writtenAt.keys()].filter(
+      (number) => number < head && (fetchedAt.get(number + 1) ?? Infinity) < writtenAt.get(number)!,
+    );
+    expect(overlapped.length).toBeGreaterThanOrEqual(head - 3);
+    // The cursor and the plan: read at the lease's first round only (the round, its run; and the cursor once
+    // by the range positions of a new process), not once a block: 9 blocks here.
+    expect(cursorReads).toBeLessThanOrEqual(3);
+    expect(planReads).toBeLessThanOrEqual(2);
+  } finally {
+    await node.close();
+  }
+  const withoutLease = (items: Record<string, unknown>[]) => items.filter((item) => item.kind !== 'ingestLease');
+  expect(withoutLease(await tableSnapshot(followed))).toEqual(await tableSnapshot(whole));
+}, 240_000);
