@@ -26,8 +26,12 @@
  *    expires finishes: the margin is its time to do so; the cursor's conditional update refuses it
  *    should another writer have moved the cursor meanwhile.
  * 4. **Hand over** at `handoverAt` (the deadline less the safety margin): no batch starts after it, the
- *    batch in flight ends and moves the cursor, then the lease is released; the waiting successor,
- *    polling the lease, takes it within a poll. A round that fails (after the node's and the table's
+ *    batch in flight ends and moves the cursor, then the lease is released. No batch starts that is not
+ *    expected to end before the deadline (less finishReserveMs; ChainIngest measures batches' time per
+ *    transaction): a batch is cut at a block boundary, and a block too large for what is left goes to
+ *    the next invocation at once (the lease released early), unless nothing was written yet in this
+ *    lease (no later invocation has more time). The waiting successor, polling the lease, takes it
+ *    within a poll. A round that fails (after the node's and the table's
  *    own retries) is tried again after a pause; the third failure in a row, or a reorg deeper than the
  *    window, is thrown after releasing the lease (the next invocation starts over from the cursor).
  */
@@ -122,6 +126,9 @@ const MAX_CONSECUTIVE_FAILURES = 3;
 
 /** How long before its lease's expiry (as last renewed) the holder starts no batch: a quarter of the ttl, at least 250 ms. */
 export const writeMarginMs = (ttlMs: number): number => Math.max(250, Math.floor(ttlMs / 4));
+/** Kept free at the invocation's end, after the last write: the lease's release and the result (half the safety margin, at most 5 s). */
+export const finishReserveMs = (safetyMarginMs: number): number => Math.min(5_000, Math.floor(safetyMarginMs / 2));
+
 /** How long a renewal may take before it is abandoned (a quarter of the ttl, at least 100 ms): it must end before the lease does. */
 export const renewTimeoutMs = (ttlMs: number): number => Math.max(100, Math.floor(ttlMs / 4));
 
@@ -239,6 +246,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
   let expiresAt = lease.expiresAt;
   let cursorNumber: number | null = null;
   let lost = false;
+  let deferred: IngestResult['deferred'];
   const margin = writeMarginMs(ttlMs);
   /** Whether a batch may start now: the lease, as last renewed, runs at least `margin` more (this clock); else the loop ends. */
   const mayWrite = (): boolean => {
@@ -346,6 +354,10 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
           signal: stop.signal,
           mayWrite,
           head,
+          // Every write ends before the invocation does; a block too large for what is left goes to the
+          // next invocation, unless this one has written nothing yet (no later one has more time).
+          finishBy: settings.deadline - finishReserveMs(settings.safetyMarginMs),
+          startAnyway: outcome.advanced === 0,
         });
       } finally {
         await watching.stop();
@@ -357,6 +369,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
       progress.cursor = result.cursor;
       cursorNumber = result.cursor?.blockNumber ?? null;
       outcome.cursor = cursorNumber;
+      if (result.deferred) deferred = result.deferred;
       // Still behind (a round's maximum, or blocks that appeared meanwhile): go on at once.
       return cursorNumber !== null && cursorNumber < lastHead && result.advanced > 0;
     };
@@ -401,7 +414,7 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
       };
     };
     let failures = 0;
-    while (now() < handoverAt && mayWrite()) {
+    while (now() < handoverAt && mayWrite() && !deferred) {
       let again: boolean;
       try {
         again = await round();
@@ -436,7 +449,11 @@ export async function followWithLease(ingest: ChainIngest, client: ChainClient, 
       }
       await pause(Math.min(delay, handoverAt - t), stop.signal);
     }
-    outcome.reason = lost ? 'lost the lease (not renewed in time, or taken by another)' : 'handover time reached';
+    outcome.reason = lost
+      ? 'lost the lease (not renewed in time, or taken by another)'
+      : deferred
+        ? `block ${deferred.block} (${deferred.transactions} transactions) is not expected to be written before this invocation ends: handed over early`
+        : 'handover time reached';
   } catch (error) {
     if (error instanceof CursorMovedError) {
       // Another writer moved the cursor (the safety net): this one stops; the lease is not its to keep.

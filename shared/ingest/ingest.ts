@@ -136,6 +136,8 @@ export interface IngestResult {
   repaired: number;
   reorgs: number;
   cursor: CursorRecord | undefined;
+  /** The block the run stopped before: not expected to be written by `finishBy` (RangeOptions), left for the next invocation. */
+  deferred?: { block: number; transactions: number };
 }
 
 /** Parallel state writes of one batch (distinct entities). */
@@ -163,7 +165,22 @@ export interface RangeOptions {
   known?: { cursor: CursorRecord | undefined };
   /** Under the lease, with no plan stored: the cursor this run leaves may be trusted by the next rounds. */
   trust?: boolean;
+  /**
+   * When every write must have ended (the invocation's end, less a reserve): no batch is started that
+   * is not expected to end by then (batchEstimateMs), cut at a block boundary; a first block that
+   * alone would not is left for the next invocation, unless `startAnyway` (nothing written yet in
+   * this lease: no later invocation has more time).
+   */
+  finishBy?: number;
+  startAnyway?: boolean;
 }
+
+/** Wall time a batch is expected to take per transaction before one was measured, ms (a conservative guess). */
+const INITIAL_BATCH_MS_PER_TRANSACTION = 10;
+/** And its fixed part (the manifest, the state reads, the cursor) before one was measured, ms. */
+const INITIAL_BATCH_FIXED_MS = 300;
+/** Batches of fewer transactions than this measure the fixed part; larger ones, the part per transaction. */
+const ESTIMATE_MIN_TRANSACTIONS = 50;
 
 export type ChainCapabilities = Pick<ChainStatusRecord, 'traceMethod' | 'blockReceipts' | 'multicall3' | 'multicall3FromBlock'>;
 
@@ -200,6 +217,9 @@ export class ChainIngest {
    * a plan found.
    */
   private held: { known: false } | { known: true; cursor: CursorRecord | undefined } | undefined;
+  /** Wall time the batches took, smoothed (ms): a fixed part and a part per transaction (batchEstimateMs). */
+  private batchFixedMs = INITIAL_BATCH_FIXED_MS;
+  private msPerTransaction = INITIAL_BATCH_MS_PER_TRANSACTION;
   /** The advance in progress: the last block it goes to, raised by raiseTarget as new heads show, up to `limit`. */
   private running: { target: number; limit: number; prefetcher: Prefetcher | undefined } | undefined;
 
@@ -459,7 +479,15 @@ export class ChainIngest {
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
   async ingestNext(
     maxBlocks: number,
-    options: { firstBlock?: number; deadline?: number; signal?: AbortSignal; mayWrite?: () => boolean; head?: bigint } = {},
+    options: {
+      firstBlock?: number;
+      deadline?: number;
+      signal?: AbortSignal;
+      mayWrite?: () => boolean;
+      head?: bigint;
+      finishBy?: number;
+      startAnyway?: boolean;
+    } = {},
   ): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
     let cursor: CursorRecord | undefined;
@@ -489,6 +517,7 @@ export class ChainIngest {
       deadline: options.deadline,
       signal: options.signal,
       ...(options.mayWrite ? { mayWrite: options.mayWrite } : {}),
+      ...(options.finishBy !== undefined ? { finishBy: options.finishBy, startAnyway: options.startAnyway === true } : {}),
       ...(cursor ? {} : { from: start }),
       ...(held ? { known: { cursor } } : {}),
     });
@@ -529,7 +558,7 @@ export class ChainIngest {
     };
     this.running = run;
     try {
-      await this.advanceRun(result, defaultFrom, run, deadline, signal, mayWrite, range.known !== undefined);
+      await this.advanceRun(result, defaultFrom, run, deadline, signal, mayWrite, range.known !== undefined, range);
     } finally {
       if (this.running === run) this.running = undefined;
     }
@@ -543,7 +572,12 @@ export class ChainIngest {
     signal: AbortSignal | undefined,
     mayWrite: (() => boolean) | undefined,
     noPlan: boolean,
+    budget: Pick<RangeOptions, 'finishBy' | 'startAnyway'>,
   ): Promise<void> {
+    // Whether a batch of `transactions` is expected to end by finishBy (the first block of a lease that wrote nothing yet: always).
+    let startAnyway = budget.startAnyway === true;
+    const fits = (transactions: number): boolean =>
+      budget.finishBy === undefined || Date.now() + this.batchEstimateMs(transactions) <= budget.finishBy;
     const stopped = () =>
       (deadline !== undefined && Date.now() >= deadline) || signal?.aborted === true || (mayWrite !== undefined && !mayWrite());
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
@@ -625,6 +659,17 @@ export class ChainIngest {
       const batch = [first];
       let tip = first;
       let transactions = first.block.transactions.length;
+      if (!fits(transactions) && !startAnyway) {
+        result.deferred = { block: number, transactions };
+        this.log.info('a block not expected to be written before the invocation ends: left for the next one', {
+          chainId: this.chainId,
+          block: number,
+          transactions,
+          expectedMs: this.batchEstimateMs(transactions),
+          leftMs: (budget.finishBy ?? 0) - Date.now(),
+        });
+        break;
+      }
       const limit = cursor ? this.maxBatchBlocks : 1;
       const awaitThrough =
         mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, run.target, number + limit - 1) : 0;
@@ -632,14 +677,34 @@ export class ChainIngest {
         const nextNumber = number + batch.length;
         const next = nextNumber <= awaitThrough ? await live().peek(nextNumber) : live().ready(nextNumber);
         if (!next || next.block.parentHash.toLowerCase() !== tip.block.hash!.toLowerCase()) break;
+        // (Also below what an interrupted batch announced: the blocks past the batch stay announced, rewritten by the next.)
+        if (!fits(transactions + next.block.transactions.length)) break;
         tip = await live().take(nextNumber);
         batch.push(tip);
         transactions += next.block.transactions.length;
       }
       if (mayWrite && !mayWrite()) break;
+      const started = Date.now();
       mayBeHalfWritten = await this.advanceBatch(result, batch, mayBeHalfWritten);
+      this.measureBatch(transactions, Date.now() - started);
+      startAnyway = false;
       number += batch.length;
     }
+  }
+
+  /** How long a batch of `transactions` is expected to take, ms (from the batches measured so far). */
+  private batchEstimateMs(transactions: number): number {
+    return this.batchFixedMs + transactions * this.msPerTransaction;
+  }
+
+  /** Smoothed, quick to rise (a slower table or node counts at once), slow to fall. */
+  private measureBatch(transactions: number, ms: number): void {
+    const smooth = (estimate: number, measured: number) => estimate + (measured - estimate) * (measured > estimate ? 0.5 : 0.2);
+    if (transactions < ESTIMATE_MIN_TRANSACTIONS) {
+      this.batchFixedMs = smooth(this.batchFixedMs, Math.max(0, ms - transactions * this.msPerTransaction));
+      return;
+    }
+    this.msPerTransaction = smooth(this.msPerTransaction, Math.max(0, ms - this.batchFixedMs) / transactions);
   }
 
   /**

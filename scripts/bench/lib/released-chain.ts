@@ -17,10 +17,21 @@ interface RpcRequest {
   params?: unknown;
 }
 
-/** Methods whose first parameter is a block (number or tag). */
-const BLOCK_FIRST = new Set(['eth_getBlockByNumber', 'eth_getBlockReceipts', 'debug_traceBlockByNumber', 'trace_block']);
-/** Methods whose last parameter is a block tag (state at a block). */
-const BLOCK_LAST = new Set(['eth_call', 'eth_getBalance', 'eth_getCode', 'eth_getStorageAt', 'eth_getTransactionCount']);
+/** Where a method's block (number or tag) is among its parameters. */
+const BLOCK_PARAMETER: Record<string, number> = {
+  eth_getBlockByNumber: 0,
+  eth_getBlockReceipts: 0,
+  debug_traceBlockByNumber: 0,
+  trace_block: 0,
+  // (eth_call's third parameter is its state override.)
+  eth_call: 1,
+  eth_getBalance: 1,
+  eth_getCode: 1,
+  eth_getTransactionCount: 1,
+  eth_getStorageAt: 2,
+};
+/** Methods that answer null for a block the node does not have (the others: its "not found" error). */
+const NULL_WHEN_MISSING = new Set(['eth_getBlockByNumber', 'eth_getBlockReceipts']);
 
 export interface ReleasedChainNode {
   url: string;
@@ -54,15 +65,12 @@ export async function serveReleasedChain(
     options.onCall?.(method, params);
     const fail = (code: number, message: string) => ({ jsonrpc: '2.0', id, error: { code, message } });
     if (method === 'eth_blockNumber') return { jsonrpc: '2.0', id, result: `0x${head.toString(16)}` };
-    if (BLOCK_FIRST.has(method) || BLOCK_LAST.has(method)) {
-      const position = BLOCK_FIRST.has(method) ? 0 : params.length - 1;
+    const position = BLOCK_PARAMETER[method];
+    if (position !== undefined) {
       const tag = tagOf(params[position]);
       if (tag === undefined) return fail(-32602, `invalid block: ${String(params[position])}`);
       const number = tag === 'latest' ? head : tag;
-      if (number > head) {
-        if (method === 'eth_getBlockByNumber' || method === 'eth_getBlockReceipts') return { jsonrpc: '2.0', id, result: null };
-        return fail(-32000, `header not found`);
-      }
+      if (number > head) return NULL_WHEN_MISSING.has(method) ? { jsonrpc: '2.0', id, result: null } : fail(-32000, 'header not found');
       params[position] = `0x${number.toString(16)}`;
     }
     try {

@@ -1,11 +1,14 @@
 /**
- * Following the head with the work overlapped (shared/ingest/follow.ts and ChainIngest, issue 34 item
- * 4): a block that appears while the block before it is written is fetched (and derived) during that
+ * Following the head with the work overlapped, and within the invocation's time (shared/ingest/follow.ts
+ * and ChainIngest, issue 34 items 4 and 1). Overlap: a block that appears while the block before it is written is fetched (and derived) during that
  * write and written in the same round; under the lease the cursor and the backfill plan are read once,
  * not once a block. The node is the Base profile generator over HTTP (scripts/bench/lib/released-chain.ts)
  * whose next block appears 100 ms after the ingest asks for the one before, while the table takes
  * 60 ms a write call (DynamoDB's latency, made longer than a block's time to write). The table the
- * follower leaves is the one a plain ingest of the same blocks writes, item for item.
+ * follower leaves is the one a plain ingest of the same blocks writes, item for item. Time: a block
+ * too large for what is left of an invocation is not started (a batch killed at the timeout would be
+ * tried again, and killed again, by every invocation after it): the holder hands over at once, and
+ * the next invocation, which has written nothing yet, writes it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
@@ -23,8 +26,12 @@ import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 const table = useTestTable('follow-overlap');
 const quiet = { info: () => undefined, warn: () => undefined };
 
-function smallChain(blocks: number, perBlock: number): { spec: ChainSpec; chain: BaseChain } {
-  const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock });
+function smallChain(
+  blocks: number,
+  perBlock: number,
+  burst?: { block: number; transactions: number },
+): { spec: ChainSpec; chain: BaseChain } {
+  const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock, ...(burst ? { burst } : {}) });
   const small: ChainSpec = {
     ...spec,
     erc20Tokens: 30,
@@ -142,4 +149,75 @@ it('a block that appears while the one before is written is fetched during that 
   }
   const withoutLease = (items: Record<string, unknown>[]) => items.filter((item) => item.kind !== 'ingestLease');
   expect(withoutLease(await tableSnapshot(followed))).toEqual(await tableSnapshot(whole));
+}, 240_000);
+
+it('a block too large for what is left of the invocation is left to the next one, which writes it: no batch outlives its invocation', async () => {
+  const { spec, chain } = smallChain(5, 10, { block: 4, transactions: 300 });
+  const head = chain.head;
+  const whole = `${table.name}-deadline-whole`;
+  await inTable(whole, async () => {
+    await registerChain(spec.chainId, 1);
+    await new ChainIngest({ chainId: spec.chainId, client: chain.client(), maxBatchBlocks: 1, log: quiet }).ingestRange({
+      from: 1,
+      to: head,
+    });
+  });
+  const node = await serveReleasedChain(chain, { released: 3 });
+  const written = `${table.name}-deadline`;
+  try {
+    await inTable(written, async () => {
+      await registerChain(spec.chainId, 1);
+      const writtenAt = new Map<number, number>();
+      const ingest = new ChainIngest({
+        chainId: spec.chainId,
+        client: createChainClient(node.url),
+        maxBatchBlocks: 1,
+        log: quiet,
+        onBlock: ({ blockNumber }) => writtenAt.set(blockNumber, Date.now()),
+      });
+      const settings = {
+        chainId: spec.chainId,
+        // (A lease never runs past its invocation: a short ttl keeps the write margin short too.)
+        leaseTtlMs: 2_000,
+        handoverWaitMs: 1_000,
+        blockTimeMs: 200,
+        firstBlock: 1,
+        maxBlocks: 1_000,
+        log: quiet,
+      };
+      // The first invocation: 5 s, 1 s of margin. Blocks 1-3 at once; the 300-transaction block 4 once 2.5 s are
+      // gone, when a batch of it (a second and 10 ms a transaction, before any was measured) would outlive the invocation.
+      const started = Date.now();
+      const release = setTimeout(() => node.release(head), 2_500);
+      const first = await followWithLease(ingest, createChainClient(node.url), {
+        ...settings,
+        invocation: 'first',
+        deadline: started + 5_000,
+        safetyMarginMs: 1_000,
+      });
+      clearTimeout(release);
+      expect(first).toMatchObject({ role: 'followed', cursor: 3, ended: 'released' });
+      expect(first.reason).toMatch(
+        /^block 4 \(300 transactions\) is not expected to be written before this invocation ends: handed over early/,
+      );
+      // Handed over as soon as it knew, not at its handover time, and nothing of block 4 written.
+      expect(first.heldUntil! - started).toBeLessThan(4_000);
+      expect((await tableSnapshot(written)).some((item) => String(item.pk).endsWith('#BLOCKS') && Number(item.number) === 4)).toBe(false);
+      // The next invocation has written nothing yet: it writes block 4 whatever its estimate, then the rest.
+      const secondStarted = Date.now();
+      const second = await followWithLease(ingest, createChainClient(node.url), {
+        ...settings,
+        invocation: 'second',
+        deadline: secondStarted + 60_000,
+        safetyMarginMs: 1_000,
+        // (Ends the loop once every block is written: its clock jumps to its handover.)
+        now: () => (writtenAt.has(head) ? secondStarted + 60_000 : Date.now()),
+      });
+      expect(second).toMatchObject({ role: 'followed', cursor: head });
+    });
+  } finally {
+    await node.close();
+  }
+  const withoutLease = (items: Record<string, unknown>[]) => items.filter((item) => item.kind !== 'ingestLease');
+  expect(withoutLease(await tableSnapshot(written))).toEqual(await tableSnapshot(whole));
 }, 240_000);

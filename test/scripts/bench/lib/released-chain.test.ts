@@ -64,6 +64,15 @@ describe('the released chain node', () => {
     expect(block.transactions).toHaveLength(12);
   });
 
+  it("runs the ingest's code-sizes call with its state override (the block is eth_call's second parameter)", async () => {
+    const { ContractReader } = await import('../../../../shared/chain/read');
+    const reader = new ContractReader(createChainClient(node.url));
+    const token = chain.tokens[0]!.address;
+    const before = node.calls.get('eth_getCode') ?? 0;
+    expect(await reader.hasCode([token, '0x000000000000000000000000000000000000dead'], 3n)).toEqual([true, false]);
+    expect(node.calls.get('eth_getCode') ?? 0).toBe(before);
+  });
+
   it('counts every call by method, a batch entry each', async () => {
     const before = node.calls.get('eth_chainId') ?? 0;
     await rpc([
