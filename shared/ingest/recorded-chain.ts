@@ -87,34 +87,41 @@ export function replayingChain(real: ChainClient, recording: ChainRecording) {
     counts.live += 1;
     return real.request({ method, params } as never);
   });
+  /** The recorded answers of `questions`, the others asked live (in one call), in order; counted. */
+  async function replayed<Q, A>(
+    questions: readonly Q[],
+    recorded: (question: Q) => A | undefined,
+    live: (missing: Q[]) => Promise<A[]>,
+  ): Promise<A[]> {
+    const answers = questions.map(recorded);
+    const missing = questions.filter((_, index) => answers[index] === undefined);
+    counts.replayed += questions.length - missing.length;
+    if (missing.length > 0) {
+      counts.live += missing.length;
+      const fetched = await live(missing);
+      let next = 0;
+      for (const [index, answer] of answers.entries()) if (answer === undefined) answers[index] = fetched[next++];
+    }
+    return answers as A[];
+  }
   class ReplayingReader extends ContractReader {
-    override async readAll(calls: readonly ContractRead[], blockNumber: bigint): Promise<ReadResult[]> {
-      const results: (ReadResult | undefined)[] = calls.map((call) => recording.reads.get(readKey(call, blockNumber)));
-      const missing = calls.filter((_, index) => results[index] === undefined);
-      counts.replayed += calls.length - missing.length;
-      if (missing.length > 0) {
-        counts.live += missing.length;
-        const answers = await super.readAll(missing, blockNumber);
-        let next = 0;
-        for (const [index, result] of results.entries()) if (result === undefined) results[index] = answers[next++];
-      }
-      return results as ReadResult[];
+    override readAll(calls: readonly ContractRead[], blockNumber: bigint): Promise<ReadResult[]> {
+      return replayed(
+        calls,
+        (call) => recording.reads.get(readKey(call, blockNumber)),
+        (missing) => super.readAll(missing, blockNumber),
+      );
     }
 
-    override async hasCode(addresses: readonly string[], blockNumber: bigint): Promise<boolean[]> {
-      const answers = addresses.map((address) => {
-        const recorded = recording.reads.get(codeKey(address, blockNumber));
-        return recorded?.status === 'success' ? recorded.data !== '0x' : undefined;
-      });
-      const missing = addresses.filter((_, index) => answers[index] === undefined);
-      counts.replayed += addresses.length - missing.length;
-      if (missing.length > 0) {
-        counts.live += missing.length;
-        const live = await super.hasCode(missing, blockNumber);
-        let next = 0;
-        for (const [index, answer] of answers.entries()) if (answer === undefined) answers[index] = live[next++];
-      }
-      return answers as boolean[];
+    override hasCode(addresses: readonly string[], blockNumber: bigint): Promise<boolean[]> {
+      return replayed(
+        addresses,
+        (address) => {
+          const recorded = recording.reads.get(codeKey(address, blockNumber));
+          return recorded?.status === 'success' ? recorded.data !== '0x' : undefined;
+        },
+        (missing) => super.hasCode(missing, blockNumber),
+      );
     }
   }
   return { client, reader: new ReplayingReader(real) as ContractReader, counts };

@@ -12,36 +12,38 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
-import { BaseChain } from '../../../scripts/bench/dataset/base-profile';
-import type { ChainSpec } from '../../../scripts/bench/dataset/chain';
-import { baseProfileSpec } from '../../../scripts/bench/dataset/spec';
+import type { BaseChain } from '../../../scripts/bench/dataset/base-profile';
 import { serveReleasedChain } from '../../../scripts/bench/lib/released-chain';
 import { createChainClient } from '../../../shared/chain/client';
 import { db } from '../../../shared/db/client';
 import { followWithLease } from '../../../shared/ingest/follow';
 import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
 import { backfillKeys, chainKeys } from '../../../shared/table/keys';
+import { smallBaseChain } from '../../support/base-chain';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('follow-overlap');
 const quiet = { info: () => undefined, warn: () => undefined };
 
-function smallChain(
-  blocks: number,
-  perBlock: number,
-  burst?: { block: number; transactions: number },
-): { spec: ChainSpec; chain: BaseChain } {
-  const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock, ...(burst ? { burst } : {}) });
-  const small: ChainSpec = {
-    ...spec,
-    erc20Tokens: 30,
-    erc721Tokens: 3,
-    erc1155Tokens: 2,
-    addresses: 120,
-    base: { ...spec.base!, pools: 12, apps: 6, routers: 2, epochBlocks: 3 },
-  };
-  return { spec: small, chain: new BaseChain(small) };
+const smallChain = smallBaseChain;
+
+/** The chain's blocks 1..head ingested into `tableName` in one plain run (the table to compare with). */
+async function plainIngest(tableName: string, chainId: number, chain: BaseChain, head: number): Promise<void> {
+  await inTable(tableName, async () => {
+    await registerChain(chainId, 1);
+    await new ChainIngest({ chainId, client: chain.client(), maxBatchBlocks: 1, log: quiet }).ingestRange({ from: 1, to: head });
+  });
 }
+
+/** A follower of the node at `url`, one block a batch, recording when each block is written. */
+const follower = (chainId: number, url: string, writtenAt: Map<number, number>): ChainIngest =>
+  new ChainIngest({
+    chainId,
+    client: createChainClient(url),
+    maxBatchBlocks: 1,
+    log: quiet,
+    onBlock: ({ blockNumber }) => writtenAt.set(blockNumber, Date.now()),
+  });
 
 /** Adds `ms` to every write call, and counts GetItems of the cursor and the backfill plan, while `work` runs. */
 async function slowTable<T>(
@@ -79,13 +81,7 @@ it('a block that appears while the one before is written is fetched during that 
   const { spec, chain } = smallChain(10, 30);
   const head = chain.head;
   const whole = `${table.name}-whole`;
-  await inTable(whole, async () => {
-    await registerChain(spec.chainId, 1);
-    await new ChainIngest({ chainId: spec.chainId, client: chain.client(), maxBatchBlocks: 1, log: quiet }).ingestRange({
-      from: 1,
-      to: head,
-    });
-  });
+  await plainIngest(whole, spec.chainId, chain, head);
 
   // The node: block n + 1 appears 100 ms after the ingest first asks for block n whole.
   const fetchedAt = new Map<number, number>();
@@ -108,13 +104,7 @@ it('a block that appears while the one before is written is fetched during that 
       planReads,
     } = await inTable(followed, async () => {
       await registerChain(spec.chainId, 1);
-      const ingest = new ChainIngest({
-        chainId: spec.chainId,
-        client: createChainClient(node.url),
-        maxBatchBlocks: 1,
-        log: quiet,
-        onBlock: ({ blockNumber }) => writtenAt.set(blockNumber, Date.now()),
-      });
+      const ingest = follower(spec.chainId, node.url, writtenAt);
       return slowTable(spec.chainId, 60, async () => {
         const started = Date.now();
         const run = followWithLease(ingest, createChainClient(node.url), {
@@ -155,26 +145,14 @@ it('a block too large for what is left of the invocation is left to the next one
   const { spec, chain } = smallChain(5, 10, { block: 4, transactions: 300 });
   const head = chain.head;
   const whole = `${table.name}-deadline-whole`;
-  await inTable(whole, async () => {
-    await registerChain(spec.chainId, 1);
-    await new ChainIngest({ chainId: spec.chainId, client: chain.client(), maxBatchBlocks: 1, log: quiet }).ingestRange({
-      from: 1,
-      to: head,
-    });
-  });
+  await plainIngest(whole, spec.chainId, chain, head);
   const node = await serveReleasedChain(chain, { released: 3 });
   const written = `${table.name}-deadline`;
   try {
     await inTable(written, async () => {
       await registerChain(spec.chainId, 1);
       const writtenAt = new Map<number, number>();
-      const ingest = new ChainIngest({
-        chainId: spec.chainId,
-        client: createChainClient(node.url),
-        maxBatchBlocks: 1,
-        log: quiet,
-        onBlock: ({ blockNumber }) => writtenAt.set(blockNumber, Date.now()),
-      });
+      const ingest = follower(spec.chainId, node.url, writtenAt);
       const settings = {
         chainId: spec.chainId,
         // (A lease never runs past its invocation: a short ttl keeps the write margin short too.)

@@ -6,32 +6,19 @@
  * (its cursor does not say `rangeHeads`) reads its ranges from the table as before, and is exact too.
  */
 import { describe, expect, it } from 'vitest';
-import { BaseChain } from '../../../scripts/bench/dataset/base-profile';
-import type { ChainSpec } from '../../../scripts/bench/dataset/chain';
-import { baseProfileSpec } from '../../../scripts/bench/dataset/spec';
+import type { BaseChain } from '../../../scripts/bench/dataset/base-profile';
 import { db } from '../../../shared/db/client';
 import { deleteItem, updateItem } from '../../../shared/db/operations';
 import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
 import { ownerOfRange } from '../../../shared/ingest/range-heads';
 import { chainKeys } from '../../../shared/table/keys';
+import { smallBaseChain } from '../../support/base-chain';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { expectRangePositions } from './support/truth';
 
 const table = useTestTable('range-heads');
 
-/** A small Base-like chain whose senders and holders come back block after block. */
-function smallChain(blocks: number, perBlock: number): { spec: ChainSpec; chain: BaseChain } {
-  const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock });
-  const small: ChainSpec = {
-    ...spec,
-    erc20Tokens: 30,
-    erc721Tokens: 3,
-    erc1155Tokens: 2,
-    addresses: 120,
-    base: { ...spec.base!, pools: 12, apps: 6, routers: 2, epochBlocks: 3 },
-  };
-  return { spec: small, chain: new BaseChain(small) };
-}
+const smallChain = smallBaseChain;
 
 /** Queries of where a range an address owns stands before a block (its last entry, or a count), counted while `work` runs. */
 async function ownedRangeLookups<T>(work: () => Promise<T>): Promise<{ result: T; lookups: number }> {
