@@ -305,8 +305,7 @@ export function lambdaBudgets(lambda: LambdaFollowResult): Budget[] {
     q.missing.length +
     q.outOfOrder +
     q.brokenLinks +
-    lambda.continuity.cursorWentBack +
-    (lambda.continuity.cursorAtEnd === lambda.chain.head ? 0 : 1);
+    lambda.continuity.cursorWentBack;
   return [
     check(
       'lambda',
@@ -342,6 +341,8 @@ export function lambdaBudgets(lambda: LambdaFollowResult): Budget[] {
         ]
       : []),
     check('lambda', FAMILIES.lambdaContinuity, 'lambda blocks lost, repeated or out of order', broken, 0),
+    // (Older results carry no behindAtEnd: their cursor ended at the head or the check above failed.)
+    check('lambda', FAMILIES.lambdaLag, 'lambda blocks still behind the head at the end', lambda.continuity.behindAtEnd ?? 0, 0),
     check(
       'lambda',
       FAMILIES.lambdaContinuity,

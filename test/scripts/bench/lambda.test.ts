@@ -131,6 +131,8 @@ describe('the budgets of the Lambda part', () => {
       detected?: number;
       duplicates?: number[];
       errors?: string[];
+      behindAtEnd?: number;
+      base?: { recoveryBlocks: number | null };
     } = {},
   ) =>
     ({
@@ -146,9 +148,13 @@ describe('the budgets of the Lambda part', () => {
         tableBlocks: { missing: [], wrongHash: [] },
         queue: { duplicates: overrides.duplicates ?? [], missing: [], outOfOrder: 0, brokenLinks: 0 },
         cursorWentBack: 0,
-        cursorAtEnd: 120,
+        cursorAtEnd: 120 - (overrides.behindAtEnd ?? 0),
+        behindAtEnd: overrides.behindAtEnd ?? 0,
       },
-      budget: { p99LagBlocks: 2, p99DepositSeconds: 5 },
+      burst: overrides.base ? { transactions: 3000, block: 77, recoveryBlocks: overrides.base.recoveryBlocks } : null,
+      budget: overrides.base
+        ? { p99LagBlocks: 2, p99DepositSeconds: null, burstRecoveryBlocks: 10 }
+        : { p99LagBlocks: 2, p99DepositSeconds: 5, burstRecoveryBlocks: null },
     }) as unknown as LambdaFollowResult;
 
   it('passes within the budgets and names what failed otherwise', () => {
@@ -156,6 +162,7 @@ describe('the budgets of the Lambda part', () => {
       [FAMILIES.lambdaLag, 1, true],
       [FAMILIES.lambdaDeposit, 3.1, true],
       [FAMILIES.lambdaContinuity, 0, true],
+      [FAMILIES.lambdaLag, 0, true],
       [FAMILIES.lambdaContinuity, 0, true],
     ]);
     expect(lambdaBudgets(result({ lagP99: 3 }))[0]).toMatchObject({ value: 3, budget: 2, pass: false });
@@ -167,7 +174,22 @@ describe('the budgets of the Lambda part', () => {
     expect(lambdaBudgets(result({ depositP99: 5.4 }))[1]).toMatchObject({ value: 5.4, budget: 5, pass: false });
     expect(lambdaBudgets(result({ detected: 9 }))[1]).toMatchObject({ value: null, pass: false, note: '1 of 10 deposits never detected' });
     expect(lambdaBudgets(result({ duplicates: [7, 8] }))[2]).toMatchObject({ value: 2, pass: false });
-    expect(lambdaBudgets(result({ errors: ['invocation-3: boom'] }))[3]).toMatchObject({ value: 1, pass: false });
+    expect(lambdaBudgets(result({ errors: ['invocation-3: boom'] }))[4]).toMatchObject({ value: 1, pass: false });
+    // A follower slower than its chain: blocks not yet written at the end are the lag's failure, not lost blocks.
+    const behind = lambdaBudgets(result({ behindAtEnd: 25 }));
+    expect(behind[2]).toMatchObject({ value: 0, pass: true });
+    expect(behind[3]).toMatchObject({ value: 25, budget: 0, pass: false });
+  });
+
+  it('Base mode: no deposit budget; the burst recovers within 10 blocks or fails', () => {
+    const names = (budgets: ReturnType<typeof lambdaBudgets>) => budgets.map((budget) => budget.name);
+    const recovered = lambdaBudgets(result({ base: { recoveryBlocks: 6 } }));
+    expect(names(recovered).some((name) => /deposit/.test(name))).toBe(false);
+    expect(recovered.find((budget) => /burst/.test(budget.name))).toMatchObject({ value: 6, budget: 10, pass: true });
+    expect(lambdaBudgets(result({ base: { recoveryBlocks: null } })).find((budget) => /burst/.test(budget.name))).toMatchObject({
+      value: null,
+      pass: false,
+    });
   });
 });
 
