@@ -92,6 +92,14 @@ export const LAMBDA_DEPOSIT_BUDGET_SECONDS = 5;
 export const LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS = 10;
 /** Base's average rate times three (issue 34's hot-partition target), transactions a second. */
 const HOT_PARTITION_TARGET_TPS = 300;
+/** Base's average rate (issue 34: 100-150 a second), transactions a day: the node's bill per chain is priced at it. */
+const BASE_TRANSACTIONS_PER_DAY = 100 * 86_400;
+/**
+ * The price per call the node's bill is worked out at: $0.50 per million calls, named here as the
+ * model's input (providers that bill compute units weigh methods differently: block receipts and
+ * traces cost tens to hundreds of a plain call's units, so the figure is a floor for those).
+ */
+const NODE_USD_PER_MILLION_CALLS = 0.5;
 const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 const MAINNET_USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 /** The deployed settings the cost model is for (lib/: one function, arm64, 900 s, a schedule a minute; INGEST_* defaults). */
@@ -310,6 +318,8 @@ export interface LambdaFollowResult {
   /** Calls the node answered (a batch's entries each) over the transactions written (Base mode only); and by method. */
   nodeCallsPerTransaction: number | null;
   nodeCallsByMethod: Record<string, number>;
+  /** The node's bill per chain per day at Base's average rate and a named price per call (Base mode). */
+  nodeBillPerChainPerDay: { transactionsPerDay: number; usdPerMillionCalls: number; calls: number; usd: number } | null;
   /** The partition key with the most write units, scaled to 300 transactions a second (3x Base); limit 1,000. */
   hottestPartitionWriteUnitsPerSecondAt3xBase: number | null;
   hottestPartitions: { key: string; writeUnitsPerTransaction: number; writeUnitsPerSecondAt3xBase: number }[];
@@ -1133,6 +1143,18 @@ function summarise(input: {
     dynamodbCallsByCommand: byTransaction(callsByCommand),
     nodeCallsPerTransaction: nodeCallTotal === null ? null : perTransaction(nodeCallTotal),
     nodeCallsByMethod: byTransaction(usage.nodeCalls ?? []),
+    nodeBillPerChainPerDay:
+      nodeCallTotal === null || usage.transactionsIngested === 0
+        ? null
+        : {
+            transactionsPerDay: BASE_TRANSACTIONS_PER_DAY,
+            usdPerMillionCalls: NODE_USD_PER_MILLION_CALLS,
+            calls: Math.round((nodeCallTotal / usage.transactionsIngested) * BASE_TRANSACTIONS_PER_DAY),
+            usd:
+              Math.round(
+                (((nodeCallTotal / usage.transactionsIngested) * BASE_TRANSACTIONS_PER_DAY * NODE_USD_PER_MILLION_CALLS) / 1e6) * 100,
+              ) / 100,
+          },
     hottestPartitionWriteUnitsPerSecondAt3xBase: hottest[0]?.writeUnitsPerSecondAt3xBase ?? null,
     hottestPartitions: hottest,
     table: {
@@ -1290,7 +1312,11 @@ function ingestMarkdown(r: LambdaFollowResult): string {
         : `**${r.nodeCallsPerTransaction} node calls a transaction** (${Object.entries(r.nodeCallsByMethod)
             .slice(0, 6)
             .map(([method, count]) => `${method} ${count}`)
-            .join(', ')})`
+            .join(', ')})${
+            r.nodeBillPerChainPerDay
+              ? `: at Base's ${r.nodeBillPerChainPerDay.transactionsPerDay.toLocaleString('en')} transactions a day, ${r.nodeBillPerChainPerDay.calls.toLocaleString('en')} calls, **$${r.nodeBillPerChainPerDay.usd} a day** at $${r.nodeBillPerChainPerDay.usdPerMillionCalls} per million calls`
+              : ''
+          }`
     }; hottest partition at 300 tx/s (3x Base): **${r.hottestPartitionWriteUnitsPerSecondAt3xBase ?? '-'} write units a second** (limit 1,000; ${r.hottestPartitions
       .slice(0, 3)
       .map((entry) => `${entry.key.slice(0, 60)} ${entry.writeUnitsPerSecondAt3xBase}`)
