@@ -156,7 +156,6 @@ const MAX_BATCH_TRANSACTIONS = 2_000;
 /** Least time between two status writes of a run whose state does not change. */
 export const DEFAULT_STATUS_INTERVAL_MS = 10_000;
 
-/** The chain's capabilities as recorded in its status item. */
 /** What ingestRange is asked to do. */
 export interface RangeOptions {
   from?: number;
@@ -188,6 +187,7 @@ const INITIAL_BATCH_FIXED_MS = 300;
 /** Batches of fewer transactions than this measure the fixed part; larger ones, the part per transaction. */
 const ESTIMATE_MIN_TRANSACTIONS = 50;
 
+/** The chain's capabilities as recorded in its status item. */
 export type ChainCapabilities = Pick<ChainStatusRecord, 'traceMethod' | 'blockReceipts' | 'multicall3' | 'multicall3FromBlock'>;
 
 export class ChainIngest {
@@ -485,14 +485,10 @@ export class ChainIngest {
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
   async ingestNext(
     maxBlocks: number,
-    options: {
+    options: Pick<RangeOptions, 'deadline' | 'signal' | 'mayWrite' | 'finishBy' | 'startAnyway'> & {
       firstBlock?: number;
-      deadline?: number;
-      signal?: AbortSignal;
-      mayWrite?: () => boolean;
+      /** The node's head as the caller just read it (else read here). */
       head?: bigint;
-      finishBy?: number;
-      startAnyway?: boolean;
     } = {},
   ): Promise<IngestResult> {
     const firstBlock = options.firstBlock ?? 0;
@@ -556,7 +552,6 @@ export class ChainIngest {
    * batch is the one new block.
    */
   private async advance(result: IngestResult, defaultFrom: number, initialTo: number, range: RangeOptions): Promise<void> {
-    const { deadline, signal, mayWrite } = range;
     const run: NonNullable<ChainIngest['running']> = {
       target: initialTo,
       limit: Math.max(initialTo, range.limit ?? initialTo),
@@ -564,7 +559,7 @@ export class ChainIngest {
     };
     this.running = run;
     try {
-      await this.advanceRun(result, defaultFrom, run, deadline, signal, mayWrite, range.known !== undefined, range);
+      await this.advanceRun(result, defaultFrom, run, range);
     } finally {
       if (this.running === run) this.running = undefined;
     }
@@ -574,16 +569,12 @@ export class ChainIngest {
     result: IngestResult,
     defaultFrom: number,
     run: NonNullable<ChainIngest['running']>,
-    deadline: number | undefined,
-    signal: AbortSignal | undefined,
-    mayWrite: (() => boolean) | undefined,
-    noPlan: boolean,
-    budget: Pick<RangeOptions, 'finishBy' | 'startAnyway'>,
+    range: RangeOptions,
   ): Promise<void> {
+    const { deadline, signal, mayWrite, finishBy } = range;
     // Whether a batch of `transactions` is expected to end by finishBy (the first block of a lease that wrote nothing yet: always).
-    let startAnyway = budget.startAnyway === true;
-    const fits = (transactions: number): boolean =>
-      budget.finishBy === undefined || Date.now() + this.batchEstimateMs(transactions) <= budget.finishBy;
+    let startAnyway = range.startAnyway === true;
+    const fits = (transactions: number): boolean => finishBy === undefined || Date.now() + this.batchEstimateMs(transactions) <= finishBy;
     const stopped = () =>
       (deadline !== undefined && Date.now() >= deadline) || signal?.aborted === true || (mayWrite !== undefined && !mayWrite());
     let number = result.cursor ? result.cursor.blockNumber + 1 : defaultFrom;
@@ -599,7 +590,8 @@ export class ChainIngest {
     // written by an earlier run (up to the cursor's pendingTo); later batches follow a cursor this
     // run moved.
     let mayBeHalfWritten = true;
-    let plan = noPlan ? undefined : await readPlan(this.chainId);
+    // (Known under the lease: no plan stored.)
+    let plan = range.known ? undefined : await readPlan(this.chainId);
     if (plan?.ended) {
       // A reorg ended it and the run that found it stopped before sweeping it all.
       await this.sweepPlan(plan, result.cursor);
@@ -672,7 +664,7 @@ export class ChainIngest {
           block: number,
           transactions,
           expectedMs: this.batchEstimateMs(transactions),
-          leftMs: (budget.finishBy ?? 0) - Date.now(),
+          leftMs: (finishBy ?? 0) - Date.now(),
         });
         break;
       }

@@ -10,13 +10,13 @@
 import { expect, test } from 'vitest';
 import { BaseChain } from '../../../scripts/bench/dataset/base-profile';
 import { baseProfileSpec } from '../../../scripts/bench/dataset/spec';
-import { db } from '../../../shared/db/client';
 import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
 import { getItem, getItems } from '../../../shared/ingest/table-io';
 import { expandTransaction } from '../../../shared/table/compact';
 import { blockKeys, keyId, transactionKeys, type TableItem } from '../../../shared/table/keys';
 import type { BlockRecord } from '../../../shared/table/records';
 import { useTestTable } from '../../support/table';
+import { observingTable } from '../../support/table-calls';
 
 useTestTable('large-block');
 
@@ -30,24 +30,20 @@ test(`a block of ${TRANSACTIONS.toLocaleString('en')} Base-like transactions is 
   await registerChain(spec.chainId, 1);
   // Items put, as they go out (the block's records, their index copies, the state).
   let puts = 0;
-  const stack = (db as unknown as { middlewareStack: { add: (...args: unknown[]) => void; remove: (name: string) => void } })
-    .middlewareStack;
-  stack.add(
-    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, any> }) => {
-      if (/^BatchWrite(Item)?Command$/.test(context.commandName ?? ''))
-        for (const requests of Object.values(args.input.RequestItems ?? {}) as { PutRequest?: unknown }[][])
-          puts += requests.filter((request) => request.PutRequest).length;
-      return next(args);
-    },
-    { step: 'initialize', name: 'largeBlockPuts' },
-  );
   const ingest = new ChainIngest({
     chainId: spec.chainId,
     client: chain.client(),
     retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
     log: { info: () => undefined, warn: () => undefined },
   });
-  const result = await ingest.ingestRange({ from: 1, to: chain.head }).finally(() => stack.remove('largeBlockPuts'));
+  const result = await observingTable(
+    (command, input) => {
+      if (command === 'BatchWriteItemCommand')
+        for (const requests of Object.values(input.RequestItems ?? {}) as { PutRequest?: unknown }[][])
+          puts += requests.filter((request) => request.PutRequest).length;
+    },
+    () => ingest.ingestRange({ from: 1, to: chain.head }),
+  );
   expect(result.advanced).toBe(chain.head);
   expect(puts).toBeGreaterThan(350_000);
   expect(result.cursor?.blockNumber).toBe(block!.number);

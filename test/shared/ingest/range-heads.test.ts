@@ -7,12 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BaseChain } from '../../../scripts/bench/dataset/base-profile';
-import { db } from '../../../shared/db/client';
 import { deleteItem, updateItem } from '../../../shared/db/operations';
 import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
 import { ownerOfRange } from '../../../shared/ingest/range-heads';
 import { chainKeys } from '../../../shared/table/keys';
 import { smallBaseChain } from '../../support/base-chain';
+import { observingTable } from '../../support/table-calls';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { expectRangePositions } from './support/truth';
 
@@ -23,24 +23,13 @@ const smallChain = smallBaseChain;
 /** Queries of where a range an address owns stands before a block (its last entry, or a count), counted while `work` runs. */
 async function ownedRangeLookups<T>(work: () => Promise<T>): Promise<{ result: T; lookups: number }> {
   let lookups = 0;
-  const name = `rangeLookups-${Math.random()}`;
-  const stack = (db as unknown as { middlewareStack: { add: (...args: unknown[]) => void; remove: (name: string) => void } })
-    .middlewareStack;
-  stack.add(
-    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, any> }) => {
-      const pk = String(args.input.ExpressionAttributeValues?.[':pk'] ?? '');
-      // (Where a range stands: its last entry's position; a seek chunk's first keys are another read.)
-      const position = String(args.input.ProjectionExpression ?? '').includes('#pos') || args.input.Select === 'COUNT';
-      if (context.commandName === 'QueryCommand' && position && ownerOfRange(pk)) lookups += 1;
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    return { result: await work(), lookups };
-  } finally {
-    stack.remove(name);
-  }
+  const result = await observingTable((command, input) => {
+    const pk = String(input.ExpressionAttributeValues?.[':pk'] ?? '');
+    // (Where a range stands: its last entry's position; a seek chunk's first keys are another read.)
+    const position = String(input.ProjectionExpression ?? '').includes('#pos') || input.Select === 'COUNT';
+    if (command === 'QueryCommand' && position && ownerOfRange(pk)) lookups += 1;
+  }, work);
+  return { result, lookups };
 }
 
 const quiet = { info: () => undefined, warn: () => undefined };
