@@ -3,21 +3,26 @@
  *
  *  - each bucket read is expanded into its entries (and an item written before buckets is one entry);
  *  - entries outside the key condition or at or before the ExclusiveStartKey are dropped: a bucket's
- *    key is its first entry's, so a bucket that starts before a bound may hold entries past it: a
- *    lower bound is moved back to the start of its block (a bucket never spans blocks). Newest first,
+ *    key is its first entry's, so a bucket that starts before a bound may hold entries past it. Newest
+ *    first, a lower bound is moved back to the start of its block (a bucket never spans blocks), and
  *    only the first bucket read may hold entries above the bound: a page of Limit buckets holds at
  *    least Limit - 1 entries of the range (fewer with a LastEvaluatedKey, as a page DynamoDB cuts),
  *    and never reads more items than the Limit;
- *  - `Limit` counts entries newest first: the page ends at the Limit-th entry and its LastEvaluatedKey
- *    is that entry's key (DynamoDB starts after a key with no item there as after one with an item).
- *    In ascending order `Limit` counts buckets (a page holds up to 8 entries a bucket) and a page ends
- *    with a whole bucket, so a next page from its LastEvaluatedKey never starts inside a bucket; an
- *    ExclusiveStartKey inside a bucket would skip the rest of it (no reader pages a bucketed range
- *    ascending from an entry: E5 and the reorg's lookups read newest first);
+ *  - `Limit` counts entries, in either order: the page ends at the Limit-th entry and its
+ *    LastEvaluatedKey is that entry's key (DynamoDB starts after a key with no item there as after one
+ *    with an item); a page DynamoDB cuts ends with a whole bucket, and its LastEvaluatedKey is that
+ *    bucket's last entry, so a next page never repeats an entry;
+ *  - in ascending order, a lower bound or ExclusiveStartKey that may fall inside a bucket (anything
+ *    but the start of a block) is served by one more Query sent beside the page's, in parallel: the
+ *    bucket holding the bound (newest first, Limit 1, from the bound back to the start of its block),
+ *    whose entries past the bound come first. So a page that starts at any entry (a seek chunk's key,
+ *    insights range-seek.ts) costs one round trip and one item more, not the rest of the block;
  *  - Select COUNT counts entries; a ProjectionExpression is dropped (a bucket is read whole, and its
  *    entries come with every attribute); a FilterExpression is refused: DynamoDB would apply it to the
  *    buckets, not their entries (filter the entries read instead);
- *  - `scanned` is the items read, buckets as DynamoDB bills them;
+ *  - `scanned` is the entries read (those of every bucket read, the ones outside the bounds too): a
+ *    bucket holds its entries' bytes, which DynamoDB bills, so a read bound counted in `scanned`
+ *    (insights' maxItemsReadPerChain) bounds the same cost whether a range is in buckets or not;
  *  - an entry stored both as an item of its own (written before buckets) and in a bucket (its block
  *    written again once its manifest, which listed the single items, had expired) is served once.
  */
@@ -38,39 +43,76 @@ export async function queryBucketedRange(
   const counting = input.Select === 'COUNT';
   const condition = sortKeyCondition(input);
   const { Select: _select, ProjectionExpression: _projection, ...rest } = input;
-  const request: QueryInput = { ...rest, KeyConditionExpression: condition.expression, ExpressionAttributeNames: namesUsed(rest) };
+  const request: QueryInput = { ...rest, ExpressionAttributeNames: namesUsed(rest) };
   if (Object.keys(request.ExpressionAttributeNames ?? {}).length === 0) delete request.ExpressionAttributeNames;
-  if (condition.lowerBlock !== undefined) {
+  if (descending && condition.lowerBlock !== undefined) {
     // From the start of the lower bound's block: its buckets may hold entries past the bound (the
     // bound's own value is then unused: DynamoDB refuses unused values).
+    request.KeyConditionExpression = condition.expression;
     const values = { ...request.ExpressionAttributeValues, [LOWER_BLOCK]: condition.lowerBlock };
     request.ExpressionAttributeValues = Object.fromEntries(
       Object.entries(values).filter(([name]) => new RegExp(`${name}(?![A-Za-z0-9_])`).test(condition.expression)),
     );
   }
-  const page = await send(request);
-
   const start = input.ExclusiveStartKey?.sk;
+  // In ascending order, the bucket that may hold the first entries past the start key or lower bound.
+  const straddled = descending ? undefined : straddlePoint(typeof start === 'string' ? start : undefined, condition.lower);
+  const [page, straddling] = await Promise.all([
+    send(request),
+    straddled === undefined ? undefined : send(bucketHolding(input, straddled)),
+  ]);
+
   const after: SortKeyCheck =
     typeof start === 'string' ? (sk) => (descending ? compareSortKeys(sk, start) < 0 : compareSortKeys(sk, start) > 0) : () => true;
-  let entries = page.items
-    .flatMap((item) => {
-      const expanded = entriesOf(item);
-      return descending ? expanded.reverse() : expanded;
-    })
+  const read = [...(straddling?.items ?? []), ...page.items].flatMap((item) => {
+    const expanded = entriesOf(item);
+    return descending ? expanded.reverse() : expanded;
+  });
+  let entries = read
     .filter((entry) => condition.check(String(entry.sk)) && after(String(entry.sk)))
     // An entry stored both ways (its one-entry item written before buckets, and a bucket of a block
-    // written again after its manifest expired) is one entry: in key order, once.
+    // written again after its manifest expired), or read by both Queries, is one entry: in key order, once.
     .sort((a, b) => (descending ? -1 : 1) * compareSortKeys(String(a.sk), String(b.sk)))
     .filter((entry, index, sorted) => index === 0 || sorted[index - 1]?.sk !== entry.sk);
-  let lastKey = page.lastKey;
-  // Newest first, the page ends at the Limit-th entry; in ascending order with the last bucket read.
-  if (descending && input.Limit !== undefined && entries.length > input.Limit) {
+  let more = page.lastKey !== undefined;
+  // The page ends at the Limit-th entry, or with the last bucket DynamoDB returned.
+  if (input.Limit !== undefined && entries.length > input.Limit) {
     entries = entries.slice(0, input.Limit);
-    const last = entries.at(-1);
-    lastKey = last ? { pk: last.pk, sk: last.sk } : page.lastKey;
+    more = true;
   }
-  return { items: counting ? [] : entries, count: entries.length, scanned: page.scanned, lastKey };
+  const last = entries.at(-1);
+  const lastKey = !more ? undefined : last ? { pk: last.pk, sk: last.sk } : page.lastKey;
+  return {
+    items: counting ? [] : entries,
+    count: entries.length,
+    scanned: read.length,
+    lastKey,
+  };
+}
+
+/**
+ * The sort key a bucket read in ascending order may straddle: the later of the start key and the lower
+ * bound; undefined when no bucket can (none, or the start of a block: buckets never span blocks).
+ */
+function straddlePoint(start: string | undefined, lower: string | undefined): string | undefined {
+  const point = start === undefined ? lower : lower === undefined || compareSortKeys(start, lower) >= 0 ? start : lower;
+  return point === undefined || point.length <= BLOCK_KEY_LENGTH ? undefined : point;
+}
+
+/** The Query of the bucket holding sort key `point`, if any: the last item from the start of its block to it. */
+function bucketHolding(input: QueryInput, point: string): QueryInput {
+  return {
+    KeyConditionExpression: '#bucketPk = :bucketPk AND #bucketSk BETWEEN :bucketFrom AND :bucketTo',
+    ExpressionAttributeNames: { '#bucketPk': 'pk', '#bucketSk': 'sk' },
+    ExpressionAttributeValues: {
+      ':bucketPk': input.ExpressionAttributeValues?.[':pk'],
+      ':bucketFrom': point.slice(0, BLOCK_KEY_LENGTH),
+      ':bucketTo': point,
+    },
+    ScanIndexForward: false,
+    Limit: 1,
+    ...(input.ConsistentRead === undefined ? {} : { ConsistentRead: input.ConsistentRead }),
+  };
 }
 
 /** The placeholder of a lower bound moved back to the start of its block. */
@@ -80,9 +122,10 @@ const LOWER_BLOCK = ':bucketBlockStart';
  * The sort-key part of a KeyConditionExpression (`#pk = :pk AND <sk condition>`, the forms DynamoDB
  * allows) as a check of an entry's sort key, and the expression to send: a lower bound (`>`, `>=`,
  * `=`, BETWEEN's low end) moved back to the start of its block (LOWER_BLOCK), where the buckets that
- * may hold entries past it start.
+ * may hold entries past it start (sent newest first), and the lower bound itself (`lower`: in
+ * ascending order the page is read from it, and the bucket holding it beside: bucketHolding).
  */
-function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression: string; lowerBlock?: string } {
+function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression: string; lowerBlock?: string; lower?: string } {
   const expression = input.KeyConditionExpression ?? '';
   const values = input.ExpressionAttributeValues ?? {};
   const names = input.ExpressionAttributeNames ?? {};
@@ -108,6 +151,7 @@ function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression:
         check: (sk) => compareSortKeys(sk, low) >= 0 && compareSortKeys(sk, high) <= 0,
         expression: rebuild(`${between[1]} BETWEEN ${LOWER_BLOCK} AND ${between[3]}`),
         lowerBlock: blockOf(low),
+        lower: low,
       };
     }
     const begins = /^\s*begins_with\(\s*(#?\w+)\s*,\s*(:\w+)\s*\)\s*$/i.exec(clause);
@@ -134,6 +178,7 @@ function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression:
         check,
         expression: rebuild(operator === '=' ? `${name} BETWEEN ${LOWER_BLOCK} AND ${placeholder}` : `${name} >= ${LOWER_BLOCK}`),
         lowerBlock: blockOf(bound),
+        lower: bound,
       };
     }
   }

@@ -42,7 +42,7 @@ import { checkZeroValueCallsRetention } from './zero-value-calls';
 import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
-import { isCountedEntry } from './items';
+import { bucketNumberedEntries, isCountedEntry } from './items';
 import {
   notifyBlocksIngested,
   notifyNftInstancesWritten,
@@ -978,11 +978,13 @@ export class ChainIngest {
     const seekChunks = await this.positions.assignBlocks(blocksItems, { fresh: mode === 'repair' });
     // The range heads the batch moved (range-heads.ts): written with its items, not listed as any block's.
     const heads = this.positions.takeHeads();
-    for (const [index, chunks] of seekChunks.entries()) {
-      for (const chunk of chunks) {
-        blocksItems[index]!.items.push(chunk);
-        items.push(chunk);
-      }
+    for (const [index, chunks] of seekChunks.entries()) for (const chunk of chunks) blocksItems[index]!.items.push(chunk);
+    // Numbered entries of bucketed ranges go in block buckets (table/buckets.ts); each block's list,
+    // which its manifest holds, is changed in place.
+    items.length = 0;
+    for (const block of blocksItems) {
+      bucketNumberedEntries(block.items);
+      for (const item of block.items) items.push(item);
     }
 
     if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)

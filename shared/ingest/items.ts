@@ -23,7 +23,7 @@ import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
 import { zeroValueCallStorage } from './zero-value-calls';
 import { TABLE } from '../table/definition';
-import { bucketsOf } from '../table/buckets';
+import { bucketsOf, isBucketedRange } from '../table/buckets';
 import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 import { compactBlock, compactInternalTransaction, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
 
@@ -172,6 +172,20 @@ export function immutableItems(
     put({ pk: addressKeys.withdrawals(chainId, withdrawal.address).pk, sk: addressKeys.withdrawalSortKey(withdrawal.index) }, withdrawal);
   }
   return [...items.values()];
+}
+
+/**
+ * A block's numbered entries of bucketed ranges (range positions are on them now) replaced, in its
+ * list, by the buckets that hold them (table/buckets.ts bucketsOf).
+ */
+export function bucketNumberedEntries(items: TableItem[]): void {
+  const entries = items.filter((item) => isCountedEntry(item) && isBucketedRange(item.pk));
+  if (entries.length === 0) return;
+  const bucketed = new Set(entries);
+  const kept = items.filter((item) => !bucketed.has(item));
+  items.length = 0;
+  for (const item of kept) items.push(item);
+  for (const bucket of bucketsOf(entries)) items.push(bucket);
 }
 
 /** A transaction as index copies carry it: calldata above 1 KB stays on the canonical item only. */

@@ -33,8 +33,16 @@ export const BUCKET_KIND = 'bucket';
  */
 export const MAX_BUCKET_ENTRIES = 8;
 
-/** X5 (`…#A#<address>#ITX#to|from`): the ranges stored in buckets. */
-const BUCKETED_RANGE = /^C#\d+#A#0x[0-9a-f]{40}#ITX#(?:to|from)$/;
+/**
+ * The ranges stored in buckets: X5 (`…#A#<address>#ITX#to|from`), and the counted ranges that belong
+ * to a contract, a topic or a selector, where a block's entries crowd (issues 34 and 35: on the Base
+ * profile 3 to 20 entries of a block a range): N4 (`…#LOGS#<contract>`, and `#T0#<topic0>`), N5
+ * (`…#TOPIC0#<topic0>`), N8 (`…#TT#<token>`), N3 without the sender (`…#CALLS#<contract>#<selector>`)
+ * and N6 (`…#SELECTOR#<selector>`). Not bucketed: N3 by sender, N16 (one NFT), X3 and X4: mostly one
+ * entry of a block a range, where a bucket saves nothing.
+ */
+const BUCKETED_RANGE =
+  /^C#\d+#(?:A#0x[0-9a-f]{40}#ITX#(?:to|from)|LOGS#0x[0-9a-f]{40}(?:#T0#[^#]+)?|TOPIC0#[^#]+|TT#0x[0-9a-f]{40}|CALLS#0x[0-9a-f]{40}#[^#]+|SELECTOR#[^#]+)$/;
 
 /** Whether the entries of range `pk` are written in buckets (and may be read from them). */
 export const isBucketedRange = (pk: string): boolean => BUCKETED_RANGE.test(pk);

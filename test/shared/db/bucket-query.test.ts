@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Item, queryAll, queryPage, rangeQuery, writeItems } from '../../../shared/db/operations';
+import { measureTable } from '../../../shared/db/instrument';
 import { readRange } from '../../../shared/explorer/range-reader';
 import { PAGE_SIZE } from '../../../shared/explorer/config';
 import { bucketsOf, MAX_BUCKET_ENTRIES } from '../../../shared/table/buckets';
@@ -71,12 +72,12 @@ async function write(): Promise<void> {
   await writeItems({ put: stored });
 }
 
-/** Every page newest first of `pk` with Limit `limit`, continued from each page's LastEvaluatedKey. */
-async function walk(pk: string, limit: number): Promise<string[]> {
+/** Every page of `pk` (newest first unless `ascending`) with Limit `limit`, continued from each page's LastEvaluatedKey. */
+async function walk(pk: string, limit: number, ascending = false): Promise<string[]> {
   const seen: string[] = [];
   let start: Item | undefined;
   do {
-    const page = await queryPage({ ...rangeQuery({ pk }), ScanIndexForward: false, Limit: limit, ExclusiveStartKey: start });
+    const page = await queryPage({ ...rangeQuery({ pk }), ScanIndexForward: ascending, Limit: limit, ExclusiveStartKey: start });
     expect(page.items.length).toBeLessThanOrEqual(limit);
     seen.push(...sks(page.items));
     start = page.lastKey;
@@ -100,6 +101,38 @@ describe('bucketed ranges', () => {
   it('pages newest first with any Limit, continued from any entry, inside buckets too', async () => {
     const newestFirst = sks(expectedTo).reverse();
     for (const limit of [1, 3, MAX_BUCKET_ENTRIES, 11, 51]) expect(await walk(TO, limit), `Limit ${limit}`).toEqual(newestFirst);
+  });
+
+  it('pages oldest first with any Limit, continued from any entry, inside buckets too', async () => {
+    for (const limit of [1, 3, MAX_BUCKET_ENTRIES, 11, 51]) expect(await walk(TO, limit, true), `Limit ${limit}`).toEqual(sks(expectedTo));
+  });
+
+  it("reads a page that starts inside a bucket (a seek chunk's key) with one item more, not the rest of its block", async () => {
+    const all = sks(expectedTo);
+    for (const position of [0, 1, 5, 7, 8, 9, 29, 30, 40, all.length - 1]) {
+      const bound = all[position]!;
+      for (const limit of [1, 4, 20]) {
+        const { result: page, usage } = await measureTable(() =>
+          queryPage({
+            KeyConditionExpression: 'pk = :pk AND sk >= :low',
+            ExpressionAttributeValues: { ':pk': TO, ':low': bound },
+            ScanIndexForward: true,
+            Limit: limit,
+          }),
+        );
+        expect(sks(page.items), `from ${bound}, Limit ${limit}`).toEqual(all.slice(position, position + limit));
+        // The page's Limit items (buckets or older single items) and the bucket holding the bound, in parallel.
+        expect(usage.itemsRead).toBeLessThanOrEqual(limit + 1);
+        expect(usage.calls).toEqual({ QueryCommand: 2 });
+        const after = await queryPage({
+          ...rangeQuery({ pk: TO }),
+          ScanIndexForward: true,
+          Limit: limit,
+          ExclusiveStartKey: { pk: TO, sk: bound },
+        });
+        expect(sks(after.items), `after ${bound}, Limit ${limit}`).toEqual(all.slice(position + 1, position + 1 + limit));
+      }
+    }
   });
 
   it('serves key conditions whose bounds fall inside a bucket', async () => {
