@@ -35,6 +35,8 @@ type SortKeyCheck = (sk: string) => boolean;
 export async function queryBucketedRange(
   input: QueryInput,
   send: (input: QueryInput) => Promise<QueryPage<Item>>,
+  /** Items (buckets) to read at most, below the Limit (which counts the entries returned): operations.ts PageOptions. */
+  bucketLimit?: number,
 ): Promise<QueryPage<Item>> {
   if (input.FilterExpression !== undefined) {
     throw new Error('a FilterExpression cannot see the entries of a bucketed range: filter the entries read');
@@ -44,6 +46,7 @@ export async function queryBucketedRange(
   const condition = sortKeyCondition(input);
   const { Select: _select, ProjectionExpression: _projection, ...rest } = input;
   const request: QueryInput = { ...rest, ExpressionAttributeNames: namesUsed(rest) };
+  if (bucketLimit !== undefined && (input.Limit === undefined || bucketLimit < input.Limit)) request.Limit = bucketLimit;
   if (Object.keys(request.ExpressionAttributeNames ?? {}).length === 0) delete request.ExpressionAttributeNames;
   if (descending && condition.lowerBlock !== undefined) {
     // From the start of the lower bound's block: its buckets may hold entries past the bound (the

@@ -114,16 +114,27 @@ export function rangeQuery(range: KeyRange): QueryInput {
  * One Query request; of a union range (shared/table/union-ranges.ts), one to each of its member ranges,
  * in parallel, served as one page of the union (union-query.ts).
  */
-export async function queryPage<T = Item>(input: QueryInput): Promise<QueryPage<T>> {
+export async function queryPage<T = Item>(input: QueryInput, options: PageOptions = {}): Promise<QueryPage<T>> {
   const members = unionMembersOf(input);
   if (members !== undefined) return (await queryUnionPage(input, members, queryRangePage)) as QueryPage<T>;
-  return (await queryRangePage(input)) as QueryPage<T>;
+  return (await queryRangePage(input, options)) as QueryPage<T>;
+}
+
+export interface PageOptions {
+  /**
+   * Of a bucketed range (shared/table/buckets.ts), the items (buckets) to read at most, where the
+   * input's Limit still counts the entries returned: a page of L entries of a dense range is in about
+   * L / 8 buckets, and reading L of them reads up to 8 times its bytes. Fewer entries than the Limit
+   * may come back (a LastEvaluatedKey says more follow). Ignored on other ranges.
+   */
+  bucketLimit?: number;
 }
 
 /** One range's Query: of a bucketed range (shared/table/buckets.ts), its entries (bucket-query.ts). */
-function queryRangePage(input: QueryInput): Promise<QueryPage<Item>> {
+function queryRangePage(input: QueryInput, options: PageOptions = {}): Promise<QueryPage<Item>> {
   const pk = input.ExpressionAttributeValues?.[':pk'];
-  if (input.IndexName === undefined && typeof pk === 'string' && isBucketedRange(pk)) return queryBucketedRange(input, sendQuery);
+  if (input.IndexName === undefined && typeof pk === 'string' && isBucketedRange(pk))
+    return queryBucketedRange(input, sendQuery, options.bucketLimit);
   return sendQuery(input);
 }
 
@@ -140,6 +151,12 @@ async function sendQuery(input: QueryInput): Promise<QueryPage<Item>> {
 export interface QueryAllOptions {
   /** Stop once this many items are returned. */
   limit?: number;
+  /**
+   * The first request's PageOptions.bucketLimit: a read of a bucketed range that may need one
+   * request more where the range is sparse (the next reads a bucket an entry still wanted), instead of
+   * reading a bucket an entry wanted where it is dense.
+   */
+  firstBucketLimit?: number;
   /** Stop once this many items are read (a bound on the cost of filtered reads). */
   maxRead?: number;
 }
@@ -159,12 +176,17 @@ export async function queryAll<T = Item>(input: QueryInput, options: QueryAllOpt
   const items: T[] = [];
   let scanned = 0;
   let start = input.ExclusiveStartKey;
+  let requests = 0;
   do {
     const limit = Math.min(
       options.limit === undefined ? Infinity : options.limit - items.length,
       options.maxRead === undefined ? Infinity : options.maxRead - scanned,
     );
-    const page = await queryPage<T>({ ...input, Limit: Number.isFinite(limit) ? limit : input.Limit, ExclusiveStartKey: start });
+    const page = await queryPage<T>(
+      { ...input, Limit: Number.isFinite(limit) ? limit : input.Limit, ExclusiveStartKey: start },
+      requests === 0 ? { bucketLimit: options.firstBucketLimit } : {},
+    );
+    requests += 1;
     items.push(...page.items);
     scanned += page.scanned;
     start = page.lastKey;

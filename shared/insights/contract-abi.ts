@@ -20,6 +20,7 @@ import { toEventSelector, toFunctionSelector } from 'viem';
 import { decodeCallArgs, decodeLogArgs } from '../chain/abi-decode';
 import { batchGetItems, queryPage, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
+import { MAX_BUCKET_ENTRIES } from '../table/buckets';
 import { expandLog } from '../table/compact';
 import { addressKeys, keyId, logKeys } from '../table/keys';
 import type { AddressRecord } from '../table/records';
@@ -104,7 +105,12 @@ async function knownAbi({ contractAddress, query, host }: Request): Promise<{ ch
 async function emittedEvents(chainId: number, contract: string): Promise<Map<string, Set<number>>> {
   const range = rangeQuery(logKeys.contractLogs(chainId, contract));
   // Logs are packed items (compact.ts): read whole (a projection bills the same units) and expanded.
-  const { items } = await queryPage({ ...range, ScanIndexForward: false, Limit: ABI_LOG_SAMPLE });
+  // The range is in block buckets (table/buckets.ts): the newest ABI_LOG_SAMPLE logs where it is dense,
+  // fewer where they are spread (at most a bucket's worth of items read, not one item each).
+  const { items } = await queryPage(
+    { ...range, ScanIndexForward: false, Limit: ABI_LOG_SAMPLE },
+    { bucketLimit: Math.ceil(ABI_LOG_SAMPLE / MAX_BUCKET_ENTRIES) + 1 },
+  );
   const shapes = new Map<string, Set<number>>();
   for (const { topics } of items.map((item) => expandLog(item))) {
     const topic0 = topics?.[0]?.toLowerCase();

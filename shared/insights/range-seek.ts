@@ -6,15 +6,20 @@
  *   1. the range's positions at its block bounds: `through` = pos of the last entry at or below `to`,
  *      `below` = pos of the last entry below `from` (Limit-1 Queries, in parallel). They give the
  *      count, and the positions [low, high] of the page's entries, in either order;
- *   2. the seek chunk holding `low` (GetItem) gives the sort key of the page's first entry;
- *   3. one Query from that sort key, Limit high - low + 1: exactly the page, reversed for `desc`.
+ *   2. the seek chunks holding `low` and `high` (GetItem, one or two) give the sort keys of the page's
+ *      first and last entries; a page past the last complete chunk (in the newest, unfinished one)
+ *      starts after that chunk's last key instead and reads to the range's bound;
+ *   3. one Query between those keys: exactly the page, reversed for `desc`. In a range stored in
+ *      block buckets (table/buckets.ts) that is the buckets holding the page (and, beside the Query,
+ *      the bucket holding its first entry: db/bucket-query.ts), not a bucket for each entry.
  *
- * Round trips in sequence: 2 when the chunk is fetched with the positions: an ascending page without
+ * Round trips in sequence: 2 when the chunks are fetched with the positions: an ascending page without
  * a lower block bound (low = skip + 1 is known at once), or any page of a range and bounds this
- * container has read before, whose chunk is guessed from the positions it read then (right unless the
- * range grew past a chunk boundary since; a wrong guess costs one GetItem more). Otherwise 3. Items read: the two positions, the
- * chunk and the page's own entries. A page inside the range's newest, unfinished chunk (fewer than 32
- * entries; no chunk yet) is read from the range's top instead, reading at most 31 entries above it.
+ * container has read before, whose chunks are guessed from the positions it read then (right unless
+ * the range grew past a chunk boundary since: a wrong guess of the first entry's chunk costs one
+ * GetItem more, of the last's a page read to the range's bound with a Limit). Otherwise 3. Items
+ * read: the two positions, the chunks and the page's own entries, plus at most 31 entries of the
+ * newest, unfinished chunk where the page ends inside it.
  * A chunk missing where one should be (entries numbered before seek chunks existed, or a chunk of the
  * old size of 16: seek-chunk.ts seekChunkKeys) falls back to the
  * same read from whichever end of the range is nearer, under the read bound.
@@ -107,21 +112,23 @@ export interface SeekRequest {
 export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; total: number } | undefined> {
   const { pk, blocks, order, skip, take } = request;
   const boundsKey = `${pk}\n${blocks.from ?? ''}\n${blocks.to ?? ''}`;
-  // The first entry's chunk, fetched with the positions when it can be known or guessed: ascending
-  // from the range's start it is known; otherwise guessed from the positions this container last read
-  // for the same range and bounds (right while the range has not grown past a chunk boundary since).
-  let early: number | undefined;
-  if (order === 'asc' && (blocks.from === undefined || blocks.from <= 0)) early = chunkOf(skip + 1);
-  else {
+  // The chunks the page's bounds need (pageChunks), fetched with the positions when they can be known
+  // or guessed: ascending from the range's start they are known; otherwise guessed from the positions
+  // this container last read for the same range and bounds (right while the range has not grown past
+  // a chunk boundary since).
+  let early: number[] = [];
+  if (order === 'asc' && (blocks.from === undefined || blocks.from <= 0)) {
+    early = pageChunks(Number.MAX_SAFE_INTEGER, 0, skip + 1, skip + take).needed;
+  } else {
     const seen = lastSeen.get(boundsKey);
     if (seen !== undefined && seen.through - seen.below > skip) {
-      const guess = chunkOf(pageBounds(seen.through, seen.below, order, skip, take).low);
-      if ((guess + 1) * SEEK_CHUNK_ENTRIES <= seen.through) early = guess;
+      const { low, high } = pageBounds(seen.through, seen.below, order, skip, take);
+      early = pageChunks(seen.through, seen.below, low, high).needed;
     }
   }
-  const [positions, earlyChunk, excluded] = await Promise.all([
+  const [positions, earlyChunks, excluded] = await Promise.all([
     positionsAt(pk, blocks),
-    early === undefined ? undefined : readChunk(pk, early),
+    Promise.all(early.map((chunk) => readChunk(pk, chunk))),
     request.excluded,
   ]);
   if (positions === undefined) return undefined;
@@ -144,17 +151,39 @@ export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; t
   const leftOut = (items: Item[]) => (rank === undefined ? items : items.filter((item) => item.sk !== excluded!.sk));
 
   const { low, high } = pageBounds(through, below, order, rawSkip, rawTake);
-  const chunk = chunkOf(low);
-  const complete = (chunk + 1) * SEEK_CHUNK_ENTRIES <= through;
-  const record = complete ? (chunk === early ? earlyChunk : await readChunk(pk, chunk)) : undefined;
-  const startKey = seekChunkKeys(record)?.[(low - 1) % SEEK_CHUNK_ENTRIES];
+  const plan = pageChunks(through, below, low, high);
+  // The chunks the positions did not bring: the lower bound's is worth a round trip (the page cannot
+  // start without it); the upper bound's only comes with it (without it the page reads to the range's
+  // bound with a Limit, as a range in block buckets reads up to Limit buckets).
+  const chunks = new Map<number, SeekChunkRecord | undefined>(early.map((chunk, index) => [chunk, earlyChunks[index]]));
+  const lower = plan.lower === undefined ? undefined : plan.lower.chunk;
+  if (lower !== undefined && !chunks.has(lower)) {
+    const missing = plan.needed.filter((chunk) => !chunks.has(chunk));
+    const records = await Promise.all(missing.map((chunk) => readChunk(pk, chunk)));
+    for (const [index, chunk] of missing.entries()) chunks.set(chunk, records[index]);
+  }
+  const keyAt = (position: number): string | undefined =>
+    seekChunkKeys(chunks.get(chunkOf(position)))?.[(position - 1) % SEEK_CHUNK_ENTRIES];
+  const lowerKey = plan.lower === undefined ? undefined : keyAt(plan.lower.position);
+  const upperKey = plan.upper === undefined ? undefined : keyAt(plan.upper);
 
   let ascending: Item[];
-  if (startKey !== undefined) {
-    ascending = (await queryAll(window(pk, startKey, blocks.to, 'asc'), { limit: high - low + 1 })).items;
+  if (plan.lower === undefined || lowerKey !== undefined) {
+    // From the lower bound's key (the page's first entry, or the last entry of the last complete chunk,
+    // the page lying in the unfinished one after it), or from the range's start, to the upper bound's
+    // key (the page's last entry) or the range's bound: the entries between are known by position.
+    const first = plan.lower === undefined ? below + 1 : plan.lower.inclusive ? plan.lower.position : plan.lower.position + 1;
+    const last = upperKey === undefined ? through : high;
+    const input =
+      plan.lower === undefined || plan.lower.inclusive
+        ? window(pk, lowerKey, blocks.to, 'asc', blocks.from, upperKey)
+        : { ...window(pk, undefined, blocks.to, 'asc', undefined, upperKey), ExclusiveStartKey: { pk, sk: lowerKey } };
+    const read = (await queryAll(input, { limit: last - first + 1 })).items;
+    ascending = read.slice(low - first, high - first + 1);
   } else {
-    // No chunk: the page lies in the range's unfinished chunk, or its entries predate seek chunks.
-    // Read from the nearer end: the top (entries above `high` wasted) or the bottom (entries below `low`).
+    // No chunk where one should be: entries numbered before seek chunks existed (or a chunk of the old
+    // size of 16). Read from the nearer end: the top (entries above `high` wasted) or the bottom
+    // (entries below `low`).
     const fromTop = through - low + 1;
     const fromBottom = high - below;
     if (Math.min(fromTop, fromBottom) > request.bound) throw request.tooLarge();
@@ -169,18 +198,59 @@ export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; t
   return { items: leftOut(order === 'asc' ? ascending : ascending.reverse()), total };
 }
 
-/** A Query of range `pk` from sort key `start` (inclusive) or block `from`, to the end of block `to`, in `order`. */
-function window(pk: string, start: string | undefined, to: number | undefined, order: 'asc' | 'desc', from?: number): QueryInput {
+/**
+ * Where a page's Query of positions [low, high] (of a range counted `below` < p <= `through`) is
+ * bounded by sort keys the seek chunks hold (the positions of the complete chunks, 1 to the last
+ * multiple of 32 at or below `through`): its lower bound, the page's first entry (inclusive) or, when
+ * the page lies past the last complete chunk, that chunk's last entry (exclusive), or none (no
+ * complete chunk above `below`: the range's start or `from` bound); its upper bound, the page's last
+ * entry when a complete chunk holds it, else none (the range's `to` bound: at most 31 entries of the
+ * unfinished chunk past the page). So a page reads its own entries, whole buckets of them, whatever
+ * the range's density. `needed`: the chunks holding those keys.
+ */
+function pageChunks(
+  through: number,
+  below: number,
+  low: number,
+  high: number,
+): { lower?: { position: number; inclusive: boolean; chunk: number }; upper?: number; needed: number[] } {
+  const complete = Math.floor(through / SEEK_CHUNK_ENTRIES) * SEEK_CHUNK_ENTRIES;
+  const lower =
+    low <= complete
+      ? { position: low, inclusive: true, chunk: chunkOf(low) }
+      : complete > below
+        ? { position: complete, inclusive: false, chunk: chunkOf(complete) }
+        : undefined;
+  const upper = high <= complete ? high : undefined;
+  const needed = [...new Set([lower?.chunk, upper === undefined ? undefined : chunkOf(upper)])].filter(
+    (chunk): chunk is number => chunk !== undefined,
+  );
+  return { lower, upper, needed };
+}
+
+/**
+ * A Query of range `pk` from sort key `start` (inclusive) or block `from`, to sort key `end`
+ * (inclusive) or the end of block `to`, in `order`.
+ */
+function window(
+  pk: string,
+  start: string | undefined,
+  to: number | undefined,
+  order: 'asc' | 'desc',
+  from?: number,
+  end?: string,
+): QueryInput {
   const values: Record<string, unknown> = { ':pk': pk };
   const lowerBound = start ?? (from !== undefined && from > 0 ? blockKey(from) : undefined);
+  const upperBound = end ?? (to !== undefined ? throughBlock(to) : undefined);
   if (lowerBound !== undefined) values[':low'] = lowerBound;
-  if (to !== undefined) values[':high'] = throughBlock(to);
+  if (upperBound !== undefined) values[':high'] = upperBound;
   const condition =
-    lowerBound !== undefined && to !== undefined
+    lowerBound !== undefined && upperBound !== undefined
       ? ' AND sk BETWEEN :low AND :high'
       : lowerBound !== undefined
         ? ' AND sk >= :low'
-        : to !== undefined
+        : upperBound !== undefined
           ? ' AND sk <= :high'
           : '';
   return { KeyConditionExpression: `pk = :pk${condition}`, ExpressionAttributeValues: values, ScanIndexForward: order === 'asc' };
