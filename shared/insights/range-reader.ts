@@ -25,7 +25,6 @@
  */
 import { countItems, queryAll, queryPage, type Item, type QueryInput } from '../db/operations';
 import { InvalidRequestError } from '../errors';
-import { MAX_BUCKET_ENTRIES } from '../table/buckets';
 import { expandChainRecord } from '../table/compact';
 import { blockKey, compareSortKeys } from '../table/keys';
 import type { InsightsConfig } from './config';
@@ -170,12 +169,10 @@ const without = (items: Item[], entry: Item | undefined): Item[] =>
 
 /** Items `skip` to `skip + take` of a range without checks, in its order (its excluded entry left out). */
 export async function readPage(read: RangeRead, skip: number, take: number): Promise<Item[]> {
-  const limit = skip + take + extraFor(read);
-  // Of a range in block buckets, the buckets a dense range holds the page in (one more: the first may
-  // hold entries past a bound), then, where the range is sparser, one request more for the rest: two
-  // round trips at most, and never a bucket read for each entry of a dense range.
-  const firstBucketLimit = Math.ceil(limit / MAX_BUCKET_ENTRIES) + 1;
-  const [{ items }, excluded] = await Promise.all([queryAll(queryInput(read), { limit, firstBucketLimit }), excludedIn(read)]);
+  // (One request: a first page that took a second one for a sparse range's rest broke the two round
+  // trips of a page that joins after it, such as metadata. Of a dense range in block buckets it reads up
+  // to a bucket an entry: docs/decisions/ingest.md, "Block buckets".)
+  const [{ items }, excluded] = await Promise.all([queryAll(queryInput(read), { limit: skip + take + extraFor(read) }), excludedIn(read)]);
   return without(items, excluded).slice(skip, skip + take);
 }
 

@@ -307,7 +307,8 @@ describe('a page of a dense range in block buckets', () => {
     const limit = 20;
     for (const order of ['asc', 'desc'] as const) {
       const expected = order === 'asc' ? denseSks : [...denseSks].reverse();
-      for (const skip of [0, 20, 100, 333, 600]) {
+      // (Pages by number: a first page is read with one request, up to a bucket an entry.)
+      for (const skip of [20, 100, 333, 600]) {
         const denseRead: RangeRead = { pk: densePk, sk: { blocks: {} }, checks: [], order };
         const { result, usage } = await tableWorkOf(() => readPageAndCount(CHAIN, [denseRead], skip, limit, CONFIG));
         expect(
