@@ -151,12 +151,6 @@ async function sendQuery(input: QueryInput): Promise<QueryPage<Item>> {
 export interface QueryAllOptions {
   /** Stop once this many items are returned. */
   limit?: number;
-  /**
-   * The first request's PageOptions.bucketLimit: a read of a bucketed range that may need one
-   * request more where the range is sparse (the next reads a bucket an entry still wanted), instead of
-   * reading a bucket an entry wanted where it is dense.
-   */
-  firstBucketLimit?: number;
   /** Stop once this many items are read (a bound on the cost of filtered reads). */
   maxRead?: number;
 }
@@ -176,17 +170,12 @@ export async function queryAll<T = Item>(input: QueryInput, options: QueryAllOpt
   const items: T[] = [];
   let scanned = 0;
   let start = input.ExclusiveStartKey;
-  let requests = 0;
   do {
     const limit = Math.min(
       options.limit === undefined ? Infinity : options.limit - items.length,
       options.maxRead === undefined ? Infinity : options.maxRead - scanned,
     );
-    const page = await queryPage<T>(
-      { ...input, Limit: Number.isFinite(limit) ? limit : input.Limit, ExclusiveStartKey: start },
-      requests === 0 ? { bucketLimit: options.firstBucketLimit } : {},
-    );
-    requests += 1;
+    const page = await queryPage<T>({ ...input, Limit: Number.isFinite(limit) ? limit : input.Limit, ExclusiveStartKey: start });
     items.push(...page.items);
     scanned += page.scanned;
     start = page.lastKey;
