@@ -176,8 +176,8 @@ export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; t
     const last = upperKey === undefined ? through : high;
     const input =
       plan.lower === undefined || plan.lower.inclusive
-        ? window(pk, lowerKey, blocks.to, 'asc', blocks.from, upperKey)
-        : { ...window(pk, undefined, blocks.to, 'asc', undefined, upperKey), ExclusiveStartKey: { pk, sk: lowerKey } };
+        ? window(pk, 'asc', { start: lowerKey, from: blocks.from, end: upperKey, to: blocks.to })
+        : { ...window(pk, 'asc', { end: upperKey, to: blocks.to }), ExclusiveStartKey: { pk, sk: lowerKey } };
     const read = (await queryAll(input, { limit: last - first + 1 })).items;
     ascending = read.slice(low - first, high - first + 1);
   } else {
@@ -188,10 +188,10 @@ export async function seekPage(request: SeekRequest): Promise<{ items: Item[]; t
     const fromBottom = high - below;
     if (Math.min(fromTop, fromBottom) > request.bound) throw request.tooLarge();
     if (fromTop <= fromBottom) {
-      const { items } = await queryAll(window(pk, undefined, blocks.to, 'desc', blocks.from), { limit: fromTop });
+      const { items } = await queryAll(window(pk, 'desc', blocks), { limit: fromTop });
       ascending = items.slice(through - high, through - low + 1).reverse(); // index i holds position through - i
     } else {
-      const { items } = await queryAll(window(pk, undefined, blocks.to, 'asc', blocks.from), { limit: fromBottom });
+      const { items } = await queryAll(window(pk, 'asc', blocks), { limit: fromBottom });
       ascending = items.slice(low - below - 1);
     }
   }
@@ -229,16 +229,13 @@ function pageChunks(
 }
 
 /**
- * A Query of range `pk` from sort key `start` (inclusive) or block `from`, to sort key `end`
- * (inclusive) or the end of block `to`, in `order`.
+ * A Query of range `pk` in `order`, from sort key `start` (inclusive) or else block `from`, to sort key
+ * `end` (inclusive) or else the end of block `to`.
  */
 function window(
   pk: string,
-  start: string | undefined,
-  to: number | undefined,
   order: 'asc' | 'desc',
-  from?: number,
-  end?: string,
+  { start, from, end, to }: { start?: string; from?: number; end?: string; to?: number },
 ): QueryInput {
   const values: Record<string, unknown> = { ':pk': pk };
   const lowerBound = start ?? (from !== undefined && from > 0 ? blockKey(from) : undefined);

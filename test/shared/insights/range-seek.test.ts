@@ -19,30 +19,9 @@ import { prng } from '../../../scripts/bench/dataset/chain';
 import { useTestTable } from '../../support/table';
 import { expectEveryPage } from './every-page';
 import { tableWorkOf } from './table-work';
-import { dynamoClient } from '../../../shared/db/client';
+import { waves } from '../../../scripts/bench/lib/measure';
 
 useTestTable('range-seek');
-
-// Round trips in sequence: each command records how many commands had completed when it was sent.
-let completed = 0;
-const sentAfter: { command: string; completedBefore: number }[] = [];
-dynamoClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    sentAfter.push({ command: String(context.commandName), completedBefore: completed });
-    try {
-      return await next(args);
-    } finally {
-      completed += 1;
-    }
-  },
-  { step: 'initialize', name: 'rangeSeekRounds' },
-);
-/** The commands of `work`, each with the number of the work's own commands completed before it was sent. */
-async function roundsOf(work: () => Promise<unknown>): Promise<{ command: string; completedBefore: number }[]> {
-  const [start, done] = [sentAfter.length, completed];
-  await work();
-  return sentAfter.slice(start).map((entry) => ({ ...entry, completedBefore: entry.completedBefore - done }));
-}
 
 const CONFIG = loadInsightsConfig({});
 const CHAIN = 9;
@@ -178,33 +157,24 @@ describe('a page by number', () => {
 
   it('waits on two round trips where the chunks can be known or guessed: ascending from the start, and any page of a range read before', async () => {
     const limit = 20;
-    /** The commands of each round trip in sequence (a command's round: the rounds completed before it was sent). */
-    const rounds = (commands: { command: string; completedBefore: number }[]): string[][] => {
-      const byRound: string[][] = [];
-      let done = 0;
-      for (const { command, completedBefore } of commands) {
-        if (completedBefore > done || byRound.length === 0) {
-          byRound.push([]);
-          done = completedBefore;
-        }
-        byRound.at(-1)!.push(command);
-      }
-      return byRound.map((round) => round.sort());
-    };
-    const asc = await roundsOf(() => readPageAndCount(CHAIN, [read('asc', {})], 6 * limit, limit, CONFIG));
+    /** The commands of each round trip in sequence (the bench's waves: calls grouped by depth), each round's sorted. */
+    const rounds = async (work: () => Promise<unknown>): Promise<string[][]> =>
+      waves((await tableWorkOf(work)).requests).map((wave) => wave.map((request) => request.command).sort());
+    const asc = await rounds(() => readPageAndCount(CHAIN, [read('asc', {})], 6 * limit, limit, CONFIG));
     // Positions and chunks sent at once, then the page (its Query and its first entry's bucket's, at
     // once): the page waited on one round only. Page 6 of 20 (entries 121-140) spans chunks 3 and 4.
-    expect(rounds(asc)).toEqual([
+    expect(asc).toEqual([
       ['GetItemCommand', 'GetItemCommand', 'QueryCommand'],
       ['QueryCommand', 'QueryCommand'],
     ]);
     const bounds = { from: 5, to: 50 };
-    const cold = await roundsOf(() => readPageAndCount(CHAIN, [read('desc', bounds)], 3 * limit, limit, CONFIG));
-    expect(rounds(cold).map((round) => round.filter((command) => command !== 'GetItemCommand').length)).toEqual([2, 0, 2]);
-    expect(rounds(cold)[1]!.length).toBeGreaterThanOrEqual(1);
-    const warm = await roundsOf(() => readPageAndCount(CHAIN, [read('desc', bounds)], 4 * limit, limit, CONFIG));
-    expect(rounds(warm)).toHaveLength(2);
-    expect(rounds(warm)[1]).toEqual(['QueryCommand', 'QueryCommand']);
+    // Not read before: the positions, then the chunks they point to, then the page.
+    const cold = await rounds(() => readPageAndCount(CHAIN, [read('desc', bounds)], 3 * limit, limit, CONFIG));
+    expect(cold.map((round) => round.filter((command) => command !== 'GetItemCommand').length)).toEqual([2, 0, 2]);
+    expect(cold[1]!.length).toBeGreaterThanOrEqual(1);
+    const warm = await rounds(() => readPageAndCount(CHAIN, [read('desc', bounds)], 4 * limit, limit, CONFIG));
+    expect(warm).toHaveLength(2);
+    expect(warm[1]).toEqual(['QueryCommand', 'QueryCommand']);
     const truthWarm = truth('desc', bounds).slice(4 * limit, 5 * limit);
     const again = await readPageAndCount(CHAIN, [read('desc', bounds)], 4 * limit, limit, CONFIG);
     expect(again.items.map((item) => item.sk)).toEqual(truthWarm);
