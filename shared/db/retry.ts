@@ -27,6 +27,13 @@ export const SDK_RETRY = {
    * whole ingest can take seconds per batch, which is slow, not hung.
    */
   localRequestTimeoutMs: 30_000,
+  /**
+   * Sockets the client keeps open (the SDK's default pool holds 50). The ingest's commit of a Base block
+   * sends a few hundred calls at once (position lookups, item and state writes); a call past the pool
+   * waits for a socket, one more round trip in sequence (5-10 ms in AWS) on the block's commit path.
+   * A route function sends a few calls at once and opens no more than it uses.
+   */
+  maxSockets: 256,
 } as const;
 
 /** The DynamoDBClient settings of SDK_RETRY (`local`: the client talks to the embedded table). */
@@ -39,6 +46,8 @@ export function sdkRetrySettings(local: boolean) {
       requestTimeout: local ? SDK_RETRY.localRequestTimeoutMs : SDK_RETRY.requestTimeoutMs,
       // Without it the SDK only logs a breached requestTimeout and keeps waiting.
       throwOnRequestTimeout: true,
+      httpAgent: { keepAlive: true, maxSockets: SDK_RETRY.maxSockets },
+      httpsAgent: { keepAlive: true, maxSockets: SDK_RETRY.maxSockets },
     },
   };
 }

@@ -141,13 +141,13 @@ export interface IngestResult {
 }
 
 /** Parallel state writes of one batch (distinct entities). */
-const STATE_CONCURRENCY = 32;
+const STATE_CONCURRENCY = 96;
 /**
- * BatchWriteItems of a batch's items in flight at once: a 200-transaction Base block is about 370 of
+ * BatchWriteItems of a batch's items in flight at once: a 200-transaction Base block is about 300 of
  * them, each a round trip of 5-10 ms in AWS, so the waves in sequence are what bound a block's commit
- * (the SDK's connection pool holds 50 sockets).
+ * (the client's socket pool, SDK_RETRY.maxSockets in shared/db/retry.ts, holds all of them).
  */
-const ITEM_WRITE_CONCURRENCY = 48;
+const ITEM_WRITE_CONCURRENCY = 128;
 /** Blocks whose chain facts (getCode, token probes) are read at once. */
 const FACT_CONCURRENCY = 4;
 const DEFAULT_MAX_BATCH_BLOCKS = 32;

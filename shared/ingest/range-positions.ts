@@ -71,7 +71,7 @@ export const DEFAULT_POSITION_CAPACITY = 100_000;
 /** Addresses whose range heads (range-heads.ts) are kept in memory. */
 const HEADS_CAPACITY = 50_000;
 /** Parallel table lookups of one block's misses. */
-const LOOKUP_CONCURRENCY = 16;
+const LOOKUP_CONCURRENCY = 64;
 
 /** Running totals by summed field; undefined: the range has none (an older entry lacks them). */
 type Totals = Map<string, bigint> | undefined;

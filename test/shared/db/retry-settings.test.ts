@@ -51,6 +51,29 @@ it('a DynamoDB that never answers: maxAttempts attempts of requestTimeoutMs each
   expect(connections).toBeGreaterThanOrEqual(1);
 }, 20_000);
 
+it('calls sent at once each get a socket up to SDK_RETRY.maxSockets (an ingest commit sends hundreds; the SDK pool holds 50)', async () => {
+  const { port } = server.address() as { port: number };
+  const before = connections;
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: `http://127.0.0.1:${port}`,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    ...sdkRetrySettings(false),
+    maxAttempts: 1,
+  });
+  const calls = 200;
+  const sent = Array.from({ length: calls }, (_, index) =>
+    client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: `a${index}` }, sk: { S: 'b' } } })).catch((e) => e),
+  );
+  // Every call is in flight before the first attempt times out: the server sees one connection a call.
+  await new Promise((resolve) => setTimeout(resolve, SDK_RETRY.requestTimeoutMs / 2));
+  const open = connections - before;
+  await Promise.all(sent);
+  client.destroy();
+  expect(open).toBe(calls);
+  expect(SDK_RETRY.maxSockets).toBeGreaterThanOrEqual(calls);
+}, 20_000);
+
 it.each([
   [{ name: 'ThrottlingException' }, true],
   [{ name: 'ProvisionedThroughputExceededException' }, true],
