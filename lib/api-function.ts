@@ -26,7 +26,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type CfnLogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TABLE } from '../shared/table/definition';
-import { abiKeys, collectionKeys, orderKeys } from '../shared/table/keys';
+import { abiKeys, apiKeyKeys, collectionKeys, orderKeys, webhookKeys } from '../shared/table/keys';
 import { CHAIN_DATA, type TableAccess } from '../shared/routes';
 
 /** The repository root: handler paths in the route and job tables are relative to it. */
@@ -61,6 +61,10 @@ export const SERVICE_RECORD_KEYS: readonly string[] = [
   'COLLECTIONS#*',
   collectionKeys.counter({ pk: '*' }).pk,
   abiKeys.event('*').pk,
+  // Insight's secret keys and webhooks (K1, H1 - H4).
+  apiKeyKeys.key('*').pk,
+  webhookKeys.webhook('*', '*').pk,
+  webhookKeys.filter('*' as unknown as number, '*').pk,
 ];
 
 /**

@@ -19,10 +19,10 @@ import {
   HttpApi,
   HttpMethod,
   type HttpRoute,
+  type HttpRouteIntegration,
   type HttpStage,
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { Distribution } from 'aws-cdk-lib/aws-cloudfront';
 import { AttributeType, BillingMode, type CfnTable, ProjectionType, Table, TableClass } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -35,7 +35,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../shared/table/definition';
-import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/middleware/cors';
+import { CORS_ALLOWED_HEADERS, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/middleware/cors';
 import { apiIdVariable } from '../shared/http/api-name';
 import type { ApiName } from '../shared/http/groups';
 import {
@@ -50,6 +50,7 @@ import {
 import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
 import { ApiFunction, REPO_ROOT } from './api-function';
+import { RouteInvoker } from './route-integration';
 import { Backfill } from './backfill';
 import { ChainSchedules, rateMinutes } from './ingest-schedules';
 import { Operations } from './operations';
@@ -121,7 +122,7 @@ export function jobInstances(job: Job, chains: readonly ChainSetting[]): { id: s
 }
 
 /** Variables of local runs only (`npm start`, tests), never set on a function (checkDeploySizes). */
-export const LOCAL_ONLY_ENV = ['NFT_METADATA_ALLOW_LOOPBACK'] as const;
+export const LOCAL_ONLY_ENV = ['NFT_METADATA_ALLOW_LOOPBACK', 'WEBHOOK_ALLOW_LOOPBACK'] as const;
 
 /** Lambda's limit on a function's environment: every variable's name and value together, 4 KB. */
 export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
@@ -155,6 +156,8 @@ export class ServiceStack extends Stack {
   /** The backfill state machine, when the stack has chains. */
   backfill?: Backfill;
   readonly operations: Operations;
+  /** The role the HTTP APIs assume to invoke the route functions (lib/route-integration.ts). */
+  readonly invoker: RouteInvoker;
   private readonly queueRows = new Map<string, QueueRow>();
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
@@ -177,6 +180,7 @@ export class ServiceStack extends Stack {
     const webAclArns = this.settings.waf.enabled ? this.resolveWebAclArns(props.webAclArns) : undefined;
 
     this.table = this.createTable();
+    this.invoker = new RouteInvoker(this, 'RouteInvoker');
 
     // The queues first: routes, consumers and jobs that publish to one get its URL.
     for (const row of queues) {
@@ -197,7 +201,7 @@ export class ServiceStack extends Stack {
     // Rows that name one handler file on the same APIs share one function (functionIdOfRoute), and its
     // integration on each API: one integration and one invoke permission per function and API, not per route.
     const byHandler = new Map<string, ApiFunction>();
-    const integrations = new Map<string, HttpLambdaIntegration>();
+    const integrations = new Map<string, HttpRouteIntegration>();
     for (const route of routes) {
       const apis = apisOf(route);
       const shared = apis.length > 1;
@@ -224,10 +228,8 @@ export class ServiceStack extends Stack {
         const key = `${functionId} ${api}`;
         let integration = integrations.get(key);
         if (!integration) {
-          // The permission names the API (`<apiId>/*/*/*`), not each route: one per function and API.
-          integration = new HttpLambdaIntegration(`${functionId}${shared ? pascal(api) : ''}Integration`, fn.function, {
-            scopePermissionToRoute: false,
-          });
+          // Invoked with the APIs' one invoker role (lib/route-integration.ts): no permission per function and API.
+          integration = this.invoker.integration(`${functionId}${shared ? pascal(api) : ''}Integration`, fn.function);
           integrations.set(key, integration);
         }
         const added = this.apis.get(api)!.api.addRoutes({
@@ -346,12 +348,12 @@ export class ServiceStack extends Stack {
       description: `${this.stackName}: the ${api} API`,
       // The stage is added below, with throttling and access logs the default stage cannot take.
       createDefaultStage: false,
-      defaultIntegration: new HttpLambdaIntegration(`${name}RouteNotFoundIntegration`, fallback.function),
+      defaultIntegration: this.invoker.integration(`${name}RouteNotFoundIntegration`, fallback.function),
       // API Gateway answers preflights itself and sets the CORS headers of every response (it ignores
       // the ones the functions send), so it gets the same headers the local gateway uses (shared/http/cors.ts).
       corsPreflight: {
         allowOrigins: this.settings.corsAllowedOrigins,
-        allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.OPTIONS],
+        allowMethods: CORS_ALLOWED_METHODS.map((method) => CorsHttpMethod[method]),
         allowHeaders: splitList(CORS_ALLOWED_HEADERS),
         exposeHeaders: splitList(CORS_EXPOSED_HEADERS),
         maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),

@@ -179,6 +179,7 @@ export const STACK_MANAGED_ENV = [
   'POWERTOOLS_TRACE_ENABLED',
   // Local runs only: loopback addresses are never fetched in AWS.
   'NFT_METADATA_ALLOW_LOOPBACK',
+  'WEBHOOK_ALLOW_LOOPBACK',
   'NFT_METADATA_QUEUE_URL',
 ] as const;
 

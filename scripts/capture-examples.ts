@@ -12,7 +12,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { routes, type Route } from '../shared/routes';
+import { EXAMPLE_SECRET_KEY, routes, type Route } from '../shared/routes';
 import { apisOf } from '../shared/routes';
 import type { ApiGroup } from '../shared/http/groups';
 import { dispatch, REPOSITORY_ROOT } from './lib/dispatch';
@@ -42,6 +42,9 @@ const chain = await startLocalChain(service, {
   print: () => undefined,
 });
 
+// The webhook routes' examples carry npm start's demo key: registered as npm start does.
+await (await import('../shared/insights/api-keys')).registerApiKey(EXAMPLE_SECRET_KEY, 'npm start demo key');
+
 const output: ExamplesFile = { responses: {}, errors: {} };
 /** Ids the example of a later route needs (the order the CreateOrder example created, ...). */
 const created: Record<string, string> = {};
@@ -57,6 +60,7 @@ try {
     const data = (response.body as { data?: { id?: string } }).data;
     if (route.id === 'CreateOrder' && data?.id) created.orderId = data.id;
     if (route.id === 'CreateCheckoutSession' && data?.id) created.sessionId = data.id;
+    if (route.id === 'CreateWebhook' && data?.id) created.webhookId = data.id;
     output.responses[route.id] = { status: response.status, body: shortened(response.body) };
   }
   for (const [group, request] of Object.entries(ERROR_REQUESTS)) {
@@ -82,14 +86,22 @@ console.log(
 );
 process.exit(0);
 
-/** Creations first, so the reads can ask for what they made. */
+/** Creations first, so the reads can ask for what they made; deletions last. */
 function ordered(all: readonly Route[]): Route[] {
-  return [...all].sort((a, b) => Number(b.method === 'POST') - Number(a.method === 'POST'));
+  const rank = (route: Route) => (route.method === 'POST' ? 0 : route.method === 'DELETE' ? 2 : 1);
+  return [...all].sort((a, b) => rank(a) - rank(b));
 }
 
 function withCreatedIds(route: Route): Route['example'] {
   const example = route.example;
-  const id = route.id === 'GetOrder' ? created.orderId : route.id === 'GetCheckoutSession' ? created.sessionId : undefined;
+  const id =
+    route.id === 'GetOrder'
+      ? created.orderId
+      : route.id === 'GetCheckoutSession'
+        ? created.sessionId
+        : route.id === 'UpdateWebhook' || route.id === 'DeleteWebhook'
+          ? created.webhookId
+          : undefined;
   const name = Object.keys(example.pathParameters ?? {})[0];
   return id && name ? { ...example, pathParameters: { ...example.pathParameters, [name]: id } } : example;
 }

@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import { DEFAULT_TABLE_NAME, readEnv } from '../shared/config';
 import { API_NAMES } from '../shared/http/groups';
 import type { IngestListener } from '../shared/ingest/listeners';
+import { EXAMPLE_SECRET_KEY } from '../shared/routes';
 import { startLocalService, type LocalService, type RequestLogEntry } from './lib/gateway';
 import { localChainStep } from './lib/local-chain';
 
@@ -56,6 +57,13 @@ const afterStart: AfterStartStep[] = [
     process.env.NFT_METADATA_ALLOW_LOOPBACK ??= '1';
     metadataWorker = (await import('./lib/nft-metadata-worker')).startLocalMetadataWorker();
     return () => metadataWorker!.stop();
+  },
+  // Insight's webhook routes: the demo project's key (the one the route examples carry), and receivers
+  // on 127.0.0.1 over http:// (WEBHOOK_ALLOW_LOOPBACK=1, set here unless given).
+  async () => {
+    process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
+    const { registerApiKey } = await import('../shared/insights/api-keys');
+    await registerApiKey(EXAMPLE_SECRET_KEY, 'npm start demo key');
   },
   localChainStep({
     loadListeners: async () => [
@@ -123,6 +131,8 @@ async function main(): Promise<void> {
       ...API_NAMES.map((api) => `  ${service.urls[api]}/docs`),
       `  DynamoDB             ${service.dynamodbEndpoint}  (table ${service.tableName}, data in ${service.dataDir})`,
       `For other tools: export DYNAMODB_ENDPOINT=${service.dynamodbEndpoint} TABLE_NAME=${service.tableName}`,
+      `Webhook routes need a secret key (x-secret-key): the demo project's is ${EXAMPLE_SECRET_KEY};`,
+      '  issue one for a project of yours with that export and: npm run keys -- create --project <name>',
       'Ctrl-C stops.',
     ].join('\n'),
   );

@@ -3,7 +3,7 @@
  * never picks an HTTP status or builds a response envelope; the HTTP layer (shared/http/errors.ts)
  * turns each kind into the group's 4xx or 503, and anything else into a logged 500.
  */
-export type DomainErrorKind = 'invalid' | 'not-found' | 'conflict' | 'busy';
+export type DomainErrorKind = 'invalid' | 'unauthorized' | 'forbidden' | 'not-found' | 'conflict' | 'rate-limited' | 'busy';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -26,6 +26,30 @@ export abstract class DomainError extends Error {
 export class InvalidRequestError extends DomainError {
   readonly kind = 'invalid';
   override readonly name = 'InvalidRequestError';
+}
+
+/** The request needs a secret key and has none, a wrong one or a revoked one (a 401). */
+export class UnauthorizedError extends DomainError {
+  readonly kind = 'unauthorized';
+  override readonly name = 'UnauthorizedError';
+}
+
+/** The caller may not do this: a limit of its project is reached (a 403). */
+export class ForbiddenError extends DomainError {
+  readonly kind = 'forbidden';
+  override readonly name = 'ForbiddenError';
+}
+
+/** The caller sent more requests than its key may in the current window; retry after `retryAfterSeconds` (a 429). */
+export class RateLimitedError extends DomainError {
+  readonly kind = 'rate-limited';
+  override readonly name = 'RateLimitedError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }
 
 /** What the request names does not exist (a 404). */

@@ -95,6 +95,21 @@ const DEMO = {
   nftBatchTransfer: '0x956cea17c3ce5ba97b2cd529f3f19753a0b909846e39fc1dce31c569d5891945',
 } as const;
 
+/**
+ * The secret key the webhook routes' examples carry: the key `npm start` issues for its demo project
+ * (a fixed one, so that examples and events work unchanged; a deployment's keys come from `npm run keys`).
+ */
+export const EXAMPLE_SECRET_KEY = 'sk_demo_0000000000000000000000000000000000000000000';
+
+/** The webhook routes' table access: each counts its request on its key's item (K1, UpdateItem). */
+const WEBHOOK_READER: TableAccess = { read: true, write: ['UpdateItem'], writeKeys: ['APIKEY#*'] };
+/** ... and the writing ones change webhooks, their count and their filters (H1, H3, H4) in one transaction. */
+const WEBHOOK_WRITER: TableAccess = {
+  read: true,
+  write: ['PutItem', 'UpdateItem', 'DeleteItem'],
+  writeKeys: ['APIKEY#*', 'WEBHOOKS#*', 'WEBHOOK-FILTERS#*'],
+};
+
 export const routes: readonly Route[] = [
   // ----- explorer (base URL; Blockscout API v2 compatible, one chain: EXPLORER_CHAIN_ID) -----
   {
@@ -656,49 +671,57 @@ export const routes: readonly Route[] = [
     example: { pathParameters: { contract_address: DEMO.nft, token_id: '1' }, query: { chain_id: [DEMO.chainId] } },
     publishesTo: ['NftMetadata'],
   },
+  // Insight's webhook routes (I12): each needs a secret key (`npm run keys`), counted on its item (K1).
   {
     id: 'ListWebhooks',
     method: 'GET',
     path: '/insights/v1/webhooks',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
-    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
-    example: {},
+    handler: 'functions/insights/list-webhooks.ts',
+    table: WEBHOOK_READER,
+    summary: "List the webhooks of the secret key's project, or the one of `webhook_id`",
+    example: { headers: { 'x-secret-key': EXAMPLE_SECRET_KEY } },
   },
   {
     id: 'CreateWebhook',
     method: 'POST',
     path: '/insights/v1/webhooks',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
-    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
-    example: {},
+    handler: 'functions/insights/create-webhook.ts',
+    table: WEBHOOK_WRITER,
+    summary: "Create a webhook for the secret key's project: its receiver's URL, its filters, its signing secret",
+    example: {
+      headers: { 'x-secret-key': EXAMPLE_SECRET_KEY },
+      body: {
+        name: 'Transfers of the demo token',
+        webhook_url: 'https://example.com/webhook',
+        filters: { 'v1.events': { addresses: [DEMO.token] } },
+      },
+    },
   },
   {
     id: 'DeleteWebhook',
     method: 'DELETE',
     path: '/insights/v1/webhooks/{webhook_id}',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
-    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
-    example: { pathParameters: { webhook_id: 'example-webhook' } },
+    handler: 'functions/insights/delete-webhook.ts',
+    table: WEBHOOK_WRITER,
+    summary: "Delete one of the secret key's project's webhooks (answers the deleted webhook)",
+    example: { headers: { 'x-secret-key': EXAMPLE_SECRET_KEY }, pathParameters: { webhook_id: 'example-webhook' } },
   },
   {
     id: 'UpdateWebhook',
     method: 'PATCH',
     path: '/insights/v1/webhooks/{webhook_id}',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
-    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
-    example: { pathParameters: { webhook_id: 'example-webhook' } },
+    handler: 'functions/insights/update-webhook.ts',
+    table: WEBHOOK_WRITER,
+    summary: "Change, disable, enable or resume one of the secret key's project's webhooks",
+    example: {
+      headers: { 'x-secret-key': EXAMPLE_SECRET_KEY },
+      pathParameters: { webhook_id: 'example-webhook' },
+      body: { disabled: true },
+    },
   },
   {
     id: 'TestWebhook',
@@ -707,8 +730,8 @@ export const routes: readonly Route[] = [
     group: 'insights',
     handler: 'functions/insights/get-token-prices.ts',
     table: NO_TABLE,
-    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
-    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
+    summary: 'Not served (501) yet: webhook delivery (test pings included) is being built',
+    notServed: 'webhook delivery, test pings included, is not served yet',
     example: {},
   },
   {
@@ -716,11 +739,13 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/insights/service/webhooks/filters/validate',
     group: 'insights',
-    handler: 'functions/insights/get-token-prices.ts',
-    table: NO_TABLE,
-    summary: 'Not served (501): webhooks are a delivery service to URLs on the web, which this service does not run',
-    notServed: 'webhooks are a delivery service to URLs on the web, which this service does not run',
-    example: {},
+    handler: 'functions/insights/validate-webhook-filters.ts',
+    table: WEBHOOK_READER,
+    summary: 'Whether a filters object is one a webhook may have, and where it is not',
+    example: {
+      headers: { 'x-secret-key': EXAMPLE_SECRET_KEY },
+      body: { 'v1.transactions': { to_addresses: [DEMO.token] } },
+    },
   },
   // ----- orders (orders base URL) -----
   {

@@ -61,9 +61,10 @@ export interface BenchRequest {
   id: string;
   routeId: string;
   api: ApiName;
-  /** DELETE and PATCH: only routes not served (they answer 501). */
   method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
   url: string;
+  /** The URL of each call, made before the call (outside its timing): a DELETE of a resource made for it. */
+  urlEach?: () => Promise<string>;
   /** A new body for each call (POST). */
   body?: () => unknown;
   headers?: Record<string, string>;
@@ -213,6 +214,8 @@ export function buildRequests(
     orderBody: () => unknown;
     /** A page of GET /explorer/addresses/{hash}/nft of the whale some pages in (followed from the first). */
     nftDeep?: { id: string; url: string };
+    /** Insight's webhook routes: the bench project's key and webhook (in the scratch table), and a fresh webhook's path per call. */
+    webhooks?: { key: string; webhookId: string; freshWebhookPath: () => Promise<string> };
   },
 ): BenchRequest[] {
   const a = facts.chains.find((chain) => chain.chainId === facts.explorerChain)!;
@@ -502,6 +505,42 @@ export function buildRequests(
   get('GET /collections/signing-domain', 'GetCollectionSigningDomain', 'collections', '/collections/signing-domain?chainId=8453', 'single');
   get('GET /collections/{predictedAddress}', 'GetCollection', 'collections', `/collections/${facts.collections.sampleAddress}`, 'single');
 
+  // Insight's webhook routes (scratch table: the bench project's key and webhooks).
+  if (extra.webhooks) {
+    const { key, webhookId, freshWebhookPath } = extra.webhooks;
+    const headers = { 'x-secret-key': key };
+    const filters = { 'v1.events': { addresses: [a.busyToken], signatures: [{ sig_hash: TRANSFER_TOPIC }] } };
+    const webhook = (
+      id: string,
+      routeId: string,
+      method: BenchRequest['method'],
+      url: string,
+      kind: RequestKind,
+      more: Partial<BenchRequest> = {},
+    ) => requests.push({ id, routeId, api: 'base', method, url, headers, scratch: true, kind, ...more });
+    webhook('I12b POST /v1/webhooks', 'CreateWebhook', 'POST', '/insights/v1/webhooks', 'write', {
+      body: () => ({ name: 'bench', webhook_url: 'https://receiver.example.com/hook', filters }),
+    });
+    webhook('I12a GET /v1/webhooks', 'ListWebhooks', 'GET', '/insights/v1/webhooks', 'list');
+    webhook('I12a GET /v1/webhooks?webhook_id', 'ListWebhooks', 'GET', `/insights/v1/webhooks?webhook_id=${webhookId}`, 'single');
+    webhook('I12c PATCH /v1/webhooks/{id}', 'UpdateWebhook', 'PATCH', `/insights/v1/webhooks/${webhookId}`, 'write', {
+      body: () => ({ name: `bench ${Date.now()}` }),
+    });
+    webhook('I12d DELETE /v1/webhooks/{id}', 'DeleteWebhook', 'DELETE', '/insights/v1/webhooks/made-for-each-call', 'write', {
+      urlEach: freshWebhookPath,
+    });
+    webhook(
+      'I12f POST /service/webhooks/filters/validate',
+      'ValidateWebhookFilters',
+      'POST',
+      '/insights/service/webhooks/filters/validate',
+      'single',
+      {
+        body: () => filters,
+      },
+    );
+  }
+
   // Platform: the OpenAPI document and the API reference page (no table access).
   get('GET /openapi.json', 'GetOpenApiDocument', 'base', '/openapi.json', 'single');
   get('GET /docs', 'GetApiReference', 'base', '/docs', 'single');
@@ -535,6 +574,9 @@ export function buildRequests(
   }
   return requests;
 }
+
+/** The secret key of the bench's webhook project (registered in the scratch table). */
+const BENCH_SECRET_KEY = `sk_bench_${'b'.repeat(43)}`;
 
 /** The keccak-256 topic of Transfer(address,address,uint256) (ERC-20 and ERC-721). */
 const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -1013,6 +1055,9 @@ async function main(): Promise<void> {
   process.env.TABLE_NAME = facts.tableName;
   process.env.EXPLORER_CHAIN_ID = String(facts.explorerChain);
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  // The webhook routes' limits are not what the bench measures: every repetition is a request of one key.
+  process.env.WEBHOOK_API_REQUESTS_PER_MINUTE ??= '9999999';
+  process.env.WEBHOOKS_PER_PROJECT ??= '9999999';
   const scratchTable = 'bench-scratch';
   const admin = localClient(table.endpoint);
   await deleteLocalTable(table.endpoint, scratchTable).catch(() => undefined); // a run that was cut short
@@ -1080,12 +1125,12 @@ async function measureAll(options: {
   );
   // What API Gateway does before Lambda runs (the route's match, the event, a new body), apart from
   // what the handler does: the handler's timings below cover `run` only.
-  const prepare = (request: BenchRequest) => {
+  const prepare = async (request: BenchRequest) => {
     const body = request.body ? JSON.stringify(request.body()) : undefined;
     return prepareRequest({
       api: request.api,
       method: request.method,
-      url: request.url,
+      url: request.urlEach ? await request.urlEach() : request.url,
       headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...request.headers },
       body,
     });
@@ -1098,7 +1143,7 @@ async function measureAll(options: {
       useTable(datasetTable);
     }
   };
-  const send = (request: BenchRequest) => run(request, prepare(request));
+  const send = async (request: BenchRequest) => run(request, await prepare(request));
   const record = async <T>(work: () => Promise<T>): Promise<{ value: T; calls: Recorded[] }> => {
     const calls: Recorded[] = [];
     recording = calls;
@@ -1135,6 +1180,33 @@ async function measureAll(options: {
   });
   const sessionId = (JSON.parse(sessionResponse.body) as { data: { id: string } }).data.id;
   const collectionBody = await collectionBodies(reps + 5);
+  // Insight's webhook routes: the bench project's key in the scratch table, and a webhook to list and change.
+  const { registerApiKey } = await import('../../shared/insights/api-keys');
+  useTable(scratchTable);
+  await registerApiKey(BENCH_SECRET_KEY, 'bench');
+  useTable(datasetTable);
+  const newWebhook = async (): Promise<string> => {
+    const response = await send({
+      id: 'setup',
+      routeId: 'CreateWebhook',
+      api: 'base',
+      method: 'POST',
+      url: '/insights/v1/webhooks',
+      headers: { 'x-secret-key': BENCH_SECRET_KEY },
+      body: () => ({
+        webhook_url: 'https://receiver.example.com/hook',
+        filters: { 'v1.transactions': { to_addresses: [facts.chains[0]!.busyToken] } },
+      }),
+      scratch: true,
+      kind: 'write',
+    });
+    return (JSON.parse(response.body) as { data: { id: string } }).data.id;
+  };
+  const webhooks = {
+    key: BENCH_SECRET_KEY,
+    webhookId: await newWebhook(),
+    freshWebhookPath: async () => `/insights/v1/webhooks/${await newWebhook()}`,
+  };
   const { orderBody } = await import('./dataset/build');
   let orderIndex = 0;
   const deep: { id: string; routeId: string; url: string }[] = [];
@@ -1206,6 +1278,7 @@ async function measureAll(options: {
       return orderBody(a.whale, orderIndex);
     },
     nftDeep,
+    webhooks,
   });
   const coverage = routeCoverage(all);
   log(`routes: ${coverage.measured} of ${coverage.served} served routes measured, ${coverage.notServed.length} not served (501)`);
@@ -1228,8 +1301,11 @@ async function measureAll(options: {
   for (const [position, request] of requests.entries()) {
     try {
       await send(request); // warm: module loaded, caches filled
-      const plain = await record(() => send(request));
-      const measured = await record(() => measureTable(() => send(request)));
+      // (Prepared before the recording: a request's urlEach makes what the call needs, unmeasured.)
+      const plainRequest = await prepare(request);
+      const plain = await record(() => run(request, plainRequest));
+      const measuredRequest = await prepare(request);
+      const measured = await record(() => measureTable(() => run(request, measuredRequest)));
       const { result: response, usage } = measured.value;
       const calls = measured.calls;
       let body: unknown;
@@ -1248,7 +1324,7 @@ async function measureAll(options: {
       const handlerMs: number[] = [];
       const directMs: number[] = [];
       for (let rep = 0; rep < n; rep += 1) {
-        const prepared = prepare(request);
+        const prepared = await prepare(request);
         const t0 = performance.now();
         await run(request, prepared);
         handlerMs.push(performance.now() - t0);

@@ -70,7 +70,7 @@ export function namesTrackedOnChains(chainId: number): boolean {
 }
 
 /** The indexed chains, from memory while fresh. */
-async function indexedChains(requested: readonly number[]): Promise<Set<number>> {
+export async function indexedChains(requested: readonly number[]): Promise<Set<number>> {
   const now = Date.now();
   const table = tableName();
   const cached = registry?.table === table ? registry : undefined;

@@ -655,3 +655,34 @@ export const abiKeys = {
    */
   event: (topic0: string): ItemKey => ({ pk: `ABI#EVENT#${lower(topic0)}`, sk: 'ABI' }),
 };
+
+// ---------------------------------------------------------------------------------------------------
+// Insights' secret keys (K1, K2) and webhooks (H1 - H4)
+
+export const apiKeyKeys = {
+  /**
+   * K1: a secret key, by the SHA-256 (hex) of the key: the key itself is never stored. GetItem on every
+   * request of a route that needs a key.
+   */
+  key: (hash: string): ItemKey => ({ pk: `APIKEY#${hash}`, sk: 'KEY' }),
+  /** K1: the requests a key sent in one minute (a fixed window): UpdateItem ADD, expired by TTL. */
+  window: (hash: string, minute: number): ItemKey => ({ pk: `APIKEY#${hash}`, sk: `RATE#${minute}` }),
+  /** K2: every key, by project and key id (the operator CLI's list and revoke): GSI1 on the key item. */
+  listing: (project: string, keyId: string) => ({ gsi1pk: 'APIKEYS', gsi1sk: `${project}#${keyId}` }),
+  listRange: (): KeyRange => ({ pk: 'APIKEYS', index: 'gsi1' }),
+};
+
+export const webhookKeys = {
+  /** H1: one webhook of a project. GetItem; created, changed and deleted in a transaction with H3 and H4. */
+  webhook: (project: string, webhookId: string): ItemKey => ({ pk: `WEBHOOKS#${project}`, sk: `HOOK#${webhookId}` }),
+  /** H2: a project's webhooks, by id (at most the project's limit of them). Query. */
+  projectRange: (project: string): KeyRange => ({ pk: `WEBHOOKS#${project}`, skPrefix: 'HOOK#' }),
+  /** H3: how many webhooks a project has: moved on condition in the creating and deleting transactions. */
+  count: (project: string): ItemKey => ({ pk: `WEBHOOKS#${project}`, sk: 'COUNT' }),
+  /**
+   * H4: what delivery matches a chain's blocks against: one item per webhook and chain its filters name
+   * (`any`: filters without chain ids), holding the webhook's compiled filters. Query per chain.
+   */
+  filter: (chain: number | 'any', webhookId: string): ItemKey => ({ pk: `WEBHOOK-FILTERS#${chain}`, sk: webhookId }),
+  filterRange: (chain: number | 'any'): KeyRange => ({ pk: `WEBHOOK-FILTERS#${chain}` }),
+};

@@ -4,7 +4,17 @@
  * 501). Configured only with `configure({ clientId, override: { baseUrl } })`; expected values are read
  * from the demo chain itself (anvil, through viem).
  */
-import { configure, getV1ContractsAbiByContractAddress, getV1TokensPrice, postV1DecodeByContractAddress } from '@thirdweb-dev/insight';
+import {
+  configure,
+  deleteV1WebhooksByWebhookId,
+  getV1ContractsAbiByContractAddress,
+  getV1TokensPrice,
+  getV1Webhooks,
+  patchV1WebhooksByWebhookId,
+  postServiceWebhooksFiltersValidate,
+  postV1DecodeByContractAddress,
+  postV1Webhooks,
+} from '@thirdweb-dev/insight';
 import {
   createPublicClient,
   decodeEventLog,
@@ -16,6 +26,7 @@ import {
   type Transaction,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_SECRET_KEY } from '../../shared/routes';
 import { type NpmStartService, startNpmStart } from '../support/npm-start';
 
 const CHAIN = 31337;
@@ -44,6 +55,43 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await service?.stop();
+});
+
+describe("@thirdweb-dev/insight's webhook functions against npm start, with the demo project's secret key", () => {
+  const withKey = { headers: { 'x-secret-key': EXAMPLE_SECRET_KEY } };
+
+  it('postV1Webhooks, getV1Webhooks, patchV1WebhooksByWebhookId, deleteV1WebhooksByWebhookId and the filter check work unchanged', async () => {
+    const filters = { 'v1.events': { chain_ids: [String(CHAIN)], addresses: [token] } };
+    const created = await postV1Webhooks({
+      ...withKey,
+      body: { name: 'demo token events', webhook_url: 'https://receiver.example.com/hook', filters },
+    });
+    expect(created.error, JSON.stringify(created.error)).toBeUndefined();
+    const webhook = created.data!.data;
+    expect(webhook).toMatchObject({ name: 'demo token events', project_id: 'demo', filters, disabled: false, suspended_at: null });
+
+    const listed = await getV1Webhooks({ ...withKey, query: { webhook_id: webhook.id } });
+    expect(listed.data?.data).toEqual([webhook]);
+
+    const patched = await patchV1WebhooksByWebhookId({ ...withKey, path: { webhook_id: webhook.id }, body: { disabled: true } });
+    expect(patched.data?.data).toMatchObject({ id: webhook.id, disabled: true });
+
+    const valid = await postServiceWebhooksFiltersValidate({ ...withKey, body: filters as never });
+    expect(valid.data).toEqual({ valid: true });
+    const invalid = await postServiceWebhooksFiltersValidate({ ...withKey, body: { 'v1.events': { addresses: ['0x12'] } } as never });
+    expect(invalid.data).toMatchObject({ valid: false, details: [expect.objectContaining({ path: ['v1.events', 'addresses', 0] })] });
+
+    const deleted = await deleteV1WebhooksByWebhookId({ ...withKey, path: { webhook_id: webhook.id } });
+    expect(deleted.data?.data.id).toBe(webhook.id);
+    expect((await getV1Webhooks(withKey)).data?.data.map((hook) => hook.id)).not.toContain(webhook.id);
+  });
+
+  it("without a secret key: 401 in Insight's error format", async () => {
+    const { data, error, response } = await getV1Webhooks({});
+    expect(data).toBeUndefined();
+    expect(response.status).toBe(401);
+    expect(error).toEqual({ error: expect.stringContaining('Unauthorized') });
+  });
 });
 
 describe('@thirdweb-dev/insight contract ABI, decoding and a 501 against npm start', () => {

@@ -19,6 +19,8 @@ import {
   collectionKeys,
   nftKeys,
   orderKeys,
+  apiKeyKeys,
+  webhookKeys,
   transactionKeys,
 } from '../../shared/table/keys';
 import { allows, stringLike } from './support/iam';
@@ -68,6 +70,10 @@ const KEYS = {
   stagedSegment: backfillKeys.staged(8453, 12, 'DONE').pk,
   nftInstance: nftKeys.instance(8453, ADDRESS, 7n).pk,
   nftMetadata: nftKeys.metadata(8453, ADDRESS, 7n).pk,
+  apiKey: apiKeyKeys.key('ab'.repeat(32)).pk,
+  webhook: webhookKeys.webhook('acme', ORDER_ID).pk,
+  webhookFilter: webhookKeys.filter(8453, ORDER_ID).pk,
+  webhookAnyChainFilter: webhookKeys.filter('any', ORDER_ID).pk,
 } as const;
 type KeyName = keyof typeof KEYS;
 const CHAIN_KEYS: KeyName[] = [
@@ -98,6 +104,13 @@ const MAY_WRITE: Record<string, KeyName[]> = {
   BackfillChain: CHAIN_KEYS,
   // The NFT metadata fetcher writes its own items (G7) only: never an instance (G3) or anything else.
   FetchNftMetadata: ['nftMetadata'],
+  // Insight's webhook routes: each counts its request on its key's item; the writing ones change a
+  // webhook (its count in its partition) and its filter index, never a key's project or another record.
+  ListWebhooks: ['apiKey'],
+  ValidateWebhookFilters: ['apiKey'],
+  CreateWebhook: ['apiKey', 'webhook', 'webhookFilter', 'webhookAnyChainFilter'],
+  UpdateWebhook: ['apiKey', 'webhook', 'webhookFilter', 'webhookAnyChainFilter'],
+  DeleteWebhook: ['apiKey', 'webhook', 'webhookFilter', 'webhookAnyChainFilter'],
 };
 
 const functions = [

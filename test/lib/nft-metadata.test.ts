@@ -99,5 +99,9 @@ describe('the NFT metadata fetcher in the stack', () => {
     expect(() => synthesise({ chains: CHAINS, functionEnvironment: { NFT_METADATA_QUEUE_URL: 'https://sqs.example/q' } })).toThrow(
       /may not set a variable the stack manages/,
     );
+    // The webhook routes' loopback receivers: local runs only too.
+    expect(() => synthesise({ chains: CHAINS, functionEnvironment: { WEBHOOK_ALLOW_LOOPBACK: '1' } })).toThrow(
+      /may not set a variable the stack manages.*WEBHOOK_ALLOW_LOOPBACK/s,
+    );
   });
 });

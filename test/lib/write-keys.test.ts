@@ -20,6 +20,8 @@ import type { BlockRecord, TokenTransferRecord } from '../../shared/table/record
 import { writeItems } from '../../shared/db/operations';
 import { nftKeys } from '../../shared/table/keys';
 import { useTestTable } from '../support/table';
+import { dispatch } from '../../scripts/lib/dispatch';
+import { createApiKey } from '../../shared/insights/api-keys';
 import { accountFor, postCollection, signedBody } from '../functions/collections/fixtures';
 import { BASE_USDC, CREATOR, orderBody, postOrder, postSession } from '../functions/orders/fixtures';
 import { stringLike } from './support/iam';
@@ -251,6 +253,38 @@ describe('the keys each writer writes are the keys it declares', () => {
     });
     expect(keys).toEqual([nftKeys.metadata(8453, contract, 7n).pk]);
     expectDeclared('FetchNftMetadata', keys);
+  });
+
+  it("Insight's webhook routes: the key's request count (K1), and a webhook, its count and its filter index (H1, H3, H4)", async () => {
+    const { key } = await createApiKey({ project: 'write-keys' });
+    const send = async (method: string, url: string, body?: unknown) => {
+      const response = await dispatch({
+        api: 'base',
+        method,
+        url: `/insights${url}`,
+        headers: { 'x-secret-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return JSON.parse(response.body);
+    };
+    const filters = { 'v1.events': { addresses: [BASE_USDC] } };
+    let id = '';
+    const steps: [string, () => Promise<unknown>][] = [
+      ['ListWebhooks', () => send('GET', '/v1/webhooks')],
+      ['ValidateWebhookFilters', () => send('POST', '/service/webhooks/filters/validate', filters)],
+      [
+        'CreateWebhook',
+        async () => (id = (await send('POST', '/v1/webhooks', { webhook_url: 'https://receiver.example.com/', filters })).data.id),
+      ],
+      ['UpdateWebhook', () => send('PATCH', `/v1/webhooks/${id}`, { filters: { 'v1.transactions': { to_addresses: [BASE_USDC] } } })],
+      ['DeleteWebhook', () => send('DELETE', `/v1/webhooks/${id}`)],
+    ];
+    for (const [routeId, step] of steps) {
+      tested.add(routeId);
+      const keys = await writesOf(routeId, step);
+      expectDeclared(routeId, keys);
+    }
   });
 
   it('covers every writer that declares its keys', () => {

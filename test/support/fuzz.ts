@@ -20,7 +20,7 @@ import { GATEWAY_MAX_BODY_BYTES, isTextContentType } from '../../scripts/lib/gat
 import { ERROR_BODIES } from '../../shared/http/error-schemas';
 import { API_OF_GROUP, type ApiGroup, type ApiName, groupOfPath } from '../../shared/http/groups';
 import type { HttpHandler } from '../../shared/http/handler';
-import { apisOf, errorGroupOf, matchRoute, type Route, routes, routesOf } from '../../shared/routes';
+import { apisOf, errorGroupOf, EXAMPLE_SECRET_KEY, matchRoute, type Route, routes, routesOf } from '../../shared/routes';
 
 export const FUZZ_GROUPS: readonly ApiGroup[] = ['explorer', 'insights', 'orders', 'collections'];
 
@@ -762,7 +762,7 @@ export async function checkRequest(request: FuzzRequest, target: FuzzTarget): Pr
   if (problem) throw new FuzzFailure(`${problem}: ${answer.body.slice(0, 500)}`);
   if (before && answer.status >= 400) {
     const after = await target.snapshot();
-    if (JSON.stringify(after) !== JSON.stringify(before)) {
+    if (JSON.stringify(withoutRequestCounts(after)) !== JSON.stringify(withoutRequestCounts(before))) {
       throw new FuzzFailure(`a rejected write (${answer.status}) changed the table: ${after.length - before.length} items more`);
     }
   }
@@ -841,11 +841,19 @@ export async function fuzzGroup(
   return report;
 }
 
+/** A table's items but the secret keys' (K1: each webhook request is counted on its key's item, request accounting, not data). */
+const withoutRequestCounts = (items: readonly unknown[]) =>
+  items.filter((item) => !String((item as { pk?: unknown }).pk).startsWith('APIKEY#'));
+
 /**
  * Some data for the reads and conflicts for the writes: each write route's example, sent once through
  * `dispatch`. Throws when one is refused (the examples are valid requests).
  */
 export async function seedExamples(): Promise<void> {
+  // The webhook routes' examples carry npm start's demo key. (Imported here: the table layer binds its
+  // endpoint when first loaded, which must be after the fuzz file's own service started.)
+  const { registerApiKey } = await import('../../shared/insights/api-keys');
+  await registerApiKey(EXAMPLE_SECRET_KEY, 'example key');
   // Routes that write (a POST that only reads, such as the insights decode route, seeds nothing).
   const writes = routes.filter(
     (candidate) => candidate.method === 'POST' && candidate.example.body !== undefined && candidate.table.write.length > 0,

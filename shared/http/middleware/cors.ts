@@ -24,8 +24,8 @@ export const CORS_ALLOWED_HEADERS =
  */
 export const CORS_EXPOSED_HEADERS =
   'idempotent-replayed,x-indexed-block,x-indexed-block-time,x-indexing-state,x-indexing-lag-blocks,x-counters-capped';
-/** Methods a browser may use cross-origin. */
-export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'OPTIONS'] as const;
+/** Methods a browser may use cross-origin (PATCH and DELETE: Insight's webhook routes). */
+export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 /** How long a browser may cache a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

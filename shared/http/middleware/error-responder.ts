@@ -6,7 +6,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { isTableBusy } from '../../db/retry';
-import { BusyError, DomainError, type DomainErrorKind } from '../../errors';
+import { BusyError, DomainError, type DomainErrorKind, RateLimitedError } from '../../errors';
 import { logger } from '../../observability/logger';
 import { HttpError, RequestValidationError } from '../errors';
 import { apiNameOf } from '../api-name';
@@ -32,7 +32,15 @@ export function errorResponder(group: RouteGroup): middy.MiddlewareObj<APIGatewa
 export const TABLE_BUSY_RETRY_AFTER_SECONDS = 1;
 
 /** The status of each kind of domain error, in every group. */
-const DOMAIN_STATUS: Record<DomainErrorKind, number> = { invalid: 400, 'not-found': 404, conflict: 409, busy: 503 };
+const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'rate-limited': 429,
+  busy: 503,
+};
 
 export function errorResponse(
   group: ApiGroup,
@@ -48,7 +56,8 @@ export function errorResponse(
   }
   if (error instanceof DomainError) {
     const statusCode = DOMAIN_STATUS[error.kind];
-    const headers = error instanceof BusyError ? { 'retry-after': String(error.retryAfterSeconds) } : undefined;
+    const headers =
+      error instanceof BusyError || error instanceof RateLimitedError ? { 'retry-after': String(error.retryAfterSeconds) } : undefined;
     return { statusCode, body: errorBody(group, statusCode, error.message), headers };
   }
   // The table is throttling, conflicting, slow or unreachable after every retry: nothing half-done

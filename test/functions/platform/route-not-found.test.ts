@@ -95,7 +95,7 @@ describe('CORS preflight', () => {
       headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' },
     });
     expect(preflight.statusCode).toBe(204);
-    expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST, OPTIONS');
+    expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST, PATCH, DELETE, OPTIONS');
     expect(preflight.headers['access-control-allow-origin']).toBe('*');
     const plain = await answer('collections', 'OPTIONS', '/no-such-path');
     expectGroupError('collections', plain, 404);

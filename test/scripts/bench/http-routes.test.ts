@@ -51,6 +51,7 @@ const requests = buildRequests(facts, {
   collectionBody: () => ({}),
   orderBody: () => ({}),
   nftDeep: { id: 'E11 whale nft page 10', url: `/explorer/addresses/${chain.facts().whale}/nft?token_type=ERC-721` },
+  webhooks: { key: `sk_bench_${'b'.repeat(43)}`, webhookId: 'webhook-1', freshWebhookPath: async () => '/insights/v1/webhooks/webhook-2' },
 });
 
 describe('the http bench covers the route table', () => {
