@@ -65,6 +65,7 @@ export const SERVICE_RECORD_KEYS: readonly string[] = [
   apiKeyKeys.key('*').pk,
   webhookKeys.webhook('*', '*').pk,
   webhookKeys.filter('*' as unknown as number, '*').pk,
+  'WEBHOOK-SENT#*',
 ];
 
 /**

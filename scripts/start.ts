@@ -48,10 +48,13 @@ export type AfterStartStep = (service: LocalService) => Promise<(() => Promise<v
 //    followed, with order deposit detection listening to the blocks (imported once the service is up:
 //    shared/db/client.ts binds the DynamoDB endpoint when first imported); env RPC_URL, CHAIN_ID,
 //    ANVIL_PORT, START_BLOCK, DEMO_ACTIVITY_INTERVAL_MS.
+//  - webhook delivery (scripts/lib/webhook-worker.ts): the demo project's key, and the blocks matched
+//    against the webhooks and delivered in process, with WEBHOOK_ALLOW_LOOPBACK=1 (receivers on 127.0.0.1).
 //  - the NFT metadata fetcher (scripts/lib/nft-metadata-worker.ts), in process as the deposit listener
 //    is: it fetches what the ingest's listener queues and what the refresh routes ask for, with
 //    NFT_METADATA_ALLOW_LOOPBACK=1 (set here unless given) so a metadata server on 127.0.0.1 can be read.
 let metadataWorker: { listener: IngestListener; stop(): Promise<void> } | undefined;
+let webhookWorker: { listener: IngestListener; stop(): Promise<void> } | undefined;
 const afterStart: AfterStartStep[] = [
   async () => {
     process.env.NFT_METADATA_ALLOW_LOOPBACK ??= '1';
@@ -64,11 +67,15 @@ const afterStart: AfterStartStep[] = [
     process.env.WEBHOOK_ALLOW_LOOPBACK ??= '1';
     const { registerApiKey } = await import('../shared/insights/api-keys');
     await registerApiKey(EXAMPLE_SECRET_KEY, 'npm start demo key');
+    // Webhook delivery in process: the ingest's blocks matched and delivered as MatchWebhooks and DeliverWebhooks do.
+    webhookWorker = (await import('./lib/webhook-worker')).startLocalWebhookWorker();
+    return () => webhookWorker!.stop();
   },
   localChainStep({
     loadListeners: async () => [
       (await import('../shared/orders/deposits')).orderDepositListener,
       ...(metadataWorker ? [metadataWorker.listener] : []),
+      ...(webhookWorker ? [webhookWorker.listener] : []),
     ],
   }),
 ];

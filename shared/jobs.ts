@@ -111,6 +111,9 @@ export const backfillWorker: Worker = {
   summary: 'Backfill worker: plan a chain backfill, or stage the segments of one shard (chain reads recorded, order-free items written)',
 };
 
+/** Receives of a webhook delivery before it moves to its dead-letter queue (its retries wait 5 s, doubling, at most 15 min: about 2 h). */
+export const DELIVERY_MAX_RECEIVES = 12;
+
 export const queues: readonly Queue[] = [
   {
     id: 'DepositEvents',
@@ -129,6 +132,22 @@ export const queues: readonly Queue[] = [
     ageAlarmSeconds: 24 * 3600,
     summary:
       'NFT metadata fetch requests: instances the ingest wrote whose token URI is on the web, and the refresh routes (a token, or a whole contract)',
+  },
+  {
+    id: 'WebhookEvents',
+    urlVariable: 'WEBHOOK_EVENTS_QUEUE_URL',
+    maxReceiveCount: 5,
+    summary:
+      'Ingested and orphaned blocks of every chain with their transactions and logs (message group = chain id), for webhook matching',
+  },
+  {
+    id: 'WebhookDeliveries',
+    fifo: false,
+    urlVariable: 'WEBHOOK_DELIVERIES_QUEUE_URL',
+    maxReceiveCount: DELIVERY_MAX_RECEIVES,
+    // A delivery waits up to 15 minutes between attempts (the consumer delays the message: its backoff).
+    ageAlarmSeconds: 3600,
+    summary: "One webhook's items of one block to deliver (signed POST to the receiver); retried with backoff, then dead-lettered",
   },
 ];
 
@@ -166,6 +185,32 @@ export const consumers: readonly QueueConsumer[] = [
     // A contract refresh is expanded into one request per token, sent back to the same queue.
     publishesTo: ['NftMetadata'],
   },
+  {
+    id: 'MatchWebhooks',
+    handler: 'functions/insights/match-webhooks.ts',
+    queue: 'WebhookEvents',
+    // Queries H4 (a chain's filters and the chain-less ones) and H5 (a block's sent items, on a reorg);
+    // writes H5 (BatchWriteItem, with a TTL), nothing else.
+    table: { read: true, write: ['BatchWriteItem'], writeKeys: ['WEBHOOK-SENT#*'] },
+    batchSize: 10,
+    timeoutSeconds: 60,
+    summary: 'Match the blocks the ingest published against the webhooks filters, record what each block sent, and queue the deliveries',
+    publishesTo: ['WebhookDeliveries'],
+  },
+  {
+    id: 'DeliverWebhooks',
+    handler: 'functions/insights/deliver-webhooks.ts',
+    queue: 'WebhookDeliveries',
+    // Reads H1; counts failures and suspends on H1 (UpdateItem), nothing else.
+    table: { read: true, write: ['UpdateItem'], writeKeys: ['WEBHOOKS#*'] },
+    batchSize: 10,
+    maxConcurrency: 20,
+    // A batch's deliveries run at once, each at most 3 s.
+    timeoutSeconds: 30,
+    summary: "POST each delivery to its webhook's receiver (signed; strangers' URLs: checked addresses, 3 s, no redirects), retry, suspend",
+    // Its own queue's URL, for ChangeMessageVisibility (a retry's backoff).
+    publishesTo: ['WebhookDeliveries'],
+  },
 ];
 
 export const jobs: readonly Job[] = [
@@ -199,6 +244,6 @@ export const jobs: readonly Job[] = [
     summary: 'Ingest one chain (the chain in the event): follow its head from its cursor under the chain lease, handling reorgs',
     // Its listeners publish every ingested and orphaned block (shared/ingest/queue-listener.ts) and the
     // NFT instances whose metadata is on the web and not yet fetched (shared/nft-metadata/listener.ts).
-    publishesTo: ['DepositEvents', 'NftMetadata'],
+    publishesTo: ['DepositEvents', 'NftMetadata', 'WebhookEvents'],
   },
 ];

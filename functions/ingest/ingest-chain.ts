@@ -59,6 +59,8 @@ const metrics = createMetrics('ingest');
 const nftMetadataQueueUrl = loadMetadataQueueUrl();
 const listeners: IngestListener[] = [
   queueListener(config.listenerQueueUrl, sqsSend()),
+  // Every block's transactions and logs, for webhook matching (MatchWebhooks; the stack sets the queue).
+  ...(config.activityQueueUrl ? [queueListener(config.activityQueueUrl, sqsSend(), { content: 'activity' })] : []),
   // The NFT instances whose metadata is on the web and not yet fetched, to the fetcher's queue (the stack sets it).
   ...(nftMetadataQueueUrl ? [nftMetadataListener(sqsMetadataQueue(nftMetadataQueueUrl))] : []),
 ];

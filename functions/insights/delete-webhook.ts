@@ -1,7 +1,7 @@
 /** I12d. DELETE /insights/v1/webhooks/{webhook_id}: delete one of the caller's webhooks; answers the deleted webhook. */
 import { httpHandler } from '../../shared/http/handler';
 import { secretKeyOf } from '../../shared/http/secret-key';
-import { loadWebhookSettings } from '../../shared/insights/config';
+import { loadWebhookSettings } from '../../shared/insights/webhook-config';
 import { noWebhookQuery, webhookPath, webhookResponse } from '../../shared/insights/webhook-schemas';
 import { deleteWebhook } from '../../shared/insights/webhooks';
 

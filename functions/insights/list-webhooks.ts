@@ -1,7 +1,7 @@
 /** I12a. GET /insights/v1/webhooks[?webhook_id=]: the caller's project's webhooks (secret key required). */
 import { httpHandler } from '../../shared/http/handler';
 import { secretKeyOf } from '../../shared/http/secret-key';
-import { loadWebhookSettings } from '../../shared/insights/config';
+import { loadWebhookSettings } from '../../shared/insights/webhook-config';
 import { listWebhooksQuery, webhookListResponse } from '../../shared/insights/webhook-schemas';
 import { listWebhooks } from '../../shared/insights/webhooks';
 

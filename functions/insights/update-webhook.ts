@@ -1,7 +1,7 @@
 /** I12c. PATCH /insights/v1/webhooks/{webhook_id}: change, disable, enable or resume one of the caller's webhooks. */
 import { httpHandler } from '../../shared/http/handler';
 import { secretKeyOf } from '../../shared/http/secret-key';
-import { loadWebhookSettings } from '../../shared/insights/config';
+import { loadWebhookSettings } from '../../shared/insights/webhook-config';
 import { noWebhookQuery, updateWebhookBody, webhookPath, webhookResponse } from '../../shared/insights/webhook-schemas';
 import { updateWebhook } from '../../shared/insights/webhooks';
 

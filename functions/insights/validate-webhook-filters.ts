@@ -1,7 +1,7 @@
 /** I12f. POST /insights/service/webhooks/filters/validate: whether a filters object is one a webhook may have (secret key required). */
 import { httpHandler } from '../../shared/http/handler';
 import { secretKeyOf } from '../../shared/http/secret-key';
-import { loadWebhookSettings } from '../../shared/insights/config';
+import { loadWebhookSettings } from '../../shared/insights/webhook-config';
 import { noWebhookQuery, validateFiltersBody, validateFiltersResponse } from '../../shared/insights/webhook-schemas';
 import { validateFilters } from '../../shared/insights/webhooks';
 

@@ -529,6 +529,10 @@ export function buildRequests(
     webhook('I12d DELETE /v1/webhooks/{id}', 'DeleteWebhook', 'DELETE', '/insights/v1/webhooks/made-for-each-call', 'write', {
       urlEach: freshWebhookPath,
     });
+    // The ping of a receiver this machine cannot reach (no DNS answer): the route's own work and its failed send.
+    webhook('I12e POST /v1/webhooks/test', 'TestWebhook', 'POST', '/insights/v1/webhooks/test', 'single', {
+      body: () => ({ webhook_url: 'https://receiver.example.com/hook', type: 'event' }),
+    });
     webhook(
       'I12f POST /service/webhooks/filters/validate',
       'ValidateWebhookFilters',

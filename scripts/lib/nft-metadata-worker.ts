@@ -13,7 +13,7 @@
  */
 import type { IngestListener } from '../../shared/ingest/listeners';
 import { type FetcherSettings, loadLocalFetcherSettings, QUEUE_MAX_RECEIVE_COUNT } from '../../shared/nft-metadata/config';
-import type { Resolve } from '../../shared/nft-metadata/fetch';
+import type { Resolve } from '../../shared/egress/lookup';
 import { nftMetadataListener } from '../../shared/nft-metadata/listener';
 import { processMetadataRequest, type ProcessOutcome } from '../../shared/nft-metadata/process';
 import { type MetadataQueue, type MetadataRequest, useLocalMetadataQueue } from '../../shared/nft-metadata/queue';

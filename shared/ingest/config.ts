@@ -81,6 +81,8 @@ const schema = v.object({
   INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
   /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */
   DEPOSIT_EVENTS_QUEUE_URL: v.pipe(v.string(), v.url()),
+  /** The SQS FIFO queue the blocks are published to with their transactions and logs (webhook matching); set by the stack. */
+  WEBHOOK_EVENTS_QUEUE_URL: v.optional(v.pipe(v.string(), v.url())),
 });
 
 export interface IngestConfig {
@@ -104,6 +106,8 @@ export interface IngestConfig {
   zeroValueCallsRetentionDays?: number;
   /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
   listenerQueueUrl: string;
+  /** Where the blocks' activity goes for webhooks (WEBHOOK_EVENTS_QUEUE_URL); unset: not published. */
+  activityQueueUrl?: string;
 }
 
 export function loadIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
@@ -125,6 +129,7 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
       : { zeroValueCallsRetentionDays: raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS }),
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
     listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,
+    ...(raw.WEBHOOK_EVENTS_QUEUE_URL ? { activityQueueUrl: raw.WEBHOOK_EVENTS_QUEUE_URL } : {}),
   };
 }
 

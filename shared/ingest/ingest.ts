@@ -1158,6 +1158,8 @@ export class ChainIngest {
       mode,
       nativeTransfers: derived.nativeTransfers,
       erc20Transfers: derived.tokenTransfers.filter((transfer) => transfer.tokenStandard === 'ERC-20'),
+      transactions: derived.transactions,
+      logs: derived.logs,
     };
   }
 }

@@ -26,7 +26,7 @@
  * Listeners are called one after the other, in the order given.
  */
 import type { NativeTransfer } from './derive';
-import type { BlockRecord, TokenTransferRecord } from '../table/records';
+import type { BlockRecord, LogRecord, TokenTransferRecord, TransactionRecord } from '../table/records';
 
 export interface BlockIngestedEvent {
   chainId: number;
@@ -37,6 +37,10 @@ export interface BlockIngestedEvent {
   nativeTransfers: NativeTransfer[];
   /** The block's ERC-20 transfers. */
   erc20Transfers: TokenTransferRecord[];
+  /** The block's transactions, as the table's canonical records (webhook delivery matches them). */
+  transactions: TransactionRecord[];
+  /** The block's logs, as the table's canonical records. */
+  logs: LogRecord[];
 }
 
 export interface BlocksOrphanedEvent {

@@ -28,8 +28,22 @@ export interface QueueMessage {
 
 export type SendQueueMessage = (message: QueueMessage) => Promise<unknown>;
 
-export function queueListener(queueUrl: string, send: SendQueueMessage, options: { maxBytes?: number } = {}): IngestListener {
+/**
+ * What of an ingested block a queue's messages carry: its native and ERC-20 `transfers` (order deposit
+ * detection), or its `activity`, every transaction and log (webhook delivery). The other lists travel
+ * empty: a queue pays for the bytes it carries.
+ */
+export type QueueContent = 'transfers' | 'activity';
+
+export function queueListener(
+  queueUrl: string,
+  send: SendQueueMessage,
+  options: { maxBytes?: number; content?: QueueContent } = {},
+): IngestListener {
   const maxBytes = options.maxBytes ?? MAX_MESSAGE_BYTES;
+  const content = options.content ?? 'transfers';
+  const carried = (event: BlockIngestedEvent): BlockIngestedEvent =>
+    content === 'transfers' ? { ...event, transactions: [], logs: [] } : { ...event, nativeTransfers: [], erc20Transfers: [] };
   const publish = async (chainId: number, messages: readonly EncodedMessage[]) => {
     for (const message of messages) {
       await send({
@@ -42,7 +56,7 @@ export function queueListener(queueUrl: string, send: SendQueueMessage, options:
   };
   return {
     blocksIngested: async (events: readonly BlockIngestedEvent[]) => {
-      if (events.length > 0) await publish(events[0]!.chainId, encodeBlocksIngested(events, maxBytes));
+      if (events.length > 0) await publish(events[0]!.chainId, encodeBlocksIngested(events.map(carried), maxBytes));
     },
     blocksOrphaned: async (event: BlocksOrphanedEvent) => publish(event.chainId, encodeBlocksOrphaned(event, maxBytes)),
   };

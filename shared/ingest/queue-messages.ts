@@ -7,10 +7,13 @@
  * A `BlockIngestedEvent` is about 1.6 KB of block record plus ~0.6 KB per ERC-20 transfer and ~0.26 KB
  * per native transfer (JSON, full-length hashes and amounts), with no bound on their number: a
  * 30M-gas block can hold over ten thousand Transfer logs (a log costs ~1.8k gas), megabytes of JSON,
- * while a message holds about 400 ERC-20 transfers. So `encodeBlocksIngested` packs consecutive events into as few
- * messages as fit, and splits an event that alone does not fit into parts: each part carries the
- * block record and a run of its transfers (native and ERC-20 merged in transaction order), so that
- * the parts, delivered one after the other, present every transfer in block order. Orphaned blocks
+ * while a message holds about 400 ERC-20 transfers. A queue of a block's activity (queue-listener.ts
+ * `content`) carries its transactions and logs instead: a 200-transaction Base block is about 0.5 MB of
+ * them. So `encodeBlocksIngested` packs consecutive events into as few messages as fit, and splits an
+ * event that alone does not fit into parts: each part carries the block record and a run of its lists
+ * (merged in transaction order), so that the parts, delivered one after the other, present every entry
+ * in block order. A transaction or log too large for a message alone travels without its calldata or
+ * data (`inputOmitted` / `dataOmitted`, as the table's index copies). Orphaned blocks
  * (~100 bytes each) are chunked the same way. Messages keep the order of the calls.
  *
  * Dedup: each message's id is a hash of chain id, kind, the blocks (number, hash, mode) and the part,
@@ -21,7 +24,7 @@ import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import type { NativeTransfer } from './derive';
 import type { BlockIngestedEvent, BlocksOrphanedEvent } from './listeners';
-import type { TokenTransferRecord } from '../table/records';
+import type { LogRecord, TokenTransferRecord, TransactionRecord } from '../table/records';
 
 /** SQS's limit for one message, in bytes. */
 export const MAX_MESSAGE_BYTES = 256 * 1024;
@@ -96,34 +99,68 @@ export function encodeBlocksIngested(events: readonly BlockIngestedEvent[], maxB
   return messages;
 }
 
-type Transfer = { native: NativeTransfer } | { erc20: TokenTransferRecord };
+/** One entry of a block's lists, in the order the parts carry them. */
+type Entry = { native: NativeTransfer } | { erc20: TokenTransferRecord } | { transaction: TransactionRecord } | { log: LogRecord };
 
-const transactionIndexOf = (transfer: Transfer): number =>
-  'native' in transfer ? transfer.native.transactionIndex : transfer.erc20.transactionIndex;
+const transactionIndexOf = (entry: Entry): number =>
+  'native' in entry
+    ? entry.native.transactionIndex
+    : 'erc20' in entry
+      ? entry.erc20.transactionIndex
+      : 'transaction' in entry
+        ? entry.transaction.transactionIndex
+        : entry.log.transactionIndex;
 
-/** One block's transfers over several events of at most `budget` bytes each, in transaction order. */
+/**
+ * An entry that alone fits no message: a transaction's calldata or a log's data of hundreds of KB. It
+ * travels without them (`inputOmitted` / `dataOmitted`, as the table's index copies do); a consumer
+ * that needs them reads the canonical item (N2). A transfer is a few hundred bytes: it always fits.
+ */
+function slimmed(entry: Entry): Entry {
+  if ('transaction' in entry) return { transaction: { ...entry.transaction, input: null, inputOmitted: true } };
+  if ('log' in entry) return { log: { ...entry.log, data: null, dataOmitted: true } };
+  return entry;
+}
+
+const emptyLists = { nativeTransfers: [], erc20Transfers: [], transactions: [], logs: [] };
+
+/** One block's lists over several events of at most `budget` bytes each, in transaction order. */
 function splitEvent(event: BlockIngestedEvent, budget: number): BlockIngestedEvent[] {
-  // Native and ERC-20 transfers merged by transaction (a stable sort keeps each list's own order).
-  const transfers: Transfer[] = [
-    ...event.nativeTransfers.map((native): Transfer => ({ native })),
-    ...event.erc20Transfers.map((erc20): Transfer => ({ erc20 })),
+  // Every list merged by transaction (a stable sort keeps each list's own order).
+  const entries: Entry[] = [
+    ...event.transactions.map((transaction): Entry => ({ transaction })),
+    ...event.nativeTransfers.map((native): Entry => ({ native })),
+    ...event.erc20Transfers.map((erc20): Entry => ({ erc20 })),
+    ...event.logs.map((log): Entry => ({ log })),
   ].sort((a, b) => transactionIndexOf(a) - transactionIndexOf(b));
-  const base = { ...event, nativeTransfers: [], erc20Transfers: [] };
+  const base: BlockIngestedEvent = { ...event, ...emptyLists };
   const baseSize = bytes(JSON.stringify(base));
   const parts: BlockIngestedEvent[] = [];
-  let current: BlockIngestedEvent = { ...base, nativeTransfers: [], erc20Transfers: [] };
+  let current: BlockIngestedEvent = { ...base, nativeTransfers: [], erc20Transfers: [], transactions: [], logs: [] };
   let size = baseSize;
-  for (const transfer of transfers) {
-    const entry = 'native' in transfer ? transfer.native : transfer.erc20;
-    const entrySize = bytes(JSON.stringify(entry)) + 1;
-    if (baseSize + entrySize > budget) throw new Error(`block ${event.block.number}: one transfer does not fit in a message`);
+  for (const candidate of entries) {
+    const sizeOf = (entry: Entry) =>
+      bytes(
+        JSON.stringify(
+          'native' in entry ? entry.native : 'erc20' in entry ? entry.erc20 : 'transaction' in entry ? entry.transaction : entry.log,
+        ),
+      ) + 1;
+    let entry = candidate;
+    let entrySize = sizeOf(entry);
+    if (baseSize + entrySize > budget) {
+      entry = slimmed(entry);
+      entrySize = sizeOf(entry);
+    }
+    if (baseSize + entrySize > budget) throw new Error(`block ${event.block.number}: one entry does not fit in a message`);
     if (size + entrySize > budget) {
       parts.push(current);
-      current = { ...base, nativeTransfers: [], erc20Transfers: [] };
+      current = { ...base, nativeTransfers: [], erc20Transfers: [], transactions: [], logs: [] };
       size = baseSize;
     }
-    if ('native' in transfer) current.nativeTransfers.push(transfer.native);
-    else current.erc20Transfers.push(transfer.erc20);
+    if ('native' in entry) current.nativeTransfers.push(entry.native);
+    else if ('erc20' in entry) current.erc20Transfers.push(entry.erc20);
+    else if ('transaction' in entry) current.transactions.push(entry.transaction);
+    else current.logs.push(entry.log);
     size += entrySize;
   }
   parts.push(current);
@@ -171,6 +208,12 @@ const messageSchema = v.variant('kind', [
         mode: v.picklist(['advance', 'repair']),
         nativeTransfers: v.array(v.looseObject({ ...transfer.entries, value: v.string() })),
         erc20Transfers: v.array(v.looseObject({ ...transfer.entries, token: v.string(), amount: v.string(), logIndex: integer })),
+        // (Absent from messages published before they were carried, and from a queue that takes transfers only.)
+        transactions: v.optional(v.array(v.looseObject({ hash: v.string(), transactionIndex: integer, from: v.string() })), []),
+        logs: v.optional(
+          v.array(v.looseObject({ transactionHash: v.string(), logIndex: integer, address: v.string(), topics: v.array(v.string()) })),
+          [],
+        ),
       }),
     ),
     part: v.optional(v.object({ index: integer, count: integer })),

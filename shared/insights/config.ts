@@ -15,17 +15,17 @@ import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-stat
 import { loadGateways, loadMetadataQueueUrl } from '../nft-metadata/config';
 import type { Gateways } from '../nft-metadata/uri';
 import { DEFAULT_MAX_ITEMS_READ_PER_CHAIN } from './limits';
-import type { WebhookSettings } from './webhooks';
 
-const count = (fallback: number) =>
+/** A whole-number setting from 1 to 9999999, `fallback` when unset. */
+export const countSetting = (fallback: number) =>
   v.optional(
     v.pipe(v.string(), v.regex(/^[1-9][0-9]{0,6}$/, 'must be an integer from 1 to 9999999'), v.transform(Number)),
     String(fallback),
   );
 
 const schema = v.object({
-  INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: count(DEFAULT_MAX_ITEMS_READ_PER_CHAIN),
-  INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN: count(10_000),
+  INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: countSetting(DEFAULT_MAX_ITEMS_READ_PER_CHAIN),
+  INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN: countSetting(10_000),
 });
 
 export interface InsightsConfig {
@@ -37,29 +37,6 @@ export interface InsightsConfig {
   gateways: Gateways;
   /** Where the refresh routes queue NFT metadata fetches (NFT_METADATA_QUEUE_URL; unset: the local in-process fetcher). */
   metadataQueueUrl: string | undefined;
-}
-
-const webhookSchema = v.object({
-  WEBHOOKS_PER_PROJECT: count(100),
-  WEBHOOK_API_REQUESTS_PER_MINUTE: count(120),
-  /** Local runs and tests only (`npm start` sets it): receivers on loopback, over plain http://. */
-  WEBHOOK_ALLOW_LOOPBACK: v.optional(v.picklist(['0', '1'], 'must be 0 or 1'), '0'),
-});
-
-/**
- * Settings of the webhook routes: WEBHOOKS_PER_PROJECT (default 100) webhooks a project may have,
- * WEBHOOK_API_REQUESTS_PER_MINUTE (default 120) requests a secret key may send a minute (429 beyond),
- * WEBHOOK_ALLOW_LOOPBACK=1 (local runs only, with DYNAMODB_ENDPOINT set) receivers on 127.0.0.1 over http://.
- */
-export function loadWebhookSettings(env: Record<string, string | undefined> = process.env): WebhookSettings {
-  const raw = readEnv(webhookSchema, env);
-  // Honoured against a local table only: in AWS (no DYNAMODB_ENDPOINT) receivers are public https:// hosts, whatever the variable says.
-  const local = raw.WEBHOOK_ALLOW_LOOPBACK === '1' && Boolean(env.DYNAMODB_ENDPOINT);
-  return {
-    limits: { requestsPerMinute: raw.WEBHOOK_API_REQUESTS_PER_MINUTE },
-    maxWebhooksPerProject: raw.WEBHOOKS_PER_PROJECT,
-    egress: { allowLoopback: local, allowHttp: local },
-  };
 }
 
 export function loadInsightsConfig(env: Record<string, string | undefined> = process.env): InsightsConfig {

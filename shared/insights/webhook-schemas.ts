@@ -1,6 +1,6 @@
 /** Request and response schemas of Insight's webhook routes (I12), as `@thirdweb-dev/insight` 1.1.x types them. */
 import * as v from 'valibot';
-import { createWebhookInput, updateWebhookInput } from './webhooks';
+import { createWebhookInput, testWebhookInput, updateWebhookInput } from './webhooks';
 
 export const webhookSchema = v.strictObject({
   id: v.string(),
@@ -29,6 +29,8 @@ export const updateWebhookBody = updateWebhookInput;
  * Valibot drops inherited names (`__proto__`, `constructor`) from what it outputs: the handler passes the
  * parsed body as sent, so that they are reported as the unknown fields they are.
  */
+export const testWebhookBody = testWebhookInput;
+export const testWebhookResponse = v.strictObject({ success: v.boolean() });
 export const validateFiltersBody = v.record(v.string(), v.unknown());
 
 export const webhookResponse = v.strictObject({ data: webhookSchema });

@@ -11,10 +11,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { getItem, queryAll, rangeQuery, type TransactItem, transactWrite } from '../db/operations';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '../errors';
-import { type AddressPolicy, refusedAddress } from '../nft-metadata/addresses';
+import { type AddressPolicy, refusedAddress } from '../egress/addresses';
 import { webhookKeys } from '../table/keys';
 import { authenticate, type ApiKeyLimits, type Caller, projectOfKey } from './api-keys';
 import { compileFilters, type FilterIssue, type Filters, InvalidFiltersError } from './webhook-filters';
+import { type DeliverySettings, sendSigned } from './webhook-delivery';
+import type { WebhookItem } from './webhook-payload';
 
 export interface WebhookSettings {
   limits: ApiKeyLimits;
@@ -73,6 +75,12 @@ export const updateWebhookInput = v.strictObject({
   filters: v.optional(v.unknown()),
   name: v.optional(v.nullable(nameSchema)),
   disabled: v.optional(v.boolean('disabled must be true or false')),
+});
+
+export const testWebhookInput = v.strictObject({
+  webhook_url: v.string('webhook_url is required'),
+  type: v.optional(v.picklist(['event', 'transaction'], 'type must be event or transaction'), 'event'),
+  webhook_id: v.optional(v.pipe(v.string(), v.maxLength(64))),
 });
 
 export type CreateWebhookInput = v.InferOutput<typeof createWebhookInput>;
@@ -179,6 +187,74 @@ export async function deleteWebhook(key: string | undefined, webhookId: string, 
   if (!outcome.committed) throw new NotFoundError('Webhook not found');
   return toWebhook(stored);
 }
+
+/**
+ * Insight's test ping: one sample item (an event or a transaction, whatever the filters) POSTed to
+ * `webhook_url` as a delivery is, signed with the fixed secret `test123`, under the delivery's egress
+ * rules; `success` says whether the receiver answered 2xx within the timeout.
+ */
+export async function testWebhook(
+  key: string | undefined,
+  input: v.InferOutput<typeof testWebhookInput>,
+  settings: WebhookSettings,
+  delivery: DeliverySettings,
+): Promise<{ success: boolean }> {
+  await authenticate(key, settings.limits);
+  const url = checkedUrl(input.webhook_url, settings.egress);
+  const transaction = input.type === 'transaction';
+  const outcome = await sendSigned(
+    url,
+    input.webhook_id ?? 'test',
+    TEST_SECRET,
+    transaction ? 'v1.transactions' : 'v1.events',
+    [transaction ? TEST_TRANSACTION : TEST_EVENT],
+    delivery,
+  );
+  return { success: outcome.ok };
+}
+
+/** The test ping's secret, as Insight's. */
+export const TEST_SECRET = 'test123';
+
+const TEST_BLOCK = { chain_id: '8453', block_number: 24_000_000, block_hash: `0x${'1'.repeat(64)}`, block_timestamp: 1_767_225_600 };
+const TEST_EVENT: WebhookItem = {
+  id: '0'.repeat(63) + '1',
+  status: 'new',
+  type: 'event',
+  data: {
+    ...TEST_BLOCK,
+    transaction_hash: `0x${'2'.repeat(64)}`,
+    transaction_index: 0,
+    log_index: 0,
+    address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+    data: '0x00000000000000000000000000000000000000000000000000000000000f4240',
+    topics: [
+      '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+      `0x000000000000000000000000${'3'.repeat(40)}`,
+      `0x000000000000000000000000${'4'.repeat(40)}`,
+    ],
+  },
+};
+const TEST_TRANSACTION: WebhookItem = {
+  id: '0'.repeat(63) + '2',
+  status: 'new',
+  type: 'transaction',
+  data: {
+    ...TEST_BLOCK,
+    hash: `0x${'2'.repeat(64)}`,
+    nonce: 0,
+    transaction_index: 0,
+    from_address: `0x${'3'.repeat(40)}`,
+    to_address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+    value: '0',
+    gas: 60_000,
+    gas_price: '1000000',
+    data: `0xa9059cbb000000000000000000000000${'4'.repeat(40)}00000000000000000000000000000000000000000000000000000000000f4240`,
+    function_selector: '0xa9059cbb',
+    transaction_type: 2,
+    status: 1,
+  },
+};
 
 /** Insight's filter check: valid, or why not (an invalid filter is an answer here, not an error). */
 export async function validateFilters(

@@ -1,10 +1,9 @@
 /**
  * Fetches one NFT metadata document from an untrusted server, every answer hostile until checked:
- *  - addresses: each hop's host is resolved with node:dns (every address of the answer), each address
- *    checked (addresses.ts: private, loopback, link-local, CGNAT, multicast, unspecified, reserved, the
- *    IPv6 equivalents and IPv4 carried in IPv6), and the socket connects to the checked address itself
- *    (the request's `lookup` hands Node exactly those): DNS rebinding between check and connection is
- *    impossible. An IP literal host is checked the same way. One refused address refuses the host.
+ *  - addresses: each hop's host is resolved and every address checked (shared/egress/: private,
+ *    loopback, link-local, CGNAT, multicast, unspecified, reserved, the IPv6 equivalents and IPv4 carried
+ *    in IPv6), and the socket connects to the checked addresses themselves: DNS rebinding between check
+ *    and connection is impossible. An IP literal host is checked the same way. One refused address refuses the host.
  *  - redirects: followed by hand, at most `maxRedirects`, each new URL checked like the first (scheme,
  *    credentials, host, addresses); a redirect to ipfs:// or any other scheme is refused.
  *  - time: `connectTimeoutMs` for each TCP connection, `totalTimeoutMs` for the whole fetch (every hop,
@@ -19,13 +18,13 @@
  * 408, 425, 429, 5xx) or not (refused addresses, too many redirects, too large, wrong content, not JSON,
  * other 4xx, TLS errors).
  */
-import dns from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { refusedAddress } from './addresses';
+import { refusedAddress } from '../egress/addresses';
+import { checkedLookup, EgressError, type Resolve, systemResolve } from '../egress/lookup';
 import type { FetchLimits } from './config';
 import { checkedUrl } from './uri';
 
@@ -34,15 +33,10 @@ export type FetchResult =
   | { ok: true; kind: 'media'; media: 'image' | 'animation'; url: string }
   | { ok: false; retryable: boolean; reason: string };
 
-/** Resolves a host name to every address of its DNS answer (tests substitute their own). */
-export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
-
 const policyOf = (limits: FetchLimits) => ({
   allowLoopback: limits.allowLoopback,
   ...(limits.exceptions ? { exceptions: limits.exceptions } : {}),
 });
-
-const systemResolve: Resolve = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 const USER_AGENT = 'chain-data-api-nft-metadata/1.0';
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -97,23 +91,6 @@ function parseDocument(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** The addresses of `hostname`, every one checked: refused as a whole when any one is refused. */
-async function checkedAddresses(hostname: string, limits: FetchLimits, resolve: Resolve): Promise<{ address: string; family: number }[]> {
-  let answer: { address: string; family: number }[];
-  try {
-    answer = await resolve(hostname);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    throw new FetchFailure(`DNS: ${hostname} ${code === 'ENOTFOUND' ? 'not found' : `did not resolve (${code ?? describe(error)})`}`, true);
-  }
-  if (answer.length === 0) throw new FetchFailure(`DNS: ${hostname} has no address`, true);
-  for (const { address } of answer) {
-    const refused = refusedAddress(address, policyOf(limits));
-    if (refused) throw new FetchFailure(`refused address: ${hostname} resolves to ${refused}`, false);
-  }
-  return answer;
-}
-
 function requestOnce(target: URL, limits: FetchLimits, deadline: number, resolve: Resolve): Promise<Hop> {
   const hostname = target.hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(hostname) !== 0;
@@ -124,15 +101,7 @@ function requestOnce(target: URL, limits: FetchLimits, deadline: number, resolve
   const remaining = deadline - Date.now();
   if (remaining <= 0) return Promise.reject(new FetchFailure(`timed out after ${limits.totalTimeoutMs} ms`, true));
   // The connection goes to the addresses checked here, never to a second DNS answer.
-  const lookup: LookupFunction = (name, options, callback) => {
-    checkedAddresses(name, limits, resolve).then(
-      (addresses) => {
-        if (options.all) (callback as (error: null, addresses: { address: string; family: number }[]) => void)(null, addresses);
-        else callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
-    );
-  };
+  const lookup = checkedLookup(policyOf(limits), resolve);
   return new Promise<Hop>((resolvePromise, reject) => {
     let settled = false;
     let connectTimer: NodeJS.Timeout | undefined;
@@ -167,7 +136,16 @@ function requestOnce(target: URL, limits: FetchLimits, deadline: number, resolve
       );
       socket.once('connect', () => clearTimeout(connectTimer));
     });
-    request.on('error', (error) => settle({ error: error instanceof FetchFailure ? error : networkFailure(error) }));
+    request.on('error', (error) =>
+      settle({
+        error:
+          error instanceof FetchFailure
+            ? error
+            : error instanceof EgressError
+              ? new FetchFailure(error.message, error.retryable)
+              : networkFailure(error),
+      }),
+    );
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
       const done = (outcome: { hop: Hop } | { error: FetchFailure }) => {

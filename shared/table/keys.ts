@@ -685,4 +685,16 @@ export const webhookKeys = {
    */
   filter: (chain: number | 'any', webhookId: string): ItemKey => ({ pk: `WEBHOOK-FILTERS#${chain}`, sk: webhookId }),
   filterRange: (chain: number | 'any'): KeyRange => ({ pk: `WEBHOOK-FILTERS#${chain}` }),
+  /**
+   * H5: what one block of a chain sent to one webhook (its items, in parts), kept for the reorg window
+   * (`ttl`): a reorg that orphans the block sends them again as `reverted`. Query by block, begins_with hash.
+   */
+  sent: (chainId: number, blockNumber: number, blockHash: string, webhookId: string, part: number): ItemKey => ({
+    pk: `WEBHOOK-SENT#${chainId}#${blockKey(blockNumber)}`,
+    sk: `${lower(blockHash)}#${webhookId}#${pad(part, 4)}`,
+  }),
+  sentRange: (chainId: number, blockNumber: number, blockHash: string): KeyRange => ({
+    pk: `WEBHOOK-SENT#${chainId}#${blockKey(blockNumber)}`,
+    skPrefix: `${lower(blockHash)}#`,
+  }),
 };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '../../scripts/lib/dispatch';
+import { consumers } from '../../shared/jobs';
 import { routes } from '../../shared/routes';
 
 const RUNTIME_FOLDERS = ['shared', 'functions', 'lib'];
@@ -132,25 +133,43 @@ describe('the import graph', () => {
     expect(arrows).toEqual([]);
   });
 
-  it('the API groups import no ingest code (orders: only the listener interface and the queue consumer)', () => {
+  it("the API groups import no ingest code (orders, and insights' webhook matching: only the listener interface and the queue consumer)", () => {
     const allowed = new Set(['shared/ingest/listeners.ts', 'shared/ingest/queue-consumer.ts']);
+    const listenerFiles = new Set(['shared/insights/webhook-dispatch.ts', 'functions/insights/match-webhooks.ts']);
     const apiFiles = runtimeFiles.filter((file) =>
       GROUPS.some((group) => file.startsWith(`shared/${group}/`) || file.startsWith(`functions/${group}/`)),
     );
     const arrows = apiFiles.flatMap((file) =>
       importsOf(file)
         .filter((entry) => entry.target?.startsWith('shared/ingest/'))
-        .filter((entry) => !(/^(shared|functions)\/orders\//.test(file) && allowed.has(entry.target!)))
+        .filter((entry) => !((/^(shared|functions)\/orders\//.test(file) || listenerFiles.has(file)) && allowed.has(entry.target!)))
         .map((entry) => `${file} -> ${entry.target}`),
     );
     expect(arrows).toEqual([]);
-    // Nor through another module: the read APIs' handlers load no ingest file at all.
+    // Nor through another module: the read APIs' handlers load no ingest file at all (their queues' consumers,
+    // which the ingest's listeners feed, aside).
+    const consumerHandlers = new Set(consumers.map((consumer) => consumer.handler));
     const loaded = sourceFiles('functions')
-      .filter((handler) => /^functions\/(explorer|insights|collections)\//.test(handler))
+      .filter((handler) => /^functions\/(explorer|insights|collections)\//.test(handler) && !consumerHandlers.has(handler))
       .flatMap((handler) =>
         [...closure(handler)].filter((file) => file.startsWith('shared/ingest/')).map((file) => `${handler} loads ${file}`),
       );
     expect(loaded).toEqual([]);
+  });
+
+  it('the egress checks (shared/egress) import nothing of the service outside themselves', () => {
+    const arrows = runtimeFiles
+      .filter((file) => file.startsWith('shared/egress/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((entry) => entry.target && !entry.target.startsWith('shared/egress/'))
+          .map((entry) => `${file} -> ${entry.target}`),
+      );
+    expect(arrows).toEqual([]);
+    expect(runtimeFiles.filter((file) => file.startsWith('shared/egress/')).sort()).toEqual([
+      'shared/egress/addresses.ts',
+      'shared/egress/lookup.ts',
+    ]);
   });
 
   it('the chain status readers (shared/chain-status) import neither the ingest nor an API group', () => {

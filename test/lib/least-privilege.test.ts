@@ -74,6 +74,7 @@ const KEYS = {
   webhook: webhookKeys.webhook('acme', ORDER_ID).pk,
   webhookFilter: webhookKeys.filter(8453, ORDER_ID).pk,
   webhookAnyChainFilter: webhookKeys.filter('any', ORDER_ID).pk,
+  webhookSent: webhookKeys.sent(8453, 12, HASH, ORDER_ID, 0).pk,
 } as const;
 type KeyName = keyof typeof KEYS;
 const CHAIN_KEYS: KeyName[] = [
@@ -107,10 +108,14 @@ const MAY_WRITE: Record<string, KeyName[]> = {
   // Insight's webhook routes: each counts its request on its key's item; the writing ones change a
   // webhook (its count in its partition) and its filter index, never a key's project or another record.
   ListWebhooks: ['apiKey'],
+  TestWebhook: ['apiKey'],
   ValidateWebhookFilters: ['apiKey'],
   CreateWebhook: ['apiKey', 'webhook', 'webhookFilter', 'webhookAnyChainFilter'],
   UpdateWebhook: ['apiKey', 'webhook', 'webhookFilter', 'webhookAnyChainFilter'],
   DeleteWebhook: ['apiKey', 'webhook', 'webhookFilter', 'webhookAnyChainFilter'],
+  // Webhook delivery: the matcher records what a block sent (H5); the sender counts failures and suspends (H1).
+  MatchWebhooks: ['webhookSent'],
+  DeliverWebhooks: ['webhook'],
 };
 
 const functions = [

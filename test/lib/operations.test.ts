@@ -88,7 +88,13 @@ describe('operations with cdk.json defaults (one chain)', () => {
   });
 
   it('alarms when any dead-letter or failure queue holds a message', () => {
-    const queues = ['DepositEventsDeadLetters', 'NftMetadataDeadLetters', ...new Set(jobFunctions.map(({ job }) => `${job.id}Failures`))];
+    const queues = [
+      'DepositEventsDeadLetters',
+      'NftMetadataDeadLetters',
+      'WebhookEventsDeadLetters',
+      'WebhookDeliveriesDeadLetters',
+      ...new Set(jobFunctions.map(({ job }) => `${job.id}Failures`)),
+    ];
     for (const queue of queues) {
       const alarm = alarms.get(`TestStack-DeadLetters-${queue}`);
       expect(alarm, queue).toMatchObject({
@@ -248,6 +254,8 @@ describe('operations with cdk.json defaults (one chain)', () => {
     expect([...alarms.keys()].filter((name) => name.includes('-QueueAge-')).sort()).toEqual([
       'TestStack-QueueAge-DepositEvents',
       'TestStack-QueueAge-NftMetadata',
+      'TestStack-QueueAge-WebhookDeliveries',
+      'TestStack-QueueAge-WebhookEvents',
     ]);
   });
 
@@ -396,7 +404,7 @@ describe('operations with cdk.json defaults (one chain)', () => {
     // The age of each queue's oldest message, with the QueueAge threshold drawn.
     const age = widget('Queues: oldest message age');
     expect(age.metrics).toEqual(
-      ['DepositEvents', 'NftMetadata'].map((queue) => [
+      ['DepositEvents', 'NftMetadata', 'WebhookEvents', 'WebhookDeliveries'].map((queue) => [
         'AWS/SQS',
         'ApproximateAgeOfOldestMessage',
         'QueueName',

@@ -435,6 +435,8 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(queueTable.map((row) => [row.id, row.fifo ?? true, row.maxReceiveCount])).toEqual([
         ['DepositEvents', true, 5],
         ['NftMetadata', false, 10],
+        ['WebhookEvents', true, 5],
+        ['WebhookDeliveries', false, 12],
       ]);
     });
 
@@ -454,11 +456,10 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
         // FIFO keeps each chain's order at any concurrency; a reserved limit would only throttle receives into the DLQ.
         expect(fn.ReservedConcurrentExecutions).toBeUndefined();
         expect(dynamoActionsOf(resources, consumer.id)).toEqual(expectedDynamoActions(consumer.table));
-        // Its own queue only: receive (and, a publisher of it, SendMessage alone besides).
+        // Its own queue: receive (and, a publisher of it, SendMessage besides); another queue it publishes to: SendMessage alone.
         const statements = sqsStatements(consumer.id);
-        expect(statements.flatMap(resourcesOf)).toEqual(statements.map(() => ({ 'Fn::GetAtt': [queueId(consumer.queue), 'Arn'] })));
-        // (CDK merges the SendMessage of a consumer that publishes to its own queue into the mapping's statement.)
-        expect(new Set(statements.flatMap(actionsOf))).toEqual(
+        const own = statements.filter((statement) => JSON.stringify(resourcesOf(statement)).includes(`"${queueId(consumer.queue)}"`));
+        expect(new Set(own.flatMap(actionsOf))).toEqual(
           new Set([
             'sqs:ReceiveMessage',
             'sqs:ChangeMessageVisibility',
@@ -468,7 +469,19 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
             ...(consumer.publishesTo?.includes(consumer.queue) ? ['sqs:SendMessage'] : []),
           ]),
         );
-        expect((consumer.publishesTo ?? []).every((queue) => queue === consumer.queue)).toBe(true);
+        const others = statements.filter((statement) => !own.includes(statement));
+        expect(others.flatMap(actionsOf).every((action: string) => action === 'sqs:SendMessage')).toBe(true);
+        expect(
+          others
+            .flatMap(resourcesOf)
+            .map((arn: any) => arn['Fn::GetAtt'][0])
+            .sort(),
+        ).toEqual(
+          (consumer.publishesTo ?? [])
+            .filter((queue) => queue !== consumer.queue)
+            .map(queueId)
+            .sort(),
+        );
         for (const queue of consumer.publishesTo ?? []) {
           const row = queueTable.find((entry) => entry.id === queue)!;
           expect(fn.Environment.Variables[row.urlVariable]).toEqual({ Ref: queueId(queue) });
@@ -477,6 +490,8 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(consumerTable.map((consumer) => [consumer.id, consumer.handler])).toEqual([
         ['DetectDeposits', 'functions/orders/detect-deposits.ts'],
         ['FetchNftMetadata', 'functions/nft-metadata/fetch-nft-metadata.ts'],
+        ['MatchWebhooks', 'functions/insights/match-webhooks.ts'],
+        ['DeliverWebhooks', 'functions/insights/deliver-webhooks.ts'],
       ]);
     });
 

@@ -16,12 +16,15 @@ import type { BlockIngestedEvent } from '../../shared/ingest/listeners';
 import { consumers, jobs } from '../../shared/jobs';
 import { resetClock, setClock } from '../../shared/orders/clock';
 import { CHAIN_DATA, routes, type TableAccess } from '../../shared/routes';
-import type { BlockRecord, TokenTransferRecord } from '../../shared/table/records';
+import type { BlockRecord, LogRecord, TokenTransferRecord } from '../../shared/table/records';
 import { writeItems } from '../../shared/db/operations';
 import { nftKeys } from '../../shared/table/keys';
 import { useTestTable } from '../support/table';
 import { dispatch } from '../../scripts/lib/dispatch';
 import { createApiKey } from '../../shared/insights/api-keys';
+import { deliver } from '../../shared/insights/webhook-delivery';
+import { webhookDispatchListener } from '../../shared/insights/webhook-dispatch';
+import type { Delivery } from '../../shared/insights/webhook-queue';
 import { accountFor, postCollection, signedBody } from '../functions/collections/fixtures';
 import { BASE_USDC, CREATOR, orderBody, postOrder, postSession } from '../functions/orders/fixtures';
 import { stringLike } from './support/iam';
@@ -170,7 +173,15 @@ describe('the keys each writer writes are the keys it declares', () => {
       transactionIndex: 0,
       logIndex: 0,
     } as unknown as TokenTransferRecord;
-    const event: BlockIngestedEvent = { chainId: 8453, block, mode: 'advance', nativeTransfers: [], erc20Transfers: [transfer] };
+    const event: BlockIngestedEvent = {
+      chainId: 8453,
+      block,
+      mode: 'advance',
+      nativeTransfers: [],
+      erc20Transfers: [transfer],
+      transactions: [],
+      logs: [],
+    };
     await listener.blocksIngested([event]);
     await listener.blocksOrphaned?.({ chainId: 8453, blocks: [{ number: block.number, hash: block.hash }] });
     expect(messages).toHaveLength(2);
@@ -273,6 +284,8 @@ describe('the keys each writer writes are the keys it declares', () => {
     const steps: [string, () => Promise<unknown>][] = [
       ['ListWebhooks', () => send('GET', '/v1/webhooks')],
       ['ValidateWebhookFilters', () => send('POST', '/service/webhooks/filters/validate', filters)],
+      // (A receiver that cannot answer: the ping still answers 200, success false.)
+      ['TestWebhook', () => send('POST', '/v1/webhooks/test', { webhook_url: 'https://receiver.example.com/hook', type: 'event' })],
       [
         'CreateWebhook',
         async () => (id = (await send('POST', '/v1/webhooks', { webhook_url: 'https://receiver.example.com/', filters })).data.id),
@@ -285,6 +298,58 @@ describe('the keys each writer writes are the keys it declares', () => {
       const keys = await writesOf(routeId, step);
       expectDeclared(routeId, keys);
     }
+  });
+
+  it('MatchWebhooks and DeliverWebhooks: what a block sent (H5), and the webhook item (H1) a failing delivery counts on', async () => {
+    const { key } = await createApiKey({ project: 'write-keys-delivery' });
+    const token = '0x00000000000000000000000000000000000000bb';
+    const created = await dispatch({
+      api: 'base',
+      method: 'POST',
+      url: '/insights/v1/webhooks',
+      headers: { 'x-secret-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ webhook_url: 'https://receiver.example.com/', filters: { 'v1.events': { addresses: [token] } } }),
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const deliveries: Delivery[] = [];
+    const listener = webhookDispatchListener({ queue: { send: async (sent) => void deliveries.push(...sent) }, filterCacheMs: 0 });
+    const hash = `0x${'cd'.repeat(32)}`;
+    const block = { kind: 'block', chainId: 8453, number: 77, hash, timestamp: 1_700_000_000 } as BlockRecord;
+    const log = {
+      kind: 'log',
+      chainId: 8453,
+      blockNumber: 77,
+      blockHash: hash,
+      blockTimestamp: 1_700_000_000,
+      transactionHash: `0x${'ef'.repeat(32)}`,
+      transactionIndex: 0,
+      logIndex: 0,
+      address: token,
+      data: '0x',
+      dataOmitted: false,
+      topics: [`0x${'11'.repeat(32)}`],
+    } as unknown as LogRecord;
+    tested.add('MatchWebhooks');
+    const matched = await writesOf('MatchWebhooks', async () =>
+      listener.blocksIngested([
+        { chainId: 8453, block, mode: 'advance', nativeTransfers: [], erc20Transfers: [], transactions: [], logs: [log] },
+      ]),
+    );
+    expectDeclared('MatchWebhooks', matched);
+    expect(deliveries).toHaveLength(1);
+    tested.add('DeliverWebhooks');
+    // A receiver that refuses the connection: the failure is counted on the webhook's item.
+    const settings = {
+      egress: { allowLoopback: false, allowHttp: false },
+      timeoutMs: 500,
+      suspendAfterFailures: 3,
+      suspendAfterMs: 0,
+      retryBaseMs: 10,
+    };
+    const delivered = await writesOf('DeliverWebhooks', async () => {
+      expect((await deliver(deliveries[0]!, settings, 1)).outcome).toBe('retry');
+    });
+    expectDeclared('DeliverWebhooks', delivered);
   });
 
   it('covers every writer that declares its keys', () => {

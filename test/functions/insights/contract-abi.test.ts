@@ -192,7 +192,6 @@ describe('I12 the Insight v1 routes whose data is outside the chain: 501', () =>
         'GET /insights/v1/tokens/price',
         'GET /insights/v1/tokens/price/supported',
         'GET /insights/v1/contracts/metadata/{contractAddress}',
-        'POST /insights/v1/webhooks/test',
       ].sort(),
     );
   });

@@ -129,5 +129,7 @@ export function blockPaying(to: string, value: bigint, timeMs: number): BlockIng
       },
     ],
     erc20Transfers: [],
+    transactions: [],
+    logs: [],
   };
 }

@@ -83,6 +83,7 @@ describe('an inherited name as a body field of a write route', () => {
       'CreateOrder',
       'CreateWebhook',
       'DecodeContractData',
+      'TestWebhook',
       'UpdateWebhook',
       'ValidateWebhookFilters',
     ]);

@@ -91,7 +91,15 @@ function event(
     to: hex(`to ${i}`, 20),
     value: '1000000000000000000000',
   }));
-  return { chainId, block: record, mode: options.mode ?? 'advance', nativeTransfers, erc20Transfers } satisfies BlockIngestedEvent;
+  return {
+    chainId,
+    block: record,
+    mode: options.mode ?? 'advance',
+    nativeTransfers,
+    erc20Transfers,
+    transactions: [],
+    logs: [],
+  } satisfies BlockIngestedEvent;
 }
 
 function recorder(options: { failAt?: number } = {}) {
@@ -106,6 +114,71 @@ function recorder(options: { failAt?: number } = {}) {
 const sizes = (sent: QueueMessage[]) => sent.map((message) => Buffer.byteLength(message.MessageBody, 'utf8'));
 const ingestedEvents = (messages: ListenerMessage[]) =>
   messages.flatMap((message) => (message.kind === 'blocksIngested' ? message.events : []));
+
+/** A block's activity: `transactions` transactions with two logs each, one transaction carrying `hugeInput` bytes of calldata. */
+function activity(chainId: number, number: number, transactions: number, hugeInput = 0): BlockIngestedEvent {
+  const record = block(chainId, number);
+  const txs = Array.from({ length: transactions }, (_, i) => ({
+    kind: 'transaction',
+    chainId,
+    hash: hex(`tx ${number} ${i}`, 32),
+    blockNumber: number,
+    blockHash: record.hash,
+    transactionIndex: i,
+    from: hex(`from ${i}`, 20),
+    to: hex(`to ${i}`, 20),
+    input: i === 0 && hugeInput > 0 ? hex('huge', hugeInput) : hex(`input ${i}`, 600),
+    inputOmitted: false,
+    logsBloom: hex(`bloom ${i}`, 256),
+  })) as unknown as BlockIngestedEvent['transactions'];
+  const logs = txs.flatMap((tx, i) =>
+    [0, 1].map((k) => ({
+      kind: 'log',
+      chainId,
+      blockNumber: number,
+      blockHash: record.hash,
+      transactionHash: tx.hash,
+      transactionIndex: i,
+      logIndex: 2 * i + k,
+      address: hex(`token ${i % 7}`, 20),
+      data: hex(`data ${i} ${k}`, 64),
+      dataOmitted: false,
+      topics: [hex('Transfer', 32), hex(`a ${i}`, 32), hex(`b ${i}`, 32)],
+    })),
+  ) as unknown as BlockIngestedEvent['logs'];
+  return { ...event(chainId, number, 3, 2), transactions: txs, logs };
+}
+
+describe('queueListener, content', () => {
+  it("'activity' carries a block's transactions and logs (a Base block in parts, in order) and no transfers; 'transfers' the reverse", async () => {
+    const base = activity(8453, 500, 250);
+    const activityQueue = recorder();
+    await queueListener(QUEUE_URL, activityQueue.send, { content: 'activity' }).blocksIngested([base]);
+    expect(activityQueue.sent.length).toBeGreaterThan(1);
+    for (const size of sizes(activityQueue.sent)) expect(size).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    const parts = ingestedEvents(activityQueue.decoded());
+    expect(parts.flatMap((part) => part.transactions)).toEqual(base.transactions);
+    expect(parts.flatMap((part) => part.logs)).toEqual(base.logs);
+    expect(parts.flatMap((part) => [...part.nativeTransfers, ...part.erc20Transfers])).toEqual([]);
+
+    const transfersQueue = recorder();
+    await queueListener(QUEUE_URL, transfersQueue.send).blocksIngested([base]);
+    const carried = ingestedEvents(transfersQueue.decoded());
+    expect(carried.flatMap((part) => [...part.transactions, ...part.logs])).toEqual([]);
+    expect(carried.flatMap((part) => part.erc20Transfers)).toEqual(base.erc20Transfers);
+    expect(carried.flatMap((part) => part.nativeTransfers)).toEqual(base.nativeTransfers);
+  });
+
+  it('a transaction too large for a message travels without its calldata (inputOmitted), the rest of the block as it is', async () => {
+    const big = activity(8453, 501, 3, 300 * 1024);
+    const queue = recorder();
+    await queueListener(QUEUE_URL, queue.send, { content: 'activity' }).blocksIngested([big]);
+    for (const size of sizes(queue.sent)) expect(size).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    const transactions = ingestedEvents(queue.decoded()).flatMap((part) => part.transactions);
+    expect(transactions).toEqual([{ ...big.transactions[0]!, input: null, inputOmitted: true }, ...big.transactions.slice(1)]);
+    expect(ingestedEvents(queue.decoded()).flatMap((part) => part.logs)).toEqual(big.logs);
+  });
+});
 
 describe('queueListener', () => {
   it('publishes a small batch as one message of the chain’s group, which decodes to the same events', async () => {

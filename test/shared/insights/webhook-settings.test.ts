@@ -1,6 +1,6 @@
 /** The webhook routes' settings: loopback receivers only against a local table, limits from the environment. */
 import { expect, it } from 'vitest';
-import { loadWebhookSettings } from '../../../shared/insights/config';
+import { loadWebhookSettings } from '../../../shared/insights/webhook-config';
 
 it('lets receivers on loopback over http:// only with WEBHOOK_ALLOW_LOOPBACK=1 against a local table (never in AWS)', () => {
   expect(loadWebhookSettings({ WEBHOOK_ALLOW_LOOPBACK: '1', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).egress).toEqual({

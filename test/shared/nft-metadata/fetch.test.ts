@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FetchLimits } from '../../../shared/nft-metadata/config';
-import { fetchMetadataDocument, type Resolve } from '../../../shared/nft-metadata/fetch';
+import type { Resolve } from '../../../shared/egress/lookup';
+import { fetchMetadataDocument } from '../../../shared/nft-metadata/fetch';
 import {
   drip,
   gzipBomb,

@@ -310,7 +310,15 @@ describe('a batch of blocks', () => {
       await new BlockSource(client(), DEFAULT_RETRY_POLICY, { warn: () => undefined }).fetch(blockNumber),
     );
     const erc20Transfers = derived.tokenTransfers.filter((transfer) => transfer.tokenStandard === 'ERC-20');
-    return { chainId: CHAIN_ID, block: derived.block, mode: 'advance', nativeTransfers: derived.nativeTransfers, erc20Transfers };
+    return {
+      chainId: CHAIN_ID,
+      block: derived.block,
+      mode: 'advance',
+      nativeTransfers: derived.nativeTransfers,
+      erc20Transfers,
+      transactions: [],
+      logs: [],
+    };
   }
 
   test('three blocks handed over together: the order moves once; a payment in a later block, after it moved, is left alone as block by block', async () => {

@@ -4,7 +4,7 @@
  * only when the local flag says so.
  */
 import { describe, expect, it } from 'vitest';
-import { refusedAddress } from '../../../shared/nft-metadata/addresses';
+import { refusedAddress } from '../../../shared/egress/addresses';
 
 const strict = { allowLoopback: false };
 const local = { allowLoopback: true };

@@ -1,8 +1,9 @@
 /**
- * The addresses the NFT metadata fetcher never connects to: every address a host resolves to (each DNS
- * answer, each redirect's host) is checked here before the connection is opened, and the connection
- * goes to the checked address itself (shared/nft-metadata/fetch.ts), so a name that resolves to a
- * public address once and to 169.254.169.254 the next time (DNS rebinding) cannot slip through.
+ * The addresses the service never connects to when it reaches URLs strangers chose (the NFT metadata
+ * fetcher's token URIs, webhook receivers): every address a host resolves to (each DNS answer, each
+ * redirect's host) is checked here before the connection is opened, and the connection goes to the
+ * checked address itself (lookup.ts), so a name that resolves to a public address once and to
+ * 169.254.169.254 the next time (DNS rebinding) cannot slip through.
  *
  * Refused: private (10/8, 172.16/12, 192.168/16), loopback (127/8, ::1), link-local (169.254/16, the
  * cloud metadata endpoint 169.254.169.254 among them; fe80::/10), carrier-grade NAT (100.64/10),
@@ -13,7 +14,7 @@
  * ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) is judged by that IPv4 address.
  *
  * Node's `net.BlockList` holds the ranges (no CIDR arithmetic of our own). `allowLoopback` (only ever
- * set by `npm start` and tests: NFT_METADATA_ALLOW_LOOPBACK, never in AWS) lets 127/8 and ::1 through.
+ * set by `npm start` and tests: NFT_METADATA_ALLOW_LOOPBACK, WEBHOOK_ALLOW_LOOPBACK, never in AWS) lets 127/8 and ::1 through.
  */
 import { BlockList, isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
