@@ -7,8 +7,9 @@
  * deliveries dropped. Receivers are strangers' URLs: loadDeliverySettings allows loopback only against
  * a local table, never in AWS.
  */
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { delayMessage } from '../../shared/aws/delay-message';
 import { loadDeliveriesQueueUrl, loadDeliverySettings } from '../../shared/insights/webhook-config';
 import { deliver } from '../../shared/insights/webhook-delivery';
 import { decodeDelivery } from '../../shared/insights/webhook-queue';
@@ -40,17 +41,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> =>
           countJobWork(COUNT_OF[result.outcome]);
           if (result.outcome !== 'retry') return;
           failures.push({ itemIdentifier: record.messageId });
-          await sqs
-            .send(
-              new ChangeMessageVisibilityCommand({
-                QueueUrl: queueUrl,
-                ReceiptHandle: record.receiptHandle,
-                VisibilityTimeout: Math.ceil(result.retryInMs / 1000),
-              }),
-            )
-            .catch((error: unknown) =>
-              logger.warn('could not delay the retry: it comes back after the queue’s visibility timeout', { error }),
-            );
+          await delayMessage(sqs, queueUrl, record.receiptHandle, result.retryInMs);
         } catch (error) {
           logger.error('webhook delivery not handled', { messageId: record.messageId, webhookId: delivery.webhookId, error });
           failures.push({ itemIdentifier: record.messageId });

@@ -15,8 +15,9 @@
  * `loadFetcherSettings` ignores NFT_METADATA_ALLOW_LOOPBACK (and the stack never sets it).
  * Metrics (shared/observability/job-metrics.ts): records, fetched, failed, retried, skipped, expanded.
  */
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { delayMessage } from '../../shared/aws/delay-message';
 import { loadFetcherSettings, loadMetadataQueueUrl } from '../../shared/nft-metadata/config';
 import { processMetadataRequest } from '../../shared/nft-metadata/process';
 import { decodeMetadataRequest, sqsMetadataQueue } from '../../shared/nft-metadata/queue';
@@ -51,17 +52,7 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> =>
           countJobWork(COUNT_OF[result.outcome]);
           if (result.outcome !== 'retry') return;
           failures.push({ itemIdentifier: record.messageId });
-          await sqs
-            .send(
-              new ChangeMessageVisibilityCommand({
-                QueueUrl: queueUrl,
-                ReceiptHandle: record.receiptHandle,
-                VisibilityTimeout: Math.ceil(result.retryInMs / 1000),
-              }),
-            )
-            .catch((error: unknown) =>
-              logger.warn('could not delay the retry: it comes back after the queue’s visibility timeout', { error }),
-            );
+          await delayMessage(sqs, queueUrl, record.receiptHandle, result.retryInMs);
         } catch (error) {
           logger.error('NFT metadata request not handled', { messageId: record.messageId, request, error });
           failures.push({ itemIdentifier: record.messageId });

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --only http,cold,ingest,follow,lambda,load] [--scale S] [--reps N] [--processes N] [--blocks N]
+ * `npm run bench [-- --only http,cold,ingest,follow,lambda,load,webhooks] [--scale S] [--reps N] [--processes N] [--blocks N]
  * [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base|none] [--profile-blocks N]
  * [--out DIR]`: the benchmark suite of issues 13 and 15. Not part of `npm test`.
  *
@@ -40,6 +40,7 @@ import {
   type IngestResult,
   type LoadResult,
   type Part,
+  webhooksBudgets,
 } from './lib/budgets';
 import { costModel, ingestInputs } from './lib/cost';
 import { workloadCostModel, type ProfiledWorkloadCost } from './lib/workload-cost';
@@ -47,9 +48,9 @@ import { buildReport, writeReport, type ProfileResult, type Report } from './lib
 import { defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const PARTS: Part[] = ['http', 'cold', 'ingest', 'follow', 'lambda', 'load'];
+const PARTS: Part[] = ['http', 'cold', 'ingest', 'follow', 'lambda', 'load', 'webhooks'];
 const USAGE =
-  'usage: npm run bench [-- --only http,cold,ingest,follow,lambda,load] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base|none] [--profile-blocks N] [--out DIR]';
+  'usage: npm run bench [-- --only http,cold,ingest,follow,lambda,load,webhooks] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base|none] [--profile-blocks N] [--out DIR]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const seconds: Report['seconds'] = { total: 0 };
   const missing: Report['missing'] = {};
-  const results: Report['parts'] = { http: null, cold: null, ingest: null, follow: null, lambda: null, load: null };
+  const results: Report['parts'] = { http: null, cold: null, ingest: null, follow: null, lambda: null, load: null, webhooks: null };
   const timed = async <T>(part: Part, work: () => Promise<T>): Promise<T | null> => {
     if (!parts.includes(part)) return null;
     log(`\n== ${part} ==`);
@@ -155,6 +156,10 @@ async function main(): Promise<void> {
     const start = stdout.indexOf('{');
     if (start === -1) throw new Error('the load bench printed no result');
     return JSON.parse(stdout.slice(start)) as LoadResult;
+  });
+  results.webhooks = await timed('webhooks', async () => {
+    const { runWebhooks } = await import('./webhooks');
+    return runWebhooks({ log });
   });
   for (const part of PARTS) if (!parts.includes(part)) missing[part] = 'not run (--only)';
 
@@ -255,6 +260,7 @@ async function main(): Promise<void> {
     ...(results.follow ? followBudgets(results.follow) : []),
     ...(results.lambda ? lambdaBudgets(results.lambda) : []),
     ...(results.load ? loadBudgets(results.load) : []),
+    ...(results.webhooks ? webhooksBudgets(results.webhooks) : []),
   ];
   seconds.total = Math.round((performance.now() - started) / 100) / 10;
   const report = buildReport({

@@ -3,10 +3,10 @@
  * its consumer FetchNftMetadata), in process. It is the `MetadataQueue` the ingest's listener
  * (shared/nft-metadata/listener.ts) and, once registered with `useLocalMetadataQueue`, the refresh
  * routes send to; each request is handled by the very code the Lambda runs
- * (shared/nft-metadata/process.ts), at most `concurrency` at a time. A retry waits as the Lambda's
- * does (the request is sent again after `retryInMs`); a request whose handling throws (the table
- * unreachable) is tried again after ERROR_RETRY_MS, at most QUEUE_MAX_RECEIVE_COUNT times in all, as
- * SQS's redrive would, then dropped with a line printed.
+ * (shared/nft-metadata/process.ts), at most `concurrency` at a time, through the in-process queue of
+ * local-queue.ts: a retry waits as the Lambda's does (the request is sent again after `retryInMs`); a
+ * request whose handling throws (the table unreachable) is tried again after ERROR_RETRY_MS; at most
+ * QUEUE_MAX_RECEIVE_COUNT receives in all, as SQS's redrive would, then dropped with a line printed.
  *
  * Imported once the service is up: it loads the table layer (shared/db/client.ts binds the DynamoDB
  * endpoint when first imported).
@@ -16,6 +16,7 @@ import { type FetcherSettings, loadLocalFetcherSettings, QUEUE_MAX_RECEIVE_COUNT
 import type { Resolve } from '../../shared/egress/lookup';
 import { nftMetadataListener } from '../../shared/nft-metadata/listener';
 import { processMetadataRequest, type ProcessOutcome } from '../../shared/nft-metadata/process';
+import { type LocalQueue, startLocalQueue } from './local-queue';
 import { type MetadataQueue, type MetadataRequest, useLocalMetadataQueue } from '../../shared/nft-metadata/queue';
 
 /** Pause before a request whose handling threw is tried again. */
@@ -49,82 +50,35 @@ export interface LocalMetadataWorker extends MetadataQueue {
 
 export function startLocalMetadataWorker(options: LocalMetadataWorkerOptions = {}): LocalMetadataWorker {
   const settings = options.settings ?? loadLocalFetcherSettings();
-  const concurrency = options.concurrency ?? 4;
   const print = options.print === undefined ? (line: string) => console.log(line) : options.print;
-  const queued: { request: MetadataRequest; receives: number }[] = [];
-  const timers = new Set<NodeJS.Timeout>();
-  let running = 0;
-  let stopped = false;
-  let waiters: (() => void)[] = [];
-
-  const settleIdle = () => {
-    if (queued.length > 0 || running > 0 || timers.size > 0) return;
-    const done = waiters;
-    waiters = [];
-    for (const resolve of done) resolve();
-  };
-  const later = (entry: { request: MetadataRequest; receives: number }, ms: number) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (!stopped) queued.push(entry);
-      pump();
-    }, ms);
-    timers.add(timer);
-  };
-  const handle = async (entry: { request: MetadataRequest; receives: number }) => {
-    try {
-      const outcome = await processMetadataRequest(entry.request, {
+  const queue: LocalQueue<MetadataRequest> = startLocalQueue<MetadataRequest>({
+    concurrency: options.concurrency ?? 4,
+    maxReceives: QUEUE_MAX_RECEIVE_COUNT,
+    errorRetryMs: ERROR_RETRY_MS,
+    handle: async (request) => {
+      const outcome = await processMetadataRequest(request, {
         settings,
         queue: worker,
         ...(options.resolve ? { resolve: options.resolve } : {}),
         ...(options.refreshCooldownMs === undefined ? {} : { refreshCooldownMs: options.refreshCooldownMs }),
       });
-      options.onOutcome?.(entry.request, outcome);
-      if (outcome.outcome === 'retry') later({ request: entry.request, receives: entry.receives + 1 }, outcome.retryInMs);
-      else if (outcome.outcome === 'failed' && entry.request.kind === 'token')
-        print?.(
-          `nft-metadata: token ${entry.request.tokenId} of ${entry.request.contract} (chain ${entry.request.chainId}) failed: ${outcome.detail}`,
-        );
-    } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
-      options.onOutcome?.(entry.request, { outcome: 'error', detail });
-      if (entry.receives + 1 < QUEUE_MAX_RECEIVE_COUNT) later({ request: entry.request, receives: entry.receives + 1 }, ERROR_RETRY_MS);
-      else print?.(`nft-metadata: request dropped after ${QUEUE_MAX_RECEIVE_COUNT} tries: ${JSON.stringify(entry.request)}: ${detail}`);
-    }
-  };
-  const pump = () => {
-    while (!stopped && running < concurrency && queued.length > 0) {
-      const entry = queued.shift()!;
-      running += 1;
-      void handle(entry).finally(() => {
-        running -= 1;
-        pump();
-      });
-    }
-    settleIdle();
-  };
+      options.onOutcome?.(request, outcome);
+      if (outcome.outcome === 'retry') return { retryInMs: outcome.retryInMs };
+      if (outcome.outcome === 'failed' && request.kind === 'token')
+        print?.(`nft-metadata: token ${request.tokenId} of ${request.contract} (chain ${request.chainId}) failed: ${outcome.detail}`);
+      return {};
+    },
+    onError: (request, detail) => options.onOutcome?.(request, { outcome: 'error', detail }),
+    onDropped: (request, receives, detail) =>
+      print?.(`nft-metadata: request dropped after ${receives} tries: ${JSON.stringify(request)}${detail ? `: ${detail}` : ''}`),
+  });
 
   const worker: LocalMetadataWorker = {
-    send: async (requests) => {
-      if (stopped) return;
-      for (const request of requests) queued.push({ request, receives: 0 });
-      pump();
-    },
+    send: queue.send,
     listener: undefined as unknown as IngestListener,
-    idle: () =>
-      new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        settleIdle();
-      }),
+    idle: queue.idle,
     stop: async () => {
-      stopped = true;
-      queued.length = 0;
-      for (const timer of timers) clearTimeout(timer);
-      timers.clear();
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        settleIdle();
-      });
+      await queue.stop();
       if (options.register ?? true) useLocalMetadataQueue(undefined);
     },
   };

@@ -7,8 +7,9 @@ import type { ColdResult } from '../cold';
 import type { FollowResult } from '../follow';
 import type { HttpResult } from '../http';
 import type { LambdaFollowResult } from '../lambda-follow';
+import type { WebhooksResult } from '../webhooks';
 
-export type Part = 'http' | 'cold' | 'ingest' | 'follow' | 'lambda' | 'load';
+export type Part = 'http' | 'cold' | 'ingest' | 'follow' | 'lambda' | 'load' | 'webhooks';
 
 export interface Budget {
   name: string;
@@ -53,6 +54,8 @@ export const FAMILIES = {
   lambdaLag: 'The deployed ingest (Lambda, re-armed by its schedule, handing over): block-to-API lag p99 <= 2 blocks',
   lambdaDeposit: 'The deployed ingest: deposit sent -> order shows it detected, p99 <= 5 s',
   lambdaContinuity: 'The deployed ingest across handovers: no block lost or repeated, no invocation failed',
+  webhookMatching:
+    'Webhooks: at 10,000 webhooks over 55 chains, a Base-profile block (p99) and its 3,000-transaction burst are matched and dispatched within the block time (2 s)',
 } as const;
 
 /** Issue 27's retired budgets (wasted reads, read units over the single-Query minimum, missing BatchGetItem keys) stay figures of each request. */
@@ -371,4 +374,24 @@ export function summarise(
 function excess(budget: Budget): number {
   if (budget.value === null) return Number.POSITIVE_INFINITY;
   return budget.budget > 0 ? budget.value / budget.budget : budget.value > 0 ? Number.MAX_VALUE / 2 + budget.value : 0;
+}
+
+export function webhooksBudgets(webhooks: WebhooksResult): Budget[] {
+  const largest = webhooks.runs.find((run) => run.webhooks === 10_000);
+  return [
+    check(
+      'webhooks',
+      FAMILIES.webhookMatching,
+      'a 200-transaction block at 10,000 webhooks, p99 ms',
+      largest?.blockMs.p99 ?? null,
+      webhooks.blockTimeMs,
+    ),
+    check(
+      'webhooks',
+      FAMILIES.webhookMatching,
+      'the 3,000-transaction burst at 10,000 webhooks, ms',
+      largest?.burstMs.total ?? null,
+      webhooks.blockTimeMs,
+    ),
+  ];
 }

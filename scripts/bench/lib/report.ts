@@ -9,6 +9,7 @@ import type { ColdResult } from '../cold';
 import type { FollowResult } from '../follow';
 import type { HttpResult } from '../http';
 import type { LambdaFollowResult } from '../lambda-follow';
+import type { WebhooksResult } from '../webhooks';
 import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
 import type { CostModel } from './cost';
 import type { ProfileFacts } from '../dataset/profile';
@@ -29,6 +30,8 @@ export interface Report {
     follow?: FollowResult | null;
     /** The deployed ingest run as Lambda runs it (scripts/bench/lambda-follow.ts); absent in reports written before it existed. */
     lambda?: LambdaFollowResult | null;
+    /** Matching blocks against webhooks (scripts/bench/webhooks.ts); absent in reports written before it existed. */
+    webhooks?: WebhooksResult | null;
     load: LoadResult | null;
   };
   /** Parts that did not run or failed, with why. */
@@ -211,6 +214,23 @@ export function markdown(report: Report): string {
       `${follow.settings.txsPerBlock} transactions a block, a block every ${follow.settings.blockSeconds} s for ${follow.settings.followSeconds} s (${follow.chain.transactions} transactions), \`npm run ingest -- --follow\` in its own process; node traces ${follow.settings.nodeTraces}. ${follow.ingestOutcome}. ` +
         `Lag in blocks p50 ${fmt(follow.lag.blocks.p50)}, p99 **${fmt(follow.lag.blocks.p99)}**, max ${fmt(follow.lag.blocks.max)}; in seconds p50 ${fmt(follow.lag.seconds.p50)}, p99 ${fmt(follow.lag.seconds.p99)}, max ${fmt(follow.lag.seconds.max)}` +
         `${follow.lag.notDone > 0 ? `; ${follow.lag.notDone} blocks never done` : ''}. Details and the profile: the follow-<time> files beside this one.`,
+      '',
+    );
+  }
+
+  const webhooks = report.parts.webhooks;
+  if (webhooks) {
+    lines.push(
+      '## Webhooks',
+      '',
+      `Matching a Base-profile block (${webhooks.profile.transactionsPerBlock} transactions) and its ${webhooks.profile.burstTransactions}-transaction burst against webhooks spread over ${webhooks.chains} chains (scripts/bench/webhooks.ts): the real matcher, the items serialised and split into deliveries.`,
+      '',
+      '| webhooks | on the chain | index build ms | block p50 ms | block p99 ms | records a block | matched | deliveries | burst ms | us a record |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...webhooks.runs.map(
+        (run) =>
+          `| ${run.webhooks} | ${run.onThisChain} | ${fmt(run.indexBuildMs)} | ${fmt(run.blockMs.p50)} | ${fmt(run.blockMs.p99)} | ${run.blockMs.records} | ${run.blockMs.matched} | ${run.blockMs.deliveries} | ${fmt(run.burstMs.total)} | ${fmt(run.microsecondsPerRecord)} |`,
+      ),
       '',
     );
   }
