@@ -298,6 +298,49 @@ describe('reorgs', () => {
     expect(again.every((item: { status: string }) => item.status === 'reverted')).toBe(true);
     expect(again.map((item: { data: unknown }) => item.data)).toEqual(sentFromBlock.map((item) => item.data));
   });
+
+  it("a real reorg, found by the ingest: the orphaned blocks' events come again reverted, the new chain's as new", async () => {
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(ANVIL_PRIVATE_KEYS[1] as `0x${string}`),
+      transport: http(demo.anvil.rpcUrl),
+    });
+    const transfer = async (amount: bigint) =>
+      chain.waitForTransactionReceipt({
+        hash: await wallet.writeContract({
+          address: demo.manifest.contracts.token,
+          abi: erc20Abi,
+          functionName: 'transfer',
+          args: [demo.manifest.accounts.carol, amount],
+          chain: null,
+        }),
+      });
+    const snapshot = await chain.request({ method: 'evm_snapshot' } as never);
+    const orphaned = [await transfer(101n), await transfer(102n)];
+    await ingest();
+    const before = received.length;
+    // Another history from the snapshot, one block longer: the ingest finds its cursor's block orphaned.
+    await chain.request({ method: 'evm_revert', params: [snapshot] } as never);
+    const canonical = [await transfer(201n), await transfer(202n), await transfer(203n)];
+    await ingest();
+    const after = received
+      .slice(before)
+      .filter((entry) => entry.path === '/token-events')
+      .flatMap((entry) => JSON.parse(entry.body).data);
+    const idOf = (receipt: (typeof orphaned)[number]) => itemId(CHAIN_ID, receipt.blockHash, { logIndex: receipt.logs[0]!.logIndex });
+    expect(
+      after
+        .filter((item: { status: string }) => item.status === 'reverted')
+        .map((item: { id: string }) => item.id)
+        .sort(),
+    ).toEqual(orphaned.map(idOf).sort());
+    expect(
+      after
+        .filter((item: { status: string }) => item.status === 'new')
+        .map((item: { id: string }) => item.id)
+        .sort(),
+    ).toEqual(canonical.map(idOf).sort());
+    verify('token-events');
+  });
 });
 
 describe('the test ping (POST /v1/webhooks/test)', () => {
