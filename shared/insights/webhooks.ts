@@ -143,7 +143,9 @@ export async function updateWebhook(
 ): Promise<Webhook> {
   const caller = await authenticate(key, settings.limits);
   const stored = await readWebhook(caller, webhookId);
-  const next: WebhookRecord = { ...stored, updatedAt: new Date().toISOString(), version: stored.version + 1 };
+  // (Delivery's failure count goes with the suspension a PATCH lifts: the receiver starts afresh.)
+  const { failures: _failures, failingSince: _since, ...kept } = stored as WebhookRecord & { failures?: number; failingSince?: number };
+  const next: WebhookRecord = { ...kept, updatedAt: new Date().toISOString(), version: stored.version + 1 };
   if (input.webhook_url !== undefined) next.webhookUrl = checkedUrl(input.webhook_url, settings.egress);
   if (input.filters !== undefined) {
     next.compiled = await compileFilters(input.filters);

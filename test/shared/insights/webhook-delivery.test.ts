@@ -27,6 +27,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANVIL_PRIVATE_KEYS } from '../../../scripts/lib/anvil';
 import { startLocalWebhookWorker, type LocalWebhookWorker } from '../../../scripts/lib/webhook-worker';
 import { createChainClient } from '../../../shared/chain/client';
+import { getItem, updateItem } from '../../../shared/db/operations';
+import { webhookKeys } from '../../../shared/table/keys';
 import { ingestRange, registerChain } from '../../../shared/ingest/ingest';
 import { createApiKey } from '../../../shared/insights/api-keys';
 import { type DeliverySettings, post } from '../../../shared/insights/webhook-delivery';
@@ -276,9 +278,18 @@ describe('receivers that fail', () => {
     await sendTokens(1);
     await ingest();
     expect(received.filter((entry) => entry.path === '/slow').length).toBe(before);
+    // Failing again before the PATCH: the count the PATCH must clear with the suspension.
+    await updateItem({
+      Key: webhookKeys.webhook('hooks', hooks.slow!.id),
+      UpdateExpression: 'SET failures = :n, failingSince = :t',
+      ExpressionAttributeValues: { ':n': 2, ':t': 1 },
+    });
     const resumed = await updateWebhook(key, hooks.slow!.id, { name: 'slow, resumed' }, routes);
     expect(resumed.suspended_at).toBeNull();
     expect(resumed.suspended_reason).toBeNull();
+    const stored = await getItem<Record<string, unknown>>(webhookKeys.webhook('hooks', hooks.slow!.id), { consistent: true });
+    expect(stored).not.toHaveProperty('failures');
+    expect(stored).not.toHaveProperty('failingSince');
   });
 });
 
