@@ -13,7 +13,7 @@
  * whether the cost follows the block or the webhooks. No table or queue: those are per delivery, not per
  * webhook.
  */
-import { toEventSelector, toFunctionSelector } from 'viem';
+import { parseAbiItem, toEventSelector, toFunctionSelector } from 'viem';
 import { DEFAULT_RETRY_POLICY } from '../../shared/chain/retry';
 import { deriveBlock, type DerivedBlock } from '../../shared/ingest/derive';
 import { BlockSource } from '../../shared/ingest/fetch-block';
@@ -22,6 +22,7 @@ import { deliveriesOf } from '../../shared/insights/webhook-dispatch';
 import { type WebhookFilterEntry, WebhookIndex } from '../../shared/insights/webhook-matching';
 import { itemsOf } from '../../shared/insights/webhook-payload';
 import { BaseChain } from './dataset/base-profile';
+import { prng } from './dataset/chain';
 import { baseProfileSpec } from './dataset/spec';
 
 export interface WebhooksResult {
@@ -41,31 +42,14 @@ export interface WebhooksResult {
 
 const CHAINS = 55;
 const TRANSFER = 'event Transfer(address indexed from, address indexed to, uint256 value)';
-const TRANSFER_ABI = {
-  type: 'event',
-  name: 'Transfer',
-  inputs: [
-    { type: 'address', name: 'from', indexed: true },
-    { type: 'address', name: 'to', indexed: true },
-    { type: 'uint256', name: 'value', indexed: false },
-  ],
-} as const;
-
-/** A deterministic stream of numbers in [0, 1). */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
+const TRANSFER_ABI = parseAbiItem(TRANSFER);
 
 /** The filters of the `index`-th bench webhook, on `chainId`, its addresses drawn from `addresses` (70 %) or nowhere. */
 export function filtersFor(index: number, chainId: number, addresses: readonly string[], pick: () => number): Filters {
   const draw = () => (pick() < 0.7 ? addresses[Math.floor(pick() * addresses.length)]! : `0x${index.toString(16).padStart(40, 'f')}`);
   const chainIds = index % 10 === 0 ? [] : [chainId];
   const kind = index % 5;
-  const transfer = { hash: toEventSelector(TRANSFER), abi: TRANSFER_ABI as never };
+  const transfer = { hash: toEventSelector(TRANSFER), abi: TRANSFER_ABI };
   if (kind <= 1) return { events: { chainIds, addresses: [draw(), draw()], signatures: kind === 0 ? [transfer] : [] } };
   if (kind === 2) {
     // Transfers to one address, of any token: a topic0 filter with a param.
@@ -109,7 +93,7 @@ export async function runWebhooks(options: { log: (line: string) => void; blocks
 
   const runs: WebhooksResult['runs'] = [];
   for (const webhooks of [100, 1_000, 10_000]) {
-    const pick = random(webhooks);
+    const pick = prng(webhooks);
     const entries: WebhookFilterEntry[] = Array.from({ length: webhooks }, (_, index) => {
       const chainId = index % CHAINS === 0 ? spec.chainId : 1_000 + (index % CHAINS);
       return {

@@ -124,6 +124,14 @@ function slimmed(entry: Entry): Entry {
 
 const emptyLists = { nativeTransfers: [], erc20Transfers: [], transactions: [], logs: [] };
 
+/** An entry's JSON bytes in a message (its comma included). */
+const sizeOf = (entry: Entry): number =>
+  bytes(
+    JSON.stringify(
+      'native' in entry ? entry.native : 'erc20' in entry ? entry.erc20 : 'transaction' in entry ? entry.transaction : entry.log,
+    ),
+  ) + 1;
+
 /** One block's lists over several events of at most `budget` bytes each, in transaction order. */
 function splitEvent(event: BlockIngestedEvent, budget: number): BlockIngestedEvent[] {
   // Every list merged by transaction (a stable sort keeps each list's own order).
@@ -139,12 +147,6 @@ function splitEvent(event: BlockIngestedEvent, budget: number): BlockIngestedEve
   let current: BlockIngestedEvent = { ...base, nativeTransfers: [], erc20Transfers: [], transactions: [], logs: [] };
   let size = baseSize;
   for (const candidate of entries) {
-    const sizeOf = (entry: Entry) =>
-      bytes(
-        JSON.stringify(
-          'native' in entry ? entry.native : 'erc20' in entry ? entry.erc20 : 'transaction' in entry ? entry.transaction : entry.log,
-        ),
-      ) + 1;
     let entry = candidate;
     let entrySize = sizeOf(entry);
     if (baseSize + entrySize > budget) {

@@ -91,8 +91,8 @@ export async function registerApiKey(key: string, name: string, at = new Date())
 
 /** Every key (of one project when given), by project and key id. */
 export async function listApiKeys(project?: string): Promise<ApiKeyInfo[]> {
-  const { items } = await queryAll(rangeQuery(apiKeyKeys.listRange()));
-  return items.map(toInfo).filter((info) => project === undefined || info.project === project);
+  const { items } = await queryAll(rangeQuery(apiKeyKeys.listRange(project)));
+  return items.map(toInfo);
 }
 
 /** Revokes a key by its id: its next request, from any container, is a 401. Revoking twice keeps the first time. */

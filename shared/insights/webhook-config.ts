@@ -10,11 +10,9 @@ import { countSetting } from './config';
 import type { DeliverySettings } from './webhook-delivery';
 import type { WebhookSettings } from './webhooks';
 
-const count = countSetting;
-
 const webhookSchema = v.object({
-  WEBHOOKS_PER_PROJECT: count(100),
-  WEBHOOK_API_REQUESTS_PER_MINUTE: count(120),
+  WEBHOOKS_PER_PROJECT: countSetting(100),
+  WEBHOOK_API_REQUESTS_PER_MINUTE: countSetting(120),
   /** Local runs and tests only (`npm start` sets it): receivers on loopback, over plain http://. */
   WEBHOOK_ALLOW_LOOPBACK: v.optional(v.picklist(['0', '1'], 'must be 0 or 1'), '0'),
 });
@@ -36,12 +34,12 @@ export function loadWebhookSettings(env: Record<string, string | undefined> = pr
 }
 
 const deliverySchema = v.object({
-  WEBHOOK_SUSPEND_AFTER_FAILURES: count(10),
+  WEBHOOK_SUSPEND_AFTER_FAILURES: countSetting(10),
   WEBHOOK_SUSPEND_AFTER_SECONDS: v.optional(
     v.pipe(v.string(), v.regex(/^[0-9]{1,6}$/, 'must be a whole number of seconds (0-999999)'), v.transform(Number)),
     '600',
   ),
-  WEBHOOK_RETRY_SECONDS: count(5),
+  WEBHOOK_RETRY_SECONDS: countSetting(5),
 });
 
 /** Insight's receivers answer within 3 s. */

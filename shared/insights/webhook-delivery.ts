@@ -19,6 +19,7 @@ import { isIP } from 'node:net';
 import { getItem, updateItem } from '../db/operations';
 import { type AddressPolicy, refusedAddress } from '../egress/addresses';
 import { checkedLookup, EgressError, type Resolve, systemResolve } from '../egress/lookup';
+import { checkedUrl } from '../egress/url';
 import { webhookKeys } from '../table/keys';
 import type { Delivery } from './webhook-queue';
 import { payloadBody, signatureOf, type WebhookItem, type WebhookTopic } from './webhook-payload';
@@ -117,15 +118,9 @@ export function post(
   headers: Record<string, string>,
   settings: Pick<DeliverySettings, 'egress' | 'timeoutMs' | 'resolve'>,
 ): Promise<SendOutcome> {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return Promise.resolve({ ok: false, reason: 'not a URL' });
-  }
-  if (target.protocol !== 'https:' && !(target.protocol === 'http:' && settings.egress.allowHttp))
-    return Promise.resolve({ ok: false, reason: `refused: ${target.protocol} (https:// only)` });
-  if (target.username || target.password) return Promise.resolve({ ok: false, reason: 'refused: credentials in the URL' });
+  const checked = checkedUrl(url, settings.egress.allowHttp);
+  if (!checked.ok) return Promise.resolve({ ok: false, reason: `refused: ${checked.reason}` });
+  const target = new URL(checked.url);
   const hostname = target.hostname.replace(/^\[(.*)\]$/, '$1');
   const literal = isIP(hostname) !== 0;
   if (literal) {

@@ -26,7 +26,7 @@ import zlib from 'node:zlib';
 import { refusedAddress } from '../egress/addresses';
 import { checkedLookup, EgressError, type Resolve, systemResolve } from '../egress/lookup';
 import type { FetchLimits } from './config';
-import { checkedUrl } from './uri';
+import { checkedUrl } from '../egress/url';
 
 export type FetchResult =
   | { ok: true; kind: 'json'; document: Record<string, unknown>; url: string }

@@ -10,6 +10,8 @@
  *    stores, so this only matters for a URI that still carries one);
  *  - media URLs (`image`, `animation_url`, ...) resolved through the same gateways for display.
  */
+import { checkedUrl, type TargetUrl } from '../egress/url';
+
 export interface Gateways {
   /** Base URL an IPFS path is appended to, ending with `/` (default https://ipfs.io/ipfs/). */
   ipfs: string;
@@ -37,8 +39,6 @@ export function webScheme(uri: string | null | undefined): UriScheme | null {
   return scheme === 'ipfs' || scheme === 'ar' || scheme === 'https' || scheme === 'http' ? scheme : null;
 }
 
-export type TargetUrl = { ok: true; url: string } | { ok: false; reason: string };
-
 /**
  * The URL to fetch for a token URI: gateways applied, `{id}` expanded for ERC-1155 ids. Refuses what is
  * not fetched: an unknown scheme, plain `http://` unless `allowHttp`, a URI that is not a valid URL.
@@ -61,21 +61,6 @@ export function targetUrl(
   const url = scheme === 'ipfs' || scheme === 'ar' ? throughGateway(text, options.gateways) : text;
   if (url === null) return { ok: false, reason: `the token URI names no content: ${text.slice(0, 64)}` };
   return checkedUrl(url, options.allowHttp);
-}
-
-/** An absolute http(s) URL, normalised by the URL parser, or why not. */
-export function checkedUrl(url: string, allowHttp: boolean): TargetUrl {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { ok: false, reason: `not a valid URL: ${url.slice(0, 64)}` };
-  }
-  if (parsed.protocol !== 'https:' && !(allowHttp && parsed.protocol === 'http:'))
-    return { ok: false, reason: `${parsed.protocol}// is not fetched${allowHttp ? '' : ' (https only)'}` };
-  if (parsed.username || parsed.password) return { ok: false, reason: 'a URL with credentials is not fetched' };
-  if (!parsed.hostname) return { ok: false, reason: 'the URL names no host' };
-  return { ok: true, url: parsed.href };
 }
 
 /** `ipfs://…` or `ar://…` (or a bare CIDv0) as a gateway URL; null when it names nothing. */

@@ -669,7 +669,7 @@ export const apiKeyKeys = {
   window: (hash: string, minute: number): ItemKey => ({ pk: `APIKEY#${hash}`, sk: `RATE#${minute}` }),
   /** K2: every key, by project and key id (the operator CLI's list and revoke): GSI1 on the key item. */
   listing: (project: string, keyId: string) => ({ gsi1pk: 'APIKEYS', gsi1sk: `${project}#${keyId}` }),
-  listRange: (): KeyRange => ({ pk: 'APIKEYS', index: 'gsi1' }),
+  listRange: (project?: string): KeyRange => ({ pk: 'APIKEYS', index: 'gsi1', ...(project ? { skPrefix: `${project}#` } : {}) }),
 };
 
 export const webhookKeys = {

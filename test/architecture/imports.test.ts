@@ -169,6 +169,7 @@ describe('the import graph', () => {
     expect(runtimeFiles.filter((file) => file.startsWith('shared/egress/')).sort()).toEqual([
       'shared/egress/addresses.ts',
       'shared/egress/lookup.ts',
+      'shared/egress/url.ts',
     ]);
   });
 

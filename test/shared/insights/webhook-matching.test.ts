@@ -12,7 +12,8 @@ import { decodeEvent } from '../../../shared/insights/decode';
 import { type WebhookFilterEntry, WebhookIndex } from '../../../shared/insights/webhook-matching';
 import { BaseChain } from '../../../scripts/bench/dataset/base-profile';
 import { baseProfileSpec } from '../../../scripts/bench/dataset/spec';
-import { filtersFor, random } from '../../../scripts/bench/webhooks';
+import { prng } from '../../../scripts/bench/dataset/chain';
+import { filtersFor } from '../../../scripts/bench/webhooks';
 import type { AbiEvent } from 'viem';
 
 /** Whether `entry` takes the record, by Insight's definition, checked one filter at a time. */
@@ -58,7 +59,7 @@ describe('the webhook index', () => {
         ...blocks.flatMap((block) => block.transactions.map((tx) => tx.from)),
       ]),
     ].slice(0, 400);
-    const pick = random(7);
+    const pick = prng(7);
     const entries: WebhookFilterEntry[] = Array.from({ length: 2_000 }, (_, index) => ({
       webhookId: `hook-${index}`,
       project: 'p',
