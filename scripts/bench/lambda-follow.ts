@@ -32,6 +32,13 @@
  *   failed records back after the visibility timeout), invoking the real deposit consumer
  *   (functions/orders/detect-deposits.ts) in a local execution environment of its own (a process,
  *   cold on the first batch, then kept warm), as Lambda invokes DetectDeposits.
+ * - **Webhooks** (issue 37): the chain registered, a secret key created and webhooks on the chain's activity
+ *   created through the webhooks domain (lib/lambda-webhooks.ts: anvil, every transfer by its senders; Base
+ *   mode, USDC's Transfer events and the main router's transactions) for a receiver on 127.0.0.1; the ingest
+ *   publishes to the FIFO WebhookEvents as deployed (WEBHOOK_EVENTS_QUEUE_URL), whose mapping invokes the real
+ *   MatchWebhooks, which sends the deliveries to the standard WebhookDeliveries, whose mapping (5 pollers)
+ *   invokes the real DeliverWebhooks, each in execution environments of its own; all three queues on one
+ *   local SQS endpoint (lib/local-sqs.ts).
  * - **Chaos**: once, at `--kill-at` seconds into the schedule (default 30% of it) or as soon after as
  *   the holder is mid-follow, its environment is killed (SIGKILL), as a crash would end it; the lease
  *   stays until its ttl, the schedule's next invocations take over (lib/lambda-chaos.ts).
@@ -50,6 +57,10 @@
  * - deposit-to-detected: from eth_sendTransaction returning to the first read of the order (getOrder,
  *   polled every 100 ms) showing the deposit received. Budget: p99 <= 5 s, over the deposits whose block
  *   is outside the chaos window (those in it reported apart).
+ * - webhook event-to-delivered: from an item's block released at the node to its first arrival at the
+ *   receiver. Budget: p99 <= 5 s over the items of the measured blocks outside the chaos and burst windows;
+ *   every written block's matching records delivered (counted against the chain), none outside its
+ *   filter, every signature verified, nothing dead-lettered.
  * - handovers: each invocation's result (when it held the lease), the gaps between holders, overlaps.
  * - no block lost or repeated: the table's blocks are 0..head, each the node's; the queue got each block
  *   exactly once, in order, each the child of the one before; the cursor never went back; each order one
@@ -71,12 +82,22 @@ import { createPublicClient, getAddress, http, keccak256, parseEther, slice, toB
 import { startAnvil, type Anvil } from '../lib/anvil';
 import { ensureTable, localClient } from '../lib/local-table/ensure-table';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { consumers } from '../../shared/jobs';
+import { consumers, DELIVERY_MAX_RECEIVES } from '../../shared/jobs';
 import { startGatewayProcess, type GatewayProcess } from './lib/gateway-process';
 import { type ChaosRecovery, chaosRecovery, pickHolder } from './lib/lambda-chaos';
 import { type LambdaCost, lambdaCostPerChainPerDay, successorWaitSeconds } from './lib/lambda-cost';
 import { type InvocationRecord, LocalLambda } from './lib/local-lambda';
-import { LocalFifoQueue } from './lib/local-sqs';
+import {
+  benchWebhooks,
+  LAMBDA_WEBHOOK_BUDGET_SECONDS,
+  queueFigures,
+  startWebhookReceiver,
+  type TruthBlock,
+  type WebhookFigures,
+  type WebhookReceiver,
+  webhookFigures,
+} from './lib/lambda-webhooks';
+import { LocalQueue, LocalSqs } from './lib/local-sqs';
 import { percentileOf } from './lib/stages';
 import { numberOption } from './lib/options';
 import { serveReleasedChain, type ReleasedChainNode } from './lib/released-chain';
@@ -113,6 +134,10 @@ const DEPLOYED = {
   leaseTtlSeconds: 10,
 } as const;
 const DEPOSIT_CONSUMER = consumers.find((consumer) => consumer.id === 'DetectDeposits')!;
+const MATCH_CONSUMER = consumers.find((consumer) => consumer.id === 'MatchWebhooks')!;
+const DELIVERY_CONSUMER = consumers.find((consumer) => consumer.id === 'DeliverWebhooks')!;
+/** Lambda's pollers of a standard queue at first (it adds more as the queue fills). */
+const STANDARD_QUEUE_POLLERS = 5;
 const USAGE =
   'usage: npm run bench:lambda [-- --chain anvil|base] [--duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--burst N] [--deposit-every S] [--memory MB] [--cpu-limit] [--kill-at S] [--out DIR]';
 
@@ -310,6 +335,12 @@ export interface LambdaFollowResult {
     lagBlocks: { p50: number | null; p99: number | null; max: number | null };
     windowBlocks: number[];
   } | null;
+  /**
+   * Webhooks (issue 37): the run's webhooks delivered by the real MatchWebhooks and DeliverWebhooks
+   * through local queues to a receiver on 127.0.0.1; each item's delay from its block's appearance at the
+   * node to its first delivery (budget: p99 <= 5 s), and what arrived against the chain's truth.
+   */
+  webhooks: WebhookFigures;
   /** The ingest's own process CPU (every invocation, user + system) over the transactions it wrote, ms. */
   ingestCpuMsPerTransaction: number | null;
   /** DynamoDB calls of the ingest's table client over the transactions it wrote; and by command. */
@@ -388,7 +419,13 @@ export interface LambdaFollowResult {
     measuredOverModel: number | null;
     deployed: LambdaCost;
   };
-  budget: { p99LagBlocks: number; p99DepositSeconds: number | null; burstRecoveryBlocks: number | null; pass: boolean };
+  budget: {
+    p99LagBlocks: number;
+    p99DepositSeconds: number | null;
+    burstRecoveryBlocks: number | null;
+    p99WebhookSeconds: number;
+    pass: boolean;
+  };
 }
 
 /** A process's CPU time so far (user + system), seconds, from /proc (0 where there is none). */
@@ -411,9 +448,15 @@ async function main(): Promise<void> {
   let baseChain: BaseChain | undefined;
   let baseNode: ReleasedChainNode | undefined;
   let ssm: Awaited<ReturnType<typeof startSsm>> | undefined;
-  let queue: LocalFifoQueue | undefined;
+  let sqs: LocalSqs | undefined;
+  let queue: LocalQueue | undefined;
+  let webhookEvents: LocalQueue | undefined;
+  let webhookDeliveries: LocalQueue | undefined;
   let lambda: LocalLambda | undefined;
   let depositLambda: LocalLambda | undefined;
+  let matchLambda: LocalLambda | undefined;
+  let deliverLambda: LocalLambda | undefined;
+  let receiver: WebhookReceiver | undefined;
   const log = (line: string) => console.error(line);
   try {
     const common = {
@@ -500,17 +543,100 @@ async function main(): Promise<void> {
       env: { ...common, DYNAMODB_ENDPOINT: table.endpoint, TABLE_NAME: tableName, POWERTOOLS_LOG_LEVEL: 'WARN' },
     });
     const consumer = depositLambda;
-    queue = new LocalFifoQueue({
-      consumer: async (sqsEvent: SQSEvent): Promise<SQSBatchResponse> => {
-        const record = await consumer.invoke(sqsEvent);
+    // One SQS endpoint for the three queues (the ingest publishes to two through one client).
+    sqs = new LocalSqs();
+    await sqs.start();
+    const invoking =
+      (environment: LocalLambda) =>
+      async (sqsEvent: SQSEvent): Promise<SQSBatchResponse> => {
+        const record = await environment.invoke(sqsEvent);
         if (record.outcome !== 'result') throw new Error(`${record.id} ${record.outcome}: ${record.error}`);
         return record.result as SQSBatchResponse;
-      },
+      };
+    queue = new LocalQueue({
+      consumer: invoking(consumer),
       batchSize: DEPOSIT_CONSUMER.batchSize,
       maxReceiveCount: 5,
       visibilityTimeoutMs: options.visibilityTimeoutSeconds * 1000,
     });
-    await queue.start();
+    sqs.add('DepositEvents.fifo', queue);
+
+    // Webhooks (issue 37): webhooks on the chain's activity, the receiver they POST to, and the two
+    // consumers between (MatchWebhooks on the FIFO WebhookEvents, DeliverWebhooks on the standard
+    // WebhookDeliveries), each in execution environments of its own as Lambda runs them.
+    // (A webhook names indexed chains only: the chain's registry entry, as its first ingest writes it.)
+    const { registerChain } = await import('../../shared/ingest/ingest');
+    await registerChain(CHAIN_ID, 0);
+    const { TOPIC } = await import('../../shared/chain/abis');
+    const { createApiKey } = await import('../../shared/insights/api-keys');
+    const { createWebhook } = await import('../../shared/insights/webhooks');
+    const { loadWebhookSettings } = await import('../../shared/insights/webhook-config');
+    const hooks = benchWebhooks({
+      chainId: CHAIN_ID,
+      anvilSenders: anvil ? accounts.slice(1) : null,
+      base: baseChain
+        ? {
+            usdc: baseChain.tokens.find((token) => token.symbol === 'USDC')!.address,
+            router: baseChain.router,
+            transferTopic: TOPIC.transfer,
+          }
+        : null,
+    });
+    const secrets = new Map<string, string>();
+    receiver = await startWebhookReceiver(secrets);
+    const hookKey = (await createApiKey({ project: 'bench' })).key;
+    const hookSettings = loadWebhookSettings({ ...process.env, WEBHOOK_ALLOW_LOOPBACK: '1' });
+    const createdHooks: { id: string; hook: (typeof hooks)[number] }[] = [];
+    for (const hook of hooks) {
+      const webhook = await createWebhook(hookKey, { name: hook.name, webhook_url: receiver.url, filters: hook.filters }, hookSettings);
+      secrets.set(webhook.id, webhook.webhook_secret);
+      createdHooks.push({ id: webhook.id, hook });
+    }
+    log(`webhooks: ${hooks.map((hook) => hook.describe).join('; ')} -> ${receiver.url}`);
+    const webhookEnv = {
+      ...common,
+      DYNAMODB_ENDPOINT: table.endpoint,
+      TABLE_NAME: tableName,
+      AWS_ENDPOINT_URL_SQS: sqs.endpoint,
+      WEBHOOK_DELIVERIES_QUEUE_URL: `${sqs.endpoint}/000000000000/WebhookDeliveries`,
+      // (The receiver is on 127.0.0.1, allowed against a local table only.)
+      WEBHOOK_ALLOW_LOOPBACK: '1',
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+    };
+    matchLambda = new LocalLambda({
+      handler: MATCH_CONSUMER.handler,
+      functionName: MATCH_CONSUMER.id,
+      timeoutMs: MATCH_CONSUMER.timeoutSeconds * 1000,
+      memoryMb: MATCH_CONSUMER.memorySize ?? 512,
+      env: webhookEnv,
+    });
+    deliverLambda = new LocalLambda({
+      handler: DELIVERY_CONSUMER.handler,
+      functionName: DELIVERY_CONSUMER.id,
+      timeoutMs: DELIVERY_CONSUMER.timeoutSeconds * 1000,
+      memoryMb: DELIVERY_CONSUMER.memorySize ?? 512,
+      env: webhookEnv,
+    });
+    webhookEvents = sqs.add(
+      'WebhookEvents.fifo',
+      new LocalQueue({
+        consumer: invoking(matchLambda),
+        batchSize: MATCH_CONSUMER.batchSize,
+        maxReceiveCount: 5,
+        visibilityTimeoutMs: options.visibilityTimeoutSeconds * 1000,
+      }),
+    );
+    webhookDeliveries = sqs.add(
+      'WebhookDeliveries',
+      new LocalQueue({
+        fifo: false,
+        consumer: invoking(deliverLambda),
+        batchSize: DELIVERY_CONSUMER.batchSize,
+        pollers: STANDARD_QUEUE_POLLERS,
+        maxReceiveCount: DELIVERY_MAX_RECEIVES,
+        visibilityTimeoutMs: 6 * DELIVERY_CONSUMER.timeoutSeconds * 1000,
+      }),
+    );
     lambda = new LocalLambda({
       handler: 'functions/ingest/ingest-chain.ts',
       functionName: 'IngestChain',
@@ -523,8 +649,9 @@ async function main(): Promise<void> {
         DYNAMODB_ENDPOINT: table.endpoint,
         TABLE_NAME: tableName,
         AWS_ENDPOINT_URL_SSM: ssm.endpoint,
-        AWS_ENDPOINT_URL_SQS: queue.endpoint,
+        AWS_ENDPOINT_URL_SQS: sqs.endpoint,
         DEPOSIT_EVENTS_QUEUE_URL: queue.queueUrl,
+        WEBHOOK_EVENTS_QUEUE_URL: webhookEvents.queueUrl,
         INGEST_SAFETY_MARGIN_MS: String(options.safetyMarginSeconds * 1000),
         INGEST_HANDOVER_WAIT_MS: String(Math.round(options.handoverWaitSeconds * 1000)),
         INGEST_LEASE_TTL_MS: String(DEPLOYED.leaseTtlSeconds * 1000),
@@ -707,6 +834,10 @@ async function main(): Promise<void> {
     await lambda.drain();
     await queue.drain();
     await depositLambda.drain();
+    await webhookEvents.drain();
+    await matchLambda.drain();
+    await webhookDeliveries.drain(60_000);
+    await deliverLambda.drain();
     // (Before the harness's own reads of the node and the table below.)
     const tableCpuSeconds = processCpuSeconds(gateway.pid) - tableCpuAtStart;
     const nodeCalls = baseNode ? new Map(baseNode.calls) : null;
@@ -728,9 +859,25 @@ async function main(): Promise<void> {
     const stored = (await queryAll<{ number: number; hash: string }>(rangeQuery(blockKeys.blocksRange(CHAIN_ID)))).items;
     const storedNumbers = new Map(stored.map((block) => [Number(block.number), String(block.hash).toLowerCase()]));
     const nodeHashes = new Map<number, string>();
+    // (The blocks' transactions too, in anvil mode: the webhooks' truth. Base mode reads the generator's.)
+    const truthBlocks = new Map<number, TruthBlock>();
     for (let number = 0; number <= lastBlock; number += 1) {
-      const block = (await call('eth_getBlockByNumber', [toHex(number), false])) as { hash: string };
+      const block = (await call('eth_getBlockByNumber', [toHex(number), anvil !== undefined])) as {
+        hash: string;
+        transactions: (string | { from: string; to: string | null })[];
+      };
       nodeHashes.set(number, block.hash.toLowerCase());
+      const generated = baseChain?.blocks[number];
+      truthBlocks.set(
+        number,
+        generated
+          ? { txs: generated.txs.map((tx) => ({ from: tx.from, to: tx.to, logs: tx.logs })) }
+          : {
+              txs: block.transactions
+                .filter((tx): tx is { from: string; to: string | null } => typeof tx === 'object')
+                .map((tx) => ({ from: tx.from, to: tx.to, logs: [] })),
+            },
+      );
     }
     const cursorAtEnd = (await readCursor(CHAIN_ID))?.blockNumber ?? null;
     const written = (number: number) => cursorAtEnd !== null && number <= cursorAtEnd;
@@ -761,8 +908,52 @@ async function main(): Promise<void> {
       ? baseChain.blocks.slice(0, (cursorAtEnd ?? -1) + 1).reduce((sum, block) => sum + block.txs.length, 0)
       : transactions;
 
+    // Webhooks: what the receiver got against the matching records of every block the ingest wrote.
+    const expectedPerBlock = new Map(
+      createdHooks.map(({ id, hook }) => {
+        const perBlock = new Map<number, number>();
+        for (const [number, block] of truthBlocks) {
+          const count = written(number) ? hook.countIn(block) : 0;
+          if (count > 0) perBlock.set(number, count);
+        }
+        return [id, perBlock] as const;
+      }),
+    );
+    const hookOf = new Map(createdHooks.map(({ id, hook }) => [id, hook]));
+    const webhookInput = {
+      webhooks: createdHooks.map(({ id, hook }) => ({ id, topic: hook.topic, filter: hook.describe })),
+      requests: receiver.requests,
+      expectedPerBlock,
+      matches: (webhookId: string, item: Parameters<(typeof hooks)[number]['matches']>[0]) => hookOf.get(webhookId)?.matches(item) ?? false,
+      minedAt: new Map(mined.map((block) => [block.number, block.minedAt])),
+      shownAt,
+      matching: queueFigures({
+        messages: webhookEvents.messages.length,
+        batches: webhookEvents.batches,
+        failedRecords: webhookEvents.failedRecords,
+        deadLetters: webhookEvents.deadLetters.length,
+        deliveries: webhookEvents.deliveries,
+        invocations: matchLambda.invocations,
+        coldStarts: matchLambda.coldStarts,
+      }),
+      delivery: {
+        ...queueFigures({
+          messages: webhookDeliveries.messages.length,
+          batches: webhookDeliveries.batches,
+          failedRecords: webhookDeliveries.failedRecords,
+          deadLetters: webhookDeliveries.deadLetters.length,
+          deliveries: webhookDeliveries.deliveries,
+          invocations: deliverLambda.invocations,
+          coldStarts: deliverLambda.coldStarts,
+        }),
+        visibilityChanges: webhookDeliveries.visibilityChanges,
+      },
+    };
+
     const result = summarise({
       options,
+      webhooks: webhookInput,
+      webhookInvocations: [...matchLambda.invocations, ...deliverLambda.invocations],
       mined,
       shownAt,
       deposits,
@@ -819,7 +1010,13 @@ async function main(): Promise<void> {
   } finally {
     await lambda?.close();
     await depositLambda?.close();
+    await matchLambda?.close();
+    await deliverLambda?.close();
     await queue?.close();
+    await webhookEvents?.close();
+    await webhookDeliveries?.close();
+    await sqs?.close();
+    await receiver?.close();
     await ssm?.close();
     await anvil?.stop();
     await baseNode?.close();
@@ -849,6 +1046,10 @@ interface FollowResultBody {
 
 function summarise(input: {
   options: Options;
+  /** The webhooks' figures but for the windows (known once the chaos and the burst are). */
+  webhooks: Omit<Parameters<typeof webhookFigures>[0], 'windows' | 'measured'>;
+  /** MatchWebhooks' and DeliverWebhooks' invocations (their failures are the run's errors). */
+  webhookInvocations: InvocationRecord[];
   mined: MinedBlock[];
   shownAt: Map<number, number>;
   deposits: Deposit[];
@@ -939,6 +1140,7 @@ function summarise(input: {
     lagBlocks.push(blocks);
     fromTimestamp.push(at / 1000 - block.timestamp);
   }
+  const webhooks = webhookFigures({ ...input.webhooks, measured: new Set(measured.map((block) => block.number)), windows: inWindow });
   const detected = deposits.filter((deposit) => deposit.detectedAt !== null);
   const depositDelay = (deposit: Deposit) => (deposit.detectedAt! - deposit.sentAt) / 1000;
   const depositInWindow = (deposit: Deposit) => deposit.blockNumber !== null && inWindow.has(deposit.blockNumber);
@@ -1057,7 +1259,7 @@ function summarise(input: {
     .map(lagOf)
     .filter((value): value is number => value !== null);
   const recoveryBlocks = recovered && burstBlock !== null ? recovered.number - burstBlock : null;
-  const errors = [...records, ...consumerRecords]
+  const errors = [...records, ...consumerRecords, ...input.webhookInvocations]
     .filter((record) => record.outcome === 'error')
     .map((record) => `${record.id}: ${record.error}`);
   const killed = records.filter((record) => record.outcome === 'killed').length;
@@ -1138,6 +1340,7 @@ function summarise(input: {
             lagBlocks: stats(burstLags),
             windowBlocks: burstWindow,
           },
+    webhooks,
     ingestCpuMsPerTransaction: perTransaction(cpuMs),
     dynamodbCallsPerTransaction: perTransaction(totalCalls),
     dynamodbCallsByCommand: byTransaction(callsByCommand),
@@ -1224,7 +1427,9 @@ function summarise(input: {
       p99LagBlocks: LAMBDA_LAG_BUDGET_BLOCKS,
       p99DepositSeconds: base ? null : LAMBDA_DEPOSIT_BUDGET_SECONDS,
       burstRecoveryBlocks: burstBlock === null ? null : LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS,
+      p99WebhookSeconds: LAMBDA_WEBHOOK_BUDGET_SECONDS,
       pass:
+        webhooks.pass &&
         lagP99 !== null &&
         lagP99 <= LAMBDA_LAG_BUDGET_BLOCKS &&
         notShown === 0 &&
@@ -1250,7 +1455,7 @@ export function lambdaMarkdown(r: LambdaFollowResult): string {
   const dq = r.deposits.queue;
   return `# Lambda follow benchmark, ${r.date}
 
-${r.budget.pass ? 'PASS' : 'FAIL'}: block-to-API lag p99 **${r.lag.blocks.p99} blocks** (budget <= ${r.budget.p99LagBlocks}; outside the chaos window${r.burst ? " and the burst's" : ''}), ${r.lag.seconds.p99} s; ${r.budget.p99DepositSeconds === null ? 'no deposits (Base mode)' : `deposit-to-detected p99 **${r.deposits.seconds.p99} s** (budget <= ${r.budget.p99DepositSeconds}; outside the chaos window)`}; ${r.burst ? `burst recovery **${r.burst.recoveryBlocks ?? 'never'}** blocks (budget <= ${r.burst.budgetBlocks}); ` : ''}continuity ${r.continuity.pass ? 'kept' : '**broken**'}${c ? ` across ${c.invocation} killed mid-follow` : ''}${r.continuity.behindAtEnd > 0 ? `; **${r.continuity.behindAtEnd} blocks still behind** at the end` : ''}. ${r.outcome}.
+${r.budget.pass ? 'PASS' : 'FAIL'}: block-to-API lag p99 **${r.lag.blocks.p99} blocks** (budget <= ${r.budget.p99LagBlocks}; outside the chaos window${r.burst ? " and the burst's" : ''}), ${r.lag.seconds.p99} s; ${r.budget.p99DepositSeconds === null ? 'no deposits (Base mode)' : `deposit-to-detected p99 **${r.deposits.seconds.p99} s** (budget <= ${r.budget.p99DepositSeconds}; outside the chaos window)`}; ${r.burst ? `burst recovery **${r.burst.recoveryBlocks ?? 'never'}** blocks (budget <= ${r.burst.budgetBlocks}); ` : ''}webhook event-to-delivered p99 **${r.webhooks.seconds.p99} s** (budget <= ${r.budget.p99WebhookSeconds}; ${r.webhooks.delivered} of ${r.webhooks.expected} items, ${r.webhooks.wrongCountBlocks.length === 0 ? 'every block right' : `**${r.webhooks.wrongCountBlocks.length} blocks wrong**`}); continuity ${r.continuity.pass ? 'kept' : '**broken**'}${c ? ` across ${c.invocation} killed mid-follow` : ''}${r.continuity.behindAtEnd > 0 ? `; **${r.continuity.behindAtEnd} blocks still behind** at the end` : ''}. ${r.outcome}.
 
 The real ingest handler (functions/ingest/ingest-chain.ts) in local Lambda environments, invoked every ${s.scheduleSeconds} s with the chain's event (block time left to the ingest to observe) for ${s.durationSeconds} s, each invocation with ${s.timeoutSeconds} s (safety margin ${s.safetyMarginSeconds} s, handover wait ${s.handoverWaitSeconds} s, lease ttl ${s.leaseTtlMs / 1000} s; deployed: 900 s, a minute, 60 s, 75 s). ${r.chain.profile === 'base' ? 'The Base profile node released' : 'Anvil mined'} a block every ${s.blockSeconds} s (${r.chain.minedIntervalSeconds.p50} s apart, max ${r.chain.minedIntervalSeconds.max}) with ${s.txsPerBlock} ${r.chain.profile === 'base' ? 'transactions' : 'transfers'}: ${r.chain.blocks} blocks, ${r.chain.transactions} transactions. The API read as a user reads it: ${r.lag.api.route}, every 100 ms (${r.lag.api.requests} requests, ${r.lag.api.notOk} not 200 once the chain was indexed); the gateway and its embedded table in a process of their own. Deposit queue: a local SQS FIFO stand-in whose event source mapping (${dq.pollers} pollers long-polling, batches of up to ${dq.batchSize}, one batch of a group in flight, deleted on success, failed records back after ${dq.visibilityTimeoutSeconds} s) invokes the real DetectDeposits handler in an execution environment of its own. Machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), Node ${r.machine.node}.
 
@@ -1268,6 +1473,8 @@ The real ingest handler (functions/ingest/ingest-chain.ts) in local Lambda envir
 | deposit queue: DetectDeposits invocation, ms | ${dq.invocationMs.p50} | ${dq.invocationMs.p99} | ${dq.invocationMs.max} |
 
 ${ingestMarkdown(r)}
+
+${webhooksMarkdown(r)}
 
 ${r.lag.notShown > 0 ? `**${r.lag.notShown} blocks were never shown by the API.**\n\n` : ''}${
   c
@@ -1292,6 +1499,14 @@ ${i.perInvocation
   )
   .join('\n')}
 `;
+}
+
+/** The webhooks delivered through the queues and consumers, against the chain. */
+function webhooksMarkdown(r: LambdaFollowResult): string {
+  const w = r.webhooks;
+  const queueLine = (name: string, consumer: string, f: WebhookFigures['matching']) =>
+    `${name}: ${f.messages} messages in ${f.batches} batches (sent -> polled p50 ${f.sendToReceiveMs.p50} ms, p99 ${f.sendToReceiveMs.p99} ms), ${f.failedRecords} records failed, ${f.deadLetters} dead letters; ${consumer}: ${f.invocations} invocations, ${f.coldStarts} cold starts, ${f.billedSeconds} billed seconds`;
+  return `**Webhooks** (${w.pass ? 'pass' : '**fail**'}): ${w.webhooks.map((hook) => `${hook.filter} (${hook.topic})`).join('; ')}, created through the webhooks domain with a secret key, POSTed by the real DeliverWebhooks to a receiver on 127.0.0.1. **Event on chain (its block released at the node) to delivered: p50 ${w.seconds.p50} s, p99 ${w.seconds.p99} s, max ${w.seconds.max} s** over ${w.measuredItems} items, of which the webhook path after the API showed the block (the rest is the ingest's lag): p50 ${w.afterShownSeconds.p50} s, p99 ${w.afterShownSeconds.p99} s (budget: p99 <= ${r.budget.p99WebhookSeconds} s; the ${w.inWindows.items} items of the chaos and burst windows apart: p50 ${w.inWindows.seconds.p50} s, p99 ${w.inWindows.seconds.p99} s, max ${w.inWindows.seconds.max} s; the ${w.beforeCaughtUp} of blocks mined before the ingest first caught up left out, as the lag leaves them out). Slowest blocks: ${w.slowest.map((entry) => `${entry.block} (${entry.items} items, ${entry.seconds} s)`).join(', ')}. Against the chain: ${w.delivered} distinct items delivered of ${w.expected} matching records in the blocks written, ${w.wrongCountBlocks.length} blocks with a wrong count${w.wrongCountBlocks.length > 0 ? ` (${w.wrongCountBlocks.join(', ')})` : ''}, ${w.unexpected} items outside their filter, ${w.repeated} delivered again (at least once), ${w.reverted} reverted; ${w.requests} requests (items a request p50 ${w.itemsPerRequest.p50}, max ${w.itemsPerRequest.max}), ${w.badSignatures} with a signature that did not verify. ${queueLine('WebhookEvents (FIFO)', 'MatchWebhooks', w.matching)}. ${queueLine('WebhookDeliveries (standard)', 'DeliverWebhooks', w.delivery)}, ${w.delivery.visibilityChanges} retries delayed.`;
 }
 
 /** The ingest's own measures, and Base mode's chain and burst. */

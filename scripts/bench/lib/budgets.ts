@@ -53,6 +53,8 @@ export const FAMILIES = {
   ingestRatio: 'Ingest time <= 1.3 x max(raw fetch, table floor, CPU floor), all measured in the same run',
   lambdaLag: 'The deployed ingest (Lambda, re-armed by its schedule, handing over): block-to-API lag p99 <= 2 blocks',
   lambdaDeposit: 'The deployed ingest: deposit sent -> order shows it detected, p99 <= 5 s',
+  lambdaWebhook:
+    'Webhooks behind the deployed ingest: event on chain -> delivered to the receiver, p99 <= 5 s, every matching record once at least',
   lambdaContinuity: 'The deployed ingest across handovers: no block lost or repeated, no invocation failed',
   webhookMatching:
     'Webhooks: at 10,000 webhooks over 55 chains, a Base-profile block (p99) and its 3,000-transaction burst are matched and dispatched within the block time (2 s)',
@@ -340,6 +342,26 @@ export function lambdaBudgets(lambda: LambdaFollowResult): Budget[] {
             lambda.burst.recoveryBlocks,
             lambda.budget.burstRecoveryBlocks,
             `block ${lambda.burst.block}`,
+          ),
+        ]
+      : []),
+    // (Results from before webhooks carry none.)
+    ...(lambda.webhooks
+      ? [
+          check(
+            'lambda',
+            FAMILIES.lambdaWebhook,
+            'lambda webhook event-to-delivered p99 (seconds)',
+            lambda.webhooks.expected === 0 ? null : lambda.webhooks.seconds.p99,
+            lambda.budget.p99WebhookSeconds ?? 5,
+            `${lambda.webhooks.delivered} of ${lambda.webhooks.expected} items`,
+          ),
+          check(
+            'lambda',
+            FAMILIES.lambdaWebhook,
+            'lambda webhook blocks delivered wrong (missing, extra or outside the filter)',
+            lambda.webhooks.wrongCountBlocks.length + lambda.webhooks.unexpected + lambda.webhooks.badSignatures,
+            0,
           ),
         ]
       : []),

@@ -1,8 +1,13 @@
 /**
- * A local stand-in for an SQS FIFO queue and its Lambda event source mapping, for the Lambda harness:
- * - the queue's HTTP endpoint answers the JSON protocol's SendMessage as SQS does (the MD5 of the body,
- *   a sequence number), so the real SQS client of the ingest's queue listener (shared/ingest/sqs-send.ts)
- *   publishes to it through AWS_ENDPOINT_URL_SQS;
+ * A local stand-in for SQS queues and their Lambda event source mappings, for the Lambda harness:
+ * - the queues' HTTP endpoint (LocalSqs, one for all of them, routing by QueueUrl) answers the JSON
+ *   protocol's SendMessage, SendMessageBatch (1-10 entries, 256 KiB at most) and ChangeMessageVisibility
+ *   as SQS does (the MD5 of the body, a FIFO queue's sequence number), so the real SQS clients of the
+ *   ingest's queue listener (shared/ingest/sqs-send.ts), of webhook matching (its deliveries) and of a
+ *   consumer's backoff (shared/aws/delay-message.ts) reach it through AWS_ENDPOINT_URL_SQS;
+ * - a standard queue (`fifo: false`): no order and no deduplication, every message on its own; a message
+ *   whose consumer changed its visibility while it was in flight and then reported it failed shows again
+ *   when the change said (a consumer's backoff), not after the queue's visibility timeout;
  * - FIFO: a message whose deduplication id was sent within the last 5 minutes is accepted and dropped;
  *   a group's messages are received in order, and never while one of its messages is in flight;
  * - the event source mapping, as the AWS Lambda documentation describes it ("Using Lambda with Amazon
@@ -43,9 +48,13 @@ export interface QueuedMessage {
   visibleAt: number;
   /** When the consumer took it (its batch answered without it failing). */
   doneAt?: number;
+  /** Set by ChangeMessageVisibility while in flight: when it shows again if its batch fails it. */
+  visibleUntil?: number;
 }
 
-export interface LocalFifoOptions {
+export interface LocalQueueOptions {
+  /** A FIFO queue (the default): groups in order, deduplication; a standard queue: neither. */
+  fifo?: boolean;
   consumer: (event: SQSEvent) => Promise<SQSBatchResponse>;
   batchSize?: number;
   maxReceiveCount?: number;
@@ -110,7 +119,7 @@ export function settleBatch(
   return { deleted, retried, deadLetters };
 }
 
-export class LocalFifoQueue {
+export class LocalQueue {
   /** Every message accepted (not deduplicated), in send order. */
   readonly messages: QueuedMessage[] = [];
   readonly deadLetters: QueuedMessage[] = [];
@@ -127,47 +136,74 @@ export class LocalFifoQueue {
   private readonly waiting: QueuedMessage[] = [];
   private readonly busyGroups = new Set<string>();
   private readonly seen = new Map<string, number>();
-  private server: Server | undefined;
+  private ownEndpoint: LocalSqs | undefined;
   private readonly wakers = new Set<() => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private pollerLoops: Promise<void>[] = [];
   private inFlight = 0;
   private closed = false;
+  /** ChangeMessageVisibility calls (a consumer's backoff). */
+  visibilityChanges = 0;
   endpoint = '';
   queueUrl = '';
+  name = '';
+  readonly fifo: boolean;
 
-  constructor(private readonly options: LocalFifoOptions) {}
+  constructor(private readonly options: LocalQueueOptions) {
+    this.fifo = options.fifo ?? true;
+  }
 
+  /** Serves the queue alone, on an endpoint of its own (several queues share one: LocalSqs). */
   async start(name = 'DepositEvents.fifo'): Promise<void> {
-    this.server = createServer(async (request, response) => {
-      try {
-        const body = JSON.parse(await readBody(request)) as Record<string, string>;
-        const target = String(request.headers['x-amz-target'] ?? '');
-        if (target !== 'AmazonSQS.SendMessage') {
-          response.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
-          response.end(JSON.stringify({ __type: 'com.amazonaws.sqs#UnsupportedOperation', message: `${target} is not served here` }));
-          return;
-        }
-        const sent = this.send(body.MessageGroupId ?? '', body.MessageDeduplicationId ?? '', body.MessageBody ?? '');
-        response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' });
-        response.end(
-          JSON.stringify({
-            MessageId: sent.messageId,
-            MD5OfMessageBody: createHash('md5')
-              .update(body.MessageBody ?? '')
-              .digest('hex'),
-            SequenceNumber: String(sent.sequence).padStart(20, '0'),
-          }),
-        );
-      } catch (error) {
-        response.writeHead(500);
-        response.end(String(error));
-      }
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.endpoint = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    this.queueUrl = `${this.endpoint}/000000000000/${name}`;
+    this.ownEndpoint = new LocalSqs();
+    await this.ownEndpoint.start();
+    this.ownEndpoint.add(name, this);
+  }
+
+  /** Takes the queue's URL on an endpoint and starts the event source mapping's pollers (LocalSqs.add). */
+  attach(endpoint: string, name: string): void {
+    this.endpoint = endpoint;
+    this.name = name;
+    this.queueUrl = `${endpoint}/000000000000/${name}`;
     this.pollerLoops = Array.from({ length: Math.max(1, this.options.pollers ?? 2) }, () => this.poller());
+  }
+
+  /** One request of the SQS JSON protocol addressed to this queue: its answer, or an error (LocalSqs answers 400). */
+  handle(target: string, body: Record<string, unknown>): Record<string, unknown> {
+    const now = Date.now();
+    if (target === 'AmazonSQS.SendMessage') {
+      const sent = this.send(String(body.MessageGroupId ?? ''), String(body.MessageDeduplicationId ?? ''), String(body.MessageBody ?? ''));
+      return { MessageId: sent.messageId, MD5OfMessageBody: md5(String(body.MessageBody ?? '')), ...this.sequenceOf(sent) };
+    }
+    if (target === 'AmazonSQS.SendMessageBatch') {
+      const entries = (body.Entries ?? []) as Record<string, string>[];
+      if (entries.length === 0 || entries.length > 10)
+        throw new LocalSqsError('AWS.SimpleQueueService.TooManyEntriesInBatchRequest', 'a batch holds 1 to 10 entries');
+      const bytes = entries.reduce((sum, entry) => sum + Buffer.byteLength(entry.MessageBody ?? ''), 0);
+      if (bytes > 256 * 1024)
+        throw new LocalSqsError('AWS.SimpleQueueService.BatchRequestTooLong', `the batch is ${bytes} bytes, more than 262,144`);
+      return {
+        Successful: entries.map((entry) => {
+          const sent = this.send(entry.MessageGroupId ?? '', entry.MessageDeduplicationId ?? '', entry.MessageBody ?? '');
+          return { Id: entry.Id, MessageId: sent.messageId, MD5OfMessageBody: md5(entry.MessageBody ?? ''), ...this.sequenceOf(sent) };
+        }),
+        Failed: [],
+      };
+    }
+    if (target === 'AmazonSQS.ChangeMessageVisibility') {
+      // (A receipt handle names the message and its receive: receipt-<message id>-<receives>.)
+      const handle = String(body.ReceiptHandle ?? '');
+      const message = this.waiting.find((candidate) => `receipt-${candidate.messageId}-${candidate.receives}` === handle);
+      if (!message) throw new LocalSqsError('ReceiptHandleIsInvalid', `no message in flight has the receipt handle ${handle}`);
+      message.visibleUntil = now + Number(body.VisibilityTimeout ?? 0) * 1000;
+      this.visibilityChanges += 1;
+      return {};
+    }
+    throw new LocalSqsError('UnsupportedOperation', `${target} is not served here`);
+  }
+
+  private sequenceOf(message: QueuedMessage): { SequenceNumber?: string } {
+    return this.fifo ? { SequenceNumber: String(message.sequence).padStart(20, '0') } : {};
   }
 
   /** Waits until no message waits and no batch is in flight (at most `timeoutMs`). */
@@ -181,18 +217,17 @@ export class LocalFifoQueue {
     for (const timer of this.timers) clearTimeout(timer);
     this.wake();
     await Promise.allSettled(this.pollerLoops);
-    await new Promise<void>((resolve) => {
-      if (!this.server) return resolve();
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    await this.ownEndpoint?.close();
   }
 
-  private send(group: string, deduplicationId: string, body: string): QueuedMessage {
+  private send(sentGroup: string, sentDeduplicationId: string, body: string): QueuedMessage {
     const now = Date.now();
     const window = this.options.deduplicationWindowMs ?? 300_000;
-    const earlier = this.seen.get(deduplicationId);
     const sequence = this.messages.length + this.deduplicated + 1;
+    // A standard queue: no order, no deduplication (each message its own group).
+    const group = this.fifo ? sentGroup : `message-${sequence}`;
+    const deduplicationId = this.fifo ? sentDeduplicationId : group;
+    const earlier = this.seen.get(deduplicationId);
     if (earlier !== undefined && now - earlier < window) {
       this.deduplicated += 1;
       return { messageId: `duplicate-${sequence}`, group, deduplicationId, body, sequence, sentAt: now, receives: 0, visibleAt: now };
@@ -283,14 +318,18 @@ export class LocalFifoQueue {
           SentTimestamp: String(message.sentAt),
           SenderId: 'local',
           ApproximateFirstReceiveTimestamp: String(receivedAt),
-          MessageGroupId: message.group,
-          MessageDeduplicationId: message.deduplicationId,
-          SequenceNumber: String(message.sequence).padStart(20, '0'),
+          ...(this.fifo
+            ? {
+                MessageGroupId: message.group,
+                MessageDeduplicationId: message.deduplicationId,
+                SequenceNumber: String(message.sequence).padStart(20, '0'),
+              }
+            : {}),
         },
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:DepositEvents.fifo',
+        eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${this.name}`,
         awsRegion: 'us-east-1',
       }),
     );
@@ -325,7 +364,72 @@ export class LocalFifoQueue {
       this.deadLetters.push(message);
       remove(message);
     }
-    for (const { message, visibleAt } of settled.retried) message.visibleAt = visibleAt;
+    // (A message whose consumer changed its visibility shows again when that says.)
+    for (const { message, visibleAt } of settled.retried) {
+      message.visibleAt = message.visibleUntil ?? visibleAt;
+      message.visibleUntil = undefined;
+    }
+  }
+}
+
+class LocalSqsError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const md5 = (text: string): string => createHash('md5').update(text).digest('hex');
+
+/**
+ * The SQS endpoint of the harness's queues (AWS_ENDPOINT_URL_SQS): one HTTP server answering the JSON
+ * protocol for every queue added, each request routed by its QueueUrl's name (the ingest publishes to
+ * two queues, and their consumers to a third, through one client endpoint).
+ */
+export class LocalSqs {
+  private readonly queues = new Map<string, LocalQueue>();
+  private server: Server | undefined;
+  endpoint = '';
+
+  async start(): Promise<void> {
+    this.server = createServer(async (request, response) => {
+      const answer = (status: number, body: unknown) => {
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+        response.end(JSON.stringify(body));
+      };
+      try {
+        const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+        const name =
+          String(body.QueueUrl ?? '')
+            .split('/')
+            .at(-1) ?? '';
+        const queue = this.queues.get(name);
+        if (!queue) throw new LocalSqsError('AWS.SimpleQueueService.NonExistentQueue', `no queue ${name}`);
+        answer(200, queue.handle(String(request.headers['x-amz-target'] ?? ''), body));
+      } catch (error) {
+        if (error instanceof LocalSqsError) answer(400, { __type: `com.amazonaws.sqs#${error.type}`, message: error.message });
+        else answer(500, { __type: 'com.amazonaws.sqs#InternalError', message: String(error) });
+      }
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.endpoint = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Serves `queue` as `name` (its URL on this endpoint) and starts its pollers. */
+  add(name: string, queue: LocalQueue): LocalQueue {
+    this.queues.set(name, queue);
+    queue.attach(this.endpoint, name);
+    return queue;
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      if (!this.server) return resolve();
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
   }
 }
 

@@ -6,14 +6,16 @@
  * batch's answer deletes or retries) and the local SQS FIFO stand-in (long polls, order, one batch of a
  * group in flight, deduplication, retries of failed records) driven by the real SQS client.
  */
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { delayMessage } from '../../../shared/aws/delay-message';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { LambdaFollowResult } from '../../../scripts/bench/lambda-follow';
 import { FAMILIES, lambdaBudgets } from '../../../scripts/bench/lib/budgets';
+import { benchWebhooks, queueFigures, type ReceivedRequest, webhookFigures } from '../../../scripts/bench/lib/lambda-webhooks';
 import { chaosRecovery, lagInBlocks, pickHolder } from '../../../scripts/bench/lib/lambda-chaos';
 import { LAMBDA_PRICES, lambdaCostPerChainPerDay, successorWaitSeconds } from '../../../scripts/bench/lib/lambda-cost';
-import { LocalFifoQueue, type QueuedMessage, receiveBatch, settleBatch } from '../../../scripts/bench/lib/local-sqs';
+import { LocalQueue, LocalSqs, type QueuedMessage, receiveBatch, settleBatch } from '../../../scripts/bench/lib/local-sqs';
 
 describe('the cost of following a chain with the Lambda', () => {
   const deployed = {
@@ -181,6 +183,30 @@ describe('the budgets of the Lambda part', () => {
     expect(behind[3]).toMatchObject({ value: 25, budget: 0, pass: false });
   });
 
+  it('webhooks: event-to-delivered p99 within 5 s, and no block delivered wrong', () => {
+    const withHooks = (seconds: number, wrong: number[], expected = 40) =>
+      lambdaBudgets({
+        ...result(),
+        webhooks: {
+          expected,
+          delivered: 40,
+          seconds: { p50: 1, p99: seconds, max: seconds },
+          wrongCountBlocks: wrong,
+          unexpected: 0,
+          badSignatures: 0,
+        },
+        budget: { p99LagBlocks: 2, p99DepositSeconds: 5, burstRecoveryBlocks: null, p99WebhookSeconds: 5 },
+      } as unknown as LambdaFollowResult).filter((budget) => budget.family === FAMILIES.lambdaWebhook);
+    expect(withHooks(1.8, []).map((budget) => [budget.value, budget.pass])).toEqual([
+      [1.8, true],
+      [0, true],
+    ]);
+    expect(withHooks(5.2, [])[0]).toMatchObject({ value: 5.2, budget: 5, pass: false });
+    expect(withHooks(1.8, [12, 13])[1]).toMatchObject({ value: 2, pass: false });
+    // Nothing to deliver measures nothing: a failure, not a pass.
+    expect(withHooks(1.8, [], 0)[0]).toMatchObject({ value: null, pass: false });
+  });
+
   it('Base mode: no deposit budget; the burst recovers within 10 blocks or fails', () => {
     const names = (budgets: ReturnType<typeof lambdaBudgets>) => budgets.map((budget) => budget.name);
     const recovered = lambdaBudgets(result({ base: { recoveryBlocks: 6 } }));
@@ -197,7 +223,7 @@ describe('the local SQS FIFO stand-in', () => {
   it("takes the real client's SendMessage, drops duplicates, delivers a group in order and retries failed records", async () => {
     const delivered: string[] = [];
     let failOnce = true;
-    const queue = new LocalFifoQueue({
+    const queue = new LocalQueue({
       consumer: async (event: SQSEvent): Promise<SQSBatchResponse> => {
         const failures: { itemIdentifier: string }[] = [];
         for (const record of event.Records) {
@@ -245,6 +271,99 @@ describe('the local SQS FIFO stand-in', () => {
   });
 });
 
+describe('the local SQS endpoint with a standard queue beside a FIFO one', () => {
+  it("routes by queue URL, takes SendMessageBatch, runs a standard queue's messages side by side and honours a consumer's backoff", async () => {
+    const sqs = new LocalSqs();
+    await sqs.start();
+    const client = new SQSClient({
+      endpoint: sqs.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const fifoBodies: string[] = [];
+    const attempts = new Map<string, number[]>();
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const fifo = sqs.add(
+      'Events.fifo',
+      new LocalQueue({
+        consumer: async (event) => {
+          fifoBodies.push(...event.Records.map((record) => record.body));
+          return { batchItemFailures: [] };
+        },
+      }),
+    );
+    const standard = sqs.add(
+      'Deliveries',
+      new LocalQueue({
+        fifo: false,
+        batchSize: 1,
+        pollers: 3,
+        visibilityTimeoutMs: 30_000,
+        consumer: async (event) => {
+          inFlight += 1;
+          mostInFlight = Math.max(mostInFlight, inFlight);
+          const failures: { itemIdentifier: string }[] = [];
+          for (const record of event.Records) {
+            const times = [...(attempts.get(record.body) ?? []), Date.now()];
+            attempts.set(record.body, times);
+            // "retry" fails its first receive and asks to be back in 200 ms (not the queue's 30 s).
+            if (record.body === 'retry' && times.length === 1) {
+              await delayMessage(client, standard.queueUrl, record.receiptHandle, 200);
+              failures.push({ itemIdentifier: record.messageId });
+            }
+          }
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          inFlight -= 1;
+          return { batchItemFailures: failures };
+        },
+      }),
+    );
+    try {
+      await client.send(
+        new SendMessageCommand({ QueueUrl: fifo.queueUrl, MessageBody: 'block', MessageGroupId: '1', MessageDeduplicationId: 'b' }),
+      );
+      const answer = await client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: standard.queueUrl,
+          Entries: ['one', 'two', 'same', 'same', 'retry'].map((body, index) => ({ Id: String(index), MessageBody: body })),
+        }),
+      );
+      expect(answer.Successful).toHaveLength(5);
+      await expect(
+        client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: standard.queueUrl,
+            Entries: Array.from({ length: 11 }, (_, i) => ({ Id: String(i), MessageBody: 'x' })),
+          }),
+        ),
+      ).rejects.toThrow(/1 to 10 entries/);
+      await expect(
+        client.send(new SendMessageCommand({ QueueUrl: `${sqs.endpoint}/000000000000/Nowhere`, MessageBody: 'x' })),
+      ).rejects.toThrow(/no queue Nowhere/);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await standard.drain(5_000);
+      await fifo.drain(5_000);
+      expect(fifoBodies).toEqual(['block']);
+      // A standard queue deduplicates nothing and runs its messages side by side.
+      expect(standard.messages.map((message) => message.body)).toEqual(['one', 'two', 'same', 'same', 'retry']);
+      expect(attempts.get('same')).toHaveLength(2);
+      expect(mostInFlight).toBeGreaterThan(1);
+      // The backoff: back after about 200 ms, long before the queue's visibility timeout.
+      const [first, second] = attempts.get('retry')!;
+      expect(second! - first!).toBeGreaterThanOrEqual(190);
+      expect(second! - first!).toBeLessThan(5_000);
+      expect(standard.visibilityChanges).toBe(1);
+      expect(standard.deadLetters).toEqual([]);
+    } finally {
+      client.destroy();
+      await fifo.close();
+      await standard.close();
+      await sqs.close();
+    }
+  });
+});
+
 describe("the model of Lambda's SQS event source mapping (FIFO)", () => {
   const message = (sequence: number, group: string, visibleAt = 0, receives = 1): QueuedMessage => ({
     messageId: `m${sequence}`,
@@ -283,7 +402,7 @@ describe("the model of Lambda's SQS event source mapping (FIFO)", () => {
     const batches: string[][] = [];
     let inFlight = 0;
     let mostInFlight = 0;
-    const queue = new LocalFifoQueue({
+    const queue = new LocalQueue({
       consumer: async (event: SQSEvent): Promise<SQSBatchResponse> => {
         inFlight += 1;
         mostInFlight = Math.max(mostInFlight, inFlight);
@@ -323,5 +442,123 @@ describe("the model of Lambda's SQS event source mapping (FIFO)", () => {
       client.destroy();
       await queue.close();
     }
+  });
+});
+
+describe("the harness's webhook figures", () => {
+  const hook = benchWebhooks({ chainId: 5, anvilSenders: ['0x00000000000000000000000000000000000000aa'], base: null })[0]!;
+  const item = (id: string, block: number, from = '0x00000000000000000000000000000000000000AA', status: 'new' | 'reverted' = 'new') => ({
+    id,
+    status,
+    type: 'transaction' as const,
+    data: { block_number: block, from_address: from },
+  });
+  const queue = queueFigures({ messages: 0, batches: 0, failedRecords: 0, deadLetters: 0, deliveries: [], invocations: [], coldStarts: 0 });
+  const figures = (requests: ReceivedRequest[], truth: Map<number, number>) =>
+    webhookFigures({
+      webhooks: [{ id: 'w', topic: hook.topic, filter: hook.describe }],
+      requests,
+      expectedPerBlock: new Map([['w', truth]]),
+      matches: (_, received) => hook.matches(received),
+      minedAt: new Map([
+        [0, 0],
+        [1, 1_000],
+        [2, 3_000],
+        [3, 5_000],
+      ]),
+      measured: new Set([1, 2, 3]),
+      shownAt: new Map([
+        [1, 2_000],
+        [2, 3_500],
+      ]),
+      windows: new Set([3]),
+      matching: queue,
+      delivery: { ...queue, visibilityChanges: 0 },
+    });
+
+  it("counts the chain's matching records of a block with the webhook's filter", () => {
+    const block = {
+      txs: [
+        { from: '0x00000000000000000000000000000000000000AA', to: null, logs: [] },
+        { from: '0x00000000000000000000000000000000000000bb', to: null, logs: [] },
+      ],
+    };
+    expect(hook.countIn(block)).toBe(1);
+    expect(hook.matches(item('x', 1))).toBe(true);
+    expect(hook.matches(item('x', 1, '0x00000000000000000000000000000000000000bb'))).toBe(false);
+  });
+
+  it('times each item from its block at the node to its first delivery, the windows apart, repeats counted once', () => {
+    const result = figures(
+      [
+        { at: 500, webhookId: 'w', signatureOk: true, items: [item('z', 0)] },
+        { at: 2_500, webhookId: 'w', signatureOk: true, items: [item('a', 1), item('b', 2)] },
+        { at: 4_000, webhookId: 'w', signatureOk: true, items: [item('a', 1)] },
+        { at: 9_000, webhookId: 'w', signatureOk: true, items: [item('c', 3)] },
+      ],
+      new Map([
+        [0, 1],
+        [1, 1],
+        [2, 1],
+        [3, 1],
+      ]),
+    );
+    expect(result.delivered).toBe(4);
+    // Block 0 was mined before the ingest first caught up: left out, as the lag leaves it out.
+    expect(result.beforeCaughtUp).toBe(1);
+    expect(result.slowest[0]).toEqual({ block: 1, items: 1, seconds: 1.5 });
+    expect(result.repeated).toBe(1);
+    expect(result.measuredItems).toBe(2);
+    expect(result.seconds.max).toBe(1.5);
+    // Block 1 was shown at 2 s and its item delivered at 2.5 s: the webhook path's own 0.5 s.
+    expect(result.afterShownSeconds.max).toBe(0.5);
+    expect(result.inWindows).toEqual({ items: 1, seconds: { p50: 4, p99: 4, max: 4 } });
+    expect(result.wrongCountBlocks).toEqual([]);
+    expect(result.pass).toBe(true);
+  });
+
+  it('fails a run that missed a record, delivered one outside its filter, a reverted one or a bad signature, or was late', () => {
+    const truth = new Map([
+      [1, 2],
+      [2, 1],
+    ]);
+    const missed = figures([{ at: 1_100, webhookId: 'w', signatureOk: true, items: [item('a', 1), item('b', 2)] }], truth);
+    expect(missed.wrongCountBlocks).toEqual([1]);
+    expect(missed.pass).toBe(false);
+    const outside = figures(
+      [
+        {
+          at: 1_100,
+          webhookId: 'w',
+          signatureOk: true,
+          items: [item('a', 1), item('a2', 1, '0x00000000000000000000000000000000000000bb'), item('b', 2)],
+        },
+      ],
+      truth,
+    );
+    expect(outside.unexpected).toBe(1);
+    expect(outside.pass).toBe(false);
+    const unsigned = figures(
+      [{ at: 1_100, webhookId: 'w', signatureOk: false, items: [item('a', 1), item('a2', 1), item('b', 2)] }],
+      truth,
+    );
+    expect(unsigned.badSignatures).toBe(1);
+    expect(unsigned.pass).toBe(false);
+    const late = figures([{ at: 7_000, webhookId: 'w', signatureOk: true, items: [item('a', 1), item('a2', 1), item('b', 2)] }], truth);
+    expect(late.seconds.p99).toBe(6);
+    expect(late.pass).toBe(false);
+    const reverted = figures(
+      [
+        {
+          at: 1_100,
+          webhookId: 'w',
+          signatureOk: true,
+          items: [item('a', 1), item('a2', 1), item('b', 2), item('a', 1, undefined, 'reverted')],
+        },
+      ],
+      truth,
+    );
+    expect(reverted.reverted).toBe(1);
+    expect(reverted.pass).toBe(false);
   });
 });
