@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  COMPACTION_RULES,
   compactBlock,
   compactInternalTransaction,
   compactLog,
@@ -361,5 +362,89 @@ describe('internal transactions', () => {
     // A creation keeps its created contract as an attribute of its own: the reorg's lookup filters on it.
     const creation = { ...internal, type: 'create' as const, callType: null, to: null, createdContract: `0x${'3'.repeat(40)}` };
     expect(compactInternalTransaction(creation, keys[0]!)).toHaveProperty('createdContract', creation.createdContract);
+  });
+});
+
+describe('the rules of every family', () => {
+  const a = hex(40, 'a');
+  const b = hex(40, 'b');
+  const h = hex(64, 'c');
+  // Keys of every shape the families are stored under: canonical, per address (both sides), per contract.
+  const keysOf: Record<string, { pk: string; sk: string }[]> = {
+    transaction: [
+      transactionKeys.transaction(1, h),
+      { pk: `C#1#A#${a}#TX#from`, sk: '000000001234#000002' },
+      { pk: `C#1#A#${b}#TX#to`, sk: '000000001234#000002' },
+      { pk: `C#1#CALLS#${b}#0xa9059cbb#FROM#${a}`, sk: '000000001234#000002' },
+    ],
+    log: [
+      { pk: `C#1#TX#${h}`, sk: 'LOG#000003' },
+      { pk: `C#1#LOGS#${b}`, sk: '000000001234#000003' },
+    ],
+    tokenTransfer: [
+      { pk: `C#1#TX#${h}`, sk: 'TT#000003#0001' },
+      { pk: `C#1#A#${a}#TT#from#ALL`, sk: '000000001234#000003#0001' },
+      { pk: `C#1#A#${b}#TT#to#ALL`, sk: '000000001234#000003#0001' },
+      { pk: `C#1#A#${a}#TT#from#TOKEN#${b}:ERC-20`, sk: '000000001234#000003#0001' },
+    ],
+    block: [{ pk: 'C#1#BLOCKS', sk: '000000001234' }],
+    internalTransaction: [
+      { pk: `C#1#TX#${h}`, sk: 'ITX#000003' },
+      { pk: `C#1#A#${a}#ITX#from`, sk: '000000001234#000002#000003' },
+      { pk: `C#1#A#${b}#ITX#to`, sk: '000000001234#000002#000003' },
+    ],
+  };
+  // A record whose every field holds a value of its type (the rules compute with them).
+  const sample: Record<string, unknown> = {
+    ...transfer,
+    from: a,
+    to: b,
+    gasPrice: '1000',
+    baseFeePerGas: '10',
+    l1Fee: '5',
+    index: 3,
+    logIndex: 3,
+    batchIndex: 1,
+    traceAddress: [0],
+  };
+
+  type Rules = readonly (readonly [string, (record: Record<string, unknown>, key: { pk: string; sk: string }) => unknown])[];
+  /** The reads of a field restored after the rule reading it (none: an item expands to its record). */
+  const lateReads = (rules: Rules, keys: readonly { pk: string; sk: string }[]): string[] => {
+    const reads = new Set<string>();
+    const watched = new Proxy(sample, {
+      get: (target, property) => {
+        if (typeof property === 'string') reads.add(property);
+        return Reflect.get(target, property);
+      },
+      has: (target, property) => {
+        if (typeof property === 'string') reads.add(property);
+        return Reflect.has(target, property);
+      },
+    });
+    const late = new Set<string>();
+    rules.forEach(([field, derive], position) => {
+      for (const key of keys) {
+        reads.clear();
+        derive(watched, key);
+        for (const read of reads) {
+          const ruleOfRead = rules.findIndex(([other]) => other === read);
+          if (ruleOfRead >= position) late.add(`${field} reads ${read}`);
+        }
+      }
+    });
+    return [...late];
+  };
+
+  it.each(Object.keys(COMPACTION_RULES))('%s: each rule reads only fields without a rule or restored before it', (kind) => {
+    expect(keysOf[kind], `keys for ${kind}`).toBeDefined();
+    expect(lateReads(COMPACTION_RULES[kind]!, keysOf[kind]!)).toEqual([]);
+  });
+
+  it('finds a rule that reads a field restored after it (the transactions rules with the gas price moved last)', () => {
+    const rules = COMPACTION_RULES.transaction!;
+    const gasPrice = rules.find(([field]) => field === 'gasPrice')!;
+    const moved = [...rules.filter((rule) => rule !== gasPrice), gasPrice];
+    expect(lateReads(moved, keysOf.transaction!)).toContain('effectiveGasPrice reads gasPrice');
   });
 });
