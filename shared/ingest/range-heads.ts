@@ -34,9 +34,9 @@
  * restarted or batched ingest writes the same items as a clean one.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { decode, encode } from '@msgpack/msgpack';
 import { deleteItem, inParallel, queryPage, writeItems } from '../db/operations';
 import { addressKeys, blockKey, keyId, tokenTransferKeys, type TableItem } from '../table/keys';
+import { fromMessagePack, toMessagePack } from '../table/pack';
 import { decodeTotal, encodeTotal, runningTotalOf, SUMMED_FIELDS } from '../table/records';
 import { getItems } from './table-io';
 
@@ -147,14 +147,14 @@ export function headsItem(chainId: number, owner: string, heads: OwnerHeads): Ta
     complete: [...complete].sort().join(','),
     // Raw DEFLATE of the MessagePack list: range names repeat the tokens and contracts (1.2 KB to 0.5 KB
     // a head on the Base-like profile, 3.1 to 2.1 write units a transaction).
-    packed: deflateRawSync(encode(packed)),
+    packed: deflateRawSync(toMessagePack(packed)),
   };
 }
 
 /** An owner's heads as stored (an item written by headsItem). */
 export function readHeadsItem(chainId: number, owner: string, item: Record<string, unknown>): OwnerHeads {
   const ranges = new Map<string, RangeHead>();
-  const packed = decode(inflateRawSync(item.packed as Uint8Array)) as PackedRange[];
+  const packed = fromMessagePack(inflateRawSync(item.packed as Uint8Array)) as PackedRange[];
   for (const [name, position, block, totals] of packed) {
     ranges.set(rangeKey(chainId, owner, name), {
       position,

@@ -18,10 +18,9 @@
  * entries would be served: readers are unchanged, and entries written before buckets (one item each)
  * read the same.
  */
-import { decode, encode } from '@msgpack/msgpack';
 import { TABLE } from './definition';
 import { compareSortKeys, type TableItem } from './keys';
-import { unpackItem } from './pack';
+import { fromMessagePack, toMessagePack, unpackItem } from './pack';
 
 /** The item kind of a bucket. */
 export const BUCKET_KIND = 'bucket';
@@ -106,7 +105,7 @@ function bucketOf(run: readonly TableItem[]): TableItem {
     sk: first.sk,
     kind: BUCKET_KIND,
     of: String(first.kind),
-    e: encode(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => rest)),
+    e: toMessagePack(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => rest)),
     ...(ttl === undefined ? {} : { [TABLE.ttlAttribute]: ttl as number }),
   };
   return bucket as unknown as TableItem;
@@ -126,7 +125,7 @@ export function storedEntriesOf<T extends Record<string, unknown>>(item: T): T[]
   const packed = item.e;
   if (!(packed instanceof Uint8Array)) throw new Error(`bucket ${String(item.pk)} ${String(item.sk)} has no entries`);
   const ttl = item[TABLE.ttlAttribute];
-  return (decode(packed) as Record<string, unknown>[]).map(
+  return (fromMessagePack(packed) as Record<string, unknown>[]).map(
     (entry) => ({ ...entry, pk: item.pk, kind: item.of, ...(ttl === undefined ? {} : { [TABLE.ttlAttribute]: ttl }) }) as unknown as T,
   );
 }

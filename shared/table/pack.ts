@@ -14,7 +14,22 @@
  * and checks that the item expands to the record, so packing can never change what a reader gets.
  * An item without `d` (written before packing, or with nothing to pack) reads as before.
  */
-import { decode, encode } from '@msgpack/msgpack';
+import { Decoder, Encoder } from '@msgpack/msgpack';
+
+/**
+ * One MessagePack encoder and decoder for the process. The library's `encode` function makes an encoder,
+ * and its 2 KB buffer, per call and returns a view of that buffer: every packed item held 2 KB, and the
+ * ingest made that garbage for each of its items. An encoder's own `encode` reuses its buffer and returns
+ * an exact copy. (Both guard against re-entry: a nested call gets a clone.)
+ */
+const encoder = new Encoder();
+const decoder = new Decoder();
+
+/** `value` in MessagePack, as a buffer of its own. */
+export const toMessagePack = (value: unknown): Uint8Array => encoder.encode(value);
+
+/** The value MessagePack `bytes` hold. */
+export const fromMessagePack = (bytes: Uint8Array): unknown => decoder.decode(bytes);
 
 /** The attribute that holds the packed fields. */
 export const PACKED_ATTRIBUTE = 'd';
@@ -146,12 +161,12 @@ export function packFields(fields: Readonly<Record<string, unknown>>): Uint8Arra
     if (value === undefined) continue;
     flat.push(CODE_OF.get(name) ?? name, packValue(value));
   }
-  return encode(flat);
+  return toMessagePack(flat);
 }
 
 /** The fields a packed attribute holds. */
 export function unpackFields(packed: Uint8Array): Record<string, unknown> {
-  const flat = decode(packed);
+  const flat = fromMessagePack(packed);
   if (!Array.isArray(flat) || flat.length % 2 !== 0) throw new Error('packed fields: not a list of (code, value) pairs');
   const fields: Record<string, unknown> = {};
   for (let index = 0; index < flat.length; index += 2) {

@@ -114,3 +114,18 @@ describe('packed transactions', () => {
     expect(itemSize({ ...stored, ...key })).toBeLessThan(0.67 * itemSize({ ...unpacked, ...key }));
   });
 });
+
+describe('packed bytes', () => {
+  it('own a buffer of their size (a view into a 2 KB encoder buffer held 2 KB for every item of a block)', () => {
+    const small = packFields({ kind: 'log', chainId: 1, logIndex: 3 });
+    expect(small.byteLength).toBeLessThan(32);
+    expect(small.buffer.byteLength).toBe(small.byteLength);
+    // The encoder is reused: a later, larger encoding leaves the first as it was.
+    const first = Buffer.from(small).toString('hex');
+    const large = packFields({ data: `0x${'ab'.repeat(5_000)}` });
+    expect(large.buffer.byteLength).toBe(large.byteLength);
+    expect(Buffer.from(small).toString('hex')).toBe(first);
+    expect(unpackFields(small)).toEqual({ kind: 'log', chainId: 1, logIndex: 3 });
+    expect(unpackFields(large)).toEqual({ data: `0x${'ab'.repeat(5_000)}` });
+  });
+});
