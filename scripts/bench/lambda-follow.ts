@@ -99,7 +99,7 @@ import {
   webhookFigures,
 } from './lib/lambda-webhooks';
 import { LocalQueue, LocalSqs } from './lib/local-sqs';
-import { percentileOf } from './lib/stages';
+import { type Percentiles, percentileOf, percentiles, round2 } from './lib/stages';
 import { numberOption } from './lib/options';
 import { serveReleasedChain, type ReleasedChainNode } from './lib/released-chain';
 import { BaseChain } from './dataset/base-profile';
@@ -281,16 +281,16 @@ export interface LambdaFollowResult {
   };
   lag: {
     measuredBlocks: number;
-    blocks: { p50: number | null; p99: number | null; max: number | null };
-    seconds: { p50: number | null; p99: number | null; max: number | null };
+    blocks: Percentiles;
+    seconds: Percentiles;
     /** From the block's own timestamp (whole seconds) to the API showing it. */
-    fromTimestampSeconds: { p50: number | null; p99: number | null; max: number | null };
+    fromTimestampSeconds: Percentiles;
     notShown: number;
     /** The figures above leave out the chaos window's blocks; these take every measured block. */
     withChaosWindow: {
       measuredBlocks: number;
-      blocks: { p50: number | null; p99: number | null; max: number | null };
-      seconds: { p50: number | null; p99: number | null; max: number | null };
+      blocks: Percentiles;
+      seconds: Percentiles;
     };
     /** How the API was read: GET /insights/v1/chains/{id}/status over HTTP from the local gateway. */
     api: { route: string; requests: number; notOk: number };
@@ -298,12 +298,12 @@ export interface LambdaFollowResult {
   deposits: {
     sent: number;
     detected: number;
-    seconds: { p50: number | null; p99: number | null; max: number | null };
+    seconds: Percentiles;
     /** From the deposit's block appearing at the node to the order showing it. */
-    fromBlockSeconds: { p50: number | null; p99: number | null; max: number | null };
+    fromBlockSeconds: Percentiles;
     depositItemsPerOrder: { min: number | null; max: number | null };
     /** Deposits whose block fell in the chaos window: left out of `seconds`, reported here. */
-    inChaosWindow: { count: number; seconds: { p50: number | null; p99: number | null; max: number | null } };
+    inChaosWindow: { count: number; seconds: Percentiles };
     /** The queue's event source mapping and the consumer's execution environment (lib/local-sqs.ts). */
     queue: {
       pollers: number;
@@ -314,9 +314,9 @@ export interface LambdaFollowResult {
       batches: number;
       messagesPerBatch: { p50: number | null; max: number | null };
       /** From a batch's first message sent to its poll returning, ms. */
-      sendToReceiveMs: { p50: number | null; p99: number | null; max: number | null };
+      sendToReceiveMs: Percentiles;
       /** The consumer's invocation (DetectDeposits in its own environment), ms. */
-      invocationMs: { p50: number | null; p99: number | null; max: number | null };
+      invocationMs: Percentiles;
       consumerInvocations: number;
       consumerColdStarts: number;
       consumerInitMs: number | null;
@@ -333,7 +333,7 @@ export interface LambdaFollowResult {
     block: number;
     recoveryBlocks: number | null;
     budgetBlocks: number;
-    lagBlocks: { p50: number | null; p99: number | null; max: number | null };
+    lagBlocks: Percentiles;
     windowBlocks: number[];
   } | null;
   /**
@@ -536,12 +536,21 @@ async function main(): Promise<void> {
 
     ssm = await startSsm(rpcUrl);
     // DetectDeposits as Lambda runs it: its own execution environment, invoked by the queue's pollers.
-    depositLambda = new LocalLambda({
-      handler: DEPOSIT_CONSUMER.handler,
-      functionName: DEPOSIT_CONSUMER.id,
-      timeoutMs: DEPOSIT_CONSUMER.timeoutSeconds * 1000,
-      memoryMb: DEPOSIT_CONSUMER.memorySize ?? options.memoryMb,
-      env: { ...common, DYNAMODB_ENDPOINT: table.endpoint, TABLE_NAME: tableName, POWERTOOLS_LOG_LEVEL: 'WARN' },
+    // A queue consumer's execution environments, as its row of shared/jobs.ts deploys it.
+    const environmentOf = (consumer: (typeof consumers)[number], env: Record<string, string>) =>
+      new LocalLambda({
+        handler: consumer.handler,
+        functionName: consumer.id,
+        timeoutMs: consumer.timeoutSeconds * 1000,
+        // (512: the stack's DEFAULT_JOB_MEMORY_SIZE, lib/service-stack.ts.)
+        memoryMb: consumer.memorySize ?? 512,
+        env,
+      });
+    depositLambda = environmentOf(DEPOSIT_CONSUMER, {
+      ...common,
+      DYNAMODB_ENDPOINT: table.endpoint,
+      TABLE_NAME: tableName,
+      POWERTOOLS_LOG_LEVEL: 'WARN',
     });
     const consumer = depositLambda;
     // One SQS endpoint for the three queues (the ingest publishes to two through one client).
@@ -604,20 +613,8 @@ async function main(): Promise<void> {
       WEBHOOK_ALLOW_LOOPBACK: '1',
       POWERTOOLS_LOG_LEVEL: 'WARN',
     };
-    matchLambda = new LocalLambda({
-      handler: MATCH_CONSUMER.handler,
-      functionName: MATCH_CONSUMER.id,
-      timeoutMs: MATCH_CONSUMER.timeoutSeconds * 1000,
-      memoryMb: MATCH_CONSUMER.memorySize ?? 512,
-      env: webhookEnv,
-    });
-    deliverLambda = new LocalLambda({
-      handler: DELIVERY_CONSUMER.handler,
-      functionName: DELIVERY_CONSUMER.id,
-      timeoutMs: DELIVERY_CONSUMER.timeoutSeconds * 1000,
-      memoryMb: DELIVERY_CONSUMER.memorySize ?? 512,
-      env: webhookEnv,
-    });
+    matchLambda = environmentOf(MATCH_CONSUMER, webhookEnv);
+    deliverLambda = environmentOf(DELIVERY_CONSUMER, webhookEnv);
     webhookEvents = sqs.add(
       'WebhookEvents.fifo',
       new LocalQueue({
@@ -1028,13 +1025,6 @@ async function main(): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // Figures
 
-const r2 = (value: number | null): number | null => (value === null ? null : Math.round(value * 100) / 100);
-const stats = (values: number[]) => ({
-  p50: r2(percentileOf(values, 50)),
-  p99: r2(percentileOf(values, 99)),
-  max: r2(percentileOf(values, 100)),
-});
-
 interface FollowResultBody {
   role?: 'followed' | 'skipped';
   reason?: string;
@@ -1287,27 +1277,27 @@ function summarise(input: {
       firstMeasured: measured[0]?.number ?? null,
       head: mined.at(-1)?.number ?? 0,
       transactions: input.transactions,
-      minedIntervalSeconds: { p50: r2(percentileOf(intervals, 50)), max: r2(percentileOf(intervals, 100)) },
+      minedIntervalSeconds: { p50: round2(percentileOf(intervals, 50)), max: round2(percentileOf(intervals, 100)) },
     },
     lag: {
       measuredBlocks: measured.length,
-      blocks: stats(lagBlocks),
-      seconds: stats(lagSeconds),
-      fromTimestampSeconds: stats(fromTimestamp),
+      blocks: percentiles(lagBlocks),
+      seconds: percentiles(lagSeconds),
+      fromTimestampSeconds: percentiles(fromTimestamp),
       notShown,
-      withChaosWindow: { measuredBlocks: allLagBlocks.length, blocks: stats(allLagBlocks), seconds: stats(allLagSeconds) },
+      withChaosWindow: { measuredBlocks: allLagBlocks.length, blocks: percentiles(allLagBlocks), seconds: percentiles(allLagSeconds) },
       api: { route: 'GET /insights/v1/chains/{chainId}/status (local gateway, HTTP)', ...input.api },
     },
     deposits: {
       sent: deposits.length,
       detected: detected.length,
-      seconds: stats(depositSeconds),
-      fromBlockSeconds: stats(fromBlock),
+      seconds: percentiles(depositSeconds),
+      fromBlockSeconds: percentiles(fromBlock),
       depositItemsPerOrder: {
         min: input.depositItems.length === 0 ? null : Math.min(...input.depositItems),
         max: input.depositItems.length === 0 ? null : Math.max(...input.depositItems),
       },
-      inChaosWindow: { count: windowDeposits.length, seconds: stats(windowDepositSeconds) },
+      inChaosWindow: { count: windowDeposits.length, seconds: percentiles(windowDepositSeconds) },
       queue: {
         pollers: 2,
         batchSize: DEPOSIT_CONSUMER.batchSize,
@@ -1325,12 +1315,12 @@ function summarise(input: {
             100,
           ),
         },
-        sendToReceiveMs: stats(deliveries.map((delivery) => delivery.receivedAt - delivery.firstSentAt)),
-        invocationMs: stats(deliveries.map((delivery) => delivery.answeredAt - delivery.receivedAt)),
+        sendToReceiveMs: percentiles(deliveries.map((delivery) => delivery.receivedAt - delivery.firstSentAt)),
+        invocationMs: percentiles(deliveries.map((delivery) => delivery.answeredAt - delivery.receivedAt)),
         consumerInvocations: consumerRecords.length,
         consumerColdStarts: input.consumer.coldStarts,
         consumerInitMs: consumerRecords.find((record) => record.initMs !== null)?.initMs ?? null,
-        consumerBilledSeconds: r2(consumerBilledSeconds) ?? 0,
+        consumerBilledSeconds: round2(consumerBilledSeconds) ?? 0,
       },
     },
     burst:
@@ -1341,7 +1331,7 @@ function summarise(input: {
             block: burstBlock,
             recoveryBlocks,
             budgetBlocks: LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS,
-            lagBlocks: stats(burstLags),
+            lagBlocks: percentiles(burstLags),
             windowBlocks: burstWindow,
           },
     webhooks,
@@ -1366,8 +1356,8 @@ function summarise(input: {
     hottestPartitions: hottest,
     table: {
       kind: 'dynalite, embedded in the local gateway process',
-      cpuSeconds: r2(usage.tableCpuSeconds) ?? 0,
-      cpuShareOfRun: wallSeconds > 0 ? r2(usage.tableCpuSeconds / wallSeconds) : null,
+      cpuSeconds: round2(usage.tableCpuSeconds) ?? 0,
+      cpuShareOfRun: wallSeconds > 0 ? round2(usage.tableCpuSeconds / wallSeconds) : null,
     },
     cpuLimit: usage.cpuLimit,
     transactionsIngested: usage.transactionsIngested,
@@ -1375,11 +1365,11 @@ function summarise(input: {
       ? {
           ...chaos,
           killedAfterSeconds:
-            r2((chaos.killedAt - (records.find((record) => record.id === chaos.invocation)?.startedAt ?? chaos.killedAt)) / 1000) ?? 0,
+            round2((chaos.killedAt - (records.find((record) => record.id === chaos.invocation)?.startedAt ?? chaos.killedAt)) / 1000) ?? 0,
           noBlockLostOrRepeated: continuity.pass,
-          unwrittenSeconds: r2(chaos.unwrittenSeconds),
-          firstAdvanceAfterSeconds: r2(chaos.firstAdvanceAfterSeconds),
-          recoverySeconds: r2(chaos.recoverySeconds),
+          unwrittenSeconds: round2(chaos.unwrittenSeconds),
+          firstAdvanceAfterSeconds: round2(chaos.firstAdvanceAfterSeconds),
+          recoverySeconds: round2(chaos.recoverySeconds),
         }
       : null,
     invocations: {
@@ -1395,16 +1385,16 @@ function summarise(input: {
       handoverGapMs: { p50: percentileOf(gaps, 50), max: percentileOf(gaps, 100) },
       overlaps: gaps.filter((gap) => gap < 0).length,
       mostActiveAtOnce: mostActive,
-      skippedSeconds: { p50: r2(percentileOf(skippedSeconds, 50)), max: r2(percentileOf(skippedSeconds, 100)) },
+      skippedSeconds: { p50: round2(percentileOf(skippedSeconds, 50)), max: round2(percentileOf(skippedSeconds, 100)) },
       initMs: { p50: percentileOf(initMs, 50), max: percentileOf(initMs, 100) },
       perInvocation: records.map((record, index) => ({
         id: record.id,
         role: bodies[index]?.role ?? record.outcome,
         startedAt: record.startedAt,
-        seconds: r2((record.endedAt - record.startedAt) / 1000) ?? 0,
+        seconds: round2((record.endedAt - record.startedAt) / 1000) ?? 0,
         heldSeconds:
           bodies[index]?.heldFrom != null && bodies[index]?.heldUntil != null
-            ? r2((bodies[index]!.heldUntil! - bodies[index]!.heldFrom!) / 1000)
+            ? round2((bodies[index]!.heldUntil! - bodies[index]!.heldFrom!) / 1000)
             : null,
         advanced: bodies[index]?.advanced ?? null,
         waitedMs: bodies[index]?.waitedMs ?? null,
@@ -1414,11 +1404,11 @@ function summarise(input: {
     continuity,
     cost: {
       run: {
-        wallSeconds: r2(wallSeconds) ?? 0,
-        billedSeconds: r2(billedSeconds) ?? 0,
-        gbSeconds: r2(gbSeconds) ?? 0,
+        wallSeconds: round2(wallSeconds) ?? 0,
+        billedSeconds: round2(billedSeconds) ?? 0,
+        gbSeconds: round2(gbSeconds) ?? 0,
         usd: Math.round(gbSeconds * deployed.prices.gbSecondArm * 1e6) / 1e6,
-        lambdaSecondsPerSecond: r2(billedSeconds / wallSeconds) ?? 0,
+        lambdaSecondsPerSecond: round2(billedSeconds / wallSeconds) ?? 0,
       },
       modelAtHarnessTiming,
       measuredOverModel:

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signatureOf, type WebhookItem } from '../../../shared/insights/webhook-payload';
-import { percentileOf } from './stages';
+import { type Percentiles, percentileOf, percentiles, round2 } from './stages';
 
 export const LAMBDA_WEBHOOK_BUDGET_SECONDS = 5;
 
@@ -83,15 +83,15 @@ export interface WebhookFigures {
   badSignatures: number;
   itemsPerRequest: { p50: number | null; max: number | null };
   /** From the item's block appearing at the node to its first delivery, over the items outside the chaos and burst windows. */
-  seconds: { p50: number | null; p99: number | null; max: number | null };
+  seconds: Percentiles;
   measuredItems: number;
   /** Items of the chaos and burst windows' blocks, left out of `seconds`. */
-  inWindows: { items: number; seconds: { p50: number | null; p99: number | null; max: number | null } };
+  inWindows: { items: number; seconds: Percentiles };
   /**
    * The webhook path's own share: from the API first showing the item's block (the ingest had written it)
    * to the item's first delivery, over the same items as `seconds` (the rest of `seconds` is the ingest's lag).
    */
-  afterShownSeconds: { p50: number | null; p99: number | null; max: number | null };
+  afterShownSeconds: Percentiles;
   /** Items of blocks mined before the ingest had first caught up (the whole service's cold start), left out too. */
   beforeCaughtUp: number;
   /** The slowest measured blocks: the block, its items, the seconds to its last item's first delivery. */
@@ -107,18 +107,11 @@ export interface QueueFigures {
   failedRecords: number;
   deadLetters: number;
   /** From a batch's first message sent to its poll returning, ms. */
-  sendToReceiveMs: { p50: number | null; p99: number | null; max: number | null };
+  sendToReceiveMs: Percentiles;
   invocations: number;
   coldStarts: number;
   billedSeconds: number;
 }
-
-const r2 = (value: number | null): number | null => (value === null ? null : Math.round(value * 100) / 100);
-const stats = (values: number[]) => ({
-  p50: r2(percentileOf(values, 50)),
-  p99: r2(percentileOf(values, 99)),
-  max: r2(percentileOf(values, 100)),
-});
 
 export function queueFigures(input: {
   messages: number;
@@ -134,10 +127,10 @@ export function queueFigures(input: {
     batches: input.batches,
     failedRecords: input.failedRecords,
     deadLetters: input.deadLetters,
-    sendToReceiveMs: stats(input.deliveries.map((delivery) => delivery.receivedAt - delivery.firstSentAt)),
+    sendToReceiveMs: percentiles(input.deliveries.map((delivery) => delivery.receivedAt - delivery.firstSentAt)),
     invocations: input.invocations.length,
     coldStarts: input.coldStarts,
-    billedSeconds: r2(
+    billedSeconds: round2(
       input.invocations.reduce((sum, record) => sum + (record.endedAt - record.startedAt + (record.initMs ?? 0)) / 1000, 0),
     )!,
   };
@@ -235,15 +228,15 @@ export function webhookFigures(input: {
     requests: input.requests.length,
     badSignatures,
     itemsPerRequest: { p50: percentileOf(itemsPerRequest, 50), max: percentileOf(itemsPerRequest, 100) },
-    seconds: stats(seconds),
+    seconds: percentiles(seconds),
     measuredItems: seconds.length,
-    afterShownSeconds: stats(afterShown),
-    inWindows: { items: windowSeconds.length, seconds: stats(windowSeconds) },
+    afterShownSeconds: percentiles(afterShown),
+    inWindows: { items: windowSeconds.length, seconds: percentiles(windowSeconds) },
     beforeCaughtUp,
     slowest: [...perBlock]
       .sort((a, b) => b[1].seconds - a[1].seconds)
       .slice(0, 5)
-      .map(([block, entry]) => ({ block, items: entry.items, seconds: r2(entry.seconds)! })),
+      .map(([block, entry]) => ({ block, items: entry.items, seconds: round2(entry.seconds)! })),
     matching: input.matching,
     delivery: input.delivery,
     pass:

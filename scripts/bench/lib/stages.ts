@@ -202,3 +202,19 @@ export function percentileOf(values: readonly number[], p: number): number | nul
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? null;
 }
+
+/** `value` to 2 decimals (null stays null). */
+export const round2 = (value: number | null): number | null => (value === null ? null : Math.round(value * 100) / 100);
+
+export interface Percentiles {
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+/** The median, 99th percentile and maximum of `values`, to 2 decimals (nulls when there are none). */
+export const percentiles = (values: number[]): Percentiles => ({
+  p50: round2(percentileOf(values, 50)),
+  p99: round2(percentileOf(values, 99)),
+  max: round2(percentileOf(values, 100)),
+});
