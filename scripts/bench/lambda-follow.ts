@@ -342,6 +342,11 @@ export interface LambdaFollowResult {
    * node to its first delivery (budget: p99 <= 5 s), and what arrived against the chain's truth.
    */
   webhooks: WebhookFigures;
+  /**
+   * The ingest environments' peak resident memory (Lambda's Max Memory Used), MB, over the run: the
+   * burst's block included in Base mode (a block's items are all in memory until written).
+   */
+  ingestPeakRssMb: number | null;
   /** The ingest's own process CPU (every invocation, user + system) over the transactions it wrote, ms. */
   ingestCpuMsPerTransaction: number | null;
   /** DynamoDB calls of the ingest's table client over the transactions it wrote; and by command. */
@@ -1226,6 +1231,7 @@ function summarise(input: {
   const perTransaction = (value: number): number | null =>
     usage.transactionsIngested > 0 ? Math.round((value / usage.transactionsIngested) * 1000) / 1000 : null;
   const cpuMs = input.records.reduce((sum, record) => sum + (record.usage?.cpuMs ?? 0), 0);
+  const peakRss = Math.max(0, ...input.records.map((record) => record.usage?.maxRssMb ?? 0));
   const callsByCommand = new Map<string, number>();
   const heat = new Map<string, number>();
   for (const record of input.records) {
@@ -1335,6 +1341,7 @@ function summarise(input: {
             windowBlocks: burstWindow,
           },
     webhooks,
+    ingestPeakRssMb: peakRss > 0 ? peakRss : null,
     ingestCpuMsPerTransaction: perTransaction(cpuMs),
     dynamodbCallsPerTransaction: perTransaction(totalCalls),
     dynamodbCallsByCommand: byTransaction(callsByCommand),
@@ -1510,7 +1517,7 @@ function ingestMarkdown(r: LambdaFollowResult): string {
     r.chain.profile === 'base'
       ? `**Base mode**: the Base profile generator as the node (HTTP JSON-RPC, its head released on the beat, Multicall3 present), ${r.chain.transactionsPerBlock} transactions a block${b ? `, block ${b.block} a burst of ${b.transactions}` : ''}; no deposits. ${b ? `**Burst recovery: ${b.recoveryBlocks ?? 'never'} blocks** (budget <= ${b.budgetBlocks}) after the burst until a block was shown within ${r.budget.p99LagBlocks} blocks; lag over its window (${b.windowBlocks.length} blocks, left out of the p99 above): p50 ${b.lagBlocks.p50}, max ${b.lagBlocks.max} blocks.` : ''}`
       : '',
-    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction**; **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
+    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction**; peak memory of an environment **${r.ingestPeakRssMb ?? '-'} MB** (of ${r.settings.memoryMb} MB); **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
       r.dynamodbCallsByCommand,
     )
       .slice(0, 6)

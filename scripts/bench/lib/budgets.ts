@@ -366,6 +366,19 @@ export function lambdaBudgets(lambda: LambdaFollowResult): Budget[] {
         ]
       : []),
     check('lambda', FAMILIES.lambdaContinuity, 'lambda blocks lost, repeated or out of order', broken, 0),
+    // A Lambda past its memory size is killed. (Results from before the measure carry none.)
+    ...(lambda.ingestPeakRssMb != null
+      ? [
+          check(
+            'lambda',
+            FAMILIES.lambdaContinuity,
+            'lambda ingest environment peak memory (MB)',
+            lambda.ingestPeakRssMb,
+            lambda.settings.memoryMb,
+            lambda.burst ? `the ${lambda.burst.transactions}-transaction burst included` : undefined,
+          ),
+        ]
+      : []),
     // (Older results carry no behindAtEnd: their cursor ended at the head or the check above failed.)
     check('lambda', FAMILIES.lambdaLag, 'lambda blocks still behind the head at the end', lambda.continuity.behindAtEnd ?? 0, 0),
     check(

@@ -9,7 +9,8 @@
  *   parent -> { type: 'invoke', id, event, deadline, functionName, memoryMb }
  *   child  -> { type: 'ready', initMs } | { type: 'result', id, result, usage? } | { type: 'error', id, error, usage? }
  * With BENCH_MEASURE=1 each answer carries `usage`: the process's CPU during the invocation (user +
- * system, ms) and its table client's calls and write heat (lambda-measure.ts).
+ * system, ms), its peak resident memory so far (MB), and its table client's calls and write heat
+ * (lambda-measure.ts).
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -39,8 +40,17 @@ async function main(): Promise<void> {
     if (message?.type !== 'invoke') return;
     measure?.takeTableUsage();
     const cpu = process.cpuUsage();
+    // (maxRssMb: the environment's peak resident memory so far, what Lambda reports as Max Memory Used.)
     const usage = () =>
-      measure ? { usage: { cpuMs: ((u) => (u.user + u.system) / 1000)(process.cpuUsage(cpu)), ...measure.takeTableUsage() } } : {};
+      measure
+        ? {
+            usage: {
+              cpuMs: ((u) => (u.user + u.system) / 1000)(process.cpuUsage(cpu)),
+              maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+              ...measure.takeTableUsage(),
+            },
+          }
+        : {};
     const context = {
       awsRequestId: message.id,
       functionName: message.functionName,

@@ -40,7 +40,7 @@ export interface InvocationRecord {
   result?: unknown;
   error?: string;
   /** What the container measured of the invocation (with BENCH_MEASURE=1 in its environment: lambda-measure.ts). */
-  usage?: { cpuMs: number } & TableUsage;
+  usage?: { cpuMs: number; maxRssMb?: number } & TableUsage;
 }
 
 interface Container {

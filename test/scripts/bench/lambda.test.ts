@@ -207,6 +207,17 @@ describe('the budgets of the Lambda part', () => {
     expect(withHooks(1.8, [], 0)[0]).toMatchObject({ value: null, pass: false });
   });
 
+  it("an ingest environment's peak memory stays within its memory size (Lambda kills it past that)", () => {
+    const withMemory = (peak: number) =>
+      lambdaBudgets({ ...result(), ingestPeakRssMb: peak, settings: { memoryMb: 1769 } } as unknown as LambdaFollowResult).find((budget) =>
+        /peak memory/.test(budget.name),
+      );
+    expect(withMemory(900)).toMatchObject({ value: 900, budget: 1769, pass: true });
+    expect(withMemory(1900)).toMatchObject({ value: 1900, budget: 1769, pass: false });
+    // Results from before the measure: no such budget.
+    expect(lambdaBudgets(result()).some((budget) => /peak memory/.test(budget.name))).toBe(false);
+  });
+
   it('Base mode: no deposit budget; the burst recovers within 10 blocks or fails', () => {
     const names = (budgets: ReturnType<typeof lambdaBudgets>) => budgets.map((budget) => budget.name);
     const recovered = lambdaBudgets(result({ base: { recoveryBlocks: 6 } }));
