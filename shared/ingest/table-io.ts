@@ -6,8 +6,12 @@
 import { batchGetItems, countItems, getItem as getOne, queryAll, rangeQuery, type QueryInput } from '../db/operations';
 import type { ItemKey, KeyRange, TableItem } from '../table/keys';
 
-/** Parallel BatchGetItem requests of one read. */
-const GET_CONCURRENCY = 4;
+/**
+ * Parallel BatchGetItem requests of one read: a Base block's prefetch (balances, addresses, tokens) is
+ * about 1,000 keys, 10 requests; at 4 at a time it waited on 3 round trips in sequence instead of one.
+ * 64, as the range-position lookups (the client's pool holds 256 sockets: shared/db/retry.ts).
+ */
+const GET_CONCURRENCY = 64;
 
 export function getItem<T = TableItem>(key: ItemKey): Promise<T | undefined> {
   return getOne<T>(key, { consistent: true });
