@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 import { BUNDLE_ALIASES, BUNDLE_TARGET, ESM_REQUIRE_BANNER } from '../../lib/api-function';
-import { consumers, jobs } from '../../shared/jobs';
+import { consumers, jobs, queues } from '../../shared/jobs';
 import { FALLBACK_HANDLER, routes } from '../../shared/routes';
 import { median } from './lib/measure';
 
@@ -89,7 +89,13 @@ export async function runCold(
     DYNAMODB_ENDPOINT: '',
     CHAIN_ID: '31337',
     RPC_URL_PARAMETER: '/chain-data-api/rpc/31337',
-    DEPOSIT_EVENTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/DepositEvents.fifo',
+    // Every queue's URL, as the stack sets them (a consumer reads its own at import: MatchWebhooks' deliveries).
+    ...Object.fromEntries(
+      queues.map((queue) => [
+        queue.urlVariable,
+        `https://sqs.us-east-1.amazonaws.com/123456789012/${queue.id}${queue.fifo === false ? '' : '.fifo'}`,
+      ]),
+    ),
     NODE_OPTIONS: sourceMaps ? '--enable-source-maps' : '',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

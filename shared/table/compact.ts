@@ -141,18 +141,15 @@ function compactWith(
   }
   finish(item);
   const packed = packItem(item, top);
-  if (!proving()) return packed;
+  if (!PROVING) return packed;
   // The proof (tests): the item expands to the record, else it is stored unpacked, else whole.
   if (same(expand({ ...packed, pk: key.pk, sk: key.sk }), fields)) return packed;
   fallbacks += 1;
   return same(expand({ ...item, pk: key.pk, sk: key.sk }), fields) ? item : { ...fields };
 }
 
-let proof: boolean | undefined;
-const proving = (): boolean => {
-  proof ??= process.env.COMPACTION_CHECK === '1';
-  return proof;
-};
+/** COMPACTION_CHECK=1 (the tests): each compacted item is proven against its record (README, settings). */
+const PROVING = process.env.COMPACTION_CHECK === '1';
 let fallbacks = 0;
 
 /** Items whose proof failed (stored unpacked or whole instead) since the process started; COMPACTION_CHECK=1 only. */

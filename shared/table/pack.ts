@@ -10,8 +10,9 @@
  *    (half the size) and read back as the same string; any other string stays a string.
  * What stays an attribute of its own (never packed): the key attributes, `kind`, the fields a
  * FilterExpression, ProjectionExpression or condition of some reader names (the `top` list of each
- * family in compact.ts), and the fields the caller asks to keep. compact.ts packs after compaction
- * and checks that the item expands to the record, so packing can never change what a reader gets.
+ * family in compact.ts), and the fields the caller asks to keep. compact.ts packs after compaction;
+ * packing is lossless for record values (pack.test.ts), so it never changes what a reader gets (and with
+ * COMPACTION_CHECK=1, as in the tests, compact.ts proves it item by item).
  * An item without `d` (written before packing, or with nothing to pack) reads as before.
  */
 import { Decoder, Encoder } from '@msgpack/msgpack';

@@ -6,16 +6,17 @@
 import { db } from '../../shared/db/client';
 
 type Observe = (command: string, input: Record<string, any>) => void | Promise<void>;
+type Next = (args: unknown) => Promise<unknown>;
+type Around = (command: string, input: Record<string, any>, next: () => Promise<unknown>) => Promise<unknown>;
 
-export async function observingTable<T>(observe: Observe, work: () => Promise<T>): Promise<T> {
-  const name = `observingTable-${Math.random()}`;
+/** Runs `work` with `around` wrapping each table call (its command, its input, and the call itself). */
+async function wrappingTable<T>(around: Around, work: () => Promise<T>): Promise<T> {
+  const name = `wrappingTable-${Math.random()}`;
   const stack = (db as unknown as { middlewareStack: { add: (...args: unknown[]) => void; remove: (name: string) => void } })
     .middlewareStack;
   stack.add(
-    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, any> }) => {
-      await observe(context.commandName ?? '', args.input);
-      return next(args);
-    },
+    (next: Next, context: { commandName?: string }) => (args: { input: Record<string, any> }) =>
+      around(context.commandName ?? '', args.input, () => next(args)),
     { step: 'initialize', name },
   );
   try {
@@ -23,4 +24,28 @@ export async function observingTable<T>(observe: Observe, work: () => Promise<T>
   } finally {
     stack.remove(name);
   }
+}
+
+export function observingTable<T>(observe: Observe, work: () => Promise<T>): Promise<T> {
+  return wrappingTable(async (command, input, next) => {
+    await observe(command, input);
+    return next();
+  }, work);
+}
+
+/** The most calls of `command` (every command: undefined) in flight at once while `work` runs, and its result. */
+export async function mostInFlight<T>(command: string | undefined, work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let inFlight = 0;
+  let peak = 0;
+  const result = await wrappingTable(async (name, _input, next) => {
+    if (command !== undefined && name !== command) return next();
+    inFlight += 1;
+    peak = Math.max(peak, inFlight);
+    try {
+      return await next();
+    } finally {
+      inFlight -= 1;
+    }
+  }, work);
+  return { result, peak };
 }

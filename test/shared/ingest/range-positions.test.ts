@@ -7,7 +7,6 @@
  */
 import type { TableItem } from '../../../shared/table/keys';
 import { describe, expect, it } from 'vitest';
-import { dynamoClient } from '../../../shared/db/client';
 import { measureTable } from '../../../shared/db/instrument';
 import { writeItems } from '../../../shared/db/operations';
 import { blockKeys, chainKeys, logKeys, tokenTransferKeys, transactionKeys, pad } from '../../../shared/table/keys';
@@ -15,28 +14,13 @@ import { countedEntry } from '../../../shared/ingest/items';
 import { RangePositions } from '../../../shared/ingest/range-positions';
 import { queryRange } from '../../../shared/ingest/table-io';
 import { useTestTable } from '../../support/table';
+import { mostInFlight } from '../../support/table-calls';
 
 useTestTable('range-positions');
 
 const CONTRACT = '0x00000000000000000000000000000000000000c1';
 const TOKEN = '0x00000000000000000000000000000000000000d2';
 
-// The most commands in flight at once since the last reset (a round of parallel lookups), from the
-// real client's middleware stack (measureTable counts calls, not how many overlap).
-let inFlight = 0;
-let peak = 0;
-dynamoClient.middlewareStack.add(
-  (next) => async (args) => {
-    inFlight += 1;
-    peak = Math.max(peak, inFlight);
-    try {
-      return await next(args);
-    } finally {
-      inFlight -= 1;
-    }
-  },
-  { step: 'initialize', name: 'rangePositionsInFlight' },
-);
 /** The DynamoDB calls of `work`, by command. */
 async function callsOf(work: () => Promise<unknown>): Promise<Record<string, number>> {
   return (await measureTable(work)).usage.calls;
@@ -339,8 +323,7 @@ describe('a bounded map', () => {
     // the contract's logs and the token's transfers are each read once, `other` (new in block 5) too.
     const shapes: BlockShape[] = [{ logs: [0] }, { transfers: [3, 1] }, { logs: [5], contracts: [other] }];
     const batch = shapes.map((shape, offset) => ({ blockNumber: 3 + offset, items: blockItems(chainId, 3 + offset, shape) }));
-    peak = 0;
-    const calls = await callsOf(() => new RangePositions(chainId).assignBlocks(batch));
+    const { result: calls, peak } = await mostInFlight(undefined, () => callsOf(() => new RangePositions(chainId).assignBlocks(batch)));
     expect(calls).toEqual(queries(4));
     expect(peak, 'the four lookups in one round').toBe(4);
     // The same blocks numbered one by one give the same positions.

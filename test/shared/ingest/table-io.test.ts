@@ -4,30 +4,13 @@
  * flight at once, not waves of a few: each wave was one more round trip on a block's commit path.
  */
 import { describe, expect, it } from 'vitest';
-import { dynamoClient } from '../../../shared/db/client';
 import { writeItems } from '../../../shared/db/operations';
 import { getItems } from '../../../shared/ingest/table-io';
 import { keyId, type TableItem } from '../../../shared/table/keys';
 import { useTestTable } from '../../support/table';
+import { mostInFlight } from '../../support/table-calls';
 
 useTestTable('table-io');
-
-// The most BatchGetItem requests in flight at once, from the real client's middleware stack.
-let inFlight = 0;
-let peak = 0;
-dynamoClient.middlewareStack.add(
-  (next, context) => async (args) => {
-    if (context.commandName !== 'BatchGetItemCommand') return next(args);
-    inFlight += 1;
-    peak = Math.max(peak, inFlight);
-    try {
-      return await next(args);
-    } finally {
-      inFlight -= 1;
-    }
-  },
-  { step: 'initialize', name: 'tableIoInFlight' },
-);
 
 describe('getItems', () => {
   it('reads 1,250 keys (1,000 stored) in one round: 13 BatchGetItem requests at once, every stored item found', async () => {
@@ -39,8 +22,9 @@ describe('getItems', () => {
     }));
     await writeItems({ put: stored });
     const missing = Array.from({ length: 250 }, (_, index) => ({ pk: 'C#1#TEST#none', sk: String(index).padStart(6, '0') }));
-    peak = 0;
-    const found = await getItems([...stored.map(({ pk, sk }) => ({ pk, sk })), ...missing]);
+    const { result: found, peak } = await mostInFlight('BatchGetItemCommand', () =>
+      getItems([...stored.map(({ pk, sk }) => ({ pk, sk })), ...missing]),
+    );
     expect(found.size).toBe(1_000);
     expect(found.get(keyId(stored[777]!))).toMatchObject({ value: 777 });
     // 1,250 keys are 13 requests of at most 100: all in flight at once (a wave of 4 at a time was 4 round trips).
