@@ -33,6 +33,7 @@ import { parseArgs } from 'node:util';
 import type { ApiName } from '../../shared/http/groups';
 import { DEFAULT_SORTED_HISTORY_BOUND } from '../../shared/explorer/limits';
 import { DEFAULT_MAX_ITEMS_READ_PER_CHAIN, DEFAULT_LIMIT as INSIGHTS_DEFAULT_LIMIT } from '../../shared/insights/limits';
+import { WEBHOOK_TIMEOUT_MS } from '../../shared/insights/webhook-config';
 import { apiOf, routes } from '../../shared/routes';
 import type { DatasetFacts } from './dataset/build';
 import type { ChainFacts } from './dataset/chain';
@@ -80,6 +81,11 @@ export interface BenchRequest {
    * total: docs/decisions): the most items it may read per chain; past them it answers a clear 4xx.
    */
   boundedRead?: number;
+  /**
+   * The handler sends a request to a stranger's URL (the webhook test ping): its time is that request's,
+   * bounded by its timeout, not the table's; budgeted by FAMILIES.egress instead of FAMILIES.overhead.
+   */
+  egressTimeoutMs?: number;
 }
 
 export interface RequestResult {
@@ -111,6 +117,8 @@ export interface RequestResult {
   queryItemsRead?: number;
   /** BenchRequest.boundedRead: the most items this bounded read may read per chain. */
   boundedRead?: number;
+  /** BenchRequest.egressTimeoutMs: the timeout of the request the handler sends out. */
+  egressTimeoutMs?: number;
   maxParallelQueries?: number;
   pageSize?: number;
   chains?: number;
@@ -532,6 +540,7 @@ export function buildRequests(
     // The ping of a receiver this machine cannot reach (no DNS answer): the route's own work and its failed send.
     webhook('I12e POST /v1/webhooks/test', 'TestWebhook', 'POST', '/insights/v1/webhooks/test', 'single', {
       body: () => ({ webhook_url: 'https://receiver.example.com/hook', type: 'event' }),
+      egressTimeoutMs: WEBHOOK_TIMEOUT_MS,
     });
     webhook(
       'I12f POST /service/webhooks/filters/validate',
@@ -1365,6 +1374,7 @@ async function measureAll(options: {
         registryItemsRead: registryItemsRead(calls),
         ...readRuleFigures(request.url, calls, records),
         ...(request.boundedRead !== undefined ? { boundedRead: request.boundedRead } : {}),
+        ...(request.egressTimeoutMs !== undefined ? { egressTimeoutMs: request.egressTimeoutMs } : {}),
         handlerMs: handler,
         directMs: direct,
         handlerOverDirect: direct && direct.p50 > 0 ? round(handler.p50 / direct.p50, 2) : null,

@@ -42,6 +42,8 @@ export const FAMILIES = {
   aggregate:
     'An aggregate from running totals reads <= 100 items per chain; a bounded-read aggregate stays within its bound (else its clear 400)',
   overhead: 'Handler p50 <= 1.3 x the direct DynamoDB p50 of the same requests + 60 us per record returned',
+  egress:
+    "A route that sends to a stranger's URL answers within that send's timeout: handler p99 <= 1.3 x the direct DynamoDB p99 + the timeout + 50 ms",
   scan: 'No Scan, anywhere',
   serverErrors: 'Every request answered without a server error',
   coverage: 'Every served route of shared/routes.ts has a bench request of its own',
@@ -132,7 +134,17 @@ export function httpBudgets(http: HttpResult): Budget[] {
         ),
       );
     }
-    if (request.directMs && request.directMs.p50 > 0)
+    if (request.egressTimeoutMs !== undefined)
+      budgets.push(
+        check(
+          'http',
+          FAMILIES.egress,
+          `handler p99 (ms) within its send's timeout: ${request.id}`,
+          request.handlerMs.p99,
+          1.3 * (request.directMs?.p99 ?? 0) + request.egressTimeoutMs + 50,
+        ),
+      );
+    else if (request.directMs && request.directMs.p50 > 0)
       budgets.push(
         check(
           'http',

@@ -424,6 +424,14 @@ describe('budgets, cost model and report', () => {
           chains: 1,
         }),
         request('scan', { kind: 'single', scans: 1, calls: { ScanCommand: 1 } }),
+        // The webhook test ping of an unreachable receiver (the run of 2026-11-29 16:06): its time is the send's.
+        request('ping', {
+          kind: 'single',
+          handlerMs: { p50: 3.46, p99: 3005.4, n: 20 },
+          directMs: { p50: 1.92, p99: 4.11, n: 20 },
+          egressTimeoutMs: 3000,
+        }),
+        request('ping past its timeout', { kind: 'single', handlerMs: { p50: 3.4, p99: 3200, n: 20 }, egressTimeoutMs: 3000 }),
       ]),
     );
     const byName = new Map(budgets.map((budget) => [budget.name, budget]));
@@ -448,6 +456,11 @@ describe('budgets, cost model and report', () => {
       pass: true,
     });
     expect(byName.get('handler p50 (ms) against 1.3 x direct + 60 us per record: amplified')).toMatchObject({ value: 20, pass: false });
+    // A route that sends out is held to its send's timeout, not to the table's time.
+    expect(byName.has('handler p50 (ms) against 1.3 x direct + 60 us per record: ping')).toBe(false);
+    expect(byName.get("handler p99 (ms) within its send's timeout: ping")).toMatchObject({ value: 3005.4, pass: true });
+    expect(byName.get("handler p99 (ms) within its send's timeout: ping")?.budget).toBeCloseTo(3055.34);
+    expect(byName.get("handler p99 (ms) within its send's timeout: ping past its timeout")).toMatchObject({ value: 3200, pass: false });
     expect(byName.get('aggregate items read: aggregate')).toMatchObject({ value: null, budget: 100, pass: false });
     expect(byName.get('aggregate items read: distinct')).toMatchObject({ value: 4000, budget: 10_001, pass: true });
     expect(byName.get('aggregate items read: by day past its bound')).toMatchObject({ value: 10_001, budget: 10_001, pass: true });
