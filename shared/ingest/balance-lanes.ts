@@ -1,8 +1,10 @@
 /**
  * How a batch's balance transitions are grouped into TransactWriteItems (state.ts setBalances).
  *
- * A transition writes its own balance item and, when it crosses zero, moves two shared counters: its
- * token's `holders` (X7) and its holder's count of the standard (X10). A transaction may hold one
+ * A transition writes its own balance item (and an ERC-1155 id's, its holding item) and, when it crosses
+ * zero, moves two shared counters: its token's `holders` or `idHolders` (X7) and its holder's count of
+ * the standard (X10); an ERC-1155 id's balance that changes also moves its id's held supply (G3
+ * instance), shared by the id's holders. A transaction may hold one
  * operation per item and at most 100 operations, and two transactions on one item at once cancel
  * each other. So:
  *  - transitions that share a counter item (directly or through others) form one component; a
@@ -20,6 +22,8 @@ export const MAX_TRANSACT_ITEMS = 100;
 export interface LaneEntry {
   /** The shared counter items this transition moves (their key ids); empty when it crosses no zero. */
   shared: readonly string[];
+  /** The transition's own operations (its balance item, and an ERC-1155 id's holding): 1 unless said. */
+  operations?: number;
 }
 
 /** The transitions (by index into the entries) of each transaction, transactions grouped in lanes run in order. */
@@ -80,13 +84,14 @@ export function planBalanceLanes(entries: readonly LaneEntry[], limit = MAX_TRAN
     }
   }
   for (const index of independent) {
-    let host = open.find((candidate) => candidate.size < limit);
+    const own = entries[index]?.operations ?? 1;
+    let host = open.find((candidate) => candidate.size + own <= limit);
     if (!host) {
       host = { indexes: [], size: 0, items: new Set() };
       open.push(host);
     }
     host.indexes.push(index);
-    host.size += 1;
+    host.size += own;
   }
   for (const chunk of open) lanes.push([chunk.indexes]);
   return lanes;
@@ -94,7 +99,7 @@ export function planBalanceLanes(entries: readonly LaneEntry[], limit = MAX_TRAN
 
 interface Chunk {
   indexes: number[];
-  /** Operations: one per transition, one per counter item. */
+  /** Operations: each transition's own, one per counter item. */
   size: number;
   items: Set<string>;
 }
@@ -105,13 +110,14 @@ function splitComponent(entries: readonly LaneEntry[], members: readonly number[
   let current: Chunk = { indexes: [], size: 0, items: new Set() };
   for (const index of members) {
     const shared = entries[index]?.shared ?? [];
-    const added = 1 + shared.filter((item) => !current.items.has(item)).length;
+    const own = entries[index]?.operations ?? 1;
+    const added = own + shared.filter((item) => !current.items.has(item)).length;
     if (current.size > 0 && current.size + added > limit) {
       chunks.push(current);
       current = { indexes: [], size: 0, items: new Set() };
     }
     current.indexes.push(index);
-    current.size += 1 + shared.filter((item) => !current.items.has(item)).length;
+    current.size += own + shared.filter((item) => !current.items.has(item)).length;
     for (const item of shared) current.items.add(item);
   }
   if (current.size > 0) chunks.push(current);

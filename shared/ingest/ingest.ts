@@ -79,7 +79,7 @@ import type {
 import { DEFAULT_MAX_REORG_DEPTH, ManifestExpiredError, Reorg, ReorgTooDeepError } from './reorg';
 import { DEFAULT_STATUS_LAG_BLOCKS } from '../chain-status/status';
 import { readStoredStatus, writeChainStatus, type StatusFields } from './status';
-import { entity, StateWriter, type AddressUpdate } from './state';
+import { entity, StateWriter, type AddressUpdate, type BalanceEntity } from './state';
 import { getItem, getItems } from './table-io';
 
 export interface IngestOptions {
@@ -140,14 +140,17 @@ export interface IngestResult {
   deferred?: { block: number; transactions: number };
 }
 
-/** Parallel state writes of one batch (distinct entities). */
-const STATE_CONCURRENCY = 96;
+/**
+ * Parallel state writes of one batch (distinct entities): a followed Base block updates about 115
+ * contracts' items, in one wave.
+ */
+const STATE_CONCURRENCY = 128;
 /**
  * BatchWriteItems of a batch's items in flight at once: a 200-transaction Base block is about 300 of
  * them, each a round trip of 5-10 ms in AWS, so the waves in sequence are what bound a block's commit
  * (the client's socket pool, SDK_RETRY.maxSockets in shared/db/retry.ts, holds all of them).
  */
-const ITEM_WRITE_CONCURRENCY = 128;
+const ITEM_WRITE_CONCURRENCY = 256;
 /** Blocks whose chain facts (getCode, token probes) are read at once. */
 const FACT_CONCURRENCY = 4;
 const DEFAULT_MAX_BATCH_BLOCKS = 32;
@@ -888,7 +891,8 @@ export class ChainIngest {
     // batch's transitions start from; one BatchGetItem round for both.
     const candidates = [...new Set(blocks.flatMap(candidatesOf))];
     const balanceTouches = mode === 'advance' ? balanceTouchesOf(blocks) : [];
-    const balanceKeys = balanceTouches.map((touch) => this.state.balanceKey(touch));
+    // (With the holders' ERC-1155 totals, which the batch writes after their per-id balances.)
+    const balanceKeys = [...balanceTouches, ...erc1155Totals(balanceTouches)].map((touch) => this.state.balanceKey(touch));
     const found = await getItems<AddressRecord | BalanceRecord>([
       ...candidates.map((address) => addressKeys.address(this.chainId, address)),
       ...balanceKeys,
@@ -1015,12 +1019,18 @@ export class ChainIngest {
     const settled = await Promise.allSettled([
       stateRead &&
         (async () => {
-          const instances = await this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched);
+          // Native coin balances share no item with the rest of the state: written beside it.
+          const [applied, coins] = await Promise.allSettled([
+            this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched),
+            nativeRead && (async () => this.native.applyBalances(await nativeRead))(),
+          ]);
+          if (coins.status === 'rejected') throw coins.reason;
+          if (applied.status === 'rejected') throw applied.reason;
           await Promise.all([
             // After the address items: an implementation is set on its proxy's item.
-            nativeRead && (async () => this.native.apply(await nativeRead, upgradedIn(blocks), knownProxies(stored)))(),
+            nativeRead && (async () => this.native.applyImplementations(await nativeRead, upgradedIn(blocks), knownProxies(stored)))(),
             // The instances are written: a listener may queue what it needs of them (NFT metadata fetches).
-            notifyNftInstancesWritten(this.listeners, { chainId: this.chainId, blockNumber: lastNumber, instances }),
+            notifyNftInstancesWritten(this.listeners, { chainId: this.chainId, blockNumber: lastNumber, instances: applied.value }),
           ]);
         })(),
       notifyBlocksIngested(
@@ -1065,12 +1075,17 @@ export class ChainIngest {
         update.token =
           probe.info && supplies.has(update.address) ? { ...probe.info, totalSupply: supplies.get(update.address) ?? null } : probe.info;
       else if (supplies.has(update.address)) update.totalSupply = supplies.get(update.address) ?? null;
-      await this.state.updateAddress(update, firstBlock, lastBlock);
-      if (probe?.info?.symbol) await this.state.registerName(probe.info.symbol, update.address);
+      // The symbol's name items are others than those a renamed token's old symbol leaves: at once.
+      const symbol = probe?.info?.symbol;
+      await Promise.all([
+        this.state.updateAddress(update, firstBlock, lastBlock),
+        symbol && this.state.registerName(symbol, update.address),
+      ]);
     });
 
-    // Token-level balances in transactions of up to 100 (state.ts setBalances); then ERC-1155 per-id
-    // balances, which move their id's held supply: those of one token in sequence, one at a time.
+    // Balances in transactions of up to 100 (state.ts setBalances): token-level and ERC-1155 per-id ones
+    // at once (an id's held supply moved once per transaction for all its holders), then the ERC-1155
+    // totals of the holders, which sum their holdings as the per-id balances left them.
     const transitions = withAnswers(balanceTouches, balances).flatMap(([touch, value]) => {
       if (value !== null) return [{ touch, value }];
       this.log.warn('balanceOf did not answer: balance left as is', {
@@ -1081,65 +1096,60 @@ export class ChainIngest {
       });
       return [];
     });
-    const perId = (touch: BalanceTouch): boolean => touch.standard === 'ERC-1155' && touch.tokenId !== null;
     await this.state.setBalances(
-      transitions
-        .filter(({ touch }) => !perId(touch))
-        .map(({ touch, value }) => ({
-          balance: touch,
-          value,
-          blockNumber: lastTouch(entity.balance(touch)),
-          tokenName: tokenName(touch.token),
-        })),
+      transitions.map(({ touch, value }) => ({
+        balance: touch,
+        value,
+        blockNumber: lastTouch(entity.balance(touch)),
+        tokenName: tokenName(touch.token),
+      })),
       { prefetched, concurrency: STATE_CONCURRENCY },
     );
-    await inParallel(
-      groupBy(
-        transitions.filter(({ touch }) => perId(touch)),
-        ({ touch }) => touch.token,
-      ),
-      STATE_CONCURRENCY,
-      async (group) => {
-        for (const { touch, value } of group) {
-          await this.state.setBalance(touch, value, lastTouch(entity.balance(touch)), tokenName(touch.token), { prefetched });
-        }
-      },
-    );
-    await inParallel(
-      groupBy(erc1155Totals(balanceTouches), (total) => total.token),
-      STATE_CONCURRENCY,
-      async (group) => {
-        for (const total of group) {
-          await this.state.setBalance(
-            total,
-            await this.state.sumErc1155Holdings(total.holder, total.token),
-            lastTouch(entity.balance(total)),
-            tokenName(total.token),
-          );
-        }
-      },
-    );
+    // The ERC-1155 totals and the NFT instances share no item but a token's counters (different
+    // attributes, each an ADD; a transaction that meets another on the item is retried): at once.
+    const totals = erc1155Totals(balanceTouches);
+    const writeTotals = async (): Promise<void> => {
+      const sums = new Map<BalanceEntity, bigint>();
+      await inParallel(totals, STATE_CONCURRENCY, async (total) => {
+        sums.set(total, await this.state.sumErc1155Holdings(total.holder, total.token));
+      });
+      await this.state.setBalances(
+        totals.map((total) => ({
+          balance: total,
+          value: sums.get(total) ?? 0n,
+          blockNumber: lastTouch(entity.balance(total)),
+          tokenName: tokenName(total.token),
+        })),
+        { prefetched, concurrency: STATE_CONCURRENCY },
+      );
+    };
     // The instances as the balance transitions left them, in one read: a write that makes a new
     // instance moves its contract's instance count, so those of one contract run in sequence (like
     // the holder counts above); updates of known instances run in parallel.
     const instanceWrites = withAnswers(nftTouches, nfts).map(([nft, state]) => ({ nft, state }));
-    const storedInstances = await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
-    const instanceKey = ({ nft }: { nft: { contract: string; tokenId: bigint } }): string => {
-      const stored = storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)));
-      return stored?.updatedAtBlock === undefined ? `contract|${nft.contract}` : `own|${nft.contract}|${nft.tokenId}`;
+    const writeInstances = async (): Promise<void> => {
+      const storedInstances = await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
+      const instanceKey = ({ nft }: { nft: { contract: string; tokenId: bigint } }): string => {
+        const stored = storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)));
+        return stored?.updatedAtBlock === undefined ? `contract|${nft.contract}` : `own|${nft.contract}|${nft.tokenId}`;
+      };
+      await inParallel(groupBy(instanceWrites, instanceKey), STATE_CONCURRENCY, async (group) => {
+        for (const { nft, state } of group) {
+          await this.state.setNftInstance(
+            nft.contract,
+            nft.standard,
+            nft.tokenId,
+            state,
+            lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)),
+            { firstSeenBlock: nft.firstBlock, prefetched: storedInstances },
+          );
+        }
+      });
     };
-    await inParallel(groupBy(instanceWrites, instanceKey), STATE_CONCURRENCY, async (group) => {
-      for (const { nft, state } of group) {
-        await this.state.setNftInstance(
-          nft.contract,
-          nft.standard,
-          nft.tokenId,
-          state,
-          lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)),
-          { firstSeenBlock: nft.firstBlock, prefetched: storedInstances },
-        );
-      }
-    });
+    // (Both end before either's failure is thrown: no later attempt runs beside one of them.)
+    for (const outcome of await Promise.allSettled([writeTotals(), writeInstances()]))
+      if (outcome.status === 'rejected') throw outcome.reason;
+    // The collections embed the instances and the totals.
     await inParallel(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
       this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),
     );

@@ -27,6 +27,8 @@ import { getItems } from './table-io';
 
 /** Parallel conditional writes of one batch's native state. */
 const WRITE_CONCURRENCY = 16;
+/** BatchWriteItem requests of coin balances in flight at once (as the batch's reads: table-io.ts). */
+const COIN_WRITE_CONCURRENCY = 64;
 
 export const nativeEntity = {
   coinBalance: (address: string): string => `COIN|${address}`,
@@ -193,7 +195,8 @@ export class NativeStateWriter {
       };
       return [{ ...key, ...record }];
     });
-    await writeItems({ put: puts });
+    // A Base block's few hundred balances in one wave of requests.
+    await writeItems({ put: puts }, { concurrency: COIN_WRITE_CONCURRENCY });
   }
 
   async deleteCoinBalance(address: string): Promise<void> {
@@ -226,16 +229,24 @@ export class NativeStateWriter {
   }
 
   /**
-   * Writes a batch's reads. Balances the node did not answer are left as stored. An implementation
-   * slot found empty at a creation is written only when the contract emitted `Upgraded` in the batch
-   * or its item already names one (a contract created again): otherwise no write for plain contracts.
-   * Runs after the batch's address items are written (the implementation goes on them).
+   * Writes a batch's coin balances. Balances the node did not answer are left as stored. They share no
+   * item with the rest of the batch's state: written beside it.
    */
-  async apply(reads: NativeReads, upgraded: ReadonlySet<string>, knownProxies: ReadonlySet<string>): Promise<void> {
+  async applyBalances(reads: NativeReads): Promise<void> {
     const balances = reads.balances.flatMap((query, position) => {
       const value = reads.balanceValues[position];
       return value === null || value === undefined ? [] : [{ query, value }];
     });
+    await this.putCoinBalances(balances);
+  }
+
+  /**
+   * Writes a batch's proxy implementations. An implementation slot found empty at a creation is written
+   * only when the contract emitted `Upgraded` in the batch or its item already names one (a contract
+   * created again): otherwise no write for plain contracts. Runs after the batch's address items are
+   * written (the implementation goes on them).
+   */
+  async applyImplementations(reads: NativeReads, upgraded: ReadonlySet<string>, knownProxies: ReadonlySet<string>): Promise<void> {
     const implementations = reads.implementations.flatMap((query, position) => {
       const slot = reads.slots[position];
       if (slot === null || slot === undefined) return [];
@@ -243,12 +254,9 @@ export class NativeStateWriter {
       if (implementation === null && !upgraded.has(query.address) && !knownProxies.has(query.address)) return [];
       return [{ query, implementation }];
     });
-    await Promise.all([
-      this.putCoinBalances(balances),
-      inParallel(implementations, WRITE_CONCURRENCY, async ({ query, implementation }) => {
-        await this.setImplementation(query.address, implementation, Number(query.blockNumber));
-      }),
-    ]);
+    await inParallel(implementations, WRITE_CONCURRENCY, async ({ query, implementation }) => {
+      await this.setImplementation(query.address, implementation, Number(query.blockNumber));
+    });
   }
 }
 

@@ -217,19 +217,21 @@ export class StateWriter {
   async registerName(symbol: string, token: string): Promise<void> {
     const name = normalName(symbol);
     if (!name) return;
-    await updateItem({
-      Key: addressKeys.name(this.chainId, name),
-      UpdateExpression: 'SET #kind = :kind, chainId = :chainId, #name = :name ADD addresses :token',
-      ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
-      ExpressionAttributeValues: { ':kind': 'name', ':chainId': this.chainId, ':name': name, ':token': new Set([token]) },
-    });
-    // The same name across chains (N11): one key for a request naming it on several chains.
-    await updateItem({
-      Key: addressKeys.nameOnChains(name),
-      UpdateExpression: 'SET #kind = :kind, #name = :name ADD entries :entry',
-      ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
-      ExpressionAttributeValues: { ':kind': 'nameOnChains', ':name': name, ':entry': new Set([`${this.chainId}:${token}`]) },
-    });
+    await Promise.all([
+      updateItem({
+        Key: addressKeys.name(this.chainId, name),
+        UpdateExpression: 'SET #kind = :kind, chainId = :chainId, #name = :name ADD addresses :token',
+        ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
+        ExpressionAttributeValues: { ':kind': 'name', ':chainId': this.chainId, ':name': name, ':token': new Set([token]) },
+      }),
+      // The same name across chains (N11): one key for a request naming it on several chains.
+      updateItem({
+        Key: addressKeys.nameOnChains(name),
+        UpdateExpression: 'SET #kind = :kind, #name = :name ADD entries :entry',
+        ExpressionAttributeNames: { '#kind': 'kind', '#name': 'name' },
+        ExpressionAttributeValues: { ':kind': 'nameOnChains', ':name': name, ':entry': new Set([`${this.chainId}:${token}`]) },
+      }),
+    ]);
   }
 
   async unregisterName(symbol: string, token: string): Promise<void> {
@@ -314,15 +316,16 @@ export class StateWriter {
   }
 
   /**
-   * The batch's transitions of token-level balances (ERC-20, ERC-721, the ERC-1155 total of a
-   * holder: not per-id ERC-1155 balances, which move their instance's supply: setBalance), each as
-   * setBalance writes it, grouped into TransactWriteItems of up to 100 operations
+   * The batch's balance transitions (token-level balances, ERC-1155 per-id balances and totals), each
+   * as setBalance writes it, grouped into TransactWriteItems of up to 100 operations
    * (balance-lanes.ts): the counters a transaction's transitions move are merged into one operation
-   * per item, `holders` by the sum of their +1 / -1 and the holder's X10 counts by the counts read
-   * and moved in order, conditional on the counts read. Transactions that share a counter run in
-   * sequence, the others in parallel (`concurrency`). A transaction refused by a condition (another
-   * writer moved an item since it was read) writes nothing, and its transitions and the rest of its
-   * lane are written again one by one by setBalance, which reads them again.
+   * per item: `holders` / `idHolders` by the sum of their +1 / -1, an ERC-1155 id's held supply and
+   * holders by the sum of the balances' moves (conditional on the held supply read), and the holder's
+   * X10 counts by the counts read and moved in order, conditional on the counts read. Transactions
+   * that share a counter run in sequence, the others in parallel (`concurrency`). A transaction
+   * refused by a condition (another writer moved an item since it was read) writes nothing, and its
+   * transitions and the rest of its lane are written again one by one by setBalance, which reads them
+   * again.
    */
   async setBalances(
     changes: readonly BalanceChange[],
@@ -335,7 +338,6 @@ export class StateWriter {
     const later: BalanceChange[] = [];
     for (const change of changes) {
       const { balance, value, blockNumber, tokenName } = change;
-      if (balance.standard === 'ERC-1155' && balance.tokenId !== null) throw new Error('setBalances: a per-id ERC-1155 balance');
       const key = this.balanceKey(balance);
       if (keys.has(keyId(key))) {
         later.push(change);
@@ -347,29 +349,62 @@ export class StateWriter {
       const old = stored ? BigInt(stored.value) : 0n;
       if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) continue;
       const crossing = (old === 0n) !== (value === 0n);
-      const shared = crossing ? [`token|${balance.token}`, ...(isListed(balance) ? [`holder|${balance.holder}`] : [])] : [];
-      pending.push({ change, key, stored, delta: value === 0n ? -1 : 1, shared });
+      const perId = isPerId(balance);
+      const movesSupply = perId && old !== value;
+      const shared = [
+        ...(crossing ? [`token|${balance.token}`, ...(isListed(balance) ? [`holder|${balance.holder}`] : [])] : []),
+        ...(movesSupply ? [`instance|${balance.token}|${balance.tokenId}`] : []),
+      ];
+      pending.push({
+        change,
+        key,
+        stored,
+        delta: value === 0n ? -1 : 1,
+        crossing,
+        movesCounts: crossing && isListed(balance),
+        movesSupply,
+        shared,
+        operations: perId ? 2 : 1,
+      });
     }
     if (pending.length > 0) await this.writeLanes(pending, options.concurrency);
     for (const change of later) await this.setBalance(change.balance, change.value, change.blockNumber, change.tokenName);
   }
 
-  /** setBalances' transactions: the holders' counts read once, then the lanes (balance-lanes.ts). */
+  /** setBalances' transactions: the holders' counts and the ids' held supplies read once, then the lanes (balance-lanes.ts). */
   private async writeLanes(pending: readonly PendingTransition[], concurrency: number): Promise<void> {
-    // The X10 counts of the holders a transition takes a count from, read once; the others only add.
-    const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.shared.length === 2).map((p) => p.change.balance.holder));
-    const readCounts = await getItems<BalanceCountsRecord>(
-      [...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder)),
-    );
+    // The X10 counts of the holders a transition takes a count from, read once (the others only add),
+    // and the instances whose held supply moves, in one BatchGetItem.
+    const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.movesCounts).map((p) => p.change.balance.holder));
+    const supplies = new Map<string, { token: string; tokenId: bigint }>();
+    for (const { change, movesSupply } of pending)
+      if (movesSupply)
+        supplies.set(`${change.balance.token}|${change.balance.tokenId}`, {
+          token: change.balance.token,
+          tokenId: change.balance.tokenId!,
+        });
+    const read = await getItems<BalanceCountsRecord | Stored<NftInstanceRecord>>([
+      ...[...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder)),
+      ...[...supplies.values()].map(({ token, tokenId }) => nftKeys.instance(this.chainId, token, tokenId)),
+    ]);
     const counts = new Map<string, BalanceCountsRecord | undefined>(
-      [...decrementing].map((holder) => [holder, readCounts.get(keyId(addressKeys.balanceCounts(this.chainId, holder)))]),
+      [...decrementing].map((holder) => [
+        holder,
+        read.get(keyId(addressKeys.balanceCounts(this.chainId, holder))) as BalanceCountsRecord | undefined,
+      ]),
+    );
+    const heldSupplies = new Map<string, string | undefined>(
+      [...supplies].map(([id, { token, tokenId }]) => [
+        id,
+        (read.get(keyId(nftKeys.instance(this.chainId, token, tokenId))) as Stored<NftInstanceRecord> | undefined)?.heldSupply,
+      ]),
     );
 
     const lanes = planBalanceLanes(pending);
     await inParallel(lanes, concurrency, async (lane) => {
       for (const [position, chunk] of lane.entries()) {
         const transitions = chunk.flatMap((index) => pending[index] ?? []);
-        const written = await this.writeTransitions(transitions, counts);
+        const written = await this.writeTransitions(transitions, counts, heldSupplies);
         if (written) continue;
         // Refused: this transaction and the rest of the lane, one by one, read again.
         for (const { change } of lane
@@ -383,15 +418,17 @@ export class StateWriter {
     });
   }
 
-  /** One transaction of setBalances: whether it committed (`counts` then follows what it wrote). */
+  /** One transaction of setBalances: whether it committed (`counts` and `heldSupplies` then follow what it wrote). */
   private async writeTransitions(
     transitions: readonly PendingTransition[],
     counts: Map<string, BalanceCountsRecord | undefined>,
+    heldSupplies: Map<string, string | undefined>,
   ): Promise<boolean> {
     const items: TransactItem[] = [];
-    const holdersDelta = new Map<string, number>();
+    const counterDeltas = new Map<string, { holders: number; idHolders: number; idCrossings: number }>();
     const countMoves = new Map<string, { standard: IndexedTokenStandard; delta: 1 | -1 }[]>();
-    for (const { change, key, stored, delta, shared } of transitions) {
+    const supplyMoves = new Map<string, { token: string; tokenId: bigint; moved: bigint; holders: number; crossings: number }>();
+    for (const { change, key, stored, delta, crossing, movesCounts, movesSupply } of transitions) {
       items.push(
         ...this.balanceTransition(
           change.balance,
@@ -404,16 +441,44 @@ export class StateWriter {
           false,
         ),
       );
-      if (shared.length === 0) continue;
-      const { token, holder, standard } = change.balance;
-      holdersDelta.set(token, (holdersDelta.get(token) ?? 0) + delta);
-      if (shared.length === 2) {
+      const { token, holder, standard, tokenId } = change.balance;
+      if (movesSupply) {
+        const id = `${token}|${tokenId}`;
+        const move = supplyMoves.get(id) ?? { token, tokenId: tokenId!, moved: 0n, holders: 0, crossings: 0 };
+        move.moved += change.value - (stored ? BigInt(stored.value) : 0n);
+        if (crossing) {
+          move.holders += delta;
+          move.crossings += 1;
+        }
+        supplyMoves.set(id, move);
+      }
+      if (!crossing) continue;
+      const deltas = counterDeltas.get(token) ?? { holders: 0, idHolders: 0, idCrossings: 0 };
+      if (isPerId(change.balance)) {
+        deltas.idHolders += delta;
+        deltas.idCrossings += 1;
+      } else deltas.holders += delta;
+      counterDeltas.set(token, deltas);
+      if (movesCounts) {
         const moves = countMoves.get(holder);
         if (moves) moves.push({ standard, delta });
         else countMoves.set(holder, [{ standard, delta }]);
       }
     }
-    for (const [token, delta] of holdersDelta) if (delta !== 0) items.push(this.contractCounterMove(token, { holders: delta }));
+    // A token's counters: `holders` when it moves; `idHolders` whenever an id's holder came or went (an ADD
+    // of 0 too, as one by one's +1 then -1 leave the attribute).
+    for (const [token, { holders, idHolders, idCrossings }] of counterDeltas) {
+      const moved: Partial<Record<ContractCounter, number>> = {};
+      if (holders !== 0) moved.holders = holders;
+      if (idCrossings > 0) moved.idHolders = idHolders;
+      if (Object.keys(moved).length > 0) items.push(this.contractCounterMove(token, moved));
+    }
+    const suppliesAfter = new Map<string, string>();
+    for (const [id, { token, tokenId, moved, holders, crossings }] of supplyMoves) {
+      const before = heldSupplies.get(id);
+      items.push(this.heldSupplyUpdate(token, tokenId, before, BigInt(before ?? '0') + moved, crossings > 0 ? holders : undefined));
+      suppliesAfter.set(id, (BigInt(before ?? '0') + moved).toString());
+    }
     const after = new Map<string, BalanceCountsRecord | undefined>();
     for (const [holder, moves] of countMoves) {
       const move = this.mergedCountMove(holder, moves, counts);
@@ -423,6 +488,7 @@ export class StateWriter {
     const outcome = await transactWrite(items);
     if (!outcome.committed) return false;
     for (const [holder, record] of after) counts.set(holder, record);
+    for (const [id, held] of suppliesAfter) heldSupplies.set(id, held);
     return true;
   }
 
@@ -534,7 +600,7 @@ export class StateWriter {
     blockNumber: number,
     tokenName: string,
     read: { instance: Stored<NftInstanceRecord> | undefined; counts: BalanceCountsRecord | undefined; tokenItemExists: boolean },
-    /** Without the counters (X10, X7): setBalances writes them merged, once per transaction. */
+    /** Without the counters (X10, X7, an ERC-1155 id's held supply): setBalances writes them merged, once per transaction. */
     counters = true,
   ): TransactItem[] {
     const old = stored ? BigInt(stored.value) : 0n;
@@ -587,7 +653,8 @@ export class StateWriter {
         items.push({
           Put: { Item: { ...holding(this.chainId, balance.holder, balance.token, 'ERC-1155', balance.tokenId!, value), ...holdingKey } },
         });
-      if (old !== value) items.push(this.heldSupplyMove(balance.token, balance.tokenId!, old, value, read.instance));
+      // (setBalances moves the id's held supply once per transaction, for all its holders.)
+      if (old !== value && counters) items.push(this.heldSupplyMove(balance.token, balance.tokenId!, old, value, read.instance));
     }
     // The token's counters (X7), in ONE update (a transaction may not touch an item twice): `holders`
     // for a token-level balance (ERC-20, ERC-721, the ERC-1155 total), `idHolders` for an ERC-1155 id.
@@ -697,15 +764,34 @@ export class StateWriter {
     instance: Stored<NftInstanceRecord> | undefined,
   ): TransactItem {
     const before = instance?.heldSupply;
-    const held = BigInt(before ?? '0') + value - old;
     const crossing = (old === 0n) !== (value === 0n);
+    return this.heldSupplyUpdate(
+      token,
+      tokenId,
+      before,
+      BigInt(before ?? '0') + value - old,
+      crossing ? (value === 0n ? -1 : 1) : undefined,
+    );
+  }
+
+  /**
+   * The id's held supply set from `before` (as read: the condition) to `held`, and its `holders` moved
+   * by `holdersDelta` when holders came or went (undefined: none did).
+   */
+  private heldSupplyUpdate(
+    token: string,
+    tokenId: bigint,
+    before: string | undefined,
+    held: bigint,
+    holdersDelta: number | undefined,
+  ): TransactItem {
     const values: Record<string, unknown> = { ':held': held.toString() };
     if (before !== undefined) values[':before'] = before;
-    if (crossing) values[':delta'] = value === 0n ? -1 : 1;
+    if (holdersDelta !== undefined) values[':delta'] = holdersDelta;
     return {
       Update: {
         Key: nftKeys.instance(this.chainId, token, tokenId),
-        UpdateExpression: `SET heldSupply = :held${crossing ? ' ADD holders :delta' : ''}`,
+        UpdateExpression: `SET heldSupply = :held${holdersDelta !== undefined ? ' ADD holders :delta' : ''}`,
         ConditionExpression: before === undefined ? 'attribute_not_exists(heldSupply)' : 'heldSupply = :before',
         ExpressionAttributeValues: values,
       },
@@ -886,9 +972,11 @@ export class StateWriter {
    * Deletes the entries when the holder holds nothing of the collection.
    */
   async refreshCollection(holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', blockNumber: number): Promise<void> {
-    const balance = await getItem<BalanceRecord>(addressKeys.balance(this.chainId, holder, contract));
-    // The collection's prefix of the holder's G4 range, token id descending.
-    const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), { limit: 9 });
+    const [balance, holdings] = await Promise.all([
+      getItem<BalanceRecord>(addressKeys.balance(this.chainId, holder, contract)),
+      // The collection's prefix of the holder's G4 range, token id descending.
+      queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), { limit: 9 }),
+    ]);
     // Its standard's range and ALL only (keys.ts typeSetsWritten).
     const keys = typeSetsWritten(standard).map((typeSet) => ({
       pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk,
@@ -986,8 +1074,19 @@ interface PendingTransition {
   key: ItemKey;
   stored: Stored<BalanceRecord> | undefined;
   delta: 1 | -1;
-  /** The counter items it moves (balance-lanes.ts): its token's when it crosses zero, and its holder's when listed. */
+  /** The balance leaves or reaches zero. */
+  crossing: boolean;
+  /** It moves its holder's X10 counts (a listed balance crossing zero). */
+  movesCounts: boolean;
+  /** It moves its ERC-1155 id's held supply (a per-id balance that changes). */
+  movesSupply: boolean;
+  /**
+   * The counter items it moves (balance-lanes.ts): its token's and (listed) its holder's when it crosses
+   * zero, its id's instance when it moves the held supply.
+   */
   shared: string[];
+  /** Its own operations: the balance item, and a per-id balance's holding item. */
+  operations: number;
 }
 
 /** The standards a holder's X10 item counts (nothing is indexed as ERC-404). */
@@ -1002,6 +1101,11 @@ type ContractCounter = Extract<keyof AddressRecord, 'holders' | 'idHolders' | 'n
  */
 function isListed(balance: BalanceEntity): boolean {
   return !(balance.standard === 'ERC-1155' && balance.tokenId === null);
+}
+
+/** An ERC-1155 id's balance (not the holder's total in the token). */
+function isPerId(balance: BalanceEntity): boolean {
+  return balance.standard === 'ERC-1155' && balance.tokenId !== null;
 }
 
 /**

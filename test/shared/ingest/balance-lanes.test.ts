@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { type LaneEntry, planBalanceLanes } from '../../../shared/ingest/balance-lanes';
 
 function operations(entries: readonly LaneEntry[], chunk: readonly number[]): number {
-  return chunk.length + new Set(chunk.flatMap((index) => entries[index].shared)).size;
+  const own = chunk.reduce((sum, index) => sum + (entries[index].operations ?? 1), 0);
+  return own + new Set(chunk.flatMap((index) => entries[index].shared)).size;
 }
 
 function check(entries: readonly LaneEntry[], limit: number) {
@@ -50,6 +51,19 @@ describe('planBalanceLanes', () => {
     const big = lanes.find((lane) => lane.length > 1)!;
     expect(big.flat()).toEqual([0, 1, ...Array.from({ length: 300 }, (_, n) => n + 2)]);
     expect(big.length).toBe(7); // 302 transitions, 302 holder items, 2-3 token items per transaction of 100
+  });
+
+  it("counts an ERC-1155 id's balance as two operations (its holding item) and its id's instance as a shared item", () => {
+    // 60 holders of one id (each: balance + holding, and the id's instance), 60 changes that share nothing.
+    const entries: LaneEntry[] = [
+      ...Array.from({ length: 60 }, (_, n) => ({ shared: ['instance|T|1', 'token|T', `holder|${n}`], operations: 2 })),
+      ...Array.from({ length: 60 }, () => ({ shared: [], operations: 2 })),
+    ];
+    const lanes = check(entries, 100);
+    // 60 x 2 + 60 holders + 2 counters = 182 operations: one lane of two transactions; 120 operations of independents.
+    const big = lanes.find((lane) => lane.flat().includes(0))!;
+    expect(big.length).toBe(2);
+    expect(lanes.flat().length).toBe(4);
   });
 
   it('plans nothing for no transitions', () => {

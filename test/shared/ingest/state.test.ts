@@ -10,8 +10,8 @@ import { recordTransactions } from '../../support/transactions';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getItem } from '../../../shared/ingest/table-io';
 import { type BalanceChange, type BalanceEntity, StateWriter } from '../../../shared/ingest/state';
-import { addressKeys, keyId } from '../../../shared/table/keys';
-import type { AddressRecord, BalanceCountsRecord, BalanceRecord } from '../../../shared/table/records';
+import { addressKeys, keyId, nftKeys } from '../../../shared/table/keys';
+import type { AddressRecord, BalanceCountsRecord, BalanceRecord, NftInstanceRecord } from '../../../shared/table/records';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('state-writer');
@@ -20,6 +20,7 @@ const address = (n: number): string => `0x${n.toString(16).padStart(40, '0')}`;
 const TOKEN_A = address(0xa);
 const TOKEN_B = address(0xb);
 const NFT = address(0xc);
+const MULTI = address(0xd);
 const [ALICE, BOB, CAROL, DAVE] = [address(1), address(2), address(3), address(4)];
 
 // Every TransactWriteItems sent, as the keys of its operations.
@@ -31,6 +32,7 @@ afterEach(() => {
 
 const erc20 = (holder: string, token: string): BalanceEntity => ({ holder, token, standard: 'ERC-20', tokenId: null });
 const erc721 = (holder: string): BalanceEntity => ({ holder, token: NFT, standard: 'ERC-721', tokenId: null });
+const erc1155 = (holder: string, tokenId: bigint | null): BalanceEntity => ({ holder, token: MULTI, standard: 'ERC-1155', tokenId });
 const change = (balance: BalanceEntity, value: bigint, blockNumber: number): BalanceChange => ({
   balance,
   value,
@@ -44,6 +46,7 @@ async function writeTokens(writer: StateWriter): Promise<void> {
     [TOKEN_A, 'ERC-20'],
     [TOKEN_B, 'ERC-20'],
     [NFT, 'ERC-721'],
+    [MULTI, 'ERC-1155'],
   ] as const) {
     await writer.updateAddress(
       { address: token, token: { type, name: 'Demo', symbol: 'D', decimals: 18, totalSupply: '1000', readAt: 1 } },
@@ -154,6 +157,54 @@ describe('StateWriter.setBalances', () => {
         ...Array<string>(150).fill('2'),
         ...Array<string>(250).fill('7'),
       ]);
+    });
+  });
+
+  it("ERC-1155 ids' balances: the ids' held supply and holders and the token's idHolders as one by one, in one transaction", async () => {
+    // Block 50: Alice and Bob take id 1, Alice id 2, Carol id 1 and 3; block 51: Alice passes all of
+    // id 1 to Dave and some of id 2 to Bob, Carol burns id 3; block 52: Bob takes more of id 1 and
+    // Dave leaves it (a +1 and a -1 of id 1's holders in one transaction). Holders' totals in the token
+    // (its `holders`, beside the ids' `idHolders`, on the token's item) with them.
+    const steps = [
+      [
+        change(erc1155(ALICE, 1n), 5n, 50),
+        change(erc1155(BOB, 1n), 2n, 50),
+        change(erc1155(ALICE, 2n), 7n, 50),
+        change(erc1155(CAROL, 1n), 1n, 50),
+        change(erc1155(CAROL, 3n), 4n, 50),
+        change(erc1155(ALICE, null), 12n, 50),
+        change(erc1155(CAROL, null), 5n, 50),
+      ],
+      [
+        change(erc1155(ALICE, 1n), 0n, 51),
+        change(erc1155(DAVE, 1n), 5n, 51),
+        change(erc1155(ALICE, 2n), 3n, 51),
+        change(erc1155(BOB, 2n), 4n, 51),
+        change(erc1155(CAROL, 3n), 0n, 51),
+        change(erc1155(ALICE, null), 3n, 51),
+        change(erc1155(CAROL, null), 1n, 51),
+      ],
+      [change(erc1155(BOB, 1n), 6n, 52), change(erc1155(DAVE, 1n), 0n, 52), change(erc1155(ALICE, 2n), 3n, 52)],
+    ];
+    const writer = new StateWriter(CHAIN_ID);
+    const { grouped } = await expectSameTables(steps);
+    expectValidTransactions();
+    await inTable(grouped, async () => {
+      // As a user reads an id: its held supply and holders (G3), the token's id holders (X7).
+      const instance = (tokenId: bigint) => getItem<NftInstanceRecord>(nftKeys.instance(CHAIN_ID, MULTI, tokenId));
+      expect(await instance(1n)).toMatchObject({ heldSupply: '7', holders: 2 }); // Bob 6, Carol 1
+      expect(await instance(2n)).toMatchObject({ heldSupply: '7', holders: 2 }); // Alice 3, Bob 4
+      expect(await instance(3n)).toMatchObject({ heldSupply: '0', holders: 0 });
+      expect(await getItem<AddressRecord>(addressKeys.address(CHAIN_ID, MULTI))).toMatchObject({ idHolders: 4, holders: 2 });
+      expect(await getItem<BalanceCountsRecord>(addressKeys.balanceCounts(CHAIN_ID, CAROL))).toMatchObject({ 'ERC-1155': 1 });
+    });
+    // Twenty holders of one id at once: one transaction, where one by one wrote twenty.
+    const many = Array.from({ length: 20 }, (_, n) => change(erc1155(address(0x3000 + n), 9n), 1n, 60));
+    await inTable(grouped, async () => {
+      transactions.length = 0;
+      await together(writer, many);
+      expect(transactions).toHaveLength(1);
+      expect(await getItem<NftInstanceRecord>(nftKeys.instance(CHAIN_ID, MULTI, 9n))).toMatchObject({ heldSupply: '20', holders: 20 });
     });
   });
 
