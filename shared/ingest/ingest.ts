@@ -887,6 +887,8 @@ export class ChainIngest {
     }
 
     const blocks = bundles.map((bundle) => this.derived(bundle));
+    // The range heads of the blocks' addresses, read beside the prefetch below and the chain reads.
+    if (mode === 'advance') this.positions.preloadHeads(rangeOwnersOf(blocks));
     // What the table knows from earlier batches: address items, and (advance) the balance items the
     // batch's transitions start from; one BatchGetItem round for both.
     const candidates = [...new Set(blocks.flatMap(candidatesOf))];
@@ -1313,6 +1315,26 @@ function erc1155Totals(touches: readonly BalanceTouch[]) {
       seen.set(`${touch.holder}|${touch.token}`, { holder: touch.holder, token: touch.token, standard: 'ERC-1155', tokenId: null });
   }
   return [...seen.values()];
+}
+
+/**
+ * The addresses whose ranges a batch's counted entries may extend (range-heads.ts ownerOfRange): the
+ * transactions' senders, recipients and created contracts, the token transfers' sides.
+ */
+function rangeOwnersOf(blocks: readonly DerivedBlock[]): Set<string> {
+  const owners = new Set<string>();
+  for (const derived of blocks) {
+    for (const tx of derived.transactions) {
+      owners.add(tx.from);
+      if (tx.to) owners.add(tx.to);
+      if (tx.contractAddress) owners.add(tx.contractAddress);
+    }
+    for (const transfer of derived.tokenTransfers) {
+      owners.add(transfer.from);
+      owners.add(transfer.to);
+    }
+  }
+  return owners;
 }
 
 /** The (holder, NFT contract) collections that transfers affect. */

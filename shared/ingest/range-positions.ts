@@ -182,6 +182,18 @@ export class RangePositions {
     return run;
   }
 
+  /**
+   * Starts reading the range heads of `owners` (those not in memory) before the blocks that need them
+   * are numbered: the batch's chain reads and item building then hide the read, and the numbering
+   * finds them in memory. A superset of the owners only reads a few more heads; a failed read is read
+   * again by the numbering.
+   */
+  preloadHeads(owners: Iterable<string>): void {
+    const list = [...owners];
+    const run = this.queue.then(() => this.loadHeads(list));
+    this.queue = run.catch(() => undefined);
+  }
+
   /** Empties the map: the next blocks read their ranges' positions from the table (or its range heads). */
   forget(): void {
     this.last.clear();

@@ -49,3 +49,28 @@ export async function mostInFlight<T>(command: string | undefined, work: () => P
   }, work);
   return { result, peak };
 }
+
+/**
+ * The round trips `work` waited on in sequence: the longest chain of table calls each sent after the one
+ * before it answered (calls sent together count once), and its result.
+ */
+export async function roundTripsInSequence<T>(work: () => Promise<T>): Promise<{ result: T; depth: number }> {
+  const calls: { start: number; end: number }[] = [];
+  const result = await wrappingTable(async (_name, _input, next) => {
+    const call = { start: performance.now(), end: Number.POSITIVE_INFINITY };
+    calls.push(call);
+    try {
+      return await next();
+    } finally {
+      call.end = performance.now();
+    }
+  }, work);
+  calls.sort((a, b) => a.start - b.start);
+  const chain: number[] = [];
+  for (const [index, call] of calls.entries()) {
+    let before = 0;
+    for (let earlier = 0; earlier < index; earlier += 1) if (calls[earlier]!.end <= call.start) before = Math.max(before, chain[earlier]!);
+    chain.push(before + 1);
+  }
+  return { result, depth: Math.max(0, ...chain) };
+}
