@@ -145,9 +145,13 @@ export async function manifestsExpired(
   });
 }
 
-/** A chunk's entries as stored: DEFLATE (raw) of `{"i": [[pk, sk], ...], "t": [...]}`. */
+/**
+ * A chunk's entries as stored: DEFLATE (raw) of `{"i": [[pk, sk], ...], "t": [...]}`, at zlib's default
+ * level: on Base-profile blocks level 9 took 1.09 ms a chunk for 875 write units over 112 chunks, the
+ * default 0.45 ms for 896 (a manifest is written once and kept a week).
+ */
 export function packEntries(items: readonly ItemKey[], touched: readonly string[]): Uint8Array {
-  return deflateRawSync(JSON.stringify({ i: items.map((key) => [key.pk, key.sk]), t: touched }), { level: 9 });
+  return deflateRawSync(JSON.stringify({ i: items.map((key) => [key.pk, key.sk]), t: touched }));
 }
 
 /** A chunk's entries, packed or (written before packing) as lists. */
