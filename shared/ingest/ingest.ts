@@ -1071,7 +1071,9 @@ export class ChainIngest {
     }
     const lastTouch = (name: string): number => touchedAt.get(name) ?? last;
 
-    await inParallel(updates, STATE_CONCURRENCY, async ({ update, firstBlock, lastBlock }) => {
+    // The address items, awaited by the balances' transactions (their counters ADD to the tokens' items),
+    // not by what those transactions read first.
+    const addressesWritten = inParallel(updates, STATE_CONCURRENCY, async ({ update, firstBlock, lastBlock }) => {
       const probe = facts.latestProbe(update.address);
       if (probe)
         update.token =
@@ -1084,6 +1086,7 @@ export class ChainIngest {
         symbol && this.state.registerName(symbol, update.address),
       ]);
     });
+    addressesWritten.catch(() => undefined); // (awaited by setBalances; a failure surfaces there)
 
     // Balances in transactions of up to 100 (state.ts setBalances): token-level and ERC-1155 per-id ones
     // at once (an id's held supply moved once per transaction for all its holders), then the ERC-1155
@@ -1098,15 +1101,18 @@ export class ChainIngest {
       });
       return [];
     });
-    await this.state.setBalances(
+    const balancesWritten = this.state.setBalances(
       transitions.map(({ touch, value }) => ({
         balance: touch,
         value,
         blockNumber: lastTouch(entity.balance(touch)),
         tokenName: tokenName(touch.token),
       })),
-      { prefetched, concurrency: STATE_CONCURRENCY },
+      { prefetched, concurrency: STATE_CONCURRENCY, after: addressesWritten },
     );
+    // (Both end before either's failure is thrown.)
+    for (const outcome of await Promise.allSettled([balancesWritten, addressesWritten]))
+      if (outcome.status === 'rejected') throw outcome.reason;
     // The ERC-1155 totals and the NFT instances share no item but a token's counters (different
     // attributes, each an ADD; a transaction that meets another on the item is retried): at once.
     const totals = erc1155Totals(balanceTouches);

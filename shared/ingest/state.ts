@@ -329,7 +329,12 @@ export class StateWriter {
    */
   async setBalances(
     changes: readonly BalanceChange[],
-    options: { prefetched: Map<string, BalanceRecord>; concurrency: number },
+    options: {
+      prefetched: Map<string, BalanceRecord>;
+      concurrency: number;
+      /** Writes the transactions wait for (the batch's address items: the counters ADD to them); the reads do not. */
+      after?: Promise<unknown>;
+    },
   ): Promise<void> {
     const pending: PendingTransition[] = [];
     // Two changes of one balance item (one token moved as ERC-20 in one block and as ERC-721 in another:
@@ -367,12 +372,13 @@ export class StateWriter {
         operations: perId ? 2 : 1,
       });
     }
-    if (pending.length > 0) await this.writeLanes(pending, options.concurrency);
+    if (pending.length > 0) await this.writeLanes(pending, options.concurrency, options.after);
+    else await options.after;
     for (const change of later) await this.setBalance(change.balance, change.value, change.blockNumber, change.tokenName);
   }
 
   /** setBalances' transactions: the holders' counts and the ids' held supplies read once, then the lanes (balance-lanes.ts). */
-  private async writeLanes(pending: readonly PendingTransition[], concurrency: number): Promise<void> {
+  private async writeLanes(pending: readonly PendingTransition[], concurrency: number, after?: Promise<unknown>): Promise<void> {
     // The X10 counts of the holders a transition takes a count from, read once (the others only add),
     // and the instances whose held supply moves, in one BatchGetItem.
     const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.movesCounts).map((p) => p.change.balance.holder));
@@ -383,10 +389,17 @@ export class StateWriter {
           token: change.balance.token,
           tokenId: change.balance.tokenId!,
         });
-    const read = await getItems<BalanceCountsRecord | Stored<NftInstanceRecord>>([
-      ...[...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder)),
-      ...[...supplies.values()].map(({ token, tokenId }) => nftKeys.instance(this.chainId, token, tokenId)),
+    // (Both end before either's failure is thrown.)
+    const [reading, waited] = await Promise.allSettled([
+      getItems<BalanceCountsRecord | Stored<NftInstanceRecord>>([
+        ...[...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder)),
+        ...[...supplies.values()].map(({ token, tokenId }) => nftKeys.instance(this.chainId, token, tokenId)),
+      ]),
+      after,
     ]);
+    if (waited.status === 'rejected') throw waited.reason;
+    if (reading.status === 'rejected') throw reading.reason;
+    const read = reading.value;
     const counts = new Map<string, BalanceCountsRecord | undefined>(
       [...decrementing].map((holder) => [
         holder,
