@@ -32,8 +32,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ApiName } from '../../shared/http/groups';
 import { DEFAULT_SORTED_HISTORY_BOUND } from '../../shared/explorer/limits';
-import { DEFAULT_MAX_ITEMS_READ_PER_CHAIN, DEFAULT_LIMIT as INSIGHTS_DEFAULT_LIMIT } from '../../shared/insights/limits';
-import { WEBHOOK_TIMEOUT_MS } from '../../shared/insights/webhook-config';
+import {
+  DEFAULT_MAX_ITEMS_READ_PER_CHAIN,
+  DEFAULT_LIMIT as INSIGHTS_DEFAULT_LIMIT,
+  WEBHOOK_TIMEOUT_MS,
+} from '../../shared/insights/limits';
 import { apiOf, routes } from '../../shared/routes';
 import type { DatasetFacts } from './dataset/build';
 import type { ChainFacts } from './dataset/chain';

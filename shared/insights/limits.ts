@@ -33,3 +33,6 @@ export const MAX_EXPRESSION_LENGTH = 200;
 export const CHAIN_REGISTRY_TTL_MS = 60_000;
 /** A requested chain missing from the cached registry re-reads it, at most this often. */
 export const CHAIN_REGISTRY_MISS_REFRESH_MS = 5_000;
+
+/** Insight's receivers answer within 3 s: a webhook delivery's and a test ping's timeout. */
+export const WEBHOOK_TIMEOUT_MS = 3_000;

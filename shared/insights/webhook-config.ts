@@ -7,6 +7,7 @@
 import * as v from 'valibot';
 import { readEnv } from '../config';
 import { countSetting } from './config';
+import { WEBHOOK_TIMEOUT_MS } from './limits';
 import type { DeliverySettings } from './webhook-delivery';
 import type { WebhookSettings } from './webhooks';
 
@@ -41,9 +42,6 @@ const deliverySchema = v.object({
   ),
   WEBHOOK_RETRY_SECONDS: countSetting(5),
 });
-
-/** Insight's receivers answer within 3 s. */
-export const WEBHOOK_TIMEOUT_MS = 3_000;
 
 /**
  * Settings of webhook delivery: a webhook failing WEBHOOK_SUSPEND_AFTER_FAILURES (default 10) deliveries in

@@ -293,4 +293,27 @@ describe('the layout', () => {
     expect(loaded).not.toContain('shared/ingest/ingest.ts');
     expect(loaded).not.toContain('shared/ingest/queue-listener.ts');
   });
+
+  it('the http bench loads no table client before it points one at its table (no import at its top reaches shared/db/client.ts)', () => {
+    // The client reads DYNAMODB_ENDPOINT when its module loads: one loaded by a top-level import talked to
+    // AWS without credentials (the run of 2026-11-29 17:38, through a webhook setting's module).
+    const loaded = new Set<string>();
+    const stack = ['scripts/bench/http.ts'];
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (loaded.has(file)) continue;
+      loaded.add(file);
+      const source = ts.createSourceFile(file, readFileSync(path.join(REPOSITORY_ROOT, file), 'utf8'), ts.ScriptTarget.Latest, false);
+      for (const statement of source.statements) {
+        const declaration =
+          (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) ||
+          (ts.isExportDeclaration(statement) && !statement.isTypeOnly);
+        if (!declaration || !statement.moduleSpecifier || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+        const target = resolve(file, statement.moduleSpecifier.text);
+        if (target?.endsWith('.ts')) stack.push(target);
+      }
+    }
+    expect(loaded.has('shared/insights/limits.ts')).toBe(true);
+    expect([...loaded].filter((file) => file === 'shared/db/client.ts')).toEqual([]);
+  });
 });
