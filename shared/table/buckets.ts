@@ -20,7 +20,7 @@
  */
 import { TABLE } from './definition';
 import { compareSortKeys, type TableItem } from './keys';
-import { fromMessagePack, toMessagePack, unpackItem } from './pack';
+import { fromMessagePack, messagePackOf, storedBytes, toMessagePack, unpackItem } from './pack';
 
 /** The item kind of a bucket. */
 export const BUCKET_KIND = 'bucket';
@@ -55,7 +55,7 @@ export interface BucketItem {
   kind: typeof BUCKET_KIND;
   /** The kind of its entries. */
   of: string;
-  /** The entries, without pk and kind: MessagePack. */
+  /** The entries, without pk and kind: MessagePack (deflated when long: pack.ts storedBytes). */
   e: Uint8Array;
   ttl?: number;
 }
@@ -105,7 +105,7 @@ function bucketOf(run: readonly TableItem[]): TableItem {
     sk: first.sk,
     kind: BUCKET_KIND,
     of: String(first.kind),
-    e: toMessagePack(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => rest)),
+    e: storedBytes(toMessagePack(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => rest))),
     ...(ttl === undefined ? {} : { [TABLE.ttlAttribute]: ttl as number }),
   };
   return bucket as unknown as TableItem;
@@ -125,7 +125,7 @@ export function storedEntriesOf<T extends Record<string, unknown>>(item: T): T[]
   const packed = item.e;
   if (!(packed instanceof Uint8Array)) throw new Error(`bucket ${String(item.pk)} ${String(item.sk)} has no entries`);
   const ttl = item[TABLE.ttlAttribute];
-  return (fromMessagePack(packed) as Record<string, unknown>[]).map(
+  return (fromMessagePack(messagePackOf(packed)) as Record<string, unknown>[]).map(
     (entry) => ({ ...entry, pk: item.pk, kind: item.of, ...(ttl === undefined ? {} : { [TABLE.ttlAttribute]: ttl }) }) as unknown as T,
   );
 }

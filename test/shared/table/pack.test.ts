@@ -6,7 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { itemSize } from '../../../scripts/bench/lib/write-families';
 import { compactTransaction, expandTransaction } from '../../../shared/table/compact';
 import { addressKeys, transactionKeys } from '../../../shared/table/keys';
-import { PACKED_ATTRIBUTE, packFields, packItem, unpackFields, unpackItem } from '../../../shared/table/pack';
+import {
+  DEFLATE_FROM_BYTES,
+  PACKED_ATTRIBUTE,
+  packFields,
+  packItem,
+  toMessagePack,
+  unpackFields,
+  unpackItem,
+} from '../../../shared/table/pack';
 import type { TransactionRecord } from '../../../shared/table/records';
 
 const hash = (digit: string) => `0x${digit.repeat(64)}`;
@@ -127,5 +135,36 @@ describe('packed bytes', () => {
     expect(Buffer.from(small).toString('hex')).toBe(first);
     expect(unpackFields(small)).toEqual({ kind: 'log', chainId: 1, logIndex: 3 });
     expect(unpackFields(large)).toEqual({ data: `0x${'ab'.repeat(5_000)}` });
+  });
+});
+
+describe('deflated packed bytes', () => {
+  // A swap's packed fields: hashes and addresses that repeat (a transaction hash, a pool, a router).
+  const pool = `0x${'5a'.repeat(20)}`;
+  const fields = {
+    transactionHash: hash('7'),
+    blockHash: hash('8'),
+    topics: [hash('d'), `0x${'0'.repeat(24)}${pool.slice(2)}`, `0x${'0'.repeat(24)}${pool.slice(2)}`],
+    data: `0x${'00'.repeat(300)}${pool.slice(2)}${'00'.repeat(300)}`,
+    address: pool,
+  };
+
+  it('stores large packed fields deflated behind a marker byte, shorter, and reads them back exactly', () => {
+    // Undeflated it would hold the values' bytes: 2 hashes, 3 topics, 620 bytes of data, an address.
+    const valueBytes = 32 * 5 + 620 + 20;
+    expect(valueBytes).toBeGreaterThanOrEqual(DEFLATE_FROM_BYTES);
+    const stored = packFields(fields);
+    expect(stored[0]).toBe(0);
+    expect(stored.length).toBeLessThan(0.5 * valueBytes);
+    expect(unpackFields(stored)).toEqual(fields);
+  });
+
+  it('leaves small packed fields as MessagePack, and reads bytes stored before deflating as they were', () => {
+    const small = packFields({ kind: 'log', chainId: 1, logIndex: 3 });
+    expect(small[0]).not.toBe(0);
+    expect(unpackFields(small)).toEqual({ kind: 'log', chainId: 1, logIndex: 3 });
+    // An item written before: its large fields as plain MessagePack (names as codes or as themselves).
+    const before = toMessagePack(Object.entries(fields).flat());
+    expect(unpackFields(before)).toEqual(fields);
   });
 });
