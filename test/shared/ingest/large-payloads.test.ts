@@ -4,6 +4,7 @@
  * ingested, cut to whole bytes under MAX_STORED_CHARS with the cut recorded, and every item stays
  * under DynamoDB's limit; the pages that show them still answer.
  */
+import { createHash } from 'node:crypto';
 import { itemSize } from '../../../scripts/bench/lib/write-families';
 import { bytesToHex, numberToHex, type Hash, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -36,8 +37,16 @@ const deployCode = (runtime: string): Hex => {
 let anvil: Anvil;
 let head: number;
 const hashes: Record<'calldata' | 'log' | 'revert', Hash> = {} as never;
-/** 200 KB of non-zero bytes, none alike in a row. */
-const payload = bytesToHex(Uint8Array.from({ length: SIZE }, (_, index) => (index % 251) + 1));
+/**
+ * 200 KB of non-zero bytes that do not compress (SHA-256 of a counter, zero bytes made 1): the table layer
+ * deflates large packed fields (shared/table/pack.ts), and a repeating pattern stored as 5 KB.
+ */
+const payload = bytesToHex(
+  Uint8Array.from(
+    Buffer.concat(Array.from({ length: SIZE / 32 }, (_, block) => createHash('sha256').update(String(block)).digest())),
+    (byte) => byte || 1,
+  ),
+);
 
 const rpc = (method: string, params: unknown[]) => rawRpc(anvil.rpcUrl, method, params);
 
