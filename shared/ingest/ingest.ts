@@ -80,6 +80,7 @@ import { DEFAULT_MAX_REORG_DEPTH, ManifestExpiredError, Reorg, ReorgTooDeepError
 import { DEFAULT_STATUS_LAG_BLOCKS } from '../chain-status/status';
 import { readStoredStatus, writeChainStatus, type StatusFields } from './status';
 import { entity, StateWriter, type AddressUpdate, type BalanceEntity } from './state';
+import { allEnded } from './all-ended';
 import { getItem, getItems } from './table-io';
 
 export interface IngestOptions {
@@ -1016,23 +1017,21 @@ export class ChainIngest {
     );
     // The listeners (order deposit detection: orders, never state items) run beside the state writes;
     // both end before the cursor moves, so a crash still delivers the blocks again (at least once).
-    // allSettled: a failure of one side is thrown only once the other has ended too, so that a next
+    // A failure of one side is thrown only once the other has ended too (allEnded), so that a next
     // attempt (a rollback, the follow loop's next round) never runs beside it.
-    const settled = await Promise.allSettled([
+    await allEnded([
       stateRead &&
         (async () => {
           // Native coin balances share no item with the rest of the state: written beside it.
-          const [applied, coins] = await Promise.allSettled([
+          const [instances] = await allEnded([
             this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched),
             nativeRead && (async () => this.native.applyBalances(await nativeRead))(),
           ]);
-          if (coins.status === 'rejected') throw coins.reason;
-          if (applied.status === 'rejected') throw applied.reason;
-          await Promise.all([
+          await allEnded([
             // After the address items: an implementation is set on its proxy's item.
             nativeRead && (async () => this.native.applyImplementations(await nativeRead, upgradedIn(blocks), knownProxies(stored)))(),
             // The instances are written: a listener may queue what it needs of them (NFT metadata fetches).
-            notifyNftInstancesWritten(this.listeners, { chainId: this.chainId, blockNumber: lastNumber, instances: applied.value }),
+            notifyNftInstancesWritten(this.listeners, { chainId: this.chainId, blockNumber: lastNumber, instances }),
           ]);
         })(),
       notifyBlocksIngested(
@@ -1040,7 +1039,6 @@ export class ChainIngest {
         blocks.map((derived) => this.ingestedEvent(derived, mode)),
       ),
     ]);
-    for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
     return { keptThrough };
   }
 
@@ -1110,9 +1108,7 @@ export class ChainIngest {
       })),
       { prefetched, concurrency: STATE_CONCURRENCY, after: addressesWritten },
     );
-    // (Both end before either's failure is thrown.)
-    for (const outcome of await Promise.allSettled([balancesWritten, addressesWritten]))
-      if (outcome.status === 'rejected') throw outcome.reason;
+    await allEnded([balancesWritten, addressesWritten]);
     // The ERC-1155 totals and the NFT instances share no item but a token's counters (different
     // attributes, each an ADD; a transaction that meets another on the item is retried): at once.
     const totals = erc1155Totals(balanceTouches);
@@ -1154,9 +1150,7 @@ export class ChainIngest {
         }
       });
     };
-    // (Both end before either's failure is thrown: no later attempt runs beside one of them.)
-    for (const outcome of await Promise.allSettled([writeTotals(), writeInstances()]))
-      if (outcome.status === 'rejected') throw outcome.reason;
+    await allEnded([writeTotals(), writeInstances()]);
     // The collections embed the instances and the totals.
     await inParallel(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
       this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),

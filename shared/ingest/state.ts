@@ -32,6 +32,7 @@ import { addressKeys, chainKeys, holderKeys, keyId, nftKeys, typeSetsWritten, ty
 import { resolveTokenMetadata } from '../chain/decode';
 import { MAX_TOKEN_URI_BYTES } from '../chain/token-metadata';
 import type { NftState, TokenInfo } from './chain-state';
+import { allEnded } from './all-ended';
 import { planBalanceLanes } from './balance-lanes';
 import { countRange, getItem, getItems, queryRange } from './table-io';
 import {
@@ -288,7 +289,7 @@ export class StateWriter {
       const old = stored ? BigInt(stored.value) : 0n;
       // Unchanged (and, for a stored balance, already recorded at this block): nothing to write.
       if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) return undefined;
-      const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
+      const perId = isPerId(balance);
       // A listed balance reaching zero: the holder's counts decide whether X10 is decremented or deleted.
       const [instance, counts] = await Promise.all([
         perId && old !== value
@@ -358,7 +359,7 @@ export class StateWriter {
       const movesSupply = perId && old !== value;
       const shared = [
         ...(crossing ? [`token|${balance.token}`, ...(isListed(balance) ? [`holder|${balance.holder}`] : [])] : []),
-        ...(movesSupply ? [`instance|${balance.token}|${balance.tokenId}`] : []),
+        ...(movesSupply ? [supplyId(balance)] : []),
       ];
       pending.push({
         change,
@@ -384,22 +385,14 @@ export class StateWriter {
     const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.movesCounts).map((p) => p.change.balance.holder));
     const supplies = new Map<string, { token: string; tokenId: bigint }>();
     for (const { change, movesSupply } of pending)
-      if (movesSupply)
-        supplies.set(`${change.balance.token}|${change.balance.tokenId}`, {
-          token: change.balance.token,
-          tokenId: change.balance.tokenId!,
-        });
-    // (Both end before either's failure is thrown.)
-    const [reading, waited] = await Promise.allSettled([
+      if (movesSupply) supplies.set(supplyId(change.balance), { token: change.balance.token, tokenId: change.balance.tokenId! });
+    const [read] = await allEnded([
       getItems<BalanceCountsRecord | Stored<NftInstanceRecord>>([
         ...[...decrementing].map((holder) => addressKeys.balanceCounts(this.chainId, holder)),
         ...[...supplies.values()].map(({ token, tokenId }) => nftKeys.instance(this.chainId, token, tokenId)),
       ]),
       after,
     ]);
-    if (waited.status === 'rejected') throw waited.reason;
-    if (reading.status === 'rejected') throw reading.reason;
-    const read = reading.value;
     const counts = new Map<string, BalanceCountsRecord | undefined>(
       [...decrementing].map((holder) => [
         holder,
@@ -456,7 +449,7 @@ export class StateWriter {
       );
       const { token, holder, standard, tokenId } = change.balance;
       if (movesSupply) {
-        const id = `${token}|${tokenId}`;
+        const id = supplyId(change.balance);
         const move = supplyMoves.get(id) ?? { token, tokenId: tokenId!, moved: 0n, holders: 0, crossings: 0 };
         move.moved += change.value - (stored ? BigInt(stored.value) : 0n);
         if (crossing) {
@@ -655,7 +648,7 @@ export class StateWriter {
       // X10: the one operation of this transaction on the holder's counts.
       if (crossing) items.push(...this.balanceCountMove(balance.holder, balance.standard, delta, read.counts));
     }
-    const perId = balance.standard === 'ERC-1155' && balance.tokenId !== null;
+    const perId = isPerId(balance);
     if (perId) {
       const holdingKey = {
         pk: addressKeys.nftHoldings(this.chainId, balance.holder).pk,
@@ -1121,12 +1114,15 @@ function isPerId(balance: BalanceEntity): boolean {
   return balance.standard === 'ERC-1155' && balance.tokenId !== null;
 }
 
+/** The shared item (balance-lanes.ts) an ERC-1155 id's balance moves: its instance's held supply. */
+const supplyId = (balance: BalanceEntity): string => `instance|${balance.token}|${balance.tokenId}`;
+
 /**
  * Whether a positive balance is one of its token's holders on T1 (gsi2): ERC-20 balances and ERC-1155
  * per-id balances. ERC-721 owners are the instances' (G3); the ERC-1155 total is not listed.
  */
 function isOnHolderIndex(balance: BalanceEntity): boolean {
-  return balance.standard === 'ERC-20' || (balance.standard === 'ERC-1155' && balance.tokenId !== null);
+  return balance.standard === 'ERC-20' || isPerId(balance);
 }
 
 /** A token symbol as a name (N11) registers it. */
