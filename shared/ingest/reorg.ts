@@ -457,7 +457,7 @@ export class Reorg {
       queryRange<InternalTransactionRecord>(transactionKeys.transactionInternalTransactionsRange(this.chainId, internal.transactionHash)),
     ]);
     if (!tx || expandTransaction(tx).status === 0) return false;
-    const byPath = new Map(calls.map(expandInternalTransaction).map((call) => [call.traceAddress.join('.'), call.success]));
+    const byPath = new Map(calls.map((call) => expandInternalTransaction(call)).map((call) => [call.traceAddress.join('.'), call.success]));
     for (let depth = 0; depth < internal.traceAddress.length; depth += 1) {
       if (byPath.get(internal.traceAddress.slice(0, depth).join('.')) === false) return false;
     }

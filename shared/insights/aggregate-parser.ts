@@ -39,6 +39,11 @@ export interface FieldInfo {
   kind: FieldKind;
   /** Unix seconds: may be bucketed. */
   timestamp?: boolean;
+  /**
+   * The stored record's fields the row's value is computed from (an aggregation expands only those:
+   * shared/table/compact.ts); absent: the whole record.
+   */
+  record?: readonly string[];
 }
 
 /** The fields of one entity (the names of its API rows) that aggregate and group_by may name. */

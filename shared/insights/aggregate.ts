@@ -159,6 +159,31 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
 }
 
 /** How a bucket's values order: block buckets and Unix timestamps are numbers, dates sort as text. */
+/**
+ * The stored record's fields an aggregation's rows read (its group keys' and aggregates' fields, by the
+ * catalogue's `record`), or undefined when a field does not say (the whole record is then expanded).
+ */
+export function recordFieldsOf(plan: AggregationPlan, fields: FieldCatalogue): ReadonlySet<string> | undefined {
+  const named = [
+    ...plan.groupKeys.map((key) => key.field),
+    ...plan.aggregates.flatMap((aggregate) =>
+      aggregate.expression.type === 'aggregate' && aggregate.expression.field !== null ? [aggregate.expression.field] : [],
+    ),
+  ];
+  return recordFieldsOfColumns(named, fields);
+}
+
+/** The stored record's fields the row columns `names` are serialised from; undefined when one does not say. */
+export function recordFieldsOfColumns(names: readonly string[], fields: FieldCatalogue): ReadonlySet<string> | undefined {
+  const record = new Set<string>();
+  for (const name of names) {
+    const source = Object.hasOwn(fields, name) ? fields[name]?.record : undefined;
+    if (source === undefined) return undefined;
+    for (const field of source) record.add(field);
+  }
+  return record;
+}
+
 function bucketKind(bucket: Bucket): ColumnKind {
   if (bucket.fn === 'intDiv') return 'number';
   return bucket.fn === 'time' && bucket.steps[0] === 'toUnixTimestamp' ? 'number' : 'string';

@@ -31,7 +31,7 @@ export async function listBlocks({ query, host }: BlocksRequest, config: Insight
     summed: { gas_used: 'gasUsed' },
     fields: BLOCK_FIELDS,
     // Items store compacted records (shared/table/compact.ts).
-    row: (item) => serialiseBlock(expandBlock(item)),
+    row: (item, wanted) => serialiseBlock(expandBlock(item, wanted)),
     position: (block) => [block.number],
   });
   if (list.aggregations) return { meta: listMeta(plan, list.totals), data: [], aggregations: list.aggregations };

@@ -67,7 +67,7 @@ export async function readEventList(
     summed: {},
     fields: EVENT_FIELDS,
     // Items store compacted records (shared/table/compact.ts).
-    row: (item) => withTopicFields(serialiseEvent(expandLog(item))),
+    row: (item, wanted) => withTopicFields(serialiseEvent(expandLog(item, wanted))),
     position: (item) => {
       const log = expandLog(item);
       return [log.blockNumber, log.logIndex];

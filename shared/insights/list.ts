@@ -16,7 +16,15 @@
  */
 import { InvalidRequestError } from '../errors';
 import { type ChainStatus, readChainStatuses } from '../chain-status/status';
-import { aggregateRows, planAggregation, rowsOfCountedGroups, type AggregationPlan, type Row } from './aggregate';
+import {
+  aggregateRows,
+  planAggregation,
+  recordFieldsOf,
+  recordFieldsOfColumns,
+  rowsOfCountedGroups,
+  type AggregationPlan,
+  type Row,
+} from './aggregate';
 import type { FieldCatalogue } from './aggregate-parser';
 import type { InsightsConfig } from './config';
 import { answerableByTotals, countGroupsByTotals, type SummedFields } from './prefix-aggregate';
@@ -82,6 +90,12 @@ export async function readChainPages(
 }
 
 /**
+ * A stored record as an aggregation's row; `wanted`: the record fields the row's read columns come
+ * from (recordFieldsOf): only those need be expanded, and only those columns need be right.
+ */
+export type RowOf<R> = (record: R, wanted?: ReadonlySet<string>) => Row;
+
+/**
  * Every chain's aggregated rows (ordered, before paging): from running totals where the aggregation
  * allows it (prefix-aggregate.ts: count, sum and avg of a summed field, at most one bucket, one range
  * without checks; a few items per bucket, whatever the range's size), otherwise from every matching
@@ -94,11 +108,14 @@ export async function aggregateChainRanges<R>(
   plan: ListPlan,
   rangeOf: (chainId: number) => Promise<ChainRanges>,
   config: InsightsConfig,
-  options: { fields: FieldCatalogue; row: (record: R) => Row; summed: SummedFields; besideTotals?: () => void },
+  options: { fields: FieldCatalogue; row: RowOf<R>; summed: SummedFields; besideTotals?: () => void },
 ): Promise<Row[][]> {
   const aggregation = plan.aggregation as AggregationPlan;
   const byTotals = answerableByTotals(aggregation, options.summed);
-  const timestampOf = (item: Item): number => Number(options.row(item as unknown as R).block_timestamp);
+  // Only the record fields the rows read are expanded (a bounded read's thousands of records).
+  const wanted = recordFieldsOf(aggregation, options.fields);
+  const timestampFields = recordFieldsOfColumns(['block_timestamp'], options.fields);
+  const timestampOf = (item: Item): number => Number(options.row(item as unknown as R, timestampFields).block_timestamp);
   return Promise.all(
     plan.chainIds.map(async (chainId) => {
       const reads = rangesOf(await rangeOf(chainId));
@@ -116,7 +133,7 @@ export async function aggregateChainRanges<R>(
         examined += part.scanned;
       }
       return aggregateRows(
-        items.map((item) => options.row(item as unknown as R)),
+        items.map((item) => options.row(item as unknown as R, wanted)),
         aggregation,
         options.fields,
         plan.sortOrder,
@@ -205,7 +222,7 @@ export async function readList<R>(
   plan: ListPlan,
   rangeOf: (chainId: number) => Promise<ChainRanges>,
   config: InsightsConfig,
-  options: { fields: FieldCatalogue; row: (record: R) => Row; position: (record: R) => readonly number[]; summed: SummedFields },
+  options: { fields: FieldCatalogue; row: RowOf<R>; position: (record: R) => readonly number[]; summed: SummedFields },
 ): Promise<ListRead<R>> {
   // The chains' indexed heads (kept per container for a few seconds; reading them costs 2 items per chain).
   let heads: Promise<ChainStatus[]> | undefined;

@@ -32,7 +32,8 @@ export function serialiseBlock(block: BlockRecord): InsightsBlock {
     gas_limit: block.gasLimit ?? 0,
     gas_used: block.gasUsed ?? 0,
     withdrawals_root: block.withdrawalsRoot ?? '',
-    base_fee_per_gas: block.baseFeePerGas === null ? 0 : exactInteger(BigInt(block.baseFeePerGas)),
+    // (Absent: a row of an aggregation that does not read it, list.ts RowOf.)
+    base_fee_per_gas: (block.baseFeePerGas ?? null) === null ? 0 : exactInteger(BigInt(block.baseFeePerGas as string)),
   };
 }
 

@@ -303,7 +303,7 @@ function readTransfers(
     summed: { amount: 'amount' },
     fields: TOKEN_TRANSFER_FIELDS,
     // Items store compacted records (shared/table/compact.ts).
-    row: (item) => serialiseTokenTransfer(expandTokenTransfer(item)),
+    row: (item, wanted) => serialiseTokenTransfer(expandTokenTransfer(item, wanted)),
     position: (item) => {
       const transfer = expandTokenTransfer(item);
       return [transfer.blockNumber, transfer.logIndex, transfer.batchIndex];

@@ -137,7 +137,7 @@ async function listTransactionsOf(request: TransactionListRequest, config: Insig
   const list = await readList<TransactionRecord>(plan, rangeOf, config, {
     summed: { value: 'value', gas_used: 'gasUsed' },
     fields: TRANSACTION_FIELDS,
-    row: (item) => serialiseTransaction(expandTransaction(item)),
+    row: (item, wanted) => serialiseTransaction(expandTransaction(item, wanted)),
     position: (item) => {
       const tx = expandTransaction(item);
       return [tx.blockNumber, tx.transactionIndex];

@@ -54,7 +54,7 @@ export async function listContractTransactions(
     summed: { value: 'value', gas_used: 'gasUsed' },
     fields: TRANSACTION_FIELDS,
     // Items store compacted records (shared/table/compact.ts).
-    row: (item) => serialiseTransaction(expandTransaction(item)),
+    row: (item, wanted) => serialiseTransaction(expandTransaction(item, wanted)),
     position: (item) => {
       const tx = expandTransaction(item);
       return [tx.blockNumber, tx.transactionIndex];

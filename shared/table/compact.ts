@@ -38,7 +38,13 @@ import type {
 } from './records';
 
 type Fields = Record<string, unknown>;
-type Rule = readonly [field: string, derive: (record: Fields, key: ItemKey) => unknown];
+/**
+ * A field the key or other fields give back: `derive` computes it from the record restored so far
+ * (fields stored, and those of the rules before it) and the item's key; `needs` names the record
+ * fields it reads (compact.test.ts checks them against what it does read), so that an expansion of
+ * only some fields (`expand(item, wanted)`) runs the rules those fields need and no other.
+ */
+type Rule = readonly [field: string, derive: (record: Fields, key: ItemKey) => unknown, needs?: readonly string[]];
 
 // ---------------------------------------------------------------------------------------------------
 // Shared derivations
@@ -155,11 +161,39 @@ let fallbacks = 0;
 /** Items whose proof failed (stored unpacked or whole instead) since the process started; COMPACTION_CHECK=1 only. */
 export const compactionFallbacks = (): number => fallbacks;
 
-function expandWith(item: Fields, rules: readonly Rule[]): Fields {
+/**
+ * The record of an item: unpacked, then the rules in order. `wanted`: only those record fields are
+ * asked for (an aggregation's columns): the rules of the fields they need run, and the record holds
+ * those fields only (no key attributes either).
+ */
+function expandWith(item: Fields, rules: readonly Rule[], wanted?: ReadonlySet<string>): Fields {
   const key = { pk: String(item.pk ?? ''), sk: String(item.sk ?? '') };
   const record: Fields = unpackItem({ ...item });
-  for (const [field, derive] of rules) if (!(field in record)) record[field] = derive(record, key);
-  return record;
+  if (wanted === undefined) {
+    for (const [field, derive] of rules) if (!(field in record)) record[field] = derive(record, key);
+    return record;
+  }
+  const needed = neededFields(rules, wanted);
+  for (const [field, derive] of rules) if (needed.has(field) && !(field in record)) record[field] = derive(record, key);
+  const lean: Fields = {};
+  for (const field of wanted) if (field in record) lean[field] = record[field];
+  return lean;
+}
+
+/** The fields `wanted` needs restored, with every field a rule of one of them reads (rules read only earlier rules' fields). */
+const neededCache = new WeakMap<readonly Rule[], WeakMap<ReadonlySet<string>, ReadonlySet<string>>>();
+function neededFields(rules: readonly Rule[], wanted: ReadonlySet<string>): ReadonlySet<string> {
+  const byWanted = neededCache.get(rules) ?? new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+  neededCache.set(rules, byWanted);
+  const known = byWanted.get(wanted);
+  if (known) return known;
+  const needed = new Set(wanted);
+  for (let index = rules.length - 1; index >= 0; index -= 1) {
+    const [field, , needs = []] = rules[index]!;
+    if (needed.has(field)) for (const read of needs) needed.add(read);
+  }
+  byWanted.set(wanted, needed);
+  return needed;
 }
 
 /**
@@ -226,10 +260,11 @@ const TRANSACTION_RULES: readonly Rule[] = [
       const address = addressOfKey(key);
       return address && r.from !== address ? address : null;
     },
+    ['from'],
   ],
   ['inputOmitted', () => false],
-  ['inputSize', (r) => (typeof r.input === 'string' ? (r.input.length - 2) / 2 : undefined)],
-  ['methodSelector', (r) => (typeof r.input === 'string' ? selectorOfInput(r.input) : undefined)],
+  ['inputSize', (r) => (typeof r.input === 'string' ? (r.input.length - 2) / 2 : undefined), ['input']],
+  ['methodSelector', (r) => (typeof r.input === 'string' ? selectorOfInput(r.input) : undefined), ['input']],
   ['gasPrice', isNull],
   ['maxFeePerGas', isNull],
   ['maxPriorityFeePerGas', isNull],
@@ -237,30 +272,31 @@ const TRANSACTION_RULES: readonly Rule[] = [
   ['s', isNull],
   ['v', isNull],
   ['yParity', isNull],
-  ['accessListJson', (r) => (r.type === 0 ? null : '[]')],
+  ['accessListJson', (r) => (r.type === 0 ? null : '[]'), ['type']],
   ['authorizationListJson', isNull],
   ['contractAddress', isNull],
   ['logsBloom', () => ZERO_BLOOM],
   ['blobGasUsed', isNull],
   ['blobGasPrice', isNull],
   ['baseFeePerGas', isNull],
-  ['effectiveGasPrice', (r) => r.gasPrice],
-  ['fee', (r) => (big(r.gasUsed) * big(r.effectiveGasPrice) + big(r.l1Fee)).toString()],
+  ['effectiveGasPrice', (r) => r.gasPrice, ['gasPrice']],
+  ['fee', (r) => (big(r.gasUsed) * big(r.effectiveGasPrice) + big(r.l1Fee)).toString(), ['gasUsed', 'effectiveGasPrice', 'l1Fee']],
   // Items written before burnt fees were null without a base fee stored nothing: they read null too.
-  ['burntFee', (r) => (r.baseFeePerGas === null ? null : (big(r.gasUsed) * big(r.baseFeePerGas)).toString())],
+  ['burntFee', (r) => (r.baseFeePerGas === null ? null : (big(r.gasUsed) * big(r.baseFeePerGas)).toString()), ['baseFeePerGas', 'gasUsed']],
   [
     'priorityFee',
     (r) => {
       const tip = big(r.effectiveGasPrice) - big(r.baseFeePerGas);
       return (big(r.gasUsed) * (tip > 0n ? tip : 0n)).toString();
     },
+    ['effectiveGasPrice', 'baseFeePerGas', 'gasUsed'],
   ],
   ['revertReason', isNull],
   ['error', isNull],
   ['hasErrorInInternalTransactions', () => false],
   ['tokenTransferCount', () => 0],
   ['tracesAvailable', () => true],
-  ['transactionTypes', (r) => transactionTypesGuess(r as unknown as TransactionRecord)],
+  ['transactionTypes', (r) => transactionTypesGuess(r as unknown as TransactionRecord), ['tokenTransferCount', 'to', 'inputSize', 'value']],
 ];
 
 /**
@@ -280,10 +316,13 @@ function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[
         if ('logsBloom' in item && bloom !== undefined) item.logsBloom = bloom;
       });
     },
-    /** The item with what its key gives back and its bloom unpacked (its own key attributes stay). */
-    expand<T extends object = Fields>(item: T): R & T {
-      const record = expandWith(item as Fields, rules);
-      record.logsBloom = decodeBloom(record.logsBloom);
+    /**
+     * The item with what its key gives back and its bloom unpacked (its own key attributes stay);
+     * `wanted`: only those fields (expandWith).
+     */
+    expand<T extends object = Fields>(item: T, wanted?: ReadonlySet<string>): R & T {
+      const record = expandWith(item as Fields, rules, wanted);
+      if (wanted === undefined || wanted.has('logsBloom')) record.logsBloom = decodeBloom(record.logsBloom);
       return record as R & T;
     },
   };
@@ -291,7 +330,8 @@ function withBloom<R extends { logsBloom: string | null }>(rules: readonly Rule[
 
 /** Compaction of a record without a bloom: leave out what `rules` give back, pack what `top` does not keep. */
 function plain<R extends object>(rules: readonly Rule[], top: ReadonlySet<string>) {
-  const expand = <T extends object = Fields>(item: T): R & T => expandWith(item as Fields, rules) as R & T;
+  const expand = <T extends object = Fields>(item: T, wanted?: ReadonlySet<string>): R & T =>
+    expandWith(item as Fields, rules, wanted) as R & T;
   return {
     compact: (value: R, key: ItemKey): Fields => compactWith(value, key, rules, (item) => withoutKeys(expand(item)), top),
     /** The item with what its key gives back (its own key attributes stay, as the caller's item has them). */
@@ -370,6 +410,7 @@ const TOKEN_TRANSFER_RULES: readonly Rule[] = [
       const address = addressOfKey(key);
       return address && r.from !== address ? address : undefined;
     },
+    ['from'],
   ],
   ['tokenId', isNull],
   ['operator', isNull],

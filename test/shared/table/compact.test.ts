@@ -408,7 +408,36 @@ describe('the rules of every family', () => {
     traceAddress: [0],
   };
 
-  type Rules = readonly (readonly [string, (record: Record<string, unknown>, key: { pk: string; sk: string }) => unknown])[];
+  type Rules = readonly (readonly [
+    string,
+    (record: Record<string, unknown>, key: { pk: string; sk: string }) => unknown,
+    (readonly string[])?,
+  ])[];
+  /** What each rule's derivation reads of the record, by rule field, over every key. */
+  const readsOf = (rules: Rules, keys: readonly { pk: string; sk: string }[]): Map<string, Set<string>> => {
+    const reads = new Set<string>();
+    const watched = new Proxy(sample, {
+      get: (target, property) => {
+        if (typeof property === 'string') reads.add(property);
+        return Reflect.get(target, property);
+      },
+      has: (target, property) => {
+        if (typeof property === 'string') reads.add(property);
+        return Reflect.has(target, property);
+      },
+    });
+    const byRule = new Map<string, Set<string>>();
+    for (const [field, derive] of rules) {
+      const all = new Set<string>();
+      for (const key of keys) {
+        reads.clear();
+        derive(watched, key);
+        for (const read of reads) all.add(read);
+      }
+      byRule.set(field, all);
+    }
+    return byRule;
+  };
   /** The reads of a field restored after the rule reading it (none: an item expands to its record). */
   const lateReads = (rules: Rules, keys: readonly { pk: string; sk: string }[]): string[] => {
     const reads = new Set<string>();
@@ -439,6 +468,24 @@ describe('the rules of every family', () => {
   it.each(Object.keys(COMPACTION_RULES))('%s: each rule reads only fields without a rule or restored before it', (kind) => {
     expect(keysOf[kind], `keys for ${kind}`).toBeDefined();
     expect(lateReads(COMPACTION_RULES[kind]!, keysOf[kind]!)).toEqual([]);
+  });
+
+  // An expansion of some fields only (an aggregation's) runs the rules those fields need, by `needs`.
+  it.each(Object.keys(COMPACTION_RULES))('%s: each rule declares every field it reads', (kind) => {
+    const rules = COMPACTION_RULES[kind]!;
+    const undeclared = [...readsOf(rules, keysOf[kind]!)].flatMap(([field, reads]) => {
+      const needs = rules.find(([name]) => name === field)?.[2] ?? [];
+      return [...reads].filter((read) => !needs.includes(read)).map((read) => `${field} reads ${read}`);
+    });
+    expect(undeclared).toEqual([]);
+  });
+
+  it('finds a rule that reads a field it does not declare (the fee without the gas used)', () => {
+    const rules = COMPACTION_RULES.transaction!.map(([field, derive, needs]) =>
+      field === 'fee' ? ([field, derive, needs?.filter((need) => need !== 'gasUsed')] as const) : ([field, derive, needs] as const),
+    );
+    const fee = readsOf(rules, keysOf.transaction!).get('fee')!;
+    expect([...fee].filter((read) => !(rules.find(([name]) => name === 'fee')?.[2] ?? []).includes(read))).toEqual(['gasUsed']);
   });
 
   it('finds a rule that reads a field restored after it (the transactions rules with the gas price moved last)', () => {
