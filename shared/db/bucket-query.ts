@@ -26,7 +26,7 @@
  *  - an entry stored both as an item of its own (written before buckets) and in a bucket (its block
  *    written again once its manifest, which listed the single items, had expired) is served once.
  */
-import { BLOCK_KEY_LENGTH, entriesOf } from '../table/buckets';
+import { bucketGroupOf, entriesOf } from '../table/buckets';
 import { compareSortKeys } from '../table/keys';
 import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
 
@@ -43,7 +43,10 @@ export async function queryBucketedRange(
   }
   const descending = input.ScanIndexForward === false;
   const counting = input.Select === 'COUNT';
-  const condition = sortKeyCondition(input);
+  const pk = String(input.ExpressionAttributeValues?.[':pk'] ?? '');
+  /** Where the buckets that may hold entries past a sort key start (the block's key: table/buckets.ts bucketGroupOf). */
+  const groupOf = (sk: string): string => bucketGroupOf(pk, sk);
+  const condition = sortKeyCondition(input, groupOf);
   const { Select: _select, ProjectionExpression: _projection, ...rest } = input;
   const request: QueryInput = { ...rest, ExpressionAttributeNames: namesUsed(rest) };
   if (bucketLimit !== undefined && (input.Limit === undefined || bucketLimit < input.Limit)) request.Limit = bucketLimit;
@@ -59,10 +62,10 @@ export async function queryBucketedRange(
   }
   const start = input.ExclusiveStartKey?.sk;
   // In ascending order, the bucket that may hold the first entries past the start key or lower bound.
-  const straddled = descending ? undefined : straddlePoint(typeof start === 'string' ? start : undefined, condition.lower);
+  const straddled = descending ? undefined : straddlePoint(typeof start === 'string' ? start : undefined, condition.lower, groupOf);
   const [page, straddling] = await Promise.all([
     send(request),
-    straddled === undefined ? undefined : send(bucketHolding(input, straddled)),
+    straddled === undefined ? undefined : send(bucketHolding(input, straddled, groupOf)),
   ]);
 
   const after: SortKeyCheck =
@@ -97,19 +100,19 @@ export async function queryBucketedRange(
  * The sort key a bucket read in ascending order may straddle: the later of the start key and the lower
  * bound; undefined when no bucket can (none, or the start of a block: buckets never span blocks).
  */
-function straddlePoint(start: string | undefined, lower: string | undefined): string | undefined {
+function straddlePoint(start: string | undefined, lower: string | undefined, groupOf: (sk: string) => string): string | undefined {
   const point = start === undefined ? lower : lower === undefined || compareSortKeys(start, lower) >= 0 ? start : lower;
-  return point === undefined || point.length <= BLOCK_KEY_LENGTH ? undefined : point;
+  return point === undefined || point.length <= groupOf(point).length ? undefined : point;
 }
 
 /** The Query of the bucket holding sort key `point`, if any: the last item from the start of its block to it. */
-function bucketHolding(input: QueryInput, point: string): QueryInput {
+function bucketHolding(input: QueryInput, point: string, groupOf: (sk: string) => string): QueryInput {
   return {
     KeyConditionExpression: '#bucketPk = :bucketPk AND #bucketSk BETWEEN :bucketFrom AND :bucketTo',
     ExpressionAttributeNames: { '#bucketPk': 'pk', '#bucketSk': 'sk' },
     ExpressionAttributeValues: {
       ':bucketPk': input.ExpressionAttributeValues?.[':pk'],
-      ':bucketFrom': point.slice(0, BLOCK_KEY_LENGTH),
+      ':bucketFrom': groupOf(point),
       ':bucketTo': point,
     },
     ScanIndexForward: false,
@@ -128,7 +131,10 @@ const LOWER_BLOCK = ':bucketBlockStart';
  * may hold entries past it start (sent newest first), and the lower bound itself (`lower`: in
  * ascending order the page is read from it, and the bucket holding it beside: bucketHolding).
  */
-function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression: string; lowerBlock?: string; lower?: string } {
+function sortKeyCondition(
+  input: QueryInput,
+  blockOf: (sk: string) => string,
+): { check: SortKeyCheck; expression: string; lowerBlock?: string; lower?: string } {
   const expression = input.KeyConditionExpression ?? '';
   const values = input.ExpressionAttributeValues ?? {};
   const names = input.ExpressionAttributeNames ?? {};
@@ -144,7 +150,6 @@ function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression:
     if (clauses.length > 0 && /\sBETWEEN\s+:\w+$/i.test(clauses.at(-1)!)) clauses[clauses.length - 1] += ` AND ${part}`;
     else clauses.push(part);
   }
-  const blockOf = (sk: string): string => sk.slice(0, BLOCK_KEY_LENGTH);
   for (const [position, clause] of clauses.entries()) {
     const rebuild = (replacement: string): string => clauses.map((other, at) => (at === position ? replacement : other)).join(' AND ');
     const between = /^\s*(#?\w+)\s+BETWEEN\s+(:\w+)\s+AND\s+(:\w+)\s*$/i.exec(clause);
@@ -161,7 +166,7 @@ function sortKeyCondition(input: QueryInput): { check: SortKeyCheck; expression:
     if (begins && isSortKey(begins[1])) {
       const prefix = value(begins[2]);
       // A prefix within the block key selects whole buckets; a longer one would start inside a bucket.
-      if (prefix.length > BLOCK_KEY_LENGTH) throw new Error('begins_with past the block key of a bucketed range: use BETWEEN');
+      if (prefix.length > blockOf(prefix).length) throw new Error('begins_with past the block key of a bucketed range: use BETWEEN');
       return { check: (sk) => sk.startsWith(prefix), expression };
     }
     const compare = /^\s*(#?\w+)\s*(<=|>=|<|>|=)\s*(:\w+)\s*$/.exec(clause);

@@ -23,7 +23,7 @@ import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
 import { zeroValueCallStorage } from './zero-value-calls';
 import { TABLE } from '../table/definition';
-import { bucketsOf, isBucketedRange } from '../table/buckets';
+import { bucketsAround, bucketsOf, isBucketedRange } from '../table/buckets';
 import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 import { compactBlock, compactInternalTransaction, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
 
@@ -107,10 +107,19 @@ export function immutableItems(
     }
   }
 
+  // A transaction's logs and token transfers: in block buckets of its partition (table/buckets.ts),
+  // but a log whose copies leave its data out, which readers get by its key (insights events.ts,
+  // resolve.ts): an item of its own, between buckets (a bucket holds consecutive entries only).
+  const partitionEntries = new Map<string, { entry: TableItem; ownItem: boolean }[]>();
+  const putInPartition = (key: ItemKey, stored: object, ownItem = false): void => {
+    const entries = partitionEntries.get(key.pk) ?? [];
+    entries.push({ entry: { ...stored, pk: key.pk, sk: key.sk } as TableItem, ownItem });
+    partitionEntries.set(key.pk, entries);
+  };
   for (const log of derived.logs) {
     const canonical = transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex);
-    put(canonical, compactLog(log, canonical));
     const copy = logCopy(log);
+    putInPartition(canonical, compactLog(log, canonical), copy.dataOmitted);
     const sk = logKeys.sortKey(log.blockNumber, log.logIndex);
     const putCopy = (pk: string, counted = false) => put({ pk, sk }, compactLog(copy, { pk, sk }), counted);
     putCopy(logKeys.contractLogs(chainId, log.address).pk, COUNTED);
@@ -123,7 +132,7 @@ export function immutableItems(
 
   for (const transfer of derived.tokenTransfers) {
     const canonical = transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex);
-    put(canonical, compactTokenTransfer(transfer, canonical));
+    putInPartition(canonical, compactTokenTransfer(transfer, canonical));
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
     const putCopy = (pk: string, flags: object = {}) =>
       put({ pk, sk }, { ...compactTokenTransfer(transfer, { pk, sk }), ...flags }, COUNTED);
@@ -167,6 +176,15 @@ export function immutableItems(
   }
 
   for (const bucket of bucketsOf([...internalEntries.values()])) put(bucket, bucket);
+
+  for (const entries of partitionEntries.values()) {
+    const own = new Set(entries.filter((entry) => entry.ownItem).map((entry) => entry.entry));
+    for (const item of bucketsAround(
+      entries.map(({ entry }) => entry),
+      (entry) => own.has(entry),
+    ))
+      put(item, item);
+  }
 
   for (const withdrawal of derived.withdrawals) {
     put({ pk: addressKeys.withdrawals(chainId, withdrawal.address).pk, sk: addressKeys.withdrawalSortKey(withdrawal.index) }, withdrawal);

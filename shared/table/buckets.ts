@@ -8,7 +8,7 @@
  * marshalled, signed and sent by the ingest: a bucket of 8 entries costs about what one entry did.
  *
  * A bucket's key is its range's pk and the sort key of its FIRST entry; its entries (in sort-key
- * order, all of one block, so a bucket never spans blocks) are one MessagePack array in `e`, each
+ * order, all of one block, so a bucket never spans blocks: of one sort-key group, bucketGroupOf) are one MessagePack array in `e`, each
  * the entry's attributes but its pk and kind (the bucket's `pk`, and `of`). A bucket holds
  * consecutive entries of its range (an interval: buckets never interleave) of one expiry: entries
  * that expire (zero-value calls kept N days, `ttl`) end a bucket and start one of their own, with
@@ -33,7 +33,10 @@ export const BUCKET_KIND = 'bucket';
 export const MAX_BUCKET_ENTRIES = 8;
 
 /**
- * The ranges stored in buckets: X5 (`…#A#<address>#ITX#to|from`), and the counted ranges that belong
+ * The ranges stored in buckets: a transaction's partition (`…#TX#<hash>`: its logs, `LOG#<index>`, and
+ * token transfers, `TT#<log>#<batch>`, which a block writes together: 3.1 and 2.0 items a
+ * transaction on the Base profile; its own item `TX` stays one, as a log whose data its index copies
+ * leave out, which readers get by its key: items.ts), X5 (`…#A#<address>#ITX#to|from`), and the counted ranges that belong
  * to a contract, a topic or a selector, where a block's entries crowd (issues 34 and 35: on the Base
  * profile 3 to 20 entries of a block a range): N4 (`…#LOGS#<contract>`, and `#T0#<topic0>`), N5
  * (`…#TOPIC0#<topic0>`), N8 (`…#TT#<token>`), N3 without the sender (`…#CALLS#<contract>#<selector>`)
@@ -41,13 +44,26 @@ export const MAX_BUCKET_ENTRIES = 8;
  * entry of a block a range, where a bucket saves nothing.
  */
 const BUCKETED_RANGE =
-  /^C#\d+#(?:A#0x[0-9a-f]{40}#ITX#(?:to|from)|LOGS#0x[0-9a-f]{40}(?:#T0#[^#]+)?|TOPIC0#[^#]+|TT#0x[0-9a-f]{40}|CALLS#0x[0-9a-f]{40}#[^#]+|SELECTOR#[^#]+)$/;
+  /^C#\d+#(?:TX#0x[0-9a-f]{64}|A#0x[0-9a-f]{40}#ITX#(?:to|from)|LOGS#0x[0-9a-f]{40}(?:#T0#[^#]+)?|TOPIC0#[^#]+|TT#0x[0-9a-f]{40}|CALLS#0x[0-9a-f]{40}#[^#]+|SELECTOR#[^#]+)$/;
 
 /** Whether the entries of range `pk` are written in buckets (and may be read from them). */
 export const isBucketedRange = (pk: string): boolean => BUCKETED_RANGE.test(pk);
 
 /** The first 12 characters of a bucketed range's sort keys: the block's (keys.ts blockKey). */
 export const BLOCK_KEY_LENGTH = 12;
+
+const TRANSACTION_PARTITION = /^C#\d+#TX#0x[0-9a-f]{64}$/;
+
+/**
+ * The part of sort key `sk` of bucketed range `pk` that every entry of a bucket shares, and where the
+ * buckets that may hold entries past `sk` start: the block key of a range's entries; in a
+ * transaction's partition the record's prefix (`LOG#`, `TT#`; `TX` its own item), all of one block.
+ */
+export function bucketGroupOf(pk: string, sk: string): string {
+  if (!TRANSACTION_PARTITION.test(pk)) return sk.slice(0, BLOCK_KEY_LENGTH);
+  const hash = sk.indexOf('#');
+  return hash === -1 ? sk : sk.slice(0, hash + 1);
+}
 
 export interface BucketItem {
   pk: string;
@@ -77,8 +93,9 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
   const buckets: TableItem[] = [];
   for (const members of ranges.values()) {
     members.sort((a, b) => compareSortKeys(a.sk, b.sk));
-    // Runs of consecutive entries of one expiry: a bucket holds an interval of its range, so buckets
-    // never interleave and reading them in key order reads the entries in key order.
+    // Runs of consecutive entries of one expiry and group (a transaction's logs, then its transfers): a
+    // bucket holds an interval of its range, so buckets never interleave and reading them in key order
+    // reads the entries in key order.
     let run: TableItem[] = [];
     const close = (): void => {
       if (run.length > 0) buckets.push(bucketOf(run));
@@ -86,7 +103,12 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
     };
     for (const entry of members) {
       const [head] = run;
-      if (run.length === MAX_BUCKET_ENTRIES || (head && head[TABLE.ttlAttribute] !== entry[TABLE.ttlAttribute])) close();
+      if (
+        run.length === MAX_BUCKET_ENTRIES ||
+        (head &&
+          (head[TABLE.ttlAttribute] !== entry[TABLE.ttlAttribute] || bucketGroupOf(head.pk, head.sk) !== bucketGroupOf(entry.pk, entry.sk)))
+      )
+        close();
       run.push(entry);
     }
     close();
@@ -94,11 +116,35 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
   return buckets;
 }
 
+/**
+ * The items of one range's entries where some must stay items of their own (`ownItem`: a log readers
+ * get by its key): the others in buckets (bucketsOf) of the runs between those, so that no bucket
+ * spans an item of its own (buckets and items never interleave).
+ */
+export function bucketsAround(entries: readonly TableItem[], ownItem: (entry: TableItem) => boolean): TableItem[] {
+  const items: TableItem[] = [];
+  let run: TableItem[] = [];
+  const close = (): void => {
+    items.push(...bucketsOf(run));
+    run = [];
+  };
+  for (const entry of [...entries].sort((a, b) => compareSortKeys(a.sk, b.sk))) {
+    if (!ownItem(entry)) {
+      run.push(entry);
+      continue;
+    }
+    close();
+    items.push(entry);
+  }
+  close();
+  return items;
+}
+
 function bucketOf(run: readonly TableItem[]): TableItem {
   const [first] = run;
   if (!first) throw new Error('bucketsOf: an empty bucket');
-  const block = first.sk.slice(0, BLOCK_KEY_LENGTH);
-  if (run.some((entry) => entry.sk.slice(0, BLOCK_KEY_LENGTH) !== block)) throw new Error('bucketsOf: entries of several blocks');
+  const group = bucketGroupOf(first.pk, first.sk);
+  if (run.some((entry) => bucketGroupOf(entry.pk, entry.sk) !== group)) throw new Error('bucketsOf: entries of several blocks');
   const ttl = first[TABLE.ttlAttribute];
   const bucket: BucketItem = {
     pk: first.pk,

@@ -11,6 +11,8 @@ import { erc20Abi, toEventSelector, toFunctionSelector, type Address, type Hex }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestJson } from '../../../scripts/lib/dispatch';
 import { tableSnapshot, useTestTable } from '../../support/table';
+import { transactionKeys } from '../../../shared/table/keys';
+import { MAX_BUCKET_ENTRIES } from '../../../shared/table/buckets';
 import { tableWorkOf } from '../../shared/insights/table-work';
 import { CHAIN_A, CHAIN_B, indexedHeads, startInsightsFixture, UNKNOWN_EVENT, type InsightsFixture } from './fixture';
 import {
@@ -313,8 +315,14 @@ describe('I5b and I5c: token transfers of a transaction and of a contract', () =
     // The whole transaction in one page: one Query, no count (the page reached the partition's end).
     const whole = await tableWorkOf(() => get(`/insights/v1/tokens/transfers/transaction/${hash}`, { chain_id: CHAIN_A }));
     expect(whole.result.body.meta.total_items).toBe(expected.length);
-    expect(whole.requests.filter((call) => call.command === 'QueryCommand')).toHaveLength(1);
-    expect(whole.usage.itemsRead).toBe(expected.length);
+    // (The chains' registry, kept per container for a few seconds, may be read beside it on a slow run.)
+    const ofTransaction = (call: { command: string; input: Record<string, unknown> }) =>
+      call.command === 'QueryCommand' &&
+      (call.input.ExpressionAttributeValues as Record<string, unknown>)[':pk'] === transactionKeys.transaction(CHAIN_A, hash).pk;
+    expect(whole.requests.filter(ofTransaction)).toHaveLength(1);
+    expect(whole.requests.filter((call) => call.command === 'QueryCommand' && !ofTransaction(call)).length).toBeLessThanOrEqual(1);
+    // Its transfers are one bucket of its partition (shared/table/buckets.ts): fewer items than transfers.
+    expect(whole.usage.itemsRead).toBe(Math.ceil(expected.length / MAX_BUCKET_ENTRIES));
     // Pages of 2: every page, and the total from a count of what follows the page.
     const limit = 2;
     for (let page = 0; page * limit < expected.length + limit; page += 1) {

@@ -11,8 +11,8 @@ import { type Item, queryAll, queryPage, rangeQuery, writeItems } from '../../..
 import { measureTable } from '../../../shared/db/instrument';
 import { readRange } from '../../../shared/explorer/range-reader';
 import { PAGE_SIZE } from '../../../shared/explorer/config';
-import { bucketsOf, MAX_BUCKET_ENTRIES } from '../../../shared/table/buckets';
-import { addressKeys, compareSortKeys, type TableItem } from '../../../shared/table/keys';
+import { bucketsAround, bucketsOf, isBucket, MAX_BUCKET_ENTRIES } from '../../../shared/table/buckets';
+import { addressKeys, compareSortKeys, transactionKeys, type TableItem } from '../../../shared/table/keys';
 import { useTestTable } from '../../support/table';
 
 useTestTable('bucket-query');
@@ -73,11 +73,16 @@ async function write(): Promise<void> {
 }
 
 /** Every page of `pk` (newest first unless `ascending`) with Limit `limit`, continued from each page's LastEvaluatedKey. */
-async function walk(pk: string, limit: number, ascending = false): Promise<string[]> {
+async function walk(pk: string, limit: number, ascending = false, skPrefix?: string): Promise<string[]> {
   const seen: string[] = [];
   let start: Item | undefined;
   do {
-    const page = await queryPage({ ...rangeQuery({ pk }), ScanIndexForward: ascending, Limit: limit, ExclusiveStartKey: start });
+    const page = await queryPage({
+      ...rangeQuery({ pk, ...(skPrefix === undefined ? {} : { skPrefix }) }),
+      ScanIndexForward: ascending,
+      Limit: limit,
+      ExclusiveStartKey: start,
+    });
     expect(page.items.length).toBeLessThanOrEqual(limit);
     seen.push(...sks(page.items));
     start = page.lastKey;
@@ -204,5 +209,63 @@ describe('bucketed ranges', () => {
     }
     expect(seen).toEqual(newestFirst);
     await expect(queryPage({ ...rangeQuery({ pk: ALL }) })).rejects.toThrow(/newest first/);
+  });
+});
+
+describe("a transaction's partition", () => {
+  const HASH = `0x${'ab'.repeat(32)}`;
+  const pk = transactionKeys.transaction(CHAIN, HASH).pk;
+  const own = transactionKeys.transaction(CHAIN, HASH);
+  // 20 logs, the 10th with data its copies leave out (an item of its own, read by its key), and 12 transfers.
+  const logs = Array.from(
+    { length: 20 },
+    (_, n): TableItem => ({
+      ...transactionKeys.transactionLog(CHAIN, HASH, 40 + n),
+      kind: 'log',
+      data: n === 9 ? `0x${'11'.repeat(2000)}` : `0x${n.toString(16).padStart(2, '0')}`,
+    }),
+  );
+  const transfers = Array.from(
+    { length: 12 },
+    (_, n): TableItem => ({
+      ...transactionKeys.transactionTokenTransfer(CHAIN, HASH, 40 + Math.floor(n / 2), n % 2),
+      kind: 'tokenTransfer',
+      amount: String(n),
+    }),
+  );
+  const longData = logs[9]!;
+  const expected = [...logs, ...transfers, { ...own, kind: 'transaction' }].sort(byKey);
+
+  it('keeps its logs and transfers in buckets of one kind each, a log with long data an item of its own between them, read as the entries', async () => {
+    const stored = bucketsAround([...logs, ...transfers], (entry) => entry === longData);
+    // Logs 0-8 (8 + 1), the long one alone, logs 10-19 (8 + 2), transfers (8 + 4).
+    expect(stored.map((item) => (isBucket(item) ? `bucket ${item.sk}` : item.sk))).toEqual([
+      'bucket LOG#000040',
+      'bucket LOG#000048',
+      'LOG#000049',
+      'bucket LOG#000050',
+      'bucket LOG#000058',
+      'bucket TT#000040#0000',
+      'bucket TT#000044#0000',
+    ]);
+    await writeItems({ put: [...stored, { ...own, kind: 'transaction' }] });
+    expect(sks((await queryAll({ ...rangeQuery({ pk }) })).items)).toEqual(sks(expected));
+    expect((await queryAll({ ...rangeQuery({ pk, skPrefix: 'LOG#' }) })).items).toEqual(logs);
+    expect((await queryAll({ ...rangeQuery({ pk, skPrefix: 'TT#' }) })).items).toEqual([...transfers].sort(byKey));
+    const exact = await queryPage({
+      KeyConditionExpression: '#pk = :pk AND #sk = :key',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':pk': pk, ':key': logs[12]!.sk },
+    });
+    expect(exact.items).toEqual([logs[12]]);
+  });
+
+  it('pages its logs in either order with any Limit, continued from any entry, inside buckets too', async () => {
+    const ordered = sks(logs);
+    for (const limit of [1, 3, MAX_BUCKET_ENTRIES, 11]) {
+      expect(await walk(pk, limit, true, 'LOG#'), `oldest first, Limit ${limit}`).toEqual(ordered);
+      expect(await walk(pk, limit, false, 'LOG#'), `newest first, Limit ${limit}`).toEqual([...ordered].reverse());
+    }
+    for (const limit of [1, 5, 51]) expect(await walk(pk, limit, true), `the whole partition, Limit ${limit}`).toEqual(sks(expected));
   });
 });

@@ -92,12 +92,13 @@ describe('total_items of a range', () => {
   it('falls back to the capped Select COUNT on a prefix and on entries without positions', async () => {
     const config = withBounds({ maxCountedItemsPerChain: 4 });
 
-    // A transaction's own partition (prefix condition): a Select COUNT, exact under the cap.
+    // A transaction's own partition (prefix condition): one Query counting its entries, exact under the
+    // cap (its records are in buckets, shared/table/buckets.ts: read to count their entries, not a Select COUNT).
     const txPk = transactionKeys.transaction(CHAIN, `0x${'ab'.repeat(32)}`).pk;
     await putItems([0, 1, 2].map((logIndex) => ({ pk: txPk, sk: `LOG#${String(logIndex).padStart(6, '0')}`, logIndex })));
     const prefix = await tableWorkOf(() => countRange({ pk: txPk, sk: { prefix: 'LOG#' }, checks: [], order: 'asc' }, config));
     expect(prefix.result).toBe(3);
-    expect(prefix.requests.map(({ input }) => input.Select)).toEqual(['COUNT']);
+    expect(prefix.requests.map(({ command }) => command)).toEqual(['QueryCommand']);
 
     // Entries ingested before positions existed: counted, up to the cap.
     const oldPk = logKeys.contractLogs(CHAIN, '0x00000000000000000000000000000000000000f4').pk;
