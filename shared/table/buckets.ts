@@ -80,7 +80,8 @@ export const isBucket = (item: Record<string, unknown>): boolean => item.kind ==
 
 /**
  * The bucket items of one block's entries of bucketed ranges (entries of other ranges are refused):
- * by range, in sort-key order, runs of one expiry, MAX_BUCKET_ENTRIES to a bucket at most.
+ * by range, in sort-key order, runs of one expiry, MAX_BUCKET_ENTRIES to a bucket at most; a run of
+ * one entry is that entry, an item of its own (read the same: bucket-query.ts).
  */
 export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
   const ranges = new Map<string, TableItem[]>();
@@ -98,7 +99,9 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
     // reads the entries in key order.
     let run: TableItem[] = [];
     const close = (): void => {
-      if (run.length > 0) buckets.push(bucketOf(run));
+      // A run of one entry stays an item of its own: a bucket of one only adds its wrapping's bytes.
+      if (run.length === 1) buckets.push(run[0]!);
+      else if (run.length > 1) buckets.push(bucketOf(run));
       run = [];
     };
     for (const entry of members) {

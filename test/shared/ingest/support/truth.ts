@@ -299,7 +299,10 @@ const IMMUTABLE_KINDS = new Set(['block', 'transaction', 'log', 'tokenTransfer',
  * heads, the table); every range heads item (shared/ingest/range-heads.ts) says where each range it
  * lists stands and lists every range of the families it calls complete. Returns the counted ranges.
  */
-export function expectRangePositions(items: readonly Record<string, unknown>[]): number {
+export function expectRangePositions(stored: readonly Record<string, unknown>[]): number {
+  // Block buckets' entries (table/buckets.ts) as the items they stand for: a range's entries are in
+  // buckets and items of their own alike.
+  const items = stored.flatMap((item) => storedEntriesOf(item));
   // Union ranges (an address's `all`): every entry of a `to` or `from` range carries its position in
   // the union of the two, both entries of a self-transfer the same one.
   const unions = new Map<string, Record<string, unknown>[]>();
