@@ -43,7 +43,7 @@ import {
   webhooksBudgets,
 } from './lib/budgets';
 import { costModel, ingestInputs } from './lib/cost';
-import { workloadCostModel, type ProfiledWorkloadCost } from './lib/workload-cost';
+import { workloadCostModel, type ProfiledWorkloadCost, type WorkloadInputs } from './lib/workload-cost';
 import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
 import { defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
@@ -242,6 +242,8 @@ async function main(): Promise<void> {
           ...expiringOf(facts.inputs),
           readUnitsPerPage: results.http.mixReadUnitsPerPage,
           ingestReadUnitsPerTransaction: facts.inputs.ingestReadUnitsPerTransaction,
+          // The ingest Lambda and the node, as the harness measured them on this shape (issue 35).
+          follower: await harnessFollower(path.resolve(values.out), profile),
         }),
         profile: {
           name: profile,
@@ -324,6 +326,32 @@ function expiringOf(inputs: { expiringBytesPerTransaction?: number; expiringRete
   return inputs.expiringBytesPerTransaction
     ? { expiringBytesPerTransaction: inputs.expiringBytesPerTransaction, expiringRetentionDays: inputs.expiringRetentionDays }
     : {};
+}
+
+/**
+ * The ingest's CPU and node calls per transaction on chain profile `profile`, from the newest Lambda
+ * harness result in `dir` that ran it (`npm run bench:lambda -- --chain base`), or undefined.
+ */
+async function harnessFollower(dir: string, profile: string): Promise<WorkloadInputs['follower']> {
+  const files = (await readdir(dir).catch(() => [] as string[]))
+    .filter((name) => /^lambda-.*Z\.json$/.test(name))
+    .sort()
+    .reverse();
+  for (const file of files) {
+    const result = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as {
+      chain?: { profile?: string };
+      ingestCpuMsPerTransaction?: number;
+      nodeCallsPerTransaction?: number;
+    };
+    if (result.chain?.profile !== profile) continue;
+    if (typeof result.ingestCpuMsPerTransaction !== 'number' || typeof result.nodeCallsPerTransaction !== 'number') return undefined;
+    return {
+      cpuMsPerTransaction: result.ingestCpuMsPerTransaction,
+      nodeCallsPerTransaction: result.nodeCallsPerTransaction,
+      source: `the Lambda harness, ${file}`,
+    };
+  }
+  return undefined;
 }
 
 async function newestIngest(dir: string): Promise<unknown> {

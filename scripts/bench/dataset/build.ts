@@ -56,6 +56,13 @@ export const ITEM_CODE = [
   'shared/table/union-ranges.ts',
   'shared/table/seek-chunk.ts',
   'shared/db/union-query.ts',
+  // Block buckets: which entries share an item, and how the ingest's reads see them.
+  'shared/table/buckets.ts',
+  'shared/db/bucket-query.ts',
+  // Range heads (their items), zero-value calls' storage and the manifests' expiry.
+  'shared/ingest/range-heads.ts',
+  'shared/ingest/zero-value-calls.ts',
+  'shared/ingest/manifest-retention.ts',
   // Orders and collections are created through their own code (createOrder, createCollection).
   'shared/orders/creation.ts',
   'shared/orders/orders.ts',

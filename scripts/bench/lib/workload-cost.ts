@@ -7,7 +7,8 @@
  *  - W2, app backend: 1 million transactions a day, one year held, 50 million API pages a day.
  *
  * Pure: its inputs are the bench's figures (write units and stored bytes per transaction from the
- * ingest, read units per page of the http mix). Prices: AWS list prices for DynamoDB in us-east-1
+ * ingest, read units per page of the http mix; for a profile the Lambda harness measured, the ingest's
+ * CPU and calls to the node per transaction: followerCostPerDay). Prices: AWS list prices for DynamoDB in us-east-1
  * (on-demand after the November 2024 reduction; Standard-IA storage 60 % cheaper and requests 25 %
  * dearer than Standard, as AWS documents the class). Provisioned capacity is priced at a stated target
  * utilisation of the average rate (auto scaling's target tracking keeps consumed / provisioned near it);
@@ -85,13 +86,59 @@ export interface WorkloadInputs {
   readUnitsPerPage: number;
   /** Read units the ingest itself spends per transaction (state reads); 0 when not measured. */
   ingestReadUnitsPerTransaction?: number;
+  /**
+   * The ingest's process CPU per transaction, ms, and its calls to the node per transaction, as the
+   * Lambda harness measured them on this chain shape (followerCostPerDay); absent: not priced.
+   */
+  follower?: { cpuMsPerTransaction: number; nodeCallsPerTransaction: number; source: string };
+}
+
+/**
+ * The follower's side of a workload's day (issue 35: the model includes the ingest's compute and the
+ * node's calls), the same under every table option:
+ *  - compute: one follower holds the chain all day (the lease), so Lambda bills a day of its duration
+ *    times FOLLOWER_INVOCATION_OVERLAP (the successor's wait at each handover: lambda-cost.ts,
+ *    1.078 deployed) at the memory whose vCPU share (Lambda: one vCPU at 1,769 MB, in proportion)
+ *    runs the day's transactions at FOLLOWER_CPU_UTILISATION, at least the stack's default
+ *    (512 MB); arm64 list price;
+ *  - the node: its calls per transaction times the day's transactions at NODE_USD_PER_MILLION_CALLS.
+ * One thread uses at most one vCPU: a load that needs more is priced at that share all the same and
+ * flagged (`beyondOneThread`).
+ */
+export const FOLLOWER_INVOCATION_OVERLAP = 1.078;
+export const FOLLOWER_CPU_UTILISATION = 0.8;
+export const LAMBDA_MB_PER_VCPU = 1769;
+export const FOLLOWER_MIN_MEMORY_MB = 512;
+export const LAMBDA_ARM_USD_PER_GB_SECOND = 0.0000133334;
+/**
+ * The node's price per call: $0.50 per million calls, the Lambda harness's named input (providers that
+ * bill compute units weigh receipts and traces at tens of a plain call's units: a floor for those).
+ */
+export const NODE_USD_PER_MILLION_CALLS = 0.5;
+
+export interface FollowerCost {
+  memoryMb: number;
+  vcpuNeeded: number;
+  beyondOneThread: boolean;
+  computeUsd: number;
+  nodeUsd: number;
+}
+
+export function followerCostPerDay(workload: WorkloadId, follower: NonNullable<WorkloadInputs['follower']>): FollowerCost {
+  const load = WORKLOADS[workload];
+  const vcpuNeeded = ((load.transactionsPerDay / SECONDS_PER_DAY) * follower.cpuMsPerTransaction) / 1000;
+  const memoryMb = Math.max(FOLLOWER_MIN_MEMORY_MB, Math.ceil((vcpuNeeded / FOLLOWER_CPU_UTILISATION) * LAMBDA_MB_PER_VCPU));
+  const computeUsd = SECONDS_PER_DAY * FOLLOWER_INVOCATION_OVERLAP * (memoryMb / 1024) * LAMBDA_ARM_USD_PER_GB_SECOND;
+  const nodeUsd = (load.transactionsPerDay * follower.nodeCallsPerTransaction * NODE_USD_PER_MILLION_CALLS) / 1e6;
+  return { memoryMb, vcpuNeeded, beyondOneThread: vcpuNeeded / FOLLOWER_CPU_UTILISATION > 1, computeUsd, nodeUsd };
 }
 
 export interface OptionCost {
   workload: WorkloadId;
   tableClass: TableClass;
   billing: BillingMode;
-  perDayUsd: { writes: number; reads: number; storage: number; total: number };
+  /** `compute` and `node`: the follower's (followerCostPerDay; 0 when not priced), the same under every option. */
+  perDayUsd: { writes: number; reads: number; storage: number; compute: number; node: number; total: number };
   /** Provisioned only: the capacity the option holds (average rate / target utilisation). */
   provisioned?: { wcu: number; rcu: number };
 }
@@ -143,17 +190,20 @@ export function optionCost(workload: WorkloadId, option: (typeof OPTIONS)[number
     load.pagesPerDay * inputs.readUnitsPerPage + load.transactionsPerDay * (inputs.ingestReadUnitsPerTransaction ?? 0);
   const storedGb = heldBytes(workload, inputs) / GB;
   const storage = (storedGb * prices.gbMonth) / DAYS_PER_MONTH;
+  const follower = inputs.follower ? followerCostPerDay(workload, inputs.follower) : undefined;
+  const compute = follower?.computeUsd ?? 0;
+  const node = follower?.nodeUsd ?? 0;
   if (option.billing === 'on-demand') {
     const writes = (writeUnitsPerDay * prices.writeRequestUnitPerMillion) / 1e6;
     const reads = (readUnitsPerDay * prices.readRequestUnitPerMillion) / 1e6;
-    return { workload, ...option, perDayUsd: usd({ writes, reads, storage }) };
+    return { workload, ...option, perDayUsd: usd({ writes, reads, storage, compute, node }) };
   }
   const wcu = Math.ceil(writeUnitsPerDay / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION);
   const rcu = Math.ceil(readUnitsPerDay / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION);
   return {
     workload,
     ...option,
-    perDayUsd: usd({ writes: wcu * prices.wcuHour * 24, reads: rcu * prices.rcuHour * 24, storage }),
+    perDayUsd: usd({ writes: wcu * prices.wcuHour * 24, reads: rcu * prices.rcuHour * 24, storage, compute, node }),
     provisioned: { wcu, rcu },
   };
 }
@@ -196,13 +246,13 @@ export function workloadCostLines(
   const lines = [
     `### ${title}`,
     '',
-    `Inputs: ${model.inputs.writeUnitsPerTransaction} write units and ${Math.round(model.inputs.storedBytesPerTransaction)} B stored per transaction${expiringClause(model.inputs)}, ${model.inputs.readUnitsPerPage} read units per page${model.inputs.ingestReadUnitsPerTransaction ? `, ${model.inputs.ingestReadUnitsPerTransaction} ingest read units per transaction` : ''}.`,
+    `Inputs: ${model.inputs.writeUnitsPerTransaction} write units and ${Math.round(model.inputs.storedBytesPerTransaction)} B stored per transaction${expiringClause(model.inputs)}, ${model.inputs.readUnitsPerPage} read units per page${model.inputs.ingestReadUnitsPerTransaction ? `, ${model.inputs.ingestReadUnitsPerTransaction} ingest read units per transaction` : ''}${followerClause(model.inputs)}.`,
     '',
-    '| workload | option | writes $/day | reads $/day | storage $/day | total $/day |',
-    '| --- | --- | ---: | ---: | ---: | ---: |',
+    '| workload | option | writes $/day | reads $/day | storage $/day | ingest compute $/day | node calls $/day | total $/day |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...model.options.map(
       (option) =>
-        `| ${option.workload} | ${name(option)} | ${option.perDayUsd.writes.toFixed(2)} | ${option.perDayUsd.reads.toFixed(2)} | ${option.perDayUsd.storage.toFixed(2)} | ${option.perDayUsd.total.toFixed(2)} |`,
+        `| ${option.workload} | ${name(option)} | ${option.perDayUsd.writes.toFixed(2)} | ${option.perDayUsd.reads.toFixed(2)} | ${option.perDayUsd.storage.toFixed(2)} | ${option.perDayUsd.compute.toFixed(2)} | ${option.perDayUsd.node.toFixed(2)} | ${option.perDayUsd.total.toFixed(2)} |`,
     ),
     '',
   ];
@@ -214,6 +264,17 @@ export function workloadCostLines(
   return lines;
 }
 
+/** The follower's inputs and what they make of each workload's day, or '' when not priced. */
+function followerClause(inputs: WorkloadInputs): string {
+  const follower = inputs.follower;
+  if (!follower) return '; the ingest Lambda and the node not priced (no Lambda-harness figures of this shape)';
+  const parts = (Object.keys(WORKLOADS) as WorkloadId[]).map((workload) => {
+    const cost = followerCostPerDay(workload, follower);
+    return `${workload} a follower of ${cost.memoryMb} MB (${cost.vcpuNeeded.toFixed(2)} vCPU${cost.beyondOneThread ? ', more than one thread gives' : ''})`;
+  });
+  return `; the ingest's ${follower.cpuMsPerTransaction} ms of CPU and ${follower.nodeCallsPerTransaction} node calls a transaction (${follower.source}): ${parts.join(', ')}, arm64 at $${LAMBDA_ARM_USD_PER_GB_SECOND} a GB-second x ${FOLLOWER_INVOCATION_OVERLAP} (handovers), the node at $${NODE_USD_PER_MILLION_CALLS} per million calls`;
+}
+
 /** ` (of which 348 B are manifests held 7 days, not a year: TTL)`, or '' without expiring bytes. */
 function expiringClause(inputs: WorkloadInputs): string {
   const bytes = inputs.expiringBytesPerTransaction ?? 0;
@@ -221,13 +282,15 @@ function expiringClause(inputs: WorkloadInputs): string {
   return ` (of which ${Math.round(bytes)} B are manifests held ${inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS} days, not a year: TTL)`;
 }
 
-function usd(parts: { writes: number; reads: number; storage: number }): OptionCost['perDayUsd'] {
+function usd(parts: { writes: number; reads: number; storage: number; compute: number; node: number }): OptionCost['perDayUsd'] {
   const round = (value: number) => Math.round(value * 100) / 100;
   return {
     writes: round(parts.writes),
     reads: round(parts.reads),
     storage: round(parts.storage),
-    total: round(parts.writes + parts.reads + parts.storage),
+    compute: round(parts.compute),
+    node: round(parts.node),
+    total: round(parts.writes + parts.reads + parts.storage + parts.compute + parts.node),
   };
 }
 

@@ -1,14 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { BASELINE_INPUTS, heldBytes, optionCost, workloadCostLines, workloadCostModel } from '../../../../scripts/bench/lib/workload-cost';
+import {
+  BASELINE_INPUTS,
+  followerCostPerDay,
+  heldBytes,
+  optionCost,
+  workloadCostLines,
+  workloadCostModel,
+} from '../../../../scripts/bench/lib/workload-cost';
 
 describe('the W1 / W2 cost model (issue 27)', () => {
   it('prices the baseline as the issue states it: W1 about $525 a day, W2 about $85, on-demand Standard', () => {
     const model = workloadCostModel(BASELINE_INPUTS);
     // W1: 10M tx x 23.26 WRU x $0.625/M = $145.38; 1M pages x 5.23 RRU x $0.125/M = $0.65;
     // 3.65e9 tx x 13,400 B = 45,551 GB x $0.25 / 30 = $379.59.
-    expect(model.workloads.W1.defaultOption.perDayUsd).toEqual({ writes: 145.38, reads: 0.65, storage: 379.59, total: 525.62 });
+    expect(model.workloads.W1.defaultOption.perDayUsd).toEqual({
+      writes: 145.38,
+      reads: 0.65,
+      storage: 379.59,
+      compute: 0,
+      node: 0,
+      total: 525.62,
+    });
     // W2: $14.54 writes, 50M pages x 5.23 x $0.125/M = $32.69 reads, $37.96 storage.
-    expect(model.workloads.W2.defaultOption.perDayUsd).toEqual({ writes: 14.54, reads: 32.69, storage: 37.96, total: 85.18 });
+    expect(model.workloads.W2.defaultOption.perDayUsd).toEqual({
+      writes: 14.54,
+      reads: 32.69,
+      storage: 37.96,
+      compute: 0,
+      node: 0,
+      total: 85.18,
+    });
     expect(model.workloads.W1.baselineUsdPerDay).toBe(525.62);
     expect(model.workloads.W1.noWorse).toBe(true);
   });
@@ -50,6 +71,34 @@ describe('the W1 / W2 cost model (issue 27)', () => {
     const lines = workloadCostLines(expiring).join('\n');
     expect(lines).toContain('7000 B stored per transaction (of which 350 B are manifests held 7 days, not a year: TTL)');
     expect(workloadCostLines(kept).join('\n')).not.toContain('manifests held');
+  });
+
+  it("prices the ingest Lambda and the node's calls a harness measured, the same under every option (issue 35)", () => {
+    const follower = { cpuMsPerTransaction: 6, nodeCallsPerTransaction: 0.05, source: 'a harness run' };
+    // W1: 10M tx / 86,400 s = 115.7 tx/s x 6 ms = 0.694 vCPU; / 0.8 = 0.868 x 1,769 MB = 1,536 MB; a day x 1.078 x
+    // 1.5 GB x $0.0000133334 = $1.86; 10M x 0.05 calls x $0.5/M = $0.25.
+    const w1 = followerCostPerDay('W1', follower);
+    expect(w1.memoryMb).toBe(1536);
+    expect(w1.computeUsd).toBeCloseTo(86_400 * 1.078 * 1.5 * 0.0000133334, 6);
+    expect(w1.nodeUsd).toBeCloseTo(0.25, 6);
+    expect(w1.beyondOneThread).toBe(false);
+    // W2: 0.069 vCPU: the stack's default 512 MB, $0.62; $0.03 of calls.
+    expect(followerCostPerDay('W2', follower)).toMatchObject({ memoryMb: 512, beyondOneThread: false });
+    // Three times Base's average at 6 ms: more than one thread can give, flagged.
+    expect(followerCostPerDay('W1', { ...follower, cpuMsPerTransaction: 20 }).beyondOneThread).toBe(true);
+    const without = workloadCostModel({ writeUnitsPerTransaction: 10, storedBytesPerTransaction: 7_000, readUnitsPerPage: 2 });
+    const priced = workloadCostModel({ ...without.inputs, follower });
+    for (const [index, option] of priced.options.entries()) {
+      const base = without.options[index]!;
+      expect(option.perDayUsd.compute).toBe(option.workload === 'W1' ? 1.86 : 0.62);
+      expect(option.perDayUsd.node).toBe(option.workload === 'W1' ? 0.25 : 0.03);
+      // (Each part and the total rounded to the cent apart.)
+      expect(
+        Math.abs(option.perDayUsd.total - (base.perDayUsd.total + option.perDayUsd.compute + option.perDayUsd.node)),
+      ).toBeLessThanOrEqual(0.02);
+    }
+    expect(workloadCostLines(priced).join('\n')).toContain('6 ms of CPU and 0.05 node calls a transaction (a harness run)');
+    expect(workloadCostLines(without).join('\n')).toContain('the ingest Lambda and the node not priced');
   });
 
   it('names the cheapest option and the verdict against the goal', () => {
