@@ -35,14 +35,24 @@ import { compactBlock, compactInternalTransaction, compactLog, compactTokenTrans
  */
 const countedEntries = new WeakSet<object>();
 
-/** Marks an item as an entry of a counted range (returns it). */
-export function countedEntry<T extends TableItem>(item: T): T {
+/** The record a counted entry was made from (its summed fields, unpacked: range-positions.ts running totals). */
+const entryRecords = new WeakMap<object, Record<string, unknown>>();
+
+/** Marks an item as an entry of a counted range (returns it); `record`: the record it holds, packed. */
+export function countedEntry<T extends TableItem>(item: T, record?: object): T {
   countedEntries.add(item);
+  if (record) entryRecords.set(item, record as Record<string, unknown>);
   return item;
 }
 
 /** Whether `item` (the very object immutableItems returned) is an entry of a counted range. */
 export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(item);
+
+/**
+ * The record counted entry `item` (the very object immutableItems returned) was made from, whose
+ * summed fields its running totals add (without unpacking, and inflating, what was just packed); undefined when not kept.
+ */
+export const recordOfEntry = (item: TableItem): Record<string, unknown> | undefined => entryRecords.get(item);
 
 /** How the ingest stores what it may keep for a while only (zero-value-calls.ts). */
 export interface ItemOptions {
@@ -67,9 +77,9 @@ export function immutableItems(
 ): TableItem[] {
   const { chainId, block } = derived;
   const items = new Map<string, TableItem>();
-  const put = (key: ItemKey, stored: object, counted = false): void => {
+  const put = (key: ItemKey, stored: object, counted = false, record?: object): void => {
     const item: TableItem = { ...stored, pk: key.pk, sk: key.sk };
-    items.set(`${key.pk}\n${key.sk}`, counted ? countedEntry(item) : item);
+    items.set(`${key.pk}\n${key.sk}`, counted ? countedEntry(item, record) : item);
   };
   const COUNTED = true;
   /** The `cs` attribute of an explorer copy: the bits of its sides that are contracts. */
@@ -81,7 +91,7 @@ export function immutableItems(
   });
 
   const blockKey = blockKeys.block(chainId, block.number);
-  put(blockKey, { ...compactBlock(block, blockKey), ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED);
+  put(blockKey, { ...compactBlock(block, blockKey), ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED, block);
   const byHash = blockKeys.blockByHash(chainId, block.hash);
   put(byHash, compactBlock(block, byHash));
 
@@ -91,7 +101,7 @@ export function immutableItems(
     const copy = transactionCopy(tx);
     const sk = transactionKeys.sortKey(tx.blockNumber, tx.transactionIndex);
     const putCopy = (pk: string, counted = false, flags: object = {}) =>
-      put({ pk, sk }, { ...compactTransaction(copy, { pk, sk }), ...flags }, counted);
+      put({ pk, sk }, { ...compactTransaction(copy, { pk, sk }), ...flags }, counted, copy);
     const flags = sides(tx.from, tx.to, tx.contractAddress);
     // The address's `all` range is the union of these (union-ranges.ts): no copy of its own.
     const touch = (address: string, direction: Direction): void => {
@@ -135,7 +145,7 @@ export function immutableItems(
     putInPartition(canonical, compactTokenTransfer(transfer, canonical));
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
     const putCopy = (pk: string, flags: object = {}) =>
-      put({ pk, sk }, { ...compactTokenTransfer(transfer, { pk, sk }), ...flags }, COUNTED);
+      put({ pk, sk }, { ...compactTokenTransfer(transfer, { pk, sk }), ...flags }, COUNTED, transfer);
     putCopy(tokenTransferKeys.byToken(chainId, transfer.token).pk);
     // N16: an NFT's own transfers (ERC-721, ERC-1155: a token id), numbered like N8.
     if (transfer.tokenId !== null) putCopy(tokenTransferKeys.byTokenId(chainId, transfer.token, transfer.tokenId).pk);

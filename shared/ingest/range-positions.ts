@@ -53,7 +53,7 @@ import { encodeTotal, legacyRunningTotalAttribute, runningTotalAttribute, SUMMED
 import { packSeekKeys } from '../table/seek-chunk';
 import { blockKey, rangeKeys, SEEK_CHUNK_ENTRIES, type TableItem } from '../table/keys';
 import { membersOf, UNION_POSITION_ATTRIBUTE, unionOf, unionTotalAttribute } from '../table/union-ranges';
-import { isCountedEntry } from './items';
+import { isCountedEntry, recordOfEntry } from './items';
 import { readCursor } from './manifest';
 import {
   emptyHeads,
@@ -342,8 +342,9 @@ export class RangePositions {
         position += 1;
         entry[positionAttribute] = position;
         if (totals !== undefined) {
-          // The summed fields may be among the entry's packed fields (shared/table/pack.ts).
-          const record = fields.length > 0 ? unpackItem(entry) : entry;
+          // The summed fields may be among the entry's packed fields (shared/table/pack.ts): read from
+          // the record it was made from when kept, else unpacked.
+          const record = fields.length > 0 ? (recordOfEntry(entry) ?? unpackItem(entry)) : entry;
           for (const field of fields) {
             const total = (totals.get(field) ?? 0n) + summand(record[field]);
             totals.set(field, total);

@@ -33,9 +33,15 @@ import {
 } from '../../../../shared/table/keys';
 import { bucketGroupOf, isBucket, MAX_BUCKET_ENTRIES, storedEntriesOf } from '../../../../shared/table/buckets';
 import { tableSnapshot } from '../../../support/table';
-import { expandInternalTransaction, expandLog, expandTokenTransfer, expandTransaction } from '../../../../shared/table/compact';
+import {
+  expandChainRecord,
+  expandInternalTransaction,
+  expandLog,
+  expandTokenTransfer,
+  expandTransaction,
+} from '../../../../shared/table/compact';
 import { membersOf, unionOf } from '../../../../shared/table/union-ranges';
-import { MAX_COPIED_DATA_BYTES } from '../../../../shared/table/records';
+import { MAX_COPIED_DATA_BYTES, runningTotalOf, SUMMED_FIELDS } from '../../../../shared/table/records';
 import { ownerOfRange, readHeadsItem } from '../../../../shared/ingest/range-heads';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
@@ -329,6 +335,21 @@ export function expectRangePositions(stored: readonly Record<string, unknown>[])
       entries.map((entry) => entry.pos),
       `positions of ${pk}`,
     ).toEqual(entries.map((_, index) => index + 1));
+    // Running totals (records.ts SUMMED_FIELDS): each entry's is the sum of its record's field over the
+    // range up to itself.
+    for (const field of SUMMED_FIELDS[String(entries[0]?.kind)] ?? []) {
+      let sum = 0n;
+      const expected: string[] = [];
+      for (const entry of entries) {
+        const value = expandChainRecord(entry)[field];
+        sum += value === null || value === undefined ? 0n : BigInt(value as string | number);
+        expected.push(sum.toString());
+      }
+      expect(
+        entries.map((entry) => runningTotalOf(entry, field)?.toString()),
+        `running totals of ${field} in ${pk}`,
+      ).toEqual(expected);
+    }
   }
 
   // Range heads (shared/ingest/range-heads.ts): each address's item says where every range it lists
