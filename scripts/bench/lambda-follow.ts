@@ -86,7 +86,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { consumers, DELIVERY_MAX_RECEIVES } from '../../shared/jobs';
 import { startGatewayProcess, type GatewayProcess } from './lib/gateway-process';
 import { type ChaosRecovery, chaosRecovery, pickHolder } from './lib/lambda-chaos';
-import { type LambdaCost, lambdaCostPerChainPerDay, successorWaitSeconds } from './lib/lambda-cost';
+import { type LambdaCost, lambdaCostPerChainPerDay, NODE_USD_PER_MILLION_CALLS, successorWaitSeconds } from './lib/lambda-cost';
 import { type InvocationRecord, LocalLambda } from './lib/local-lambda';
 import {
   benchWebhooks,
@@ -116,12 +116,6 @@ export const LAMBDA_BURST_RECOVERY_BUDGET_BLOCKS = 10;
 const HOT_PARTITION_TARGET_TPS = 300;
 /** Base's average rate (issue 34: 100-150 a second), transactions a day: the node's bill per chain is priced at it. */
 const BASE_TRANSACTIONS_PER_DAY = 100 * 86_400;
-/**
- * The price per call the node's bill is worked out at: $0.50 per million calls, named here as the
- * model's input (providers that bill compute units weigh methods differently: block receipts and
- * traces cost tens to hundreds of a plain call's units, so the figure is a floor for those).
- */
-const NODE_USD_PER_MILLION_CALLS = 0.5;
 const NATIVE = '0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE';
 const MAINNET_USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 /** The deployed settings the cost model is for (lib/: one function, arm64, 900 s, a schedule a minute; INGEST_* defaults). */

@@ -43,6 +43,7 @@ import {
   webhooksBudgets,
 } from './lib/budgets';
 import { costModel, ingestInputs } from './lib/cost';
+import type { LambdaCostInputs } from './lib/lambda-cost';
 import { workloadCostModel, type ProfiledWorkloadCost, type WorkloadInputs } from './lib/workload-cost';
 import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
 import { defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
@@ -342,12 +343,16 @@ async function harnessFollower(dir: string, profile: string): Promise<WorkloadIn
       chain?: { profile?: string };
       ingestCpuMsPerTransaction?: number;
       nodeCallsPerTransaction?: number;
+      cost?: { deployed?: { inputs?: LambdaCostInputs } };
     };
     if (result.chain?.profile !== profile) continue;
-    if (typeof result.ingestCpuMsPerTransaction !== 'number' || typeof result.nodeCallsPerTransaction !== 'number') return undefined;
+    const deployed = result.cost?.deployed?.inputs;
+    if (typeof result.ingestCpuMsPerTransaction !== 'number' || typeof result.nodeCallsPerTransaction !== 'number' || !deployed)
+      return undefined;
     return {
       cpuMsPerTransaction: result.ingestCpuMsPerTransaction,
       nodeCallsPerTransaction: result.nodeCallsPerTransaction,
+      deployed,
       source: `the Lambda harness, ${file}`,
     };
   }

@@ -26,7 +26,7 @@
  *  - an entry stored both as an item of its own (written before buckets) and in a bucket (its block
  *    written again once its manifest, which listed the single items, had expired) is served once.
  */
-import { bucketGroupOf, entriesOf } from '../table/buckets';
+import { bucketGroupsOf, entriesOf } from '../table/buckets';
 import { compareSortKeys } from '../table/keys';
 import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
 
@@ -43,9 +43,8 @@ export async function queryBucketedRange(
   }
   const descending = input.ScanIndexForward === false;
   const counting = input.Select === 'COUNT';
-  const pk = String(input.ExpressionAttributeValues?.[':pk'] ?? '');
-  /** Where the buckets that may hold entries past a sort key start (the block's key: table/buckets.ts bucketGroupOf). */
-  const groupOf = (sk: string): string => bucketGroupOf(pk, sk);
+  /** Where the buckets that may hold entries past a sort key start (the block's key: table/buckets.ts bucketGroupsOf). */
+  const groupOf = bucketGroupsOf(String(input.ExpressionAttributeValues?.[':pk'] ?? ''));
   const condition = sortKeyCondition(input, groupOf);
   const { Select: _select, ProjectionExpression: _projection, ...rest } = input;
   const request: QueryInput = { ...rest, ExpressionAttributeNames: namesUsed(rest) };

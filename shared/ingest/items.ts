@@ -120,11 +120,14 @@ export function immutableItems(
   // A transaction's logs and token transfers: in block buckets of its partition (table/buckets.ts),
   // but a log whose copies leave its data out, which readers get by its key (insights events.ts,
   // resolve.ts): an item of its own, between buckets (a bucket holds consecutive entries only).
-  const partitionEntries = new Map<string, { entry: TableItem; ownItem: boolean }[]>();
+  const partitionEntries = new Map<string, TableItem[]>();
+  const readByKey = new Set<TableItem>();
   const putInPartition = (key: ItemKey, stored: object, ownItem = false): void => {
-    const entries = partitionEntries.get(key.pk) ?? [];
-    entries.push({ entry: { ...stored, pk: key.pk, sk: key.sk } as TableItem, ownItem });
-    partitionEntries.set(key.pk, entries);
+    const entry = { ...stored, pk: key.pk, sk: key.sk } as TableItem;
+    if (ownItem) readByKey.add(entry);
+    const entries = partitionEntries.get(key.pk);
+    if (entries) entries.push(entry);
+    else partitionEntries.set(key.pk, [entry]);
   };
   for (const log of derived.logs) {
     const canonical = transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex);
@@ -187,14 +190,8 @@ export function immutableItems(
 
   for (const bucket of bucketsOf([...internalEntries.values()])) put(bucket, bucket);
 
-  for (const entries of partitionEntries.values()) {
-    const own = new Set(entries.filter((entry) => entry.ownItem).map((entry) => entry.entry));
-    for (const item of bucketsAround(
-      entries.map(({ entry }) => entry),
-      (entry) => own.has(entry),
-    ))
-      put(item, item);
-  }
+  for (const entries of partitionEntries.values())
+    for (const item of bucketsAround(entries, (entry) => readByKey.has(entry))) put(item, item);
 
   for (const withdrawal of derived.withdrawals) {
     put({ pk: addressKeys.withdrawals(chainId, withdrawal.address).pk, sk: addressKeys.withdrawalSortKey(withdrawal.index) }, withdrawal);

@@ -158,7 +158,6 @@ export function planAggregation(request: AggregationRequest, fields: FieldCatalo
   return { groupKeys, aggregates, columns, sortColumn };
 }
 
-/** How a bucket's values order: block buckets and Unix timestamps are numbers, dates sort as text. */
 /**
  * The stored record's fields an aggregation's rows read (its group keys' and aggregates' fields, by the
  * catalogue's `record`), or undefined when a field does not say (the whole record is then expanded).
@@ -184,6 +183,7 @@ export function recordFieldsOfColumns(names: readonly string[], fields: FieldCat
   return record;
 }
 
+/** How a bucket's values order: block buckets and Unix timestamps are numbers, dates sort as text. */
 function bucketKind(bucket: Bucket): ColumnKind {
   if (bucket.fn === 'intDiv') return 'number';
   return bucket.fn === 'time' && bucket.steps[0] === 'toUnixTimestamp' ? 'number' : 'string';

@@ -8,7 +8,7 @@
  * marshalled, signed and sent by the ingest: a bucket of 8 entries costs about what one entry did.
  *
  * A bucket's key is its range's pk and the sort key of its FIRST entry; its entries (in sort-key
- * order, all of one block, so a bucket never spans blocks: of one sort-key group, bucketGroupOf) are one MessagePack array in `e`, each
+ * order, all of one block, so a bucket never spans blocks: of one sort-key group, bucketGroupsOf) are one MessagePack array in `e`, each
  * the entry's attributes but its pk and kind (the bucket's `pk`, and `of`). A bucket holds
  * consecutive entries of its range (an interval: buckets never interleave) of one expiry: entries
  * that expire (zero-value calls kept N days, `ttl`) end a bucket and start one of their own, with
@@ -55,14 +55,16 @@ export const BLOCK_KEY_LENGTH = 12;
 const TRANSACTION_PARTITION = /^C#\d+#TX#0x[0-9a-f]{64}$/;
 
 /**
- * The part of sort key `sk` of bucketed range `pk` that every entry of a bucket shares, and where the
- * buckets that may hold entries past `sk` start: the block key of a range's entries; in a
+ * Of bucketed range `pk`, the part of a sort key that every entry of a bucket shares, and where the
+ * buckets that may hold entries past it start: the block key of a range's entries; in a
  * transaction's partition the record's prefix (`LOG#`, `TT#`; `TX` its own item), all of one block.
  */
-export function bucketGroupOf(pk: string, sk: string): string {
-  if (!TRANSACTION_PARTITION.test(pk)) return sk.slice(0, BLOCK_KEY_LENGTH);
-  const hash = sk.indexOf('#');
-  return hash === -1 ? sk : sk.slice(0, hash + 1);
+export function bucketGroupsOf(pk: string): (sk: string) => string {
+  if (!TRANSACTION_PARTITION.test(pk)) return (sk) => sk.slice(0, BLOCK_KEY_LENGTH);
+  return (sk) => {
+    const hash = sk.indexOf('#');
+    return hash === -1 ? sk : sk.slice(0, hash + 1);
+  };
 }
 
 export interface BucketItem {
@@ -92,8 +94,9 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
     else ranges.set(entry.pk, [entry]);
   }
   const buckets: TableItem[] = [];
-  for (const members of ranges.values()) {
+  for (const [pk, members] of ranges) {
     members.sort((a, b) => compareSortKeys(a.sk, b.sk));
+    const groupOf = bucketGroupsOf(pk);
     // Runs of consecutive entries of one expiry and group (a transaction's logs, then its transfers): a
     // bucket holds an interval of its range, so buckets never interleave and reading them in key order
     // reads the entries in key order.
@@ -101,15 +104,14 @@ export function bucketsOf(entries: readonly TableItem[]): TableItem[] {
     const close = (): void => {
       // A run of one entry stays an item of its own: a bucket of one only adds its wrapping's bytes.
       if (run.length === 1) buckets.push(run[0]!);
-      else if (run.length > 1) buckets.push(bucketOf(run));
+      else if (run.length > 1) buckets.push(bucketOf(run, groupOf));
       run = [];
     };
     for (const entry of members) {
       const [head] = run;
       if (
         run.length === MAX_BUCKET_ENTRIES ||
-        (head &&
-          (head[TABLE.ttlAttribute] !== entry[TABLE.ttlAttribute] || bucketGroupOf(head.pk, head.sk) !== bucketGroupOf(entry.pk, entry.sk)))
+        (head && (head[TABLE.ttlAttribute] !== entry[TABLE.ttlAttribute] || groupOf(head.sk) !== groupOf(entry.sk)))
       )
         close();
       run.push(entry);
@@ -143,11 +145,11 @@ export function bucketsAround(entries: readonly TableItem[], ownItem: (entry: Ta
   return items;
 }
 
-function bucketOf(run: readonly TableItem[]): TableItem {
+function bucketOf(run: readonly TableItem[], groupOf: (sk: string) => string): TableItem {
   const [first] = run;
   if (!first) throw new Error('bucketsOf: an empty bucket');
-  const group = bucketGroupOf(first.pk, first.sk);
-  if (run.some((entry) => bucketGroupOf(entry.pk, entry.sk) !== group)) throw new Error('bucketsOf: entries of several blocks');
+  const group = groupOf(first.sk);
+  if (run.some((entry) => groupOf(entry.sk) !== group)) throw new Error('bucketsOf: entries of several blocks');
   const ttl = first[TABLE.ttlAttribute];
   const bucket: BucketItem = {
     pk: first.pk,

@@ -45,6 +45,16 @@ export const LAMBDA_PRICES = {
   writeUnit: 0.625 / 1_000_000,
 } as const;
 
+/** Lambda's CPU share: one vCPU at 1,769 MB, in proportion to the memory (at most 6). */
+export const LAMBDA_MB_PER_VCPU = 1769;
+
+/**
+ * The price per call a node's bill is worked out at: $0.50 per million calls, named here as the
+ * models' input (providers that bill compute units weigh methods differently: block receipts and
+ * traces cost tens to hundreds of a plain call's units, so the figure is a floor for those).
+ */
+export const NODE_USD_PER_MILLION_CALLS = 0.5;
+
 export interface LambdaCostInputs {
   memoryMb: number;
   architecture: 'arm64' | 'x86_64';

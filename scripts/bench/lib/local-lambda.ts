@@ -21,6 +21,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LAMBDA_MB_PER_VCPU } from './lambda-cost';
 import type { TableUsage } from './lambda-measure';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -66,7 +67,7 @@ export interface LocalLambdaOptions {
 }
 
 /** Lambda's CPU by memory size: one vCPU at 1,769 MB, in proportion below and above (up to 6 at 10,240 MB). */
-export const lambdaVcpus = (memoryMb: number): number => Math.min(6, memoryMb / 1769);
+export const lambdaVcpus = (memoryMb: number): number => Math.min(6, memoryMb / LAMBDA_MB_PER_VCPU);
 
 const CGROUP_CPU = '/sys/fs/cgroup/cpu';
 const CFS_PERIOD_US = 100_000;

@@ -19,6 +19,7 @@
  * transactions a day x (kept bytes x history days + expiring bytes x retention days).
  */
 import { DEFAULT_MANIFEST_RETENTION_DAYS } from '../../../shared/ingest/manifest-retention';
+import { LAMBDA_MB_PER_VCPU, lambdaCostPerChainPerDay, NODE_USD_PER_MILLION_CALLS, type LambdaCostInputs } from './lambda-cost';
 
 export type TableClass = 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
 export type BillingMode = 'on-demand' | 'provisioned';
@@ -88,33 +89,23 @@ export interface WorkloadInputs {
   ingestReadUnitsPerTransaction?: number;
   /**
    * The ingest's process CPU per transaction, ms, and its calls to the node per transaction, as the
-   * Lambda harness measured them on this chain shape (followerCostPerDay); absent: not priced.
+   * Lambda harness measured them on this chain shape, with the deployed follower's settings its cost
+   * model used (followerCostPerDay); absent: not priced.
    */
-  follower?: { cpuMsPerTransaction: number; nodeCallsPerTransaction: number; source: string };
+  follower?: { cpuMsPerTransaction: number; nodeCallsPerTransaction: number; deployed: LambdaCostInputs; source: string };
 }
 
 /**
  * The follower's side of a workload's day (issue 35: the model includes the ingest's compute and the
  * node's calls), the same under every table option:
- *  - compute: one follower holds the chain all day (the lease), so Lambda bills a day of its duration
- *    times FOLLOWER_INVOCATION_OVERLAP (the successor's wait at each handover: lambda-cost.ts,
- *    1.078 deployed) at the memory whose vCPU share (Lambda: one vCPU at 1,769 MB, in proportion)
- *    runs the day's transactions at FOLLOWER_CPU_UTILISATION, at least the stack's default
- *    (512 MB); arm64 list price;
+ *  - the ingest Lambda: the deployed follower's day (lambda-cost.ts: its holders, handovers, requests
+ *    and lease writes) at the memory whose vCPU share runs the day's transactions at
+ *    FOLLOWER_CPU_UTILISATION, at least the deployed memory;
  *  - the node: its calls per transaction times the day's transactions at NODE_USD_PER_MILLION_CALLS.
  * One thread uses at most one vCPU: a load that needs more is priced at that share all the same and
  * flagged (`beyondOneThread`).
  */
-export const FOLLOWER_INVOCATION_OVERLAP = 1.078;
 export const FOLLOWER_CPU_UTILISATION = 0.8;
-export const LAMBDA_MB_PER_VCPU = 1769;
-export const FOLLOWER_MIN_MEMORY_MB = 512;
-export const LAMBDA_ARM_USD_PER_GB_SECOND = 0.0000133334;
-/**
- * The node's price per call: $0.50 per million calls, the Lambda harness's named input (providers that
- * bill compute units weigh receipts and traces at tens of a plain call's units: a floor for those).
- */
-export const NODE_USD_PER_MILLION_CALLS = 0.5;
 
 export interface FollowerCost {
   memoryMb: number;
@@ -127,8 +118,8 @@ export interface FollowerCost {
 export function followerCostPerDay(workload: WorkloadId, follower: NonNullable<WorkloadInputs['follower']>): FollowerCost {
   const load = WORKLOADS[workload];
   const vcpuNeeded = ((load.transactionsPerDay / SECONDS_PER_DAY) * follower.cpuMsPerTransaction) / 1000;
-  const memoryMb = Math.max(FOLLOWER_MIN_MEMORY_MB, Math.ceil((vcpuNeeded / FOLLOWER_CPU_UTILISATION) * LAMBDA_MB_PER_VCPU));
-  const computeUsd = SECONDS_PER_DAY * FOLLOWER_INVOCATION_OVERLAP * (memoryMb / 1024) * LAMBDA_ARM_USD_PER_GB_SECOND;
+  const memoryMb = Math.max(follower.deployed.memoryMb, Math.ceil((vcpuNeeded / FOLLOWER_CPU_UTILISATION) * LAMBDA_MB_PER_VCPU));
+  const computeUsd = lambdaCostPerChainPerDay({ ...follower.deployed, memoryMb }).perDay.totalUsd;
   const nodeUsd = (load.transactionsPerDay * follower.nodeCallsPerTransaction * NODE_USD_PER_MILLION_CALLS) / 1e6;
   return { memoryMb, vcpuNeeded, beyondOneThread: vcpuNeeded / FOLLOWER_CPU_UTILISATION > 1, computeUsd, nodeUsd };
 }
@@ -272,7 +263,7 @@ function followerClause(inputs: WorkloadInputs): string {
     const cost = followerCostPerDay(workload, follower);
     return `${workload} a follower of ${cost.memoryMb} MB (${cost.vcpuNeeded.toFixed(2)} vCPU${cost.beyondOneThread ? ', more than one thread gives' : ''})`;
   });
-  return `; the ingest's ${follower.cpuMsPerTransaction} ms of CPU and ${follower.nodeCallsPerTransaction} node calls a transaction (${follower.source}): ${parts.join(', ')}, arm64 at $${LAMBDA_ARM_USD_PER_GB_SECOND} a GB-second x ${FOLLOWER_INVOCATION_OVERLAP} (handovers), the node at $${NODE_USD_PER_MILLION_CALLS} per million calls`;
+  return `; the ingest's ${follower.cpuMsPerTransaction} ms of CPU and ${follower.nodeCallsPerTransaction} node calls a transaction (${follower.source}): ${parts.join(', ')}, each a deployed follower's day (${follower.deployed.architecture}, lib/lambda-cost.ts), the node at $${NODE_USD_PER_MILLION_CALLS} per million calls`;
 }
 
 /** ` (of which 348 B are manifests held 7 days, not a year: TTL)`, or '' without expiring bytes. */

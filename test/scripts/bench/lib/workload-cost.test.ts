@@ -7,6 +7,7 @@ import {
   workloadCostLines,
   workloadCostModel,
 } from '../../../../scripts/bench/lib/workload-cost';
+import { lambdaCostPerChainPerDay } from '../../../../scripts/bench/lib/lambda-cost';
 
 describe('the W1 / W2 cost model (issue 27)', () => {
   it('prices the baseline as the issue states it: W1 about $525 a day, W2 about $85, on-demand Standard', () => {
@@ -74,15 +75,28 @@ describe('the W1 / W2 cost model (issue 27)', () => {
   });
 
   it("prices the ingest Lambda and the node's calls a harness measured, the same under every option (issue 35)", () => {
-    const follower = { cpuMsPerTransaction: 6, nodeCallsPerTransaction: 0.05, source: 'a harness run' };
-    // W1: 10M tx / 86,400 s = 115.7 tx/s x 6 ms = 0.694 vCPU; / 0.8 = 0.868 x 1,769 MB = 1,536 MB; a day x 1.078 x
-    // 1.5 GB x $0.0000133334 = $1.86; 10M x 0.05 calls x $0.5/M = $0.25.
+    // The deployed follower's settings as the harness's cost model takes them (lambda-follow.ts DEPLOYED).
+    const deployed = {
+      memoryMb: 512,
+      architecture: 'arm64' as const,
+      scheduleSeconds: 60,
+      timeoutSeconds: 900,
+      safetyMarginSeconds: 60,
+      handoverWaitSeconds: 60,
+      skippedInvocationSeconds: 0.146,
+      leaseWritesPerSecond: 0.3,
+    };
+    const follower = { cpuMsPerTransaction: 6, nodeCallsPerTransaction: 0.05, deployed, source: 'a harness run' };
+    // W1: 10M tx / 86,400 s = 115.7 tx/s x 6 ms = 0.694 vCPU; / 0.8 = 0.868 x 1,769 MB = 1,536 MB. The deployed day:
+    // 110.8 holders of 840 s and 1,329 skipped ticks of 0.146 s = 93,240 s x 1.5 GB x $0.0000133334 = $1.865, 1,440
+    // requests $0.0003, lease writes 86,400 x 0.3 x $0.625/M = $0.0162: $1.88. 10M x 0.05 calls x $0.5/M = $0.25.
     const w1 = followerCostPerDay('W1', follower);
     expect(w1.memoryMb).toBe(1536);
-    expect(w1.computeUsd).toBeCloseTo(86_400 * 1.078 * 1.5 * 0.0000133334, 6);
+    expect(w1.computeUsd).toBeCloseTo(93_240 * 1.5 * 0.0000133334 + 1_440 * 0.0000002 + 86_400 * 0.3 * 0.000000625, 3);
+    expect(w1.computeUsd).toBe(lambdaCostPerChainPerDay({ ...deployed, memoryMb: 1536 }).perDay.totalUsd);
     expect(w1.nodeUsd).toBeCloseTo(0.25, 6);
     expect(w1.beyondOneThread).toBe(false);
-    // W2: 0.069 vCPU: the stack's default 512 MB, $0.62; $0.03 of calls.
+    // W2: 0.069 vCPU: the deployed 512 MB, $0.64; $0.03 of calls.
     expect(followerCostPerDay('W2', follower)).toMatchObject({ memoryMb: 512, beyondOneThread: false });
     // Three times Base's average at 6 ms: more than one thread can give, flagged.
     expect(followerCostPerDay('W1', { ...follower, cpuMsPerTransaction: 20 }).beyondOneThread).toBe(true);
@@ -90,7 +104,7 @@ describe('the W1 / W2 cost model (issue 27)', () => {
     const priced = workloadCostModel({ ...without.inputs, follower });
     for (const [index, option] of priced.options.entries()) {
       const base = without.options[index]!;
-      expect(option.perDayUsd.compute).toBe(option.workload === 'W1' ? 1.86 : 0.62);
+      expect(option.perDayUsd.compute).toBe(option.workload === 'W1' ? 1.88 : 0.64);
       expect(option.perDayUsd.node).toBe(option.workload === 'W1' ? 0.25 : 0.03);
       // (Each part and the total rounded to the cent apart.)
       expect(

@@ -31,7 +31,7 @@ import {
   transactionKeys,
   type TokenStandard,
 } from '../../../../shared/table/keys';
-import { bucketGroupOf, isBucket, MAX_BUCKET_ENTRIES, storedEntriesOf } from '../../../../shared/table/buckets';
+import { bucketGroupsOf, isBucket, MAX_BUCKET_ENTRIES, storedEntriesOf } from '../../../../shared/table/buckets';
 import { tableSnapshot } from '../../../support/table';
 import {
   expandChainRecord,
@@ -414,7 +414,7 @@ export async function expectImmutableItems(
     const keys = entries.map((entry) => String(entry.sk));
     expect(keys, 'a bucket holds its entries in order').toEqual([...keys].sort());
     // One block's (a transaction's partition: one kind of its records, its logs or its transfers).
-    expect(new Set(keys.map((key) => bucketGroupOf(String(bucket.pk), key))).size, 'a bucket holds one block').toBe(1);
+    expect(new Set(keys.map(bucketGroupsOf(String(bucket.pk)))).size, 'a bucket holds one block').toBe(1);
   }
   const ownItems = new Set(stored.filter((item) => !isBucket(item)).map((item) => `${item.pk}\n${item.sk}`));
   for (const log of truth.logs) {
