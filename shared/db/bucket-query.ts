@@ -17,9 +17,9 @@
  *    bucket holding the bound (newest first, Limit 1, from the bound back to the start of its block),
  *    whose entries past the bound come first. So a page that starts at any entry (a seek chunk's key,
  *    insights range-seek.ts) costs one round trip and one item more, not the rest of the block;
- *  - Select COUNT counts entries; a ProjectionExpression is dropped (a bucket is read whole, and its
- *    entries come with every attribute); a FilterExpression is refused: DynamoDB would apply it to the
- *    buckets, not their entries (filter the entries read instead);
+ *  - Select COUNT counts entries; a ProjectionExpression is applied to the entries (a bucket is read
+ *    whole: what it saves is the bytes sent on, not the units read); a FilterExpression is refused:
+ *    DynamoDB would apply it to the buckets, not their entries (filter the entries read instead);
  *  - `scanned` is the entries read (those of every bucket read, the ones outside the bounds too): a
  *    bucket holds its entries' bytes, which DynamoDB bills, so a read bound counted in `scanned`
  *    (insights' maxItemsReadPerChain) bounds the same cost whether a range is in buckets or not;
@@ -46,7 +46,7 @@ export async function queryBucketedRange(
   /** Where the buckets that may hold entries past a sort key start (the block's key: table/buckets.ts bucketGroupsOf). */
   const groupOf = bucketGroupsOf(String(input.ExpressionAttributeValues?.[':pk'] ?? ''));
   const condition = sortKeyCondition(input, groupOf);
-  const { Select: _select, ProjectionExpression: _projection, ...rest } = input;
+  const { Select: _select, ProjectionExpression: projection, ...rest } = input;
   const request: QueryInput = { ...rest, ExpressionAttributeNames: namesUsed(rest) };
   if (bucketLimit !== undefined && (input.Limit === undefined || bucketLimit < input.Limit)) request.Limit = bucketLimit;
   if (Object.keys(request.ExpressionAttributeNames ?? {}).length === 0) delete request.ExpressionAttributeNames;
@@ -87,12 +87,25 @@ export async function queryBucketedRange(
   }
   const last = entries.at(-1);
   const lastKey = !more ? undefined : last ? { pk: last.pk, sk: last.sk } : page.lastKey;
+  const project = projection === undefined ? undefined : projectionOf(projection, input.ExpressionAttributeNames ?? {});
   return {
-    items: counting ? [] : entries,
+    items: counting ? [] : project ? entries.map(project) : entries,
     count: entries.length,
     scanned: read.length,
     lastKey,
   };
+}
+
+/**
+ * A ProjectionExpression as DynamoDB applies it to an item, for the entries of a bucket: the top-level
+ * attributes its paths name (a nested path keeps its whole top-level attribute).
+ */
+function projectionOf(expression: string, names: Record<string, string>): (entry: Item) => Item {
+  const kept = expression.split(',').map((path) => {
+    const top = path.trim().split(/[.[]/)[0] ?? '';
+    return names[top] ?? top;
+  });
+  return (entry) => Object.fromEntries(kept.filter((name) => name in entry).map((name) => [name, entry[name]]));
 }
 
 /**

@@ -15,7 +15,6 @@
  *    names `pos` and totals; Select COUNT reads the members' sort keys and counts them deduplicated;
  *  - `scanned` is the items both members read: a read bound counts what DynamoDB bills.
  */
-import { isBucketedRange } from '../table/buckets';
 import { compareSortKeys } from '../table/keys';
 import { legacyRunningTotalAttribute, runningTotalAttribute, SUMMED_FIELDS } from '../table/records';
 import { legacyUnionTotalAttribute, membersOf, UNION_POSITION_ATTRIBUTE, unionTotalAttribute } from '../table/union-ranges';
@@ -53,9 +52,6 @@ export async function queryUnionPage(
   const union = String(input.ExpressionAttributeValues?.[':pk']);
   // A bucketed member's page in ascending order ends with a whole bucket, and the union's next page
   // would start inside one (bucket-query.ts): its unions are read newest first only.
-  if (input.ScanIndexForward !== false && members.some(isBucketedRange)) {
-    throw new Error(`the union ${union} of bucketed ranges is read newest first only`);
-  }
   const counting = input.Select === 'COUNT';
   const { Select: _select, ExclusiveStartKey: start, ...rest } = input;
   const projection = counting ? { ProjectionExpression: SORT_KEY_NAME, names: { [SORT_KEY_NAME]: 'sk' } } : unionProjection(rest);

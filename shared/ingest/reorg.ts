@@ -387,21 +387,15 @@ export class Reorg {
    */
   async creationAt(address: string, ancestor: number): Promise<Creation | null> {
     const below = blockKey(ancestor + 1);
-    const newest = async <T extends TableItem>(
-      pk: string,
-      /** A FilterExpression (none on a bucketed range: table/buckets.ts; `accept` checks the entries). */
-      filter: string | undefined,
-      values: Record<string, unknown>,
-      accept: (item: T) => Promise<boolean>,
-    ): Promise<T | undefined> => {
+    // (No FilterExpression: both ranges are bucketed, table/buckets.ts; `accept` checks the entries.)
+    const newest = async <T extends TableItem>(pk: string, accept: (item: T) => boolean | Promise<boolean>): Promise<T | undefined> => {
       const base = rangeQuery({ pk, skPrefix: '0' });
       let start: Record<string, unknown> | undefined;
       do {
         const page = await queryPage<T>({
           ...base,
           KeyConditionExpression: '#pk = :pk AND #sk < :below',
-          FilterExpression: filter,
-          ExpressionAttributeValues: { ':pk': pk, ':below': below, ...values },
+          ExpressionAttributeValues: { ':pk': pk, ':below': below },
           ScanIndexForward: false,
           ConsistentRead: true,
           ExclusiveStartKey: start,
@@ -412,21 +406,14 @@ export class Reorg {
       return undefined;
     };
     const [top, internal] = await Promise.all([
-      newest<TableItem>(
-        addressKeys.transactions(this.chainId, address, 'to').pk,
-        'contractAddress = :address',
-        { ':address': address },
-        async (item) => expandTransaction(item).status !== 0,
-      ),
-      newest<TableItem & InternalTransactionRecord>(
-        addressKeys.internalTransactions(this.chainId, address, 'to').pk,
-        undefined,
-        {},
-        async (item) => {
-          const internal = expandInternalTransaction(item);
-          return internal.createdContract === address && this.tookEffect(internal);
-        },
-      ),
+      newest<TableItem>(addressKeys.transactions(this.chainId, address, 'to').pk, (item) => {
+        const transaction = expandTransaction(item);
+        return transaction.contractAddress === address && transaction.status !== 0;
+      }),
+      newest<TableItem & InternalTransactionRecord>(addressKeys.internalTransactions(this.chainId, address, 'to').pk, async (item) => {
+        const internal = expandInternalTransaction(item);
+        return internal.createdContract === address && (await this.tookEffect(internal));
+      }),
     ]);
     const fromTop = top && expandTransaction(top);
     const candidates: { at: [number, number, number]; creation: Creation }[] = [];

@@ -40,11 +40,14 @@ export const MAX_BUCKET_ENTRIES = 8;
  * to a contract, a topic or a selector, where a block's entries crowd (issues 34 and 35: on the Base
  * profile 3 to 20 entries of a block a range): N4 (`…#LOGS#<contract>`, and `#T0#<topic0>`), N5
  * (`…#TOPIC0#<topic0>`), N8 (`…#TT#<token>`), N3 without the sender (`…#CALLS#<contract>#<selector>`)
- * and N6 (`…#SELECTOR#<selector>`). Not bucketed: N3 by sender, N16 (one NFT), X3 and X4: mostly one
- * entry of a block a range, where a bucket saves nothing.
+ * and N6 (`…#SELECTOR#<selector>`), and an address's X3 and X4 member ranges (`…#A#<address>#TT#to|from#<set>`,
+ * `…#TT#to|from#TOKEN#<token>:<rank>`, `…#TX#to|from`): most of them get one entry of a block, an item of
+ * its own as before (a run of one is never a bucket), but a router's, a pool's or a busy wallet's get
+ * many (on the Base profile 11.6 X3 and 2.0 X4 items a transaction become 7.2 and 1.2). Not bucketed:
+ * N3 by sender and N16 (one NFT), where a block's entries rarely share a range.
  */
 const BUCKETED_RANGE =
-  /^C#\d+#(?:TX#0x[0-9a-f]{64}|A#0x[0-9a-f]{40}#ITX#(?:to|from)|LOGS#0x[0-9a-f]{40}(?:#T0#[^#]+)?|TOPIC0#[^#]+|TT#0x[0-9a-f]{40}|CALLS#0x[0-9a-f]{40}#[^#]+|SELECTOR#[^#]+)$/;
+  /^C#\d+#(?:TX#0x[0-9a-f]{64}|A#0x[0-9a-f]{40}#(?:ITX#(?:to|from)|TX#(?:to|from)|TT#(?:to|from)#[^#]+(?:#0x[0-9a-f]{40}:\d+)?)|LOGS#0x[0-9a-f]{40}(?:#T0#[^#]+)?|TOPIC0#[^#]+|TT#0x[0-9a-f]{40}|CALLS#0x[0-9a-f]{40}#[^#]+|SELECTOR#[^#]+)$/;
 
 /** Whether the entries of range `pk` are written in buckets (and may be read from them). */
 export const isBucketedRange = (pk: string): boolean => BUCKETED_RANGE.test(pk);

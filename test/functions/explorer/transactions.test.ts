@@ -490,7 +490,7 @@ describe('E4 transactions: Blockscout sorting (sort, order)', () => {
     expect((await explorerGet(sender, 'transactions', { sort: 'value', order: 'desc' })).body.items[0].value).toBe('51');
   });
 
-  it('sorts by block_number both ways on the range itself: one Query a page (two for the `all` union)', async () => {
+  it('sorts by block_number both ways on the range itself: one Query a page (two for the `all` union; oldest first, one more a member past the first page)', async () => {
     const busy = chain.manifest.accounts.busy;
     // Read again: tests above ingest more blocks.
     const newest = expectedTransactions(await chainTransactions(chain.publicClient), busy, undefined);
@@ -503,7 +503,10 @@ describe('E4 transactions: Blockscout sorting (sort, order)', () => {
         itemsOf(pages).map((tx) => tx.hash),
         order,
       ).toEqual(want);
-      for (const page of pages) expectPageCost(page.calls, { batchGet: true, queries: 2 });
+      // Oldest first, a page that continues inside a block also reads, beside each member's page, the
+      // member's bucket holding its start (table/buckets.ts: the busy address's ranges are bucketed).
+      for (const [index, page] of pages.entries())
+        expectPageCost(page.calls, { batchGet: true, queries: order === 'asc' && index > 0 ? 4 : 2 });
     }
     const pages = await allPages(receiver, 'transactions', { filter: 'to', sort: 'block_number', order: 'asc' });
     expect(itemsOf(pages).map((tx) => tx.hash)).toEqual(sent.map(lower));

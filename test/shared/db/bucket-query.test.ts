@@ -195,9 +195,11 @@ describe('bucketed ranges', () => {
     for (const limit of [1, 5, 51]) expect(await walk(pk, limit), `Limit ${limit}`).toEqual([...expected].reverse());
   });
 
-  it('serves the union of `to` and `from` newest first, a self-call once, and E5 pages through it', async () => {
+  it('serves the union of `to` and `from` in both orders, a self-call once, and E5 pages through it', async () => {
     const newestFirst = sks(expectedAll).reverse();
     for (const limit of [2, 7, 51]) expect(await walk(ALL, limit), `Limit ${limit}`).toEqual(newestFirst);
+    // Oldest first, every page continues inside a bucket of a member (X3 and X4 unions are read so).
+    for (const limit of [1, 2, 7, 51]) expect(await walk(ALL, limit, true), `Limit ${limit} oldest first`).toEqual(sks(expectedAll));
     const seen: string[] = [];
     let bound: string | undefined;
     for (;;) {
@@ -208,7 +210,6 @@ describe('bucketed ranges', () => {
       bound = String(served.at(-1)!.sk);
     }
     expect(seen).toEqual(newestFirst);
-    await expect(queryPage({ ...rangeQuery({ pk: ALL }) })).rejects.toThrow(/newest first/);
   });
 });
 
