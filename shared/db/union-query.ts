@@ -50,8 +50,8 @@ export async function queryUnionPage(
   send: (input: QueryInput) => Promise<QueryPage<Item>>,
 ): Promise<QueryPage<Item>> {
   const union = String(input.ExpressionAttributeValues?.[':pk']);
-  // A bucketed member's page in ascending order ends with a whole bucket, and the union's next page
-  // would start inside one (bucket-query.ts): its unions are read newest first only.
+  // A bucketed member (X3, X4, X5: table/buckets.ts) is read through bucket-query.ts in either order:
+  // oldest first from inside a block, its page comes with the Query of the bucket holding the start.
   const counting = input.Select === 'COUNT';
   const { Select: _select, ExclusiveStartKey: start, ...rest } = input;
   const projection = counting ? { ProjectionExpression: SORT_KEY_NAME, names: { [SORT_KEY_NAME]: 'sk' } } : unionProjection(rest);
