@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --only http,cold,ingest,follow,lambda,load,webhooks] [--scale S] [--reps N] [--processes N] [--blocks N]
- * [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base|none] [--profile-blocks N]
+ * [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base,...|none] [--profile-blocks N]
  * [--out DIR]`: the benchmark suite of issues 13 and 15. Not part of `npm test`.
  *
  * Parts (all by default, in this order):
@@ -15,7 +15,7 @@
  * Then the cost model (lib/cost.ts) from the ingest's write units per transaction and the http mix's
  * read units per page; issue 27's W1 / W2 per table option (lib/workload-cost.ts) for each chain
  * profile: the ingest bench chain, the dataset's busy chains, and each profile of --profiles (default
- * base: dataset/profile.ts, its dataset built once per size and item code, cached under .bench/; its own
+ * every one: base, and base with zero-value calls kept 30 days or not stored; dataset/profile.ts, its dataset built once per size and item code, cached under .bench/; its own
  * write units, stored bytes and ingest reads per transaction, the http mix's reads per page); and
  * every budget (lib/budgets.ts). Writes bench/results/latest.json and
  * latest.md (and dated copies, bench-<UTC time>.*); exits 1 when a budget is broken or a part failed.
@@ -46,12 +46,11 @@ import { costModel, ingestInputs } from './lib/cost';
 import type { LambdaCostInputs } from './lib/lambda-cost';
 import { workloadCostModel, type ProfiledWorkloadCost, type WorkloadInputs } from './lib/workload-cost';
 import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
-import { defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
+import { chainOf, defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PARTS: Part[] = ['http', 'cold', 'ingest', 'follow', 'lambda', 'load', 'webhooks'];
-const USAGE =
-  'usage: npm run bench [-- --only http,cold,ingest,follow,lambda,load,webhooks] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles base|none] [--profile-blocks N] [--out DIR]';
+const USAGE = `usage: npm run bench [-- --only http,cold,ingest,follow,lambda,load,webhooks] [--scale S (0 < S <= 1)] [--reps N] [--processes N] [--blocks N] [--follow-seconds S] [--lambda-seconds S] [--duration S] [--settle S] [--profiles ${PROFILES.join(',')}|none] [--profile-blocks N] [--out DIR]`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -65,7 +64,7 @@ async function main(): Promise<void> {
       'lambda-seconds': { type: 'string', default: '240' },
       duration: { type: 'string', default: '60' },
       settle: { type: 'string', default: '30' },
-      profiles: { type: 'string', default: 'base' },
+      profiles: { type: 'string', default: PROFILES.join(',') },
       'profile-blocks': { type: 'string' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
@@ -244,7 +243,7 @@ async function main(): Promise<void> {
           readUnitsPerPage: results.http.mixReadUnitsPerPage,
           ingestReadUnitsPerTransaction: facts.inputs.ingestReadUnitsPerTransaction,
           // The ingest Lambda and the node, as the harness measured them on this shape (issue 35).
-          follower: await harnessFollower(path.resolve(values.out), profile),
+          follower: await harnessFollower(path.resolve(values.out), chainOf(profile as ProfileName)),
         }),
         profile: {
           name: profile,
@@ -323,9 +322,17 @@ function run(args: string[], options: { allowFailure?: boolean } = {}): Promise<
 }
 
 /** The expiring part of stored bytes (items with a TTL: the manifests) and its retention, when a figure has them. */
-function expiringOf(inputs: { expiringBytesPerTransaction?: number; expiringRetentionDays?: number }) {
+function expiringOf(inputs: {
+  expiringBytesPerTransaction?: number;
+  expiringRetentionDays?: number;
+  expiringBytesByDays?: Record<string, number>;
+}) {
   return inputs.expiringBytesPerTransaction
-    ? { expiringBytesPerTransaction: inputs.expiringBytesPerTransaction, expiringRetentionDays: inputs.expiringRetentionDays }
+    ? {
+        expiringBytesPerTransaction: inputs.expiringBytesPerTransaction,
+        expiringRetentionDays: inputs.expiringRetentionDays,
+        ...(inputs.expiringBytesByDays ? { expiringBytesByDays: inputs.expiringBytesByDays } : {}),
+      }
     : {};
 }
 

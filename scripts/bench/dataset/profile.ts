@@ -25,9 +25,21 @@ import { expiringStoredNote, type PerUnitReport } from '../lib/write-families';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BUILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'build.ts');
 export const PROFILE_TABLE = 'bench-profile';
-/** The profiles there are (one so far). */
-export const PROFILES = ['base'] as const;
+/**
+ * The profiles there are: the Base-like chain, and the same chain ingested with zero-value internal
+ * calls kept 30 days or not stored (INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS, shared/ingest/zero-value-calls.ts:
+ * the operator's setting, measured in the ledger with its TTL, issue 35).
+ */
+export const PROFILES = ['base', 'base-zero-value-calls-30d', 'base-zero-value-calls-0d'] as const;
 export type ProfileName = (typeof PROFILES)[number];
+/** Each profile's INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS (undefined: the default, kept for good). */
+export const ZERO_VALUE_CALLS_RETENTION_DAYS: Record<ProfileName, number | undefined> = {
+  base: undefined,
+  'base-zero-value-calls-30d': 30,
+  'base-zero-value-calls-0d': 0,
+};
+/** The profile whose chain a profile is (its generator, and its Lambda harness figures): all are Base's. */
+export const chainOf = (_profile: ProfileName): 'base' => 'base';
 /** The profile's own code, hashed into its key beside the dataset's item code. */
 const PROFILE_CODE = [
   'scripts/bench/dataset/base-profile.ts',
@@ -100,6 +112,8 @@ export interface ProfileFacts {
     /** Of storedBytesPerTransaction, the bytes of items with a TTL (the manifests), held `expiringRetentionDays` only (absent in builds from before). */
     expiringBytesPerTransaction?: number;
     expiringRetentionDays?: number;
+    /** The same by how long each part is held (the manifests' days, zero-value calls' N), when measured. */
+    expiringBytesByDays?: Record<string, number>;
     itemsWrittenPerTransaction: number;
     itemsStoredPerTransaction: number;
     /** What the table reported consumed (no GSI): a check of the ledger's pricing. */
@@ -192,8 +206,13 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
     const { emptyUsage, measureTableInto, totalCalls } = await import('../../../shared/db/instrument');
     const { ChainIngest } = await import('../../../shared/ingest/ingest');
     const { BaseChain } = await import('./base-profile');
-    const { WriteLedger, perUnit, recordWriteCommand } = await import('../lib/write-families');
-    const ledger = new WriteLedger();
+    const { WriteLedger, perUnit, recordWriteCommand, EXPIRING_RETENTION_DAYS } = await import('../lib/write-families');
+    const zeroValueCallsRetentionDays = ZERO_VALUE_CALLS_RETENTION_DAYS[options.profile];
+    // Items with a TTL: the manifests, and on a profile with zero-value calls kept N days their X5 buckets.
+    const ledger = new WriteLedger({
+      retentionDaysOf: (family) =>
+        family.id.startsWith('X5 ') && zeroValueCallsRetentionDays !== undefined ? zeroValueCallsRetentionDays : EXPIRING_RETENTION_DAYS,
+    });
     const { PartitionHeat, recordPartitionWrites, hottestPartitions } = await import('../lib/partition-heat');
     const heat = new PartitionHeat();
     // Every write request as it goes out, in document form (as scripts/bench/ingest.ts observes them).
@@ -224,6 +243,7 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
       chainId: spec.chainId,
       client: chain.client(),
       ...(options.batchBlocks ? { maxBatchBlocks: options.batchBlocks } : {}),
+      ...(zeroValueCallsRetentionDays === undefined ? {} : { zeroValueCallsRetentionDays }),
       log: {
         info: () => undefined,
         warn: (message, details) => {
@@ -308,6 +328,7 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
         storedBytesPerTransaction: families.totals.bytesStoredPerTx,
         expiringBytesPerTransaction: families.totals.expiringBytesStoredPerTx,
         expiringRetentionDays: families.expiringRetentionDays,
+        expiringBytesByDays: families.expiringBytesStoredPerTxByDays,
         itemsWrittenPerTransaction: families.totals.itemsWrittenPerTx,
         itemsStoredPerTransaction: families.totals.itemsStoredPerTx,
         consumedWriteUnitsPerTransaction: round(usage.writeUnits / transactions, 2),

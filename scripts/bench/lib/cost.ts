@@ -7,6 +7,7 @@
  */
 
 import { DEFAULT_MANIFEST_RETENTION_DAYS } from '../../../shared/ingest/manifest-retention';
+import { heldBytesPerTransaction } from './write-families';
 
 export const PRICES = {
   /** USD per million write request units. */
@@ -30,6 +31,8 @@ export interface CostInputs {
   /** Of storedBytesPerTransaction, the bytes of items with a TTL (the manifests), held `expiringRetentionDays` only. */
   expiringBytesPerTransaction?: number;
   expiringRetentionDays?: number;
+  /** The expiring bytes by how long each part is held, when known (write-families.ts heldBytesPerTransaction). */
+  expiringBytesByDays?: Record<string, number>;
   readUnitsPerPage: number;
   /** Where each input comes from. */
   sources: { writes: string; storage: string; reads: string };
@@ -50,9 +53,7 @@ export function costModel(inputs: CostInputs): CostModel {
   const writesPerDay = (WORKLOAD.transactionsPerDay * inputs.writeUnitsPerTransaction * PRICES.writeUnit) / 1e6;
   const readsPerDay = (WORKLOAD.pagesPerDay * inputs.readUnitsPerPage * PRICES.readUnit) / 1e6;
   // Items with a TTL (the manifests) are held their retention only (at most the workload's).
-  const expiring = Math.min(inputs.expiringBytesPerTransaction ?? 0, inputs.storedBytesPerTransaction);
-  const expiringDays = Math.min(inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS, WORKLOAD.retentionDays);
-  const heldPerTransaction = WORKLOAD.retentionDays * (inputs.storedBytesPerTransaction - expiring) + expiringDays * expiring;
+  const heldPerTransaction = heldBytesPerTransaction(inputs, WORKLOAD.retentionDays);
   const storedGb = (WORKLOAD.transactionsPerDay * heldPerTransaction) / GB;
   const storagePerDay = (storedGb * PRICES.gbMonth) / DAYS_PER_MONTH;
   return {

@@ -20,6 +20,7 @@
  */
 import { DEFAULT_MANIFEST_RETENTION_DAYS } from '../../../shared/ingest/manifest-retention';
 import { LAMBDA_MB_PER_VCPU, lambdaCostPerChainPerDay, NODE_USD_PER_MILLION_CALLS, type LambdaCostInputs } from './lambda-cost';
+import { heldBytesPerTransaction } from './write-families';
 
 export type TableClass = 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
 export type BillingMode = 'on-demand' | 'provisioned';
@@ -83,6 +84,8 @@ export interface WorkloadInputs {
   expiringBytesPerTransaction?: number;
   /** How long the expiring bytes are held, days; default the manifests' (7). */
   expiringRetentionDays?: number;
+  /** The expiring bytes by how long each part is held (a profile with zero-value calls kept N days), when known: it wins. */
+  expiringBytesByDays?: Record<string, number>;
   /** Read units of one API page of the bench's route mix. */
   readUnitsPerPage: number;
   /** Read units the ingest itself spends per transaction (state reads); 0 when not measured. */
@@ -167,9 +170,7 @@ const SECONDS_PER_DAY = 86_400;
  */
 export function heldBytes(workload: WorkloadId, inputs: WorkloadInputs): number {
   const load = WORKLOADS[workload];
-  const expiring = Math.min(inputs.expiringBytesPerTransaction ?? 0, inputs.storedBytesPerTransaction);
-  const retention = Math.min(inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS, load.historyDays);
-  return load.transactionsPerDay * (load.historyDays * (inputs.storedBytesPerTransaction - expiring) + retention * expiring);
+  return load.transactionsPerDay * heldBytesPerTransaction(inputs, load.historyDays);
 }
 
 /** One workload under one option. */
@@ -270,7 +271,17 @@ function followerClause(inputs: WorkloadInputs): string {
 function expiringClause(inputs: WorkloadInputs): string {
   const bytes = inputs.expiringBytesPerTransaction ?? 0;
   if (bytes <= 0) return '';
+  const parts = otherExpiringParts(inputs);
+  if (parts) return ` (of which held only until their TTL, not a year, the manifests and zero-value calls: ${parts})`;
   return ` (of which ${Math.round(bytes)} B are manifests held ${inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS} days, not a year: TTL)`;
+}
+
+/** `412 B 7 days, 1203 B 30 days` when some expiring bytes are held other than the manifests' days; else undefined. */
+function otherExpiringParts(inputs: WorkloadInputs): string | undefined {
+  const classes = Object.entries(inputs.expiringBytesByDays ?? {});
+  const manifests = String(inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS);
+  if (!classes.some(([days]) => days !== manifests)) return undefined;
+  return classes.map(([days, bytes]) => `${Math.round(bytes)} B ${days} days`).join(', ');
 }
 
 function usd(parts: { writes: number; reads: number; storage: number; compute: number; node: number }): OptionCost['perDayUsd'] {
@@ -332,9 +343,10 @@ export function profileSummaryLines(entries: readonly ProfiledWorkloadCost[]): s
 function expiringNote(entries: readonly ProfiledWorkloadCost[]): string[] {
   const expiring = entries.filter(({ model }) => (model.inputs.expiringBytesPerTransaction ?? 0) > 0);
   if (expiring.length === 0) return [];
-  const parts = expiring.map(
-    ({ basis, model, profile }) =>
-      `${profile?.name ?? basis} ${((model.inputs.expiringBytesPerTransaction ?? 0) / 1024).toFixed(2)} KB (${model.inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS} days)`,
-  );
+  const parts = expiring.map(({ basis, model, profile }) => {
+    const others = otherExpiringParts(model.inputs);
+    if (others) return `${profile?.name ?? basis} ${others} (the manifests and zero-value calls)`;
+    return `${profile?.name ?? basis} ${((model.inputs.expiringBytesPerTransaction ?? 0) / 1024).toFixed(2)} KB (${model.inputs.expiringRetentionDays ?? DEFAULT_MANIFEST_RETENTION_DAYS} days)`;
+  });
   return ['', `KB stored / tx includes the write manifests, held only until their TTL, not a year: ${parts.join(', ')}.`];
 }

@@ -213,6 +213,11 @@ export interface FamilyRow {
 
 export interface FamilyReport {
   rows: FamilyRow[];
+  /**
+   * The expiring bytes stored (expiringBytesStored's total, GSI copies included) by how many days
+   * DynamoDB holds them (WriteLedger's `retentionDaysOf`): the manifests' 7, zero-value calls' N.
+   */
+  expiringByDays: Record<string, number>;
   totals: Omit<FamilyRow, 'family' | 'group'>;
   /** By group (canonical record, index copy, state, bookkeeping, orders, GSI, other). */
   groups: Record<string, Omit<FamilyRow, 'family' | 'group'>>;
@@ -238,6 +243,13 @@ const keyString = (key: Record<string, unknown>): string => `${String(key.pk)}\n
  * prices each write and adds up writes and stored bytes by family.
  */
 export class WriteLedger {
+  /**
+   * `retentionDaysOf`: how long the items of a family that carry the TTL attribute are held (default:
+   * EXPIRING_RETENTION_DAYS, the manifests'; a profile ingested with zero-value calls kept N days says N
+   * for X5).
+   */
+  constructor(private readonly options: { retentionDaysOf?: (family: Family) => number } = {}) {}
+
   private readonly pending: Pending[] = [];
   /** The last size put at each key (for deletes and updates of items gone by the end). */
   private readonly lastPut = new Map<string, number>();
@@ -334,19 +346,30 @@ export class WriteLedger {
         }
       }
     }
+    const expiringByDays: Record<string, number> = {};
+    const expiring = (family: Family, bytes: number): void => {
+      const days = String(this.options.retentionDaysOf?.(family) ?? EXPIRING_RETENTION_DAYS);
+      expiringByDays[days] = (expiringByDays[days] ?? 0) + bytes;
+    };
     for (const { size, item } of finalSize.values()) {
       const family = familyOf(String(item.pk), String(item.sk));
       const entry = row(family);
       const expires = typeof item[TABLE.ttlAttribute] === 'number';
       entry.itemsStored += 1;
       entry.bytesStored += size + STORED_OVERHEAD_BYTES;
-      if (expires) entry.expiringBytesStored += size + STORED_OVERHEAD_BYTES;
+      if (expires) {
+        entry.expiringBytesStored += size + STORED_OVERHEAD_BYTES;
+        expiring(family, size + STORED_OVERHEAD_BYTES);
+      }
       for (const [index, attribute] of GSI_KEYS) {
         if (item[attribute] === undefined) continue;
         const gsiRow = row(gsiFamily(index, family));
         gsiRow.itemsStored += 1;
         gsiRow.bytesStored += size + STORED_OVERHEAD_BYTES;
-        if (expires) gsiRow.expiringBytesStored += size + STORED_OVERHEAD_BYTES;
+        if (expires) {
+          gsiRow.expiringBytesStored += size + STORED_OVERHEAD_BYTES;
+          expiring(family, size + STORED_OVERHEAD_BYTES);
+        }
       }
     }
     const sorted = [...rows.values()].sort((a, b) => b.writeUnits - a.writeUnits || a.family.localeCompare(b.family));
@@ -361,7 +384,7 @@ export class WriteLedger {
     const groups: Record<string, ReturnType<typeof emptyRow>> = {};
     for (const group of [...new Set(sorted.map((entry) => entry.group))])
       groups[group] = sum(sorted.filter((entry) => entry.group === group));
-    return { rows: sorted, totals: sum(sorted), groups };
+    return { rows: sorted, totals: sum(sorted), groups, expiringByDays };
   }
 }
 
@@ -406,6 +429,10 @@ export function perUnit(report: FamilyReport, transactions: number, logs: number
     transactions,
     logs,
     expiringRetentionDays: EXPIRING_RETENTION_DAYS,
+    /** Of bytesStoredPerTx, those held a number of days only (items with a TTL), by that number. */
+    expiringBytesStoredPerTxByDays: Object.fromEntries(
+      Object.entries(report.expiringByDays).map(([days, bytes]) => [days, Math.round(bytes / transactions)]),
+    ),
     rows: report.rows.map((entry) => ({ ...entry, ...scale(entry) })),
     groups: Object.fromEntries(Object.entries(report.groups).map(([group, entry]) => [group, { ...entry, ...scale(entry) }])),
     totals: { ...report.totals, ...scale(report.totals) },
@@ -418,10 +445,52 @@ export type PerUnitReport = ReturnType<typeof perUnit>;
  * What of the KB stored per transaction expires (items with a TTL: the manifests), as a clause for the
  * reports: ` (of which 0.34 KB are manifests held 7 days: TTL)`; '' when none (or a result from before).
  */
-export function expiringStoredNote(figures: { expiringRetentionDays?: number; totals: { expiringBytesStoredPerTx?: number } }): string {
+export function expiringStoredNote(figures: {
+  expiringRetentionDays?: number;
+  expiringBytesStoredPerTxByDays?: Record<string, number>;
+  totals: { expiringBytesStoredPerTx?: number };
+}): string {
   const bytes = figures.totals.expiringBytesStoredPerTx ?? 0;
   if (bytes <= 0) return '';
+  const classes = Object.entries(figures.expiringBytesStoredPerTxByDays ?? {});
+  if (
+    classes.length > 1 ||
+    (classes.length === 1 && Number(classes[0]![0]) !== (figures.expiringRetentionDays ?? EXPIRING_RETENTION_DAYS))
+  ) {
+    const held = classes.map(([days, part]) => `${(part / 1024).toFixed(2)} KB ${days} days`).join(', ');
+    return ` (of which held only until their TTL, the manifests and zero-value calls: ${held})`;
+  }
   return ` (of which ${(bytes / 1024).toFixed(2)} KB are manifests held ${figures.expiringRetentionDays ?? EXPIRING_RETENTION_DAYS} days: TTL)`;
+}
+
+/** A cost model's inputs on the bytes stored that expire (items with a TTL). */
+export interface ExpiringInputs {
+  storedBytesPerTransaction: number;
+  /** Of storedBytesPerTransaction, the bytes of items with a TTL, held `expiringRetentionDays` only. */
+  expiringBytesPerTransaction?: number;
+  /** How long they are held, days; default the manifests' (7). */
+  expiringRetentionDays?: number;
+  /** The same by how long each part is held (the ledger's expiringBytesStoredPerTxByDays), when known: it wins. */
+  expiringBytesByDays?: Record<string, number>;
+}
+
+/**
+ * Bytes a workload holds per transaction of the day: `historyDays` of the kept bytes, and of each
+ * expiring part, its days (at most the history).
+ */
+export function heldBytesPerTransaction(inputs: ExpiringInputs, historyDays: number): number {
+  const classes: [number, number][] =
+    inputs.expiringBytesByDays && Object.keys(inputs.expiringBytesByDays).length > 0
+      ? Object.entries(inputs.expiringBytesByDays).map(([days, bytes]) => [Number(days), bytes])
+      : [[inputs.expiringRetentionDays ?? EXPIRING_RETENTION_DAYS, inputs.expiringBytesPerTransaction ?? 0]];
+  let kept = inputs.storedBytesPerTransaction;
+  let held = 0;
+  for (const [days, bytes] of classes) {
+    const part = Math.min(bytes, kept);
+    kept -= part;
+    held += Math.min(days, historyDays) * part;
+  }
+  return historyDays * kept + held;
 }
 
 /** The family table as Markdown (per transaction, and write units per log). */

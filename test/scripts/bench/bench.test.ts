@@ -32,6 +32,7 @@ import {
   expiringStoredNote,
   familyMarkdown,
   familyOf,
+  heldBytesPerTransaction,
   itemSize,
   perUnit,
   recordWriteCommand,
@@ -278,6 +279,43 @@ describe('write cost by item family', () => {
     expect(expiringStoredNote(figures)).toBe(
       ` (of which ${(figures.totals.expiringBytesStoredPerTx / 1024).toFixed(2)} KB are manifests held 7 days: TTL)`,
     );
+    expect(figures.expiringBytesStoredPerTxByDays).toEqual({ 7: Math.round((itemSize(manifest) + 100) / 2) });
+  });
+
+  it('holds each family’s items with a TTL as long as it says: the manifests 7 days, zero-value calls kept 30 days their 30 (issue 35)', () => {
+    const ledger = new WriteLedger({ retentionDaysOf: (family) => (family.id.startsWith('X5 ') ? 30 : 7) });
+    const manifest = { pk: 'C#1#WROTE#000000000001', sk: '0000', kind: 'manifest', packed: new Uint8Array(300), ttl: 1_700_604_800 };
+    const call = {
+      pk: `C#1#A#0x${'ab'.repeat(20)}#ITX#to`,
+      sk: '000000000001#000000#000001',
+      kind: 'bucket',
+      e: new Uint8Array(500),
+      ttl: 1_703_000_000,
+    };
+    const kept = {
+      pk: `C#1#A#0x${'ab'.repeat(20)}#ITX#from`,
+      sk: '000000000001#000000#000002',
+      kind: 'internalTransaction',
+      d: new Uint8Array(90),
+    };
+    recordWriteCommand(ledger, 'BatchWriteItem', {
+      RequestItems: { t: [manifest, call, kept].map((Item) => ({ PutRequest: { Item } })) },
+    });
+    const report = ledger.report([manifest, call, kept]);
+    expect(report.expiringByDays).toEqual({ 7: itemSize(manifest) + 100, 30: itemSize(call) + 100 });
+    expect(report.totals.expiringBytesStored).toBe(itemSize(manifest) + 100 + itemSize(call) + 100);
+    const figures = perUnit(report, 1, 1);
+    expect(figures.expiringBytesStoredPerTxByDays).toEqual({ 7: itemSize(manifest) + 100, 30: itemSize(call) + 100 });
+    expect(expiringStoredNote(figures)).toContain(`${((itemSize(call) + 100) / 1024).toFixed(2)} KB 30 days`);
+    // A year held: the kept bytes 365 days, each expiring part its own days.
+    const stored = figures.totals.bytesStoredPerTx;
+    expect(
+      heldBytesPerTransaction({ storedBytesPerTransaction: stored, expiringBytesByDays: figures.expiringBytesStoredPerTxByDays }, 365),
+    ).toBe(365 * (itemSize(kept) + 100) + 7 * (itemSize(manifest) + 100) + 30 * (itemSize(call) + 100));
+    // Within a shorter history, no part is held longer than it.
+    expect(
+      heldBytesPerTransaction({ storedBytesPerTransaction: stored, expiringBytesByDays: figures.expiringBytesStoredPerTxByDays }, 10),
+    ).toBe(10 * (itemSize(kept) + 100) + 7 * (itemSize(manifest) + 100) + 10 * (itemSize(call) + 100));
   });
 });
 
