@@ -38,6 +38,19 @@ async function countUpTo(range: KeyRange, cap: number): Promise<number> {
   return page.count;
 }
 
+/**
+ * Up to `cap` entries of a counted range (X3, X4 and their `all` unions, N4): its newest entry's
+ * position (`pos`; of a union, the union's), one Limit-1 Query a range, where a Select COUNT of `cap`
+ * reads `cap` items, whole block buckets on a busy address; a range whose newest entry has no position
+ * (written before positions) is counted as before, in the same round trip's place.
+ */
+async function countedUpTo(range: KeyRange, cap: number): Promise<number> {
+  const newest = (await queryPage<{ pos?: unknown }>({ ...rangeQuery(range), ScanIndexForward: false, Limit: 1 })).items[0];
+  if (!newest) return 0;
+  if (typeof newest.pos === 'number') return Math.min(newest.pos, cap);
+  return countUpTo(range, cap);
+}
+
 /** The sort keys of up to `cap` entries of a range (one Query of at most `cap` items, keys only). */
 async function sortKeysUpTo(range: KeyRange, cap: number): Promise<string[]> {
   const query = rangeQuery(range);
@@ -212,9 +225,10 @@ export function getAddressCounters(address: string, config: ExplorerConfig): Pro
 // GET /explorer/addresses/{hash}/tabs-counters
 
 /**
- * Blockscout's tab counts, each capped at 51 as Blockscout caps them: one Select COUNT Query of at
- * most 51 entries per range, in two rounds of at most 6 Queries (the `all` ranges of X3 and X4 are
- * unions: two Queries each). First: transactions, token transfers, the sent internal transactions'
+ * Blockscout's tab counts, each capped at 51 as Blockscout caps them, in two rounds of at most 6
+ * Queries (the `all` ranges of X3 and X4 are unions: two Queries each): a counted range's (X3, X4, N4)
+ * from its newest entry's position (countedUpTo: a Limit-1 Query), the others' a Select COUNT of at
+ * most 51 entries. First: transactions, token transfers, the sent internal transactions'
  * sort keys and the logs, with the X10 item (token balances: the sizes of the three standards' X1
  * ranges) and the chain's status. Second: withdrawals, and the received internal transactions when
  * fewer than 51 were sent (countInternalTransactionsUpTo: the union of X5 `from` and `to`).
@@ -226,10 +240,10 @@ export function getAddressTabsCounters(address: string, config: ExplorerConfig):
   return measured('tabs-counters', async () => {
     const range = ranges(config.chainId, address);
     const [transactions, tokenTransfers, sentInternals, logs, tokenBalances, status] = await Promise.all([
-      countUpTo(range.transactions, TAB_COUNT_CAP),
-      countUpTo(range.tokenTransfers, TAB_COUNT_CAP),
+      countedUpTo(range.transactions, TAB_COUNT_CAP),
+      countedUpTo(range.tokenTransfers, TAB_COUNT_CAP),
       sortKeysUpTo(range.internalTransactionsFrom, TAB_COUNT_CAP),
-      countUpTo(range.logs, TAB_COUNT_CAP),
+      countedUpTo(range.logs, TAB_COUNT_CAP),
       countTokenBalances(config.chainId, address, TAB_COUNT_CAP),
       readChainStatus(config.chainId, config.chainStatus, { cached: true }),
     ]);

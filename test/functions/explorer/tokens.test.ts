@@ -1036,6 +1036,9 @@ describe('the address page: /nft, /addresses/{hash}, /counters, /tabs-counters',
       // then withdrawals, and the received internal transactions (X5 `to`) when fewer than 51 were sent.
       const internalsSent = expectedInternalTransactions(internals, address, 'from').length;
       expect(tabs.calls).toEqual({ QueryCommand: 7 + (internalsSent >= 51 ? 0 : 1), GetItemCommand: 1 });
+      // The counted ranges (transactions, token transfers, logs) from their newest entries' positions: one
+      // item a member, not up to 51 (nor 51 block buckets); the internal transactions' keys, up to 51 a side.
+      expect(tabs.itemsRead, address).toBeLessThanOrEqual(1 + 5 + Math.min(51, internalsSent) + (internalsSent >= 51 ? 0 : 51));
     }
   });
 });
