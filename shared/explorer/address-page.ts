@@ -38,6 +38,11 @@ async function countUpTo(range: KeyRange, cap: number): Promise<number> {
   return page.count;
 }
 
+/** A range's newest entry (a Limit-1 Query newest first; of a union, as the union's entry), if any. */
+async function newestEntryOf(range: KeyRange): Promise<Record<string, unknown> | undefined> {
+  return (await queryPage<Record<string, unknown>>({ ...rangeQuery(range), ScanIndexForward: false, Limit: 1 })).items[0];
+}
+
 /**
  * Up to `cap` entries of a counted range (X3, X4 and their `all` unions, N4): its newest entry's
  * position (`pos`; of a union, the union's), one Limit-1 Query a range, where a Select COUNT of `cap`
@@ -45,7 +50,7 @@ async function countUpTo(range: KeyRange, cap: number): Promise<number> {
  * (written before positions) is counted as before, in the same round trip's place.
  */
 async function countedUpTo(range: KeyRange, cap: number): Promise<number> {
-  const newest = (await queryPage<{ pos?: unknown }>({ ...rangeQuery(range), ScanIndexForward: false, Limit: 1 })).items[0];
+  const newest = await newestEntryOf(range);
   if (!newest) return 0;
   if (typeof newest.pos === 'number') return Math.min(newest.pos, cap);
   return countUpTo(range, cap);
@@ -176,12 +181,10 @@ export function getAddressCounters(address: string, config: ExplorerConfig): Pro
   return measured('counters', async () => {
     const range = ranges(config.chainId, address);
     const sentRange = addressKeys.transactions(config.chainId, address, 'from');
-    const newestOf = async (of: KeyRange) =>
-      (await queryPage<Record<string, unknown>>({ ...rangeQuery(of), ScanIndexForward: false, Limit: 1 })).items[0];
     const [newestTransfer, newestTransaction, newestSent] = await Promise.all([
-      newestOf(range.tokenTransfers),
-      newestOf(range.transactions),
-      newestOf(sentRange),
+      newestEntryOf(range.tokenTransfers),
+      newestEntryOf(range.transactions),
+      newestEntryOf(sentRange),
     ]);
     const capped: string[] = [];
     /** The number of entries of a range from its newest entry's position, else a bounded read. */

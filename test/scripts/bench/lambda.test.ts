@@ -16,18 +16,10 @@ import { benchWebhooks, queueFigures, type ReceivedRequest, webhookFigures } fro
 import { chaosRecovery, lagInBlocks, pickHolder } from '../../../scripts/bench/lib/lambda-chaos';
 import { LAMBDA_PRICES, lambdaCostPerChainPerDay, successorWaitSeconds } from '../../../scripts/bench/lib/lambda-cost';
 import { LocalQueue, LocalSqs, type QueuedMessage, receiveBatch, settleBatch } from '../../../scripts/bench/lib/local-sqs';
+import { deployedFollower } from './support/deployed-follower';
 
 describe('the cost of following a chain with the Lambda', () => {
-  const deployed = {
-    memoryMb: 512,
-    architecture: 'arm64' as const,
-    scheduleSeconds: 60,
-    timeoutSeconds: 900,
-    safetyMarginSeconds: 60,
-    handoverWaitSeconds: 60,
-    skippedInvocationSeconds: 0.1,
-    leaseWritesPerSecond: 0.3,
-  };
+  const deployed = deployedFollower(0.1);
 
   it('bills each holder from its tick to its handover, and every other tick a short look at the lease', () => {
     const cost = lambdaCostPerChainPerDay(deployed);

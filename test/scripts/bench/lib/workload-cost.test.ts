@@ -8,6 +8,7 @@ import {
   workloadCostModel,
 } from '../../../../scripts/bench/lib/workload-cost';
 import { lambdaCostPerChainPerDay } from '../../../../scripts/bench/lib/lambda-cost';
+import { deployedFollower } from '../support/deployed-follower';
 
 describe('the W1 / W2 cost model (issue 27)', () => {
   it('prices the baseline as the issue states it: W1 about $525 a day, W2 about $85, on-demand Standard', () => {
@@ -76,16 +77,7 @@ describe('the W1 / W2 cost model (issue 27)', () => {
 
   it("prices the ingest Lambda and the node's calls a harness measured, the same under every option (issue 35)", () => {
     // The deployed follower's settings as the harness's cost model takes them (lambda-follow.ts DEPLOYED).
-    const deployed = {
-      memoryMb: 512,
-      architecture: 'arm64' as const,
-      scheduleSeconds: 60,
-      timeoutSeconds: 900,
-      safetyMarginSeconds: 60,
-      handoverWaitSeconds: 60,
-      skippedInvocationSeconds: 0.146,
-      leaseWritesPerSecond: 0.3,
-    };
+    const deployed = deployedFollower(0.146);
     const follower = { cpuMsPerTransaction: 6, nodeCallsPerTransaction: 0.05, deployed, source: 'a harness run' };
     // W1: 10M tx / 86,400 s = 115.7 tx/s x 6 ms = 0.694 vCPU; / 0.8 = 0.868 x 1,769 MB = 1,536 MB. The deployed day:
     // 110.8 holders of 840 s and 1,329 skipped ticks of 0.146 s = 93,240 s x 1.5 GB x $0.0000133334 = $1.865, 1,440
