@@ -323,7 +323,10 @@ export function tableStatements(table: ITable, access: TableAccess): PolicyState
           effect: Effect.ALLOW,
           actions,
           resources: [table.tableArn],
-          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] } },
+          conditions: {
+            'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...keys] },
+            ...(access.writeAttributes ? { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...access.writeAttributes] } } : {}),
+          },
         }),
       );
     }

@@ -173,9 +173,10 @@ export const consumers: readonly QueueConsumer[] = [
     id: 'FetchNftMetadata',
     handler: 'functions/nft-metadata/fetch-nft-metadata.ts',
     queue: 'NftMetadata',
-    // Reads G3 instances (GetItem, a contract's partition for a contract refresh) and G7; writes G7
-    // items (PutItem, conditional on the item it read), nothing else.
-    table: { read: true, write: ['PutItem'], writeKeys: ['C#*#NFTMETA#*'] },
+    // Reads G3 instances (GetItem, a contract's partition for a contract refresh); writes their G7
+    // state (`fetched`: an UpdateItem conditional on the state it read and on the token URI), nothing
+    // else: no other attribute of an instance, no other item.
+    table: { read: true, write: ['UpdateItem'], writeKeys: ['C#*#NFT#*'], writeAttributes: ['pk', 'sk', 'tokenUri', 'fetched'] },
     batchSize: 10,
     // Politeness to the origin servers and gateways: at most 5 invocations x 10 fetches at once.
     maxConcurrency: 5,

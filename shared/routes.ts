@@ -32,6 +32,11 @@ export type TableAccess = {
   write: readonly WriteAction[];
   /** Required when `write` is not empty (test/lib/write-keys.test.ts checks them against the writes). */
   writeKeys?: WriteKeys;
+  /**
+   * The only attributes its writes may name (key attributes included), as an IAM `dynamodb:Attributes`
+   * condition: for a writer of one attribute of items another writer owns (the NFT metadata fetcher).
+   */
+  writeAttributes?: readonly string[];
 };
 
 export const READ_ONLY: TableAccess = { read: true, write: [] };

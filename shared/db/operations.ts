@@ -10,6 +10,8 @@
  *                    page of entries from its buckets (bucket-query.ts)
  *  queryAll          a key range read page after page, up to a limit of items or of items read
  *  countItems        the number of items of a key range (Select COUNT), up to a limit of items read
+ *  scanPages         every item of one kind, page after page (operator migrations only: no route or
+ *                    job Scans; their roles are not granted it)
  *  writeItems        puts and deletes, 25 a BatchWriteItem, unprocessed items retried
  *  transactWrite     all-or-nothing writes; conflicts with other transactions retried
  *  putItem / updateItem / deleteItem   one item, with an optional condition
@@ -26,6 +28,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
   type BatchWriteCommandInput,
@@ -90,6 +93,28 @@ export async function batchGetItems<T = Item>(
     }
   });
   return found;
+}
+
+/**
+ * The items of one `kind` in the whole table, a page at a time (`pageSize` items examined a request):
+ * for an operator's one-off migration run with the operator's credentials (scripts/), never a request path.
+ */
+export async function* scanPages<T = Item>(kind: string, pageSize = 100): AsyncGenerator<T[]> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#kind = :kind',
+        ExpressionAttributeNames: { '#kind': 'kind' },
+        ExpressionAttributeValues: { ':kind': kind },
+        ExclusiveStartKey: start,
+        Limit: pageSize,
+      }),
+    );
+    yield (page.Items ?? []).map((item) => unpackItem(item) as T);
+    start = page.LastEvaluatedKey;
+  } while (start);
 }
 
 export type { QueryInput };

@@ -34,15 +34,11 @@ export function listNftCollections(
         ...(page.some((collection) => collection.tokenStandard === 'ERC-721' && collection.holderIsContract !== false) ? [address] : []),
         ...page.map((collection) => collection.contract),
       ],
+      // An entry embeds only the ingest's data: documents: the instance of one without (a web URI's
+      // fetched document is on it, G7) or whose document was too large to embed is joined.
       instances: page.flatMap((collection) =>
         collection.instances
-          .filter((embedded) => embedded.omitted)
-          .map((embedded) => ({ contract: collection.contract, tokenId: embedded.tokenId })),
-      ),
-      // An entry embeds only the ingest's data: documents: a web URI's fetched document is joined (G7).
-      metadata: page.flatMap((collection) =>
-        collection.instances
-          .filter((embedded) => !embedded.omitted && embedded.metadataJson === null)
+          .filter((embedded) => embedded.omitted || embedded.metadataJson === null)
           .map((embedded) => ({ contract: collection.contract, tokenId: embedded.tokenId })),
       ),
     });

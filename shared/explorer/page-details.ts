@@ -1,11 +1,11 @@
 /**
  * X7 + X8 (see docs/access-patterns.md): every detail a page embeds (address and token items, NFT
- * instances with the metadata fetched for them from the web (G7), canonical transactions, the ingest
+ * instances with the metadata fetched for them from the web (G7, on the instance), canonical transactions, the ingest
  * cursor) in ONE BatchGetItem, more only past 100 keys
  * or when DynamoDB returns unprocessed keys (shared/db/operations.ts batchGetItems). Nothing to join:
  * no call at all.
  *
- * Address items (X7), NFT instances and their fetched metadata (G7) are kept per container for `detailsCacheMs`
+ * Address items (X7) and NFT instances (G3, with their fetched metadata) are kept per container for `detailsCacheMs`
  * (EXPLORER_DETAILS_CACHE_SECONDS, 30 s by default) and not asked for again meanwhile: a page of 50
  * token balances would otherwise pay half a read unit for each of its tokens and ERC-1155 ids, every
  * time (a BatchGetItem bills each item on its own, however small). What a page shows of them may be
@@ -13,9 +13,7 @@
  * (`is_unique`), owner and metadata, and, rarely, a token's name, symbol or decimals (probed again by
  * the ingest) or an address item a reorg deleted (`is_contract`).
  * The canonical transactions and the cursor (confirmations) are always read; items not found are not
- * kept, but for G7, whose absence is (most instances have nothing fetched; a kept instance whose token
- * URI is not on the web is not asked for its G7 item at all);
- * what is kept is bounded by its size (DETAILS_CACHE_BYTES) and evicted least recently used.
+ * kept; what is kept is bounded by its size (DETAILS_CACHE_BYTES) and evicted least recently used.
  */
 import { LRUCache } from 'lru-cache';
 import { tableName } from '../db/client';
@@ -28,11 +26,9 @@ import {
   type AddressRecord,
   type CursorRecord,
   type NftInstanceRecord,
-  type NftMetadataRecord,
   type TransactionRecord,
 } from '../table/records';
 import type { ExplorerConfig } from './config';
-import { webScheme } from '../nft-metadata/uri';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
 
 /**
@@ -41,10 +37,8 @@ import { emptyDetails, instanceId, type PageDetails } from './serialise';
  */
 export const DETAILS_CACHE_BYTES = 8 * 1024 * 1024;
 
-/** The kinds of detail kept: address items (X7), NFT instances (G3) and their fetched metadata (G7). */
-const KEPT_KINDS = new Set(['address', 'nftInstance', 'nftMetadata']);
-/** Kept for a G7 key that has no item (nothing fetched yet): not asked for again meanwhile. */
-const NO_METADATA: Item = { kind: 'noNftMetadata' };
+/** The kinds of detail kept: address items (X7) and NFT instances (G3, with their fetched metadata). */
+const KEPT_KINDS = new Set(['address', 'nftInstance']);
 
 /** An item's size for the cache's bound: its string values' lengths plus a little per attribute. */
 function approximateSize(item: Item): number {
@@ -64,10 +58,8 @@ const kept = new LRUCache<string, Item>({
 export interface DetailsRequest {
   /** Addresses to embed (is_contract, name) and token contracts (token details). */
   addresses?: Iterable<string>;
-  /** NFT instances (metadata) by contract and token id: their items (G3) and the metadata fetched for them (G7). */
+  /** NFT instances (metadata) by contract and token id: their items (G3, with the metadata fetched for them). */
   instances?: Iterable<{ contract: string; tokenId: string }>;
-  /** The fetched metadata (G7) alone, of instances whose document a collection entry did not embed (E2). */
-  metadata?: Iterable<{ contract: string; tokenId: string }>;
   /** Canonical transactions, for index copies that left out their input. */
   transactions?: Iterable<string>;
   /** The ingest cursor (X8), for confirmations. */
@@ -95,18 +87,9 @@ export async function readPageDetails(config: ExplorerConfig, request: DetailsRe
   const details = emptyDetails(config.gateways);
   const table = tableName();
   const keptId = (key: ItemKey) => `${table}\n${keyId(key)}`;
-  const instances = [...(request.instances ?? [])];
-  // An instance kept here says whether it has anything fetched to join: only a web token URI has (G7).
-  const mayHaveMetadata = ({ contract, tokenId }: { contract: string; tokenId: string }) => {
-    const instance = detailsCacheMs > 0 ? kept.get(keptId(nftKeys.instance(chainId, contract, tokenId))) : undefined;
-    return instance === undefined || webScheme((instance as unknown as NftInstanceRecord).tokenUri) !== null;
-  };
   const keepable: ItemKey[] = [
     ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
-    ...instances.map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
-    ...[...instances.filter(mayHaveMetadata), ...(request.metadata ?? [])].map(({ contract, tokenId }) =>
-      nftKeys.metadata(chainId, contract, tokenId),
-    ),
+    ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
   ];
   const keys: ItemKey[] = [
     ...(detailsCacheMs > 0
@@ -124,12 +107,6 @@ export async function readPageDetails(config: ExplorerConfig, request: DetailsRe
     addDetail(details, item);
     if (detailsCacheMs > 0 && KEPT_KINDS.has(String(item.kind))) kept.set(`${table}\n${id}`, item, { ttl: detailsCacheMs });
   }
-  // An instance with nothing fetched yet (G7 absent) is remembered as such, as long as a found item would be.
-  if (detailsCacheMs > 0) {
-    for (const key of keys) {
-      if (key.pk.includes('#NFTMETA#') && !found.has(keyId(key))) kept.set(keptId(key), NO_METADATA, { ttl: detailsCacheMs });
-    }
-  }
   return details;
 }
 
@@ -143,11 +120,6 @@ function addDetail(details: PageDetails, item: Item): void {
     case 'nftInstance': {
       const record = item as unknown as NftInstanceRecord;
       details.instances.set(instanceId(record.contract, record.tokenId), record);
-      break;
-    }
-    case 'nftMetadata': {
-      const record = item as unknown as NftMetadataRecord;
-      details.metadata.set(instanceId(record.contract, record.tokenId), record);
       break;
     }
     case 'transaction': {

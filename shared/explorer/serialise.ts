@@ -13,7 +13,6 @@ import type {
   InternalTransactionRecord,
   NftCollectionRecord,
   NftInstanceRecord,
-  NftMetadataRecord,
   TokenTransferRecord,
   TransactionRecord,
   WithdrawalRecord,
@@ -43,8 +42,6 @@ export interface PageDetails {
   addresses: Map<string, AddressRecord>;
   /** NFT instances by `instanceId(contract, tokenId)`. */
   instances: Map<string, NftInstanceRecord>;
-  /** Metadata the fetcher stored for instances whose token URI is on the web (G7), by `instanceId`. */
-  metadata: Map<string, NftMetadataRecord>;
   /** Canonical transactions by lowercase hash (for index copies whose input was left out). */
   transactions: Map<string, TransactionRecord>;
   /** The indexed head (the ingest cursor's block), null when the chain has no cursor. */
@@ -56,7 +53,6 @@ export interface PageDetails {
 export const emptyDetails = (gateways: Gateways = DEFAULT_GATEWAYS): PageDetails => ({
   addresses: new Map(),
   instances: new Map(),
-  metadata: new Map(),
   transactions: new Map(),
   head: null,
   gateways,
@@ -162,16 +158,13 @@ export function instanceMedia(document: string | Record<string, unknown> | null,
 }
 
 /**
- * The media of one instance of a page: the instance item's data: document, else the fetched one (G7);
- * `embedded`: the document a collection entry embeds (E2), used when the instance was not joined.
+ * The media of one instance of a page: the instance item's data: document, else the one fetched for
+ * it (G7, on the instance); `embedded`: the document a collection entry embeds (E2), used when the
+ * instance was not joined.
  */
 export function mediaOf(details: PageDetails, contract: string, tokenId: string, embedded?: string | null): InstanceMedia {
-  const id = instanceId(contract, tokenId);
-  const instance = details.instances.get(id);
-  const fetched = details.metadata.get(id);
-  const document = instance
-    ? shownMetadata(instance, fetched).document
-    : (parseMetadataJson(embedded) ?? parseMetadataJson(fetched?.metadataJson));
+  const instance = details.instances.get(instanceId(contract, tokenId));
+  const document = instance ? shownMetadata(instance).document : parseMetadataJson(embedded);
   return instanceMedia(document, details.gateways);
 }
 

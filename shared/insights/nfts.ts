@@ -6,18 +6,17 @@
  *    total_items is exact, the sum of their id counts) and the first `page end` of its G4 holdings
  *    (ownerNftPage); round 2, with `metadata=true`: the page's instances and contracts (one BatchGetItem).
  *  - I6f GET /v1/nfts/{contract_address}: the contract's NFT instances (G3 instance partition, token id
- *    ascending; a state list, state-lists.ts), with the contract's X7 (`contract`, the total) and its
- *    fetched metadata partition (G7, read as far as the page) at once.
+ *    ascending; a state list, state-lists.ts), with the contract's X7 (`contract`, the total) at once.
  *  - I6g GET /v1/nfts/{contract_address}/{token_id}: the instance on each chain (one BatchGetItem).
  * The metadata shown is the document the ingest resolved from a data: token URI, or the one the NFT
- * metadata fetcher stored for a web URI (G7, joined with the instances). Ids (I6, X2, G3, G4, X7, G7):
+ * metadata fetcher stored on the instance for a web URI (G7, `fetched`). Ids (I6, X2, G3, G4, X7, G7):
  * see docs/access-patterns.md.
  */
 import { batchGetItems, queryAll, rangeQuery } from '../db/operations';
 import { NotFoundError } from '../errors';
 import { expandTokenTransfer } from '../table/compact';
 import { addressKeys, keyId, nftKeys, TOKEN_TYPE_RANK, tokenTransferKeys, tokenTypeSetKey } from '../table/keys';
-import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord, NftMetadataRecord } from '../table/records';
+import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { queryInput, RangeTooLargeError } from './range-reader';
@@ -215,25 +214,17 @@ async function readHoldings(
 }
 
 /**
- * Metadata of the page's NFTs: their instance items, the metadata fetched for them (G7) and their
+ * Metadata of the page's NFTs: their instance items (with the metadata fetched for them, G7) and their
  * contracts' address items, one BatchGetItem.
  */
 export async function addNftMetadata(rows: (InsightsNftBalance | InsightsNftToken)[], options: MetadataOptions): Promise<void> {
   if (rows.length === 0) return;
   const contractOf = (row: InsightsNftBalance | InsightsNftToken) => ('token_address' in row ? row.token_address : row.contract_address);
   const instanceKey = (row: InsightsNftBalance | InsightsNftToken) => nftKeys.instance(row.chain_id, contractOf(row), row.token_id);
-  const metadataKey = (row: InsightsNftBalance | InsightsNftToken) => nftKeys.metadata(row.chain_id, contractOf(row), row.token_id);
   const addressKey = (row: InsightsNftBalance | InsightsNftToken) => addressKeys.address(row.chain_id, contractOf(row));
-  const items = await batchGetItems([...rows.map(instanceKey), ...rows.map(metadataKey), ...rows.map(addressKey)]);
+  const items = await batchGetItems([...rows.map(instanceKey), ...rows.map(addressKey)]);
   for (const row of rows) {
-    Object.assign(
-      row,
-      nftMetadataFields(
-        items.get(keyId(instanceKey(row))) as NftInstanceRecord | undefined,
-        items.get(keyId(metadataKey(row))) as NftMetadataRecord | undefined,
-        options,
-      ),
-    );
+    Object.assign(row, nftMetadataFields(items.get(keyId(instanceKey(row))) as NftInstanceRecord | undefined, options));
     row.contract = nftContractOf(row.chain_id, contractOf(row), items.get(keyId(addressKey(row))) as AddressRecord | undefined);
   }
 }
@@ -277,10 +268,8 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
   );
   const page = perChain.flatMap((chain) => chain.rows);
   const instanceKey = ({ row }: (typeof page)[number]) => nftKeys.instance(row.chain_id, row.token_address, row.token_id);
-  const metadataKey = ({ row }: (typeof page)[number]) => nftKeys.metadata(row.chain_id, row.token_address, row.token_id);
   const addressKey = ({ row }: (typeof page)[number]) => addressKeys.address(row.chain_id, row.token_address);
-  const items =
-    page.length > 0 ? await batchGetItems([...page.map(instanceKey), ...page.map(metadataKey), ...page.map(addressKey)]) : new Map();
+  const items = page.length > 0 ? await batchGetItems([...page.map(instanceKey), ...page.map(addressKey)]) : new Map();
   const rows = page.map((entry): InsightsNftToken => {
     const instance = items.get(keyId(instanceKey(entry))) as NftInstanceRecord | undefined;
     return {
@@ -291,7 +280,7 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
       last_updated_block_number: String(instance?.updatedAtBlock ?? ''),
       balance: entry.row.balance,
       owner_addresses: [entry.owner],
-      ...nftMetadataFields(instance, items.get(keyId(metadataKey(entry))) as NftMetadataRecord | undefined, metadataOptions(query, config)),
+      ...nftMetadataFields(instance, metadataOptions(query, config)),
       contract: nftContractOf(
         entry.row.chain_id,
         entry.row.token_address,
@@ -316,12 +305,7 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
  * supply (totalSupply(id), else the sum of the balances the ingest holds). `owner_addresses` with
  * include_owners: the ERC-721 owner; ERC-1155 holders of an id have no range (not listed, see the decisions).
  */
-function instanceRow(
-  instance: NftInstanceRecord,
-  includeOwners: boolean,
-  fetched: NftMetadataRecord | undefined,
-  options: MetadataOptions,
-): InsightsNftToken {
+function instanceRow(instance: NftInstanceRecord, includeOwners: boolean, options: MetadataOptions): InsightsNftToken {
   const erc721 = instance.tokenStandard === 'ERC-721';
   return {
     chain_id: instance.chainId,
@@ -330,7 +314,7 @@ function instanceRow(
     token_type: nftTypeName(instance.tokenStandard),
     last_updated_block_number: String(instance.updatedAtBlock),
     balance: erc721 ? (instance.owner ? '1' : '0') : (instance.totalSupply ?? instance.heldSupply ?? '0'),
-    ...nftMetadataFields(instance, fetched, options),
+    ...nftMetadataFields(instance, options),
     ...(includeOwners && erc721 ? { owner_addresses: instance.owner ? [instance.owner] : [] } : {}),
   };
 }
@@ -352,27 +336,16 @@ export async function listContractNfts(
   const heads = readIndexedHeads(plan, config);
   const addressKey = (chainId: number) => addressKeys.address(chainId, contract.get(chainId)!);
   const skip = plan.page * plan.limit;
-  const [perChain, fetchedPerChain, contracts] = await Promise.all([
+  const [perChain, contracts] = await Promise.all([
     Promise.all(
       plan.chainIds.map((chainId) => readStatePage(chainId, [instancesRange(chainId, contract.get(chainId)!)], skip, plan.limit, config)),
     ),
-    // The fetched metadata (G7) of the page, in the same round trip: the first `skip + limit` items of
-    // the contract's G7 partition, in the same token id order. Only instances have items there, so they
-    // hold every item of an id up to the page's last one (an item a reorg orphaned aside).
-    Promise.all(
-      plan.chainIds.map(async (chainId) =>
-        skip + plan.limit > config.maxItemsReadPerChain && skip > 0
-          ? []
-          : (await queryAll<NftMetadataRecord>(metadataRange(chainId, contract.get(chainId)!), { limit: skip + plan.limit })).items,
-      ),
-    ),
     batchGetItems<AddressRecord>(plan.chainIds.map(addressKey)),
   ]);
-  const fetched = new Map(fetchedPerChain.flat().map((item) => [`${item.chainId}|${item.tokenId}`, item]));
   const instances = plan.chainIds.flatMap((_chainId, i) => (perChain[i] as unknown[]).filter(isInstance));
   const options = metadataOptions(query, config);
   const rows = instances.map((item) => {
-    const row = instanceRow(item, query.include_owners, fetched.get(`${item.chainId}|${item.tokenId}`), options);
+    const row = instanceRow(item, query.include_owners, options);
     row.contract = nftContractOf(item.chainId, row.contract_address, contracts.get(keyId(addressKey(item.chainId))));
     return row;
   });
@@ -389,10 +362,6 @@ export async function listContractNfts(
 export const instancesRange = (chainId: number, contract: string) =>
   queryInput({ pk: nftKeys.instance(chainId, contract, 0n).pk, checks: [], order: 'asc' });
 
-/** G7: a contract's fetched metadata partition, token id ascending. */
-const metadataRange = (chainId: number, contract: string) =>
-  queryInput({ pk: nftKeys.metadata(chainId, contract, 0n).pk, checks: [], order: 'asc' });
-
 /** I6g: one NFT on each requested chain that has it (404 when none has). */
 export async function getNft(
   { contractAddress, tokenId, query, host }: Request<NftQuery> & { contractAddress: string; tokenId: string },
@@ -402,15 +371,13 @@ export async function getNft(
   const { contract } = await resolveAddresses({ contract: parseAddressOrName('contract_address', contractAddress) }, plan.chainIds);
   const keys = plan.chainIds.flatMap((chainId) => [
     nftKeys.instance(chainId, contract.get(chainId)!, tokenId),
-    nftKeys.metadata(chainId, contract.get(chainId)!, tokenId),
     addressKeys.address(chainId, contract.get(chainId)!),
   ]);
   const items = await batchGetItems(keys);
   const rows = plan.chainIds.flatMap((chainId) => {
     const instance = items.get(keyId(nftKeys.instance(chainId, contract.get(chainId)!, tokenId)));
     if (!isInstance(instance)) return [];
-    const fetched = items.get(keyId(nftKeys.metadata(chainId, instance.contract, tokenId))) as NftMetadataRecord | undefined;
-    const row = instanceRow(instance, query.include_owners, fetched, metadataOptions(query, config));
+    const row = instanceRow(instance, query.include_owners, metadataOptions(query, config));
     row.contract = nftContractOf(
       chainId,
       instance.contract,

@@ -13,7 +13,7 @@ import { type ChainStatus, readChainStatuses } from '../chain-status/status';
 import { queryAll, type Item, type QueryInput } from '../db/operations';
 import { TABLE } from '../table/definition';
 import { compareSortKeys } from '../table/keys';
-import type { AddressRecord, NftInstanceRecord, NftMetadataRecord } from '../table/records';
+import type { AddressRecord, NftInstanceRecord } from '../table/records';
 import { type Gateways, resolveMediaUrl } from '../nft-metadata/uri';
 import { shownMetadata } from '../nft-metadata/view';
 import type { InsightsConfig } from './config';
@@ -103,7 +103,7 @@ export interface MetadataOptions {
 
 /**
  * The metadata fields of an NFT as Insight names them, from the document the ingest resolved from a
- * data: token URI or the one the fetcher stored for a web URI (G7, `fetched`: shared/nft-metadata/
+ * data: token URI or the one the fetcher stored on it for a web URI (G7, `fetched`: shared/nft-metadata/
  * view.ts). Fields the document lacks are null; everything else it holds is `extra_metadata`
  * (`attributes` among them). `status` says where the fetch is (`pending`, `resolved`, `failed` with
  * `metadata_error`, an extra field). Links are given as the document has them (ipfs://, ar://) unless
@@ -111,11 +111,10 @@ export interface MetadataOptions {
  * go through the gateways.
  */
 export function nftMetadataFields(
-  instance: Pick<NftInstanceRecord, 'metadataJson' | 'tokenUri' | 'metadataStatus'> | undefined,
-  fetched: NftMetadataRecord | undefined,
+  instance: Pick<NftInstanceRecord, 'metadataJson' | 'tokenUri' | 'metadataStatus' | 'fetched'> | undefined,
   options: MetadataOptions,
 ): NftMetadataFields {
-  const shown = shownMetadata(instance, fetched);
+  const shown = shownMetadata(instance);
   const { name, description, image, image_url, animation_url, background_color, external_url, video_url, ...extra } = shown.document ?? {};
   const link = (value: unknown): string | null => {
     const text = textOf(value);

@@ -19,7 +19,7 @@ import { batchGetItems } from '../db/operations';
 import { expandTokenTransfer } from '../table/compact';
 import { addressKeys, keyId, nftKeys, type Direction, type TokenStandard } from '../table/keys';
 import { InvalidRequestError } from '../errors';
-import type { AddressRecord, NftInstanceRecord, NftMetadataRecord, TokenTransferRecord, TransferType } from '../table/records';
+import type { AddressRecord, NftInstanceRecord, TokenTransferRecord, TransferType } from '../table/records';
 import { blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
@@ -354,7 +354,7 @@ async function addTokenMetadata(rows: readonly { record: TokenTransferRecord; ro
 
 /**
  * nft_metadata of the NFT routes (I6h-k, `metadata=true`): the NFT's metadata (its instance item, G3,
- * and what the fetcher stored for a web token URI, G7) and its contract (X7; those in `known` were read
+ * with what the fetcher stored on it for a web token URI, G7) and its contract (X7; those in `known` were read
  * with the list), one BatchGetItem for the page. `owner_addresses` with include_owners: an ERC-721 NFT's current owner.
  */
 async function addNftMetadata(
@@ -363,11 +363,9 @@ async function addNftMetadata(
   options: MetadataOptions,
 ): Promise<void> {
   const instanceKey = (record: TokenTransferRecord) => nftKeys.instance(record.chainId, record.token, record.tokenId ?? '0');
-  const metadataKey = (record: TokenTransferRecord) => nftKeys.metadata(record.chainId, record.token, record.tokenId ?? '0');
   const addressKey = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
   const keys = [
     ...rows.map(({ record }) => instanceKey(record)),
-    ...rows.map(({ record }) => metadataKey(record)),
     ...rows.map(({ record }) => addressKey(record)).filter((key) => !known.has(keyId(key))),
   ];
   const items = keys.length > 0 ? await batchGetItems(keys) : new Map();
@@ -375,7 +373,7 @@ async function addNftMetadata(
     const instance = items.get(keyId(instanceKey(record))) as NftInstanceRecord | undefined;
     const contract = (known.get(keyId(addressKey(record))) ?? items.get(keyId(addressKey(record)))) as AddressRecord | undefined;
     row.nft_metadata = {
-      ...nftMetadataFields(instance, items.get(keyId(metadataKey(record))) as NftMetadataRecord | undefined, options),
+      ...nftMetadataFields(instance, options),
       ...(instance?.tokenStandard === 'ERC-721' ? { owner_addresses: instance.owner ? [instance.owner] : [] } : {}),
       contract: nftContractOf(record.chainId, record.token, contract),
     };

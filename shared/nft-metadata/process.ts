@@ -2,17 +2,18 @@
  * What the fetcher does with one request (queue.ts), the same in the Lambda (functions/nft-metadata/
  * fetch-nft-metadata.ts) and in `npm start`'s in-process worker (scripts/lib/nft-metadata-worker.ts).
  *
- * A `token` request reads the instance (G3) and its metadata item (G7) and fetches the instance's
+ * A `token` request reads the instance (G3) with its fetched state (G7, `fetched`) and fetches the instance's
  * CURRENT token URI (so a reorg or a new URI since the request was sent is honoured) when:
- *  - the item is absent or about another URI (new token, or its URI changed: fetched again);
- *  - the item is `pending` (an earlier attempt failed and this is the retry);
- *  - the request is a refresh sent after the item's last attempt, and that attempt is at least
+ *  - the state is absent or about another URI (new token, or its URI changed: fetched again);
+ *  - the state is `pending` (an earlier attempt failed and this is the retry);
+ *  - the request is a refresh sent after the state's last attempt, and that attempt is at least
  *    REFRESH_COOLDOWN_MS older than the refresh.
  * It is skipped otherwise (already fetched or failed: at least once delivery and the ingest's repeated
  * notices cost one read), and when the instance is gone or its URI is not on the web.
  *
- * The states of the item (G7, NftMetadataRecord), written whole after each attempt, conditional on the
- * item read before it (two deliveries of one request never both count an attempt):
+ * The states (G7, FetchedNftMetadata), written whole onto the instance after each attempt, conditional
+ * on the state read before it (two deliveries of one request never both count an attempt) and on the
+ * instance still having the URI fetched (a reorg or a new URI in between refuses the write):
  *   (none) --fetch ok--> fetched
  *          --retryable failure, attempts < max--> pending (error, attempts) --retry after a backoff--> ...
  *          --permanent failure, or the max-th attempt--> failed (error)
@@ -25,12 +26,12 @@
  */
 import { queryPage } from '../db/operations';
 import { nftKeys } from '../table/keys';
-import type { NftInstanceRecord, NftMetadataRecord } from '../table/records';
+import type { FetchedNftMetadata, NftInstanceRecord } from '../table/records';
 import { type FetcherSettings, MAX_STORED_DOCUMENT_BYTES, REFRESH_COOLDOWN_MS, retryDelayMs } from './config';
 import type { Resolve } from '../egress/lookup';
 import { type FetchResult, fetchMetadataDocument } from './fetch';
 import { MESSAGE_VERSION, type MetadataQueue, type MetadataRequest } from './queue';
-import { readInstanceAndMetadata, writeMetadataItem } from './store';
+import { readInstance, writeFetched } from './store';
 import { expandIdInDocument, targetUrl, webScheme } from './uri';
 
 /** Instances a `contract` request turns into `token` requests at a time. */
@@ -60,10 +61,11 @@ async function fetchToken(request: Extract<MetadataRequest, { kind: 'token' }>, 
   const now = context.now ?? Date.now;
   const { settings } = context;
   const ref = { chainId: request.chainId, contract: request.contract, tokenId: request.tokenId };
-  const { instance, metadata } = await readInstanceAndMetadata(ref);
+  const instance = await readInstance(ref);
   if (!instance) return { outcome: 'skipped', detail: 'no such instance (not ingested, or undone by a reorg)' };
   const uri = instance.tokenUri;
   if (!uri || webScheme(uri) === null) return { outcome: 'skipped', detail: 'its token URI is not on the web' };
+  const metadata = instance.fetched;
   const same = metadata?.tokenUri === uri ? metadata : undefined;
   let attempts = 0;
   if (same && same.status !== 'pending') {
@@ -95,11 +97,7 @@ async function fetchToken(request: Extract<MetadataRequest, { kind: 'token' }>, 
   }
   attempts += 1;
   const retry = !result.ok && result.retryable && attempts < settings.maxAttempts;
-  const record: NftMetadataRecord = {
-    kind: 'nftMetadata',
-    chainId: request.chainId,
-    contract: request.contract,
-    tokenId: instance.tokenId,
+  const record: FetchedNftMetadata = {
     tokenUri: uri,
     status: result.ok ? 'fetched' : retry ? 'pending' : 'failed',
     metadataJson: result.ok ? metadataJson : (same?.metadataJson ?? null),
@@ -109,7 +107,8 @@ async function fetchToken(request: Extract<MetadataRequest, { kind: 'token' }>, 
     fetchedAt: result.ok ? now() : (same?.fetchedAt ?? null),
     sourceUrl: result.ok ? result.url : target.ok ? target.url : null,
   };
-  if (!(await writeMetadataItem(record, metadata))) return { outcome: 'skipped', detail: 'another attempt finished first' };
+  if (!(await writeFetched(ref, record, metadata)))
+    return { outcome: 'skipped', detail: 'another attempt finished first, or the instance changed (a new URI, a reorg)' };
   if (result.ok) return { outcome: 'fetched' };
   if (retry) return { outcome: 'retry', retryInMs: retryDelayMs(settings, attempts), detail: result.reason };
   return { outcome: 'failed', detail: result.reason };

@@ -1,10 +1,13 @@
 /**
- * The fetcher's items (G7, nftKeys.metadata: NftMetadataRecord) through the table layer: one item per
- * NFT instance whose token URI is on the web, written only by the fetcher, whole (a Put).
+ * The fetcher's state (G7: FetchedNftMetadata) through the table layer: the `fetched` attribute of the
+ * NFT instance item (G3) whose token URI is on the web, written only by the fetcher, an UpdateItem of
+ * that attribute alone. On the instance, a page of NFTs reads one key an NFT (an item of its own cost a
+ * second key, billed found or not) and a write for a URI the instance no longer has is refused by the
+ * table itself.
  */
-import { batchGetItems, getItem, putItem } from '../db/operations';
-import { keyId, nftKeys } from '../table/keys';
-import type { NftInstanceRecord, NftMetadataRecord } from '../table/records';
+import { batchGetItems, deleteItem, getItem, updateItem } from '../db/operations';
+import { nftKeys } from '../table/keys';
+import type { FetchedNftMetadata, LegacyNftMetadataRecord, NftInstanceRecord } from '../table/records';
 
 export interface InstanceRef {
   chainId: number;
@@ -12,46 +15,77 @@ export interface InstanceRef {
   tokenId: string;
 }
 
-export const metadataKey = (ref: InstanceRef) => nftKeys.metadata(ref.chainId, ref.contract, ref.tokenId);
+export const instanceKey = (ref: InstanceRef) => nftKeys.instance(ref.chainId, ref.contract, ref.tokenId);
 
-/** The instance (G3) and its metadata item (G7), in one BatchGetItem. */
-export async function readInstanceAndMetadata(
-  ref: InstanceRef,
-): Promise<{ instance: NftInstanceRecord | undefined; metadata: NftMetadataRecord | undefined }> {
-  const instanceKey = nftKeys.instance(ref.chainId, ref.contract, ref.tokenId);
-  const items = await batchGetItems([instanceKey, metadataKey(ref)], { consistent: true });
-  const instance = items.get(keyId(instanceKey)) as NftInstanceRecord | undefined;
-  return {
-    // An item the ERC-1155 balance transitions created holds only their counters: not an instance yet.
-    instance: instance?.kind === 'nftInstance' && instance.updatedAtBlock !== undefined ? instance : undefined,
-    metadata: items.get(keyId(metadataKey(ref))) as NftMetadataRecord | undefined,
-  };
+/** An instance the ingest wrote (an item the ERC-1155 balance transitions created holds only their counters). */
+function written(item: NftInstanceRecord | undefined): NftInstanceRecord | undefined {
+  return item?.kind === 'nftInstance' && item.updatedAtBlock !== undefined ? item : undefined;
 }
 
-/** The metadata items of many instances, by `keyId(metadataKey(ref))`. */
-export function readMetadataItems(refs: readonly InstanceRef[]): Promise<Map<string, NftMetadataRecord>> {
-  return refs.length === 0 ? Promise.resolve(new Map()) : batchGetItems<NftMetadataRecord>(refs.map(metadataKey));
+/** The instance with what was fetched for it, read consistently (the fetcher decides on it). */
+export async function readInstance(ref: InstanceRef): Promise<NftInstanceRecord | undefined> {
+  return written(await getItem<NftInstanceRecord>(instanceKey(ref), { consistent: true }));
 }
 
-export async function readMetadataItem(ref: InstanceRef): Promise<NftMetadataRecord | undefined> {
-  return getItem<NftMetadataRecord>(metadataKey(ref), { consistent: true });
+/** The token URI and fetched state of many instances, by `keyId(instanceKey(ref))`. */
+export async function readFetchedStates(
+  refs: readonly InstanceRef[],
+): Promise<Map<string, Pick<NftInstanceRecord, 'tokenUri' | 'fetched'>>> {
+  if (refs.length === 0) return new Map();
+  const items = await batchGetItems<NftInstanceRecord>(refs.map(instanceKey));
+  return new Map([...items].flatMap(([id, item]) => (written(item) ? [[id, item] as const] : [])));
 }
 
 /**
- * Writes the item whole. `expected`: the item as read before the attempt (its `attemptedAt`), or
- * undefined when there was none: a write that finds another attempt's result in between is dropped
- * (two deliveries of one request never both count an attempt), and reports false.
+ * Writes the instance's `fetched` state, conditional on the instance still having the token URI it is
+ * about (a reorg that deleted it, or a new URI the ingest wrote since, refuses it) and on the state
+ * read before the attempt (`expected`: its `attemptedAt`; undefined when there was none): a write that
+ * finds another attempt's result in between is dropped (two deliveries of one request never both
+ * count an attempt). Reports whether it was written.
  */
-export async function writeMetadataItem(
-  record: NftMetadataRecord,
-  expected: Pick<NftMetadataRecord, 'attemptedAt'> | undefined,
+export async function writeFetched(
+  ref: InstanceRef,
+  fetched: FetchedNftMetadata,
+  expected: Pick<FetchedNftMetadata, 'attemptedAt'> | undefined,
 ): Promise<boolean> {
-  const key = metadataKey(record);
-  const outcome = await putItem({
-    Item: { ...key, ...record },
-    ...(expected
-      ? { ConditionExpression: 'attemptedAt = :attempted', ExpressionAttributeValues: { ':attempted': expected.attemptedAt } }
-      : { ConditionExpression: 'attribute_not_exists(pk)' }),
+  const outcome = await updateItem({
+    Key: instanceKey(ref),
+    UpdateExpression: 'SET fetched = :fetched',
+    ConditionExpression: `tokenUri = :uri AND ${expected ? 'fetched.attemptedAt = :attempted' : 'attribute_not_exists(fetched)'}`,
+    ExpressionAttributeValues: {
+      ':fetched': fetched,
+      ':uri': fetched.tokenUri,
+      ...(expected ? { ':attempted': expected.attemptedAt } : {}),
+    },
   });
+  return outcome.applied;
+}
+
+/**
+ * Moves a G7 item of a table written before the state moved onto the instance (LegacyNftMetadataRecord)
+ * onto its instance, then deletes it. The instance takes it when it still has the URI the state is about
+ * and holds no state, or an older one (an attempt the fetcher made since wins); a state about another URI,
+ * or of an instance a reorg deleted, is dropped as the fetcher would drop it. Run again, it changes
+ * nothing more: what it moved stays, and the item is gone. Reports whether the instance took it.
+ */
+export async function moveLegacyState(legacy: LegacyNftMetadataRecord): Promise<boolean> {
+  const { chainId, contract, tokenId } = legacy;
+  const fetched: FetchedNftMetadata = {
+    tokenUri: legacy.tokenUri,
+    status: legacy.status,
+    metadataJson: legacy.metadataJson,
+    error: legacy.error,
+    attempts: legacy.attempts,
+    attemptedAt: legacy.attemptedAt,
+    fetchedAt: legacy.fetchedAt,
+    sourceUrl: legacy.sourceUrl,
+  };
+  const outcome = await updateItem({
+    Key: nftKeys.instance(chainId, contract, tokenId),
+    UpdateExpression: 'SET fetched = :fetched',
+    ConditionExpression: 'tokenUri = :uri AND (attribute_not_exists(fetched) OR fetched.attemptedAt < :attempted)',
+    ExpressionAttributeValues: { ':fetched': fetched, ':uri': fetched.tokenUri, ':attempted': fetched.attemptedAt },
+  });
+  await deleteItem({ Key: nftKeys.legacyMetadata(chainId, contract, tokenId) });
   return outcome.applied;
 }

@@ -1,7 +1,7 @@
 /**
  * What the APIs show of an NFT instance's metadata: the document the ingest resolved from a `data:`
- * token URI (on the instance item, G3) or, for a URI on the web, the one the fetcher stored (G7), with
- * the state of the fetch. Shared by the explorer and insights groups (read only: no table access here).
+ * token URI (on the instance item, G3) or, for a URI on the web, the one the fetcher stored on it (G7,
+ * `fetched`), with the state of the fetch. Shared by the explorer and insights groups (read only: no table access here).
  *
  * `status`: the ingest's `resolved` (data: URI parsed), `invalid` (a data: URI that does not parse) and
  * `none` (no URI); for a web URI `pending` (not fetched yet, or retrying), `resolved` (fetched) or
@@ -9,7 +9,7 @@
  * unknown scheme). A document fetched for an earlier token URI is shown until the new one is fetched
  * (status `pending` meanwhile), as Blockscout keeps an instance's metadata until a refetch succeeds.
  */
-import type { NftInstanceRecord, NftMetadataRecord } from '../table/records';
+import type { FetchedNftMetadata, NftInstanceRecord } from '../table/records';
 import { webScheme } from './uri';
 
 export type MetadataState = 'resolved' | 'invalid' | 'none' | 'unresolved' | 'pending' | 'failed';
@@ -33,20 +33,19 @@ export function parseMetadataJson(text: string | null | undefined): Record<strin
 }
 
 export function shownMetadata(
-  instance: Pick<NftInstanceRecord, 'metadataJson' | 'metadataStatus' | 'tokenUri'> | undefined,
-  fetched: NftMetadataRecord | undefined,
+  instance: Pick<NftInstanceRecord, 'metadataJson' | 'metadataStatus' | 'tokenUri' | 'fetched'> | undefined,
 ): ShownMetadata {
-  const onChain = parseMetadataJson(instance?.metadataJson);
-  if (onChain) return { document: onChain, status: instance?.metadataStatus ?? 'resolved', error: null };
+  if (!instance) return { document: null, status: null, error: null };
+  const onChain = parseMetadataJson(instance.metadataJson);
+  if (onChain) return { document: onChain, status: instance.metadataStatus, error: null };
+  const fetched = instance.fetched;
   const document = parseMetadataJson(fetched?.metadataJson);
-  if (!instance)
-    return { document, status: fetched ? fetchState(fetched) : null, error: fetched?.status === 'failed' ? fetched.error : null };
   if (instance.metadataStatus !== 'unresolved') return { document: null, status: instance.metadataStatus, error: null };
   if (!webScheme(instance.tokenUri)) return { document: null, status: 'unresolved', error: null };
   if (!fetched || fetched.tokenUri !== instance.tokenUri) return { document, status: 'pending', error: null };
   return { document, status: fetchState(fetched), error: fetched.status === 'failed' ? fetched.error : null };
 }
 
-function fetchState(fetched: NftMetadataRecord): MetadataState {
+function fetchState(fetched: FetchedNftMetadata): MetadataState {
   return fetched.status === 'fetched' ? 'resolved' : fetched.status;
 }

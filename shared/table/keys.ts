@@ -495,10 +495,11 @@ export const nftKeys = {
     sk: uint256Key(tokenId),
   }),
   /**
-   * G7: the metadata of one NFT instance fetched from the web (shared/nft-metadata/), in a partition of
-   * its own per contract beside G3's (so G3's partition lists instances only). GetItem, BatchGetItem.
+   * G7 as tables written before 2026-11-30 hold it: the metadata of one NFT instance fetched from the
+   * web, an item of its own in a partition per contract. G7 is now the instance item's `fetched`; only
+   * the migration (scripts/migrate-nft-metadata.ts) reads these, and deletes them.
    */
-  metadata: (chainId: number, contract: string, tokenId: bigint | string): ItemKey => ({
+  legacyMetadata: (chainId: number, contract: string, tokenId: bigint | string): ItemKey => ({
     pk: `${chain(chainId)}#NFTMETA#${lower(contract)}`,
     sk: uint256Key(tokenId),
   }),

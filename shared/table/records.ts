@@ -445,8 +445,9 @@ export type NftSupplySource = 'totalSupply' | 'holders';
 
 /**
  * nftKeys.instance (G3): one ERC-721 / ERC-1155 token instance. Written whole by the NFT instance
- * step (an update that leaves the two ERC-1155 counters alone); `holders` and `heldSupply` are kept
- * by the ERC-1155 balance transitions, in the same transaction as the balance they follow.
+ * step (an update that leaves the two ERC-1155 counters and `fetched` alone); `holders` and
+ * `heldSupply` are kept by the ERC-1155 balance transitions, in the same transaction as the balance
+ * they follow; `fetched` by the NFT metadata fetcher alone.
  */
 export interface NftInstanceRecord {
   kind: 'nftInstance';
@@ -482,19 +483,22 @@ export interface NftInstanceRecord {
   heldSupply?: string;
   firstSeenBlock: number;
   updatedAtBlock: number;
+  /**
+   * What the NFT metadata fetcher (shared/nft-metadata/) last did for this instance's web token URI
+   * (G7, on the instance item so that a page reads one key an NFT): written only by the fetcher, an
+   * UpdateItem of this attribute alone, never by the ingest; absent until its first attempt. A reorg
+   * that deletes the instance deletes it with it (the re-ingested instance is fetched again).
+   */
+  fetched?: FetchedNftMetadata;
 }
 
 /**
- * nftKeys.metadata (G7): what the NFT metadata fetcher (shared/nft-metadata/) last did for one instance
- * whose token URI is on the web (ipfs://, ar://, https://). Written only by the fetcher (the queue
- * consumer, or `npm start`'s in-process worker), never by the ingest; no item means never tried yet.
+ * G7: what the NFT metadata fetcher (shared/nft-metadata/) last did for one instance whose token URI
+ * is on the web (ipfs://, ar://, https://): the instance item's `fetched`. Written only by the fetcher
+ * (the queue consumer, or `npm start`'s in-process worker), never by the ingest; absent means never
+ * tried yet.
  */
-export interface NftMetadataRecord {
-  kind: 'nftMetadata';
-  chainId: number;
-  contract: string;
-  /** Decimal. */
-  tokenId: string;
+export interface FetchedNftMetadata {
   /** The instance's token URI this state is about (a new URI is fetched again). */
   tokenUri: string;
   /**
@@ -514,6 +518,18 @@ export interface NftMetadataRecord {
   fetchedAt: number | null;
   /** Where the document came from: the URL fetched last (after the gateway and redirects). */
   sourceUrl: string | null;
+}
+
+/**
+ * nftKeys.legacyMetadata: G7 as tables written before 2026-11-30 hold it, an item of its own per
+ * instance. Read only by the migration that moves it onto the instance (scripts/migrate-nft-metadata.ts).
+ */
+export interface LegacyNftMetadataRecord extends FetchedNftMetadata {
+  kind: 'nftMetadata';
+  chainId: number;
+  contract: string;
+  /** Decimal. */
+  tokenId: string;
 }
 
 /** addressKeys.nftHoldings (G4): one token id a holder has, in the flat NFT list's order (type, contract, token id desc). */

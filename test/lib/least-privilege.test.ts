@@ -69,7 +69,7 @@ const KEYS = {
   backfillPlan: backfillKeys.plan(8453).pk,
   stagedSegment: backfillKeys.staged(8453, 12, 'DONE').pk,
   nftInstance: nftKeys.instance(8453, ADDRESS, 7n).pk,
-  nftMetadata: nftKeys.metadata(8453, ADDRESS, 7n).pk,
+  legacyNftMetadata: nftKeys.legacyMetadata(8453, ADDRESS, 7n).pk,
   apiKey: apiKeyKeys.key('ab'.repeat(32)).pk,
   webhook: webhookKeys.webhook('acme', ORDER_ID).pk,
   webhookFilter: webhookKeys.filter(8453, ORDER_ID).pk,
@@ -87,7 +87,7 @@ const CHAIN_KEYS: KeyName[] = [
   'backfillPlan',
   'stagedSegment',
   'nftInstance',
-  'nftMetadata',
+  'legacyNftMetadata',
 ];
 const RECORD_KEYS = (Object.keys(KEYS) as KeyName[]).filter((name) => !CHAIN_KEYS.includes(name));
 
@@ -103,8 +103,9 @@ const MAY_WRITE: Record<string, KeyName[]> = {
   // One ingest function for every chain.
   IngestChain: CHAIN_KEYS,
   BackfillChain: CHAIN_KEYS,
-  // The NFT metadata fetcher writes its own items (G7) only: never an instance (G3) or anything else.
-  FetchNftMetadata: ['nftMetadata'],
+  // The NFT metadata fetcher writes an instance's `fetched` state (G7) only: its other attributes and
+  // every other item are out of reach (the attribute condition: its own test below).
+  FetchNftMetadata: ['nftInstance'],
   // Insight's webhook routes: each counts its request on its key's item; the writing ones change a
   // webhook (its count in its partition) and its filter index, never a key's project or another record.
   ListWebhooks: ['apiKey'],
@@ -188,7 +189,10 @@ describe('table writes', () => {
         expect(actionsOf(deny).sort()).toEqual(writeActions(table).sort());
       } else {
         expect(writes, id).toHaveLength(1);
-        expect(writes[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...table.writeKeys!] } });
+        expect(writes[0].Condition).toEqual({
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...table.writeKeys!] },
+          ...(table.writeAttributes ? { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...table.writeAttributes] } } : {}),
+        });
       }
     }
   });
@@ -201,6 +205,17 @@ describe('table writes', () => {
         expect(mayWrite(id, action, pk), `${id} ${action} ${pk}`).toBe(allowed.includes(name as KeyName));
       }
     }
+  });
+
+  it('lets the NFT metadata fetcher name only an instance’s key, token URI and `fetched` state (G7), no attribute the ingest owns', () => {
+    const statements = statementsOf(resources, 'FetchNftMetadata');
+    const update = (attributes: string[]) => allows(statements, 'dynamodb:UpdateItem', tableArn, KEYS.nftInstance, attributes);
+    expect(update(['pk', 'sk', 'tokenUri', 'fetched'])).toBe(true);
+    for (const owned of ['owner', 'metadataJson', 'updatedAtBlock', 'heldSupply', 'holders', 'kind']) {
+      expect(update(['pk', 'sk', 'fetched', owned]), owned).toBe(false);
+    }
+    expect(allows(statements, 'dynamodb:PutItem', tableArn, KEYS.nftInstance)).toBe(false);
+    expect(allows(statements, 'dynamodb:DeleteItem', tableArn, KEYS.nftInstance)).toBe(false);
   });
 
   it('covers every writer in MAY_WRITE', () => {

@@ -70,7 +70,7 @@ describe('the NFT metadata fetcher in the stack', () => {
     expect(variablesOf('ListAddressNfts').NFT_METADATA_IPFS_GATEWAY).toBe(GATEWAY);
   });
 
-  it('lets the consumer receive, delay (ChangeMessageVisibility) and send on its own queue, and write G7 items only', () => {
+  it('lets the consumer receive, delay (ChangeMessageVisibility) and send on its own queue, and write instances’ G7 state only', () => {
     const sqs = statementsOf(resources, 'FetchNftMetadata').filter((statement) =>
       actionsOf(statement).some((action) => action.startsWith('sqs:')),
     );
@@ -78,10 +78,13 @@ describe('the NFT metadata fetcher in the stack', () => {
     expect(sqs.flatMap(actionsOf)).toEqual(
       expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:SendMessage']),
     );
-    const writes = statementsOf(resources, 'FetchNftMetadata').filter((statement) => actionsOf(statement).includes('dynamodb:PutItem'));
+    const writes = statementsOf(resources, 'FetchNftMetadata').filter((statement) => actionsOf(statement).includes('dynamodb:UpdateItem'));
     expect(writes).toHaveLength(1);
-    expect(writes[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['C#*#NFTMETA#*'] } });
-    expect(writes.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:PutItem']);
+    expect(writes[0]!.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['C#*#NFT#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'tokenUri', 'fetched'] },
+    });
+    expect(writes.flatMap(actionsOf).filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:UpdateItem']);
   });
 
   it('alarms on a message in its dead-letter queue and on a request waiting 24 h', () => {

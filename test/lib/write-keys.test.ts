@@ -67,9 +67,32 @@ function keysOf(commandName: string, input: Record<string, any>): unknown[] {
   }
 }
 
+const EXPRESSION_WORDS = new Set(
+  'SET REMOVE ADD DELETE AND OR NOT IN BETWEEN attribute_exists attribute_not_exists attribute_type begins_with contains size if_not_exists list_append'.split(
+    ' ',
+  ),
+);
+/** The top-level attribute names a single-item write names (its key, its expressions' paths): IAM's `dynamodb:Attributes`. */
+function attributesOf(input: Record<string, any>): string[] {
+  const names: Record<string, string> = input.ExpressionAttributeNames ?? {};
+  const named = new Set<string>(Object.keys(input.Key ?? input.Item ?? {}));
+  for (const expression of [input.UpdateExpression, input.ConditionExpression]) {
+    for (const [path] of String(expression ?? '')
+      .replace(/:\w+/g, ' ')
+      .matchAll(/[#A-Za-z_][\w.#[\]]*/g)) {
+      const top = path.split(/[.[]/)[0]!;
+      if (!EXPRESSION_WORDS.has(top)) named.add(top.startsWith('#') ? names[top]! : top);
+    }
+  }
+  return [...named];
+}
+/** The attributes each UpdateItem named while recording. */
+let updatedAttributes: string[] | undefined;
+
 db.middlewareStack.add(
   (next, context) => async (args) => {
     if (recorded) {
+      if (context.commandName === 'UpdateItemCommand') updatedAttributes?.push(...attributesOf(args.input as Record<string, any>));
       for (const action of actionsOf(context.commandName ?? '', args.input as Record<string, any>)) actions?.add(action);
       const keys = keysOf(context.commandName ?? '', args.input as Record<string, any>);
       if (keys.length === 0 && /Write|Put|Update|Delete/.test(context.commandName ?? '')) {
@@ -229,7 +252,7 @@ describe('the keys each writer writes are the keys it declares', () => {
     expectDeclared('CreateCollection', keys);
   });
 
-  it('FetchNftMetadata: the metadata item (G7) of the instance it fetched for, nothing else', async () => {
+  it('FetchNftMetadata: the `fetched` state (G7) of the instance it fetched for, nothing else', async () => {
     tested.add('FetchNftMetadata');
     const contract = '0x00000000000000000000000000000000000000aa';
     await writeItems({
@@ -256,14 +279,20 @@ describe('the keys each writer writes are the keys it declares', () => {
     process.env.NFT_METADATA_QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/NftMetadata';
     const { handler } = await import('../../functions/nft-metadata/fetch-nft-metadata');
     const body = JSON.stringify({ v: 1, kind: 'token', chainId: 8453, contract, tokenId: '7' });
+    updatedAttributes = [];
     const keys = await writesOf('FetchNftMetadata', async () => {
       const event = {
         Records: [{ messageId: 'm-1', receiptHandle: 'r-1', body, attributes: {}, eventSource: 'aws:sqs' }],
       } as unknown as SQSEvent;
       expect(await handler(event)).toEqual({ batchItemFailures: [] });
     });
-    expect(keys).toEqual([nftKeys.metadata(8453, contract, 7n).pk]);
+    expect(keys).toEqual([nftKeys.instance(8453, contract, 7n).pk]);
     expectDeclared('FetchNftMetadata', keys);
+    // Its UpdateItem names only what its row's attribute condition (IAM dynamodb:Attributes) allows.
+    const allowed = rows.find((row) => row.id === 'FetchNftMetadata')!.table.writeAttributes!;
+    expect(updatedAttributes.length).toBeGreaterThan(0);
+    expect(updatedAttributes.filter((attribute) => !allowed.includes(attribute))).toEqual([]);
+    updatedAttributes = undefined;
   });
 
   it("Insight's webhook routes: the key's request count (K1), and a webhook, its count and its filter index (H1, H3, H4)", async () => {

@@ -235,7 +235,7 @@ export const itemsOf = <T>(pages: ExplorerResponse<T>[]): T[] => pages.flatMap((
  * A page costs ONE Query (one per range: two for E3 with a two-standard `type`) and at most ONE
  * BatchGetItem (the cursor for confirmations rides in the BatchGetItem); nothing else (no Scan, no
  * GetItem per item). `maxBatchGets`: a page whose details pass BatchGetItem's 100 keys (NFT instances
- * with their fetched metadata, G7) sends its keys as that many requests at once, still one round trip.
+ * with their fetched metadata on them, G7) sends its keys as that many requests at once, still one round trip.
  */
 export function expectPageCost(
   calls: TableUsage['calls'],

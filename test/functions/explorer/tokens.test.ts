@@ -277,7 +277,7 @@ describe('E3 token transfers: paging', () => {
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(PAGE_SIZE);
     // No filter: the `all` range, the union of the `to` and `from` ranges (one Query each, in parallel).
-    // 50 ERC-1155 instances and their fetched metadata (G7) pass 100 keys: two BatchGetItem requests at once.
+    // 50 ERC-1155 instances (their fetched metadata, G7, on them) and the page's other details: at most two BatchGetItem requests at once.
     expectPageCost(first.calls, { batchGet: true, maxBatchGets: 2, queries: 2 });
     const cursor = first.body.next_page_params!;
     expect(Object.keys(cursor).sort()).toEqual(['block_number', 'index', 'items_count']);
@@ -502,7 +502,7 @@ describe('E1 tokens: paging', () => {
     const first = await explorerGet(bigHolder, 'tokens');
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(PAGE_SIZE);
-    // 50 ERC-1155 instances and their fetched metadata (G7) pass 100 keys: two BatchGetItem requests at once.
+    // 50 ERC-1155 instances (their fetched metadata, G7, on them) and the page's other details: at most two BatchGetItem requests at once.
     expectPageCost(first.calls, { batchGet: true, maxBatchGets: 2, queries: 3 });
     const cursor = first.body.next_page_params!;
     expect(Object.keys(cursor).sort()).toEqual(['fiat_value', 'id', 'items_count', 'token_name', 'token_type', 'value']);
@@ -553,7 +553,7 @@ describe('E1 tokens: paging', () => {
     const pages = await allPages(bigTieHolder, 'tokens');
     expect(pages.map((page) => page.body.items.length)).toEqual([50, BIG_TIE_IDS.length - 50]);
     expect(itemsOf(pages).map(balanceKey)).toEqual(truth.map(chainBalanceKey));
-    // 50 ERC-1155 instances and their fetched metadata (G7) pass 100 keys: two BatchGetItem requests at once.
+    // 50 ERC-1155 instances (their fetched metadata, G7, on them) and the page's other details: at most two BatchGetItem requests at once.
     for (const page of pages) expectPageCost(page.calls, { batchGet: true, maxBatchGets: 2, queries: 3 });
     // A client of the spec's three fields only (no id): the old bound, which skips the rest of the tie.
     const { value, token_type, token_name } = pages[0].body.next_page_params!;
@@ -684,7 +684,7 @@ describe('E2 nft/collections', () => {
     expect(addresses).toEqual([...nftContracts, chain.manifest.contracts.nft].sort((a, b) => lower(a).localeCompare(lower(b))));
     for (const page of pages) {
       expect(() => v.parse(nftCollectionsResponse, page.body)).not.toThrow();
-      // 50 collections and the fetched metadata (G7) of their instances pass 100 keys: two BatchGetItem requests at once.
+      // 50 collections' contracts and the instances whose document they do not embed: at most two BatchGetItem requests at once.
       expectPageCost(page.calls, { batchGet: true, maxBatchGets: 2 });
     }
   });
@@ -719,7 +719,7 @@ describe('E2 nft/collections', () => {
       expect(new Set(pages[1].body.items.map((item) => item.token.type))).toEqual(new Set(['ERC-721', 'ERC-1155']));
       for (const page of pages) {
         expect(() => v.parse(nftCollectionsResponse, page.body)).not.toThrow();
-        // 50 collections and the fetched metadata (G7) of their instances pass 100 keys: two BatchGetItem requests at once.
+        // 50 collections' contracts and the instances whose document they do not embed: at most two BatchGetItem requests at once.
         expectPageCost(page.calls, { batchGet: true, maxBatchGets: 2, queries: 2 });
       }
     }

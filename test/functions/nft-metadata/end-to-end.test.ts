@@ -20,7 +20,7 @@ import { ingestRange } from '../../../shared/ingest/ingest';
 import { loadLocalFetcherSettings } from '../../../shared/nft-metadata/config';
 import { useLocalMetadataQueue } from '../../../shared/nft-metadata/queue';
 import { nftKeys } from '../../../shared/table/keys';
-import type { NftMetadataRecord } from '../../../shared/table/records';
+import type { NftInstanceRecord } from '../../../shared/table/records';
 import { json, type MetadataServer, startMetadataServer, status } from '../../support/metadata-server';
 import { useTestTable } from '../../support/table';
 
@@ -69,7 +69,9 @@ async function ingestAndFetch(): Promise<void> {
 }
 
 const get = (url: string) => requestJson('base', 'GET', url);
-const stored = (contract: Address, id: number) => getItem<NftMetadataRecord>(nftKeys.metadata(CHAIN_ID, contract, BigInt(id)));
+/** What the fetcher stored for an instance (G7: the instance item's `fetched`). */
+const stored = async (contract: Address, id: number) =>
+  (await getItem<NftInstanceRecord>(nftKeys.instance(CHAIN_ID, contract, BigInt(id))))?.fetched;
 
 beforeAll(async () => {
   server = await startMetadataServer('127.0.0.1');

@@ -1,7 +1,8 @@
 /**
  * Just enough of IAM's policy evaluation to ask what a function's DynamoDB statements let it write:
- * StringLike matching and the `dynamodb:LeadingKeys` conditions the stack uses. Any other condition is
- * an error here, so a new kind of condition cannot pass unexamined.
+ * StringLike matching, the `dynamodb:LeadingKeys` conditions the stack uses and the `dynamodb:Attributes`
+ * one (StringEquals: the attributes a request names). Any other condition is an error here, so a new
+ * kind of condition cannot pass unexamined.
  */
 type Statement = Record<string, any>;
 
@@ -13,11 +14,21 @@ export function stringLike(pattern: string, value: string): boolean {
   return new RegExp(`^${source}$`, 's').test(value);
 }
 
-/** Whether a statement's condition holds for a request that writes one item with partition key `pk`. */
-function conditionHolds(statement: Statement, pk: string): boolean {
+/**
+ * Whether a statement's condition holds for a request that writes one item with partition key `pk`,
+ * naming `attributes` (its top-level attribute names, key attributes included).
+ */
+function conditionHolds(statement: Statement, pk: string, attributes: readonly string[]): boolean {
   const condition: Record<string, Record<string, unknown>> | undefined = statement.Condition;
   if (!condition) return true;
   return Object.entries(condition).every(([operator, keys]) => {
+    if (operator === 'ForAllValues:StringEquals') {
+      return Object.entries(keys).every(([key, values]) => {
+        if (key !== 'dynamodb:Attributes') throw new Error(`condition key ${key} is not modelled by test/lib/support/iam.ts`);
+        const allowed = new Set([values].flat().map(String));
+        return attributes.every((attribute) => allowed.has(attribute));
+      });
+    }
     if (operator !== 'ForAllValues:StringLike' && operator !== 'ForAnyValue:StringLike') {
       throw new Error(`condition operator ${operator} is not modelled by test/lib/support/iam.ts`);
     }
@@ -33,9 +44,18 @@ const covers = (statement: Statement, action: string, resource: unknown): boolea
   [statement.Action].flat().includes(action) &&
   [statement.Resource].flat().some((entry) => JSON.stringify(entry) === JSON.stringify(resource));
 
-/** IAM's verdict on `action` over `resource` for an item with partition key `pk`: an explicit Deny wins, then any Allow. */
-export function allows(statements: readonly Statement[], action: string, resource: unknown, pk: string): boolean {
-  const applicable = statements.filter((statement) => covers(statement, action, resource) && conditionHolds(statement, pk));
+/**
+ * IAM's verdict on `action` over `resource` for an item with partition key `pk`, the request naming
+ * `attributes` (by default its key alone): an explicit Deny wins, then any Allow.
+ */
+export function allows(
+  statements: readonly Statement[],
+  action: string,
+  resource: unknown,
+  pk: string,
+  attributes: readonly string[] = ['pk', 'sk'],
+): boolean {
+  const applicable = statements.filter((statement) => covers(statement, action, resource) && conditionHolds(statement, pk, attributes));
   if (applicable.some((statement) => statement.Effect === 'Deny')) return false;
   return applicable.some((statement) => statement.Effect === 'Allow');
 }

@@ -16,9 +16,12 @@ import {
 } from '../../../shared/nft-metadata/config';
 import { nftMetadataListener } from '../../../shared/nft-metadata/listener';
 import { processMetadataRequest } from '../../../shared/nft-metadata/process';
+import { writeFetched } from '../../../shared/nft-metadata/store';
+import { shownMetadata } from '../../../shared/nft-metadata/view';
+import { StateWriter } from '../../../shared/ingest/state';
 import { MESSAGE_VERSION, type MetadataQueue, type MetadataRequest } from '../../../shared/nft-metadata/queue';
 import { nftKeys } from '../../../shared/table/keys';
-import type { NftInstanceRecord, NftMetadataRecord } from '../../../shared/table/records';
+import type { NftInstanceRecord } from '../../../shared/table/records';
 import { json, type MetadataServer, startMetadataServer, status } from '../../support/metadata-server';
 import { useTestTable } from '../../support/table';
 
@@ -27,6 +30,7 @@ useTestTable('nft-metadata');
 const CHAIN = 31337;
 const CONTRACT = '0x00000000000000000000000000000000000000aa';
 const MULTI = '0x00000000000000000000000000000000000000bb';
+const TRADED = '0x00000000000000000000000000000000000000cc';
 let server: MetadataServer;
 let settings: FetcherSettings;
 const sent: MetadataRequest[] = [];
@@ -59,7 +63,9 @@ const token = (contract: string, tokenId: string, refresh?: number): MetadataReq
   tokenId,
   ...(refresh === undefined ? {} : { refresh }),
 });
-const item = (contract: string, tokenId: string) => getItem<NftMetadataRecord>(nftKeys.metadata(CHAIN, contract, tokenId));
+/** What the fetcher stored for an instance (G7: the instance item's `fetched`). */
+const item = async (contract: string, tokenId: string) =>
+  (await getItem<NftInstanceRecord>(nftKeys.instance(CHAIN, contract, tokenId)))?.fetched;
 
 beforeAll(async () => {
   server = await startMetadataServer('127.0.0.1');
@@ -102,7 +108,6 @@ describe('processMetadataRequest', () => {
     await putInstance(CONTRACT, '1', 'ipfs://bafyroot/1.json');
     expect(await processMetadataRequest(token(CONTRACT, '1'), { settings, queue })).toEqual({ outcome: 'fetched' });
     expect(await item(CONTRACT, '1')).toMatchObject({
-      kind: 'nftMetadata',
       status: 'fetched',
       tokenUri: 'ipfs://bafyroot/1.json',
       metadataJson: JSON.stringify({ name: 'One', image: 'ipfs://bafyroot/1.png' }),
@@ -225,6 +230,25 @@ describe('processMetadataRequest', () => {
     await putInstance(CONTRACT, '10', server.url('/revealed/10.json'));
     expect(await processMetadataRequest(token(CONTRACT, '10'), { settings, queue })).toEqual({ outcome: 'fetched' });
     expect(await item(CONTRACT, '10')).toMatchObject({ tokenUri: server.url('/revealed/10.json'), metadataJson: '{"name":"Revealed"}' });
+  });
+
+  it('keeps what was fetched on the instance when the ingest writes it again (a transfer); a state about another URI is refused', async () => {
+    server.on('/kept/11.json', json({ name: 'Kept' }));
+    const uri = server.url('/kept/11.json');
+    await putInstance(TRADED, '11', uri);
+    expect(await processMetadataRequest(token(TRADED, '11'), { settings, queue })).toEqual({ outcome: 'fetched' });
+    const fetched = await item(TRADED, '11');
+    const owner = '0x00000000000000000000000000000000000000b1';
+    await new StateWriter(CHAIN).setNftInstance(TRADED, 'ERC-721', 11n, { owner, tokenUri: uri, totalSupply: null }, 5);
+    const after = await getItem<NftInstanceRecord>(nftKeys.instance(CHAIN, TRADED, '11'));
+    expect(after).toMatchObject({ owner, updatedAtBlock: 5, fetched });
+    expect(shownMetadata(after)).toEqual({ document: { name: 'Kept' }, status: 'resolved', error: null });
+    // A state about a URI the instance no longer has (the ingest wrote a new one, or a reorg deleted it) is not written.
+    const stale = { ...fetched!, tokenUri: server.url('/other.json'), attemptedAt: fetched!.attemptedAt + 1 };
+    expect(await writeFetched({ chainId: CHAIN, contract: TRADED, tokenId: '11' }, stale, fetched)).toBe(false);
+    expect(await writeFetched({ chainId: CHAIN, contract: TRADED, tokenId: '12' }, stale, undefined)).toBe(false);
+    expect(await getItem(nftKeys.instance(CHAIN, TRADED, '12'))).toBeUndefined();
+    expect(await item(TRADED, '11')).toEqual(fetched);
   });
 
   it('a contract refresh becomes one token refresh per instance with a web URI', async () => {
