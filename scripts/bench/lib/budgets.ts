@@ -48,8 +48,8 @@ export const FAMILIES = {
   serverErrors: 'Every request answered without a server error',
   coverage: 'Every served route of shared/routes.ts has a bench request of its own',
   notServed: 'A route not served answers 501 without a DynamoDB call',
-  coldMedian: 'Cold start: median import <= the SDK floor of the same run + 30 ms',
-  coldEach: 'Cold start: every bundle <= the SDK floor of the same run + 45 ms',
+  coldMedian: 'Cold start: median import <= 1.75 x the SDK floor of the same run',
+  coldEach: 'Cold start: every bundle <= 2.15 x the SDK floor of the same run',
   loadErrors: 'Load: 0 errors',
   loadMemory: 'Load: memory 30 s after the load within 20% of its start',
   ingestRatio: 'Ingest time <= 1.3 x max(raw fetch, table floor, CPU floor), all measured in the same run',
@@ -210,9 +210,17 @@ export function httpBudgets(http: HttpResult): Budget[] {
   return budgets;
 }
 
+/** Cold start budgets, as multiples of the same run's SDK floor. */
+export const COLD_MEDIAN_OVER_FLOOR = 1.75;
+export const COLD_EACH_OVER_FLOOR = 2.15;
+
 export function coldBudgets(cold: ColdResult): Budget[] {
   const routeBundles = cold.bundles.filter((bundle) => bundle.kind === 'route');
-  // Relative to the floor measured in the same run: a bundle of the DynamoDB document client alone.
+  // Relative to the floor measured in the same run: a bundle of the DynamoDB document client alone. As
+  // multiples of it, not milliseconds over it: import time scales with the machine's CPU (the floor was
+  // 39.5 ms on one 2-core host and 82.3 on another, every bundle about twice as slow with it), so an
+  // offset in ms set on one host passes or fails on another whatever the code. The multiples are the
+  // offsets first set (floor + 30 ms, + 45 ms) at the floor then measured, about 40 ms.
   const floor = cold.sdkFloor?.overEmptyMs;
   const note = floor === undefined ? 'no SDK floor was measured in this run' : `SDK floor ${floor} ms over empty`;
   return [
@@ -221,11 +229,11 @@ export function coldBudgets(cold: ColdResult): Budget[] {
       FAMILIES.coldMedian,
       'cold start: median over the route bundles (ms over empty)',
       cold.routes.medianOverEmptyMs,
-      (floor ?? 0) + 30,
+      COLD_MEDIAN_OVER_FLOOR * (floor ?? 0),
       note,
     ),
     ...routeBundles.map((bundle) =>
-      check('cold', FAMILIES.coldEach, `cold start: ${bundle.handler} (ms over empty)`, bundle.importMs.overEmpty, (floor ?? 0) + 45, note),
+      check('cold', FAMILIES.coldEach, `cold start: ${bundle.handler} (ms over empty)`, bundle.importMs.overEmpty, COLD_EACH_OVER_FLOOR * (floor ?? 0), note),
     ),
   ];
 }

@@ -516,13 +516,20 @@ describe('budgets, cost model and report', () => {
         { handler: 'job.ts', kind: 'job', importMs: { overEmpty: 500 } },
       ],
     } as unknown as ColdResult;
-    // Against the floor of the same run: median <= floor + 30, each <= floor + 45.
+    // Against the floor of the same run: median <= 1.75 x floor, each <= 2.15 x floor.
     const floored = coldBudgets({ ...cold, sdkFloor: { bytes: 1, overEmptyMs: 30 } } as ColdResult);
     expect(floored.map((budget) => [budget.budget, budget.pass])).toEqual([
-      [60, true],
-      [75, true],
-      [75, false],
+      [52.5, true],
+      [64.5, true],
+      [64.5, false],
     ]);
+    // The same bundles on a host twice as slow: the floor and every import double, the verdicts stay.
+    const slower = coldBudgets({
+      routes: { medianOverEmptyMs: 100 },
+      bundles: cold.bundles.map((bundle) => ({ ...bundle, importMs: { overEmpty: 2 * bundle.importMs.overEmpty } })),
+      sdkFloor: { bytes: 1, overEmptyMs: 60 },
+    } as unknown as ColdResult);
+    expect(slower.map((budget) => budget.pass)).toEqual(floored.map((budget) => budget.pass));
     expect(coldBudgets({ ...cold, sdkFloor: { bytes: 1, overEmptyMs: 50 } } as ColdResult).map((budget) => budget.pass)).toEqual([
       true,
       true,
