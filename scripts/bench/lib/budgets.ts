@@ -233,7 +233,14 @@ export function coldBudgets(cold: ColdResult): Budget[] {
       note,
     ),
     ...routeBundles.map((bundle) =>
-      check('cold', FAMILIES.coldEach, `cold start: ${bundle.handler} (ms over empty)`, bundle.importMs.overEmpty, COLD_EACH_OVER_FLOOR * (floor ?? 0), note),
+      check(
+        'cold',
+        FAMILIES.coldEach,
+        `cold start: ${bundle.handler} (ms over empty)`,
+        bundle.importMs.overEmpty,
+        COLD_EACH_OVER_FLOOR * (floor ?? 0),
+        note,
+      ),
     ),
   ];
 }
