@@ -40,10 +40,15 @@ export const DETAILS_CACHE_BYTES = 8 * 1024 * 1024;
 /** The kinds of detail kept: address items (X7) and NFT instances (G3, with their fetched metadata). */
 const KEPT_KINDS = new Set(['address', 'nftInstance']);
 
-/** An item's size for the cache's bound: its string values' lengths plus a little per attribute. */
-function approximateSize(item: Item): number {
+/**
+ * An item's size for the cache's bound: its string values' lengths plus a little per attribute, nested
+ * maps and lists included (an instance's `fetched` state holds a document of up to 64 KiB).
+ */
+export function approximateSize(value: unknown): number {
+  if (typeof value === 'string') return 16 + value.length;
+  if (value === null || typeof value !== 'object') return 16;
   let size = 64;
-  for (const value of Object.values(item)) size += 16 + (typeof value === 'string' ? value.length : 0);
+  for (const inner of Array.isArray(value) ? value : Object.values(value)) size += approximateSize(inner);
   return size;
 }
 
