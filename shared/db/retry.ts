@@ -20,6 +20,12 @@ export const SDK_RETRY = {
   retryMode: 'standard',
   /** TCP (and TLS) connection to DynamoDB. */
   connectionTimeoutMs: 1_000,
+  /**
+   * The same against the embedded table: its one thread, busy with a batch of hundreds of calls, accepts
+   * new connections late. At 1 s a dataset build of five chains at once on a slow 2-core host failed
+   * every attempt of some calls (test/scripts/bench/dataset/build-resume.test.ts, 1 run in 2).
+   */
+  localConnectionTimeoutMs: 10_000,
   /** One attempt, request sent to response read. DynamoDB answers in milliseconds; 2 s is a hung call. */
   requestTimeoutMs: 2_000,
   /**
@@ -42,7 +48,7 @@ export function sdkRetrySettings(local: boolean) {
     maxAttempts: SDK_RETRY.maxAttempts,
     retryMode: SDK_RETRY.retryMode,
     requestHandler: {
-      connectionTimeout: SDK_RETRY.connectionTimeoutMs,
+      connectionTimeout: local ? SDK_RETRY.localConnectionTimeoutMs : SDK_RETRY.connectionTimeoutMs,
       requestTimeout: local ? SDK_RETRY.localRequestTimeoutMs : SDK_RETRY.requestTimeoutMs,
       // Without it the SDK only logs a breached requestTimeout and keeps waiting.
       throwOnRequestTimeout: true,

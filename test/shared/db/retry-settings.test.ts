@@ -87,3 +87,9 @@ it.each([
 ])('isTableBusy(%j) is %s', (error, busy) => {
   expect(isTableBusy(error)).toBe(busy);
 });
+
+it('gives the embedded table (one busy thread) longer to accept a connection than DynamoDB', () => {
+  expect(sdkRetrySettings(false).requestHandler.connectionTimeout).toBe(SDK_RETRY.connectionTimeoutMs);
+  expect(sdkRetrySettings(true).requestHandler.connectionTimeout).toBe(SDK_RETRY.localConnectionTimeoutMs);
+  expect(SDK_RETRY.localConnectionTimeoutMs).toBeGreaterThan(SDK_RETRY.connectionTimeoutMs);
+});
