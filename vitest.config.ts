@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import SlowestFirstSequencer from './test/support/sequencer';
 
 export default defineConfig({
   test: {
@@ -15,8 +14,6 @@ export default defineConfig({
     // Tests start their own dynalite and anvil on free loopback ports; two cores, so keep the pool small.
     pool: 'forks',
     maxWorkers: 2,
-    // The slowest files start first, so that no long file runs alone at the end (test/support/sequencer.ts).
-    sequence: { sequencer: SlowestFirstSequencer },
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'SILENT',

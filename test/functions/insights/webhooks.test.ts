@@ -103,16 +103,22 @@ describe('secret keys', () => {
   });
 
   it('a key past its requests a minute gets 429 with Retry-After, other keys do not', async () => {
-    const issued = await createApiKey({ project: 'epsilon' });
-    const statuses: number[] = [];
-    for (let i = 0; i < 32; i++) statuses.push((await call('GET', '/v1/webhooks', issued.key)).status);
-    // (A minute may turn during the loop: the count starts again, never more than 30 in one minute.)
-    const limited = await call('GET', '/v1/webhooks', issued.key);
-    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(30);
-    if (statuses.every((status) => status === 200)) expect.fail('32 requests in a minute all answered 200 with a limit of 30');
-    if (limited.status === 429) {
+    const minute = () => Math.floor(Date.now() / 60_000);
+    // The limit counts a key's requests in each clock minute: a loop that a minute turns in is run
+    // again with a new key (the count starts again at the turn, so it proves nothing).
+    for (let attempt = 0; ; attempt++) {
+      const issued = await createApiKey({ project: `epsilon${attempt}` });
+      const started = minute();
+      const statuses: number[] = [];
+      for (let i = 0; i < 32; i++) statuses.push((await call('GET', '/v1/webhooks', issued.key)).status);
+      const limited = await call('GET', '/v1/webhooks', issued.key);
+      if (minute() !== started && attempt < 2) continue;
+      expect(statuses.slice(0, 30)).toEqual(Array(30).fill(200));
+      expect(statuses.slice(30)).toEqual([429, 429]);
+      expect(limited.status).toBe(429);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(limited.body.error).toMatch(/Rate limit/);
+      break;
     }
     expect((await call('GET', '/v1/webhooks', beta)).status).toBe(200);
   });
