@@ -48,14 +48,25 @@ export async function writeFetched(
   fetched: FetchedNftMetadata,
   expected: Pick<FetchedNftMetadata, 'attemptedAt'> | undefined,
 ): Promise<boolean> {
+  return expected
+    ? setFetched(ref, fetched, 'fetched.attemptedAt = :attempted', expected.attemptedAt)
+    : setFetched(ref, fetched, 'attribute_not_exists(fetched)');
+}
+
+/**
+ * The one write of an instance's `fetched` state: an UpdateItem of that attribute alone, conditional
+ * on the instance having the URI the state is about and on `stateCondition` (`:attempted`, when given,
+ * is `attempted`). Reports whether it was written.
+ */
+async function setFetched(ref: InstanceRef, fetched: FetchedNftMetadata, stateCondition: string, attempted?: number): Promise<boolean> {
   const outcome = await updateItem({
     Key: instanceKey(ref),
     UpdateExpression: 'SET fetched = :fetched',
-    ConditionExpression: `tokenUri = :uri AND ${expected ? 'fetched.attemptedAt = :attempted' : 'attribute_not_exists(fetched)'}`,
+    ConditionExpression: `tokenUri = :uri AND (${stateCondition})`,
     ExpressionAttributeValues: {
       ':fetched': fetched,
       ':uri': fetched.tokenUri,
-      ...(expected ? { ':attempted': expected.attemptedAt } : {}),
+      ...(attempted === undefined ? {} : { ':attempted': attempted }),
     },
   });
   return outcome.applied;
@@ -80,12 +91,12 @@ export async function moveLegacyState(legacy: LegacyNftMetadataRecord): Promise<
     fetchedAt: legacy.fetchedAt,
     sourceUrl: legacy.sourceUrl,
   };
-  const outcome = await updateItem({
-    Key: nftKeys.instance(chainId, contract, tokenId),
-    UpdateExpression: 'SET fetched = :fetched',
-    ConditionExpression: 'tokenUri = :uri AND (attribute_not_exists(fetched) OR fetched.attemptedAt < :attempted)',
-    ExpressionAttributeValues: { ':fetched': fetched, ':uri': fetched.tokenUri, ':attempted': fetched.attemptedAt },
-  });
+  const moved = await setFetched(
+    { chainId, contract, tokenId },
+    fetched,
+    'attribute_not_exists(fetched) OR fetched.attemptedAt < :attempted',
+    fetched.attemptedAt,
+  );
   await deleteItem({ Key: nftKeys.legacyMetadata(chainId, contract, tokenId) });
-  return outcome.applied;
+  return moved;
 }
