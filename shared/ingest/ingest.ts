@@ -1127,27 +1127,36 @@ export class ChainIngest {
         { prefetched, concurrency: STATE_CONCURRENCY },
       );
     };
-    // The instances as the balance transitions left them, in one read: a write that makes a new
-    // instance moves its contract's instance count, so those of one contract run in sequence (like
-    // the holder counts above); updates of known instances run in parallel.
+    // The instances as the balance transitions left them, in one read. Writes that make new instances
+    // move their contract's instance count: those of one contract go in shared transactions, in
+    // sequence (setNewNftInstances: a block's mints of a collection in a few round trips, not one each,
+    // like the holder counts above); updates of known instances run in parallel.
     const instanceWrites = withAnswers(nftTouches, nfts).map(([nft, state]) => ({ nft, state }));
     const writeInstances = async (): Promise<void> => {
       const storedInstances = await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
-      const instanceKey = ({ nft }: { nft: { contract: string; tokenId: bigint } }): string => {
-        const stored = storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)));
-        return stored?.updatedAtBlock === undefined ? `contract|${nft.contract}` : `own|${nft.contract}|${nft.tokenId}`;
-      };
-      await inParallel(groupBy(instanceWrites, instanceKey), STATE_CONCURRENCY, async (group) => {
-        for (const { nft, state } of group) {
-          await this.state.setNftInstance(
-            nft.contract,
-            nft.standard,
-            nft.tokenId,
-            state,
-            lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)),
-            { firstSeenBlock: nft.firstBlock, prefetched: storedInstances },
-          );
-        }
+      const isNew = ({ nft }: (typeof instanceWrites)[number]): boolean =>
+        storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)))?.updatedAtBlock === undefined;
+      const write = ({ nft, state }: (typeof instanceWrites)[number]) => ({
+        standard: nft.standard,
+        tokenId: nft.tokenId,
+        state,
+        blockNumber: lastTouch(entity.nft(nft.contract, nft.standard, nft.tokenId)),
+        firstSeenBlock: nft.firstBlock,
+      });
+      const known = instanceWrites.filter((entry) => !isNew(entry));
+      const minted = groupBy(
+        instanceWrites.filter((entry) => isNew(entry)),
+        ({ nft }) => nft.contract,
+      );
+      await inParallel([...known.map((entry) => [entry]), ...minted], STATE_CONCURRENCY, async (group) => {
+        const [first] = group;
+        if (!first) return;
+        if (isNew(first)) return this.state.setNewNftInstances(first.nft.contract, group.map(write), storedInstances);
+        const { standard, tokenId, state, blockNumber, firstSeenBlock } = write(first);
+        await this.state.setNftInstance(first.nft.contract, standard, tokenId, state, blockNumber, {
+          firstSeenBlock,
+          prefetched: storedInstances,
+        });
       });
     };
     await allEnded([writeTotals(), writeInstances()]);

@@ -33,7 +33,7 @@ import { resolveTokenMetadata } from '../chain/decode';
 import { MAX_TOKEN_URI_BYTES } from '../chain/token-metadata';
 import type { NftState, TokenInfo } from './chain-state';
 import { allEnded } from './all-ended';
-import { planBalanceLanes } from './balance-lanes';
+import { MAX_TRANSACT_ITEMS, planBalanceLanes } from './balance-lanes';
 import { countRange, getItem, getItems, queryRange } from './table-io';
 import {
   MAX_COPIED_DATA_BYTES,
@@ -50,6 +50,21 @@ import {
 
 /** Reads and conditional writes of one state change before giving up (see readThenWrite). */
 const MAX_ATTEMPTS = 4;
+/**
+ * The most bytes of items (as JSON, an over-estimate of DynamoDB's sizes) one transaction of
+ * setNewNftInstances carries: DynamoDB takes 4 MB a transaction, an instance up to 400 KB.
+ */
+const INSTANCES_TRANSACTION_BYTES = 1_000_000;
+
+/** One NFT instance as the batch read it at `blockNumber` (setNftInstance's arguments but the contract). */
+export interface InstanceWrite {
+  standard: 'ERC-721' | 'ERC-1155';
+  tokenId: bigint;
+  state: NftState;
+  blockNumber: number;
+  /** Recorded on a new item (default `blockNumber`). */
+  firstSeenBlock?: number;
+}
 
 type Stored<T> = T & ItemKey;
 
@@ -829,71 +844,137 @@ export class StateWriter {
     blockNumber: number,
     options: { force?: boolean; firstSeenBlock?: number; prefetched?: Map<string, NftInstanceRecord> } = {},
   ): Promise<void> {
-    const force = options.force ?? false;
     const key = nftKeys.instance(this.chainId, contract, tokenId);
     await readThenWrite(`NFT instance ${key.pk} ${key.sk}`, async (attempt) => {
       const stored =
         attempt === 0 && options.prefetched
           ? (options.prefetched.get(keyId(key)) as Stored<NftInstanceRecord> | undefined)
           : await getItem<Stored<NftInstanceRecord>>(key);
-      // Written by this step before (an item the ERC-1155 balance transitions created holds only their
-      // counters): the contract counts the instance from the write that first makes it one.
-      const written = stored?.updatedAtBlock !== undefined;
-      if (written && !force && stored!.updatedAtBlock > blockNumber) return undefined;
-      // Token URIs over 128 KB of UTF-8 (on-chain SVGs) are not stored: the item must stay under 400 KB.
-      const tokenUri = state.tokenUri !== null && Buffer.byteLength(state.tokenUri) > MAX_TOKEN_URI_BYTES ? null : state.tokenUri;
-      const supply = instanceSupply(standard, state.totalSupply, stored?.heldSupply);
-      if (
-        written &&
-        stored!.updatedAtBlock === blockNumber &&
-        stored!.owner === state.owner &&
-        stored!.tokenUri === tokenUri &&
-        stored!.totalSupply === supply.totalSupply &&
-        stored!.totalSupplySource === supply.totalSupplySource
-      ) {
-        return undefined;
-      }
-      const metadata = resolveTokenMetadata(state.tokenUri);
-      const record: NftInstanceRecord = {
-        kind: 'nftInstance',
-        chainId: this.chainId,
-        contract,
-        tokenStandard: standard,
-        tokenId: tokenId.toString(),
-        owner: state.owner,
-        tokenUri,
-        metadataStatus: metadata.status,
-        metadataJson: metadata.metadataJson,
-        totalSupply: supply.totalSupply,
-        totalSupplySource: supply.totalSupplySource,
-        firstSeenBlock: stored?.firstSeenBlock ?? options.firstSeenBlock ?? blockNumber,
-        updatedAtBlock: blockNumber,
-      };
-      const condition = this.instanceCondition(stored, supply.totalSupplySource === 'holders');
-      const names: Record<string, string> = { ...condition.names };
-      const values: Record<string, unknown> = { ...condition.values };
-      const sets = Object.entries(record).map(([name, value], position) => {
-        names[`#f${position}`] = name;
-        values[`:f${position}`] = value;
-        return `#f${position} = :f${position}`;
-      });
-      const items: TransactItem[] = [
+      const write = this.instanceWrite(
+        { contract, standard, tokenId, state, blockNumber, firstSeenBlock: options.firstSeenBlock },
+        stored,
         {
-          Update: {
-            Key: key,
-            UpdateExpression: `SET ${sets.join(', ')}`,
-            ConditionExpression: condition.expression,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          },
+          force: options.force ?? false,
         },
-      ];
-      if (standard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored?.owner ?? null, state.owner));
+      );
+      if (!write) return undefined;
       // The instance's condition makes this move once. The contract's item exists: the batch writes
       // it (the contract emitted the transfer) before any state of its tokens.
-      if (!written) items.push(this.contractCounterMove(contract, { nftInstances: 1 }));
-      return items;
+      return write.counts ? [...write.items, this.contractCounterMove(contract, { nftInstances: 1 })] : write.items;
     });
+  }
+
+  /**
+   * Writes instances of ONE contract that this step has not written before (each counts on the
+   * contract's `nftInstances`: a batch's mints) in as few transactions as DynamoDB takes (at most
+   * MAX_TRANSACT_ITEMS operations and INSTANCES_TRANSACTION_BYTES of items each), each counting its
+   * instances with one ADD to the contract's item; they run in sequence (they share that item), not one
+   * transaction per instance: a block that mints a thousand tokens of one contract waits on ten round
+   * trips, not a thousand. A transaction refused by a condition (an instance written since `prefetched`
+   * was read) writes nothing: its instances and the rest are written one by one by setNftInstance,
+   * which reads them again.
+   */
+  async setNewNftInstances(contract: string, writes: readonly InstanceWrite[], prefetched: Map<string, NftInstanceRecord>): Promise<void> {
+    const chunks: { writes: InstanceWrite[]; items: TransactItem[]; bytes: number; counted: number }[] = [];
+    for (const write of writes) {
+      const stored = prefetched.get(keyId(nftKeys.instance(this.chainId, contract, write.tokenId))) as
+        | Stored<NftInstanceRecord>
+        | undefined;
+      const planned = this.instanceWrite({ ...write, contract }, stored, { force: false });
+      if (!planned) continue;
+      const bytes = Buffer.byteLength(JSON.stringify(planned.items));
+      let chunk = chunks.at(-1);
+      // (+1: the contract's counter.)
+      if (
+        !chunk ||
+        chunk.items.length + planned.items.length + 1 > MAX_TRANSACT_ITEMS ||
+        chunk.bytes + bytes > INSTANCES_TRANSACTION_BYTES
+      ) {
+        chunk = { writes: [], items: [], bytes: 0, counted: 0 };
+        chunks.push(chunk);
+      }
+      chunk.writes.push(write);
+      chunk.items.push(...planned.items);
+      chunk.bytes += bytes;
+      if (planned.counts) chunk.counted += 1;
+    }
+    for (const [position, chunk] of chunks.entries()) {
+      const items = chunk.counted > 0 ? [...chunk.items, this.contractCounterMove(contract, { nftInstances: chunk.counted })] : chunk.items;
+      if ((await transactWrite(items)).committed) continue;
+      for (const write of chunks.slice(position).flatMap((rest) => rest.writes))
+        await this.setNftInstance(contract, write.standard, write.tokenId, write.state, write.blockNumber, {
+          firstSeenBlock: write.firstSeenBlock,
+        });
+      return;
+    }
+  }
+
+  /**
+   * The operations that write one instance as read at `blockNumber` over `stored` (undefined: nothing
+   * to write), without the contract's counter: `counts` says whether the write makes it an instance
+   * (the contract counts it then). Conditional on the instance being as read.
+   */
+  private instanceWrite(
+    write: InstanceWrite & { contract: string },
+    stored: Stored<NftInstanceRecord> | undefined,
+    options: { force: boolean },
+  ): { items: TransactItem[]; counts: boolean } | undefined {
+    const { contract, standard, tokenId, state, blockNumber } = write;
+    const key = nftKeys.instance(this.chainId, contract, tokenId);
+    // Written by this step before (an item the ERC-1155 balance transitions created holds only their
+    // counters): the contract counts the instance from the write that first makes it one.
+    const written = stored?.updatedAtBlock !== undefined;
+    if (written && !options.force && stored!.updatedAtBlock > blockNumber) return undefined;
+    // Token URIs over 128 KB of UTF-8 (on-chain SVGs) are not stored: the item must stay under 400 KB.
+    const tokenUri = state.tokenUri !== null && Buffer.byteLength(state.tokenUri) > MAX_TOKEN_URI_BYTES ? null : state.tokenUri;
+    const supply = instanceSupply(standard, state.totalSupply, stored?.heldSupply);
+    if (
+      written &&
+      stored!.updatedAtBlock === blockNumber &&
+      stored!.owner === state.owner &&
+      stored!.tokenUri === tokenUri &&
+      stored!.totalSupply === supply.totalSupply &&
+      stored!.totalSupplySource === supply.totalSupplySource
+    ) {
+      return undefined;
+    }
+    const metadata = resolveTokenMetadata(state.tokenUri);
+    const record: NftInstanceRecord = {
+      kind: 'nftInstance',
+      chainId: this.chainId,
+      contract,
+      tokenStandard: standard,
+      tokenId: tokenId.toString(),
+      owner: state.owner,
+      tokenUri,
+      metadataStatus: metadata.status,
+      metadataJson: metadata.metadataJson,
+      totalSupply: supply.totalSupply,
+      totalSupplySource: supply.totalSupplySource,
+      firstSeenBlock: stored?.firstSeenBlock ?? write.firstSeenBlock ?? blockNumber,
+      updatedAtBlock: blockNumber,
+    };
+    const condition = this.instanceCondition(stored, supply.totalSupplySource === 'holders');
+    const names: Record<string, string> = { ...condition.names };
+    const values: Record<string, unknown> = { ...condition.values };
+    const sets = Object.entries(record).map(([name, value], position) => {
+      names[`#f${position}`] = name;
+      values[`:f${position}`] = value;
+      return `#f${position} = :f${position}`;
+    });
+    const items: TransactItem[] = [
+      {
+        Update: {
+          Key: key,
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: condition.expression,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+    ];
+    if (standard === 'ERC-721') items.push(...this.ownerMove(contract, tokenId, stored?.owner ?? null, state.owner));
+    return { items, counts: !written };
   }
 
   /** The stored instance items of many NFTs in one BatchGetItem, by keyId. */

@@ -52,12 +52,13 @@ export async function mostInFlight<T>(command: string | undefined, work: () => P
 
 /**
  * The round trips `work` waited on in sequence: the longest chain of table calls each sent after the one
- * before it answered (calls sent together count once), and its result.
+ * before it answered (calls sent together count once), its calls (command and first key, for a failure
+ * message), and its result.
  */
-export async function roundTripsInSequence<T>(work: () => Promise<T>): Promise<{ result: T; depth: number }> {
-  const calls: { start: number; end: number }[] = [];
-  const result = await wrappingTable(async (_name, _input, next) => {
-    const call = { start: performance.now(), end: Number.POSITIVE_INFINITY };
+export async function roundTripsInSequence<T>(work: () => Promise<T>): Promise<{ result: T; depth: number; path: string[] }> {
+  const calls: { start: number; end: number; label: string }[] = [];
+  const result = await wrappingTable(async (name, input, next) => {
+    const call = { start: performance.now(), end: Number.POSITIVE_INFINITY, label: callLabel(name, input) };
     calls.push(call);
     try {
       return await next();
@@ -67,10 +68,29 @@ export async function roundTripsInSequence<T>(work: () => Promise<T>): Promise<{
   }, work);
   calls.sort((a, b) => a.start - b.start);
   const chain: number[] = [];
+  const previous: number[] = [];
   for (const [index, call] of calls.entries()) {
     let before = 0;
-    for (let earlier = 0; earlier < index; earlier += 1) if (calls[earlier]!.end <= call.start) before = Math.max(before, chain[earlier]!);
+    let from = -1;
+    for (let earlier = 0; earlier < index; earlier += 1)
+      if (calls[earlier]!.end <= call.start && chain[earlier]! > before) {
+        before = chain[earlier]!;
+        from = earlier;
+      }
     chain.push(before + 1);
+    previous.push(from);
   }
-  return { result, depth: Math.max(0, ...chain) };
+  const path: string[] = [];
+  for (let at = chain.indexOf(Math.max(...chain)); at >= 0; at = previous[at]!) path.unshift(calls[at]!.label);
+  return { result, depth: Math.max(0, ...chain), path };
+}
+
+/** A call as `Command(operations) <partition key of its first key>`, addresses shortened. */
+function callLabel(command: string, input: Record<string, any>): string {
+  const requests = input.RequestItems ? Object.values(input.RequestItems as Record<string, unknown>)[0] : undefined;
+  const count = Array.isArray(requests)
+    ? requests.length
+    : ((requests as { Keys?: unknown[] } | undefined)?.Keys?.length ?? input.TransactItems?.length);
+  const pk = /"pk":"([^"]+)"/.exec(JSON.stringify(input))?.[1] ?? /":pk\w*":"([^"]+)"/.exec(JSON.stringify(input))?.[1] ?? '';
+  return `${command.replace(/Command$/, '')}${count === undefined ? '' : `(${count})`} ${pk.replace(/0x[0-9a-f]{40,64}/g, '0x…')}`;
 }
