@@ -75,6 +75,7 @@ import type {
   ChainStatusRecord,
   CursorRecord,
   IngestState,
+  NftInstanceRecord,
 } from '../table/records';
 import { DEFAULT_MAX_REORG_DEPTH, ManifestExpiredError, Reorg, ReorgTooDeepError } from './reorg';
 import { DEFAULT_STATUS_LAG_BLOCKS } from '../chain-status/status';
@@ -1132,8 +1133,9 @@ export class ChainIngest {
     // sequence (setNewNftInstances: a block's mints of a collection in a few round trips, not one each,
     // like the holder counts above); updates of known instances run in parallel.
     const instanceWrites = withAnswers(nftTouches, nfts).map(([nft, state]) => ({ nft, state }));
+    let storedInstances = new Map<string, NftInstanceRecord>();
     const writeInstances = async (): Promise<void> => {
-      const storedInstances = await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
+      storedInstances = await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
       const isNew = ({ nft }: (typeof instanceWrites)[number]): boolean =>
         storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)))?.updatedAtBlock === undefined;
       const write = ({ nft, state }: (typeof instanceWrites)[number]) => ({
@@ -1169,6 +1171,7 @@ export class ChainIngest {
       standard: nft.standard,
       tokenId: nft.tokenId.toString(),
       tokenUri: state.tokenUri,
+      fetchedTokenUri: storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)))?.fetched?.tokenUri ?? null,
     }));
   }
 

@@ -19,9 +19,10 @@
  * replace them are then delivered to `blocksIngested` as usual.
  *
  * `nftInstancesWritten` is called once a batch's state is written (advance mode only: a repair leaves
- * state alone), before the cursor moves, with the NFT instances the batch touched and their token URIs
- * as read at its last block (the NFT metadata fetcher queues the web ones: shared/nft-metadata/
- * listener.ts). At least once, like the others.
+ * state alone), before the cursor moves, with the NFT instances the batch touched, their token URIs
+ * as read at its last block and the URI their fetched metadata is about (the NFT metadata fetcher
+ * queues the web ones not fetched yet, without a read of its own: shared/nft-metadata/listener.ts).
+ * At least once, like the others.
  *
  * Listeners are called one after the other, in the order given.
  */
@@ -60,6 +61,13 @@ export interface NftInstancesWrittenEvent {
     tokenId: string;
     /** tokenURI / uri (ERC-1155 `{id}` expanded) as read; null when the call reverted. */
     tokenUri: string | null;
+    /**
+     * The token URI the instance's fetched metadata (its `fetched` state, written by the NFT metadata
+     * fetcher alone) was about when the ingest read the item, before writing it; null: none. A fetch
+     * written since can only make it stale towards "not fetched" (a request queued twice), never the
+     * other way: the fetcher writes only a state about the URI the item holds.
+     */
+    fetchedTokenUri: string | null;
   }[];
 }
 

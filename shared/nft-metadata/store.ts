@@ -5,7 +5,7 @@
  * second key, billed found or not) and a write for a URI the instance no longer has is refused by the
  * table itself.
  */
-import { batchGetItems, deleteItem, getItem, updateItem } from '../db/operations';
+import { deleteItem, getItem, updateItem } from '../db/operations';
 import { nftKeys } from '../table/keys';
 import type { FetchedNftMetadata, LegacyNftMetadataRecord, NftInstanceRecord } from '../table/records';
 
@@ -25,15 +25,6 @@ function written(item: NftInstanceRecord | undefined): NftInstanceRecord | undef
 /** The instance with what was fetched for it, read consistently (the fetcher decides on it). */
 export async function readInstance(ref: InstanceRef): Promise<NftInstanceRecord | undefined> {
   return written(await getItem<NftInstanceRecord>(instanceKey(ref), { consistent: true }));
-}
-
-/** The token URI and fetched state of many instances, by `keyId(instanceKey(ref))`. */
-export async function readFetchedStates(
-  refs: readonly InstanceRef[],
-): Promise<Map<string, Pick<NftInstanceRecord, 'tokenUri' | 'fetched'>>> {
-  if (refs.length === 0) return new Map();
-  const items = await batchGetItems<NftInstanceRecord>(refs.map(instanceKey));
-  return new Map([...items].flatMap(([id, item]) => (written(item) ? [[id, item] as const] : [])));
 }
 
 /**

@@ -18,7 +18,8 @@ import { createChainClient } from '../../../shared/chain/client';
 import { getItem } from '../../../shared/db/operations';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import { loadLocalFetcherSettings } from '../../../shared/nft-metadata/config';
-import { useLocalMetadataQueue } from '../../../shared/nft-metadata/queue';
+import { nftMetadataListener } from '../../../shared/nft-metadata/listener';
+import { MESSAGE_VERSION, type MetadataRequest, useLocalMetadataQueue } from '../../../shared/nft-metadata/queue';
 import { nftKeys } from '../../../shared/table/keys';
 import type { NftInstanceRecord } from '../../../shared/table/records';
 import { json, type MetadataServer, startMetadataServer, status } from '../../support/metadata-server';
@@ -61,10 +62,19 @@ async function mined(hash: Promise<Hash>): Promise<Address | null> {
 const send = (address: Address, abi: Abi, functionName: string, args: unknown[], from = 0) =>
   mined(wallet.writeContract({ address, abi, functionName, args, account: accounts[from]!, chain: wallet.chain }));
 
+/** The fetches the ingest's listener queued (not the worker's own retries). */
+const queued: MetadataRequest[] = [];
+
 /** Ingests every block not yet ingested, then waits for the fetcher to have nothing left to do. */
 async function ingestAndFetch(): Promise<void> {
   const head = Number(await publicClient(anvil.rpcUrl).getBlockNumber({ cacheTime: 0 }));
-  await ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), to: head, listeners: [worker.listener] });
+  const listener = nftMetadataListener({
+    send: async (requests) => {
+      queued.push(...requests);
+      await worker.send(requests);
+    },
+  });
+  await ingestRange({ chainId: CHAIN_ID, client: createChainClient(anvil.rpcUrl), to: head, listeners: [listener] });
   await worker.idle();
 }
 
@@ -240,10 +250,25 @@ describe('NFT metadata fetched from the web', () => {
     }
   });
 
+  it('tokens moved with their URIs unchanged are not queued again (the ingest tells the listener what their metadata is about)', async () => {
+    queued.length = 0;
+    const fetches = server.count('/token/1');
+    await send(nft, artifacts.UriNFT.abi, 'transferFrom', [alice, bob, 1n], 1);
+    await send(nft, artifacts.UriNFT.abi, 'transferFrom', [alice, bob, 3n], 1);
+    await send(multi, artifacts.UriMulti.abi, 'safeTransferFrom', [alice, bob, 5n, 1n, '0x'], 1);
+    await ingestAndFetch();
+    expect(queued).toEqual([]);
+    expect(server.count('/token/1')).toBe(fetches);
+    expect(await stored(nft, 1)).toMatchObject({ status: 'fetched', tokenUri: server.url('/token/1') });
+    expect((await getItem<NftInstanceRecord>(nftKeys.instance(CHAIN_ID, nft, 1n)))?.owner).toBe(bob);
+  });
+
   it('a new token URI (a reveal) is fetched once the ingest sees the token again', async () => {
+    queued.length = 0;
     await send(nft, artifacts.UriNFT.abi, 'setBaseURI', [server.url('/revealed/')]);
     await send(nft, artifacts.UriNFT.abi, 'transferFrom', [alice, bob, 2n], 1);
     await ingestAndFetch();
+    expect(queued).toEqual([{ v: MESSAGE_VERSION, kind: 'token', chainId: CHAIN_ID, contract: nft, tokenId: '2' }]);
     expect(await stored(nft, 2)).toMatchObject({ status: 'fetched', tokenUri: server.url('/revealed/2') });
     const row = (await get(`/insights/v1/nfts/${nft}/2?chain_id=${CHAIN_ID}`)).body.data[0];
     expect(row).toMatchObject({ name: 'Uri NFT #2 revealed', metadata_url: server.url('/revealed/2'), status: 'resolved' });

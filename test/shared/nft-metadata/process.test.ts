@@ -24,6 +24,7 @@ import { nftKeys } from '../../../shared/table/keys';
 import type { NftInstanceRecord } from '../../../shared/table/records';
 import { json, type MetadataServer, startMetadataServer, status } from '../../support/metadata-server';
 import { useTestTable } from '../../support/table';
+import { observingTable } from '../../support/table-calls';
 
 useTestTable('nft-metadata');
 
@@ -270,28 +271,59 @@ describe('processMetadataRequest', () => {
 });
 
 describe('nftMetadataListener (the ingest’s side)', () => {
-  it('queues the instances a batch wrote whose URI is on the web and not yet fetched for that URI, once each, nothing else', async () => {
+  it('queues the instances a batch wrote whose URI is on the web and not yet fetched for that URI, once each, nothing else, without a table read', async () => {
     const requests: MetadataRequest[] = [];
     const listener = nftMetadataListener({ send: async (batch) => void requests.push(...batch) });
-    await listener.nftInstancesWritten!({
-      chainId: CHAIN,
-      blockNumber: 5,
-      instances: [
-        // Fetched above for this very URI: skipped.
-        { contract: CONTRACT, standard: 'ERC-721', tokenId: '1', tokenUri: 'ipfs://bafyroot/1.json' },
-        // Failed above for this URI: skipped too (a refresh asks again).
-        { contract: CONTRACT, standard: 'ERC-721', tokenId: '3', tokenUri: server.url('/down/3.json') },
-        // Its URI changed since it was fetched: queued.
-        { contract: CONTRACT, standard: 'ERC-721', tokenId: '10', tokenUri: server.url('/revealed-again/10.json') },
-        // Never seen: queued once, though the batch names it twice.
-        { contract: CONTRACT.toUpperCase().replace('0X', '0x'), standard: 'ERC-721', tokenId: '77', tokenUri: 'ar://tx/77' },
-        { contract: CONTRACT, standard: 'ERC-721', tokenId: '77', tokenUri: 'ar://tx/77' },
-        // Not on the web: data:, none, an unknown scheme.
-        { contract: CONTRACT, standard: 'ERC-721', tokenId: '78', tokenUri: 'data:application/json,{}' },
-        { contract: CONTRACT, standard: 'ERC-721', tokenId: '79', tokenUri: null },
-        { contract: CONTRACT, standard: 'ERC-721', tokenId: '80', tokenUri: 'foo://bar' },
-      ],
-    });
+    const calls: string[] = [];
+    await observingTable(
+      (command) => void calls.push(command),
+      async () =>
+        listener.nftInstancesWritten!({
+          chainId: CHAIN,
+          blockNumber: 5,
+          instances: [
+            // Fetched for this very URI when the ingest read the instance: skipped.
+            {
+              contract: CONTRACT,
+              standard: 'ERC-721',
+              tokenId: '1',
+              tokenUri: 'ipfs://bafyroot/1.json',
+              fetchedTokenUri: 'ipfs://bafyroot/1.json',
+            },
+            // Failed for this URI: skipped too (a refresh asks again).
+            {
+              contract: CONTRACT,
+              standard: 'ERC-721',
+              tokenId: '3',
+              tokenUri: server.url('/down/3.json'),
+              fetchedTokenUri: server.url('/down/3.json'),
+            },
+            // Its URI changed since it was fetched: queued.
+            {
+              contract: CONTRACT,
+              standard: 'ERC-721',
+              tokenId: '10',
+              tokenUri: server.url('/revealed-again/10.json'),
+              fetchedTokenUri: server.url('/revealed/10.json'),
+            },
+            // Never fetched: queued once, though the batch names it twice.
+            {
+              contract: CONTRACT.toUpperCase().replace('0X', '0x'),
+              standard: 'ERC-721',
+              tokenId: '77',
+              tokenUri: 'ar://tx/77',
+              fetchedTokenUri: null,
+            },
+            { contract: CONTRACT, standard: 'ERC-721', tokenId: '77', tokenUri: 'ar://tx/77', fetchedTokenUri: null },
+            // Not on the web: data:, none, an unknown scheme.
+            { contract: CONTRACT, standard: 'ERC-721', tokenId: '78', tokenUri: 'data:application/json,{}', fetchedTokenUri: null },
+            { contract: CONTRACT, standard: 'ERC-721', tokenId: '79', tokenUri: null, fetchedTokenUri: null },
+            { contract: CONTRACT, standard: 'ERC-721', tokenId: '80', tokenUri: 'foo://bar', fetchedTokenUri: null },
+          ],
+        }),
+    );
+    // (The ingest read the instances before writing them: nothing is read on its commit path here.)
+    expect(calls).toEqual([]);
     expect(requests).toEqual([token(CONTRACT, '10'), token(CONTRACT, '77')]);
     await listener.nftInstancesWritten!({ chainId: CHAIN, blockNumber: 6, instances: [] });
     expect(requests).toHaveLength(2);
