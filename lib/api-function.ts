@@ -5,7 +5,7 @@
  *   (`BUNDLE_ALIASES`);
  * - its own log group with a retention period and removal policy;
  * - X-Ray active tracing (the role may put trace segments: X-Ray's actions take no resource but `*`);
- * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS=--enable-source-maps in the environment;
+ * - TABLE_NAME, POWERTOOLS_SERVICE_NAME and NODE_OPTIONS (functionNodeOptions) in the environment;
  * - its own role, allowed to write to its own log group only (no managed AWSLambdaBasicExecutionRole,
  *   whose `logs:*` actions name every log group);
  * - exactly the DynamoDB actions its route or job declares (`TableAccess`), never Scan, never `dynamodb:*`,
@@ -39,6 +39,23 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
  */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 export const BUNDLE_TARGET = 'node24';
+
+/**
+ * NODE_OPTIONS of a function: source maps (stack traces that name the TypeScript), and for the
+ * CPU-bound chain writers (the ingest and the backfill worker: `youngGeneration`) V8's young generation
+ * sized to the function's memory. V8 sizes it from the memory it sees, which in Lambda is the
+ * function's: a few MB, where the ingest allocates about a MB of short-lived objects per block of Base
+ * (docs/decisions/ingest.md, "Garbage collection": its scavenges then took 0.6-0.9 ms of CPU a transaction,
+ * 0.3 with 32-64 MB semi-spaces).
+ */
+export function functionNodeOptions(memoryMb: number, options: { youngGeneration?: boolean } = {}): string {
+  return ['--enable-source-maps', ...(options.youngGeneration ? [`--max-semi-space-size=${semiSpaceMb(memoryMb)}`] : [])].join(' ');
+}
+
+/** A semi-space of V8's young generation for a function of `memoryMb`: a 64th of it, a power of two from 8 to 64 MB. */
+export function semiSpaceMb(memoryMb: number): number {
+  return Math.min(64, Math.max(8, 2 ** Math.round(Math.log2(memoryMb / 64))));
+}
 
 /** What every reader gets: point reads and key-range queries on the table and its indexes. */
 export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
@@ -119,6 +136,8 @@ export interface ApiFunctionProps {
   onFailure?: IDestination;
   /** Bundle and switch on the Powertools tracer (POWERTOOLS_TRACE_ENABLED); Lambda's active tracing is on either way. */
   tracerSdk?: boolean;
+  /** A young generation sized to the memory (functionNodeOptions): the CPU-bound chain writers. */
+  youngGeneration?: boolean;
 }
 
 /**
@@ -190,7 +209,7 @@ export class ApiFunction extends Construct {
         ...props.environment,
         TABLE_NAME: props.table.tableName,
         POWERTOOLS_SERVICE_NAME: props.serviceName,
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: functionNodeOptions(props.memorySize, { youngGeneration: props.youngGeneration }),
         POWERTOOLS_TRACE_ENABLED: String(props.tracerSdk ?? false),
         // Empty (= unset) in AWS; declared so that `sam local invoke --env-vars events/env.json` can point
         // the function at the local DynamoDB (sam only overrides variables the template declares).

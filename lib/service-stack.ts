@@ -404,6 +404,7 @@ export class ServiceStack extends Stack {
       scheduled?: boolean;
       onFailure?: IDestination;
       assets?: readonly string[];
+      youngGeneration?: boolean;
     },
   ): ApiFunction {
     const timeoutSeconds = options.timeoutSeconds ?? this.settings.routeTimeoutSeconds;
@@ -427,6 +428,7 @@ export class ServiceStack extends Stack {
       description: options.description,
       assets: options.assets,
       onFailure: options.onFailure,
+      youngGeneration: options.youngGeneration,
       // The Powertools tracer (shared/observability/tracing.ts): opt-in, it costs every cold start.
       tracerSdk: this.settings.tracerSdk,
       // A failed scheduled run is retried by the next tick, not by a second overlapping run; a tick
@@ -521,6 +523,8 @@ export class ServiceStack extends Stack {
         job.reservedConcurrency !== undefined && chains ? job.reservedConcurrency * chains.length : job.reservedConcurrency,
       scheduled: true,
       onFailure: this.failureDestination(failures),
+      // The per-chain ingest writes a chain's blocks: CPU-bound (functionNodeOptions).
+      youngGeneration: chains !== undefined,
     });
     if (chains) fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
     this.grantSend(fn, job.publishesTo);
@@ -554,6 +558,7 @@ export class ServiceStack extends Stack {
       environment: { CHAIN_RPC_PARAMETERS: chains.map((chain) => `${chain.chainId}=${chain.rpcUrlParameter}`).join(',') },
       timeoutSeconds: backfillWorker.timeoutSeconds,
       memorySize: backfillWorker.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
+      youngGeneration: true,
     });
     fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
     this.backfill = new Backfill(this, 'Backfill', {

@@ -70,6 +70,7 @@
  *
  * Writes bench/results/lambda-<time>.json and .md and lambda-latest.md. Not part of `npm test`.
  */
+import { functionNodeOptions } from '../../lib/api-function';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -643,6 +644,8 @@ async function main(): Promise<void> {
       env: {
         // Each invocation's CPU, DynamoDB calls and write heat (lib/lambda-measure.ts).
         BENCH_MEASURE: '1',
+        // As the stack deploys IngestChain: a young generation sized to its memory.
+        NODE_OPTIONS: functionNodeOptions(options.memoryMb, { youngGeneration: true }),
         DYNAMODB_ENDPOINT: table.endpoint,
         TABLE_NAME: tableName,
         AWS_ENDPOINT_URL_SSM: ssm.endpoint,

@@ -15,6 +15,7 @@ import { MAX_MESSAGE_BYTES } from '../../shared/ingest/queue-messages';
 import { apiIdVariable } from '../../shared/http/api-name';
 import { API_NAMES, apisOf, CHAIN_DATA, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
 import { TABLE } from '../../shared/table/definition';
+import { semiSpaceMb } from '../../lib/api-function';
 import {
   ACCESS_LOG_FIELDS,
   apiConstructId,
@@ -140,9 +141,10 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
       expect(env).toMatchObject({
         TABLE_NAME: { Ref: 'Table' },
         POWERTOOLS_SERVICE_NAME: 'chain-data-api',
-        NODE_OPTIONS: '--enable-source-maps',
         CORS_ALLOWED_ORIGINS: '*',
       });
+      // The chain writers also get a young generation sized to their memory (functionNodeOptions).
+      expect(env.NODE_OPTIONS).toMatch(/^--enable-source-maps( --max-semi-space-size=\d+)?$/);
     }
   });
 
@@ -599,6 +601,13 @@ describe('ServiceStack jobs', () => {
       { chains: JSON.stringify(CHAINS), ingestMemorySize: '768' },
       { routes: [ROUTE, ORDERS_ROUTE], jobs: [INGEST, SWEEPER] },
     ));
+  });
+
+  it('gives the per-chain ingest a young generation sized to its memory (768 MB: 16 MB semi-spaces), other functions source maps only', () => {
+    expect(resources[INGEST.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps --max-semi-space-size=16');
+    expect(resources[SWEEPER.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(resources[ROUTE.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    expect([512, 768, 1024, 1769, 3008, 10_240].map(semiSpaceMb)).toEqual([8, 16, 16, 32, 64, 64]);
   });
 
   it('tells the orders functions which chains the stack ingests (INGESTED_CHAIN_IDS), and no other function', () => {
