@@ -52,9 +52,9 @@ export function functionNodeOptions(memoryMb: number, options: { youngGeneration
   return ['--enable-source-maps', ...(options.youngGeneration ? [`--max-semi-space-size=${semiSpaceMb(memoryMb)}`] : [])].join(' ');
 }
 
-/** A semi-space of V8's young generation for a function of `memoryMb`: a 64th of it, a power of two from 8 to 64 MB. */
+/** A semi-space of V8's young generation for a function of `memoryMb`: a 32nd of it, a power of two from 8 to 64 MB. */
 export function semiSpaceMb(memoryMb: number): number {
-  return Math.min(64, Math.max(8, 2 ** Math.round(Math.log2(memoryMb / 64))));
+  return Math.min(64, Math.max(8, 2 ** Math.round(Math.log2(memoryMb / 32))));
 }
 
 /** What every reader gets: point reads and key-range queries on the table and its indexes. */

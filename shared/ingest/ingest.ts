@@ -1100,6 +1100,23 @@ export class ChainIngest {
       });
       return [];
     });
+    // The holders' ERC-1155 holdings, which their totals sum (below), read beside the balances'
+    // transactions, not after them (a round trip less on the commit path): an id the batch changes
+    // counts with what setBalances leaves it (its transition's value, or a newer stored one it keeps:
+    // idsLeft), whatever the read saw of it, before or after its write; the other ids the batch does not write.
+    const totals = erc1155Totals(balanceTouches);
+    const holdingsRead = new Map(totals.map((total) => [entity.balance(total), this.state.erc1155Holdings(total.holder, total.token)]));
+    for (const read of holdingsRead.values()) read.catch(() => undefined); // (awaited in writeTotals)
+    const idsLeft = new Map<string, Map<string, bigint>>();
+    for (const { touch, value } of transitions) {
+      if (touch.standard !== 'ERC-1155' || touch.tokenId === null) continue;
+      const stored = prefetched.get(keyId(this.state.balanceKey(touch)));
+      const left = stored && stored.updatedAtBlock > lastTouch(entity.balance(touch)) ? BigInt(stored.value) : value;
+      const total = entity.balance({ holder: touch.holder, token: touch.token, standard: 'ERC-1155', tokenId: null });
+      const ids = idsLeft.get(total) ?? new Map<string, bigint>();
+      ids.set(touch.tokenId.toString(), left);
+      idsLeft.set(total, ids);
+    }
     const balancesWritten = this.state.setBalances(
       transitions.map(({ touch, value }) => ({
         balance: touch,
@@ -1112,12 +1129,15 @@ export class ChainIngest {
     await allEnded([balancesWritten, addressesWritten]);
     // The ERC-1155 totals and the NFT instances share no item but a token's counters (different
     // attributes, each an ADD; a transaction that meets another on the item is retried): at once.
-    const totals = erc1155Totals(balanceTouches);
     const writeTotals = async (): Promise<void> => {
       const sums = new Map<BalanceEntity, bigint>();
-      await inParallel(totals, STATE_CONCURRENCY, async (total) => {
-        sums.set(total, await this.state.sumErc1155Holdings(total.holder, total.token));
-      });
+      for (const total of totals) {
+        const held = new Map(await holdingsRead.get(entity.balance(total))!);
+        for (const [id, value] of idsLeft.get(entity.balance(total)) ?? []) held.set(id, value);
+        let sum = 0n;
+        for (const value of held.values()) sum += value;
+        sums.set(total, sum);
+      }
       await this.state.setBalances(
         totals.map((total) => ({
           balance: total,

@@ -821,8 +821,15 @@ export class StateWriter {
 
   /** The ERC-1155 total of a holder in a token: the sum of its holdings (per-id balances). */
   async sumErc1155Holdings(holder: string, token: string): Promise<bigint> {
+    let sum = 0n;
+    for (const value of (await this.erc1155Holdings(holder, token)).values()) sum += value;
+    return sum;
+  }
+
+  /** A holder's ERC-1155 holdings of a token, as stored: token id (decimal) -> value. */
+  async erc1155Holdings(holder: string, token: string): Promise<Map<string, bigint>> {
     const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, 'ERC-1155', token));
-    return holdings.reduce((sum, item) => sum + BigInt(item.value), 0n);
+    return new Map(holdings.map((item) => [item.tokenId, BigInt(item.value)]));
   }
 
   // -------------------------------------------------------------------------------------------------

@@ -603,11 +603,11 @@ describe('ServiceStack jobs', () => {
     ));
   });
 
-  it('gives the per-chain ingest a young generation sized to its memory (768 MB: 16 MB semi-spaces), other functions source maps only', () => {
-    expect(resources[INGEST.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps --max-semi-space-size=16');
+  it('gives the per-chain ingest a young generation sized to its memory (768 MB: 32 MB semi-spaces), other functions source maps only', () => {
+    expect(resources[INGEST.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps --max-semi-space-size=32');
     expect(resources[SWEEPER.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
     expect(resources[ROUTE.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
-    expect([512, 768, 1024, 1769, 3008, 10_240].map(semiSpaceMb)).toEqual([8, 16, 16, 32, 64, 64]);
+    expect([128, 512, 768, 1024, 1769, 3008, 10_240].map(semiSpaceMb)).toEqual([8, 16, 32, 32, 64, 64, 64]);
   });
 
   it('tells the orders functions which chains the stack ingests (INGESTED_CHAIN_IDS), and no other function', () => {
