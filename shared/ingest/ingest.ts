@@ -892,14 +892,28 @@ export class ChainIngest {
     // The range heads of the blocks' addresses, read beside the prefetch below and the chain reads.
     if (mode === 'advance') this.positions.preloadHeads(rangeOwnersOf(blocks));
     // What the table knows from earlier batches: address items, and (advance) the balance items the
-    // batch's transitions start from; one BatchGetItem round for both.
+    // batch's transitions start from and the NFT instances it touches; one BatchGetItem round for all.
     const candidates = [...new Set(blocks.flatMap(candidatesOf))];
     const balanceTouches = mode === 'advance' ? balanceTouchesOf(blocks) : [];
     // (With the holders' ERC-1155 totals, which the batch writes after their per-id balances.)
     const balanceKeys = [...balanceTouches, ...erc1155Totals(balanceTouches)].map((touch) => this.state.balanceKey(touch));
-    const found = await getItems<AddressRecord | BalanceRecord>([
+    const instanceKeys =
+      mode === 'advance'
+        ? [
+            ...new Map(
+              blocks
+                .flatMap((derived) => derived.nftTouches)
+                .map((nft) => {
+                  const key = nftKeys.instance(this.chainId, nft.contract, nft.tokenId);
+                  return [keyId(key), key] as const;
+                }),
+            ).values(),
+          ]
+        : [];
+    const found = await getItems<AddressRecord | BalanceRecord | NftInstanceRecord>([
       ...candidates.map((address) => addressKeys.address(this.chainId, address)),
       ...balanceKeys,
+      ...instanceKeys,
     ]);
     const stored = new Map<string, AddressRecord>();
     for (const address of candidates) {
@@ -924,6 +938,11 @@ export class ChainIngest {
     for (const key of balanceKeys) {
       const item = found.get(keyId(key));
       if (item) prefetched.set(keyId(key), item as BalanceRecord);
+    }
+    const prefetchedInstances = new Map<string, NftInstanceRecord>();
+    for (const key of instanceKeys) {
+      const item = found.get(keyId(key));
+      if (item) prefetchedInstances.set(keyId(key), item as NftInstanceRecord);
     }
 
     // Chain facts of each block as of the block; then tags and items block by block; then positions.
@@ -1025,7 +1044,7 @@ export class ChainIngest {
         (async () => {
           // Native coin balances share no item with the rest of the state: written beside it.
           const [instances] = await allEnded([
-            this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched),
+            this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched, prefetchedInstances),
             nativeRead && (async () => this.native.applyBalances(await nativeRead))(),
           ]);
           await allEnded([
@@ -1055,6 +1074,8 @@ export class ChainIngest {
     updates: { update: AddressUpdate; firstBlock: number; lastBlock: number }[],
     balanceTouches: BalanceTouch[],
     prefetched: Map<string, BalanceRecord>,
+    /** The batch's NFT instances as stored before it (read with the balances). */
+    prefetchedInstances: Map<string, NftInstanceRecord>,
   ): Promise<NftInstancesWrittenEvent['instances']> {
     const { last, nftTouches, supplies, balances, nfts, blocks } = await stateRead;
     const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
@@ -1126,7 +1147,7 @@ export class ChainIngest {
       })),
       { prefetched, concurrency: STATE_CONCURRENCY, after: addressesWritten },
     );
-    await allEnded([balancesWritten, addressesWritten]);
+    const [suppliesAfter] = await allEnded([balancesWritten, addressesWritten]);
     // The ERC-1155 totals and the NFT instances share no item but a token's counters (different
     // attributes, each an ADD; a transaction that meets another on the item is retried): at once.
     const writeTotals = async (): Promise<void> => {
@@ -1155,7 +1176,12 @@ export class ChainIngest {
     const instanceWrites = withAnswers(nftTouches, nfts).map(([nft, state]) => ({ nft, state }));
     let storedInstances = new Map<string, NftInstanceRecord>();
     const writeInstances = async (): Promise<void> => {
-      storedInstances = await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
+      // As the balances' transactions left them: read before the batch, with the held supplies those
+      // moved (their only change to an instance, which they create when missing); read again only when
+      // one of them was refused and written one by one.
+      storedInstances = suppliesAfter.exact
+        ? instancesAfterBalances(prefetchedInstances, suppliesAfter.heldSupplies)
+        : await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
       const isNew = ({ nft }: (typeof instanceWrites)[number]): boolean =>
         storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)))?.updatedAtBlock === undefined;
       const write = ({ nft, state }: (typeof instanceWrites)[number]) => ({
@@ -1327,6 +1353,17 @@ function workerWrites(replay: Replay, blocks: readonly { blockNumber: number; it
     for (const [pk, sk] of worker.keys) if (!own.has(keyId({ pk, sk }))) stale.push({ pk, sk });
   }
   return { skip, stale };
+}
+
+/**
+ * The instances as a batch's balance transactions left them: as read before the batch, with the held
+ * supplies those moved (an ERC-1155 id's `heldSupply`; an instance they created holds only it, as
+ * far as the instance step's conditions go).
+ */
+function instancesAfterBalances(before: Map<string, NftInstanceRecord>, heldSupplies: Map<string, string>): Map<string, NftInstanceRecord> {
+  const after = new Map(before);
+  for (const [id, heldSupply] of heldSupplies) after.set(id, { ...before.get(id), heldSupply } as NftInstanceRecord);
+  return after;
 }
 
 function groupBy<T>(values: readonly T[], key: (value: T) => string): T[][] {

@@ -56,6 +56,17 @@ const MAX_ATTEMPTS = 4;
  */
 const INSTANCES_TRANSACTION_BYTES = 1_000_000;
 
+/**
+ * What setBalances left of the ERC-1155 ids' held supplies (an instance's `heldSupply`, which its
+ * transactions move): by instance key (`keyId(nftKeys.instance(...))`), the value after its last
+ * transaction; `exact` unless a transaction was refused (or a balance written twice) and written one
+ * by one, which reads and writes on its own: read the instances again then.
+ */
+export interface HeldSuppliesAfter {
+  exact: boolean;
+  heldSupplies: Map<string, string>;
+}
+
 /** One NFT instance as the batch read it at `blockNumber` (setNftInstance's arguments but the contract). */
 export interface InstanceWrite {
   standard: 'ERC-721' | 'ERC-1155';
@@ -351,7 +362,7 @@ export class StateWriter {
       /** Writes the transactions wait for (the batch's address items: the counters ADD to them); the reads do not. */
       after?: Promise<unknown>;
     },
-  ): Promise<void> {
+  ): Promise<HeldSuppliesAfter> {
     const pending: PendingTransition[] = [];
     // Two changes of one balance item (one token moved as ERC-20 in one block and as ERC-721 in another:
     // the item's key has no standard) cannot share a transaction: the later ones go one by one after.
@@ -388,13 +399,19 @@ export class StateWriter {
         operations: perId ? 2 : 1,
       });
     }
-    if (pending.length > 0) await this.writeLanes(pending, options.concurrency, options.after);
+    let after: HeldSuppliesAfter = { exact: true, heldSupplies: new Map() };
+    if (pending.length > 0) after = await this.writeLanes(pending, options.concurrency, options.after);
     else await options.after;
     for (const change of later) await this.setBalance(change.balance, change.value, change.blockNumber, change.tokenName);
+    return later.some((change) => isPerId(change.balance)) ? { ...after, exact: false } : after;
   }
 
   /** setBalances' transactions: the holders' counts and the ids' held supplies read once, then the lanes (balance-lanes.ts). */
-  private async writeLanes(pending: readonly PendingTransition[], concurrency: number, after?: Promise<unknown>): Promise<void> {
+  private async writeLanes(
+    pending: readonly PendingTransition[],
+    concurrency: number,
+    after?: Promise<unknown>,
+  ): Promise<HeldSuppliesAfter> {
     // The X10 counts of the holders a transition takes a count from, read once (the others only add),
     // and the instances whose held supply moves, in one BatchGetItem.
     const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.movesCounts).map((p) => p.change.balance.holder));
@@ -422,11 +439,13 @@ export class StateWriter {
     );
 
     const lanes = planBalanceLanes(pending);
+    let exact = true;
     await inParallel(lanes, concurrency, async (lane) => {
       for (const [position, chunk] of lane.entries()) {
         const transitions = chunk.flatMap((index) => pending[index] ?? []);
         const written = await this.writeTransitions(transitions, counts, heldSupplies);
         if (written) continue;
+        exact = false;
         // Refused: this transaction and the rest of the lane, one by one, read again.
         for (const { change } of lane
           .slice(position)
@@ -437,6 +456,13 @@ export class StateWriter {
         return;
       }
     });
+    // The held supplies as the transactions left them, by instance key (exact unless one fell back).
+    const byInstance = new Map<string, string>();
+    for (const [id, { token, tokenId }] of supplies) {
+      const held = heldSupplies.get(id);
+      if (held !== undefined) byInstance.set(keyId(nftKeys.instance(this.chainId, token, tokenId)), held);
+    }
+    return { exact, heldSupplies: byInstance };
   }
 
   /** One transaction of setBalances: whether it committed (`counts` and `heldSupplies` then follow what it wrote). */
