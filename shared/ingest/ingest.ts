@@ -1169,7 +1169,7 @@ export class ChainIngest {
         { prefetched, concurrency: STATE_CONCURRENCY },
       );
     };
-    // The instances as the balance transitions left them, in one read. Writes that make new instances
+    // The instances as the balance transitions left them (below). Writes that make new instances
     // move their contract's instance count: those of one contract go in shared transactions, in
     // sequence (setNewNftInstances: a block's mints of a collection in a few round trips, not one each,
     // like the holder counts above); updates of known instances run in parallel.
