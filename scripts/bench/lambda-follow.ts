@@ -344,6 +344,8 @@ export interface LambdaFollowResult {
   ingestPeakRssMb: number | null;
   /** The ingest's own process CPU (every invocation, user + system) over the transactions it wrote, ms. */
   ingestCpuMsPerTransaction: number | null;
+  /** CPU the harness's own recording of the table calls took in the environments, left out of the above (lib/lambda-measure.ts). */
+  measuringCpuMsPerTransaction: number | null;
   /** DynamoDB calls of the ingest's table client over the transactions it wrote; and by command. */
   dynamodbCallsPerTransaction: number | null;
   dynamodbCallsByCommand: Record<string, number>;
@@ -1228,6 +1230,7 @@ function summarise(input: {
   const perTransaction = (value: number): number | null =>
     usage.transactionsIngested > 0 ? Math.round((value / usage.transactionsIngested) * 1000) / 1000 : null;
   const cpuMs = input.records.reduce((sum, record) => sum + (record.usage?.cpuMs ?? 0), 0);
+  const measuringCpuMs = input.records.reduce((sum, record) => sum + (record.usage?.measuringCpuMs ?? 0), 0);
   const peakRss = Math.max(0, ...input.records.map((record) => record.usage?.maxRssMb ?? 0));
   const callsByCommand = new Map<string, number>();
   const heat = new Map<string, number>();
@@ -1340,6 +1343,7 @@ function summarise(input: {
     webhooks,
     ingestPeakRssMb: peakRss > 0 ? peakRss : null,
     ingestCpuMsPerTransaction: perTransaction(cpuMs),
+    measuringCpuMsPerTransaction: perTransaction(measuringCpuMs),
     dynamodbCallsPerTransaction: perTransaction(totalCalls),
     dynamodbCallsByCommand: byTransaction(callsByCommand),
     nodeCallsPerTransaction: nodeCallTotal === null ? null : perTransaction(nodeCallTotal),
@@ -1514,7 +1518,7 @@ function ingestMarkdown(r: LambdaFollowResult): string {
     r.chain.profile === 'base'
       ? `**Base mode**: the Base profile generator as the node (HTTP JSON-RPC, its head released on the beat, Multicall3 present), ${r.chain.transactionsPerBlock} transactions a block${b ? `, block ${b.block} a burst of ${b.transactions}` : ''}; no deposits. ${b ? `**Burst recovery: ${b.recoveryBlocks ?? 'never'} blocks** (budget <= ${b.budgetBlocks}) after the burst until a block was shown within ${r.budget.p99LagBlocks} blocks; lag over its window (${b.windowBlocks.length} blocks, left out of the p99 above): p50 ${b.lagBlocks.p50}, max ${b.lagBlocks.max} blocks.` : ''}`
       : '',
-    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction**; peak memory of an environment **${r.ingestPeakRssMb ?? '-'} MB** (of ${r.settings.memoryMb} MB); **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
+    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction** (the harness's recording of the table calls, ${r.measuringCpuMsPerTransaction ?? '-'} ms a transaction, left out); peak memory of an environment **${r.ingestPeakRssMb ?? '-'} MB** (of ${r.settings.memoryMb} MB); **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
       r.dynamodbCallsByCommand,
     )
       .slice(0, 6)

@@ -1123,21 +1123,11 @@ export class ChainIngest {
     });
     // The holders' ERC-1155 holdings, which their totals sum (below), read beside the balances'
     // transactions, not after them (a round trip less on the commit path): an id the batch changes
-    // counts with what setBalances leaves it (its transition's value, or a newer stored one it keeps:
-    // idsLeft), whatever the read saw of it, before or after its write; the other ids the batch does not write.
+    // counts with the value setBalances leaves it (its `values`), whatever the read saw of it, before or
+    // after its write; the other ids the batch does not write.
     const totals = erc1155Totals(balanceTouches);
     const holdingsRead = new Map(totals.map((total) => [entity.balance(total), this.state.erc1155Holdings(total.holder, total.token)]));
     for (const read of holdingsRead.values()) read.catch(() => undefined); // (awaited in writeTotals)
-    const idsLeft = new Map<string, Map<string, bigint>>();
-    for (const { touch, value } of transitions) {
-      if (touch.standard !== 'ERC-1155' || touch.tokenId === null) continue;
-      const stored = prefetched.get(keyId(this.state.balanceKey(touch)));
-      const left = stored && stored.updatedAtBlock > lastTouch(entity.balance(touch)) ? BigInt(stored.value) : value;
-      const total = entity.balance({ holder: touch.holder, token: touch.token, standard: 'ERC-1155', tokenId: null });
-      const ids = idsLeft.get(total) ?? new Map<string, bigint>();
-      ids.set(touch.tokenId.toString(), left);
-      idsLeft.set(total, ids);
-    }
     const balancesWritten = this.state.setBalances(
       transitions.map(({ touch, value }) => ({
         balance: touch,
@@ -1147,7 +1137,18 @@ export class ChainIngest {
       })),
       { prefetched, concurrency: STATE_CONCURRENCY, after: addressesWritten },
     );
-    const [suppliesAfter] = await allEnded([balancesWritten, addressesWritten]);
+    const [balancesLeft] = await allEnded([balancesWritten, addressesWritten]);
+    // By total: the values setBalances left the holder's ids the batch changed.
+    const idsLeft = new Map<string, Map<string, bigint>>();
+    for (const { touch } of transitions) {
+      if (touch.standard !== 'ERC-1155' || touch.tokenId === null) continue;
+      const left = balancesLeft.values.get(keyId(this.state.balanceKey(touch)));
+      if (left === undefined) continue;
+      const total = entity.balance({ holder: touch.holder, token: touch.token, standard: 'ERC-1155', tokenId: null });
+      const ids = idsLeft.get(total) ?? new Map<string, bigint>();
+      ids.set(touch.tokenId.toString(), left);
+      idsLeft.set(total, ids);
+    }
     // The ERC-1155 totals and the NFT instances share no item but a token's counters (different
     // attributes, each an ADD; a transaction that meets another on the item is retried): at once.
     const writeTotals = async (): Promise<void> => {
@@ -1179,8 +1180,8 @@ export class ChainIngest {
       // As the balances' transactions left them: read before the batch, with the held supplies those
       // moved (their only change to an instance, which they create when missing); read again only when
       // one of them was refused and written one by one.
-      storedInstances = suppliesAfter.exact
-        ? instancesAfterBalances(prefetchedInstances, suppliesAfter.heldSupplies)
+      storedInstances = balancesLeft.exact
+        ? instancesAfterBalances(prefetchedInstances, balancesLeft.heldSupplies)
         : await this.state.getNftInstances(instanceWrites.map(({ nft }) => nft));
       const isNew = ({ nft }: (typeof instanceWrites)[number]): boolean =>
         storedInstances.get(keyId(nftKeys.instance(this.chainId, nft.contract, nft.tokenId)))?.updatedAtBlock === undefined;

@@ -57,13 +57,17 @@ const MAX_ATTEMPTS = 4;
 const INSTANCES_TRANSACTION_BYTES = 1_000_000;
 
 /**
- * What setBalances left of the ERC-1155 ids' held supplies (an instance's `heldSupply`, which its
- * transactions move): by instance key (`keyId(nftKeys.instance(...))`), the value after its last
- * transaction; `exact` unless a transaction was refused (or a balance written twice) and written one
- * by one, which reads and writes on its own: read the instances again then.
+ * What setBalances left:
+ * - `values`: each changed balance's value, by balance key (`keyId(balanceKey(...))`): the change's, or the
+ *   stored one when that is newer (a newer stored balance is kept);
+ * - `heldSupplies`: the ERC-1155 ids' held supplies (an instance's `heldSupply`, which its transactions
+ *   move), by instance key (`keyId(nftKeys.instance(...))`), after the last transaction;
+ * - `exact` unless a transaction was refused (or a balance written twice) and written one by one, which
+ *   reads and writes on its own: `heldSupplies` may miss its moves then (read the instances again).
  */
-export interface HeldSuppliesAfter {
+export interface BalancesLeft {
   exact: boolean;
+  values: Map<string, bigint>;
   heldSupplies: Map<string, string>;
 }
 
@@ -362,8 +366,9 @@ export class StateWriter {
       /** Writes the transactions wait for (the batch's address items: the counters ADD to them); the reads do not. */
       after?: Promise<unknown>;
     },
-  ): Promise<HeldSuppliesAfter> {
+  ): Promise<BalancesLeft> {
     const pending: PendingTransition[] = [];
+    const values = new Map<string, bigint>();
     // Two changes of one balance item (one token moved as ERC-20 in one block and as ERC-721 in another:
     // the item's key has no standard) cannot share a transaction: the later ones go one by one after.
     const keys = new Set<string>();
@@ -371,13 +376,15 @@ export class StateWriter {
     for (const change of changes) {
       const { balance, value, blockNumber, tokenName } = change;
       const key = this.balanceKey(balance);
+      const stored = options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined;
+      const newerStored = stored !== undefined && stored.updatedAtBlock > blockNumber;
+      values.set(keyId(key), newerStored ? BigInt(stored.value) : value);
       if (keys.has(keyId(key))) {
         later.push(change);
         continue;
       }
       keys.add(keyId(key));
-      const stored = options.prefetched.get(keyId(key)) as Stored<BalanceRecord> | undefined;
-      if (stored && stored.updatedAtBlock > blockNumber) continue;
+      if (newerStored) continue;
       const old = stored ? BigInt(stored.value) : 0n;
       if (old === value && (value === 0n || (stored?.tokenName === tokenName && stored.updatedAtBlock === blockNumber))) continue;
       const crossing = (old === 0n) !== (value === 0n);
@@ -399,11 +406,11 @@ export class StateWriter {
         operations: perId ? 2 : 1,
       });
     }
-    let after: HeldSuppliesAfter = { exact: true, heldSupplies: new Map() };
+    let after = { exact: true, heldSupplies: new Map<string, string>() };
     if (pending.length > 0) after = await this.writeLanes(pending, options.concurrency, options.after);
     else await options.after;
     for (const change of later) await this.setBalance(change.balance, change.value, change.blockNumber, change.tokenName);
-    return later.some((change) => isPerId(change.balance)) ? { ...after, exact: false } : after;
+    return { exact: after.exact && !later.some((change) => isPerId(change.balance)), values, heldSupplies: after.heldSupplies };
   }
 
   /** setBalances' transactions: the holders' counts and the ids' held supplies read once, then the lanes (balance-lanes.ts). */
@@ -411,7 +418,7 @@ export class StateWriter {
     pending: readonly PendingTransition[],
     concurrency: number,
     after?: Promise<unknown>,
-  ): Promise<HeldSuppliesAfter> {
+  ): Promise<Omit<BalancesLeft, 'values'>> {
     // The X10 counts of the holders a transition takes a count from, read once (the others only add),
     // and the instances whose held supply moves, in one BatchGetItem.
     const decrementing = new Set(pending.filter((p) => p.delta === -1 && p.movesCounts).map((p) => p.change.balance.holder));

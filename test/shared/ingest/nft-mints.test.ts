@@ -28,6 +28,12 @@ const [deployer, alice, bob, carol] = accounts.map((account) => account.address)
 let anvil: Anvil;
 let artifacts: DemoArtifacts;
 const transactions = recordTransactions('nftMintsTransactions');
+const chain = defineChain({
+  id: CHAIN_ID,
+  name: 'mints',
+  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+  rpcUrls: { default: { http: [] } },
+});
 
 beforeAll(async () => {
   [anvil, artifacts] = await Promise.all([startAnvil({ chainId: CHAIN_ID }), loadContracts()]);
@@ -41,12 +47,6 @@ type Call = { address: Address; name: 'DemoNFT' | 'DemoMulti'; functionName: str
 /** Sends the calls into ONE block (automine off, explicit nonces), and returns its number. */
 async function inOneBlock(calls: readonly Call[]): Promise<number> {
   const client = publicClient(anvil.rpcUrl);
-  const chain = defineChain({
-    id: CHAIN_ID,
-    name: 'mints',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [anvil.rpcUrl] } },
-  });
   const wallet = createWalletClient({ chain, transport: http(anvil.rpcUrl) });
   await client.request({ method: 'evm_setAutomine' as never, params: [false] as never });
   const hashes: Hash[] = [];
@@ -87,7 +87,7 @@ async function deploy(name: 'DemoNFT' | 'DemoMulti'): Promise<Address> {
     bytecode: artifacts[name].bytecode,
     args: [deployer],
     account: accounts[0]!,
-    chain: { ...(await import('viem/chains')).anvil, id: CHAIN_ID },
+    chain,
   });
   return (await client.waitForTransactionReceipt({ hash, pollingInterval: 20 })).contractAddress!;
 }

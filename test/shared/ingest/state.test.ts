@@ -217,6 +217,23 @@ describe('StateWriter.setBalances', () => {
     expectValidTransactions();
   });
 
+  it('reports the value it leaves each balance: the change, or a newer stored one it keeps', async () => {
+    const writer = new StateWriter(CHAIN_ID);
+    await inTable(`${table.name}-left`, async () => {
+      await writeTokens(writer);
+      await together(writer, [change(erc1155(ALICE, 7n), 4n, 50), change(erc20(ALICE, TOKEN_A), 2n, 50)]);
+      // A re-run of older blocks: ALICE's id 7 was 9 at block 40, below what block 50 stored.
+      const changes = [change(erc1155(ALICE, 7n), 9n, 40), change(erc1155(BOB, 7n), 5n, 40), change(erc20(ALICE, TOKEN_A), 3n, 51)];
+      const prefetched = await writer.getBalances(changes.map(({ balance }) => balance));
+      const left = await writer.setBalances(changes, { prefetched, concurrency: 4 });
+      const valueOf = (balance: BalanceEntity) => left.values.get(keyId(writer.balanceKey(balance)));
+      expect([valueOf(erc1155(ALICE, 7n)), valueOf(erc1155(BOB, 7n)), valueOf(erc20(ALICE, TOKEN_A))]).toEqual([4n, 5n, 3n]);
+      const stored = await writer.getBalances(changes.map(({ balance }) => balance));
+      for (const { balance } of changes) expect(BigInt(stored.get(keyId(writer.balanceKey(balance)))!.value)).toBe(valueOf(balance));
+      expect(left.exact).toBe(true);
+    });
+  });
+
   it('a transaction refused by a stale read is written again one by one from the table', async () => {
     const name = `${table.name}-stale`;
     const reference = `${table.name}-stale-reference`;
