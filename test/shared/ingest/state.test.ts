@@ -226,10 +226,10 @@ describe('StateWriter.setBalances', () => {
       const changes = [change(erc1155(ALICE, 7n), 9n, 40), change(erc1155(BOB, 7n), 5n, 40), change(erc20(ALICE, TOKEN_A), 3n, 51)];
       const prefetched = await writer.getBalances(changes.map(({ balance }) => balance));
       const left = await writer.setBalances(changes, { prefetched, concurrency: 4 });
-      const valueOf = (balance: BalanceEntity) => left.values.get(keyId(writer.balanceKey(balance)));
-      expect([valueOf(erc1155(ALICE, 7n)), valueOf(erc1155(BOB, 7n)), valueOf(erc20(ALICE, TOKEN_A))]).toEqual([4n, 5n, 3n]);
+      const leftOf = (balance: BalanceEntity) => left.values.get(keyId(writer.balanceKey(balance)));
+      expect([leftOf(erc1155(ALICE, 7n)), leftOf(erc1155(BOB, 7n)), leftOf(erc20(ALICE, TOKEN_A))]).toEqual([4n, 5n, 3n]);
       const stored = await writer.getBalances(changes.map(({ balance }) => balance));
-      for (const { balance } of changes) expect(BigInt(stored.get(keyId(writer.balanceKey(balance)))!.value)).toBe(valueOf(balance));
+      for (const { balance } of changes) expect(BigInt(stored.get(keyId(writer.balanceKey(balance)))!.value)).toBe(leftOf(balance));
       expect(left.exact).toBe(true);
     });
   });
