@@ -80,7 +80,7 @@ import type {
 import { DEFAULT_MAX_REORG_DEPTH, ManifestExpiredError, Reorg, ReorgTooDeepError } from './reorg';
 import { DEFAULT_STATUS_LAG_BLOCKS } from '../chain-status/status';
 import { readStoredStatus, writeChainStatus, type StatusFields } from './status';
-import { entity, StateWriter, type AddressUpdate, type BalanceEntity } from './state';
+import { collectionId, entity, StateWriter, type AddressUpdate, type BalanceEntity } from './state';
 import { allEnded } from './all-ended';
 import { getItem, getItems } from './table-io';
 
@@ -910,6 +910,13 @@ export class ChainIngest {
             ).values(),
           ]
         : [];
+    // The first holdings of the collections the batch touches, beside that round: with the ids the batch
+    // moves, the instances the collections' refresh reads with the rest after the state (one round).
+    const moved = mode === 'advance' ? idsMoved(blocks) : new Map<string, Set<string>>();
+    const collectionPrefixes = this.state.readCollectionPrefixes(
+      collectionsTouched(balanceTouches).map((c) => ({ ...c, limit: 9 + (moved.get(`${c.holder}|${c.contract}`)?.size ?? 0) })),
+    );
+    collectionPrefixes.catch(() => undefined); // (awaited in applyState; a failure surfaces there)
     const found = await getItems<AddressRecord | BalanceRecord | NftInstanceRecord>([
       ...candidates.map((address) => addressKeys.address(this.chainId, address)),
       ...balanceKeys,
@@ -1044,7 +1051,7 @@ export class ChainIngest {
         (async () => {
           // Native coin balances share no item with the rest of the state: written beside it.
           const [instances] = await allEnded([
-            this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched, prefetchedInstances),
+            this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched, prefetchedInstances, collectionPrefixes),
             nativeRead && (async () => this.native.applyBalances(await nativeRead))(),
           ]);
           await allEnded([
@@ -1076,6 +1083,8 @@ export class ChainIngest {
     prefetched: Map<string, BalanceRecord>,
     /** The batch's NFT instances as stored before it (read with the balances). */
     prefetchedInstances: Map<string, NftInstanceRecord>,
+    /** The token ids of the touched collections' first holdings before the batch (readCollectionPrefixes). */
+    collectionPrefixes: Promise<Map<string, string[]>>,
   ): Promise<NftInstancesWrittenEvent['instances']> {
     const { last, nftTouches, supplies, balances, nfts, blocks } = await stateRead;
     const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
@@ -1209,9 +1218,19 @@ export class ChainIngest {
       });
     };
     await allEnded([writeTotals(), writeInstances()]);
-    // The collections embed the instances and the totals.
-    await inParallel(collectionsTouched(balanceTouches), STATE_CONCURRENCY, (c) =>
-      this.state.refreshCollection(c.holder, c.contract, c.standard, lastTouch(entity.collection(c.holder, c.contract, c.standard))),
+    // The collections embed the instances and the totals: read as written, in one round with the
+    // instances they may embed (the first holdings before the batch and the ids it moved), one write.
+    const prefixes = await collectionPrefixes;
+    const moved = idsMoved(blocks);
+    await this.state.refreshCollections(
+      collectionsTouched(balanceTouches).map((c) => ({
+        ...c,
+        blockNumber: lastTouch(entity.collection(c.holder, c.contract, c.standard)),
+        candidates: [
+          ...(prefixes.get(collectionId(c.holder, c.contract, c.standard)) ?? []),
+          ...(moved.get(`${c.holder}|${c.contract}`) ?? []),
+        ],
+      })),
     );
     return instanceWrites.map(({ nft, state }) => ({
       contract: nft.contract,
@@ -1408,6 +1427,22 @@ function rangeOwnersOf(blocks: readonly DerivedBlock[]): Set<string> {
 }
 
 /** The (holder, NFT contract) collections that transfers affect. */
+/** The NFT ids the blocks' transfers move, by `holder|contract`, for each side. */
+function idsMoved(blocks: readonly DerivedBlock[]): Map<string, Set<string>> {
+  const moved = new Map<string, Set<string>>();
+  for (const derived of blocks)
+    for (const transfer of derived.tokenTransfers) {
+      if (transfer.tokenId === null || transfer.tokenStandard === 'ERC-20') continue;
+      for (const side of [transfer.from, transfer.to]) {
+        const key = `${side}|${transfer.token}`;
+        const ids = moved.get(key) ?? new Set<string>();
+        ids.add(transfer.tokenId);
+        moved.set(key, ids);
+      }
+    }
+  return moved;
+}
+
 function collectionsTouched(touches: readonly BalanceTouch[]) {
   const seen = new Map<string, { holder: string; contract: string; standard: 'ERC-721' | 'ERC-1155' }>();
   for (const touch of touches) {

@@ -286,7 +286,7 @@ export class Reorg {
     );
 
     // Collections, from the recomputed balances and holdings.
-    await inParallel(collections, CONCURRENCY, (c) => this.state.refreshCollection(c.holder, c.contract, c.standard, ancestor));
+    await this.state.refreshCollections(collections.map((c) => ({ ...c, blockNumber: ancestor })));
 
     // Contracts: delete those first seen above the ancestor; of the others, restore what an undone
     // block set (a creation, token details read at a creation or a refresh) as of the ancestor, and

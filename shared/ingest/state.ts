@@ -1094,71 +1094,124 @@ export class StateWriter {
   // NFT collections (X2)
 
   /**
-   * Rebuilds a holder's collection entries from the stored state: the amount (ERC-721 balance item,
-   * ERC-1155 total item) and the 9 highest token ids held (holdings range) with their instances.
-   * Deletes the entries when the holder holds nothing of the collection.
+   * The token ids of the first `limit` holdings of each collection (in G4 order, id descending), by
+   * collectionId: read before a batch writes, they name the instances a refresh after it may embed
+   * (with the ids the batch moves: `CollectionRefresh.candidates`), so that it reads those with the rest.
    */
-  async refreshCollection(holder: string, contract: string, standard: 'ERC-721' | 'ERC-1155', blockNumber: number): Promise<void> {
-    const [balance, holdings] = await Promise.all([
-      getItem<BalanceRecord>(addressKeys.balance(this.chainId, holder, contract)),
-      // The collection's prefix of the holder's G4 range, token id descending.
-      queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), { limit: 9 }),
-    ]);
-    // Its standard's range and ALL only (keys.ts typeSetsWritten).
-    const keys = typeSetsWritten(standard).map((typeSet) => ({
-      pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk,
-      sk: addressKeys.nftCollectionSortKey(standard, contract),
-    }));
-    const amount = balance ? BigInt(balance.value) : 0n;
-    if (amount === 0n && holdings.length === 0) {
-      await writeItems({ delete: keys });
-      return;
-    }
-    // ERC-721 entries show the holder as each instance's owner: whether it has an address item as of
-    // the entry's block is recorded on the entry (`holderIsContract`), read with the instances.
-    const holderKey = addressKeys.address(this.chainId, holder);
-    const instances = await getItems<NftInstanceRecord | AddressRecord>([
-      ...holdings.map((entry) => nftKeys.instance(this.chainId, contract, entry.tokenId)),
-      ...(standard === 'ERC-721' ? [holderKey] : []),
-    ]);
-    const holderItem = instances.get(keyId(holderKey)) as AddressRecord | undefined;
-    const embedded: EmbeddedNftInstance[] = holdings.map((entry) => {
-      const instance = instances.get(keyId(nftKeys.instance(this.chainId, contract, entry.tokenId))) as NftInstanceRecord | undefined;
-      const json = instance?.metadataJson ?? null;
-      const uri = instance?.tokenUri ?? null;
-      const fits = (text: string | null) => text === null || Buffer.byteLength(text) <= MAX_COPIED_DATA_BYTES;
-      // The URI and metadata status are not embedded: E2 shows neither. `omitted` still says whether
-      // either was too large, so E2 joins the same instances as before.
-      return {
-        tokenId: entry.tokenId,
-        value: entry.value,
-        metadataJson: fits(json) ? json : null,
-        omitted: !fits(uri) || !fits(json),
-        totalSupply: instance?.totalSupply ?? null,
-      };
+  async readCollectionPrefixes(
+    collections: readonly { holder: string; contract: string; standard: 'ERC-721' | 'ERC-1155'; limit: number }[],
+  ): Promise<Map<string, string[]>> {
+    const prefixes = new Map<string, string[]>();
+    await inParallel(collections, COLLECTION_QUERIES_IN_PARALLEL, async ({ holder, contract, standard, limit }) => {
+      const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), { limit });
+      prefixes.set(
+        collectionId(holder, contract, standard),
+        holdings.map((holding) => holding.tokenId),
+      );
     });
-    const held = amount > 0n ? amount : BigInt(holdings.length);
-    // ERC-1155: the size of the holdings range; counted only when the 9 read do not already tell.
-    const distinctTokenIds =
-      standard === 'ERC-721'
-        ? Number(held)
-        : holdings.length < 9
-          ? holdings.length
-          : await countRange(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract));
-    const record: NftCollectionRecord = {
-      kind: 'nftCollection',
-      chainId: this.chainId,
-      holder,
-      contract,
-      tokenStandard: standard,
-      amount: held.toString(),
-      distinctTokenIds,
-      instances: embedded,
-      // An item first seen after the entry's block (a reorg deletes it with that block) does not count.
-      ...(standard === 'ERC-721' ? { holderIsContract: holderItem !== undefined && holderItem.firstSeenBlock <= blockNumber } : {}),
-      updatedAtBlock: blockNumber,
-    };
-    await writeItems({ put: keys.map((key) => ({ ...record, ...key })) });
+    return prefixes;
+  }
+
+  /**
+   * Rebuilds holders' collection entries (X2) from the stored state, after the batch's (or a rollback's)
+   * state writes: each one's amount (ERC-721 balance item, ERC-1155 total item) and the 9 highest token
+   * ids held (holdings range) with their instances; the entries are deleted when the holder holds
+   * nothing of the collection. For all at once: one round of reads
+   * (each collection's first 9 holdings, Queries; one BatchGetItem of the amounts' balance items, the
+   * ERC-721 holders' address items and the instances the entries may embed, `candidates`), then one
+   * write for all. An entry's instance not among the candidates (or with none given) is read in a
+   * second round, as is the size of an ERC-1155 holdings range of 9 or more.
+   */
+  async refreshCollections(collections: readonly CollectionRefresh[]): Promise<void> {
+    if (collections.length === 0) return;
+    const instanceKey = (contract: string, tokenId: string | bigint) => nftKeys.instance(this.chainId, contract, BigInt(tokenId));
+    const candidateKeys = new Map<string, ItemKey>();
+    for (const { contract, candidates } of collections)
+      for (const tokenId of candidates ?? []) {
+        const key = instanceKey(contract, tokenId);
+        candidateKeys.set(keyId(key), key);
+      }
+    const holdingsRead: NftHoldingRecord[][] = collections.map(() => []);
+    const [, found] = await Promise.all([
+      inParallel([...collections.keys()], COLLECTION_QUERIES_IN_PARALLEL, async (index) => {
+        const { holder, contract, standard } = collections[index]!;
+        holdingsRead[index] = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), {
+          limit: 9,
+        });
+      }),
+      getItems<BalanceRecord | AddressRecord | NftInstanceRecord>([
+        ...collections.map(({ holder, contract }) => addressKeys.balance(this.chainId, holder, contract)),
+        ...collections.filter(({ standard }) => standard === 'ERC-721').map(({ holder }) => addressKeys.address(this.chainId, holder)),
+        ...candidateKeys.values(),
+      ]),
+    ]);
+    // Instances the candidates did not name: one more read.
+    const missed = new Map<string, ItemKey>();
+    collections.forEach(({ contract }, index) => {
+      for (const entry of holdingsRead[index]!) {
+        const key = instanceKey(contract, entry.tokenId);
+        if (!candidateKeys.has(keyId(key))) missed.set(keyId(key), key);
+      }
+    });
+    if (missed.size > 0) for (const [id, item] of await getItems<NftInstanceRecord>([...missed.values()])) found.set(id, item);
+
+    const puts: (ItemKey & Record<string, unknown>)[] = [];
+    const deletes: ItemKey[] = [];
+    await inParallel([...collections.entries()], 8, async ([index, { holder, contract, standard, blockNumber }]) => {
+      const holdings = holdingsRead[index]!;
+      // Its standard's range and ALL only (keys.ts typeSetsWritten).
+      const keys = typeSetsWritten(standard).map((typeSet) => ({
+        pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk,
+        sk: addressKeys.nftCollectionSortKey(standard, contract),
+      }));
+      const balance = found.get(keyId(addressKeys.balance(this.chainId, holder, contract))) as BalanceRecord | undefined;
+      const amount = balance ? BigInt(balance.value) : 0n;
+      if (amount === 0n && holdings.length === 0) {
+        deletes.push(...keys);
+        return;
+      }
+      // ERC-721 entries show the holder as each instance's owner: whether it has an address item as of
+      // the entry's block is recorded on the entry (`holderIsContract`).
+      const holderItem = found.get(keyId(addressKeys.address(this.chainId, holder))) as AddressRecord | undefined;
+      const embedded: EmbeddedNftInstance[] = holdings.map((entry) => {
+        const instance = found.get(keyId(instanceKey(contract, entry.tokenId))) as NftInstanceRecord | undefined;
+        const json = instance?.metadataJson ?? null;
+        const uri = instance?.tokenUri ?? null;
+        const fits = (text: string | null) => text === null || Buffer.byteLength(text) <= MAX_COPIED_DATA_BYTES;
+        // The URI and metadata status are not embedded: E2 shows neither. `omitted` still says whether
+        // either was too large, so E2 joins the same instances as before.
+        return {
+          tokenId: entry.tokenId,
+          value: entry.value,
+          metadataJson: fits(json) ? json : null,
+          omitted: !fits(uri) || !fits(json),
+          totalSupply: instance?.totalSupply ?? null,
+        };
+      });
+      const held = amount > 0n ? amount : BigInt(holdings.length);
+      // ERC-1155: the size of the holdings range; counted only when the 9 read do not already tell.
+      const distinctTokenIds =
+        standard === 'ERC-721'
+          ? Number(held)
+          : holdings.length < 9
+            ? holdings.length
+            : await countRange(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract));
+      const record: NftCollectionRecord = {
+        kind: 'nftCollection',
+        chainId: this.chainId,
+        holder,
+        contract,
+        tokenStandard: standard,
+        amount: held.toString(),
+        distinctTokenIds,
+        instances: embedded,
+        // An item first seen after the entry's block (a reorg deletes it with that block) does not count.
+        ...(standard === 'ERC-721' ? { holderIsContract: holderItem !== undefined && holderItem.firstSeenBlock <= blockNumber } : {}),
+        updatedAtBlock: blockNumber,
+      };
+      puts.push(...keys.map((key) => ({ ...record, ...key })));
+    });
+    await writeItems({ put: puts, delete: deletes });
   }
 
   // -------------------------------------------------------------------------------------------------
@@ -1187,6 +1240,22 @@ export class StateWriter {
     });
   }
 }
+
+/** A holder's collection to rebuild (refreshCollections) as of `blockNumber`. */
+export interface CollectionRefresh {
+  holder: string;
+  contract: string;
+  standard: 'ERC-721' | 'ERC-1155';
+  blockNumber: number;
+  /** Token ids whose instances the entries may embed, read with the rest (readCollectionPrefixes). */
+  candidates?: Iterable<string>;
+}
+
+/** Holdings Queries of the collections' refresh sent at once (as the position lookups). */
+const COLLECTION_QUERIES_IN_PARALLEL = 64;
+
+/** A collection's id in refreshCollections' maps. */
+export const collectionId = (holder: string, contract: string, standard: string): string => `${holder}|${contract}|${standard}`;
 
 /** A balance moved to `value`, as recorded at `blockNumber` with its token's name (setBalances). */
 export interface BalanceChange {
