@@ -647,7 +647,11 @@ async function main(): Promise<void> {
         // Each invocation's CPU, DynamoDB calls and write heat (lib/lambda-measure.ts).
         BENCH_MEASURE: '1',
         // As the stack deploys IngestChain: a young generation sized to its memory.
-        NODE_OPTIONS: functionNodeOptions(options.memoryMb, { youngGeneration: true }),
+        // With BENCH_LAMBDA_CPU_PROF_DIR: each environment that ends idle writes a CPU profile there.
+        NODE_OPTIONS: [
+          functionNodeOptions(options.memoryMb, { youngGeneration: true }),
+          ...(process.env.BENCH_LAMBDA_CPU_PROF_DIR ? [`--cpu-prof --cpu-prof-dir=${process.env.BENCH_LAMBDA_CPU_PROF_DIR}`] : []),
+        ].join(' '),
         DYNAMODB_ENDPOINT: table.endpoint,
         TABLE_NAME: tableName,
         AWS_ENDPOINT_URL_SSM: ssm.endpoint,

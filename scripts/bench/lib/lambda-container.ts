@@ -6,7 +6,7 @@
  * invocations, as in a warm container. The parent kills the process at an invocation's timeout.
  *
  * argv[2]: the handler module (relative to the repository root). Messages (IPC):
- *   parent -> { type: 'invoke', id, event, deadline, functionName, memoryMb }
+ *   parent -> { type: 'invoke', id, event, deadline, functionName, memoryMb } | { type: 'exit' } (between invocations)
  *   child  -> { type: 'ready', initMs } | { type: 'result', id, result, usage? } | { type: 'error', id, error, usage? }
  * With BENCH_MEASURE=1 each answer carries `usage`: the process's CPU during the invocation (user +
  * system, ms), its peak resident memory so far (MB), and its table client's calls and write heat
@@ -36,7 +36,9 @@ async function main(): Promise<void> {
   if (typeof handler !== 'function') throw new Error(`${modulePath} exports no handler`);
   const measure = process.env.BENCH_MEASURE === '1' ? await import('./lambda-measure') : undefined;
   process.send({ type: 'ready', initMs: performance.now() - started });
-  process.on('message', (message: InvokeMessage) => {
+  process.on('message', (message: InvokeMessage | { type: 'exit' }) => {
+    // Asked to end between invocations (the harness's close): exit, writing what exit writes (--cpu-prof).
+    if (message?.type === 'exit') process.exit(0);
     if (message?.type !== 'invoke') return;
     measure?.takeTableUsage();
     const cpu = process.cpuUsage();

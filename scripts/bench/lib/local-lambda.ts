@@ -17,6 +17,7 @@
  * vCPU (lambdaVcpus), enforced by a CFS quota of a cgroup (v1, /sys/fs/cgroup/cpu) of its own where the
  * machine lets this process make one; `cpuLimit` says whether it could.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -120,12 +121,17 @@ export class LocalLambda {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  /** Stops every container. */
+  /**
+   * Stops every container: those idle are asked to exit (what a process writes at exit, a CPU profile
+   * of --cpu-prof, is written), given a second; then every one left is killed.
+   */
   async close(): Promise<void> {
-    const exits = this.containers
-      .filter((container) => container.child.exitCode === null && container.child.signalCode === null)
-      .map((container) => new Promise((resolve) => container.child.once('exit', resolve)));
-    for (const container of this.containers) if (container.child.exitCode === null) container.child.kill('SIGKILL');
+    const alive = this.containers.filter((container) => container.child.exitCode === null && container.child.signalCode === null);
+    const exits = alive.map((container) => new Promise((resolve) => container.child.once('exit', resolve)));
+    for (const container of alive) if (!container.busy && container.child.connected) container.child.send({ type: 'exit' });
+    await Promise.race([Promise.all(exits), sleep(1_000)]);
+    for (const container of this.containers)
+      if (container.child.exitCode === null && container.child.signalCode === null) container.child.kill('SIGKILL');
     await Promise.all(exits);
     for (const group of this.cgroups.splice(0)) {
       try {
