@@ -68,6 +68,9 @@
  *   deposit.
  * - cost: billed Lambda time of the run, and the model of a deployed day (lib/lambda-cost.ts).
  *
+ * Environment: BENCH_LAMBDA_CPU_PROF_DIR (a CPU profile of each ingest environment that ends idle) and
+ * BENCH_LAMBDA_NODE_FLAGS (Node flags beyond the deployed ones): see extraNodeFlags.
+ *
  * Writes bench/results/lambda-<time>.json and .md and lambda-latest.md. Not part of `npm test`.
  */
 import { functionNodeOptions } from '../../lib/api-function';
@@ -262,7 +265,12 @@ interface Deposit {
 export interface LambdaFollowResult {
   date: string;
   machine: { cpus: number; cpuModel: string; node: string };
-  settings: Options & { eventBlockTimeMs: 'observed by the ingest'; leaseTtlMs: number; deployed: typeof DEPLOYED };
+  settings: Options & {
+    eventBlockTimeMs: 'observed by the ingest';
+    leaseTtlMs: number;
+    deployed: typeof DEPLOYED;
+    extraNodeFlags?: string | null;
+  };
   outcome: string;
   chain: {
     /** `anvil` (native transfers) or `base` (the Base profile generator over HTTP JSON-RPC). */
@@ -346,6 +354,8 @@ export interface LambdaFollowResult {
   ingestCpuMsPerTransaction: number | null;
   /** CPU the harness's own recording of the table calls took in the environments, left out of the above (lib/lambda-measure.ts). */
   measuringCpuMsPerTransaction: number | null;
+  /** The environments' main-thread garbage-collection pauses a transaction (ms), by kind (scavenges; mark-compacts; the rest). */
+  gcPauseMsPerTransaction: { minor: number | null; major: number | null; other: number | null };
   /** DynamoDB calls of the ingest's table client over the transactions it wrote; and by command. */
   dynamodbCallsPerTransaction: number | null;
   dynamodbCallsByCommand: Record<string, number>;
@@ -440,6 +450,19 @@ function processCpuSeconds(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * Flags the ingest's environments get beyond the deployed ones: a CPU profile with
+ * BENCH_LAMBDA_CPU_PROF_DIR (each environment that ends idle writes one there), and
+ * BENCH_LAMBDA_NODE_FLAGS (an experiment). A result that ran with any says so (`settings.extraNodeFlags`),
+ * and the bench's cost model does not take it.
+ */
+function extraNodeFlags(): string[] {
+  return [
+    ...(process.env.BENCH_LAMBDA_CPU_PROF_DIR ? [`--cpu-prof --cpu-prof-dir=${process.env.BENCH_LAMBDA_CPU_PROF_DIR}`] : []),
+    ...(process.env.BENCH_LAMBDA_NODE_FLAGS ? [process.env.BENCH_LAMBDA_NODE_FLAGS] : []),
+  ];
 }
 
 async function main(): Promise<void> {
@@ -647,11 +670,9 @@ async function main(): Promise<void> {
         // Each invocation's CPU, DynamoDB calls and write heat (lib/lambda-measure.ts).
         BENCH_MEASURE: '1',
         // As the stack deploys IngestChain: a young generation sized to its memory.
-        // With BENCH_LAMBDA_CPU_PROF_DIR: each environment that ends idle writes a CPU profile there.
-        NODE_OPTIONS: [
-          functionNodeOptions(options.memoryMb, { youngGeneration: true }),
-          ...(process.env.BENCH_LAMBDA_CPU_PROF_DIR ? [`--cpu-prof --cpu-prof-dir=${process.env.BENCH_LAMBDA_CPU_PROF_DIR}`] : []),
-        ].join(' '),
+        // With BENCH_LAMBDA_CPU_PROF_DIR: each environment that ends idle writes a CPU profile there;
+        // BENCH_LAMBDA_NODE_FLAGS: flags added to the deployed ones (an experiment, said in the result).
+        NODE_OPTIONS: [functionNodeOptions(options.memoryMb, { youngGeneration: true }), ...extraNodeFlags()].join(' '),
         DYNAMODB_ENDPOINT: table.endpoint,
         TABLE_NAME: tableName,
         AWS_ENDPOINT_URL_SSM: ssm.endpoint,
@@ -1235,6 +1256,9 @@ function summarise(input: {
     usage.transactionsIngested > 0 ? Math.round((value / usage.transactionsIngested) * 1000) / 1000 : null;
   const cpuMs = input.records.reduce((sum, record) => sum + (record.usage?.cpuMs ?? 0), 0);
   const measuringCpuMs = input.records.reduce((sum, record) => sum + (record.usage?.measuringCpuMs ?? 0), 0);
+  const gcMs = { minor: 0, major: 0, other: 0 };
+  for (const record of input.records)
+    for (const kind of ['minor', 'major', 'other'] as const) gcMs[kind] += record.usage?.gcMs?.[kind] ?? 0;
   const peakRss = Math.max(0, ...input.records.map((record) => record.usage?.maxRssMb ?? 0));
   const callsByCommand = new Map<string, number>();
   const heat = new Map<string, number>();
@@ -1278,7 +1302,13 @@ function summarise(input: {
   return {
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', node: process.version },
-    settings: { ...options, eventBlockTimeMs: 'observed by the ingest', leaseTtlMs: DEPLOYED.leaseTtlSeconds * 1000, deployed: DEPLOYED },
+    settings: {
+      ...options,
+      eventBlockTimeMs: 'observed by the ingest',
+      leaseTtlMs: DEPLOYED.leaseTtlSeconds * 1000,
+      deployed: DEPLOYED,
+      extraNodeFlags: process.env.BENCH_LAMBDA_NODE_FLAGS ?? null,
+    },
     outcome,
     chain: {
       profile: options.chain,
@@ -1348,6 +1378,11 @@ function summarise(input: {
     ingestPeakRssMb: peakRss > 0 ? peakRss : null,
     ingestCpuMsPerTransaction: perTransaction(cpuMs),
     measuringCpuMsPerTransaction: perTransaction(measuringCpuMs),
+    gcPauseMsPerTransaction: {
+      minor: perTransaction(gcMs.minor),
+      major: perTransaction(gcMs.major),
+      other: perTransaction(gcMs.other),
+    },
     dynamodbCallsPerTransaction: perTransaction(totalCalls),
     dynamodbCallsByCommand: byTransaction(callsByCommand),
     nodeCallsPerTransaction: nodeCallTotal === null ? null : perTransaction(nodeCallTotal),
@@ -1522,7 +1557,7 @@ function ingestMarkdown(r: LambdaFollowResult): string {
     r.chain.profile === 'base'
       ? `**Base mode**: the Base profile generator as the node (HTTP JSON-RPC, its head released on the beat, Multicall3 present), ${r.chain.transactionsPerBlock} transactions a block${b ? `, block ${b.block} a burst of ${b.transactions}` : ''}; no deposits. ${b ? `**Burst recovery: ${b.recoveryBlocks ?? 'never'} blocks** (budget <= ${b.budgetBlocks}) after the burst until a block was shown within ${r.budget.p99LagBlocks} blocks; lag over its window (${b.windowBlocks.length} blocks, left out of the p99 above): p50 ${b.lagBlocks.p50}, max ${b.lagBlocks.max} blocks.` : ''}`
       : '',
-    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction** (the harness's recording of the table calls, ${r.measuringCpuMsPerTransaction ?? '-'} ms a transaction, left out); peak memory of an environment **${r.ingestPeakRssMb ?? '-'} MB** (of ${r.settings.memoryMb} MB); **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
+    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction** (the harness's recording of the table calls, ${r.measuringCpuMsPerTransaction ?? '-'} ms a transaction, left out; garbage-collection pauses of the main thread ${r.gcPauseMsPerTransaction.minor ?? '-'} ms a transaction in scavenges, ${r.gcPauseMsPerTransaction.major ?? '-'} in mark-compacts, ${r.gcPauseMsPerTransaction.other ?? '-'} else); peak memory of an environment **${r.ingestPeakRssMb ?? '-'} MB** (of ${r.settings.memoryMb} MB); **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
       r.dynamodbCallsByCommand,
     )
       .slice(0, 6)

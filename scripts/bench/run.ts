@@ -338,7 +338,8 @@ function expiringOf(inputs: {
 
 /**
  * The ingest's CPU and node calls per transaction on chain profile `profile`, from the newest Lambda
- * harness result in `dir` that ran it (`npm run bench:lambda -- --chain base`), or undefined.
+ * harness result in `dir` that ran it (`npm run bench:lambda -- --chain base`) with the deployed flags
+ * (not BENCH_LAMBDA_NODE_FLAGS), or undefined.
  */
 async function harnessFollower(dir: string, profile: string): Promise<WorkloadInputs['follower']> {
   const files = (await readdir(dir).catch(() => [] as string[]))
@@ -351,8 +352,10 @@ async function harnessFollower(dir: string, profile: string): Promise<WorkloadIn
       ingestCpuMsPerTransaction?: number;
       nodeCallsPerTransaction?: number;
       cost?: { deployed?: { inputs?: LambdaCostInputs } };
+      settings?: { extraNodeFlags?: string | null };
     };
-    if (result.chain?.profile !== profile) continue;
+    // (A run with flags beyond the deployed ones is an experiment, not what the stack deploys.)
+    if (result.chain?.profile !== profile || result.settings?.extraNodeFlags) continue;
     const deployed = result.cost?.deployed?.inputs;
     if (typeof result.ingestCpuMsPerTransaction !== 'number' || typeof result.nodeCallsPerTransaction !== 'number' || !deployed)
       return undefined;

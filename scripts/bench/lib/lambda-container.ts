@@ -13,6 +13,7 @@
  * (lambda-measure.ts).
  */
 import path from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 
@@ -35,6 +36,17 @@ async function main(): Promise<void> {
   const handler = module.handler;
   if (typeof handler !== 'function') throw new Error(`${modulePath} exports no handler`);
   const measure = process.env.BENCH_MEASURE === '1' ? await import('./lambda-measure') : undefined;
+  // The main thread's garbage-collection pauses (ms) by kind, since the invocation started.
+  const gc = { minor: 0, major: 0, other: 0 };
+  if (measure)
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === constants.NODE_PERFORMANCE_GC_MINOR) gc.minor += entry.duration;
+        else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major += entry.duration;
+        else gc.other += entry.duration;
+      }
+    }).observe({ entryTypes: ['gc'] });
   process.send({ type: 'ready', initMs: performance.now() - started });
   process.on('message', (message: InvokeMessage | { type: 'exit' }) => {
     // Asked to end between invocations (the harness's close): exit, writing what exit writes (--cpu-prof).
@@ -42,6 +54,7 @@ async function main(): Promise<void> {
     if (message?.type !== 'invoke') return;
     measure?.takeTableUsage();
     const cpu = process.cpuUsage();
+    const gcBefore = { ...gc };
     // (maxRssMb: the environment's peak resident memory so far, what Lambda reports as Max Memory Used.)
     // (cpuMs: the handler's, without what measuring the table's calls cost: lambda-measure.ts.)
     const usage = () => {
@@ -52,6 +65,7 @@ async function main(): Promise<void> {
         usage: {
           cpuMs: (spent.user + spent.system) / 1000 - measuringCpuMs,
           measuringCpuMs,
+          gcMs: { minor: gc.minor - gcBefore.minor, major: gc.major - gcBefore.major, other: gc.other - gcBefore.other },
           maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
           ...table,
         },
