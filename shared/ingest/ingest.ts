@@ -912,9 +912,11 @@ export class ChainIngest {
         : [];
     // The first holdings of the collections the batch touches, beside that round: with the ids the batch
     // moves, the instances the collections' refresh reads with the rest after the state (one round).
-    const moved = mode === 'advance' ? idsMoved(blocks) : new Map<string, Set<string>>();
+    // (9 + the ids the batch moves away from the holder: the entries after it are among those read and
+    // the ids it moves in.)
+    const moved = idsMoved(mode === 'advance' ? blocks : []);
     const collectionPrefixes = this.state.readCollectionPrefixes(
-      collectionsTouched(balanceTouches).map((c) => ({ ...c, limit: 9 + (moved.get(`${c.holder}|${c.contract}`)?.size ?? 0) })),
+      collectionsTouched(balanceTouches).map((c) => ({ ...c, limit: 9 + (moved.out.get(`${c.holder}|${c.contract}`)?.size ?? 0) })),
     );
     collectionPrefixes.catch(() => undefined); // (awaited in applyState; a failure surfaces there)
     const found = await getItems<AddressRecord | BalanceRecord | NftInstanceRecord>([
@@ -1223,14 +1225,19 @@ export class ChainIngest {
     const prefixes = await collectionPrefixes;
     const moved = idsMoved(blocks);
     await this.state.refreshCollections(
-      collectionsTouched(balanceTouches).map((c) => ({
-        ...c,
-        blockNumber: lastTouch(entity.collection(c.holder, c.contract, c.standard)),
-        candidates: [
-          ...(prefixes.get(collectionId(c.holder, c.contract, c.standard)) ?? []),
-          ...(moved.get(`${c.holder}|${c.contract}`) ?? []),
-        ],
-      })),
+      collectionsTouched(balanceTouches).map((c) => {
+        const key = `${c.holder}|${c.contract}`;
+        // The entries after the batch: the 9 highest ids of those read before it and those it moved in,
+        // once the ones it moved away (at most as many) are gone.
+        const candidates = [
+          ...new Set([...(prefixes.get(collectionId(c.holder, c.contract, c.standard)) ?? []), ...(moved.in.get(key) ?? [])]),
+        ]
+          .map((id) => BigInt(id))
+          .sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))
+          .slice(0, 9 + (moved.out.get(key)?.size ?? 0))
+          .map(String);
+        return { ...c, blockNumber: lastTouch(entity.collection(c.holder, c.contract, c.standard)), candidates };
+      }),
     );
     return instanceWrites.map(({ nft, state }) => ({
       contract: nft.contract,
@@ -1427,18 +1434,19 @@ function rangeOwnersOf(blocks: readonly DerivedBlock[]): Set<string> {
 }
 
 /** The (holder, NFT contract) collections that transfers affect. */
-/** The NFT ids the blocks' transfers move, by `holder|contract`, for each side. */
-function idsMoved(blocks: readonly DerivedBlock[]): Map<string, Set<string>> {
-  const moved = new Map<string, Set<string>>();
+/** The NFT ids the blocks' transfers move in to and out of each holder, by `holder|contract`. */
+function idsMoved(blocks: readonly DerivedBlock[]): { in: Map<string, Set<string>>; out: Map<string, Set<string>> } {
+  const moved = { in: new Map<string, Set<string>>(), out: new Map<string, Set<string>>() };
+  const add = (side: Map<string, Set<string>>, key: string, id: string) => {
+    const ids = side.get(key) ?? new Set<string>();
+    ids.add(id);
+    side.set(key, ids);
+  };
   for (const derived of blocks)
     for (const transfer of derived.tokenTransfers) {
       if (transfer.tokenId === null || transfer.tokenStandard === 'ERC-20') continue;
-      for (const side of [transfer.from, transfer.to]) {
-        const key = `${side}|${transfer.token}`;
-        const ids = moved.get(key) ?? new Set<string>();
-        ids.add(transfer.tokenId);
-        moved.set(key, ids);
-      }
+      add(moved.out, `${transfer.from}|${transfer.token}`, transfer.tokenId);
+      add(moved.in, `${transfer.to}|${transfer.token}`, transfer.tokenId);
     }
   return moved;
 }
