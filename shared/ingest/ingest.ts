@@ -910,15 +910,10 @@ export class ChainIngest {
             ).values(),
           ]
         : [];
-    // The first holdings of the collections the batch touches, beside that round: with the ids the batch
-    // moves, the instances the collections' refresh reads with the rest after the state (one round).
-    // (9 + the ids the batch moves away from the holder: the entries after it are among those read and
-    // the ids it moves in.)
-    const moved = idsMoved(mode === 'advance' ? blocks : []);
-    const collectionPrefixes = this.state.readCollectionPrefixes(
-      collectionsTouched(balanceTouches).map((c) => ({ ...c, limit: 9 + (moved.out.get(`${c.holder}|${c.contract}`)?.size ?? 0) })),
-    );
-    collectionPrefixes.catch(() => undefined); // (awaited in applyState; a failure surfaces there)
+    // The instances the collections' refresh after the state may embed (collectionCandidates), from their
+    // first holdings read beside that round: it reads them with the rest (one round).
+    const collectionCandidates = this.collectionCandidates(mode === 'advance' ? blocks : [], balanceTouches);
+    collectionCandidates.catch(() => undefined); // (awaited in applyState; a failure surfaces there)
     const found = await getItems<AddressRecord | BalanceRecord | NftInstanceRecord>([
       ...candidates.map((address) => addressKeys.address(this.chainId, address)),
       ...balanceKeys,
@@ -1053,7 +1048,7 @@ export class ChainIngest {
         (async () => {
           // Native coin balances share no item with the rest of the state: written beside it.
           const [instances] = await allEnded([
-            this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched, prefetchedInstances, collectionPrefixes),
+            this.applyState(stateRead, facts, [...updates.values()], balanceTouches, prefetched, prefetchedInstances, collectionCandidates),
             nativeRead && (async () => this.native.applyBalances(await nativeRead))(),
           ]);
           await allEnded([
@@ -1072,6 +1067,35 @@ export class ChainIngest {
   }
 
   /**
+   * By collectionId, the token ids whose instances each collection the batch touches may embed after it:
+   * read before the batch, its first 9 + k holdings (k: the ids the batch moves away from the holder),
+   * then the 9 + k highest of those and the ids it moves in. The 9 highest after the batch are among
+   * them, since it removes at most k (a block minting 1,000 tokens to one holder names 9, not 1,009).
+   */
+  private async collectionCandidates(
+    blocks: readonly DerivedBlock[],
+    balanceTouches: readonly BalanceTouch[],
+  ): Promise<Map<string, string[]>> {
+    const moved = idsMoved(blocks);
+    const collections = collectionsTouched(balanceTouches).map((c) => {
+      const key = `${c.holder}|${c.contract}`;
+      return { ...c, into: moved.in.get(key) ?? new Set<string>(), limit: 9 + (moved.out.get(key)?.size ?? 0) };
+    });
+    const prefixes = await this.state.readCollectionPrefixes(collections);
+    return new Map(
+      collections.map(({ holder, contract, standard, into, limit }) => {
+        const id = collectionId(holder, contract, standard);
+        const ids = [...new Set([...(prefixes.get(id) ?? []), ...into])]
+          .map((tokenId) => BigInt(tokenId))
+          .sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))
+          .slice(0, limit)
+          .map(String);
+        return [id, ids];
+      }),
+    );
+  }
+
+  /**
    * The state items a batch changes, each written once with its value at the batch's last block,
    * recorded as updated at the last block of the batch that touched it (so the items do not depend
    * on where batches start and end): contracts and tokens first (balance transitions count holders on
@@ -1085,8 +1109,8 @@ export class ChainIngest {
     prefetched: Map<string, BalanceRecord>,
     /** The batch's NFT instances as stored before it (read with the balances). */
     prefetchedInstances: Map<string, NftInstanceRecord>,
-    /** The token ids of the touched collections' first holdings before the batch (readCollectionPrefixes). */
-    collectionPrefixes: Promise<Map<string, string[]>>,
+    /** By collectionId, the token ids whose instances the touched collections may embed after the batch. */
+    collectionCandidates: Promise<Map<string, string[]>>,
   ): Promise<NftInstancesWrittenEvent['instances']> {
     const { last, nftTouches, supplies, balances, nfts, blocks } = await stateRead;
     const tokenName = (token: string): string => facts.tokenInfo(token, last)?.name ?? '';
@@ -1222,22 +1246,13 @@ export class ChainIngest {
     await allEnded([writeTotals(), writeInstances()]);
     // The collections embed the instances and the totals: read as written, in one round with the
     // instances they may embed (the first holdings before the batch and the ids it moved), one write.
-    const prefixes = await collectionPrefixes;
-    const moved = idsMoved(blocks);
+    const candidates = await collectionCandidates;
     await this.state.refreshCollections(
-      collectionsTouched(balanceTouches).map((c) => {
-        const key = `${c.holder}|${c.contract}`;
-        // The entries after the batch: the 9 highest ids of those read before it and those it moved in,
-        // once the ones it moved away (at most as many) are gone.
-        const candidates = [
-          ...new Set([...(prefixes.get(collectionId(c.holder, c.contract, c.standard)) ?? []), ...(moved.in.get(key) ?? [])]),
-        ]
-          .map((id) => BigInt(id))
-          .sort((a, b) => (a > b ? -1 : a < b ? 1 : 0))
-          .slice(0, 9 + (moved.out.get(key)?.size ?? 0))
-          .map(String);
-        return { ...c, blockNumber: lastTouch(entity.collection(c.holder, c.contract, c.standard)), candidates };
-      }),
+      collectionsTouched(balanceTouches).map((c) => ({
+        ...c,
+        blockNumber: lastTouch(entity.collection(c.holder, c.contract, c.standard)),
+        candidates: candidates.get(collectionId(c.holder, c.contract, c.standard)),
+      })),
     );
     return instanceWrites.map(({ nft, state }) => ({
       contract: nft.contract,

@@ -1101,15 +1101,22 @@ export class StateWriter {
   async readCollectionPrefixes(
     collections: readonly { holder: string; contract: string; standard: 'ERC-721' | 'ERC-1155'; limit: number }[],
   ): Promise<Map<string, string[]>> {
-    const prefixes = new Map<string, string[]>();
+    const holdings = await this.collectionHoldings(collections);
+    return new Map([...holdings].map(([id, entries]) => [id, entries.map((holding) => holding.tokenId)]));
+  }
+
+  /** Each collection's first `limit` holdings (G4 order, id descending), by collectionId: Queries, 64 at once. */
+  private async collectionHoldings(
+    collections: readonly { holder: string; contract: string; standard: 'ERC-721' | 'ERC-1155'; limit: number }[],
+  ): Promise<Map<string, NftHoldingRecord[]>> {
+    const read = new Map<string, NftHoldingRecord[]>();
     await inParallel(collections, COLLECTION_QUERIES_IN_PARALLEL, async ({ holder, contract, standard, limit }) => {
-      const holdings = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), { limit });
-      prefixes.set(
+      read.set(
         collectionId(holder, contract, standard),
-        holdings.map((holding) => holding.tokenId),
+        await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), { limit }),
       );
     });
-    return prefixes;
+    return read;
   }
 
   /**
@@ -1131,14 +1138,8 @@ export class StateWriter {
         const key = instanceKey(contract, tokenId);
         candidateKeys.set(keyId(key), key);
       }
-    const holdingsRead: NftHoldingRecord[][] = collections.map(() => []);
-    const [, found] = await Promise.all([
-      inParallel([...collections.keys()], COLLECTION_QUERIES_IN_PARALLEL, async (index) => {
-        const { holder, contract, standard } = collections[index]!;
-        holdingsRead[index] = await queryRange<NftHoldingRecord>(addressKeys.nftHoldingsOf(this.chainId, holder, standard, contract), {
-          limit: 9,
-        });
-      }),
+    const [holdingsRead, found] = await Promise.all([
+      this.collectionHoldings(collections.map((c) => ({ ...c, limit: 9 }))),
       getItems<BalanceRecord | AddressRecord | NftInstanceRecord>([
         ...collections.map(({ holder, contract }) => addressKeys.balance(this.chainId, holder, contract)),
         ...collections.filter(({ standard }) => standard === 'ERC-721').map(({ holder }) => addressKeys.address(this.chainId, holder)),
@@ -1147,18 +1148,20 @@ export class StateWriter {
     ]);
     // Instances the candidates did not name: one more read.
     const missed = new Map<string, ItemKey>();
-    collections.forEach(({ contract }, index) => {
-      for (const entry of holdingsRead[index]!) {
-        const key = instanceKey(contract, entry.tokenId);
+    const holdingsOf = ({ holder, contract, standard }: CollectionRefresh) =>
+      holdingsRead.get(collectionId(holder, contract, standard)) ?? [];
+    for (const collection of collections)
+      for (const entry of holdingsOf(collection)) {
+        const key = instanceKey(collection.contract, entry.tokenId);
         if (!candidateKeys.has(keyId(key))) missed.set(keyId(key), key);
       }
-    });
     if (missed.size > 0) for (const [id, item] of await getItems<NftInstanceRecord>([...missed.values()])) found.set(id, item);
 
     const puts: (ItemKey & Record<string, unknown>)[] = [];
     const deletes: ItemKey[] = [];
-    await inParallel([...collections.entries()], 8, async ([index, { holder, contract, standard, blockNumber }]) => {
-      const holdings = holdingsRead[index]!;
+    await inParallel(collections, 8, async (collection) => {
+      const { holder, contract, standard, blockNumber } = collection;
+      const holdings = holdingsOf(collection);
       // Its standard's range and ALL only (keys.ts typeSetsWritten).
       const keys = typeSetsWritten(standard).map((typeSet) => ({
         pk: addressKeys.nftCollections(this.chainId, holder, typeSet).pk,
