@@ -20,8 +20,9 @@ export default defineConfig({
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
-      // Explorer pages read every detail: tests rewrite the table between pages (the kept details have a test of their own).
+      // Explorer and insights pages read every detail: tests rewrite the table between pages (the kept details have tests of their own).
       EXPLORER_DETAILS_CACHE_SECONDS: '0',
+      INSIGHTS_DETAILS_CACHE_SECONDS: '0',
       // Every compacted item is expanded and compared with its record (shared/table/compact.ts; the ingest leaves it out).
       COMPACTION_CHECK: '1',
     },

@@ -39,6 +39,21 @@ export function readEnv<TSchema extends v.GenericSchema<Record<string, unknown>,
   return result.output;
 }
 
+/** How long a container keeps the details its pages joined, by default (shared/db/kept-items.ts). */
+export const DEFAULT_DETAILS_CACHE_SECONDS = 30;
+
+/** A setting of how long a container keeps the details its pages joined: whole seconds, 0 (never) to 3600. */
+export const detailsCacheSetting = () =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9]{1,4}$/, 'must be a whole number of seconds from 0 to 3600'),
+      v.transform(Number),
+      v.maxValue(3600, 'must be a whole number of seconds from 0 to 3600'),
+    ),
+    String(DEFAULT_DETAILS_CACHE_SECONDS),
+  );
+
 export function loadPlatformConfig(env: Record<string, string | undefined> = process.env): PlatformConfig {
   const raw = readEnv(platformSchema, env);
   return {

@@ -3,7 +3,7 @@
  * chain whose ingested items its endpoints read (`EXPLORER_CHAIN_ID`, default 31337, the demo chain).
  */
 import * as v from 'valibot';
-import { readEnv } from '../config';
+import { detailsCacheSetting, readEnv } from '../config';
 import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-status/status';
 import { loadGateways } from '../nft-metadata/config';
 import type { Gateways } from '../nft-metadata/uri';
@@ -23,9 +23,6 @@ export { DEFAULT_SORTED_HISTORY_BOUND };
  */
 export const COUNTER_BOUND = 1000;
 
-/** How long a container keeps the details (X7 address items, NFT instances) a page joined: see page-details.ts. */
-export const DEFAULT_DETAILS_CACHE_SECONDS = 30;
-
 const explorerSchema = v.object({
   EXPLORER_CHAIN_ID: v.optional(
     v.pipe(
@@ -36,15 +33,7 @@ const explorerSchema = v.object({
     ),
     String(DEFAULT_EXPLORER_CHAIN_ID),
   ),
-  EXPLORER_DETAILS_CACHE_SECONDS: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^[0-9]{1,4}$/, 'must be a whole number of seconds from 0 to 3600'),
-      v.transform(Number),
-      v.maxValue(3600, 'must be a whole number of seconds from 0 to 3600'),
-    ),
-    String(DEFAULT_DETAILS_CACHE_SECONDS),
-  ),
+  EXPLORER_DETAILS_CACHE_SECONDS: detailsCacheSetting(),
   EXPLORER_SORTED_HISTORY_BOUND: v.optional(
     v.pipe(
       v.string(),

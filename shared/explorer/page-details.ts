@@ -13,51 +13,23 @@
  * (`is_unique`), owner and metadata, and, rarely, a token's name, symbol or decimals (probed again by
  * the ingest) or an address item a reorg deleted (`is_contract`).
  * The canonical transactions and the cursor (confirmations) are always read; items not found are not
- * kept; what is kept is bounded by its size (DETAILS_CACHE_BYTES) and evicted least recently used.
+ * kept; what is kept is bounded by its size and evicted least recently used (shared/db/kept-items.ts).
  */
-import { LRUCache } from 'lru-cache';
-import { tableName } from '../db/client';
-import { batchGetItems, type Item } from '../db/operations';
+import { getItemsKept } from '../db/kept-items';
+import type { Item } from '../db/operations';
 import { expandTransaction } from '../table/compact';
-import { addressKeys, chainKeys, keyId, nftKeys, transactionKeys, type ItemKey } from '../table/keys';
+import { addressKeys, chainKeys, nftKeys, transactionKeys } from '../table/keys';
 import {
   CONTRACT_SIDE,
   CONTRACT_SIDES_ATTRIBUTE,
   type AddressRecord,
   type CursorRecord,
   type NftInstanceRecord,
+  isJoinedDetail,
   type TransactionRecord,
 } from '../table/records';
 import type { ExplorerConfig } from './config';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
-
-/**
- * Kept items' estimated size at most (their string values' lengths, a little per attribute): the heap
- * they take is a few times that, well inside the smallest function memory (128 MB).
- */
-export const DETAILS_CACHE_BYTES = 8 * 1024 * 1024;
-
-/** The kinds of detail kept: address items (X7) and NFT instances (G3, with their fetched metadata). */
-const KEPT_KINDS = new Set(['address', 'nftInstance']);
-
-/**
- * An item's size for the cache's bound: its string values' lengths plus a little per attribute, nested
- * maps and lists included (an instance's `fetched` state holds a document of up to 64 KiB).
- */
-export function approximateSize(value: unknown): number {
-  if (typeof value === 'string') return 16 + value.length;
-  if (value === null || typeof value !== 'object') return 16;
-  let size = 64;
-  for (const inner of Array.isArray(value) ? value : Object.values(value)) size += approximateSize(inner);
-  return size;
-}
-
-// Wall-clock ages (Date), as the setting is read: a clock set forward expires what is kept.
-const kept = new LRUCache<string, Item>({
-  maxSize: DETAILS_CACHE_BYTES,
-  sizeCalculation: approximateSize,
-  perf: { now: () => Date.now() },
-});
 
 /** What a page needs joined to its items. */
 export interface DetailsRequest {
@@ -90,28 +62,16 @@ export function contractSidesOf(copy: object, sides: CopySides): string[] {
 export async function readPageDetails(config: ExplorerConfig, request: DetailsRequest): Promise<PageDetails> {
   const { chainId, detailsCacheMs } = config;
   const details = emptyDetails(config.gateways);
-  const table = tableName();
-  const keptId = (key: ItemKey) => `${table}\n${keyId(key)}`;
-  const keepable: ItemKey[] = [
-    ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
-    ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
-  ];
-  const keys: ItemKey[] = [
-    ...(detailsCacheMs > 0
-      ? keepable.filter((key) => {
-          const item = kept.get(keptId(key));
-          if (item) addDetail(details, item);
-          return !item;
-        })
-      : keepable),
-    ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
-    ...(request.head ? [chainKeys.cursor(chainId)] : []),
-  ];
-  const found = await batchGetItems(keys);
-  for (const [id, item] of found) {
-    addDetail(details, item);
-    if (detailsCacheMs > 0 && KEPT_KINDS.has(String(item.kind))) kept.set(`${table}\n${id}`, item, { ttl: detailsCacheMs });
-  }
+  const found = await getItemsKept(
+    [
+      ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
+      ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
+      ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
+      ...(request.head ? [chainKeys.cursor(chainId)] : []),
+    ],
+    { keepMs: detailsCacheMs, keep: isJoinedDetail },
+  );
+  for (const item of found.values()) addDetail(details, item);
   return details;
 }
 

@@ -6,11 +6,13 @@
  *    read from range positions (exact, two Limit-1 Queries per chain); a count with checks examines
  *    the range under INSIGHTS_MAX_ITEMS_READ_PER_CHAIN (exact, or the 400); only a count on a
  *    transaction's own partition or on entries ingested before positions existed is a Select COUNT
- *    that examines at most this many items per chain (a lower bound beyond).
+ *    that examines at most this many items per chain (a lower bound beyond);
+ *  - INSIGHTS_DETAILS_CACHE_SECONDS (default 30, 0 to 3600): how long a container keeps the token,
+ *    contract and NFT instance details its pages joined (shared/db/kept-items.ts); 0: read every time.
  * Each handler module parses them once, at cold start, and passes them to the domain functions.
  */
 import * as v from 'valibot';
-import { readEnv } from '../config';
+import { detailsCacheSetting, readEnv } from '../config';
 import { type ChainStatusSettings, loadChainStatusSettings } from '../chain-status/status';
 import { loadGateways, loadMetadataQueueUrl } from '../nft-metadata/config';
 import type { Gateways } from '../nft-metadata/uri';
@@ -26,11 +28,17 @@ export const countSetting = (fallback: number) =>
 const schema = v.object({
   INSIGHTS_MAX_ITEMS_READ_PER_CHAIN: countSetting(DEFAULT_MAX_ITEMS_READ_PER_CHAIN),
   INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN: countSetting(10_000),
+  INSIGHTS_DETAILS_CACHE_SECONDS: detailsCacheSetting(),
 });
 
 export interface InsightsConfig {
   maxItemsReadPerChain: number;
   maxCountedItemsPerChain: number;
+  /**
+   * How long (ms) a container reuses the details its pages joined (X7 address items: token and contract
+   * details; NFT instances with their metadata) before reading them again; 0 reads them on every page.
+   */
+  detailsCacheMs: number;
   /** How chains' ingest statuses are judged and kept (CHAIN_STATUS_*: shared/chain-status/status.ts). */
   chainStatus: ChainStatusSettings;
   /** What `resolve_metadata_links=true` resolves ipfs:// and ar:// links through (NFT_METADATA_*_GATEWAY). */
@@ -44,6 +52,7 @@ export function loadInsightsConfig(env: Record<string, string | undefined> = pro
   return {
     maxItemsReadPerChain: raw.INSIGHTS_MAX_ITEMS_READ_PER_CHAIN,
     maxCountedItemsPerChain: raw.INSIGHTS_MAX_COUNTED_ITEMS_PER_CHAIN,
+    detailsCacheMs: raw.INSIGHTS_DETAILS_CACHE_SECONDS * 1000,
     chainStatus: loadChainStatusSettings(env),
     gateways: loadGateways(env),
     metadataQueueUrl: loadMetadataQueueUrl(env),

@@ -18,6 +18,7 @@ import { expandTokenTransfer } from '../table/compact';
 import { addressKeys, keyId, nftKeys, TOKEN_TYPE_RANK, tokenTransferKeys, tokenTypeSetKey } from '../table/keys';
 import type { AddressRecord, NftCollectionRecord, NftHoldingRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
+import { readJoinedDetails } from './joined-details';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { queryInput, RangeTooLargeError } from './range-reader';
 import { firstChain, listMeta, planListRequest } from './request';
@@ -78,7 +79,7 @@ export async function listOwnerNfts(
     }),
   );
   const rows = perChain.flatMap((chain) => chain.rows);
-  if (query.metadata) await addNftMetadata(rows, metadataOptions(query, config));
+  if (query.metadata) await addNftMetadata(rows, metadataOptions(query, config), config);
   const totals = await stateTotals(
     plan,
     perChain.map((chain) => chain.total),
@@ -217,12 +218,16 @@ async function readHoldings(
  * Metadata of the page's NFTs: their instance items (with the metadata fetched for them, G7) and their
  * contracts' address items, one BatchGetItem.
  */
-export async function addNftMetadata(rows: (InsightsNftBalance | InsightsNftToken)[], options: MetadataOptions): Promise<void> {
+export async function addNftMetadata(
+  rows: (InsightsNftBalance | InsightsNftToken)[],
+  options: MetadataOptions,
+  config: Pick<InsightsConfig, 'detailsCacheMs'>,
+): Promise<void> {
   if (rows.length === 0) return;
   const contractOf = (row: InsightsNftBalance | InsightsNftToken) => ('token_address' in row ? row.token_address : row.contract_address);
   const instanceKey = (row: InsightsNftBalance | InsightsNftToken) => nftKeys.instance(row.chain_id, contractOf(row), row.token_id);
   const addressKey = (row: InsightsNftBalance | InsightsNftToken) => addressKeys.address(row.chain_id, contractOf(row));
-  const items = await batchGetItems([...rows.map(instanceKey), ...rows.map(addressKey)]);
+  const items = await readJoinedDetails([...rows.map(instanceKey), ...rows.map(addressKey)], config);
   for (const row of rows) {
     Object.assign(row, nftMetadataFields(items.get(keyId(instanceKey(row))) as NftInstanceRecord | undefined, options));
     row.contract = nftContractOf(row.chain_id, contractOf(row), items.get(keyId(addressKey(row))) as AddressRecord | undefined);
@@ -269,7 +274,7 @@ export async function listNfts({ query, host }: Request<NftsQuery>, config: Insi
   const page = perChain.flatMap((chain) => chain.rows);
   const instanceKey = ({ row }: (typeof page)[number]) => nftKeys.instance(row.chain_id, row.token_address, row.token_id);
   const addressKey = ({ row }: (typeof page)[number]) => addressKeys.address(row.chain_id, row.token_address);
-  const items = page.length > 0 ? await batchGetItems([...page.map(instanceKey), ...page.map(addressKey)]) : new Map();
+  const items = await readJoinedDetails([...page.map(instanceKey), ...page.map(addressKey)], config);
   const rows = page.map((entry): InsightsNftToken => {
     const instance = items.get(keyId(instanceKey(entry))) as NftInstanceRecord | undefined;
     return {

@@ -14,6 +14,7 @@ import { coinBalanceKey, type CoinBalanceRecord } from '../table/address-state';
 import { addressKeys, compareSortKeys, keyId } from '../table/keys';
 import type { AddressRecord, BalanceCountsRecord, BalanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
+import { readJoinedDetails } from './joined-details';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { NATIVE_TOKEN_ADDRESS, nativeCurrencyOf } from './native-currencies';
 import { RangeTooLargeError } from './range-reader';
@@ -49,7 +50,7 @@ export async function listOwnerErc20Balances(
     erc20Counts(plan.chainIds, ownersOn),
   ]);
   const rows = perChain.flatMap((items) => items.map((item) => balanceRow(item as unknown as BalanceRecord)));
-  if (query.metadata) await addErc20Metadata(rows);
+  if (query.metadata) await addErc20Metadata(rows, config);
   const totals = await stateTotals(plan, plan.chainIds.map(counts), config, heads);
   return { meta: listMeta(plan, totals, owner.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
 }
@@ -152,7 +153,7 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
   );
   const nativeRows = perChain.flatMap(({ natives }) => natives);
   const rows = perChain.flatMap(({ records }) => records.map(balanceRow));
-  if (query.metadata) await addErc20Metadata(rows);
+  if (query.metadata) await addErc20Metadata(rows, config);
   const totals = await stateTotals(
     plan,
     perChain.map((chain) => chain.total),
@@ -264,10 +265,10 @@ function balanceRow(record: BalanceRecord | Item): InsightsErc20Balance {
 }
 
 /** name / symbol / decimals from the tokens' address items (X7): one BatchGetItem for the page. */
-async function addErc20Metadata(rows: InsightsErc20Balance[]): Promise<void> {
+async function addErc20Metadata(rows: InsightsErc20Balance[], config: Pick<InsightsConfig, 'detailsCacheMs'>): Promise<void> {
   if (rows.length === 0) return;
   const key = (row: InsightsErc20Balance) => addressKeys.address(row.chain_id, row.token_address);
-  const items = await batchGetItems<AddressRecord>(rows.map(key));
+  const items = await readJoinedDetails<AddressRecord>(rows.map(key), config);
   for (const row of rows) {
     const token = items.get(keyId(key(row)));
     row.name = token?.tokenName ?? null;

@@ -22,6 +22,7 @@ import { InvalidRequestError } from '../errors';
 import type { AddressRecord, NftInstanceRecord, TokenTransferRecord, TransferType } from '../table/records';
 import { blockRangeOf } from './block-range';
 import type { InsightsConfig } from './config';
+import { readJoinedDetails } from './joined-details';
 import { TOKEN_TRANSFER_FIELDS } from './fields';
 import { readList, type ChainRanges, type ListPlan, type ListRead } from './list';
 import { parseAddressOrName, resolveAddresses, type AddressOrName } from './names';
@@ -334,14 +335,20 @@ async function respond(
   const rows = list.records
     .map((item): TokenTransferRecord => expandTokenTransfer(item))
     .map((record) => ({ record, row: serialiseTokenTransfer(record) }));
-  if (query.metadata) await (nft ? addNftMetadata(rows, known, metadataOptions(query, config)) : addTokenMetadata(rows));
+  if (query.metadata) await (nft ? addNftMetadata(rows, known, metadataOptions(query, config), config) : addTokenMetadata(rows, config));
   return { meta: meta(list.totals), data: rows.map(({ row }) => row), aggregations: null };
 }
 
 /** token_metadata from the token contracts' address items (X7): one BatchGetItem for the page. */
-async function addTokenMetadata(rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[]): Promise<void> {
+async function addTokenMetadata(
+  rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[],
+  config: Pick<InsightsConfig, 'detailsCacheMs'>,
+): Promise<void> {
   const key = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
-  const items = rows.length > 0 ? await batchGetItems(rows.map(({ record }) => key(record))) : new Map();
+  const items = await readJoinedDetails(
+    rows.map(({ record }) => key(record)),
+    config,
+  );
   for (const { record, row } of rows) {
     const token = items.get(keyId(key(record))) as AddressRecord | undefined;
     row.token_metadata = {
@@ -361,6 +368,7 @@ async function addNftMetadata(
   rows: readonly { record: TokenTransferRecord; row: InsightsTokenTransfer }[],
   known: ReadonlyMap<string, AddressRecord>,
   options: MetadataOptions,
+  config: Pick<InsightsConfig, 'detailsCacheMs'>,
 ): Promise<void> {
   const instanceKey = (record: TokenTransferRecord) => nftKeys.instance(record.chainId, record.token, record.tokenId ?? '0');
   const addressKey = (record: TokenTransferRecord) => addressKeys.address(record.chainId, record.token);
@@ -368,7 +376,7 @@ async function addNftMetadata(
     ...rows.map(({ record }) => instanceKey(record)),
     ...rows.map(({ record }) => addressKey(record)).filter((key) => !known.has(keyId(key))),
   ];
-  const items = keys.length > 0 ? await batchGetItems(keys) : new Map();
+  const items = await readJoinedDetails(keys, config);
   for (const { record, row } of rows) {
     const instance = items.get(keyId(instanceKey(record))) as NftInstanceRecord | undefined;
     const contract = (known.get(keyId(addressKey(record))) ?? items.get(keyId(addressKey(record)))) as AddressRecord | undefined;

@@ -493,6 +493,13 @@ export interface NftInstanceRecord {
 }
 
 /**
+ * The details pages join to their rows that change rarely, which a container may keep a while
+ * (shared/db/kept-items.ts): address items (X7: token details, contract flags) and NFT instances (G3,
+ * with the metadata fetched for them). Never balances, transactions, the cursor or a page's own rows.
+ */
+export const isJoinedDetail = (item: { kind?: unknown }): boolean => item.kind === 'address' || item.kind === 'nftInstance';
+
+/**
  * G7: what the NFT metadata fetcher (shared/nft-metadata/) last did for one instance whose token URI
  * is on the web (ipfs://, ar://, https://): the instance item's `fetched`. Written only by the fetcher
  * (the queue consumer, or `npm start`'s in-process worker), never by the ingest; absent means never

@@ -531,6 +531,37 @@ describe('I6o GET /insights/v1/nfts', () => {
     expect(instances).toHaveLength(new Set(rows.map((row) => `${row.contract_address}/${row.token_id}`)).size);
     expect(asked.filter((key) => !key.pk.includes('#NFT#'))).toHaveLength(new Set(rows.map((row) => row.contract_address)).size);
   });
+
+  it('keeps the instances and contracts it joined for INSIGHTS_DETAILS_CACHE_SECONDS: the next page reads only the holdings', async () => {
+    const owners = holders();
+    const env = { INSIGHTS_DETAILS_CACHE_SECONDS: '3600' };
+    const page = url('/insights/v1/nfts', { chain_id: CHAIN_A, owner_address: owners, limit: 100 });
+    const joinedKeys = (requests: Awaited<ReturnType<typeof tableWorkOf>>['requests']) =>
+      requests
+        .filter((request) => request.command === 'BatchGetItemCommand')
+        .flatMap((request) => Object.values(request.input.RequestItems as Record<string, { Keys: { pk: string; sk: string }[] }>))
+        .flatMap((entry) => entry.Keys);
+
+    const first = await tableWorkOf(() => requestOnColdStart(env, 'GET', page));
+    expect(first.result.status).toBe(200);
+    const rows: { contract_address: string; token_id: string; owner_addresses: string[] }[] = first.result.body.data;
+    expect(rows.length).toBeGreaterThan(2);
+    const distinct = new Set(rows.map((row) => `${row.contract_address}/${row.token_id}`)).size;
+    expect(joinedKeys(first.requests).filter((key) => key.pk.includes('#NFT#'))).toHaveLength(distinct);
+
+    // Another container start with the same setting (the copy is the process's): the same rows, the
+    // holdings Queried again (owners and balances are never kept), no instance or contract asked for.
+    const kept = await tableWorkOf(() => requestOnColdStart(env, 'GET', page));
+    expect(kept.result.status).toBe(200);
+    expect(kept.result.body.data).toEqual(rows);
+    expect(joinedKeys(kept.requests), 'instances and contracts served from the copy').toEqual([]);
+    expect(kept.usage.calls.QueryCommand, 'the holdings read again').toBeGreaterThan(0);
+
+    // With the setting at 0 (the other tests' setting) every page joins them again.
+    const unkept = await tableWorkOf(() => get('/insights/v1/nfts', { chain_id: CHAIN_A, owner_address: owners, limit: 100 }));
+    expect(unkept.result.body.data).toEqual(rows);
+    expect(joinedKeys(unkept.requests).filter((key) => key.pk.includes('#NFT#'))).toHaveLength(distinct);
+  });
 });
 
 describe('I6p GET /insights/v1/nfts/collections/{contract_address}', () => {

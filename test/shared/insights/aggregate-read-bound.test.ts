@@ -60,6 +60,7 @@ const row = (entry: Entry) => ({
 const config = (bound: number): InsightsConfig => ({
   maxItemsReadPerChain: bound,
   maxCountedItemsPerChain: bound,
+  detailsCacheMs: 0,
   chainStatus: { staleAfterMs: 300_000, lagBlocks: 10, cacheMs: 5_000 },
   gateways: DEFAULT_GATEWAYS,
   metadataQueueUrl: undefined,
