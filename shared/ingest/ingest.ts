@@ -268,15 +268,25 @@ export class ChainIngest {
     );
   }
 
-  /** A block's derived records (derive.ts, a pure function of the block): made once, by the prefetcher as the block arrives. */
+  /**
+   * A block's derived records (derive.ts, a pure function of the block): made once, by the prefetcher as
+   * the block arrives. The node's answers they were made from are let go then (releaseAnswers): nothing
+   * reads them after, and a large block's answers are a large part of what its batch holds.
+   */
   private readonly derivedBlocks = new WeakMap<BlockBundle, DerivedBlock>();
   private derived(bundle: BlockBundle): DerivedBlock {
     let derived = this.derivedBlocks.get(bundle);
     if (!derived) {
       derived = deriveBlock(this.chainId, bundle);
       this.derivedBlocks.set(bundle, derived);
+      releaseAnswers(bundle);
     }
     return derived;
+  }
+
+  /** Transactions in a fetched block (its derived records' count: the node's answers are let go once derived). */
+  private transactionCount(bundle: BlockBundle): number {
+    return this.derived(bundle).transactions.length;
   }
 
   /** A follower took the chain's lease: rounds may trust what this ingest wrote (see `held`) from the next read on. */
@@ -661,7 +671,7 @@ export class ChainIngest {
       // that it rewrites them (same items, state transitions already applied) instead of undoing them.
       const batch = [first];
       let tip = first;
-      let transactions = first.block.transactions.length;
+      let transactions = this.transactionCount(first);
       if (!fits(transactions) && !startAnyway) {
         result.deferred = { block: number, transactions };
         this.log.info('a block not expected to be written before the invocation ends: left for the next one', {
@@ -681,10 +691,10 @@ export class ChainIngest {
         const next = nextNumber <= awaitThrough ? await live().peek(nextNumber) : live().ready(nextNumber);
         if (!next || next.block.parentHash.toLowerCase() !== tip.block.hash!.toLowerCase()) break;
         // (Also below what an interrupted batch announced: the blocks past the batch stay announced, rewritten by the next.)
-        if (!fits(transactions + next.block.transactions.length)) break;
+        if (!fits(transactions + this.transactionCount(next))) break;
         tip = await live().take(nextNumber);
         batch.push(tip);
-        transactions += next.block.transactions.length;
+        transactions += this.transactionCount(next);
       }
       if (mayWrite && !mayWrite()) break;
       const started = Date.now();
@@ -1378,6 +1388,19 @@ interface Replay {
  * the worker wrote that the block does not have (deleted): a block whose items differ from the
  * worker's (the chain answered otherwise) is written whole.
  */
+/**
+ * Lets go of a derived block's node answers (its transactions, receipts, traces and revert reasons): the
+ * derived records hold everything the batch writes, and the block's header fields (number, hash, parent,
+ * timestamp) stay. For a block of 10,000 transactions this is a large part of what its batch holds (issue
+ * 34, item 1: docs/decisions/ingest.md, "A block of any size in bounded memory").
+ */
+function releaseAnswers(bundle: BlockBundle): void {
+  bundle.block = { ...bundle.block, transactions: [] };
+  bundle.receipts = [];
+  bundle.traces = [];
+  bundle.revertReasons = new Map();
+}
+
 function workerWrites(replay: Replay, blocks: readonly { blockNumber: number; items: readonly TableItem[] }[]) {
   const skip = new Set<TableItem>();
   const stale: ItemKey[] = [];
