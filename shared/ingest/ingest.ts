@@ -1385,11 +1385,6 @@ interface Replay {
 }
 
 /**
- * Of each staged block's items, those its worker wrote identically (not written again) and the keys
- * the worker wrote that the block does not have (deleted): a block whose items differ from the
- * worker's (the chain answered otherwise) is written whole.
- */
-/**
  * Lets go of a derived block's node answers (its transactions, receipts, traces and revert reasons): the
  * derived records hold everything the batch writes, and the block's header fields (number, hash, parent,
  * timestamp) stay. On a block of 10,000 Base-like transactions its peak heap went from about 790 to 750 MB
@@ -1402,6 +1397,11 @@ function releaseAnswers(bundle: BlockBundle): void {
   bundle.revertReasons = new Map();
 }
 
+/**
+ * Of each staged block's items, those its worker wrote identically (not written again) and the keys
+ * the worker wrote that the block does not have (deleted): a block whose items differ from the
+ * worker's (the chain answered otherwise) is written whole.
+ */
 function workerWrites(replay: Replay, blocks: readonly { blockNumber: number; items: readonly TableItem[] }[]) {
   const skip = new Set<TableItem>();
   const stale: ItemKey[] = [];
@@ -1472,7 +1472,6 @@ function rangeOwnersOf(blocks: readonly DerivedBlock[]): Set<string> {
   return owners;
 }
 
-/** The (holder, NFT contract) collections that transfers affect. */
 /** The NFT ids the blocks' transfers move in to and out of each holder, by `holder|contract`. */
 function idsMoved(blocks: readonly DerivedBlock[]): { in: Map<string, Set<string>>; out: Map<string, Set<string>> } {
   const moved = { in: new Map<string, Set<string>>(), out: new Map<string, Set<string>>() };
@@ -1490,6 +1489,7 @@ function idsMoved(blocks: readonly DerivedBlock[]): { in: Map<string, Set<string
   return moved;
 }
 
+/** The (holder, NFT contract) collections that transfers affect. */
 function collectionsTouched(touches: readonly BalanceTouch[]) {
   const seen = new Map<string, { holder: string; contract: string; standard: 'ERC-721' | 'ERC-1155' }>();
   for (const touch of touches) {
