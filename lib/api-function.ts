@@ -57,6 +57,18 @@ export function semiSpaceMb(memoryMb: number): number {
   return Math.min(64, Math.max(8, 2 ** Math.round(Math.log2(memoryMb / 32))));
 }
 
+/** MB of a Lambda function's memory that buy one vCPU (Lambda's CPU share grows with memory: 6 vCPUs at 10,240 MB). */
+export const MB_PER_VCPU = 1769;
+
+/**
+ * Table writer threads of a CPU-bound chain writer of `memoryMb` (INGEST_TABLE_WRITERS,
+ * shared/db/write-workers.ts): one less than its vCPUs, rounded (none at one vCPU or less, where a
+ * writer would only take turns with the main thread).
+ */
+export function tableWritersFor(memoryMb: number): number {
+  return Math.max(0, Math.round(memoryMb / MB_PER_VCPU) - 1);
+}
+
 /** What every reader gets: point reads and key-range queries on the table and its indexes. */
 export const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const;
 

@@ -49,7 +49,7 @@ import {
 } from '../shared/jobs';
 import { MAX_MESSAGE_BYTES } from '../shared/ingest/queue-messages';
 import { API_NAMES, apisOf, FALLBACK_HANDLER, NO_TABLE, type Route, routes as routeTable, type TableAccess } from '../shared/routes';
-import { ApiFunction, REPO_ROOT } from './api-function';
+import { ApiFunction, REPO_ROOT, tableWritersFor } from './api-function';
 import { RouteInvoker } from './route-integration';
 import { Backfill } from './backfill';
 import { ChainSchedules, rateMinutes } from './ingest-schedules';
@@ -516,7 +516,8 @@ export class ServiceStack extends Stack {
     const failures = this.failureQueue(job);
     const fn = this.addFunction(id, job.handler, job.table, {
       description: chains ? `${job.summary} (one schedule per chain: ${chains.length} chains)` : job.summary,
-      environment: urls,
+      // The per-chain ingest's item writes on threads of their own past one vCPU (shared/db/write-workers.ts).
+      environment: chains ? { ...urls, INGEST_TABLE_WRITERS: String(tableWritersFor(this.settings.ingestMemorySize)) } : urls,
       timeoutSeconds: job.timeoutSeconds,
       memorySize: chains ? this.settings.ingestMemorySize : (job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE),
       reservedConcurrency:

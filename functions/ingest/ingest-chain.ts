@@ -33,12 +33,15 @@
  * the IngestStopped alarm), LagBlocks /
  * LagSeconds behind the head the loop last read (shared/ingest/lag.ts: no extra call to the node; the
  * IngestLag alarm), IngestFailed also for a chain whose every run fails (the IngestFailed alarm), and IngestHandovers
- * (1 for an invocation that took the chain over from a holder that handed it over).
+ * (1 for an invocation that took the chain over from a holder that handed it over). With
+ * INGEST_TABLE_WRITERS above 0 (the stack's rule: one less than the function's vCPUs), that many worker
+ * threads started at cold start send the item writes (shared/db/write-workers.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
 import type { Context } from 'aws-lambda';
 import { createChainClient, type ChainClient } from '../../shared/chain/client';
+import { startTableWriters } from '../../shared/db/write-workers';
 import { type ChainSettings, loadIngestConfig, parseIngestEvent } from '../../shared/ingest/config';
 import { type FollowOutcome, type FollowProgress, followWithLease } from '../../shared/ingest/follow';
 import { ChainIngest } from '../../shared/ingest/ingest';
@@ -55,6 +58,8 @@ import { logger } from '../../shared/observability/logger';
 import { createMetrics, MetricUnit } from '../../shared/observability/metrics';
 
 const config = loadIngestConfig();
+// The item writes' SDK work on threads of their own where the function has more than one vCPU.
+startTableWriters(config.tableWriters);
 const metrics = createMetrics('ingest');
 const nftMetadataQueueUrl = loadMetadataQueueUrl();
 const listeners: IngestListener[] = [

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:lambda [-- --chain anvil|base] [--duration 240] [--timeout 75] [--schedule 25] [--safety-margin 10]
- * [--block-seconds 2] [--txs-per-block N] [--burst N] [--deposit-every 6] [--memory MB] [--cpu-limit] [--kill-at S] [--out DIR]`:
+ * [--block-seconds 2] [--txs-per-block N] [--burst N] [--deposit-every 6] [--memory MB] [--table-writers N] [--cpu-limit] [--kill-at S] [--out DIR]`:
  * the deployed ingest, run locally as Lambda runs it (issue 26, section 1: follow the head in AWS; issue 34: Base mode).
  *
  * - **Lambda**: the real handler module (functions/ingest/ingest-chain.ts) in local execution
@@ -20,7 +20,8 @@
  *   60 % of the schedule. No deposits (no orders on the generated chain). The ingest's environments get
  *   Lambda's CPU share of `--memory` (1,769 MB: one vCPU, what README tells the operator of a
  *   Base-sized chain to deploy) through a cgroup quota where the machine allows it (`--cpu-limit` does
- *   the same in anvil mode). Measured besides: the ingest's own CPU, DynamoDB calls and node calls a
+ *   the same in anvil mode), and the table writer threads the stack gives that memory (INGEST_TABLE_WRITERS;
+ *   `--table-writers N` for an A/B). Measured besides: the ingest's own CPU (and its main thread's), DynamoDB calls and node calls a
  *   transaction, the write units of the hottest partition scaled to 300 transactions a second (3x
  *   Base), the table process's CPU (dynalite inside the gateway process), and the burst's recovery:
  *   the blocks after it until one is shown within 2 blocks (budget: 10).
@@ -73,7 +74,7 @@
  *
  * Writes bench/results/lambda-<time>.json and .md and lambda-latest.md. Not part of `npm test`.
  */
-import { functionNodeOptions } from '../../lib/api-function';
+import { functionNodeOptions, tableWritersFor } from '../../lib/api-function';
 import { readFileSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -138,7 +139,7 @@ const DELIVERY_CONSUMER = consumers.find((consumer) => consumer.id === 'DeliverW
 /** Lambda's pollers of a standard queue at first (it adds more as the queue fills). */
 const STANDARD_QUEUE_POLLERS = 5;
 const USAGE =
-  'usage: npm run bench:lambda [-- --chain anvil|base] [--duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--burst N] [--deposit-every S] [--memory MB] [--cpu-limit] [--kill-at S] [--out DIR]';
+  'usage: npm run bench:lambda [-- --chain anvil|base] [--duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--burst N] [--deposit-every S] [--memory MB] [--table-writers N] [--cpu-limit] [--kill-at S] [--out DIR]';
 
 type Call = (method: string, params?: unknown[]) => Promise<unknown>;
 
@@ -159,6 +160,8 @@ interface Options {
   memoryMb: number;
   /** Seconds into the schedule from which the holder is killed once (0: no chaos). */
   killAtSeconds: number;
+  /** INGEST_TABLE_WRITERS of the ingest's environments (default: the stack's rule for the memory). */
+  tableWriters: number;
   /** The deposit queue's visibility timeout: the deployed 6 x the consumer's timeout, shortened as the ingest's timeout is. */
   visibilityTimeoutSeconds: number;
   out: string;
@@ -180,6 +183,7 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
       memory: { type: 'string' },
       'cpu-limit': { type: 'boolean', default: false },
       'kill-at': { type: 'string' },
+      'table-writers': { type: 'string' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
     },
@@ -213,6 +217,9 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
     txsPerBlock: Math.round(number('txs-per-block', values['txs-per-block'] ?? (base ? '200' : '10'), base ? 2 : 0)),
     depositEverySeconds: number('deposit-every', values['deposit-every'], 1),
     memoryMb: Math.round(number('memory', values.memory ?? (base ? '1769' : '512'), 128)),
+    tableWriters: Math.round(
+      number('table-writers', values['table-writers'] ?? String(tableWritersFor(Number(values.memory ?? (base ? 1769 : 512)))), 0),
+    ),
     out: path.resolve(values.out),
   };
 }
@@ -352,6 +359,10 @@ export interface LambdaFollowResult {
   ingestPeakRssMb: number | null;
   /** The ingest's own process CPU (every invocation, user + system) over the transactions it wrote, ms. */
   ingestCpuMsPerTransaction: number | null;
+  /** The main thread's part of it (the rest: the table writers, INGEST_TABLE_WRITERS, and V8's helper threads). */
+  ingestMainThreadCpuMsPerTransaction: number | null;
+  /** Table writer threads of each environment (INGEST_TABLE_WRITERS, the stack's rule for the memory). */
+  tableWriters: number;
   /** CPU the harness's own recording of the table calls took in the environments, left out of the above (lib/lambda-measure.ts). */
   measuringCpuMsPerTransaction: number | null;
   /** The environments' main-thread garbage-collection pauses a transaction (ms), by kind (scavenges; mark-compacts; the rest). */
@@ -673,6 +684,8 @@ async function main(): Promise<void> {
         // With BENCH_LAMBDA_CPU_PROF_DIR: each environment that ends idle writes a CPU profile there;
         // BENCH_LAMBDA_NODE_FLAGS: flags added to the deployed ones (an experiment, said in the result).
         NODE_OPTIONS: [functionNodeOptions(options.memoryMb, { youngGeneration: true }), ...extraNodeFlags()].join(' '),
+        // And its table writers: one less than the vCPUs of its memory (none at 1,769 MB), or --table-writers.
+        INGEST_TABLE_WRITERS: String(options.tableWriters),
         DYNAMODB_ENDPOINT: table.endpoint,
         TABLE_NAME: tableName,
         AWS_ENDPOINT_URL_SSM: ssm.endpoint,
@@ -1256,6 +1269,7 @@ function summarise(input: {
     usage.transactionsIngested > 0 ? Math.round((value / usage.transactionsIngested) * 1000) / 1000 : null;
   const cpuMs = input.records.reduce((sum, record) => sum + (record.usage?.cpuMs ?? 0), 0);
   const measuringCpuMs = input.records.reduce((sum, record) => sum + (record.usage?.measuringCpuMs ?? 0), 0);
+  const mainThreadCpuMs = input.records.reduce((sum, record) => sum + (record.usage?.mainThreadCpuMs ?? 0), 0);
   const gcMs = { minor: 0, major: 0, other: 0 };
   for (const record of input.records)
     for (const kind of ['minor', 'major', 'other'] as const) gcMs[kind] += record.usage?.gcMs?.[kind] ?? 0;
@@ -1377,6 +1391,8 @@ function summarise(input: {
     webhooks,
     ingestPeakRssMb: peakRss > 0 ? peakRss : null,
     ingestCpuMsPerTransaction: perTransaction(cpuMs),
+    ingestMainThreadCpuMsPerTransaction: perTransaction(mainThreadCpuMs),
+    tableWriters: options.tableWriters,
     measuringCpuMsPerTransaction: perTransaction(measuringCpuMs),
     gcPauseMsPerTransaction: {
       minor: perTransaction(gcMs.minor),
@@ -1557,7 +1573,7 @@ function ingestMarkdown(r: LambdaFollowResult): string {
     r.chain.profile === 'base'
       ? `**Base mode**: the Base profile generator as the node (HTTP JSON-RPC, its head released on the beat, Multicall3 present), ${r.chain.transactionsPerBlock} transactions a block${b ? `, block ${b.block} a burst of ${b.transactions}` : ''}; no deposits. ${b ? `**Burst recovery: ${b.recoveryBlocks ?? 'never'} blocks** (budget <= ${b.budgetBlocks}) after the burst until a block was shown within ${r.budget.p99LagBlocks} blocks; lag over its window (${b.windowBlocks.length} blocks, left out of the p99 above): p50 ${b.lagBlocks.p50}, max ${b.lagBlocks.max} blocks.` : ''}`
       : '',
-    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction** (the harness's recording of the table calls, ${r.measuringCpuMsPerTransaction ?? '-'} ms a transaction, left out; garbage-collection pauses of the main thread ${r.gcPauseMsPerTransaction.minor ?? '-'} ms a transaction in scavenges, ${r.gcPauseMsPerTransaction.major ?? '-'} in mark-compacts, ${r.gcPauseMsPerTransaction.other ?? '-'} else); peak memory of an environment **${r.ingestPeakRssMb ?? '-'} MB** (of ${r.settings.memoryMb} MB); **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
+    `**The ingest's own measures** (${r.transactionsIngested} transactions written; ${r.cpuLimit.by === 'cgroup' ? `each environment limited to ${r.cpuLimit.vcpus.toFixed(2)} vCPU, Lambda's share of ${r.settings.memoryMb} MB, by a cgroup quota` : `CPU not limited: ${r.cpuLimit.why}`}): process CPU **${r.ingestCpuMsPerTransaction ?? '-'} ms a transaction**, ${r.ingestMainThreadCpuMsPerTransaction ?? '-'} of it on the main thread (${r.tableWriters} table writer threads) (the harness's recording of the table calls, ${r.measuringCpuMsPerTransaction ?? '-'} ms a transaction, left out; garbage-collection pauses of the main thread ${r.gcPauseMsPerTransaction.minor ?? '-'} ms a transaction in scavenges, ${r.gcPauseMsPerTransaction.major ?? '-'} in mark-compacts, ${r.gcPauseMsPerTransaction.other ?? '-'} else); peak memory of an environment **${r.ingestPeakRssMb ?? '-'} MB** (of ${r.settings.memoryMb} MB); **${r.dynamodbCallsPerTransaction ?? '-'} DynamoDB calls a transaction** (${Object.entries(
       r.dynamodbCallsByCommand,
     )
       .slice(0, 6)

@@ -23,7 +23,6 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
-  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -31,7 +30,6 @@ import {
   ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
-  type BatchWriteCommandInput,
   type DeleteCommandInput,
   type GetCommandInput,
   type PutCommandInput,
@@ -44,7 +42,10 @@ import { isBucketedRange } from '../table/buckets';
 import { queryBucketedRange } from './bucket-query';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
+import { sendWriteChunks, type WriteRequest } from './batch-write';
+import { measuring, recordCall } from './instrument';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
+import { tableWriterCount, writeThroughWriters } from './write-workers';
 import { type Item, type QueryInput, type QueryPage, queryUnionPage, unionMembersOf } from './union-query';
 
 export type { Item, QueryPage };
@@ -233,9 +234,10 @@ export async function countItems(
 // ---------------------------------------------------------------------------------------------------
 // Writes
 
-type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
-
-/** Puts and deletes every item, 25 per BatchWriteItem, `concurrency` requests at a time; returns once all are done. */
+/**
+ * Puts and deletes every item, 25 per BatchWriteItem, `concurrency` requests at a time; returns once all
+ * are done. A write of two chunks or more goes through the table writers when they run (write-workers.ts).
+ */
 export async function writeItems(
   writes: { put?: readonly (ItemKey & Item)[]; delete?: readonly ItemKey[] },
   options: { concurrency?: number } = {},
@@ -247,15 +249,12 @@ export async function writeItems(
     })),
   ];
   const table = tableName();
-  await inParallel(chunks(requests, WRITE_CHUNK), options.concurrency ?? 16, async (chunk) => {
-    let pending = chunk;
-    for (let round = 0; pending.length > 0; round += 1) {
-      if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchWriteItem: ${pending.length} items unprocessed`);
-      if (round > 0) await backoff(round);
-      const result = await db.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-      pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
-    }
-  });
+  const concurrency = options.concurrency ?? 16;
+  const batches = chunks(requests, WRITE_CHUNK);
+  if (batches.length < 2 || tableWriterCount() === 0) return sendWriteChunks(table, batches, concurrency);
+  const measured = measuring();
+  const calls = await writeThroughWriters(table, batches, concurrency, measured);
+  for (const call of calls) recordCall(call.command, call.output);
 }
 
 type SdkTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

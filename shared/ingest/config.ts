@@ -79,6 +79,11 @@ const schema = v.object({
   INGEST_MANIFEST_RETENTION_DAYS: v.optional(integer(0, 36_500), '7'),
   INGEST_COIN_BALANCES,
   INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
+  /**
+   * Worker threads that send the ingest's item writes (shared/db/write-workers.ts); 0 (default): the
+   * main thread sends them. Worth one less than the function's vCPUs (the stack sets it from the memory).
+   */
+  INGEST_TABLE_WRITERS: v.optional(integer(0, 8), '0'),
   /** The SQS FIFO queue the ingested and orphaned blocks are published to (shared/ingest/queue-listener.ts). */
   DEPOSIT_EVENTS_QUEUE_URL: v.pipe(v.string(), v.url()),
   /** The SQS FIFO queue the blocks are published to with their transactions and logs (webhook matching); set by the stack. */
@@ -104,6 +109,8 @@ export interface IngestConfig {
   coinBalances: boolean;
   /** INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS: IngestOptions.zeroValueCallsRetentionDays (undefined: kept). */
   zeroValueCallsRetentionDays?: number;
+  /** INGEST_TABLE_WRITERS: table writer threads started at cold start (0: none). */
+  tableWriters: number;
   /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
   listenerQueueUrl: string;
   /** Where the blocks' activity goes for webhooks (WEBHOOK_EVENTS_QUEUE_URL); unset: not published. */
@@ -128,6 +135,7 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
       ? {}
       : { zeroValueCallsRetentionDays: raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS }),
     ...(raw.INGEST_TRACE_METHOD ? { traceMethod: raw.INGEST_TRACE_METHOD } : {}),
+    tableWriters: raw.INGEST_TABLE_WRITERS,
     listenerQueueUrl: raw.DEPOSIT_EVENTS_QUEUE_URL,
     ...(raw.WEBHOOK_EVENTS_QUEUE_URL ? { activityQueueUrl: raw.WEBHOOK_EVENTS_QUEUE_URL } : {}),
   };

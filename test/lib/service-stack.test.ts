@@ -15,7 +15,7 @@ import { MAX_MESSAGE_BYTES } from '../../shared/ingest/queue-messages';
 import { apiIdVariable } from '../../shared/http/api-name';
 import { API_NAMES, apisOf, CHAIN_DATA, FALLBACK_HANDLER, NO_TABLE, READ_ONLY, type Route, routes } from '../../shared/routes';
 import { TABLE } from '../../shared/table/definition';
-import { semiSpaceMb } from '../../lib/api-function';
+import { semiSpaceMb, tableWritersFor } from '../../lib/api-function';
 import {
   ACCESS_LOG_FIELDS,
   apiConstructId,
@@ -608,6 +608,14 @@ describe('ServiceStack jobs', () => {
     expect(resources[SWEEPER.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
     expect(resources[ROUTE.id].Properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
     expect([128, 512, 768, 1024, 1769, 3008, 10_240].map(semiSpaceMb)).toEqual([8, 16, 32, 32, 64, 64, 64]);
+  });
+
+  it('gives the per-chain ingest table writer threads by its vCPUs (none at 768 MB), no other function', () => {
+    expect(resources[INGEST.id].Properties.Environment.Variables.INGEST_TABLE_WRITERS).toBe('0');
+    expect(resources[SWEEPER.id].Properties.Environment.Variables.INGEST_TABLE_WRITERS).toBeUndefined();
+    expect(resources[ROUTE.id].Properties.Environment.Variables.INGEST_TABLE_WRITERS).toBeUndefined();
+    // One less than Lambda's vCPUs at the memory (1,769 MB a vCPU), rounded.
+    expect([512, 1769, 2654, 3538, 5307, 10_240].map(tableWritersFor)).toEqual([0, 0, 1, 1, 2, 5]);
   });
 
   it('tells the orders functions which chains the stack ingests (INGESTED_CHAIN_IDS), and no other function', () => {

@@ -54,16 +54,20 @@ async function main(): Promise<void> {
     if (message?.type !== 'invoke') return;
     measure?.takeTableUsage();
     const cpu = process.cpuUsage();
+    const threadCpu = process.threadCpuUsage();
     const gcBefore = { ...gc };
     // (maxRssMb: the environment's peak resident memory so far, what Lambda reports as Max Memory Used.)
     // (cpuMs: the handler's, without what measuring the table's calls cost: lambda-measure.ts.)
     const usage = () => {
       if (!measure) return {};
       const spent = process.cpuUsage(cpu);
+      const spentOnMain = process.threadCpuUsage(threadCpu);
       const { measuringCpuMs, ...table } = measure.takeTableUsage();
       return {
         usage: {
           cpuMs: (spent.user + spent.system) / 1000 - measuringCpuMs,
+          // (The main thread's share: the rest went to the table writers and V8's helper threads.)
+          mainThreadCpuMs: (spentOnMain.user + spentOnMain.system) / 1000 - measuringCpuMs,
           measuringCpuMs,
           gcMs: { minor: gc.minor - gcBefore.minor, major: gc.major - gcBefore.major, other: gc.other - gcBefore.other },
           maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),

@@ -1,12 +1,13 @@
 /**
  * What a local Lambda container (lambda-container.ts) measures of its handler when the harness asks
- * (BENCH_MEASURE=1): the DynamoDB calls its table client sent, and the write units of its write
+ * (BENCH_MEASURE=1): the DynamoDB calls its table client and its table writers sent, and the write units of its write
  * requests by partition key (partition-heat.ts), both since the last `takeTableUsage`. The process's
  * CPU is measured by the container itself (process.cpuUsage around each invocation); what this
  * recording costs (it marshals every item written a second time, to size it) is measured here and
  * taken out of it (`measuringCpuMs`): the ingest's CPU is the handler's alone.
  */
 import { db } from '../../../shared/db/client';
+import { observeWriterWrites } from '../../../shared/db/write-workers';
 import { PartitionHeat, recordPartitionWrites } from './partition-heat';
 
 const WRITE_COMMANDS = new Set(['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem']);
@@ -39,6 +40,17 @@ let measuringCpuMs = 0;
     },
   { step: 'initialize', name: 'benchLambdaMeasure' },
 );
+
+// Writes handed to the table writers (shared/db/write-workers.ts) go out from their threads, past the
+// middleware above: counted here, on the thread that hands them over, one BatchWriteItem a chunk (a
+// chunk's unprocessed items sent again are not counted; the embedded table processes every item).
+observeWriterWrites((table, chunks) => {
+  const cpu = process.cpuUsage();
+  calls.BatchWriteItem = (calls.BatchWriteItem ?? 0) + chunks.length;
+  for (const chunk of chunks) recordPartitionWrites(heat, 'BatchWriteItem', { RequestItems: { [table]: chunk } });
+  const spent = process.cpuUsage(cpu);
+  measuringCpuMs += (spent.user + spent.system) / 1000;
+});
 
 /** The calls and write heat since the last call (and starts counting afresh). */
 export function takeTableUsage(): TableUsage {

@@ -42,7 +42,12 @@ export interface InvocationRecord {
   result?: unknown;
   error?: string;
   /** What the container measured of the invocation (with BENCH_MEASURE=1 in its environment: lambda-measure.ts). */
-  usage?: { cpuMs: number; maxRssMb?: number; gcMs?: { minor: number; major: number; other: number } } & TableUsage;
+  usage?: {
+    cpuMs: number;
+    mainThreadCpuMs?: number;
+    maxRssMb?: number;
+    gcMs?: { minor: number; major: number; other: number };
+  } & TableUsage;
 }
 
 interface Container {

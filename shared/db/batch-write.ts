@@ -1,0 +1,46 @@
+/**
+ * The BatchWriteItem loop of the table layer: requests already cut into chunks of at most 25, sent
+ * `concurrency` at a time, each chunk's unprocessed requests sent again after `backoff` until none is
+ * left or RETRY.maxRounds rounds have passed. operations.ts `writeItems` runs it on the calling thread
+ * or hands the chunks to the table writers (write-workers.ts), which run this same loop.
+ */
+import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { backoff, RETRY, RetriesExhaustedError } from './retry';
+
+export type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+/** One call's output as instrument.ts `recordCall` reads it. */
+export interface SentCall {
+  command: string;
+  output: Record<string, unknown>;
+}
+
+/**
+ * Sends every chunk to `table`. With `onCall`, each call asks for its consumed capacity and is
+ * reported (the writers report their calls to the thread that measures them).
+ */
+export async function sendWriteChunks(
+  table: string,
+  chunks: readonly WriteRequest[][],
+  concurrency: number,
+  onCall?: (call: SentCall) => void,
+): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, chunks.length) }, async () => {
+    while (next < chunks.length) {
+      let pending = chunks[next] as WriteRequest[];
+      next += 1;
+      for (let round = 0; pending.length > 0; round += 1) {
+        if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchWriteItem: ${pending.length} items unprocessed`);
+        if (round > 0) await backoff(round);
+        const result = await db.send(
+          new BatchWriteCommand({ RequestItems: { [table]: pending }, ...(onCall ? { ReturnConsumedCapacity: 'TOTAL' } : {}) }),
+        );
+        onCall?.({ command: 'BatchWriteCommand', output: { ConsumedCapacity: result.ConsumedCapacity } });
+        pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+      }
+    }
+  });
+  await Promise.all(lanes);
+}
