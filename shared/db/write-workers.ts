@@ -54,7 +54,7 @@ const observers: ((table: string, chunks: readonly WriteRequest[][]) => void)[] 
  * A no-op in a writer itself: a bundle evaluated as a writer runs its handler module's start-up too.
  */
 export function startTableWriters(count: number): void {
-  if (!isMainThread) return;
+  if (isWriter()) return;
   void stopTableWriters();
   writers = Array.from({ length: count }, () => startWriter());
 }
@@ -146,8 +146,9 @@ function startWriter(): Writer {
   const fail = (error: Error) => {
     for (const waiting of writer.pending.values()) waiting.reject(error);
     writer.pending.clear();
-    // A writer that died is replaced on the next write (the calling thread's writes do not wait for it).
-    writers = writers.map((current) => (current === writer ? startWriter() : current));
+    // A writer that died is not replaced (one that cannot start would be started again and again): the
+    // others take its share, and with none left the calling thread writes.
+    writers = writers.filter((current) => current !== writer);
   };
   worker.on('error', fail);
   worker.on('exit', (code) => {
@@ -158,8 +159,13 @@ function startWriter(): Writer {
   return writer;
 }
 
+/** This thread is a table writer (not merely a worker thread: a process may run the ingest in one). */
+function isWriter(): boolean {
+  return !isMainThread && (workerData as { role?: string } | null)?.role === ROLE;
+}
+
 // The writer's side: listens for jobs (this module loaded as a worker started above).
-if (!isMainThread && (workerData as { role?: string } | null)?.role === ROLE && parentPort) {
+if (isWriter() && parentPort) {
   const port = parentPort;
   port.on('message', (job: WriteJob) => {
     const calls: SentCall[] = [];
