@@ -6,6 +6,7 @@
  */
 import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { inParallel } from './in-parallel';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
 
 export type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
@@ -26,21 +27,16 @@ export async function sendWriteChunks(
   concurrency: number,
   onCall?: (call: SentCall) => void,
 ): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(concurrency, chunks.length) }, async () => {
-    while (next < chunks.length) {
-      let pending = chunks[next] as WriteRequest[];
-      next += 1;
-      for (let round = 0; pending.length > 0; round += 1) {
-        if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchWriteItem: ${pending.length} items unprocessed`);
-        if (round > 0) await backoff(round);
-        const result = await db.send(
-          new BatchWriteCommand({ RequestItems: { [table]: pending }, ...(onCall ? { ReturnConsumedCapacity: 'TOTAL' } : {}) }),
-        );
-        onCall?.({ command: 'BatchWriteCommand', output: { ConsumedCapacity: result.ConsumedCapacity } });
-        pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
-      }
+  await inParallel(chunks, concurrency, async (chunk) => {
+    let pending = chunk;
+    for (let round = 0; pending.length > 0; round += 1) {
+      if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchWriteItem: ${pending.length} items unprocessed`);
+      if (round > 0) await backoff(round);
+      const result = await db.send(
+        new BatchWriteCommand({ RequestItems: { [table]: pending }, ...(onCall ? { ReturnConsumedCapacity: 'TOTAL' } : {}) }),
+      );
+      onCall?.({ command: 'BatchWriteCommand', output: { ConsumedCapacity: result.ConsumedCapacity } });
+      pending = (result.UnprocessedItems?.[table] ?? []) as WriteRequest[];
     }
   });
-  await Promise.all(lanes);
 }

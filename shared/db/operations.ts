@@ -43,12 +43,14 @@ import { queryBucketedRange } from './bucket-query';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { sendWriteChunks, type WriteRequest } from './batch-write';
+import { inParallel } from './in-parallel';
 import { measuring, recordCall } from './instrument';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
 import { tableWriterCount, writeThroughWriters } from './write-workers';
 import { type Item, type QueryInput, type QueryPage, queryUnionPage, unionMembersOf } from './union-query';
 
 export type { Item, QueryPage };
+export { inParallel };
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
 const GET_CHUNK = 100;
@@ -345,17 +347,4 @@ function chunks<T>(values: readonly T[], size: number): T[][] {
   const result: T[][] = [];
   for (let start = 0; start < values.length; start += size) result.push(values.slice(start, start + size));
   return result;
-}
-
-/** Runs `work` over `values`, at most `limit` at a time. */
-export async function inParallel<T>(values: readonly T[], limit: number, work: (value: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, values.length) }, async () => {
-    while (next < values.length) {
-      const value = values[next] as T;
-      next += 1;
-      await work(value);
-    }
-  });
-  await Promise.all(workers);
 }
