@@ -1,10 +1,12 @@
 /**
  * The BatchWriteItem loop of the table layer: requests already cut into chunks of at most 25, sent
  * `concurrency` at a time, each chunk's unprocessed requests sent again after `backoff` until none is
- * left or RETRY.maxRounds rounds have passed. operations.ts `writeItems` runs it on the calling thread
+ * left or RETRY.maxRounds rounds have passed. Each item put is sent as the table stores it
+ * (table/buckets.ts `storedItem`: long packed bytes deflated), so that deflating is done where it is sent. operations.ts `writeItems` runs it on the calling thread
  * or hands the chunks to the table writers (write-workers.ts), which run this same loop.
  */
 import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { storedItem } from '../table/buckets';
 import { db } from './client';
 import { inParallel } from './in-parallel';
 import { backoff, RETRY, RetriesExhaustedError } from './retry';
@@ -28,7 +30,10 @@ export async function sendWriteChunks(
   onCall?: (call: SentCall) => void,
 ): Promise<void> {
   await inParallel(chunks, concurrency, async (chunk) => {
-    let pending = chunk;
+    // Items as the table stores them (their packed bytes deflated when long), made here: on the thread that sends.
+    let pending = chunk.map((request) =>
+      request.PutRequest?.Item ? { PutRequest: { Item: storedItem(request.PutRequest.Item) } } : request,
+    );
     for (let round = 0; pending.length > 0; round += 1) {
       if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchWriteItem: ${pending.length} items unprocessed`);
       if (round > 0) await backoff(round);

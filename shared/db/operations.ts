@@ -38,7 +38,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../table/definition';
 import { unpackItem } from '../table/pack';
-import { isBucketedRange } from '../table/buckets';
+import { isBucketedRange, storedItem } from '../table/buckets';
 import { queryBucketedRange } from './bucket-query';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
@@ -277,7 +277,15 @@ export async function transactWrite(items: readonly TransactItem[], options: { i
   const table = tableName();
   const withTable = items.map(
     (item) =>
-      Object.fromEntries(Object.entries(item).map(([verb, operation]) => [verb, { ...operation, TableName: table }])) as SdkTransactItem,
+      Object.fromEntries(
+        Object.entries(item).map(([verb, operation]) => [
+          verb,
+          // (A put's item as the table stores it: table/buckets.ts storedItem.)
+          verb === 'Put'
+            ? { ...operation, Item: storedItem((operation as { Item: Item }).Item), TableName: table }
+            : { ...operation, TableName: table },
+        ]),
+      ) as SdkTransactItem,
   );
   for (let round = 0; ; round += 1) {
     try {
@@ -303,7 +311,7 @@ export type WriteOutcome<T = Item> = { applied: true; attributes?: T } | { appli
 export async function putItem(input: WithoutTable<PutCommandInput>): Promise<WriteOutcome> {
   return conditional(async () => ({
     applied: true,
-    attributes: (await db.send(new PutCommand({ TableName: tableName(), ...input }))).Attributes,
+    attributes: (await db.send(new PutCommand({ TableName: tableName(), ...input, Item: storedItem(input.Item ?? {}) }))).Attributes,
   }));
 }
 

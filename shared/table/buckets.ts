@@ -20,7 +20,7 @@
  */
 import { TABLE } from './definition';
 import { compareSortKeys, type TableItem } from './keys';
-import { fromMessagePack, messagePackOf, storedBytes, toMessagePack, unpackItem } from './pack';
+import { fromMessagePack, messagePackOf, storedOnce, storedPacking, toMessagePack, unpackItem } from './pack';
 
 /** The item kind of a bucket. */
 export const BUCKET_KIND = 'bucket';
@@ -76,7 +76,10 @@ export interface BucketItem {
   kind: typeof BUCKET_KIND;
   /** The kind of its entries. */
   of: string;
-  /** The entries, without pk and kind: MessagePack (deflated when long: pack.ts storedBytes). */
+  /**
+   * The entries, without pk and kind (each with its packed fields as stored: pack.ts storedPacking):
+   * MessagePack, deflated when long (pack.ts storedOnce) by the table layer as it writes the bucket (storedItem).
+   */
   e: Uint8Array;
   ttl?: number;
 }
@@ -159,10 +162,24 @@ function bucketOf(run: readonly TableItem[], groupOf: (sk: string) => string): T
     sk: first.sk,
     kind: BUCKET_KIND,
     of: String(first.kind),
-    e: storedBytes(toMessagePack(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => rest))),
+    e: toMessagePack(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => storedPacking(rest))),
     ...(ttl === undefined ? {} : { [TABLE.ttlAttribute]: ttl as number }),
   };
   return bucket as unknown as TableItem;
+}
+
+/**
+ * `item` as the table stores it: its packed fields (pack.ts storedPacking) and, a bucket, its entries
+ * deflated when long (pack.ts storedOnce); the item itself when that changes nothing. Items are built
+ * with both as plain MessagePack, which reads the same; the table layer's writes call this where they
+ * send the item (shared/db/batch-write.ts), so that deflating is done on the table writers' threads when
+ * the ingest has them, not on its main thread.
+ */
+export function storedItem<T extends Record<string, unknown>>(item: T): T {
+  const packed = storedPacking(item);
+  if (!isBucket(item) || !(item.e instanceof Uint8Array)) return packed;
+  const entries = storedOnce(item.e);
+  return entries === item.e ? packed : { ...packed, e: entries };
 }
 
 /**

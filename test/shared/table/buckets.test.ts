@@ -1,10 +1,10 @@
 /**
  * Block buckets (shared/table/buckets.ts): a block's entries of a range in one item, read back as the
- * entries they stand for; a full bucket's entries stored deflated (pack.ts storedBytes), and a bucket
- * written before that (plain MessagePack) read the same.
+ * entries they stand for; a full bucket's entries stored deflated (storedItem, which the table layer
+ * applies as it writes: pack.ts storedOnce), and a bucket written before that (plain MessagePack) read the same.
  */
 import { describe, expect, it } from 'vitest';
-import { bucketsOf, entriesOf, storedEntriesOf } from '../../../shared/table/buckets';
+import { bucketsOf, entriesOf, storedEntriesOf, storedItem } from '../../../shared/table/buckets';
 import type { TableItem } from '../../../shared/table/keys';
 import { toMessagePack } from '../../../shared/table/pack';
 
@@ -28,13 +28,17 @@ const entries: TableItem[] = Array.from({ length: 8 }, (_, n) => ({
 
 describe('block buckets', () => {
   it("stores a block's entries of a range in one item, deflated, and reads each entry back as it was", () => {
-    const [bucket, ...more] = bucketsOf(entries);
+    const [built, ...more] = bucketsOf(entries);
     expect(more).toEqual([]);
-    const stored = bucket!.e as Uint8Array;
+    const bucket = storedItem(built!);
+    const stored = bucket.e as Uint8Array;
     expect(stored[0]).toBe(0);
     const plain = toMessagePack(entries.map(({ pk: _pk, kind: _kind, ...rest }) => rest));
     expect(stored.length).toBeLessThan(0.5 * plain.length);
-    expect(entriesOf(bucket!)).toEqual(entries);
+    expect(entriesOf(bucket)).toEqual(entries);
+    // As built (before the table layer stores it), it reads the same; storing it twice changes nothing.
+    expect(entriesOf(built!)).toEqual(entries);
+    expect(storedItem(bucket)).toBe(bucket);
   });
 
   it('reads a bucket written before its entries were deflated as it was', () => {

@@ -11,6 +11,7 @@ import {
   PACKED_ATTRIBUTE,
   packFields,
   packItem,
+  storedPacking,
   toMessagePack,
   unpackFields,
   unpackItem,
@@ -153,10 +154,20 @@ describe('deflated packed bytes', () => {
     // Undeflated it would hold the values' bytes: 2 hashes, 3 topics, 620 bytes of data, an address.
     const valueBytes = 32 * 5 + 620 + 20;
     expect(valueBytes).toBeGreaterThanOrEqual(DEFLATE_FROM_BYTES);
-    const stored = packFields(fields);
+    const built = packFields(fields);
+    // Built as MessagePack; stored deflated when the table layer writes the item (storedPacking).
+    expect(built[0]).not.toBe(0);
+    const item = { pk: 'p', sk: 's', [PACKED_ATTRIBUTE]: built };
+    const stored = storedPacking(item)[PACKED_ATTRIBUTE] as Uint8Array;
     expect(stored[0]).toBe(0);
     expect(stored.length).toBeLessThan(0.5 * valueBytes);
     expect(unpackFields(stored)).toEqual(fields);
+    expect(unpackFields(built)).toEqual(fields);
+    // Stored once: an item already stored, or with nothing to deflate, is given back as it is.
+    const once = storedPacking(item);
+    expect(storedPacking(once)).toBe(once);
+    const small = { pk: 'p', sk: 's', [PACKED_ATTRIBUTE]: packFields({ kind: 'log', chainId: 1, logIndex: 3 }) };
+    expect(storedPacking(small)).toBe(small);
   });
 
   it('leaves small packed fields as MessagePack, and reads bytes stored before deflating as they were', () => {
