@@ -215,6 +215,8 @@ export class ChainIngest {
   private readonly itemOptions: ItemOptions;
   /** The node's head as last asked for (number; its timestamp once read for a status). */
   private lastHead: { number: number; seenAt: number; timestamp?: number | null } | undefined;
+  /** The status writes queued (queueStatus), in order; reportStatus never rejects. */
+  private statusWrites: Promise<void> = Promise.resolve();
   /** The last status this ingest wrote (state, when). */
   private lastStatus: { state: IngestState; at: number } | undefined;
   /** The status item as stored before this process wrote one (read once, for the capabilities it knew). */
@@ -357,7 +359,7 @@ export class ChainIngest {
     }
     // Under a lease: the cursor this run left is the stored one (a reorg or a plan: read again next round).
     if (this.held) this.held = result.reorgs === 0 && range.trust ? { known: true, cursor: result.cursor } : { known: false };
-    await this.reportStatus(result.cursor);
+    await this.queueStatus(result.cursor);
     return result;
   }
 
@@ -395,6 +397,20 @@ export class ChainIngest {
       }
     }
     await this.advance(result, range.from ?? 0, to, range);
+  }
+
+  /**
+   * Queues a status write (reportStatus) after those queued before it, so that writes land in order,
+   * and returns it. A batch does not wait for its own (the next batch's reads and writes go on beside
+   * it: one round trip less on a followed block's path every statusIntervalMs, issue 34 item 3); the run
+   * waits for all of them at its end, as do a rollback's and a stop's, so that nothing is written after
+   * a run has returned (in Lambda, a write left in flight would go out at the next thaw, after another
+   * invocation's).
+   */
+  private queueStatus(cursor: CursorRecord | undefined, options: { state?: IngestState; reason?: string | null } = {}): Promise<void> {
+    const write = this.statusWrites.then(() => this.reportStatus(cursor, options));
+    this.statusWrites = write;
+    return write;
   }
 
   /**
@@ -495,7 +511,7 @@ export class ChainIngest {
       cursor: cursor?.blockNumber ?? null,
       reason,
     });
-    await this.reportStatus(cursor, { state: 'stopped', reason });
+    await this.queueStatus(cursor, { state: 'stopped', reason });
   }
 
   /** Ingests at most `maxBlocks` blocks after the cursor, up to the head (the Lambda's unit of work). */
@@ -743,7 +759,8 @@ export class ChainIngest {
       number,
     );
     result.advanced += batch.length;
-    await this.reportStatus(result.cursor);
+    // (Not waited for: the next batch goes on while it is written; the run waits for it at its end.)
+    void this.queueStatus(result.cursor);
     for (const bundle of batch) this.options.onBlock?.({ blockNumber: Number(bundle.block.number), mode: 'advance' });
     // Blocks an interrupted run wrote past this batch, still canonical, stay announced on the
     // cursor and are looked at again by the next batch.
@@ -812,7 +829,7 @@ export class ChainIngest {
    */
   private async rollBack(cursor: CursorRecord): Promise<CursorRecord> {
     const found = await this.reorg.findAncestor(cursor);
-    await this.reportStatus(cursor, {
+    await this.queueStatus(cursor, {
       state: 'repairing',
       reason: `reorg of ${cursor.blockNumber - found.number} blocks: rolling back from block ${cursor.blockNumber} to the common ancestor ${found.number}`,
     });

@@ -50,7 +50,9 @@ observeWriterWrites((table, chunks) => {
   calls.BatchWriteItem = (calls.BatchWriteItem ?? 0) + chunks.length;
   // (Sized as the writer sends them: long packed bytes deflated, table/buckets.ts storedItem.)
   for (const chunk of chunks) {
-    const sent = chunk.map((request) => (request.PutRequest?.Item ? { PutRequest: { Item: storedItem(request.PutRequest.Item) } } : request));
+    const sent = chunk.map((request) =>
+      request.PutRequest?.Item ? { PutRequest: { Item: storedItem(request.PutRequest.Item) } } : request,
+    );
     recordPartitionWrites(heat, 'BatchWriteItem', { RequestItems: { [table]: sent } });
   }
   const spent = process.cpuUsage(cpu);

@@ -33,7 +33,8 @@ const bucketOf = (topic: number): TableItem => {
   const pk = `C#8453#TOPIC0#0x${word(topic)}`;
   const entries = Array.from(
     { length: 8 },
-    (_, n) => ({ pk, sk: `000000000042#${String(n).padStart(6, '0')}`, kind: 'log', logIndex: n, address: `0x${'5a'.repeat(20)}` }) as TableItem,
+    (_, n) =>
+      ({ pk, sk: `000000000042#${String(n).padStart(6, '0')}`, kind: 'log', logIndex: n, address: `0x${'5a'.repeat(20)}` }) as TableItem,
   );
   const [bucket, ...more] = bucketsOf(entries);
   expect(more).toEqual([]);

@@ -5,11 +5,13 @@
  * one at a time, as the follower does, and the longest chain of calls each sent after the one before
  * answered is counted. The cursor, the backfill plan and the cursor block's hash, which a follower
  * under the lease reads once (follow-overlap.test.ts), are among them here: an ingest run reads them.
+ * A block's status write is not on the next block's path: the run waits for it only at its end.
  */
 import { expect, it } from 'vitest';
 import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
+import { readStoredStatus } from '../../../shared/ingest/status';
 import { smallBaseChain } from '../../support/base-chain';
-import { roundTripsInSequence } from '../../support/table-calls';
+import { observingTable, roundTripsInSequence } from '../../support/table-calls';
 import { useTestTable } from '../../support/table';
 
 useTestTable('commit-round-trips');
@@ -39,4 +41,37 @@ it('a followed Base-profile block waits on at most 17 DynamoDB round trips in se
     Math.max(...depths),
     `round trips in sequence per block: ${depths.join(', ')}; the deepest:\n${deepest.join('\n')}`,
   ).toBeLessThanOrEqual(17);
+});
+
+it("a run's next block does not wait for the status write after the block before, and the run ends once every status is written", async () => {
+  const { spec, chain } = smallBaseChain(8, 20);
+  const chainId = spec.chainId + 1; // (a chain of its own in this file's table)
+  await registerChain(chainId, 1);
+  const ingest = new ChainIngest({ chainId, client: chain.client(), maxBatchBlocks: 1, prefetch: 1, statusIntervalMs: 0, log: quiet });
+  await ingest.ingestRange({ from: 1, to: 3 });
+  // A slow status write (700 ms) after each block: the blocks after it start their calls while it is in flight.
+  const statusWrites: { start: number; end: number }[] = [];
+  const calls: { start: number; status: boolean }[] = [];
+  const result = await observingTable(
+    async (_command, input) => {
+      const status = input.Item?.sk === 'STATUS';
+      calls.push({ start: performance.now(), status });
+      if (!status) return;
+      const write = { start: performance.now(), end: Number.POSITIVE_INFINITY };
+      statusWrites.push(write);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      write.end = performance.now();
+    },
+    () => ingest.ingestRange({ from: 4, to: 7 }),
+  );
+  const ended = performance.now();
+  expect(result.advanced).toBe(4);
+  expect(statusWrites.length, 'a status written after each of the 4 blocks').toBeGreaterThanOrEqual(4);
+  const first = statusWrites[0]!;
+  const during = calls.filter((call) => !call.status && call.start > first.start && call.start < first.end);
+  expect(during.length, "the next block's calls sent while the first status write was in flight").toBeGreaterThan(0);
+  // Nothing is left in flight when the run returns.
+  for (const write of statusWrites) expect(write.end).toBeLessThanOrEqual(ended);
+  const status = await readStoredStatus(chainId);
+  expect(status?.state).toBe('following');
 });
