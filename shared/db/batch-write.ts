@@ -2,8 +2,9 @@
  * The BatchWriteItem loop of the table layer: requests already cut into chunks of at most 25, sent
  * `concurrency` at a time, each chunk's unprocessed requests sent again after `backoff` until none is
  * left or RETRY.maxRounds rounds have passed. Each item put is sent as the table stores it
- * (table/buckets.ts `storedItem`: long packed bytes deflated), so that deflating is done where it is sent. operations.ts `writeItems` runs it on the calling thread
- * or hands the chunks to the table writers (write-workers.ts), which run this same loop.
+ * (table/buckets.ts `storedItem`: long packed bytes deflated), so that deflating is done where it is
+ * sent. operations.ts `writeItems` runs it on the calling thread or hands the chunks to the table
+ * writers (write-workers.ts), which run this same loop.
  */
 import { BatchWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { storedItem } from '../table/buckets';
