@@ -355,6 +355,8 @@ export class ChainIngest {
     } catch (error) {
       if (this.held) this.held = { known: false };
       await this.recordStop(result.cursor, error);
+      // (A run that lost its cursor to another writer records no stop: its queued status writes end before it throws.)
+      await this.statusWrites;
       throw error;
     }
     // Under a lease: the cursor this run left is the stored one (a reorg or a plan: read again next round).

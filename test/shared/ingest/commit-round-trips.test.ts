@@ -7,7 +7,11 @@
  * under the lease reads once (follow-overlap.test.ts), are among them here: an ingest run reads them.
  * A block's status write is not on the next block's path: the run waits for it only at its end.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
+import { db, tableName } from '../../../shared/db/client';
+import { CursorMovedError } from '../../../shared/ingest/manifest';
+import { chainKeys } from '../../../shared/table/keys';
 import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
 import { readStoredStatus } from '../../../shared/ingest/status';
 import { smallBaseChain } from '../../support/base-chain';
@@ -74,4 +78,40 @@ it("a run's next block does not wait for the status write after the block before
   for (const write of statusWrites) expect(write.end).toBeLessThanOrEqual(ended);
   const status = await readStoredStatus(chainId);
   expect(status?.state).toBe('following');
+});
+
+it('a run that loses its cursor to another writer leaves no status write in flight when it throws', async () => {
+  const { spec, chain } = smallBaseChain(8, 20);
+  const chainId = spec.chainId + 2; // (a chain of its own in this file's table)
+  await registerChain(chainId, 1);
+  const ingest = new ChainIngest({ chainId, client: chain.client(), maxBatchBlocks: 1, prefetch: 1, statusIntervalMs: 0, log: quiet });
+  await ingest.ingestRange({ from: 1, to: 3 });
+  const statusWrites: { end: number }[] = [];
+  let moved = false;
+  const run = observingTable(
+    async (_command, input) => {
+      if (input.Item?.sk !== 'STATUS' || input.Item?.chainId !== chainId) return;
+      const write = { end: Number.POSITIVE_INFINITY };
+      statusWrites.push(write);
+      if (!moved) {
+        // Another writer moves the cursor while this status write (after block 4) is in flight.
+        moved = true;
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: chainKeys.cursor(chainId),
+            UpdateExpression: 'SET blockHash = :other',
+            ExpressionAttributeValues: { ':other': `0x${'ee'.repeat(32)}` },
+          }),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      write.end = performance.now();
+    },
+    () => ingest.ingestRange({ from: 4, to: 7 }),
+  );
+  await expect(run).rejects.toThrow(CursorMovedError);
+  const thrown = performance.now();
+  expect(statusWrites.length).toBeGreaterThanOrEqual(1);
+  for (const write of statusWrites) expect(write.end, 'status write ended before the run threw').toBeLessThanOrEqual(thrown);
 });
