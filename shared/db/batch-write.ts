@@ -20,6 +20,10 @@ export interface SentCall {
   output: Record<string, unknown>;
 }
 
+/** `requests` with each put's item as the table stores it (table/buckets.ts `storedItem`). */
+export const asStored = (requests: readonly WriteRequest[]): WriteRequest[] =>
+  requests.map((request) => (request.PutRequest?.Item ? { PutRequest: { Item: storedItem(request.PutRequest.Item) } } : request));
+
 /**
  * Sends every chunk to `table`. With `onCall`, each call asks for its consumed capacity and is
  * reported (the writers report their calls to the thread that measures them).
@@ -32,9 +36,7 @@ export async function sendWriteChunks(
 ): Promise<void> {
   await inParallel(chunks, concurrency, async (chunk) => {
     // Items as the table stores them (their packed bytes deflated when long), made here: on the thread that sends.
-    let pending = chunk.map((request) =>
-      request.PutRequest?.Item ? { PutRequest: { Item: storedItem(request.PutRequest.Item) } } : request,
-    );
+    let pending = asStored(chunk);
     for (let round = 0; pending.length > 0; round += 1) {
       if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchWriteItem: ${pending.length} items unprocessed`);
       if (round > 0) await backoff(round);

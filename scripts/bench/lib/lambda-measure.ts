@@ -8,7 +8,7 @@
  */
 import { db } from '../../../shared/db/client';
 import { observeWriterWrites } from '../../../shared/db/write-workers';
-import { storedItem } from '../../../shared/table/buckets';
+import { asStored } from '../../../shared/db/batch-write';
 import { PartitionHeat, recordPartitionWrites } from './partition-heat';
 
 const WRITE_COMMANDS = new Set(['BatchWriteItem', 'TransactWriteItems', 'PutItem', 'UpdateItem', 'DeleteItem']);
@@ -48,13 +48,8 @@ let measuringCpuMs = 0;
 observeWriterWrites((table, chunks) => {
   const cpu = process.cpuUsage();
   calls.BatchWriteItem = (calls.BatchWriteItem ?? 0) + chunks.length;
-  // (Sized as the writer sends them: long packed bytes deflated, table/buckets.ts storedItem.)
-  for (const chunk of chunks) {
-    const sent = chunk.map((request) =>
-      request.PutRequest?.Item ? { PutRequest: { Item: storedItem(request.PutRequest.Item) } } : request,
-    );
-    recordPartitionWrites(heat, 'BatchWriteItem', { RequestItems: { [table]: sent } });
-  }
+  // (Sized as the writer sends them: long packed bytes deflated, batch-write.ts asStored.)
+  for (const chunk of chunks) recordPartitionWrites(heat, 'BatchWriteItem', { RequestItems: { [table]: asStored(chunk) } });
   const spent = process.cpuUsage(cpu);
   measuringCpuMs += (spent.user + spent.system) / 1000;
 });

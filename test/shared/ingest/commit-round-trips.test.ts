@@ -48,11 +48,7 @@ it('a followed Base-profile block waits on at most 17 DynamoDB round trips in se
 });
 
 it("a run's next block does not wait for the status write after the block before, and the run ends once every status is written", async () => {
-  const { spec, chain } = smallBaseChain(8, 20);
-  const chainId = spec.chainId + 1; // (a chain of its own in this file's table)
-  await registerChain(chainId, 1);
-  const ingest = new ChainIngest({ chainId, client: chain.client(), maxBatchBlocks: 1, prefetch: 1, statusIntervalMs: 0, log: quiet });
-  await ingest.ingestRange({ from: 1, to: 3 });
+  const { chainId, ingest } = await statusEveryBlock(1);
   // A slow status write (700 ms) after each block: the blocks after it start their calls while it is in flight.
   const statusWrites: { start: number; end: number }[] = [];
   const calls: { start: number; status: boolean }[] = [];
@@ -81,11 +77,7 @@ it("a run's next block does not wait for the status write after the block before
 });
 
 it('a run that loses its cursor to another writer leaves no status write in flight when it throws', async () => {
-  const { spec, chain } = smallBaseChain(8, 20);
-  const chainId = spec.chainId + 2; // (a chain of its own in this file's table)
-  await registerChain(chainId, 1);
-  const ingest = new ChainIngest({ chainId, client: chain.client(), maxBatchBlocks: 1, prefetch: 1, statusIntervalMs: 0, log: quiet });
-  await ingest.ingestRange({ from: 1, to: 3 });
+  const { chainId, ingest } = await statusEveryBlock(2);
   const statusWrites: { end: number }[] = [];
   let moved = false;
   const run = observingTable(
@@ -115,3 +107,16 @@ it('a run that loses its cursor to another writer leaves no status write in flig
   expect(statusWrites.length).toBeGreaterThanOrEqual(1);
   for (const write of statusWrites) expect(write.end, 'status write ended before the run threw').toBeLessThanOrEqual(thrown);
 });
+
+/**
+ * A small Base-profile chain of its own in this file's table (the spec's chain id + `offset`), its first 3
+ * blocks ingested, by an ingest that writes the status after every block.
+ */
+async function statusEveryBlock(offset: number): Promise<{ chainId: number; ingest: ChainIngest }> {
+  const { spec, chain } = smallBaseChain(8, 20);
+  const chainId = spec.chainId + offset;
+  await registerChain(chainId, 1);
+  const ingest = new ChainIngest({ chainId, client: chain.client(), maxBatchBlocks: 1, prefetch: 1, statusIntervalMs: 0, log: quiet });
+  await ingest.ingestRange({ from: 1, to: 3 });
+  return { chainId, ingest };
+}
