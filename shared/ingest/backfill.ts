@@ -37,7 +37,7 @@ import { deleteItem, inParallel, putItem, queryAll, rangeQuery, transactWrite, w
 import { backfillKeys, keyId, type ItemKey, type TableItem } from '../table/keys';
 import type { BackfillPlanRecord, StagedChunkRecord, StagedSegmentRecord } from '../table/records';
 import { readBatchFacts } from './batch';
-import { itemsOfBlock, readStateAt } from './block-work';
+import { readStateAt, slicedItemsOfBlock } from './block-work';
 import { checkZeroValueCallsRetention } from './zero-value-calls';
 import { ChainState } from './chain-state';
 import { deriveBlock } from './derive';
@@ -177,6 +177,8 @@ export interface StageOptions {
   coinBalances?: boolean;
   /** The numbering ingest's IngestOptions.zeroValueCallsRetentionDays (the items must be the same). */
   zeroValueCallsRetentionDays?: number;
+  /** The numbering ingest's sliceTransactions (tests; the items must be the same). */
+  sliceTransactions?: number;
 }
 
 export type StageOutcome = 'staged' | 'already staged' | 'already ingested';
@@ -210,12 +212,24 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   const blocks = bundles.map((bundle) => deriveBlock(chainId, bundle));
   const facts = await readBatchFacts(blocks, new Map(), chainState, FACT_CONCURRENCY);
   const staged = new Map<number, StagedBlock>();
-  const itemOptions = { zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays) };
+  const itemOptions = {
+    zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays),
+    ...(options.sliceTransactions === undefined ? {} : { sliceTransactions: options.sliceTransactions }),
+  };
   for (const derived of blocks) {
-    const written = itemsOfBlock(derived, facts, itemOptions).filter((item) => !isCountedEntry(item));
-    signal?.throwIfAborted();
-    await writeItems({ put: written });
-    staged.set(derived.block.number, { keys: written.map((item) => [item.pk, item.sk]), digest: digestOf(written) });
+    const { slices, itemsOf } = slicedItemsOfBlock(derived, facts, itemOptions);
+    const keys: [string, string][] = [];
+    // A block the ingest writes in slices (ingest.ts writeSlices) is written by the worker slice by slice
+    // too, with the same items; the ingest writes it again whole and compares no digest.
+    let digest = SLICED_BLOCK_DIGEST;
+    for (const slice of slices) {
+      const written = itemsOf(slice).filter((item) => !isCountedEntry(item));
+      signal?.throwIfAborted();
+      await writeItems({ put: written });
+      for (const item of written) keys.push([item.pk, item.sk]);
+      if (slices.length === 1) digest = digestOf(written);
+    }
+    staged.set(derived.block.number, { keys, digest });
     options.onBlockWritten?.(derived.block.number);
   }
   await readStateAt(blocks, facts, chainState);
@@ -355,6 +369,9 @@ export async function deleteStagedSegment(chainId: number, fromBlock: number): P
 }
 
 /** A digest of items, keys and values (the ingest compares its own block's items with a worker's). */
+/** The digest a worker records for a block written in slices: none is computed (the ingest writes such a block whole again). */
+export const SLICED_BLOCK_DIGEST = 'sliced';
+
 export function digestOf(items: readonly TableItem[]): string {
   const hash = createHash('sha256');
   for (const line of items.map((item) => `${keyId(item)}\n${JSON.stringify(item, bigintText)}`).sort()) hash.update(line).update('\0');

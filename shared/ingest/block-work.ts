@@ -7,7 +7,7 @@
 import { candidatesOf, type BatchFacts } from './batch';
 import type { ChainState } from './chain-state';
 import { tagTransactions, type BalanceTouch, type DerivedBlock } from './derive';
-import { immutableItems, type ItemOptions } from './items';
+import { immutableItems, slicesOf, type BlockSlice, type ItemOptions } from './items';
 import { entity } from './state';
 import type { TableItem } from '../table/keys';
 
@@ -20,11 +20,25 @@ import type { TableItem } from '../table/keys';
  * the batch (ingest.ts), so every flagged address has one.
  */
 export function itemsOfBlock(derived: DerivedBlock, facts: BatchFacts, options: ItemOptions = {}): TableItem[] {
+  return slicedItemsOfBlock(derived, facts, options).itemsOf();
+}
+
+/**
+ * As itemsOfBlock, slice by slice (items.ts slicesOf): the transactions are tagged once, then each
+ * call builds the items of one slice (default: the whole block). The slices' items together are the
+ * block's, but for the block buckets, which never span two slices.
+ */
+export function slicedItemsOfBlock(
+  derived: DerivedBlock,
+  facts: BatchFacts,
+  options: ItemOptions = {},
+): { slices: BlockSlice[]; itemsOf: (slice?: BlockSlice) => TableItem[] } {
   const number = derived.block.number;
   const isContract = (address: string): boolean => facts.isContract(address, derived);
   tagTransactions(derived, isContract, (address) => facts.tokenInfo(address, number) !== null);
   const candidates = new Set(candidatesOf(derived));
-  return immutableItems(derived, (address) => candidates.has(address) && isContract(address), options);
+  const flagged = (address: string): boolean => candidates.has(address) && isContract(address);
+  return { slices: slicesOf(derived, options.sliceTransactions), itemsOf: (slice) => immutableItems(derived, flagged, options, slice) };
 }
 
 /** The balances a batch touches, one per entity, in first-touched order. */

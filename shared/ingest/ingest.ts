@@ -36,13 +36,13 @@ import {
   type StagedSegment,
 } from './backfill';
 import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
-import { balanceTouchesOf, itemsOfBlock, readStateAt } from './block-work';
+import { balanceTouchesOf, itemsOfBlock, readStateAt, slicedItemsOfBlock } from './block-work';
 import type { ItemOptions } from './items';
 import { checkZeroValueCallsRetention } from './zero-value-calls';
 import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
-import { bucketNumberedEntries, isCountedEntry } from './items';
+import { bucketNumberedEntries, isCountedEntry, SLICE_TRANSACTIONS, slicesOf } from './items';
 import {
   notifyBlocksIngested,
   notifyNftInstancesWritten,
@@ -55,17 +55,19 @@ import {
   CursorMovedError,
   DEFAULT_MANIFEST_RETENTION_DAYS,
   deleteManifest,
+  deleteManifestChunksPast,
   lastPossiblyWritten,
   markPending,
   moveCursor,
   readCursor,
   readManifest,
   writeManifest,
+  writeManifestChunks,
   type BlockManifest,
 } from './manifest';
 import { knownProxies, NativeStateWriter, nativeEntitiesOf, readNativeState, upgradedIn } from './native-state';
 import { headsEntitiesOf } from './range-heads';
-import { RangePositions } from './range-positions';
+import { RangePositions, type RangeState } from './range-positions';
 import { replayingChain } from './recorded-chain';
 import type {
   AddressRecord,
@@ -107,6 +109,8 @@ export interface IngestOptions {
    * A parallel backfill's workers must be given the same.
    */
   zeroValueCallsRetentionDays?: number;
+  /** Tests: a block of more transactions than this is written in slices (items.ts ItemOptions). */
+  sliceTransactions?: number;
   /** Least time between two writes of the chain's status item (status.ts), unless its state changes. Default 10 s. */
   statusIntervalMs?: number;
   /** Blocks fetched at once ahead of the writer. Default 4. */
@@ -257,7 +261,10 @@ export class ChainIngest {
       throw new Error(
         `manifestRetentionDays must be a whole number of days, 0 or more (0: keep manifests forever), got ${options.manifestRetentionDays}`,
       );
-    this.itemOptions = { zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays) };
+    this.itemOptions = {
+      zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays),
+      ...(options.sliceTransactions === undefined ? {} : { sliceTransactions: options.sliceTransactions }),
+    };
     this.reorg = new Reorg(
       this.chainId,
       this.source,
@@ -288,6 +295,11 @@ export class ChainIngest {
   }
 
   /** Transactions in a fetched block (its derived records' count: the node's answers are let go once derived). */
+  /** A block of more transactions than this is written in slices (items.ts SLICE_TRANSACTIONS). */
+  private get sliceTransactions(): number {
+    return this.itemOptions.sliceTransactions ?? SLICE_TRANSACTIONS;
+  }
+
   private transactionCount(bundle: BlockBundle): number {
     return this.derived(bundle).transactions.length;
   }
@@ -705,10 +717,12 @@ export class ChainIngest {
       const limit = cursor ? this.maxBatchBlocks : 1;
       const awaitThrough =
         mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, run.target, number + limit - 1) : 0;
-      while (batch.length < limit && number + batch.length <= run.target && transactions < MAX_BATCH_TRANSACTIONS) {
+      // A block written in slices (writeSlices) goes alone, whatever batch it comes in: its items are the same.
+      const alone = (bundle: BlockBundle): boolean => this.transactionCount(bundle) > this.sliceTransactions;
+      while (batch.length < limit && number + batch.length <= run.target && transactions < MAX_BATCH_TRANSACTIONS && !alone(first)) {
         const nextNumber = number + batch.length;
         const next = nextNumber <= awaitThrough ? await live().peek(nextNumber) : live().ready(nextNumber);
-        if (!next || next.block.parentHash.toLowerCase() !== tip.block.hash!.toLowerCase()) break;
+        if (!next || next.block.parentHash.toLowerCase() !== tip.block.hash!.toLowerCase() || alone(next)) break;
         // (Also below what an interrupted batch announced: the blocks past the batch stay announced, rewritten by the next.)
         if (!fits(transactions + this.transactionCount(next))) break;
         tip = await live().take(nextNumber);
@@ -782,12 +796,16 @@ export class ChainIngest {
     mayBeHalfWritten: boolean,
   ): Promise<{ last: number; reorged: boolean; mayBeHalfWritten: boolean }> {
     const cursor = result.cursor;
-    const last = cursor ? Math.min(staged.to, to) : number;
+    const upTo = cursor ? Math.min(staged.to, to) : number;
     const policy = this.options.retry ?? DEFAULT_RETRY_POLICY;
     const chain = replayingChain(this.options.client, staged.recording);
     const source = new BlockSource(chain.client, policy, this.log, this.options.traceMethod);
-    const numbers = Array.from({ length: last - number + 1 }, (_, offset) => number + offset);
-    const batch = await Promise.all(numbers.map((block) => source.fetch(BigInt(block))));
+    const numbers = Array.from({ length: upTo - number + 1 }, (_, offset) => number + offset);
+    const fetched = await Promise.all(numbers.map((block) => source.fetch(BigInt(block))));
+    // A block written in slices (writeSlices) goes alone: the batch ends before it, or is it.
+    const large = fetched.findIndex((bundle) => this.transactionCount(bundle) > this.sliceTransactions);
+    const batch = large === -1 ? fetched : fetched.slice(0, Math.max(large, 1));
+    const last = number + batch.length - 1;
     const linked = batch.every(
       (bundle, index) =>
         bundle.block.parentHash.toLowerCase() ===
@@ -983,17 +1001,10 @@ export class ChainIngest {
     const facts = await readBatchFacts(blocks, stored, chainState, FACT_CONCURRENCY);
     const written = new Set<string>(); // addresses an earlier block of the batch writes an item for
     const updates = new Map<string, { update: AddressUpdate; firstBlock: number; lastBlock: number }>();
-    const manifests: BlockManifest[] = [];
-    const items: TableItem[] = [];
-    const blocksItems: { blockNumber: number; items: TableItem[] }[] = [];
-    for (const derived of blocks) {
+    /** The state entities a block touches (its range heads aside), noting the address items it writes. */
+    const touchedBy = (derived: DerivedBlock): string[] => {
       const number = derived.block.number;
       const isContract = (address: string): boolean => facts.isContract(address, derived);
-      const blockItems = itemsOfBlock(derived, facts, this.itemOptions);
-      blocksItems.push({ blockNumber: number, items: blockItems });
-      // (One by one: a spread of a large block's items overflows the call stack.)
-      for (const item of blockItems) items.push(item);
-
       // The address items this block writes: new contracts, creations, tokens it moved.
       const creations = new Map(derived.creations.map((creation) => [creation.address, creation]));
       const blockUpdates = candidatesOf(derived).filter(
@@ -1009,21 +1020,80 @@ export class ChainIngest {
         if (creation) entry.update.creation = { creator: creation.creator, transactionHash: creation.transactionHash, blockNumber: number };
         updates.set(address, entry);
       }
-      manifests.push({
-        blockNumber: number,
-        blockHash: derived.block.hash,
-        blockTimestamp: derived.block.timestamp,
-        items: blockItems,
-        touched: [
-          ...blockUpdates.map((address) => entity.address(address)),
-          ...derived.balanceTouches.map((touch) => entity.balance(touch)),
-          ...erc1155Totals(derived.balanceTouches).map((total) => entity.balance(total)),
-          ...derived.nftTouches.map((nft) => entity.nft(nft.contract, nft.standard, nft.tokenId)),
-          ...collectionsTouched(derived.balanceTouches).map((c) => entity.collection(c.holder, c.contract, c.standard)),
-          ...nativeEntitiesOf(derived, this.coinBalances),
-          ...headsEntitiesOf(blockItems, isCountedEntry),
-        ],
-      });
+      return [
+        ...blockUpdates.map((address) => entity.address(address)),
+        ...derived.balanceTouches.map((touch) => entity.balance(touch)),
+        ...erc1155Totals(derived.balanceTouches).map((total) => entity.balance(total)),
+        ...derived.nftTouches.map((nft) => entity.nft(nft.contract, nft.standard, nft.tokenId)),
+        ...collectionsTouched(derived.balanceTouches).map((c) => entity.collection(c.holder, c.contract, c.standard)),
+        ...nativeEntitiesOf(derived, this.coinBalances),
+      ];
+    };
+    // A lone block of more than SLICE_TRANSACTIONS transactions (advanceRun puts it alone): written in slices.
+    const [lone] = blocks;
+    const sliced = blocks.length === 1 && lone !== undefined ? slicedItemsOfBlock(lone, facts, this.itemOptions) : undefined;
+    if (blocks.length > 1 && blocks.some((derived) => slicesOf(derived, this.sliceTransactions).length > 1))
+      throw new Error(`blocks ${firstNumber}..${lastNumber}: a block written in slices goes in a batch of its own`);
+    let writeImmutable: () => Promise<void>;
+    if (lone !== undefined && sliced !== undefined && sliced.slices.length > 1) {
+      const touched = touchedBy(lone);
+      writeImmutable = () => this.writeSlices(lone, sliced, touched, mode, restated, storedChunks.get(lone.block.number) ?? 0, replay);
+    } else {
+      const manifests: BlockManifest[] = [];
+      const items: TableItem[] = [];
+      const blocksItems: { blockNumber: number; items: TableItem[] }[] = [];
+      for (const derived of blocks) {
+        const number = derived.block.number;
+        const blockItems = derived === lone && sliced ? sliced.itemsOf() : itemsOfBlock(derived, facts, this.itemOptions);
+        blocksItems.push({ blockNumber: number, items: blockItems });
+        // (One by one: a spread of a large block's items overflows the call stack.)
+        for (const item of blockItems) items.push(item);
+        manifests.push({
+          blockNumber: number,
+          blockHash: derived.block.hash,
+          blockTimestamp: derived.block.timestamp,
+          items: blockItems,
+          touched: [...touchedBy(derived), ...headsEntitiesOf(blockItems, isCountedEntry)],
+        });
+      }
+      writeImmutable = async () => {
+        // Positions and running totals on the entries; the seek chunks each block completes are its items too.
+        // A staged block's items that its worker already wrote, identical (the rest are written here).
+        const writtenByWorker = replay ? workerWrites(replay, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
+        const seekChunks = await this.positions.assignBlocks(blocksItems, { fresh: mode === 'repair' });
+        // The range heads the batch moved (range-heads.ts): written with its items, not listed as any block's.
+        const heads = this.positions.takeHeads();
+        for (const [index, chunks] of seekChunks.entries()) for (const chunk of chunks) blocksItems[index]!.items.push(chunk);
+        // Numbered entries of bucketed ranges go in block buckets (table/buckets.ts); each block's list,
+        // which its manifest holds, is changed in place.
+        items.length = 0;
+        for (const block of blocksItems) {
+          bucketNumberedEntries(block.items);
+          for (const item of block.items) items.push(item);
+        }
+
+        if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)
+          await markPending(this.chainId, cursor, lastNumber);
+        // Items an earlier write of these blocks made that this one does not (block buckets cut otherwise:
+        // entries written one an item before buckets, an expiry setting changed): deleted first, while the
+        // stored manifests still list them, so a crash here leaves them listed for the next run.
+        if (restated.length > 0) {
+          const made = new Set(items.map(keyId));
+          const leftovers = restated.flatMap((manifest) => manifest.items).filter((key) => !made.has(keyId(key)));
+          if (leftovers.length > 0) await writeItems({ delete: leftovers });
+        }
+        await Promise.all(
+          manifests.map((manifest) =>
+            writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0, this.manifestRetentionDays),
+          ),
+        );
+        // (Writing the state at the same time as the immutable items measured slower on the embedded
+        // table, whose transactions lock it whole; in AWS the two could overlap.)
+        await writeItems(
+          { put: [...items.filter((item) => !writtenByWorker.skip.has(item)), ...heads], delete: writtenByWorker.stale },
+          { concurrency: ITEM_WRITE_CONCURRENCY },
+        );
+      };
     }
 
     // The chain state of what the batch touched, read at its last block while the items are written.
@@ -1032,43 +1102,7 @@ export class ChainIngest {
     // Native coin balances and proxy implementations (native-state.ts): never throws.
     const nativeRead =
       mode === 'advance' ? readNativeState(this.chainId, blocks, chainState, this.log, { coinBalances: this.coinBalances }) : undefined;
-
-    // Positions and running totals on the entries; the seek chunks each block completes are its items too.
-    // A staged block's items that its worker already wrote, identical (the rest are written here).
-    const writtenByWorker = replay ? workerWrites(replay, blocksItems) : { skip: new Set<TableItem>(), stale: [] };
-    const seekChunks = await this.positions.assignBlocks(blocksItems, { fresh: mode === 'repair' });
-    // The range heads the batch moved (range-heads.ts): written with its items, not listed as any block's.
-    const heads = this.positions.takeHeads();
-    for (const [index, chunks] of seekChunks.entries()) for (const chunk of chunks) blocksItems[index]!.items.push(chunk);
-    // Numbered entries of bucketed ranges go in block buckets (table/buckets.ts); each block's list,
-    // which its manifest holds, is changed in place.
-    items.length = 0;
-    for (const block of blocksItems) {
-      bucketNumberedEntries(block.items);
-      for (const item of block.items) items.push(item);
-    }
-
-    if (mode === 'advance' && cursor && bundles.length > 1 && lastPossiblyWritten(cursor) < lastNumber)
-      await markPending(this.chainId, cursor, lastNumber);
-    // Items an earlier write of these blocks made that this one does not (block buckets cut otherwise:
-    // entries written one an item before buckets, an expiry setting changed): deleted first, while the
-    // stored manifests still list them, so a crash here leaves them listed for the next run.
-    if (restated.length > 0) {
-      const made = new Set(items.map(keyId));
-      const leftovers = restated.flatMap((manifest) => manifest.items).filter((key) => !made.has(keyId(key)));
-      if (leftovers.length > 0) await writeItems({ delete: leftovers });
-    }
-    await Promise.all(
-      manifests.map((manifest) =>
-        writeManifest(this.chainId, manifest, storedChunks.get(manifest.blockNumber) ?? 0, this.manifestRetentionDays),
-      ),
-    );
-    // (Writing the state at the same time as the immutable items measured slower on the embedded
-    // table, whose transactions lock it whole; in AWS the two could overlap.)
-    await writeItems(
-      { put: [...items.filter((item) => !writtenByWorker.skip.has(item)), ...heads], delete: writtenByWorker.stale },
-      { concurrency: ITEM_WRITE_CONCURRENCY },
-    );
+    await writeImmutable();
     // The listeners (order deposit detection: orders, never state items) run beside the state writes;
     // both end before the cursor moves, so a crash still delivers the blocks again (at least once).
     // A failure of one side is thrown only once the other has ended too (allEnded), so that a next
@@ -1094,6 +1128,62 @@ export class ChainIngest {
       ),
     ]);
     return { keptThrough };
+  }
+
+  /**
+   * Writes the immutable items of a block of more than SLICE_TRANSACTIONS transactions (issue 34,
+   * item 1), one slice of transactions at a time (items.ts slicesOf), so that its items are never all
+   * in memory: each slice's items are built and numbered (range-positions.ts `assignSlice`, positions
+   * carried from slice to slice), its part of the manifest is written, then its items, and they are let
+   * go. Whatever a crash leaves is listed: each part of the manifest is written before the items it
+   * lists, and reads as incomplete until the last (manifest.ts `writeManifestChunks`). The block item
+   * (N1) is in the last slice, written after the whole manifest, as manifestsExpired expects; the range
+   * heads the block moved go with it, and their entities are listed with each slice.
+   *
+   * An earlier write of this block (an interrupted run, a repair: `restated`) is deleted first, items
+   * then manifest, while its manifest still lists them; the block is then written as a clean ingest
+   * writes it (a repaired block's items are missing for the readers meanwhile). Items a backfill worker
+   * wrote (`replay`) are written again, and those of its keys the block no longer has deleted.
+   */
+  private async writeSlices(
+    derived: DerivedBlock,
+    sliced: ReturnType<typeof slicedItemsOfBlock>,
+    touched: string[],
+    mode: 'advance' | 'repair',
+    restated: readonly BlockManifest[],
+    storedChunks: number,
+    replay: Replay | undefined,
+  ): Promise<void> {
+    const number = derived.block.number;
+    const header = { blockNumber: number, blockHash: derived.block.hash, blockTimestamp: derived.block.timestamp };
+    if (restated.length > 0) {
+      await writeItems({ delete: restated.flatMap((manifest) => manifest.items) }, { concurrency: ITEM_WRITE_CONCURRENCY });
+      await deleteManifest(this.chainId, number);
+    }
+    const workerKeys = replay?.staged.blocks.get(number)?.keys ?? [];
+    const workerLeft = new Map(workerKeys.map(([pk, sk]) => [keyId({ pk, sk }), { pk, sk }] as const));
+    if (replay && workerKeys.length > 0) replay.written.rewrittenBlocks += 1;
+    const within = new Map<string, RangeState>();
+    let chunk = 0;
+    for (const [index, slice] of sliced.slices.entries()) {
+      const last = index === sliced.slices.length - 1;
+      const items = sliced.itemsOf(slice);
+      const heads = headsEntitiesOf(items, isCountedEntry);
+      const seekChunks = await this.positions.assignSlice(number, items, { first: index === 0, within, fresh: mode === 'repair' });
+      for (const item of seekChunks) items.push(item);
+      bucketNumberedEntries(items);
+      chunk = await writeManifestChunks(
+        this.chainId,
+        { ...header, items, touched: index === 0 ? [...touched, ...heads] : heads },
+        { firstChunk: chunk, last },
+        this.manifestRetentionDays,
+      );
+      for (const item of items) workerLeft.delete(keyId(item));
+      const put = last ? [...items, ...this.positions.takeHeads()] : items;
+      await writeItems({ put }, { concurrency: ITEM_WRITE_CONCURRENCY });
+    }
+    if (restated.length === 0) await deleteManifestChunksPast(this.chainId, number, chunk, storedChunks);
+    if (workerLeft.size > 0) await writeItems({ delete: [...workerLeft.values()] });
   }
 
   /**

@@ -54,10 +54,46 @@ export const isCountedEntry = (item: TableItem): boolean => countedEntries.has(i
  */
 export const recordOfEntry = (item: TableItem): Record<string, unknown> | undefined => entryRecords.get(item);
 
+/**
+ * A block of more transactions than this is built, numbered and written in slices of this many
+ * (ingest.ts: its memory stays bounded whatever the block's size). Fixed: a clean ingest and a re-run
+ * cut the same slices, so they write the same items (a bucket never spans two slices).
+ */
+export const SLICE_TRANSACTIONS = 1_000;
+
+/**
+ * Part of a block's items: those of its transactions `from` to `to` (indexes, `to` excluded), with the
+ * block's own items (its block items, withdrawals) or not. A block's last slice holds them: its block
+ * item (N1), which tells a block written from one whose manifest expired (manifest.ts), is written
+ * after the whole manifest.
+ */
+export interface BlockSlice {
+  from: number;
+  to: number;
+  withBlock: boolean;
+}
+
+/** The slices a block's items are built in: one (the whole block) up to SLICE_TRANSACTIONS transactions. */
+export function slicesOf(derived: DerivedBlock, size: number = SLICE_TRANSACTIONS): BlockSlice[] {
+  const count = derived.transactions.length;
+  if (count <= size) return [{ from: 0, to: Number.POSITIVE_INFINITY, withBlock: true }];
+  const slices: BlockSlice[] = [];
+  for (let from = 0; from < count; from += size) slices.push({ from, to: from + size, withBlock: from + size >= count });
+  return slices;
+}
+
+const WHOLE_BLOCK: BlockSlice = { from: 0, to: Number.POSITIVE_INFINITY, withBlock: true };
+
 /** How the ingest stores what it may keep for a while only (zero-value-calls.ts). */
 export interface ItemOptions {
   /** Unset: kept; N: zero-value calls' copies expire N days after their block; 0: not stored. */
   zeroValueCallsRetentionDays?: number;
+  /**
+   * A block of more transactions than this is written in slices of this many (default
+   * SLICE_TRANSACTIONS). Tests set it low; the same chain must keep the same value (slices decide where
+   * block buckets are cut: a block written again with another is written again whole).
+   */
+  sliceTransactions?: number;
 }
 
 /**
@@ -74,9 +110,12 @@ export function immutableItems(
   derived: DerivedBlock,
   isContract: (address: string) => boolean = () => false,
   options: ItemOptions = {},
+  slice: BlockSlice = WHOLE_BLOCK,
 ): TableItem[] {
   const { chainId, block } = derived;
   const items = new Map<string, TableItem>();
+  /** Whether a record of transaction `index` is in the slice. */
+  const inSlice = (index: number): boolean => index >= slice.from && index < slice.to;
   const put = (key: ItemKey, stored: object, counted = false, record?: object): void => {
     const item: TableItem = { ...stored, pk: key.pk, sk: key.sk };
     items.set(`${key.pk}\n${key.sk}`, counted ? countedEntry(item, record) : item);
@@ -90,12 +129,15 @@ export function immutableItems(
       (created && isContract(created) ? CONTRACT_SIDE.created : 0),
   });
 
-  const blockKey = blockKeys.block(chainId, block.number);
-  put(blockKey, { ...compactBlock(block, blockKey), ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED, block);
-  const byHash = blockKeys.blockByHash(chainId, block.hash);
-  put(byHash, compactBlock(block, byHash));
+  if (slice.withBlock) {
+    const blockKey = blockKeys.block(chainId, block.number);
+    put(blockKey, { ...compactBlock(block, blockKey), ...blockKeys.blockByTime(chainId, block.timestamp, block.number) }, COUNTED, block);
+    const byHash = blockKeys.blockByHash(chainId, block.hash);
+    put(byHash, compactBlock(block, byHash));
+  }
 
   for (const tx of derived.transactions) {
+    if (!inSlice(tx.transactionIndex)) continue;
     const canonical = transactionKeys.transaction(chainId, tx.hash);
     put(canonical, compactTransaction(tx, canonical));
     const copy = transactionCopy(tx);
@@ -130,6 +172,7 @@ export function immutableItems(
     else partitionEntries.set(key.pk, [entry]);
   };
   for (const log of derived.logs) {
+    if (!inSlice(log.transactionIndex)) continue;
     const canonical = transactionKeys.transactionLog(chainId, log.transactionHash, log.logIndex);
     const copy = logCopy(log);
     putInPartition(canonical, compactLog(log, canonical), copy.dataOmitted);
@@ -144,6 +187,7 @@ export function immutableItems(
   }
 
   for (const transfer of derived.tokenTransfers) {
+    if (!inSlice(transfer.transactionIndex)) continue;
     const canonical = transactionKeys.transactionTokenTransfer(chainId, transfer.transactionHash, transfer.logIndex, transfer.batchIndex);
     putInPartition(canonical, compactTokenTransfer(transfer, canonical));
     const sk = tokenTransferKeys.sortKey(transfer.blockNumber, transfer.logIndex, transfer.batchIndex);
@@ -173,6 +217,7 @@ export function immutableItems(
   // Entries of a bucketed range: written in block buckets (table/buckets.ts), up to 8 to an item.
   const internalEntries = new Map<string, TableItem>();
   for (const internal of derived.internalTransactions) {
+    if (!inSlice(internal.transactionIndex)) continue;
     const storage = zeroValueCallStorage(internal, options.zeroValueCallsRetentionDays);
     if (storage.kind === 'dropped') continue;
     const expiry = storage.kind === 'expires' ? { [TABLE.ttlAttribute]: storage.ttl } : {};
@@ -193,7 +238,7 @@ export function immutableItems(
   for (const entries of partitionEntries.values())
     for (const item of bucketsAround(entries, (entry) => readByKey.has(entry))) put(item, item);
 
-  for (const withdrawal of derived.withdrawals) {
+  for (const withdrawal of slice.withBlock ? derived.withdrawals : []) {
     put({ pk: addressKeys.withdrawals(chainId, withdrawal.address).pk, sk: addressKeys.withdrawalSortKey(withdrawal.index) }, withdrawal);
   }
   return [...items.values()];

@@ -3,7 +3,8 @@
  *
  * A block's manifest lists every immutable item key the block writes and every state entity it
  * touches; it is written BEFORE any of the block's items, so whatever a crash leaves half-written is
- * listed somewhere. The cursor names the last block whose items are ALL written; it moves with a
+ * listed somewhere. (A block written in slices, ingest.ts writeSlices, writes it in parts, each before
+ * the items it lists, and its block item after the last part: the rules below hold.) The cursor names the last block whose items are ALL written; it moves with a
  * conditional update on the block it replaces, so two writers can never both advance it. Before a
  * batch of several blocks is written, the cursor records the batch's last block (`pendingTo`), so that
  * a restart or a reorg knows which manifests past the cursor a crash may have left.
@@ -61,15 +62,36 @@ export async function writeManifest(
   storedChunks: number,
   retentionDays: number = DEFAULT_MANIFEST_RETENTION_DAYS,
 ): Promise<void> {
+  const written = await writeManifestChunks(chainId, manifest, { firstChunk: 0, last: true }, retentionDays);
+  await deleteManifestChunksPast(chainId, manifest.blockNumber, written, storedChunks);
+}
+
+/**
+ * Writes part of a block's manifest (`manifest.items` and `touched` of that part) as chunks numbered
+ * from `firstChunk`; returns the chunk index after them. A block written in slices (ingest.ts) writes
+ * its manifest part by part, each before the items it lists. Each chunk records the chunk count known
+ * when it is written: the part's own chunks plus one more until the `last` part, whose chunks carry
+ * the manifest's whole count, so a manifest a crash cut between parts reads as incomplete (isComplete).
+ */
+export async function writeManifestChunks(
+  chainId: number,
+  manifest: BlockManifest,
+  part: { firstChunk: number; last: boolean },
+  retentionDays: number = DEFAULT_MANIFEST_RETENTION_DAYS,
+): Promise<number> {
   const expiresAt = manifestExpiry(manifest.blockTimestamp, retentionDays);
   const entries: ({ item: ItemKey } | { touched: string })[] = [
     ...manifest.items.map((item) => ({ item: { pk: item.pk, sk: item.sk } })),
     ...manifest.touched.map((touched) => ({ touched })),
   ];
-  const chunkCount = Math.max(1, Math.ceil(entries.length / MANIFEST_CHUNK_ENTRIES));
+  // (The last part writes a chunk even when empty: the one that records the whole count.)
+  const count = Math.max(part.last ? 1 : 0, Math.ceil(entries.length / MANIFEST_CHUNK_ENTRIES));
+  const end = part.firstChunk + count;
+  const chunkCount = part.last ? end : end + 1;
   const records: TableItem[] = [];
-  for (let chunk = 0; chunk < chunkCount; chunk += 1) {
-    const slice = entries.slice(chunk * MANIFEST_CHUNK_ENTRIES, (chunk + 1) * MANIFEST_CHUNK_ENTRIES);
+  for (let offset = 0; offset < count; offset += 1) {
+    const chunk = part.firstChunk + offset;
+    const slice = entries.slice(offset * MANIFEST_CHUNK_ENTRIES, (offset + 1) * MANIFEST_CHUNK_ENTRIES);
     const record: ManifestRecord = {
       kind: 'manifest',
       chainId,
@@ -85,10 +107,14 @@ export async function writeManifest(
     if (expiresAt !== undefined) record[TABLE.ttlAttribute] = expiresAt;
     records.push({ ...chainKeys.manifest(chainId, manifest.blockNumber, chunk), ...record });
   }
-  await writeItems({ put: records });
-  // A previous manifest of the block with more chunks would leave stale chunks: delete them.
+  if (records.length > 0) await writeItems({ put: records });
+  return end;
+}
+
+/** Deletes a block's manifest chunks `from` .. `storedChunks` - 1: those of an earlier write of it with more chunks. */
+export async function deleteManifestChunksPast(chainId: number, blockNumber: number, from: number, storedChunks: number): Promise<void> {
   const stale: ItemKey[] = [];
-  for (let chunk = chunkCount; chunk < storedChunks; chunk += 1) stale.push(chainKeys.manifest(chainId, manifest.blockNumber, chunk));
+  for (let chunk = from; chunk < storedChunks; chunk += 1) stale.push(chainKeys.manifest(chainId, blockNumber, chunk));
   if (stale.length > 0) await writeItems({ delete: stale });
 }
 
@@ -116,12 +142,17 @@ export async function hasManifest(chainId: number, blockNumber: number): Promise
   return isComplete(await queryRange<ManifestRecord>(chainKeys.manifestRange(chainId, blockNumber)));
 }
 
-/** Every chunk of one manifest is there (0 .. chunkCount - 1, of one block hash and count). */
+/**
+ * Every chunk of one manifest is there: chunks 0 .. n - 1 of one block hash, where n is the count the
+ * last of them records. (A chunk records the count known when it was written, at most the whole: a
+ * manifest written in parts whose last part a crash cut ends in a chunk that expects more.)
+ */
 function isComplete(chunks: readonly ManifestRecord[]): boolean {
   const [first] = chunks;
-  if (first === undefined || chunks.length !== first.chunkCount) return false;
+  const last = chunks.at(-1);
+  if (first === undefined || last === undefined || chunks.length !== last.chunkCount) return false;
   return chunks.every(
-    (chunk, position) => chunk.chunk === position && chunk.chunkCount === first.chunkCount && chunk.blockHash === first.blockHash,
+    (chunk, position) => chunk.chunk === position && chunk.chunkCount <= last.chunkCount && chunk.blockHash === first.blockHash,
   );
 }
 

@@ -81,7 +81,7 @@ const LOOKUP_CONCURRENCY = 128;
 type Totals = Map<string, bigint> | undefined;
 
 /** Where a range stands before (or after) a block: its last position, unfinished chunk and totals. */
-interface RangeState {
+export interface RangeState {
   position: number;
   /**
    * The last sort keys of the range's unfinished seek chunk, as far as numbered since the range was read
@@ -183,6 +183,25 @@ export class RangePositions {
   }
 
   /**
+   * Numbers one slice of a block (ingest.ts: a block of more than SLICE_TRANSACTIONS transactions is
+   * numbered and written slice by slice, in transaction order), as `assignBlocks` numbers the whole
+   * block: `within` (one map per block, empty at its first slice) carries its ranges' positions,
+   * seek-chunk tails and running totals from slice to slice, also in a `fresh` numbering (which keeps
+   * nothing past the block). Returns the seek chunks the slice completes.
+   */
+  assignSlice(
+    blockNumber: number,
+    items: readonly TableItem[],
+    options: { first: boolean; within: Map<string, RangeState>; fresh?: boolean },
+  ): Promise<TableItem[]> {
+    const run = this.queue.then(() =>
+      this.number(blockNumber, items, options.fresh ?? false, new Map(), { first: options.first, within: options.within }),
+    );
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
    * Starts reading the range heads of `owners` (those not in memory) before the blocks that need them
    * are numbered: the batch's chain reads and item building then hide the read, and the numbering
    * finds them in memory. A superset of the owners only reads a few more heads; a failed read is read
@@ -278,13 +297,15 @@ export class RangePositions {
     items: readonly TableItem[],
     fresh: boolean,
     hints: Map<string, RangeState> = new Map(),
+    slice?: { first: boolean; within: Map<string, RangeState> },
   ): Promise<TableItem[]> {
     const ranges = this.countedRanges(blockNumber, items);
     const block = items.find((item) => item.kind === 'block' && item.number === blockNumber);
     /** Positions a block adds to a range: its entries, a union's shared sort keys once. */
     const added = (entries: readonly TableItem[]): number =>
       entries.filter((entry, index) => index === 0 || entries[index - 1]!.sk !== entry.sk).length;
-    if (!fresh) {
+    // (A later slice of a block continues its first: the map is kept as it is.)
+    if (!fresh && (slice === undefined || slice.first)) {
       if (!this.follows(blockNumber, items)) this.forget();
       await this.evict();
     }
@@ -300,7 +321,7 @@ export class RangePositions {
       await this.loadHeads(owners);
     }
     for (const pk of ranges.keys()) {
-      const known = fresh ? undefined : (this.last.get(pk) ?? hints.get(pk) ?? this.fromHeads(pk, blockNumber));
+      const known = slice?.within.get(pk) ?? (fresh ? undefined : (this.last.get(pk) ?? hints.get(pk) ?? this.fromHeads(pk, blockNumber)));
       if (known !== undefined) before.set(pk, known);
       else missing.push(pk);
     }
@@ -360,6 +381,7 @@ export class RangePositions {
           tail = [];
         }
       }
+      slice?.within.set(pk, { position, tail, tableBelow: state.tableBelow, totals });
       if (!fresh) {
         this.last.delete(pk);
         this.last.set(pk, { block: blockNumber, position, tail, tableBelow: state.tableBelow, totals });
