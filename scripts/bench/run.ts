@@ -45,6 +45,7 @@ import {
 import { costModel, ingestInputs } from './lib/cost';
 import type { LambdaCostInputs } from './lib/lambda-cost';
 import { workloadCostModel, type ProfiledWorkloadCost, type WorkloadInputs } from './lib/workload-cost';
+import { coldTierProjection } from './lib/cold-tier-projection';
 import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
 import { chainOf, defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
@@ -234,17 +235,21 @@ async function main(): Promise<void> {
     // Each chain profile from its own build: write units, stored bytes and the ingest's reads per transaction.
     for (const { profile, facts } of profiles) {
       if (!facts) continue;
+      const profileInputs: WorkloadInputs = {
+        writeUnitsPerTransaction: facts.inputs.writeUnitsPerTransaction,
+        storedBytesPerTransaction: facts.inputs.storedBytesPerTransaction,
+        ...expiringOf(facts.inputs),
+        readUnitsPerPage: results.http.mixReadUnitsPerPage,
+        ingestReadUnitsPerTransaction: facts.inputs.ingestReadUnitsPerTransaction,
+        // The ingest Lambda and the node, as the harness measured them on this shape (issue 35).
+        follower: await harnessFollower(path.resolve(values.out), chainOf(profile as ProfileName)),
+      };
+      // The cold tier's projection (docs/decisions/cold-history.md, step 1), from the bytes by family group.
+      const byGroup = Object.fromEntries(Object.entries(facts.writesByFamily.groups).map(([group, row]) => [group, row.bytesStoredPerTx]));
       entries.push({
+        coldTier: coldTierProjection(profileInputs, byGroup, facts.shape.transactionsPerBlock.mean),
         basis: `the ${profile} chain profile (${facts.shape.transactions} transactions in ${facts.shape.blocks} blocks; write units, stored bytes and ingest reads of its build)`,
-        model: workloadCostModel({
-          writeUnitsPerTransaction: facts.inputs.writeUnitsPerTransaction,
-          storedBytesPerTransaction: facts.inputs.storedBytesPerTransaction,
-          ...expiringOf(facts.inputs),
-          readUnitsPerPage: results.http.mixReadUnitsPerPage,
-          ingestReadUnitsPerTransaction: facts.inputs.ingestReadUnitsPerTransaction,
-          // The ingest Lambda and the node, as the harness measured them on this shape (issue 35).
-          follower: await harnessFollower(path.resolve(values.out), chainOf(profile as ProfileName)),
-        }),
+        model: workloadCostModel(profileInputs),
         profile: {
           name: profile,
           transactionsPerBlock: facts.shape.transactionsPerBlock.mean,
@@ -296,6 +301,13 @@ async function main(): Promise<void> {
     const line = (id: string, workload: typeof W1) =>
       `${id} $${workload.cheapest.perDayUsd.total.toFixed(2)} a day (default $${workload.defaultOption.perDayUsd.total.toFixed(2)}; goal $${workload.goalUsdPerDay}: ${workload.meetsGoal ? 'met' : 'NOT MET'})`;
     log(`${entry.profile?.name ?? entry.basis}: ${line('W1', W1)}, ${line('W2', W2)}`);
+    const projected = (id: string, pointers: number, growth: number) =>
+      entry.coldTier?.days.find((day) => day.workload === id && day.pointersPerTransaction === pointers && day.stateGrowth === growth)
+        ?.perDayUsd.total;
+    if (entry.coldTier)
+      log(
+        `  with the cold tier (projected, not built; 1 pointer a transaction a day): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
+      );
   }
   log(`written: ${files.map((file) => path.relative(ROOT, file)).join(', ')}`);
   process.exitCode = report.pass ? 0 : 1;

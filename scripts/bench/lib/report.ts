@@ -13,6 +13,7 @@ import type { WebhooksResult } from '../webhooks';
 import { summarise, type Budget, type IngestResult, type LoadResult, type Part } from './budgets';
 import type { CostModel } from './cost';
 import type { ProfileFacts } from '../dataset/profile';
+import { coldTierLines } from './cold-tier-projection';
 import { profileSummaryLines, workloadCostLines, type ProfiledWorkloadCost } from './workload-cost';
 import { expiringStoredNote, familyMarkdown, type PerUnitReport } from './write-families';
 
@@ -120,8 +121,9 @@ export function markdown(report: Report): string {
   }
   const workloadCost = report.workloadCost ?? [];
   if (workloadCost.some((entry) => entry.profile)) lines.push(...profileSummaryLines(workloadCost), '');
-  for (const { basis, model } of workloadCost) {
+  for (const { basis, model, profile, coldTier } of workloadCost) {
     lines.push(...workloadCostLines(model, `W1 and W2 per day, one year held (issue 27): ${basis}`), '');
+    if (coldTier) lines.push(...coldTierLines(profile?.name ?? basis, coldTier));
   }
   for (const result of report.profiles ?? []) lines.push(...profileMarkdown(result), '');
 

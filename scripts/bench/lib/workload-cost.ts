@@ -20,6 +20,7 @@
  */
 import { DEFAULT_MANIFEST_RETENTION_DAYS } from '../../../shared/ingest/manifest-retention';
 import { LAMBDA_MB_PER_VCPU, lambdaCostPerChainPerDay, NODE_USD_PER_MILLION_CALLS, type LambdaCostInputs } from './lambda-cost';
+import type { ColdTierProjection } from './cold-tier-projection';
 import { heldBytesPerTransaction } from './write-families';
 
 export type TableClass = 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
@@ -308,6 +309,8 @@ export interface ProfiledWorkloadCost {
   basis: string;
   model: WorkloadCostModel;
   profile?: ChainProfileFigures;
+  /** The cold tier's projection on this profile (cold-tier-projection.ts: a design, not built), where priced. */
+  coldTier?: ColdTierProjection;
 }
 
 /**

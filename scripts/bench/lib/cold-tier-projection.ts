@@ -1,0 +1,210 @@
+/**
+ * The cold tier of docs/decisions/cold-history.md, priced before it is built (its step 1): what W1 and
+ * W2 would cost a day on a chain profile if the table held only the last `windowDays` of history and
+ * the rest were in S3, with the table's capacity reserved for a year. Pure; a projection of a design,
+ * reported beside the measured model (workload-cost.ts), never in its place.
+ *
+ * From the profile's own build: its write units, its read units (pages and the ingest's), its bytes
+ * stored by family group (write-families.ts: `canonical record` and `index copy` go cold; `state`,
+ * `GSI` and `bookkeeping` stay), and the follower's day (followerCostPerDay). Assumed, and therefore
+ * swept rather than fixed:
+ *  - **pointers a transaction a day**: one pointer item per range and day of cold history (a range's
+ *    part of one day); measured on the Base profile's generator it falls with the window (range-spread.ts:
+ *    4.05 a transaction over 12,000 transactions, 2.10 over 120,000), and a day of Base is 10 million;
+ *  - **state growth**: the share of a transaction's state bytes that are new entities held for good (1: every
+ *    transaction's state bytes kept a year, as the measured model assumes; a chain whose holders and
+ *    balances come back holds far less);
+ * and set: the share of pages that read cold history (`coldPageShare`, 0.1: at 50 million pages a day, W2,
+ * every page reading two parts would be $40 a day of GETs alone).
+ * Prices (us-east-1 list): DynamoDB Standard at $0.25 a GB-month; reserved capacity for one year (100
+ * WCU: $150 upfront and $0.0128 an hour; 100 RCU: $30 and $0.0025) at the measured model's 70 %
+ * utilisation; S3 Standard $0.023 a GB-month, PUT $0.005 and GET $0.0004 per 1,000; the compactor's
+ * compute at Lambda's arm64 price, one vCPU (1,769 MB).
+ */
+import { LAMBDA_MB_PER_VCPU, LAMBDA_PRICES } from './lambda-cost';
+import { followerCostPerDay, PROVISIONED_TARGET_UTILISATION, WORKLOADS, type WorkloadId, type WorkloadInputs } from './workload-cost';
+
+/** Bytes stored a transaction by family group (write-families.ts FamilyReport.groups' bytesStoredPerTx). */
+export type StoredBytesByGroup = Record<string, number>;
+
+/** Family groups whose items go cold (immutable history); the others stay in the table. */
+export const COLD_GROUPS: readonly string[] = ['canonical record', 'index copy'];
+
+export const COLD_PRICES = {
+  /** DynamoDB Standard, per GB-month (reserved capacity is sold for the Standard class only). */
+  tableGbMonth: 0.25,
+  /** One year reserved: per WCU-hour and RCU-hour, the upfront spread over the year's hours. */
+  reservedWcuHour: (150 / 8760 + 0.0128) / 100,
+  reservedRcuHour: (30 / 8760 + 0.0025) / 100,
+  s3GbMonth: 0.023,
+  s3Put: 0.005 / 1000,
+  s3Get: 0.0004 / 1000,
+} as const;
+
+export interface ColdTierAssumptions {
+  /** Days of history the table keeps (the TTL window). */
+  windowDays: number;
+  /** The cold history's bytes in S3 a transaction (measured: Brotli quality 5 of the opened items, 2.90 KB on Base). */
+  coldBytesPerTransaction: number;
+  /** The compactor's CPU a transaction, ms (Brotli 5 measured at 0.23; reading and grouping the segments as much again). */
+  compactorCpuMsPerTransaction: number;
+  /** A pointer item's stored bytes (about 150 B and DynamoDB's 100 B of overhead) and its write units. */
+  pointerBytes: number;
+  /** Transactions a block: the ingest PUTs one segment a block. */
+  transactionsPerBlock: number;
+  /** Shard objects the compactor writes (about 64 MB each). */
+  shardBytes: number;
+  /** Of the pages, those whose range runs past the window into cold history (two part GETs each at most). */
+  coldPageShare: number;
+}
+
+export const DEFAULT_COLD_ASSUMPTIONS: Omit<ColdTierAssumptions, 'transactionsPerBlock'> = {
+  windowDays: 30,
+  coldBytesPerTransaction: 2.9 * 1024,
+  compactorCpuMsPerTransaction: 0.46,
+  pointerBytes: 250,
+  shardBytes: 64 * 1024 ** 2,
+  coldPageShare: 0.1,
+};
+
+export interface ColdTierDay {
+  workload: WorkloadId;
+  pointersPerTransaction: number;
+  stateGrowth: number;
+  perDayUsd: {
+    writes: number;
+    reads: number;
+    tableStorage: number;
+    pointers: number;
+    s3Storage: number;
+    s3Requests: number;
+    compactor: number;
+    follower: number;
+    total: number;
+  };
+}
+
+const GB = 1024 ** 3;
+const SECONDS_PER_DAY = 86_400;
+
+/** One workload's day with the cold tier, at one point of the sweep. */
+export function coldTierDay(
+  workload: WorkloadId,
+  inputs: WorkloadInputs,
+  byGroup: StoredBytesByGroup,
+  assumptions: ColdTierAssumptions,
+  sweep: { pointersPerTransaction: number; stateGrowth: number },
+): ColdTierDay {
+  const load = WORKLOADS[workload];
+  const tx = load.transactionsPerDay;
+  const days = load.historyDays;
+  const hotDays = Math.min(assumptions.windowDays, days);
+  const coldDays = days - hotDays;
+  const cold = COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0);
+  const expiring = inputs.expiringBytesPerTransaction ?? 0;
+  const kept = Math.max(0, inputs.storedBytesPerTransaction - cold - expiring);
+  const expiringDays = Math.min(inputs.expiringRetentionDays ?? 7, days);
+  const pointers = sweep.pointersPerTransaction;
+  // Capacity: the ingest's writes and one write unit a pointer; the pages' and the ingest's reads.
+  const wcu = Math.ceil(
+    (tx * (inputs.writeUnitsPerTransaction + (coldDays > 0 ? pointers : 0))) / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION,
+  );
+  const readUnits = load.pagesPerDay * inputs.readUnitsPerPage + tx * (inputs.ingestReadUnitsPerTransaction ?? 0);
+  const rcu = Math.ceil(readUnits / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION);
+  const tableBytes = tx * (cold * hotDays + kept * sweep.stateGrowth * days + expiring * expiringDays);
+  const pointerBytes = coldDays > 0 ? tx * pointers * assumptions.pointerBytes * coldDays : 0;
+  const s3Bytes = tx * assumptions.coldBytesPerTransaction * coldDays;
+  const blocks = tx / assumptions.transactionsPerBlock;
+  // A segment PUT a block, read back once by the compactor; the shards it writes; two part GETs a cold page at most.
+  const requests =
+    blocks * (COLD_PRICES.s3Put + COLD_PRICES.s3Get) +
+    ((tx * assumptions.coldBytesPerTransaction) / assumptions.shardBytes) * COLD_PRICES.s3Put +
+    load.pagesPerDay * assumptions.coldPageShare * 2 * COLD_PRICES.s3Get;
+  const compactorSeconds = (tx * assumptions.compactorCpuMsPerTransaction) / 1000;
+  const follower = inputs.follower ? followerCostPerDay(workload, inputs.follower) : undefined;
+  const parts = {
+    writes: wcu * COLD_PRICES.reservedWcuHour * 24,
+    reads: rcu * COLD_PRICES.reservedRcuHour * 24,
+    tableStorage: ((tableBytes / GB) * COLD_PRICES.tableGbMonth) / 30,
+    pointers: ((pointerBytes / GB) * COLD_PRICES.tableGbMonth) / 30,
+    s3Storage: ((s3Bytes / GB) * COLD_PRICES.s3GbMonth) / 30,
+    s3Requests: requests,
+    compactor: compactorSeconds * (LAMBDA_MB_PER_VCPU / 1024) * LAMBDA_PRICES.gbSecondArm,
+    follower: (follower?.computeUsd ?? 0) + (follower?.nodeUsd ?? 0),
+  };
+  const round = (value: number) => Math.round(value * 100) / 100;
+  const total = Object.values(parts).reduce((sum, value) => sum + value, 0);
+  return {
+    workload,
+    pointersPerTransaction: pointers,
+    stateGrowth: sweep.stateGrowth,
+    perDayUsd: {
+      ...(Object.fromEntries(Object.entries(parts).map(([name, value]) => [name, round(value)])) as Omit<
+        ColdTierDay['perDayUsd'],
+        'total'
+      >),
+      total: round(total),
+    },
+  };
+}
+
+export const POINTER_SWEEP: readonly number[] = [0.5, 1, 2, 4];
+export const STATE_GROWTH_SWEEP: readonly number[] = [1, 0.25, 0.1];
+
+export interface ColdTierProjection {
+  assumptions: ColdTierAssumptions;
+  coldBytesStoredPerTransaction: number;
+  days: ColdTierDay[];
+}
+
+/** Every workload at every point of the sweep. */
+export function coldTierProjection(
+  inputs: WorkloadInputs,
+  byGroup: StoredBytesByGroup,
+  transactionsPerBlock: number,
+  assumptions: Omit<ColdTierAssumptions, 'transactionsPerBlock'> = DEFAULT_COLD_ASSUMPTIONS,
+): ColdTierProjection {
+  const all = { ...assumptions, transactionsPerBlock };
+  const days: ColdTierDay[] = [];
+  for (const workload of Object.keys(WORKLOADS) as WorkloadId[])
+    for (const stateGrowth of STATE_GROWTH_SWEEP)
+      for (const pointersPerTransaction of POINTER_SWEEP)
+        days.push(coldTierDay(workload, inputs, byGroup, all, { pointersPerTransaction, stateGrowth }));
+  return {
+    assumptions: all,
+    coldBytesStoredPerTransaction: COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0),
+    days,
+  };
+}
+
+/** The projection as Markdown: per workload, a table of totals by state growth (rows) and pointers (columns). */
+export function coldTierLines(name: string, projection: ColdTierProjection): string[] {
+  const { assumptions } = projection;
+  const lines = [
+    `### The cold tier, projected on the ${name} profile (docs/decisions/cold-history.md: a design, not built)`,
+    '',
+    `The table keeps ${assumptions.windowDays} days of history (its ${(projection.coldBytesStoredPerTransaction / 1024).toFixed(2)} KB a transaction of canonical records and index copies; state, GSI and bookkeeping stay), reserved for a year; older history in S3 at ${(assumptions.coldBytesPerTransaction / 1024).toFixed(2)} KB a transaction, a segment PUT a block of ${Math.round(assumptions.transactionsPerBlock)}, a pointer item (${assumptions.pointerBytes} B) per range and day, the compactor at ${assumptions.compactorCpuMsPerTransaction} ms a transaction, ${assumptions.coldPageShare * 100} % of pages reading two cold parts. Total $ a day; rows: the share of state bytes that are new entities kept for good; columns: pointers a transaction a day.`,
+    '',
+  ];
+  for (const workload of Object.keys(WORKLOADS) as WorkloadId[]) {
+    const mine = projection.days.filter((day) => day.workload === workload);
+    lines.push(`| ${workload} | ${POINTER_SWEEP.map((pointers) => `${pointers} pointers`).join(' | ')} |`);
+    lines.push(`| --- | ${POINTER_SWEEP.map(() => '---:').join(' | ')} |`);
+    for (const growth of STATE_GROWTH_SWEEP) {
+      const cells = POINTER_SWEEP.map(
+        (pointers) => mine.find((day) => day.stateGrowth === growth && day.pointersPerTransaction === pointers)!,
+      );
+      lines.push(`| state growth ${growth} | ${cells.map((day) => `$${day.perDayUsd.total.toFixed(2)}`).join(' | ')} |`);
+    }
+    const middle = mine.find((day) => day.stateGrowth === 0.25 && day.pointersPerTransaction === 1)!;
+    lines.push(
+      '',
+      `${workload} at state growth 0.25 and 1 pointer: ${Object.entries(middle.perDayUsd)
+        .filter(([part]) => part !== 'total')
+        .map(([part, value]) => `${part} $${value.toFixed(2)}`)
+        .join(', ')}.`,
+      '',
+    );
+  }
+  return lines;
+}
