@@ -190,7 +190,9 @@ export class Operations extends Construct {
         );
       }
       const expected = ticks * chains!.length;
-      this.alarm('IngestStalled', {
+      // One alarm per ingest function: the job's own keeps the plain name, a function of chains of their
+      // own memory (IngestChain3538: lib/service-stack.ts jobInstances) is named after it.
+      this.alarm(functionId === job.id ? 'IngestStalled' : `IngestStalled-${functionId}`, {
         metric: new MathExpression({
           expression: 'FILL(attempts, 0) - FILL(failed, 0)',
           usingMetrics: {

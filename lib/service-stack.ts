@@ -54,7 +54,7 @@ import { RouteInvoker } from './route-integration';
 import { Backfill } from './backfill';
 import { ChainSchedules, rateMinutes } from './ingest-schedules';
 import { Operations } from './operations';
-import { type ChainSetting, readSettings, type ServiceSettings } from './settings';
+import { type ChainSetting, DEFAULT_INGEST_MEMORY_SIZE, readSettings, type ServiceSettings } from './settings';
 import { createDistribution, createWebAcls, WAF_REGION } from './waf';
 
 export interface ServiceStackProps extends StackProps {
@@ -113,12 +113,28 @@ export const apiConstructId = (api: ApiName): string => `${pascal(api)}Api`;
 export const apiUrlOutputId = (api: ApiName): string => `${pascal(api)}Url`;
 
 /**
- * The function a job becomes, with the chains it serves for a per-chain job: one function whatever the
- * number of chains (run by a schedule per chain), none for a per-chain job without chains.
+ * The functions a job becomes, with the chains each serves for a per-chain job: one function per memory
+ * size of its chains whatever their number (each chain run by a schedule of its own), none for a
+ * per-chain job without chains. The chains of `defaultMemory` (the `ingestMemorySize` context, which a
+ * chain without its own takes) are the job's own id; a chain of another memory is `<job id><memory>`
+ * (IngestChain3538), so a heavy chain's memory is paid for by that chain only.
  */
-export function jobInstances(job: Job, chains: readonly ChainSetting[]): { id: string; chains?: readonly ChainSetting[] }[] {
+export function jobInstances(
+  job: Job,
+  chains: readonly ChainSetting[],
+  defaultMemory: number = DEFAULT_INGEST_MEMORY_SIZE,
+): { id: string; chains?: readonly ChainSetting[]; memorySize?: number }[] {
   if (!job.perChain) return [{ id: job.id }];
-  return chains.length > 0 ? [{ id: job.id, chains }] : [];
+  const byMemory = new Map<number, ChainSetting[]>();
+  for (const chain of chains) {
+    const memory = chain.ingestMemorySize ?? defaultMemory;
+    byMemory.set(memory, [...(byMemory.get(memory) ?? []), chain]);
+  }
+  return [...byMemory].map(([memorySize, served]) => ({
+    id: memorySize === defaultMemory ? job.id : `${job.id}${memorySize}`,
+    chains: served,
+    memorySize,
+  }));
 }
 
 /** Variables of local runs only (`npm start`, tests), never set on a function (checkDeploySizes). */
@@ -168,7 +184,7 @@ export class ServiceStack extends Stack {
     const chains = props.chains ?? this.settings.chains;
     const queues = props.queues ?? queueTable;
     const consumers = props.consumers ?? consumerTable;
-    checkTables(routes, jobs, chains);
+    checkTables(routes, jobs, chains, this.settings.ingestMemorySize);
     checkQueues(queues, consumers, jobs, routes);
     for (const job of jobs.filter((candidate) => candidate.perChain && chains.length === 0)) {
       Annotations.of(this).addWarningV2(
@@ -244,8 +260,8 @@ export class ServiceStack extends Stack {
     for (const consumer of consumers) this.addConsumer(consumer, chains);
 
     for (const job of jobs) {
-      for (const instance of jobInstances(job, chains)) {
-        this.addJob(job, instance.id, instance.chains);
+      for (const instance of jobInstances(job, chains, this.settings.ingestMemorySize)) {
+        this.addJob(job, instance.id, instance.chains, instance.memorySize);
       }
     }
     if (chains.length > 0) this.addBackfill(chains);
@@ -508,18 +524,19 @@ export class ServiceStack extends Stack {
   /**
    * A job's function, and what runs it: an EventBridge rule on its schedule, or, for a per-chain job, one
    * EventBridge Scheduler schedule per chain with the chain in its event (lib/ingest-schedules.ts). A
-   * per-chain function may read every chain's RPC URL parameter; its reserved concurrency is the job's
-   * per chain times the chains, its memory the `ingestMemorySize` context.
+   * per-chain function may read its chains' RPC URL parameters; its reserved concurrency is the job's
+   * per chain times its chains, its memory theirs (`memorySize`: jobInstances).
    */
-  private addJob(job: Job, id: string, chains: readonly ChainSetting[] | undefined): void {
+  private addJob(job: Job, id: string, chains: readonly ChainSetting[] | undefined, memorySize?: number): void {
+    const chainsMemory = memorySize ?? this.settings.ingestMemorySize;
     const urls = this.queueUrls(job.publishesTo);
     const failures = this.failureQueue(job);
     const fn = this.addFunction(id, job.handler, job.table, {
       description: chains ? `${job.summary} (one schedule per chain: ${chains.length} chains)` : job.summary,
       // The per-chain ingest's item writes on threads of their own past one vCPU (shared/db/write-workers.ts).
-      environment: chains ? { ...urls, INGEST_TABLE_WRITERS: String(tableWritersFor(this.settings.ingestMemorySize)) } : urls,
+      environment: chains ? { ...urls, INGEST_TABLE_WRITERS: String(tableWritersFor(chainsMemory)) } : urls,
       timeoutSeconds: job.timeoutSeconds,
-      memorySize: chains ? this.settings.ingestMemorySize : (job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE),
+      memorySize: chains ? chainsMemory : (job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE),
       reservedConcurrency:
         job.reservedConcurrency !== undefined && chains ? job.reservedConcurrency * chains.length : job.reservedConcurrency,
       scheduled: true,
@@ -721,12 +738,12 @@ function checkQueues(
  * Fails synthesis with one message naming every problem in the route and job tables: a missing
  * handler file, a duplicate id (ids are CloudFormation logical ids), a bad schedule or timeout.
  */
-function checkTables(routes: readonly Route[], jobs: readonly Job[], chains: readonly ChainSetting[]): void {
+function checkTables(routes: readonly Route[], jobs: readonly Job[], chains: readonly ChainSetting[], ingestMemory: number): void {
   const problems: string[] = [];
   const functionIds = [
     ...API_NAMES.map(fallbackFunctionId),
     ...routes.map((route) => route.id),
-    ...jobs.flatMap((job) => jobInstances(job, chains).map((instance) => instance.id)),
+    ...jobs.flatMap((job) => jobInstances(job, chains, ingestMemory).map((instance) => instance.id)),
   ];
   const seen = new Set<string>();
   for (const id of functionIds) {

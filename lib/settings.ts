@@ -9,10 +9,14 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import * as v from 'valibot';
 
+/** The ingest function's memory, MB, for chains without their own (`ingestMemorySize`). */
+export const DEFAULT_INGEST_MEMORY_SIZE = 512;
+
 /**
  * A chain the ingest serves: its id and the SSM parameter holding its RPC URL, plus optional per-chain
- * ingest settings. The chain's schedule passes them to the one ingest function in its event
- * (`{ chainId, rpcUrlParameter, blockTimeMs?, firstBlock?, traceMethod? }`, lib/ingest-schedules.ts).
+ * ingest settings. The chain's schedule passes them to its ingest function in its event
+ * (`{ chainId, rpcUrlParameter, blockTimeMs?, firstBlock?, traceMethod? }`, lib/ingest-schedules.ts);
+ * `ingestMemorySize` picks that function (one per memory size).
  */
 export interface ChainSetting {
   chainId: number;
@@ -29,6 +33,12 @@ export interface ChainSetting {
   firstBlock?: number;
   /** How block traces are read from this chain's node; absent: the ingest's default (INGEST_TRACE_METHOD, or found out). */
   traceMethod?: 'callTracer' | 'parity' | 'none';
+  /**
+   * Memory of this chain's ingest function, MB; absent: `ingestMemorySize`. Chains of one memory share
+   * one function: a heavy chain (Base: 3,538, two vCPUs, one table writer) gets a function of its own
+   * without every light chain paying for it (lib/service-stack.ts jobInstances).
+   */
+  ingestMemorySize?: number;
 }
 
 export interface ServiceSettings {
@@ -44,7 +54,7 @@ export interface ServiceSettings {
   serviceName: string;
   /** Memory and timeout of the HTTP route functions (jobs carry their own in shared/jobs.ts). */
   routeMemorySize: number;
-  /** Memory of the one ingest function of every chain (the `perChain` job of shared/jobs.ts), MB. */
+  /** Memory of the ingest function of every chain without its own `ingestMemorySize` (the `perChain` job of shared/jobs.ts), MB. */
   ingestMemorySize: number;
   routeTimeoutSeconds: number;
   /** Backfill shards staged at once by the backfill state machine (lib/backfill.ts). */
@@ -133,7 +143,7 @@ export const SETTING_DEFAULTS = {
   serviceName: 'chain-data-api',
   routeMemorySize: 512,
   routeTimeoutSeconds: 15,
-  ingestMemorySize: 512,
+  ingestMemorySize: DEFAULT_INGEST_MEMORY_SIZE,
   backfillConcurrency: 10,
   tableClass: 'standard',
   tableBilling: 'on-demand',
@@ -254,6 +264,7 @@ const chainList = v.pipe(
       blockTimeMs: v.optional(integer(50, 3_600_000)),
       firstBlock: v.optional(integer(0, Number.MAX_SAFE_INTEGER)),
       traceMethod: v.optional(v.picklist(['callTracer', 'parity', 'none'], 'must be callTracer, parity or none')),
+      ingestMemorySize: v.optional(integer(128, 10_240)),
     }),
   ),
   v.check((chains) => new Set(chains.map((chain) => chain.chainId)).size === chains.length, 'lists a chainId more than once'),

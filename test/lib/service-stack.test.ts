@@ -655,6 +655,42 @@ describe('ServiceStack jobs', () => {
     expect(defaults[INGEST.id].Properties.MemorySize).toBe(512);
   });
 
+  it('gives a chain of its own ingestMemorySize a function of that memory (IngestChain3538: two vCPUs, one table writer), with its schedule and its parameter only', () => {
+    const chains = [{ ...CHAINS[0]!, ingestMemorySize: 3538 }, CHAINS[1]!];
+    const { resources: own, stack: ownStack } = synthesise({ chains: JSON.stringify(chains) }, { routes: [], jobs: [INGEST] });
+    const heavy = own[`${INGEST.id}3538`];
+    const light = own[INGEST.id];
+    expect(heavy.Properties).toMatchObject({ MemorySize: 3538, ReservedConcurrentExecutions: 2 });
+    expect(light.Properties).toMatchObject({ MemorySize: 512, ReservedConcurrentExecutions: 2 });
+    expect(heavy.Properties.Environment.Variables.INGEST_TABLE_WRITERS).toBe('1');
+    expect(light.Properties.Environment.Variables.INGEST_TABLE_WRITERS).toBe('0');
+    // Each function's schedules: its chains only, the event as before (the memory is not the handler's business).
+    const scheduleOf = (functionId: string) =>
+      Object.values(nestedResources(ownStack, functionId))
+        .filter((resource) => resource.Type === 'AWS::Scheduler::Schedule')
+        .map((schedule) => ({ name: schedule.Properties.Name, event: JSON.parse(schedule.Properties.Target.Input) }));
+    expect(scheduleOf(`${INGEST.id}3538`)).toEqual([{ name: `${INGEST.id}3538-8453`, event: CHAINS[0] }]);
+    expect(scheduleOf(INGEST.id)).toEqual([{ name: `${INGEST.id}-84532`, event: CHAINS[1] }]);
+    // And each reads its own chains' RPC URL parameters, not the other's.
+    const parameters = (functionId: string) => JSON.stringify(statementsOf(own, functionId)).match(/parameter\/chain-data-api\/rpc\/\d+/g);
+    expect(parameters(`${INGEST.id}3538`)).toEqual(['parameter/chain-data-api/rpc/8453']);
+    expect(parameters(INGEST.id)).toEqual(['parameter/chain-data-api/rpc/84532']);
+    // Each function's schedules have their own stalled-ticks alarm (the job's own keeps its name).
+    const alarms = ofType(own, 'AWS::CloudWatch::Alarm').map(([, alarm]) => String(alarm.Properties.AlarmName));
+    expect(
+      alarms
+        .filter((name) => /IngestStalled/.test(name))
+        .map((name) => name.replace(/^.*?IngestStalled/, 'IngestStalled'))
+        .sort(),
+    ).toEqual(['IngestStalled', `IngestStalled-${INGEST.id}3538`]);
+    // Chains of the default memory keep the job's own function (its id, and a deployed stack's, unchanged).
+    expect(jobInstances(INGEST, CHAINS as never, 512).map((instance) => instance.id)).toEqual([INGEST.id]);
+    expect(jobInstances(INGEST, chains as never, 512).map(({ id, memorySize }) => [id, memorySize])).toEqual([
+      [`${INGEST.id}3538`, 3538],
+      [INGEST.id, 512],
+    ]);
+  });
+
   it('runs it with one EventBridge Scheduler schedule per chain, each sending its chain in the event (the contract of the handler)', () => {
     const nested = nestedResources(stack, INGEST.id);
     const schedules = Object.values(nested).filter((resource) => resource.Type === 'AWS::Scheduler::Schedule');
@@ -915,6 +951,7 @@ describe('ServiceStack settings from context', () => {
     [{ chains: [{ chainId: 1, rpcUrlParameter: '/a', firstBlock: -1 }] }, /firstBlock/],
     [{ chains: [{ chainId: 1, rpcUrlParameter: '/a', blockTime: 2000 }] }, /chains/],
     [{ ingestMemorySize: 64 }, /ingestMemorySize/],
+    [{ chains: [{ chainId: 1, rpcUrlParameter: '/a', ingestMemorySize: 20_000 }] }, /ingestMemorySize/],
     [{ functionEnvironment: { TABLE_NAME: 'other' } }, /functionEnvironment/],
     [{ functionEnvironment: { ORDER_RETENTION_DAYS: '1' } }, /functionEnvironment/],
     [{ orderRetentionDays: 0 }, /orderRetentionDays/],
