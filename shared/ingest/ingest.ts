@@ -1140,10 +1140,12 @@ export class ChainIngest {
    * (N1) is in the last slice, written after the whole manifest, as manifestsExpired expects; the range
    * heads the block moved go with it, and their entities are listed with each slice.
    *
-   * An earlier write of this block (an interrupted run, a repair: `restated`) is deleted first, items
-   * then manifest, while its manifest still lists them; the block is then written as a clean ingest
-   * writes it (a repaired block's items are missing for the readers meanwhile). Items a backfill worker
-   * wrote (`replay`) are written again, and those of its keys the block no longer has deleted.
+   * An earlier write of this block past the cursor (an interrupted run: `restated`, advance) is deleted
+   * first, items then manifest, while its manifest still lists them (no reader is served them yet); the
+   * block is then written as a clean ingest writes it. A repaired block (at or below the cursor: readers
+   * are served it) is written over in place, and what its stored manifest lists that the repair did not
+   * write is deleted at the end, as the whole-block path does first. Items a backfill worker wrote
+   * (`replay`) are written again, and those of its keys the block no longer has deleted.
    */
   private async writeSlices(
     derived: DerivedBlock,
@@ -1156,10 +1158,13 @@ export class ChainIngest {
   ): Promise<void> {
     const number = derived.block.number;
     const header = { blockNumber: number, blockHash: derived.block.hash, blockTimestamp: derived.block.timestamp };
-    if (restated.length > 0) {
+    const startClean = restated.length > 0 && mode === 'advance';
+    if (startClean) {
       await writeItems({ delete: restated.flatMap((manifest) => manifest.items) }, { concurrency: ITEM_WRITE_CONCURRENCY });
       await deleteManifest(this.chainId, number);
     }
+    // A repair's keys, to tell what its stored manifest lists that it no longer writes.
+    const made = restated.length > 0 && mode === 'repair' ? new Set<string>() : undefined;
     const workerKeys = replay?.staged.blocks.get(number)?.keys ?? [];
     const workerLeft = new Map(workerKeys.map(([pk, sk]) => [keyId({ pk, sk }), { pk, sk }] as const));
     if (replay && workerKeys.length > 0) replay.written.rewrittenBlocks += 1;
@@ -1178,11 +1183,19 @@ export class ChainIngest {
         { firstChunk: chunk, last },
         this.manifestRetentionDays,
       );
-      for (const item of items) workerLeft.delete(keyId(item));
+      for (const item of items) {
+        const id = keyId(item);
+        workerLeft.delete(id);
+        made?.add(id);
+      }
       const put = last ? [...items, ...this.positions.takeHeads()] : items;
       await writeItems({ put }, { concurrency: ITEM_WRITE_CONCURRENCY });
     }
-    if (restated.length === 0) await deleteManifestChunksPast(this.chainId, number, chunk, storedChunks);
+    if (made) {
+      const leftovers = restated.flatMap((manifest) => manifest.items).filter((key) => !made.has(keyId(key)));
+      if (leftovers.length > 0) await writeItems({ delete: leftovers });
+    }
+    if (!startClean) await deleteManifestChunksPast(this.chainId, number, chunk, storedChunks);
     if (workerLeft.size > 0) await writeItems({ delete: [...workerLeft.values()] });
   }
 
