@@ -22,7 +22,16 @@
  * compute at Lambda's arm64 price, one vCPU (1,769 MB).
  */
 import { LAMBDA_MB_PER_VCPU, LAMBDA_PRICES } from './lambda-cost';
-import { followerCostPerDay, PROVISIONED_TARGET_UTILISATION, WORKLOADS, type WorkloadId, type WorkloadInputs } from './workload-cost';
+import {
+  DAYS_PER_MONTH,
+  followerCostPerDay,
+  GB,
+  PROVISIONED_TARGET_UTILISATION,
+  SECONDS_PER_DAY,
+  WORKLOADS,
+  type WorkloadId,
+  type WorkloadInputs,
+} from './workload-cost';
 
 /** Bytes stored a transaction by family group (write-families.ts FamilyReport.groups' bytesStoredPerTx). */
 export type StoredBytesByGroup = Record<string, number>;
@@ -84,9 +93,6 @@ export interface ColdTierDay {
   };
 }
 
-const GB = 1024 ** 3;
-const SECONDS_PER_DAY = 86_400;
-
 /** One workload's day with the cold tier, at one point of the sweep. */
 export function coldTierDay(
   workload: WorkloadId,
@@ -125,9 +131,9 @@ export function coldTierDay(
   const parts = {
     writes: wcu * COLD_PRICES.reservedWcuHour * 24,
     reads: rcu * COLD_PRICES.reservedRcuHour * 24,
-    tableStorage: ((tableBytes / GB) * COLD_PRICES.tableGbMonth) / 30,
-    pointers: ((pointerBytes / GB) * COLD_PRICES.tableGbMonth) / 30,
-    s3Storage: ((s3Bytes / GB) * COLD_PRICES.s3GbMonth) / 30,
+    tableStorage: ((tableBytes / GB) * COLD_PRICES.tableGbMonth) / DAYS_PER_MONTH,
+    pointers: ((pointerBytes / GB) * COLD_PRICES.tableGbMonth) / DAYS_PER_MONTH,
+    s3Storage: ((s3Bytes / GB) * COLD_PRICES.s3GbMonth) / DAYS_PER_MONTH,
     s3Requests: requests,
     compactor: compactorSeconds * (LAMBDA_MB_PER_VCPU / 1024) * LAMBDA_PRICES.gbSecondArm,
     follower: (follower?.computeUsd ?? 0) + (follower?.nodeUsd ?? 0),

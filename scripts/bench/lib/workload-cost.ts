@@ -161,9 +161,9 @@ export interface WorkloadCostModel {
   >;
 }
 
-const GB = 1024 ** 3;
-const DAYS_PER_MONTH = 30;
-const SECONDS_PER_DAY = 86_400;
+export const GB = 1024 ** 3;
+export const DAYS_PER_MONTH = 30;
+export const SECONDS_PER_DAY = 86_400;
 
 /**
  * Bytes a workload holds at steady state: a year (its history) of the kept bytes of its transactions,
