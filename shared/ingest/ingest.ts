@@ -801,10 +801,16 @@ export class ChainIngest {
     const chain = replayingChain(this.options.client, staged.recording);
     const source = new BlockSource(chain.client, policy, this.log, this.options.traceMethod);
     const numbers = Array.from({ length: upTo - number + 1 }, (_, offset) => number + offset);
-    const fetched = await Promise.all(numbers.map((block) => source.fetch(BigInt(block))));
-    // A block written in slices (writeSlices) goes alone: the batch ends before it, or is it.
-    const large = fetched.findIndex((bundle) => this.transactionCount(bundle) > this.sliceTransactions);
-    const batch = large === -1 ? fetched : fetched.slice(0, Math.max(large, 1));
+    // Read in order from the recording: a block written in slices (writeSlices) goes alone, so the batch
+    // ends before it, or is it (the blocks after it are read by the next call, not read twice here).
+    const batch: BlockBundle[] = [];
+    for (const block of numbers) {
+      const bundle = await source.fetch(BigInt(block));
+      const large = this.transactionCount(bundle) > this.sliceTransactions;
+      if (large && batch.length > 0) break;
+      batch.push(bundle);
+      if (large) break;
+    }
     const last = number + batch.length - 1;
     const linked = batch.every(
       (bundle, index) =>
@@ -1140,12 +1146,14 @@ export class ChainIngest {
    * (N1) is in the last slice, written after the whole manifest, as manifestsExpired expects; the range
    * heads the block moved go with it, and their entities are listed with each slice.
    *
-   * An earlier write of this block past the cursor (an interrupted run: `restated`, advance) is deleted
-   * first, items then manifest, while its manifest still lists them (no reader is served them yet); the
-   * block is then written as a clean ingest writes it. A repaired block (at or below the cursor: readers
-   * are served it) is written over in place, and what its stored manifest lists that the repair did not
-   * write is deleted at the end, as the whole-block path does first. Items a backfill worker wrote
-   * (`replay`) are written again, and those of its keys the block no longer has deleted.
+   * An earlier write of this block past the cursor (an interrupted run: `restated`, advance) has its items
+   * deleted first, while its manifest, kept until the new parts write over it, lists them (no reader is
+   * served them yet); the block is then written as a clean ingest writes it. A repaired block (at or below
+   * the cursor: readers are served it) is written over in place: its new parts go after the stored
+   * manifest's chunks (old and new listed at every step, whatever the old layout), what the old one listed
+   * and the repair did not write is deleted at the end, and the parts are written again from chunk 0. A
+   * stored manifest of another hash (undone by writeBatch) is deleted before any part. Items a backfill
+   * worker wrote (`replay`) are written again, and those of its keys the block no longer has deleted.
    */
   private async writeSlices(
     derived: DerivedBlock,
@@ -1158,44 +1166,71 @@ export class ChainIngest {
   ): Promise<void> {
     const number = derived.block.number;
     const header = { blockNumber: number, blockHash: derived.block.hash, blockTimestamp: derived.block.timestamp };
-    const startClean = restated.length > 0 && mode === 'advance';
-    if (startClean) {
+    const repairing = mode === 'repair' && restated.length > 0;
+    let stored = storedChunks;
+    if (restated.length > 0 && !repairing) {
+      // Past the cursor (no reader is served it): its items go first, while the stored manifest, kept
+      // until the new parts write over it, lists them and the range heads they moved.
       await writeItems({ delete: restated.flatMap((manifest) => manifest.items) }, { concurrency: ITEM_WRITE_CONCURRENCY });
+    } else if (restated.length === 0 && storedChunks > 0) {
+      // The stored manifest is of another hash, already undone (writeBatch): gone before any part is written.
       await deleteManifest(this.chainId, number);
+      stored = 0;
     }
-    // A repair's keys, to tell what its stored manifest lists that it no longer writes.
-    const made = restated.length > 0 && mode === 'repair' ? new Set<string>() : undefined;
+    // A repair writes its parts after the stored manifest's chunks, each part's count exact: the manifest
+    // lists the old items and the new at every step, whatever its layout was; the parts are written again
+    // from chunk 0 at the end, once what the old one listed and the repair did not write is deleted.
+    const parts: { items: ItemKey[]; touched: string[]; last: boolean }[] | undefined = repairing ? [] : undefined;
     const workerKeys = replay?.staged.blocks.get(number)?.keys ?? [];
     const workerLeft = new Map(workerKeys.map(([pk, sk]) => [keyId({ pk, sk }), { pk, sk }] as const));
     if (replay && workerKeys.length > 0) replay.written.rewrittenBlocks += 1;
     const within = new Map<string, RangeState>();
-    let chunk = 0;
-    for (const [index, slice] of sliced.slices.entries()) {
-      const last = index === sliced.slices.length - 1;
-      const items = sliced.itemsOf(slice);
-      const heads = headsEntitiesOf(items, isCountedEntry);
-      const seekChunks = await this.positions.assignSlice(number, items, { first: index === 0, within, fresh: mode === 'repair' });
-      for (const item of seekChunks) items.push(item);
-      bucketNumberedEntries(items);
-      chunk = await writeManifestChunks(
-        this.chainId,
-        { ...header, items, touched: index === 0 ? [...touched, ...heads] : heads },
-        { firstChunk: chunk, last },
-        this.manifestRetentionDays,
-      );
-      for (const item of items) {
-        const id = keyId(item);
-        workerLeft.delete(id);
-        made?.add(id);
+    let chunk = repairing ? stored : 0;
+    try {
+      for (const [index, slice] of sliced.slices.entries()) {
+        const last = index === sliced.slices.length - 1;
+        const items = sliced.itemsOf(slice);
+        const heads = headsEntitiesOf(items, isCountedEntry);
+        const seekChunks = await this.positions.assignSlice(number, items, { first: index === 0, within, fresh: mode === 'repair' });
+        for (const item of seekChunks) items.push(item);
+        bucketNumberedEntries(items);
+        const part = {
+          items: items.map((item) => ({ pk: item.pk, sk: item.sk })),
+          touched: index === 0 ? [...touched, ...heads] : heads,
+          last,
+        };
+        parts?.push(part);
+        chunk = await writeManifestChunks(
+          this.chainId,
+          { ...header, ...part },
+          { firstChunk: chunk, last: last || repairing },
+          this.manifestRetentionDays,
+        );
+        for (const item of items) workerLeft.delete(keyId(item));
+        const put = last ? [...items, ...this.positions.takeHeads()] : items;
+        await writeItems({ put }, { concurrency: ITEM_WRITE_CONCURRENCY });
       }
-      const put = last ? [...items, ...this.positions.takeHeads()] : items;
-      await writeItems({ put }, { concurrency: ITEM_WRITE_CONCURRENCY });
+    } catch (error) {
+      // The positions and heads numbered so far are of a block not written: the next attempt reads them again.
+      this.positions.forget();
+      throw error;
     }
-    if (made) {
+    if (parts) {
+      const made = new Set(parts.flatMap((part) => part.items.map(keyId)));
       const leftovers = restated.flatMap((manifest) => manifest.items).filter((key) => !made.has(keyId(key)));
       if (leftovers.length > 0) await writeItems({ delete: leftovers });
+      const total = chunk;
+      chunk = 0;
+      for (const part of parts)
+        chunk = await writeManifestChunks(
+          this.chainId,
+          { ...header, ...part },
+          { firstChunk: chunk, last: part.last },
+          this.manifestRetentionDays,
+        );
+      stored = total;
     }
-    if (!startClean) await deleteManifestChunksPast(this.chainId, number, chunk, storedChunks);
+    await deleteManifestChunksPast(this.chainId, number, chunk, stored);
     if (workerLeft.size > 0) await writeItems({ delete: [...workerLeft.values()] });
   }
 

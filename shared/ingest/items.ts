@@ -73,16 +73,28 @@ export interface BlockSlice {
   withBlock: boolean;
 }
 
+const WHOLE_BLOCK: BlockSlice = { from: 0, to: Number.POSITIVE_INFINITY, withBlock: true };
+
+/** Whether the block's logs and token transfers, by log index, never go back to an earlier transaction. */
+function logsInTransactionOrder(derived: DerivedBlock): boolean {
+  for (const records of [derived.logs, derived.tokenTransfers]) {
+    const sorted = [...records].sort((a, b) => a.logIndex - b.logIndex);
+    for (let index = 1; index < sorted.length; index += 1)
+      if (sorted[index]!.transactionIndex < sorted[index - 1]!.transactionIndex) return false;
+  }
+  return true;
+}
+
 /** The slices a block's items are built in: one (the whole block) up to SLICE_TRANSACTIONS transactions. */
 export function slicesOf(derived: DerivedBlock, size: number = SLICE_TRANSACTIONS): BlockSlice[] {
   const count = derived.transactions.length;
-  if (count <= size) return [{ from: 0, to: Number.POSITIVE_INFINITY, withBlock: true }];
+  // Slices number a range's entries in transaction order, which is their sort-key order only while the
+  // logs' indexes grow with their transactions' (as a node numbers them): otherwise the block is one slice.
+  if (count <= size || !logsInTransactionOrder(derived)) return [WHOLE_BLOCK];
   const slices: BlockSlice[] = [];
   for (let from = 0; from < count; from += size) slices.push({ from, to: from + size, withBlock: from + size >= count });
   return slices;
 }
-
-const WHOLE_BLOCK: BlockSlice = { from: 0, to: Number.POSITIVE_INFINITY, withBlock: true };
 
 /** How the ingest stores what it may keep for a while only (zero-value-calls.ts). */
 export interface ItemOptions {

@@ -172,7 +172,8 @@ export class Reorg {
       const read = await Promise.all(numbers.map((block) => readManifest(this.chainId, block)));
       // (Checked above; again here, for a manifest DynamoDB deleted since: the chunks done stay done.)
       await this.refuseExpired(numbers.filter((_, position) => !read[position]?.complete));
-      // (An incomplete manifest left is a write a crash cut, of a block none of whose items were written.)
+      // (An incomplete manifest left is a write a crash cut: of a block none of whose items were written, or
+      // of a block written in slices, cut between its parts; either way it lists whatever was written.)
       for (const manifest of read) if (manifest) orphaned.push(manifest);
       this.log.warn('reorg: undoing orphaned blocks', {
         chainId: this.chainId,

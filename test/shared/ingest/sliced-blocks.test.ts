@@ -14,10 +14,10 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { planBackfill, stageSegment } from '../../../shared/ingest/backfill';
 import { ChainIngest, registerChain, type IngestOptions } from '../../../shared/ingest/ingest';
-import { readManifest } from '../../../shared/ingest/manifest';
+import { readManifest, unpackEntries, writeManifest } from '../../../shared/ingest/manifest';
 import { isBucket, storedEntriesOf } from '../../../shared/table/buckets';
 import { blockKeys, chainKeys, keyId } from '../../../shared/table/keys';
-import { getItem } from '../../../shared/ingest/table-io';
+import { getItem, queryRange } from '../../../shared/ingest/table-io';
 import { smallBaseChain } from '../../support/base-chain';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { observingTable } from '../../support/table-calls';
@@ -74,6 +74,14 @@ function entriesListed(listed: readonly { pk: string; sk: string }[], items: rea
   return entries;
 }
 
+/** Whether a BatchWriteItem's input puts the burst block's block item (N1). */
+const blockItemIn = (input: Record<string, any>): boolean =>
+  Object.values(input.RequestItems ?? {}).some((requests) =>
+    (requests as { PutRequest?: { Item: Record<string, unknown> } }[]).some(
+      (request) => request.PutRequest?.Item.kind === 'block' && request.PutRequest.Item.number === BURST_BLOCK,
+    ),
+  );
+
 let whole: Record<string, unknown>[];
 let sliced: Record<string, unknown>[];
 
@@ -117,8 +125,10 @@ test('repaired (written again at or below the cursor, numbered fresh), it is wri
     const result = await observingTable(
       (command, input) => {
         if (command !== 'BatchWriteItemCommand') return;
-        for (const requests of Object.values(input.RequestItems ?? {}) as { DeleteRequest?: unknown }[][])
-          deletes += requests.filter((request) => request.DeleteRequest).length;
+        // (The manifest's chunks past its parts, written after the stored ones, go at the end: not the block's items.)
+        const manifestPk = chainKeys.manifest(spec.chainId, BURST_BLOCK, 0).pk;
+        for (const requests of Object.values(input.RequestItems ?? {}) as { DeleteRequest?: { Key: { pk: string } } }[][])
+          deletes += requests.filter((request) => request.DeleteRequest && request.DeleteRequest.Key.pk !== manifestPk).length;
       },
       () => new ChainIngest(ingestOptions({ sliceTransactions: SLICE })).ingestRange({ from: BURST_BLOCK, to: BURST_BLOCK, repair: true }),
     );
@@ -128,6 +138,70 @@ test('repaired (written again at or below the cursor, numbered fresh), it is wri
   expect(await tableSnapshot(name)).toEqual(sliced);
 }, 60_000);
 
+test('a block written whole, repaired in slices (a table of before, or of another slice size): cut short, it stays listed; done, it is the clean sliced table', async () => {
+  const name = `${table.name}-repair-whole`;
+  const manifestPk = chainKeys.manifest(spec.chainId, BURST_BLOCK, 0).pk;
+  const repair = () =>
+    new ChainIngest(ingestOptions({ sliceTransactions: SLICE })).ingestRange({ from: BURST_BLOCK, to: BURST_BLOCK, repair: true });
+  await inTable(name, async () => {
+    await registerChain(spec.chainId, 1);
+    await new ChainIngest(ingestOptions()).ingestRange({ from: 1, to: chain.head });
+    // Cut at its third part's manifest write: the old items and the two parts' new ones all stored.
+    let parts = 0;
+    const cut = observingTable((command, input) => {
+      if (command !== 'BatchWriteItemCommand') return;
+      const puts = Object.values(input.RequestItems ?? {}).flat() as { PutRequest?: { Item: Record<string, unknown> } }[];
+      if (puts.some((request) => request.PutRequest?.Item.pk === manifestPk) && ++parts === 3) throw new Error('repair cut');
+    }, repair);
+    await expect(cut).rejects.toThrow('repair cut');
+    const manifest = await readManifest(spec.chainId, BURST_BLOCK);
+    expect(manifest?.complete, 'whole at every step: a reorg would undo it').toBe(true);
+    const listed = new Set(manifest!.items.map(keyId));
+    const blockKeysOf = (items: readonly Record<string, unknown>[]) => new Set(manifestItemsOf(items));
+    const ofBlock = new Set([...blockKeysOf(whole), ...blockKeysOf(sliced)]);
+    const stored = (await tableSnapshot(name)).map((item) => keyId(item as never)).filter((id) => ofBlock.has(id));
+    expect(stored.filter((id) => !listed.has(id))).toEqual([]);
+    expect((await repair()).repaired).toBe(1);
+  });
+  expect(await tableSnapshot(name)).toEqual(sliced);
+}, 60_000);
+
+test("a manifest of the block's number left by another branch (undone) is gone before the block's parts: never two hashes' chunks beside its block item", async () => {
+  const name = `${table.name}-orphaned-manifest`;
+  await inTable(name, async () => {
+    await registerChain(spec.chainId, 1);
+    await new ChainIngest(ingestOptions({ sliceTransactions: SLICE })).ingestRange({ from: 1, to: BURST_BLOCK - 1 });
+    // What an interrupted run on another branch left past the cursor: a manifest of 40 chunks (20,000 keys) of another hash.
+    const orphanKeys = Array.from({ length: 20_000 }, (_, index) => ({
+      pk: `C#${spec.chainId}#ORPHAN`,
+      sk: String(index).padStart(6, '0'),
+    }));
+    await writeManifest(spec.chainId, { blockNumber: BURST_BLOCK, blockHash: `0x${'ab'.repeat(32)}`, items: orphanKeys, touched: [] }, 0);
+    expect((await readManifest(spec.chainId, BURST_BLOCK))?.chunkCount).toBe(40);
+    let hashesBesideBlockItem: string[] | undefined;
+    let checking = false;
+    await observingTable(
+      async (command, input) => {
+        if (checking || command !== 'BatchWriteItemCommand' || !blockItemIn(input)) return;
+        checking = true;
+        const chunks = await queryRange<{ blockHash: string }>(chainKeys.manifestRange(spec.chainId, BURST_BLOCK));
+        hashesBesideBlockItem = [...new Set(chunks.map((chunk) => chunk.blockHash))];
+        checking = false;
+      },
+      () => new ChainIngest(ingestOptions({ sliceTransactions: SLICE })).ingestRange({ from: BURST_BLOCK, to: chain.head }),
+    );
+    const block = chain.blocks.find((candidate) => candidate.number === BURST_BLOCK)!;
+    expect(hashesBesideBlockItem).toEqual([block.hash]);
+  });
+  expect(await tableSnapshot(name)).toEqual(sliced);
+}, 60_000);
+
+/** The keys the burst block's stored manifest chunks list, in a table's items. */
+function manifestItemsOf(items: readonly Record<string, unknown>[]): string[] {
+  const pk = chainKeys.manifest(spec.chainId, BURST_BLOCK, 0).pk;
+  return items.filter((item) => item.pk === pk).flatMap((chunk) => unpackEntries(chunk as never).items.map(keyId));
+}
+
 describe('a crash while a block is written in slices', () => {
   const manifestPk = chainKeys.manifest(spec.chainId, BURST_BLOCK, 0).pk;
   /** Puts of the burst block's manifest chunks in a BatchWriteItem's input. */
@@ -135,12 +209,6 @@ describe('a crash while a block is written in slices', () => {
     Object.values(input.RequestItems ?? {}).flatMap((requests) =>
       (requests as { PutRequest?: { Item: Record<string, unknown> } }[]).flatMap((request) =>
         request.PutRequest?.Item.pk === manifestPk ? [Number(request.PutRequest.Item.sk)] : [],
-      ),
-    );
-  const blockItemIn = (input: Record<string, any>): boolean =>
-    Object.values(input.RequestItems ?? {}).some((requests) =>
-      (requests as { PutRequest?: { Item: Record<string, unknown> } }[]).some(
-        (request) => request.PutRequest?.Item.kind === 'block' && request.PutRequest.Item.number === BURST_BLOCK,
       ),
     );
 
