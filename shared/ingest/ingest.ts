@@ -1186,6 +1186,9 @@ export class ChainIngest {
     if (replay && workerKeys.length > 0) replay.written.rewrittenBlocks += 1;
     const within = new Map<string, RangeState>();
     let chunk = repairing ? stored : 0;
+    // A slice's items are written while the next slice is built, numbered and its manifest part written
+    // (that part lists what it writes; none of it waits on the slice before): two slices in memory at most.
+    let writing: Promise<void> | undefined;
     try {
       for (const [index, slice] of sliced.slices.entries()) {
         const last = index === sliced.slices.length - 1;
@@ -1208,9 +1211,14 @@ export class ChainIngest {
         );
         for (const item of items) workerLeft.delete(keyId(item));
         const put = last ? [...items, ...this.positions.takeHeads()] : items;
-        await writeItems({ put }, { concurrency: ITEM_WRITE_CONCURRENCY });
+        await writing;
+        writing = writeItems({ put }, { concurrency: ITEM_WRITE_CONCURRENCY });
+        writing.catch(() => undefined); // (awaited before the next slice's write, or below)
       }
+      await writing;
     } catch (error) {
+      // (Nothing is left in flight when this throws: a slice's write is awaited before the next is sent.)
+      await writing?.catch(() => undefined);
       // The positions and heads numbered so far are of a block not written: the next attempt reads them again.
       this.positions.forget();
       throw error;

@@ -3,7 +3,7 @@
  * generator (the bench's synthetic node: swaps, transfers, deposits, call traces, Multicall3) makes one
  * block of 10,000 transactions, about 380,000 entries put with their index copies, fewer items (block
  * buckets; the issue counted 500,000 items at the 55 items a transaction of then); the ingest writes it in 10 slices of 1,000
- * transactions (ingest.ts writeSlices: about 90 s on 2 cores, peak heap 490 MB against 702 built whole). Before the fix, `items.push(...blockItems)` overflowed the call stack past about 125,000
+ * transactions (ingest.ts writeSlices: about 80 s alone on 2 cores, peak heap 440-490 MB against 702 built whole). Before the fix, `items.push(...blockItems)` overflowed the call stack past about 125,000
  * items (about 2,300 transactions of this profile), every attempt, and the chain's ingest stopped at
  * that block for good.
  */
