@@ -38,11 +38,10 @@ import { backfillKeys, keyId, type ItemKey, type TableItem } from '../table/keys
 import type { BackfillPlanRecord, StagedChunkRecord, StagedSegmentRecord } from '../table/records';
 import { readBatchFacts } from './batch';
 import { readStateAt, slicedItemsOfBlock } from './block-work';
-import { checkZeroValueCallsRetention } from './zero-value-calls';
 import { ChainState } from './chain-state';
 import { deriveBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
-import { isCountedEntry } from './items';
+import { isCountedEntry, itemOptionsOf } from './items';
 import { powertoolsLog, type IngestLog } from './log';
 import { readCursor } from './manifest';
 import { readNativeState } from './native-state';
@@ -212,10 +211,7 @@ export async function stageSegment(options: StageOptions, segment: Segment): Pro
   const blocks = bundles.map((bundle) => deriveBlock(chainId, bundle));
   const facts = await readBatchFacts(blocks, new Map(), chainState, FACT_CONCURRENCY);
   const staged = new Map<number, StagedBlock>();
-  const itemOptions = {
-    zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays),
-    ...(options.sliceTransactions === undefined ? {} : { sliceTransactions: options.sliceTransactions }),
-  };
+  const itemOptions = itemOptionsOf(options);
   for (const derived of blocks) {
     const { slices, itemsOf } = slicedItemsOfBlock(derived, facts, itemOptions);
     const keys: [string, string][] = [];

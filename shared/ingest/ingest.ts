@@ -38,11 +38,10 @@ import {
 import { type BatchFacts, candidatesOf, readBatchFacts } from './batch';
 import { balanceTouchesOf, itemsOfBlock, readStateAt, slicedItemsOfBlock } from './block-work';
 import type { ItemOptions } from './items';
-import { checkZeroValueCallsRetention } from './zero-value-calls';
 import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
-import { bucketNumberedEntries, isCountedEntry, SLICE_TRANSACTIONS, slicesOf } from './items';
+import { bucketNumberedEntries, isCountedEntry, itemOptionsOf, slicesOf } from './items';
 import {
   notifyBlocksIngested,
   notifyNftInstancesWritten,
@@ -261,10 +260,7 @@ export class ChainIngest {
       throw new Error(
         `manifestRetentionDays must be a whole number of days, 0 or more (0: keep manifests forever), got ${options.manifestRetentionDays}`,
       );
-    this.itemOptions = {
-      zeroValueCallsRetentionDays: checkZeroValueCallsRetention(options.zeroValueCallsRetentionDays),
-      ...(options.sliceTransactions === undefined ? {} : { sliceTransactions: options.sliceTransactions }),
-    };
+    this.itemOptions = itemOptionsOf(options);
     this.reorg = new Reorg(
       this.chainId,
       this.source,
@@ -295,9 +291,9 @@ export class ChainIngest {
   }
 
   /** Transactions in a fetched block (its derived records' count: the node's answers are let go once derived). */
-  /** A block of more transactions than this is written in slices (items.ts SLICE_TRANSACTIONS). */
-  private get sliceTransactions(): number {
-    return this.itemOptions.sliceTransactions ?? SLICE_TRANSACTIONS;
+  /** Whether a block is written in slices (items.ts slicesOf, writeSlices): it then goes in a batch of its own. */
+  private writtenInSlices(derived: DerivedBlock): boolean {
+    return slicesOf(derived, this.itemOptions.sliceTransactions).length > 1;
   }
 
   private transactionCount(bundle: BlockBundle): number {
@@ -718,7 +714,7 @@ export class ChainIngest {
       const awaitThrough =
         mayBeHalfWritten && cursor?.pendingTo !== undefined ? Math.min(cursor.pendingTo, run.target, number + limit - 1) : 0;
       // A block written in slices (writeSlices) goes alone, whatever batch it comes in: its items are the same.
-      const alone = (bundle: BlockBundle): boolean => this.transactionCount(bundle) > this.sliceTransactions;
+      const alone = (bundle: BlockBundle): boolean => this.writtenInSlices(this.derived(bundle));
       while (batch.length < limit && number + batch.length <= run.target && transactions < MAX_BATCH_TRANSACTIONS && !alone(first)) {
         const nextNumber = number + batch.length;
         const next = nextNumber <= awaitThrough ? await live().peek(nextNumber) : live().ready(nextNumber);
@@ -806,7 +802,7 @@ export class ChainIngest {
     const batch: BlockBundle[] = [];
     for (const block of numbers) {
       const bundle = await source.fetch(BigInt(block));
-      const large = this.transactionCount(bundle) > this.sliceTransactions;
+      const large = this.writtenInSlices(this.derived(bundle));
       if (large && batch.length > 0) break;
       batch.push(bundle);
       if (large) break;
@@ -1038,7 +1034,7 @@ export class ChainIngest {
     // A lone block of more than SLICE_TRANSACTIONS transactions (advanceRun puts it alone): written in slices.
     const [lone] = blocks;
     const sliced = blocks.length === 1 && lone !== undefined ? slicedItemsOfBlock(lone, facts, this.itemOptions) : undefined;
-    if (blocks.length > 1 && blocks.some((derived) => slicesOf(derived, this.sliceTransactions).length > 1))
+    if (blocks.length > 1 && blocks.some((derived) => this.writtenInSlices(derived)))
       throw new Error(`blocks ${firstNumber}..${lastNumber}: a block written in slices goes in a batch of its own`);
     let writeImmutable: () => Promise<void>;
     if (lone !== undefined && sliced !== undefined && sliced.slices.length > 1) {

@@ -21,7 +21,7 @@ import {
 } from '../table/keys';
 import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
-import { zeroValueCallStorage } from './zero-value-calls';
+import { checkZeroValueCallsRetention, zeroValueCallStorage } from './zero-value-calls';
 import { TABLE } from '../table/definition';
 import { bucketsAround, bucketsOf, isBucketedRange } from '../table/buckets';
 import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
@@ -83,6 +83,14 @@ function logsInTransactionOrder(derived: DerivedBlock): boolean {
       if (sorted[index]!.transactionIndex < sorted[index - 1]!.transactionIndex) return false;
   }
   return true;
+}
+
+/** The item options of an ingest's or a backfill worker's settings, checked (the two must write the same items). */
+export function itemOptionsOf(settings: { zeroValueCallsRetentionDays?: number; sliceTransactions?: number }): ItemOptions {
+  return {
+    zeroValueCallsRetentionDays: checkZeroValueCallsRetention(settings.zeroValueCallsRetentionDays),
+    ...(settings.sliceTransactions === undefined ? {} : { sliceTransactions: settings.sliceTransactions }),
+  };
 }
 
 /** The slices a block's items are built in: one (the whole block) up to SLICE_TRANSACTIONS transactions. */
