@@ -1,6 +1,6 @@
 /**
  * `npm run bench:lambda [-- --chain anvil|base] [--duration 240] [--timeout 75] [--schedule 25] [--safety-margin 10]
- * [--block-seconds 2] [--txs-per-block N] [--burst N] [--deposit-every 6] [--memory MB] [--table-writers N] [--cpu-limit] [--kill-at S] [--out DIR]`:
+ * [--block-seconds 2] [--txs-per-block N] [--burst N] [--deposit-every 6] [--memory MB] [--table-writers N] [--table dynalite|stand-in] [--cpu-limit] [--kill-at S] [--out DIR]`:
  * the deployed ingest, run locally as Lambda runs it (issue 26, section 1: follow the head in AWS; issue 34: Base mode).
  *
  * - **Lambda**: the real handler module (functions/ingest/ingest-chain.ts) in local execution
@@ -89,7 +89,8 @@ import { startAnvil, type Anvil } from '../lib/anvil';
 import { ensureTable, localClient } from '../lib/local-table/ensure-table';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { consumers, DELIVERY_MAX_RECEIVES } from '../../shared/jobs';
-import { startGatewayProcess, type GatewayProcess } from './lib/gateway-process';
+import { startGatewayProcess, type GatewayProcess, type GatewayTable } from './lib/gateway-process';
+import { AWS_LATENCY_MS } from './lib/stand-in/table';
 import { type ChaosRecovery, chaosRecovery, pickHolder } from './lib/lambda-chaos';
 import { type LambdaCost, lambdaCostPerChainPerDay, NODE_USD_PER_MILLION_CALLS, successorWaitSeconds } from './lib/lambda-cost';
 import { type InvocationRecord, LocalLambda } from './lib/local-lambda';
@@ -139,7 +140,7 @@ const DELIVERY_CONSUMER = consumers.find((consumer) => consumer.id === 'DeliverW
 /** Lambda's pollers of a standard queue at first (it adds more as the queue fills). */
 const STANDARD_QUEUE_POLLERS = 5;
 const USAGE =
-  'usage: npm run bench:lambda [-- --chain anvil|base] [--duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--burst N] [--deposit-every S] [--memory MB] [--table-writers N] [--cpu-limit] [--kill-at S] [--out DIR]';
+  'usage: npm run bench:lambda [-- --chain anvil|base] [--duration S] [--timeout S] [--schedule S] [--safety-margin S] [--block-seconds S] [--txs-per-block N] [--burst N] [--deposit-every S] [--memory MB] [--table-writers N] [--table dynalite|stand-in] [--cpu-limit] [--kill-at S] [--out DIR]';
 
 type Call = (method: string, params?: unknown[]) => Promise<unknown>;
 
@@ -162,6 +163,11 @@ interface Options {
   killAtSeconds: number;
   /** INGEST_TABLE_WRITERS of the ingest's environments (default: the stack's rule for the memory). */
   tableWriters: number;
+  /**
+   * The table: dynalite (the default), or the stand-in (lib/stand-in/table.ts: AWS's latency, its work a
+   * fraction of dynalite's), which issue 34 allows only where dynalite itself is the bottleneck.
+   */
+  table: GatewayTable;
   /** The deposit queue's visibility timeout: the deployed 6 x the consumer's timeout, shortened as the ingest's timeout is. */
   visibilityTimeoutSeconds: number;
   out: string;
@@ -184,6 +190,7 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
       'cpu-limit': { type: 'boolean', default: false },
       'kill-at': { type: 'string' },
       'table-writers': { type: 'string' },
+      table: { type: 'string', default: 'dynalite' },
       out: { type: 'string', default: path.join(ROOT, 'bench', 'results') },
       help: { type: 'boolean', default: false },
     },
@@ -201,8 +208,10 @@ function parseOptions(argv: string[] = process.argv.slice(2)): Options | undefin
   const chain = values.chain;
   if (chain !== 'anvil' && chain !== 'base') throw new Error(`--chain must be anvil or base\n${USAGE}`);
   const base = chain === 'base';
+  if (values.table !== 'dynalite' && values.table !== 'stand-in') throw new Error(`--table must be dynalite or stand-in\n${USAGE}`);
   return {
     chain,
+    table: values.table,
     burstTransactions: base ? Math.round(number('burst', values.burst ?? '3000', 0)) : 0,
     limitCpu: base || values['cpu-limit'] === true,
     durationSeconds,
@@ -378,7 +387,7 @@ export interface LambdaFollowResult {
   /** The partition key with the most write units, scaled to 300 transactions a second (3x Base); limit 1,000. */
   hottestPartitionWriteUnitsPerSecondAt3xBase: number | null;
   hottestPartitions: { key: string; writeUnitsPerTransaction: number; writeUnitsPerSecondAt3xBase: number }[];
-  /** The table: dynalite in the gateway's process; its CPU over the run (whether the table, not the ingest, is the bottleneck). */
+  /** The table: dynalite (or the stand-in) in the gateway's process; its CPU over the run (whether the table, not the ingest, is the bottleneck). */
   table: { kind: string; cpuSeconds: number; cpuShareOfRun: number | null };
   /** How the ingest's environments were limited in CPU (Lambda's share of their memory size). */
   cpuLimit: { by: 'cgroup'; vcpus: number } | { by: 'none'; why: string };
@@ -504,7 +513,7 @@ async function main(): Promise<void> {
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
       POWERTOOLS_METRICS_DISABLED: 'true',
     };
-    gateway = await startGatewayProcess(tableName, common);
+    gateway = await startGatewayProcess(tableName, common, { table: options.table });
     const table = { endpoint: gateway.dynamodbEndpoint };
     Object.assign(process.env, { ...common, DYNAMODB_ENDPOINT: table.endpoint, TABLE_NAME: tableName });
     const admin = localClient(table.endpoint);
@@ -1418,7 +1427,10 @@ function summarise(input: {
     hottestPartitionWriteUnitsPerSecondAt3xBase: hottest[0]?.writeUnitsPerSecondAt3xBase ?? null,
     hottestPartitions: hottest,
     table: {
-      kind: 'dynalite, embedded in the local gateway process',
+      kind:
+        options.table === 'stand-in'
+          ? `the stand-in table (scripts/bench/lib/stand-in/table.ts: AWS's latency, ${AWS_LATENCY_MS.read} ms a read, ${AWS_LATENCY_MS.write} a write, ${AWS_LATENCY_MS.batch} a batch, ${AWS_LATENCY_MS.transaction} a transaction), embedded in the local gateway process, in place of dynalite`
+          : 'dynalite, embedded in the local gateway process',
       cpuSeconds: round2(usage.tableCpuSeconds) ?? 0,
       cpuShareOfRun: wallSeconds > 0 ? round2(usage.tableCpuSeconds / wallSeconds) : null,
     },

@@ -44,6 +44,11 @@ export interface LocalServiceOptions {
   /** Folder that keeps the data across restarts (LevelDB under `<dataDir>/dynamodb`); in memory when absent. */
   dataDir?: string;
   tableName?: string;
+  /**
+   * Starts the table the service uses in place of the embedded dynalite (the benchmark's stand-in
+   * table, scripts/bench/lib/stand-in/table.ts); never with `dataDir`.
+   */
+  startTable?: (host: string, port: number) => Promise<LocalDynamo>;
   maxBodyBytes?: number;
   /** Called once per answered request (the start script prints these). */
   onRequest?: (entry: RequestLogEntry) => void;
@@ -86,7 +91,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
   let dynamo: LocalDynamo;
   try {
-    dynamo = await startDynamo(options.dynamodbHost ?? host, options.dynamodbPort ?? 0, storePath);
+    if (options.startTable && storePath) throw new Error('a table of its own (startTable) keeps no data directory');
+    dynamo = options.startTable
+      ? await options.startTable(options.dynamodbHost ?? host, options.dynamodbPort ?? 0)
+      : await startDynamo(options.dynamodbHost ?? host, options.dynamodbPort ?? 0, storePath);
   } catch (error) {
     await releaseDataDir();
     throw error;

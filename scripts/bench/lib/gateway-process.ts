@@ -17,8 +17,16 @@ export interface GatewayProcess {
   close(): Promise<void>;
 }
 
-export async function startGatewayProcess(tableName: string, env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, tableName], {
+/** The table behind the gateway: the embedded dynalite, or the bench's stand-in (./stand-in/table.ts). */
+export type GatewayTable = 'dynalite' | 'stand-in';
+
+export async function startGatewayProcess(
+  tableName: string,
+  env: Record<string, string>,
+  options: { table?: GatewayTable; timeoutMs?: number } = {},
+): Promise<GatewayProcess> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, tableName, ...(options.table === 'stand-in' ? ['stand-in'] : [])], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, NODE_NO_WARNINGS: '1', ...env },
   });
