@@ -351,7 +351,8 @@ function expiringOf(inputs: {
 /**
  * The ingest's CPU and node calls per transaction on chain profile `profile`, from the newest Lambda
  * harness result in `dir` that ran it (`npm run bench:lambda -- --chain base`) with the deployed flags
- * (not BENCH_LAMBDA_NODE_FLAGS), or undefined.
+ * (not BENCH_LAMBDA_NODE_FLAGS) against dynalite (not the stand-in table, which measures the follower's
+ * ceiling: issue 34), or undefined.
  */
 async function harnessFollower(dir: string, profile: string): Promise<WorkloadInputs['follower']> {
   const files = (await readdir(dir).catch(() => [] as string[]))
@@ -364,10 +365,10 @@ async function harnessFollower(dir: string, profile: string): Promise<WorkloadIn
       ingestCpuMsPerTransaction?: number;
       nodeCallsPerTransaction?: number;
       cost?: { deployed?: { inputs?: LambdaCostInputs } };
-      settings?: { extraNodeFlags?: string | null };
+      settings?: { extraNodeFlags?: string | null; table?: string };
     };
-    // (A run with flags beyond the deployed ones is an experiment, not what the stack deploys.)
-    if (result.chain?.profile !== profile || result.settings?.extraNodeFlags) continue;
+    // (A run with flags beyond the deployed ones is an experiment, not what the stack deploys; a run on the stand-in measures a ceiling.)
+    if (result.chain?.profile !== profile || result.settings?.extraNodeFlags || result.settings?.table === 'stand-in') continue;
     const deployed = result.cost?.deployed?.inputs;
     if (typeof result.ingestCpuMsPerTransaction !== 'number' || typeof result.nodeCallsPerTransaction !== 'number' || !deployed)
       return undefined;

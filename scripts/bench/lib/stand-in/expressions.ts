@@ -560,15 +560,18 @@ export function applyUpdate(update: Update, before: Item, placeholders: Placehol
     const value = operandValue(operand, before, placeholders)!;
     const current = valueAt(after, segments);
     if (value.N !== undefined) {
-      if (current !== undefined && current.N === undefined) throw new ExpressionError('An operand in the update expression has an incorrect data type');
+      if (current !== undefined && current.N === undefined)
+        throw new ExpressionError('An operand in the update expression has an incorrect data type');
       setAt(after, segments, { N: current ? new Big(current.N).plus(value.N).toFixed() : value.N });
       continue;
     }
     const setType = ['SS', 'NS', 'BS'].find((type) => value[type] !== undefined);
     if (!setType) throw new ExpressionError('ADD takes a number or a set');
-    if (current !== undefined && current[setType] === undefined) throw new ExpressionError('An operand in the update expression has an incorrect data type');
+    if (current !== undefined && current[setType] === undefined)
+      throw new ExpressionError('An operand in the update expression has an incorrect data type');
     const merged = [...(current?.[setType] ?? [])];
-    for (const element of value[setType]) if (!merged.some((other) => valuesEqual({ [setType[0]!]: other }, { [setType[0]!]: element }))) merged.push(element);
+    for (const element of value[setType])
+      if (!merged.some((other) => valuesEqual({ [setType[0]!]: other }, { [setType[0]!]: element }))) merged.push(element);
     setAt(after, segments, { [setType]: merged });
   }
   for (const { path, value: operand } of update.delete) {
@@ -590,7 +593,12 @@ export function applyUpdate(update: Update, before: Item, placeholders: Placehol
 
 /** The top-level names an update writes (for ReturnValues UPDATED_OLD / UPDATED_NEW). */
 export function updatedNames(update: Update, placeholders: Placeholders): string[] {
-  const paths = [...update.set.map((entry) => entry.path), ...update.remove, ...update.add.map((entry) => entry.path), ...update.delete.map((entry) => entry.path)];
+  const paths = [
+    ...update.set.map((entry) => entry.path),
+    ...update.remove,
+    ...update.add.map((entry) => entry.path),
+    ...update.delete.map((entry) => entry.path),
+  ];
   return [...new Set(paths.map((path) => String(resolvePath(path, placeholders)[0])))];
 }
 

@@ -131,9 +131,13 @@ class Index {
     if (!entry) return;
     const partitionKey = item[this.keys.partition]!.S as string;
     let entries = this.partitions.get(partitionKey);
-    if (!entries) this.partitions.set(partitionKey, (entries = []));
-    entries.splice(
-      lowerBound(entries.length, (i) => compareEntries(entries![i]!, entry) < 0),
+    if (!entries) {
+      entries = [];
+      this.partitions.set(partitionKey, entries);
+    }
+    const list = entries;
+    list.splice(
+      lowerBound(list.length, (i) => compareEntries(list[i]!, entry) < 0),
       0,
       entry,
     );
@@ -153,7 +157,8 @@ class Index {
 
 function keyString(item: Item, name: string): string {
   const value = item[name];
-  if (value?.S === undefined) throw validation(`One or more parameter values were invalid: Missing the key ${name} in the item (the stand-in keys are strings)`);
+  if (value?.S === undefined)
+    throw validation(`One or more parameter values were invalid: Missing the key ${name} in the item (the stand-in keys are strings)`);
   return value.S;
 }
 
@@ -190,8 +195,12 @@ class Table {
     if (this.keys.sort) key[this.keys.sort] = item[this.keys.sort]!;
     const { partition, sort } = this.keyOf(key);
     let stored = this.partitions.get(partition);
-    if (!stored) this.partitions.set(partition, (stored = new Partition()));
-    const at = lowerBound(stored.sortKeys.length, (i) => compareStrings(stored!.sortKeys[i]!, sort) < 0);
+    if (!stored) {
+      stored = new Partition();
+      this.partitions.set(partition, stored);
+    }
+    const keys = stored.sortKeys;
+    const at = lowerBound(keys.length, (i) => compareStrings(keys[i]!, sort) < 0);
     let before: Item | undefined;
     if (stored.sortKeys[at] === sort) {
       before = stored.items[at];
@@ -251,7 +260,13 @@ function valueSize(value: AttributeValue): number {
       case 'L':
         return 3 + x.reduce((sum: number, element: AttributeValue) => sum + 1 + valueSize(element), 0);
       case 'M':
-        return 3 + Object.entries(x).reduce((sum: number, [name, element]) => sum + 1 + Buffer.byteLength(name) + valueSize(element as AttributeValue), 0);
+        return (
+          3 +
+          Object.entries(x).reduce(
+            (sum: number, [name, element]) => sum + 1 + Buffer.byteLength(name) + valueSize(element as AttributeValue),
+            0,
+          )
+        );
     }
   }
   return 0;
@@ -312,7 +327,9 @@ class StandIn {
       }
       case 'DescribeTimeToLive': {
         const table = this.table(input.TableName);
-        return { TimeToLiveDescription: table.ttl ? { TimeToLiveStatus: 'ENABLED', AttributeName: table.ttl } : { TimeToLiveStatus: 'DISABLED' } };
+        return {
+          TimeToLiveDescription: table.ttl ? { TimeToLiveStatus: 'ENABLED', AttributeName: table.ttl } : { TimeToLiveStatus: 'DISABLED' },
+        };
       }
       case 'GetItem':
         return this.getItem(input);
@@ -368,7 +385,9 @@ class StandIn {
   }
 
   private capacity(input: Json, table: Table, units: number): Json {
-    return input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE' ? { ConsumedCapacity: { TableName: table.name, CapacityUnits: units } } : {};
+    return input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE'
+      ? { ConsumedCapacity: { TableName: table.name, CapacityUnits: units } }
+      : {};
   }
 
   private failCondition(condition: Condition | undefined, item: Item | undefined, input: Json): void {
@@ -381,7 +400,10 @@ class StandIn {
   private getItem(input: Json): Json {
     const table = this.table(input.TableName);
     const item = table.get(input.Key);
-    return { ...(item ? { Item: projected(item, input) } : {}), ...this.capacity(input, table, readUnits(itemSize(item), !!input.ConsistentRead)) };
+    return {
+      ...(item ? { Item: projected(item, input) } : {}),
+      ...this.capacity(input, table, readUnits(itemSize(item), !!input.ConsistentRead)),
+    };
   }
 
   private putItem(input: Json): Json {
@@ -409,9 +431,12 @@ class StandIn {
     const before = table.get(input.Key);
     this.failCondition(conditionOf(input), before, input);
     const start = before ?? { ...input.Key };
-    const after = input.UpdateExpression ? applyUpdate(parseUpdate(input.UpdateExpression), start, placeholdersOf(input)) : structuredClone(start);
+    const after = input.UpdateExpression
+      ? applyUpdate(parseUpdate(input.UpdateExpression), start, placeholdersOf(input))
+      : structuredClone(start);
     for (const name of Object.keys(input.Key)) {
-      if (after[name]?.S !== input.Key[name]?.S) throw validation('Cannot update attribute ' + name + '. This attribute is part of the key');
+      if (after[name]?.S !== input.Key[name]?.S)
+        throw validation('Cannot update attribute ' + name + '. This attribute is part of the key');
     }
     return { before, after };
   }
@@ -421,7 +446,8 @@ class StandIn {
     const { before, after } = this.updated(table, input);
     table.put(after);
     const names = input.UpdateExpression ? updatedNames(parseUpdate(input.UpdateExpression), placeholdersOf(input)) : [];
-    const pick = (item: Item | undefined): Item => Object.fromEntries(names.filter((name) => item?.[name] !== undefined).map((name) => [name, item![name]!]));
+    const pick = (item: Item | undefined): Item =>
+      Object.fromEntries(names.filter((name) => item?.[name] !== undefined).map((name) => [name, item![name]!]));
     let attributes: Item | undefined;
     switch (input.ReturnValues) {
       case 'ALL_NEW':
@@ -448,7 +474,10 @@ class StandIn {
     const before = table.get(input.Key);
     this.failCondition(conditionOf(input), before, input);
     table.delete(input.Key);
-    return { ...(input.ReturnValues === 'ALL_OLD' && before ? { Attributes: before } : {}), ...this.capacity(input, table, writeUnits(itemSize(before))) };
+    return {
+      ...(input.ReturnValues === 'ALL_OLD' && before ? { Attributes: before } : {}),
+      ...this.capacity(input, table, writeUnits(itemSize(before))),
+    };
   }
 
   private query(input: Json): Json {
@@ -498,7 +527,11 @@ class StandIn {
       if (forward) for (let i = first; i <= last; i += 1) yield itemAt(i);
       else for (let i = last; i >= first; i -= 1) yield itemAt(i);
     }
-    return this.page(input, table, run(), [table.keys.partition, table.keys.sort, ...(index ? [index.keys.partition, index.keys.sort] : [])]);
+    return this.page(input, table, run(), [
+      table.keys.partition,
+      table.keys.sort,
+      ...(index ? [index.keys.partition, index.keys.sort] : []),
+    ]);
   }
 
   /** A page of `items` (in order, from the start key on): Limit, 1 MB, filter, projection, count. */
@@ -534,7 +567,9 @@ class StandIn {
     if (input.IndexName) throw validation('the stand-in table scans no index');
     const segments = input.TotalSegments ?? 1;
     const segment = input.Segment ?? 0;
-    const partitions = [...table.partitions.keys()].filter((key) => segments === 1 || hashOf(key) % segments === segment).sort(compareStrings);
+    const partitions = [...table.partitions.keys()]
+      .filter((key) => segments === 1 || hashOf(key) % segments === segment)
+      .sort(compareStrings);
     const start = input.ExclusiveStartKey as Item | undefined;
     let first = 0;
     let sortFrom: string | undefined;
@@ -573,13 +608,18 @@ class StandIn {
       capacity.push({ TableName: name, CapacityUnits: units });
     }
     if (keys > 100) throw validation('Too many items requested for the BatchGetItem call');
-    return { Responses: responses, UnprocessedKeys: {}, ...(input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE' ? { ConsumedCapacity: capacity } : {}) };
+    return {
+      Responses: responses,
+      UnprocessedKeys: {},
+      ...(input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE' ? { ConsumedCapacity: capacity } : {}),
+    };
   }
 
   private batchWrite(input: Json): Json {
     const capacity: Json[] = [];
     const requests = Object.entries(input.RequestItems ?? {}) as [string, Json[]][];
-    if (requests.reduce((sum, [, list]) => sum + list.length, 0) > 25) throw validation('Too many items requested for the BatchWriteItem call');
+    if (requests.reduce((sum, [, list]) => sum + list.length, 0) > 25)
+      throw validation('Too many items requested for the BatchWriteItem call');
     for (const [name, list] of requests) {
       const table = this.table(name);
       let units = 0;
@@ -592,7 +632,10 @@ class StandIn {
       }
       capacity.push({ TableName: name, CapacityUnits: units });
     }
-    return { UnprocessedItems: {}, ...(input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE' ? { ConsumedCapacity: capacity } : {}) };
+    return {
+      UnprocessedItems: {},
+      ...(input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE' ? { ConsumedCapacity: capacity } : {}),
+    };
   }
 
   private transactWrite(input: Json, raw: string): Json {
@@ -601,7 +644,11 @@ class StandIn {
     const token = input.ClientRequestToken as string | undefined;
     if (token) {
       const seen = this.tokens.get(token);
-      if (seen && seen.body !== raw) throw new DynamoError('IdempotentParameterMismatchException', 'The request uses the same client token as a previous, but non-identical request.');
+      if (seen && seen.body !== raw)
+        throw new DynamoError(
+          'IdempotentParameterMismatchException',
+          'The request uses the same client token as a previous, but non-identical request.',
+        );
       if (seen) return {};
     }
     const operations = (input.TransactItems ?? []) as Json[];
@@ -664,22 +711,27 @@ function hashOf(text: string): number {
 }
 
 /** The first and last index (inclusive) of the sorted keys `sortAt(0..length-1)` that meet `condition`. */
-function sortRange(condition: Condition | undefined, placeholders: Placeholders, length: number, sortAt: (i: number) => string): [number, number] {
+function sortRange(
+  condition: Condition | undefined,
+  placeholders: Placeholders,
+  length: number,
+  sortAt: (i: number) => string,
+): [number, number] {
   if (!condition) return [0, length - 1];
-  const valueOf = (operand: Operand | undefined): string => {
+  const stringOf = (operand: Operand | undefined): string => {
     const value = operand?.kind === 'value' ? placeholders.values?.[operand.ref]?.S : undefined;
     if (value === undefined) throw validation('the stand-in table takes string values in key conditions');
     return value;
   };
   const below = (v: string) => lowerBound(length, (i) => compareStrings(sortAt(i), v) < 0);
   const upTo = (v: string) => lowerBound(length, (i) => compareStrings(sortAt(i), v) <= 0);
-  if (condition.kind === 'between') return [below(valueOf(condition.low)), upTo(valueOf(condition.high)) - 1];
+  if (condition.kind === 'between') return [below(stringOf(condition.low)), upTo(stringOf(condition.high)) - 1];
   if (condition.kind === 'function') {
-    const prefix = valueOf(condition.args[1]);
+    const prefix = stringOf(condition.args[1]);
     return [below(prefix), lowerBound(length, (i) => compareStrings(sortAt(i), prefix) < 0 || sortAt(i).startsWith(prefix)) - 1];
   }
   if (condition.kind !== 'compare') throw validation('Query key condition not supported');
-  const v = valueOf(condition.b);
+  const v = stringOf(condition.b);
   switch (condition.op) {
     case '=':
       return [below(v), upTo(v) - 1];
@@ -697,7 +749,11 @@ function sortRange(condition: Condition | undefined, placeholders: Placeholders,
 }
 
 /** A key condition's partition value and the condition on the sort key, if any. */
-function keyConditionOf(condition: Condition, keys: KeySchema, placeholders: Placeholders): { partition: string; sortCondition?: Condition } {
+function keyConditionOf(
+  condition: Condition,
+  keys: KeySchema,
+  placeholders: Placeholders,
+): { partition: string; sortCondition?: Condition } {
   const parts: Condition[] = [];
   const flatten = (part: Condition): void => {
     if (part.kind === 'and') {
@@ -716,7 +772,8 @@ function keyConditionOf(condition: Condition, keys: KeySchema, placeholders: Pla
     const name = names(part);
     if (name === keys.partition && part.kind === 'compare' && part.op === '=' && part.b.kind === 'value') {
       partition = placeholders.values?.[part.b.ref]?.S;
-    } else if (name === keys.sort && keys.sort && !sortCondition && (part.kind !== 'function' || part.name === 'begins_with')) sortCondition = part;
+    } else if (name === keys.sort && keys.sort && !sortCondition && (part.kind !== 'function' || part.name === 'begins_with'))
+      sortCondition = part;
     else throw validation('Query key condition not supported');
   }
   if (partition === undefined) throw validation('Query condition missed key schema element');
@@ -749,8 +806,10 @@ export async function startStandInTable(options: StandInTableOptions = {}): Prom
         body = state.handle(operation, JSON.parse(raw || '{}'), raw);
       } catch (error) {
         status = 400;
-        if (error instanceof DynamoError) body = { __type: `com.amazonaws.dynamodb.v20120810#${error.type}`, message: error.message, ...error.extra };
-        else if (error instanceof ExpressionError) body = { __type: 'com.amazon.coral.validate#ValidationException', message: `Invalid expression: ${error.message}` };
+        if (error instanceof DynamoError)
+          body = { __type: `com.amazonaws.dynamodb.v20120810#${error.type}`, message: error.message, ...error.extra };
+        else if (error instanceof ExpressionError)
+          body = { __type: 'com.amazon.coral.validate#ValidationException', message: `Invalid expression: ${error.message}` };
         else {
           status = 500;
           body = { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: String(error) };

@@ -43,7 +43,9 @@ function normalized(operation: string, status: number, text: string): Json {
   if (status !== 200) {
     return {
       status,
-      type: String(body.__type ?? '').split('#').pop(),
+      type: String(body.__type ?? '')
+        .split('#')
+        .pop(),
       reasons: body.CancellationReasons?.map((reason: Json) => ({ Code: reason.Code, Item: reason.Item })),
       item: body.Item,
     };
@@ -86,7 +88,12 @@ beforeAll(async () => {
         const a = normalized(operation, first.status, first.text);
         const b = normalized(operation, second.status, second.text);
         if (JSON.stringify(sortKeys(a)) !== JSON.stringify(sortKeys(b))) {
-          mismatches.push({ operation, request: JSON.parse(body), dynalite: { ...a, message: JSON.parse(first.text || '{}').message }, standIn: b });
+          mismatches.push({
+            operation,
+            request: JSON.parse(body),
+            dynalite: { ...a, message: JSON.parse(first.text || '{}').message },
+            standIn: b,
+          });
         }
         response.writeHead(first.status, { 'content-type': 'application/x-amz-json-1.0' });
         response.end(first.text);
@@ -107,13 +114,22 @@ afterAll(async () => {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Json).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Json)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
   }
   return value;
 }
 
 const client = (): DynamoDBClient =>
-  new DynamoDBClient({ endpoint: proxyEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  new DynamoDBClient({
+    endpoint: proxyEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
 
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: number | string): AttributeValue => ({ N: String(value) });
@@ -191,15 +207,36 @@ describe('the stand-in answers as dynalite', () => {
         ConditionExpression: 'label = :wrong',
         ExpressionAttributeValues: { ':label': S('z'), ':wrong': S('nope') },
       }),
-      new UpdateItemCommand({ TableName: name, Key: { pk: S('P#3'), sk: S('new') }, UpdateExpression: 'ADD hits :one', ExpressionAttributeValues: { ':one': N(1) }, ReturnValues: 'ALL_NEW' }),
+      new UpdateItemCommand({
+        TableName: name,
+        Key: { pk: S('P#3'), sk: S('new') },
+        UpdateExpression: 'ADD hits :one',
+        ExpressionAttributeValues: { ':one': N(1) },
+        ReturnValues: 'ALL_NEW',
+      }),
       new GetItemCommand({ TableName: name, Key: { pk: S('P#2'), sk: S('A') } }),
-      new GetItemCommand({ TableName: name, Key: { pk: S('P#1'), sk: S('K#004') }, ProjectionExpression: '#n, nested.deep, tags', ExpressionAttributeNames: { '#n': 'n' } }),
+      new GetItemCommand({
+        TableName: name,
+        Key: { pk: S('P#1'), sk: S('K#004') },
+        ProjectionExpression: '#n, nested.deep, tags',
+        ExpressionAttributeNames: { '#n': 'n' },
+      }),
       new GetItemCommand({ TableName: name, Key: { pk: S('P#9'), sk: S('none') } }),
-      new DeleteItemCommand({ TableName: name, Key: { pk: S('P#3'), sk: S('new') }, ConditionExpression: 'hits = :two', ExpressionAttributeValues: { ':two': N(2) } }),
+      new DeleteItemCommand({
+        TableName: name,
+        Key: { pk: S('P#3'), sk: S('new') },
+        ConditionExpression: 'hits = :two',
+        ExpressionAttributeValues: { ':two': N(2) },
+      }),
       new DeleteItemCommand({ TableName: name, Key: { pk: S('P#3'), sk: S('new') }, ReturnValues: 'ALL_OLD' }),
     ];
     const query = (input: Record<string, unknown>) =>
-      new QueryCommand({ TableName: name, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': S('P#1') }, ...input } as any);
+      new QueryCommand({
+        TableName: name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': S('P#1') },
+        ...input,
+      } as any);
     const keyed = (condition: string, values: Record<string, AttributeValue>, input: Record<string, unknown> = {}) =>
       query({ KeyConditionExpression: `pk = :pk AND ${condition}`, ExpressionAttributeValues: { ':pk': S('P#1'), ...values }, ...input });
     for (const forward of [true, false]) {
@@ -215,8 +252,16 @@ describe('the stand-in answers as dynalite', () => {
         keyed('sk = :v', { ':v': S('K#013') }, { ScanIndexForward: forward }),
         keyed('sk BETWEEN :a AND :b', { ':a': S('K#005'), ':b': S('K#009') }, { ScanIndexForward: forward, Limit: 3 }),
         keyed('begins_with(sk, :p)', { ':p': S('K#01') }, { ScanIndexForward: forward }),
-        keyed('begins_with(sk, :p)', { ':p': S('K#01') }, { ScanIndexForward: forward, Limit: 4, ExclusiveStartKey: { pk: S('P#1'), sk: S('K#013') } }),
-        query({ ScanIndexForward: forward, FilterExpression: 's = :s AND n >= :low', ExpressionAttributeValues: { ':pk': S('P#1'), ':s': S('apple'), ':low': N(-20) } }),
+        keyed(
+          'begins_with(sk, :p)',
+          { ':p': S('K#01') },
+          { ScanIndexForward: forward, Limit: 4, ExclusiveStartKey: { pk: S('P#1'), sk: S('K#013') } },
+        ),
+        query({
+          ScanIndexForward: forward,
+          FilterExpression: 's = :s AND n >= :low',
+          ExpressionAttributeValues: { ':pk': S('P#1'), ':s': S('apple'), ':low': N(-20) },
+        }),
         query({ ScanIndexForward: forward, Select: 'COUNT', Limit: 9 }),
         query({ ScanIndexForward: forward, ProjectionExpression: 'sk, b, nested.#l', ExpressionAttributeNames: { '#l': 'list' } }),
         new QueryCommand({
@@ -250,15 +295,41 @@ describe('the stand-in answers as dynalite', () => {
       }),
       new BatchGetItemCommand({
         RequestItems: {
-          [name]: { Keys: [{ pk: S('P#4'), sk: S('2') }, { pk: S('P#1'), sk: S('K#002') }, { pk: S('P#1'), sk: S('K#003') }], ProjectionExpression: 'pk, sk, v' },
+          [name]: {
+            Keys: [
+              { pk: S('P#4'), sk: S('2') },
+              { pk: S('P#1'), sk: S('K#002') },
+              { pk: S('P#1'), sk: S('K#003') },
+            ],
+            ProjectionExpression: 'pk, sk, v',
+          },
         },
       }),
-      new QueryCommand({ TableName: name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :g', ExpressionAttributeValues: { ':g': S('G#even') } }),
+      new QueryCommand({
+        TableName: name,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :g',
+        ExpressionAttributeValues: { ':g': S('G#even') },
+      }),
       new TransactWriteItemsCommand({
         TransactItems: [
           { Put: { TableName: name, Item: { pk: S('P#5'), sk: S('a') }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Update: { TableName: name, Key: { pk: S('P#4'), sk: S('1') }, UpdateExpression: 'ADD v :one', ExpressionAttributeValues: { ':one': N(1) } } },
-          { ConditionCheck: { TableName: name, Key: { pk: S('P#4'), sk: S('2') }, ConditionExpression: 'v = :two', ExpressionAttributeValues: { ':two': N(2) } } },
+          {
+            Update: {
+              TableName: name,
+              Key: { pk: S('P#4'), sk: S('1') },
+              UpdateExpression: 'ADD v :one',
+              ExpressionAttributeValues: { ':one': N(1) },
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: name,
+              Key: { pk: S('P#4'), sk: S('2') },
+              ConditionExpression: 'v = :two',
+              ExpressionAttributeValues: { ':two': N(2) },
+            },
+          },
           { Delete: { TableName: name, Key: { pk: S('P#1'), sk: S('K#001') } } },
         ],
         ClientRequestToken: 'token-1',
@@ -266,15 +337,36 @@ describe('the stand-in answers as dynalite', () => {
       new TransactWriteItemsCommand({
         TransactItems: [
           { Put: { TableName: name, Item: { pk: S('P#5'), sk: S('a') }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Update: { TableName: name, Key: { pk: S('P#4'), sk: S('1') }, UpdateExpression: 'ADD v :one', ExpressionAttributeValues: { ':one': N(1) } } },
-          { ConditionCheck: { TableName: name, Key: { pk: S('P#4'), sk: S('2') }, ConditionExpression: 'v = :two', ExpressionAttributeValues: { ':two': N(2) } } },
+          {
+            Update: {
+              TableName: name,
+              Key: { pk: S('P#4'), sk: S('1') },
+              UpdateExpression: 'ADD v :one',
+              ExpressionAttributeValues: { ':one': N(1) },
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: name,
+              Key: { pk: S('P#4'), sk: S('2') },
+              ConditionExpression: 'v = :two',
+              ExpressionAttributeValues: { ':two': N(2) },
+            },
+          },
           { Delete: { TableName: name, Key: { pk: S('P#1'), sk: S('K#001') } } },
         ],
         ClientRequestToken: 'token-1',
       }),
       new TransactWriteItemsCommand({
         TransactItems: [
-          { Update: { TableName: name, Key: { pk: S('P#4'), sk: S('1') }, UpdateExpression: 'ADD v :one', ExpressionAttributeValues: { ':one': N(1) } } },
+          {
+            Update: {
+              TableName: name,
+              Key: { pk: S('P#4'), sk: S('1') },
+              UpdateExpression: 'ADD v :one',
+              ExpressionAttributeValues: { ':one': N(1) },
+            },
+          },
           {
             ConditionCheck: {
               TableName: name,
@@ -293,11 +385,21 @@ describe('the stand-in answers as dynalite', () => {
     expect(compared).toBeGreaterThan(requests.length);
     expectNoMismatch();
     // The answers carried what the rules say, not only the same on both sides: a few of them, from the stand-in.
-    const direct = new DynamoDBClient({ endpoint: standIn.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const direct = new DynamoDBClient({
+      endpoint: standIn.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
     const counted = await direct.send(new GetItemCommand({ TableName: name, Key: { pk: S('P#2'), sk: S('A') } }));
     expect(counted.Item).toMatchObject({ count: N('0.5'), label: S('y'), n: N(-7), tags: { SS: ['b'] } });
     const back = await direct.send(
-      new QueryCommand({ TableName: name, KeyConditionExpression: 'pk = :pk AND sk < :v', ExpressionAttributeValues: { ':pk': S('P#1'), ':v': S('K#012') }, ScanIndexForward: false, Limit: 1 }),
+      new QueryCommand({
+        TableName: name,
+        KeyConditionExpression: 'pk = :pk AND sk < :v',
+        ExpressionAttributeValues: { ':pk': S('P#1'), ':v': S('K#012') },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
     );
     expect(back.Items?.map((item) => item.sk?.S)).toEqual(['K#011']);
     expect(back.LastEvaluatedKey).toEqual({ pk: S('P#1'), sk: S('K#011') });
@@ -325,7 +427,9 @@ describe('the stand-in answers as dynalite', () => {
     for (let n = 6; n <= chain.head; n += 1) await follower.ingestRange({ from: n, to: n });
     expect(compared - before).toBeGreaterThan(200);
     expectNoMismatch();
-    const [fromDynalite, fromStandIn] = await Promise.all([dynalite, standIn.endpoint].map((endpoint) => scanItems(localClient(endpoint), name)));
+    const [fromDynalite, fromStandIn] = await Promise.all(
+      [dynalite, standIn.endpoint].map((endpoint) => scanItems(localClient(endpoint), name)),
+    );
     const sorted = (items: Record<string, unknown>[]) => items.map((item) => JSON.stringify(sortKeys(item))).sort();
     expect(fromDynalite.length).toBeGreaterThan(1000);
     expect(sorted(fromStandIn)).toEqual(sorted(fromDynalite));
