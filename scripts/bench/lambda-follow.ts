@@ -63,7 +63,9 @@
  *   receiver. Budget: p99 <= 5 s over the items of the measured blocks outside the chaos and burst windows;
  *   every written block's matching records delivered (counted against the chain), none outside its
  *   filter, every signature verified, nothing dead-lettered.
- * - handovers: each invocation's result (when it held the lease), the gaps between holders, overlaps.
+ * - handovers: each invocation's result (when it held the lease), the gaps between holders, overlaps, and the
+ *   peak lag after each holder took the lease (whether it was its environment's first follow); every block's lag
+ *   is in the JSON result (`lag.series`).
  * - no block lost or repeated: the table's blocks are 0..head, each the node's; the queue got each block
  *   exactly once, in order, each the child of the one before; the cursor never went back; each order one
  *   deposit.
@@ -306,6 +308,8 @@ export interface LambdaFollowResult {
     fromTimestampSeconds: Percentiles;
     notShown: number;
     /** The figures above leave out the chaos window's blocks; these take every measured block. */
+    /** Every measured block shown: [number, mined at, shown at (ms since the epoch), lag in blocks] (where the lag's spikes fall). */
+    series: [number, number, number, number][];
     withChaosWindow: {
       measuredBlocks: number;
       blocks: Percentiles;
@@ -406,16 +410,29 @@ export interface LambdaFollowResult {
     timeouts: number;
     handovers: number;
     handoverGapMs: { p50: number | null; max: number | null };
+    /** Each holder in turn: whether it was its environment's first follow, and the peak lag of the blocks mined in the 20 s after it took the lease (chaos and burst windows aside). */
+    takeovers: {
+      id: string;
+      container: number;
+      firstFollowOfEnvironment: boolean;
+      heldFrom: number;
+      blocksAfter: number;
+      peakLagBlocks: number | null;
+    }[];
     overlaps: number;
     mostActiveAtOnce: number;
     skippedSeconds: { p50: number | null; max: number | null };
     initMs: { p50: number | null; max: number | null };
     perInvocation: {
       id: string;
+      /** The execution environment it ran in (local-lambda.ts: a new one is a cold start). */
+      container: number;
       role: string | null;
       startedAt: number;
       seconds: number;
       heldSeconds: number | null;
+      /** When it took the lease (ms since the epoch), if it did. */
+      heldFrom: number | null;
       advanced: number | null;
       waitedMs: number | null;
       reason: string | null;
@@ -1169,6 +1186,8 @@ function summarise(input: {
   const fromTimestamp: number[] = [];
   const allLagSeconds: number[] = [];
   const allLagBlocks: number[] = [];
+  /** Every measured block shown: [number, mined at, shown at (ms since the epoch), lag in blocks]. */
+  const series: [number, number, number, number][] = [];
   let notShown = 0;
   for (const block of measured) {
     const at = shownAt.get(block.number);
@@ -1180,6 +1199,7 @@ function summarise(input: {
     const blocks = mined.filter((other) => other.minedAt > block.minedAt && other.minedAt <= at).length;
     allLagSeconds.push(seconds);
     allLagBlocks.push(blocks);
+    series.push([block.number, block.minedAt, at, blocks]);
     if (inWindow.has(block.number)) continue;
     lagSeconds.push(seconds);
     lagBlocks.push(blocks);
@@ -1213,6 +1233,26 @@ function summarise(input: {
     .filter((body) => body.heldFrom != null && body.heldUntil != null)
     .sort((a, b) => a.heldFrom! - b.heldFrom!);
   const gaps = holders.slice(1).map((body, index) => body.heldFrom! - holders[index]!.heldUntil!);
+  // Each holder's start and the lag of the blocks mined in the 20 s after it took the lease: an environment's
+  // first follow runs the ingest's code cold (V8 compiles it as it runs), one that followed before does not.
+  const followedBefore = new Set<number>();
+  const takeovers = followed
+    .filter((record) => (record.result as FollowResultBody).heldFrom != null)
+    .sort((a, b) => (a.result as FollowResultBody).heldFrom! - (b.result as FollowResultBody).heldFrom!)
+    .map((record) => {
+      const heldFrom = (record.result as FollowResultBody).heldFrom!;
+      const firstFollowOfEnvironment = !followedBefore.has(record.container);
+      followedBefore.add(record.container);
+      const after = series.filter(([number, minedAt]) => minedAt >= heldFrom && minedAt < heldFrom + 20_000 && !inWindow.has(number));
+      return {
+        id: record.id,
+        container: record.container,
+        firstFollowOfEnvironment,
+        heldFrom,
+        blocksAfter: after.length,
+        peakLagBlocks: after.length > 0 ? Math.max(...after.map(([, , , blocks]) => blocks)) : null,
+      };
+    });
   const active = records.filter((_, index) => bodies[index]?.role === 'followed' || (bodies[index]?.waitedMs ?? 0) > 0);
   const mostActive = Math.max(
     0,
@@ -1349,6 +1389,7 @@ function summarise(input: {
       fromTimestampSeconds: percentiles(fromTimestamp),
       notShown,
       withChaosWindow: { measuredBlocks: allLagBlocks.length, blocks: percentiles(allLagBlocks), seconds: percentiles(allLagSeconds) },
+      series,
       api: { route: 'GET /insights/v1/chains/{chainId}/status (local gateway, HTTP)', ...input.api },
     },
     deposits: {
@@ -1458,12 +1499,14 @@ function summarise(input: {
       timeouts,
       handovers: Math.max(0, holders.length - 1),
       handoverGapMs: { p50: percentileOf(gaps, 50), max: percentileOf(gaps, 100) },
+      takeovers,
       overlaps: gaps.filter((gap) => gap < 0).length,
       mostActiveAtOnce: mostActive,
       skippedSeconds: { p50: round2(percentileOf(skippedSeconds, 50)), max: round2(percentileOf(skippedSeconds, 100)) },
       initMs: { p50: percentileOf(initMs, 50), max: percentileOf(initMs, 100) },
       perInvocation: records.map((record, index) => ({
         id: record.id,
+        container: record.container,
         role: bodies[index]?.role ?? record.outcome,
         startedAt: record.startedAt,
         seconds: round2((record.endedAt - record.startedAt) / 1000) ?? 0,
@@ -1471,6 +1514,7 @@ function summarise(input: {
           bodies[index]?.heldFrom != null && bodies[index]?.heldUntil != null
             ? round2((bodies[index]!.heldUntil! - bodies[index]!.heldFrom!) / 1000)
             : null,
+        heldFrom: bodies[index]?.heldFrom ?? null,
         advanced: bodies[index]?.advanced ?? null,
         waitedMs: bodies[index]?.waitedMs ?? null,
         reason: bodies[index]?.reason ?? record.error ?? null,
@@ -1553,7 +1597,7 @@ ${r.lag.notShown > 0 ? `**${r.lag.notShown} blocks were never shown by the API.*
 
 **Deposit queue**: ${dq.receives} long polls (${dq.emptyReceives} came back empty after 20 s), ${dq.batches} batches (p50 ${dq.messagesPerBatch.p50}, max ${dq.messagesPerBatch.max} messages); DetectDeposits: ${dq.consumerInvocations} invocations, ${dq.consumerColdStarts} cold start${dq.consumerColdStarts === 1 ? '' : 's'} (init ${dq.consumerInitMs ?? '-'} ms), ${dq.consumerBilledSeconds} billed seconds.
 
-**Invocations**: ${i.total} (${i.coldStarts} cold starts, init p50 ${i.initMs.p50} ms), ${i.followed} followed the chain, ${i.skipped} found it taken and returned (p50 ${i.skippedSeconds.p50} s), ${i.tookOver} waited for a handover and took over; ${i.killed} killed by the chaos; ${i.timeouts} timed out; ${i.errors.length} failed${i.errors.length > 0 ? ` (${i.errors.slice(0, 3).join('; ')})` : ''}. **Handovers: ${i.handovers}**, gap between holders p50 ${i.handoverGapMs.p50} ms, max ${i.handoverGapMs.max} ms; ${i.overlaps} overlaps; at most ${i.mostActiveAtOnce} invocations following or waiting at once.
+**Invocations**: ${i.total} (${i.coldStarts} cold starts, init p50 ${i.initMs.p50} ms), ${i.followed} followed the chain, ${i.skipped} found it taken and returned (p50 ${i.skippedSeconds.p50} s), ${i.tookOver} waited for a handover and took over; ${i.killed} killed by the chaos; ${i.timeouts} timed out; ${i.errors.length} failed${i.errors.length > 0 ? ` (${i.errors.slice(0, 3).join('; ')})` : ''}. **Handovers: ${i.handovers}**, gap between holders p50 ${i.handoverGapMs.p50} ms, max ${i.handoverGapMs.max} ms; peak lag of the blocks mined in the 20 s after each holder took the lease (chaos and burst windows aside): ${i.takeovers.map((t) => `${t.id} ${t.peakLagBlocks ?? '-'} blocks (environment ${t.container}${t.firstFollowOfEnvironment ? ', its first follow' : ''})`).join(', ')}; ${i.overlaps} overlaps; at most ${i.mostActiveAtOnce} invocations following or waiting at once.
 
 **Nothing lost or repeated**: table blocks ${r.continuity.tableBlocks.count} of ${r.continuity.tableBlocks.expected} (missing ${r.continuity.tableBlocks.missing.length}, wrong hash ${r.continuity.tableBlocks.wrongHash.length}); queue: ${q.messages} messages (${q.deduplicated} dropped as duplicates), ${q.blocksPublished} blocks published, ${q.duplicates.length} published twice, ${q.missing.length} missing, ${q.outOfOrder} out of order, ${q.brokenLinks} not the child of the one before; ${q.failedRecords} consumer records failed, ${q.deadLetters} dead letters; the cursor went back ${r.continuity.cursorWentBack} times and ended at ${r.continuity.cursorAtEnd} (head ${r.chain.head}); deposit items per order ${r.deposits.depositItemsPerOrder.min}..${r.deposits.depositItemsPerOrder.max}.
 
