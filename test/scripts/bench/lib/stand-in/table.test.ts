@@ -283,6 +283,31 @@ describe('the stand-in answers as dynalite', () => {
         }),
       );
     }
+    // The same transaction twice under one token: the second is a resend, applied once.
+    const tokenTransaction = () =>
+      new TransactWriteItemsCommand({
+        TransactItems: [
+          { Put: { TableName: name, Item: { pk: S('P#5'), sk: S('a') }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Update: {
+              TableName: name,
+              Key: { pk: S('P#4'), sk: S('1') },
+              UpdateExpression: 'ADD v :one',
+              ExpressionAttributeValues: { ':one': N(1) },
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: name,
+              Key: { pk: S('P#4'), sk: S('2') },
+              ConditionExpression: 'v = :two',
+              ExpressionAttributeValues: { ':two': N(2) },
+            },
+          },
+          { Delete: { TableName: name, Key: { pk: S('P#1'), sk: S('K#001') } } },
+        ],
+        ClientRequestToken: 'token-1',
+      });
     requests.push(
       new BatchWriteItemCommand({
         RequestItems: {
@@ -311,52 +336,8 @@ describe('the stand-in answers as dynalite', () => {
         KeyConditionExpression: 'gsi1pk = :g',
         ExpressionAttributeValues: { ':g': S('G#even') },
       }),
-      new TransactWriteItemsCommand({
-        TransactItems: [
-          { Put: { TableName: name, Item: { pk: S('P#5'), sk: S('a') }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('1') },
-              UpdateExpression: 'ADD v :one',
-              ExpressionAttributeValues: { ':one': N(1) },
-            },
-          },
-          {
-            ConditionCheck: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('2') },
-              ConditionExpression: 'v = :two',
-              ExpressionAttributeValues: { ':two': N(2) },
-            },
-          },
-          { Delete: { TableName: name, Key: { pk: S('P#1'), sk: S('K#001') } } },
-        ],
-        ClientRequestToken: 'token-1',
-      }),
-      new TransactWriteItemsCommand({
-        TransactItems: [
-          { Put: { TableName: name, Item: { pk: S('P#5'), sk: S('a') }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('1') },
-              UpdateExpression: 'ADD v :one',
-              ExpressionAttributeValues: { ':one': N(1) },
-            },
-          },
-          {
-            ConditionCheck: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('2') },
-              ConditionExpression: 'v = :two',
-              ExpressionAttributeValues: { ':two': N(2) },
-            },
-          },
-          { Delete: { TableName: name, Key: { pk: S('P#1'), sk: S('K#001') } } },
-        ],
-        ClientRequestToken: 'token-1',
-      }),
+      tokenTransaction(),
+      tokenTransaction(),
       new TransactWriteItemsCommand({
         TransactItems: [
           {
