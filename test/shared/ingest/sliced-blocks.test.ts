@@ -15,7 +15,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { planBackfill, stageSegment } from '../../../shared/ingest/backfill';
 import { ChainIngest, registerChain, type IngestOptions } from '../../../shared/ingest/ingest';
 import { readManifest, unpackEntries, writeManifest } from '../../../shared/ingest/manifest';
-import { isBucket, storedEntriesOf } from '../../../shared/table/buckets';
+import { entriesOf, isBucket, storedEntriesOf } from '../../../shared/table/buckets';
+import { unpackItem } from '../../../shared/table/pack';
 import { blockKeys, chainKeys, keyId } from '../../../shared/table/keys';
 import { getItem, queryRange } from '../../../shared/ingest/table-io';
 import { smallBaseChain } from '../../support/base-chain';
@@ -46,12 +47,16 @@ async function ingestInto(name: string, options: Partial<IngestOptions> = {}): P
   return tableSnapshot(name);
 }
 
-/** A table's items with every block bucket replaced by its entries (each at its own sort key), manifests apart. */
+/**
+ * A table's items with every block bucket replaced by its entries (each at its own sort key), manifests apart,
+ * packed fields spread: an entry's packed fields are stored deflated in an item of its own and plain inside a
+ * bucket (table/buckets.ts), the same fields either way.
+ */
 function logicalItems(items: readonly Record<string, unknown>[]): Map<string, Record<string, unknown>> {
   const logical = new Map<string, Record<string, unknown>>();
   for (const item of items) {
     if (item.kind === 'manifest') continue;
-    for (const entry of isBucket(item) ? storedEntriesOf(item) : [item]) logical.set(keyId(entry as never), bytesAsText(entry));
+    for (const entry of isBucket(item) ? entriesOf(item) : [unpackItem(item)]) logical.set(keyId(entry as never), bytesAsText(entry));
   }
   return logical;
 }
