@@ -538,13 +538,10 @@ class StandIn {
   private page(input: Json, table: Table, items: Iterable<Item>, keyNames: (string | undefined)[]): Json {
     const limit = input.Limit ?? Number.POSITIVE_INFINITY;
     let size = 0;
-    let units = 0;
     const scanned: Item[] = [];
     for (const item of items) {
       if (scanned.length >= limit || size >= 1024 * 1024) break;
-      const itemBytes = itemSize(item);
-      size += itemBytes;
-      units += itemBytes;
+      size += itemSize(item);
       scanned.push(item);
     }
     const result: Json = { ScannedCount: scanned.length };
@@ -559,7 +556,7 @@ class StandIn {
     const kept = filter ? scanned.filter((item) => matches(filter, item, placeholders)) : scanned;
     result.Count = kept.length;
     if (input.Select !== 'COUNT') result.Items = kept.map((item) => projected(item, input));
-    return { ...result, ...this.capacity(input, table, Math.max(1, Math.ceil(units / 4096)) * (input.ConsistentRead ? 1 : 0.5)) };
+    return { ...result, ...this.capacity(input, table, Math.max(1, Math.ceil(size / 4096)) * (input.ConsistentRead ? 1 : 0.5)) };
   }
 
   private scan(input: Json): Json {
@@ -571,20 +568,15 @@ class StandIn {
       .filter((key) => segments === 1 || hashOf(key) % segments === segment)
       .sort(compareStrings);
     const start = input.ExclusiveStartKey as Item | undefined;
-    let first = 0;
-    let sortFrom: string | undefined;
-    if (start) {
-      const key = table.keyOf(start);
-      first = lowerBound(partitions.length, (i) => compareStrings(partitions[i]!, key.partition) < 0);
-      sortFrom = key.sort;
-    }
+    const startKey = start ? table.keyOf(start) : undefined;
+    const first = startKey ? lowerBound(partitions.length, (i) => compareStrings(partitions[i]!, startKey.partition) < 0) : 0;
     const items: Item[] = [];
     const limit = input.Limit ?? Number.POSITIVE_INFINITY;
     for (let i = first; i < partitions.length && items.length < limit + 1; i += 1) {
       const stored = table.partitions.get(partitions[i]!)!;
       let at = 0;
-      if (i === first && sortFrom !== undefined && partitions[i] === table.keyOf(start!).partition) {
-        at = lowerBound(stored.sortKeys.length, (j) => compareStrings(stored.sortKeys[j]!, sortFrom!) <= 0);
+      if (i === first && startKey && partitions[i] === startKey.partition) {
+        at = lowerBound(stored.sortKeys.length, (j) => compareStrings(stored.sortKeys[j]!, startKey.sort) <= 0);
       }
       for (; at < stored.items.length; at += 1) items.push(stored.items[at]!);
     }

@@ -283,19 +283,20 @@ describe('the stand-in answers as dynalite', () => {
         }),
       );
     }
+    const addOne = {
+      Update: {
+        TableName: name,
+        Key: { pk: S('P#4'), sk: S('1') },
+        UpdateExpression: 'ADD v :one',
+        ExpressionAttributeValues: { ':one': N(1) },
+      },
+    };
     // The same transaction twice under one token: the second is a resend, applied once.
     const tokenTransaction = () =>
       new TransactWriteItemsCommand({
         TransactItems: [
           { Put: { TableName: name, Item: { pk: S('P#5'), sk: S('a') }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('1') },
-              UpdateExpression: 'ADD v :one',
-              ExpressionAttributeValues: { ':one': N(1) },
-            },
-          },
+          addOne,
           {
             ConditionCheck: {
               TableName: name,
@@ -340,14 +341,7 @@ describe('the stand-in answers as dynalite', () => {
       tokenTransaction(),
       new TransactWriteItemsCommand({
         TransactItems: [
-          {
-            Update: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('1') },
-              UpdateExpression: 'ADD v :one',
-              ExpressionAttributeValues: { ':one': N(1) },
-            },
-          },
+          addOne,
           {
             ConditionCheck: {
               TableName: name,
@@ -398,22 +392,25 @@ describe('the stand-in answers as dynalite', () => {
     const { scanItems } = await import('../../../../../scripts/lib/local-table/scan');
     for (const endpoint of [dynalite, standIn.endpoint]) await ensureTable(localClient(endpoint), name);
     useTable(name);
-    const before = compared;
-    mismatches.length = 0;
-    const { spec, chain } = smallBaseChain(10, 30);
-    await registerChain(spec.chainId, 1);
-    const options = { chainId: spec.chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
-    await new ChainIngest(options).ingestRange({ from: 1, to: 5 });
-    const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
-    for (let n = 6; n <= chain.head; n += 1) await follower.ingestRange({ from: n, to: n });
-    expect(compared - before).toBeGreaterThan(200);
-    expectNoMismatch();
-    const [fromDynalite, fromStandIn] = await Promise.all(
-      [dynalite, standIn.endpoint].map((endpoint) => scanItems(localClient(endpoint), name)),
-    );
-    const sorted = (items: Record<string, unknown>[]) => items.map((item) => JSON.stringify(sortKeys(item))).sort();
-    expect(fromDynalite.length).toBeGreaterThan(1000);
-    expect(sorted(fromStandIn)).toEqual(sorted(fromDynalite));
-    process.env.DYNAMODB_ENDPOINT = dynalite;
+    try {
+      const before = compared;
+      mismatches.length = 0;
+      const { spec, chain } = smallBaseChain(10, 30);
+      await registerChain(spec.chainId, 1);
+      const options = { chainId: spec.chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
+      await new ChainIngest(options).ingestRange({ from: 1, to: 5 });
+      const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
+      for (let n = 6; n <= chain.head; n += 1) await follower.ingestRange({ from: n, to: n });
+      expect(compared - before).toBeGreaterThan(200);
+      expectNoMismatch();
+      const [fromDynalite, fromStandIn] = await Promise.all(
+        [dynalite, standIn.endpoint].map((endpoint) => scanItems(localClient(endpoint), name)),
+      );
+      const sorted = (items: Record<string, unknown>[]) => items.map((item) => JSON.stringify(sortKeys(item))).sort();
+      expect(fromDynalite.length).toBeGreaterThan(1000);
+      expect(sorted(fromStandIn)).toEqual(sorted(fromDynalite));
+    } finally {
+      process.env.DYNAMODB_ENDPOINT = dynalite;
+    }
   });
 });
