@@ -146,6 +146,22 @@ export const rangeKeys = {
 };
 
 // ---------------------------------------------------------------------------------------------------
+// Cold history (N17; docs/decisions/cold-history.md)
+
+export const coldKeys = {
+  /**
+   * N17: the pointer to one cold part of a range (or of a transaction's partition): the range's entries
+   * from sort key `firstSk` to the pointer's `lastSk`, compressed in an object of the cold store
+   * (shared/ingest/cold-history.ts). Query pk from a sort key, newest or oldest first: a reader finds
+   * the part holding a key in one round trip. `COLD#` never starts a range's own pk.
+   */
+  part: (rangePk: string, firstSk: string): ItemKey => ({ pk: `COLD#${rangePk}`, sk: firstSk }),
+  parts: (rangePk: string): KeyRange => ({ pk: `COLD#${rangePk}` }),
+  /** The chain's cold history cursor: the last block whose history is compacted (G1's sibling). GetItem. */
+  cursor: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'COLD' }),
+};
+
+// ---------------------------------------------------------------------------------------------------
 // Blocks, transactions, logs (N1, N2, N3, N4, N5, N6)
 
 export const blockKeys = {

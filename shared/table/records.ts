@@ -789,6 +789,32 @@ export interface ManifestRecord {
 }
 
 /**
+ * N17 (keys.ts coldKeys.part): where one cold part of a range is. The part holds the range's items
+ * from the pointer's sort key to `lastSk` (`count` of them), as the table layer reads them (packed
+ * fields spread) with bucket entries as plain MessagePack: a MessagePack list, Brotli-compressed, at bytes
+ * `offset` to `offset + length - 1` of the cold store's object `object` (shared/ingest/cold-history.ts).
+ */
+export interface ColdPartRecord {
+  kind: 'cold-part';
+  chainId: number;
+  object: string;
+  offset: number;
+  length: number;
+  count: number;
+  lastSk: string;
+  /** The blocks whose history the part's compaction read. */
+  fromBlock: number;
+  toBlock: number;
+}
+
+/** The chain's cold history cursor (keys.ts coldKeys.cursor): every block up to `compactedTo` is compacted. */
+export interface ColdCursorRecord {
+  kind: 'cold-cursor';
+  chainId: number;
+  compactedTo: number;
+}
+
+/**
  * N15: a seek chunk of a counted range (keys.ts rangeKeys.seekChunk): the sort keys of the entries at
  * positions `chunk * SEEK_CHUNK_ENTRIES + 1` onwards, in order. Written with the block whose entry
  * completes it and listed in that block's manifest, so a reorg deletes it with the block.

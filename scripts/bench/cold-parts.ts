@@ -1,0 +1,105 @@
+/**
+ * The cold history compactor (shared/ingest/cold-history.ts) on the Base profile: how many parts
+ * (pointers), how many compressed bytes and how much CPU a transaction, by part size
+ * (docs/decisions/cold-history.md, "Step 3 begun"). Ingests `--blocks` blocks of `--txs-per-block` into
+ * dynalite in a process of its own, then compacts them all as one span into a local S3 (s3rver on
+ * 127.0.0.1): `npx tsx scripts/bench/cold-parts.ts [--blocks 20] [--txs-per-block 200]`.
+ * The span is the run's blocks: a day of Base gathers more entries a range, so its parts are fewer and
+ * larger; run longer spans to see the trend.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import { startTableProcess } from '../lib/table-process';
+
+const { values } = parseArgs({
+  options: { blocks: { type: 'string', default: '20' }, 'txs-per-block': { type: 'string', default: '200' } },
+});
+const blocks = Number(values.blocks);
+const perBlock = Number(values['txs-per-block']);
+const TABLE = 'cold-parts';
+
+const table = await startTableProcess();
+process.env.DYNAMODB_ENDPOINT = table.endpoint;
+process.env.TABLE_NAME = TABLE;
+const { ensureTable, localClient } = await import('../lib/local-table/ensure-table');
+const { scanItems } = await import('../lib/local-table/scan');
+const { BaseChain } = await import('./dataset/base-profile');
+const { baseProfileSpec } = await import('./dataset/spec');
+const { ChainIngest, registerChain } = await import('../../shared/ingest/ingest');
+const { compactBlocks } = await import('../../shared/ingest/cold-history');
+const { s3ColdStore } = await import('../../shared/aws/cold-store');
+const { useTable } = await import('../../shared/db/client');
+await ensureTable(localClient(table.endpoint), TABLE);
+useTable(TABLE);
+
+const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock });
+const chain = new BaseChain(spec);
+await registerChain(spec.chainId, 1);
+const started = performance.now();
+await new ChainIngest({ chainId: spec.chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } }).ingestRange(
+  {
+    from: 1,
+    to: chain.head,
+  },
+);
+const transactions = chain.counts.transactions;
+console.log(`ingested ${transactions} transactions in ${chain.head} blocks in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+
+const directory = await mkdtemp(path.join(os.tmpdir(), 'cold-parts-'));
+const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+const { port } = await server.run();
+const s3 = new S3Client({
+  endpoint: `http://127.0.0.1:${port}`,
+  forcePathStyle: true,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+});
+await s3.send(new CreateBucketCommand({ Bucket: TABLE }));
+const cpu = process.cpuUsage();
+const result = await compactBlocks({
+  chainId: spec.chainId,
+  fromBlock: 1,
+  toBlock: chain.head,
+  store: s3ColdStore({ bucket: TABLE, client: s3 }),
+});
+const used = process.cpuUsage(cpu);
+const perTx = (value: number, digits = 2) => (value / transactions).toFixed(digits);
+console.log(
+  `items ${perTx(result.items)}, parts ${perTx(result.parts, 3)}, opened ${perTx(result.openedBytes / 1024, 3)} KB, compressed ${perTx(result.bytes / 1024, 3)} KB, compactor CPU ${perTx((used.user + used.system) / 1000, 3)} ms a transaction; ${result.objects.length} objects`,
+);
+
+const sizes: [string, number][] = [
+  ['1', 1],
+  ['2-3', 3],
+  ['4-10', 10],
+  ['11-100', 100],
+  ['over 100', Number.POSITIVE_INFINITY],
+];
+const byCount = new Map<string, { parts: number; items: number; bytes: number }>();
+for (const item of await scanItems(localClient(table.endpoint), TABLE)) {
+  if (!String(item.pk).startsWith('COLD#')) continue;
+  const count = Number(item.count);
+  const [label] = sizes.find(([, most]) => count <= most)!;
+  const row = byCount.get(label) ?? { parts: 0, items: 0, bytes: 0 };
+  row.parts += 1;
+  row.items += count;
+  row.bytes += Number(item.length);
+  byCount.set(label, row);
+}
+console.log('| items a part | parts a transaction | items a transaction | compressed KB a transaction | bytes a part |');
+console.log('| --- | ---: | ---: | ---: | ---: |');
+for (const [label] of sizes) {
+  const row = byCount.get(label);
+  if (row)
+    console.log(
+      `| ${label} | ${perTx(row.parts, 3)} | ${perTx(row.items)} | ${perTx(row.bytes / 1024, 3)} | ${Math.round(row.bytes / row.parts)} |`,
+    );
+}
+s3.destroy();
+await server.close();
+await rm(directory, { recursive: true, force: true });
+await table.close();

@@ -1,0 +1,181 @@
+/**
+ * The cold history's compactor (shared/ingest/cold-history.ts; docs/decisions/cold-history.md, step 3)
+ * on a real ingest of a small Base-profile chain into dynalite, with a local S3 (s3rver on 127.0.0.1)
+ * through the AWS SDK's S3 client: its parts hold exactly the items the table holds for the blocks it
+ * compacts (as the table layer reads them), range by range and in sort-key order; a run cut before its pointers is completed by running
+ * it again, into the same objects and pointers; a block without its manifest stops it before it writes.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { s3ColdStore, type ColdStore } from '../../../shared/aws/cold-store';
+import {
+  coldParts,
+  compactBlocks,
+  ManifestMissingError,
+  moveColdCursor,
+  openedItem,
+  readColdCursor,
+  readPart,
+} from '../../../shared/ingest/cold-history';
+import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
+import { readManifest } from '../../../shared/ingest/manifest';
+import { isBucket } from '../../../shared/table/buckets';
+import { compareSortKeys, keyId, type TableItem } from '../../../shared/table/keys';
+import { fromMessagePack, messagePackOf, unpackItem } from '../../../shared/table/pack';
+import { smallBaseChain } from '../../support/base-chain';
+import { tableSnapshot, useTestTable } from '../../support/table';
+
+const table = useTestTable('cold-history');
+const BUCKET = 'cold-history-test';
+const BLOCKS = 12;
+
+let server: S3rver;
+let directory: string;
+let s3: S3Client;
+let store: ColdStore;
+let chainId: number;
+
+beforeAll(async () => {
+  directory = await mkdtemp(path.join(os.tmpdir(), 'cold-store-'));
+  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
+  const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  s3 = new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  await s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  store = s3ColdStore({ bucket: BUCKET, client: s3 });
+
+  const { spec, chain } = smallBaseChain(BLOCKS, 30);
+  chainId = spec.chainId;
+  await registerChain(chainId, 1);
+  const options = { chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
+  await new ChainIngest(options).ingestRange({ from: 1, to: 6 });
+  const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
+  for (let n = 7; n <= BLOCKS; n += 1) await follower.ingestRange({ from: n, to: n });
+}, 120_000);
+
+afterAll(async () => {
+  s3?.destroy();
+  await server?.close();
+  if (directory) await rm(directory, { recursive: true, force: true });
+});
+
+/** Binary attributes as hex, so that a Buffer and a Uint8Array of the same bytes compare equal. */
+const plain = (value: unknown): unknown => {
+  if (value instanceof Uint8Array) return `0x${Buffer.from(value).toString('hex')}`;
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, plain(inner)]));
+  return value;
+};
+
+/** What a reader gets of an item: its packed fields spread, a bucket's entries each with theirs spread. */
+const readable = (item: TableItem): unknown => {
+  const record = unpackItem(item) as TableItem;
+  if (!isBucket(record) || !(record.e instanceof Uint8Array)) return plain(record);
+  const entries = (fromMessagePack(messagePackOf(record.e)) as TableItem[]).map((entry) => unpackItem(entry));
+  return plain({ ...record, e: entries });
+};
+
+/** The items the table holds for blocks `from`..`to`, as their manifests list them (the blocks' own items aside), by range. */
+async function hotItemsOf(from: number, to: number): Promise<Map<string, TableItem[]>> {
+  const wanted = new Set<string>();
+  for (let number = from; number <= to; number += 1) {
+    const manifest = await readManifest(chainId, number);
+    for (const key of manifest!.items) if (!/#(BLOCKS|BLOCKHASH)$/.test(key.pk)) wanted.add(keyId(key));
+  }
+  const ranges = new Map<string, TableItem[]>();
+  for (const item of (await tableSnapshot(table.name)) as TableItem[]) {
+    if (!wanted.has(keyId(item))) continue;
+    ranges.set(item.pk, [...(ranges.get(item.pk) ?? []), item]);
+  }
+  for (const items of ranges.values()) items.sort((a, b) => compareSortKeys(a.sk, b.sk));
+  return ranges;
+}
+
+async function objectKeys(): Promise<string[]> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+  return (listed.Contents ?? []).map((object) => object.Key!).sort();
+}
+
+const pointerItems = async (): Promise<Record<string, unknown>[]> =>
+  (await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('COLD#'));
+
+describe('the cold history compactor', () => {
+  it('puts every item of the blocks in exactly one part of its range, in sort-key order, as the table holds it', async () => {
+    const hot = await hotItemsOf(1, 8);
+    const result = await compactBlocks({ chainId, fromBlock: 1, toBlock: 8, store, partEntries: 7, shardBytes: 20_000 });
+
+    const hotCount = [...hot.values()].reduce((sum, items) => sum + items.length, 0);
+    expect(hotCount).toBeGreaterThan(1_000);
+    expect(result.items).toBe(hotCount);
+    expect(result.objects.length).toBeGreaterThan(1);
+    expect(result.bytes).toBeLessThan(result.openedBytes);
+    // Ranges with several parts exist (partEntries 7), so the cut is exercised.
+    expect(result.parts).toBeGreaterThan(hot.size);
+
+    for (const [rangePk, items] of hot) {
+      const pointers = await coldParts(rangePk);
+      const cold: TableItem[] = [];
+      for (const pointer of pointers) {
+        const part = await readPart(store, pointer);
+        expect(part.length).toBe(pointer.count);
+        expect(part[0]!.sk).toBe(pointer.sk);
+        expect(part[part.length - 1]!.sk).toBe(pointer.lastSk);
+        cold.push(...part);
+      }
+      expect(cold.map((item) => item.sk)).toEqual(items.map((item) => item.sk));
+      expect(cold.map(plain)).toEqual(items.map((item) => plain(openedItem(unpackItem(item)))));
+      expect(cold.map(readable)).toEqual(items.map(readable));
+    }
+  });
+
+  it('completes a run cut before its pointers by running again, into the same objects and pointers', async () => {
+    const beforeObjects = await objectKeys();
+    const beforePointers = await pointerItems();
+    let puts = 0;
+    const failing: ColdStore = {
+      put: async (key, body) => {
+        puts += 1;
+        if (puts === 2) throw new Error('connection reset (injected)');
+        await store.put(key, body);
+      },
+      read: (key, offset, length) => store.read(key, offset, length),
+    };
+    await expect(
+      compactBlocks({ chainId, fromBlock: 9, toBlock: BLOCKS, store: failing, partEntries: 5, shardBytes: 8_000 }),
+    ).rejects.toThrow('injected');
+    expect(await pointerItems()).toEqual(beforePointers);
+
+    const first = await compactBlocks({ chainId, fromBlock: 9, toBlock: BLOCKS, store, partEntries: 5, shardBytes: 8_000 });
+    const afterFirst = { objects: await objectKeys(), pointers: await pointerItems() };
+    expect(afterFirst.objects).toEqual([...new Set([...beforeObjects, ...first.objects])].sort());
+    expect(afterFirst.pointers.length).toBe(beforePointers.length + first.parts);
+
+    const again = await compactBlocks({ chainId, fromBlock: 9, toBlock: BLOCKS, store, partEntries: 5, shardBytes: 8_000 });
+    expect(again.objects).toEqual(first.objects);
+    expect({ objects: await objectKeys(), pointers: await pointerItems() }).toEqual(afterFirst);
+  });
+
+  it('stops before writing anything when a block has no manifest', async () => {
+    const before = { objects: await objectKeys(), pointers: await pointerItems() };
+    await expect(compactBlocks({ chainId, fromBlock: BLOCKS, toBlock: BLOCKS + 1, store })).rejects.toBeInstanceOf(ManifestMissingError);
+    expect({ objects: await objectKeys(), pointers: await pointerItems() }).toEqual(before);
+  });
+
+  it('moves the cold cursor once per span, only from where it stands', async () => {
+    expect(await readColdCursor(chainId)).toBeUndefined();
+    expect(await moveColdCursor(chainId, undefined, 8)).toBe(true);
+    expect(await moveColdCursor(chainId, undefined, 8)).toBe(false);
+    expect(await moveColdCursor(chainId, 7, 12)).toBe(false);
+    expect(await moveColdCursor(chainId, 8, 12)).toBe(true);
+    expect(await readColdCursor(chainId)).toBe(12);
+  });
+});
