@@ -7,12 +7,8 @@
  * The span is the run's blocks: a day of Base gathers more entries a range, so its parts are fewer and
  * larger; run longer spans to see the trend.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
+import { startLocalS3 } from '../lib/local-s3';
 import { startTableProcess } from '../lib/table-process';
 
 const { values } = parseArgs({
@@ -49,22 +45,13 @@ await new ChainIngest({ chainId: spec.chainId, client: chain.client(), log: { in
 const transactions = chain.counts.transactions;
 console.log(`ingested ${transactions} transactions in ${chain.head} blocks in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
-const directory = await mkdtemp(path.join(os.tmpdir(), 'cold-parts-'));
-const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-const { port } = await server.run();
-const s3 = new S3Client({
-  endpoint: `http://127.0.0.1:${port}`,
-  forcePathStyle: true,
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-});
-await s3.send(new CreateBucketCommand({ Bucket: TABLE }));
+const s3 = await startLocalS3(TABLE);
 const cpu = process.cpuUsage();
 const result = await compactBlocks({
   chainId: spec.chainId,
   fromBlock: 1,
   toBlock: chain.head,
-  store: s3ColdStore({ bucket: TABLE, client: s3 }),
+  store: s3ColdStore({ bucket: TABLE, client: s3.client }),
 });
 const used = process.cpuUsage(cpu);
 const perTx = (value: number, digits = 2) => (value / transactions).toFixed(digits);
@@ -99,7 +86,5 @@ for (const [label] of sizes) {
       `| ${label} | ${perTx(row.parts, 3)} | ${perTx(row.items)} | ${perTx(row.bytes / 1024, 3)} | ${Math.round(row.bytes / row.parts)} |`,
     );
 }
-s3.destroy();
-await server.close();
-await rm(directory, { recursive: true, force: true });
+await s3.close();
 await table.close();

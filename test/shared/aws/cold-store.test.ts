@@ -4,37 +4,20 @@
  * is an error, never fewer bytes.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalS3, type LocalS3 } from '../../../scripts/lib/local-s3';
 import { s3ColdStore, type ColdStore } from '../../../shared/aws/cold-store';
 
-let server: S3rver;
-let directory: string;
-let s3: S3Client;
+let s3: LocalS3;
 let store: ColdStore;
 
 beforeAll(async () => {
-  directory = await mkdtemp(path.join(os.tmpdir(), 'cold-store-'));
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
-  const { port } = await server.run();
-  s3 = new S3Client({
-    endpoint: `http://127.0.0.1:${port}`,
-    forcePathStyle: true,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  await s3.send(new CreateBucketCommand({ Bucket: 'cold-store-test' }));
-  store = s3ColdStore({ bucket: 'cold-store-test', client: s3 });
+  s3 = await startLocalS3('cold-store-test');
+  store = s3ColdStore({ bucket: s3.bucket, client: s3.client });
 });
 
 afterAll(async () => {
-  s3?.destroy();
-  await server?.close();
-  if (directory) await rm(directory, { recursive: true, force: true });
+  await s3?.close();
 });
 
 describe('the cold store', () => {
