@@ -26,13 +26,13 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import type { ColdStore } from '../aws/cold-store';
-import { queryAll, rangeQuery, updateItem, writeItems } from '../db/operations';
+import { updateItem, writeItems } from '../db/operations';
 import { isBucket } from '../table/buckets';
 import { coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
 import { fromMessagePack, messagePackOf, PACKED_ATTRIBUTE, toMessagePack } from '../table/pack';
 import type { ColdCursorRecord, ColdPartRecord } from '../table/records';
 import { readManifest } from './manifest';
-import { getItem, getItems } from './table-io';
+import { getItem, getItems, queryRange } from './table-io';
 
 export const COLD_PART_ENTRIES = 4_000;
 export const COLD_PART_BYTES = 1024 * 1024;
@@ -102,7 +102,7 @@ export async function readPart(store: ColdStore, pointer: ColdPartRecord): Promi
 
 /** Every pointer of a range, oldest first. */
 export async function coldParts(rangePk: string): Promise<(ColdPartRecord & ItemKey)[]> {
-  return (await queryAll<ColdPartRecord & ItemKey>({ ...rangeQuery(coldKeys.parts(rangePk)), ConsistentRead: true })).items;
+  return queryRange<ColdPartRecord & ItemKey>(coldKeys.parts(rangePk));
 }
 
 async function manifestsOf(chainId: number, fromBlock: number, toBlock: number): Promise<ItemKey[]> {
