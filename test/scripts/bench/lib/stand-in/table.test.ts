@@ -291,20 +291,22 @@ describe('the stand-in answers as dynalite', () => {
         ExpressionAttributeValues: { ':one': N(1) },
       },
     };
+    // A transaction's check that P#4/2 holds `value` (the second transaction's fails: it holds 2).
+    const valueIs = (value: number) => ({
+      ConditionCheck: {
+        TableName: name,
+        Key: { pk: S('P#4'), sk: S('2') },
+        ConditionExpression: 'v = :value',
+        ExpressionAttributeValues: { ':value': N(value) },
+      },
+    });
     // The same transaction twice under one token: the second is a resend, applied once.
     const tokenTransaction = () =>
       new TransactWriteItemsCommand({
         TransactItems: [
           { Put: { TableName: name, Item: { pk: S('P#5'), sk: S('a') }, ConditionExpression: 'attribute_not_exists(pk)' } },
           addOne,
-          {
-            ConditionCheck: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('2') },
-              ConditionExpression: 'v = :two',
-              ExpressionAttributeValues: { ':two': N(2) },
-            },
-          },
+          valueIs(2),
           { Delete: { TableName: name, Key: { pk: S('P#1'), sk: S('K#001') } } },
         ],
         ClientRequestToken: 'token-1',
@@ -340,17 +342,7 @@ describe('the stand-in answers as dynalite', () => {
       tokenTransaction(),
       tokenTransaction(),
       new TransactWriteItemsCommand({
-        TransactItems: [
-          addOne,
-          {
-            ConditionCheck: {
-              TableName: name,
-              Key: { pk: S('P#4'), sk: S('2') },
-              ConditionExpression: 'v = :three',
-              ExpressionAttributeValues: { ':three': N(3) },
-            },
-          },
-        ],
+        TransactItems: [addOne, valueIs(3)],
       }),
       new GetItemCommand({ TableName: name, Key: { pk: S('P#4'), sk: S('1') }, ConsistentRead: true }),
       new ScanCommand({ TableName: name }),
