@@ -15,6 +15,12 @@ const platformSchema = v.object({
   AWS_REGION: v.optional(v.string(), 'us-east-1'),
   /** Comma-separated list of allowed CORS origins; `*` allows any origin. */
   CORS_ALLOWED_ORIGINS: v.optional(v.string(), '*'),
+  /** The cold history's S3 bucket (docs/decisions/cold-history.md); unset or empty: the tier is off. */
+  COLD_BUCKET: v.optional(
+    v.union([v.literal(''), v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'))]),
+  ),
+  /** An S3-compatible server for the cold store (local runs); unset in AWS. */
+  COLD_STORE_ENDPOINT: v.optional(v.union([v.literal(''), v.pipe(v.string(), v.url())])),
 });
 
 export type PlatformConfig = {
@@ -22,6 +28,8 @@ export type PlatformConfig = {
   dynamodbEndpoint: string | undefined;
   region: string;
   corsAllowedOrigins: string[];
+  coldBucket: string | undefined;
+  coldStoreEndpoint: string | undefined;
 };
 
 /**
@@ -63,6 +71,8 @@ export function loadPlatformConfig(env: Record<string, string | undefined> = pro
     corsAllowedOrigins: raw.CORS_ALLOWED_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter((origin) => origin.length > 0),
+    coldBucket: raw.COLD_BUCKET || undefined,
+    coldStoreEndpoint: raw.COLD_STORE_ENDPOINT || undefined,
   };
 }
 

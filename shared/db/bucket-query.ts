@@ -32,6 +32,12 @@ import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-q
 
 type SortKeyCheck = (sk: string) => boolean;
 
+/** The sort keys a key condition allows at most and at least (inclusive: an entry at a bound may still be outside it). */
+export interface SortKeyBounds {
+  lower?: string;
+  upper?: string;
+}
+
 export async function queryBucketedRange(
   input: QueryInput,
   send: (input: QueryInput) => Promise<QueryPage<Item>>,
@@ -100,7 +106,7 @@ export async function queryBucketedRange(
  * A ProjectionExpression as DynamoDB applies it to an item, for the entries of a bucket: the top-level
  * attributes its paths name (a nested path keeps its whole top-level attribute).
  */
-function projectionOf(expression: string, names: Record<string, string>): (entry: Item) => Item {
+export function projectionOf(expression: string, names: Record<string, string>): (entry: Item) => Item {
   const kept = expression.split(',').map((path) => {
     const top = path.trim().split(/[.[]/)[0] ?? '';
     return names[top] ?? top;
@@ -143,10 +149,10 @@ const LOWER_BLOCK = ':bucketBlockStart';
  * may hold entries past it start (sent newest first), and the lower bound itself (`lower`: in
  * ascending order the page is read from it, and the bucket holding it beside: bucketHolding).
  */
-function sortKeyCondition(
+export function sortKeyCondition(
   input: QueryInput,
   blockOf: (sk: string) => string,
-): { check: SortKeyCheck; expression: string; lowerBlock?: string; lower?: string } {
+): { check: SortKeyCheck; expression: string; lowerBlock?: string; lower?: string; bounds: SortKeyBounds } {
   const expression = input.KeyConditionExpression ?? '';
   const values = input.ExpressionAttributeValues ?? {};
   const names = input.ExpressionAttributeNames ?? {};
@@ -172,6 +178,7 @@ function sortKeyCondition(
         expression: rebuild(`${between[1]} BETWEEN ${LOWER_BLOCK} AND ${between[3]}`),
         lowerBlock: blockOf(low),
         lower: low,
+        bounds: { lower: low, upper: high },
       };
     }
     const begins = /^\s*begins_with\(\s*(#?\w+)\s*,\s*(:\w+)\s*\)\s*$/i.exec(clause);
@@ -179,7 +186,7 @@ function sortKeyCondition(
       const prefix = value(begins[2]);
       // A prefix within the block key selects whole buckets; a longer one would start inside a bucket.
       if (prefix.length > blockOf(prefix).length) throw new Error('begins_with past the block key of a bucketed range: use BETWEEN');
-      return { check: (sk) => sk.startsWith(prefix), expression };
+      return { check: (sk) => sk.startsWith(prefix), expression, bounds: { lower: prefix, upper: `${prefix}\uffff` } };
     }
     const compare = /^\s*(#?\w+)\s*(<=|>=|<|>|=)\s*(:\w+)\s*$/.exec(clause);
     if (compare && isSortKey(compare[1])) {
@@ -193,14 +200,15 @@ function sortKeyCondition(
         if (operator === '>=') return order >= 0;
         return order === 0;
       };
-      if (operator === '<' || operator === '<=') return { check, expression };
+      if (operator === '<' || operator === '<=') return { check, expression, bounds: { upper: bound } };
       return {
         check,
         expression: rebuild(operator === '=' ? `${name} BETWEEN ${LOWER_BLOCK} AND ${placeholder}` : `${name} >= ${LOWER_BLOCK}`),
         lowerBlock: blockOf(bound),
         lower: bound,
+        bounds: operator === '=' ? { lower: bound, upper: bound } : { lower: bound },
       };
     }
   }
-  return { check: () => true, expression };
+  return { check: () => true, expression, bounds: {} };
 }

@@ -7,7 +7,8 @@
  *  batchGetItems     many items by key: 100 keys a request, unprocessed keys retried
  *  queryPage         one Query request (a page of a key range, or a Select COUNT page); a union
  *                    range's page from its two member ranges (union-query.ts); a bucketed range's
- *                    page of entries from its buckets (bucket-query.ts)
+ *                    page of entries from its buckets (bucket-query.ts); a history range's page
+ *                    continued into its cold parts when the tier is on (cold-query.ts)
  *  queryAll          a key range read page after page, up to a limit of items or of items read
  *  countItems        the number of items of a key range (Select COUNT), up to a limit of items read
  *  scanPages         every item of one kind, page after page (operator migrations only: no route or
@@ -40,6 +41,7 @@ import { TABLE } from '../table/definition';
 import { unpackItem } from '../table/pack';
 import { isBucketedRange, storedItem } from '../table/buckets';
 import { queryBucketedRange } from './bucket-query';
+import { coldStore, queryWithColdParts, readsColdParts } from './cold-query';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { sendWriteChunks, type WriteRequest } from './batch-write';
@@ -158,8 +160,18 @@ export interface PageOptions {
   bucketLimit?: number;
 }
 
-/** One range's Query: of a bucketed range (shared/table/buckets.ts), its entries (bucket-query.ts). */
+/**
+ * One range's Query: of a bucketed range (shared/table/buckets.ts), its entries (bucket-query.ts); of a
+ * history range, with a cold store configured, continued into its cold parts (cold-query.ts).
+ */
 function queryRangePage(input: QueryInput, options: PageOptions = {}): Promise<QueryPage<Item>> {
+  const cold = readsColdParts(input) ? coldStore() : undefined;
+  if (cold !== undefined) return queryWithColdParts(input, (hot) => queryTablePage(hot, options), sendQuery, cold);
+  return queryTablePage(input, options);
+}
+
+/** One range's Query of the table's items: of a bucketed range (shared/table/buckets.ts), its entries (bucket-query.ts). */
+function queryTablePage(input: QueryInput, options: PageOptions = {}): Promise<QueryPage<Item>> {
   const pk = input.ExpressionAttributeValues?.[':pk'];
   if (input.IndexName === undefined && typeof pk === 'string' && isBucketedRange(pk))
     return queryBucketedRange(input, sendQuery, options.bucketLimit);

@@ -8,8 +8,8 @@
  * What it does with blocks `from`..`to` (all written: at or below the cursor):
  *  1. reads their manifests (all of them complete, else it stops: nothing is written) and the items they
  *     list (BatchGetItem; an item gone since, such as a zero-value call past its retention, is left out);
- *  2. leaves the blocks' own items (N1, N2 by hash: a few per block, and the block-by-time index) in the
- *     table, and groups the rest by pk (an address's or a topic's range, a transaction's partition, a
+ *  2. leaves in the table what is not a history range (table/cold-parts.ts isHistoryRange: the blocks' own
+ *     items, N1 and N2 by hash, a few per block, and the block-by-time index), and groups the rest by pk (an address's or a topic's range, a transaction's partition, a
  *     range's seek chunks), in sort-key order;
  *  3. cuts each range into parts of at most `partEntries` items and about `partBytes` bytes, each item
  *     opened: as the table layer reads it (packed fields spread), a bucket's entries as plain MessagePack
@@ -20,16 +20,16 @@
  *  5. then writes the pointers (after the objects: a pointer never names an object not yet written).
  *
  * A run is idempotent: the same table gives the same objects (same names) and the same pointers, so a
- * run cut anywhere is completed by running it again. What it does not do yet (steps 4-5 of the design):
- * readers that continue a range into its cold parts, and the TTL that removes the hot copies.
+ * run cut anywhere is completed by running it again. The part format is table/cold-parts.ts; the table
+ * layer's reader continues a range's Query into its parts (shared/db/cold-query.ts). What it does not do
+ * yet (step 5 of the design): the TTL that removes the hot copies.
  */
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import type { ColdStore } from '../aws/cold-store';
 import { updateItem, writeItems } from '../db/operations';
-import { isBucket } from '../table/buckets';
+import { encodePart, isHistoryRange, lastEntrySk, openedItem, partItems } from '../table/cold-parts';
 import { coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
-import { fromMessagePack, messagePackOf, PACKED_ATTRIBUTE, toMessagePack } from '../table/pack';
+import { toMessagePack } from '../table/pack';
 import type { ColdCursorRecord, ColdPartRecord } from '../table/records';
 import { readManifest } from './manifest';
 import { getItem, getItems, queryRange } from './table-io';
@@ -37,8 +37,6 @@ import { getItem, getItems, queryRange } from './table-io';
 export const COLD_PART_ENTRIES = 4_000;
 export const COLD_PART_BYTES = 1024 * 1024;
 export const COLD_SHARD_BYTES = 64 * 1024 * 1024;
-/** Brotli quality 5: 2.90 KB a Base-profile transaction at 0.23 ms (measured, docs/decisions/ingest.md). */
-const BROTLI_QUALITY = 5;
 /** Manifests read at once. */
 const MANIFEST_CONCURRENCY = 32;
 
@@ -74,25 +72,6 @@ export class ManifestMissingError extends Error {
     );
     this.name = 'ManifestMissingError';
   }
-}
-
-/** The blocks' own items, which stay in the table: N1 (and its block-by-time entry) and N2 by hash. */
-const BLOCK_ITEM = /^C#\d+#(?:BLOCKS|BLOCKHASH)$/;
-
-/** `item` opened: packed fields (if still packed) and a bucket's entries as plain MessagePack (the table's stored form otherwise). */
-export function openedItem(item: TableItem): TableItem {
-  const opened: TableItem = { ...item };
-  const packed = opened[PACKED_ATTRIBUTE];
-  if (packed instanceof Uint8Array) opened[PACKED_ATTRIBUTE] = messagePackOf(packed);
-  if (isBucket(opened) && opened.e instanceof Uint8Array) opened.e = messagePackOf(opened.e);
-  return opened;
-}
-
-/** The items one part's bytes hold, in sort-key order. */
-export function partItems(bytes: Uint8Array): TableItem[] {
-  const items = fromMessagePack(brotliDecompressSync(bytes));
-  if (!Array.isArray(items)) throw new Error('cold part: not a list of items');
-  return items as TableItem[];
 }
 
 /** The items of the part a pointer names, read from the cold store (one ranged GET). */
@@ -133,14 +112,8 @@ function partsOf(rangePk: string, items: readonly TableItem[], partEntries: numb
   let size = 0;
   const close = (): void => {
     if (members.length === 0) return;
-    // A MessagePack list of the items: the list's header, then each item's bytes as encoded alone.
-    const list = toMessagePack(members.map(() => 0));
-    const header = list.subarray(0, list.length - members.length);
-    const opened = Buffer.concat([header, ...encoded]);
-    const bytes = brotliCompressSync(opened, {
-      params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: opened.length },
-    });
-    parts.push({ rangePk, items: members, bytes, openedBytes: opened.length });
+    const { bytes, openedBytes } = encodePart(encoded);
+    parts.push({ rangePk, items: members, bytes, openedBytes });
     members = [];
     encoded = [];
     size = 0;
@@ -173,7 +146,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
 
   const listed = await manifestsOf(chainId, fromBlock, toBlock);
   const wanted = new Map<string, ItemKey>();
-  for (const key of listed) if (!BLOCK_ITEM.test(key.pk)) wanted.set(keyId(key), key);
+  for (const key of listed) if (isHistoryRange(key.pk)) wanted.set(keyId(key), key);
   const found = await getItems<TableItem>([...wanted.values()]);
 
   const ranges = new Map<string, TableItem[]>();
@@ -208,7 +181,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
         offset,
         length: part.bytes.length,
         count: part.items.length,
-        lastSk: part.items[part.items.length - 1]!.sk,
+        lastSk: lastEntrySk(part.items[part.items.length - 1]!),
         fromBlock,
         toBlock,
       } as ColdPartRecord & ItemKey);

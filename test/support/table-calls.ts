@@ -50,13 +50,24 @@ export async function mostInFlight<T>(command: string | undefined, work: () => P
   return { result, peak };
 }
 
+/** A call to another service than the table, timed by its caller. */
+export interface OtherCall {
+  start: number;
+  end: number;
+  label: string;
+}
+
 /**
  * The round trips `work` waited on in sequence: the longest chain of table calls each sent after the one
  * before it answered (calls sent together count once), its calls (command and first key, for a failure
  * message), and its result.
  */
-export async function roundTripsInSequence<T>(work: () => Promise<T>): Promise<{ result: T; depth: number; path: string[] }> {
-  const calls: { start: number; end: number; label: string }[] = [];
+export async function roundTripsInSequence<T>(
+  work: () => Promise<T>,
+  /** Calls `work` makes outside the table (a cold part's GET: its label, when sent and answered), counted as round trips too. */
+  others: readonly OtherCall[] = [],
+): Promise<{ result: T; depth: number; path: string[] }> {
+  const calls: OtherCall[] = [];
   const result = await wrappingTable(async (name, input, next) => {
     const call = { start: performance.now(), end: Number.POSITIVE_INFINITY, label: callLabel(name, input) };
     calls.push(call);
@@ -66,6 +77,7 @@ export async function roundTripsInSequence<T>(work: () => Promise<T>): Promise<{
       call.end = performance.now();
     }
   }, work);
+  calls.push(...others);
   calls.sort((a, b) => a.start - b.start);
   const chain: number[] = [];
   const previous: number[] = [];
