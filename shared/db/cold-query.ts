@@ -28,7 +28,7 @@ import { s3ColdStore, type ColdStore } from '../aws/cold-store';
 import { platformConfig } from '../config';
 import { COLD_POINTER_PREFIX, isHistoryRange, partStoredEntries } from '../table/cold-parts';
 import { unpackItem } from '../table/pack';
-import { compareSortKeys } from '../table/keys';
+import { compareSortKeys, type ItemKey, keyId } from '../table/keys';
 import type { ColdPartRecord } from '../table/records';
 import { projectionOf, sortKeyCondition } from './bucket-query';
 import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
@@ -58,11 +58,12 @@ export function coldStore(): ColdStore | undefined {
   return store;
 }
 
-/** Sets the process's cold store (tests and local tools; undefined turns the tier off) and returns the previous one. */
+/** Sets the process's cold store (tests and local tools; undefined turns the tier off; the parts read lately are forgotten) and returns the previous one. */
 export function useColdStore(next: ColdStore | undefined): ColdStore | undefined {
   const previous = coldStore();
   store = next;
   configured = true;
+  recentParts.clear();
   return previous;
 }
 
@@ -169,13 +170,49 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
   };
 }
 
+/**
+ * Items of history ranges at `keys` found in cold parts (those the table lacks: gone by the TTL), by
+ * keyId: for each key, in parallel, its range's pointer at or below its sort key (Limit 1), then the
+ * parts those name, in parallel (one GET a part). A key in no part is absent. An item of a range in
+ * buckets is found as the entry of that sort key (a GetItem of such a range asks for an item of its own).
+ */
+export async function coldItems(keys: readonly ItemKey[], send: Send, cold: ColdStore, consistent?: boolean): Promise<Map<string, Item>> {
+  const pointers = await Promise.all(
+    keys.map(async (key) => {
+      const page = await send({
+        KeyConditionExpression: '#pk = :pk AND #sk <= :sk',
+        ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+        ExpressionAttributeValues: { ':pk': `${COLD_POINTER_PREFIX}${key.pk}`, ':sk': key.sk },
+        ScanIndexForward: false,
+        Limit: 1,
+        ...(consistent === undefined ? {} : { ConsistentRead: consistent }),
+      });
+      const [pointer] = page.items as unknown as Pointer[];
+      return pointer !== undefined && compareSortKeys(pointer.lastSk, key.sk) >= 0 ? pointer : undefined;
+    }),
+  );
+  const parts = new Map<string, Pointer>();
+  for (const pointer of pointers) if (pointer !== undefined) parts.set(partId(pointer), pointer);
+  const entries = new Map<string, Item[]>();
+  await Promise.all([...parts].map(async ([id, pointer]) => entries.set(id, await entriesOfPart(cold, pointer))));
+  const found = new Map<string, Item>();
+  keys.forEach((key, index) => {
+    const pointer = pointers[index];
+    const entry = pointer === undefined ? undefined : entries.get(partId(pointer))?.find((candidate) => candidate.sk === key.sk);
+    if (entry !== undefined) found.set(keyId(key), unpackItem(entry));
+  });
+  return found;
+}
+
+const partId = (pointer: Pointer): string => `${pointer.object}@${pointer.offset}+${pointer.length}`;
+
 /** Parts read lately, by object and offset: a part never changes, and the next page of a range mostly reads the same parts. */
 const recentParts = new Map<string, Item[]>();
 const RECENT_PARTS = 8;
 
 /** A part's entries (packed fields still packed), from the cold store or from the parts read lately. */
 async function entriesOfPart(cold: ColdStore, pointer: Pointer): Promise<Item[]> {
-  const id = `${pointer.object}@${pointer.offset}+${pointer.length}`;
+  const id = partId(pointer);
   const kept = recentParts.get(id);
   if (kept !== undefined) {
     // Most recently used last.

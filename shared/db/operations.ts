@@ -4,7 +4,9 @@
  * shared/db/retry.ts and is measured by shared/db/instrument.ts when the caller opts in.
  *
  *  getItem           one item by key
- *  batchGetItems     many items by key: 100 keys a request, unprocessed keys retried
+ *  batchGetItems     many items by key: 100 keys a request, unprocessed keys retried; with the cold
+ *                    tier on, an item of a history range the table lacks looked up in its cold part
+ *                    (cold-query.ts coldItems: a pointer Query, then the part's GET)
  *  queryPage         one Query request (a page of a key range, or a Select COUNT page); a union
  *                    range's page from its two member ranges (union-query.ts); a bucketed range's
  *                    page of entries from its buckets (bucket-query.ts); a history range's page
@@ -40,8 +42,9 @@ import {
 import { TABLE } from '../table/definition';
 import { unpackItem } from '../table/pack';
 import { isBucketedRange, storedItem } from '../table/buckets';
-import { queryBucketedRange } from './bucket-query';
-import { coldStore, queryWithColdParts, readsColdParts } from './cold-query';
+import { projectionOf, queryBucketedRange } from './bucket-query';
+import { coldItems, coldStore, queryWithColdParts, readsColdParts } from './cold-query';
+import { isHistoryRange } from '../table/cold-parts';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { sendWriteChunks, type WriteRequest } from './batch-write';
@@ -74,7 +77,17 @@ export async function getItem<T = Item>(
   const result = await db.send(
     new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: consistent, ...projection }),
   );
-  return result.Item === undefined ? undefined : (unpackItem(result.Item) as T);
+  if (result.Item !== undefined) return unpackItem(result.Item) as T;
+  // An item of a history range may be in a cold part (the table layer's cold reader: cold-query.ts).
+  const cold = coldStore();
+  if (cold === undefined || !isHistoryRange(key.pk)) return undefined;
+  const found = await coldItems([key], sendQuery, cold, consistent);
+  const item = found.get(keyId(key));
+  return item === undefined
+    ? undefined
+    : ((projection.ProjectionExpression
+        ? projectionOf(projection.ProjectionExpression, projection.ExpressionAttributeNames ?? {})(item)
+        : item) as T);
 }
 
 /** The items stored at `keys` (missing ones absent), by `keyId`. Duplicate keys are asked for once. */
@@ -97,6 +110,10 @@ export async function batchGetItems<T = Item>(
       pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
     }
   });
+  // Items of history ranges the table no longer holds may be in cold parts (cold-query.ts).
+  const cold = coldStore();
+  const missing = cold === undefined ? [] : unique.filter((key) => !found.has(keyId(key)) && isHistoryRange(key.pk));
+  if (missing.length > 0) for (const [id, item] of await coldItems(missing, sendQuery, cold!, options.consistent)) found.set(id, item as T);
   return found;
 }
 

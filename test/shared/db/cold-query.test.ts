@@ -77,8 +77,8 @@ afterAll(async () => {
 
 /**
  * The ranges the test walks, among those the compacted blocks wrote to: the one with most items of each
- * kind of history range (an address's member ranges and their unions, N4, N5, N8, N3, N6, N16, seek
- * chunks, transactions' partitions) and three with one or two items. Each is walked newest and oldest
+ * kind of history range (an address's member ranges and their unions, N4, N5, N8, N3, N6, N16,
+ * transactions' partitions) and three with one or two items. Each is walked newest and oldest
  * first; the busiest union and the busiest of three other kinds (`full`) also in every other way.
  */
 function chosenRanges(items: Record<string, unknown>[]): { pk: string; full: boolean }[] {
@@ -96,7 +96,7 @@ function chosenRanges(items: Record<string, unknown>[]): { pk: string; full: boo
   const full = new Set([
     union,
     busiest.get(kindOf('C#1#TOPIC0#0x0'))!,
-    [...chosen].find((pk) => pk.startsWith('SEEK#'))!,
+    [...chosen].find((pk) => /#TX#0x[0-9a-f]{64}$/.test(pk))!,
     [...chosen].find((pk) => pk.includes('#FROM#'))!,
   ]);
   return [...new Set([...chosen, union])].sort().map((pk) => ({ pk, full: full.has(pk) }));

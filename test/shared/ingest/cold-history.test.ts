@@ -68,12 +68,12 @@ const readable = (item: TableItem): unknown => {
   return plain({ ...record, e: entries });
 };
 
-/** The items the table holds for blocks `from`..`to`, as their manifests list them (the blocks' own items, N1 and N2 by hash, aside), by range. */
+/** The items the table holds for blocks `from`..`to`, as their manifests list them (the blocks' own items, N1 and N2 by hash, and the seek chunks aside: they stay hot), by range. */
 async function hotItemsOf(from: number, to: number): Promise<Map<string, TableItem[]>> {
   const wanted = new Set<string>();
   for (let number = from; number <= to; number += 1) {
     const manifest = await readManifest(chainId, number);
-    for (const key of manifest!.items) if (!/#(BLOCKS|BLOCKHASH#0x[0-9a-f]{64})$/.test(key.pk)) wanted.add(keyId(key));
+    for (const key of manifest!.items) if (!/#(BLOCKS|BLOCKHASH#0x[0-9a-f]{64})$|^SEEK#/.test(key.pk)) wanted.add(keyId(key));
   }
   const ranges = new Map<string, TableItem[]>();
   for (const item of (await tableSnapshot(table.name)) as TableItem[]) {

@@ -1,0 +1,210 @@
+/**
+ * The history routes over a chain whose older blocks are cold (docs/decisions/cold-history.md, step 4):
+ * a small Base-profile chain ingested into dynalite, its first blocks' history compacted into a local S3
+ * (s3rver on 127.0.0.1) and their items removed from the table, as the TTL will remove them. Every page
+ * a user asks for, through the real handlers, must be the page the all-hot table gave: the explorer's
+ * address tabs with their next_page_params, insights' lists by page number in both orders, a
+ * transaction's transfers, and the resolver.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { requestJson } from '../../scripts/lib/dispatch';
+import { startLocalS3, type LocalS3 } from '../../scripts/lib/local-s3';
+import { s3ColdStore, type ColdStore } from '../../shared/aws/cold-store';
+import { useColdStore } from '../../shared/db/cold-query';
+import { writeItems } from '../../shared/db/operations';
+import { compactBlocks } from '../../shared/ingest/cold-history';
+import { ChainIngest, registerChain } from '../../shared/ingest/ingest';
+import { readManifest } from '../../shared/ingest/manifest';
+import { isHistoryRange } from '../../shared/table/cold-parts';
+import { type ItemKey, keyId } from '../../shared/table/keys';
+import { smallBaseChain } from '../support/base-chain';
+import { useTestTable } from '../support/table';
+import { observingTable, type OtherCall, roundTripsInSequence } from '../support/table-calls';
+
+const CHAIN = vi.hoisted(() => {
+  // The explorer serves one chain: this test's Base-profile chain (scripts/bench/dataset/spec.ts).
+  process.env.EXPLORER_CHAIN_ID = '38453';
+  return 38_453;
+});
+
+useTestTable('cold-routes');
+const BUCKET = 'cold-routes-test';
+const BLOCKS = 12;
+const COLD_TO = 8;
+/** keccak256("Transfer(address,address,uint256)"). */
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const WETH = '0x4200000000000000000000000000000000000006';
+
+let s3: LocalS3;
+let store: ColdStore;
+let requests: string[] = [];
+
+/** The most frequent value of `pick` over the chain's transactions. */
+function busiest<T>(values: T[]): T {
+  const counts = new Map<T, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+}
+
+beforeAll(async () => {
+  s3 = await startLocalS3(BUCKET);
+  store = s3ColdStore({ bucket: BUCKET, client: s3.client });
+  const { spec, chain } = smallBaseChain(BLOCKS, 30);
+  expect(spec.chainId).toBe(CHAIN);
+  await registerChain(CHAIN, 1);
+  const options = { chainId: CHAIN, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
+  await new ChainIngest(options).ingestRange({ from: 1, to: 6 });
+  const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
+  for (let n = 7; n <= BLOCKS; n += 1) await follower.ingestRange({ from: n, to: n });
+
+  const txs = chain.blocks.flatMap((block) => block.txs.filter((tx) => !tx.deposit));
+  const sender = busiest(txs.map((tx) => tx.from));
+  const contract = busiest(txs.map((tx) => tx.to));
+  const selector = busiest(txs.filter((tx) => tx.to === contract).map((tx) => tx.input.slice(0, 10)));
+  const early = chain.blocks[2]!.txs.find((tx) => tx.logs.length > 0 && !tx.deposit)!;
+  const pool = chain.pools[0]!;
+  const explorer = [sender, contract, pool, WETH].flatMap((address) => [
+    `/explorer/addresses/${address}/transactions`,
+    `/explorer/addresses/${address}/transactions?filter=to`,
+    `/explorer/addresses/${address}/token-transfers`,
+    `/explorer/addresses/${address}/token-transfers?type=ERC-20&filter=from`,
+    `/explorer/addresses/${address}/token-transfers?token=${WETH}`,
+    `/explorer/addresses/${address}/internal-transactions`,
+    `/explorer/addresses/${address}/transactions?sort=block_number&order=asc`,
+  ]);
+  const insights = ['desc', 'asc'].flatMap((order) =>
+    [
+      `/insights/v1/events/${WETH}?limit=15`,
+      `/insights/v1/events/${WETH}/${TRANSFER}?limit=15`,
+      `/insights/v1/events?filter_topic_0=${TRANSFER}&limit=15`,
+      `/insights/v1/transactions/${contract}?limit=15`,
+      `/insights/v1/transactions/${contract}/${selector}?limit=15`,
+      `/insights/v1/tokens/transfers/${WETH}?limit=15`,
+      `/insights/v1/tokens/transfers?owner_address=${sender}&limit=15`,
+      `/insights/v1/wallets/${sender}/transactions?limit=15`,
+    ].map((path) => `${path}&chain_id=${CHAIN}&sort_order=${order}`),
+  );
+  requests = [
+    ...explorer,
+    ...insights,
+    `/insights/v1/tokens/transfers/transaction/${early.hash}?chain_id=${CHAIN}`,
+    `/insights/v1/resolve/${early.hash}?chain_id=${CHAIN}`,
+  ];
+}, 120_000);
+
+afterAll(async () => {
+  useColdStore(undefined);
+  await s3?.close();
+});
+
+/** A request's pages as a user reads them: next_page_params (explorer) or page numbers (insights), up to 6 pages. */
+async function pagesOf(path: string): Promise<unknown[]> {
+  const pages: unknown[] = [];
+  if (path.startsWith('/explorer/')) {
+    let url = path;
+    for (let page = 0; page < 6; page += 1) {
+      const response = await requestJson('base', 'GET', url);
+      pages.push({ status: response.status, body: response.body });
+      const next = response.body?.next_page_params as Record<string, unknown> | null | undefined;
+      if (response.status !== 200 || !next) break;
+      const [base, query = ''] = path.split('?');
+      const params = new URLSearchParams(query);
+      for (const [name, value] of Object.entries(next)) params.set(name, String(value));
+      url = `${base}?${params}`;
+    }
+    return pages;
+  }
+  for (let page = 0; page < 6; page += 1) {
+    const response = await requestJson('base', 'GET', path.includes('limit=') ? `${path}&page=${page}` : path);
+    pages.push({ status: response.status, body: response.body });
+    if (response.status !== 200 || !Array.isArray(response.body?.data) || response.body.data.length === 0 || !path.includes('limit='))
+      break;
+  }
+  return pages;
+}
+
+/** Milliseconds each table call and part read takes while round trips are measured (as in AWS, where latency dwarfs the CPU between calls). */
+const LATENCY_MS = 15;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The round trips in sequence one page of `path` waits on (explorer: the first; insights: page 3), each
+ * table call and part read taking LATENCY_MS, and the parts it read; `cold` the tier's store, if on.
+ */
+async function roundTripsOf(path: string, cold: ColdStore | undefined): Promise<{ depth: number; chain: string; parts: number }> {
+  const reads: OtherCall[] = [];
+  const timed: ColdStore | undefined = cold && {
+    put: cold.put,
+    read: async (key, offset, length) => {
+      const call = { start: performance.now(), end: Number.POSITIVE_INFINITY, label: `GET part at ${offset}` };
+      reads.push(call);
+      try {
+        await sleep(LATENCY_MS);
+        return await cold.read(key, offset, length);
+      } finally {
+        call.end = performance.now();
+      }
+    },
+  };
+  useColdStore(timed);
+  try {
+    const url = path.includes('limit=') ? `${path}&page=3` : path;
+    const { depth, path: chain } = await roundTripsInSequence(
+      () =>
+        observingTable(
+          () => sleep(LATENCY_MS),
+          () => requestJson('base', 'GET', url),
+        ),
+      reads,
+    );
+    return { depth, chain: chain.join(' -> '), parts: reads.length };
+  } finally {
+    useColdStore(cold);
+  }
+}
+
+async function answers(): Promise<Map<string, unknown[]>> {
+  const found = new Map<string, unknown[]>();
+  for (const path of requests) found.set(path, await pagesOf(path));
+  return found;
+}
+
+describe('the history routes with the older blocks cold', () => {
+  it('give every page the all-hot table gave, once the compacted items are gone from it, with one round trip more at most', async () => {
+    const allHot = await answers();
+    // The pages hold history: some requests have several pages of it.
+    expect([...allHot.values()].filter((pages) => pages.length > 2).length).toBeGreaterThan(10);
+    const hotTrips = new Map<string, number>();
+    for (const path of requests) hotTrips.set(path, (await roundTripsOf(path, undefined)).depth);
+
+    await compactBlocks({ chainId: CHAIN, fromBlock: 1, toBlock: 4, store, partEntries: 5 });
+    await compactBlocks({ chainId: CHAIN, fromBlock: 5, toBlock: COLD_TO, store });
+    const compacted: ItemKey[] = [];
+    for (let number = 1; number <= COLD_TO; number += 1) {
+      for (const key of (await readManifest(CHAIN, number))!.items) if (isHistoryRange(key.pk)) compacted.push(key);
+    }
+    await writeItems({ delete: [...new Map(compacted.map((key) => [keyId(key), key])).values()] });
+
+    // Without the tier, the table alone has lost what the pages showed.
+    const tableAlone = await answers();
+    expect(requests.filter((path) => JSON.stringify(tableAlone.get(path)) !== JSON.stringify(allHot.get(path))).length).toBeGreaterThan(20);
+
+    useColdStore(store);
+    const cold = await answers();
+    for (const path of requests) expect(cold.get(path), path).toEqual(allHot.get(path));
+
+    // A range read that reaches cold history waits on its parts' GETs once, after the table's Queries
+    // that find them: a page waits on one round trip more than all hot for each range read it makes in
+    // sequence (docs/decisions/cold-history.md, the read rules). A wallet's transactions by page number
+    // make two: one end of the address's union (the positions that number its pages), then the page. A
+    // lookup by key the table misses (the resolver's) waits on two: the part's pointer, then the part.
+    let reachingParts = 0;
+    for (const path of requests) {
+      const { depth, chain, parts } = await roundTripsOf(path, store);
+      const rangeReads = path.startsWith('/insights/v1/wallets/') || path.startsWith('/insights/v1/resolve/') ? 2 : 1;
+      expect(depth, `${path}: ${chain}`).toBeLessThanOrEqual(hotTrips.get(path)! + (parts > 0 ? rangeReads : 0));
+      if (parts > 0) reachingParts += 1;
+    }
+    expect(reachingParts).toBeGreaterThan(20);
+  }, 300_000);
+});
