@@ -13,11 +13,10 @@ import { s3ColdStore, type ColdStore } from '../../shared/aws/cold-store';
 import { useColdStore } from '../../shared/db/cold-query';
 import { writeItems } from '../../shared/db/operations';
 import { compactBlocks } from '../../shared/ingest/cold-history';
-import { ChainIngest, registerChain } from '../../shared/ingest/ingest';
 import { readManifest } from '../../shared/ingest/manifest';
 import { isHistoryRange } from '../../shared/table/cold-parts';
 import { type ItemKey, keyId } from '../../shared/table/keys';
-import { smallBaseChain } from '../support/base-chain';
+import { ingestedSmallBaseChain } from '../support/base-chain';
 import { useTestTable } from '../support/table';
 import { observingTable, type OtherCall, roundTripsInSequence } from '../support/table-calls';
 
@@ -49,13 +48,8 @@ function busiest<T>(values: T[]): T {
 beforeAll(async () => {
   s3 = await startLocalS3(BUCKET);
   store = s3ColdStore({ bucket: BUCKET, client: s3.client });
-  const { spec, chain } = smallBaseChain(BLOCKS, 30);
+  const { spec, chain } = await ingestedSmallBaseChain(BLOCKS, 30);
   expect(spec.chainId).toBe(CHAIN);
-  await registerChain(CHAIN, 1);
-  const options = { chainId: CHAIN, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
-  await new ChainIngest(options).ingestRange({ from: 1, to: 6 });
-  const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
-  for (let n = 7; n <= BLOCKS; n += 1) await follower.ingestRange({ from: n, to: n });
 
   const txs = chain.blocks.flatMap((block) => block.txs.filter((tx) => !tx.deposit));
   const sender = busiest(txs.map((tx) => tx.from));

@@ -6,6 +6,7 @@
 import { BaseChain } from '../../scripts/bench/dataset/base-profile';
 import type { ChainSpec } from '../../scripts/bench/dataset/chain';
 import { baseProfileSpec } from '../../scripts/bench/dataset/spec';
+import { ChainIngest, registerChain } from '../../shared/ingest/ingest';
 
 export function smallBaseChain(
   blocks: number,
@@ -22,4 +23,23 @@ export function smallBaseChain(
     base: { ...spec.base!, pools: 12, apps: 6, routers: 2, epochBlocks: 3 },
   };
   return { spec: small, chain: new BaseChain(small) };
+}
+
+/**
+ * A small Base-profile chain (smallBaseChain) registered and ingested by the real ingest into the test's
+ * table: its first blocks (up to `batchTo`) as one catch-up batch, the rest one block at a time, as a
+ * follower at the head writes them.
+ */
+export async function ingestedSmallBaseChain(
+  blocks: number,
+  perBlock: number,
+  batchTo = Math.ceil(blocks / 2),
+): Promise<{ spec: ChainSpec; chain: BaseChain }> {
+  const { spec, chain } = smallBaseChain(blocks, perBlock);
+  await registerChain(spec.chainId, 1);
+  const options = { chainId: spec.chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
+  await new ChainIngest(options).ingestRange({ from: 1, to: batchTo });
+  const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
+  for (let n = batchTo + 1; n <= blocks; n += 1) await follower.ingestRange({ from: n, to: n });
+  return { spec, chain };
 }

@@ -14,12 +14,11 @@ import { s3ColdStore, type ColdStore } from '../../../shared/aws/cold-store';
 import { useColdStore } from '../../../shared/db/cold-query';
 import { queryPage, writeItems, type Item, type QueryInput } from '../../../shared/db/operations';
 import { compactBlocks } from '../../../shared/ingest/cold-history';
-import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
 import { readManifest } from '../../../shared/ingest/manifest';
 import { isHistoryRange } from '../../../shared/table/cold-parts';
 import { type ItemKey, keyId } from '../../../shared/table/keys';
 import { membersOf, unionOf } from '../../../shared/table/union-ranges';
-import { smallBaseChain } from '../../support/base-chain';
+import { ingestedSmallBaseChain } from '../../support/base-chain';
 import { tableSnapshot, useTestTable } from '../../support/table';
 import { observingTable, type OtherCall, roundTripsInSequence } from '../../support/table-calls';
 
@@ -55,13 +54,7 @@ beforeAll(async () => {
       }
     },
   };
-  const { spec, chain } = smallBaseChain(BLOCKS, 30);
-  chainId = spec.chainId;
-  await registerChain(chainId, 1);
-  const options = { chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
-  await new ChainIngest(options).ingestRange({ from: 1, to: 6 });
-  const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
-  for (let n = 7; n <= BLOCKS; n += 1) await follower.ingestRange({ from: n, to: n });
+  chainId = (await ingestedSmallBaseChain(BLOCKS, 30)).spec.chainId;
 
   for (let number = 1; number <= COLD_TO; number += 1) {
     for (const key of (await readManifest(chainId, number))!.items) if (isHistoryRange(key.pk)) compacted.push(key);

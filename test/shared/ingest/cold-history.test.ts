@@ -17,14 +17,13 @@ import {
   readColdCursor,
   readPart,
 } from '../../../shared/ingest/cold-history';
-import { ChainIngest, registerChain } from '../../../shared/ingest/ingest';
 import { readManifest } from '../../../shared/ingest/manifest';
 import { entriesOf, isBucket } from '../../../shared/table/buckets';
 import { openedItem } from '../../../shared/table/cold-parts';
 import { compareSortKeys, type ItemKey, keyId, type TableItem } from '../../../shared/table/keys';
 import type { ColdPartRecord } from '../../../shared/table/records';
 import { fromMessagePack, messagePackOf, unpackItem } from '../../../shared/table/pack';
-import { smallBaseChain } from '../../support/base-chain';
+import { ingestedSmallBaseChain } from '../../support/base-chain';
 import { tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('cold-history');
@@ -39,13 +38,7 @@ beforeAll(async () => {
   s3 = await startLocalS3(BUCKET);
   store = s3ColdStore({ bucket: BUCKET, client: s3.client });
 
-  const { spec, chain } = smallBaseChain(BLOCKS, 30);
-  chainId = spec.chainId;
-  await registerChain(chainId, 1);
-  const options = { chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
-  await new ChainIngest(options).ingestRange({ from: 1, to: 6 });
-  const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
-  for (let n = 7; n <= BLOCKS; n += 1) await follower.ingestRange({ from: n, to: n });
+  chainId = (await ingestedSmallBaseChain(BLOCKS, 30)).spec.chainId;
 }, 120_000);
 
 afterAll(async () => {
