@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/support/longest-first';
 
 export default defineConfig({
   test: {
@@ -14,6 +15,8 @@ export default defineConfig({
     // Tests start their own dynalite and anvil on free loopback ports; two cores, so keep the pool small.
     pool: 'forks',
     maxWorkers: 2,
+    // The longest files start first (test/support/longest-first.ts): none is left as the run's tail.
+    sequence: { sequencer: LongestFirst },
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'SILENT',

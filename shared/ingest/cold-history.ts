@@ -19,6 +19,10 @@
  *     their bytes, and PUTs them;
  *  5. then writes the pointers (after the objects: a pointer never names an object not yet written).
  *
+ * A span too large for one run's memory is compacted in groups of its ranges (`rangeGroup`: the ranges
+ * whose pk digest falls in the group), one run a group. `compactColdHistory` is the job: every block old
+ * enough, span after span from the cold cursor, the cursor moved after each whole span.
+ *
  * A run is idempotent: the same table gives the same objects (same names) and the same pointers, so a
  * run cut anywhere is completed by running it again. The part format is table/cold-parts.ts; the table
  * layer's reader continues a range's Query into its parts (shared/db/cold-query.ts). What it does not do
@@ -26,11 +30,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { ColdStore } from '../aws/cold-store';
-import { updateItem, writeItems } from '../db/operations';
+import { queryPage, updateItem, writeItems } from '../db/operations';
 import { encodePart, isHistoryRange, lastEntrySk, openedItem, partItems } from '../table/cold-parts';
-import { coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
+import { blockKeys, chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
 import { toMessagePack } from '../table/pack';
-import type { ColdCursorRecord, ColdPartRecord } from '../table/records';
+import type { ColdCursorRecord, ColdPartRecord, CursorRecord } from '../table/records';
 import { readManifest } from './manifest';
 import { getItem, getItems, queryRange } from './table-io';
 
@@ -48,6 +52,12 @@ export interface CompactOptions {
   partEntries?: number;
   partBytes?: number;
   shardBytes?: number;
+  /**
+   * The group of the span's ranges this run compacts, `index` of `count`, by a digest of the range's pk
+   * (`rangeGroupOf`): a span too large for one run's memory is compacted by `count` runs, one a group,
+   * which together write the pointers one run would (the parts' objects differ). All of them by default.
+   */
+  rangeGroup?: { index: number; count: number };
 }
 
 export interface CompactResult {
@@ -131,6 +141,11 @@ function partsOf(rangePk: string, items: readonly TableItem[], partEntries: numb
 
 const pad = (value: number): string => String(value).padStart(12, '0');
 
+/** The group (0 to `count` - 1) of range `pk` when a span's ranges are split `count` ways: its pk's digest, modulo. */
+export function rangeGroupOf(pk: string, count: number): number {
+  return createHash('sha1').update(pk).digest().readUInt32BE(0) % count;
+}
+
 /**
  * Compacts blocks `fromBlock`..`toBlock` of `chainId` into the cold store (see the module's comment).
  * Writes nothing when a manifest is missing or incomplete.
@@ -144,9 +159,25 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
   const partBytes = options.partBytes ?? COLD_PART_BYTES;
   const shardBytes = options.shardBytes ?? COLD_SHARD_BYTES;
 
+  const group = options.rangeGroup ?? { index: 0, count: 1 };
+  if (
+    !(Number.isInteger(group.count) && group.count >= 1 && Number.isInteger(group.index) && group.index >= 0 && group.index < group.count)
+  ) {
+    throw new Error(`compactBlocks: bad range group ${group.index} of ${group.count}`);
+  }
+
   const listed = await manifestsOf(chainId, fromBlock, toBlock);
   const wanted = new Map<string, ItemKey>();
-  for (const key of listed) if (isHistoryRange(key.pk)) wanted.set(keyId(key), key);
+  const inGroup = new Map<string, boolean>();
+  for (const key of listed) {
+    if (!isHistoryRange(key.pk)) continue;
+    let member = inGroup.get(key.pk);
+    if (member === undefined) {
+      member = group.count === 1 || rangeGroupOf(key.pk, group.count) === group.index;
+      inGroup.set(key.pk, member);
+    }
+    if (member) wanted.set(keyId(key), key);
+  }
   const found = await getItems<TableItem>([...wanted.values()]);
 
   const ranges = new Map<string, TableItem[]>();
@@ -162,7 +193,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
   }
 
   // Shards: parts in order, cut at about shardBytes; each named by the span and its bytes' digest.
-  const span = `${pad(fromBlock)}-${pad(toBlock)}`;
+  const span = `${pad(fromBlock)}-${pad(toBlock)}${group.count === 1 ? '' : `/g${group.index}of${group.count}`}`;
   const pointers: ColdPartRecord[] = [];
   const objects: { key: string; body: Uint8Array }[] = [];
   let shard: Part[] = [];
@@ -224,4 +255,81 @@ export async function moveColdCursor(chainId: number, from: number | undefined, 
     ExpressionAttributeValues: { ':kind': 'cold-cursor', ':chainId': chainId, ':to': to, ...(from === undefined ? {} : { ':from': from }) },
   });
   return outcome.applied;
+}
+
+export interface ColdJobOptions {
+  chainId: number;
+  store: ColdStore;
+  /** A block goes cold once it is this many seconds old (COLD_AFTER_DAYS). */
+  afterSeconds: number;
+  /** Most blocks a span compacts (its parts gather a range's entries of the span). */
+  spanBlocks: number;
+  /** Groups of ranges a span is compacted in, one run after the other (each run holds only its group's items). */
+  rangeGroups?: number;
+  /** No span starts after this time (ms since the epoch: a Lambda's deadline less a span's time). */
+  deadline?: number;
+  /** The time now, in ms since the epoch. */
+  now?: () => number;
+  partEntries?: number;
+  partBytes?: number;
+}
+
+export interface ColdJobResult {
+  /** The cold cursor before and after the run (undefined: nothing compacted yet). */
+  from: number | undefined;
+  to: number | undefined;
+  /** The last block old enough to go cold, at most the ingest cursor's; undefined when none is. */
+  due: number | undefined;
+  spans: CompactResult[];
+}
+
+/**
+ * The cold history's job for one chain: compacts every block old enough (`afterSeconds`) and written
+ * (at or below the ingest cursor), in spans of `spanBlocks` from the cold cursor, each span in
+ * `rangeGroups` runs, moving the cursor after each span (on condition that it still stands where the run
+ * found it: two runs of the job never both move it). A run cut anywhere leaves the cursor where the last
+ * whole span put it, and the next run compacts the cut span again into the same pointers.
+ */
+export async function compactColdHistory(options: ColdJobOptions): Promise<ColdJobResult> {
+  const { chainId, store, spanBlocks } = options;
+  const groups = options.rangeGroups ?? 1;
+  const now = options.now ?? Date.now;
+  if (!(Number.isInteger(spanBlocks) && spanBlocks >= 1)) throw new Error(`compactColdHistory: bad span of ${spanBlocks} blocks`);
+  const [cursor, start] = await Promise.all([getItem<CursorRecord>(chainKeys.cursor(chainId)), readColdCursor(chainId)]);
+  const result: ColdJobResult = { from: start, to: start, due: undefined, spans: [] };
+  if (cursor === undefined) return result;
+  const latestCold = Math.floor(now() / 1000) - options.afterSeconds;
+  const newestOldEnough = await queryPage<{ gsi1sk: string }>({
+    IndexName: 'gsi1',
+    KeyConditionExpression: '#pk = :pk AND #sk <= :latest',
+    ExpressionAttributeNames: { '#pk': 'gsi1pk', '#sk': 'gsi1sk' },
+    ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':latest': `${String(latestCold).padStart(12, '0')}#~` },
+    ScanIndexForward: false,
+    Limit: 1,
+  });
+  const [found] = newestOldEnough.items;
+  if (found === undefined) return result;
+  result.due = Math.min(Number(found.gsi1sk.split('#')[1]), cursor.blockNumber);
+  let at = start;
+  while ((at ?? cursor.firstBlock - 1) < result.due && (options.deadline === undefined || now() < options.deadline)) {
+    const fromBlock = (at ?? cursor.firstBlock - 1) + 1;
+    const toBlock = Math.min(fromBlock + spanBlocks - 1, result.due);
+    for (let index = 0; index < groups; index += 1) {
+      const span = await compactBlocks({
+        chainId,
+        fromBlock,
+        toBlock,
+        store,
+        partEntries: options.partEntries,
+        partBytes: options.partBytes,
+        rangeGroup: { index, count: groups },
+      });
+      result.spans.push(span);
+    }
+    if (!(await moveColdCursor(chainId, at, toBlock)))
+      throw new Error(`chain ${chainId}: the cold cursor moved under this run (another run of the job?)`);
+    at = toBlock;
+    result.to = at;
+  }
+  return result;
 }

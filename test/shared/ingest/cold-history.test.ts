@@ -12,15 +12,17 @@ import { s3ColdStore, type ColdStore } from '../../../shared/aws/cold-store';
 import {
   coldParts,
   compactBlocks,
+  compactColdHistory,
   ManifestMissingError,
   moveColdCursor,
   readColdCursor,
   readPart,
 } from '../../../shared/ingest/cold-history';
+import { getItem, writeItems } from '../../../shared/db/operations';
 import { readManifest } from '../../../shared/ingest/manifest';
 import { entriesOf, isBucket } from '../../../shared/table/buckets';
 import { openedItem } from '../../../shared/table/cold-parts';
-import { compareSortKeys, type ItemKey, keyId, type TableItem } from '../../../shared/table/keys';
+import { blockKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../../../shared/table/keys';
 import type { ColdPartRecord } from '../../../shared/table/records';
 import { fromMessagePack, messagePackOf, unpackItem } from '../../../shared/table/pack';
 import { ingestedSmallBaseChain } from '../../support/base-chain';
@@ -153,6 +155,25 @@ describe('the cold history compactor', () => {
     expect({ objects: await objectKeys(), pointers: await pointerItems() }).toEqual(afterFirst);
   });
 
+  it('writes the pointers one run writes when a span is split into groups of ranges, each run holding only its own', async () => {
+    const span = { chainId, fromBlock: 9, toBlock: BLOCKS, store, partEntries: 5, shardBytes: 8_000 };
+    const withoutPlace = (pointers: Record<string, unknown>[]): Record<string, unknown>[] =>
+      pointers
+        .filter((pointer) => pointer.fromBlock === 9)
+        .map(({ object: _object, offset: _offset, ...rest }) => rest)
+        .sort((a, b) => compareSortKeys(`${a.pk}\n${a.sk}`, `${b.pk}\n${b.sk}`));
+    const whole = withoutPlace(await pointerItems());
+    expect(whole.length).toBeGreaterThan(100);
+    await writeItems({ delete: whole as unknown as ItemKey[] });
+
+    const runs = await Promise.all([0, 1, 2].map((index) => compactBlocks({ ...span, rangeGroup: { index, count: 3 } })));
+    // Each run read a third or so of the items; together, every item once.
+    for (const run of runs) expect(run.items).toBeLessThan(whole.reduce((sum, pointer) => sum + Number(pointer.count), 0));
+    expect(runs.reduce((sum, run) => sum + run.parts, 0)).toBe(whole.length);
+    expect(withoutPlace(await pointerItems())).toEqual(whole);
+    await expect(compactBlocks({ ...span, rangeGroup: { index: 3, count: 3 } })).rejects.toThrow('bad range group');
+  });
+
   it('stops before writing anything when a block has no manifest', async () => {
     const before = { objects: await objectKeys(), pointers: await pointerItems() };
     await expect(compactBlocks({ chainId, fromBlock: BLOCKS, toBlock: BLOCKS + 1, store })).rejects.toBeInstanceOf(ManifestMissingError);
@@ -166,5 +187,36 @@ describe('the cold history compactor', () => {
     expect(await moveColdCursor(chainId, 7, 12)).toBe(false);
     expect(await moveColdCursor(chainId, 8, 12)).toBe(true);
     expect(await readColdCursor(chainId)).toBe(12);
+  });
+
+  it('runs as a job: every block old enough, span after span, each in groups of ranges, the cursor moved after each', async () => {
+    // From nothing compacted: the pointers and the cursor the tests above wrote, removed.
+    await writeItems({ delete: [...((await pointerItems()) as unknown as ItemKey[]), coldKeys.cursor(chainId)] });
+    const timestampOf = async (number: number): Promise<number> =>
+      (await getItem<{ timestamp: number }>(blockKeys.block(chainId, number)))!.timestamp;
+    const afterSeconds = 3_600;
+    const at8 = ((await timestampOf(8)) + afterSeconds) * 1000 + 500;
+    const job = { chainId, store, afterSeconds, spanBlocks: 3, rangeGroups: 2, partEntries: 50, now: () => at8 };
+
+    const first = await compactColdHistory({ ...job, deadline: at8 - 1 });
+    expect(first).toMatchObject({ from: undefined, to: undefined, due: 8, spans: [] });
+
+    const run = await compactColdHistory(job);
+    expect({ from: run.from, to: run.to, due: run.due }).toEqual({ from: undefined, to: 8, due: 8 });
+    // Spans 1-3, 4-6 and 7-8, two runs each.
+    expect(run.spans.map((span) => span.blocks)).toEqual([3, 3, 3, 3, 2, 2]);
+    expect(await readColdCursor(chainId)).toBe(8);
+    // Every history item of blocks 1-8 is in exactly one part.
+    const hot = await hotItemsOf(1, 8);
+    const items = [...hot.values()].reduce((sum, list) => sum + list.length, 0);
+    expect(run.spans.reduce((sum, span) => sum + span.items, 0)).toBe(items);
+    const pointers = (await pointerItems()) as unknown as ColdPartRecord[];
+    expect(pointers.reduce((sum, pointer) => sum + pointer.count, 0)).toBe(items);
+    expect(Math.max(...pointers.map((pointer) => pointer.toBlock))).toBe(8);
+
+    // Nothing more is due until time passes; then the rest, up to the ingest cursor.
+    expect((await compactColdHistory(job)).spans).toEqual([]);
+    const later = await compactColdHistory({ ...job, now: () => at8 + 86_400_000 });
+    expect({ from: later.from, to: later.to, due: later.due }).toEqual({ from: 8, to: BLOCKS, due: BLOCKS });
   });
 });
