@@ -5,7 +5,7 @@
  * dynalite in a process of its own, then compacts them all as one span into a local S3 (s3rver on
  * 127.0.0.1): `npx tsx scripts/bench/cold-parts.ts [--blocks 20] [--txs-per-block 200]`.
  * The span is the run's blocks: a day of Base gathers more entries a range, so its parts are fewer and
- * larger; run longer spans to see the trend.
+ * larger; run longer spans to see the trend. Last, what a reader pays to decode the largest parts.
  */
 import { parseArgs } from 'node:util';
 import { startLocalS3 } from '../lib/local-s3';
@@ -67,8 +67,8 @@ const sizes: [string, number][] = [
   ['over 100', Number.POSITIVE_INFINITY],
 ];
 const byCount = new Map<string, { parts: number; items: number; bytes: number }>();
-for (const item of await scanItems(localClient(table.endpoint), TABLE)) {
-  if (!String(item.pk).startsWith('COLD#')) continue;
+const pointers = (await scanItems(localClient(table.endpoint), TABLE)).filter((item) => String(item.pk).startsWith('COLD#'));
+for (const item of pointers) {
   const count = Number(item.count);
   const [label] = sizes.find(([, most]) => count <= most)!;
   const row = byCount.get(label) ?? { parts: 0, items: 0, bytes: 0 };
@@ -85,6 +85,26 @@ for (const [label] of sizes) {
     console.log(
       `| ${label} | ${perTx(row.parts, 3)} | ${perTx(row.items)} | ${perTx(row.bytes / 1024, 3)} | ${Math.round(row.bytes / row.parts)} |`,
     );
+}
+
+// What a reader pays for a part (shared/db/cold-query.ts reads up to four a page): its GET's bytes, and
+// the CPU of decompressing and decoding it into entries, for the largest parts.
+const store = s3ColdStore({ bucket: TABLE, client: s3.client });
+const { partEntries, partStoredEntries } = await import('../../shared/table/cold-parts');
+console.log('| the largest parts: items | compressed KB | entries | decode ms (entries, packed) | decode ms (entries unpacked) |');
+console.log('| ---: | ---: | ---: | ---: | ---: |');
+for (const pointer of pointers.sort((a, b) => Number(b.length) - Number(a.length)).slice(0, 5)) {
+  const bytes = await store.read(String(pointer.object), Number(pointer.offset), Number(pointer.length));
+  const time = (decode: () => unknown[]): [number, number] => {
+    const rounds = 5;
+    let entries = 0;
+    const start = performance.now();
+    for (let round = 0; round < rounds; round += 1) entries = decode().length;
+    return [(performance.now() - start) / rounds, entries];
+  };
+  const [stored, entries] = time(() => partStoredEntries(bytes));
+  const [unpacked] = time(() => partEntries(bytes));
+  console.log(`| ${pointer.count} | ${(bytes.length / 1024).toFixed(1)} | ${entries} | ${stored.toFixed(1)} | ${unpacked.toFixed(1)} |`);
 }
 await s3.close();
 await table.close();
