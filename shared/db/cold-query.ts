@@ -31,6 +31,7 @@ import { unpackItem } from '../table/pack';
 import { compareSortKeys, type ItemKey, keyId } from '../table/keys';
 import type { ColdPartRecord } from '../table/records';
 import { projectionOf, sortKeyCondition } from './bucket-query';
+import { inParallel } from './in-parallel';
 import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
 
 type Send = (input: QueryInput) => Promise<QueryPage<Item>>;
@@ -41,6 +42,8 @@ const POINTERS_READ = 5;
 /** Parts a page reads at most (one ranged GET each, in parallel). */
 const PARTS_READ = 4;
 const SORT_KEY_NAME = '#coldSortKey';
+/** A key lookup's pointer Queries in flight at once (a BatchGetItem's missing keys: one Query each). */
+const COLD_LOOKUPS_AT_ONCE = 16;
 
 let store: ColdStore | undefined;
 let configured = false;
@@ -172,13 +175,16 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
 
 /**
  * Items of history ranges at `keys` found in cold parts (those the table lacks: gone by the TTL), by
- * keyId: for each key, in parallel, its range's pointer at or below its sort key (Limit 1), then the
+ * keyId: for each key, in parallel (COLD_LOOKUPS_AT_ONCE), its range's pointer at or below its sort key (Limit 1), then the
  * parts those name, in parallel (one GET a part). A key in no part is absent. An item of a range in
  * buckets is found as the entry of that sort key (a GetItem of such a range asks for an item of its own).
  */
 export async function coldItems(keys: readonly ItemKey[], send: Send, cold: ColdStore, consistent?: boolean): Promise<Map<string, Item>> {
-  const pointers = await Promise.all(
-    keys.map(async (key) => {
+  const pointers: (Pointer | undefined)[] = new Array(keys.length);
+  await inParallel(
+    keys.map((key, index) => ({ key, index })),
+    COLD_LOOKUPS_AT_ONCE,
+    async ({ key, index }) => {
       const page = await send({
         KeyConditionExpression: '#pk = :pk AND #sk <= :sk',
         ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
@@ -188,8 +194,8 @@ export async function coldItems(keys: readonly ItemKey[], send: Send, cold: Cold
         ...(consistent === undefined ? {} : { ConsistentRead: consistent }),
       });
       const [pointer] = page.items as unknown as Pointer[];
-      return pointer !== undefined && compareSortKeys(pointer.lastSk, key.sk) >= 0 ? pointer : undefined;
-    }),
+      pointers[index] = pointer !== undefined && compareSortKeys(pointer.lastSk, key.sk) >= 0 ? pointer : undefined;
+    },
   );
   const parts = new Map<string, Pointer>();
   for (const pointer of pointers) if (pointer !== undefined) parts.set(partId(pointer), pointer);
