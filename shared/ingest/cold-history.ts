@@ -30,13 +30,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { ColdStore } from '../aws/cold-store';
-import { queryPage, updateItem, writeItems } from '../db/operations';
-import { encodePart, isHistoryRange, lastEntrySk, openedItem, partItems } from '../table/cold-parts';
-import { blockKeys, chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
+import { lastBlockAtOrBefore } from '../db/blocks-by-time';
+import { updateItem, writeItems } from '../db/operations';
+import { encodePart, isHistoryRange, lastEntrySk, openedItem } from '../table/cold-parts';
+import { chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
 import { toMessagePack } from '../table/pack';
 import type { ColdCursorRecord, ColdPartRecord, CursorRecord } from '../table/records';
 import { readManifest } from './manifest';
-import { getItem, getItems, queryRange } from './table-io';
+import { getItem, getItems } from './table-io';
 
 export const COLD_PART_ENTRIES = 4_000;
 export const COLD_PART_BYTES = 1024 * 1024;
@@ -58,6 +59,8 @@ export interface CompactOptions {
    * which together write the pointers one run would (the parts' objects differ). All of them by default.
    */
   rangeGroup?: { index: number; count: number };
+  /** The item keys the span's manifests list, when the caller read them already (the job, once for all groups). */
+  listed?: readonly ItemKey[];
 }
 
 export interface CompactResult {
@@ -82,16 +85,6 @@ export class ManifestMissingError extends Error {
     );
     this.name = 'ManifestMissingError';
   }
-}
-
-/** The items of the part a pointer names, read from the cold store (one ranged GET). */
-export async function readPart(store: ColdStore, pointer: ColdPartRecord): Promise<TableItem[]> {
-  return partItems(await store.read(pointer.object, pointer.offset, pointer.length));
-}
-
-/** Every pointer of a range, oldest first. */
-export async function coldParts(rangePk: string): Promise<(ColdPartRecord & ItemKey)[]> {
-  return queryRange<ColdPartRecord & ItemKey>(coldKeys.parts(rangePk));
 }
 
 async function manifestsOf(chainId: number, fromBlock: number, toBlock: number): Promise<ItemKey[]> {
@@ -166,7 +159,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
     throw new Error(`compactBlocks: bad range group ${group.index} of ${group.count}`);
   }
 
-  const listed = await manifestsOf(chainId, fromBlock, toBlock);
+  const listed = options.listed ?? (await manifestsOf(chainId, fromBlock, toBlock));
   const wanted = new Map<string, ItemKey>();
   const inGroup = new Map<string, boolean>();
   for (const key of listed) {
@@ -298,27 +291,21 @@ export async function compactColdHistory(options: ColdJobOptions): Promise<ColdJ
   const [cursor, start] = await Promise.all([getItem<CursorRecord>(chainKeys.cursor(chainId)), readColdCursor(chainId)]);
   const result: ColdJobResult = { from: start, to: start, due: undefined, spans: [] };
   if (cursor === undefined) return result;
-  const latestCold = Math.floor(now() / 1000) - options.afterSeconds;
-  const newestOldEnough = await queryPage<{ gsi1sk: string }>({
-    IndexName: 'gsi1',
-    KeyConditionExpression: '#pk = :pk AND #sk <= :latest',
-    ExpressionAttributeNames: { '#pk': 'gsi1pk', '#sk': 'gsi1sk' },
-    ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':latest': `${String(latestCold).padStart(12, '0')}#~` },
-    ScanIndexForward: false,
-    Limit: 1,
-  });
-  const [found] = newestOldEnough.items;
-  if (found === undefined) return result;
-  result.due = Math.min(Number(found.gsi1sk.split('#')[1]), cursor.blockNumber);
+  const newestOldEnough = await lastBlockAtOrBefore(chainId, Math.floor(now() / 1000) - options.afterSeconds);
+  if (newestOldEnough === null) return result;
+  result.due = Math.min(newestOldEnough, cursor.blockNumber);
   let at = start;
   while ((at ?? cursor.firstBlock - 1) < result.due && (options.deadline === undefined || now() < options.deadline)) {
     const fromBlock = (at ?? cursor.firstBlock - 1) + 1;
     const toBlock = Math.min(fromBlock + spanBlocks - 1, result.due);
+    // The span's manifests, read once for all its groups.
+    const listed = await manifestsOf(chainId, fromBlock, toBlock);
     for (let index = 0; index < groups; index += 1) {
       const span = await compactBlocks({
         chainId,
         fromBlock,
         toBlock,
+        listed,
         store,
         partEntries: options.partEntries,
         partBytes: options.partBytes,

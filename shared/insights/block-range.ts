@@ -6,10 +6,12 @@
  *    Limit 1 each, reading one key);
  *  - a block hash becomes its block number through the block-by-hash item (N2, one GetItem).
  * No item is read and then discarded; an impossible combination is an empty range read from nowhere.
+ * (The index's two lookups are the table layer's: shared/db/blocks-by-time.ts.)
  * Ids of endpoints and access patterns (I1, N9, ...): see docs/access-patterns.md.
  */
-import { getItem, queryPage } from '../db/operations';
-import { blockKeys, pad } from '../table/keys';
+import { firstBlockAtOrAfter, lastBlockAtOrBefore } from '../db/blocks-by-time';
+import { getItem } from '../db/operations';
+import { blockKeys } from '../table/keys';
 import { equalityOf, integerBounds, type Bounds, type Filter } from './filters';
 
 /** Inclusive block bounds, or null when nothing can match. */
@@ -46,37 +48,6 @@ export async function blockRangeOf(chainId: number, narrowing: BlockNarrowing): 
   const to = highs.length > 0 ? Math.min(...highs) : undefined;
   if (from !== undefined && to !== undefined && from > to) return null;
   return { from, to };
-}
-
-/** The block number written in a GSI1 block-by-time key `<timestamp>#<block>`. */
-const blockOfTimeKey = (gsi1sk: unknown): number => Number(String(gsi1sk).split('#')[1]);
-
-/** The first block with timestamp >= `timestamp`, or null when there is none. */
-export async function firstBlockAtOrAfter(chainId: number, timestamp: number): Promise<number | null> {
-  const { items } = await queryPage({
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk >= :from',
-    ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':from': pad(timestamp, 12) },
-    ProjectionExpression: 'gsi1sk',
-    ScanIndexForward: true,
-    Limit: 1,
-  });
-  const item = items[0];
-  return item ? blockOfTimeKey(item.gsi1sk) : null;
-}
-
-/** The last block with timestamp <= `timestamp`, or null when there is none. */
-export async function lastBlockAtOrBefore(chainId: number, timestamp: number): Promise<number | null> {
-  const { items } = await queryPage({
-    IndexName: 'gsi1',
-    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :to',
-    ExpressionAttributeValues: { ':pk': blockKeys.blockByTimeRange(chainId).pk, ':to': `${pad(timestamp, 12)}#~` },
-    ProjectionExpression: 'gsi1sk',
-    ScanIndexForward: false,
-    Limit: 1,
-  });
-  const item = items[0];
-  return item ? blockOfTimeKey(item.gsi1sk) : null;
 }
 
 /** The number of the block with this hash, or null when the chain has none. */

@@ -27,7 +27,7 @@ import { blockKey } from '../table/keys';
 import { legacyRunningTotalAttribute, runningTotalAttribute, runningTotalOf } from '../table/records';
 import type { AggregationPlan, CountedGroup } from './aggregate';
 import { timeBucketsBetween } from './aggregate';
-import { lastBlockAtOrBefore } from './block-range';
+import { lastBlockAtOrBefore } from '../db/blocks-by-time';
 import { excludedIn, type RangeRead } from './range-reader';
 
 /** Buckets one chain's aggregate may have when answered from running totals (2 lookups each). */
