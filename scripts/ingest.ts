@@ -37,7 +37,7 @@ import cliProgress from 'cli-progress';
 import { createChainClient } from '../shared/chain/client';
 import { platformConfig } from '../shared/config';
 import { ensureTable, localClient } from './lib/local-table/ensure-table';
-import { INGEST_COIN_BALANCES, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS } from '../shared/ingest/config';
+import { coldHistoryOfEnv, INGEST_COIN_BALANCES, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS } from '../shared/ingest/config';
 import { ChainIngest, type ChainCapabilities } from '../shared/ingest/ingest';
 import type { IngestLog } from '../shared/ingest/log';
 import { readCursor } from '../shared/ingest/manifest';
@@ -134,6 +134,7 @@ async function main(): Promise<void> {
     listeners: [orderDepositListener],
     coinBalances: v.parse(INGEST_COIN_BALANCES, process.env.INGEST_COIN_BALANCES),
     zeroValueCallsRetentionDays: v.parse(INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS, process.env.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS),
+    coldHistory: coldHistoryOfEnv(),
     ...(traceMethod ? { traceMethod: traceMethod as TraceMethod } : {}),
     ...(workers !== undefined ? { backfillPollMs: 100 } : {}),
     onBlock: ({ blockNumber, mode }) => {

@@ -73,7 +73,13 @@ export const handler = async (input: unknown, context?: Context) => {
   }
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - config.safetyMarginMs : undefined;
   const counts = await stageShard(
-    { chainId: request.chainId, client, traceMethod: config.traceMethod, zeroValueCallsRetentionDays: config.zeroValueCallsRetentionDays },
+    {
+      chainId: request.chainId,
+      client,
+      traceMethod: config.traceMethod,
+      zeroValueCallsRetentionDays: config.zeroValueCallsRetentionDays,
+      coldHistory: config.coldHistory,
+    },
     plan,
     request,
     deadline,

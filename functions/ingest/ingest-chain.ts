@@ -122,6 +122,7 @@ async function chainFor(chain: ChainSettings): Promise<{ client: ChainClient; in
         manifestRetentionDays: config.manifestRetentionDays,
         coinBalances: config.coinBalances,
         zeroValueCallsRetentionDays: config.zeroValueCallsRetentionDays,
+        coldHistory: config.coldHistory,
       }),
     };
     served = current;

@@ -51,7 +51,7 @@ const result = await compactBlocks({
   chainId: spec.chainId,
   fromBlock: 1,
   toBlock: chain.head,
-  store: s3ColdStore({ bucket: TABLE, client: s3.client }),
+  store: s3ColdStore({ bucket: TABLE, endpoint: s3.endpoint, credentials: s3.credentials }),
 });
 const used = process.cpuUsage(cpu);
 const perTx = (value: number, digits = 2) => (value / transactions).toFixed(digits);
@@ -89,7 +89,7 @@ for (const [label] of sizes) {
 
 // What a reader pays for a part (shared/db/cold-query.ts reads up to four a page): its GET's bytes, and
 // the CPU of decompressing and decoding it into entries, for the largest parts.
-const store = s3ColdStore({ bucket: TABLE, client: s3.client });
+const store = s3ColdStore({ bucket: TABLE, endpoint: s3.endpoint, credentials: s3.credentials });
 const { partEntries, partStoredEntries } = await import('../../shared/table/cold-parts');
 console.log('| the largest parts: items | compressed KB | entries | decode ms (entries, packed) | decode ms (entries unpacked) |');
 console.log('| ---: | ---: | ---: | ---: | ---: |');

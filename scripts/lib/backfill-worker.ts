@@ -10,7 +10,7 @@ import { createChainClient } from '../../shared/chain/client';
 import { stageSegment, type Segment } from '../../shared/ingest/backfill';
 import { errorMessage } from '../../shared/chain/retry';
 import * as v from 'valibot';
-import { INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS } from '../../shared/ingest/config';
+import { coldHistoryOfEnv, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS } from '../../shared/ingest/config';
 import type { TraceMethod } from '../../shared/ingest/fetch-block';
 
 export type WorkerMessage =
@@ -32,6 +32,7 @@ const batchSize = values['rpc-batch-size'] === undefined ? undefined : Number(va
 const client = createChainClient(values['rpc-url']!, batchSize === undefined ? {} : { batchSize });
 const chainId = Number(values['chain-id']);
 const zeroValueCallsRetentionDays = v.parse(INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS, process.env.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS);
+const coldHistory = coldHistoryOfEnv();
 const send = (message: WorkerMessage) => process.send?.(message);
 const log = { info: () => undefined, warn: (message: string) => process.stderr.write(`\nworker ${process.pid}: ${message}\n`) };
 
@@ -44,6 +45,7 @@ process.on('message', async (segment: Segment) => {
         log,
         traceMethod,
         zeroValueCallsRetentionDays,
+        coldHistory,
         onBlockWritten: (blockNumber) => send({ type: 'block', blockNumber }),
       },
       segment,

@@ -13,6 +13,8 @@ export interface LocalS3 {
   endpoint: string;
   bucket: string;
   client: S3Client;
+  /** The server's own account, which it checks every request's access key against. */
+  credentials: { accessKeyId: string; secretAccessKey: string };
   close(): Promise<void>;
 }
 
@@ -21,17 +23,14 @@ export async function startLocalS3(bucket: string): Promise<LocalS3> {
   const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new S3Client({
-    endpoint,
-    forcePathStyle: true,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
+  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+  const client = new S3Client({ endpoint, forcePathStyle: true, region: 'us-east-1', credentials });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   return {
     endpoint,
     bucket,
     client,
+    credentials,
     async close() {
       client.destroy();
       await server.close();

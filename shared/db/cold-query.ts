@@ -24,7 +24,7 @@
  * ProjectionExpression is applied to the parts' entries as bucket-query.ts applies it to a bucket's; a
  * FilterExpression is refused, as on a bucketed range (filter the entries read).
  */
-import { s3ColdStore, type ColdStore } from '../aws/cold-store';
+import { type ColdPartReader, coldPartReader } from '../aws/cold-part-reader';
 import { platformConfig } from '../config';
 import { COLD_POINTER_PREFIX, isHistoryRange, partStoredEntries } from '../table/cold-parts';
 import { unpackItem } from '../table/pack';
@@ -45,24 +45,24 @@ const SORT_KEY_NAME = '#coldSortKey';
 /** A key lookup's pointer Queries in flight at once (a BatchGetItem's missing keys: one Query each). */
 const COLD_LOOKUPS_AT_ONCE = 16;
 
-let store: ColdStore | undefined;
+let store: ColdPartReader | undefined;
 let configured = false;
 
 /**
  * The process's cold store: COLD_BUCKET (and COLD_STORE_ENDPOINT, an S3-compatible server for local
  * runs), read once; undefined when the tier is off, and a range's Query is then the table's alone.
  */
-export function coldStore(): ColdStore | undefined {
+export function coldStore(): ColdPartReader | undefined {
   if (!configured) {
     configured = true;
     const { coldBucket, coldStoreEndpoint, region } = platformConfig();
-    store = coldBucket ? s3ColdStore({ bucket: coldBucket, region, endpoint: coldStoreEndpoint }) : undefined;
+    store = coldBucket ? coldPartReader({ bucket: coldBucket, region, endpoint: coldStoreEndpoint }) : undefined;
   }
   return store;
 }
 
 /** Sets the process's cold store (tests and local tools; undefined turns the tier off; the parts read lately are forgotten) and returns the previous one. */
-export function useColdStore(next: ColdStore | undefined): ColdStore | undefined {
+export function useColdStore(next: ColdPartReader | undefined): ColdPartReader | undefined {
   const previous = coldStore();
   store = next;
   configured = true;
@@ -78,7 +78,7 @@ export function readsColdParts(input: QueryInput): boolean {
 }
 
 /** The page of `input` from the range's items (`hot`, in the table) and its cold parts; `send` sends one Query. */
-export async function queryWithColdParts(input: QueryInput, hot: Send, send: Send, cold: ColdStore): Promise<QueryPage<Item>> {
+export async function queryWithColdParts(input: QueryInput, hot: Send, send: Send, cold: ColdPartReader): Promise<QueryPage<Item>> {
   if (input.FilterExpression !== undefined) {
     throw new Error('a FilterExpression cannot see the entries of a cold part: filter the entries read');
   }
@@ -179,7 +179,12 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
  * parts those name, in parallel (one GET a part). A key in no part is absent. An item of a range in
  * buckets is found as the entry of that sort key (a GetItem of such a range asks for an item of its own).
  */
-export async function coldItems(keys: readonly ItemKey[], send: Send, cold: ColdStore, consistent?: boolean): Promise<Map<string, Item>> {
+export async function coldItems(
+  keys: readonly ItemKey[],
+  send: Send,
+  cold: ColdPartReader,
+  consistent?: boolean,
+): Promise<Map<string, Item>> {
   const pointers: (Pointer | undefined)[] = new Array(keys.length);
   await inParallel(
     keys.map((key, index) => ({ key, index })),
@@ -217,7 +222,7 @@ const recentParts = new Map<string, Item[]>();
 const RECENT_PARTS = 8;
 
 /** A part's entries (packed fields still packed), from the cold store or from the parts read lately. */
-async function entriesOfPart(cold: ColdStore, pointer: Pointer): Promise<Item[]> {
+async function entriesOfPart(cold: ColdPartReader, pointer: Pointer): Promise<Item[]> {
   const id = partId(pointer);
   const kept = recentParts.get(id);
   if (kept !== undefined) {

@@ -3,8 +3,18 @@
  * chain): which SSM parameter holds each chain's RPC URL, read once at cold start.
  */
 import * as v from 'valibot';
+import type { ColdHistorySettings } from './cold-settings';
 import { readEnv } from '../config';
-import { INGEST_TRACE_METHOD, INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS, integer, RPC_BATCH_SIZE, RPC_TIMEOUT_MS } from './config';
+import {
+  COLD_AFTER_DAYS,
+  COLD_MARGIN_DAYS,
+  coldHistoryOf,
+  INGEST_TRACE_METHOD,
+  INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
+  integer,
+  RPC_BATCH_SIZE,
+  RPC_TIMEOUT_MS,
+} from './config';
 
 const schema = v.object({
   /** `<chainId>=<SSM parameter name>` pairs, comma-separated: the chains the stack ingests. */
@@ -18,6 +28,9 @@ const schema = v.object({
   INGEST_TRACE_METHOD,
   /** The ingest's own setting (a staged block's items must be the ones the ingest would write). */
   INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
+  /** The ingest's own cold tier settings (the history items' `ttl`). */
+  COLD_AFTER_DAYS,
+  COLD_MARGIN_DAYS,
   /** Stop starting new segments when less than this remains of the invocation. */
   BACKFILL_SAFETY_MARGIN_MS: v.optional(integer(0, 600_000), '120000'),
 });
@@ -30,6 +43,8 @@ export interface BackfillConfig {
   traceMethod?: 'callTracer' | 'parity' | 'none';
   /** INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS (undefined: kept). */
   zeroValueCallsRetentionDays?: number;
+  /** COLD_AFTER_DAYS, COLD_MARGIN_DAYS (undefined: the cold tier is off). */
+  coldHistory?: ColdHistorySettings;
 }
 
 export function loadBackfillConfig(env: Record<string, string | undefined> = process.env): BackfillConfig {
@@ -43,5 +58,6 @@ export function loadBackfillConfig(env: Record<string, string | undefined> = pro
     ...(raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS === undefined
       ? {}
       : { zeroValueCallsRetentionDays: raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS }),
+    ...(coldHistoryOf(raw) === undefined ? {} : { coldHistory: coldHistoryOf(raw) }),
   };
 }

@@ -42,6 +42,7 @@ import { ChainState } from './chain-state';
 import { deriveBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
 import { isCountedEntry, itemOptionsOf } from './items';
+import type { ColdHistorySettings } from './cold-settings';
 import { powertoolsLog, type IngestLog } from './log';
 import { readCursor } from './manifest';
 import { readNativeState } from './native-state';
@@ -176,6 +177,8 @@ export interface StageOptions {
   coinBalances?: boolean;
   /** The numbering ingest's IngestOptions.zeroValueCallsRetentionDays (the items must be the same). */
   zeroValueCallsRetentionDays?: number;
+  /** The numbering ingest's IngestOptions.coldHistory (the items must be the same). */
+  coldHistory?: ColdHistorySettings;
   /** The numbering ingest's sliceTransactions (tests; the items must be the same). */
   sliceTransactions?: number;
 }

@@ -34,6 +34,7 @@ import { lastBlockAtOrBefore } from '../db/blocks-by-time';
 import { updateItem, writeItems } from '../db/operations';
 import { encodePart, isHistoryRange, lastEntrySk, openedItem } from '../table/cold-parts';
 import { chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
+import { TABLE } from '../table/definition';
 import { toMessagePack } from '../table/pack';
 import type { ColdCursorRecord, ColdPartRecord, CursorRecord } from '../table/records';
 import { readManifest } from './manifest';
@@ -61,6 +62,12 @@ export interface CompactOptions {
   rangeGroup?: { index: number; count: number };
   /** The item keys the span's manifests list, when the caller read them already (the job, once for all groups). */
   listed?: readonly ItemKey[];
+  /**
+   * The time now (ms since the epoch; default the clock's). Items whose `ttl` has passed are absent, as
+   * to every reader: with the tier on they are those whose own retention ends within the window
+   * (cold-settings.ts), gone before their block is old enough, so every run leaves out the same.
+   */
+  now?: number;
 }
 
 export interface CompactResult {
@@ -122,7 +129,9 @@ function partsOf(rangePk: string, items: readonly TableItem[], partEntries: numb
     size = 0;
   };
   for (const item of items) {
-    const bytes = toMessagePack(openedItem(item));
+    // A part keeps no `ttl`: the tier's expiry is the table's, and a cold entry is kept for good.
+    const { [TABLE.ttlAttribute]: _expiry, ...kept } = item;
+    const bytes = toMessagePack(openedItem(kept as TableItem));
     if (members.length >= partEntries || (members.length > 0 && size + bytes.length > partBytes)) close();
     members.push(item);
     encoded.push(bytes);
@@ -172,6 +181,11 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
     if (member) wanted.set(keyId(key), key);
   }
   const found = await getItems<TableItem>([...wanted.values()]);
+  const nowSeconds = Math.floor((options.now ?? Date.now()) / 1000);
+  for (const [id, item] of found) {
+    const ttl = item[TABLE.ttlAttribute];
+    if (typeof ttl === 'number' && ttl <= nowSeconds) found.delete(id);
+  }
 
   const ranges = new Map<string, TableItem[]>();
   for (const item of found.values()) {
@@ -310,6 +324,7 @@ export async function compactColdHistory(options: ColdJobOptions): Promise<ColdJ
         partEntries: options.partEntries,
         partBytes: options.partBytes,
         rangeGroup: { index, count: groups },
+        now: now(),
       });
       result.spans.push(span);
     }

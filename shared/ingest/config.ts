@@ -4,6 +4,7 @@
  * chain an invocation ingests comes with its event (`parseIngestEvent`: one function serves every
  * chain, one schedule per chain); the environment holds the defaults of the event's optional fields.
  */
+import type { ColdHistorySettings } from './cold-settings';
 import * as v from 'valibot';
 import { readEnv } from '../config';
 
@@ -34,6 +35,35 @@ export const RPC_BATCH_SIZE = v.optional(integer(1, 1_000), '100');
  * worker alike).
  */
 export const INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS = v.optional(integer(0, 36_500));
+
+/**
+ * The cold tier (docs/decisions/cold-history.md): COLD_AFTER_DAYS, the days of history the table keeps
+ * (unset: the tier is off, and history stays in the table for good); COLD_MARGIN_DAYS, the compaction
+ * job's allowance past that before the items expire (default 14). The ingest, the backfill workers and
+ * the compaction job must be given the same.
+ */
+export const COLD_AFTER_DAYS = v.optional(integer(1, 36_500));
+export const COLD_MARGIN_DAYS = v.optional(integer(1, 365), '14');
+
+/** The cold tier's settings (undefined: off); history items expire `afterDays + marginDays` past their block. */
+export function coldHistoryOf(raw: { COLD_AFTER_DAYS?: number; COLD_MARGIN_DAYS: number }): ColdHistorySettings | undefined {
+  return raw.COLD_AFTER_DAYS === undefined ? undefined : { afterDays: raw.COLD_AFTER_DAYS, marginDays: raw.COLD_MARGIN_DAYS };
+}
+
+/** The cold tier's settings of an environment (COLD_AFTER_DAYS, COLD_MARGIN_DAYS), for the CLI and workers. */
+export function coldHistoryOfEnv(env: Record<string, string | undefined> = process.env): ColdHistorySettings | undefined {
+  return coldHistoryOf(readEnv(v.object({ COLD_AFTER_DAYS, COLD_MARGIN_DAYS }), env));
+}
+
+/**
+ * Manifests' retention with the tier on: at least the history's (the compaction job reads a block's
+ * manifest to find its items); 0 (kept forever) stays 0.
+ */
+export function manifestRetentionWith(retentionDays: number, coldHistory: ColdHistorySettings | undefined): number {
+  return coldHistory === undefined || retentionDays === 0
+    ? retentionDays
+    : Math.max(retentionDays, coldHistory.afterDays + coldHistory.marginDays);
+}
 
 export const INGEST_COIN_BALANCES = v.optional(
   v.pipe(
@@ -79,6 +109,8 @@ const schema = v.object({
   INGEST_MANIFEST_RETENTION_DAYS: v.optional(integer(0, 36_500), '7'),
   INGEST_COIN_BALANCES,
   INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS,
+  COLD_AFTER_DAYS,
+  COLD_MARGIN_DAYS,
   /**
    * Worker threads that send the ingest's item writes (shared/db/write-workers.ts); 0 (default): the
    * main thread sends them. Worth one less than the function's vCPUs (the stack sets it from the memory).
@@ -109,6 +141,8 @@ export interface IngestConfig {
   coinBalances: boolean;
   /** INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS: IngestOptions.zeroValueCallsRetentionDays (undefined: kept). */
   zeroValueCallsRetentionDays?: number;
+  /** COLD_AFTER_DAYS, COLD_MARGIN_DAYS: IngestOptions.coldHistory (undefined: the cold tier is off). */
+  coldHistory?: ColdHistorySettings;
   /** INGEST_TABLE_WRITERS: table writer threads started at cold start (0: none). */
   tableWriters: number;
   /** Where the listener calls go: the orders group consumes them (functions/orders/detect-deposits.ts). */
@@ -129,7 +163,8 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
     rpcBatchSize: raw.RPC_BATCH_SIZE,
     safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
     maxReorgDepth: raw.INGEST_MAX_REORG_DEPTH,
-    manifestRetentionDays: raw.INGEST_MANIFEST_RETENTION_DAYS,
+    manifestRetentionDays: manifestRetentionWith(raw.INGEST_MANIFEST_RETENTION_DAYS, coldHistoryOf(raw)),
+    ...(coldHistoryOf(raw) === undefined ? {} : { coldHistory: coldHistoryOf(raw) }),
     coinBalances: raw.INGEST_COIN_BALANCES,
     ...(raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS === undefined
       ? {}

@@ -42,6 +42,8 @@ import { ChainState, withAnswers } from './chain-state';
 import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
 import { bucketNumberedEntries, isCountedEntry, itemOptionsOf, slicesOf } from './items';
+import { manifestRetentionWith } from './config';
+import type { ColdHistorySettings } from './cold-settings';
 import {
   notifyBlocksIngested,
   notifyNftInstancesWritten,
@@ -108,6 +110,12 @@ export interface IngestOptions {
    * A parallel backfill's workers must be given the same.
    */
   zeroValueCallsRetentionDays?: number;
+  /**
+   * The cold tier (COLD_AFTER_DAYS, COLD_MARGIN_DAYS): history items expire from the table (items.ts
+   * ItemOptions.coldHistory); unset, history stays in the table. Manifests are kept at least as long (the
+   * compaction job reads them). A parallel backfill's workers must be given the same.
+   */
+  coldHistory?: ColdHistorySettings;
   /** Tests: a block of more transactions than this is written in slices (items.ts ItemOptions). */
   sliceTransactions?: number;
   /** Least time between two writes of the chain's status item (status.ts), unless its state changes. Default 10 s. */
@@ -261,6 +269,8 @@ export class ChainIngest {
         `manifestRetentionDays must be a whole number of days, 0 or more (0: keep manifests forever), got ${options.manifestRetentionDays}`,
       );
     this.itemOptions = itemOptionsOf(options);
+    // With the cold tier on, a block's manifest outlives its history items (the compaction job reads it).
+    this.manifestRetentionDays = manifestRetentionWith(this.manifestRetentionDays, this.itemOptions.coldHistory);
     this.reorg = new Reorg(
       this.chainId,
       this.source,

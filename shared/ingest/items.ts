@@ -23,6 +23,8 @@ import { isZeroAddress } from '../chain/address';
 import type { DerivedBlock } from './derive';
 import { checkZeroValueCallsRetention, zeroValueCallStorage } from './zero-value-calls';
 import { TABLE } from '../table/definition';
+import { isHistoryRange } from '../table/cold-parts';
+import { checkColdHistory, type ColdHistorySettings, historyItemTtl } from './cold-settings';
 import { bucketsAround, bucketsOf, isBucketedRange } from '../table/buckets';
 import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE, MAX_COPIED_DATA_BYTES, type LogRecord, type TransactionRecord } from '../table/records';
 import { compactBlock, compactInternalTransaction, compactLog, compactTokenTransfer, compactTransaction } from '../table/compact';
@@ -86,9 +88,15 @@ function logsInTransactionOrder(derived: DerivedBlock): boolean {
 }
 
 /** The item options of an ingest's or a backfill worker's settings, checked (the two must write the same items). */
-export function itemOptionsOf(settings: { zeroValueCallsRetentionDays?: number; sliceTransactions?: number }): ItemOptions {
+export function itemOptionsOf(settings: {
+  zeroValueCallsRetentionDays?: number;
+  sliceTransactions?: number;
+  coldHistory?: ColdHistorySettings;
+}): ItemOptions {
+  const coldHistory = checkColdHistory(settings.coldHistory);
   return {
     zeroValueCallsRetentionDays: checkZeroValueCallsRetention(settings.zeroValueCallsRetentionDays),
+    ...(coldHistory === undefined ? {} : { coldHistory }),
     ...(settings.sliceTransactions === undefined ? {} : { sliceTransactions: settings.sliceTransactions }),
   };
 }
@@ -108,6 +116,13 @@ export function slicesOf(derived: DerivedBlock, size: number = SLICE_TRANSACTION
 export interface ItemOptions {
   /** Unset: kept; N: zero-value calls' copies expire N days after their block; 0: not stored. */
   zeroValueCallsRetentionDays?: number;
+  /**
+   * The cold tier (docs/decisions/cold-history.md, step 5): the items of history ranges (`isHistoryRange`:
+   * records, index copies, their buckets) get a `ttl` past the window and the compaction job's margin,
+   * or keep their own when it ends within the window (cold-settings.ts historyItemTtl). Unset: history
+   * stays in the table for good.
+   */
+  coldHistory?: ColdHistorySettings;
   /**
    * A block of more transactions than this is written in slices of this many (default
    * SLICE_TRANSACTIONS). Tests set it low; the same chain must keep the same value (slices decide where
@@ -136,8 +151,18 @@ export function immutableItems(
   const items = new Map<string, TableItem>();
   /** Whether a record of transaction `index` is in the slice. */
   const inSlice = (index: number): boolean => index >= slice.from && index < slice.to;
+  const { coldHistory } = options;
+  const writtenAt = Date.now();
   const put = (key: ItemKey, stored: object, counted = false, record?: object): void => {
     const item: TableItem = { ...stored, pk: key.pk, sk: key.sk };
+    if (coldHistory !== undefined && isHistoryRange(key.pk)) {
+      item[TABLE.ttlAttribute] = historyItemTtl(
+        derived.block.timestamp,
+        coldHistory,
+        item[TABLE.ttlAttribute] as number | undefined,
+        writtenAt,
+      );
+    }
     items.set(`${key.pk}\n${key.sk}`, counted ? countedEntry(item, record) : item);
   };
   const COUNTED = true;

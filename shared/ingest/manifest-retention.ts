@@ -10,7 +10,7 @@
  */
 export const DEFAULT_MANIFEST_RETENTION_DAYS = 7;
 
-const DAY_SECONDS = 86_400;
+export const DAY_SECONDS = 86_400;
 
 /** The table's `ttl` (epoch seconds) of an item kept `days` past its block's timestamp. */
 export const expiresAfterBlock = (blockTimestamp: number, days: number): number => blockTimestamp + days * DAY_SECONDS;

@@ -1,10 +1,12 @@
 /**
- * The history routes over a chain whose older blocks are cold (docs/decisions/cold-history.md, step 4):
- * a small Base-profile chain ingested into dynalite, its first blocks' history compacted into a local S3
- * (s3rver on 127.0.0.1) and their items removed from the table, as the TTL will remove them. Every page
- * a user asks for, through the real handlers, must be the page the all-hot table gave: the explorer's
- * address tabs with their next_page_params, insights' lists by page number in both orders, a
- * transaction's transfers, and the resolver.
+ * The history routes over a chain whose older blocks are cold (docs/decisions/cold-history.md, steps 4
+ * and 5), the tier as deployed: a small Base-profile chain whose blocks are 10 days old, ingested into
+ * dynalite with the tier on (COLD_AFTER_DAYS 30, COLD_MARGIN_DAYS 14: its history items carry their
+ * expiry); the compaction job run as the clock passes its first blocks' 30th day (into a local S3,
+ * s3rver on 127.0.0.1); then DynamoDB's TTL, as it stands 44 days past them: every item whose `ttl` has
+ * passed deleted. Every page a user asks for, through the real handlers, must be the page the all-hot
+ * table gave: the explorer's address tabs with their next_page_params, insights' lists by page number
+ * in both orders, a transaction's transfers, and the resolver.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { requestJson } from '../../scripts/lib/dispatch';
@@ -12,12 +14,11 @@ import { startLocalS3, type LocalS3 } from '../../scripts/lib/local-s3';
 import { s3ColdStore, type ColdStore } from '../../shared/aws/cold-store';
 import { useColdStore } from '../../shared/db/cold-query';
 import { writeItems } from '../../shared/db/operations';
-import { compactBlocks } from '../../shared/ingest/cold-history';
-import { readManifest } from '../../shared/ingest/manifest';
+import { compactColdHistory } from '../../shared/ingest/cold-history';
 import { isHistoryRange } from '../../shared/table/cold-parts';
-import { type ItemKey, keyId } from '../../shared/table/keys';
+import type { ItemKey } from '../../shared/table/keys';
 import { ingestedSmallBaseChain } from '../support/base-chain';
-import { useTestTable } from '../support/table';
+import { tableSnapshot, useTestTable } from '../support/table';
 import { observingTable, type OtherCall, roundTripsInSequence } from '../support/table-calls';
 
 const CHAIN = vi.hoisted(() => {
@@ -26,10 +27,15 @@ const CHAIN = vi.hoisted(() => {
   return 38_453;
 });
 
-useTestTable('cold-routes');
+const table = useTestTable('cold-routes');
 const BUCKET = 'cold-routes-test';
 const BLOCKS = 12;
 const COLD_TO = 8;
+const DAY = 86_400;
+const COLD_HISTORY = { afterDays: 30, marginDays: 14 };
+/** The first block's time: 10 days ago (whole seconds), a block every 2 s; the job and the TTL run in the days to come. */
+const FIRST_TIMESTAMP = Math.floor(Date.now() / 1000) - 10 * DAY;
+const blockTime = (number: number): number => FIRST_TIMESTAMP + (number - 1) * 2;
 /** keccak256("Transfer(address,address,uint256)"). */
 const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const WETH = '0x4200000000000000000000000000000000000006';
@@ -47,8 +53,11 @@ function busiest<T>(values: T[]): T {
 
 beforeAll(async () => {
   s3 = await startLocalS3(BUCKET);
-  store = s3ColdStore({ bucket: BUCKET, client: s3.client });
-  const { spec, chain } = await ingestedSmallBaseChain(BLOCKS, 30);
+  store = s3ColdStore({ bucket: BUCKET, endpoint: s3.endpoint, credentials: s3.credentials });
+  const { spec, chain } = await ingestedSmallBaseChain(BLOCKS, 30, undefined, {
+    firstTimestamp: FIRST_TIMESTAMP,
+    ingest: { coldHistory: COLD_HISTORY },
+  });
   expect(spec.chainId).toBe(CHAIN);
 
   const txs = chain.blocks.flatMap((block) => block.txs.filter((tx) => !tx.deposit));
@@ -171,13 +180,29 @@ describe('the history routes with the older blocks cold', () => {
     const hotTrips = new Map<string, number>();
     for (const path of requests) hotTrips.set(path, (await roundTripsOf(path, undefined)).depth);
 
-    await compactBlocks({ chainId: CHAIN, fromBlock: 1, toBlock: 4, store, partEntries: 5 });
-    await compactBlocks({ chainId: CHAIN, fromBlock: 5, toBlock: COLD_TO, store });
-    const compacted: ItemKey[] = [];
-    for (let number = 1; number <= COLD_TO; number += 1) {
-      for (const key of (await readManifest(CHAIN, number))!.items) if (isHistoryRange(key.pk)) compacted.push(key);
-    }
-    await writeItems({ delete: [...new Map(compacted.map((key) => [keyId(key), key])).values()] });
+    // The ingest stamped every history item, and only those, with the tier's expiry: 44 days past its block
+    // (the manifests, which the job reads, are kept as long).
+    const before = await tableSnapshot(table.name);
+    const history = before.filter((item) => isHistoryRange(String(item.pk)));
+    expect(history.length).toBeGreaterThan(500);
+    for (const item of history) expect(item.ttl, `${item.pk} ${item.sk}`).toBeGreaterThanOrEqual(blockTime(1) + 44 * DAY);
+    for (const item of history) expect(item.ttl, `${item.pk} ${item.sk}`).toBeLessThanOrEqual(blockTime(BLOCKS) + 44 * DAY);
+    expect(before.filter((item) => !isHistoryRange(String(item.pk)) && item.ttl !== undefined && item.kind !== 'manifest')).toEqual([]);
+
+    // The job, as the clock passes block 4's 30th day (spans of 2 blocks, parts of 5 entries: a range in
+    // many parts), then block 8's (one span, parts of the default size).
+    const job = { chainId: CHAIN, store, afterSeconds: COLD_HISTORY.afterDays * DAY };
+    const first = await compactColdHistory({ ...job, spanBlocks: 2, partEntries: 5, now: () => (blockTime(4) + 30 * DAY) * 1000 + 500 });
+    expect([first.from, first.to]).toEqual([undefined, 4]);
+    const second = await compactColdHistory({ ...job, spanBlocks: 8, now: () => (blockTime(COLD_TO) + 30 * DAY) * 1000 + 500 });
+    expect([second.from, second.to]).toEqual([4, COLD_TO]);
+
+    // DynamoDB's TTL 44 days past block 8: every item whose expiry has passed is deleted (blocks 1 to 8's
+    // history and their manifests, kept as long as the history).
+    const expired = before.filter((item) => typeof item.ttl === 'number' && item.ttl <= blockTime(COLD_TO) + 44 * DAY);
+    expect(expired.filter((item) => isHistoryRange(String(item.pk))).length).toBeGreaterThan(300);
+    expect(expired.some((item) => item.kind === 'manifest')).toBe(true);
+    await writeItems({ delete: expired.map((item) => ({ pk: item.pk, sk: item.sk }) as ItemKey) });
 
     // Without the tier, the table alone has lost what the pages showed.
     const tableAlone = await answers();

@@ -41,6 +41,11 @@ describe('a table route bundled by ApiFunction', () => {
     // The Powertools tracer is off by default (context tracerSdk): its stand-in, no X-Ray SDK.
     expect(sources.some((source) => source.endsWith('shared/observability/tracer-left-out.ts'))).toBe(true);
     expect(sources.filter((source) => /aws-xray-sdk|@aws-lambda-powertools\/tracer\//.test(source))).toEqual([]);
+    // The cold history's reader (every table read may continue into cold parts) is the ranged GET built
+    // from the signer and HTTP handler the DynamoDB client brings: no S3 client, whose protocol and
+    // middleware weigh 170 KB a bundle (shared/aws/cold-part-reader.ts).
+    expect(sources.some((source) => source.endsWith('shared/aws/cold-part-reader.ts'))).toBe(true);
+    expect(sources.filter((source) => /@aws-sdk\/(client-s3|middleware-sdk-s3|signature-v4-multi-region)\//.test(source))).toEqual([]);
   });
 
   it('reads the table with the credentials of the environment: an unknown order is a 404', async () => {

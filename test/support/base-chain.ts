@@ -6,16 +6,19 @@
 import { BaseChain } from '../../scripts/bench/dataset/base-profile';
 import type { ChainSpec } from '../../scripts/bench/dataset/chain';
 import { baseProfileSpec } from '../../scripts/bench/dataset/spec';
-import { ChainIngest, registerChain } from '../../shared/ingest/ingest';
+import { ChainIngest, type IngestOptions, registerChain } from '../../shared/ingest/ingest';
 
 export function smallBaseChain(
   blocks: number,
   perBlock: number,
   burst?: { block: number; transactions: number },
+  /** The first block's time (epoch seconds; the profile's fixed date otherwise), 2 s a block after it. */
+  firstTimestamp?: number,
 ): { spec: ChainSpec; chain: BaseChain } {
   const spec = baseProfileSpec({ blocks, transactionsPerBlock: perBlock, ...(burst ? { burst } : {}) });
   const small: ChainSpec = {
     ...spec,
+    ...(firstTimestamp === undefined ? {} : { firstTimestamp }),
     erc20Tokens: 30,
     erc721Tokens: 3,
     erc1155Tokens: 2,
@@ -34,10 +37,16 @@ export async function ingestedSmallBaseChain(
   blocks: number,
   perBlock: number,
   batchTo = Math.ceil(blocks / 2),
+  settings: { firstTimestamp?: number; ingest?: Pick<IngestOptions, 'coldHistory' | 'zeroValueCallsRetentionDays'> } = {},
 ): Promise<{ spec: ChainSpec; chain: BaseChain }> {
-  const { spec, chain } = smallBaseChain(blocks, perBlock);
+  const { spec, chain } = smallBaseChain(blocks, perBlock, undefined, settings.firstTimestamp);
   await registerChain(spec.chainId, 1);
-  const options = { chainId: spec.chainId, client: chain.client(), log: { info: () => undefined, warn: () => undefined } };
+  const options: IngestOptions = {
+    chainId: spec.chainId,
+    client: chain.client(),
+    log: { info: () => undefined, warn: () => undefined },
+    ...settings.ingest,
+  };
   await new ChainIngest(options).ingestRange({ from: 1, to: batchTo });
   const follower = new ChainIngest({ ...options, maxBatchBlocks: 1 });
   for (let n = batchTo + 1; n <= blocks; n += 1) await follower.ingestRange({ from: n, to: n });

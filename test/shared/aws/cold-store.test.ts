@@ -13,7 +13,7 @@ let store: ColdStore;
 
 beforeAll(async () => {
   s3 = await startLocalS3('cold-store-test');
-  store = s3ColdStore({ bucket: s3.bucket, client: s3.client });
+  store = s3ColdStore({ bucket: s3.bucket, endpoint: s3.endpoint, credentials: s3.credentials });
 });
 
 afterAll(async () => {

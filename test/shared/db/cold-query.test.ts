@@ -40,7 +40,7 @@ const reads: OtherCall[] = [];
 
 beforeAll(async () => {
   s3 = await startLocalS3(BUCKET);
-  const s3Store = s3ColdStore({ bucket: BUCKET, client: s3.client });
+  const s3Store = s3ColdStore({ bucket: BUCKET, endpoint: s3.endpoint, credentials: s3.credentials });
   store = {
     put: (key, body) => s3Store.put(key, body),
     read: async (key, offset, length) => {

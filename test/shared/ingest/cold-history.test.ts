@@ -36,7 +36,7 @@ let chainId: number;
 
 beforeAll(async () => {
   s3 = await startLocalS3(BUCKET);
-  store = s3ColdStore({ bucket: BUCKET, client: s3.client });
+  store = s3ColdStore({ bucket: BUCKET, endpoint: s3.endpoint, credentials: s3.credentials });
 
   chainId = (await ingestedSmallBaseChain(BLOCKS, 30)).spec.chainId;
 }, 120_000);
@@ -217,5 +217,32 @@ describe('the cold history compactor', () => {
     expect((await compactColdHistory(job)).spans).toEqual([]);
     const later = await compactColdHistory({ ...job, now: () => at8 + 86_400_000 });
     expect({ from: later.from, to: later.to, due: later.due }).toEqual({ from: 8, to: BLOCKS, due: BLOCKS });
+  });
+
+  it('leaves out the items whose own expiry has passed, and keeps no expiry on the entries it keeps', async () => {
+    // Three history items of blocks 9-12 given an expiry (as the tier's ingest gives every history item):
+    // one already passed (a zero-value call's retention within the window), two to come.
+    const hot = [...(await hotItemsOf(9, BLOCKS)).values()].filter((items) => items.length >= 3);
+    const [gone, kept, alsoKept] = [hot[0]![1]!, hot[1]![0]!, hot[2]![2]!];
+    const now = Date.now();
+    const seconds = Math.floor(now / 1000);
+    await writeItems({
+      put: [
+        { ...gone, ttl: seconds - 60 },
+        { ...kept, ttl: seconds + 86_400 },
+        { ...alsoKept, ttl: seconds + 60 },
+      ],
+    });
+    const result = await compactBlocks({ chainId, fromBlock: 9, toBlock: BLOCKS, store, now });
+    const entries = new Map<string, TableItem>();
+    for (const pointer of (await pointerItems()) as unknown as (ColdPartRecord & ItemKey)[]) {
+      if (pointer.toBlock !== BLOCKS || pointer.fromBlock !== 9) continue;
+      for (const item of partItems(await store.read(pointer.object, pointer.offset, pointer.length))) entries.set(keyId(item), item);
+    }
+    expect(entries.size).toBe(result.items);
+    expect(entries.has(keyId(gone))).toBe(false);
+    expect(entries.get(keyId(kept))).toBeDefined();
+    expect(entries.get(keyId(alsoKept))).toBeDefined();
+    expect([...entries.values()].filter((item) => 'ttl' in item)).toEqual([]);
   });
 });

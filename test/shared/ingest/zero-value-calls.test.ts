@@ -18,6 +18,7 @@ import { ingestRange } from '../../../shared/ingest/ingest';
 import { checkZeroValueCallsRetention, isZeroValueCall, zeroValueCallStorage } from '../../../shared/ingest/zero-value-calls';
 import { expandInternalTransaction } from '../../../shared/table/compact';
 import { TABLE } from '../../../shared/table/definition';
+import { isHistoryRange } from '../../../shared/table/cold-parts';
 import type { InternalTransactionRecord } from '../../../shared/table/records';
 import { inTable, tableSnapshot, useTestTable } from '../../support/table';
 import { demoAccounts, demoWallet } from './support/demo-wallet';
@@ -30,13 +31,15 @@ const [, alice, bob] = demoAccounts.map((account) => account.address);
 let anvil: Anvil;
 
 type Item = Record<string, unknown> & { pk: string; sk: string };
-const ingest = (zeroValueCallsRetentionDays?: number) =>
+const COLD_HISTORY = { afterDays: 30, marginDays: 14 };
+const ingest = (zeroValueCallsRetentionDays?: number, coldHistory?: typeof COLD_HISTORY) =>
   ingestRange({
     chainId: CHAIN_ID,
     client: createChainClient(anvil.rpcUrl),
     log: { info: () => undefined, warn: () => undefined },
     traceMethod: 'callTracer',
     ...(zeroValueCallsRetentionDays === undefined ? {} : { zeroValueCallsRetentionDays }),
+    ...(coldHistory === undefined ? {} : { coldHistory }),
   });
 const internal = (items: Item[]) => items.filter((item) => /#ITX#(to|from)$/.test(item.pk));
 const record = (item: Item) => expandInternalTransaction(item) as InternalTransactionRecord;
@@ -44,6 +47,9 @@ const record = (item: Item) => expandInternalTransaction(item) as InternalTransa
 let kept: Item[];
 let expiring: Item[];
 let dropped: Item[];
+/** With the cold tier on (30 days and a margin of 14): retention 7 days (within the window), and 60 (past it). */
+let tierWithin: Item[];
+let tierPast: Item[];
 let timestamps: Map<number, number>;
 
 beforeAll(async () => {
@@ -80,6 +86,14 @@ beforeAll(async () => {
   dropped = (await inTable(`${table.name}-0`, async () => {
     await ingest(0);
     return (await tableSnapshot(`${table.name}-0`)).flatMap((item) => storedEntriesOf(item));
+  })) as Item[];
+  tierWithin = (await inTable(`${table.name}-tier-7`, async () => {
+    await ingest(7, COLD_HISTORY);
+    return (await tableSnapshot(`${table.name}-tier-7`)).flatMap((item) => storedEntriesOf(item));
+  })) as Item[];
+  tierPast = (await inTable(`${table.name}-tier-60`, async () => {
+    await ingest(60, COLD_HISTORY);
+    return (await tableSnapshot(`${table.name}-tier-60`)).flatMap((item) => storedEntriesOf(item));
   })) as Item[];
 }, 120_000);
 
@@ -129,6 +143,34 @@ describe('through the real ingest', () => {
       return tableSnapshot(name);
     });
     expect(changed).toEqual(await tableSnapshot(`${table.name}-0`));
+  });
+
+  test('with the cold tier: every history item expires 44 days past its block, a retention within the window stays, one past it gives way', () => {
+    const strip = (items: Item[]) =>
+      items.map(({ [TABLE.ttlAttribute]: _ttl, ...rest }) => rest).sort((a, b) => `${a.pk}\n${a.sk}`.localeCompare(`${b.pk}\n${b.sk}`));
+    // The same items as with the retention alone, their expiries aside.
+    expect(strip(tierWithin)).toEqual(strip(expiring));
+    const times = [...timestamps.values()];
+    const [first, last] = [Math.min(...times), Math.max(...times)];
+    for (const [items, retention] of [
+      [tierWithin, 7],
+      [tierPast, 44],
+    ] as const) {
+      for (const item of items) {
+        if (item.kind === 'manifest') {
+          // Kept as long as the history: the compaction job reads them.
+          expect(item[TABLE.ttlAttribute]).toBeGreaterThanOrEqual(first + 44 * DAY);
+        } else if (/#ITX#(to|from)$/.test(item.pk) && isZeroValueCall(record(item))) {
+          expect(item[TABLE.ttlAttribute]).toBe(timestamps.get(record(item).blockNumber)! + retention * DAY);
+        } else if (isHistoryRange(item.pk)) {
+          expect(item[TABLE.ttlAttribute], `${item.pk} ${item.sk}`).toBeGreaterThanOrEqual(first + 44 * DAY);
+          expect(item[TABLE.ttlAttribute], `${item.pk} ${item.sk}`).toBeLessThanOrEqual(last + 44 * DAY);
+        } else {
+          expect(item, `${item.pk} ${item.sk}`).not.toHaveProperty(TABLE.ttlAttribute);
+        }
+      }
+    }
+    expect(internal(tierPast).filter((item) => isZeroValueCall(record(item))).length).toBeGreaterThanOrEqual(6);
   });
 
   test('0: the zero-value calls are not stored; the value call and everything else are', () => {
