@@ -88,6 +88,9 @@ export interface WatchedResources {
   readonly settings: { readonly serviceName: string };
 }
 
+/** How long blocks past the cold window may stay uncompacted before ColdHistoryBehind fires: a day. */
+export const COLD_HISTORY_BEHIND_SECONDS = 86_400;
+
 export interface OperationsProps {
   stack: WatchedResources;
   settings: OperationsSettings;
@@ -150,7 +153,17 @@ export class Operations extends Construct {
       });
     }
 
-    const ingests = [...stack.jobFunctions].filter(([, entry]) => entry.chains !== undefined);
+    const ingests = [...stack.jobFunctions].filter(([, entry]) => entry.chains !== undefined && !entry.job.coldTier);
+    // The cold history job (with the tier on): the oldest block it has still to compact, past the window.
+    // Its items expire the margin after the window, so a day behind is the time to act.
+    const coldJobs = [...stack.jobFunctions].filter(([, entry]) => entry.job.coldTier);
+    if (coldJobs.length > 0) {
+      this.alarm('ColdHistoryBehind', {
+        metric: this.perChain('ColdHistoryBehindSeconds', 'MIN', 'cold-history'),
+        threshold: COLD_HISTORY_BEHIND_SECONDS,
+        description: `A chain's cold history job has left blocks past the window uncompacted for a day or more (the alarm's contributors name the chains, by chainId); their items expire COLD_MARGIN_DAYS after the window, and then only the cold backfill gives them back: see ${coldJobs.map(([functionId]) => functionId).join(', ')}'s errors, duration and log (README, Operations runbook)`,
+      });
+    }
     // One alarm each over every chain: Metrics Insights queries grouped by chainId evaluate each chain's
     // series on its own (the alarm's contributors, `aws cloudwatch describe-alarm-contributors`, name the
     // chains in alarm), where a metric-math alarm could combine at most 10 metrics.
@@ -495,9 +508,9 @@ export class Operations extends Construct {
    * A Metrics Insights query over the ingest's metric of every chain (namespace ChainDataApi, dimensions
    * service=ingest and chainId), one series per chain: `aggregate` of its data points in each period.
    */
-  private perChain(metricName: string, aggregate: 'MIN' | 'MAX' | 'SUM'): MathExpression {
+  private perChain(metricName: string, aggregate: 'MIN' | 'MAX' | 'SUM', service = 'ingest'): MathExpression {
     return new MathExpression({
-      expression: `SELECT ${aggregate}(${metricName}) FROM SCHEMA("${METRICS_NAMESPACE}", chainId, service) WHERE service = 'ingest' GROUP BY chainId`,
+      expression: `SELECT ${aggregate}(${metricName}) FROM SCHEMA("${METRICS_NAMESPACE}", chainId, service) WHERE service = '${service}' GROUP BY chainId`,
       usingMetrics: {},
       label: `${metricName} per chain`,
       period: this.period,

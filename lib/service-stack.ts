@@ -32,6 +32,7 @@ import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { CfnRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction, IDestination } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE } from '../shared/table/definition';
@@ -103,6 +104,10 @@ const splitList = (list: string): string[] =>
     .map((entry) => entry.trim())
     .filter(Boolean);
 
+/** Whether a route reads chain history (explorer and insights routes that read the table): with the cold tier on, it reads the cold parts too. */
+export const readsHistory = (route: Route): boolean =>
+  (route.group === 'explorer' || route.group === 'insights') && route.table.read === true;
+
 const pascal = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** Construct (and logical) id of the function answering unknown routes of an API, e.g. `BaseRouteNotFound`. */
@@ -123,8 +128,12 @@ export function jobInstances(
   job: Job,
   chains: readonly ChainSetting[],
   defaultMemory: number = DEFAULT_INGEST_MEMORY_SIZE,
+  coldTier = false,
 ): { id: string; chains?: readonly ChainSetting[]; memorySize?: number }[] {
+  if (job.coldTier && !coldTier) return [];
   if (!job.perChain) return [{ id: job.id }];
+  if (chains.length === 0) return [];
+  if (job.perChainMemorySize !== undefined) return [{ id: job.id, chains, memorySize: job.perChainMemorySize }];
   const byMemory = new Map<number, ChainSetting[]>();
   for (const chain of chains) {
     const memory = chain.ingestMemorySize ?? defaultMemory;
@@ -171,6 +180,8 @@ export class ServiceStack extends Stack {
   readonly jobFunctions = new Map<string, { job: Job; chains?: readonly ChainSetting[]; schedules?: ChainSchedules }>();
   /** The backfill state machine, when the stack has chains. */
   backfill?: Backfill;
+  /** The cold history's bucket, when the tier is on (context `coldAfterDays`). */
+  readonly coldBucket?: Bucket;
   readonly operations: Operations;
   /** The role the HTTP APIs assume to invoke the route functions (lib/route-integration.ts). */
   readonly invoker: RouteInvoker;
@@ -196,6 +207,7 @@ export class ServiceStack extends Stack {
     const webAclArns = this.settings.waf.enabled ? this.resolveWebAclArns(props.webAclArns) : undefined;
 
     this.table = this.createTable();
+    if (this.settings.coldHistory) this.coldBucket = this.createColdBucket();
     this.invoker = new RouteInvoker(this, 'RouteInvoker');
 
     // The queues first: routes, consumers and jobs that publish to one get its URL.
@@ -233,10 +245,13 @@ export class ServiceStack extends Stack {
             ...(route.group === 'orders' ? { INGESTED_CHAIN_IDS: chains.map((chain) => chain.chainId).join(',') } : {}),
             // The queues it sends to (the NFT metadata refresh routes: NftMetadata).
             ...this.queueUrls(route.publishesTo),
+            // A history range's pages continue into the cold parts (shared/db/cold-query.ts).
+            ...(this.coldBucket && readsHistory(route) ? { COLD_BUCKET: this.coldBucket.bucketName } : {}),
           },
           assets: route.assets,
         });
       if (!existing) this.grantSend(fn, route.publishesTo);
+      if (!existing && this.coldBucket && readsHistory(route)) this.grantColdParts(fn, 's3:GetObject');
       byHandler.set(functionIdOfRoute(routes, route), fn);
       this.routeFunctionIds.set(route.id, functionIdOfRoute(routes, route));
       for (const api of apis) {
@@ -260,7 +275,7 @@ export class ServiceStack extends Stack {
     for (const consumer of consumers) this.addConsumer(consumer, chains);
 
     for (const job of jobs) {
-      for (const instance of jobInstances(job, chains, this.settings.ingestMemorySize)) {
+      for (const instance of jobInstances(job, chains, this.settings.ingestMemorySize, this.coldBucket !== undefined)) {
         this.addJob(job, instance.id, instance.chains, instance.memorySize);
       }
     }
@@ -531,10 +546,16 @@ export class ServiceStack extends Stack {
     const chainsMemory = memorySize ?? this.settings.ingestMemorySize;
     const urls = this.queueUrls(job.publishesTo);
     const failures = this.failureQueue(job);
+    const ingests = chains !== undefined && !job.coldTier;
     const fn = this.addFunction(id, job.handler, job.table, {
       description: chains ? `${job.summary} (one schedule per chain: ${chains.length} chains)` : job.summary,
-      // The per-chain ingest's item writes on threads of their own past one vCPU (shared/db/write-workers.ts).
-      environment: chains ? { ...urls, INGEST_TABLE_WRITERS: String(tableWritersFor(chainsMemory)) } : urls,
+      environment: {
+        ...urls,
+        // The per-chain ingest's item writes on threads of their own past one vCPU (shared/db/write-workers.ts),
+        // and the expiry of its history items with the cold tier on.
+        ...(ingests ? { INGEST_TABLE_WRITERS: String(tableWritersFor(chainsMemory)), ...this.coldExpiryEnvironment() } : {}),
+        ...(job.coldTier ? this.coldJobEnvironment() : {}),
+      },
       timeoutSeconds: job.timeoutSeconds,
       memorySize: chains ? chainsMemory : (job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE),
       reservedConcurrency:
@@ -544,7 +565,8 @@ export class ServiceStack extends Stack {
       // The per-chain ingest writes a chain's blocks: CPU-bound (functionNodeOptions).
       youngGeneration: chains !== undefined,
     });
-    if (chains) fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
+    if (ingests) fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
+    if (job.coldTier) this.grantColdParts(fn, 's3:PutObject');
     this.grantSend(fn, job.publishesTo);
     if (chains) {
       const schedules = new ChainSchedules(this, `${id}Schedules`, {
@@ -573,7 +595,11 @@ export class ServiceStack extends Stack {
   private addBackfill(chains: readonly ChainSetting[]): void {
     const fn = this.addFunction(backfillWorker.id, backfillWorker.handler, backfillWorker.table, {
       description: backfillWorker.summary,
-      environment: { CHAIN_RPC_PARAMETERS: chains.map((chain) => `${chain.chainId}=${chain.rpcUrlParameter}`).join(',') },
+      environment: {
+        CHAIN_RPC_PARAMETERS: chains.map((chain) => `${chain.chainId}=${chain.rpcUrlParameter}`).join(','),
+        // Its staged items are the ingest's: the same expiry with the cold tier on.
+        ...this.coldExpiryEnvironment(),
+      },
       timeoutSeconds: backfillWorker.timeoutSeconds,
       memorySize: backfillWorker.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
       youngGeneration: true,
@@ -585,6 +611,56 @@ export class ServiceStack extends Stack {
       logRetention: this.settings.logRetention,
       removalPolicy: this.settings.removalPolicy,
     });
+  }
+
+  /**
+   * The cold history's bucket (docs/decisions/cold-history.md): shard objects of compressed range parts,
+   * written once by the CompactColdHistory job under content-named keys (`cold/<chain>/...`) and read by
+   * the routes with ranged GETs. Private, encrypted, TLS only; kept with the stack's removal policy (the
+   * table's pointers name its objects: neither is any use without the other).
+   */
+  private createColdBucket(): Bucket {
+    const bucket = new Bucket(this, 'ColdHistory', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      removalPolicy: this.settings.removalPolicy,
+    });
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'The cold history bucket is written by one job and read by the routes with their roles; its objects are the chain history the table held, and CloudTrail data events can log its access where an operator wants them',
+    });
+    new CfnOutput(this, 'ColdHistoryBucket', {
+      value: bucket.bucketName,
+      description: 'The cold history tier: compacted history older than coldAfterDays',
+    });
+    return bucket;
+  }
+
+  /** The ingest's and backfill's cold tier settings: the expiry of their history items (shared/ingest/cold-settings.ts). */
+  private coldExpiryEnvironment(): Record<string, string> {
+    const cold = this.settings.coldHistory;
+    return cold ? { COLD_AFTER_DAYS: String(cold.afterDays), COLD_MARGIN_DAYS: String(cold.marginDays) } : {};
+  }
+
+  /** The cold history job's settings (shared/ingest/cold-job-config.ts). */
+  private coldJobEnvironment(): Record<string, string> {
+    const cold = this.settings.coldHistory;
+    if (!cold || !this.coldBucket) return {};
+    return {
+      ...this.coldExpiryEnvironment(),
+      COLD_BUCKET: this.coldBucket.bucketName,
+      COLD_SPAN_BLOCKS: String(cold.spanBlocks),
+      COLD_RANGE_GROUPS: String(cold.rangeGroups),
+    };
+  }
+
+  /** `action` on the cold history's parts only (`cold/*`): the routes GetObject, the job PutObject. */
+  private grantColdParts(fn: ApiFunction, action: 's3:GetObject' | 's3:PutObject'): void {
+    fn.function.addToRolePolicy(
+      new PolicyStatement({ effect: Effect.ALLOW, actions: [action], resources: [this.coldBucket!.arnForObjects('cold/*')] }),
+    );
   }
 
   /**

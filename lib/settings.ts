@@ -67,7 +67,24 @@ export interface ServiceSettings {
   waf: WafSettings;
   /** The table's class and billing (issue 27's cost options; README "Table class and billing"). */
   table: TableSettings;
+  /** The cold history tier (context `coldAfterDays`; docs/decisions/cold-history.md): off when undefined. */
+  coldHistory?: ColdHistoryStackSettings;
   operations: OperationsSettings;
+}
+
+/**
+ * The cold history tier: a bucket of compacted history, the job that fills it (CompactColdHistory, one
+ * schedule per chain), the ingest's expiry of history items, and the routes' reads of it.
+ */
+export interface ColdHistoryStackSettings {
+  /** COLD_AFTER_DAYS: the days of history the table keeps before the job compacts it. */
+  afterDays: number;
+  /** COLD_MARGIN_DAYS: the days more before the items expire (the job's allowance). */
+  marginDays: number;
+  /** COLD_SPAN_BLOCKS: most blocks a span of the job compacts. */
+  spanBlocks: number;
+  /** COLD_RANGE_GROUPS: runs a span is split into by range (each holds only its group's items). */
+  rangeGroups: number;
 }
 
 /**
@@ -154,6 +171,10 @@ export const SETTING_DEFAULTS = {
   tableTargetUtilization: 70,
   orderRetentionDays: 30,
   tracerSdk: false,
+  coldAfterDays: 0,
+  coldMarginDays: 14,
+  coldSpanBlocks: 1800,
+  coldRangeGroups: 16,
   waf: false,
   wafRateLimit: 2000,
   alarmEmail: '',
@@ -191,6 +212,13 @@ export const STACK_MANAGED_ENV = [
   'NFT_METADATA_ALLOW_LOOPBACK',
   'WEBHOOK_ALLOW_LOOPBACK',
   'NFT_METADATA_QUEUE_URL',
+  // The cold history tier (context coldAfterDays and the rest).
+  'COLD_BUCKET',
+  'COLD_STORE_ENDPOINT',
+  'COLD_AFTER_DAYS',
+  'COLD_MARGIN_DAYS',
+  'COLD_SPAN_BLOCKS',
+  'COLD_RANGE_GROUPS',
 ] as const;
 
 const RETENTION_VALUES = Object.values(RetentionDays).filter((value): value is number => typeof value === 'number');
@@ -320,6 +348,11 @@ const settingsSchema = v.object({
   // ORDER_RETENTION_DAYS accepts 1 to 3650 (shared/orders/config.ts).
   orderRetentionDays: integer(1, 3650),
   tracerSdk: boolean,
+  // 0: the cold tier is off; else COLD_AFTER_DAYS (shared/ingest/config.ts: 1 to 36,500).
+  coldAfterDays: integer(0, 36_500),
+  coldMarginDays: integer(1, 365),
+  coldSpanBlocks: integer(1, 1_000_000),
+  coldRangeGroups: integer(1, 1_024),
   waf: boolean,
   // A WAF rate-based rule accepts 10 to 2,000,000,000 requests per evaluation window (5 minutes here).
   wafRateLimit: integer(10, 2_000_000_000),
@@ -394,6 +427,16 @@ export function readSettings(scope: Construct): ServiceSettings {
     backfillConcurrency: settings.backfillConcurrency,
     orderRetentionDays: settings.orderRetentionDays,
     tracerSdk: settings.tracerSdk,
+    ...(settings.coldAfterDays > 0
+      ? {
+          coldHistory: {
+            afterDays: settings.coldAfterDays,
+            marginDays: settings.coldMarginDays,
+            spanBlocks: settings.coldSpanBlocks,
+            rangeGroups: settings.coldRangeGroups,
+          },
+        }
+      : {}),
     waf: { enabled: settings.waf, rateLimit: settings.wafRateLimit },
     table: {
       tableClass: settings.tableClass,

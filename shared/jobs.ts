@@ -37,6 +37,13 @@ export interface Job {
   timeoutSeconds: number;
   /** MB; default 512 (DEFAULT_JOB_MEMORY_SIZE). Ignored for a `perChain` job (context `ingestMemorySize`). */
   memorySize?: number;
+  /**
+   * A `perChain` job's own memory, MB, in place of its chains' ingest memory: one function of this memory
+   * serves every chain (a job that reads no node, whose memory follows its own work).
+   */
+  perChainMemorySize?: number;
+  /** Deployed only when the stack's cold history tier is on (context `coldAfterDays`; docs/decisions/cold-history.md). */
+  coldTier?: boolean;
   summary: string;
   /** Queues (ids of `queues`) the job sends to: it gets their URL in their `urlVariable` and sqs:SendMessage on them. */
   publishesTo?: readonly string[];
@@ -246,5 +253,22 @@ export const jobs: readonly Job[] = [
     // Its listeners publish every ingested and orphaned block (shared/ingest/queue-listener.ts) and the
     // NFT instances whose metadata is on the web and not yet fetched (shared/nft-metadata/listener.ts).
     publishesTo: ['DepositEvents', 'NftMetadata', 'WebhookEvents'],
+  },
+  {
+    id: 'CompactColdHistory',
+    handler: 'functions/ingest/compact-cold-history.ts',
+    // Back to back while a chain is behind (a run ends before its 15 minutes; reserved concurrency one a
+    // chain, so a tick that finds its chain's run going is throttled and dropped: no retries, below).
+    schedule: 'rate(5 minutes)',
+    // Reads the manifests, the listed items and the block-by-time index; writes the pointers (BatchWriteItem)
+    // and moves the chain's cold cursor (conditional UpdateItem). Chain items only.
+    table: { read: true, write: ['UpdateItem', 'BatchWriteItem'], writeKeys: CHAIN_DATA },
+    perChain: true,
+    coldTier: true,
+    reservedConcurrency: 1,
+    timeoutSeconds: 900,
+    // A span's group of ranges is held whole: an hour of Base in 16 groups about 2.3 GB (cold-history.md).
+    perChainMemorySize: 3008,
+    summary: "Compact one chain's history older than the cold window into the cold store, span after span from its cold cursor",
   },
 ];

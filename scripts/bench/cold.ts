@@ -89,6 +89,9 @@ export async function runCold(
     DYNAMODB_ENDPOINT: '',
     CHAIN_ID: '31337',
     RPC_URL_PARAMETER: '/chain-data-api/rpc/31337',
+    // The cold tier's settings, as the stack sets them with it on (the job reads them at import).
+    COLD_BUCKET: 'chain-data-cold-history',
+    COLD_AFTER_DAYS: '30',
     // Every queue's URL, as the stack sets them (a consumer reads its own at import: MatchWebhooks' deliveries).
     ...Object.fromEntries(
       queues.map((queue) => [

@@ -246,8 +246,13 @@ async function main(): Promise<void> {
       };
       // The cold tier's projection (docs/decisions/cold-history.md, step 1), from the bytes by family group.
       const byGroup = Object.fromEntries(Object.entries(facts.writesByFamily.groups).map(([group, row]) => [group, row.bytesStoredPerTx]));
+      const familyBytes = (prefix: string): number =>
+        facts.writesByFamily.rows.filter((row) => row.family.startsWith(prefix)).reduce((sum, row) => sum + row.bytesStoredPerTx, 0);
       entries.push({
-        coldTier: coldTierProjection(profileInputs, byGroup, facts.shape.transactionsPerBlock.mean),
+        coldTier: coldTierProjection(profileInputs, byGroup, facts.shape.transactionsPerBlock.mean, undefined, {
+          seekChunkBytes: familyBytes('N15 '),
+          manifestBytes: familyBytes('G2 '),
+        }),
         basis: `the ${profile} chain profile (${facts.shape.transactions} transactions in ${facts.shape.blocks} blocks; write units, stored bytes and ingest reads of its build)`,
         model: workloadCostModel(profileInputs),
         profile: {
@@ -306,7 +311,7 @@ async function main(): Promise<void> {
         ?.perDayUsd.total;
     if (entry.coldTier)
       log(
-        `  with the cold tier (projected, not built; 1 pointer a transaction a day): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
+        `  with the cold tier (projected as built, not deployed; 1 pointer a transaction): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
       );
   }
   log(`written: ${files.map((file) => path.relative(ROOT, file)).join(', ')}`);

@@ -33,7 +33,7 @@ import type { ColdStore } from '../aws/cold-store';
 import { lastBlockAtOrBefore } from '../db/blocks-by-time';
 import { updateItem, writeItems } from '../db/operations';
 import { encodePart, isHistoryRange, lastEntrySk, openedItem } from '../table/cold-parts';
-import { chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
+import { blockKeys, chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
 import { TABLE } from '../table/definition';
 import { toMessagePack } from '../table/pack';
 import type { ColdCursorRecord, ColdPartRecord, CursorRecord } from '../table/records';
@@ -287,6 +287,8 @@ export interface ColdJobResult {
   to: number | undefined;
   /** The last block old enough to go cold, at most the ingest cursor's; undefined when none is. */
   due: number | undefined;
+  /** The chain's first block (the ingest cursor's), where compaction starts; undefined before any ingest. */
+  firstBlock?: number;
   spans: CompactResult[];
 }
 
@@ -305,6 +307,7 @@ export async function compactColdHistory(options: ColdJobOptions): Promise<ColdJ
   const [cursor, start] = await Promise.all([getItem<CursorRecord>(chainKeys.cursor(chainId)), readColdCursor(chainId)]);
   const result: ColdJobResult = { from: start, to: start, due: undefined, spans: [] };
   if (cursor === undefined) return result;
+  result.firstBlock = cursor.firstBlock;
   const newestOldEnough = await lastBlockAtOrBefore(chainId, Math.floor(now() / 1000) - options.afterSeconds);
   if (newestOldEnough === null) return result;
   result.due = Math.min(newestOldEnough, cursor.blockNumber);
@@ -334,4 +337,22 @@ export async function compactColdHistory(options: ColdJobOptions): Promise<ColdJ
     result.to = at;
   }
   return result;
+}
+
+/**
+ * How far the job is behind, in seconds: how long the oldest block still to compact has been past the
+ * window (`afterSeconds`), 0 when nothing due is left. Its items expire COLD_MARGIN_DAYS after the
+ * window, so this must stay well under the margin (the ColdHistoryBehind alarm: a day).
+ */
+export async function coldHistoryBehindSeconds(
+  chainId: number,
+  run: Pick<ColdJobResult, 'to' | 'due' | 'firstBlock'>,
+  afterSeconds: number,
+  nowMs: number,
+): Promise<number> {
+  if (run.due === undefined || run.firstBlock === undefined || (run.to ?? run.firstBlock - 1) >= run.due) return 0;
+  const next = (run.to ?? run.firstBlock - 1) + 1;
+  const block = await getItem<{ timestamp: number }>(blockKeys.block(chainId, next));
+  if (block === undefined) return 0;
+  return Math.max(0, Math.floor(nowMs / 1000) - afterSeconds - block.timestamp);
 }

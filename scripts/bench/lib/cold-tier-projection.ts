@@ -1,8 +1,9 @@
 /**
- * The cold tier of docs/decisions/cold-history.md, priced before it is built (its step 1): what W1 and
- * W2 would cost a day on a chain profile if the table held only the last `windowDays` of history and
- * the rest were in S3, with the table's capacity reserved for a year. Pure; a projection of a design,
- * reported beside the measured model (workload-cost.ts), never in its place.
+ * The cold tier of docs/decisions/cold-history.md, priced as built (steps 3 to 5; the stack does not
+ * deploy it yet): what W1 and W2 would cost a day on a chain profile when the job compacts history once
+ * it is `afterDays` old and DynamoDB's TTL deletes it from the table `marginDays` later (the ingest stamps
+ * that expiry), with the table's capacity reserved for a year. Pure; a projection, reported beside the
+ * measured model (workload-cost.ts), never in its place.
  *
  * From the profile's own build: its write units, its read units (pages and the ingest's), its bytes
  * stored by family group (write-families.ts: `canonical record` and `index copy` go cold; `state`,
@@ -36,6 +37,14 @@ import {
 /** Bytes stored a transaction by family group (write-families.ts FamilyReport.groups' bytesStoredPerTx). */
 export type StoredBytesByGroup = Record<string, number>;
 
+/** Families the tier treats apart from their group (bytes stored a transaction). */
+export interface TierFamilies {
+  /** N15 seek chunks (an index copy, but never cold: kept in the table). */
+  seekChunkBytes: number;
+  /** G2 write manifests (expiring; with the tier kept as long as the history they list). */
+  manifestBytes: number;
+}
+
 /** Family groups whose items go cold (immutable history); the others stay in the table. */
 export const COLD_GROUPS: readonly string[] = ['canonical record', 'index copy'];
 
@@ -51,15 +60,19 @@ export const COLD_PRICES = {
 } as const;
 
 export interface ColdTierAssumptions {
-  /** Days of history the table keeps (the TTL window). */
-  windowDays: number;
-  /** The cold history's bytes in S3 a transaction (measured: Brotli quality 5 of the opened items, 2.90 KB on Base). */
+  /** Days of history before the job compacts it (COLD_AFTER_DAYS). */
+  afterDays: number;
+  /** Days more the table keeps it, until the TTL deletes it (COLD_MARGIN_DAYS): it is hot `afterDays + marginDays`. */
+  marginDays: number;
+  /** The cold history's bytes in S3 a transaction (measured by scripts/bench/cold-parts.ts: 6.2 KB over spans of 160 s; hour spans give less). */
   coldBytesPerTransaction: number;
-  /** The compactor's CPU a transaction, ms (Brotli 5 measured at 0.23; reading and grouping the segments as much again). */
+  /** The compactor's CPU a transaction, ms (measured 5.6-10: reading the items, opening, grouping, Brotli). */
   compactorCpuMsPerTransaction: number;
+  /** The compactor's reads a transaction, read units (the manifests, then every listed item: about 12 measured). */
+  compactorReadUnitsPerTransaction: number;
   /** A pointer item's stored bytes (about 150 B and DynamoDB's 100 B of overhead) and its write units. */
   pointerBytes: number;
-  /** Transactions a block: the ingest PUTs one segment a block. */
+  /** Transactions a block (reported). */
   transactionsPerBlock: number;
   /** Shard objects the compactor writes (about 64 MB each). */
   shardBytes: number;
@@ -68,9 +81,11 @@ export interface ColdTierAssumptions {
 }
 
 export const DEFAULT_COLD_ASSUMPTIONS: Omit<ColdTierAssumptions, 'transactionsPerBlock'> = {
-  windowDays: 30,
-  coldBytesPerTransaction: 2.9 * 1024,
-  compactorCpuMsPerTransaction: 0.46,
+  afterDays: 30,
+  marginDays: 14,
+  coldBytesPerTransaction: 6.2 * 1024,
+  compactorCpuMsPerTransaction: 8,
+  compactorReadUnitsPerTransaction: 12,
   pointerBytes: 250,
   shardBytes: 64 * 1024 ** 2,
   coldPageShare: 0.1,
@@ -100,32 +115,41 @@ export function coldTierDay(
   byGroup: StoredBytesByGroup,
   assumptions: ColdTierAssumptions,
   sweep: { pointersPerTransaction: number; stateGrowth: number },
+  families: TierFamilies = { seekChunkBytes: 0, manifestBytes: 0 },
 ): ColdTierDay {
   const load = WORKLOADS[workload];
   const tx = load.transactionsPerDay;
   const days = load.historyDays;
-  const hotDays = Math.min(assumptions.windowDays, days);
-  const coldDays = days - hotDays;
-  const cold = COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0);
+  // Hot until the TTL deletes it (window and margin); cold from the job's compaction (the window) on.
+  const hotDays = Math.min(assumptions.afterDays + assumptions.marginDays, days);
+  const coldDays = Math.max(0, days - assumptions.afterDays);
+  const history = COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0);
+  const seek = Math.min(families.seekChunkBytes, history);
+  const cold = history - seek;
   const expiring = inputs.expiringBytesPerTransaction ?? 0;
-  const kept = Math.max(0, inputs.storedBytesPerTransaction - cold - expiring);
+  const manifests = Math.min(families.manifestBytes, expiring);
+  const kept = Math.max(0, inputs.storedBytesPerTransaction - history - expiring);
   const expiringDays = Math.min(inputs.expiringRetentionDays ?? 7, days);
+  const manifestDays = Math.max(expiringDays, hotDays);
   const pointers = sweep.pointersPerTransaction;
   // Capacity: the ingest's writes and one write unit a pointer; the pages' and the ingest's reads.
   const wcu = Math.ceil(
     (tx * (inputs.writeUnitsPerTransaction + (coldDays > 0 ? pointers : 0))) / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION,
   );
-  const readUnits = load.pagesPerDay * inputs.readUnitsPerPage + tx * (inputs.ingestReadUnitsPerTransaction ?? 0);
+  const readUnits =
+    load.pagesPerDay * inputs.readUnitsPerPage +
+    tx * ((inputs.ingestReadUnitsPerTransaction ?? 0) + (coldDays > 0 ? assumptions.compactorReadUnitsPerTransaction : 0));
   const rcu = Math.ceil(readUnits / SECONDS_PER_DAY / PROVISIONED_TARGET_UTILISATION);
-  const tableBytes = tx * (cold * hotDays + kept * sweep.stateGrowth * days + expiring * expiringDays);
+  // History hot until its TTL; seek chunks and state kept; manifests as long as the history; other expiring items their own retention.
+  const tableBytes =
+    tx *
+    (cold * hotDays + seek * days + kept * sweep.stateGrowth * days + manifests * manifestDays + (expiring - manifests) * expiringDays);
   const pointerBytes = coldDays > 0 ? tx * pointers * assumptions.pointerBytes * coldDays : 0;
   const s3Bytes = tx * assumptions.coldBytesPerTransaction * coldDays;
-  const blocks = tx / assumptions.transactionsPerBlock;
-  // A segment PUT a block, read back once by the compactor; the shards it writes; two part GETs a cold page at most.
+  // The shards the job writes, and four part GETs on the pages that reach cold history.
   const requests =
-    blocks * (COLD_PRICES.s3Put + COLD_PRICES.s3Get) +
     ((tx * assumptions.coldBytesPerTransaction) / assumptions.shardBytes) * COLD_PRICES.s3Put +
-    load.pagesPerDay * assumptions.coldPageShare * 2 * COLD_PRICES.s3Get;
+    load.pagesPerDay * assumptions.coldPageShare * 4 * COLD_PRICES.s3Get;
   const compactorSeconds = (tx * assumptions.compactorCpuMsPerTransaction) / 1000;
   const follower = inputs.follower ? followerCostPerDay(workload, inputs.follower) : undefined;
   const parts = {
@@ -169,16 +193,17 @@ export function coldTierProjection(
   byGroup: StoredBytesByGroup,
   transactionsPerBlock: number,
   assumptions: Omit<ColdTierAssumptions, 'transactionsPerBlock'> = DEFAULT_COLD_ASSUMPTIONS,
+  families: TierFamilies = { seekChunkBytes: 0, manifestBytes: 0 },
 ): ColdTierProjection {
   const all = { ...assumptions, transactionsPerBlock };
   const days: ColdTierDay[] = [];
   for (const workload of Object.keys(WORKLOADS) as WorkloadId[])
     for (const stateGrowth of STATE_GROWTH_SWEEP)
       for (const pointersPerTransaction of POINTER_SWEEP)
-        days.push(coldTierDay(workload, inputs, byGroup, all, { pointersPerTransaction, stateGrowth }));
+        days.push(coldTierDay(workload, inputs, byGroup, all, { pointersPerTransaction, stateGrowth }, families));
   return {
     assumptions: all,
-    coldBytesStoredPerTransaction: COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0),
+    coldBytesStoredPerTransaction: COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0) - families.seekChunkBytes,
     days,
   };
 }
@@ -187,9 +212,9 @@ export function coldTierProjection(
 export function coldTierLines(name: string, projection: ColdTierProjection): string[] {
   const { assumptions } = projection;
   const lines = [
-    `### The cold tier, projected on the ${name} profile (docs/decisions/cold-history.md: a design, not built)`,
+    `### The cold tier, projected on the ${name} profile (docs/decisions/cold-history.md: built, not yet deployed by the stack)`,
     '',
-    `The table keeps ${assumptions.windowDays} days of history (its ${(projection.coldBytesStoredPerTransaction / 1024).toFixed(2)} KB a transaction of canonical records and index copies; state, GSI and bookkeeping stay), reserved for a year; older history in S3 at ${(assumptions.coldBytesPerTransaction / 1024).toFixed(2)} KB a transaction, a segment PUT a block of ${Math.round(assumptions.transactionsPerBlock)}, a pointer item (${assumptions.pointerBytes} B) per range and day, the compactor at ${assumptions.compactorCpuMsPerTransaction} ms a transaction, ${assumptions.coldPageShare * 100} % of pages reading two cold parts. Total $ a day; rows: the share of state bytes that are new entities kept for good; columns: pointers a transaction a day.`,
+    `The job compacts history at ${assumptions.afterDays} days and the TTL deletes it from the table ${assumptions.marginDays} days later (its ${(projection.coldBytesStoredPerTransaction / 1024).toFixed(2)} KB a transaction of canonical records and index copies; the seek chunks, state, GSI and bookkeeping stay; the manifests as long as the history), reserved for a year; older history in S3 at ${(assumptions.coldBytesPerTransaction / 1024).toFixed(2)} KB a transaction (blocks of ${Math.round(assumptions.transactionsPerBlock)}), a pointer item (${assumptions.pointerBytes} B) per range part, the compactor at ${assumptions.compactorCpuMsPerTransaction} ms and ${assumptions.compactorReadUnitsPerTransaction} read units a transaction, ${assumptions.coldPageShare * 100} % of pages reading four cold parts. Total $ a day; rows: the share of state bytes that are new entities kept for good; columns: pointers a transaction.`,
     '',
   ];
   for (const workload of Object.keys(WORKLOADS) as WorkloadId[]) {

@@ -13,48 +13,60 @@ const inputs = { writeUnitsPerTransaction: 10, storedBytesPerTransaction: 5_000,
 const byGroup = { 'canonical record': 1_000, 'index copy': 3_000, state: 600, GSI: 400 };
 const assumptions = { ...DEFAULT_COLD_ASSUMPTIONS, transactionsPerBlock: 200 };
 
-describe('the cold tier projected (docs/decisions/cold-history.md, step 1)', () => {
+const families = { seekChunkBytes: 200, manifestBytes: 0 };
+
+describe('the cold tier projected as built (docs/decisions/cold-history.md, steps 3 to 5)', () => {
   it('prices a W1 day part by part', () => {
-    const day = coldTierDay('W1', inputs, byGroup, assumptions, { pointersPerTransaction: 1, stateGrowth: 0.5 });
+    const day = coldTierDay('W1', inputs, byGroup, assumptions, { pointersPerTransaction: 1, stateGrowth: 0.5 }, families);
     expect(day.perDayUsd).toEqual({
       // 10M x (10 + 1 pointer) WU / 86,400 s / 0.7 = 1,819 WCU x 24 h x ($150 / 8,760 h + $0.0128) / 100.
       writes: 13.06,
-      // 1M pages x 2 RU / 86,400 / 0.7 = 34 RCU x 24 x ($30 / 8,760 + $0.0025) / 100.
-      reads: 0.05,
-      // 10M x (4,000 B x 30 days + 1,000 B x 0.5 x 365 days) = 2,817 GB x $0.25 / 30.
-      tableStorage: 23.48,
+      // (1M pages x 2 RU + 10M x 12 RU of the compactor) / 86,400 / 0.7 = 2,018 RCU x 24 x ($30 / 8,760 + $0.0025) / 100.
+      reads: 2.87,
+      // 10M x (3,800 B of history x 44 days hot + 200 B of seek chunks x 365 + 1,000 B x 0.5 x 365) = 3,937 GB x $0.25 / 30.
+      tableStorage: 32.81,
       // 10M x 1 x 250 B x 335 cold days = 780 GB x $0.25 / 30.
       pointers: 6.5,
-      // 10M x 2.9 KB x 335 days = 9,265 GB x $0.023 / 30.
-      s3Storage: 7.1,
-      // 50,000 segments PUT and read once, 443 shards of 64 MB, 10 % of 1M pages x 2 GETs.
-      s3Requests: 0.35,
-      // 4,600 s of one vCPU (1,769 MB) at arm64's $0.0000133334 a GB-second.
-      compactor: 0.11,
+      // 10M x 6.2 KB x 335 days = 19,808 GB x $0.023 / 30.
+      s3Storage: 15.19,
+      // 946 shards of 64 MB; 10 % of 1M pages x 4 part GETs.
+      s3Requests: 0.16,
+      // 80,000 s of one vCPU (1,769 MB) at arm64's $0.0000133334 a GB-second.
+      compactor: 1.84,
       follower: 0,
-      total: 50.65,
+      total: 72.43,
     });
   });
 
+  it('keeps the manifests as long as the history they list', () => {
+    const withManifests = { ...inputs, expiringBytesPerTransaction: 300, expiringRetentionDays: 7, storedBytesPerTransaction: 5_300 };
+    const sweep = { pointersPerTransaction: 1, stateGrowth: 0.5 };
+    const day = coldTierDay('W1', withManifests, byGroup, assumptions, sweep, { ...families, manifestBytes: 300 });
+    // 10M x 300 B x 44 days more = 123 GB x $0.25 / 30.
+    expect(day.perDayUsd.tableStorage).toBe(33.83);
+  });
+
   it('costs nothing cold when the window holds the whole history', () => {
-    const day = coldTierDay('W1', inputs, byGroup, { ...assumptions, windowDays: 365 }, { pointersPerTransaction: 4, stateGrowth: 1 });
+    const whole = { ...assumptions, afterDays: 365, marginDays: 14 };
+    const day = coldTierDay('W1', inputs, byGroup, whole, { pointersPerTransaction: 4, stateGrowth: 1 }, families);
     expect(day.perDayUsd.pointers).toBe(0);
     expect(day.perDayUsd.s3Storage).toBe(0);
+    expect(day.perDayUsd.compactor).toBeGreaterThan(0);
     // Every byte a year in the table, as the measured model holds it: 10M x 5,000 B x 365 = 16,997 GB x $0.25 / 30.
     expect(day.perDayUsd.tableStorage).toBe(141.64);
   });
 
   it('sweeps pointers and state growth for both workloads, cheaper with fewer of either, and reports them', () => {
-    const projection = coldTierProjection(inputs, byGroup, 200);
+    const projection = coldTierProjection(inputs, byGroup, 200, undefined, families);
     expect(projection.days).toHaveLength(2 * POINTER_SWEEP.length * STATE_GROWTH_SWEEP.length);
-    expect(projection.coldBytesStoredPerTransaction).toBe(4_000);
+    expect(projection.coldBytesStoredPerTransaction).toBe(3_800);
     const w1 = (pointers: number, growth: number) =>
       projection.days.find((day) => day.workload === 'W1' && day.pointersPerTransaction === pointers && day.stateGrowth === growth)!
         .perDayUsd.total;
     expect(w1(0.5, 0.1)).toBeLessThan(w1(4, 0.1));
     expect(w1(1, 0.1)).toBeLessThan(w1(1, 1));
     const lines = coldTierLines('test', projection).join('\n');
-    expect(lines).toContain('a design, not built');
+    expect(lines).toContain('built, not yet deployed by the stack');
     expect(lines).toContain(`| state growth 0.1 | $${w1(0.5, 0.1).toFixed(2)} |`);
   });
 });

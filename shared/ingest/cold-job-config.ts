@@ -1,0 +1,60 @@
+/**
+ * Settings of the cold history job (functions/ingest/compact-cold-history.ts; docs/decisions/cold-history.md),
+ * read once at cold start; the stack sets them when its cold tier is on (context `coldAfterDays`).
+ */
+import * as v from 'valibot';
+import { readEnv } from '../config';
+import { COLD_MARGIN_DAYS, integer } from './config';
+
+const schema = v.object({
+  /** The bucket the parts are written to (the routes read them with COLD_BUCKET too). */
+  COLD_BUCKET: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')),
+  /** An S3-compatible server for local runs (path-style addressing). */
+  COLD_STORE_ENDPOINT: v.optional(v.union([v.literal(''), v.pipe(v.string(), v.url())])),
+  /** The window: the job compacts a block once it is this many days old. Required: the job runs only with the tier on. */
+  COLD_AFTER_DAYS: integer(1, 36_500),
+  COLD_MARGIN_DAYS,
+  /** Most blocks a span compacts: a range gets a part per span it has entries in (fewer, longer spans: fewer pointers). */
+  COLD_SPAN_BLOCKS: v.optional(integer(1, 1_000_000), '1800'),
+  /** Runs a span is split into by range (memory: each run holds only its group's items). */
+  COLD_RANGE_GROUPS: v.optional(integer(1, 1_024), '16'),
+  /** No span starts when less than this remains of the invocation (a span's time, with room). */
+  COLD_SPAN_ALLOWANCE_MS: v.optional(integer(0, 900_000), '300000'),
+});
+
+export interface ColdJobConfig {
+  bucket: string;
+  endpoint?: string;
+  afterSeconds: number;
+  spanBlocks: number;
+  rangeGroups: number;
+  spanAllowanceMs: number;
+}
+
+export function loadColdJobConfig(env: Record<string, string | undefined> = process.env): ColdJobConfig {
+  const raw = readEnv(schema, env);
+  return {
+    bucket: raw.COLD_BUCKET,
+    ...(raw.COLD_STORE_ENDPOINT ? { endpoint: raw.COLD_STORE_ENDPOINT } : {}),
+    afterSeconds: raw.COLD_AFTER_DAYS * 86_400,
+    spanBlocks: raw.COLD_SPAN_BLOCKS,
+    rangeGroups: raw.COLD_RANGE_GROUPS,
+    spanAllowanceMs: raw.COLD_SPAN_ALLOWANCE_MS,
+  };
+}
+
+/** The event each chain's schedule sends (the ingest's; only `chainId` is read here). */
+const eventSchema = v.object({ chainId: v.pipe(v.number(), v.integer(), v.minValue(1)) });
+
+export class InvalidColdJobEventError extends Error {
+  override name = 'InvalidColdJobEventError';
+}
+
+export function parseColdJobEvent(event: unknown): { chainId: number } {
+  const result = v.safeParse(eventSchema, event);
+  if (!result.success)
+    throw new InvalidColdJobEventError(
+      `Invalid cold history job event ${JSON.stringify(event)?.slice(0, 300)}: ${result.issues.map((issue) => `${v.getDotPath(issue) ?? '(event)'}: ${issue.message}`).join('; ')} (expected {"chainId": number, ...})`,
+    );
+  return result.output;
+}
