@@ -311,7 +311,7 @@ async function main(): Promise<void> {
         ?.perDayUsd.total;
     if (entry.coldTier)
       log(
-        `  with the cold tier (projected as built, not deployed; 1 pointer a transaction): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
+        `  with the cold tier (as built, opt-in with coldAfterDays; projected, not measured; 1 pointer a transaction): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
       );
   }
   log(`written: ${files.map((file) => path.relative(ROOT, file)).join(', ')}`);

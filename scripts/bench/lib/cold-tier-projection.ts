@@ -212,7 +212,7 @@ export function coldTierProjection(
 export function coldTierLines(name: string, projection: ColdTierProjection): string[] {
   const { assumptions } = projection;
   const lines = [
-    `### The cold tier, projected on the ${name} profile (docs/decisions/cold-history.md: built, not yet deployed by the stack)`,
+    `### The cold tier, projected on the ${name} profile (docs/decisions/cold-history.md: built, opt-in with the context coldAfterDays; projected, not measured)`,
     '',
     `The job compacts history at ${assumptions.afterDays} days and the TTL deletes it from the table ${assumptions.marginDays} days later (its ${(projection.coldBytesStoredPerTransaction / 1024).toFixed(2)} KB a transaction of canonical records and index copies; the seek chunks, state, GSI and bookkeeping stay; the manifests as long as the history), reserved for a year; older history in S3 at ${(assumptions.coldBytesPerTransaction / 1024).toFixed(2)} KB a transaction (blocks of ${Math.round(assumptions.transactionsPerBlock)}), a pointer item (${assumptions.pointerBytes} B) per range part, the compactor at ${assumptions.compactorCpuMsPerTransaction} ms and ${assumptions.compactorReadUnitsPerTransaction} read units a transaction, ${assumptions.coldPageShare * 100} % of pages reading four cold parts. Total $ a day; rows: the share of state bytes that are new entities kept for good; columns: pointers a transaction.`,
     '',

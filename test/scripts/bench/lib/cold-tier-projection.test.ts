@@ -66,7 +66,7 @@ describe('the cold tier projected as built (docs/decisions/cold-history.md, step
     expect(w1(0.5, 0.1)).toBeLessThan(w1(4, 0.1));
     expect(w1(1, 0.1)).toBeLessThan(w1(1, 1));
     const lines = coldTierLines('test', projection).join('\n');
-    expect(lines).toContain('built, not yet deployed by the stack');
+    expect(lines).toContain('built, opt-in with the context coldAfterDays; projected, not measured');
     expect(lines).toContain(`| state growth 0.1 | $${w1(0.5, 0.1).toFixed(2)} |`);
   });
 });
