@@ -11,7 +11,7 @@
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
-import { HttpRequest } from '@smithy/core/protocols';
+import { escapeUriPath, HttpRequest } from '@smithy/core/protocols';
 import { isThrottlingError, isTransientError, StandardRetryStrategy } from '@smithy/core/retry';
 import { NodeHttpHandler, streamCollector } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -75,14 +75,6 @@ export function objectAddress(bucket: string, region: string, endpoint: string |
   return { protocol: 'https:', hostname: `${bucket}.s3.${region}.${suffix}`, pathPrefix: '' };
 }
 
-/** An object key as S3 reads it in a path: each segment percent-encoded, the slashes kept. */
-function keyPath(key: string): string {
-  return key
-    .split('/')
-    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
-    .join('/');
-}
-
 /**
  * Whether a failed GET is worth another attempt, in the SDK's own classification: throttling (429,
  * SlowDown...) and transient failures (500, 502, 503, 504, resets, timeouts) are; the rest are not.
@@ -125,7 +117,8 @@ export function coldPartReader(options: ColdPartReaderOptions): ColdPartReader {
       protocol: target.protocol,
       hostname: target.hostname,
       port: target.port,
-      path: `${target.pathPrefix}/${keyPath(key)}`,
+      // The key's segments each percent-encoded as S3 reads them, the slashes kept.
+      path: `${target.pathPrefix}/${escapeUriPath(key)}`,
       headers: {
         host: target.port ? `${target.hostname}:${target.port}` : target.hostname,
         range: `bytes=${offset}-${offset + length - 1}`,

@@ -49,6 +49,7 @@ export interface BackfillConfig {
 
 export function loadBackfillConfig(env: Record<string, string | undefined> = process.env): BackfillConfig {
   const raw = readEnv(schema, env);
+  const coldHistory = coldHistoryOf(raw);
   return {
     rpcUrlParameters: raw.CHAIN_RPC_PARAMETERS,
     rpcTimeoutMs: raw.RPC_TIMEOUT_MS,
@@ -58,6 +59,6 @@ export function loadBackfillConfig(env: Record<string, string | undefined> = pro
     ...(raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS === undefined
       ? {}
       : { zeroValueCallsRetentionDays: raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS }),
-    ...(coldHistoryOf(raw) === undefined ? {} : { coldHistory: coldHistoryOf(raw) }),
+    ...(coldHistory === undefined ? {} : { coldHistory }),
   };
 }

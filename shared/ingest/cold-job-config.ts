@@ -3,14 +3,10 @@
  * read once at cold start; the stack sets them when its cold tier is on (context `coldAfterDays`).
  */
 import * as v from 'valibot';
-import { readEnv } from '../config';
+import { loadPlatformConfig, readEnv } from '../config';
 import { COLD_MARGIN_DAYS, integer } from './config';
 
 const schema = v.object({
-  /** The bucket the parts are written to (the routes read them with COLD_BUCKET too). */
-  COLD_BUCKET: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name')),
-  /** An S3-compatible server for local runs (path-style addressing). */
-  COLD_STORE_ENDPOINT: v.optional(v.union([v.literal(''), v.pipe(v.string(), v.url())])),
   /** The window: the job compacts a block once it is this many days old. Required: the job runs only with the tier on. */
   COLD_AFTER_DAYS: integer(1, 36_500),
   COLD_MARGIN_DAYS,
@@ -31,11 +27,18 @@ export interface ColdJobConfig {
   spanAllowanceMs: number;
 }
 
+/**
+ * The job's settings. The bucket it writes (COLD_BUCKET, which the routes read too) and a local endpoint
+ * (COLD_STORE_ENDPOINT) are the platform configuration's, the bucket required here.
+ */
 export function loadColdJobConfig(env: Record<string, string | undefined> = process.env): ColdJobConfig {
   const raw = readEnv(schema, env);
+  const { coldBucket, coldStoreEndpoint } = loadPlatformConfig(env);
+  if (coldBucket === undefined)
+    throw new Error('Invalid configuration: COLD_BUCKET: must be set (the cold history job writes its parts there)');
   return {
-    bucket: raw.COLD_BUCKET,
-    ...(raw.COLD_STORE_ENDPOINT ? { endpoint: raw.COLD_STORE_ENDPOINT } : {}),
+    bucket: coldBucket,
+    ...(coldStoreEndpoint ? { endpoint: coldStoreEndpoint } : {}),
     afterSeconds: raw.COLD_AFTER_DAYS * 86_400,
     spanBlocks: raw.COLD_SPAN_BLOCKS,
     rangeGroups: raw.COLD_RANGE_GROUPS,

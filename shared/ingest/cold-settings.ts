@@ -12,7 +12,7 @@
  * they never reach the cold store. An own expiry past the window gives way to the tier's: such items are
  * compacted, and the cold store keeps them for good.
  */
-import { DAY_SECONDS } from './manifest-retention';
+import { DAY_SECONDS, expiresAfterBlock } from './manifest-retention';
 
 export interface ColdHistorySettings {
   /** Days of history the table keeps (COLD_AFTER_DAYS). */
@@ -44,10 +44,10 @@ export function historyItemTtl(
   ownTtl: number | undefined,
   writtenAt: number,
 ): number {
-  if (ownTtl !== undefined && ownTtl <= blockTimestamp + settings.afterDays * DAY_SECONDS) return ownTtl;
+  if (ownTtl !== undefined && ownTtl <= expiresAfterBlock(blockTimestamp, settings.afterDays)) return ownTtl;
   const writtenDay = Math.floor(writtenAt / 1000 / DAY_SECONDS) * DAY_SECONDS;
   return Math.max(
-    blockTimestamp + (settings.afterDays + settings.marginDays) * DAY_SECONDS,
-    writtenDay + (settings.marginDays + 1) * DAY_SECONDS,
+    expiresAfterBlock(blockTimestamp, settings.afterDays + settings.marginDays),
+    expiresAfterBlock(writtenDay, settings.marginDays + 1),
   );
 }

@@ -153,6 +153,7 @@ export interface IngestConfig {
 
 export function loadIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
   const raw = readEnv(schema, env);
+  const coldHistory = coldHistoryOf(raw);
   return {
     maxBlocks: raw.INGEST_MAX_BLOCKS,
     firstBlock: raw.INGEST_FIRST_BLOCK,
@@ -163,8 +164,8 @@ export function loadIngestConfig(env: Record<string, string | undefined> = proce
     rpcBatchSize: raw.RPC_BATCH_SIZE,
     safetyMarginMs: raw.INGEST_SAFETY_MARGIN_MS,
     maxReorgDepth: raw.INGEST_MAX_REORG_DEPTH,
-    manifestRetentionDays: manifestRetentionWith(raw.INGEST_MANIFEST_RETENTION_DAYS, coldHistoryOf(raw)),
-    ...(coldHistoryOf(raw) === undefined ? {} : { coldHistory: coldHistoryOf(raw) }),
+    manifestRetentionDays: manifestRetentionWith(raw.INGEST_MANIFEST_RETENTION_DAYS, coldHistory),
+    ...(coldHistory === undefined ? {} : { coldHistory }),
     coinBalances: raw.INGEST_COIN_BALANCES,
     ...(raw.INGEST_ZERO_VALUE_CALLS_RETENTION_DAYS === undefined
       ? {}

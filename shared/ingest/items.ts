@@ -152,7 +152,8 @@ export function immutableItems(
   /** Whether a record of transaction `index` is in the slice. */
   const inSlice = (index: number): boolean => index >= slice.from && index < slice.to;
   const { coldHistory } = options;
-  const writtenAt = Date.now();
+  // (Read once for the block, and only with the tier: the day it is written decides late history's expiry.)
+  const writtenAt = coldHistory === undefined ? 0 : Date.now();
   const put = (key: ItemKey, stored: object, counted = false, record?: object): void => {
     const item: TableItem = { ...stored, pk: key.pk, sk: key.sk };
     if (coldHistory !== undefined && isHistoryRange(key.pk)) {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadBackfillConfig } from '../../../shared/ingest/backfill-config';
 import { checkColdHistory, historyItemTtl } from '../../../shared/ingest/cold-settings';
 import { coldHistoryOfEnv, loadIngestConfig } from '../../../shared/ingest/config';
+import { loadColdJobConfig } from '../../../shared/ingest/cold-job-config';
 
 const DAY = 86_400;
 const TIER = { afterDays: 30, marginDays: 14 };
@@ -75,5 +76,23 @@ describe('COLD_AFTER_DAYS and COLD_MARGIN_DAYS', () => {
     expect(loadIngestConfig({ ...ingest, COLD_AFTER_DAYS: '30', INGEST_MANIFEST_RETENTION_DAYS: '60' }).manifestRetentionDays).toBe(60);
     expect(loadIngestConfig({ ...ingest, COLD_AFTER_DAYS: '30', INGEST_MANIFEST_RETENTION_DAYS: '0' }).manifestRetentionDays).toBe(0);
     expect(loadIngestConfig(ingest).manifestRetentionDays).toBe(7);
+  });
+});
+
+describe("the cold history job's settings", () => {
+  it('need the bucket and the window; the span, groups and allowance have defaults', () => {
+    expect(loadColdJobConfig({ COLD_BUCKET: 'chain-cold', COLD_AFTER_DAYS: '30' })).toEqual({
+      bucket: 'chain-cold',
+      afterSeconds: 30 * DAY,
+      spanBlocks: 1800,
+      rangeGroups: 16,
+      spanAllowanceMs: 300_000,
+    });
+    expect(
+      loadColdJobConfig({ COLD_BUCKET: 'chain-cold', COLD_AFTER_DAYS: '30', COLD_STORE_ENDPOINT: 'http://127.0.0.1:4569' }).endpoint,
+    ).toBe('http://127.0.0.1:4569');
+    expect(() => loadColdJobConfig({ COLD_AFTER_DAYS: '30' })).toThrow(/COLD_BUCKET/);
+    expect(() => loadColdJobConfig({ COLD_BUCKET: 'Not_A_Bucket', COLD_AFTER_DAYS: '30' })).toThrow(/COLD_BUCKET/);
+    expect(() => loadColdJobConfig({ COLD_BUCKET: 'chain-cold' })).toThrow(/COLD_AFTER_DAYS/);
   });
 });
