@@ -114,9 +114,11 @@ describe('a page by number', () => {
     { from: 58 },
   ];
 
-  // About 17 s alone: a minute's timeout was met once with every other file running beside it on 2 cores.
+  // Pages of one entry on the narrow bounds only: over the whole range they were three quarters of
+  // this file's time (CI's 20 minutes) and check nothing the narrow bounds and the other limits do not.
   it('is every page of the brute-force list, in both orders, for several limits and block bounds', async () => {
-    await expectEveryPage({ chainId: CHAIN, pk, entries, bounds: boundsCases, limits: [1, 5, 16, 20], config: CONFIG });
+    await expectEveryPage({ chainId: CHAIN, pk, entries, bounds: boundsCases, limits: [5, 16, 20], config: CONFIG });
+    await expectEveryPage({ chainId: CHAIN, pk, entries, bounds: [{ from: 7, to: 33 }, { from: 31, to: 31 }], limits: [1], config: CONFIG });
   }, 180_000);
 
   it('leaves out an excluded entry (a contract’s creation in its `to` range) on every page, wherever it is', async () => {
@@ -129,7 +131,7 @@ describe('a page by number', () => {
         pk,
         entries,
         bounds: [{}, { from: 7, to: 33 }, { from: 31, to: 31 }, { from: 58 }],
-        limits: [3, 16],
+        limits: [7, 16],
         config: CONFIG,
         excluded: items[index],
       });
