@@ -118,7 +118,17 @@ describe('a page by number', () => {
   // this file's time (CI's 20 minutes) and check nothing the narrow bounds and the other limits do not.
   it('is every page of the brute-force list, in both orders, for several limits and block bounds', async () => {
     await expectEveryPage({ chainId: CHAIN, pk, entries, bounds: boundsCases, limits: [5, 16, 20], config: CONFIG });
-    await expectEveryPage({ chainId: CHAIN, pk, entries, bounds: [{ from: 7, to: 33 }, { from: 31, to: 31 }], limits: [1], config: CONFIG });
+    await expectEveryPage({
+      chainId: CHAIN,
+      pk,
+      entries,
+      bounds: [
+        { from: 7, to: 33 },
+        { from: 31, to: 31 },
+      ],
+      limits: [1],
+      config: CONFIG,
+    });
   }, 180_000);
 
   it('leaves out an excluded entry (a contract’s creation in its `to` range) on every page, wherever it is', async () => {
