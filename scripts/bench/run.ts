@@ -45,7 +45,7 @@ import {
 import { costModel, ingestInputs } from './lib/cost';
 import type { LambdaCostInputs } from './lib/lambda-cost';
 import { workloadCostModel, type ProfiledWorkloadCost, type WorkloadInputs } from './lib/workload-cost';
-import { coldTierProjection } from './lib/cold-tier-projection';
+import { coldTierOptionCost, coldTierProjection, DEFAULT_COLD_ASSUMPTIONS, measuredColdAssumptions } from './lib/cold-tier-projection';
 import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
 import { chainOf, defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
@@ -248,13 +248,35 @@ async function main(): Promise<void> {
       const byGroup = Object.fromEntries(Object.entries(facts.writesByFamily.groups).map(([group, row]) => [group, row.bytesStoredPerTx]));
       const familyBytes = (prefix: string): number =>
         facts.writesByFamily.rows.filter((row) => row.family.startsWith(prefix)).reduce((sum, row) => sum + row.bytesStoredPerTx, 0);
+      const tierFamilies = { seekChunkBytes: familyBytes('N15 '), manifestBytes: familyBytes('G2 ') };
+      // The tier's own figures where the build compacted itself (its bytes in S3, pointers, CPU, reads), else the defaults.
+      const measuredTier = facts.coldTier;
+      const tierAssumptions = measuredTier ? measuredColdAssumptions(measuredTier) : DEFAULT_COLD_ASSUMPTIONS;
       entries.push({
-        coldTier: coldTierProjection(profileInputs, byGroup, facts.shape.transactionsPerBlock.mean, undefined, {
-          seekChunkBytes: familyBytes('N15 '),
-          manifestBytes: familyBytes('G2 '),
-        }),
+        coldTier: coldTierProjection(
+          profileInputs,
+          byGroup,
+          facts.shape.transactionsPerBlock.mean,
+          tierAssumptions,
+          tierFamilies,
+          measuredTier,
+        ),
         basis: `the ${profile} chain profile (${facts.shape.transactions} transactions in ${facts.shape.blocks} blocks; write units, stored bytes and ingest reads of its build)`,
-        model: workloadCostModel(profileInputs),
+        model: workloadCostModel(
+          profileInputs,
+          measuredTier
+            ? (workload) => [
+                coldTierOptionCost(
+                  workload,
+                  profileInputs,
+                  byGroup,
+                  { ...tierAssumptions, transactionsPerBlock: facts.shape.transactionsPerBlock.mean },
+                  measuredTier,
+                  tierFamilies,
+                ),
+              ]
+            : undefined,
+        ),
         profile: {
           name: profile,
           transactionsPerBlock: facts.shape.transactionsPerBlock.mean,
@@ -311,7 +333,7 @@ async function main(): Promise<void> {
         ?.perDayUsd.total;
     if (entry.coldTier)
       log(
-        `  with the cold tier (as built, opt-in with coldAfterDays; projected, not measured; 1 pointer a transaction): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
+        `  with the cold tier (as built, opt-in with coldAfterDays; ${entry.coldTier.measured ? 'compaction measured on the build' : 'projected, not measured'}; 1 pointer a transaction): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
       );
   }
   log(`written: ${files.map((file) => path.relative(ROOT, file)).join(', ')}`);

@@ -105,6 +105,12 @@ export interface ProfileFacts {
     hottestPartitionWriteUnitsPerSecondAt3xBase: number;
     hottest: { key: string; writeUnitsPerSecond: number; writeUnitsPerSecondAtTarget: number }[];
   };
+  /**
+   * The cold tier on this build (docs/decisions/cold-history.md; absent in builds from before): the
+   * real compactor (shared/ingest/cold-history.ts compactBlocks) run over the whole build as one span,
+   * into a local S3, after the figures above; what it wrote and spent, per transaction.
+   */
+  coldTier?: ColdTierMeasured;
   /** The cost model's inputs (lib/workload-cost.ts), per transaction, deposits included. */
   inputs: {
     writeUnitsPerTransaction: number;
@@ -121,6 +127,27 @@ export interface ProfileFacts {
     /** Read units the ingest itself spent (range positions, state reads), as the table reported them. */
     ingestReadUnitsPerTransaction: number;
   };
+}
+
+/** The compactor's run over a profile's build (ProfileFacts.coldTier). */
+export interface ColdTierMeasured {
+  /** Blocks and seconds of chain in the one span compacted (a deployed job's spans are COLD_SPAN_BLOCKS: parts grow with them). */
+  spanBlocks: number;
+  spanSeconds: number;
+  /** Items moved into parts, a transaction. */
+  itemsPerTransaction: number;
+  /** Parts (one pointer item each), a transaction. */
+  pointersPerTransaction: number;
+  /** A pointer item's stored bytes (its size and DynamoDB's 100 B of overhead), on average. */
+  pointerBytes: number;
+  /** Compressed bytes written to S3, and the parts' MessagePack bytes before compression, a transaction. */
+  coldBytesPerTransaction: number;
+  openedBytesPerTransaction: number;
+  /** The compactor's process CPU (the table in another process; the local S3 in this one), ms a transaction. */
+  compactorCpuMsPerTransaction: number;
+  /** Read units the compactor spent (the manifests, then every listed item), a transaction. */
+  compactorReadUnitsPerTransaction: number;
+  objects: number;
 }
 
 /** The profile's cache key: the item code's and the generator's hash, and the size. */
@@ -267,9 +294,21 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
     const items = await scanItems(admin, PROFILE_TABLE);
     const families = perUnit(ledger.report(items), chain.counts.transactions, chain.counts.logs);
     const scanSeconds = (performance.now() - t2) / 1000;
-    admin.destroy();
     const transactions = chain.counts.transactions;
     const base = spec.base!;
+    const coldTier = await measureColdTier({
+      chainId: spec.chainId,
+      head: chain.head,
+      transactions,
+      // As of the chain's last block: an item whose own retention ended by then (cold-settings.ts) is left out, as the job would.
+      nowMs: (spec.firstTimestamp + chain.head * base.blockSeconds) * 1000,
+      spanSeconds: chain.head * base.blockSeconds,
+      scan: () => scanItems(admin, PROFILE_TABLE),
+    });
+    console.error(
+      `  profile ${options.profile}: cold tier over ${coldTier.spanBlocks} blocks: ${coldTier.pointersPerTransaction} pointers, ${(coldTier.coldBytesPerTransaction / 1024).toFixed(2)} KB in S3, ${coldTier.compactorCpuMsPerTransaction} ms CPU, ${coldTier.compactorReadUnitsPerTransaction} read units a transaction`,
+    );
+    admin.destroy();
     const facts: ProfileFacts = {
       key,
       profile: options.profile,
@@ -310,6 +349,7 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
           'every write request of the ingest, classified by the key of its item (scripts/bench/lib/write-families.ts): ceil(size / 1 KB) units per item (updates and deletes: the size of the item at the end of the run or as last put), doubled in TransactWriteItems, again on each GSI whose keys the item carries (ALL projection); stored bytes: the items left, + 100 B each',
         ...families,
       },
+      coldTier,
       partitions: (() => {
         const chainSeconds = chain.head * base.blockSeconds;
         const hottest = hottestPartitions(
@@ -349,3 +389,57 @@ export async function buildProfile(options: ProfileOptions, dir: string): Promis
 }
 
 const round = (value: number, digits: number): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/**
+ * The real compactor over the whole build as one span, into a local S3 (s3rver, in this process), with
+ * the table in its own: its pointers (the cold-part items it put, scanned back), its bytes, its CPU and
+ * its read units, per transaction. Run after the build's figures, so they hold the ingest's writes only.
+ */
+async function measureColdTier(options: {
+  chainId: number;
+  head: number;
+  transactions: number;
+  nowMs: number;
+  spanSeconds: number;
+  scan: () => Promise<Record<string, unknown>[]>;
+}): Promise<ColdTierMeasured> {
+  const { startLocalS3 } = await import('../../lib/local-s3');
+  const { compactBlocks } = await import('../../../shared/ingest/cold-history');
+  const { s3ColdStore } = await import('../../../shared/aws/cold-store');
+  const { emptyUsage, measureTableInto } = await import('../../../shared/db/instrument');
+  const { itemSize } = await import('../lib/write-families');
+  const bucket = 'bench-profile-cold';
+  const s3 = await startLocalS3(bucket);
+  try {
+    const usage = emptyUsage();
+    const cpu = process.cpuUsage();
+    const result = await measureTableInto(usage, () =>
+      compactBlocks({
+        chainId: options.chainId,
+        fromBlock: 1,
+        toBlock: options.head,
+        store: s3ColdStore({ bucket, endpoint: s3.endpoint, credentials: s3.credentials }),
+        now: options.nowMs,
+      }),
+    );
+    const used = process.cpuUsage(cpu);
+    const pointers = (await options.scan()).filter((item) => item.kind === 'cold-part');
+    if (pointers.length !== result.parts)
+      throw new Error(`the compactor reported ${result.parts} parts, the table holds ${pointers.length} pointers`);
+    const perTx = (value: number, digits: number) => round(value / options.transactions, digits);
+    return {
+      spanBlocks: result.blocks,
+      spanSeconds: options.spanSeconds,
+      itemsPerTransaction: perTx(result.items, 3),
+      pointersPerTransaction: perTx(result.parts, 3),
+      pointerBytes: Math.round(pointers.reduce((sum, item) => sum + itemSize(item) + 100, 0) / Math.max(1, pointers.length)),
+      coldBytesPerTransaction: perTx(result.bytes, 1),
+      openedBytesPerTransaction: perTx(result.openedBytes, 1),
+      compactorCpuMsPerTransaction: perTx((used.user + used.system) / 1000, 3),
+      compactorReadUnitsPerTransaction: perTx(usage.readUnits, 2),
+      objects: result.objects.length,
+    };
+  } finally {
+    await s3.close();
+  }
+}

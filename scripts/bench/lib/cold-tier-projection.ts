@@ -30,6 +30,7 @@ import {
   PROVISIONED_TARGET_UTILISATION,
   SECONDS_PER_DAY,
   WORKLOADS,
+  type OptionCost,
   type WorkloadId,
   type WorkloadInputs,
 } from './workload-cost';
@@ -95,6 +96,8 @@ export interface ColdTierDay {
   workload: WorkloadId;
   pointersPerTransaction: number;
   stateGrowth: number;
+  /** The reserved capacity the day holds (the average rate over the target utilisation). */
+  capacity: { wcu: number; rcu: number };
   perDayUsd: {
     writes: number;
     reads: number;
@@ -168,6 +171,7 @@ export function coldTierDay(
     workload,
     pointersPerTransaction: pointers,
     stateGrowth: sweep.stateGrowth,
+    capacity: { wcu, rcu },
     perDayUsd: {
       ...(Object.fromEntries(Object.entries(parts).map(([name, value]) => [name, round(value)])) as Omit<
         ColdTierDay['perDayUsd'],
@@ -178,6 +182,74 @@ export function coldTierDay(
   };
 }
 
+/**
+ * The tier as an option of the measured model (issue 35: the bench prices it, so the cheapest option
+ * can be the tier): one workload's day at the profile's own compaction (`measured`: the compactor run
+ * over its build, dataset/profile.ts) and at state growth 1, as the other options hold every stored byte
+ * a year. Pointers a transaction are those of the build's one span (minutes of chain, where a deployed
+ * job's span is an hour: more pointers than the job writes). In the option's columns: the table's and
+ * S3's storage under storage, the S3 requests under reads, the compactor under compute.
+ */
+export function coldTierOptionCost(
+  workload: WorkloadId,
+  inputs: WorkloadInputs,
+  byGroup: StoredBytesByGroup,
+  assumptions: ColdTierAssumptions,
+  measured: { pointersPerTransaction: number; spanBlocks: number },
+  families: TierFamilies,
+): OptionCost {
+  const day = coldTierDay(
+    workload,
+    inputs,
+    byGroup,
+    assumptions,
+    { pointersPerTransaction: measured.pointersPerTransaction, stateGrowth: 1 },
+    families,
+  );
+  const follower = inputs.follower ? followerCostPerDay(workload, inputs.follower) : undefined;
+  const { perDayUsd: parts } = day;
+  const round = (value: number) => Math.round(value * 100) / 100;
+  const perDayUsd = {
+    writes: parts.writes,
+    reads: round(parts.reads + parts.s3Requests),
+    storage: round(parts.tableStorage + parts.pointers + parts.s3Storage),
+    compute: round((follower?.computeUsd ?? 0) + parts.compactor),
+    node: round(follower?.nodeUsd ?? 0),
+    total: 0,
+  };
+  perDayUsd.total = round(perDayUsd.writes + perDayUsd.reads + perDayUsd.storage + perDayUsd.compute + perDayUsd.node);
+  return {
+    workload,
+    tableClass: 'STANDARD',
+    billing: 'reserved',
+    perDayUsd,
+    provisioned: day.capacity,
+    coldTier: {
+      afterDays: assumptions.afterDays,
+      marginDays: assumptions.marginDays,
+      pointersPerTransaction: measured.pointersPerTransaction,
+      spanBlocks: measured.spanBlocks,
+      stateGrowth: 1,
+    },
+  };
+}
+
+/** The profile's own compaction (dataset/profile.ts ColdTierMeasured) in place of the default assumptions. */
+export function measuredColdAssumptions(measured: {
+  coldBytesPerTransaction: number;
+  compactorCpuMsPerTransaction: number;
+  compactorReadUnitsPerTransaction: number;
+  pointerBytes: number;
+}): Omit<ColdTierAssumptions, 'transactionsPerBlock'> {
+  return {
+    ...DEFAULT_COLD_ASSUMPTIONS,
+    coldBytesPerTransaction: measured.coldBytesPerTransaction,
+    compactorCpuMsPerTransaction: measured.compactorCpuMsPerTransaction,
+    compactorReadUnitsPerTransaction: measured.compactorReadUnitsPerTransaction,
+    pointerBytes: measured.pointerBytes,
+  };
+}
+
 export const POINTER_SWEEP: readonly number[] = [0.5, 1, 2, 4];
 export const STATE_GROWTH_SWEEP: readonly number[] = [1, 0.25, 0.1];
 
@@ -185,6 +257,8 @@ export interface ColdTierProjection {
   assumptions: ColdTierAssumptions;
   coldBytesStoredPerTransaction: number;
   days: ColdTierDay[];
+  /** Where the profile's build compacted itself: the assumptions are its figures, with its pointers and span. */
+  measured?: { pointersPerTransaction: number; spanBlocks: number };
 }
 
 /** Every workload at every point of the sweep. */
@@ -194,6 +268,7 @@ export function coldTierProjection(
   transactionsPerBlock: number,
   assumptions: Omit<ColdTierAssumptions, 'transactionsPerBlock'> = DEFAULT_COLD_ASSUMPTIONS,
   families: TierFamilies = { seekChunkBytes: 0, manifestBytes: 0 },
+  measured?: { pointersPerTransaction: number; spanBlocks: number },
 ): ColdTierProjection {
   const all = { ...assumptions, transactionsPerBlock };
   const days: ColdTierDay[] = [];
@@ -205,14 +280,18 @@ export function coldTierProjection(
     assumptions: all,
     coldBytesStoredPerTransaction: COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0) - families.seekChunkBytes,
     days,
+    ...(measured ? { measured: { pointersPerTransaction: measured.pointersPerTransaction, spanBlocks: measured.spanBlocks } } : {}),
   };
 }
 
 /** The projection as Markdown: per workload, a table of totals by state growth (rows) and pointers (columns). */
 export function coldTierLines(name: string, projection: ColdTierProjection): string[] {
-  const { assumptions } = projection;
+  const { assumptions, measured } = projection;
+  const basis = measured
+    ? `compaction measured on the build (the compactor run over its ${measured.spanBlocks} blocks as one span: ${measured.pointersPerTransaction.toFixed(2)} pointers a transaction); state growth and pointers swept`
+    : 'projected, not measured';
   const lines = [
-    `### The cold tier, projected on the ${name} profile (docs/decisions/cold-history.md: built, opt-in with the context coldAfterDays; projected, not measured)`,
+    `### The cold tier on the ${name} profile (docs/decisions/cold-history.md: built, opt-in with the context coldAfterDays; ${basis})`,
     '',
     `The job compacts history at ${assumptions.afterDays} days and the TTL deletes it from the table ${assumptions.marginDays} days later (its ${(projection.coldBytesStoredPerTransaction / 1024).toFixed(2)} KB a transaction of canonical records and index copies; the seek chunks, state, GSI and bookkeeping stay; the manifests as long as the history), reserved for a year; older history in S3 at ${(assumptions.coldBytesPerTransaction / 1024).toFixed(2)} KB a transaction (blocks of ${Math.round(assumptions.transactionsPerBlock)}), a pointer item (${assumptions.pointerBytes} B) per range part, the compactor at ${assumptions.compactorCpuMsPerTransaction} ms and ${assumptions.compactorReadUnitsPerTransaction} read units a transaction, ${assumptions.coldPageShare * 100} % of pages reading four cold parts. Total $ a day; rows: the share of state bytes that are new entities kept for good; columns: pointers a transaction.`,
     '',

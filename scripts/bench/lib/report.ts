@@ -313,6 +313,16 @@ export function profileMarkdown(result: ProfileResult): string[] {
       ...p.hottest.map((row) => `| \`${row.key}\` | ${fmt(row.writeUnitsPerSecond, 1)} | ${fmt(row.writeUnitsPerSecondAtTarget, 1)} |`),
     );
   }
+  if (facts.coldTier) {
+    const c = facts.coldTier;
+    lines.push(
+      '',
+      `Cold tier (the compactor run over the build as one span of ${c.spanBlocks} blocks, ${fmt(c.spanSeconds / 60, 1)} minutes of chain, into a local S3; per transaction): ` +
+        `${fmt(c.itemsPerTransaction, 2)} items moved into ${fmt(c.pointersPerTransaction, 2)} parts (pointer items of ${c.pointerBytes} B), ` +
+        `**${fmt(c.coldBytesPerTransaction / 1024, 2)} KB in S3** (${fmt(c.openedBytesPerTransaction / 1024, 2)} KB opened), ` +
+        `${fmt(c.compactorCpuMsPerTransaction, 2)} ms of CPU and ${fmt(c.compactorReadUnitsPerTransaction, 1)} read units; ${c.objects} objects.`,
+    );
+  }
   return lines;
 }
 

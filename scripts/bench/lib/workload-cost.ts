@@ -24,7 +24,8 @@ import type { ColdTierProjection } from './cold-tier-projection';
 import { heldBytesPerTransaction } from './write-families';
 
 export type TableClass = 'STANDARD' | 'STANDARD_INFREQUENT_ACCESS';
-export type BillingMode = 'on-demand' | 'provisioned';
+/** `reserved`: provisioned capacity bought for a year (the Standard class only; the cold tier's option). */
+export type BillingMode = 'on-demand' | 'provisioned' | 'reserved';
 export type WorkloadId = 'W1' | 'W2';
 
 /** USD list prices per table class. */
@@ -136,6 +137,11 @@ export interface OptionCost {
   perDayUsd: { writes: number; reads: number; storage: number; compute: number; node: number; total: number };
   /** Provisioned only: the capacity the option holds (average rate / target utilisation). */
   provisioned?: { wcu: number; rcu: number };
+  /**
+   * The cold tier's option (cold-tier-projection.ts coldTierOptionCost): history older than `afterDays`
+   * in S3, out of the table `marginDays` later; its pointers a transaction at the compacted span's blocks.
+   */
+  coldTier?: { afterDays: number; marginDays: number; pointersPerTransaction: number; spanBlocks: number; stateGrowth: number };
 }
 
 export interface WorkloadCostModel {
@@ -201,10 +207,15 @@ export function optionCost(workload: WorkloadId, option: (typeof OPTIONS)[number
   };
 }
 
-export function workloadCostModel(inputs: WorkloadInputs): WorkloadCostModel {
-  const options = (Object.keys(WORKLOADS) as WorkloadId[]).flatMap((workload) =>
-    OPTIONS.map((option) => optionCost(workload, option, inputs)),
-  );
+/**
+ * Every workload under every table option, and under the options `more` adds (the cold tier's, where a
+ * profile's build measured it), the cheapest of all named.
+ */
+export function workloadCostModel(inputs: WorkloadInputs, more?: (workload: WorkloadId) => OptionCost[]): WorkloadCostModel {
+  const options = (Object.keys(WORKLOADS) as WorkloadId[]).flatMap((workload) => [
+    ...OPTIONS.map((option) => optionCost(workload, option, inputs)),
+    ...(more?.(workload) ?? []),
+  ]);
   const workloads = Object.fromEntries(
     (Object.keys(WORKLOADS) as WorkloadId[]).map((workload) => {
       const mine = options.filter((option) => option.workload === workload);
@@ -235,7 +246,7 @@ export function workloadCostLines(
   title = 'Cost per day (issue 27: W1 and W2, one year of history held)',
 ): string[] {
   const name = (option: OptionCost) =>
-    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'}, ${option.billing}${option.provisioned ? ` (${option.provisioned.wcu} WCU, ${option.provisioned.rcu} RCU at ${model.targetUtilisation * 100} %)` : ''}`;
+    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'}, ${option.billing === 'reserved' ? 'reserved for a year' : option.billing}${option.provisioned ? ` (${option.provisioned.wcu} WCU, ${option.provisioned.rcu} RCU at ${model.targetUtilisation * 100} %)` : ''}${option.coldTier ? `, cold tier at ${option.coldTier.afterDays} + ${option.coldTier.marginDays} days (compaction measured on the build, ${option.coldTier.pointersPerTransaction} pointers a transaction at spans of ${option.coldTier.spanBlocks} blocks, state growth ${option.coldTier.stateGrowth})` : ''}`;
   const lines = [
     `### ${title}`,
     '',
@@ -319,7 +330,7 @@ export interface ProfiledWorkloadCost {
  */
 export function profileSummaryLines(entries: readonly ProfiledWorkloadCost[]): string[] {
   const short = (option: OptionCost) =>
-    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'} ${option.billing === 'on-demand' ? 'on-demand' : 'provisioned'}`;
+    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'} ${option.billing}${option.coldTier ? ` + cold tier ${option.coldTier.afterDays}+${option.coldTier.marginDays} d` : ''}`;
   const verdict = (workload: WorkloadCostModel['workloads'][WorkloadId]) =>
     `${workload.meetsGoal ? 'MET' : 'NOT MET'}, ${workload.noWorse ? 'no worse' : 'WORSE'}`;
   const cells = (model: WorkloadCostModel, id: WorkloadId) => {

@@ -63,6 +63,18 @@ describe('the base chain profile dataset', () => {
     expect(facts.inputs.itemsWrittenPerTransaction).toBeGreaterThan(10);
     expect(facts.inputs.consumedWriteUnitsPerTransaction).toBeGreaterThan(0);
     expect(facts.inputs.consumedWriteUnitsPerTransaction).toBeLessThanOrEqual(facts.inputs.writeUnitsPerTransaction * 1.05);
+    // The real compactor over the build as one span (issue 35: the bench prices the tier from it).
+    const cold = facts.coldTier!;
+    expect(cold.spanBlocks).toBe(2);
+    // Every transaction's own record and its index copies move: more than one item a transaction, in more than one range.
+    expect(cold.itemsPerTransaction).toBeGreaterThan(1);
+    expect(cold.pointersPerTransaction).toBeGreaterThan(0);
+    expect(cold.pointerBytes).toBeGreaterThan(100);
+    expect(cold.objects).toBeGreaterThan(0);
+    // Compressed: fewer bytes in S3 than the parts opened.
+    expect(cold.coldBytesPerTransaction).toBeGreaterThan(0);
+    expect(cold.coldBytesPerTransaction).toBeLessThan(cold.openedBytesPerTransaction);
+    expect(cold.compactorReadUnitsPerTransaction).toBeGreaterThan(0);
 
     const model = workloadCostModel({
       writeUnitsPerTransaction: facts.inputs.writeUnitsPerTransaction,
@@ -115,6 +127,7 @@ describe('the base chain profile dataset', () => {
     // The profile's own section: its shape and its writes by item family.
     expect(text).toContain('## Chain profile: base');
     expect(text).toContain('Deposits first in every block: yes');
+    expect(text).toMatch(/Cold tier \(the compactor run over the build as one span of 2 blocks, .*\*\*[\d.]+ KB in S3\*\*/);
     expect(text).toContain('| N2 transaction (TX#h / TX) | canonical record |');
   });
 });

@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   coldTierDay,
   coldTierLines,
+  coldTierOptionCost,
   coldTierProjection,
   DEFAULT_COLD_ASSUMPTIONS,
+  measuredColdAssumptions,
   POINTER_SWEEP,
   STATE_GROWTH_SWEEP,
 } from '../../../../scripts/bench/lib/cold-tier-projection';
+import { workloadCostLines, workloadCostModel } from '../../../../scripts/bench/lib/workload-cost';
 
 // 10 write units and 5,000 B stored a transaction, 4,000 of them canonical records and index copies.
 const inputs = { writeUnitsPerTransaction: 10, storedBytesPerTransaction: 5_000, readUnitsPerPage: 2 };
@@ -68,5 +71,69 @@ describe('the cold tier projected as built (docs/decisions/cold-history.md, step
     const lines = coldTierLines('test', projection).join('\n');
     expect(lines).toContain('built, opt-in with the context coldAfterDays; projected, not measured');
     expect(lines).toContain(`| state growth 0.1 | $${w1(0.5, 0.1).toFixed(2)} |`);
+  });
+
+  it("reports the compaction as measured where the profile's build compacted itself", () => {
+    const measured = { pointersPerTransaction: 11.77, spanBlocks: 6 };
+    const projection = coldTierProjection(inputs, byGroup, 200, undefined, families, measured);
+    const lines = coldTierLines('test', projection).join('\n');
+    expect(lines).toContain(
+      'compaction measured on the build (the compactor run over its 6 blocks as one span: 11.77 pointers a transaction)',
+    );
+    expect(lines).not.toContain('projected, not measured');
+  });
+});
+
+describe('the cold tier as an option of the measured model (issue 35)', () => {
+  const measured = {
+    coldBytesPerTransaction: 8_335,
+    compactorCpuMsPerTransaction: 8.6,
+    compactorReadUnitsPerTransaction: 20.4,
+    pointerBytes: 384,
+  };
+
+  it("takes the build's own compaction in place of the defaults, and the defaults for the rest", () => {
+    const mine = measuredColdAssumptions(measured);
+    expect(mine).toEqual({ ...DEFAULT_COLD_ASSUMPTIONS, ...measured });
+  });
+
+  it('prices the same day as the projection at state growth 1, its parts in the columns of the other options', () => {
+    const tier = { ...measuredColdAssumptions(measured), transactionsPerBlock: 200 };
+    const option = coldTierOptionCost('W1', inputs, byGroup, tier, { pointersPerTransaction: 2, spanBlocks: 6 }, families);
+    const day = coldTierDay('W1', inputs, byGroup, tier, { pointersPerTransaction: 2, stateGrowth: 1 }, families);
+    const { perDayUsd: parts } = day;
+    expect(option.tableClass).toBe('STANDARD');
+    expect(option.billing).toBe('reserved');
+    expect(option.provisioned).toEqual(day.capacity);
+    expect(option.perDayUsd.writes).toBe(parts.writes);
+    expect(option.perDayUsd.reads).toBeCloseTo(parts.reads + parts.s3Requests, 2);
+    expect(option.perDayUsd.storage).toBeCloseTo(parts.tableStorage + parts.pointers + parts.s3Storage, 2);
+    expect(option.perDayUsd.compute).toBe(parts.compactor);
+    // No follower measured: the same total as the projection's day.
+    expect(option.perDayUsd.total).toBeCloseTo(parts.total, 1);
+    expect(option.coldTier).toEqual({ afterDays: 30, marginDays: 14, pointersPerTransaction: 2, spanBlocks: 6, stateGrowth: 1 });
+  });
+
+  it('is named the cheapest when it is (history the most of the bytes), and not when it is not', () => {
+    const tier = { ...measuredColdAssumptions(measured), transactionsPerBlock: 200 };
+    const priced = (mine: typeof inputs, groups: typeof byGroup) =>
+      workloadCostModel(mine, (workload) => [
+        coldTierOptionCost(workload, mine, groups, tier, { pointersPerTransaction: 1, spanBlocks: 6 }, families),
+      ]);
+    // 11,000 B of 12,000 history: the tier's $120.84 under Standard-IA provisioned's $168.26.
+    const historyHeavy = priced(
+      { ...inputs, storedBytesPerTransaction: 12_000 },
+      { 'canonical record': 3_000, 'index copy': 8_000, state: 600, GSI: 400 },
+    );
+    expect(historyHeavy.options).toHaveLength(10);
+    const w1 = historyHeavy.workloads.W1;
+    const others = historyHeavy.options.filter((option) => option.workload === 'W1' && !option.coldTier);
+    expect(Math.min(...others.map((option) => option.perDayUsd.total))).toBeGreaterThan(w1.cheapest.perDayUsd.total);
+    expect(w1.cheapest.coldTier).toBeDefined();
+    const lines = workloadCostLines(historyHeavy).join('\n');
+    expect(lines).toContain('Standard, reserved for a year (');
+    expect(lines).toContain('cold tier at 30 + 14 days (compaction measured on the build, 1 pointers a transaction at spans of 6 blocks');
+    // 4,000 B of 5,000 history: Standard-IA provisioned stays the cheapest ($88.94 against the tier's $96.94).
+    expect(priced(inputs, byGroup).workloads.W1.cheapest.coldTier).toBeUndefined();
   });
 });
