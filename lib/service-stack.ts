@@ -43,6 +43,7 @@ import {
   consumers as consumerTable,
   type Job,
   backfillWorker,
+  coldHistoryGroupWorker,
   jobs as jobTable,
   type Queue as QueueRow,
   type QueueConsumer,
@@ -182,6 +183,8 @@ export class ServiceStack extends Stack {
   backfill?: Backfill;
   /** The cold history's bucket, when the tier is on (context `coldAfterDays`). */
   readonly coldBucket?: Bucket;
+  /** The cold history job's group worker (CompactColdHistoryGroup), when the tier is on and the stack has chains. */
+  coldGroupWorker?: ApiFunction;
   readonly operations: Operations;
   /** The role the HTTP APIs assume to invoke the route functions (lib/route-integration.ts). */
   readonly invoker: RouteInvoker;
@@ -274,6 +277,8 @@ export class ServiceStack extends Stack {
 
     for (const consumer of consumers) this.addConsumer(consumer, chains);
 
+    // The cold job's group worker, before the job that invokes it.
+    if (this.coldBucket && chains.length > 0) this.coldGroupWorker = this.addColdGroupWorker();
     for (const job of jobs) {
       for (const instance of jobInstances(job, chains, this.settings.ingestMemorySize, this.coldBucket !== undefined)) {
         this.addJob(job, instance.id, instance.chains, instance.memorySize);
@@ -555,6 +560,8 @@ export class ServiceStack extends Stack {
         // and the expiry of its history items with the cold tier on.
         ...(ingests ? { INGEST_TABLE_WRITERS: String(tableWritersFor(chainsMemory)), ...this.coldExpiryEnvironment() } : {}),
         ...(job.coldTier ? this.coldJobEnvironment() : {}),
+        // A span's groups at once, one invocation of the worker each (docs/decisions/cold-history.md, the fan-out).
+        ...(job.coldTier && this.coldGroupWorker ? { COLD_GROUP_FUNCTION: this.coldGroupWorker.function.functionName } : {}),
       },
       timeoutSeconds: job.timeoutSeconds,
       memorySize: chains ? chainsMemory : (job.memorySize ?? DEFAULT_JOB_MEMORY_SIZE),
@@ -567,6 +574,7 @@ export class ServiceStack extends Stack {
     });
     if (ingests) fn.grantParametersRead(chains.map((chain) => ({ name: chain.rpcUrlParameter, keyArn: chain.rpcUrlKeyArn })));
     if (job.coldTier) this.grantColdParts(fn, 's3:PutObject');
+    if (job.coldTier && this.coldGroupWorker) this.grantInvoke(fn, this.coldGroupWorker);
     this.grantSend(fn, job.publishesTo);
     if (chains) {
       const schedules = new ChainSchedules(this, `${id}Schedules`, {
@@ -589,6 +597,29 @@ export class ServiceStack extends Stack {
       schedule: Schedule.expression(job.schedule),
       targets: [new LambdaFunction(fn.function)],
     });
+  }
+
+  /**
+   * The cold history job's group worker (shared/jobs.ts coldHistoryGroupWorker): one function for every
+   * chain, invoked by CompactColdHistory only; it writes parts and pointers, as the job does.
+   */
+  private addColdGroupWorker(): ApiFunction {
+    const worker = coldHistoryGroupWorker;
+    const fn = this.addFunction(worker.id, worker.handler, worker.table, {
+      description: worker.summary,
+      environment: this.coldJobEnvironment(),
+      timeoutSeconds: worker.timeoutSeconds,
+      memorySize: worker.memorySize ?? DEFAULT_JOB_MEMORY_SIZE,
+    });
+    this.grantColdParts(fn, 's3:PutObject');
+    return fn;
+  }
+
+  /** `fn` may invoke `target` (its unqualified ARN only: no version or alias). */
+  private grantInvoke(fn: ApiFunction, target: ApiFunction): void {
+    fn.function.addToRolePolicy(
+      new PolicyStatement({ effect: Effect.ALLOW, actions: ['lambda:InvokeFunction'], resources: [target.function.functionArn] }),
+    );
   }
 
   /** The backfill worker (one function for every chain) and its state machine (lib/backfill.ts). */

@@ -118,6 +118,23 @@ export const backfillWorker: Worker = {
   summary: 'Backfill worker: plan a chain backfill, or stage the segments of one shard (chain reads recorded, order-free items written)',
 };
 
+/**
+ * The cold history job's group worker (docs/decisions/cold-history.md, the fan-out): CompactColdHistory
+ * invokes it once for each group of a span's ranges, all of a span's groups at once, and moves the cold
+ * cursor when every one has ended. One function for every chain; created with the cold tier on (context
+ * `coldAfterDays`) when the stack has chains. It reads no node.
+ */
+export const coldHistoryGroupWorker: Worker = {
+  id: 'CompactColdHistoryGroup',
+  handler: 'functions/ingest/compact-cold-history-group.ts',
+  // Reads the span's manifests and the group's listed items; writes the group's pointers (BatchWriteItem). Chain items only.
+  table: { read: true, write: ['BatchWriteItem'], writeKeys: CHAIN_DATA },
+  timeoutSeconds: 900,
+  // One group of an hour of Base held whole: about 2.3 GB (cold-history.md).
+  memorySize: 3008,
+  summary: "Cold history group worker: compact one group of a span's ranges into the cold store and write their pointers",
+};
+
 /** Receives of a webhook delivery before it moves to its dead-letter queue (its retries wait 5 s, doubling, at most 15 min: about 2 h). */
 export const DELIVERY_MAX_RECEIVES = 12;
 

@@ -5,6 +5,9 @@
  * chain's history older than COLD_AFTER_DAYS into the cold store (COLD_BUCKET), span after span of
  * COLD_SPAN_BLOCKS from the chain's cold cursor, each span in COLD_RANGE_GROUPS runs, and moves the cursor
  * after each span on condition (shared/ingest/cold-history.ts compactColdHistory; docs/decisions/cold-history.md).
+ * With COLD_GROUP_FUNCTION (the stack sets it: CompactColdHistoryGroup), a span's groups run at once, one
+ * invocation of that worker each, and the cursor moves when all have ended (a failed group fails the run,
+ * the cursor unmoved); without it, here, one after the other.
  * No span starts when less than COLD_SPAN_ALLOWANCE_MS remains; the next tick goes on from the cursor, and
  * a run cut anywhere is completed by the next. Its reserved concurrency is one a chain.
  *
@@ -15,7 +18,15 @@
  */
 import type { Context } from 'aws-lambda';
 import { s3ColdStore } from '../../shared/aws/cold-store';
-import { coldHistoryBehindSeconds, compactColdHistory, type ColdJobResult } from '../../shared/ingest/cold-history';
+import { functionInvoker } from '../../shared/aws/invoke-function';
+import {
+  coldHistoryBehindSeconds,
+  compactColdHistory,
+  type ColdGroupRunner,
+  type ColdJobResult,
+  type CompactResult,
+  groupsAtOnce,
+} from '../../shared/ingest/cold-history';
 import { loadColdJobConfig, parseColdJobEvent } from '../../shared/ingest/cold-job-config';
 import { logger } from '../../shared/observability/logger';
 import { createMetrics, MetricUnit } from '../../shared/observability/metrics';
@@ -23,6 +34,10 @@ import { createMetrics, MetricUnit } from '../../shared/observability/metrics';
 const config = loadColdJobConfig();
 const store = s3ColdStore({ bucket: config.bucket, endpoint: config.endpoint });
 const metrics = createMetrics('cold-history');
+const groupFunction = config.groupFunction;
+const invoker = groupFunction ? functionInvoker() : undefined;
+const runGroups: ColdGroupRunner | undefined =
+  groupFunction && invoker ? groupsAtOnce((task) => invoker.invoke<CompactResult>(groupFunction, task)) : undefined;
 
 export interface CompactColdHistoryResult extends Omit<ColdJobResult, 'spans'> {
   chainId: number;
@@ -41,6 +56,7 @@ export const handler = async (event: unknown, context?: Pick<Context, 'getRemain
     spanBlocks: config.spanBlocks,
     rangeGroups: config.rangeGroups,
     deadline,
+    ...(runGroups ? { runGroups } : {}),
   });
   const behindSeconds = await coldHistoryBehindSeconds(chainId, run, config.afterSeconds, Date.now());
   const sum = (pick: (span: ColdJobResult['spans'][number]) => number) => run.spans.reduce((total, span) => total + pick(span), 0);

@@ -12,10 +12,11 @@
  */
 import * as v from 'valibot';
 import { readEnv } from '../config';
+import { lastBlockAtOrBefore } from '../db/blocks-by-time';
 import { tableName } from '../db/client';
 import { batchGetItems } from '../db/operations';
-import { chainKeys, keyId } from '../table/keys';
-import type { ChainStatusRecord, CursorRecord, IngestState } from '../table/records';
+import { chainKeys, coldKeys, keyId } from '../table/keys';
+import type { ChainStatusRecord, ColdCursorRecord, CursorRecord, IngestState } from '../table/records';
 
 export type { IngestState };
 
@@ -97,6 +98,37 @@ export interface ChainStatus {
     multicall3: ChainStatusRecord['multicall3'];
     multicall3FromBlock: number | null;
   };
+  /**
+   * The cold tier (docs/decisions/cold-history.md), where the status was read with it (`history`): null
+   * when the tier is off; else the last block compacted (null: none yet) and the blocks past their
+   * history's expiry (the window and the margin) that are not compacted, whose history may be gone from
+   * the table (the job fell behind; the cold backfill restores them), null when there are none.
+   */
+  coldHistory?: ColdHistoryStatus | null;
+}
+
+export interface ColdHistoryStatus {
+  compactedTo: number | null;
+  missing: { fromBlock: number; toBlock: number } | null;
+}
+
+/**
+ * The cold tier's side of a status: `lastExpired` is the last block whose time is at least the record's
+ * `historyExpirySeconds` ago (its items' expiry is never sooner: later only for history written after
+ * its window, so a block may be reported before its items are gone, never after).
+ */
+export function describeColdHistory(
+  cursor: CursorRecord | undefined,
+  record: ChainStatusRecord | undefined,
+  coldCursor: ColdCursorRecord | undefined,
+  lastExpired: number | null,
+): ColdHistoryStatus | null {
+  if (record?.historyExpirySeconds === undefined) return null;
+  const compactedTo = coldCursor === undefined ? null : Number(coldCursor.compactedTo);
+  if (cursor === undefined || lastExpired === null) return { compactedTo, missing: null };
+  const fromBlock = compactedTo === null ? Number(cursor.firstBlock) : compactedTo + 1;
+  const toBlock = Math.min(lastExpired, Number(cursor.blockNumber));
+  return { compactedTo, missing: toBlock >= fromBlock ? { fromBlock, toBlock } : null };
 }
 
 /** What the readers show, from the cursor and the status item as read at `now` (epoch ms). */
@@ -106,6 +138,7 @@ export function describeChainStatus(
   record: ChainStatusRecord | undefined,
   now: number,
   settings: ChainStatusSettings,
+  coldHistory?: ColdHistoryStatus | null,
 ): ChainStatus {
   const indexedHead = cursor
     ? { number: Number(cursor.blockNumber), hash: cursor.blockHash, timestamp: cursor.blockTimestamp ?? null }
@@ -139,6 +172,7 @@ export function describeChainStatus(
     lag,
     updatedAt: record?.updatedAt ?? null,
     capabilities,
+    ...(coldHistory === undefined ? {} : { coldHistory }),
   };
   if (!record) return { ...base, state: 'stopped', reason: 'the ingest has recorded no status for this chain' };
   const age = now - record.updatedAt;
@@ -154,24 +188,27 @@ export function describeChainStatus(
   return { ...base, state: lag !== null && lag.blocks > settings.lagBlocks ? 'catching_up' : 'following', reason: null };
 }
 
-type StoredStatus = { cursor?: CursorRecord; record?: ChainStatusRecord };
+type StoredStatus = { cursor?: CursorRecord; record?: ChainStatusRecord; coldCursor?: ColdCursorRecord };
 
 /** Statuses kept per container (pages), by table and chain: the read itself, so that concurrent pages share one. */
 const kept = new Map<string, { status: Promise<StoredStatus>; readAt: number }>();
 
 /**
  * The status of each chain, read now (one BatchGetItem for all of them), or (`cached`) from this
- * container's copy when younger than `settings.cacheMs` (a read in flight counts).
+ * container's copy when younger than `settings.cacheMs` (a read in flight counts). With `history` (the
+ * status routes; never cached), also the cold tier's side: the cold cursor in the same BatchGetItem, then,
+ * for a chain with the tier on, the last block past its history's expiry (one Query, Limit 1).
  */
 export async function readChainStatuses(
   chainIds: readonly number[],
   settings: ChainStatusSettings,
-  options: { cached?: boolean } = {},
+  options: { cached?: boolean; history?: boolean } = {},
 ): Promise<ChainStatus[]> {
   const now = Date.now();
   const table = tableName();
   const id = (chainId: number) => `${table}\n${chainId}`;
-  const keep = options.cached === true && settings.cacheMs > 0;
+  const history = options.history === true;
+  const keep = options.cached === true && settings.cacheMs > 0 && !history;
   const stored = new Map<number, Promise<StoredStatus>>();
   const missing: number[] = [];
   for (const chainId of chainIds) {
@@ -180,11 +217,14 @@ export async function readChainStatuses(
     else missing.push(chainId);
   }
   if (missing.length > 0) {
-    const read = batchGetItems(missing.flatMap((chainId) => [chainKeys.cursor(chainId), chainKeys.status(chainId)]));
+    const read = batchGetItems(
+      missing.flatMap((chainId) => [chainKeys.cursor(chainId), chainKeys.status(chainId), ...(history ? [coldKeys.cursor(chainId)] : [])]),
+    );
     for (const chainId of missing) {
       const status = read.then((items) => ({
         cursor: items.get(keyId(chainKeys.cursor(chainId))) as CursorRecord | undefined,
         record: items.get(keyId(chainKeys.status(chainId))) as ChainStatusRecord | undefined,
+        coldCursor: items.get(keyId(coldKeys.cursor(chainId))) as ColdCursorRecord | undefined,
       }));
       stored.set(chainId, status);
       if (keep) {
@@ -197,8 +237,12 @@ export async function readChainStatuses(
   }
   return Promise.all(
     chainIds.map(async (chainId) => {
-      const { cursor, record } = await stored.get(chainId)!;
-      return describeChainStatus(chainId, cursor, record, now, settings);
+      const { cursor, record, coldCursor } = await stored.get(chainId)!;
+      if (!history) return describeChainStatus(chainId, cursor, record, now, settings);
+      const expiry = record?.historyExpirySeconds;
+      const lastExpired =
+        expiry === undefined || cursor === undefined ? null : await lastBlockAtOrBefore(chainId, Math.floor(now / 1000) - expiry);
+      return describeChainStatus(chainId, cursor, record, now, settings, describeColdHistory(cursor, record, coldCursor, lastExpired));
     }),
   );
 }
@@ -206,7 +250,7 @@ export async function readChainStatuses(
 export async function readChainStatus(
   chainId: number,
   settings: ChainStatusSettings,
-  options: { cached?: boolean } = {},
+  options: { cached?: boolean; history?: boolean } = {},
 ): Promise<ChainStatus> {
   const [status] = await readChainStatuses([chainId], settings, options);
   return status!;
@@ -250,6 +294,17 @@ export const chainStatusSchema = v.strictObject({
     multicall3: v.nullable(v.picklist(['present', 'absent'])),
     multicall3_from_block: v.nullable(v.number()),
   }),
+  /**
+   * The cold tier: null when it is off. `compacted_to`: the last block whose history is in the cold store
+   * (null: none yet). `missing`: blocks past their history's expiry in the table (the window and the
+   * margin) that the job has not compacted, whose history may be gone (null: none).
+   */
+  cold_history: v.nullable(
+    v.strictObject({
+      compacted_to: v.nullable(v.number()),
+      missing: v.nullable(v.strictObject({ from_block: v.number(), to_block: v.number() })),
+    }),
+  ),
 });
 export type ChainStatusBody = v.InferOutput<typeof chainStatusSchema>;
 
@@ -275,5 +330,14 @@ export function serialiseChainStatus(status: ChainStatus): ChainStatusBody {
       multicall3: status.capabilities.multicall3,
       multicall3_from_block: status.capabilities.multicall3FromBlock,
     },
+    cold_history: status.coldHistory
+      ? {
+          compacted_to: status.coldHistory.compactedTo,
+          missing: status.coldHistory.missing && {
+            from_block: status.coldHistory.missing.fromBlock,
+            to_block: status.coldHistory.missing.toBlock,
+          },
+        }
+      : null,
   };
 }

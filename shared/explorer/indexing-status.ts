@@ -23,16 +23,21 @@ export const indexingStatusResponse = v.strictObject({
   finished_indexing: v.boolean(),
   /** Blocks indexed up to the node's head: the state is `following` (Blockscout). */
   finished_indexing_blocks: v.boolean(),
-  /** Indexed blocks / blocks from the first indexed one to the node's head, two decimals (Blockscout); null when unknown. */
-  indexed_blocks_ratio: v.nullable(v.string()),
+  /**
+   * Indexed blocks / blocks from the first indexed one to the node's head, two decimals (Blockscout: always
+   * a string, which its frontend's type requires). Where the node's head is not known yet: "1.00" when
+   * `finished_indexing`, else "0.00".
+   */
+  indexed_blocks_ratio: v.string(),
   /** The same for internal transactions; null when the chain's node serves no traces (they are not indexed at all). */
   indexed_internal_transactions_ratio: v.nullable(v.string()),
   ...chainStatusSchema.entries,
 });
 export type IndexingStatusResponse = v.InferOutput<typeof indexingStatusResponse>;
 
-function blocksRatio(status: ChainStatus, firstBlock: number | null): string | null {
-  if (!status.indexedHead || !status.nodeHead || firstBlock === null) return null;
+function blocksRatio(status: ChainStatus, firstBlock: number | null, finished: boolean): string {
+  if (!status.indexedHead || firstBlock === null) return '0.00';
+  if (!status.nodeHead) return finished ? '1.00' : '0.00';
   const total = Math.max(1, status.nodeHead.number - firstBlock + 1);
   const done = Math.min(total, Math.max(0, status.indexedHead.number - firstBlock + 1));
   // Rounded down: "1.00" only when every block is indexed.
@@ -40,9 +45,10 @@ function blocksRatio(status: ChainStatus, firstBlock: number | null): string | n
 }
 
 export async function getIndexingStatus(config: ExplorerConfig): Promise<IndexingStatusResponse> {
-  const status = await readChainStatus(config.chainId, config.chainStatus);
-  const finished = status.state === 'following';
-  const ratio = blocksRatio(status, status.firstBlock);
+  const status = await readChainStatus(config.chainId, config.chainStatus, { history: true });
+  // History the table has lost and the cold store does not hold yet is not finished indexing.
+  const finished = status.state === 'following' && !status.coldHistory?.missing;
+  const ratio = blocksRatio(status, status.firstBlock, finished);
   return {
     finished_indexing: finished,
     finished_indexing_blocks: finished,

@@ -26,7 +26,7 @@
  * A run is idempotent: the same table gives the same objects (same names) and the same pointers, so a
  * run cut anywhere is completed by running it again. The part format is table/cold-parts.ts; the table
  * layer's reader continues a range's Query into its parts (shared/db/cold-query.ts). What it does not do
- * yet (step 5 of the design): the TTL that removes the hot copies.
+ * here: expire the hot copies (the ingest stamps their `ttl`: cold-settings.ts).
  */
 import { createHash } from 'node:crypto';
 import type { ColdStore } from '../aws/cold-store';
@@ -264,9 +264,81 @@ export async function moveColdCursor(chainId: number, from: number | undefined, 
   return outcome.applied;
 }
 
+/**
+ * One group of a span's ranges to compact (`compactColdGroup`): what the job hands a worker when it runs a
+ * span's groups at once (functions/ingest/compact-cold-history-group.ts), as JSON. `now` is the job's, one
+ * for every group of the span, so that all of them leave out the same expired items.
+ */
+export interface ColdGroupTask {
+  chainId: number;
+  fromBlock: number;
+  toBlock: number;
+  /** The group, `index` of `count` (`rangeGroupOf`). */
+  index: number;
+  count: number;
+  now: number;
+  partEntries?: number;
+  partBytes?: number;
+}
+
+/** Compacts one group of a span (a worker's part of the job): reads the span's manifests itself. */
+export function compactColdGroup(task: ColdGroupTask, store: ColdStore, listed?: readonly ItemKey[]): Promise<CompactResult> {
+  return compactBlocks({
+    chainId: task.chainId,
+    fromBlock: task.fromBlock,
+    toBlock: task.toBlock,
+    store,
+    partEntries: task.partEntries,
+    partBytes: task.partBytes,
+    rangeGroup: { index: task.index, count: task.count },
+    ...(listed ? { listed } : {}),
+    now: task.now,
+  });
+}
+
+/** Runs a span's groups and answers their results, in the tasks' order; it fails when any group fails. */
+export type ColdGroupRunner = (tasks: readonly ColdGroupTask[]) => Promise<CompactResult[]>;
+
+/** The groups in this process, one after the other, the span's manifests read once for all (the CLI, tests, a small chain's job). */
+export function groupsInProcess(store: ColdStore): ColdGroupRunner {
+  return async (tasks) => {
+    const [first] = tasks;
+    if (first === undefined) return [];
+    const listed = await manifestsOf(first.chainId, first.fromBlock, first.toBlock);
+    const results: CompactResult[] = [];
+    for (const task of tasks) results.push(await compactColdGroup(task, store, listed));
+    return results;
+  };
+}
+
+/**
+ * The groups all at once, each by `run` (the deployed job: an invocation of the group worker each). Every
+ * group is waited for, whatever the others do; then a failed one fails the span (its cursor does not move:
+ * the next run compacts the span again, into the same objects and pointers).
+ */
+export function groupsAtOnce(run: (task: ColdGroupTask) => Promise<CompactResult>): ColdGroupRunner {
+  return async (tasks) => {
+    const settled = await Promise.allSettled(tasks.map((task) => run(task)));
+    const failed = settled.flatMap((outcome, index) =>
+      outcome.status === 'rejected'
+        ? [`group ${tasks[index]!.index}: ${outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason)}`]
+        : [],
+    );
+    if (failed.length > 0) {
+      const { chainId, fromBlock, toBlock } = tasks[0]!;
+      throw new Error(
+        `chain ${chainId}: blocks ${fromBlock}-${toBlock}: ${failed.length} of ${tasks.length} groups failed (${failed.join('; ')})`,
+      );
+    }
+    return settled.map((outcome) => (outcome as PromiseFulfilledResult<CompactResult>).value);
+  };
+}
+
 export interface ColdJobOptions {
   chainId: number;
   store: ColdStore;
+  /** How a span's groups run (default `groupsInProcess(store)`: one after the other, here). */
+  runGroups?: ColdGroupRunner;
   /** A block goes cold once it is this many seconds old (COLD_AFTER_DAYS). */
   afterSeconds: number;
   /** Most blocks a span compacts (its parts gather a range's entries of the span). */
@@ -303,6 +375,7 @@ export async function compactColdHistory(options: ColdJobOptions): Promise<ColdJ
   const { chainId, store, spanBlocks } = options;
   const groups = options.rangeGroups ?? 1;
   const now = options.now ?? Date.now;
+  const runGroups = options.runGroups ?? groupsInProcess(store);
   if (!(Number.isInteger(spanBlocks) && spanBlocks >= 1)) throw new Error(`compactColdHistory: bad span of ${spanBlocks} blocks`);
   const [cursor, start] = await Promise.all([getItem<CursorRecord>(chainKeys.cursor(chainId)), readColdCursor(chainId)]);
   const result: ColdJobResult = { from: start, to: start, due: undefined, spans: [] };
@@ -315,22 +388,18 @@ export async function compactColdHistory(options: ColdJobOptions): Promise<ColdJ
   while ((at ?? cursor.firstBlock - 1) < result.due && (options.deadline === undefined || now() < options.deadline)) {
     const fromBlock = (at ?? cursor.firstBlock - 1) + 1;
     const toBlock = Math.min(fromBlock + spanBlocks - 1, result.due);
-    // The span's manifests, read once for all its groups.
-    const listed = await manifestsOf(chainId, fromBlock, toBlock);
-    for (let index = 0; index < groups; index += 1) {
-      const span = await compactBlocks({
-        chainId,
-        fromBlock,
-        toBlock,
-        listed,
-        store,
-        partEntries: options.partEntries,
-        partBytes: options.partBytes,
-        rangeGroup: { index, count: groups },
-        now: now(),
-      });
-      result.spans.push(span);
-    }
+    const spanNow = now();
+    const tasks = Array.from({ length: groups }, (_, index) => ({
+      chainId,
+      fromBlock,
+      toBlock,
+      index,
+      count: groups,
+      now: spanNow,
+      ...(options.partEntries === undefined ? {} : { partEntries: options.partEntries }),
+      ...(options.partBytes === undefined ? {} : { partBytes: options.partBytes }),
+    }));
+    result.spans.push(...(await runGroups(tasks)));
     if (!(await moveColdCursor(chainId, at, toBlock)))
       throw new Error(`chain ${chainId}: the cold cursor moved under this run (another run of the job?)`);
     at = toBlock;

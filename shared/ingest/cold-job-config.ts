@@ -16,6 +16,11 @@ const schema = v.object({
   COLD_RANGE_GROUPS: v.optional(integer(1, 1_024), '16'),
   /** No span starts when less than this remains of the invocation (a span's time, with room). */
   COLD_SPAN_ALLOWANCE_MS: v.optional(integer(0, 900_000), '300000'),
+  /**
+   * The group worker (its name or ARN; the stack's CompactColdHistoryGroup): a span's groups run at once,
+   * one invocation each. Unset: here, one after the other.
+   */
+  COLD_GROUP_FUNCTION: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'must name a function'))),
 });
 
 export interface ColdJobConfig {
@@ -25,6 +30,7 @@ export interface ColdJobConfig {
   spanBlocks: number;
   rangeGroups: number;
   spanAllowanceMs: number;
+  groupFunction?: string;
 }
 
 /**
@@ -43,6 +49,7 @@ export function loadColdJobConfig(env: Record<string, string | undefined> = proc
     spanBlocks: raw.COLD_SPAN_BLOCKS,
     rangeGroups: raw.COLD_RANGE_GROUPS,
     spanAllowanceMs: raw.COLD_SPAN_ALLOWANCE_MS,
+    ...(raw.COLD_GROUP_FUNCTION ? { groupFunction: raw.COLD_GROUP_FUNCTION } : {}),
   };
 }
 
@@ -58,6 +65,33 @@ export function parseColdJobEvent(event: unknown): { chainId: number } {
   if (!result.success)
     throw new InvalidColdJobEventError(
       `Invalid cold history job event ${JSON.stringify(event)?.slice(0, 300)}: ${result.issues.map((issue) => `${v.getDotPath(issue) ?? '(event)'}: ${issue.message}`).join('; ')} (expected {"chainId": number, ...})`,
+    );
+  return result.output;
+}
+
+const whole = (min: number) => v.pipe(v.number(), v.integer(), v.minValue(min));
+
+/** The task the job sends its group worker (cold-history.ts ColdGroupTask). */
+const groupTaskSchema = v.pipe(
+  v.object({
+    chainId: whole(1),
+    fromBlock: whole(0),
+    toBlock: whole(0),
+    index: whole(0),
+    count: whole(1),
+    now: whole(0),
+    partEntries: v.optional(whole(1)),
+    partBytes: v.optional(whole(1)),
+  }),
+  v.check((task) => task.index < task.count, 'index must be below count'),
+  v.check((task) => task.toBlock >= task.fromBlock, 'toBlock must not be below fromBlock'),
+);
+
+export function parseColdGroupTask(event: unknown): v.InferOutput<typeof groupTaskSchema> {
+  const result = v.safeParse(groupTaskSchema, event);
+  if (!result.success)
+    throw new InvalidColdJobEventError(
+      `Invalid cold history group task ${JSON.stringify(event)?.slice(0, 300)}: ${result.issues.map((issue) => `${v.getDotPath(issue) ?? '(task)'}: ${issue.message}`).join('; ')}`,
     );
   return result.output;
 }

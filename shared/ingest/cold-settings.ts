@@ -21,6 +21,9 @@ export interface ColdHistorySettings {
   marginDays: number;
 }
 
+/** Seconds past a block's time after which its history expires from the table (the window and the margin; never sooner). */
+export const historyExpirySeconds = (settings: ColdHistorySettings): number => (settings.afterDays + settings.marginDays) * DAY_SECONDS;
+
 export function checkColdHistory(settings: ColdHistorySettings | undefined): ColdHistorySettings | undefined {
   if (settings === undefined) return undefined;
   const { afterDays, marginDays } = settings;

@@ -43,7 +43,7 @@ import { deriveBlock, type BalanceTouch, type DerivedBlock } from './derive';
 import { BlockSource, type BlockBundle, type TraceMethod } from './fetch-block';
 import { bucketNumberedEntries, isCountedEntry, itemOptionsOf, slicesOf } from './items';
 import { manifestRetentionWith } from './config';
-import type { ColdHistorySettings } from './cold-settings';
+import { type ColdHistorySettings, historyExpirySeconds } from './cold-settings';
 import {
   notifyBlocksIngested,
   notifyNftInstancesWritten,
@@ -493,6 +493,8 @@ export class ChainIngest {
       nodeHeadSeenAt: head?.seenAt ?? null,
       updatedAt: now,
       ...(await this.capabilities()),
+      // With the tier on, when this chain's history leaves the table (readers check the job kept up).
+      ...(this.itemOptions.coldHistory ? { historyExpirySeconds: historyExpirySeconds(this.itemOptions.coldHistory) } : {}),
     };
     await writeChainStatus(this.chainId, fields);
     this.lastStatus = { state, at: now };

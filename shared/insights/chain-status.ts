@@ -27,5 +27,5 @@ export type ChainStatusResponse = v.InferOutput<typeof chainStatusResponse>;
 /** The chain's status (404 when this table does not index the chain). */
 export async function getChainStatus(chainId: number, settings: ChainStatusSettings): Promise<ChainStatusResponse> {
   await assertChainsIndexed([chainId]);
-  return { data: serialiseChainStatus(await readChainStatus(chainId, settings)) };
+  return { data: serialiseChainStatus(await readChainStatus(chainId, settings, { history: true })) };
 }

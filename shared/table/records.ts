@@ -681,6 +681,13 @@ export interface ChainStatusRecord {
   /** Multicall3: `present` (from `multicall3FromBlock`, the first block it was looked for at), `absent`, or null until looked for. */
   multicall3: 'present' | 'absent' | null;
   multicall3FromBlock: number | null;
+  /**
+   * With the cold tier on (docs/decisions/cold-history.md): the seconds past a block's time after which its
+   * history items expire from the table (the window and the margin, COLD_AFTER_DAYS + COLD_MARGIN_DAYS);
+   * absent with the tier off. Readers compare it with the cold cursor: a block past it and not compacted
+   * may have lost its history (the job fell behind), and the status says so.
+   */
+  historyExpirySeconds?: number;
 }
 
 /**

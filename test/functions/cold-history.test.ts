@@ -226,4 +226,46 @@ describe('the history routes with the older blocks cold', () => {
     }
     expect(reachingParts).toBeGreaterThan(20);
   }, 300_000);
+
+  it('say in the status which blocks are past their expiry and not compacted, and that indexing is not finished then', async () => {
+    // As the first test left it: blocks 1 to 8 compacted, 9 to 12 hot (their items expire 44 days past them).
+    const status = async () => (await requestJson('base', 'GET', `/insights/v1/chains/${CHAIN}/status`)).body.data;
+    const explorer = async () => (await requestJson('base', 'GET', '/explorer/main-page/indexing-status')).body;
+    expect((await status()).cold_history).toEqual({ compacted_to: COLD_TO, missing: null });
+    const following = await explorer();
+    expect(following.cold_history).toEqual({ compacted_to: COLD_TO, missing: null });
+    expect(following.finished_indexing).toBe(following.state === 'following');
+    // The node's head is not known to this ingest: the ratio is still a string, as Blockscout's frontend requires.
+    expect(following.indexed_blocks_ratio).toBe(following.finished_indexing ? '1.00' : '0.00');
+
+    // The job stopped: the clock passes block 10's expiry (44 days) with the cold cursor still at block 8.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime((blockTime(COLD_TO + 2) + 44 * DAY) * 1000 + 500);
+      expect((await status()).cold_history).toEqual({ compacted_to: COLD_TO, missing: { from_block: COLD_TO + 1, to_block: COLD_TO + 2 } });
+      const behind = await explorer();
+      expect(behind.cold_history.missing).toEqual({ from_block: COLD_TO + 1, to_block: COLD_TO + 2 });
+      expect(behind.finished_indexing).toBe(false);
+      // Past the last block's expiry: every block the job has not compacted, up to the indexed head.
+      vi.setSystemTime((blockTime(BLOCKS) + 100 * DAY) * 1000);
+      expect((await status()).cold_history.missing).toEqual({ from_block: COLD_TO + 1, to_block: BLOCKS });
+    } finally {
+      vi.useRealTimers();
+    }
+
+    // The job catches up to block 10: only 11 and 12 are left missing.
+    const job = { chainId: CHAIN, store, afterSeconds: COLD_HISTORY.afterDays * DAY, spanBlocks: 8 };
+    const caughtUp = await compactColdHistory({ ...job, now: () => (blockTime(COLD_TO + 2) + 30 * DAY) * 1000 + 500 });
+    expect(caughtUp.to).toBe(COLD_TO + 2);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime((blockTime(BLOCKS) + 44 * DAY) * 1000 + 500);
+      expect((await status()).cold_history).toEqual({
+        compacted_to: COLD_TO + 2,
+        missing: { from_block: COLD_TO + 3, to_block: BLOCKS },
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  }, 120_000);
 });

@@ -106,6 +106,27 @@ describe('the cold tier, on (coldAfterDays 30)', () => {
     expect(schedules.map((schedule) => JSON.parse(schedule.Properties.Target.Input).chainId).sort()).toEqual([10, 8453]);
   });
 
+  it("runs a span's groups in the worker CompactColdHistoryGroup, which the job alone may invoke, writing parts only", () => {
+    const worker = 'CompactColdHistoryGroup';
+    expect(resources[worker]!.Properties).toMatchObject({ MemorySize: 3008, Timeout: 900 });
+    // No schedule of its own: the job invokes it.
+    expect(stack.jobFunctions.has(worker)).toBe(false);
+    expect(environmentOf(resources, worker)).toMatchObject({ COLD_BUCKET: { Ref: bucketId }, COLD_AFTER_DAYS: '30' });
+    expect(s3Statements(resources, worker)).toEqual([{ Effect: 'Allow', Action: 's3:PutObject', Resource: partsArn() }]);
+    expect(statementsOf(resources, worker).filter((statement) => actionsOf(statement).some((action) => action.startsWith('ssm:')))).toEqual(
+      [],
+    );
+    // The job names it and may invoke that function only; no other function may.
+    expect(environmentOf(resources, 'CompactColdHistory').COLD_GROUP_FUNCTION).toEqual({ Ref: worker });
+    const invokers = functionIds(resources).filter((id) =>
+      statementsOf(resources, id).some((statement) => actionsOf(statement).includes('lambda:InvokeFunction')),
+    );
+    expect(invokers).toEqual(['CompactColdHistory']);
+    expect(
+      statementsOf(resources, 'CompactColdHistory').filter((statement) => actionsOf(statement).includes('lambda:InvokeFunction')),
+    ).toEqual([{ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [worker, 'Arn'] } }]);
+  });
+
   it('tells the ingest and the backfill workers the window (their history items expire), not the bucket', () => {
     for (const id of ['IngestChain', 'BackfillChain']) {
       expect(environmentOf(resources, id), id).toMatchObject({ COLD_AFTER_DAYS: '30', COLD_MARGIN_DAYS: '14' });
