@@ -240,8 +240,9 @@ export async function readChainStatuses(
       const { cursor, record, coldCursor } = await stored.get(chainId)!;
       if (!history) return describeChainStatus(chainId, cursor, record, now, settings);
       const expiry = record?.historyExpirySeconds;
-      const lastExpired =
-        expiry === undefined || cursor === undefined ? null : await lastBlockAtOrBefore(chainId, Math.floor(now / 1000) - expiry);
+      // (A window longer than the chain's age: nothing can have expired.)
+      const expiredBefore = expiry === undefined ? -1 : Math.floor(now / 1000) - expiry;
+      const lastExpired = cursor === undefined || expiredBefore < 0 ? null : await lastBlockAtOrBefore(chainId, expiredBefore);
       return describeChainStatus(chainId, cursor, record, now, settings, describeColdHistory(cursor, record, coldCursor, lastExpired));
     }),
   );
