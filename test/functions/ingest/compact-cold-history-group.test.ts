@@ -16,22 +16,21 @@ import { s3ColdStore } from '../../../shared/aws/cold-store';
 import { writeItems } from '../../../shared/db/operations';
 import { compactColdHistory, readColdCursor } from '../../../shared/ingest/cold-history';
 import { coldKeys, type ItemKey } from '../../../shared/table/keys';
-import { ingestedSmallBaseChain } from '../../support/base-chain';
+import { DAY, dayPastTheWindow, ingestedColdChain, setColdJobEnvironment } from '../../support/cold-job';
 import { tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('compact-cold-history-group');
 const BUCKET = 'compact-cold-history-group-test';
 const WORKER = 'CompactColdHistoryGroup';
 const BLOCKS = 8;
-const DAY = 86_400;
-const FIRST_TIMESTAMP = Math.floor(Date.now() / 1000) - 31 * DAY;
+const FIRST_TIMESTAMP = dayPastTheWindow();
 
 let s3: LocalS3;
 let lambda: Server;
 let chainId: number;
 let job: typeof import('../../../functions/ingest/compact-cold-history').handler;
 let worker: typeof import('../../../functions/ingest/compact-cold-history-group').handler;
-const saved = { ...process.env };
+let restoreEnvironment: (() => void) | undefined;
 
 /** What the endpoint saw: each invocation's function and task, the most in flight at once; a group to fail. */
 const invocations: { functionName: string; task: Record<string, number> }[] = [];
@@ -75,31 +74,19 @@ beforeAll(async () => {
   s3 = await startLocalS3(BUCKET);
   lambda = await startLambdaEndpoint();
   // The functions' environment as the stack sets it; the SDK's Lambda client sent to the local endpoint.
-  Object.assign(process.env, {
-    COLD_BUCKET: BUCKET,
-    COLD_STORE_ENDPOINT: s3.endpoint,
-    COLD_AFTER_DAYS: '30',
-    COLD_MARGIN_DAYS: '14',
+  restoreEnvironment = setColdJobEnvironment(s3, BUCKET, {
     COLD_SPAN_BLOCKS: '3',
     COLD_RANGE_GROUPS: '3',
     COLD_GROUP_FUNCTION: WORKER,
     AWS_ENDPOINT_URL_LAMBDA: `http://127.0.0.1:${(lambda.address() as AddressInfo).port}`,
-    AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
   });
   ({ handler: job } = await import('../../../functions/ingest/compact-cold-history'));
   ({ handler: worker } = await import('../../../functions/ingest/compact-cold-history-group'));
-  chainId = (
-    await ingestedSmallBaseChain(BLOCKS, 20, undefined, {
-      firstTimestamp: FIRST_TIMESTAMP,
-      ingest: { coldHistory: { afterDays: 30, marginDays: 14 } },
-    })
-  ).spec.chainId;
+  chainId = await ingestedColdChain(BLOCKS, 20, FIRST_TIMESTAMP);
 }, 120_000);
 
 afterAll(async () => {
-  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-  Object.assign(process.env, saved);
+  restoreEnvironment?.();
   await new Promise((resolve) => lambda?.close(resolve));
   await s3?.close();
 });

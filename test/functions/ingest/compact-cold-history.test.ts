@@ -9,45 +9,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalS3, type LocalS3 } from '../../../scripts/lib/local-s3';
 import { readColdCursor } from '../../../shared/ingest/cold-history';
 import type { ColdPartRecord } from '../../../shared/table/records';
-import { ingestedSmallBaseChain } from '../../support/base-chain';
+import { DAY, dayPastTheWindow, ingestedColdChain, setColdJobEnvironment } from '../../support/cold-job';
 import { tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('compact-cold-history');
 const BUCKET = 'compact-cold-history-test';
 const BLOCKS = 8;
-const DAY = 86_400;
-const FIRST_TIMESTAMP = Math.floor(Date.now() / 1000) - 31 * DAY;
+const FIRST_TIMESTAMP = dayPastTheWindow();
 
 let s3: LocalS3;
 let chainId: number;
 let handler: typeof import('../../../functions/ingest/compact-cold-history').handler;
-const saved = { ...process.env };
+let restoreEnvironment: (() => void) | undefined;
 
 beforeAll(async () => {
   s3 = await startLocalS3(BUCKET);
-  // The function's environment as the stack sets it (COLD_STORE_ENDPOINT: the local S3, whose own key signs).
-  Object.assign(process.env, {
-    COLD_BUCKET: BUCKET,
-    COLD_STORE_ENDPOINT: s3.endpoint,
-    COLD_AFTER_DAYS: '30',
-    COLD_MARGIN_DAYS: '14',
-    COLD_SPAN_BLOCKS: '3',
-    COLD_RANGE_GROUPS: '2',
-    AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
-  });
+  // The function's environment as the stack sets it.
+  restoreEnvironment = setColdJobEnvironment(s3, BUCKET, { COLD_SPAN_BLOCKS: '3', COLD_RANGE_GROUPS: '2' });
   ({ handler } = await import('../../../functions/ingest/compact-cold-history'));
-  chainId = (
-    await ingestedSmallBaseChain(BLOCKS, 20, undefined, {
-      firstTimestamp: FIRST_TIMESTAMP,
-      ingest: { coldHistory: { afterDays: 30, marginDays: 14 } },
-    })
-  ).spec.chainId;
+  chainId = await ingestedColdChain(BLOCKS, 20, FIRST_TIMESTAMP);
 }, 120_000);
 
 afterAll(async () => {
-  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
-  Object.assign(process.env, saved);
+  restoreEnvironment?.();
   await s3?.close();
 });
 
