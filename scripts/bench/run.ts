@@ -252,29 +252,21 @@ async function main(): Promise<void> {
       // The tier's own figures where the build compacted itself (its bytes in S3, pointers, CPU, reads), else the defaults.
       const measuredTier = facts.coldTier;
       const tierAssumptions = measuredTier ? measuredColdAssumptions(measuredTier) : DEFAULT_COLD_ASSUMPTIONS;
+      const coldTier = coldTierProjection(
+        profileInputs,
+        byGroup,
+        facts.shape.transactionsPerBlock.mean,
+        tierAssumptions,
+        tierFamilies,
+        measuredTier,
+      );
       entries.push({
-        coldTier: coldTierProjection(
-          profileInputs,
-          byGroup,
-          facts.shape.transactionsPerBlock.mean,
-          tierAssumptions,
-          tierFamilies,
-          measuredTier,
-        ),
+        coldTier,
         basis: `the ${profile} chain profile (${facts.shape.transactions} transactions in ${facts.shape.blocks} blocks; write units, stored bytes and ingest reads of its build)`,
         model: workloadCostModel(
           profileInputs,
           measuredTier
-            ? (workload) => [
-                coldTierOptionCost(
-                  workload,
-                  profileInputs,
-                  byGroup,
-                  { ...tierAssumptions, transactionsPerBlock: facts.shape.transactionsPerBlock.mean },
-                  measuredTier,
-                  tierFamilies,
-                ),
-              ]
+            ? (workload) => [coldTierOptionCost(workload, profileInputs, byGroup, coldTier.assumptions, measuredTier, tierFamilies)]
             : undefined,
         ),
         profile: {

@@ -53,23 +53,10 @@ export function loadColdJobConfig(env: Record<string, string | undefined> = proc
   };
 }
 
-/** The event each chain's schedule sends (the ingest's; only `chainId` is read here). */
-const eventSchema = v.object({ chainId: v.pipe(v.number(), v.integer(), v.minValue(1)) });
-
-export class InvalidColdJobEventError extends Error {
-  override name = 'InvalidColdJobEventError';
-}
-
-export function parseColdJobEvent(event: unknown): { chainId: number } {
-  const result = v.safeParse(eventSchema, event);
-  if (!result.success)
-    throw new InvalidColdJobEventError(
-      `Invalid cold history job event ${JSON.stringify(event)?.slice(0, 300)}: ${result.issues.map((issue) => `${v.getDotPath(issue) ?? '(event)'}: ${issue.message}`).join('; ')} (expected {"chainId": number, ...})`,
-    );
-  return result.output;
-}
-
 const whole = (min: number) => v.pipe(v.number(), v.integer(), v.minValue(min));
+
+/** The event each chain's schedule sends (the ingest's; only `chainId` is read here). */
+const eventSchema = v.object({ chainId: whole(1) });
 
 /** The task the job sends its group worker (cold-history.ts ColdGroupTask). */
 const groupTaskSchema = v.pipe(
@@ -87,11 +74,24 @@ const groupTaskSchema = v.pipe(
   v.check((task) => task.toBlock >= task.fromBlock, 'toBlock must not be below fromBlock'),
 );
 
-export function parseColdGroupTask(event: unknown): v.InferOutput<typeof groupTaskSchema> {
-  const result = v.safeParse(groupTaskSchema, event);
+export class InvalidColdJobEventError extends Error {
+  override name = 'InvalidColdJobEventError';
+}
+
+/** `input` as `schema` reads it, or an InvalidColdJobEventError naming `what` arrived and each field's fault. */
+function parsedOrRefused<S extends v.GenericSchema>(schema: S, input: unknown, what: string, expected = ''): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
   if (!result.success)
     throw new InvalidColdJobEventError(
-      `Invalid cold history group task ${JSON.stringify(event)?.slice(0, 300)}: ${result.issues.map((issue) => `${v.getDotPath(issue) ?? '(task)'}: ${issue.message}`).join('; ')}`,
+      `Invalid cold history ${what} ${JSON.stringify(input)?.slice(0, 300)}: ${result.issues.map((issue) => `${v.getDotPath(issue) ?? `(${what})`}: ${issue.message}`).join('; ')}${expected}`,
     );
   return result.output;
+}
+
+export function parseColdJobEvent(event: unknown): { chainId: number } {
+  return parsedOrRefused(eventSchema, event, 'job event', ' (expected {"chainId": number, ...})');
+}
+
+export function parseColdGroupTask(task: unknown): v.InferOutput<typeof groupTaskSchema> {
+  return parsedOrRefused(groupTaskSchema, task, 'group task');
 }

@@ -49,8 +49,5 @@ export function historyItemTtl(
 ): number {
   if (ownTtl !== undefined && ownTtl <= expiresAfterBlock(blockTimestamp, settings.afterDays)) return ownTtl;
   const writtenDay = Math.floor(writtenAt / 1000 / DAY_SECONDS) * DAY_SECONDS;
-  return Math.max(
-    expiresAfterBlock(blockTimestamp, settings.afterDays + settings.marginDays),
-    expiresAfterBlock(writtenDay, settings.marginDays + 1),
-  );
+  return Math.max(blockTimestamp + historyExpirySeconds(settings), expiresAfterBlock(writtenDay, settings.marginDays + 1));
 }
