@@ -28,6 +28,7 @@ const { baseProfileSpec } = await import('./dataset/spec');
 const { ChainIngest, registerChain } = await import('../../shared/ingest/ingest');
 const { compactBlocks } = await import('../../shared/ingest/cold-history');
 const { s3ColdStore } = await import('../../shared/aws/cold-store');
+const { COLD_POINTER_PREFIX, coldPointerOf, partEntries, partStoredEntries } = await import('../../shared/table/cold-parts');
 const { useTable } = await import('../../shared/db/client');
 await ensureTable(localClient(table.endpoint), TABLE);
 useTable(TABLE);
@@ -67,14 +68,16 @@ const sizes: [string, number][] = [
   ['over 100', Number.POSITIVE_INFINITY],
 ];
 const byCount = new Map<string, { parts: number; items: number; bytes: number }>();
-const pointers = (await scanItems(localClient(table.endpoint), TABLE)).filter((item) => String(item.pk).startsWith('COLD#'));
+const pointers = (await scanItems(localClient(table.endpoint), TABLE))
+  .filter((item) => String(item.pk).startsWith(COLD_POINTER_PREFIX))
+  .map((item) => coldPointerOf(item));
 for (const item of pointers) {
-  const count = Number(item.count);
+  const count = item.count;
   const [label] = sizes.find(([, most]) => count <= most)!;
   const row = byCount.get(label) ?? { parts: 0, items: 0, bytes: 0 };
   row.parts += 1;
   row.items += count;
-  row.bytes += Number(item.length);
+  row.bytes += item.length;
   byCount.set(label, row);
 }
 console.log('| items a part | parts a transaction | items a transaction | compressed KB a transaction | bytes a part |');
@@ -90,11 +93,10 @@ for (const [label] of sizes) {
 // What a reader pays for a part (shared/db/cold-query.ts reads up to four a page): its GET's bytes, and
 // the CPU of decompressing and decoding it into entries, for the largest parts.
 const store = s3ColdStore({ bucket: TABLE, endpoint: s3.endpoint, credentials: s3.credentials });
-const { partEntries, partStoredEntries } = await import('../../shared/table/cold-parts');
 console.log('| the largest parts: items | compressed KB | entries | decode ms (entries, packed) | decode ms (entries unpacked) |');
 console.log('| ---: | ---: | ---: | ---: | ---: |');
-for (const pointer of pointers.sort((a, b) => Number(b.length) - Number(a.length)).slice(0, 5)) {
-  const bytes = await store.read(String(pointer.object), Number(pointer.offset), Number(pointer.length));
+for (const pointer of pointers.sort((a, b) => b.length - a.length).slice(0, 5)) {
+  const bytes = await store.read(pointer.object, pointer.offset, pointer.length);
   const time = (decode: () => unknown[]): [number, number] => {
     const rounds = 5;
     let entries = 0;

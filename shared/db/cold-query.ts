@@ -5,7 +5,7 @@
  * a history range's Query here when the process has a cold store (COLD_BUCKET).
  *
  * Round trip 1, in parallel: the range's own Query (bucket-query.ts for a bucketed range, as before) and
- * the Query of its pointers (N17, `COLD#<range pk>`) from where the page starts:
+ * the Query of its pointers (N17, keys.ts coldKeys.parts) from where the page starts:
  *  - newest first: the pointers at or below the start, newest first, Limit 5;
  *  - oldest first: the pointer at or below the start (Limit 1: the part that may hold it) and those
  *    above it, oldest first, Limit 5.
@@ -26,16 +26,15 @@
  */
 import { type ColdPartReader, coldPartReader } from '../aws/cold-part-reader';
 import { platformConfig } from '../config';
-import { COLD_POINTER_PREFIX, isHistoryRange, partStoredEntries } from '../table/cold-parts';
+import { type ColdPointer, coldPointerOf, isHistoryRange, partStoredEntries } from '../table/cold-parts';
 import { unpackItem } from '../table/pack';
-import { compareSortKeys, type ItemKey, keyId } from '../table/keys';
-import type { ColdPartRecord } from '../table/records';
+import { coldKeys, compareSortKeys, type ItemKey, keyId } from '../table/keys';
 import { projectionOf, sortKeyCondition } from './bucket-query';
 import { inParallel } from './in-parallel';
 import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
 
 type Send = (input: QueryInput) => Promise<QueryPage<Item>>;
-type Pointer = ColdPartRecord & { pk: string; sk: string };
+type Pointer = ColdPointer;
 
 /** Pointers read past the parts a page may read, to know whether more follow. */
 const POINTERS_READ = 5;
@@ -93,11 +92,11 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
   const after = (sk: string): boolean => startSk === undefined || order(sk, startSk) > 0;
 
   const counting = input.Select === 'COUNT';
+  const pointersPk = coldKeys.parts(pk).pk;
   const pointerQuery = (condition: 'before' | 'after' | 'all', forward: boolean, limit: number): QueryInput => ({
     KeyConditionExpression: `#pk = :pk${condition === 'all' ? '' : condition === 'before' ? ' AND #sk <= :from' : ' AND #sk > :from'}`,
     ExpressionAttributeNames: condition === 'all' ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
-    ExpressionAttributeValues:
-      condition === 'all' ? { ':pk': `${COLD_POINTER_PREFIX}${pk}` } : { ':pk': `${COLD_POINTER_PREFIX}${pk}`, ':from': from },
+    ExpressionAttributeValues: condition === 'all' ? { ':pk': pointersPk } : { ':pk': pointersPk, ':from': from },
     ScanIndexForward: forward,
     Limit: limit,
     ...(input.ConsistentRead === undefined ? {} : { ConsistentRead: input.ConsistentRead }),
@@ -110,7 +109,7 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
         ? [pointerQuery('before', false, POINTERS_READ)]
         : [pointerQuery('before', false, 1), pointerQuery('after', true, POINTERS_READ)];
   const [page, ...pointerPages] = await Promise.all([hot(withSortKey(input, counting)), ...queries.map(send)]);
-  const pointersOf = (pointers: QueryPage<Item> | undefined): Pointer[] => (pointers?.items ?? []) as unknown as Pointer[];
+  const pointersOf = (pointers: QueryPage<Item> | undefined): Pointer[] => (pointers?.items ?? []).map(coldPointerOf);
   const returned = pointerPages.flatMap(pointersOf);
   if (returned.length === 0) return counting ? { ...page, items: [] } : page;
 
@@ -193,12 +192,12 @@ export async function coldItems(
       const page = await send({
         KeyConditionExpression: '#pk = :pk AND #sk <= :sk',
         ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-        ExpressionAttributeValues: { ':pk': `${COLD_POINTER_PREFIX}${key.pk}`, ':sk': key.sk },
+        ExpressionAttributeValues: { ':pk': coldKeys.parts(key.pk).pk, ':sk': key.sk },
         ScanIndexForward: false,
         Limit: 1,
         ...(consistent === undefined ? {} : { ConsistentRead: consistent }),
       });
-      const [pointer] = page.items as unknown as Pointer[];
+      const pointer = page.items[0] === undefined ? undefined : coldPointerOf(page.items[0]);
       pointers[index] = pointer !== undefined && compareSortKeys(pointer.lastSk, key.sk) >= 0 ? pointer : undefined;
     },
   );

@@ -32,11 +32,11 @@ import { createHash } from 'node:crypto';
 import type { ColdStore } from '../aws/cold-store';
 import { lastBlockAtOrBefore } from '../db/blocks-by-time';
 import { updateItem, writeItems } from '../db/operations';
-import { encodePart, isHistoryRange, lastEntrySk, openedItem } from '../table/cold-parts';
+import { coldPointerItem, encodePart, isHistoryRange, lastEntrySk, openedItem, shardObjectKey } from '../table/cold-parts';
 import { blockKeys, chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
 import { TABLE } from '../table/definition';
 import { toMessagePack } from '../table/pack';
-import type { ColdCursorRecord, ColdPartRecord, CursorRecord } from '../table/records';
+import type { ColdCursorRecord, CursorRecord } from '../table/records';
 import { readManifest } from './manifest';
 import { getItem, getItems } from './table-io';
 
@@ -141,8 +141,6 @@ function partsOf(rangePk: string, items: readonly TableItem[], partEntries: numb
   return parts;
 }
 
-const pad = (value: number): string => String(value).padStart(12, '0');
-
 /** The group (0 to `count` - 1) of range `pk` when a span's ranges are split `count` ways: its pk's digest, modulo. */
 export function rangeGroupOf(pk: string, count: number): number {
   return createHash('sha1').update(pk).digest().readUInt32BE(0) % count;
@@ -200,29 +198,25 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
   }
 
   // Shards: parts in order, cut at about shardBytes; each named by the span and its bytes' digest.
-  const span = `${pad(fromBlock)}-${pad(toBlock)}${group.count === 1 ? '' : `/g${group.index}of${group.count}`}`;
-  const pointers: ColdPartRecord[] = [];
+  const pointers: TableItem[] = [];
   const objects: { key: string; body: Uint8Array }[] = [];
   let shard: Part[] = [];
   let shardSize = 0;
   const closeShard = (): void => {
     if (shard.length === 0) return;
     const body = Buffer.concat(shard.map((part) => part.bytes));
-    const key = `cold/${chainId}/${span}/${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
+    const named = { chainId, fromBlock, toBlock, group, digest: createHash('sha256').update(body).digest().subarray(0, 16) };
+    const key = shardObjectKey(named);
     let offset = 0;
     for (const part of shard) {
-      pointers.push({
-        ...coldKeys.part(part.rangePk, part.items[0]!.sk),
-        kind: 'cold-part',
-        chainId,
-        object: key,
-        offset,
-        length: part.bytes.length,
-        count: part.items.length,
-        lastSk: lastEntrySk(part.items[part.items.length - 1]!),
-        fromBlock,
-        toBlock,
-      } as ColdPartRecord & ItemKey);
+      pointers.push(
+        coldPointerItem(coldKeys.part(part.rangePk, part.items[0]!.sk), named, {
+          offset,
+          length: part.bytes.length,
+          count: part.items.length,
+          lastSk: lastEntrySk(part.items[part.items.length - 1]!),
+        }),
+      );
       offset += part.bytes.length;
     }
     objects.push({ key, body });
@@ -237,7 +231,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
   closeShard();
 
   for (const object of objects) await store.put(object.key, object.body);
-  await writeItems({ put: pointers as unknown as TableItem[] });
+  await writeItems({ put: pointers });
   return {
     blocks: toBlock - fromBlock + 1,
     items: found.size,

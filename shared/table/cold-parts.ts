@@ -8,12 +8,13 @@
  *  - A part: a range's items in sort-key order, each opened (packed fields and a bucket's entries as
  *    plain MessagePack, as the table layer reads them before unpacking), as one MessagePack list,
  *    Brotli-compressed (quality 5).
- *  - A pointer (ColdPartRecord, pk `COLD#<range pk>`, sk the part's first sort key) says where the part's
- *    bytes are and the sort keys of its first and last entries (a bucket's last entry, not the bucket's key).
+ *  - A pointer (ColdPartRecord: keys.ts coldKeys.part, pk `COLD#<chain>#<the range pk's digest>`, sk the
+ *    part's first sort key) says where the part's bytes are and the sort key of its last entry (a bucket's
+ *    last entry, not the bucket's key), all in one MessagePack attribute (`coldPointerItem`, `coldPointerOf`).
  */
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import { entriesOf, isBucket, isBucketedRange, storedEntriesOf } from './buckets';
-import type { TableItem } from './keys';
+import { coldKeys, type TableItem } from './keys';
 import { fromMessagePack, messagePackOf, PACKED_ATTRIBUTE, toMessagePack, unpackItem } from './pack';
 
 /** Brotli quality 5: 2.90 KB a Base-profile transaction at 0.23 ms (measured, docs/decisions/ingest.md). */
@@ -21,6 +22,107 @@ const BROTLI_QUALITY = 5;
 
 /** The prefix of a pointer's pk: `COLD#` never starts a range's own pk. */
 export const COLD_POINTER_PREFIX = 'COLD#';
+
+/** A pointer as readers use it (its item: `coldPointerItem`). */
+export interface ColdPointer {
+  /** The part's first sort key (the pointer's own). */
+  sk: string;
+  /** The part's last entry's sort key. */
+  lastSk: string;
+  /** The cold store's object holding the part (`shardObjectKey`), and where in it. */
+  object: string;
+  offset: number;
+  length: number;
+  /** The part's entries. */
+  count: number;
+  /** The blocks whose history the part's compaction read. */
+  fromBlock: number;
+  toBlock: number;
+}
+
+/** One shard of a compaction: the span's range group and the digest of its bytes (16 bytes). */
+export interface ColdShard {
+  chainId: number;
+  fromBlock: number;
+  toBlock: number;
+  group: { index: number; count: number };
+  digest: Uint8Array;
+}
+
+const pad12 = (value: number): string => String(value).padStart(12, '0');
+
+/** A shard's object key: `cold/<chain>/<from>-<to>[/g<i>of<n>]/<digest, hex>` (the span and group it holds). */
+export function shardObjectKey(shard: ColdShard): string {
+  const group = shard.group.count === 1 ? '' : `/g${shard.group.index}of${shard.group.count}`;
+  return `cold/${shard.chainId}/${pad12(shard.fromBlock)}-${pad12(shard.toBlock)}${group}/${Buffer.from(shard.digest).toString('hex')}`;
+}
+
+/** The attribute holding a pointer's fields. */
+const POINTER_FIELDS = 'p';
+
+/**
+ * The pointer item of a part of `key` (coldKeys.part) in `shard`: its fields in one MessagePack list
+ * (the shard's digest as bytes, its group, the part's offset, length, count, last sort key, the span): about
+ * 230 B stored with DynamoDB's 100 B of overhead, against 385 for the same fields as attributes of their own
+ * under the range's own pk (test/shared/table/cold-parts.test.ts). The object's key is rebuilt from them and the chain its pk names.
+ */
+export function coldPointerItem(
+  key: { pk: string; sk: string },
+  shard: ColdShard,
+  part: { offset: number; length: number; count: number; lastSk: string },
+): TableItem {
+  return {
+    pk: key.pk,
+    sk: key.sk,
+    [POINTER_FIELDS]: toMessagePack([
+      shard.digest,
+      shard.group.index,
+      shard.group.count,
+      part.offset,
+      part.length,
+      part.count,
+      part.lastSk,
+      shard.fromBlock,
+      shard.toBlock,
+    ]),
+  };
+}
+
+/** A pointer item's fields (`coldPointerItem`). */
+export function coldPointerOf(item: Record<string, unknown>): ColdPointer {
+  const fields = item[POINTER_FIELDS];
+  const chainId = /^COLD#(\d+)#/.exec(String(item.pk))?.[1];
+  let list: unknown;
+  try {
+    list = fields instanceof Uint8Array ? fromMessagePack(fields) : undefined;
+  } catch {
+    list = undefined;
+  }
+  if (chainId === undefined || !Array.isArray(list) || list.length !== 9 || !(list[0] instanceof Uint8Array)) {
+    throw new Error(`cold pointer ${String(item.pk)} ${String(item.sk)}: not a pointer`);
+  }
+  const [digest, index, count, offset, length, entries, lastSk, fromBlock, toBlock] = list as [
+    Uint8Array,
+    number,
+    number,
+    number,
+    number,
+    number,
+    string,
+    number,
+    number,
+  ];
+  return {
+    sk: String(item.sk),
+    lastSk,
+    object: shardObjectKey({ chainId: Number(chainId), fromBlock, toBlock, group: { index, count }, digest }),
+    offset,
+    length,
+    count: entries,
+    fromBlock,
+    toBlock,
+  };
+}
 
 /**
  * History ranges not written in buckets: N3 by sender (`…#CALLS#<contract>#<selector>#FROM#<address>`),
@@ -82,4 +184,33 @@ export function partStoredEntries(bytes: Uint8Array): TableItem[] {
 export function lastEntrySk(item: TableItem): string {
   if (!isBucket(item)) return item.sk;
   return String(entriesOf(unpackItem(item)).at(-1)?.sk ?? item.sk);
+}
+
+/**
+ * A pointer as written before its fields were packed (kind `cold-part`, pk `COLD#<range pk>`, each field an
+ * attribute of its own): the item that replaces it under its range's pointer pk (keys.ts coldKeys.part), or
+ * undefined when it is not such a pointer or its object is not named as the compactor names shards.
+ */
+export function pointerOfLegacy(legacy: Record<string, unknown>): TableItem | undefined {
+  const { pk, sk, kind, object, offset, length, count, lastSk, fromBlock, toBlock } = legacy;
+  if (kind !== 'cold-part' || typeof pk !== 'string' || !pk.startsWith(`${COLD_POINTER_PREFIX}C#`) || typeof sk !== 'string')
+    return undefined;
+  const named = typeof object === 'string' ? /^cold\/(\d+)\/\d{12}-\d{12}(?:\/g(\d+)of(\d+))?\/([0-9a-f]{32})$/.exec(object) : null;
+  const numbers = [offset, length, count, fromBlock, toBlock];
+  if (named === null || typeof lastSk !== 'string' || !numbers.every((value) => typeof value === 'number')) return undefined;
+  const shard: ColdShard = {
+    chainId: Number(named[1]),
+    fromBlock: fromBlock as number,
+    toBlock: toBlock as number,
+    group: named[2] === undefined ? { index: 0, count: 1 } : { index: Number(named[2]), count: Number(named[3]) },
+    digest: Buffer.from(named[4]!, 'hex'),
+  };
+  if (shardObjectKey(shard) !== object) return undefined;
+  const rangePk = pk.slice(COLD_POINTER_PREFIX.length);
+  return coldPointerItem(coldKeys.part(rangePk, sk), shard, {
+    offset: offset as number,
+    length: length as number,
+    count: count as number,
+    lastSk,
+  });
 }

@@ -19,6 +19,7 @@
  * - Every item that ingest writes for a block is listed in that block's write manifest (G2) so that a
  *   reorg can delete exactly what an orphaned block wrote.
  */
+import { createHash } from 'node:crypto';
 
 // ---------------------------------------------------------------------------------------------------
 // Encoding helpers
@@ -148,15 +149,26 @@ export const rangeKeys = {
 // ---------------------------------------------------------------------------------------------------
 // Cold history (N17; docs/decisions/cold-history.md)
 
+/**
+ * A range's pointers' pk: `COLD#<chainId>#` and 22 base64url characters (132 bits) of the SHA-256 of the
+ * range's pk, not the range's pk itself. A pointer is one item per range and span of cold history (about 5.9
+ * a Base-profile transaction, kept as long as the history): its pk was most of its 385 B (an address's
+ * token-transfer range spells two addresses), and the reader, which knows the range, needs only a name
+ * for it. Two ranges would share pointers only if 132 bits of their digests met: for 10^10 ranges, odds
+ * of about 10^-20. Pointers written before (`COLD#<range pk>`) are moved by scripts/migrate-cold-pointers.ts.
+ */
+const coldPointerPk = (rangePk: string): string =>
+  `COLD#${/^C#(\d+)#/.exec(rangePk)?.[1] ?? '-'}#${createHash('sha256').update(rangePk).digest('base64url').slice(0, 22)}`;
+
 export const coldKeys = {
   /**
    * N17: the pointer to one cold part of a range (or of a transaction's partition): the range's entries
    * from sort key `firstSk` to the pointer's `lastSk`, compressed in an object of the cold store
    * (shared/ingest/cold-history.ts). Query pk from a sort key, newest or oldest first: a reader finds
-   * the part holding a key in one round trip. `COLD#` never starts a range's own pk.
+   * the part holding a key in one round trip. `COLD#` never starts a range's own pk (coldPointerPk).
    */
-  part: (rangePk: string, firstSk: string): ItemKey => ({ pk: `COLD#${rangePk}`, sk: firstSk }),
-  parts: (rangePk: string): KeyRange => ({ pk: `COLD#${rangePk}` }),
+  part: (rangePk: string, firstSk: string): ItemKey => ({ pk: coldPointerPk(rangePk), sk: firstSk }),
+  parts: (rangePk: string): KeyRange => ({ pk: coldPointerPk(rangePk) }),
   /** The chain's cold history cursor: the last block whose history is compacted (G1's sibling). GetItem. */
   cursor: (chainId: number): ItemKey => ({ pk: `${chain(chainId)}#META`, sk: 'COLD' }),
 };

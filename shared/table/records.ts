@@ -797,21 +797,13 @@ export interface ManifestRecord {
 
 /**
  * N17 (keys.ts coldKeys.part): where one cold part of a range is. The part holds the range's items
- * from the pointer's sort key to `lastSk` (`count` of them), as the table layer reads them (packed
- * fields spread) with bucket entries as plain MessagePack: a MessagePack list, Brotli-compressed, at bytes
- * `offset` to `offset + length - 1` of the cold store's object `object` (shared/ingest/cold-history.ts).
+ * from the pointer's sort key to its last sort key, as the table layer reads them (packed fields spread)
+ * with bucket entries as plain MessagePack: a MessagePack list, Brotli-compressed, at a byte range of one
+ * object of the cold store (shared/ingest/cold-history.ts). Stored as one MessagePack list, `p`
+ * (table/cold-parts.ts: `coldPointerItem` writes it, `coldPointerOf` reads it as a ColdPointer).
  */
 export interface ColdPartRecord {
-  kind: 'cold-part';
-  chainId: number;
-  object: string;
-  offset: number;
-  length: number;
-  count: number;
-  lastSk: string;
-  /** The blocks whose history the part's compaction read. */
-  fromBlock: number;
-  toBlock: number;
+  p: Uint8Array;
 }
 
 /** The chain's cold history cursor (keys.ts coldKeys.cursor): every block up to `compactedTo` is compacted. */

@@ -392,7 +392,7 @@ const round = (value: number, digits: number): number => Math.round(value * 10 *
 
 /**
  * The real compactor over the whole build as one span, into a local S3 (s3rver, in this process), with
- * the table in its own: its pointers (the cold-part items it put, scanned back), its bytes, its CPU and
+ * the table in its own: its pointers (the N17 items it put, scanned back), its bytes, its CPU and
  * its read units, per transaction. Run after the build's figures, so they hold the ingest's writes only.
  */
 async function measureColdTier(options: {
@@ -408,6 +408,7 @@ async function measureColdTier(options: {
   const { s3ColdStore } = await import('../../../shared/aws/cold-store');
   const { emptyUsage, measureTableInto } = await import('../../../shared/db/instrument');
   const { itemSize } = await import('../lib/write-families');
+  const { COLD_POINTER_PREFIX } = await import('../../../shared/table/cold-parts');
   const bucket = 'bench-profile-cold';
   const s3 = await startLocalS3(bucket);
   try {
@@ -423,7 +424,7 @@ async function measureColdTier(options: {
       }),
     );
     const used = process.cpuUsage(cpu);
-    const pointers = (await options.scan()).filter((item) => item.kind === 'cold-part');
+    const pointers = (await options.scan()).filter((item) => String(item.pk).startsWith(COLD_POINTER_PREFIX));
     if (pointers.length !== result.parts)
       throw new Error(`the compactor reported ${result.parts} parts, the table holds ${pointers.length} pointers`);
     const perTx = (value: number, digits: number) => round(value / options.transactions, digits);

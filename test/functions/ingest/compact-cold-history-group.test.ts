@@ -15,6 +15,7 @@ import { startLocalS3, type LocalS3 } from '../../../scripts/lib/local-s3';
 import { s3ColdStore } from '../../../shared/aws/cold-store';
 import { writeItems } from '../../../shared/db/operations';
 import { compactColdHistory, readColdCursor } from '../../../shared/ingest/cold-history';
+import { coldPointerOf } from '../../../shared/table/cold-parts';
 import { coldKeys, type ItemKey } from '../../../shared/table/keys';
 import { DAY, dayPastTheWindow, ingestedColdChain, setColdJobEnvironment } from '../../support/cold-job';
 import { tableSnapshot, useTestTable } from '../../support/table';
@@ -93,8 +94,12 @@ afterAll(async () => {
 
 const event = () => ({ chainId, rpcUrlParameter: `/chain-data-api/rpc/${chainId}` });
 const withTime = (ms: number) => ({ getRemainingTimeInMillis: () => ms });
-const pointerItems = async () => (await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('COLD#'));
-const byKey = (items: Record<string, unknown>[]) => [...items].sort((a, b) => `${a.pk}\n${a.sk}`.localeCompare(`${b.pk}\n${b.sk}`));
+/** The pointers in the table, decoded (each with its pk). */
+const pointerItems = async () =>
+  (await tableSnapshot(table.name))
+    .filter((item) => String(item.pk).startsWith('COLD#'))
+    .map((item) => ({ pk: String(item.pk), ...coldPointerOf(item) }));
+const byKey = <T extends ItemKey>(items: T[]) => [...items].sort((a, b) => `${a.pk}\n${a.sk}`.localeCompare(`${b.pk}\n${b.sk}`));
 
 describe("the cold history job's groups, each in a worker of its own", () => {
   it('fails a span when one of its groups fails, leaving the cold cursor where it was; the next run completes it', async () => {
@@ -139,11 +144,11 @@ describe("the cold history job's groups, each in a worker of its own", () => {
     ]);
     expect(await readColdCursor(chainId)).toBe(BLOCKS);
     const fannedOut = byKey(await pointerItems());
-    expect(fannedOut.reduce((sum, pointer) => sum + Number(pointer.count), 0)).toBe(result.items);
+    expect(fannedOut.reduce((sum, pointer) => sum + pointer.count, 0)).toBe(result.items);
     expect(result.items).toBeGreaterThan(500);
 
     // The same job in one process, from nothing compacted: the same pointers, naming the same objects.
-    await writeItems({ delete: [...(fannedOut as unknown as ItemKey[]), coldKeys.cursor(chainId)] });
+    await writeItems({ delete: [...fannedOut.map(({ pk, sk }) => ({ pk, sk })), coldKeys.cursor(chainId)] });
     const store = s3ColdStore({ bucket: BUCKET, endpoint: s3.endpoint, credentials: s3.credentials });
     const inProcess = await compactColdHistory({ chainId, store, afterSeconds: 30 * DAY, spanBlocks: 3, rangeGroups: 3 });
     expect(inProcess.to).toBe(BLOCKS);

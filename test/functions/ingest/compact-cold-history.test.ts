@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalS3, type LocalS3 } from '../../../scripts/lib/local-s3';
 import { readColdCursor } from '../../../shared/ingest/cold-history';
-import type { ColdPartRecord } from '../../../shared/table/records';
+import { coldPointerOf } from '../../../shared/table/cold-parts';
+import type { TableItem } from '../../../shared/table/keys';
 import { DAY, dayPastTheWindow, ingestedColdChain, setColdJobEnvironment } from '../../support/cold-job';
 import { tableSnapshot, useTestTable } from '../../support/table';
 
@@ -53,7 +54,9 @@ describe('the cold history job', () => {
     // Spans of 3 blocks, each in 2 groups of ranges.
     expect(result).toMatchObject({ chainId, from: undefined, to: BLOCKS, due: BLOCKS, spans: 6, behindSeconds: 0 });
     expect(await readColdCursor(chainId)).toBe(BLOCKS);
-    const pointers = (await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('COLD#')) as unknown as ColdPartRecord[];
+    const pointers = (await tableSnapshot(table.name))
+      .filter((item) => String(item.pk).startsWith('COLD#'))
+      .map((item) => coldPointerOf(item as TableItem));
     expect(pointers.reduce((sum, pointer) => sum + pointer.count, 0)).toBe(result.items);
     expect(result.items).toBeGreaterThan(500);
     expect(await handler(event(), withTime(900_000))).toMatchObject({ from: BLOCKS, to: BLOCKS, spans: 0, items: 0, behindSeconds: 0 });

@@ -19,9 +19,8 @@ import {
 import { getItem, writeItems } from '../../../shared/db/operations';
 import { readManifest } from '../../../shared/ingest/manifest';
 import { entriesOf, isBucket } from '../../../shared/table/buckets';
-import { openedItem, partItems } from '../../../shared/table/cold-parts';
+import { type ColdPointer, coldPointerOf, openedItem, partItems } from '../../../shared/table/cold-parts';
 import { blockKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../../../shared/table/keys';
-import type { ColdPartRecord } from '../../../shared/table/records';
 import { fromMessagePack, messagePackOf, unpackItem } from '../../../shared/table/pack';
 import { ingestedSmallBaseChain } from '../../support/base-chain';
 import { tableSnapshot, useTestTable } from '../../support/table';
@@ -82,8 +81,11 @@ async function objectKeys(): Promise<string[]> {
   return (listed.Contents ?? []).map((object) => object.Key!).sort();
 }
 
-const pointerItems = async (): Promise<Record<string, unknown>[]> =>
-  (await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('COLD#'));
+/** The pointers in the table, decoded (each with its pk). */
+const pointerItems = async (): Promise<(ColdPointer & ItemKey)[]> =>
+  (await tableSnapshot(table.name))
+    .filter((item) => String(item.pk).startsWith('COLD#'))
+    .map((item) => ({ pk: String(item.pk), ...coldPointerOf(item as TableItem) }));
 
 describe('the cold history compactor', () => {
   it('puts every item of the blocks in exactly one part of its range, in sort-key order, as the table holds it', async () => {
@@ -100,16 +102,13 @@ describe('the cold history compactor', () => {
 
     // The pointers, by range (one Scan), and each range's parts read in parallel (the reader's own
     // Queries of the pointers are test/shared/db/cold-query.test.ts's).
-    const byRange = new Map<string, (ColdPartRecord & ItemKey)[]>();
-    for (const pointer of (await pointerItems()) as unknown as (ColdPartRecord & ItemKey)[]) {
-      const rangePk = pointer.pk.slice('COLD#'.length);
-      byRange.set(rangePk, [...(byRange.get(rangePk) ?? []), pointer]);
-    }
-    expect([...byRange.keys()].sort()).toEqual([...hot.keys()].sort());
+    const byRange = new Map<string, (ColdPointer & ItemKey)[]>();
+    for (const pointer of await pointerItems()) byRange.set(pointer.pk, [...(byRange.get(pointer.pk) ?? []), pointer]);
+    expect([...byRange.keys()].sort()).toEqual([...hot.keys()].map((rangePk) => coldKeys.parts(rangePk).pk).sort());
     const busiest = [...byRange].sort((a, b) => b[1].length - a[1].length).slice(0, 5);
     expect(busiest[0]![1].length).toBeGreaterThan(3);
     for (const [rangePk, items] of hot) {
-      const pointers = byRange.get(rangePk)!.sort((a, b) => compareSortKeys(a.sk, b.sk));
+      const pointers = byRange.get(coldKeys.parts(rangePk).pk)!.sort((a, b) => compareSortKeys(a.sk, b.sk));
       const cold: TableItem[] = [];
       for (const [index, part] of (
         await Promise.all(pointers.map(async (pointer) => partItems(await store.read(pointer.object, pointer.offset, pointer.length))))
@@ -156,14 +155,14 @@ describe('the cold history compactor', () => {
 
   it('writes the pointers one run writes when a span is split into groups of ranges, each run holding only its own', async () => {
     const span = { chainId, fromBlock: 9, toBlock: BLOCKS, store, partEntries: 5, shardBytes: 8_000 };
-    const withoutPlace = (pointers: Record<string, unknown>[]): Record<string, unknown>[] =>
+    const withoutPlace = (pointers: (ColdPointer & ItemKey)[]): Omit<ColdPointer & ItemKey, 'object' | 'offset'>[] =>
       pointers
         .filter((pointer) => pointer.fromBlock === 9)
         .map(({ object: _object, offset: _offset, ...rest }) => rest)
         .sort((a, b) => compareSortKeys(`${a.pk}\n${a.sk}`, `${b.pk}\n${b.sk}`));
     const whole = withoutPlace(await pointerItems());
     expect(whole.length).toBeGreaterThan(100);
-    await writeItems({ delete: whole as unknown as ItemKey[] });
+    await writeItems({ delete: whole.map(({ pk, sk }) => ({ pk, sk })) });
 
     const runs = await Promise.all([0, 1, 2].map((index) => compactBlocks({ ...span, rangeGroup: { index, count: 3 } })));
     // Each run read a third or so of the items; together, every item once.
@@ -190,7 +189,7 @@ describe('the cold history compactor', () => {
 
   it('runs as a job: every block old enough, span after span, each in groups of ranges, the cursor moved after each', async () => {
     // From nothing compacted: the pointers and the cursor the tests above wrote, removed.
-    await writeItems({ delete: [...((await pointerItems()) as unknown as ItemKey[]), coldKeys.cursor(chainId)] });
+    await writeItems({ delete: [...(await pointerItems()).map(({ pk, sk }) => ({ pk, sk })), coldKeys.cursor(chainId)] });
     const timestampOf = async (number: number): Promise<number> =>
       (await getItem<{ timestamp: number }>(blockKeys.block(chainId, number)))!.timestamp;
     const afterSeconds = 3_600;
@@ -209,7 +208,7 @@ describe('the cold history compactor', () => {
     const hot = await hotItemsOf(1, 8);
     const items = [...hot.values()].reduce((sum, list) => sum + list.length, 0);
     expect(run.spans.reduce((sum, span) => sum + span.items, 0)).toBe(items);
-    const pointers = (await pointerItems()) as unknown as ColdPartRecord[];
+    const pointers = await pointerItems();
     expect(pointers.reduce((sum, pointer) => sum + pointer.count, 0)).toBe(items);
     expect(Math.max(...pointers.map((pointer) => pointer.toBlock))).toBe(8);
 
@@ -235,7 +234,7 @@ describe('the cold history compactor', () => {
     });
     const result = await compactBlocks({ chainId, fromBlock: 9, toBlock: BLOCKS, store, now });
     const entries = new Map<string, TableItem>();
-    for (const pointer of (await pointerItems()) as unknown as (ColdPartRecord & ItemKey)[]) {
+    for (const pointer of await pointerItems()) {
       if (pointer.toBlock !== BLOCKS || pointer.fromBlock !== 9) continue;
       for (const item of partItems(await store.read(pointer.object, pointer.offset, pointer.length))) entries.set(keyId(item), item);
     }
