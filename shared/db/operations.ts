@@ -40,6 +40,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../table/definition';
+import { expandBalance } from '../table/compact';
 import { unpackItem } from '../table/pack';
 import { isBucketedRange, storedItem } from '../table/buckets';
 import { projectionOf, queryBucketedRange } from './bucket-query';
@@ -69,6 +70,16 @@ export interface ReadOptions {
   consistent?: boolean;
 }
 
+/**
+ * An item as readers get it: packed fields spread (pack.ts); a balance item whole again (compact.ts
+ * `expandBalance`: its key and X1 sort key give back what it leaves out), whatever the route or index read
+ * it. Other families are expanded by their readers, which may want only some fields.
+ */
+function readItem(item: Item): Item {
+  if (item.kind === 'balance' && typeof item.pk === 'string' && typeof item.sk === 'string') return expandBalance(item);
+  return unpackItem(item);
+}
+
 export async function getItem<T = Item>(
   key: ItemKey,
   options: ReadOptions & Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
@@ -77,7 +88,7 @@ export async function getItem<T = Item>(
   const result = await db.send(
     new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: consistent, ...projection }),
   );
-  if (result.Item !== undefined) return unpackItem(result.Item) as T;
+  if (result.Item !== undefined) return readItem(result.Item) as T;
   // An item of a history range may be in a cold part (the table layer's cold reader: cold-query.ts).
   const cold = coldStore();
   if (cold === undefined || !isHistoryRange(key.pk)) return undefined;
@@ -106,7 +117,7 @@ export async function batchGetItems<T = Item>(
       const result = await db.send(
         new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }),
       );
-      for (const item of result.Responses?.[table] ?? []) found.set(keyId(item as ItemKey), unpackItem(item) as T);
+      for (const item of result.Responses?.[table] ?? []) found.set(keyId(item as ItemKey), readItem(item) as T);
       pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
     }
   });
@@ -134,7 +145,7 @@ export async function* scanPages<T = Item>(kind: string, pageSize = 100): AsyncG
         Limit: pageSize,
       }),
     );
-    yield (page.Items ?? []).map((item) => unpackItem(item) as T);
+    yield (page.Items ?? []).map((item) => readItem(item) as T);
     start = page.LastEvaluatedKey;
   } while (start);
 }
@@ -198,7 +209,7 @@ function queryTablePage(input: QueryInput, options: PageOptions = {}): Promise<Q
 async function sendQuery(input: QueryInput): Promise<QueryPage<Item>> {
   const result = await db.send(new QueryCommand({ TableName: tableName(), ...input }));
   return {
-    items: (result.Items ?? []).map(unpackItem),
+    items: (result.Items ?? []).map(readItem),
     count: result.Count ?? 0,
     scanned: result.ScannedCount ?? 0,
     lastKey: result.LastEvaluatedKey,

@@ -29,6 +29,7 @@
  */
 import { deleteItem, inParallel, transactWrite, updateItem, writeItems, type TransactItem } from '../db/operations';
 import { addressKeys, chainKeys, holderKeys, keyId, nftKeys, typeSetsWritten, type ItemKey } from '../table/keys';
+import { compactBalance } from '../table/compact';
 import { resolveTokenMetadata } from '../chain/decode';
 import { MAX_TOKEN_URI_BYTES } from '../chain/token-metadata';
 import type { NftState, TokenInfo } from './chain-state';
@@ -688,7 +689,7 @@ export class StateWriter {
     const items: TransactItem[] = [
       value === 0n
         ? { Delete: { Key: key, ...condition } }
-        : { Put: { Item: { ...record, ...holderIndex, ...listing, ...key }, ...condition } },
+        : { Put: { Item: { ...compactBalance({ ...record, ...holderIndex, ...listing }, key), ...key }, ...condition } },
     ];
     const crossing = (old === 0n) !== (value === 0n);
     const delta = value === 0n ? -1 : 1;

@@ -29,6 +29,7 @@
 import type { ItemKey } from './keys';
 import { packItem, unpackItem } from './pack';
 import type {
+  BalanceRecord,
   BlockRecord,
   InternalTransactionRecord,
   LogRecord,
@@ -489,6 +490,52 @@ export const compactInternalTransaction = (internal: InternalTransactionRecord, 
 export const expandInternalTransaction = internalTransactionCompaction.expand;
 
 // ---------------------------------------------------------------------------------------------------
+// Balances (state: kept for good, with a copy on gsi3 and most on gsi2)
+
+/** A balance item's key: `C#<c>#A#<holder>` / `BAL#<token>#<token id or ->` (keys.ts addressKeys.balance). */
+const BALANCE_PK = /^C#\d+#A#(0x[0-9a-f]{40})$/;
+const BALANCE_SK = /^BAL#(0x[0-9a-f]{40})#(-|\d+)$/;
+/** The standard of an X1 sort key's type rank (keys.ts TOKEN_TYPE_RANK). */
+const STANDARD_OF_RANK: Readonly<Record<string, string>> = { '1': 'ERC-721', '2': 'ERC-1155', '3': 'ERC-404', '4': 'ERC-20' };
+/** The parts of a listed balance's X1 sort key: `<value>#<type rank>#<token name>#<token>#<token id or ->`. */
+const listingParts = (record: Fields): string[] | undefined => {
+  const parts = typeof record.gsi3sk === 'string' ? record.gsi3sk.split('#') : [];
+  return parts.length >= 5 ? parts : undefined;
+};
+
+/**
+ * A balance item is stored in the table and, whole again, on gsi3 (X1, every positive balance but an
+ * ERC-1155 total) and on gsi2 (T1, ERC-20 and ERC-1155 per-id balances): about 2.95 copies, kept as long as
+ * the balance is. Its chain, holder, token and token id are its key's; its standard and token name (up to
+ * 64 characters) its X1 sort key's. `value` and `updatedAtBlock` stay attributes of their own (the ingest's
+ * conditions name them), as do the index keys.
+ */
+const BALANCE_RULES: readonly Rule[] = [
+  ['chainId', (_record, key) => chainOfKey(key)],
+  ['holder', (_record, key) => BALANCE_PK.exec(key.pk)?.[1]],
+  ['token', (_record, key) => BALANCE_SK.exec(key.sk)?.[1]],
+  [
+    'tokenId',
+    (_record, key) => {
+      const id = BALANCE_SK.exec(key.sk)?.[2];
+      return id === '-' ? null : id;
+    },
+  ],
+  ['tokenStandard', (record) => STANDARD_OF_RANK[listingParts(record)?.[1] ?? ''], ['gsi3sk']],
+  ['tokenName', (record) => listingParts(record)?.slice(2, -2).join('#'), ['gsi3sk']],
+];
+
+const BALANCE_TOP = topOf('value', 'updatedAtBlock', 'gsi3pk', 'gsi3sk');
+
+const balanceCompaction = plain<BalanceRecord>(BALANCE_RULES, BALANCE_TOP);
+
+/** A balance as its item stores it (with its index keys: `record` carries gsi2 and gsi3 attributes when it is listed). */
+export const compactBalance = (record: BalanceRecord, key: ItemKey): Fields => balanceCompaction.compact(record, key);
+
+/** The whole balance record of an item (any shape the ingest ever wrote); key attributes kept. */
+export const expandBalance = balanceCompaction.expand;
+
+// ---------------------------------------------------------------------------------------------------
 // Any chain record
 
 /** Every family's rules, by the `kind` its items carry (the rules' order is tested: compact.test.ts). */
@@ -498,6 +545,7 @@ export const COMPACTION_RULES: Readonly<Record<string, readonly Rule[]>> = {
   log: LOG_RULES,
   tokenTransfer: TOKEN_TRANSFER_RULES,
   internalTransaction: INTERNAL_TRANSACTION_RULES,
+  balance: BALANCE_RULES,
 };
 
 const EXPANDERS: Readonly<Record<string, (item: Fields) => Fields>> = {
@@ -506,6 +554,7 @@ const EXPANDERS: Readonly<Record<string, (item: Fields) => Fields>> = {
   log: (item) => expandLog(item),
   tokenTransfer: (item) => expandTokenTransfer(item),
   internalTransaction: (item) => expandInternalTransaction(item),
+  balance: (item) => expandBalance(item),
 };
 
 /**

@@ -9,7 +9,7 @@ import { storedEntriesOf } from '../../../shared/table/buckets';
 import { zeroAddress as ZERO } from 'viem';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createChainClient } from '../../../shared/chain/client';
-import { expandInternalTransaction, expandTransaction } from '../../../shared/table/compact';
+import { expandBalance, expandInternalTransaction, expandTransaction } from '../../../shared/table/compact';
 import { addressKeys, nftKeys, transactionKeys } from '../../../shared/table/keys';
 import { ingestRange } from '../../../shared/ingest/ingest';
 import type { BlockIngestedEvent } from '../../../shared/ingest/listeners';
@@ -87,7 +87,9 @@ describe('a demo chain ingested from block 0', () => {
         .sort();
     const listingOf = (token: string) =>
       snapshot
-        .filter((item) => item.kind === 'balance' && item.token === token.toLowerCase() && item.holder === holder)
+        .filter((item) => item.kind === 'balance')
+        .map((item) => expandBalance(item))
+        .filter((item) => item.token === token.toLowerCase() && item.holder === holder)
         .map((item) => item.gsi3pk);
     expect(listingOf(contracts.token)).toEqual([`C#${CHAIN_ID}#A#${holder}#BALS#ERC-20`]);
     expect(listingOf(contracts.nft)).toEqual([`C#${CHAIN_ID}#A#${holder}#BALS#ERC-721`]);

@@ -34,6 +34,7 @@ import {
 import { bucketGroupsOf, isBucket, MAX_BUCKET_ENTRIES, storedEntriesOf } from '../../../../shared/table/buckets';
 import { tableSnapshot } from '../../../support/table';
 import {
+  expandBalance,
   expandChainRecord,
   expandInternalTransaction,
   expandLog,
@@ -585,7 +586,8 @@ export async function expectStateMatchesChain(table: string, truth: ChainTruth, 
       totals.set(`${entry.holder}|${entry.token}`, (totals.get(`${entry.holder}|${entry.token}`) ?? 0n) + onChain.get(id)!);
   }
 
-  const balanceItems = items.filter((item) => item.kind === 'balance');
+  // As readers get them (the table layer expands them: compact.ts expandBalance).
+  const balanceItems = items.filter((item) => item.kind === 'balance').map((item) => expandBalance(item));
   // T1: ERC-20 and ERC-1155 per-id balances are on gsi2 (holderKeys.listing); ERC-721 balances and
   // ERC-1155 totals are not.
   const holderIndex = (e: { holder: string; token: string; standard: string; tokenId: bigint | null }, value: bigint) =>
