@@ -62,9 +62,10 @@ const POINTER_FIELDS = 'p';
 
 /**
  * The pointer item of a part of `key` (coldKeys.part) in `shard`: its fields in one MessagePack list
- * (the shard's digest as bytes, its group, the part's offset, length, count, last sort key, the span): about
- * 230 B stored with DynamoDB's 100 B of overhead, against 385 for the same fields as attributes of their own
- * under the range's own pk (test/shared/table/cold-parts.test.ts). The object's key is rebuilt from them and the chain its pk names.
+ * (the shard's digest as bytes, its group, the part's offset, length, count, last sort key, the span): 210
+ * B stored on average on the Base profile with DynamoDB's 100 B of overhead (bench of 2026-12-02), against 385
+ * for the same fields as attributes of their own under the range's own pk (test/shared/table/cold-parts.test.ts).
+ * The object's key is rebuilt from them and the chain its pk names.
  */
 export function coldPointerItem(
   key: { pk: string; sk: string },
