@@ -34,7 +34,6 @@ import { inParallel } from './in-parallel';
 import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
 
 type Send = (input: QueryInput) => Promise<QueryPage<Item>>;
-type Pointer = ColdPointer;
 
 /** Pointers read past the parts a page may read, to know whether more follow. */
 const POINTERS_READ = 5;
@@ -109,7 +108,7 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
         ? [pointerQuery('before', false, POINTERS_READ)]
         : [pointerQuery('before', false, 1), pointerQuery('after', true, POINTERS_READ)];
   const [page, ...pointerPages] = await Promise.all([hot(withSortKey(input, counting)), ...queries.map(send)]);
-  const pointersOf = (pointers: QueryPage<Item> | undefined): Pointer[] => (pointers?.items ?? []).map(coldPointerOf);
+  const pointersOf = (pointers: QueryPage<Item> | undefined): ColdPointer[] => (pointers?.items ?? []).map(coldPointerOf);
   const returned = pointerPages.flatMap(pointersOf);
   if (returned.length === 0) return counting ? { ...page, items: [] } : page;
 
@@ -184,7 +183,7 @@ export async function coldItems(
   cold: ColdPartReader,
   consistent?: boolean,
 ): Promise<Map<string, Item>> {
-  const pointers: (Pointer | undefined)[] = new Array(keys.length);
+  const pointers: (ColdPointer | undefined)[] = new Array(keys.length);
   await inParallel(
     keys.map((key, index) => ({ key, index })),
     COLD_LOOKUPS_AT_ONCE,
@@ -201,7 +200,7 @@ export async function coldItems(
       pointers[index] = pointer !== undefined && compareSortKeys(pointer.lastSk, key.sk) >= 0 ? pointer : undefined;
     },
   );
-  const parts = new Map<string, Pointer>();
+  const parts = new Map<string, ColdPointer>();
   for (const pointer of pointers) if (pointer !== undefined) parts.set(partId(pointer), pointer);
   const entries = new Map<string, Item[]>();
   await Promise.all([...parts].map(async ([id, pointer]) => entries.set(id, await entriesOfPart(cold, pointer))));
@@ -214,14 +213,14 @@ export async function coldItems(
   return found;
 }
 
-const partId = (pointer: Pointer): string => `${pointer.object}@${pointer.offset}+${pointer.length}`;
+const partId = (pointer: ColdPointer): string => `${pointer.object}@${pointer.offset}+${pointer.length}`;
 
 /** Parts read lately, by object and offset: a part never changes, and the next page of a range mostly reads the same parts. */
 const recentParts = new Map<string, Item[]>();
 const RECENT_PARTS = 8;
 
 /** A part's entries (packed fields still packed), from the cold store or from the parts read lately. */
-async function entriesOfPart(cold: ColdPartReader, pointer: Pointer): Promise<Item[]> {
+async function entriesOfPart(cold: ColdPartReader, pointer: ColdPointer): Promise<Item[]> {
   const id = partId(pointer);
   const kept = recentParts.get(id);
   if (kept !== undefined) {

@@ -40,8 +40,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../table/definition';
-import { expandBalance } from '../table/compact';
-import { unpackItem } from '../table/pack';
+import { readItem } from '../table/compact';
 import { isBucketedRange, storedItem } from '../table/buckets';
 import { projectionOf, queryBucketedRange } from './bucket-query';
 import { coldItems, coldStore, queryWithColdParts, readsColdParts } from './cold-query';
@@ -68,16 +67,6 @@ const WRITE_CHUNK = 25;
 export interface ReadOptions {
   /** Strongly consistent (base table only; GSIs are always eventually consistent). */
   consistent?: boolean;
-}
-
-/**
- * An item as readers get it: packed fields spread (pack.ts); a balance item whole again (compact.ts
- * `expandBalance`: its key and X1 sort key give back what it leaves out), whatever the route or index read
- * it. Other families are expanded by their readers, which may want only some fields.
- */
-function readItem(item: Item): Item {
-  if (item.kind === 'balance' && typeof item.pk === 'string' && typeof item.sk === 'string') return expandBalance(item);
-  return unpackItem(item);
 }
 
 export async function getItem<T = Item>(

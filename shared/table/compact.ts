@@ -535,6 +535,20 @@ export const compactBalance = (record: BalanceRecord, key: ItemKey): Fields => b
 /** The whole balance record of an item (any shape the ingest ever wrote); key attributes kept. */
 export const expandBalance = balanceCompaction.expand;
 
+/** Families the table layer expands on every read (their readers never want only some fields). */
+const EXPANDED_ON_READ: Readonly<Record<string, (item: Fields) => Fields>> = { balance: (item) => expandBalance(item) };
+
+/**
+ * An item as the table layer hands it to readers (shared/db/operations.ts, on GetItem, BatchGetItem,
+ * Query of the table or an index, Scan): packed fields spread (pack.ts), and an item of a family in
+ * EXPANDED_ON_READ whole again, whatever the route or index read it. The other families are expanded by
+ * their readers (`expand*`), which may want only some fields.
+ */
+export function readItem(item: Fields): Fields {
+  const expand = typeof item.kind === 'string' && Object.hasOwn(EXPANDED_ON_READ, item.kind) ? EXPANDED_ON_READ[item.kind] : undefined;
+  return expand !== undefined && typeof item.pk === 'string' && typeof item.sk === 'string' ? expand(item) : unpackItem(item);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Any chain record
 

@@ -149,6 +149,9 @@ export const rangeKeys = {
 // ---------------------------------------------------------------------------------------------------
 // Cold history (N17; docs/decisions/cold-history.md)
 
+/** The prefix of a pointer's pk: `COLD#` never starts a range's own pk. */
+export const COLD_POINTER_PREFIX = 'COLD#';
+
 /**
  * A range's pointers' pk: `COLD#<chainId>#` and 22 base64url characters (132 bits) of the SHA-256 of the
  * range's pk, not the range's pk itself. A pointer is one item per range and span of cold history (about 5.9
@@ -158,7 +161,7 @@ export const rangeKeys = {
  * of about 10^-20. Pointers written before (`COLD#<range pk>`) are moved by scripts/migrate-cold-pointers.ts.
  */
 const coldPointerPk = (rangePk: string): string =>
-  `COLD#${/^C#(\d+)#/.exec(rangePk)?.[1] ?? '-'}#${createHash('sha256').update(rangePk).digest('base64url').slice(0, 22)}`;
+  `${COLD_POINTER_PREFIX}${/^C#(\d+)#/.exec(rangePk)?.[1] ?? '-'}#${createHash('sha256').update(rangePk).digest('base64url').slice(0, 22)}`;
 
 export const coldKeys = {
   /**

@@ -408,7 +408,7 @@ async function measureColdTier(options: {
   const { s3ColdStore } = await import('../../../shared/aws/cold-store');
   const { emptyUsage, measureTableInto } = await import('../../../shared/db/instrument');
   const { itemSize } = await import('../lib/write-families');
-  const { COLD_POINTER_PREFIX } = await import('../../../shared/table/cold-parts');
+  const { COLD_POINTER_PREFIX } = await import('../../../shared/table/keys');
   const bucket = 'bench-profile-cold';
   const s3 = await startLocalS3(bucket);
   try {
