@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -15,20 +16,20 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * The anvil binary itself, from the platform package that @foundry-rs/anvil installs (its `bin.mjs`
  * is a Node wrapper: killing the wrapper hard would orphan the chain). Falls back to the wrapper.
  */
-function anvilBinary(): string {
+function anvilBinary(): { path: string; native: boolean } {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   try {
     const require = createRequire(import.meta.url);
     const manifest = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
     const binary = path.join(path.dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
-    if (existsSync(binary)) return binary;
+    if (existsSync(binary)) return { path: binary, native: true };
   } catch {
     // not installed for this platform: use the wrapper
   }
-  return path.join(ROOT, 'node_modules', '.bin', 'anvil');
+  return { path: path.join(ROOT, 'node_modules', '.bin', 'anvil'), native: false };
 }
 
-const ANVIL_BIN = anvilBinary();
+const { path: ANVIL_BIN, native: ANVIL_IS_NATIVE } = anvilBinary();
 
 /** Chains started by this process, stopped when it exits so that no test run leaves a node behind. */
 const running = new Set<ChildProcess>();
@@ -46,6 +47,8 @@ export interface AnvilOptions {
   statePath?: string;
   /** Extra command line arguments. */
   args?: string[];
+  /** How a free port is picked when `port` is 0 (default freePort; a test hands out a taken one first). */
+  pickPort?: () => Promise<number>;
 }
 
 export interface Anvil {
@@ -78,8 +81,30 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Ports a chain started without one tries before giving up (each refused one was taken by another process). */
+const PORT_ATTEMPTS = 5;
+
+/** The port was another process's: bound between freePort() and the chain's bind, or named by the caller. */
+class PortTakenError extends Error {}
+
+/**
+ * Starts a chain and answers once it listens on its port. Without `options.port` it picks a free one, and
+ * picks again when another process takes it first: two test workers can be handed the same free port,
+ * and the one that loses the bind exits while the winner answers on that port, so an answer on the port
+ * is not enough: the chain returned is the one that owns the listening socket (ownsListeningPort).
+ */
 export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
-  const port = options.port || (await freePort());
+  if (options.port) return launchAnvil(options.port, options);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchAnvil(await (options.pickPort ?? freePort)(), options);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function launchAnvil(port: number, options: AnvilOptions): Promise<Anvil> {
   const chainId = options.chainId ?? 31337;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
   if (options.blockTime) args.push('--block-time', String(options.blockTime));
@@ -96,21 +121,49 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   });
   const rpcUrl = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitForRpc(rpcUrl, child, () => stderr);
-  return {
-    rpcUrl,
-    port,
-    chainId,
-    process: child,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
-    },
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
   };
+  try {
+    await waitForRpc(rpcUrl, child, () => stderr);
+    if (!(await ownsListeningPort(child.pid, port))) throw new PortTakenError(`another process answers on ${rpcUrl}`);
+  } catch (error) {
+    await stop();
+    if (/address already in use/i.test(stderr)) throw new PortTakenError(`port ${port} is taken: ${stderr.trim()}`);
+    throw error;
+  }
+  return { rpcUrl, port, chainId, process: child, stop };
+}
+
+/**
+ * Whether the process `pid` holds the socket listening on 127.0.0.1:`port` (Linux: the LISTEN entries of
+ * /proc/net/tcp name the socket's inode, /proc/<pid>/fd links to it). True where /proc cannot tell (another
+ * system, or the npm wrapper, whose anvil is a child process).
+ */
+export async function ownsListeningPort(pid: number | undefined, port: number): Promise<boolean> {
+  if (pid === undefined || !ANVIL_IS_NATIVE || !existsSync('/proc/net/tcp')) return true;
+  const portHex = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const text = await readFile(table, 'utf8').catch(() => '');
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address HEXIP:HEXPORT, state 0A = LISTEN, inode in the tenth column.
+      if (fields.length > 9 && fields[1]?.endsWith(`:${portHex}`) && fields[3] === '0A') inodes.add(fields[9]!);
+    }
+  }
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  for (const fd of fds) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode !== undefined && inodes.has(inode)) return true;
+  }
+  return false;
 }
 
 async function waitForRpc(rpcUrl: string, child: ChildProcess, stderr: () => string): Promise<void> {
