@@ -96,6 +96,10 @@ export interface ColdTierDay {
   workload: WorkloadId;
   pointersPerTransaction: number;
   stateGrowth: number;
+  /** The window and margin the day is priced at (the assumptions'), and the share of pages reading cold parts. */
+  afterDays: number;
+  marginDays: number;
+  coldPageShare: number;
   /** The reserved capacity the day holds (the average rate over the target utilisation). */
   capacity: { wcu: number; rcu: number };
   perDayUsd: {
@@ -171,6 +175,9 @@ export function coldTierDay(
     workload,
     pointersPerTransaction: pointers,
     stateGrowth: sweep.stateGrowth,
+    afterDays: assumptions.afterDays,
+    marginDays: assumptions.marginDays,
+    coldPageShare: assumptions.coldPageShare,
     capacity: { wcu, rcu },
     perDayUsd: {
       ...(Object.fromEntries(Object.entries(parts).map(([name, value]) => [name, round(value)])) as Omit<
@@ -253,10 +260,37 @@ export function measuredColdAssumptions(measured: {
 export const POINTER_SWEEP: readonly number[] = [0.5, 1, 2, 4];
 export const STATE_GROWTH_SWEEP: readonly number[] = [1, 0.25, 0.1];
 
+/**
+ * The windows an operator can set (contexts coldAfterDays and coldMarginDays), each with the share of
+ * pages assumed to reach past it into cold history (four part GETs each): the shorter the window, the
+ * more pages read S3, which W2's 50 million pages a day pay for and W1's million barely do.
+ */
+export const WINDOW_SWEEP: readonly { afterDays: number; marginDays: number; coldPageShare: number }[] = [
+  { afterDays: 30, marginDays: 14, coldPageShare: 0.1 },
+  { afterDays: 14, marginDays: 14, coldPageShare: 0.25 },
+  { afterDays: 7, marginDays: 7, coldPageShare: 0.5 },
+];
+
+/**
+ * Pointers a transaction at a deployed job's spans (an hour of Base, 1,800 blocks), as measured on the
+ * profile's generator (range-spread.ts over 1,800 blocks: 1.46 index ranges a transaction, and one more for
+ * each transaction's own partition; about 2.5 to 3.3 with the blocks' and names' ranges): the build's one
+ * span of 60 blocks gives about twice that.
+ */
+export const DEPLOYED_POINTERS_PER_TRANSACTION = 3;
+
+/**
+ * State growth for the windows table: 1 and the sweep's, and 0.2, the estimate from published figures
+ * with room (docs/decisions/cold-history.md, "State growth from published figures": about 0.13).
+ */
+export const WINDOW_STATE_GROWTH: readonly number[] = [1, 0.25, 0.2, 0.1];
+
 export interface ColdTierProjection {
   assumptions: ColdTierAssumptions;
   coldBytesStoredPerTransaction: number;
   days: ColdTierDay[];
+  /** Every window of WINDOW_SWEEP at every WINDOW_STATE_GROWTH, at DEPLOYED_POINTERS_PER_TRANSACTION. */
+  windows: ColdTierDay[];
   /** Where the profile's build compacted itself: the assumptions are its figures, with its pointers and span. */
   measured?: { pointersPerTransaction: number; spanBlocks: number };
 }
@@ -276,10 +310,25 @@ export function coldTierProjection(
     for (const stateGrowth of STATE_GROWTH_SWEEP)
       for (const pointersPerTransaction of POINTER_SWEEP)
         days.push(coldTierDay(workload, inputs, byGroup, all, { pointersPerTransaction, stateGrowth }, families));
+  const windows: ColdTierDay[] = [];
+  for (const workload of Object.keys(WORKLOADS) as WorkloadId[])
+    for (const window of WINDOW_SWEEP)
+      for (const stateGrowth of WINDOW_STATE_GROWTH)
+        windows.push(
+          coldTierDay(
+            workload,
+            inputs,
+            byGroup,
+            { ...all, ...window },
+            { pointersPerTransaction: DEPLOYED_POINTERS_PER_TRANSACTION, stateGrowth },
+            families,
+          ),
+        );
   return {
     assumptions: all,
     coldBytesStoredPerTransaction: COLD_GROUPS.reduce((sum, group) => sum + (byGroup[group] ?? 0), 0) - families.seekChunkBytes,
     days,
+    windows,
     ...(measured ? { measured: { pointersPerTransaction: measured.pointersPerTransaction, spanBlocks: measured.spanBlocks } } : {}),
   };
 }
@@ -315,6 +364,27 @@ export function coldTierLines(name: string, projection: ColdTierProjection): str
         .join(', ')}.`,
       '',
     );
+  }
+  lines.push(
+    `The window an operator sets (coldAfterDays + coldMarginDays) at ${DEPLOYED_POINTERS_PER_TRANSACTION} pointers a transaction (a deployed job's hour spans, range-spread.ts) and the share of pages reading four cold parts each (assumed: more as the window shortens). Total $ a day; columns: state growth (0.2: the estimate from published figures, docs/decisions/cold-history.md).`,
+    '',
+  );
+  for (const workload of Object.keys(WORKLOADS) as WorkloadId[]) {
+    const mine = projection.windows.filter((day) => day.workload === workload);
+    lines.push(
+      `| ${workload}: window + margin (pages reading cold parts) | ${WINDOW_STATE_GROWTH.map((growth) => `state growth ${growth}`).join(' | ')} |`,
+    );
+    lines.push(`| --- | ${WINDOW_STATE_GROWTH.map(() => '---:').join(' | ')} |`);
+    for (const window of WINDOW_SWEEP) {
+      const cells = WINDOW_STATE_GROWTH.map(
+        (growth) =>
+          mine.find((day) => day.afterDays === window.afterDays && day.marginDays === window.marginDays && day.stateGrowth === growth)!,
+      );
+      lines.push(
+        `| ${window.afterDays} + ${window.marginDays} days (${window.coldPageShare * 100} %) | ${cells.map((day) => `$${day.perDayUsd.total.toFixed(2)}`).join(' | ')} |`,
+      );
+    }
+    lines.push('');
   }
   return lines;
 }

@@ -6,8 +6,11 @@ import {
   coldTierProjection,
   DEFAULT_COLD_ASSUMPTIONS,
   measuredColdAssumptions,
+  DEPLOYED_POINTERS_PER_TRANSACTION,
   POINTER_SWEEP,
   STATE_GROWTH_SWEEP,
+  WINDOW_STATE_GROWTH,
+  WINDOW_SWEEP,
 } from '../../../../scripts/bench/lib/cold-tier-projection';
 import { workloadCostLines, workloadCostModel } from '../../../../scripts/bench/lib/workload-cost';
 
@@ -71,6 +74,33 @@ describe('the cold tier projected as built (docs/decisions/cold-history.md, step
     const lines = coldTierLines('test', projection).join('\n');
     expect(lines).toContain('built, opt-in with the context coldAfterDays; projected, not measured');
     expect(lines).toContain(`| state growth 0.1 | $${w1(0.5, 0.1).toFixed(2)} |`);
+  });
+
+  it('prices the windows an operator can set: less table storage with a shorter one, more part GETs for the pages', () => {
+    const projection = coldTierProjection(inputs, byGroup, 200, undefined, families);
+    expect(projection.windows).toHaveLength(2 * WINDOW_SWEEP.length * WINDOW_STATE_GROWTH.length);
+    expect(projection.windows.every((day) => day.pointersPerTransaction === DEPLOYED_POINTERS_PER_TRANSACTION)).toBe(true);
+    const at = (workload: 'W1' | 'W2', afterDays: number, growth: number) =>
+      projection.windows.find((day) => day.workload === workload && day.afterDays === afterDays && day.stateGrowth === growth)!;
+    const [long, , short] = WINDOW_SWEEP.map((window) => window.afterDays) as [number, number, number];
+    // 7 + 7 days hot instead of 30 + 14: 10M x 3,800 B of history x 30 days less = 1,062 GB x $0.25 / 30.
+    expect(at('W1', long, 0.2).perDayUsd.tableStorage - at('W1', short, 0.2).perDayUsd.tableStorage).toBeCloseTo(8.85, 1);
+    // More cold pages: W2's 50M pages x (0.5 - 0.1) more x 4 GETs x $0.0004 / 1,000 = $32 more a day.
+    expect(at('W2', short, 0.2).perDayUsd.s3Requests - at('W2', long, 0.2).perDayUsd.s3Requests).toBeCloseTo(32, 0);
+    // The same window priced directly agrees with the table.
+    const direct = coldTierDay(
+      'W1',
+      inputs,
+      byGroup,
+      { ...assumptions, ...WINDOW_SWEEP[2]! },
+      { pointersPerTransaction: DEPLOYED_POINTERS_PER_TRANSACTION, stateGrowth: 0.2 },
+      families,
+    );
+    expect(at('W1', short, 0.2)).toEqual(direct);
+    const lines = coldTierLines('test', projection).join('\n');
+    expect(lines).toContain(
+      `| 7 + 7 days (50 %) | ${WINDOW_STATE_GROWTH.map((growth) => `$${at('W1', short, growth).perDayUsd.total.toFixed(2)}`).join(' | ')} |`,
+    );
   });
 
   it("reports the compaction as measured where the profile's build compacted itself", () => {
