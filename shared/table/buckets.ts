@@ -203,7 +203,11 @@ export function storedEntriesOf<T extends Record<string, unknown>>(item: T): T[]
   const packed = item.e;
   if (!(packed instanceof Uint8Array)) throw new Error(`bucket ${String(item.pk)} ${String(item.sk)} has no entries`);
   const ttl = item[TABLE.ttlAttribute];
-  return (fromMessagePack(messagePackOf(packed)) as Record<string, unknown>[]).map(
-    (entry) => ({ ...entry, pk: item.pk, kind: item.of, ...(ttl === undefined ? {} : { [TABLE.ttlAttribute]: ttl }) }) as unknown as T,
-  );
+  return (fromMessagePack(messagePackOf(packed)) as Record<string, unknown>[]).map((entry) => {
+    // The decoded entry is this call's own object: its key and kind are set on it, not copied.
+    entry.pk = item.pk;
+    entry.kind = item.of;
+    if (ttl !== undefined) entry[TABLE.ttlAttribute] = ttl;
+    return entry as T;
+  });
 }

@@ -40,7 +40,20 @@ export const lower = (hex: string): string => hex.toLowerCase();
  * range is read in and the order its `sk < bound` condition uses. For ASCII keys both agree.
  */
 export function compareSortKeys(a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  if (a === b) return 0;
+  // Code unit by code unit up to the first difference (an equal prefix encodes to equal bytes). Where
+  // neither unit there is a surrogate, both are BMP characters, whose UTF-8 order is their code points'
+  // (and their units'); a surrogate there (a character from U+10000, or a lone one, which UTF-8 writes
+  // as U+FFFD) is ordered by the bytes themselves. No buffers for the ASCII keys of every range read.
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index += 1) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x === y) continue;
+    if ((x & 0xf800) === 0xd800 || (y & 0xf800) === 0xd800) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
 }
 
 /** A full primary key. */

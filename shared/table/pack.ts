@@ -260,6 +260,8 @@ export function packItem(item: Readonly<Record<string, unknown>>, top: ReadonlyS
 export function unpackItem<T extends object>(item: T): T {
   const packed = (item as Record<string, unknown>)[PACKED_ATTRIBUTE];
   if (!(packed instanceof Uint8Array)) return item;
-  const { [PACKED_ATTRIBUTE]: _packed, ...rest } = item as Record<string, unknown>;
-  return { ...unpackFields(packed), ...rest } as T;
+  // The packed fields, then the item's own attributes over them, in one object.
+  const fields = unpackFields(packed);
+  for (const [name, value] of Object.entries(item)) if (name !== PACKED_ATTRIBUTE) fields[name] = value;
+  return fields as T;
 }

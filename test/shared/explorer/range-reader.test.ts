@@ -36,6 +36,25 @@ describe('compareSortKeys', () => {
     expect(compareSortKeys(key('same'), key('same'))).toBe(0);
   });
 
+  it('orders any two strings as their UTF-8 bytes do (surrogate pairs, lone surrogates, U+E000-U+FFFF, prefixes)', () => {
+    // Units drawn where the orders disagree or encoding changes: ASCII, 2- and 3-byte BMP, the top of the
+    // BMP, both halves of surrogate pairs (so pairs, lone halves and reversed halves all occur).
+    const units = [0x23, 0x30, 0x7e, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd83d, 0xdbff, 0xdc00, 0xde00, 0xdfff, 0xe000, 0xff5e, 0xffff];
+    let seed = 7;
+    const next = (bound: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % bound;
+    };
+    const word = () => String.fromCharCode(...Array.from({ length: next(6) }, () => units[next(units.length)]!));
+    const bytes = (a: string, b: string) => Math.sign(Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')));
+    for (let round = 0; round < 20_000; round += 1) {
+      const shared = word();
+      const a = shared + word();
+      const b = next(4) === 0 ? a : shared + word();
+      expect([a, b, Math.sign(compareSortKeys(a, b))]).toEqual([a, b, bytes(a, b)]);
+    }
+  });
+
   it('agrees with < on ASCII keys (token transfers)', () => {
     const keys = [
       tokenTransferKeys.sortKey(10, 2, 0),
