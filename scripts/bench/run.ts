@@ -45,7 +45,7 @@ import {
 import { costModel, ingestInputs } from './lib/cost';
 import type { LambdaCostInputs } from './lib/lambda-cost';
 import { workloadCostModel, type ProfiledWorkloadCost, type WorkloadInputs } from './lib/workload-cost';
-import { coldTierOptionCost, coldTierProjection, DEFAULT_COLD_ASSUMPTIONS, measuredColdAssumptions } from './lib/cold-tier-projection';
+import { coldTierWindowOptions, coldTierProjection, DEFAULT_COLD_ASSUMPTIONS, measuredColdAssumptions } from './lib/cold-tier-projection';
 import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
 import { chainOf, defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
         model: workloadCostModel(
           profileInputs,
           measuredTier
-            ? (workload) => [coldTierOptionCost(workload, profileInputs, byGroup, coldTier.assumptions, measuredTier, tierFamilies)]
+            ? (workload) => coldTierWindowOptions(workload, profileInputs, byGroup, coldTier.assumptions, measuredTier, tierFamilies)
             : undefined,
         ),
         profile: {

@@ -237,8 +237,25 @@ export function coldTierOptionCost(
       pointersPerTransaction: measured.pointersPerTransaction,
       spanBlocks: measured.spanBlocks,
       stateGrowth: 1,
+      coldPageShare: assumptions.coldPageShare,
     },
   };
+}
+
+/**
+ * The tier as options of the measured model, one a window of WINDOW_SWEEP (coldTierOptionCost at each):
+ * the operator sets the window, so the cheapest option is each workload's best window (W1's pages few,
+ * its table large; W2's pages many, each cold one four GETs).
+ */
+export function coldTierWindowOptions(
+  workload: WorkloadId,
+  inputs: WorkloadInputs,
+  byGroup: StoredBytesByGroup,
+  assumptions: ColdTierAssumptions,
+  measured: { pointersPerTransaction: number; spanBlocks: number },
+  families: TierFamilies,
+): OptionCost[] {
+  return WINDOW_SWEEP.map((window) => coldTierOptionCost(workload, inputs, byGroup, { ...assumptions, ...window }, measured, families));
 }
 
 /** The profile's own compaction (dataset/profile.ts ColdTierMeasured) in place of the default assumptions. */

@@ -141,7 +141,15 @@ export interface OptionCost {
    * The cold tier's option (cold-tier-projection.ts coldTierOptionCost): history older than `afterDays`
    * in S3, out of the table `marginDays` later; its pointers a transaction at the compacted span's blocks.
    */
-  coldTier?: { afterDays: number; marginDays: number; pointersPerTransaction: number; spanBlocks: number; stateGrowth: number };
+  coldTier?: {
+    afterDays: number;
+    marginDays: number;
+    pointersPerTransaction: number;
+    spanBlocks: number;
+    stateGrowth: number;
+    /** The share of pages assumed to read cold parts at this window (four GETs each). */
+    coldPageShare: number;
+  };
 }
 
 export interface WorkloadCostModel {
@@ -246,7 +254,7 @@ export function workloadCostLines(
   title = 'Cost per day (issue 27: W1 and W2, one year of history held)',
 ): string[] {
   const name = (option: OptionCost) =>
-    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'}, ${option.billing === 'reserved' ? 'reserved for a year' : option.billing}${option.provisioned ? ` (${option.provisioned.wcu} WCU, ${option.provisioned.rcu} RCU at ${model.targetUtilisation * 100} %)` : ''}${option.coldTier ? `, cold tier at ${option.coldTier.afterDays} + ${option.coldTier.marginDays} days (compaction measured on the build, ${option.coldTier.pointersPerTransaction} pointers a transaction at spans of ${option.coldTier.spanBlocks} blocks, state growth ${option.coldTier.stateGrowth})` : ''}`;
+    `${option.tableClass === 'STANDARD' ? 'Standard' : 'Standard-IA'}, ${option.billing === 'reserved' ? 'reserved for a year' : option.billing}${option.provisioned ? ` (${option.provisioned.wcu} WCU, ${option.provisioned.rcu} RCU at ${model.targetUtilisation * 100} %)` : ''}${option.coldTier ? `, cold tier at ${option.coldTier.afterDays} + ${option.coldTier.marginDays} days (compaction measured on the build, ${option.coldTier.pointersPerTransaction} pointers a transaction at spans of ${option.coldTier.spanBlocks} blocks, state growth ${option.coldTier.stateGrowth}, ${option.coldTier.coldPageShare * 100} % of pages reading cold parts)` : ''}`;
   const lines = [
     `### ${title}`,
     '',

@@ -4,6 +4,7 @@ import {
   coldTierLines,
   coldTierOptionCost,
   coldTierProjection,
+  coldTierWindowOptions,
   DEFAULT_COLD_ASSUMPTIONS,
   measuredColdAssumptions,
   DEPLOYED_POINTERS_PER_TRANSACTION,
@@ -141,7 +142,14 @@ describe('the cold tier as an option of the measured model (issue 35)', () => {
     expect(option.perDayUsd.compute).toBe(parts.compactor);
     // No follower measured: the same total as the projection's day.
     expect(option.perDayUsd.total).toBeCloseTo(parts.total, 1);
-    expect(option.coldTier).toEqual({ afterDays: 30, marginDays: 14, pointersPerTransaction: 2, spanBlocks: 6, stateGrowth: 1 });
+    expect(option.coldTier).toEqual({
+      afterDays: 30,
+      marginDays: 14,
+      pointersPerTransaction: 2,
+      spanBlocks: 6,
+      stateGrowth: 1,
+      coldPageShare: 0.1,
+    });
   });
 
   it('is named the cheapest when it is (history the most of the bytes), and not when it is not', () => {
@@ -165,5 +173,28 @@ describe('the cold tier as an option of the measured model (issue 35)', () => {
     expect(lines).toContain('cold tier at 30 + 14 days (compaction measured on the build, 1 pointers a transaction at spans of 6 blocks');
     // 4,000 B of 5,000 history: Standard-IA provisioned stays the cheapest ($88.94 against the tier's $96.94).
     expect(priced(inputs, byGroup).workloads.W1.cheapest.coldTier).toBeUndefined();
+  });
+
+  it("offers every window, and names each workload's own: W1 the shortest (a large table, few pages), W2 the longest (many pages)", () => {
+    const tier = { ...measuredColdAssumptions(measured), transactionsPerBlock: 200 };
+    const mine = { ...inputs, storedBytesPerTransaction: 12_000 };
+    const groups = { 'canonical record': 3_000, 'index copy': 8_000, state: 600, GSI: 400 };
+    const model = workloadCostModel(mine, (workload) =>
+      coldTierWindowOptions(workload, mine, groups, tier, { pointersPerTransaction: 1, spanBlocks: 6 }, families),
+    );
+    expect(model.options).toHaveLength(8 + 2 * WINDOW_SWEEP.length);
+    const windows = model.options.filter((option) => option.workload === 'W1' && option.coldTier);
+    expect(windows.map((option) => [option.coldTier!.afterDays, option.coldTier!.marginDays])).toEqual(
+      WINDOW_SWEEP.map((window) => [window.afterDays, window.marginDays]),
+    );
+    // Each window's option is the projection's day at that window (state growth 1).
+    const shortest = WINDOW_SWEEP.at(-1)!;
+    const day = coldTierDay('W1', mine, groups, { ...tier, ...shortest }, { pointersPerTransaction: 1, stateGrowth: 1 }, families);
+    expect(windows.at(-1)!.perDayUsd.total).toBeCloseTo(day.perDayUsd.total, 1);
+    expect(model.workloads.W1.cheapest.coldTier).toMatchObject({ afterDays: shortest.afterDays, coldPageShare: shortest.coldPageShare });
+    expect(model.workloads.W2.cheapest.coldTier).toMatchObject({ afterDays: WINDOW_SWEEP[0]!.afterDays });
+    expect(workloadCostLines(model).join('\n')).toContain(
+      `cold tier at ${shortest.afterDays} + ${shortest.marginDays} days (compaction measured on the build, 1 pointers a transaction at spans of 6 blocks, state growth 1, ${shortest.coldPageShare * 100} % of pages reading cold parts)`,
+    );
   });
 });
