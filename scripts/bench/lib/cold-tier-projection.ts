@@ -248,12 +248,7 @@ export function coldTierOptionCost(
  * its table large; W2's pages many, each cold one four GETs).
  */
 export function coldTierWindowOptions(
-  workload: WorkloadId,
-  inputs: WorkloadInputs,
-  byGroup: StoredBytesByGroup,
-  assumptions: ColdTierAssumptions,
-  measured: { pointersPerTransaction: number; spanBlocks: number },
-  families: TierFamilies,
+  ...[workload, inputs, byGroup, assumptions, measured, families]: Parameters<typeof coldTierOptionCost>
 ): OptionCost[] {
   return WINDOW_SWEEP.map((window) => coldTierOptionCost(workload, inputs, byGroup, { ...assumptions, ...window }, measured, families));
 }
