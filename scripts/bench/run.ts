@@ -45,7 +45,13 @@ import {
 import { costModel, ingestInputs } from './lib/cost';
 import type { LambdaCostInputs } from './lib/lambda-cost';
 import { workloadCostModel, type ProfiledWorkloadCost, type WorkloadInputs } from './lib/workload-cost';
-import { coldTierWindowOptions, coldTierProjection, DEFAULT_COLD_ASSUMPTIONS, measuredColdAssumptions } from './lib/cold-tier-projection';
+import {
+  coldTierProjection,
+  coldTierWindowOptions,
+  DEFAULT_COLD_ASSUMPTIONS,
+  ESTIMATED_STATE_GROWTH,
+  measuredColdAssumptions,
+} from './lib/cold-tier-projection';
 import { buildReport, writeReport, type ProfileResult, type Report } from './lib/report';
 import { chainOf, defaultProfileOptions, ensureProfile, PROFILES, type ProfileName } from './dataset/profile';
 
@@ -328,8 +334,8 @@ async function main(): Promise<void> {
         `  with the cold tier (as built, opt-in with coldAfterDays; ${entry.coldTier.measured ? 'compaction measured on the build' : 'projected, not measured'}; 1 pointer a transaction): W1 $${projected('W1', 1, 1)} (state growth 1) to $${projected('W1', 1, 0.1)} (0.1), W2 $${projected('W2', 1, 1)} to $${projected('W2', 1, 0.1)}`,
       );
       log(
-        `  by window at a deployed job's pointers and state growth 0.2 (above public figures' 0.03-0.13): ${entry.coldTier.windows
-          .filter((day) => day.stateGrowth === 0.2)
+        `  by window at a deployed job's pointers and state growth ${ESTIMATED_STATE_GROWTH} (above public figures' 0.03-0.13): ${entry.coldTier.windows
+          .filter((day) => day.stateGrowth === ESTIMATED_STATE_GROWTH)
           .map((day) => `${day.workload} ${day.afterDays}+${day.marginDays} d $${day.perDayUsd.total.toFixed(2)}`)
           .join(', ')}`,
       );
