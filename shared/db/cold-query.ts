@@ -10,7 +10,10 @@
  *  - oldest first: the pointer at or below the start (Limit 1: the part that may hold it) and those
  *    above it, oldest first, Limit 5.
  * Round trip 2, in parallel: at most four parts, one ranged GET each, when the page reaches them (newest
- * first, a page the table's items fill before the newest part's last entry reads no part).
+ * first, a page the table's items fill before the newest part's last entry reads no part). A reader that
+ * joins items to its entries (`onColdParts`) is told, as the parts are asked for, what the table's entries
+ * are and what the parts' pointers say their entries join (table/joins.ts), so that it reads those items in
+ * this same round trip: a page reaching cold history waits on two round trips, as an all-hot page does.
  *
  * A range's cold parts hold every entry of the range up to the newest part's last sort key (the compactor
  * takes whole blocks), and its hot items at or below that key may be gone or going (the TTL): so the
@@ -27,6 +30,7 @@
 import { type ColdPartReader, coldPartReader } from '../aws/cold-part-reader';
 import { platformConfig } from '../config';
 import { type ColdPointer, coldPointerOf, isHistoryRange, partStoredEntries } from '../table/cold-parts';
+import { type Joins, mergeJoins } from '../table/joins';
 import { unpackItem } from '../table/pack';
 import { coldKeys, compareSortKeys, type ItemKey, keyId } from '../table/keys';
 import { projectionOf, sortKeyCondition } from './bucket-query';
@@ -34,6 +38,23 @@ import { inParallel } from './in-parallel';
 import { type Item, namesUsed, type QueryInput, type QueryPage } from './union-query';
 
 type Send = (input: QueryInput) => Promise<QueryPage<Item>>;
+
+/**
+ * What a history range's read is about to serve, told once the table has answered (`onColdParts`): as
+ * its cold parts are asked for, or, reading none, as it returns. A page of several ranges (a union's
+ * members, several ranges merged) hears of each.
+ */
+export interface ColdPartsRead {
+  /** The table's entries the page may serve (unpacked), in the page's order. */
+  hot: Item[];
+  /** Whether the read waits for cold parts. */
+  readsParts: boolean;
+  /** What the entries of the parts being read join, from their pointers; undefined when a pointer does not say or none is read. */
+  joins: Joins | undefined;
+}
+
+/** Called once per Query of a history range with the cold tier on (a COUNT aside), before it waits for any part. */
+export type OnColdParts = (read: ColdPartsRead) => void;
 
 /** Pointers read past the parts a page may read, to know whether more follow. */
 const POINTERS_READ = 5;
@@ -76,7 +97,13 @@ export function readsColdParts(input: QueryInput): boolean {
 }
 
 /** The page of `input` from the range's items (`hot`, in the table) and its cold parts; `send` sends one Query. */
-export async function queryWithColdParts(input: QueryInput, hot: Send, send: Send, cold: ColdPartReader): Promise<QueryPage<Item>> {
+export async function queryWithColdParts(
+  input: QueryInput,
+  hot: Send,
+  send: Send,
+  cold: ColdPartReader,
+  onColdParts?: OnColdParts,
+): Promise<QueryPage<Item>> {
   if (input.FilterExpression !== undefined) {
     throw new Error('a FilterExpression cannot see the entries of a cold part: filter the entries read');
   }
@@ -110,7 +137,10 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
   const [page, ...pointerPages] = await Promise.all([hot(withSortKey(input, counting)), ...queries.map(send)]);
   const pointersOf = (pointers: QueryPage<Item> | undefined): ColdPointer[] => (pointers?.items ?? []).map(coldPointerOf);
   const returned = pointerPages.flatMap(pointersOf);
-  if (returned.length === 0) return counting ? { ...page, items: [] } : page;
+  if (returned.length === 0) {
+    if (!counting) onColdParts?.({ hot: page.items, readsParts: false, joins: undefined });
+    return counting ? { ...page, items: [] } : page;
+  }
 
   // The parts in the page's order, and whether the pointers read list every part that follows them.
   let parts = returned;
@@ -133,7 +163,13 @@ export async function queryWithColdParts(input: QueryInput, hot: Send, send: Sen
   // Newest first, a page the table's entries fill (all newer than every part) reads no part.
   const limit = input.Limit;
   const reading = descending && limit !== undefined && hotEntries.length >= limit ? [] : parts.slice(0, PARTS_READ);
-  const read = await Promise.all(reading.map((pointer) => entriesOfPart(cold, pointer)));
+  const reads = reading.map((pointer) => entriesOfPart(cold, pointer));
+  if (onColdParts !== undefined && !counting) {
+    const named = reading.length > 0 && reading.every((pointer) => pointer.joins !== undefined);
+    const joins = named ? mergeJoins(reading.map((pointer) => pointer.joins!)) : undefined;
+    onColdParts({ hot: hotEntries, readsParts: reading.length > 0, joins });
+  }
+  const read = await Promise.all(reads);
   const coldEntries = read.flat().filter((entry) => check(String(entry.sk)) && after(String(entry.sk)));
 
   // Where each source stops knowing what comes next, in the page's order (inclusive): the table at its

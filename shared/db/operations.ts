@@ -43,7 +43,7 @@ import { TABLE } from '../table/definition';
 import { readItem } from '../table/compact';
 import { isBucketedRange, storedItem } from '../table/buckets';
 import { projectionOf, queryBucketedRange } from './bucket-query';
-import { coldItems, coldStore, queryWithColdParts, readsColdParts } from './cold-query';
+import { coldItems, coldStore, type OnColdParts, queryWithColdParts, readsColdParts } from './cold-query';
 import { isHistoryRange } from '../table/cold-parts';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
@@ -55,6 +55,7 @@ import { tableWriterCount, writeThroughWriters } from './write-workers';
 import { type Item, type QueryInput, type QueryPage, queryUnionPage, unionMembersOf } from './union-query';
 
 export type { Item, QueryPage };
+export type { ColdPartsRead, OnColdParts } from './cold-query';
 export { inParallel };
 type WithoutTable<T> = Omit<T, 'TableName'>;
 
@@ -163,7 +164,7 @@ export function rangeQuery(range: KeyRange): QueryInput {
  */
 export async function queryPage<T = Item>(input: QueryInput, options: PageOptions = {}): Promise<QueryPage<T>> {
   const members = unionMembersOf(input);
-  if (members !== undefined) return (await queryUnionPage(input, members, queryRangePage)) as QueryPage<T>;
+  if (members !== undefined) return (await queryUnionPage(input, members, (member) => queryRangePage(member, options))) as QueryPage<T>;
   return (await queryRangePage(input, options)) as QueryPage<T>;
 }
 
@@ -175,6 +176,12 @@ export interface PageOptions {
    * may come back (a LastEvaluatedKey says more follow). Ignored on other ranges.
    */
   bucketLimit?: number;
+  /**
+   * Of a history range read with the cold tier on, called as its cold parts are asked for, with the
+   * table's entries and what the parts' entries join (cold-query.ts): a reader that joins items to the
+   * page reads them then, beside the parts. Of a union, once per member that reads parts.
+   */
+  onColdParts?: OnColdParts;
 }
 
 /**
@@ -183,7 +190,7 @@ export interface PageOptions {
  */
 function queryRangePage(input: QueryInput, options: PageOptions = {}): Promise<QueryPage<Item>> {
   const cold = readsColdParts(input) ? coldStore() : undefined;
-  if (cold !== undefined) return queryWithColdParts(input, (hot) => queryTablePage(hot, options), sendQuery, cold);
+  if (cold !== undefined) return queryWithColdParts(input, (hot) => queryTablePage(hot, options), sendQuery, cold, options.onColdParts);
   return queryTablePage(input, options);
 }
 

@@ -14,7 +14,8 @@ import type { InternalTransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, internalTransactionStart } from './cursor';
 import { measured } from './page-cost';
-import { contractSidesOf, readPageDetails } from './page-details';
+import { EarlyDetails, readPageDetails } from './page-details';
+import { joinsOfAll } from '../table/joins';
 import { directionOf, readRange, type KeysetStart } from './range-reader';
 import type { AddressRequest, InternalTransactionsQuery, InternalTransactionsResponse } from './schemas';
 import { internalTransactionItem } from './serialise';
@@ -24,11 +25,12 @@ import { internalTransactionItem } from './serialise';
  * index, index desc; without a filter the `all` range, the union of the two that the table layer merges
  * (union-ranges.ts: two Queries in parallel, a self-call once).
  */
-async function readInternalTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart) {
+async function readInternalTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart, early: EarlyDetails) {
   const read = await readRange<InternalTransactionRecord>(
     addressKeys.internalTransactions(chainId, address, direction).pk,
     start,
     'newest first',
+    early.onColdParts,
   );
   // Items store their records compacted (shared/table/compact.ts): the whole record back.
   return { ...read, items: read.items.map((item) => expandInternalTransaction(item)) };
@@ -40,8 +42,9 @@ export function listInternalTransactions(
 ): Promise<InternalTransactionsResponse> {
   return measured('internal-transactions', async () => {
     // The chain's capabilities (kept per container) beside the page's first read.
+    const early = new EarlyDetails(config);
     const [read, status] = await Promise.all([
-      readInternalTransactions(config.chainId, address, directionOf(query.filter), internalTransactionStart(query)),
+      readInternalTransactions(config.chainId, address, directionOf(query.filter), internalTransactionStart(query), early),
       readChainStatus(config.chainId, config.chainStatus, { cached: true }),
     ]);
     if (status.capabilities.traceMethod === 'none') {
@@ -50,11 +53,8 @@ export function listInternalTransactions(
       );
     }
     const page = read.items.slice(0, PAGE_SIZE);
-    const details = await readPageDetails(config, {
-      addresses: page.flatMap((internal) =>
-        contractSidesOf(internal, { from: internal.from, to: internal.to, created: internal.createdContract }),
-      ),
-    });
+    // Contract sides (table/joins.ts).
+    const details = await readPageDetails(config, joinsOfAll(page), early);
     const last = page.at(-1);
     return {
       items: page.map((internal) => internalTransactionItem(internal, details)),

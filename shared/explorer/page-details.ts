@@ -16,18 +16,11 @@
  * kept; what is kept is bounded by its size and evicted least recently used (shared/db/kept-items.ts).
  */
 import { getItemsKept } from '../db/kept-items';
-import type { Item } from '../db/operations';
+import type { Item, OnColdParts } from '../db/operations';
 import { expandTransaction } from '../table/compact';
-import { addressKeys, chainKeys, nftKeys, transactionKeys } from '../table/keys';
-import {
-  CONTRACT_SIDE,
-  CONTRACT_SIDES_ATTRIBUTE,
-  type AddressRecord,
-  type CursorRecord,
-  type NftInstanceRecord,
-  isJoinedDetail,
-  type TransactionRecord,
-} from '../table/records';
+import { joinsOfAll, mergeJoins } from '../table/joins';
+import { addressKeys, chainKeys, type ItemKey, keyId, nftKeys, transactionKeys } from '../table/keys';
+import { type AddressRecord, type CursorRecord, type NftInstanceRecord, isJoinedDetail, type TransactionRecord } from '../table/records';
 import type { ExplorerConfig } from './config';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
 
@@ -43,35 +36,76 @@ export interface DetailsRequest {
   head?: boolean;
 }
 
-/** The address sides of an index copy (X3, X4, X5), as its `cs` bits name them (records.ts CONTRACT_SIDE). */
-export type CopySides = Partial<Record<keyof typeof CONTRACT_SIDE, string | null>>;
+export { contractSidesOf, type CopySides } from '../table/joins';
 
-/**
- * The sides of a copy that have an address item (X7), from the copy's own `cs` bits: only those are
- * asked for, so no key of the page's BatchGetItem is missing. A copy written before the bits existed
- * (no `cs`) names every side, as every side was asked for then.
- */
-export function contractSidesOf(copy: object, sides: CopySides): string[] {
-  const flags = (copy as Record<string, unknown>)[CONTRACT_SIDES_ATTRIBUTE];
-  const known = typeof flags === 'number';
-  return (Object.entries(sides) as [keyof typeof CONTRACT_SIDE, string | null | undefined][]).flatMap(([side, address]) =>
-    address && (!known || (flags & CONTRACT_SIDE[side]) !== 0) ? [address] : [],
-  );
+/** The keys of what `request` asks for. */
+function keysOf(chainId: number, request: DetailsRequest): ItemKey[] {
+  return [
+    ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
+    ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
+    ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
+    ...(request.head ? [chainKeys.cursor(chainId)] : []),
+  ];
 }
 
-export async function readPageDetails(config: ExplorerConfig, request: DetailsRequest): Promise<PageDetails> {
-  const { chainId, detailsCacheMs } = config;
+/**
+ * The details of a page that reaches cold history, read as its parts are (docs/decisions/cold-history.md,
+ * "Cold pages in two round trips"). Each range read of the page tells `onColdParts` the table's entries,
+ * and, when it reads cold parts, what their entries join (their pointers say: table/joins.ts). Once one
+ * read reads parts, what the entries told so far join is asked for at once, beside the parts' GETs, and
+ * so is what every later read's entries join. `readPageDetails` then reads only what the page needs
+ * beyond them: nothing, unless a part's pointer named no joins (a part written before, or one block's
+ * bucket joining more than COLD_PART_JOINS). A page none of whose reads reads parts asks for nothing
+ * early: its details are read after its ranges, as before.
+ */
+export class EarlyDetails {
+  private readonly reads: { keys: ItemKey[]; found: Promise<Map<string, Item>> }[] = [];
+  /** Entries of reads that read no part, told before any read did. */
+  private waiting: object[] = [];
+  private started = false;
+
+  constructor(
+    private readonly config: ExplorerConfig,
+    private readonly head = false,
+  ) {}
+
+  readonly onColdParts: OnColdParts = ({ hot, readsParts, joins }) => {
+    if (!readsParts && !this.started) {
+      this.waiting.push(...hot);
+      return;
+    }
+    const entries = [...this.waiting, ...hot];
+    this.waiting = [];
+    const joined = mergeJoins([joinsOfAll(entries), ...(joins === undefined ? [] : [joins])]);
+    const keys = keysOf(this.config.chainId, { ...joined, head: this.head && !this.started });
+    this.started = true;
+    if (keys.length === 0) return;
+    const found = getItemsKept(keys, { keepMs: this.config.detailsCacheMs, keep: isJoinedDetail });
+    // Awaited by read(); a page whose range read fails never gets there, and its failure is the one reported.
+    found.catch(() => undefined);
+    this.reads.push({ keys, found });
+  };
+
+  /** The keys asked for so far, by keyId, and the items found. */
+  async read(): Promise<{ asked: Set<string>; found: Map<string, Item> }> {
+    const asked = new Set<string>();
+    const found = new Map<string, Item>();
+    for (const read of this.reads) {
+      for (const key of read.keys) asked.add(keyId(key));
+      for (const [id, item] of await read.found) found.set(id, item);
+    }
+    return { asked, found };
+  }
+}
+
+/** The details `request` asks for; with `early`, only those its reads did not ask for (read after them). */
+export async function readPageDetails(config: ExplorerConfig, request: DetailsRequest, early?: EarlyDetails): Promise<PageDetails> {
   const details = emptyDetails(config.gateways);
-  const found = await getItemsKept(
-    [
-      ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
-      ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
-      ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
-      ...(request.head ? [chainKeys.cursor(chainId)] : []),
-    ],
-    { keepMs: detailsCacheMs, keep: isJoinedDetail },
-  );
-  for (const item of found.values()) addDetail(details, item);
+  const before = await early?.read();
+  const keys = keysOf(config.chainId, request).filter((key) => !before?.asked.has(keyId(key)));
+  const found =
+    keys.length === 0 ? new Map<string, Item>() : await getItemsKept(keys, { keepMs: config.detailsCacheMs, keep: isJoinedDetail });
+  for (const item of [...(before?.found.values() ?? []), ...found.values()]) addDetail(details, item);
   return details;
 }
 

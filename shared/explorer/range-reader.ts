@@ -7,7 +7,7 @@
  * gsi3, one range per standard) with other than one standard: each standard's range, queried with the
  * same bound and merged by sort key (`readRanges`). No Scan, no filter.
  */
-import { queryPage } from '../db/operations';
+import { type OnColdParts, queryPage } from '../db/operations';
 import { TABLE, type IndexName } from '../table/definition';
 import { compareSortKeys, type Direction, type ItemKey } from '../table/keys';
 import { PAGE_SIZE } from './config';
@@ -44,17 +44,21 @@ async function readPage<T>(
   start: KeysetStart,
   order: Order,
   index: IndexName | undefined,
+  onColdParts: OnColdParts | undefined,
 ): Promise<{ items: Stored<T>[]; cutAt?: string }> {
   const descending = order === 'newest first';
   const names = keyNamesOf(index);
-  const page = await queryPage<Stored<T>>({
-    ...(index === undefined ? {} : { IndexName: index }),
-    KeyConditionExpression: start.bound === undefined ? '#pk = :pk' : `#pk = :pk AND #sk ${descending ? '<' : '>'} :bound`,
-    ExpressionAttributeNames: start.bound === undefined ? { '#pk': names.pk } : { '#pk': names.pk, '#sk': names.sk },
-    ExpressionAttributeValues: start.bound === undefined ? { ':pk': pk } : { ':pk': pk, ':bound': start.bound },
-    ScanIndexForward: !descending,
-    Limit: PAGE_SIZE + 1,
-  });
+  const page = await queryPage<Stored<T>>(
+    {
+      ...(index === undefined ? {} : { IndexName: index }),
+      KeyConditionExpression: start.bound === undefined ? '#pk = :pk' : `#pk = :pk AND #sk ${descending ? '<' : '>'} :bound`,
+      ExpressionAttributeNames: start.bound === undefined ? { '#pk': names.pk } : { '#pk': names.pk, '#sk': names.sk },
+      ExpressionAttributeValues: start.bound === undefined ? { ':pk': pk } : { ':pk': pk, ':bound': start.bound },
+      ScanIndexForward: !descending,
+      Limit: PAGE_SIZE + 1,
+    },
+    { onColdParts },
+  );
   // Fewer items than the Limit with a LastEvaluatedKey means the 1 MB read cap cut the page: more follow.
   const cut = page.lastKey !== undefined && page.items.length < PAGE_SIZE + 1;
   return { items: page.items, cutAt: cut ? String(page.lastKey![names.sk]) : undefined };
@@ -71,12 +75,19 @@ async function readPage<T>(
  * whose self-transfers both hold) comes merged from the table layer (shared/db/union-query.ts). Keys are
  * compared as DynamoDB orders them (compareSortKeys). The next page's bound is the last item served,
  * whichever range it came from. `index`: ranges of a GSI (X1 on gsi3), keyed and merged by its keys.
+ * `onColdParts`: told when a range's read reaches its cold parts (page-details.ts EarlyDetails).
  */
-export async function readRanges<T>(pks: readonly string[], start: KeysetStart, order: Order, index?: IndexName): Promise<RangeRead<T>> {
+export async function readRanges<T>(
+  pks: readonly string[],
+  start: KeysetStart,
+  order: Order,
+  index?: IndexName,
+  onColdParts?: OnColdParts,
+): Promise<RangeRead<T>> {
   if (pks.length === 0) return { items: [], more: false };
   const sortKey = keyNamesOf(index).sk;
   const skOf = (item: Stored<T>): string => String((item as Record<string, unknown>)[sortKey]);
-  const reads = await Promise.all(pks.map((pk) => readPage<T>(pk, start, order, index)));
+  const reads = await Promise.all(pks.map((pk) => readPage<T>(pk, start, order, index, onColdParts)));
   // One range: its own order as DynamoDB returned it.
   const [only] = reads;
   if (reads.length === 1 && only) return { items: only.items, more: only.items.length > PAGE_SIZE || only.cutAt !== undefined };
@@ -93,4 +104,5 @@ export async function readRanges<T>(pks: readonly string[], start: KeysetStart, 
 }
 
 /** One key range of the table (every explorer range but X1 and the type-filtered X2 and X3 ones). */
-export const readRange = <T>(pk: string, start: KeysetStart, order: Order): Promise<RangeRead<T>> => readRanges<T>([pk], start, order);
+export const readRange = <T>(pk: string, start: KeysetStart, order: Order, onColdParts?: OnColdParts): Promise<RangeRead<T>> =>
+  readRanges<T>([pk], start, order, undefined, onColdParts);

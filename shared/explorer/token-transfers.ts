@@ -9,7 +9,8 @@ import type { TokenTransferRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, tokenTransferCursor, tokenTransferStart } from './cursor';
 import { measured } from './page-cost';
-import { contractSidesOf, readPageDetails } from './page-details';
+import { EarlyDetails, readPageDetails } from './page-details';
+import { joinsOfAll } from '../table/joins';
 import { directionOf, readRanges, type KeysetStart } from './range-reader';
 import type { AddressRequest, TokenTransfersQuery, TokenTransfersResponse } from './schemas';
 import { tokenTransferItem } from './serialise';
@@ -28,14 +29,14 @@ interface TokenTransferFilter {
  * typeSetsToRead: ALL or one standard's range (one Query), or for two standards both
  * single-standard ranges merged (two Queries).
  */
-function readTokenTransfers(chainId: number, address: string, filter: TokenTransferFilter, start: KeysetStart) {
+function readTokenTransfers(chainId: number, address: string, filter: TokenTransferFilter, start: KeysetStart, early: EarlyDetails) {
   const token = filter.token;
   const pks = token
     ? standardsToRead(filter.types).map(
         (standard) => tokenTransferKeys.byAddressAndToken(chainId, address, filter.direction, token, standard).pk,
       )
     : typeSetsToRead(filter.types).map((typeSet) => tokenTransferKeys.byAddress(chainId, address, filter.direction, typeSet).pk);
-  return readRanges<TokenTransferRecord>(pks, start, 'newest first');
+  return readRanges<TokenTransferRecord>(pks, start, 'newest first', undefined, early.onColdParts);
 }
 
 /**
@@ -50,16 +51,15 @@ export function listTokenTransfers(
 ): Promise<TokenTransfersResponse> {
   return measured('token-transfers', async () => {
     const filter = { direction: directionOf(query.filter), types: query.type, token: query.token };
-    const read = await readTokenTransfers(config.chainId, address, filter, tokenTransferStart(query));
+    const early = new EarlyDetails(config);
+    const read = await readTokenTransfers(config.chainId, address, filter, tokenTransferStart(query), early);
+    const stored = read.items.slice(0, PAGE_SIZE);
     // Items store compacted records (shared/table/compact.ts).
-    const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
+    const page = stored.map((item) => expandTokenTransfer(item));
     // The token always has an address item (it emitted the log); a side only when the copy flags it.
     // NFT transfers show their instance (Blockscout v2's `total.token_instance`): the ingest writes an
-    // instance item for every NFT id a transfer moves, so the key exists; same BatchGetItem.
-    const details = await readPageDetails(config, {
-      addresses: page.flatMap((transfer) => [transfer.token, ...contractSidesOf(transfer, { from: transfer.from, to: transfer.to })]),
-      instances: page.flatMap((transfer) => (transfer.tokenId === null ? [] : [{ contract: transfer.token, tokenId: transfer.tokenId }])),
-    });
+    // instance item for every NFT id a transfer moves, so the key exists; same BatchGetItem (table/joins.ts).
+    const details = await readPageDetails(config, joinsOfAll(stored), early);
     const last = page.at(-1);
     return {
       items: page.map((transfer) => tokenTransferItem(transfer, details)),

@@ -10,7 +10,8 @@ import type { TransactionRecord } from '../table/records';
 import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, transactionStart } from './cursor';
 import { measured } from './page-cost';
-import { contractSidesOf, readPageDetails } from './page-details';
+import { EarlyDetails, readPageDetails } from './page-details';
+import { joinsOfAll } from '../table/joins';
 import { directionOf, readRange, type KeysetStart } from './range-reader';
 import type { AddressRequest, TransactionSort, TransactionsQuery, TransactionsResponse } from './schemas';
 import { transactionItem } from './serialise';
@@ -19,8 +20,15 @@ import { transactionItem } from './serialise';
  * X4: transactions from / to an address (`to` includes the transaction that created it), block desc,
  * index desc (`newest first`), or block asc, index asc (`ascending`: Blockscout's `sort=block_number&order=asc`).
  */
-function readTransactions(chainId: number, address: string, direction: Direction, start: KeysetStart, order: 'newest first' | 'ascending') {
-  return readRange<TransactionRecord>(addressKeys.transactions(chainId, address, direction).pk, start, order);
+function readTransactions(
+  chainId: number,
+  address: string,
+  direction: Direction,
+  start: KeysetStart,
+  order: 'newest first' | 'ascending',
+  early: EarlyDetails,
+) {
+  return readRange<TransactionRecord>(addressKeys.transactions(chainId, address, direction).pk, start, order, early.onColdParts);
 }
 
 /**
@@ -87,6 +95,7 @@ async function readSorted(
   config: ExplorerConfig,
   address: string,
   query: TransactionsQuery,
+  early: EarlyDetails,
 ): Promise<SortedPage & { sort: TransactionSort }> {
   const sort = query.sort ?? 'block_number';
   const descending = (query.order ?? 'desc') === 'desc';
@@ -98,6 +107,7 @@ async function readSorted(
     direction,
     transactionStart(query),
     descending ? 'newest first' : 'ascending',
+    early,
   );
   // Items store compacted records (shared/table/compact.ts).
   return { sort, page: read.items.slice(0, PAGE_SIZE).map((item) => expandTransaction(item)), more: read.more };
@@ -114,13 +124,11 @@ export function listTransactions(
   config: ExplorerConfig,
 ): Promise<TransactionsResponse> {
   return measured('transactions', async () => {
-    const read = await readSorted(config, address, query);
+    const early = new EarlyDetails(config, true);
+    const read = await readSorted(config, address, query, early);
     const { page } = read;
-    const details = await readPageDetails(config, {
-      addresses: page.flatMap((tx) => contractSidesOf(tx, { from: tx.from, to: tx.to, created: tx.contractAddress })),
-      transactions: page.filter((tx) => tx.inputOmitted).map((tx) => tx.hash),
-      head: page.length > 0,
-    });
+    // Contract sides, the canonical transaction of a copy that left out its input (table/joins.ts), the cursor.
+    const details = await readPageDetails(config, { ...joinsOfAll(page), head: page.length > 0 }, early);
     const last = page.at(-1);
     return {
       items: page.map((tx) => transactionItem(tx, details)),

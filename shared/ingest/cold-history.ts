@@ -33,9 +33,11 @@ import type { ColdStore } from '../aws/cold-store';
 import { lastBlockAtOrBefore } from '../db/blocks-by-time';
 import { updateItem, writeItems } from '../db/operations';
 import { coldPointerItem, encodePart, isHistoryRange, lastEntrySk, openedItem, shardObjectKey } from '../table/cold-parts';
+import { storedEntriesOf } from '../table/buckets';
+import { joinCount, type Joins, joinsOfAll, mergeJoins, rangeCarriesJoins } from '../table/joins';
 import { blockKeys, chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
 import { TABLE } from '../table/definition';
-import { toMessagePack } from '../table/pack';
+import { toMessagePack, unpackItem } from '../table/pack';
 import type { ColdCursorRecord, CursorRecord } from '../table/records';
 import { readManifest } from './manifest';
 import { getItem, getItems } from './table-io';
@@ -53,6 +55,8 @@ export interface CompactOptions {
   store: ColdStore;
   partEntries?: number;
   partBytes?: number;
+  /** The most items a part's entries join for its pointer to name them (COLD_PART_JOINS). */
+  partJoins?: number;
   shardBytes?: number;
   /**
    * The group of the span's ranges this run compacts, `index` of `count`, by a digest of the range's pk
@@ -112,30 +116,54 @@ interface Part {
   items: TableItem[];
   bytes: Uint8Array;
   openedBytes: number;
+  /** What its entries join, on a range that carries them (joins.ts), when COLD_PART_JOINS or fewer. */
+  joins?: Joins;
 }
 
-/** A range's items (sorted) cut into parts and compressed. */
-function partsOf(rangePk: string, items: readonly TableItem[], partEntries: number, partBytes: number): Part[] {
+/**
+ * The most items a part's entries may join for its pointer to name them (table/joins.ts): a page that
+ * reaches the part reads them in the part's round trip, so they bound what that page reads (a BatchGetItem
+ * of up to 100 keys, with the table's entries' joins). A range's part is closed before an item that would
+ * take it past this; an item past it alone (one block's bucket naming more) makes a part whose pointer
+ * names none, and a page reaching it reads its joins after it (a third round trip).
+ */
+export const COLD_PART_JOINS = 48;
+
+/** The joins of an item's entries (a bucket's each), as readers get them. */
+const joinsOfItem = (item: TableItem): Joins => joinsOfAll(storedEntriesOf(item).map((entry) => unpackItem(entry)));
+
+/** A range's items (sorted) cut into parts and compressed; on a range that carries joins, also cut to keep them few. */
+function partsOf(rangePk: string, items: readonly TableItem[], partEntries: number, partBytes: number, partJoins: number): Part[] {
   const parts: Part[] = [];
+  const carries = rangeCarriesJoins(rangePk);
   let members: TableItem[] = [];
   let encoded: Uint8Array[] = [];
   let size = 0;
+  let joins: Joins = { addresses: [], instances: [], transactions: [] };
   const close = (): void => {
     if (members.length === 0) return;
     const { bytes, openedBytes } = encodePart(encoded);
-    parts.push({ rangePk, items: members, bytes, openedBytes });
+    const named = carries && joinCount(joins) <= partJoins ? { joins } : {};
+    parts.push({ rangePk, items: members, bytes, openedBytes, ...named });
     members = [];
     encoded = [];
     size = 0;
+    joins = { addresses: [], instances: [], transactions: [] };
   };
   for (const item of items) {
     // A part keeps no `ttl`: the tier's expiry is the table's, and a cold entry is kept for good.
     const { [TABLE.ttlAttribute]: _expiry, ...kept } = item;
     const bytes = toMessagePack(openedItem(kept as TableItem));
-    if (members.length >= partEntries || (members.length > 0 && size + bytes.length > partBytes)) close();
+    const itemJoins = carries ? joinsOfItem(item) : undefined;
+    let joined = itemJoins === undefined ? joins : mergeJoins([joins, itemJoins]);
+    if (members.length >= partEntries || (members.length > 0 && (size + bytes.length > partBytes || joinCount(joined) > partJoins))) {
+      close();
+      joined = itemJoins ?? joins;
+    }
     members.push(item);
     encoded.push(bytes);
     size += bytes.length;
+    joins = joined;
   }
   close();
   return parts;
@@ -194,7 +222,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
   const parts: Part[] = [];
   for (const rangePk of [...ranges.keys()].sort(compareSortKeys)) {
     const members = ranges.get(rangePk)!.sort((a, b) => compareSortKeys(a.sk, b.sk));
-    parts.push(...partsOf(rangePk, members, partEntries, partBytes));
+    parts.push(...partsOf(rangePk, members, partEntries, partBytes, options.partJoins ?? COLD_PART_JOINS));
   }
 
   // Shards: parts in order, cut at about shardBytes; each named by the span and its bytes' digest.
@@ -215,6 +243,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
           length: part.bytes.length,
           count: part.items.length,
           lastSk: lastEntrySk(part.items[part.items.length - 1]!),
+          ...(part.joins === undefined ? {} : { joins: part.joins }),
         }),
       );
       offset += part.bytes.length;

@@ -14,6 +14,7 @@
  */
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import { entriesOf, isBucket, isBucketedRange, storedEntriesOf } from './buckets';
+import { decodeJoins, encodeJoins, type Joins } from './joins';
 import { blockKey, COLD_POINTER_PREFIX, coldKeys, type TableItem } from './keys';
 import { fromMessagePack, messagePackOf, PACKED_ATTRIBUTE, toMessagePack, unpackItem } from './pack';
 
@@ -35,6 +36,11 @@ export interface ColdPointer {
   /** The blocks whose history the part's compaction read. */
   fromBlock: number;
   toBlock: number;
+  /**
+   * What the part's entries join (joins.ts), on the pointers of a range that carries them (rangeCarriesJoins)
+   * when they are few enough (COLD_PART_JOINS); undefined otherwise, and on pointers written before.
+   */
+  joins?: Joins;
 }
 
 /** One shard of a compaction: the span's range group and the digest of its bytes (16 bytes). */
@@ -57,7 +63,8 @@ const POINTER_FIELDS = 'p';
 
 /**
  * The pointer item of a part of `key` (coldKeys.part) in `shard`: its fields in one MessagePack list
- * (the shard's digest as bytes, its group, the part's offset, length, count, last sort key, the span): 210
+ * (the shard's digest as bytes, its group, the part's offset, length, count, last sort key, the span, and
+ * the part's joins where it carries them, joins.ts encodeJoins, about 22 B an address): 210
  * B stored on average on the Base profile with DynamoDB's 100 B of overhead (bench of 2026-12-02), against 385
  * for the same fields as attributes of their own under the range's own pk (test/shared/table/cold-parts.test.ts).
  * The object's key is rebuilt from them and the chain its pk names.
@@ -65,7 +72,7 @@ const POINTER_FIELDS = 'p';
 export function coldPointerItem(
   key: { pk: string; sk: string },
   shard: ColdShard,
-  part: { offset: number; length: number; count: number; lastSk: string },
+  part: { offset: number; length: number; count: number; lastSk: string; joins?: Joins },
 ): TableItem {
   return {
     pk: key.pk,
@@ -80,6 +87,7 @@ export function coldPointerItem(
       part.lastSk,
       shard.fromBlock,
       shard.toBlock,
+      ...(part.joins === undefined ? [] : [encodeJoins(part.joins)]),
     ]),
   };
 }
@@ -94,9 +102,10 @@ export function coldPointerOf(item: Record<string, unknown>): ColdPointer {
   } catch {
     list = undefined;
   }
-  if (chainId === undefined || !Array.isArray(list) || list.length !== 9 || !(list[0] instanceof Uint8Array)) {
+  if (chainId === undefined || !Array.isArray(list) || (list.length !== 9 && list.length !== 10) || !(list[0] instanceof Uint8Array)) {
     throw new Error(`cold pointer ${String(item.pk)} ${String(item.sk)}: not a pointer`);
   }
+  const joins = list[9] instanceof Uint8Array ? decodeJoins(list[9]) : undefined;
   const [digest, index, count, offset, length, entries, lastSk, fromBlock, toBlock] = list as [
     Uint8Array,
     number,
@@ -117,6 +126,7 @@ export function coldPointerOf(item: Record<string, unknown>): ColdPointer {
     count: entries,
     fromBlock,
     toBlock,
+    ...(joins === undefined ? {} : { joins }),
   };
 }
 

@@ -1,0 +1,155 @@
+/**
+ * What a history entry's page joins (docs/decisions/cold-history.md, "Cold pages in two round trips"):
+ * the items the explorer's address tabs read beside their entries (X7 address items, G3 NFT instances,
+ * N2 canonical transactions), named by the entry alone. One definition for the two places that need it:
+ * the explorer's pages (shared/explorer: the details a page asks for) and the cold tier (the compactor
+ * writes, on each pointer of an address's range, the joins of the part's entries, so that a page reaching
+ * the part reads them in the same round trip as the part itself: shared/db/cold-query.ts).
+ */
+import { expandInternalTransaction, expandTokenTransfer, expandTransaction } from './compact';
+import { addressKeys, type ItemKey, nftKeys, transactionKeys } from './keys';
+import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE } from './records';
+import { fromMessagePack, toMessagePack } from './pack';
+
+/** What a page joins to its entries: the address items (X7), NFT instances (G3) and canonical transactions (N2) named. */
+export interface Joins {
+  addresses: string[];
+  instances: { contract: string; tokenId: string }[];
+  transactions: string[];
+}
+
+/** The address sides of an index copy (X3, X4, X5), as its `cs` bits name them (records.ts CONTRACT_SIDE). */
+export type CopySides = Partial<Record<keyof typeof CONTRACT_SIDE, string | null>>;
+
+/**
+ * The sides of a copy that have an address item (X7), from the copy's own `cs` bits: only those are
+ * asked for, so no key of the page's BatchGetItem is missing. A copy written before the bits existed
+ * (no `cs`) names every side, as every side was asked for then.
+ */
+export function contractSidesOf(copy: object, sides: CopySides): string[] {
+  const flags = (copy as Record<string, unknown>)[CONTRACT_SIDES_ATTRIBUTE];
+  const known = typeof flags === 'number';
+  return (Object.entries(sides) as [keyof typeof CONTRACT_SIDE, string | null | undefined][]).flatMap(([side, address]) =>
+    address && (!known || (flags & CONTRACT_SIDE[side]) !== 0) ? [address] : [],
+  );
+}
+
+const none = (): Joins => ({ addresses: [], instances: [], transactions: [] });
+
+/**
+ * The joins of one entry as a reader gets it (an item of its range, compacted or whole):
+ *  - a token transfer (X3): its token's address item (it emitted the log: always one) and its contract
+ *    sides', and, moving an NFT id, that instance (the ingest writes one for every id a transfer moves);
+ *  - a transaction (X4): its contract sides' address items (sender, recipient, created contract) and,
+ *    when the copy left out its input, the canonical transaction;
+ *  - an internal transaction (X5): its contract sides' (caller, callee, created contract);
+ *  - anything else: none.
+ */
+export function joinsOf(stored: object): Joins {
+  const entry = stored as Record<string, unknown>;
+  switch (entry.kind) {
+    case 'tokenTransfer': {
+      const transfer = expandTokenTransfer(entry);
+      return {
+        addresses: [transfer.token, ...contractSidesOf(entry, { from: transfer.from, to: transfer.to })],
+        instances: transfer.tokenId === null ? [] : [{ contract: transfer.token, tokenId: transfer.tokenId }],
+        transactions: [],
+      };
+    }
+    case 'transaction': {
+      const tx = expandTransaction(entry);
+      return {
+        addresses: contractSidesOf(entry, { from: tx.from, to: tx.to, created: tx.contractAddress }),
+        instances: [],
+        transactions: tx.inputOmitted ? [tx.hash] : [],
+      };
+    }
+    case 'internalTransaction': {
+      const internal = expandInternalTransaction(entry);
+      return {
+        addresses: contractSidesOf(entry, { from: internal.from, to: internal.to, created: internal.createdContract }),
+        instances: [],
+        transactions: [],
+      };
+    }
+    default:
+      return none();
+  }
+}
+
+/** Several joins as one, each item named once (lower case), in first-seen order. */
+export function mergeJoins(all: Iterable<Joins>): Joins {
+  const addresses = new Set<string>();
+  const instances = new Map<string, { contract: string; tokenId: string }>();
+  const transactions = new Set<string>();
+  for (const joins of all) {
+    for (const address of joins.addresses) addresses.add(address.toLowerCase());
+    for (const instance of joins.instances) {
+      const contract = instance.contract.toLowerCase();
+      instances.set(`${contract}#${instance.tokenId}`, { contract, tokenId: instance.tokenId });
+    }
+    for (const hash of joins.transactions) transactions.add(hash.toLowerCase());
+  }
+  return { addresses: [...addresses], instances: [...instances.values()], transactions: [...transactions] };
+}
+
+/** The joins of `entries`, each item named once. */
+export const joinsOfAll = (entries: Iterable<object>): Joins => mergeJoins([...entries].map(joinsOf));
+
+/** The number of items `joins` names. */
+export const joinCount = (joins: Joins): number => joins.addresses.length + joins.instances.length + joins.transactions.length;
+
+/** The keys of the items `joins` names on `chainId`. */
+export function joinKeys(chainId: number, joins: Joins): ItemKey[] {
+  return [
+    ...joins.addresses.map((address) => addressKeys.address(chainId, address)),
+    ...joins.instances.map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
+    ...joins.transactions.map((hash) => transactionKeys.transaction(chainId, hash)),
+  ];
+}
+
+/**
+ * The ranges whose pointers carry their parts' joins: an address's token transfers, transactions and
+ * internal transactions (X3, X4, X5, `C#<chain>#A#<address>#TT|TX|ITX#…`), the explorer's tabs.
+ */
+export const rangeCarriesJoins = (pk: string): boolean => /^C#\d+#A#0x[0-9a-f]{40}#(?:TT|TX|ITX)#/.test(pk);
+
+const hexBytes = (hex: string): Uint8Array => Buffer.from(hex.slice(2), 'hex');
+const hexOf = (bytes: Uint8Array, from: number, length: number): string =>
+  `0x${Buffer.from(bytes.buffer, bytes.byteOffset + from, length).toString('hex')}`;
+
+/**
+ * `joins` as a pointer stores them: [addresses, 20 bytes each, as one byte string; instances, each
+ * [contract, token id]; transactions, 32 bytes each, as one byte string] (about 22 B an address).
+ */
+export function encodeJoins(joins: Joins): Uint8Array {
+  return toMessagePack([
+    Buffer.concat(joins.addresses.map(hexBytes)),
+    joins.instances.map(({ contract, tokenId }) => [hexBytes(contract), tokenId]),
+    Buffer.concat(joins.transactions.map(hexBytes)),
+  ]);
+}
+
+/** A pointer's stored joins (`encodeJoins`); undefined when the bytes are not such. */
+export function decodeJoins(bytes: Uint8Array): Joins | undefined {
+  let value: unknown;
+  try {
+    value = fromMessagePack(bytes);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(value) || value.length !== 3) return undefined;
+  const [addresses, instances, transactions] = value as [unknown, unknown, unknown];
+  if (!(addresses instanceof Uint8Array) || addresses.length % 20 !== 0) return undefined;
+  if (!(transactions instanceof Uint8Array) || transactions.length % 32 !== 0) return undefined;
+  if (!Array.isArray(instances)) return undefined;
+  const joins = none();
+  for (let at = 0; at < addresses.length; at += 20) joins.addresses.push(hexOf(addresses, at, 20));
+  for (let at = 0; at < transactions.length; at += 32) joins.transactions.push(hexOf(transactions, at, 32));
+  for (const instance of instances) {
+    if (!Array.isArray(instance) || !(instance[0] instanceof Uint8Array) || instance[0].length !== 20 || typeof instance[1] !== 'string')
+      return undefined;
+    joins.instances.push({ contract: hexOf(instance[0], 0, 20), tokenId: instance[1] });
+  }
+  return joins;
+}
