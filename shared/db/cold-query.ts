@@ -135,7 +135,8 @@ export async function queryWithColdParts(
         ? [pointerQuery('before', false, POINTERS_READ)]
         : [pointerQuery('before', false, 1), pointerQuery('after', true, POINTERS_READ)];
   const [page, ...pointerPages] = await Promise.all([hot(withSortKey(input, counting)), ...queries.map(send)]);
-  const pointersOf = (pointers: QueryPage<Item> | undefined): ColdPointer[] => (pointers?.items ?? []).map(coldPointerOf);
+  const pointersOf = (pointers: QueryPage<Item> | undefined): ColdPointer[] =>
+    (pointers?.items ?? []).map((item) => coldPointerOf(item, pk));
   const returned = pointerPages.flatMap(pointersOf);
   if (returned.length === 0) {
     if (!counting) onColdParts?.({ hot: page.items, readsParts: false, joins: undefined });

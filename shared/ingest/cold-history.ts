@@ -238,13 +238,18 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
     let offset = 0;
     for (const part of shard) {
       pointers.push(
-        coldPointerItem(coldKeys.part(part.rangePk, part.items[0]!.sk), named, {
-          offset,
-          length: part.bytes.length,
-          count: part.items.length,
-          lastSk: lastEntrySk(part.items[part.items.length - 1]!),
-          ...(part.joins === undefined ? {} : { joins: part.joins }),
-        }),
+        coldPointerItem(
+          coldKeys.part(part.rangePk, part.items[0]!.sk),
+          named,
+          {
+            offset,
+            length: part.bytes.length,
+            count: part.items.length,
+            lastSk: lastEntrySk(part.items[part.items.length - 1]!),
+            ...(part.joins === undefined ? {} : { joins: part.joins }),
+          },
+          part.rangePk,
+        ),
       );
       offset += part.bytes.length;
     }

@@ -14,7 +14,7 @@
  */
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import { entriesOf, isBucket, isBucketedRange, storedEntriesOf } from './buckets';
-import { decodeJoins, encodeJoins, type Joins } from './joins';
+import { decodeJoins, encodeJoins, type Joins, rangeOwner } from './joins';
 import { blockKey, COLD_POINTER_PREFIX, coldKeys, type TableItem } from './keys';
 import { fromMessagePack, messagePackOf, PACKED_ATTRIBUTE, toMessagePack, unpackItem } from './pack';
 
@@ -73,6 +73,7 @@ export function coldPointerItem(
   key: { pk: string; sk: string },
   shard: ColdShard,
   part: { offset: number; length: number; count: number; lastSk: string; joins?: Joins },
+  rangePk?: string,
 ): TableItem {
   return {
     pk: key.pk,
@@ -87,13 +88,13 @@ export function coldPointerItem(
       part.lastSk,
       shard.fromBlock,
       shard.toBlock,
-      ...(part.joins === undefined ? [] : [encodeJoins(part.joins)]),
+      ...(part.joins === undefined ? [] : [encodeJoins(part.joins, rangePk === undefined ? undefined : rangeOwner(rangePk))]),
     ]),
   };
 }
 
-/** A pointer item's fields (`coldPointerItem`). */
-export function coldPointerOf(item: Record<string, unknown>): ColdPointer {
+/** A pointer item's fields (`coldPointerItem`); its joins only given the pk of its range (which its own pk digests). */
+export function coldPointerOf(item: Record<string, unknown>, rangePk?: string): ColdPointer {
   const fields = item[POINTER_FIELDS];
   const chainId = /^COLD#(\d+)#/.exec(String(item.pk))?.[1];
   let list: unknown;
@@ -105,7 +106,8 @@ export function coldPointerOf(item: Record<string, unknown>): ColdPointer {
   if (chainId === undefined || !Array.isArray(list) || (list.length !== 9 && list.length !== 10) || !(list[0] instanceof Uint8Array)) {
     throw new Error(`cold pointer ${String(item.pk)} ${String(item.sk)}: not a pointer`);
   }
-  const joins = list[9] instanceof Uint8Array ? decodeJoins(list[9]) : undefined;
+  const owner = rangePk === undefined ? undefined : rangeOwner(rangePk);
+  const joins = list[9] instanceof Uint8Array && rangePk !== undefined ? decodeJoins(list[9], owner) : undefined;
   const [digest, index, count, offset, length, entries, lastSk, fromBlock, toBlock] = list as [
     Uint8Array,
     number,

@@ -118,32 +118,48 @@ const hexBytes = (hex: string): Uint8Array => Buffer.from(hex.slice(2), 'hex');
 const hexOf = (bytes: Uint8Array, from: number, length: number): string =>
   `0x${Buffer.from(bytes.buffer, bytes.byteOffset + from, length).toString('hex')}`;
 
+/** The address an address's range belongs to (`C#<chain>#A#<address>#…`), if it is one. */
+export const rangeOwner = (pk: string): string | undefined => /^C#\d+#A#(0x[0-9a-f]{40})#/.exec(pk)?.[1];
+
 /**
- * `joins` as a pointer stores them: [addresses, 20 bytes each, as one byte string; instances, each
- * [contract, token id]; transactions, 32 bytes each, as one byte string] (about 22 B an address).
+ * `joins` as a pointer of `owner`'s range stores them: [addresses, 20 bytes each, as one byte string;
+ * instances, each [contract, token id]; transactions, 32 bytes each, as one byte string], and, when the
+ * owner is among the addresses (a contract's own range: every entry names it), the owner left out of them
+ * and `true` after (about 22 B an address).
  */
-export function encodeJoins(joins: Joins): Uint8Array {
+export function encodeJoins(joins: Joins, owner?: string): Uint8Array {
+  const own = owner?.toLowerCase();
+  const owned = own !== undefined && joins.addresses.some((address) => address.toLowerCase() === own);
+  const addresses = owned ? joins.addresses.filter((address) => address.toLowerCase() !== own) : joins.addresses;
   return toMessagePack([
-    Buffer.concat(joins.addresses.map(hexBytes)),
+    Buffer.concat(addresses.map(hexBytes)),
     joins.instances.map(({ contract, tokenId }) => [hexBytes(contract), tokenId]),
     Buffer.concat(joins.transactions.map(hexBytes)),
+    ...(owned ? [true] : []),
   ]);
 }
 
-/** A pointer's stored joins (`encodeJoins`); undefined when the bytes are not such. */
-export function decodeJoins(bytes: Uint8Array): Joins | undefined {
+/**
+ * A pointer's stored joins (`encodeJoins`) on `owner`'s range; undefined when the bytes are not such, or
+ * name the owner and `owner` is not given.
+ */
+export function decodeJoins(bytes: Uint8Array, owner?: string): Joins | undefined {
   let value: unknown;
   try {
     value = fromMessagePack(bytes);
   } catch {
     return undefined;
   }
-  if (!Array.isArray(value) || value.length !== 3) return undefined;
+  if (!Array.isArray(value) || (value.length !== 3 && !(value.length === 4 && value[3] === true))) return undefined;
   const [addresses, instances, transactions] = value as [unknown, unknown, unknown];
   if (!(addresses instanceof Uint8Array) || addresses.length % 20 !== 0) return undefined;
   if (!(transactions instanceof Uint8Array) || transactions.length % 32 !== 0) return undefined;
   if (!Array.isArray(instances)) return undefined;
   const joins = none();
+  if (value.length === 4) {
+    if (owner === undefined) return undefined;
+    joins.addresses.push(owner.toLowerCase());
+  }
   for (let at = 0; at < addresses.length; at += 20) joins.addresses.push(hexOf(addresses, at, 20));
   for (let at = 0; at < transactions.length; at += 32) joins.transactions.push(hexOf(transactions, at, 32));
   for (const instance of instances) {

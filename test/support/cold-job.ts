@@ -2,7 +2,9 @@
  * The cold history job's tests' setting (test/functions/ingest/compact-cold-history*.test.ts): the job's
  * environment as the stack sets it, over a local S3, and a small Base-profile chain ingested with the tier on.
  */
-import type { LocalS3 } from '../../scripts/lib/local-s3';
+import { afterAll, beforeAll } from 'vitest';
+import { type LocalS3, startLocalS3 } from '../../scripts/lib/local-s3';
+import { type ColdStore, s3ColdStore } from '../../shared/aws/cold-store';
 import { ingestedSmallBaseChain } from './base-chain';
 
 export const COLD_TIER = { afterDays: 30, marginDays: 14 };
@@ -38,4 +40,28 @@ export async function ingestedColdChain(blocks: number, transactionsPerBlock: nu
     ingest: { coldHistory: COLD_TIER },
   });
   return spec.chainId;
+}
+
+/** The compactor's tests' setting, once set up (`useCompactorSetting`). */
+export interface CompactorSetting {
+  s3: LocalS3;
+  store: ColdStore;
+  chainId: number;
+}
+
+/**
+ * A local S3 with `bucket` (the compactor's store, through the SDK's S3 client) and a small Base-profile
+ * chain ingested into the file's table (useTestTable), before the file's tests; the S3 closed after them.
+ */
+export function useCompactorSetting(bucket: string, blocks: number, transactionsPerBlock: number): CompactorSetting {
+  const setting = {} as CompactorSetting;
+  beforeAll(async () => {
+    setting.s3 = await startLocalS3(bucket);
+    setting.store = s3ColdStore({ bucket, endpoint: setting.s3.endpoint, credentials: setting.s3.credentials });
+    setting.chainId = (await ingestedSmallBaseChain(blocks, transactionsPerBlock)).spec.chainId;
+  }, 120_000);
+  afterAll(async () => {
+    await setting.s3?.close();
+  });
+  return setting;
 }

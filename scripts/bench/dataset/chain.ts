@@ -339,6 +339,11 @@ export class SyntheticChain {
   protected swapHash = '';
   protected nftBatchHash = '';
 
+  /** Whether the chain has code at `address` (every contract it ever made, as eth_getCode at its head answers). */
+  isContract(address: string): boolean {
+    return this.contracts.has(address.toLowerCase());
+  }
+
   constructor(spec: ChainSpec) {
     this.spec = spec;
     const tokens: TokenSpec[] = [];

@@ -6,9 +6,9 @@
  * it again, into the same objects and pointers; a block without its manifest stops it before it writes.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalS3, type LocalS3 } from '../../../scripts/lib/local-s3';
-import { s3ColdStore, type ColdStore } from '../../../shared/aws/cold-store';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalS3 } from '../../../scripts/lib/local-s3';
+import type { ColdStore } from '../../../shared/aws/cold-store';
 import {
   compactBlocks,
   compactColdHistory,
@@ -22,26 +22,20 @@ import { entriesOf, isBucket } from '../../../shared/table/buckets';
 import { type ColdPointer, coldPointerOf, openedItem, partItems } from '../../../shared/table/cold-parts';
 import { blockKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../../../shared/table/keys';
 import { fromMessagePack, messagePackOf, unpackItem } from '../../../shared/table/pack';
-import { ingestedSmallBaseChain } from '../../support/base-chain';
+import { useCompactorSetting } from '../../support/cold-job';
 import { tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('cold-history');
 const BUCKET = 'cold-history-test';
 const BLOCKS = 12;
 
+const setting = useCompactorSetting(BUCKET, BLOCKS, 30);
 let s3: LocalS3;
 let store: ColdStore;
 let chainId: number;
 
-beforeAll(async () => {
-  s3 = await startLocalS3(BUCKET);
-  store = s3ColdStore({ bucket: BUCKET, endpoint: s3.endpoint, credentials: s3.credentials });
-
-  chainId = (await ingestedSmallBaseChain(BLOCKS, 30)).spec.chainId;
-}, 120_000);
-
-afterAll(async () => {
-  await s3?.close();
+beforeAll(() => {
+  ({ s3, store, chainId } = setting);
 });
 
 /** Binary attributes as hex, so that a Buffer and a Uint8Array of the same bytes compare equal. */

@@ -6,9 +6,7 @@
  * cut before an item that would take its joins past the bound, and a part one item takes past it names
  * none. Checked against the entries themselves, on a real ingest of a small Base-profile chain.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalS3, type LocalS3 } from '../../../scripts/lib/local-s3';
-import { s3ColdStore, type ColdStore } from '../../../shared/aws/cold-store';
+import { describe, expect, it } from 'vitest';
 import { compactBlocks } from '../../../shared/ingest/cold-history';
 import { storedEntriesOf } from '../../../shared/table/buckets';
 import { expandInternalTransaction, expandTokenTransfer, expandTransaction } from '../../../shared/table/compact';
@@ -17,26 +15,12 @@ import { decodeJoins, encodeJoins, type Joins, rangeCarriesJoins } from '../../.
 import { coldKeys, type TableItem } from '../../../shared/table/keys';
 import { unpackItem } from '../../../shared/table/pack';
 import { CONTRACT_SIDES_ATTRIBUTE } from '../../../shared/table/records';
-import { ingestedSmallBaseChain } from '../../support/base-chain';
+import { useCompactorSetting } from '../../support/cold-job';
 import { tableSnapshot, useTestTable } from '../../support/table';
 
 const table = useTestTable('cold-part-joins');
-const BUCKET = 'cold-part-joins-test';
 const BLOCKS = 6;
-
-let s3: LocalS3;
-let store: ColdStore;
-let chainId: number;
-
-beforeAll(async () => {
-  s3 = await startLocalS3(BUCKET);
-  store = s3ColdStore({ bucket: BUCKET, endpoint: s3.endpoint, credentials: s3.credentials });
-  chainId = (await ingestedSmallBaseChain(BLOCKS, 30)).spec.chainId;
-}, 120_000);
-
-afterAll(async () => {
-  await s3?.close();
-});
+const setting = useCompactorSetting('cold-part-joins-test', BLOCKS, 30);
 
 /**
  * What the explorer joins to one entry, spelled out here from its record (compact.ts expands it): a
@@ -78,10 +62,11 @@ async function pointersWithEntries(
   const pointers = (await tableSnapshot(table.name)).filter((item) => String(item.pk).startsWith('COLD#'));
   return Promise.all(
     pointers.map(async (item) => {
-      const pointer = coldPointerOf(item as TableItem);
-      const items = partItems(await store.read(pointer.object, pointer.offset, pointer.length));
+      const rangePk = rangeOf.get(String(item.pk)) ?? '?';
+      const pointer = coldPointerOf(item as TableItem, rangePk);
+      const items = partItems(await setting.store.read(pointer.object, pointer.offset, pointer.length));
       return {
-        rangePk: rangeOf.get(String(item.pk)) ?? '?',
+        rangePk,
         pointer,
         entries: items.flatMap((stored) => storedEntriesOf(stored).map((entry) => unpackItem(entry) as TableItem)),
       };
@@ -106,6 +91,13 @@ describe('the joins a cold part pointer names', () => {
       transactions: [`0x${'ef'.repeat(32)}`],
     };
     expect(decodeJoins(encodeJoins(joins))).toEqual(joins);
+    // On a contract's own range every entry names the contract: its pointers leave it out and say so in a byte.
+    const owner = joins.addresses[1]!;
+    const owned = encodeJoins(joins, owner);
+    expect(owned.length).toBeLessThanOrEqual(encodeJoins(joins).length - 19);
+    expect(decodeJoins(owned, owner)).toEqual({ ...joins, addresses: [owner, joins.addresses[0]] });
+    expect(decodeJoins(owned)).toBeUndefined();
+    expect(decodeJoins(encodeJoins(joins, `0x${'99'.repeat(20)}`), `0x${'99'.repeat(20)}`)).toEqual(joins);
     expect(encodeJoins({ addresses: joins.addresses, instances: [], transactions: [] }).length).toBeLessThanOrEqual(2 * 22 + 4);
     expect(decodeJoins(Uint8Array.of(1, 2, 3))).toBeUndefined();
     expect(rangeCarriesJoins(`C#8453#A#0x${'ab'.repeat(20)}#TT#all#ALL`)).toBe(true);
@@ -117,7 +109,7 @@ describe('the joins a cold part pointer names', () => {
     const snapshot = (await tableSnapshot(table.name)) as TableItem[];
     const rangePks = [...new Set(snapshot.map((item) => item.pk))];
     const BOUND = 6;
-    const result = await compactBlocks({ chainId, fromBlock: 1, toBlock: BLOCKS, store, partJoins: BOUND });
+    const result = await compactBlocks({ chainId: setting.chainId, fromBlock: 1, toBlock: BLOCKS, store: setting.store, partJoins: BOUND });
     expect(result.parts).toBeGreaterThan(0);
     const parts = await pointersWithEntries(rangePks);
     const carrying = parts.filter((part) => rangeCarriesJoins(part.rangePk));
