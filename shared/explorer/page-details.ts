@@ -18,8 +18,8 @@
 import { getItemsKept } from '../db/kept-items';
 import type { Item, OnColdParts } from '../db/operations';
 import { expandTransaction } from '../table/compact';
-import { joinsOfAll, mergeJoins } from '../table/joins';
-import { addressKeys, chainKeys, type ItemKey, keyId, nftKeys, transactionKeys } from '../table/keys';
+import { joinKeys, joinsOfAll, mergeJoins } from '../table/joins';
+import { chainKeys, type ItemKey, keyId } from '../table/keys';
 import { type AddressRecord, type CursorRecord, type NftInstanceRecord, isJoinedDetail, type TransactionRecord } from '../table/records';
 import type { ExplorerConfig } from './config';
 import { emptyDetails, instanceId, type PageDetails } from './serialise';
@@ -36,16 +36,14 @@ export interface DetailsRequest {
   head?: boolean;
 }
 
-export { contractSidesOf, type CopySides } from '../table/joins';
-
 /** The keys of what `request` asks for. */
 function keysOf(chainId: number, request: DetailsRequest): ItemKey[] {
-  return [
-    ...[...(request.addresses ?? [])].map((address) => addressKeys.address(chainId, address)),
-    ...[...(request.instances ?? [])].map(({ contract, tokenId }) => nftKeys.instance(chainId, contract, tokenId)),
-    ...[...(request.transactions ?? [])].map((hash) => transactionKeys.transaction(chainId, hash)),
-    ...(request.head ? [chainKeys.cursor(chainId)] : []),
-  ];
+  const joins = {
+    addresses: [...(request.addresses ?? [])],
+    instances: [...(request.instances ?? [])],
+    transactions: [...(request.transactions ?? [])],
+  };
+  return [...joinKeys(chainId, joins), ...(request.head ? [chainKeys.cursor(chainId)] : [])];
 }
 
 /**

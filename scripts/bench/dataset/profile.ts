@@ -46,6 +46,10 @@ const PROFILE_CODE = [
   'scripts/bench/dataset/profile.ts',
   'scripts/bench/lib/write-families.ts',
   'scripts/bench/lib/partition-heat.ts',
+  // The compactor, whose run over the build the profile's facts keep (ColdTierMeasured): its parts and pointers.
+  'shared/ingest/cold-history.ts',
+  'shared/table/cold-parts.ts',
+  'shared/table/joins.ts',
 ];
 
 export interface ProfileOptions extends BaseProfileSize {

@@ -1,11 +1,11 @@
 /**
  * The explorer's index copies (X3, X4, X5) record which of their sides are contracts as of their
  * block (`cs`, records.ts CONTRACT_SIDES_ATTRIBUTE), and the explorer pages ask BatchGetItem only for
- * those sides (page-details.ts contractSidesOf); copies written before the bits ask for every side.
+ * those sides (table/joins.ts contractSidesOf); copies written before the bits ask for every side.
  */
 import { storedEntriesOf } from '../../../shared/table/buckets';
 import { describe, expect, it } from 'vitest';
-import { contractSidesOf } from '../../../shared/explorer/page-details';
+import { contractSidesOf } from '../../../shared/table/joins';
 import { addressObject, emptyDetails } from '../../../shared/explorer/serialise';
 import type { DerivedBlock } from '../../../shared/ingest/derive';
 import { immutableItems } from '../../../shared/ingest/items';
