@@ -64,9 +64,10 @@ const POINTER_FIELDS = 'p';
 /**
  * The pointer item of a part of `key` (coldKeys.part) in `shard`: its fields in one MessagePack list
  * (the shard's digest as bytes, its group, the part's offset, length, count, last sort key, the span, and
- * the part's joins where it carries them, joins.ts encodeJoins, about 22 B an address): 210
- * B stored on average on the Base profile with DynamoDB's 100 B of overhead (bench of 2026-12-02), against 385
- * for the same fields as attributes of their own under the range's own pk (test/shared/table/cold-parts.test.ts).
+ * the part's joins where it carries them, joins.ts encodeJoins, about 22 B an address): 255 B stored on
+ * average on the Base profile's build with DynamoDB's 100 B of overhead (210 without the joins; bench of
+ * 2026-12-02), against 385 for the same fields as attributes of their own under the range's own pk
+ * (test/shared/table/cold-parts.test.ts).
  * The object's key is rebuilt from them and the chain its pk names.
  */
 export function coldPointerItem(
