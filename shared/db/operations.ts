@@ -177,9 +177,10 @@ export interface PageOptions {
    */
   bucketLimit?: number;
   /**
-   * Of a history range read with the cold tier on, called as its cold parts are asked for, with the
-   * table's entries and what the parts' entries join (cold-query.ts): a reader that joins items to the
-   * page reads them then, beside the parts. Of a union, once per member that reads parts.
+   * Of a history range read with the cold tier on, called once the table has answered (as its cold parts
+   * are asked for, or as it returns reading none), with the table's entries and what the parts' entries
+   * join (cold-query.ts): a reader that joins items to the page reads them then, beside the parts. Of a
+   * union, once per member.
    */
   onColdParts?: OnColdParts;
 }

@@ -15,7 +15,7 @@ import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, internalTransactionStart } from './cursor';
 import { measured } from './page-cost';
 import { EarlyDetails, readPageDetails } from './page-details';
-import { joinsOfAll } from '../table/joins';
+import { joinsOfRecords } from '../table/joins';
 import { directionOf, readRange, type KeysetStart } from './range-reader';
 import type { AddressRequest, InternalTransactionsQuery, InternalTransactionsResponse } from './schemas';
 import { internalTransactionItem } from './serialise';
@@ -54,7 +54,7 @@ export function listInternalTransactions(
     }
     const page = read.items.slice(0, PAGE_SIZE);
     // Contract sides (table/joins.ts).
-    const details = await readPageDetails(config, joinsOfAll(page), early);
+    const details = await readPageDetails(config, joinsOfRecords(page), early);
     const last = page.at(-1);
     return {
       items: page.map((internal) => internalTransactionItem(internal, details)),

@@ -10,7 +10,7 @@ import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, tokenTransferCursor, tokenTransferStart } from './cursor';
 import { measured } from './page-cost';
 import { EarlyDetails, readPageDetails } from './page-details';
-import { joinsOfAll } from '../table/joins';
+import { joinsOfRecords } from '../table/joins';
 import { directionOf, readRanges, type KeysetStart } from './range-reader';
 import type { AddressRequest, TokenTransfersQuery, TokenTransfersResponse } from './schemas';
 import { tokenTransferItem } from './serialise';
@@ -53,13 +53,12 @@ export function listTokenTransfers(
     const filter = { direction: directionOf(query.filter), types: query.type, token: query.token };
     const early = new EarlyDetails(config);
     const read = await readTokenTransfers(config.chainId, address, filter, tokenTransferStart(query), early);
-    const stored = read.items.slice(0, PAGE_SIZE);
     // Items store compacted records (shared/table/compact.ts).
-    const page = stored.map((item) => expandTokenTransfer(item));
+    const page = read.items.slice(0, PAGE_SIZE).map((item) => expandTokenTransfer(item));
     // The token always has an address item (it emitted the log); a side only when the copy flags it.
     // NFT transfers show their instance (Blockscout v2's `total.token_instance`): the ingest writes an
     // instance item for every NFT id a transfer moves, so the key exists; same BatchGetItem (table/joins.ts).
-    const details = await readPageDetails(config, joinsOfAll(stored), early);
+    const details = await readPageDetails(config, joinsOfRecords(page), early);
     const last = page.at(-1);
     return {
       items: page.map((transfer) => tokenTransferItem(transfer, details)),

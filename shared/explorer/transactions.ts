@@ -11,7 +11,7 @@ import { PAGE_SIZE, type ExplorerConfig } from './config';
 import { echoFilter, transactionStart } from './cursor';
 import { measured } from './page-cost';
 import { EarlyDetails, readPageDetails } from './page-details';
-import { joinsOfAll } from '../table/joins';
+import { joinsOfRecords } from '../table/joins';
 import { directionOf, readRange, type KeysetStart } from './range-reader';
 import type { AddressRequest, TransactionSort, TransactionsQuery, TransactionsResponse } from './schemas';
 import { transactionItem } from './serialise';
@@ -128,7 +128,7 @@ export function listTransactions(
     const read = await readSorted(config, address, query, early);
     const { page } = read;
     // Contract sides, the canonical transaction of a copy that left out its input (table/joins.ts), the cursor.
-    const details = await readPageDetails(config, { ...joinsOfAll(page), head: page.length > 0 }, early);
+    const details = await readPageDetails(config, { ...joinsOfRecords(page), head: page.length > 0 }, early);
     const last = page.at(-1);
     return {
       items: page.map((tx) => transactionItem(tx, details)),

@@ -8,7 +8,13 @@
  */
 import { expandInternalTransaction, expandTokenTransfer, expandTransaction } from './compact';
 import { addressKeys, type ItemKey, nftKeys, transactionKeys } from './keys';
-import { CONTRACT_SIDE, CONTRACT_SIDES_ATTRIBUTE } from './records';
+import {
+  CONTRACT_SIDE,
+  CONTRACT_SIDES_ATTRIBUTE,
+  type InternalTransactionRecord,
+  type TokenTransferRecord,
+  type TransactionRecord,
+} from './records';
 import { fromMessagePack, toMessagePack } from './pack';
 
 /** What a page joins to its entries: the address items (X7), NFT instances (G3) and canonical transactions (N2) named. */
@@ -36,8 +42,23 @@ export function contractSidesOf(copy: object, sides: CopySides): string[] {
 
 const none = (): Joins => ({ addresses: [], instances: [], transactions: [] });
 
+/** An entry's record whole (compact.ts), by its kind; undefined for a kind that joins nothing. */
+function expanded(entry: Record<string, unknown>): object | undefined {
+  switch (entry.kind) {
+    case 'tokenTransfer':
+      return expandTokenTransfer(entry);
+    case 'transaction':
+      return expandTransaction(entry);
+    case 'internalTransaction':
+      return expandInternalTransaction(entry);
+    default:
+      return undefined;
+  }
+}
+
 /**
- * The joins of one entry as a reader gets it (an item of its range, compacted or whole):
+ * The joins of one record, whole (compact.ts `expand*`, with its item's `cs` bits and `kind`, as the
+ * explorer's pages hold it):
  *  - a token transfer (X3): its token's address item (it emitted the log: always one) and its contract
  *    sides', and, moving an NFT id, that instance (the ingest writes one for every id a transfer moves);
  *  - a transaction (X4): its contract sides' address items (sender, recipient, created contract) and,
@@ -45,29 +66,29 @@ const none = (): Joins => ({ addresses: [], instances: [], transactions: [] });
  *  - an internal transaction (X5): its contract sides' (caller, callee, created contract);
  *  - anything else: none.
  */
-export function joinsOf(stored: object): Joins {
-  const entry = stored as Record<string, unknown>;
-  switch (entry.kind) {
+export function joinsOfRecord(whole: object): Joins {
+  const record = whole as Record<string, unknown>;
+  switch (record.kind) {
     case 'tokenTransfer': {
-      const transfer = expandTokenTransfer(entry);
+      const transfer = whole as TokenTransferRecord;
       return {
-        addresses: [transfer.token, ...contractSidesOf(entry, { from: transfer.from, to: transfer.to })],
+        addresses: [transfer.token, ...contractSidesOf(transfer, { from: transfer.from, to: transfer.to })],
         instances: transfer.tokenId === null ? [] : [{ contract: transfer.token, tokenId: transfer.tokenId }],
         transactions: [],
       };
     }
     case 'transaction': {
-      const tx = expandTransaction(entry);
+      const tx = whole as TransactionRecord;
       return {
-        addresses: contractSidesOf(entry, { from: tx.from, to: tx.to, created: tx.contractAddress }),
+        addresses: contractSidesOf(tx, { from: tx.from, to: tx.to, created: tx.contractAddress }),
         instances: [],
         transactions: tx.inputOmitted ? [tx.hash] : [],
       };
     }
     case 'internalTransaction': {
-      const internal = expandInternalTransaction(entry);
+      const internal = whole as InternalTransactionRecord;
       return {
-        addresses: contractSidesOf(entry, { from: internal.from, to: internal.to, created: internal.createdContract }),
+        addresses: contractSidesOf(internal, { from: internal.from, to: internal.to, created: internal.createdContract }),
         instances: [],
         transactions: [],
       };
@@ -75,6 +96,12 @@ export function joinsOf(stored: object): Joins {
     default:
       return none();
   }
+}
+
+/** The joins of one entry as a reader gets it from its range (an item, compacted or whole): its record's. */
+export function joinsOf(stored: object): Joins {
+  const record = expanded(stored as Record<string, unknown>);
+  return record === undefined ? none() : joinsOfRecord(record);
 }
 
 /** Several joins as one, each item named once (lower case), in first-seen order. */
@@ -93,8 +120,11 @@ export function mergeJoins(all: Iterable<Joins>): Joins {
   return { addresses: [...addresses], instances: [...instances.values()], transactions: [...transactions] };
 }
 
-/** The joins of `entries`, each item named once. */
+/** The joins of `entries` (items as read from their ranges), each item named once. */
 export const joinsOfAll = (entries: Iterable<object>): Joins => mergeJoins([...entries].map(joinsOf));
+
+/** The joins of whole `records` (joinsOfRecord), each item named once. */
+export const joinsOfRecords = (records: Iterable<object>): Joins => mergeJoins([...records].map(joinsOfRecord));
 
 /** The number of items `joins` names. */
 export const joinCount = (joins: Joins): number => joins.addresses.length + joins.instances.length + joins.transactions.length;
