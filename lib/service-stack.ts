@@ -35,7 +35,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { TABLE } from '../shared/table/definition';
+import { projectionOf, TABLE } from '../shared/table/definition';
 import { CORS_ALLOWED_HEADERS, CORS_ALLOWED_METHODS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../shared/http/middleware/cors';
 import { apiIdVariable } from '../shared/http/api-name';
 import type { ApiName } from '../shared/http/groups';
@@ -293,7 +293,7 @@ export class ServiceStack extends Stack {
   }
 
   private createTable(): Table {
-    const { tableClass, billing, capacity } = this.settings.table;
+    const { tableClass, billing, capacity, indexProjection } = this.settings.table;
     const provisioned = billing === 'provisioned';
     const table = new Table(this, 'Table', {
       partitionKey: { name: TABLE.partitionKey, type: AttributeType.STRING },
@@ -312,7 +312,7 @@ export class ServiceStack extends Stack {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        projectionType: projectionOf(index, indexProjection === 'all') === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
         ...(provisioned ? { readCapacity: capacity.minRead, writeCapacity: capacity.minWrite } : {}),
       });
     }

@@ -93,6 +93,12 @@ export interface ColdHistoryStackSettings {
  */
 export interface TableSettings {
   tableClass: 'standard' | 'standard-ia';
+  /**
+   * What gsi2 and gsi3 store of a balance or order: `keys-only` (shared/table/definition.ts), or `all`,
+   * which a stack deployed before 2026-12-02 keeps (CloudFormation cannot change an index's projection
+   * in place; the readers take either).
+   */
+  indexProjection: 'keys-only' | 'all';
   billing: 'on-demand' | 'provisioned';
   capacity: { minWrite: number; maxWrite: number; minRead: number; maxRead: number; targetUtilization: number };
 }
@@ -169,6 +175,7 @@ export const SETTING_DEFAULTS = {
   tableMinReadCapacity: 5,
   tableMaxReadCapacity: 40_000,
   tableTargetUtilization: 70,
+  tableIndexProjection: 'keys-only',
   orderRetentionDays: 30,
   tracerSdk: false,
   coldAfterDays: 0,
@@ -345,6 +352,7 @@ const settingsSchema = v.object({
   tableMinReadCapacity: integer(1, 40_000),
   tableMaxReadCapacity: integer(1, 40_000),
   tableTargetUtilization: integer(20, 90),
+  tableIndexProjection: v.picklist(['keys-only', 'all'], 'must be `keys-only` or `all`'),
   // ORDER_RETENTION_DAYS accepts 1 to 3650 (shared/orders/config.ts).
   orderRetentionDays: integer(1, 3650),
   tracerSdk: boolean,
@@ -440,6 +448,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     waf: { enabled: settings.waf, rateLimit: settings.wafRateLimit },
     table: {
       tableClass: settings.tableClass,
+      indexProjection: settings.tableIndexProjection,
       billing: settings.tableBilling,
       capacity: {
         minWrite: settings.tableMinWriteCapacity,

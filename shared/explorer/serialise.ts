@@ -9,6 +9,7 @@ import { checksummed } from '../chain/address';
 import type {
   AddressRecord,
   BalanceRecord,
+  ListedBalanceRecord,
   EmbeddedNftInstance,
   InternalTransactionRecord,
   NftCollectionRecord,
@@ -169,7 +170,11 @@ export function mediaOf(details: PageDetails, contract: string, tokenId: string,
 }
 
 /** E1: the instance of an ERC-1155 balance (ERC-20 and ERC-721 balances carry none). */
-export function balanceTokenInstance(listing: BalanceRecord, details: PageDetails, token: TokenObject): BalanceTokenInstance | null {
+export function balanceTokenInstance(
+  listing: Pick<BalanceRecord, 'holder' | 'token' | 'tokenId' | 'tokenStandard' | 'value'>,
+  details: PageDetails,
+  token: TokenObject,
+): BalanceTokenInstance | null {
   if (listing.tokenId === null) return null;
   const instance = details.instances.get(instanceId(listing.token, listing.tokenId));
   return {
@@ -215,7 +220,7 @@ export function collectionTokenInstance(
 // ---------------------------------------------------------------------------------------------------
 // Items
 
-export function tokenBalanceItem(listing: BalanceRecord, details: PageDetails): TokenBalanceItem {
+export function tokenBalanceItem(listing: ListedBalanceRecord, details: PageDetails): TokenBalanceItem {
   const token = tokenObject(listing.token, listing.tokenStandard, details);
   return { value: listing.value, token_id: listing.tokenId, token, token_instance: balanceTokenInstance(listing, details, token) };
 }

@@ -16,7 +16,7 @@
  */
 import { batchGetItems, rangeQuery, type QueryInput } from '../db/operations';
 import { addressKeys, holderKeys, keyId, nftKeys } from '../table/keys';
-import type { AddressRecord, BalanceRecord, NftInstanceRecord } from '../table/records';
+import type { AddressRecord, HolderBalanceRecord, NftInstanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { parseAddressOrName, resolveAddresses } from './names';
 import { queryInput } from './range-reader';
@@ -59,7 +59,7 @@ export interface OwnersResponse {
 const planOf = (query: OwnersQuery, host: string | undefined) =>
   planListRequest({ ...query, sort_by: undefined, sort_order: 'desc', group_by: [], aggregate: [] }, host, {});
 
-const ownerRow = (record: BalanceRecord): OwnerRow => ({
+const ownerRow = (record: HolderBalanceRecord): OwnerRow => ({
   chain_id: String(record.chainId),
   token_address: record.token,
   owner_address: record.holder,
@@ -103,7 +103,7 @@ export async function listTokenOwners(
   const perChain = plan.chainIds.map((chainId, i): ChainOwners => {
     const token = tokens.get(keyId(addressKey(chainId)));
     if (token?.tokenType !== 'ERC-20') return { rows: [], total: 0 };
-    const records = (pages[i] as unknown as BalanceRecord[]).filter((record) => record.tokenStandard === 'ERC-20');
+    const records = (pages[i] as unknown as HolderBalanceRecord[]).filter((record) => record.tokenStandard === 'ERC-20');
     return { rows: records.map(ownerRow), total: counterOf(token.holders) };
   });
   const totals = await stateTotals(
@@ -121,7 +121,7 @@ export async function listTokenOwners(
 
 /** What one chain's owners list read before its standard was known (the first page), or nothing yet. */
 interface Speculative {
-  holders?: Promise<BalanceRecord[]>;
+  holders?: Promise<HolderBalanceRecord[]>;
   instances?: Promise<NftInstanceRecord[]>;
 }
 
@@ -152,7 +152,7 @@ export async function listNftOwners(
       tokenId === undefined ? readStatePage(chainId, [instancesRange(chainId, addressOn(chainId))], 0, take, config) : undefined;
     for (const read of [holders, instances]) read?.catch(() => undefined); // (awaited below, or not needed)
     return {
-      holders: holders as unknown as Promise<BalanceRecord[]>,
+      holders: holders as unknown as Promise<HolderBalanceRecord[]>,
       instances: instances as unknown as Promise<NftInstanceRecord[]> | undefined,
     };
   });
@@ -166,7 +166,13 @@ export async function listNftOwners(
       if (item?.tokenType === 'ERC-1155') {
         const records =
           (await early.holders) ??
-          ((await readStatePage(chainId, [holdersRange(chainId, address, tokenId)], skip, take, config)) as unknown as BalanceRecord[]);
+          ((await readStatePage(
+            chainId,
+            [holdersRange(chainId, address, tokenId)],
+            skip,
+            take,
+            config,
+          )) as unknown as HolderBalanceRecord[]);
         return {
           rows: records.filter((record) => record.tokenId !== null).map(ownerRow),
           total: counterOf(tokenId === undefined ? item.idHolders : instance?.holders),

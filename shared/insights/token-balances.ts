@@ -12,7 +12,7 @@ import { batchGetItems, rangeQuery, type Item, type QueryInput } from '../db/ope
 import { InvalidRequestError } from '../errors';
 import { coinBalanceKey, type CoinBalanceRecord } from '../table/address-state';
 import { addressKeys, compareSortKeys, keyId } from '../table/keys';
-import type { AddressRecord, BalanceCountsRecord, BalanceRecord } from '../table/records';
+import type { AddressRecord, BalanceCountsRecord, BalanceRecord, ListedBalanceRecord } from '../table/records';
 import type { InsightsConfig } from './config';
 import { readJoinedDetails } from './joined-details';
 import { parseAddressOrName, resolveAddresses } from './names';
@@ -21,6 +21,9 @@ import { RangeTooLargeError } from './range-reader';
 import { firstChain, listMeta, planListRequest } from './request';
 import type { Erc20BalancesResponse, InsightsErc20Balance, OwnerTokensQuery, TokensQuery } from './schemas';
 import { counterOf, readIndexedHeads, readStatePage, stateTotals } from './state-lists';
+
+/** A balance as a page lists it: a G3 item named by its key, or an X1 entry (no `updatedAtBlock`: records.ts). */
+type Balance = BalanceRecord | ListedBalanceRecord;
 
 interface Request<Q> {
   query: Q;
@@ -49,7 +52,7 @@ export async function listOwnerErc20Balances(
     ),
     erc20Counts(plan.chainIds, ownersOn),
   ]);
-  const rows = perChain.flatMap((items) => items.map((item) => balanceRow(item as unknown as BalanceRecord)));
+  const rows = perChain.flatMap((items) => items.map((item) => balanceRow(item as unknown as Balance)));
   if (query.metadata) await addErc20Metadata(rows, config);
   const totals = await stateTotals(plan, plan.chainIds.map(counts), config, heads);
   return { meta: listMeta(plan, totals, owner.get(firstChain(plan)) ?? ''), data: rows, aggregations: null };
@@ -131,7 +134,7 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
         if (items.length > config.maxItemsReadPerChain) {
           throw new RangeTooLargeError(chainId, config.maxItemsReadPerChain, 'Sorting by token_address');
         }
-        return nativesFirst(nativeRows, sortRecords(items as unknown as BalanceRecord[], query), skip, plan.limit);
+        return nativesFirst(nativeRows, sortRecords(items as unknown as Balance[], query), skip, plan.limit);
       }
       // The chain's list is its native rows (at most one per owner), then the X1 entries: the page's
       // entries are read from as many entries earlier as it can have native rows, and cut below.
@@ -147,7 +150,7 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
         ),
         natives(),
       ]);
-      const page = nativesFirst(nativeRows, items as unknown as BalanceRecord[], skip, plan.limit, from);
+      const page = nativesFirst(nativeRows, items as unknown as Balance[], skip, plan.limit, from);
       return { ...page, total: nativeRows.length + (await lookups).erc20Count(chainId) };
     }),
   );
@@ -172,7 +175,7 @@ export async function listTokens({ query, host }: Request<TokensQuery>, config: 
  * Rows `skip` to `skip + take` of a chain's list, its native rows then its ERC-20 rows, and its size:
  * `records` are the ERC-20 rows in order from the `from`-th on (all of them when `from` is 0).
  */
-function nativesFirst(natives: InsightsErc20Balance[], records: BalanceRecord[], skip: number, take: number, from = 0) {
+function nativesFirst(natives: InsightsErc20Balance[], records: Balance[], skip: number, take: number, from = 0) {
   const count = natives.length;
   const [start, end] = [Math.max(0, skip - count), Math.max(0, skip + take - count)];
   return {
@@ -235,7 +238,7 @@ async function erc20Counts(chainIds: readonly number[], ownersOn: (chainId: numb
 }
 
 /** G3: the balance items of every (owner, token) pair named (at most 10 × 10 keys per chain, one BatchGetItem), sorted. */
-async function namedBalances(chainId: number, owners: string[], tokens: string[], query: TokensQuery): Promise<BalanceRecord[]> {
+async function namedBalances(chainId: number, owners: string[], tokens: string[], query: TokensQuery): Promise<Balance[]> {
   if (tokens.length === 0) return [];
   const keys = owners.flatMap((owner) => tokens.map((token) => addressKeys.balance(chainId, owner, token)));
   const found = await batchGetItems<BalanceRecord>(keys);
@@ -245,13 +248,13 @@ async function namedBalances(chainId: number, owners: string[], tokens: string[]
   return sortRecords(records, query);
 }
 
-function sortRecords(records: BalanceRecord[], query: TokensQuery): BalanceRecord[] {
+function sortRecords(records: Balance[], query: TokensQuery): Balance[] {
   const sign = query.sort_order === 'asc' ? 1 : -1;
-  const byBalance = (a: BalanceRecord, b: BalanceRecord) => {
+  const byBalance = (a: Balance, b: Balance) => {
     const [x, y] = [BigInt(a.value), BigInt(b.value)];
     return x === y ? 0 : x < y ? -1 : 1;
   };
-  const byToken = (a: BalanceRecord, b: BalanceRecord) => compareSortKeys(a.token, b.token);
+  const byToken = (a: Balance, b: Balance) => compareSortKeys(a.token, b.token);
   return [...records].sort((a, b) =>
     query.sort_by === 'token_address'
       ? sign * byToken(a, b) || -byBalance(a, b) || compareSortKeys(a.holder, b.holder)
@@ -259,8 +262,8 @@ function sortRecords(records: BalanceRecord[], query: TokensQuery): BalanceRecor
   );
 }
 
-function balanceRow(record: BalanceRecord | Item): InsightsErc20Balance {
-  const balance = record as BalanceRecord;
+function balanceRow(record: Balance | Item): InsightsErc20Balance {
+  const balance = record as Balance;
   return { chain_id: balance.chainId, token_address: balance.token, balance: balance.value };
 }
 

@@ -405,9 +405,13 @@ export async function expireOverdueOrders(at: number = now()): Promise<ExpirySwe
   }));
 }
 
+/**
+ * gsi2 projects only keys (shared/table/definition.ts): an entry names its order by the id its sort key
+ * ends with (`<expiry>#<order id>`), and the transition reads the order itself.
+ */
 async function expireShard(shard: number, at: number): Promise<ExpirySweepResult> {
   const range = orderKeys.pendingExpiryRange(shard);
-  const { items } = await queryAll<StoredOrder>({
+  const { items } = await queryAll<{ gsi2sk: string }>({
     IndexName: range.index,
     KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :upper',
     ExpressionAttributeValues: { ':pk': range.pk, ':upper': pad(at + 1, 15) },
@@ -415,7 +419,7 @@ async function expireShard(shard: number, at: number): Promise<ExpirySweepResult
   const result: ExpirySweepResult = { examined: 0, expired: 0, skipped: 0 };
   for (const item of items) {
     result.examined += 1;
-    const outcome = await transitionOrder(item.id, 'expired', { at, current: item });
+    const outcome = await transitionOrder(item.gsi2sk.slice(item.gsi2sk.indexOf('#') + 1), 'expired', { at });
     if (outcome.applied) result.expired += 1;
     else result.skipped += 1;
   }

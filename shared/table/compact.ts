@@ -535,16 +535,51 @@ export const compactBalance = (record: BalanceRecord, key: ItemKey): Fields => b
 /** The whole balance record of an item (any shape the ingest ever wrote); key attributes kept. */
 export const expandBalance = balanceCompaction.expand;
 
+/** 2^256 - 1: T1's sort key holds it minus the value, so that a forward read is largest first. */
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+/**
+ * The value a balance's index keys spell: X1's `<78-digit value>#...` (gsi3sk), else T1's `<id or
+ * ->#<78-digit (2^256 - 1 - value)>#<holder>` (gsi2sk).
+ */
+function valueOfIndexKeys(entry: Fields): string | undefined {
+  const listing = listingParts(entry);
+  if (listing && /^\d{78}$/.test(listing[0]!)) return BigInt(listing[0]!).toString();
+  const holders = typeof entry.gsi2sk === 'string' ? entry.gsi2sk.split('#') : [];
+  if (holders.length === 3 && /^\d{78}$/.test(holders[1]!)) return (MAX_UINT256 - BigInt(holders[1]!)).toString();
+  return undefined;
+}
+
+/**
+ * A balance as an entry of gsi2 or gsi3 gives it when the index projects only keys (definition.ts): its
+ * table key (chain, holder, token, id), its value (either index's sort key), its standard and token name
+ * (X1's sort key; an entry of T1 alone is an ERC-20 balance without an id, an ERC-1155 one with it:
+ * state.ts isOnHolderIndex). It has no `updatedAtBlock`: no listing shows it. Undefined for anything
+ * else, an item of the table among them (every item carries its `kind`).
+ */
+export function balanceOfIndexEntry(entry: Fields): Fields | undefined {
+  if (entry.kind !== undefined || typeof entry.pk !== 'string' || typeof entry.sk !== 'string' || !entry.sk.startsWith('BAL#'))
+    return undefined;
+  const value = valueOfIndexKeys(entry);
+  if (value === undefined) return undefined;
+  const record = expandBalance({ ...entry, kind: 'balance', value }) as unknown as Fields;
+  if (record.tokenStandard === undefined) record.tokenStandard = record.tokenId === null ? 'ERC-20' : 'ERC-1155';
+  if (record.tokenName === undefined) record.tokenName = '';
+  return record;
+}
+
 /** Families the table layer expands on every read (their readers never want only some fields). */
 const EXPANDED_ON_READ: Readonly<Record<string, (item: Fields) => Fields>> = { balance: (item) => expandBalance(item) };
 
 /**
  * An item as the table layer hands it to readers (shared/db/operations.ts, on GetItem, BatchGetItem,
  * Query of the table or an index, Scan): packed fields spread (pack.ts), and an item of a family in
- * EXPANDED_ON_READ whole again, whatever the route or index read it. The other families are expanded by
+ * EXPANDED_ON_READ whole again, whatever the route or index read it (a balance from gsi2 or gsi3's keys
+ * alone: balanceOfIndexEntry). The other families are expanded by
  * their readers (`expand*`), which may want only some fields.
  */
 export function readItem(item: Fields): Fields {
+  if (item.kind === undefined) return balanceOfIndexEntry(item) ?? unpackItem(item);
   const expand = typeof item.kind === 'string' && Object.hasOwn(EXPANDED_ON_READ, item.kind) ? EXPANDED_ON_READ[item.kind] : undefined;
   return expand !== undefined && typeof item.pk === 'string' && typeof item.sk === 'string' ? expand(item) : unpackItem(item);
 }

@@ -421,8 +421,14 @@ export interface BalanceRecord {
   gsi3sk?: string;
 }
 
-/** A balance as X1 lists it: a positive balance item on gsi3. */
-export type ListedBalanceRecord = BalanceRecord & { gsi3pk: string; gsi3sk: string };
+/**
+ * A balance as X1 lists it: a positive balance item on gsi3. The index projects only keys
+ * (definition.ts), so `updatedAtBlock` is not known from it (compact.ts balanceOfIndexEntry).
+ */
+export type ListedBalanceRecord = Omit<BalanceRecord, 'updatedAtBlock'> & { gsi3pk: string; gsi3sk: string; updatedAtBlock?: number };
+
+/** A balance as T1 lists it (a token's holders, on gsi2: keys only, as X1). */
+export type HolderBalanceRecord = Omit<BalanceRecord, 'updatedAtBlock'> & { updatedAtBlock?: number };
 
 /** X10 (addressKeys.balanceCounts): the sizes of an address's X1 ranges, per standard (absent = 0). */
 export interface BalanceCountsRecord {

@@ -311,7 +311,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
     }
   });
 
-  it('creates the table of shared/db/table.ts: keys, GSIs projecting all, TTL, PITR, on demand, retained', () => {
+  it('creates the table of shared/db/table.ts: keys, GSIs with their projections, TTL, PITR, on demand, retained', () => {
     const tables = ofType(resources, 'AWS::DynamoDB::Table');
     expect(tables).toHaveLength(1);
     const [, table] = tables[0];
@@ -333,7 +333,7 @@ describe('ServiceStack with the real route and job tables and cdk.json defaults 
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: index.projection },
       })),
     );
     // gsi3: X1, a holder's positive balances by value (the balance items' own keys, sparse).

@@ -31,6 +31,22 @@ describe('the table options', () => {
     expect(manifestExpiry(1_700_000_000, 0)).toBeUndefined();
   });
 
+  it('project only keys into gsi2 and gsi3 (balances and waiting orders) and everything into gsi1, unless tableIndexProjection is `all`', () => {
+    const projections = (context: Record<string, unknown> = {}) => {
+      const { resources } = synthesise(context);
+      const [[, table]] = ofType(resources, 'AWS::DynamoDB::Table');
+      return Object.fromEntries(
+        table.Properties.GlobalSecondaryIndexes.map((index: { IndexName: string; Projection: { ProjectionType: string } }) => [
+          index.IndexName,
+          index.Projection.ProjectionType,
+        ]),
+      );
+    };
+    expect(projections()).toEqual({ gsi1: 'ALL', gsi2: 'KEYS_ONLY', gsi3: 'KEYS_ONLY' });
+    // A stack deployed before keeps its indexes (CloudFormation cannot change a projection in place).
+    expect(projections({ tableIndexProjection: 'all' })).toEqual({ gsi1: 'ALL', gsi2: 'ALL', gsi3: 'ALL' });
+  });
+
   it('give Standard-IA, provisioned capacity and target tracking of the table and every GSI, reads and writes apart', () => {
     const { stack, resources } = synthesise({
       tableClass: 'standard-ia',
@@ -86,6 +102,7 @@ describe('the table options', () => {
     [{ tableBilling: 'reserved' }, /tableBilling` must be `on-demand` or `provisioned`/],
     [{ tableTargetUtilization: 95 }, /tableTargetUtilization` must be at most 90/],
     [{ tableMinWriteCapacity: 100, tableMaxWriteCapacity: 10 }, /tableMin\*Capacity` may not exceed/],
+    [{ tableIndexProjection: 'include' }, /tableIndexProjection` must be `keys-only` or `all`/],
   ])('refuse %j with a clear message', (context, message) => {
     expect(() => synthesise(context)).toThrow(message);
   });

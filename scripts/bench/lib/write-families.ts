@@ -156,11 +156,20 @@ export const unitsOf = (size: number): number => Math.max(1, Math.ceil(size / 10
 /** The per-item overhead DynamoDB adds to stored bytes. */
 export const STORED_OVERHEAD_BYTES = 100;
 
-const GSI_KEYS = [
-  ['gsi1', 'gsi1pk'],
-  ['gsi2', 'gsi2pk'],
-  ['gsi3', 'gsi3pk'],
-] as const;
+/** The table's GSIs (definition.ts), each with whether an entry holds only the keys (KEYS_ONLY) or the whole item. */
+const GSIS = TABLE.globalSecondaryIndexes.map((gsi) => ({
+  index: gsi.indexName as string,
+  partitionKey: gsi.partitionKey as string,
+  sortKey: gsi.sortKey as string,
+  keysOnly: gsi.projection === 'KEYS_ONLY',
+}));
+type Gsi = (typeof GSIS)[number];
+
+/** The size of an item's entry on `gsi` (`size`: the item's): the whole item, or its table and index keys. */
+function entrySize(item: Record<string, unknown>, gsi: Gsi, size: number): number {
+  if (!gsi.keysOnly) return size;
+  return itemSize({ pk: item.pk, sk: item.sk, [gsi.partitionKey]: item[gsi.partitionKey], [gsi.sortKey]: item[gsi.sortKey] });
+}
 
 /** The family of an item's entries on a GSI: `GSI <index>: <family>`, named after the pattern the index serves where it has one. */
 function gsiFamily(index: string, family: Family): Family {
@@ -185,8 +194,13 @@ interface Pending {
   transactional: boolean;
   /** Known for puts. */
   size?: number;
-  gsis: string[];
-  /** GSI entries this write deletes (the index, and the size of the item that put them). */
+  /**
+   * GSI entries a put writes (the index, the entry's size). An entry put again under the same index key
+   * is written again on an ALL index (the item changed) and not at all on a KEYS_ONLY one (nothing it
+   * holds changed: DynamoDB writes an index only when a key or a projected attribute changes).
+   */
+  gsis: { index: string; size: number }[];
+  /** GSI entries this write deletes (the index, and the size of the entry). */
   gsiDeletes: { index: string; size: number }[];
 }
 
@@ -253,15 +267,16 @@ export class WriteLedger {
   private readonly pending: Pending[] = [];
   /** The last size put at each key (for deletes and updates of items gone by the end). */
   private readonly lastPut = new Map<string, number>();
-  /** The GSI keys of the last put at each key, by index (`<gsi pk>\n<gsi sk>`). */
-  private readonly lastGsiKeys = new Map<string, Map<string, string>>();
+  /** The GSI entries of the last put at each key, by index: its index key (`<gsi pk>\n<gsi sk>`) and size. */
+  private readonly lastGsiEntries = new Map<string, Map<string, { key: string; size: number }>>();
 
   /** The GSI entries a write at `key` removes: those of the last put whose index key it changes or drops. */
-  private gsiDeletesAt(key: string, next: Map<string, string> | undefined): { index: string; size: number }[] {
-    const previous = this.lastGsiKeys.get(key);
+  private gsiDeletesAt(key: string, next: Map<string, { key: string }> | undefined): { index: string; size: number }[] {
+    const previous = this.lastGsiEntries.get(key);
     if (!previous) return [];
-    const size = this.lastPut.get(key) ?? 0;
-    return [...previous].filter(([index, gsiKey]) => next?.get(index) !== gsiKey).map(([index]) => ({ index, size }));
+    return [...previous]
+      .filter(([index, entry]) => next?.get(index)?.key !== entry.key)
+      .map(([index, entry]) => ({ index, size: entry.size }));
   }
 
   /** One write request of a command (document form: the Item of a put, the Key of an update / delete). */
@@ -270,21 +285,25 @@ export class WriteLedger {
     const key = keyString(itemOrKey);
     if (operation === 'put') {
       const size = itemSize(itemOrKey);
-      const gsis = GSI_KEYS.filter(([, attribute]) => itemOrKey[attribute] !== undefined).map(([index]) => index);
-      const gsiKeys = new Map(
-        GSI_KEYS.filter(([, attribute]) => itemOrKey[attribute] !== undefined).map(([index, attribute]) => [
-          index,
-          `${String(itemOrKey[attribute])}\n${String(itemOrKey[`${index}sk`])}`,
+      const entries = new Map(
+        GSIS.filter((gsi) => itemOrKey[gsi.partitionKey] !== undefined).map((gsi) => [
+          gsi.index,
+          { key: `${String(itemOrKey[gsi.partitionKey])}\n${String(itemOrKey[gsi.sortKey])}`, size: entrySize(itemOrKey, gsi, size) },
         ]),
       );
-      const gsiDeletes = this.gsiDeletesAt(key, gsiKeys);
+      const previous = this.lastGsiEntries.get(key);
+      const gsiDeletes = this.gsiDeletesAt(key, entries);
+      const gsis = GSIS.filter((gsi) => {
+        const entry = entries.get(gsi.index);
+        return entry !== undefined && !(gsi.keysOnly && previous?.get(gsi.index)?.key === entry.key);
+      }).map((gsi) => ({ index: gsi.index, size: entries.get(gsi.index)!.size }));
       this.lastPut.set(key, size);
-      if (gsiKeys.size > 0) this.lastGsiKeys.set(key, gsiKeys);
-      else this.lastGsiKeys.delete(key);
+      if (entries.size > 0) this.lastGsiEntries.set(key, entries);
+      else this.lastGsiEntries.delete(key);
       this.pending.push({ family, operation, key, transactional, size, gsis, gsiDeletes });
     } else if (operation === 'delete') {
       const gsiDeletes = this.gsiDeletesAt(key, undefined);
-      this.lastGsiKeys.delete(key);
+      this.lastGsiEntries.delete(key);
       this.pending.push({ family, operation, key, transactional, gsis: [], gsiDeletes });
     } else {
       this.pending.push({ family, operation, key, transactional, gsis: [], gsiDeletes: [] });
@@ -317,9 +336,13 @@ export class WriteLedger {
       if (write.operation === 'put') size = write.size ?? 0;
       else {
         size = final?.size ?? this.lastPut.get(write.key) ?? 0;
-        // An update of an item that carries GSI keys rewrites its GSI entries too.
+        // An update of an item that carries GSI keys rewrites its entries on the ALL indexes (a KEYS_ONLY
+        // entry changes only with its keys, which the ledger's updates do not move).
         if (write.operation === 'update' && final)
-          gsis = GSI_KEYS.filter(([, attribute]) => final.item[attribute] !== undefined).map(([index]) => index);
+          gsis = GSIS.filter((gsi) => !gsi.keysOnly && final.item[gsi.partitionKey] !== undefined).map((gsi) => ({
+            index: gsi.index,
+            size,
+          }));
       }
       const units = unitsOf(size) * (write.transactional ? 2 : 1);
       entry.writeUnits += units;
@@ -337,12 +360,12 @@ export class WriteLedger {
         gsiRow.writeUnits += unitsOf(deleted);
       }
       if (write.operation !== 'conditionCheck' && write.operation !== 'delete') {
-        for (const index of gsis) {
+        for (const { index, size: entry } of gsis) {
           const gsiRow = row(gsiFamily(index, write.family));
           gsiRow.itemsWritten += 1;
           gsiRow.puts += 1;
-          gsiRow.writeUnits += unitsOf(size);
-          gsiRow.bytesWritten += size;
+          gsiRow.writeUnits += unitsOf(entry);
+          gsiRow.bytesWritten += entry;
         }
       }
     }
@@ -361,14 +384,15 @@ export class WriteLedger {
         entry.expiringBytesStored += size + STORED_OVERHEAD_BYTES;
         expiring(family, size + STORED_OVERHEAD_BYTES);
       }
-      for (const [index, attribute] of GSI_KEYS) {
-        if (item[attribute] === undefined) continue;
-        const gsiRow = row(gsiFamily(index, family));
+      for (const gsi of GSIS) {
+        if (item[gsi.partitionKey] === undefined) continue;
+        const gsiRow = row(gsiFamily(gsi.index, family));
+        const stored = entrySize(item, gsi, size) + STORED_OVERHEAD_BYTES;
         gsiRow.itemsStored += 1;
-        gsiRow.bytesStored += size + STORED_OVERHEAD_BYTES;
+        gsiRow.bytesStored += stored;
         if (expires) {
-          gsiRow.expiringBytesStored += size + STORED_OVERHEAD_BYTES;
-          expiring(family, size + STORED_OVERHEAD_BYTES);
+          gsiRow.expiringBytesStored += stored;
+          expiring(family, stored);
         }
       }
     }

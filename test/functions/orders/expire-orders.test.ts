@@ -26,7 +26,7 @@ async function pendingExpiryIds(): Promise<string[]> {
         ExpressionAttributeValues: { ':pk': range.pk },
       }),
     );
-    ids.push(...(page.Items ?? []).map((item) => String(item.id)));
+    ids.push(...(page.Items ?? []).map((item) => String(item.pk).replace(/^ORDER#/, '')));
   }
   return ids;
 }

@@ -20,6 +20,7 @@ import {
   expandLog,
   expandTokenTransfer,
   expandTransaction,
+  readItem,
 } from '../../../shared/table/compact';
 import { addressKeys, blockKeys, holderKeys, logKeys, tokenTransferKeys, transactionKeys } from '../../../shared/table/keys';
 import { itemSize } from '../../../scripts/bench/lib/write-families';
@@ -424,6 +425,46 @@ describe('balances', () => {
     const perId: BalanceRecord = { ...total, tokenId: '115792089237316195423570985008687907853269984665640564039457584007913129639935' };
     const { pk: _pk2, sk: _sk2, ...expandedId } = expandBalance(stored(perId).item);
     expect(expandedId).toEqual({ ...stored(perId).whole });
+  });
+
+  it('reads an entry of gsi2 or gsi3, which project only keys, as the balance its item holds (its block aside)', () => {
+    const entry = (item: Record<string, unknown>, index: 'gsi2' | 'gsi3') => ({
+      pk: item.pk,
+      sk: item.sk,
+      [`${index}pk`]: item[`${index}pk`],
+      [`${index}sk`]: item[`${index}sk`],
+    });
+    const { updatedAtBlock: _block, ...listed } = erc20;
+    const max = ((1n << 256n) - 1n).toString();
+    const cases: { record: BalanceRecord; indexes: ('gsi2' | 'gsi3')[] }[] = [
+      { record: erc20, indexes: ['gsi2', 'gsi3'] },
+      { record: { ...erc20, value: max }, indexes: ['gsi2', 'gsi3'] },
+      { record: { ...erc20, value: '1' }, indexes: ['gsi2', 'gsi3'] },
+      { record: { ...erc20, tokenStandard: 'ERC-1155', tokenName: 'Items', tokenId: max, value: '3' }, indexes: ['gsi2', 'gsi3'] },
+      { record: { ...erc20, tokenStandard: 'ERC-721', tokenName: 'Art', value: '2' }, indexes: ['gsi3'] },
+    ];
+    for (const { record, indexes } of cases) {
+      const { item, whole } = stored(record);
+      const { updatedAtBlock: _b, gsi2pk: _p, gsi2sk: _s, ...expected } = whole as BalanceRecord;
+      for (const index of indexes) {
+        const read = readItem(entry(item, index));
+        expect(read, `${record.tokenStandard} ${record.value} on ${index}`).toMatchObject({
+          kind: 'balance',
+          chainId: record.chainId,
+          holder,
+          token,
+          tokenId: record.tokenId,
+          tokenStandard: record.tokenStandard,
+          value: record.value,
+        });
+        if (index === 'gsi3') expect(read).toMatchObject({ ...expected, tokenName: record.tokenName });
+        expect(read).not.toHaveProperty('updatedAtBlock');
+      }
+      // An index that projects everything (a table created before) gives the item, read as before.
+      expect(readItem(item)).toMatchObject({ ...whole, ...listed, ...record });
+    }
+    // Anything else without a kind reads as it is.
+    expect(readItem({ pk: 'X', sk: 'BAL#nothing' })).toEqual({ pk: 'X', sk: 'BAL#nothing' });
   });
 
   it('reads items written whole by an earlier ingest as they are', () => {

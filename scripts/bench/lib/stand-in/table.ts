@@ -9,7 +9,7 @@
  * What it serves: CreateTable, DescribeTable, DeleteTable, ListTables, UpdateTimeToLive,
  * DescribeTimeToLive, GetItem, PutItem, UpdateItem, DeleteItem, Query, Scan, BatchGetItem,
  * BatchWriteItem, TransactWriteItems and TransactGetItems, with expressions (./expressions.ts), global
- * secondary indexes (projection ALL, sparse), pages (Limit, ExclusiveStartKey, 1 MB), conditions with
+ * secondary indexes (projection ALL or KEYS_ONLY, sparse), pages (Limit, ExclusiveStartKey, 1 MB), conditions with
  * DynamoDB's errors (ConditionalCheckFailedException, TransactionCanceledException with its reasons)
  * and consumed capacity. Calls are applied one at a time on arrival (a transaction is atomic by
  * construction); the answer waits for the call's latency. Anything else is a ValidationException that
@@ -114,16 +114,33 @@ function lowerBound(length: number, before: (index: number) => boolean): number 
 
 class Index {
   readonly partitions = new Map<string, IndexEntry[]>();
+  /**
+   * `keysOnly`: the index stores the table's and its own key attributes of an item, nothing else
+   * (KEYS_ONLY); else the whole item (ALL).
+   */
   constructor(
     readonly name: string,
     readonly keys: KeySchema,
+    readonly keysOnly = false,
   ) {}
 
   entryOf(item: Item, table: KeySchema): IndexEntry | undefined {
     const partition = item[this.keys.partition]?.S;
     const sort = this.keys.sort ? item[this.keys.sort]?.S : '';
     if (partition === undefined || sort === undefined) return undefined;
-    return { sort, tablePartition: keyString(item, table.partition), tableSort: table.sort ? keyString(item, table.sort) : '', item };
+    return {
+      sort,
+      tablePartition: keyString(item, table.partition),
+      tableSort: table.sort ? keyString(item, table.sort) : '',
+      item: this.keysOnly ? this.keysOf(item, table) : item,
+    };
+  }
+
+  private keysOf(item: Item, table: KeySchema): Item {
+    const entry: Item = {};
+    for (const name of [table.partition, table.sort, this.keys.partition, this.keys.sort])
+      if (name !== undefined && item[name] !== undefined) entry[name] = item[name]!;
+    return entry;
   }
 
   add(item: Item, table: KeySchema): void {
@@ -373,8 +390,10 @@ class StandIn {
     };
     const table = new Table(input.TableName, schema(input.KeySchema), description);
     for (const index of input.GlobalSecondaryIndexes ?? []) {
-      if (index.Projection?.ProjectionType !== 'ALL') throw validation('the stand-in table projects ALL into its indexes');
-      table.indexes.set(index.IndexName, new Index(index.IndexName, schema(index.KeySchema)));
+      const projection = index.Projection?.ProjectionType;
+      if (projection !== 'ALL' && projection !== 'KEYS_ONLY')
+        throw validation('the stand-in table projects ALL or KEYS_ONLY into its indexes');
+      table.indexes.set(index.IndexName, new Index(index.IndexName, schema(index.KeySchema), projection === 'KEYS_ONLY'));
     }
     this.tables.set(table.name, table);
     return { TableDescription: this.describe(table) };
