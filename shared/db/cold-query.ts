@@ -29,7 +29,14 @@
  */
 import { type ColdPartReader, coldPartReader } from '../aws/cold-part-reader';
 import { platformConfig } from '../config';
-import { type ColdPointer, coldPointerOf, isHistoryRange, partStoredEntries } from '../table/cold-parts';
+import {
+  type ColdPointer,
+  coldPointerOf,
+  FIRST_PART_SK,
+  isHistoryRange,
+  isTransactionPartition,
+  partStoredEntries,
+} from '../table/cold-parts';
 import { type Joins, mergeJoins } from '../table/joins';
 import { unpackItem } from '../table/pack';
 import { coldKeys, compareSortKeys, type ItemKey, keyId } from '../table/keys';
@@ -250,14 +257,62 @@ export async function coldItems(
   return found;
 }
 
+/**
+ * The key of the pointer a lookup of `key` may ask for beside the item, by key, when the cold store is
+ * on: that of the first part of a transaction's partition (table/cold-parts.ts FIRST_PART_SK), which
+ * holds every item of the partition but a very large one's last (a part is cut at COLD_PART_ENTRIES or
+ * its byte bound). Undefined for the other ranges, whose pointers only a Query finds.
+ */
+export function firstPartPointerKey(key: ItemKey): ItemKey | undefined {
+  return isTransactionPartition(key.pk) ? coldKeys.part(key.pk, FIRST_PART_SK) : undefined;
+}
+
+/**
+ * coldItems for keys whose first parts' pointers were read beside them (firstPartPointerKey; `pointers`:
+ * the pointer items found, by keyId): a key its pointer covers is served from that part (one GET, the
+ * lookup's second round trip), any other as coldItems serves it (its pointer's Query, then its part).
+ */
+export async function coldItemsBeside(
+  keys: readonly ItemKey[],
+  pointers: ReadonlyMap<string, Item>,
+  send: Send,
+  cold: ColdPartReader,
+  consistent?: boolean,
+): Promise<Map<string, Item>> {
+  const direct: { key: ItemKey; pointer: ColdPointer }[] = [];
+  const rest: ItemKey[] = [];
+  for (const key of keys) {
+    const pointerKey = firstPartPointerKey(key);
+    const item = pointerKey === undefined ? undefined : pointers.get(keyId(pointerKey));
+    const pointer = item === undefined ? undefined : coldPointerOf(item);
+    if (pointer !== undefined && compareSortKeys(pointer.lastSk, key.sk) >= 0) direct.push({ key, pointer });
+    else rest.push(key);
+  }
+  const found = new Map<string, Item>();
+  const [others] = await Promise.all([
+    rest.length === 0 ? new Map<string, Item>() : coldItems(rest, send, cold, consistent),
+    Promise.all(
+      direct.map(async ({ key, pointer }) => {
+        const entry = (await entriesOfPart(cold, pointer)).find((candidate) => candidate.sk === key.sk);
+        if (entry !== undefined) found.set(keyId(key), unpackItem(entry));
+      }),
+    ),
+  ]);
+  for (const [id, item] of others) found.set(id, item);
+  return found;
+}
+
 const partId = (pointer: ColdPointer): string => `${pointer.object}@${pointer.offset}+${pointer.length}`;
 
-/** Parts read lately, by object and offset: a part never changes, and the next page of a range mostly reads the same parts. */
-const recentParts = new Map<string, Item[]>();
+/**
+ * Parts read lately or being read, by object and offset: a part never changes, the next page of a range
+ * mostly reads the same parts, and two reads of one page (a lookup's keys) may ask for one part at once.
+ */
+const recentParts = new Map<string, Promise<Item[]>>();
 const RECENT_PARTS = 8;
 
-/** A part's entries (packed fields still packed), from the cold store or from the parts read lately. */
-async function entriesOfPart(cold: ColdPartReader, pointer: ColdPointer): Promise<Item[]> {
+/** A part's entries (packed fields still packed), from the cold store or from the parts read lately (one GET for readers at once). */
+function entriesOfPart(cold: ColdPartReader, pointer: ColdPointer): Promise<Item[]> {
   const id = partId(pointer);
   const kept = recentParts.get(id);
   if (kept !== undefined) {
@@ -266,8 +321,12 @@ async function entriesOfPart(cold: ColdPartReader, pointer: ColdPointer): Promis
     recentParts.set(id, kept);
     return kept;
   }
-  const entries = partStoredEntries(await cold.read(pointer.object, pointer.offset, pointer.length));
+  const entries = cold.read(pointer.object, pointer.offset, pointer.length).then((bytes) => partStoredEntries(bytes));
   recentParts.set(id, entries);
+  // A failed read is not kept: the next reader asks again.
+  entries.catch(() => {
+    if (recentParts.get(id) === entries) recentParts.delete(id);
+  });
   if (recentParts.size > RECENT_PARTS) recentParts.delete(recentParts.keys().next().value!);
   return entries;
 }

@@ -6,7 +6,8 @@
  *  getItem           one item by key
  *  batchGetItems     many items by key: 100 keys a request, unprocessed keys retried; with the cold
  *                    tier on, an item of a history range the table lacks looked up in its cold part
- *                    (cold-query.ts coldItems: a pointer Query, then the part's GET)
+ *                    (cold-query.ts coldItemsBeside: a transaction's from the first part's pointer
+ *                    asked for with it, then the part's GET; any other's pointer by a Query first)
  *  queryPage         one Query request (a page of a key range, or a Select COUNT page); a union
  *                    range's page from its two member ranges (union-query.ts); a bucketed range's
  *                    page of entries from its buckets (bucket-query.ts); a history range's page
@@ -43,7 +44,7 @@ import { TABLE } from '../table/definition';
 import { readItem } from '../table/compact';
 import { isBucketedRange, storedItem } from '../table/buckets';
 import { projectionOf, queryBucketedRange } from './bucket-query';
-import { coldItems, coldStore, type OnColdParts, queryWithColdParts, readsColdParts } from './cold-query';
+import { coldItemsBeside, coldStore, firstPartPointerKey, type OnColdParts, queryWithColdParts, readsColdParts } from './cold-query';
 import { isHistoryRange } from '../table/cold-parts';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
@@ -75,20 +76,25 @@ export async function getItem<T = Item>(
   options: ReadOptions & Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
 ): Promise<T | undefined> {
   const { consistent, ...projection } = options;
+  const project = (item: Item): T =>
+    (projection.ProjectionExpression
+      ? projectionOf(projection.ProjectionExpression, projection.ExpressionAttributeNames ?? {})(item)
+      : item) as T;
+  const cold = coldStore();
+  // A transaction's item with the cold store on: asked for with its first part's pointer, in one
+  // BatchGetItem, so that one the table no longer holds is read from its part next (cold-query.ts).
+  if (cold !== undefined && firstPartPointerKey(key) !== undefined) {
+    const item = (await batchGetItems([key], { consistent })).get(keyId(key));
+    return item === undefined ? undefined : project(item);
+  }
   const result = await db.send(
     new GetCommand({ TableName: tableName(), Key: { pk: key.pk, sk: key.sk }, ConsistentRead: consistent, ...projection }),
   );
   if (result.Item !== undefined) return readItem(result.Item) as T;
   // An item of a history range may be in a cold part (the table layer's cold reader: cold-query.ts).
-  const cold = coldStore();
   if (cold === undefined || !isHistoryRange(key.pk)) return undefined;
-  const found = await coldItems([key], sendQuery, cold, consistent);
-  const item = found.get(keyId(key));
-  return item === undefined
-    ? undefined
-    : ((projection.ProjectionExpression
-        ? projectionOf(projection.ProjectionExpression, projection.ExpressionAttributeNames ?? {})(item)
-        : item) as T);
+  const item = (await coldItemsBeside([key], new Map(), sendQuery, cold, consistent)).get(keyId(key));
+  return item === undefined ? undefined : project(item);
 }
 
 /** The items stored at `keys` (missing ones absent), by `keyId`. Duplicate keys are asked for once. */
@@ -97,24 +103,46 @@ export async function batchGetItems<T = Item>(
   options: ReadOptions & { concurrency?: number } = {},
 ): Promise<Map<string, T>> {
   const unique = [...new Map(keys.map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()];
-  const found = new Map<string, T>();
-  const table = tableName();
-  await inParallel(chunks(unique, GET_CHUNK), options.concurrency ?? 8, async (chunk) => {
-    let pending: ItemKey[] = chunk;
-    for (let round = 0; pending.length > 0; round += 1) {
-      if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchGetItem: ${pending.length} keys unprocessed`);
-      if (round > 0) await backoff(round);
-      const result = await db.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }),
-      );
-      for (const item of result.Responses?.[table] ?? []) found.set(keyId(item as ItemKey), readItem(item) as T);
-      pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
-    }
-  });
-  // Items of history ranges the table no longer holds may be in cold parts (cold-query.ts).
   const cold = coldStore();
+  // With the cold store on, the first parts' pointers of the transactions asked for are asked for with
+  // them (cold-query.ts firstPartPointerKey): keys that may not exist, so that a transaction the table no
+  // longer holds is read from its part in the next round trip, not after a Query for its pointer.
+  const askedKeys = new Set(unique.map(keyId));
+  const pointerKeys =
+    cold === undefined
+      ? []
+      : unique.flatMap((key) => {
+          const pointer = firstPartPointerKey(key);
+          return pointer === undefined || askedKeys.has(keyId(pointer)) ? [] : [pointer];
+        });
+  const pointerIds = new Set(pointerKeys.map(keyId));
+  const found = new Map<string, T>();
+  const pointers = new Map<string, Item>();
+  const table = tableName();
+  await inParallel(
+    chunks([...unique, ...new Map(pointerKeys.map((key) => [keyId(key), key])).values()], GET_CHUNK),
+    options.concurrency ?? 8,
+    async (chunk) => {
+      let pending: ItemKey[] = chunk;
+      for (let round = 0; pending.length > 0; round += 1) {
+        if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchGetItem: ${pending.length} keys unprocessed`);
+        if (round > 0) await backoff(round);
+        const result = await db.send(
+          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }),
+        );
+        for (const item of result.Responses?.[table] ?? []) {
+          const id = keyId(item as ItemKey);
+          if (pointerIds.has(id)) pointers.set(id, item);
+          else found.set(id, readItem(item) as T);
+        }
+        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
+      }
+    },
+  );
+  // Items of history ranges the table no longer holds may be in cold parts (cold-query.ts).
   const missing = cold === undefined ? [] : unique.filter((key) => !found.has(keyId(key)) && isHistoryRange(key.pk));
-  if (missing.length > 0) for (const [id, item] of await coldItems(missing, sendQuery, cold!, options.consistent)) found.set(id, item as T);
+  if (missing.length > 0)
+    for (const [id, item] of await coldItemsBeside(missing, pointers, sendQuery, cold!, options.consistent)) found.set(id, item as T);
   return found;
 }
 

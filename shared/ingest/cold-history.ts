@@ -32,7 +32,7 @@ import { createHash } from 'node:crypto';
 import type { ColdStore } from '../aws/cold-store';
 import { lastBlockAtOrBefore } from '../db/blocks-by-time';
 import { updateItem, writeItems } from '../db/operations';
-import { coldPointerItem, encodePart, isHistoryRange, lastEntrySk, openedItem, shardObjectKey } from '../table/cold-parts';
+import { coldPointerItem, encodePart, isHistoryRange, lastEntrySk, openedItem, partPointerKey, shardObjectKey } from '../table/cold-parts';
 import { storedEntriesOf } from '../table/buckets';
 import { joinCount, type Joins, joinsOfAll, mergeJoins, rangeCarriesJoins } from '../table/joins';
 import { blockKeys, chainKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../table/keys';
@@ -116,6 +116,8 @@ interface Part {
   items: TableItem[];
   bytes: Uint8Array;
   openedBytes: number;
+  /** The range's first part in the run (a transaction partition's is keyed below its entries: cold-parts.ts partPointerKey). */
+  first: boolean;
   /** What its entries join, on a range that carries them (joins.ts), when COLD_PART_JOINS or fewer. */
   joins?: Joins;
 }
@@ -144,7 +146,7 @@ function partsOf(rangePk: string, items: readonly TableItem[], partEntries: numb
     if (members.length === 0) return;
     const { bytes, openedBytes } = encodePart(encoded);
     const named = carries && joinCount(joins) <= partJoins ? { joins } : {};
-    parts.push({ rangePk, items: members, bytes, openedBytes, ...named });
+    parts.push({ rangePk, items: members, bytes, openedBytes, first: parts.length === 0, ...named });
     members = [];
     encoded = [];
     size = 0;
@@ -239,7 +241,7 @@ export async function compactBlocks(options: CompactOptions): Promise<CompactRes
     for (const part of shard) {
       pointers.push(
         coldPointerItem(
-          coldKeys.part(part.rangePk, part.items[0]!.sk),
+          partPointerKey(part.rangePk, part.items[0]!.sk, part.first),
           named,
           {
             offset,

@@ -12,10 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalS3, type LocalS3 } from '../../../scripts/lib/local-s3';
 import { s3ColdStore, type ColdStore } from '../../../shared/aws/cold-store';
 import { useColdStore } from '../../../shared/db/cold-query';
-import { queryPage, writeItems, type Item, type QueryInput } from '../../../shared/db/operations';
+import { batchGetItems, getItem, queryPage, writeItems, type Item, type QueryInput } from '../../../shared/db/operations';
 import { compactBlocks } from '../../../shared/ingest/cold-history';
 import { readManifest } from '../../../shared/ingest/manifest';
-import { isHistoryRange } from '../../../shared/table/cold-parts';
+import { isHistoryRange, isTransactionPartition } from '../../../shared/table/cold-parts';
 import { type ItemKey, keyId } from '../../../shared/table/keys';
 import { membersOf, unionOf } from '../../../shared/table/union-ranges';
 import { ingestedSmallBaseChain } from '../../support/base-chain';
@@ -193,10 +193,13 @@ async function walkAll(): Promise<Map<string, Walked>> {
 
 describe('a history range read across the table and its cold parts', () => {
   let allHot: Map<string, Walked>;
+  /** The compacted items of transactions' partitions, looked up by key while all hot. */
+  let hotLookups: Map<string, Item>;
 
   it('walks the same entries with half of the compacted items still in the table', async () => {
     useColdStore(undefined);
     allHot = await walkAll();
+    hotLookups = await batchGetItems(compacted.filter((key) => isTransactionPartition(key.pk)));
     // The walks see the chain's history: several ranges of many entries, unions among them.
     expect(ranges.filter(({ full }) => full)).toHaveLength(4);
     expect(ranges.some(({ pk }) => membersOf(pk) !== undefined)).toBe(true);
@@ -224,6 +227,34 @@ describe('a history range read across the table and its cold parts', () => {
     }
     expect(walked).toEqual(allHot);
     expect(partsRead).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("finds a transaction's items by key in their parts, in two round trips where its first part holds them", async () => {
+    // All compacted items gone (the test before); blocks 1-4 in parts of 3 items (a partition of more in
+    // several parts: its later parts found by their pointers' Query), 5-8 in default parts (one a partition).
+    const keys = compacted.filter((key) => isTransactionPartition(key.pk));
+    expect(keys.length).toBeGreaterThan(50);
+    expect(plain(await batchGetItems(keys))).toEqual(plain(hotLookups));
+    const depths: number[] = [];
+    for (const key of keys.filter((candidate) => candidate.sk === 'TX')) {
+      reads.length = 0;
+      latency = MEASURED_LATENCY_MS;
+      const measured = await roundTripsInSequence(
+        () =>
+          observingTable(
+            () => sleep(latency),
+            () => getItem(key),
+          ),
+        reads,
+      );
+      latency = 0;
+      expect(plain(measured.result), key.pk).toEqual(plain(hotLookups.get(keyId(key))));
+      depths.push(measured.depth);
+    }
+    // The item and its first part's pointer in one BatchGetItem, then the part: two round trips. A
+    // record in a later part of its partition: the pointer's Query first, three.
+    expect(Math.max(...depths)).toBeLessThanOrEqual(3);
+    expect(depths.filter((depth) => depth === 2).length).toBeGreaterThan(depths.length / 2);
   }, 120_000);
 
   it('reads the table alone when the tier is off', async () => {

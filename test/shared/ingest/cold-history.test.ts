@@ -19,7 +19,14 @@ import {
 import { getItem, writeItems } from '../../../shared/db/operations';
 import { readManifest } from '../../../shared/ingest/manifest';
 import { entriesOf, isBucket } from '../../../shared/table/buckets';
-import { type ColdPointer, coldPointerOf, openedItem, partItems } from '../../../shared/table/cold-parts';
+import {
+  type ColdPointer,
+  coldPointerOf,
+  FIRST_PART_SK,
+  isTransactionPartition,
+  openedItem,
+  partItems,
+} from '../../../shared/table/cold-parts';
 import { blockKeys, coldKeys, compareSortKeys, type ItemKey, keyId, type TableItem } from '../../../shared/table/keys';
 import { fromMessagePack, messagePackOf, unpackItem } from '../../../shared/table/pack';
 import { useCompactorSetting } from '../../support/cold-job';
@@ -99,6 +106,7 @@ describe('the cold history compactor', () => {
     const byRange = new Map<string, (ColdPointer & ItemKey)[]>();
     for (const pointer of await pointerItems()) byRange.set(pointer.pk, [...(byRange.get(pointer.pk) ?? []), pointer]);
     expect([...byRange.keys()].sort()).toEqual([...hot.keys()].map((rangePk) => coldKeys.parts(rangePk).pk).sort());
+    expect([...hot.keys()].filter(isTransactionPartition).length).toBeGreaterThan(10);
     const busiest = [...byRange].sort((a, b) => b[1].length - a[1].length).slice(0, 5);
     expect(busiest[0]![1].length).toBeGreaterThan(3);
     for (const [rangePk, items] of hot) {
@@ -109,7 +117,12 @@ describe('the cold history compactor', () => {
       ).entries()) {
         const pointer = pointers[index]!;
         expect(part.length).toBe(pointer.count);
-        expect(part[0]!.sk).toBe(pointer.sk);
+        // Keyed by the part's first sort key; the first part of a transaction's partition by FIRST_PART_SK,
+        // below every key of the partition (a lookup by hash asks for it by key).
+        if (index === 0 && isTransactionPartition(rangePk)) {
+          expect(pointer.sk).toBe(FIRST_PART_SK);
+          expect(compareSortKeys(FIRST_PART_SK, part[0]!.sk)).toBeLessThan(0);
+        } else expect(part[0]!.sk).toBe(pointer.sk);
         // The last entry's sort key: of a bucket, its last entry's, not the bucket's key.
         expect(entriesOf(unpackItem(part[part.length - 1]!)).at(-1)!.sk).toBe(pointer.lastSk);
         cold.push(...part);
