@@ -504,9 +504,9 @@ const listingParts = (record: Fields): string[] | undefined => {
 };
 
 /**
- * A balance item is stored in the table and, whole again, on gsi3 (X1, every positive balance but an
- * ERC-1155 total) and on gsi2 (T1, ERC-20 and ERC-1155 per-id balances): about 2.95 copies, kept as long as
- * the balance is. Its chain, holder, token and token id are its key's; its standard and token name (up to
+ * A balance item is stored in the table, with an entry of its keys on gsi3 (X1, every positive balance but
+ * an ERC-1155 total) and on gsi2 (T1, ERC-20 and ERC-1155 per-id balances; whole copies on a table created
+ * before those indexes projected only keys), kept as long as the balance is. Its chain, holder, token and token id are its key's; its standard and token name (up to
  * 64 characters) its X1 sort key's. `value` and `updatedAtBlock` stay attributes of their own (the ingest's
  * conditions name them), as do the index keys.
  */
