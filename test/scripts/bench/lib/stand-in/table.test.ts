@@ -161,6 +161,8 @@ describe('the stand-in answers as dynalite', () => {
         nested: { M: { deep: N(i), list: { L: [S('x'), N(i)] } } },
       };
       if (i % 2 === 0) Object.assign(item, { gsi1pk: S('G#even'), gsi1sk: S(`V#${String(100 - i).padStart(3, '0')}`) });
+      // gsi3 projects only keys (shared/table/definition.ts): its entries hold pk, sk, gsi3pk and gsi3sk.
+      if (i % 3 === 0) Object.assign(item, { gsi3pk: S('G#three'), gsi3sk: S(`W#${String((i * 7) % 30).padStart(2, '0')}`) });
       calls.push(run(new PutItemCommand({ TableName: name, Item: item })));
     }
     await Promise.all(calls);
@@ -280,6 +282,21 @@ describe('the stand-in answers as dynalite', () => {
           ScanIndexForward: forward,
           Limit: 3,
           ExclusiveStartKey: { pk: S('P#1'), sk: S('K#010'), gsi1pk: S('G#even'), gsi1sk: S('V#090') },
+        }),
+        new QueryCommand({
+          TableName: name,
+          IndexName: 'gsi3',
+          KeyConditionExpression: 'gsi3pk = :g AND gsi3sk >= :w',
+          ExpressionAttributeValues: { ':g': S('G#three'), ':w': S('W#10') },
+          ScanIndexForward: forward,
+          Limit: 3,
+        }),
+        new QueryCommand({
+          TableName: name,
+          IndexName: 'gsi3',
+          KeyConditionExpression: 'gsi3pk = :g',
+          ExpressionAttributeValues: { ':g': S('G#three') },
+          ScanIndexForward: forward,
         }),
       );
     }
