@@ -69,18 +69,24 @@ const WRITE_CHUNK = 25;
 export interface ReadOptions {
   /** Strongly consistent (base table only; GSIs are always eventually consistent). */
   consistent?: boolean;
+  /**
+   * The table's items alone, never their cold parts, even with the cold store on: the ingest's and the
+   * compactor's reads (shared/ingest/table-io.ts), which read what they write, and whose functions may
+   * write parts but not read them.
+   */
+  tableOnly?: boolean;
 }
 
 export async function getItem<T = Item>(
   key: ItemKey,
   options: ReadOptions & Pick<GetCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> = {},
 ): Promise<T | undefined> {
-  const { consistent, ...projection } = options;
+  const { consistent, tableOnly, ...projection } = options;
   const project = (item: Item): T =>
     (projection.ProjectionExpression
       ? projectionOf(projection.ProjectionExpression, projection.ExpressionAttributeNames ?? {})(item)
       : item) as T;
-  const cold = coldStore();
+  const cold = tableOnly ? undefined : coldStore();
   // A transaction's item with the cold store on: asked for with its first part's pointer, in one
   // BatchGetItem, so that one the table no longer holds is read from its part next (cold-query.ts).
   if (cold !== undefined && firstPartPointerKey(key) !== undefined) {
@@ -103,19 +109,15 @@ export async function batchGetItems<T = Item>(
   options: ReadOptions & { concurrency?: number } = {},
 ): Promise<Map<string, T>> {
   const unique = [...new Map(keys.map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()];
-  const cold = coldStore();
+  const cold = options.tableOnly ? undefined : coldStore();
   // With the cold store on, the first parts' pointers of the transactions asked for are asked for with
   // them (cold-query.ts firstPartPointerKey): keys that may not exist, so that a transaction the table no
   // longer holds is read from its part in the next round trip, not after a Query for its pointer.
   const askedKeys = new Set(unique.map(keyId));
-  const pointerKeys =
-    cold === undefined
-      ? []
-      : unique.flatMap((key) => {
-          const pointer = firstPartPointerKey(key);
-          return pointer === undefined || askedKeys.has(keyId(pointer)) ? [] : [pointer];
-        });
-  const pointerIds = new Set(pointerKeys.map(keyId));
+  const firstParts = cold === undefined ? [] : unique.flatMap((key) => firstPartPointerKey(key) ?? []);
+  // (A caller that asks for such a pointer itself, a bench replaying a page's calls, gets it too.)
+  const pointerIds = new Set(firstParts.map(keyId));
+  const pointerKeys = firstParts.filter((key) => !askedKeys.has(keyId(key)));
   const found = new Map<string, T>();
   const pointers = new Map<string, Item>();
   const table = tableName();
@@ -133,7 +135,7 @@ export async function batchGetItems<T = Item>(
         for (const item of result.Responses?.[table] ?? []) {
           const id = keyId(item as ItemKey);
           if (pointerIds.has(id)) pointers.set(id, item);
-          else found.set(id, readItem(item) as T);
+          if (askedKeys.has(id)) found.set(id, readItem(item) as T);
         }
         pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
       }

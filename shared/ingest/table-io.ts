@@ -1,7 +1,8 @@
 /**
  * The ingest's reads, through the table layer (shared/db/operations.ts): always strongly consistent,
  * because the ingest reads what it has just written; hence base-table ranges only (a GSI cannot be
- * read consistently). Its writes use the layer directly (writeItems, updateItem, transactWrite).
+ * read consistently). Items by key are the table's alone (`tableOnly`): never looked up in cold parts,
+ * which the compactor's functions may write but not read. Its writes use the layer directly (writeItems, updateItem, transactWrite).
  */
 import { batchGetItems, countItems, getItem as getOne, queryAll, rangeQuery, type QueryInput } from '../db/operations';
 import type { ItemKey, KeyRange, TableItem } from '../table/keys';
@@ -14,12 +15,12 @@ import type { ItemKey, KeyRange, TableItem } from '../table/keys';
 const GET_CONCURRENCY = 64;
 
 export function getItem<T = TableItem>(key: ItemKey): Promise<T | undefined> {
-  return getOne<T>(key, { consistent: true });
+  return getOne<T>(key, { consistent: true, tableOnly: true });
 }
 
 /** The items at `keys` that exist, by keyId. */
 export function getItems<T = TableItem>(keys: readonly ItemKey[]): Promise<Map<string, T>> {
-  return batchGetItems<T>(keys, { consistent: true, concurrency: GET_CONCURRENCY });
+  return batchGetItems<T>(keys, { consistent: true, tableOnly: true, concurrency: GET_CONCURRENCY });
 }
 
 /** Every item of a key range (all pages), optionally at most `limit`, in the order asked for. */

@@ -4,10 +4,10 @@
  * conditional on the current status) and the expiry sweep (O5); see docs/access-patterns.md.
  */
 import { randomUUID } from 'node:crypto';
-import { getItem, queryAll, transactWrite, updateItem, type TransactItem } from '../db/operations';
+import { batchGetItems, getItem, queryAll, transactWrite, updateItem, type TransactItem } from '../db/operations';
 import { BusyError, InvalidRequestError, NotFoundError } from '../errors';
 import { logger } from '../observability/logger';
-import { orderKeys, pad } from '../table/keys';
+import { keyId, orderKeys, pad } from '../table/keys';
 import { checkoutSessionConflict, linkOrderToSessionItem, sessionStatusAfterOrder, sessionUpdateItem } from './checkout-sessions';
 import { now } from './clock';
 import type { OrderConfig } from './config';
@@ -407,19 +407,35 @@ export async function expireOverdueOrders(at: number = now()): Promise<ExpirySwe
 
 /**
  * gsi2 projects only keys (shared/table/definition.ts): an entry names its order by the id its sort key
- * ends with (`<expiry>#<order id>`), and the transition reads the order itself.
+ * ends with (`<expiry>#<order id>`); the shard's overdue orders are then read in one strongly consistent
+ * BatchGetItem (an order gone since is not found, and skipped). An entry of a table whose gsi2 projects
+ * every attribute is the order itself, as read before.
  */
 async function expireShard(shard: number, at: number): Promise<ExpirySweepResult> {
   const range = orderKeys.pendingExpiryRange(shard);
-  const { items } = await queryAll<{ gsi2sk: string }>({
+  const { items } = await queryAll<Partial<StoredOrder> & { gsi2sk: string }>({
     IndexName: range.index,
     KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :upper',
     ExpressionAttributeValues: { ':pk': range.pk, ':upper': pad(at + 1, 15) },
   });
+  const idOf = (entry: { gsi2sk: string }): string => entry.gsi2sk.slice(entry.gsi2sk.indexOf('#') + 1);
+  const keysOnly = items.filter((entry) => entry.entity === undefined);
+  const read =
+    keysOnly.length === 0
+      ? new Map<string, StoredOrder>()
+      : await batchGetItems<StoredOrder>(
+          keysOnly.map((entry) => orderKeys.order(idOf(entry))),
+          { consistent: true },
+        );
   const result: ExpirySweepResult = { examined: 0, expired: 0, skipped: 0 };
   for (const item of items) {
     result.examined += 1;
-    const outcome = await transitionOrder(item.gsi2sk.slice(item.gsi2sk.indexOf('#') + 1), 'expired', { at });
+    const current = item.entity === undefined ? read.get(keyId(orderKeys.order(idOf(item)))) : (item as StoredOrder);
+    if (current === undefined) {
+      result.skipped += 1;
+      continue;
+    }
+    const outcome = await transitionOrder(idOf(item), 'expired', { at, current });
     if (outcome.applied) result.expired += 1;
     else result.skipped += 1;
   }

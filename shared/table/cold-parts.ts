@@ -25,7 +25,10 @@ import { fromMessagePack, messagePackOf, PACKED_ATTRIBUTE, toMessagePack, unpack
  * for that pointer by key, beside the item itself (db/cold-query.ts firstPartPointerKey): a lookup by
  * hash of a transaction the table no longer holds waits on two round trips (the BatchGetItem, then the
  * part), not three (the item, the pointer's Query, the part). The pointer still covers its part's
- * entries: readers take its key as a bound below them, never as an entry's.
+ * entries: readers take its key as a bound below them, never as an entry's. A partition too large for one
+ * part (more than COLD_PART_ENTRIES items, or the byte bound) keys its later parts as any range's; the
+ * record itself (`TX`, its last sort key) is then in the last, found by the pointers' Query (three round
+ * trips, as before).
  */
 export const FIRST_PART_SK = '#';
 const TRANSACTION_PARTITION = /^C#\d+#TX#0x[0-9a-f]{64}$/;

@@ -442,6 +442,7 @@ describe('balances', () => {
       { record: { ...erc20, value: '1' }, indexes: ['gsi2', 'gsi3'] },
       { record: { ...erc20, tokenStandard: 'ERC-1155', tokenName: 'Items', tokenId: max, value: '3' }, indexes: ['gsi2', 'gsi3'] },
       { record: { ...erc20, tokenStandard: 'ERC-721', tokenName: 'Art', value: '2' }, indexes: ['gsi3'] },
+      { record: { ...erc20, tokenStandard: 'ERC-404', tokenName: 'Pandora#404', value: '7' }, indexes: ['gsi3'] },
     ];
     for (const { record, indexes } of cases) {
       const { item, whole } = stored(record);
@@ -463,6 +464,10 @@ describe('balances', () => {
       // An index that projects everything (a table created before) gives the item, read as before.
       expect(readItem(item)).toMatchObject({ ...whole, ...listed, ...record });
     }
+    // A name longer than the X1 key keeps (64 characters) reads as the key has it: the page shows the
+    // token's own name (X7), and a cursor's bound cuts the name at 64 alike.
+    const long = stored({ ...erc20, tokenName: 'N'.repeat(70) });
+    expect(readItem(entry(long.item, 'gsi3'))).toMatchObject({ tokenName: 'N'.repeat(64), value: erc20.value, tokenStandard: 'ERC-20' });
     // Anything else without a kind reads as it is.
     expect(readItem({ pk: 'X', sk: 'BAL#nothing' })).toEqual({ pk: 'X', sk: 'BAL#nothing' });
   });
