@@ -442,7 +442,7 @@ describe('balances', () => {
       { record: { ...erc20, value: '1' }, indexes: ['gsi2', 'gsi3'] },
       { record: { ...erc20, tokenStandard: 'ERC-1155', tokenName: 'Items', tokenId: max, value: '3' }, indexes: ['gsi2', 'gsi3'] },
       { record: { ...erc20, tokenStandard: 'ERC-721', tokenName: 'Art', value: '2' }, indexes: ['gsi3'] },
-      { record: { ...erc20, tokenStandard: 'ERC-404', tokenName: 'Pandora#404', value: '7' }, indexes: ['gsi3'] },
+      { record: { ...erc20, tokenStandard: 'ERC-721', tokenName: 'Pandora#404', value: '7' }, indexes: ['gsi3'] },
     ];
     for (const { record, indexes } of cases) {
       const { item, whole } = stored(record);
