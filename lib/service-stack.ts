@@ -312,7 +312,7 @@ export class ServiceStack extends Stack {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: projectionOf(index, indexProjection === 'all') === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+        projectionType: ProjectionType[projectionOf(index, indexProjection === 'all')],
         ...(provisioned ? { readCapacity: capacity.minRead, writeCapacity: capacity.minWrite } : {}),
       });
     }

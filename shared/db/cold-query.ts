@@ -29,14 +29,7 @@
  */
 import { type ColdPartReader, coldPartReader } from '../aws/cold-part-reader';
 import { platformConfig } from '../config';
-import {
-  type ColdPointer,
-  coldPointerOf,
-  FIRST_PART_SK,
-  isHistoryRange,
-  isTransactionPartition,
-  partStoredEntries,
-} from '../table/cold-parts';
+import { type ColdPointer, coldPointerOf, firstPartPointerKey, isHistoryRange, partStoredEntries } from '../table/cold-parts';
 import { type Joins, mergeJoins } from '../table/joins';
 import { unpackItem } from '../table/pack';
 import { coldKeys, compareSortKeys, type ItemKey, keyId } from '../table/keys';
@@ -258,17 +251,8 @@ export async function coldItems(
 }
 
 /**
- * The key of the pointer a lookup of `key` may ask for beside the item, by key, when the cold store is
- * on: that of the first part of a transaction's partition (table/cold-parts.ts FIRST_PART_SK), which
- * holds every item of the partition but a very large one's last (a part is cut at COLD_PART_ENTRIES or
- * its byte bound). Undefined for the other ranges, whose pointers only a Query finds.
- */
-export function firstPartPointerKey(key: ItemKey): ItemKey | undefined {
-  return isTransactionPartition(key.pk) ? coldKeys.part(key.pk, FIRST_PART_SK) : undefined;
-}
-
-/**
- * coldItems for keys whose first parts' pointers were read beside them (firstPartPointerKey; `pointers`:
+ * coldItems for keys whose first parts' pointers were read beside them (table/cold-parts.ts
+ * firstPartPointerKey: a transaction partition's, which holds all of it but a very large one's last part; `pointers`:
  * the pointer items found, by keyId): a key its pointer covers is served from that part (one GET, the
  * lookup's second round trip), any other as coldItems serves it (its pointer's Query, then its part).
  */
@@ -282,7 +266,7 @@ export async function coldItemsBeside(
   const direct: { key: ItemKey; pointer: ColdPointer }[] = [];
   const rest: ItemKey[] = [];
   for (const key of keys) {
-    const pointerKey = firstPartPointerKey(key);
+    const pointerKey = firstPartPointerKey(key.pk);
     const item = pointerKey === undefined ? undefined : pointers.get(keyId(pointerKey));
     const pointer = item === undefined ? undefined : coldPointerOf(item);
     if (pointer !== undefined && compareSortKeys(pointer.lastSk, key.sk) >= 0) direct.push({ key, pointer });

@@ -44,8 +44,8 @@ import { TABLE } from '../table/definition';
 import { readItem } from '../table/compact';
 import { isBucketedRange, storedItem } from '../table/buckets';
 import { projectionOf, queryBucketedRange } from './bucket-query';
-import { coldItemsBeside, coldStore, firstPartPointerKey, type OnColdParts, queryWithColdParts, readsColdParts } from './cold-query';
-import { isHistoryRange } from '../table/cold-parts';
+import { coldItemsBeside, coldStore, type OnColdParts, queryWithColdParts, readsColdParts } from './cold-query';
+import { firstPartPointerKey, isHistoryRange } from '../table/cold-parts';
 import { keyId, type ItemKey, type KeyRange } from '../table/keys';
 import { db, tableName } from './client';
 import { sendWriteChunks, type WriteRequest } from './batch-write';
@@ -89,7 +89,7 @@ export async function getItem<T = Item>(
   const cold = tableOnly ? undefined : coldStore();
   // A transaction's item with the cold store on: asked for with its first part's pointer, in one
   // BatchGetItem, so that one the table no longer holds is read from its part next (cold-query.ts).
-  if (cold !== undefined && firstPartPointerKey(key) !== undefined) {
+  if (cold !== undefined && firstPartPointerKey(key.pk) !== undefined) {
     const item = (await batchGetItems([key], { consistent })).get(keyId(key));
     return item === undefined ? undefined : project(item);
   }
@@ -111,36 +111,35 @@ export async function batchGetItems<T = Item>(
   const unique = [...new Map(keys.map((key) => [keyId(key), { pk: key.pk, sk: key.sk }])).values()];
   const cold = options.tableOnly ? undefined : coldStore();
   // With the cold store on, the first parts' pointers of the transactions asked for are asked for with
-  // them (cold-query.ts firstPartPointerKey): keys that may not exist, so that a transaction the table no
-  // longer holds is read from its part in the next round trip, not after a Query for its pointer.
+  // them (table/cold-parts.ts firstPartPointerKey; one a partition): keys that may not exist, so that a
+  // transaction the table no longer holds is read from its part in the next round trip, not after a Query
+  // for its pointer.
   const askedKeys = new Set(unique.map(keyId));
-  const firstParts = cold === undefined ? [] : unique.flatMap((key) => firstPartPointerKey(key) ?? []);
+  const firstParts =
+    cold === undefined
+      ? new Map<string, ItemKey>()
+      : new Map(unique.flatMap((key) => firstPartPointerKey(key.pk) ?? []).map((key) => [keyId(key), key]));
   // (A caller that asks for such a pointer itself, a bench replaying a page's calls, gets it too.)
-  const pointerIds = new Set(firstParts.map(keyId));
-  const pointerKeys = firstParts.filter((key) => !askedKeys.has(keyId(key)));
+  const pointerKeys = [...firstParts].filter(([id]) => !askedKeys.has(id)).map(([, key]) => key);
   const found = new Map<string, T>();
   const pointers = new Map<string, Item>();
   const table = tableName();
-  await inParallel(
-    chunks([...unique, ...new Map(pointerKeys.map((key) => [keyId(key), key])).values()], GET_CHUNK),
-    options.concurrency ?? 8,
-    async (chunk) => {
-      let pending: ItemKey[] = chunk;
-      for (let round = 0; pending.length > 0; round += 1) {
-        if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchGetItem: ${pending.length} keys unprocessed`);
-        if (round > 0) await backoff(round);
-        const result = await db.send(
-          new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }),
-        );
-        for (const item of result.Responses?.[table] ?? []) {
-          const id = keyId(item as ItemKey);
-          if (pointerIds.has(id)) pointers.set(id, item);
-          if (askedKeys.has(id)) found.set(id, readItem(item) as T);
-        }
-        pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
+  await inParallel(chunks([...unique, ...pointerKeys], GET_CHUNK), options.concurrency ?? 8, async (chunk) => {
+    let pending: ItemKey[] = chunk;
+    for (let round = 0; pending.length > 0; round += 1) {
+      if (round >= RETRY.maxRounds) throw new RetriesExhaustedError(`BatchGetItem: ${pending.length} keys unprocessed`);
+      if (round > 0) await backoff(round);
+      const result = await db.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: options.consistent } } }),
+      );
+      for (const item of result.Responses?.[table] ?? []) {
+        const id = keyId(item as ItemKey);
+        if (firstParts.has(id)) pointers.set(id, item);
+        if (askedKeys.has(id)) found.set(id, readItem(item) as T);
       }
-    },
-  );
+      pending = (result.UnprocessedKeys?.[table]?.Keys ?? []) as ItemKey[];
+    }
+  });
   // Items of history ranges the table no longer holds may be in cold parts (cold-query.ts).
   const missing = cold === undefined ? [] : unique.filter((key) => !found.has(keyId(key)) && isHistoryRange(key.pk));
   if (missing.length > 0)

@@ -22,7 +22,7 @@ import { fromMessagePack, messagePackOf, PACKED_ATTRIBUTE, toMessagePack, unpack
  * A transaction's partition (`C#<c>#TX#<hash>`: its canonical record, logs and token transfers, all of
  * one block, so compacted by one run): the pointer of its first part is keyed FIRST_PART_SK, below every
  * sort key the partition holds, not by its first entry's. A reader that knows only the hash can then ask
- * for that pointer by key, beside the item itself (db/cold-query.ts firstPartPointerKey): a lookup by
+ * for that pointer by key, beside the item itself (firstPartPointerKey): a lookup by
  * hash of a transaction the table no longer holds waits on two round trips (the BatchGetItem, then the
  * part), not three (the item, the pointer's Query, the part). The pointer still covers its part's
  * entries: readers take its key as a bound below them, never as an entry's. A partition too large for one
@@ -36,9 +36,17 @@ const TRANSACTION_PARTITION = /^C#\d+#TX#0x[0-9a-f]{64}$/;
 /** Whether `pk` is a transaction's partition (its first part's pointer keyed FIRST_PART_SK). */
 export const isTransactionPartition = (pk: string): boolean => TRANSACTION_PARTITION.test(pk);
 
+/**
+ * The key of the pointer a lookup of an item of range `rangePk` can ask for by key: that of a transaction
+ * partition's first part (FIRST_PART_SK); undefined for any other range, whose pointers only a Query finds.
+ */
+export function firstPartPointerKey(rangePk: string): { pk: string; sk: string } | undefined {
+  return isTransactionPartition(rangePk) ? coldKeys.part(rangePk, FIRST_PART_SK) : undefined;
+}
+
 /** The pointer key of a part of range `rangePk` whose first entry is `firstSk` (`first`: the range's first part of the run). */
 export function partPointerKey(rangePk: string, firstSk: string, first: boolean): { pk: string; sk: string } {
-  return coldKeys.part(rangePk, first && isTransactionPartition(rangePk) ? FIRST_PART_SK : firstSk);
+  return (first ? firstPartPointerKey(rangePk) : undefined) ?? coldKeys.part(rangePk, firstSk);
 }
 
 /** Brotli quality 5: 2.90 KB a Base-profile transaction at 0.23 ms (measured, docs/decisions/ingest.md). */

@@ -26,7 +26,7 @@
  * `top`): insights evaluates its bounded checks on the expanded record (range-reader.ts), not in a
  * FilterExpression, so a field is never stored apart only because a filter names it.
  */
-import type { ItemKey } from './keys';
+import { addressKeys, holderKeys, type ItemKey } from './keys';
 import { packItem, unpackItem } from './pack';
 import type {
   BalanceRecord,
@@ -535,20 +535,10 @@ export const compactBalance = (record: BalanceRecord, key: ItemKey): Fields => b
 /** The whole balance record of an item (any shape the ingest ever wrote); key attributes kept. */
 export const expandBalance = balanceCompaction.expand;
 
-/** 2^256 - 1: T1's sort key holds it minus the value, so that a forward read is largest first. */
-const MAX_UINT256 = (1n << 256n) - 1n;
-
-/**
- * The value a balance's index keys spell: X1's `<78-digit value>#...` (gsi3sk), else T1's `<id or
- * ->#<78-digit (2^256 - 1 - value)>#<holder>` (gsi2sk).
- */
-function valueOfIndexKeys(entry: Fields): string | undefined {
-  const listing = listingParts(entry);
-  if (listing && /^\d{78}$/.test(listing[0]!)) return BigInt(listing[0]!).toString();
-  const holders = typeof entry.gsi2sk === 'string' ? entry.gsi2sk.split('#') : [];
-  if (holders.length === 3 && /^\d{78}$/.test(holders[1]!)) return (MAX_UINT256 - BigInt(holders[1]!)).toString();
-  return undefined;
-}
+/** The value a balance's index keys spell: X1's sort key (gsi3sk), else T1's (gsi2sk). */
+const valueOfIndexKeys = (entry: Fields): string | undefined =>
+  (typeof entry.gsi3sk === 'string' ? addressKeys.valueOfBalanceByValueSortKey(entry.gsi3sk) : undefined) ??
+  (typeof entry.gsi2sk === 'string' ? holderKeys.valueOfListingSortKey(entry.gsi2sk) : undefined);
 
 /**
  * A balance as an entry of gsi2 or gsi3 gives it when the index projects only keys (definition.ts): its

@@ -448,6 +448,11 @@ export const addressKeys = {
     gsi3pk: addressKeys.balancesByValue(chainId, holder, standard).pk,
     gsi3sk: addressKeys.balanceByValueSortKey(value, standard, tokenName, token, tokenId),
   }),
+  /** The value an X1 sort key (balanceByValueSortKey) holds, decimal; undefined for any other string. */
+  valueOfBalanceByValueSortKey: (gsi3sk: string): string | undefined => {
+    const value = gsi3sk.slice(0, gsi3sk.indexOf('#'));
+    return /^\d{78}$/.test(value) ? BigInt(value).toString() : undefined;
+  },
   /** The X1 sort key (gsi3sk) of one (token, id) balance; the token name is cut to 64 characters. */
   balanceByValueSortKey: (
     value: bigint | string,
@@ -530,6 +535,11 @@ export const holderKeys = {
     gsi2pk: `${chain(chainId)}#HOLDERS#${lower(token)}`,
     gsi2sk: `${tokenId === null ? '-' : uint256Key(tokenId)}#${uint256Key(MAX_UINT256 - BigInt(value))}#${lower(holder)}`,
   }),
+  /** The value a T1 sort key (listing's gsi2sk) holds, decimal; undefined for any other string. */
+  valueOfListingSortKey: (gsi2sk: string): string | undefined => {
+    const parts = gsi2sk.split('#');
+    return parts.length === 3 && /^\d{78}$/.test(parts[1]!) ? (MAX_UINT256 - BigInt(parts[1]!)).toString() : undefined;
+  },
 };
 
 export const nftKeys = {
